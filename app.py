@@ -1,0 +1,43 @@
+"""Interconnect Explorer: the home page (Streamlit's entry point; the other pages live in pages/)."""
+
+import streamlit as st
+
+from interconnect.streamlit_ui import footer, link_to, page_exists, page_setup
+
+page_setup("Interconnect Explorer",
+           "Why GPUs wait for data, and the wires that decide how long.")
+
+st.markdown(
+    "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "
+    "between them, and *interconnect* is not one wire but several layers, each with its own physics:"
+)
+layers = st.columns(3)
+layers[0].markdown(
+    "#### Inside the server\n**NVLink and NVSwitch.** Short copper links from every GPU to switch chips "
+    "on the same board or rack. Hundreds of GB/s per GPU; the switch can even add numbers up as they pass."
+)
+layers[1].markdown(
+    "#### Between servers\n**InfiniBand, RoCE, Ethernet.** One network card per GPU, through switches, "
+    "over copper for a few metres and optics beyond. Tens of GB/s per GPU."
+)
+layers[2].markdown(
+    "#### Between buildings\n**Wide-area links.** Coherent optics and leased fibre over kilometres to "
+    "thousands of kilometres. Light in glass needs about 5 µs per km, each way."
+)
+st.info("Choosing *NVLink or InfiniBand* is like choosing *a kitchen or a motorway*: a cluster uses both, "
+        "at different layers, all the time.")
+
+st.subheader("Explore")
+DESCRIPTIONS = {
+    "cliff": "The bandwidth cliff: inside the server against outside it, in honest units",
+    "allreduce": "All-reduce: what the cliff costs, by algorithm, message size and cluster",
+    "catalog": "Catalog and sources: every figure with its direction and source",
+}
+for name, text in DESCRIPTIONS.items():
+    if page_exists(name):
+        link_to(name, text)
+st.markdown(
+    "Every view is a link: the address bar always holds the page's settings, so you can paste it "
+    "into a chat or a slide and it reopens exactly what you saw."
+)
+footer()

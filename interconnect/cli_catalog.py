@@ -1,0 +1,134 @@
+"""CLI sub-commands over the catalog: ``catalog`` (list entries) and ``cliff`` (the headline ratio)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from interconnect.catalog import LAYERS, Catalog, Entry, Figure, Node, get_catalog
+from interconnect.cli import CliError, print_json, quantity_json
+from interconnect.cliff import cliff_summary
+from interconnect.units import format_bandwidth
+
+KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS)
+_JSON_UNITS = {"[information] / [time]": "GB/s", "[information]": "GB", "[length]": "m", "[time]": "us",
+               "[compute] / [time]": "TFLOP/s"}
+
+
+def register(commands: Any) -> None:
+    listing = commands.add_parser("catalog", help="list catalog entries with figures, directions and sources")
+    listing.add_argument("--kind", default="all", choices=KINDS, help="which entries (default: all)")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.set_defaults(handler=run_catalog)
+
+    cliff = commands.add_parser("cliff", help="scale-up against scale-out bandwidth for a GPU and a NIC")
+    cliff.add_argument("--gpu", required=True, help="GPU id, e.g. h100-sxm")
+    cliff.add_argument("--nic", help="NIC id, e.g. ib-ndr (default: the NIC the GPU's reference server uses)")
+    cliff.add_argument("--nics-per-node", type=int, default=8, help="NICs per server (default 8)")
+    cliff.add_argument("--json", action="store_true", help="machine-readable output")
+    cliff.set_defaults(handler=run_cliff)
+
+
+def _select(catalog: Catalog, kind: str) -> list[Entry]:
+    if kind == "all":
+        return catalog.entries()
+    if kind == "gpu":
+        return list(catalog.gpus.values())
+    if kind == "node":
+        return list(catalog.nodes.values())
+    if kind == "link":
+        return list(catalog.links.values())
+    if kind == "nic":
+        return list(catalog.nics().values())
+    return list(catalog.layer(kind).values())
+
+
+def _figure_json(catalog: Catalog, figure: Figure) -> dict[str, Any]:
+    unit = _JSON_UNITS.get(str(figure.quantity.dimensionality), str(figure.quantity.units))
+    payload = quantity_json(figure.quantity, unit)
+    payload.update({
+        "direction": figure.direction,
+        "basis": figure.basis,
+        "sources": [{"id": s, "title": catalog.source(s).title, "url": catalog.source(s).url}
+                    for s in figure.source_ids],
+    })
+    if figure.note:
+        payload["note"] = figure.note
+    return payload
+
+
+def _entry_json(catalog: Catalog, entry: Entry) -> dict[str, Any]:
+    payload: dict[str, Any] = {"id": entry.id, "kind": entry.kind, "name": entry.name}
+    if isinstance(entry, Node):
+        payload.update({"gpu": entry.gpu, "gpus": entry.gpus, "scaleup_domain": entry.scaleup_domain,
+                        "nic": entry.nic, "nics": entry.nics,
+                        "sources": [{"id": s.id, "title": s.title, "url": s.url} for s in catalog.sources_of(entry)]})
+    else:
+        if hasattr(entry, "layer"):
+            payload["layer"] = entry.layer
+        payload["figures"] = {name: _figure_json(catalog, fig) for name, fig in entry.figures().items()}
+    return payload
+
+
+def run_catalog(args: argparse.Namespace) -> int:
+    catalog = get_catalog()
+    entries = _select(catalog, args.kind)
+    if args.json:
+        print_json([_entry_json(catalog, entry) for entry in entries])
+        return 0
+    for entry in entries:
+        print(f"{entry.id}  ({entry.kind}) {entry.name}")
+        if isinstance(entry, Node):
+            print(f"    {entry.gpus} x {entry.gpu}, NVLink domain {entry.scaleup_domain}, {entry.nics} x {entry.nic}"
+                  f"  [{', '.join(entry.source_ids)}]")
+        for name, figure in entry.figures().items():
+            direction = "" if figure.direction == "n/a" else f", {figure.direction.replace('_', ' ')}"
+            print(f"    {name}: {figure.text()}{direction}, {figure.basis}  [{', '.join(figure.source_ids)}]")
+    return 0
+
+
+def run_cliff(args: argparse.Namespace) -> int:
+    catalog = get_catalog()
+    gpu = catalog.gpu(args.gpu)
+    nic_id = args.nic or gpu.typical_nic
+    if not 1 <= args.nics_per_node <= 1024:
+        raise CliError(f"--nics-per-node must be between 1 and 1024, got {args.nics_per_node}")
+    summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=args.nics_per_node)
+    if args.json:
+        achieved_up = summary.scaleup_achieved_per_direction
+        achieved_nic = summary.nic_achieved_per_direction
+        print_json({
+            "gpu": gpu.id,
+            "nic": summary.nic.id,
+            "scaleup": {
+                "link": gpu.scaleup_link,
+                "per_direction": quantity_json(summary.scaleup_per_direction, "GB/s"),
+                "both_directions": quantity_json(summary.scaleup_both_directions, "GB/s"),
+                "achieved_per_direction": quantity_json(achieved_up, "GB/s") if achieved_up is not None else None,
+                "sources": list(gpu.scaleup_bandwidth.source_ids),
+            },
+            "scaleout": {
+                "per_direction": quantity_json(summary.nic_per_direction, "GB/s"),
+                "both_directions": quantity_json(summary.nic_both_directions, "GB/s"),
+                "achieved_per_direction": quantity_json(achieved_nic, "GB/s") if achieved_nic is not None else None,
+                "sources": list(summary.nic.bandwidth.source_ids),
+            },
+            "node_egress_per_direction": quantity_json(summary.node_egress_per_direction, "GB/s"),
+            "nics_per_node": summary.nics_per_node,
+            "ratio_like_for_like": round(summary.ratio_like_for_like, 6),
+            "ratio_as_quoted": round(summary.ratio_as_quoted, 6),
+            "ratio_achieved": None if summary.ratio_achieved is None else round(summary.ratio_achieved, 6),
+        })
+        return 0
+    print(f"{gpu.name} with {summary.nic.name}")
+    print(f"  scale-up per GPU : {format_bandwidth(summary.scaleup_per_direction)} per direction, "
+          f"{format_bandwidth(summary.scaleup_both_directions)} both directions summed")
+    print(f"  network per GPU  : {format_bandwidth(summary.nic_per_direction)} per direction "
+          f"({format_bandwidth(summary.nic_per_direction, 'bit/s')})")
+    print(f"  server egress    : {format_bandwidth(summary.node_egress_per_direction)} per direction "
+          f"through {summary.nics_per_node} NICs")
+    print(f"  like for like    : {summary.ratio_like_for_like:.3g} : 1")
+    print(f"  as often quoted  : {summary.ratio_as_quoted:.3g} : 1 (both directions over one direction)")
+    if summary.ratio_achieved is not None:
+        print(f"  achieved (NCCL)  : {summary.ratio_achieved:.3g} : 1")
+    return 0

@@ -1,0 +1,170 @@
+"""The Streamlit glue shared by the pages: URL state, pickers, source pop-overs, page chrome.
+
+This is the only module under ``interconnect/`` that imports Streamlit. Pages stay thin: they
+declare their parameters, call :class:`PageState`, draw widgets bound to its keys, call one core
+function, and render the figures from :mod:`interconnect.figures`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from interconnect.catalog import Catalog, Figure, Gpu, Link, Node, get_catalog
+from interconnect.urlstate import Param, parse_state, to_query
+
+__all__ = ["PageState", "figure_sources", "footer", "gpu_picker", "nic_picker", "page_setup", "source_popover"]
+
+PAGES = {
+    "home": ("app.py", "Home"),
+    "cliff": ("pages/1_Bandwidth_cliff.py", "Bandwidth cliff"),
+    "allreduce": ("pages/2_All_reduce.py", "All-reduce"),
+    "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
+}
+
+_CSS = """
+<style>
+  /* Larger type for projectors; the charts carry their own 16 px theme. */
+  [data-testid="stMetricValue"] { font-size: 2.1rem; }
+  .block-container { padding-top: 2.2rem; max-width: 1280px; }
+</style>
+"""
+
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def page_exists(name: str) -> bool:
+    """Whether a page's script is present (pages land one issue at a time)."""
+    return (_ROOT / PAGES[name][0]).is_file()
+
+
+def page_setup(title: str, caption: str | None = None) -> None:
+    """First call of every page: page config, shared style, title and one-line caption."""
+    st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide")
+    st.markdown(_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
+    st.title(title)
+    if caption:
+        st.caption(caption)
+
+
+class PageState:
+    """Binds a page's parameters to the URL query string and to widget keys.
+
+    On the first run of a session the widgets are seeded from the URL (bad values become warnings
+    and defaults); after the widgets are drawn, :meth:`sync_url` writes the state back so the
+    address bar is always a link to the current view.
+    """
+
+    def __init__(self, page: str, specs: Sequence[Param]) -> None:
+        self.page = page
+        self.specs = list(specs)
+        self._by_key = {spec.key: spec for spec in self.specs}
+        values, self.warnings = parse_state(self.specs, st.query_params.to_dict())
+        for spec in self.specs:
+            widget_key = self.key(spec.key)
+            if widget_key not in st.session_state:
+                st.session_state[widget_key] = values[spec.key]
+
+    def key(self, name: str) -> str:
+        """The widget key for a parameter (stable, used by tests to find widgets)."""
+        return f"{self.page}.{name}"
+
+    def __getitem__(self, name: str) -> Any:
+        spec = self._by_key[name]
+        return spec.clean(st.session_state.get(self.key(name), spec.default))
+
+    def values(self) -> dict[str, Any]:
+        return {spec.key: self[spec.key] for spec in self.specs}
+
+    def show_warnings(self) -> None:
+        for warning in self.warnings:
+            st.warning(warning.message())
+
+    def sync_url(self) -> None:
+        query = to_query(self.specs, self.values())
+        if st.query_params.to_dict() != query:
+            st.query_params.from_dict(query)
+
+
+def gpu_picker(state: PageState, name: str = "gpu", label: str = "GPU", catalog: Catalog | None = None,
+               container: Any = st) -> Gpu:
+    catalog = catalog or get_catalog()
+    options = list(catalog.gpus)
+    gpu_id = container.selectbox(label, options, key=state.key(name), format_func=lambda i: catalog.gpus[i].name)
+    return catalog.gpu(gpu_id)
+
+
+def nic_picker(state: PageState, name: str = "nic", label: str = "Network card (per GPU)",
+               catalog: Catalog | None = None, container: Any = st) -> Link:
+    catalog = catalog or get_catalog()
+    nics = catalog.nics()
+    nic_id = container.selectbox(label, list(nics), key=state.key(name), format_func=lambda i: nics[i].name)
+    return catalog.nic(nic_id)
+
+
+def _escape_md(text: str) -> str:
+    return "".join("\\" + char if char in "\\`*_{}[]()#+-.!|<>$~" else char for char in text)
+
+
+def figure_sources(catalog: Catalog, figure: Figure) -> str:
+    """Markdown list of a figure's sources, from our own catalog (trusted text, escaped anyway)."""
+    lines = []
+    for source_id in figure.source_ids:
+        source = catalog.source(source_id)
+        note = f" — {_escape_md(source.note)}" if source.note else ""
+        lines.append(f"- [{_escape_md(source.title)}]({source.url}) *({source.kind})*{note}")
+    return "\n".join(lines)
+
+
+_DIRECTION_WORDS = {
+    "per_direction": "per direction",
+    "both_directions": "both directions added up",
+    "shared": "shared by both directions",
+    "n/a": "",
+}
+
+
+def source_popover(entry: Gpu | Link | Node, label: str = "Sources", catalog: Catalog | None = None,
+                   container: Any = st) -> None:
+    """A pop-over listing every figure of a catalog entry with its direction, basis and sources."""
+    catalog = catalog or get_catalog()
+    with container.popover(label):
+        st.markdown(f"**{_escape_md(entry.name)}** · id `{entry.id}`")
+        if isinstance(entry, Node):
+            for source in catalog.sources_of(entry):
+                st.markdown(f"- [{_escape_md(source.title)}]({source.url})")
+        for name, figure in entry.figures().items():
+            direction = _DIRECTION_WORDS[figure.direction]
+            head = f"**{name.replace('_', ' ')}**: {figure.text()}"
+            head += f", {direction}" if direction else ""
+            head += f" ({figure.basis})"
+            st.markdown(head)
+            if figure.note:
+                st.caption(figure.note)
+            st.markdown(figure_sources(catalog, figure))
+        for line in getattr(entry, "disagreements", ()):
+            st.markdown(f"⚖️ *Sources disagree:* {_escape_md(line)}")
+
+
+def footer() -> None:
+    st.divider()
+    st.caption(
+        "Every figure in this app carries its unit, direction and source. "
+        "See the **Catalog and sources** page for all of them, or the pop-overs beside each chart."
+    )
+    link_to("catalog", "Catalog and sources")
+
+
+def link_to(name: str, label: str) -> None:
+    """``st.page_link`` to one of our pages; a plain link when run outside the multipage app."""
+    path = PAGES[name][0]
+    try:
+        st.page_link(path, label=label)
+    except StreamlitAPIException:
+        slug = Path(path).stem.split("_", 1)[-1] if name != "home" else ""
+        st.markdown(f"[{label}](./{slug})")

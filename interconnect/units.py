@@ -1,0 +1,279 @@
+"""The one unit registry of Interconnect Explorer, plus parsing and formatting helpers.
+
+Every other module imports ``ureg`` and ``Q_`` from here. The registry is built from pint's own
+``default_en.txt`` with one change: ``bit`` is a base dimension (``[information]``) instead of
+dimensionless. Stock pint lets ``Q_("1 GB/s").to("GHz")`` succeed (giving 8 GHz), which is exactly
+the confusion between a link rate and a clock rate this project exists to prevent.
+
+Pitfall kept on purpose: ``Gb`` is pint's *gilbert* (magnetomotive force). Always write ``Gbit``.
+The user-input parser :func:`parse_quantity` recognises the networking shorthand (``Gb/s``,
+``Gbps``) and says what it read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import pint
+
+__all__ = [
+    "DIMENSIONS",
+    "Q_",
+    "QuantityInputError",
+    "ParsedQuantity",
+    "format_quantity",
+    "format_bandwidth",
+    "format_duration",
+    "format_size",
+    "parse_quantity",
+    "ureg",
+]
+
+
+def _build_registry() -> pint.UnitRegistry:
+    pint_dir = Path(pint.__file__).parent
+    default_text = (pint_dir / "default_en.txt").read_text(encoding="utf-8")
+    constants_text = (pint_dir / "constants_en.txt").read_text(encoding="utf-8")
+    lines = default_text.splitlines()
+    # Fail loudly if a pint upgrade changes the line we rely on.
+    if "bit = []" not in lines:
+        raise RuntimeError("pint's default_en.txt no longer defines 'bit = []'; units.py needs updating")
+    if "@import constants_en.txt" not in lines:
+        raise RuntimeError("pint's default_en.txt no longer imports constants_en.txt")
+    patched: list[str] = []
+    for line in lines:
+        if line == "bit = []":
+            patched.append("bit = [information]")
+        elif line == "@import constants_en.txt":
+            patched.extend(constants_text.splitlines())
+        else:
+            patched.append(line)
+    registry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=True)
+    registry.load_definitions(patched)
+    project_units = resources.files("interconnect").joinpath("units.txt").read_text(encoding="utf-8")
+    registry.load_definitions(project_units.splitlines())
+    registry.formatter.default_format = "~P"
+    return registry
+
+
+ureg: pint.UnitRegistry = _build_registry()
+# Required: st.cache_data pickles return values; without an application registry a cached
+# Quantity comes back bound to a different registry and cannot be combined with ours.
+pint.set_application_registry(ureg)
+Q_ = ureg.Quantity
+
+#: Named dimensions that user input and catalog figures are checked against.
+DIMENSIONS: dict[str, str] = {
+    "bandwidth": "[information] / [time]",
+    "size": "[information]",
+    "length": "[length]",
+    "time": "[time]",
+    "flop_rate": "[compute] / [time]",
+    "speed": "[length] / [time]",
+    "dimensionless": "",
+}
+
+#: An example for each dimension, used in error messages that teach the expected form.
+EXAMPLES: dict[str, str] = {
+    "bandwidth": "400 Gbit/s",
+    "size": "256 MiB",
+    "length": "3 m",
+    "time": "5 µs",
+    "flop_rate": "989 TFLOP/s",
+    "speed": "200000 km/s",
+    "dimensionless": "0.8",
+}
+
+_DIMENSION_WORDS: dict[str, str] = {
+    "[information] / [time]": "a bandwidth",
+    "[information]": "a data size",
+    "[length]": "a length",
+    "[time]": "a time",
+    "[compute] / [time]": "a compute rate",
+    "[length] / [time]": "a speed",
+    "[compute]": "an operation count",
+    "1 / [time]": "a frequency (Hz is not a link rate)",
+    "[mass]": "a mass",
+    "": "a plain number",
+}
+
+MAX_INPUT_CHARS = 64
+
+# Networking shorthand that pint would misread: Gb is the gilbert, and 'Gbps' is not a pint unit.
+_SHORTHAND = [
+    (re.compile(r"(?<![A-Za-z])([kKMGTP])b(?=/s\b|ps\b)"), r"\1bit"),
+    (re.compile(r"(?<![A-Za-z])([kKMGTP]?)bit ?ps\b"), r"\1bit/s"),
+    (re.compile(r"(?<![A-Za-z])([kKMGTP]?)bps\b"), r"\1bit/s"),
+    (re.compile(r"(?<![A-Za-z])([kKMGTP]?)Bps\b"), r"\1B/s"),
+]
+
+
+class QuantityInputError(ValueError):
+    """A user-typed quantity could not be used; the message says why and what was expected."""
+
+
+@dataclass(frozen=True)
+class ParsedQuantity:
+    """A parsed quantity and, where the text was reinterpreted, a note saying how."""
+
+    quantity: pint.Quantity
+    note: str = ""
+
+
+def dimension_word(dimensionality: object) -> str:
+    """Plain-English name of a pint dimensionality ('a length', 'a bandwidth', ...)."""
+    key = str(dimensionality)
+    if key in _DIMENSION_WORDS:
+        return _DIMENSION_WORDS[key]
+    if key == "dimensionless":
+        return "a plain number"
+    return f"something measured in {key}"
+
+
+def _clean_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("μ", "u").replace("µ", "u")
+    return text.strip()
+
+
+def parse_quantity(text: object, expected: str, *, allow_zero: bool = False) -> ParsedQuantity:
+    """Parse user input such as ``"400 Gbit/s"`` and check it has the ``expected`` dimension.
+
+    ``expected`` is a key of :data:`DIMENSIONS`. Raises :class:`QuantityInputError` with a message
+    a person can act on ("expected a bandwidth like '400 Gbit/s', got a length").
+
+    >>> parse_quantity("400 Gbps", "bandwidth").quantity.to("GB/s")
+    <Quantity(50.0, 'gigabyte / second')>
+    """
+    if expected not in DIMENSIONS:
+        raise KeyError(f"unknown dimension name {expected!r}")
+    example = EXAMPLES[expected]
+    want = "a " + expected.replace("_", " ") if expected != "size" else "a data size"
+    want = dimension_word(DIMENSIONS[expected]) if DIMENSIONS[expected] else want
+    if not isinstance(text, str):
+        raise QuantityInputError(f"expected {want} like '{example}', got nothing usable")
+    raw = _clean_text(text)
+    if not raw:
+        raise QuantityInputError(f"expected {want} like '{example}', got an empty value")
+    if len(raw) > MAX_INPUT_CHARS:
+        raise QuantityInputError(f"expected {want} like '{example}', got {len(raw)} characters")
+    note = ""
+    rewritten = raw
+    for pattern, replacement in _SHORTHAND:
+        rewritten = pattern.sub(replacement, rewritten)
+    if rewritten != raw:
+        note = f"read '{raw}' as '{rewritten}'"
+        if re.search(r"[kKMGTP]b/s", raw):
+            note += " ('Gb' on its own is the gilbert, a magnetic unit; bits are written 'bit')"
+    if not re.fullmatch(r"[0-9A-Za-z_.,/*^ ()+\-eE]+", rewritten):
+        raise QuantityInputError(f"expected {want} like '{example}', got characters that are not part of a quantity")
+    try:
+        quantity = Q_(rewritten.replace(",", ""))
+    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError) as exc:
+        raise QuantityInputError(f"expected {want} like '{example}': unknown unit in '{raw}'") from exc
+    except Exception as exc:  # pint raises a zoo of parser errors on junk
+        raise QuantityInputError(f"expected {want} like '{example}', could not read '{raw}'") from exc
+    if not isinstance(quantity, pint.Quantity):
+        quantity = Q_(quantity)
+    if quantity.unitless and DIMENSIONS[expected]:
+        raise QuantityInputError(f"expected {want} like '{example}', got a number without a unit")
+    if str(quantity.dimensionality) != (DIMENSIONS[expected] or "dimensionless"):
+        got = dimension_word(quantity.dimensionality)
+        raise QuantityInputError(f"expected {want} like '{example}', got {got}")
+    magnitude = float(quantity.magnitude)
+    if not math.isfinite(magnitude):
+        raise QuantityInputError(f"expected {want} like '{example}', got a value that is not finite")
+    if magnitude < 0 or (magnitude == 0 and not allow_zero):
+        raise QuantityInputError(f"expected a positive {want.split(' ', 1)[1]}, got {raw}")
+    return ParsedQuantity(quantity, note)
+
+
+# --- formatting ---------------------------------------------------------------------------
+
+_SI_PREFIXES = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
+
+
+def _three_significant(value: float) -> str:
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude >= 100:
+        text = f"{value:.0f}"
+    elif magnitude >= 10:
+        text = f"{value:.1f}"
+    else:
+        text = f"{value:.2f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _with_prefix(value: float, unit: str) -> str:
+    for factor, prefix in _SI_PREFIXES:
+        if abs(value) >= factor:
+            return f"{_three_significant(value / factor)} {prefix}{unit}"
+    return f"{_three_significant(value)} {unit}"
+
+
+def format_bandwidth(quantity: pint.Quantity, unit: str = "B/s") -> str:
+    """Format a bandwidth with an SI prefix: ``450 GB/s``, ``400 Gbit/s``, ``12 kB/s``.
+
+    ``unit`` is ``"B/s"``, ``"bit/s"`` or ``"bluray/s"``.
+    """
+    if unit == "bluray/s":
+        value = quantity.to("bluray/s").magnitude
+        if value >= 0.01:
+            return f"{_three_significant(value)} Blu-ray/s"
+        return f"{value:.1e} Blu-ray/s"
+    base = quantity.to(unit).magnitude
+    return _with_prefix(float(base), unit)
+
+
+def format_size(quantity: pint.Quantity) -> str:
+    """Format a data size with binary prefixes as nccl-tests users read them: ``256 MiB``."""
+    value = float(quantity.to("B").magnitude)
+    for factor, prefix in [(2**50, "Pi"), (2**40, "Ti"), (2**30, "Gi"), (2**20, "Mi"), (2**10, "Ki")]:
+        if value >= factor:
+            return f"{_three_significant(value / factor)} {prefix}B"
+    return f"{_three_significant(value)} B"
+
+
+def format_duration(quantity: pint.Quantity) -> str:
+    """Format a time in the most readable unit: ``3.2 µs``, ``48 ms``, ``2.5 s``."""
+    seconds = float(quantity.to("s").magnitude)
+    magnitude = abs(seconds)
+    if magnitude >= 3600:
+        return f"{_three_significant(seconds / 3600)} h"
+    if magnitude >= 60:
+        return f"{_three_significant(seconds / 60)} min"
+    for factor, unit in [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]:
+        if magnitude >= factor:
+            return f"{_three_significant(seconds / factor)} {unit}"
+    return f"{_three_significant(seconds / 1e-12)} ps"
+
+
+def format_quantity(quantity: pint.Quantity) -> str:
+    """Format any catalog quantity the way an engineer would write it."""
+    dims = str(quantity.dimensionality)
+    if dims == DIMENSIONS["bandwidth"]:
+        return format_bandwidth(quantity, "B/s")
+    if dims == DIMENSIONS["size"]:
+        value = float(quantity.to("B").magnitude)
+        return _with_prefix(value, "B")
+    if dims == DIMENSIONS["time"]:
+        return format_duration(quantity)
+    if dims == DIMENSIONS["length"]:
+        metres = float(quantity.to("m").magnitude)
+        if metres >= 1000:
+            return f"{_three_significant(metres / 1000)} km"
+        if metres < 1:
+            return f"{_three_significant(metres * 100)} cm"
+        return f"{_three_significant(metres)} m"
+    if dims == DIMENSIONS["flop_rate"]:
+        return _with_prefix(float(quantity.to("FLOP/s").magnitude), "FLOP/s")
+    return f"{quantity:~P}"

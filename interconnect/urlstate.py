@@ -1,0 +1,241 @@
+"""Page state in the URL query string: typed parameters, validation and friendly warnings.
+
+Every input that defines a view has a short key that is also its query parameter, so a pasted
+link reopens the same view. Those keys are a public schema: renaming one breaks shared links.
+
+This module is pure Python (no Streamlit) so it can be tested directly. Parsing never raises on
+user input: a bad value becomes a :class:`ParamWarning` naming the parameter, a safe rendering of
+what was received, and the value used instead.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from interconnect.units import QuantityInputError, parse_quantity
+
+__all__ = [
+    "BoolParam",
+    "ChoiceParam",
+    "FloatParam",
+    "IntParam",
+    "MAX_RAW_CHARS",
+    "ParamWarning",
+    "QuantityParam",
+    "parse_state",
+    "safe_echo",
+    "to_query",
+]
+
+MAX_RAW_CHARS = 200  # longer query values are refused before any parsing
+ECHO_CHARS = 40
+
+
+def safe_echo(raw: object) -> str:
+    """A short, inert rendering of a user-supplied value, safe inside a Markdown code span.
+
+    Control and formatting characters become '?', backticks become quotes, and long values are
+    cut with an ellipsis, so whatever arrives in a URL cannot change how a message renders.
+    """
+    text = raw if isinstance(raw, str) else repr(raw)
+    cleaned = []
+    for char in text[: ECHO_CHARS + 1]:
+        category = unicodedata.category(char)
+        if char == "`":
+            cleaned.append("'")
+        elif category.startswith("C") or category in ("Zl", "Zp"):
+            cleaned.append("?")
+        else:
+            cleaned.append(char)
+    out = "".join(cleaned)
+    if len(text) > ECHO_CHARS:
+        out = out[:ECHO_CHARS] + "…"
+    return out
+
+
+@dataclass(frozen=True)
+class ParamWarning:
+    """What was wrong with one query parameter and what the page used instead."""
+
+    key: str
+    received: str
+    used: str
+    reason: str
+
+    def message(self) -> str:
+        return f"Link parameter `{self.key}`: {self.reason} (got `{self.received}`); using `{self.used}`."
+
+
+@dataclass(frozen=True)
+class _Param:
+    key: str
+    default: Any
+    label: str = ""
+
+    def parse(self, raw: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def to_text(self, value: Any) -> str:
+        return str(value)
+
+    def clean(self, value: Any) -> Any:
+        """Coerce a widget value back into range (used before writing it to the URL)."""
+        parsed, problem = self.parse(self.to_text(value))
+        return self.default if problem else parsed
+
+
+@dataclass(frozen=True)
+class ChoiceParam(_Param):
+    """One of a fixed set of ids (``gpu=h100-sxm``); matched case-insensitively."""
+
+    choices: Sequence[str] = field(default_factory=tuple)
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def parse(self, raw: str) -> tuple[Any, str | None]:
+        if raw.strip() in self.choices:
+            return raw.strip(), None
+        wanted = raw.strip().lower()
+        lookup = {choice.lower(): choice for choice in self.choices}
+        if wanted in lookup:
+            return lookup[wanted], None
+        if wanted in self.aliases:
+            return self.aliases[wanted], None
+        return self.default, "not a known choice"
+
+
+@dataclass(frozen=True)
+class IntParam(_Param):
+    """A whole number within ``[minimum, maximum]``; out-of-range values are clamped."""
+
+    minimum: int = 0
+    maximum: int = 1_000_000
+
+    def parse(self, raw: str) -> tuple[Any, str | None]:
+        text = raw.strip().replace("_", "").replace(",", "")
+        try:
+            number = float(text)
+        except ValueError:
+            return self.default, "not a whole number"
+        if not math.isfinite(number) or number != int(number):
+            return self.default, "not a whole number"
+        value = int(number)
+        if value < self.minimum:
+            return self.minimum, f"below the minimum {self.minimum}"
+        if value > self.maximum:
+            return self.maximum, f"above the maximum {self.maximum}"
+        return value, None
+
+
+@dataclass(frozen=True)
+class FloatParam(_Param):
+    """A number within ``[minimum, maximum]``; out-of-range values are clamped."""
+
+    minimum: float = 0.0
+    maximum: float = 1e9
+
+    def parse(self, raw: str) -> tuple[Any, str | None]:
+        try:
+            number = float(raw.strip())
+        except ValueError:
+            return self.default, "not a number"
+        if not math.isfinite(number):
+            return self.default, "not a finite number"
+        if number < self.minimum:
+            return self.minimum, f"below the minimum {self.minimum:g}"
+        if number > self.maximum:
+            return self.maximum, f"above the maximum {self.maximum:g}"
+        return number, None
+
+    def to_text(self, value: Any) -> str:
+        return f"{float(value):g}"
+
+
+@dataclass(frozen=True)
+class BoolParam(_Param):
+    """``1/0``, ``true/false``, ``on/off``, ``yes/no``."""
+
+    def parse(self, raw: str) -> tuple[Any, str | None]:
+        text = raw.strip().lower()
+        if text in ("1", "true", "on", "yes"):
+            return True, None
+        if text in ("0", "false", "off", "no"):
+            return False, None
+        return self.default, "not on/off"
+
+    def to_text(self, value: Any) -> str:
+        return "1" if value else "0"
+
+
+@dataclass(frozen=True)
+class QuantityParam(_Param):
+    """A quantity typed as text (``nic_bw=200 Gbit/s``), checked for dimension and range.
+
+    The value kept is the text itself (so the URL shows what the person typed); ``minimum`` and
+    ``maximum`` are quantity strings in the same dimension.
+    """
+
+    dimension: str = "bandwidth"
+    minimum: str | None = None
+    maximum: str | None = None
+    validator: Callable[[Any], str | None] | None = None
+
+    def parse(self, raw: str) -> tuple[Any, str | None]:
+        try:
+            parsed = parse_quantity(raw, self.dimension)
+        except QuantityInputError as exc:
+            return self.default, str(exc)
+        quantity = parsed.quantity
+        if self.minimum is not None and quantity < parse_quantity(self.minimum, self.dimension).quantity:
+            return self.minimum, f"below the minimum {self.minimum}"
+        if self.maximum is not None and quantity > parse_quantity(self.maximum, self.dimension).quantity:
+            return self.maximum, f"above the maximum {self.maximum}"
+        return " ".join(raw.split()), None
+
+
+Param = ChoiceParam | IntParam | FloatParam | BoolParam | QuantityParam
+
+
+def _first(raw: object) -> str | None:
+    if isinstance(raw, list | tuple):
+        raw = raw[-1] if raw else None
+    if raw is None:
+        return None
+    return raw if isinstance(raw, str) else str(raw)
+
+
+def parse_state(specs: Sequence[Param], query: Mapping[str, object]) -> tuple[dict[str, Any], list[ParamWarning]]:
+    """Read every parameter in ``specs`` from a query mapping; never raises on user input.
+
+    Missing parameters take their defaults silently. Parameters not in ``specs`` are ignored.
+
+    >>> specs = [IntParam("nodes", 8, minimum=1, maximum=1024)]
+    >>> values, warnings = parse_state(specs, {"nodes": "0"})
+    >>> values["nodes"], warnings[0].message()
+    (1, 'Link parameter `nodes`: below the minimum 1 (got `0`); using `1`.')
+    """
+    values: dict[str, Any] = {}
+    warnings: list[ParamWarning] = []
+    for spec in specs:
+        raw = _first(query.get(spec.key))
+        if raw is None:
+            values[spec.key] = spec.default
+            continue
+        if len(raw) > MAX_RAW_CHARS:
+            values[spec.key] = spec.default
+            reason = f"{len(raw):,} characters is too long for this parameter"
+            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(spec.default), reason))
+            continue
+        value, problem = spec.parse(raw)
+        values[spec.key] = value
+        if problem:
+            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(value), problem))
+    return values, warnings
+
+
+def to_query(specs: Sequence[Param], values: Mapping[str, Any]) -> dict[str, str]:
+    """The query-string form of a page's state (every parameter, in spec order)."""
+    return {spec.key: spec.to_text(values.get(spec.key, spec.default)) for spec in specs}
