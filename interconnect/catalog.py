@@ -12,6 +12,10 @@ Directions (the most common error in this field is mixing them):
 * ``both_directions`` - both directions of a full-duplex link added up (NVIDIA's "900 GB/s").
 * ``shared``          - one pipe shared by both directions (HBM, a half-duplex parallel cable).
 * ``n/a``             - not a rate (a capacity, a length, a compute rate).
+
+Bases: ``spec`` (datasheet or standard), ``achieved`` (what software such as NCCL typically
+reaches), ``measured`` (one published measurement), ``estimate`` (our reasoned estimate where no
+source gives the number; the note says how it was made).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ __all__ = [
 ]
 
 DIRECTIONS = ("per_direction", "both_directions", "shared", "n/a")
-BASES = ("spec", "achieved", "measured")
+BASES = ("spec", "achieved", "measured", "estimate")
 LAYERS = ("scale-up", "host", "scale-out", "long-reach", "everyday", "historical")
 LAYER_TITLES = {
     "scale-up": "Inside the server (scale-up)",
@@ -151,6 +155,7 @@ class Link:
     notes: str = ""
     disagreements: tuple[str, ...] = ()
     quoted: tuple[Mapping[str, str], ...] = ()
+    sources: tuple[str, ...] = ()
 
     kind = "link"
 
@@ -179,6 +184,7 @@ class Gpu:
     typical_nics_per_gpu: float = 1.0
     notes: str = ""
     disagreements: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
 
     kind = "gpu"
 
@@ -223,6 +229,7 @@ _GPU_SCALARS = {
     "id": (str, True), "name": (str, True), "vendor": (str, True), "architecture": (str, True),
     "year": (int, True), "scaleup_link": (str, True), "host_link": (str, True), "typical_nic": (str, True),
     "typical_nics_per_gpu": ((int, float), False), "notes": (str, False), "disagreements": (list, False),
+    "sources": (list, False),
 }
 _LINK_FIGURES = {
     "bandwidth": ("bandwidth", True),
@@ -235,7 +242,7 @@ _LINK_SCALARS = {
     "id": (str, True), "name": (str, True), "layer": (str, True), "family": (str, True), "vendor": (str, True),
     "summary": (str, True), "medium": (str, True), "switched": (bool, True), "duplex": (str, True),
     "year": (int, False), "routable": (bool, False), "in_network_reduction": (bool, False), "links": (int, False),
-    "notes": (str, False), "disagreements": (list, False), "quoted": (list, False),
+    "notes": (str, False), "disagreements": (list, False), "quoted": (list, False), "sources": (list, False),
 }
 _NODE_SCALARS = {
     "id": (str, True), "name": (str, True), "gpu": (str, True), "gpus": (int, True),
@@ -318,6 +325,19 @@ def _figures(where: str, table: Mapping[str, Any], spec: Mapping[str, tuple], so
     }
 
 
+def _check_extras(where: str, row: Mapping[str, Any], source_ids: set[str]) -> None:
+    """Checks shared by links and GPUs: prose lists are text, prose sources exist, counts positive."""
+    for key in ("disagreements", "sources"):
+        if any(not isinstance(item, str) for item in row.get(key, ())):
+            raise CatalogError(f"{where}: every item of '{key}' must be text")
+    for source in row.get("sources", ()):
+        if source not in source_ids:
+            raise CatalogError(f"{where}: unknown source id {source!r} in 'sources'")
+    for key in ("links", "typical_nics_per_gpu", "year"):
+        if key in row and not row[key] > 0:
+            raise CatalogError(f"{where}: '{key}' must be positive")
+
+
 def _check_id(where: str, entry_id: Any, seen: dict[str, str]) -> None:
     if not isinstance(entry_id, str) or not ID_PATTERN.match(entry_id):
         raise CatalogError(f"{where}: id {entry_id!r} must be lower-case words joined by hyphens")
@@ -386,6 +406,7 @@ class Catalog:
             ids.extend(entry.source_ids)
         for figure in entry.figures().values():
             ids.extend(source for source in figure.source_ids if source not in ids)
+        ids.extend(getattr(entry, "sources", ()))
         return [self.sources[source_id] for source_id in dict.fromkeys(ids)]
 
 
@@ -447,8 +468,10 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         for claim in quoted:
             if not isinstance(claim, Mapping) or set(claim) != _QUOTED_KEYS:
                 raise CatalogError(f"{where}: each 'quoted' item needs exactly {', '.join(sorted(_QUOTED_KEYS))}")
+        _check_extras(where, row, source_ids)
         scalars = {k: v for k, v in row.items() if k not in _LINK_FIGURES}
         scalars["disagreements"] = tuple(scalars.get("disagreements", ()))
+        scalars["sources"] = tuple(scalars.get("sources", ()))
         scalars["quoted"] = quoted
         links[row["id"]] = Link(**scalars, **figures)
         seen[row["id"]] = file
@@ -463,8 +486,10 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
             target = links.get(row[key])
             if target is None or target.layer != layer:
                 raise CatalogError(f"{where}: '{key}' = {row[key]!r} is not a {layer} link id")
+        _check_extras(where, row, source_ids)
         scalars = {k: v for k, v in row.items() if k not in _GPU_FIGURES}
         scalars["disagreements"] = tuple(scalars.get("disagreements", ()))
+        scalars["sources"] = tuple(scalars.get("sources", ()))
         gpus[row["id"]] = Gpu(**scalars, **figures)
         seen[row["id"]] = file
 
@@ -480,6 +505,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         for number in ("gpus", "scaleup_domain", "nics"):
             if row[number] < 1:
                 raise CatalogError(f"{where}: '{number}' must be at least 1")
+        if row["scaleup_domain"] > row["gpus"] and row["scaleup_domain"] % row["gpus"]:
+            raise CatalogError(f"{where}: 'scaleup_domain' must be a multiple of 'gpus' when larger")
         if not row["sources"] or any(s not in source_ids for s in row["sources"]):
             raise CatalogError(f"{where}: sources must be a non-empty list of known source ids")
         scalars = dict(row)

@@ -225,7 +225,10 @@ def generation_ratios(catalog: Catalog) -> list[GenerationRatio]:
     return rows
 
 
-def transfer_time(bandwidth: pint.Quantity, payload: pint.Quantity = Q_(1, "bluray")) -> pint.Quantity:
+ONE_BLURAY = Q_(1, "bluray")
+
+
+def transfer_time(bandwidth: pint.Quantity, payload: pint.Quantity = ONE_BLURAY) -> pint.Quantity:
     """How long ``payload`` (default: one 50 GB Blu-ray) takes at ``bandwidth``.
 
     >>> transfer_time(Q_(50, "GB/s")).to("s")

@@ -6,6 +6,8 @@ readable on a projector: large type, high-contrast colours per layer, no chart j
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -78,21 +80,32 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         barmode="overlay",
         bargap=0.25,
     )
-    figure.update_xaxes(type="log", title=axis_label, showgrid=True, gridcolor="#e5e7eb")
+    values = [float(bar.bandwidth.to(unit).magnitude) for bar in bars]
+    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 1.0  # room for the labels
+    figure.update_xaxes(type="log", title=axis_label, showgrid=True, gridcolor="#e5e7eb", range=[low, high])
     figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(labels)), automargin=True)
     keys = [bar.key for bar in bars]
     if "host" in keys and "node" in keys:
         # A line between the last in-server bar and the first bar that leaves the chassis.
         edge = len(labels) - 1 - keys.index("node") + 0.5
         figure.add_hline(y=edge, line_dash="dash", line_color="#b91c1c", line_width=2)
-        figure.add_annotation(xref="paper", x=1.0, y=edge, yshift=12, showarrow=False, xanchor="right",
-                              text="edge of the server chassis", font={"color": "#b91c1c", "size": 15})
+        figure.add_annotation(xref="paper", x=1.0, y=edge, showarrow=False, xanchor="right", bgcolor="white",
+                              text="▲ inside the server · edge of the chassis · outside ▼",
+                              font={"color": "#b91c1c", "size": 14})
     return apply_theme(figure, height=110 + 52 * len(bars))
+
+
+def short_gpu_name(name: str) -> str:
+    """'NVIDIA H100 SXM5 80GB' -> 'H100 SXM5': vendor words and memory sizes dropped, for axis labels."""
+    words = name.split(" (")[0].split()
+    drop = {"NVIDIA", "AMD", "Instinct", "Intel", "Tesla", "Habana"}
+    kept = [w for w in words if w not in drop and not re.fullmatch(r"\d+GB", w)]
+    return " ".join(kept) or name
 
 
 def generation_figure(rows: Sequence[GenerationRatio]) -> go.Figure:
     """Scale-up over scale-out per GPU generation: like for like, as quoted, and achieved."""
-    names = [row.gpu.name.replace("NVIDIA ", "").replace("AMD Instinct ", "").replace("Intel ", "") for row in rows]
+    names = [short_gpu_name(row.gpu.name) for row in rows]
     figure = go.Figure()
     figure.add_trace(go.Bar(
         x=names, y=[row.ratio_like_for_like for row in rows], name="Like for like (per direction)",

@@ -47,6 +47,11 @@ def page_setup(title: str, caption: str | None = None) -> None:
     """First call of every page: page config, shared style, title and one-line caption."""
     st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide")
     st.markdown(_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
+    with st.sidebar:
+        st.markdown("### Interconnect Explorer")
+        for name, (_, label) in PAGES.items():
+            if page_exists(name):
+                link_to(name, label)
     st.title(title)
     if caption:
         st.caption(caption)

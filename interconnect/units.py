@@ -247,6 +247,8 @@ def format_duration(quantity: pint.Quantity) -> str:
     """Format a time in the most readable unit: ``3.2 µs``, ``48 ms``, ``2.5 s``."""
     seconds = float(quantity.to("s").magnitude)
     magnitude = abs(seconds)
+    if magnitude >= 2 * 86400:
+        return f"{_three_significant(seconds / 86400)} days"
     if magnitude >= 3600:
         return f"{_three_significant(seconds / 3600)} h"
     if magnitude >= 60:

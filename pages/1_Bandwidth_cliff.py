@@ -10,6 +10,7 @@ from interconnect.pagespecs import DIRECTIONS, cliff_specs
 from interconnect.streamlit_ui import PageState, footer, gpu_picker, nic_picker, page_setup, source_popover
 from interconnect.units import format_bandwidth, format_duration
 
+PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")
 page_setup("The bandwidth cliff",
            "How much a GPU can send to its neighbour in the same server, against what it can send anywhere else.")
 catalog = get_catalog()
@@ -43,7 +44,7 @@ m2.metric("As often quoted", f"{summary.ratio_as_quoted:.3g} : 1",
 achieved = summary.ratio_achieved
 m3.metric("What NCCL achieves", f"{achieved:.3g} : 1" if achieved else "n/a",
           help="NCCL's per-link planning figure ÷ the per-NIC rate NVIDIA engineers quote for NCCL.")
-m4.metric("Whole server out", format_bandwidth(summary.node_egress_per_direction, fmt_unit),
+m4.metric("Whole server out, per direction", format_bandwidth(summary.node_egress_per_direction, fmt_unit),
           help="All NICs of the server together, per direction.")
 
 with st.container(border=True):
@@ -93,18 +94,16 @@ st.plotly_chart(generation_figure(generation_ratios(catalog)), width="stretch", 
 
 st.subheader("What each link physically is")
 st.markdown("These are layers of one system, not rival products: a real cluster uses all of them at once.")
-rows = []
-for layer in ("scale-up", "host", "scale-out", "long-reach"):
-    for link in catalog.layer(layer).values():
-        rows.append({
-            "Layer": LAYER_TITLES[layer], "Link": link.name, "Medium": link.medium,
-            "Reach": link.reach.text() if link.reach else "—",
-            "Switched": "yes" if link.switched else "no",
-            "Routable": {True: "yes", False: "no", None: "—"}[link.routable],
-            "In-network reduction": "yes" if link.in_network_reduction else "no",
-            "Made by": link.vendor,
-        })
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+tabs = st.tabs([LAYER_TITLES[layer] for layer in PHYSICAL_LAYERS])
+for tab, layer in zip(tabs, PHYSICAL_LAYERS, strict=True):
+    tab.dataframe(pd.DataFrame([{
+        "Link": link.name, "What it is": link.summary, "Medium": link.medium,
+        "Reach": link.reach.text() if link.reach else "—",
+        "Switched": "yes" if link.switched else "no",
+        "Routable": {True: "yes", False: "no", None: "—"}[link.routable],
+        "In-network reduction": "yes" if link.in_network_reduction else "no",
+        "Made by": link.vendor,
+    } for link in catalog.layer(layer).values()]), hide_index=True, width="stretch")
 st.caption("NVLink and NVSwitch are NVIDIA's; so, since NVIDIA bought Mellanox (closed April 2020), is most "
            "InfiniBand. RoCE v2 carries the same RDMA verbs over routable UDP/IP Ethernet.")
 footer()

@@ -1,0 +1,30 @@
+"""AppTest helpers: run a page inside the multipage app, with query parameters seeded."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_page(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+    """Run ``page`` (e.g. ``pages/1_Bandwidth_cliff.py``; None for the home page) like a deep link."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    if page:
+        at.switch_page(page)
+    at.run()
+    return at
+
+
+@pytest.fixture
+def page_runner():
+    return run_page
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    import json
+
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]

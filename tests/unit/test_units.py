@@ -1,0 +1,118 @@
+"""The unit registry: information is a dimension, and user input fails with a clear message."""
+
+import pickle
+
+import pint
+import pytest
+
+from interconnect.units import (
+    Q_,
+    QuantityInputError,
+    format_bandwidth,
+    format_duration,
+    format_quantity,
+    format_size,
+    parse_quantity,
+    ureg,
+)
+
+
+def test_bits_are_a_dimension_so_a_link_rate_is_not_a_clock_rate():
+    # Stock pint gives 8 GHz here (house-style.md, "Known pitfalls"); ours must refuse.
+    with pytest.raises(pint.DimensionalityError):
+        Q_("1 GB/s").to("GHz")
+
+
+def test_400_gbit_per_s_is_50_gbyte_per_s():
+    # A 400 Gbit/s InfiniBand NDR port carries 50 GB/s per direction (hardware.md §0: 1 GB/s = 8 Gb/s).
+    assert Q_("400 Gbit/s").to("GB/s").magnitude == pytest.approx(50.0)
+
+
+def test_gb_is_the_gilbert_not_gigabit():
+    # pint's 'Gb' is gigagilbert (magnetomotive force): the reason we always write 'Gbit'.
+    assert Q_("1 Gb").dimensionality == ureg.gilbert.dimensionality
+    assert Q_("1 Gb").dimensionality != Q_("1 Gbit").dimensionality
+
+
+def test_project_units():
+    assert Q_("1 bluray").to("GB").magnitude == pytest.approx(50.0)
+    assert Q_("989 TFLOP/s").to("FLOP/s").magnitude == pytest.approx(989e12)
+    with pytest.raises(pint.DimensionalityError):
+        Q_("1 TFLOP/s").to("TB/s")
+
+
+def test_application_registry_survives_pickling():
+    # st.cache_data pickles return values; they must come back in the same registry.
+    restored = pickle.loads(pickle.dumps(Q_("450 GB/s")))
+    assert (restored + Q_("50 GB/s")).to("GB/s").magnitude == pytest.approx(500)
+
+
+@pytest.mark.parametrize(
+    ("text", "gbytes_per_s"),
+    [("400 Gbit/s", 50.0), ("400 Gbps", 50.0), ("400 Gb/s", 50.0), ("50 GB/s", 50.0), ("50GBps", 50.0),
+     ("3.2 Tbit/s", 400.0), ("25 GiB/s", 25 * 2**30 / 1e9), ("1,600 Gbit/s", 200.0)],
+)
+def test_parse_bandwidth_forms(text, gbytes_per_s):
+    assert parse_quantity(text, "bandwidth").quantity.to("GB/s").magnitude == pytest.approx(gbytes_per_s)
+
+
+def test_networking_shorthand_is_explained():
+    parsed = parse_quantity("200 Gb/s", "bandwidth")
+    assert "gilbert" in parsed.note
+    assert parse_quantity("200 Gbit/s", "bandwidth").note == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("5 parsecs", "got a length"),
+        ("3 GHz", "frequency"),
+        ("400", "without a unit"),
+        ("-3 GB/s", "positive"),
+        ("0 GB/s", "positive"),
+        ("", "empty"),
+        ("fast", "unknown unit"),
+        ("<script>alert(1)</script>", "not part of a quantity"),
+        ("1e999 GB/s", "not finite"),
+        ("9" * 100 + " GB/s", "characters"),
+        ("4 GB", "got a data size"),
+    ],
+)
+def test_bad_bandwidths_get_a_clear_message(text, fragment):
+    with pytest.raises(QuantityInputError) as info:
+        parse_quantity(text, "bandwidth")
+    assert fragment in str(info.value)
+    assert "expected a bandwidth like '400 Gbit/s'" in str(info.value) or "positive" in str(info.value)
+
+
+def test_parse_other_dimensions():
+    assert parse_quantity("256 MiB", "size").quantity.to("B").magnitude == 2**28
+    assert parse_quantity("11 m", "length").quantity.to("cm").magnitude == pytest.approx(1100)
+    assert parse_quantity("5 µs", "time").quantity.to("ns").magnitude == pytest.approx(5000)
+    with pytest.raises(QuantityInputError, match="expected a length"):
+        parse_quantity("5 s", "length")
+
+
+def test_non_string_input_is_refused():
+    with pytest.raises(QuantityInputError):
+        parse_quantity(None, "bandwidth")
+
+
+@pytest.mark.parametrize(
+    ("quantity", "unit", "text"),
+    [(Q_("450 GB/s"), "B/s", "450 GB/s"), (Q_("50 GB/s"), "bit/s", "400 Gbit/s"),
+     (Q_("900 GB/s"), "bluray/s", "18 Blu-ray/s"), (Q_("12 kB/s"), "B/s", "12 kB/s"),
+     (Q_("3.35 TB/s"), "B/s", "3.35 TB/s")],
+)
+def test_format_bandwidth(quantity, unit, text):
+    assert format_bandwidth(quantity, unit) == text
+
+
+def test_format_other():
+    assert format_duration(Q_(3.2, "us")) == "3.2 µs"
+    assert format_duration(Q_(48, "ms")) == "48 ms"
+    assert format_duration(Q_(4000, "s")) == "1.11 h"
+    assert format_size(Q_(2**28, "B")) == "256 MiB"
+    assert format_quantity(Q_("15 m")) == "15 m"
+    assert format_quantity(Q_("40 km")) == "40 km"
+    assert format_quantity(Q_("80 GB")) == "80 GB"

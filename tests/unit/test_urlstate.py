@@ -1,0 +1,87 @@
+"""URL state parsing: typed, clamped, and never raising on hostile input."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from interconnect.urlstate import (
+    BoolParam,
+    ChoiceParam,
+    FloatParam,
+    IntParam,
+    QuantityParam,
+    parse_state,
+    safe_echo,
+    to_query,
+)
+
+SPECS = [
+    ChoiceParam("gpu", "h100-sxm", choices=("h100-sxm", "b200", "a100-sxm")),
+    ChoiceParam("unit", "GBps", choices=("GBps", "Gbitps", "bluray")),
+    IntParam("nodes", 8, minimum=1, maximum=1024),
+    FloatParam("overlap", 0.85, minimum=0.0, maximum=1.0),
+    BoolParam("nvls", True),
+    QuantityParam("nic_bw", "400 Gbit/s", dimension="bandwidth", minimum="1 Mbit/s", maximum="100 Tbit/s"),
+]
+
+
+def test_defaults_when_absent():
+    values, warnings = parse_state(SPECS, {})
+    assert values == {"gpu": "h100-sxm", "unit": "GBps", "nodes": 8, "overlap": 0.85, "nvls": True,
+                      "nic_bw": "400 Gbit/s"}
+    assert warnings == []
+
+
+def test_good_values_round_trip():
+    query = {"gpu": "b200", "unit": "Gbitps", "nodes": "64", "overlap": "0.5", "nvls": "0", "nic_bw": "200 Gbit/s"}
+    values, warnings = parse_state(SPECS, query)
+    assert warnings == []
+    assert to_query(SPECS, values) == query
+
+
+def test_case_insensitive_choice_but_exact_first():
+    values, _ = parse_state(SPECS, {"gpu": "B200", "unit": "GBps"})
+    assert values["gpu"] == "b200"
+    assert values["unit"] == "GBps"  # not confused with Gbitps
+
+
+def test_each_bad_value_names_the_parameter_and_the_fallback():
+    query = {"gpu": "<script>alert(1)</script>", "nodes": "0", "overlap": "nan", "nvls": "maybe",
+             "nic_bw": "5 parsecs", "unit": "x" * 10_000}
+    values, warnings = parse_state(SPECS, query)
+    by_key = {warning.key: warning for warning in warnings}
+    assert set(by_key) == {"gpu", "nodes", "overlap", "nvls", "nic_bw", "unit"}
+    assert values["nodes"] == 1 and "minimum" in by_key["nodes"].reason
+    assert values["gpu"] == "h100-sxm" and by_key["gpu"].used == "h100-sxm"
+    assert "got a length" in by_key["nic_bw"].reason and values["nic_bw"] == "400 Gbit/s"
+    assert "too long" in by_key["unit"].reason
+    assert by_key["gpu"].message().startswith("Link parameter `gpu`")
+
+
+def test_clamping_above_maximum():
+    values, warnings = parse_state(SPECS, {"nodes": "1e9", "nic_bw": "1 Pbit/s"})
+    assert values["nodes"] == 1024
+    assert values["nic_bw"] == "100 Tbit/s"
+    assert len(warnings) == 2
+
+
+def test_repeated_parameter_takes_the_last():
+    values, _ = parse_state(SPECS, {"nodes": ["2", "4"]})
+    assert values["nodes"] == 4
+
+
+def test_safe_echo_neutralises_markup():
+    echoed = safe_echo("`x`\n<b>\u202e" + "y" * 100)
+    assert "`" not in echoed and "\n" not in echoed and "\u202e" not in echoed
+    assert echoed.endswith("…") and len(echoed) <= 41
+
+
+@given(st.dictionaries(st.sampled_from(["gpu", "unit", "nodes", "overlap", "nvls", "nic_bw", "other"]),
+                       st.text(max_size=300)))
+def test_any_query_parses_to_valid_values(query):
+    values, warnings = parse_state(SPECS, query)
+    assert values["gpu"] in ("h100-sxm", "b200", "a100-sxm")
+    assert 1 <= values["nodes"] <= 1024
+    assert 0.0 <= values["overlap"] <= 1.0
+    assert isinstance(values["nvls"], bool)
+    for warning in warnings:
+        assert "`" not in warning.received
