@@ -1,0 +1,1448 @@
+"""Read the output of NVIDIA nccl-tests and AMD rccl-tests into arrays.
+
+This is the ingest step of "paste your nccl-tests output": :func:`parse_nccl_tests` accepts what a
+user pastes or uploads and returns one :class:`NcclRun` with one array element per data row
+(message size, time, algbw, busbw for out-of-place and in-place), the rank count and where it came
+from, and plain-language warnings about anything odd. Every failure is a :class:`NcclLogError`
+that names the line and the reason. No Streamlit here: pages call this and render the result.
+
+Formats read (checked against ``NVIDIA/nccl-tests`` ``src/util.cu``, ``src/common.cu`` and their
+history, and ``ROCm/rccl-tests`` ``src/common.cu``):
+
+* stdout of ``all_reduce_perf`` and friends, any version since 2017: with or without the ``#``
+  preamble and column header; ``-C 1`` (``cputime``), ``-S 1`` (a trailing ``YYYY-mm-dd HH:MM:SS``
+  timestamp), ``-I 1`` (per-iteration ``i_min i_max i_p99 i_cv%`` columns), ``-c 0`` (``N/A``),
+  the 2019-2022 ``error`` column (a float such as ``2e-07``), rows without ``redop``/``root``
+  (old ``all_gather``, ``broadcast``), the 2017 layout (``bytes N type op``, time in ms),
+  rccl-tests' in-place-only table, numbers in scientific notation (``getFloatStr`` switches to
+  ``%.1e`` when a value outgrows its column), underscores or commas in hand-edited sizes;
+* noise around it: ``NCCL INFO`` / ``NCCL WARN`` lines, even when they split a data row in two,
+  launcher prefixes (OpenMPI ``--tag-output``/``--timestamp-output``, ``srun --label``, pdsh,
+  ``kubectl logs --timestamps``), Markdown table pipes, ANSI colour codes, CRLF, tabs, UTF-16
+  (PowerShell ``>``);
+* the JSON file written by ``-J`` (``JSON_FILE_VERSION`` 3, added to nccl-tests in October 2025).
+
+Units: sizes in bytes, times in microseconds, bandwidths in GB/s = 1e9 B/s, exactly as nccl-tests
+prints them (``doc/PERFORMANCE.md``: ``algbw = S/t``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "MAX_LOG_BYTES",
+    "NcclLogError",
+    "NcclRun",
+    "busbw_factor",
+    "infer_ranks",
+    "parse_nccl_tests",
+]
+
+MAX_LOG_BYTES = 5 * 1024 * 1024
+"""Largest log accepted by default, in bytes. A 25-size sweep of all_reduce_perf is about 5 kB."""
+
+_EXAMPLE_ROW = "  1048576  262144  float  sum  -1  ..."
+_BINARY_MESSAGE = "this looks like a binary file, not nccl-tests output"
+_MAX_WARNINGS_LISTED = 5
+
+
+class NcclLogError(ValueError):
+    """The input cannot be read as nccl-tests output.
+
+    Attributes
+    ----------
+    line_number : int or None
+        1-based line of the text input the problem was found on, or None when it concerns the
+        whole input (size, encoding, JSON structure).
+    reason : str
+        What is wrong, in words a user can act on.
+
+    ``str(error)`` is ``"line 17: expected 13 columns ..."`` or just the reason.
+    """
+
+    def __init__(self, reason: str, line_number: int | None = None) -> None:
+        super().__init__(reason, line_number)
+        self.reason = reason
+        self.line_number = line_number
+
+    def __str__(self) -> str:
+        if self.line_number is None:
+            return self.reason
+        return f"line {self.line_number}: {self.reason}"
+
+
+@dataclass(frozen=True, eq=False)
+class NcclRun:
+    """One nccl-tests result table.
+
+    Arrays hold one element per data row, in the order of the input, and are read-only. ``eq=False``
+    because dataclass equality would compare numpy arrays with ``==`` (ambiguous truth value);
+    compare fields with ``np.array_equal`` instead.
+
+    Attributes
+    ----------
+    collective : str or None
+        Program or collective name as the input gives it (``"all_reduce_perf"``), or None.
+    ranks : int or None
+        Number of ranks (GPUs) in the communicator.
+    ranks_source : str
+        ``"rank lines"``, ``"json devices"``, ``"nthread*ngpus header"``,
+        ``"inferred from busbw/algbw"`` or ``"unknown"``.
+    size_bytes, count_elements : numpy.ndarray of int64
+        The ``size`` (B) and ``count`` (elements) columns; ``count_elements`` is -1 where absent.
+    dtype, redop : list of str
+        ``type`` and ``redop`` columns; ``redop`` is ``"none"`` where the layout has no such column.
+    time_us, algbw_gbps, busbw_gbps : numpy.ndarray of float64
+        Out-of-place time (µs; CPU time under ``-C 1``), algorithm and bus bandwidth (GB/s).
+        NaN where the table has in-place results only.
+    inplace_time_us, inplace_algbw_gbps, inplace_busbw_gbps : numpy.ndarray of float64
+        The same for in-place; NaN where absent.
+    time_is_cputime : bool
+        True when the time columns are ``cputime`` (``-C 1``).
+    avg_busbw_gbps : float or None
+        nccl-tests' own ``# Avg bus bandwidth`` (mean busbw over both placements), if printed.
+    gpu_names, hostnames : list of str
+        From the ``# Rank`` lines, one entry per rank in rank order. From JSON, one entry per
+        process: nccl-tests records only the first GPU of each process there.
+    warnings : list of str
+        Non-fatal oddities, each a complete sentence.
+    format : str
+        ``"text"`` or ``"json"``.
+    """
+
+    collective: str | None
+    ranks: int | None
+    ranks_source: str
+    size_bytes: np.ndarray
+    count_elements: np.ndarray
+    dtype: list[str]
+    redop: list[str]
+    time_us: np.ndarray
+    algbw_gbps: np.ndarray
+    busbw_gbps: np.ndarray
+    inplace_time_us: np.ndarray
+    inplace_algbw_gbps: np.ndarray
+    inplace_busbw_gbps: np.ndarray
+    time_is_cputime: bool
+    avg_busbw_gbps: float | None
+    gpu_names: list[str]
+    hostnames: list[str]
+    warnings: list[str]
+    format: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Collectives and the busbw factor
+# ---------------------------------------------------------------------------------------------
+
+_FACTOR_ALL_REDUCE = "2(n-1)/n"
+_FACTOR_N_MINUS_1 = "(n-1)/n"
+_FACTOR_ONE = "1"
+
+# Normalised name -> busbw factor, from the *GetBw functions in nccl-tests src/<collective>.cu.
+_FACTOR_BY_COLLECTIVE = {
+    "allreduce": _FACTOR_ALL_REDUCE,
+    "allgather": _FACTOR_N_MINUS_1,
+    "reducescatter": _FACTOR_N_MINUS_1,
+    "alltoall": _FACTOR_N_MINUS_1,
+    "alltoallv": _FACTOR_N_MINUS_1,
+    "gather": _FACTOR_N_MINUS_1,
+    "scatter": _FACTOR_N_MINUS_1,
+    "broadcast": _FACTOR_ONE,
+    "reduce": _FACTOR_ONE,
+    "sendrecv": _FACTOR_ONE,
+    "hypercube": _FACTOR_ONE,
+}
+
+# Collectives whose algbw numerator is the printed size column, so algbw = size / time holds.
+_ALGBW_IS_SIZE_OVER_TIME = {"allreduce", "broadcast", "reduce", "sendrecv", None}
+
+
+def _collective_key(name: str) -> str | None:
+    """``"./build/all_reduce_perf"``, ``"AllReduce"``, ``"all-reduce"`` -> ``"allreduce"``; None if unknown."""
+    base = re.split(r"[\\/]", name.strip())[-1].lower().removesuffix(".exe")
+    for suffix in ("_perf_mpi", "_perf"):
+        base = base.removesuffix(suffix)
+    key = re.sub(r"[\s_\-]", "", base)
+    return key if key in _FACTOR_BY_COLLECTIVE else None
+
+
+def busbw_factor(collective: str, ranks: int) -> float:
+    """Ratio busbw / algbw that nccl-tests applies for ``collective`` on ``ranks`` ranks.
+
+    nccl-tests (``doc/PERFORMANCE.md``, "Bus bandwidth"; the ``*GetBw`` functions in
+    ``src/<collective>.cu``) reports ``algbw = S / t`` and ``busbw = algbw * F`` with
+
+    .. math::
+
+        F_\\text{all-reduce} = \\frac{2(n-1)}{n}, \\qquad
+        F_\\text{all-gather, reduce-scatter, alltoall(v), gather, scatter} = \\frac{n-1}{n}, \\qquad
+        F_\\text{broadcast, reduce, sendrecv, hypercube} = 1
+
+    The all-reduce factor follows from a ring moving each element through ``2(n-1)`` steps over
+    ``n`` links: ``t = (S/B) * 2(n-1)/n``, so ``B = algbw * 2(n-1)/n`` is the bandwidth each link
+    must sustain, comparable across rank counts.
+
+    Parameters
+    ----------
+    collective : str
+        ``"all_reduce_perf"``, ``"all_reduce"``, ``"allreduce"``, ... (case, ``_perf`` suffix,
+        underscores and directories are ignored).
+    ranks : int
+        Number of ranks n, at least 1.
+
+    Returns
+    -------
+    float
+        The dimensionless factor F.
+
+    Raises
+    ------
+    ValueError
+        Unknown collective or ``ranks < 1``.
+
+    Examples
+    --------
+    >>> busbw_factor("all_reduce_perf", 8)
+    1.75
+    >>> busbw_factor("allgather", 4)
+    0.75
+    >>> busbw_factor("broadcast", 16)
+    1.0
+    """
+    kind = _collective_key(collective) if isinstance(collective, str) else None
+    if kind is None:
+        known = ", ".join(sorted(_FACTOR_BY_COLLECTIVE))
+        raise ValueError(f"unknown collective {collective!r}; known: {known} (with or without _perf)")
+    if isinstance(ranks, bool) or not isinstance(ranks, int | np.integer) or ranks < 1:
+        raise ValueError(f"ranks must be a whole number >= 1, got {ranks!r}")
+    n = int(ranks)
+    factor = _FACTOR_BY_COLLECTIVE[kind]
+    if factor == _FACTOR_ALL_REDUCE:
+        return 2.0 * (n - 1) / n
+    if factor == _FACTOR_N_MINUS_1:
+        return (n - 1) / n
+    return 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Rank count from busbw / algbw
+# ---------------------------------------------------------------------------------------------
+
+_MIN_ALGBW_FOR_RATIO_GBPS = 1.0  # printed with 2 decimals, smaller values say little about the ratio
+
+
+@dataclass(frozen=True)
+class _RankEstimate:
+    ranks: int
+    ratio: float  # median busbw / algbw over the rows used
+    ranks_exact: float  # n solved from the median ratio, before rounding
+    low: float  # smallest n consistent with every row at the printed precision (nan if rows disagree)
+    high: float  # largest such n (may be inf)
+    factor: str
+
+    def admits(self, ranks: int) -> bool:
+        if math.isnan(self.low):
+            return ranks == self.ranks
+        return self.low - 1e-9 <= ranks <= self.high + 1e-9
+
+    def whole_numbers_admitted(self) -> int:
+        if math.isnan(self.low):
+            return 1
+        if math.isinf(self.high):
+            return 2**31
+        return max(0, math.floor(self.high + 1e-9) - math.ceil(self.low - 1e-9) + 1)
+
+
+def _printed_resolution_gbps(values: np.ndarray) -> np.ndarray:
+    """Half a unit in the last printed digit: nccl-tests prints %6.2f, then %6.1f, then %6.0f."""
+    magnitude = np.abs(values)
+    return np.where(magnitude < 1000, 0.005, np.where(magnitude < 10000, 0.05, 0.5))
+
+
+def _ranks_from_ratio(ratio: float, factor: str) -> float:
+    """Invert ``busbw/algbw = F(n)``; inf when the ratio is at or beyond the factor's limit."""
+    limit = 2.0 if factor == _FACTOR_ALL_REDUCE else 1.0
+    if ratio >= limit:
+        return math.inf
+    return limit / (limit - ratio)
+
+
+def _estimate_ranks(
+    factor: str | None, algbw_gbps: np.ndarray, busbw_gbps: np.ndarray, *, resolution_gbps: float | None = None
+) -> _RankEstimate | None:
+    """Rank count implied by busbw/algbw. ``factor`` None means "collective unknown": a ratio
+    above 1 can only be all-reduce's 2(n-1)/n and one below 1 only (n-1)/n.
+
+    ``resolution_gbps`` None means values were printed by nccl-tests (2 decimals); JSON passes a
+    tiny number because it carries 6 decimals.
+    """
+    if factor == _FACTOR_ONE:
+        return None
+    algbw = np.asarray(algbw_gbps, dtype=np.float64).ravel()
+    busbw = np.asarray(busbw_gbps, dtype=np.float64).ravel()
+    with np.errstate(invalid="ignore"):
+        usable = np.isfinite(algbw) & np.isfinite(busbw) & (algbw >= _MIN_ALGBW_FOR_RATIO_GBPS) & (busbw >= 0)
+    if not usable.any():
+        return None
+    algbw, busbw = algbw[usable], busbw[usable]
+    ratio = float(np.median(busbw / algbw))
+    if resolution_gbps is None:
+        algbw_err, busbw_err = _printed_resolution_gbps(algbw), _printed_resolution_gbps(busbw)
+    else:
+        algbw_err = busbw_err = np.full_like(algbw, resolution_gbps)
+    ratio_low_rows = np.maximum(busbw - busbw_err, 0.0) / (algbw + algbw_err)
+    ratio_high_rows = (busbw + busbw_err) / (algbw - algbw_err)
+    ratio_low, ratio_high = float(ratio_low_rows.max()), float(ratio_high_rows.min())
+    rows_agree = ratio_low <= ratio_high
+    if factor is None:
+        low_side, high_side = (ratio_low, ratio_high) if rows_agree else (ratio, ratio)
+        if low_side > 1.0:
+            factor = _FACTOR_ALL_REDUCE
+        elif high_side < 1.0:
+            factor = _FACTOR_N_MINUS_1
+        else:
+            return None
+    ranks_exact = _ranks_from_ratio(ratio, factor)
+    if not math.isfinite(ranks_exact) or ranks_exact < 0.5:
+        return None
+    ranks = max(1, round(ranks_exact))
+    low = high = math.nan
+    if rows_agree and math.isfinite(_ranks_from_ratio(ratio_low, factor)):
+        low, high = _ranks_from_ratio(ratio_low, factor), _ranks_from_ratio(ratio_high, factor)
+        first = max(1, math.ceil(low - 1e-9))
+        if math.isinf(high):
+            ranks = max(ranks, first)
+        elif first <= math.floor(high + 1e-9):
+            ranks = min(max(first, ranks), math.floor(high + 1e-9))
+    return _RankEstimate(ranks, ratio, ranks_exact, low, high, factor)
+
+
+def infer_ranks(collective: str | None, algbw: np.ndarray, busbw: np.ndarray) -> int | None:
+    """Number of ranks implied by busbw / algbw, or None if the data cannot tell.
+
+    Inverts :func:`busbw_factor`: all-reduce ``r = 2(n-1)/n`` gives ``n = 2/(2-r)``; all-gather,
+    reduce-scatter, alltoall, gather and scatter ``r = (n-1)/n`` give ``n = 1/(1-r)``. ``r`` is
+    the median over rows with ``algbw >= 1 GB/s`` (smaller values, printed with 2 decimals, say
+    little). The result is the whole number nearest ``n`` that every row allows at that printed
+    precision. With ``collective=None`` a ratio above 1 is read as all-reduce, below 1 as
+    (n-1)/n. Broadcast, reduce and sendrecv (factor 1) carry no rank information.
+
+    Parameters
+    ----------
+    collective : str or None
+        Collective or program name, or None when the log does not say.
+    algbw, busbw : array_like
+        Algorithm and bus bandwidth in GB/s, same length.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    ValueError
+        Unknown collective name, or arrays of different lengths.
+
+    Examples
+    --------
+    >>> infer_ranks("all_reduce_perf", [239.71, 248.83], [419.49, 435.46])
+    8
+    """
+    factor = None
+    if collective is not None:
+        key = _collective_key(collective) if isinstance(collective, str) else None
+        if key is None:
+            raise ValueError(f"unknown collective {collective!r}")
+        factor = _FACTOR_BY_COLLECTIVE[key]
+    algbw_arr, busbw_arr = np.asarray(algbw, dtype=np.float64), np.asarray(busbw, dtype=np.float64)
+    if algbw_arr.shape != busbw_arr.shape:
+        raise ValueError(f"algbw and busbw differ in shape: {algbw_arr.shape} vs {busbw_arr.shape}")
+    estimate = _estimate_ranks(factor, algbw_arr, busbw_arr)
+    return None if estimate is None else estimate.ranks
+
+
+# ---------------------------------------------------------------------------------------------
+# Small token helpers
+# ---------------------------------------------------------------------------------------------
+
+_INT64_MAX = 2**63 - 1
+_COMMA_INT_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+")
+_NA_TOKENS = frozenset({"N/A", "n/a", "NA"})
+
+
+def _as_int(token: str) -> int | None:
+    """Integer value of ``token`` (underscores allowed, ``1,048,576`` allowed), else None."""
+    try:
+        return int(token)
+    except ValueError:
+        if "," in token and _COMMA_INT_RE.fullmatch(token):
+            return int(token.replace(",", ""))
+        return None
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_continuation_token(token: str) -> bool:
+    return token in _NA_TOKENS or _is_number(token.rstrip("*"))
+
+
+def _format_bytes(n_bytes: int) -> str:
+    if n_bytes < 1024:
+        return f"{n_bytes:,} bytes"
+    if n_bytes < 1024**2:
+        return f"{n_bytes / 1024:.1f} KiB".replace(".0 ", " ")
+    return f"{n_bytes / 1024**2:.1f} MiB".replace(".0 ", " ")
+
+
+# ---------------------------------------------------------------------------------------------
+# Input decoding
+# ---------------------------------------------------------------------------------------------
+
+_ANSI_ESCAPE_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _decode(data: str | bytes, max_bytes: int) -> str:
+    if isinstance(data, bytes | bytearray | memoryview):
+        raw = bytes(data)
+        if len(raw) > max_bytes:
+            raise NcclLogError(f"the log is {_format_bytes(len(raw))}; the limit is {_format_bytes(max_bytes)}")
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with BOM, e.g. PowerShell's ">"
+            try:
+                text = raw.decode("utf-16")
+            except UnicodeDecodeError:
+                raise NcclLogError(_BINARY_MESSAGE) from None
+        else:
+            if b"\x00" in raw:
+                raise NcclLogError(_BINARY_MESSAGE)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise NcclLogError(f"{_BINARY_MESSAGE} (byte {exc.start} is not valid UTF-8)") from None
+    elif isinstance(data, str):
+        text = data
+        if len(text) > max_bytes or (
+            4 * len(text) > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
+        ):
+            size = len(text.encode("utf-8", "surrogatepass"))
+            raise NcclLogError(f"the log is {_format_bytes(size)}; the limit is {_format_bytes(max_bytes)}")
+    else:
+        raise TypeError(f"expected str or bytes, got {type(data).__name__}")
+    if "\x00" in text:
+        raise NcclLogError(_BINARY_MESSAGE)
+    text = text.removeprefix("\ufeff")
+    if "\x1b" in text:
+        text = _ANSI_ESCAPE_RE.sub("", text)
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Text format
+# ---------------------------------------------------------------------------------------------
+
+_KNOWN_DTYPES = frozenset(
+    {
+        "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16",
+        "f8e4m3", "f8e5m2", "fp8_e4m3", "fp8_e5m2", "char", "int", "float16", "float32", "float64",
+        "bf16", "fp16", "fp32", "fp64",
+    }
+)  # fmt: skip
+_KNOWN_REDOPS = frozenset({"sum", "prod", "max", "min", "avg", "mulsum", "premulsum", "none"})
+
+# Launcher prefixes, stripped (repeatedly) from lines that do not already look like output.
+_STD_TAG_RE = re.compile(r"<std(?:out|err)>:")
+_PREFIX_RE = re.compile(
+    r"""^(?:
+        \[\d+(?:,\d+)*\]:?                                      # OpenMPI --tag-output [1,0], or [0]
+      | \d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?:?  # ISO timestamp
+      | \[\d{4}-\d{2}-\d{2}[T\ ][^\]]*\]:?                      # [2024-07-18 10:00:00]
+      | [A-Z][a-z]{2}\ [A-Z][a-z]{2}\ +\d{1,2}\ \d{2}:\d{2}:\d{2}\ \d{4}:?   # ctime (Thu Jul 18 ...)
+      | \d{2}:\d{2}:\d{2}(?:[.,]\d+)?:?                          # bare clock (ts, annotate-output)
+      | \d+:                                                    # srun --label
+      | [A-Za-z][\w.\-]*:                                       # pdsh / clush "host:"
+      | [A-Za-z][\w.\-]*\s+\|                                   # docker compose "worker-1  |"
+      | \[[\w.\-]+(?:/[\w.\-]+)+\]                             # kubectl logs --prefix [pod/name/container]
+    )(?:\s+|(?=\#))""",
+    re.VERBOSE,
+)
+_NCCL_MESSAGE_RE = re.compile(r"(?:\[\d+(?:,\d+)*\]\s*)?[^\s:\[\]]+:\d+:\d+\s+\[\d+\]\s+NCCL (?:INFO|WARN)")
+# A value nccl-tests printed just before NCCL's message, glued to the hostname ("-1dgx-a07:123:456 [0] NCCL INFO").
+_GLUED_VALUE_RE = re.compile(r"(?:-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|N/A)(?=[A-Za-z])")
+_KNOWN_NOISE_RE = re.compile(r"(?:NCCL version|RCCL version|rccl-tests: Version)\b")
+_RANK_RE = re.compile(
+    r"Rank\s+(?P<rank>\d+)(?:\s+Group\s+\d+)?(?:\s+Pid\s+\d+)?\s+on\s+(?P<host>\S+)\s+device\s+\d+"
+    r"(?:\s+\[[^\]]*\])?\s*(?P<gpu>.*?)\s*$"
+)
+_RANK_LOOSE_RE = re.compile(r"Rank\s+(\d+)\b")
+_NTHREAD_RE = re.compile(r"nThread\s+(\d+)\s+nGpus\s+(\d+)")
+_AVG_BUSBW_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)(?:\s+(\S+))?")
+_OUT_OF_BOUNDS_RE = re.compile(r"Out of bounds values\s*:\s*(\d+)(?:\s+(\S+))?")
+_PERF_PROGRAM_RE = re.compile(r"\b([a-z][a-z0-9_]*_perf(?:_mpi)?)\b")
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CLOCK_RE = re.compile(r"\d{2}:\d{2}:\d{2}")
+
+_HEADER_ROLES = {
+    "size": "size",
+    "bytes": "size",
+    "count": "count",
+    "n": "count",
+    "type": "type",
+    "redop": "redop",
+    "op": "redop",
+    "root": "root",
+    "time": "time",
+    "cputime": "time",
+    "algbw": "algbw",
+    "busbw": "busbw",
+    "#wrong": "wrong",
+    "wrong": "wrong",
+    "error": "error",
+    "res": "error",
+}
+_STANDARD_COLUMNS = "size count type redop root time algbw busbw #wrong time algbw busbw #wrong"
+
+
+@dataclass(frozen=True)
+class _Group:
+    placement: str  # "out" or "in"
+    i_time: int
+    i_algbw: int
+    i_busbw: int
+    i_wrong: int | None
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each field sits in a whitespace-split data row."""
+
+    names: str  # the columns, for error messages
+    n_columns: int  # tokens in a row, without the optional timestamp
+    max_extra: int  # 2 when a trailing "YYYY-mm-dd HH:MM:SS" timestamp may follow
+    i_size: int
+    i_count: int
+    i_type: int
+    i_redop: int | None
+    i_root: int | None
+    groups: tuple[_Group, ...]
+    time_scale_to_us: float  # 1000 for the 2017 layout, which printed milliseconds
+    wrong_is_count: bool | None  # True for "#wrong", False for the old max-error column, None unknown
+
+
+def _column_count_error(layout_names: str, n_expected: str, found: int, line_number: int) -> NcclLogError:
+    return NcclLogError(f"expected {n_expected} columns ({layout_names}), found {found}", line_number)
+
+
+class _TextParser:
+    """Line-by-line state machine over nccl-tests stdout."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.header_layout: _Layout | None = None
+        self.inferred_layouts: dict[tuple[int, int, bool], _Layout] = {}
+        self.title_in_place_only = False
+        self.cputime = False
+        # rows
+        self.row_lines: list[int] = []
+        self.sizes: list[int] = []
+        self.counts: list[int] = []
+        self.dtypes: list[str] = []
+        self.redops: list[str] = []
+        self.out_values: list[tuple[float, float, float]] = []
+        self.in_values: list[tuple[float, float, float]] = []
+        self.wrong_rows: list[int] = []
+        self.pending: tuple[int, list[str]] | None = None
+        # preamble / footer
+        self.collective: str | None = None
+        self.collective_from_command: str | None = None
+        self.nthread_ngpus: tuple[int, int] | None = None
+        self.rank_info: dict[int, tuple[str, str]] = {}
+        self.rank_zero_lines = 0
+        self.avg_busbw_gbps: float | None = None
+        self.warnings: list[str] = []
+        self.nccl_warns: list[str] = []
+        self.unrecognised: list[int] = []
+        self.first_unrecognised_text = ""
+        self.non_blank = 0
+        self.stopped = False
+        self.single_group_headerless = False
+        self.unknown_dtypes: set[str] = set()
+        self.layout_time_scale_warned = False
+
+    # -- main loop ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        for index, line in enumerate(self.lines):
+            if "NCCL " in line and ("NCCL INFO" in line or "NCCL WARN" in line):
+                line = self._split_nccl_message(line)
+                if not line:
+                    continue
+            if not line or line.isspace():
+                continue
+            self.non_blank += 1
+            self._dispatch(line.strip(), index + 1)
+            if self.stopped:
+                break
+        self._flush_pending()
+
+    def _dispatch(self, text: str, line_number: int) -> None:
+        original = text
+        for _ in range(4):
+            tokens = text.split()
+            if not tokens:
+                return
+            if self._is_row_start(tokens):
+                self._row_start(tokens, line_number)
+                return
+            if text[0] == "#":
+                self._flush_pending()
+                self._comment(text, line_number)
+                return
+            if self.pending is not None and all(_is_continuation_token(t) for t in tokens):
+                self._continue_row(tokens)
+                return
+            if _KNOWN_NOISE_RE.match(text):
+                return
+            stripped = self._strip_prefix(text)
+            if stripped == text:
+                break
+            text = stripped
+        self._unrecognised(original, line_number)
+
+    @staticmethod
+    def _is_row_start(tokens: list[str]) -> bool:
+        """``size count type ...``; or a damaged row: an integer, a data type among the next two
+        tokens and at least four numbers (reported as malformed rather than skipped)."""
+        if len(tokens) < 3 or _as_int(tokens[0]) is None:
+            return False
+        if _as_int(tokens[1]) is not None and not _is_number(tokens[2]):
+            return True
+        return (tokens[1] in _KNOWN_DTYPES or tokens[2] in _KNOWN_DTYPES) and sum(map(_is_number, tokens)) >= 4
+
+    @staticmethod
+    def _strip_prefix(text: str) -> str:
+        if text[0] == "|":  # a Markdown table row
+            return text.replace("|", " ").strip()
+        tag = _STD_TAG_RE.search(text, 0, 200)
+        if tag:
+            return text[tag.end() :].strip()
+        match = _PREFIX_RE.match(text)
+        if match and match.end() > 0:
+            return text[match.end() :].strip()
+        return text
+
+    def _split_nccl_message(self, line: str) -> str:
+        """Drop an NCCL INFO/WARN message, keeping any nccl-tests output printed before it on the
+        same line (stdout and stderr interleave mid-row when NCCL_DEBUG=INFO)."""
+        match = _NCCL_MESSAGE_RE.search(line)
+        if match is None:
+            start = line.find("NCCL INFO") if "NCCL INFO" in line else line.find("NCCL WARN")
+            before, message = "", line[start:]
+        else:
+            before, message = line[: match.start()], line[match.start() :]
+            glued = _GLUED_VALUE_RE.match(message)
+            if glued and (not before or before[-1].isspace()):
+                before, message = before + glued.group(0), message[glued.end() :]
+        if "NCCL WARN" in message:
+            text = message.split("NCCL WARN", 1)[1].strip()
+            if text and text not in self.nccl_warns:
+                self.nccl_warns.append(text)
+        return before
+
+    def _unrecognised(self, text: str, line_number: int) -> None:
+        program = _PERF_PROGRAM_RE.search(text)
+        if program and _collective_key(program.group(1)) is not None:
+            # The command line, echoed by the job script: names the collective on older versions.
+            if self.collective_from_command is None:
+                self.collective_from_command = program.group(1)
+            return
+        if not self.unrecognised:
+            self.first_unrecognised_text = text[:60]
+        self.unrecognised.append(line_number)
+
+    # -- comments: preamble, header, footer --------------------------------------------------
+
+    def _comment(self, text: str, line_number: int) -> None:
+        body = " ".join(text.lstrip("#").split())  # tabs or collapsed spaces read the same
+        if not body:
+            return
+        if body.startswith("Rank"):
+            self._rank_line(body)
+        elif "algbw" in body and "time" in body:
+            self._header(body, line_number)
+        elif body.startswith("(B)") or body.startswith("(us)"):
+            return
+        elif "in-place" in body and body.split()[0] in ("in-place", "out-of-place"):
+            self.title_in_place_only = "out-of-place" not in body
+        elif body.startswith("nThread"):
+            match = _NTHREAD_RE.match(body)
+            if match and self.nthread_ngpus is None:
+                self.nthread_ngpus = (int(match.group(1)), int(match.group(2)))
+        elif body.startswith("Collective test starting:"):
+            name = body.split(":", 1)[1].strip()
+            if self.sizes:
+                self._stop(line_number, f"a second test ({name}) starts")
+            elif name:
+                self.collective = re.split(r"[\\/]", name)[-1]
+        elif body.startswith("Avg bus bandwidth"):
+            self._avg_busbw(body, line_number)
+        elif body.startswith("Out of bounds values"):
+            match = _OUT_OF_BOUNDS_RE.match(body)
+            if match and int(match.group(1)) > 0:
+                self.warnings.append(
+                    f"nccl-tests reported {int(match.group(1))} out-of-bounds values (line {line_number}): "
+                    "some results failed validation"
+                )
+        elif body.startswith("error:") and body[6:].strip():
+            self.warnings.append(f"nccl-tests printed an error (line {line_number}): {body[6:].strip()}")
+
+    def _rank_line(self, body: str) -> None:
+        match = _RANK_RE.match(body)
+        if match:
+            rank, host, gpu = int(match.group("rank")), match.group("host"), match.group("gpu")
+        else:
+            loose = _RANK_LOOSE_RE.match(body)
+            if loose is None:
+                return
+            rank, host, gpu = int(loose.group(1)), "", ""
+        if rank == 0:
+            self.rank_zero_lines += 1
+        self.rank_info.setdefault(rank, (host, gpu.rstrip(". ") if gpu.endswith("...") else gpu))
+
+    def _avg_busbw(self, body: str, line_number: int) -> None:
+        match = _AVG_BUSBW_RE.match(body)
+        if match is None:
+            return
+        try:
+            value = float(match.group(1))
+        except ValueError:
+            self.warnings.append(f"line {line_number}: average bus bandwidth {match.group(1)!r} is not a number")
+            return
+        if self.avg_busbw_gbps is None:
+            self.avg_busbw_gbps = value if math.isfinite(value) else None
+        if match.group(2) == "FAILED":
+            self.warnings.append(
+                f"nccl-tests marked the average bus bandwidth FAILED (line {line_number}): "
+                "it is below the NCCL_TESTS_MIN_BW threshold set for the run"
+            )
+
+    def _stop(self, line_number: int, what: str) -> None:
+        first, last = self.row_lines[0], self.row_lines[-1]
+        self.warnings.append(
+            f"the log holds more than one result table: {what} at line {line_number}; "
+            f"only the first table (lines {first}-{last}) was read"
+        )
+        self.stopped = True
+
+    def _header(self, body: str, line_number: int) -> None:
+        layout = self._layout_from_header(body.split(), line_number)
+        if layout is None:
+            return
+        if self.sizes:
+            self._stop(line_number, "a new column header")
+            return
+        self.header_layout = layout
+
+    def _layout_from_header(self, tokens: list[str], line_number: int) -> _Layout | None:
+        names = [t.lower() for t in tokens]
+        if names and names[0] == "timestamp":  # a leading timestamp is stripped from rows as a prefix
+            names = names[1:]
+        max_extra = 0
+        if "timestamp" in names:
+            names = [n for n in names if n != "timestamp"]
+            max_extra = 2
+        roles = [_HEADER_ROLES.get(n, "extra") for n in names]
+        not_understood = f"line {line_number}: column header not understood; columns were inferred from each row"
+        if roles[:3] != ["size", "count", "type"]:
+            self.warnings.append(not_understood)
+            return None
+        i = 3
+        i_redop = i_root = None
+        if i < len(roles) and roles[i] == "redop":
+            i_redop, i = i, i + 1
+        if i < len(roles) and roles[i] == "root":
+            i_root, i = i, i + 1
+        groups_found: list[dict[str, int]] = []
+        for j in range(i, len(roles)):
+            role = roles[j]
+            if role == "time":
+                groups_found.append({"time": j})
+            elif role in ("algbw", "busbw", "wrong", "error") and groups_found and role not in groups_found[-1]:
+                groups_found[-1][role] = j
+            elif role != "extra":
+                self.warnings.append(not_understood)
+                return None
+        complete = [g for g in groups_found if "algbw" in g and "busbw" in g]
+        if not complete or len(complete) != len(groups_found):
+            self.warnings.append(not_understood)
+            return None
+        if len(complete) > 2:
+            self.warnings.append(f"line {line_number}: the header has {len(complete)} time columns; read the first two")
+            complete = complete[:2]
+        if len(complete) == 2:
+            placements = ("out", "in")
+        else:
+            placements = ("in",) if self.title_in_place_only else ("out",)
+        groups = tuple(
+            _Group(p, g["time"], g["algbw"], g["busbw"], g.get("wrong", g.get("error")))
+            for p, g in zip(placements, complete, strict=True)
+        )
+        self.cputime = "cputime" in names
+        self.title_in_place_only = False
+        wrong_is_count = True if "wrong" in roles else (False if "error" in roles else None)
+        time_scale = 1000.0 if names[0] == "bytes" else 1.0  # 2017 layout: "bytes N type op", time in ms
+        if time_scale != 1.0 and not self.layout_time_scale_warned:
+            self.layout_time_scale_warned = True
+            self.warnings.append(
+                f"line {line_number}: 2017-style header (bytes, N, op): its time column is in ms; converted to µs"
+            )
+        return _Layout(
+            names=" ".join(names) + (" [timestamp]" if max_extra else ""),
+            n_columns=len(names),
+            max_extra=max_extra,
+            i_size=0,
+            i_count=1,
+            i_type=2,
+            i_redop=i_redop,
+            i_root=i_root,
+            groups=groups,
+            time_scale_to_us=time_scale,
+            wrong_is_count=wrong_is_count,
+        )
+
+    # -- data rows ---------------------------------------------------------------------------
+
+    def _row_start(self, tokens: list[str], line_number: int) -> None:
+        self._flush_pending()
+        expected = self.header_layout.n_columns if self.header_layout else 13
+        if len(tokens) < expected:
+            # Maybe split by an interleaved NCCL message: wait for continuation lines.
+            self.pending = (line_number, list(tokens))
+            return
+        self._add_row(tokens, line_number)
+
+    def _continue_row(self, tokens: list[str]) -> None:
+        assert self.pending is not None
+        self.pending[1].extend(tokens)
+        expected = self.header_layout.n_columns if self.header_layout else 13
+        if len(self.pending[1]) >= expected:
+            self._flush_pending()
+
+    def _flush_pending(self) -> None:
+        if self.pending is not None:
+            line_number, tokens = self.pending
+            self.pending = None
+            self._add_row(tokens, line_number)
+
+    def _infer_layout(self, tokens: list[str], line_number: int) -> _Layout:
+        n = len(tokens)
+        n_timestamp = 2 if n >= 2 and _CLOCK_RE.fullmatch(tokens[-1]) and _DATE_RE.fullmatch(tokens[-2]) else 0
+        has_redop = n - n_timestamp > 3 and not _is_number(tokens[3])
+        key = (n, n_timestamp, has_redop)
+        layout = self.inferred_layouts.get(key)
+        if layout is not None:
+            return layout
+        i = 4 if has_redop else 3
+        remaining = n - n_timestamp - i
+        i_root = None
+        if remaining % 4 == 1:
+            i_root, i, remaining = i, i + 1, remaining - 1
+        n_groups = remaining // 4
+        if remaining % 4 != 0 or not 1 <= n_groups <= 2:
+            raise NcclLogError(
+                f"expected 13 columns like '{_STANDARD_COLUMNS}', found {n}"
+                + ("" if n < 13 else "; paste the '#  size  count ...' header too if the layout is different"),
+                line_number,
+            )
+        placements = ("out", "in") if n_groups == 2 else ("out",)
+        groups = tuple(
+            _Group(p, i + 4 * k, i + 4 * k + 1, i + 4 * k + 2, i + 4 * k + 3) for k, p in enumerate(placements)
+        )
+        if n_groups == 1 and not self.single_group_headerless:
+            self.single_group_headerless = True
+            self.warnings.append(
+                f"line {line_number}: rows have one time/algbw/busbw group and there is no header; read as out-of-place"
+            )
+        names = ["size", "count", "type"] + (["redop"] if has_redop else []) + (["root"] if i_root else [])
+        names += ["time", "algbw", "busbw", "#wrong"] * n_groups
+        layout = _Layout(
+            names=" ".join(names),
+            n_columns=n - n_timestamp,
+            max_extra=n_timestamp,
+            i_size=0,
+            i_count=1,
+            i_type=2,
+            i_redop=3 if has_redop else None,
+            i_root=i_root,
+            groups=groups,
+            time_scale_to_us=1.0,
+            wrong_is_count=None,
+        )
+        self.inferred_layouts[key] = layout
+        return layout
+
+    def _add_row(self, tokens: list[str], line_number: int) -> None:
+        layout = self.header_layout
+        if layout is None:
+            layout = self._infer_layout(tokens, line_number)
+        n = len(tokens)
+        if not layout.n_columns <= n <= layout.n_columns + layout.max_extra:
+            raise _column_count_error(layout.names, str(layout.n_columns), n, line_number)
+        size = self._int_field(tokens[layout.i_size], "size", line_number)
+        count = self._int_field(tokens[layout.i_count], "count", line_number)
+        dtype = tokens[layout.i_type]
+        if dtype not in _KNOWN_DTYPES:
+            self._check_dtype(dtype, line_number)
+        redop = "none"
+        if layout.i_redop is not None:
+            redop = tokens[layout.i_redop]
+            if _is_number(redop):
+                raise NcclLogError(f"redop {redop!r} should be a reduction name such as sum", line_number)
+        if layout.i_root is not None and _as_int(tokens[layout.i_root]) is None:
+            raise NcclLogError(f"root {tokens[layout.i_root]!r} is not a whole number", line_number)
+        out_values = in_values = (math.nan, math.nan, math.nan)
+        for group in layout.groups:
+            values = (
+                self._float_field(tokens[group.i_time], "time", line_number) * layout.time_scale_to_us,
+                self._float_field(tokens[group.i_algbw], "algbw", line_number),
+                self._float_field(tokens[group.i_busbw], "busbw", line_number),
+            )
+            if group.i_wrong is not None:
+                self._wrong_field(tokens[group.i_wrong], layout, line_number)
+            if group.placement == "out":
+                out_values = values
+            else:
+                in_values = values
+        self.row_lines.append(line_number)
+        self.sizes.append(size)
+        self.counts.append(count)
+        self.dtypes.append(dtype)
+        self.redops.append(redop)
+        self.out_values.append(out_values)
+        self.in_values.append(in_values)
+
+    def _check_dtype(self, dtype: str, line_number: int) -> None:
+        if _is_number(dtype):
+            raise NcclLogError(f"type {dtype!r} should be a data type name such as float", line_number)
+        if dtype in _KNOWN_REDOPS:
+            raise NcclLogError(
+                f"'{dtype}' is a reduction operation but sits in the type column; is a column missing?", line_number
+            )
+        if dtype not in self.unknown_dtypes:
+            self.unknown_dtypes.add(dtype)
+            self.warnings.append(f"line {line_number}: unfamiliar data type {dtype!r}")
+
+    @staticmethod
+    def _int_field(token: str, name: str, line_number: int) -> int:
+        value = _as_int(token)
+        if value is None:
+            try:
+                as_float = float(token)
+            except ValueError:
+                as_float = math.nan
+            if not (math.isfinite(as_float) and as_float.is_integer()):
+                raise NcclLogError(f"{name} {token!r} is not a whole number", line_number)
+            value = int(as_float)
+        if value < 0:
+            raise NcclLogError(f"{name} {token!r} is negative", line_number)
+        if value > _INT64_MAX:
+            raise NcclLogError(f"{name} {token!r} is too large", line_number)
+        return value
+
+    @staticmethod
+    def _float_field(token: str, name: str, line_number: int) -> float:
+        try:
+            value = float(token)
+        except ValueError:
+            raise NcclLogError(f"{name} {token!r} is not a number", line_number) from None
+        if value < 0:
+            raise NcclLogError(f"{name} {token!r} is negative", line_number)
+        return value
+
+    def _wrong_field(self, token: str, layout: _Layout, line_number: int) -> None:
+        if token in _NA_TOKENS:
+            return
+        bare = token.rstrip("*")  # rccl-tests marks errors above its threshold with an asterisk
+        try:
+            value = float(bare)
+        except ValueError:
+            raise NcclLogError(f"#wrong {token!r} is not a number or N/A", line_number) from None
+        counts_elements = layout.wrong_is_count
+        if counts_elements is None:  # headerless: "0"/"12" is a count, "2e-07" the old max error
+            counts_elements = _as_int(bare) is not None
+        if counts_elements and value != 0 and (not self.wrong_rows or self.wrong_rows[-1] != line_number):
+            self.wrong_rows.append(line_number)
+
+    # -- result ------------------------------------------------------------------------------
+
+    def result(self) -> NcclRun:
+        if not self.sizes:
+            detail = ""
+            if self.unrecognised:
+                detail = (
+                    f"; {len(self.unrecognised)} of {self.non_blank} non-blank lines were not recognised "
+                    f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
+                )
+            raise NcclLogError(f"no data rows found: expected lines like '{_EXAMPLE_ROW}'{detail}")
+        warnings = self.warnings
+        out = np.array(self.out_values, dtype=np.float64).reshape(-1, 3)
+        inp = np.array(self.in_values, dtype=np.float64).reshape(-1, 3)
+        if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
+            warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
+        collective = self.collective or self.collective_from_command
+        if self.wrong_rows:
+            warnings.append(
+                f"{len(self.wrong_rows)} rows report wrong elements (#wrong > 0), first at line {self.wrong_rows[0]}: "
+                "those results failed nccl-tests' validation"
+            )
+        if self.rank_zero_lines > 1:
+            warnings.append(
+                f"'Rank 0' is listed {self.rank_zero_lines} times: the launcher may have started independent "
+                "single-process copies (nccl-tests built without MPI=1?), each with its own communicator"
+            )
+        listed_ranks = None
+        gpu_names: list[str] = []
+        hostnames: list[str] = []
+        if self.rank_info:
+            listed_ranks = max(self.rank_info) + 1
+            if len(self.rank_info) != listed_ranks:
+                warnings.append(
+                    f"Rank lines list {len(self.rank_info)} ranks but the highest is {listed_ranks - 1}; "
+                    "the device list may be truncated"
+                )
+            for rank in sorted(self.rank_info):
+                host, gpu = self.rank_info[rank]
+                hostnames.append(host)
+                gpu_names.append(gpu)
+        header_ranks = self.nthread_ngpus[0] * self.nthread_ngpus[1] if self.nthread_ngpus else None
+        sizes = np.array(self.sizes, dtype=np.int64)
+        algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
+        busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])
+        ranks, ranks_source = _decide_ranks(
+            collective, algbw, busbw, listed_ranks, "Rank lines", "rank lines", header_ranks, None, warnings
+        )
+        if not self.cputime:
+            _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.row_lines], warnings)
+        if self.unrecognised:
+            warnings.append(
+                f"{len(self.unrecognised)} lines were not recognised and were skipped "
+                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
+            )
+        if self.nccl_warns:
+            listed = "; ".join(self.nccl_warns[:_MAX_WARNINGS_LISTED])
+            more = len(self.nccl_warns) - _MAX_WARNINGS_LISTED
+            warnings.append(f"NCCL WARN: {listed}" + (f" (and {more} more)" if more > 0 else ""))
+        return _build_run(
+            collective=collective,
+            ranks=ranks,
+            ranks_source=ranks_source,
+            sizes=sizes,
+            counts=np.array(self.counts, dtype=np.int64),
+            dtypes=self.dtypes,
+            redops=self.redops,
+            out=out,
+            inp=inp,
+            time_is_cputime=self.cputime,
+            avg_busbw_gbps=self.avg_busbw_gbps,
+            gpu_names=gpu_names,
+            hostnames=hostnames,
+            warnings=warnings,
+            fmt="text",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared by text and JSON
+# ---------------------------------------------------------------------------------------------
+
+
+def _decide_ranks(
+    collective: str | None,
+    algbw_gbps: np.ndarray,
+    busbw_gbps: np.ndarray,
+    listed_ranks: int | None,
+    listed_label: str,
+    listed_source: str,
+    header_ranks: int | None,
+    resolution_gbps: float | None,
+    warnings: list[str],
+) -> tuple[int | None, str]:
+    """Pick the rank count: listed devices, else busbw/algbw, else the header; warn on disagreement."""
+    factor: str | None = None
+    if collective is not None:
+        key = _collective_key(collective)
+        if key is None:
+            warnings.append(f"collective {collective!r} has no known busbw factor; ranks not inferred from busbw/algbw")
+            estimate = None
+        else:
+            factor = _FACTOR_BY_COLLECTIVE[key]
+            estimate = _estimate_ranks(factor, algbw_gbps, busbw_gbps, resolution_gbps=resolution_gbps)
+    else:
+        estimate = _estimate_ranks(None, algbw_gbps, busbw_gbps, resolution_gbps=resolution_gbps)
+
+    if estimate is not None:
+        if math.isnan(estimate.low):
+            warnings.append(
+                f"busbw/algbw varies between rows more than printing rounds it (median {estimate.ratio:.5f}); "
+                "ranks estimated from the median"
+            )
+        elif estimate.whole_numbers_admitted() == 0:
+            warnings.append(
+                f"busbw/algbw = {estimate.ratio:.5f} gives {estimate.ranks_exact:.2f} ranks, not a whole number: "
+                "busbw may not follow nccl-tests' standard factor here"
+            )
+        if collective is None and listed_ranks is None:
+            name = "all-reduce's 2(n-1)/n" if estimate.factor == _FACTOR_ALL_REDUCE else "(n-1)/n"
+            warnings.append(
+                f"the log does not name the collective; busbw/algbw = {estimate.ratio:.4f} fits {name}, "
+                "which was used to infer the rank count"
+            )
+
+    if listed_ranks is not None:
+        if estimate is not None and not estimate.admits(listed_ranks):
+            warnings.append(f"ranks from {listed_label} ({listed_ranks}) disagree with busbw/algbw ({estimate.ranks})")
+        return listed_ranks, listed_source
+    if estimate is not None:
+        spread = estimate.whole_numbers_admitted()
+        if spread > 1 and math.isfinite(estimate.high):
+            warnings.append(
+                f"busbw/algbw pins the rank count only to {math.ceil(estimate.low - 1e-9)}-"
+                f"{math.floor(estimate.high + 1e-9)} (bandwidths are printed with 2 decimals); "
+                f"{estimate.ranks} fits the median best"
+            )
+        if header_ranks is not None and estimate.ranks < header_ranks and not estimate.admits(header_ranks):
+            warnings.append(
+                f"busbw/algbw implies {estimate.ranks} ranks, fewer than nThread*nGpus = {header_ranks} in the header"
+            )
+        return estimate.ranks, "inferred from busbw/algbw"
+    if header_ranks is not None:
+        warnings.append(
+            f"rank count taken from the header's nThread*nGpus ({header_ranks}); under MPI every process "
+            "prints its own GPUs only, so the real count may be a multiple of it"
+        )
+        return header_ranks, "nthread*ngpus header"
+    return None, "unknown"
+
+
+def _check_algbw(
+    collective: str | None,
+    sizes: np.ndarray,
+    out: np.ndarray,
+    inp: np.ndarray,
+    row_labels: list[str],
+    warnings: list[str],
+) -> None:
+    """Warn when algbw is not size/time (GB/s from B and µs: size / time / 1e3) beyond 5 %."""
+    key = _collective_key(collective) if collective else None
+    if key not in _ALGBW_IS_SIZE_OVER_TIME or (collective and key is None):
+        return
+    size = sizes.astype(np.float64)
+    bad = np.zeros(len(sizes), dtype=bool)
+    first_detail = ""
+    for values in (out, inp):
+        time_us, algbw = values[:, 0], values[:, 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = size / time_us / 1e3
+            off = (
+                (algbw >= 0.1)
+                & (time_us > 0)
+                & np.isfinite(expected)
+                & (np.abs(algbw - expected) > 0.05 * algbw + 0.01)
+            )
+        if off.any() and not first_detail:
+            i = int(np.argmax(off))
+            first_detail = f"{row_labels[i]}: algbw {algbw[i]:g} GB/s but size/time = {expected[i]:.4g} GB/s"
+        bad |= off
+    if bad.any():
+        warnings.append(
+            f"{first_detail} ({int(bad.sum())} rows differ by more than 5%); check the time unit and the size column"
+        )
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array = np.ascontiguousarray(array)
+    array.setflags(write=False)
+    return array
+
+
+def _build_run(
+    *,
+    collective: str | None,
+    ranks: int | None,
+    ranks_source: str,
+    sizes: np.ndarray,
+    counts: np.ndarray,
+    dtypes: list[str],
+    redops: list[str],
+    out: np.ndarray,
+    inp: np.ndarray,
+    time_is_cputime: bool,
+    avg_busbw_gbps: float | None,
+    gpu_names: list[str],
+    hostnames: list[str],
+    warnings: list[str],
+    fmt: str,
+) -> NcclRun:
+    return NcclRun(
+        collective=collective,
+        ranks=ranks,
+        ranks_source=ranks_source,
+        size_bytes=_readonly(sizes),
+        count_elements=_readonly(counts),
+        dtype=list(dtypes),
+        redop=list(redops),
+        time_us=_readonly(out[:, 0]),
+        algbw_gbps=_readonly(out[:, 1]),
+        busbw_gbps=_readonly(out[:, 2]),
+        inplace_time_us=_readonly(inp[:, 0]),
+        inplace_algbw_gbps=_readonly(inp[:, 1]),
+        inplace_busbw_gbps=_readonly(inp[:, 2]),
+        time_is_cputime=time_is_cputime,
+        avg_busbw_gbps=avg_busbw_gbps,
+        gpu_names=gpu_names,
+        hostnames=hostnames,
+        warnings=warnings,
+        format=fmt,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON format (-J)
+# ---------------------------------------------------------------------------------------------
+
+_JSON_FILE_VERSION_KNOWN = 3
+_BARE_INF_RE = re.compile(r"(?<=[:\[,])(\s*)(-?)inf\b")  # nccl-tests prints inf with %lf, which JSON lacks
+
+
+def _json_float(value: object, where: str) -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        raise NcclLogError(f"{where} is {value!r}, expected a number")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):  # nccl-tests writes NaN as the string "nan"
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    raise NcclLogError(f"{where} is {value!r}, expected a number")
+
+
+def _json_int(value: object, where: str) -> int:
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str):
+        number = _as_int(value.strip())
+    if number is None:
+        raise NcclLogError(f"{where} is {value!r}, expected a whole number")
+    if not 0 <= number <= _INT64_MAX:
+        raise NcclLogError(f"{where} is {value!r}, outside 0..2^63-1")
+    return number
+
+
+def _load_json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise NcclLogError("the JSON is nested too deeply to be nccl-tests output") from None
+    except json.JSONDecodeError as exc:
+        repaired = _BARE_INF_RE.sub(r"\1\2Infinity", text)
+        if repaired != text:
+            try:
+                return json.loads(repaired)
+            except (json.JSONDecodeError, RecursionError):
+                pass
+        if not text.rstrip().endswith("}"):  # nccl-tests closes its one object last (jsonOutputFinalize)
+            reason = "the JSON ends early (was the nccl-tests run interrupted before it finished the file?)"
+        else:
+            reason = f"not valid JSON: {exc.msg} (column {exc.colno})"
+        raise NcclLogError(reason, exc.lineno) from None
+
+
+def _parse_json(text: str) -> NcclRun:
+    document = _load_json(text)
+    if not isinstance(document, dict):
+        raise NcclLogError("the JSON is not an object; nccl-tests -J writes one object with a 'results' list")
+    results = document.get("results")
+    if not isinstance(results, list):
+        raise NcclLogError("the JSON has no 'results' list; is this an nccl-tests -J file?")
+    if not results:
+        raise NcclLogError(
+            f"no data rows found: the JSON 'results' list is empty (expected rows like '{_EXAMPLE_ROW}')"
+        )
+    warnings: list[str] = []
+    version = document.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > _JSON_FILE_VERSION_KNOWN:
+        warnings.append(
+            f"JSON file version {version} is newer than version {_JSON_FILE_VERSION_KNOWN} this reader was written for"
+        )
+    config = document.get("config")
+    config = config if isinstance(config, dict) else {}
+
+    sizes: list[int] = []
+    counts: list[int] = []
+    dtypes: list[str] = []
+    redops: list[str] = []
+    placements: dict[str, list[tuple[float, float, float]]] = {"out_of_place": [], "in_place": []}
+    cputime = False
+    wrong_rows: list[int] = []
+    for i, row in enumerate(results):
+        where = f"results[{i}]"
+        if not isinstance(row, dict):
+            raise NcclLogError(f"{where} is not an object")
+        if "size" not in row:
+            raise NcclLogError(f"{where} has no 'size'")
+        sizes.append(_json_int(row["size"], f"{where}.size"))
+        counts.append(_json_int(row["count"], f"{where}.count") if row.get("count") is not None else -1)
+        dtypes.append(str(row.get("type", "")).strip())
+        redops.append(str(row.get("redop", "none")).strip())
+        present = 0
+        for key, values in placements.items():
+            part = row.get(key)
+            if part is None:
+                values.append((math.nan, math.nan, math.nan))
+                continue
+            if not isinstance(part, dict):
+                raise NcclLogError(f"{where}.{key} is not an object")
+            present += 1
+            time_key = "cpu_time" if "cpu_time" in part else "time"
+            cputime |= time_key == "cpu_time"
+            values.append(
+                (
+                    _json_float(part.get(time_key), f"{where}.{key}.{time_key}"),
+                    _json_float(part.get("alg_bw"), f"{where}.{key}.alg_bw"),
+                    _json_float(part.get("bus_bw"), f"{where}.{key}.bus_bw"),
+                )
+            )
+            wrong = _json_float(part.get("nwrong"), f"{where}.{key}.nwrong")
+            if wrong > 0 and (not wrong_rows or wrong_rows[-1] != i):
+                wrong_rows.append(i)
+        if present == 0:
+            raise NcclLogError(f"{where} has neither 'out_of_place' nor 'in_place' results")
+
+    out = np.array(placements["out_of_place"], dtype=np.float64).reshape(-1, 3)
+    inp = np.array(placements["in_place"], dtype=np.float64).reshape(-1, 3)
+    for values, key in ((out, "out_of_place"), (inp, "in_place")):
+        if (values < 0).any():
+            raise NcclLogError(f"a negative time or bandwidth in '{key}'")
+    if np.isnan(out[:, 0]).all():
+        warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
+    if wrong_rows:
+        warnings.append(
+            f"{len(wrong_rows)} results report wrong elements (nwrong > 0), first results[{wrong_rows[0]}]: "
+            "those results failed nccl-tests' validation"
+        )
+
+    collective = None
+    if isinstance(document.get("collective"), str) and document["collective"].strip():
+        collective = document["collective"].strip()
+    else:
+        args = document.get("args")
+        if isinstance(args, list) and args and isinstance(args[0], str) and args[0].strip():
+            collective = re.split(r"[\\/]", args[0].strip())[-1]
+
+    devices = document.get("devices", config.get("devices"))
+    devices = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+    gpu_names = [str(d.get("device_info", "")).strip() for d in devices]
+    hostnames = [str(d.get("hostname", "")).strip() for d in devices]
+    per_process = 1
+    nthreads, ngpus = config.get("nthreads"), config.get("ngpus")
+    header_ranks = None
+    if isinstance(nthreads, int) and isinstance(ngpus, int) and nthreads > 0 and ngpus > 0:
+        per_process = header_ranks = nthreads * ngpus
+    # nccl-tests' JSON keeps only the first "# Rank" line of each process (parseRankInfo reads one line
+    # of the per-process buffer), so devices has one entry per process, each driving nThread*nGpus ranks.
+    listed_ranks = len(devices) * per_process if devices else None
+
+    out_of_bounds = document.get("out_of_bounds")
+    if isinstance(out_of_bounds, dict):
+        count = out_of_bounds.get("count")
+        if isinstance(count, int | float) and not isinstance(count, bool) and count > 0:
+            warnings.append(f"nccl-tests reported {count:g} out-of-bounds values: some results failed validation")
+    avg_busbw_gbps = None
+    average = document.get("average_bus_bandwidth")
+    if isinstance(average, dict) and average.get("bandwidth") is not None:
+        value = _json_float(average.get("bandwidth"), "average_bus_bandwidth.bandwidth")
+        avg_busbw_gbps = value if math.isfinite(value) else None
+        if average.get("okay") in (False, "false"):
+            warnings.append("nccl-tests marked the average bus bandwidth as failing its NCCL_TESTS_MIN_BW check")
+
+    sizes_arr = np.array(sizes, dtype=np.int64)
+    algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
+    busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])
+    ranks, ranks_source = _decide_ranks(
+        collective, algbw, busbw, listed_ranks, "JSON devices", "json devices", header_ranks, 5e-7, warnings
+    )
+    if not cputime:
+        _check_algbw(collective, sizes_arr, out, inp, [f"results[{i}]" for i in range(len(sizes))], warnings)
+    return _build_run(
+        collective=collective,
+        ranks=ranks,
+        ranks_source=ranks_source,
+        sizes=sizes_arr,
+        counts=np.array(counts, dtype=np.int64),
+        dtypes=dtypes,
+        redops=redops,
+        out=out,
+        inp=inp,
+        time_is_cputime=cputime,
+        avg_busbw_gbps=avg_busbw_gbps,
+        gpu_names=gpu_names,
+        hostnames=hostnames,
+        warnings=warnings,
+        fmt="json",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_nccl_tests(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> NcclRun:
+    """Parse nccl-tests / rccl-tests stdout, or an nccl-tests ``-J`` JSON file.
+
+    Parameters
+    ----------
+    data : str or bytes
+        The whole log. Bytes must be UTF-8 (or UTF-16 with a byte-order mark).
+    max_bytes : int
+        Reject larger inputs (default :data:`MAX_LOG_BYTES`, 5 MiB).
+
+    Returns
+    -------
+    NcclRun
+        The first result table in the input, with warnings about anything odd.
+
+    Raises
+    ------
+    NcclLogError
+        Too large, binary, no data rows, or a data row that cannot be read (with its line number).
+
+    Examples
+    --------
+    >>> run = parse_nccl_tests("  1048576  262144  float  sum  -1  8.52  123.07  215.37  0  8.41  124.68  218.19  0")
+    >>> run.size_bytes.tolist(), run.time_us.tolist(), run.ranks, run.ranks_source
+    ([1048576], [8.52], 8, 'inferred from busbw/algbw')
+    """
+    text = _decode(data, max_bytes)
+    if text.lstrip()[:1] == "{":
+        return _parse_json(text)
+    parser = _TextParser(text)
+    parser.run()
+    return parser.result()

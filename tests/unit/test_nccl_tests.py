@@ -1,0 +1,1025 @@
+"""Tests for interconnect.nccl_tests: the nccl-tests / rccl-tests output parser.
+
+Expected values cite where they come from: the published rows in ``data/nccl_logs/*.txt``
+(copies of ``shared/reference/calibration``, sources in ``shared/reference/hardware.md`` section 9),
+the synthetic fixtures in ``data/nccl_logs`` (their layout follows the nccl-tests source named in
+``data/nccl_logs/README.md``), or the nccl-tests source itself.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from interconnect.nccl_tests import (
+    MAX_LOG_BYTES,
+    NcclLogError,
+    NcclRun,
+    busbw_factor,
+    infer_ranks,
+    parse_nccl_tests,
+)
+
+DATA = Path(__file__).parent / "data" / "nccl_logs"
+SHARED_CALIBRATION = Path(__file__).resolve().parents[3] / "shared" / "reference" / "calibration"
+
+MODERN = "nccl-tests-2.19-all_reduce-8xH100.log"
+MPIRUN = "nccl-tests-2023-all_reduce-2x8xH100-mpirun.log"
+CPUTIME = "nccl-tests-2.19-alltoall-4xGB200-cputime-timestamps.log"
+SOCKET = "nccl-tests-2.19-all_gather-2node-socket.log"
+OLD_ERROR = "nccl-tests-2021-all_gather-8xV100-error-column.log"
+RCCL = "rccl-tests-all_reduce-8xMI300X.log"
+JSON_FILE = "nccl-tests-2.19-all_reduce-2x8xH100.json"
+TEXT_FIXTURES = [MODERN, MPIRUN, CPUTIME, SOCKET, OLD_ERROR, RCCL]
+
+ARRAY_FIELDS = (
+    "size_bytes",
+    "count_elements",
+    "time_us",
+    "algbw_gbps",
+    "busbw_gbps",
+    "inplace_time_us",
+    "inplace_algbw_gbps",
+    "inplace_busbw_gbps",
+)
+
+HEADER = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)"
+    "            (us)  (GB/s)  (GB/s)\n"
+)
+
+
+def read_text(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+def parse_file(name: str) -> NcclRun:
+    return parse_nccl_tests((DATA / name).read_bytes())
+
+
+def assert_same_rows(actual: NcclRun, expected: NcclRun) -> None:
+    for field in ARRAY_FIELDS:
+        np.testing.assert_array_equal(getattr(actual, field), getattr(expected, field), err_msg=field)
+    assert actual.dtype == expected.dtype
+    assert actual.redop == expected.redop
+
+
+def line_number_of(text: str, needle: str) -> int:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in text")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering an NcclRun back to nccl-tests' text format (for round trips)
+# ---------------------------------------------------------------------------------------------
+
+
+def printf(fmt: str, *args: object) -> str:
+    """C printf formatting, so format strings can be quoted verbatim from the nccl-tests source."""
+    return fmt % args
+
+
+def nccl_row(*fields: object) -> str:
+    """A data row laid out like nccl-tests 2.19 (src/util.cu: ``"%12li  %12li  %8s  %6s  %6s"``, then
+    per placement ``"  %7s  %6s  %6s  %6g"``). Fields are printed as given, so a test can damage one."""
+    widths = [12, 12, 8, 6, 6] + [7, 6, 6, 6] * 4
+    return "  ".join(str(field).rjust(width) for field, width in zip(fields, widths, strict=False))
+
+
+# 1 MiB all-reduce on 8 ranks: algbw = 1048576 B / 8.52 µs = 123.07 GB/s, busbw = algbw x 1.75
+ROW_1MIB = nccl_row(1048576, 262144, "float", "sum", -1, "8.52", "123.07", "215.37", 0, "8.41", "124.68", "218.19", 0)
+
+
+def c_float_str(value: float, width: int) -> str:
+    """nccl-tests ``getFloatStr`` (src/util.cu, 2.19): widest of %.2f/%.1f/%.0f that fits, else %.1e."""
+    for fmt in ("%*.2f", "%*.1f", "%*.0f"):
+        text = printf(fmt, width, value)
+        if len(text) <= width:
+            return text
+    return printf("%*.1e" if width >= 7 else "%*.0e", width, value)
+
+
+def render_nccl_tests(run: NcclRun, *, exact: bool = True) -> str:
+    """Write ``run`` the way nccl-tests 2.19 prints a table (src/util.cu ``writeResultHeader`` and
+    ``writeBenchmarkLinePreamble``/``Body``). ``exact=True`` prints every float with ``repr`` so a
+    parse gives the same numbers back; ``exact=False`` uses nccl-tests' own rounding."""
+
+    def number(value: float, width: int) -> str:
+        if exact:
+            return repr(float(value)).rjust(width)
+        return c_float_str(value, width)
+
+    time_name = "cputime" if run.time_is_cputime else "time"
+    lines = []
+    if run.collective:
+        lines.append(f"# Collective test starting: {run.collective}")
+    lines.append("# Using devices")
+    for rank, (host, gpu) in enumerate(zip(run.hostnames, run.gpu_names, strict=True)):
+        rank_format = "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0000:%02x:00] %s"
+        lines.append(printf(rank_format, rank, 0, 4242, host, rank, rank, gpu))
+    lines.append("#")
+    columns = ("size", "count", "type", "redop", "root") + (time_name, "algbw", "busbw", "#wrong") * 2
+    lines.append(printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s", *columns))
+    for i in range(len(run.size_bytes)):
+        row = printf(
+            "%12li  %12li  %8s  %6s  %6i", run.size_bytes[i], run.count_elements[i], run.dtype[i], run.redop[i], -1
+        )
+        for time_us, algbw, busbw in (
+            (run.time_us[i], run.algbw_gbps[i], run.busbw_gbps[i]),
+            (run.inplace_time_us[i], run.inplace_algbw_gbps[i], run.inplace_busbw_gbps[i]),
+        ):
+            row += printf("  %7s  %6s  %6s  %6g", number(time_us, 7), number(algbw, 6), number(busbw, 6), 0)
+        lines.append(row)
+    if run.avg_busbw_gbps is not None:
+        lines.append(printf("# %-20s : %r ", "Avg bus bandwidth", run.avg_busbw_gbps))
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Published rows (calibration copies)
+# ---------------------------------------------------------------------------------------------
+
+# name -> (rows, ranks, first row: size B, out-of-place time µs, algbw, busbw, in-place time µs)
+# Ranks and row values: shared/reference/hardware.md section 9 (9.E, 9.F1-F3, 9.G, 9.H, 9.I).
+CALIBRATION = {
+    "h100-ib-sharp-96rank.txt": (5, 96, (536870912, 2984.6, 179.88, 356.01, 2979.7)),
+    "gb200-nvl72-1rack.txt": (5, 72, (536870912, 1806.7, 297.16, 586.06, 1835.9)),
+    "gb200-nvl72-2rack.txt": (6, 128, (536870912, 2156.8, 248.92, 493.94, 2093.7)),
+    "h100-2node-unidentified.txt": (31, 16, (8, 62.35, 0.00, 0.00, 61.02)),
+    "h100-8gpu-nvls-unidentified.txt": (4, 8, (268435456, 1119.8, 239.71, 419.49, 1117.4)),
+    "h100-2node-k8s-unidentified.txt": (5, 16, (536870912, 5202.3, 103.20, 193.50, 5377.7)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALIBRATION))
+def test_calibration_rows_parse_and_ranks_are_inferred(name):
+    rows, ranks, (size, time_us, algbw, busbw, inplace_time_us) = CALIBRATION[name]
+    run = parse_file(name)
+    assert run.format == "text"
+    assert run.collective is None
+    assert len(run.size_bytes) == rows
+    assert run.ranks == ranks
+    assert run.ranks_source == "inferred from busbw/algbw"
+    assert (run.size_bytes[0], run.time_us[0], run.algbw_gbps[0], run.busbw_gbps[0]) == (size, time_us, algbw, busbw)
+    assert run.inplace_time_us[0] == inplace_time_us
+    assert run.dtype == ["float"] * rows and run.redop == ["sum"] * rows
+    assert not run.gpu_names and not run.hostnames
+    assert run.time_is_cputime is False and run.avg_busbw_gbps is None
+    # the copies hold no header, so the parser says which factor it assumed
+    assert any("does not name the collective" in w for w in run.warnings)
+    assert not any("size/time" in w for w in run.warnings)  # algbw = size/time holds on every row
+
+
+def test_h100_2node_key_rows():
+    # hardware.md 9.G: "1 MiB 463.1 µs (4.25 busbw); 8 GiB 73372 µs, algbw 117.07, busbw 219.51"
+    run = parse_file("h100-2node-unidentified.txt")
+    mib = int(np.flatnonzero(run.size_bytes == 1048576)[0])
+    assert (run.time_us[mib], run.busbw_gbps[mib]) == (463.1, 4.25)
+    assert (run.size_bytes[-1], run.time_us[-1], run.algbw_gbps[-1], run.busbw_gbps[-1]) == (
+        8589934592,
+        73372,
+        117.07,
+        219.51,
+    )
+    assert run.count_elements[-1] == 8589934592 // 4
+
+
+def test_gb200_20_racks_rank_count_is_only_pinned_to_a_range():
+    # hardware.md 9.F3: 1440 GPUs ("Rank 1439"). busbw/algbw = 1.9986 with 2-decimal bandwidths
+    # cannot tell 1440 from its neighbours; the parser must say so and stay close.
+    run = parse_file("gb200-nvl72-20rack.txt")
+    assert abs(run.ranks - 1440) / 1440 < 0.01
+    (message,) = [w for w in run.warnings if "pins the rank count only to" in w]
+    low, high = map(int, re.search(r"only to (\d+)-(\d+)", message).groups())
+    assert low <= 1440 <= high and high - low < 300
+
+
+@pytest.mark.parametrize("name", sorted(CALIBRATION) + ["gb200-nvl72-20rack.txt"])
+def test_calibration_copies_match_the_shared_reference(name):
+    original = SHARED_CALIBRATION / name
+    if not original.exists():
+        pytest.skip("shared/reference is not beside this clone")
+    assert (DATA / name).read_bytes() == original.read_bytes()
+
+
+def test_gb200_2_racks_with_rank_lines_warns_about_the_disagreement():
+    # hardware.md 9.F2: the source's header lists ranks up to 143, the busbw/algbw ratio implies 128.
+    rank_lines = "".join(
+        f"#  Rank {r:3d} Group  0 Pid  {1000 + r // 4:5d} on gb200-{r // 72:02d}-{r % 72 // 4:02d} device {r % 4:2d} "
+        "[0008:06:00] NVIDIA GB200\n"
+        for r in range(144)
+    )
+    text = "# Collective test starting: all_reduce_perf\n# Using devices\n" + rank_lines + HEADER
+    text += read_text("gb200-nvl72-2rack.txt")
+    run = parse_nccl_tests(text)
+    assert (run.ranks, run.ranks_source) == (144, "rank lines")
+    assert "ranks from Rank lines (144) disagree with busbw/algbw (128)" in run.warnings
+    assert len(run.gpu_names) == 144 and run.gpu_names[0] == "NVIDIA GB200"
+    assert len(set(run.hostnames)) == 36
+
+
+# ---------------------------------------------------------------------------------------------
+# Full logs (synthetic fixtures; layouts per data/nccl_logs/README.md)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_modern_log_with_interleaved_nccl_info():
+    text = read_text(MODERN)
+    run = parse_nccl_tests(text)
+    assert (run.collective, run.ranks, run.ranks_source, run.format) == ("all_reduce_perf", 8, "rank lines", "text")
+    assert len(run.size_bytes) == 25  # 8 B .. 128 MiB, step factor 2 (header: minBytes 8 maxBytes 134217728)
+    np.testing.assert_array_equal(run.size_bytes, 8 * 2 ** np.arange(25))
+    np.testing.assert_array_equal(run.count_elements, run.size_bytes // 4)
+    # the first row is split over three lines by NCCL INFO messages; its values are still read
+    assert (run.time_us[0], run.algbw_gbps[0], run.inplace_time_us[0]) == (17.20, 0.00, 17.56)
+    last = read_text(MODERN).split("\n")[line_number_of(text, "   134217728      33554432") - 1].split()
+    assert [run.time_us[-1], run.algbw_gbps[-1], run.busbw_gbps[-1]] == [float(v) for v in last[5:8]]
+    assert [run.inplace_time_us[-1], run.inplace_busbw_gbps[-1]] == [float(last[9]), float(last[11])]
+    assert run.avg_busbw_gbps == 82.657
+    assert run.gpu_names == ["NVIDIA H100 80GB HBM3"] * 8
+    assert run.hostnames == ["dgx-h100-a07"] * 8
+    assert run.warnings == ["NCCL WARN: NET/IB : No device found."]
+
+
+def test_mpirun_prefixed_log():
+    run = parse_file(MPIRUN)
+    assert (run.collective, run.ranks, run.ranks_source) == ("all_reduce_perf", 16, "rank lines")
+    assert len(run.size_bytes) == 31  # 8 B .. 8 GiB
+    assert run.hostnames == ["node-001"] * 8 + ["node-002"] * 8
+    assert (run.size_bytes[-1], run.time_us[-1], run.busbw_gbps[-1]) == (8589934592, 72547, 222.01)
+    assert run.avg_busbw_gbps == 77.1544
+    assert infer_ranks(run.collective, run.algbw_gbps, run.busbw_gbps) == 16
+    assert run.warnings == []  # the echoed mpirun command names the program, it is not noise
+
+
+def test_cputime_timestamp_and_na_log():
+    run = parse_file(CPUTIME)
+    assert run.time_is_cputime is True
+    assert (run.collective, run.ranks, len(run.size_bytes)) == ("alltoall_perf", 4, 11)
+    assert run.redop == ["none"] * 11
+    assert (run.size_bytes[0], run.time_us[0], run.algbw_gbps[0], run.busbw_gbps[0]) == (1048576, 26.73, 46.15, 34.62)
+    assert (run.inplace_time_us[-1], run.inplace_busbw_gbps[-1]) == (1844.47, 454.84)
+    # cputime is host wall time, algbw comes from GPU time: no size/time check under -C
+    assert run.warnings == []
+    assert infer_ranks("alltoall", run.algbw_gbps, run.busbw_gbps) == 4
+
+
+def test_scientific_notation_times():
+    run = parse_file(SOCKET)
+    # getFloatStr prints times of 10 s and more as %.1e (nccl-tests src/util.cu)
+    assert run.time_us[-2:].tolist() == [1.6e7, 3.2e7]
+    assert run.inplace_time_us[-1] == 3.2e7
+    assert (run.ranks, run.collective) == (2, "all_gather_perf")
+    assert infer_ranks(run.collective, run.algbw_gbps, run.busbw_gbps) == 2
+    assert run.hostnames == ["ws-a", "ws-b"]
+
+
+def test_old_layout_without_redop_root_and_with_error_column():
+    run = parse_file(OLD_ERROR)
+    assert run.collective == "all_gather_perf"  # from the echoed command: old versions do not print it
+    assert (run.ranks, run.ranks_source, len(run.size_bytes)) == (8, "rank lines", 23)
+    assert run.redop == ["none"] * 23 and run.dtype == ["float"] * 23
+    assert (run.size_bytes[0], run.count_elements[0], run.time_us[0], run.inplace_time_us[0]) == (32, 1, 10.01, 9.78)
+    assert run.gpu_names[0] == "Tesla V100-SXM2-32GB"
+    assert run.avg_busbw_gbps == 36.1096
+    assert run.warnings == []
+
+
+def test_rccl_tests_log():
+    run = parse_file(RCCL)
+    assert (run.collective, run.ranks, len(run.size_bytes)) == (None, 8, 28)
+    assert run.dtype == ["bfloat16"] * 28
+    assert run.gpu_names == ["AMD Instinct MI300X"] * 8
+    assert (run.size_bytes[-1], run.time_us[-1], run.busbw_gbps[-1]) == (1073741824, 5507.4, 341.19)
+    assert run.avg_busbw_gbps == 102.37
+    assert run.warnings == []
+
+
+def test_json_file():
+    run = parse_file(JSON_FILE)
+    assert run.format == "json"
+    assert run.collective == "all_reduce_perf"  # args[0] is "./build/all_reduce_perf" (with "\/" escapes)
+    # nccl-tests keeps one device entry per process (util.cu parseRankInfo reads one line per
+    # process); 2 processes x nthreads 1 x ngpus 8 = 16 ranks
+    assert (run.ranks, run.ranks_source) == (16, "json devices")
+    assert run.hostnames == ["node-001", "node-002"]
+    assert run.gpu_names == ["NVIDIA H100 80GB HBM3"] * 2
+    assert len(run.size_bytes) == 14
+    assert (run.size_bytes[0], run.count_elements[0], run.time_us[0]) == (1048576, 262144, 71.005496)
+    assert (run.algbw_gbps[0], run.busbw_gbps[0], run.inplace_time_us[0]) == (14.767533, 27.689124, 72.496612)
+    assert run.avg_busbw_gbps == 150.271334
+    assert run.dtype[0] == "float" and run.redop[0] == "sum"
+    assert run.warnings == []
+    assert infer_ranks("all_reduce", run.algbw_gbps, run.busbw_gbps) == 16
+
+
+def test_arrays_are_typed_and_read_only():
+    run = parse_file(MODERN)
+    assert run.size_bytes.dtype == np.int64 and run.count_elements.dtype == np.int64
+    for field in ARRAY_FIELDS[2:]:
+        assert getattr(run, field).dtype == np.float64
+    with pytest.raises(ValueError, match="read-only"):
+        run.time_us[0] = 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# The same table under other whitespace, line endings, prefixes and encodings
+# ---------------------------------------------------------------------------------------------
+
+
+def _prefix_every_line(prefix: str):
+    return lambda text: "\n".join(prefix + line if line else line for line in text.split("\n"))
+
+
+TRANSFORMS = {
+    "single spaces": lambda text: "\n".join(" ".join(line.split()) for line in text.split("\n")),
+    "tabs": lambda text: "\n".join("\t".join(line.split()) for line in text.split("\n")),
+    "crlf": lambda text: text.replace("\n", "\r\n"),
+    "openmpi tag": _prefix_every_line("[1,0]<stdout>:"),
+    "openmpi timestamp": _prefix_every_line("Thu Jul 18 10:00:00 2024<stdout>:"),
+    "srun label": _prefix_every_line("0: "),
+    "kubectl timestamps": _prefix_every_line("2025-11-03T14:02:11.123456789Z "),
+    "kubectl prefix": _prefix_every_line("[pod/nccl-test-launcher-x7k2p/launcher] "),
+    "docker compose": _prefix_every_line("nccl-worker-1  | "),
+    "pdsh": _prefix_every_line("gpu-node-017: "),
+    "ansi colour": lambda text: text.replace("float", "\x1b[32mfloat\x1b[0m"),
+    "markdown": lambda text: "\n".join(
+        "| " + " | ".join(line.split()) + " |" if line[:1] == " " else line for line in text.split("\n")
+    ),
+    "underscores in sizes": lambda text: re.sub(r"(?m)^(\s*)(\d+)(\d{3})(?=\s)", r"\1\2_\3", text),
+}
+
+
+@pytest.mark.parametrize("transform", sorted(TRANSFORMS))
+@pytest.mark.parametrize("name", [RCCL, "h100-2node-unidentified.txt"])
+def test_layout_variants_give_the_same_rows(name, transform):
+    text = read_text(name)
+    changed = TRANSFORMS[transform](text)
+    assert changed != text
+    expected, actual = parse_nccl_tests(text), parse_nccl_tests(changed)
+    assert_same_rows(actual, expected)
+    assert (actual.ranks, actual.gpu_names, actual.avg_busbw_gbps) == (
+        expected.ranks,
+        expected.gpu_names,
+        expected.avg_busbw_gbps,
+    )
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode("utf-16"),  # PowerShell ">" writes UTF-16 with a byte-order mark
+        lambda text: b"\xef\xbb\xbf" + text.encode("utf-8"),  # UTF-8 byte-order mark
+    ],
+    ids=["utf-16", "utf-8-bom"],
+)
+def test_encodings(encode):
+    text = read_text(MODERN)
+    assert_same_rows(parse_nccl_tests(encode(text)), parse_nccl_tests(text))
+
+
+def test_commas_in_sizes():
+    text = ROW_1MIB.replace("     1048576        262144", "   1,048,576       262,144")
+    run = parse_nccl_tests(text)
+    assert (run.size_bytes[0], run.count_elements[0]) == (1048576, 262144)
+
+
+# ---------------------------------------------------------------------------------------------
+# Other layouts and situations (inline; format strings quoted from the nccl-tests source)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_2017_layout_time_in_milliseconds():
+    # nccl-tests b188a15 (2017) all_reduce.cu: header "bytes N type op time algbw busbw res",
+    # rows "%12li  %12li  %6s  %6s" + "  %7.3f  %5.2f  %5.2f  %7.0le" with time = deltaSec * 1.0E3 (ms).
+    columns = ("bytes", "N", "type", "op") + ("time", "algbw", "busbw", "res") * 2
+    text = (
+        printf("# %10s  %12s  %6s  %6s  %7s  %5s  %5s  %7s  %7s  %5s  %5s  %7s\n", *columns)
+        + printf("%12li  %12li  %6s  %6s", 1048576, 262144, "float", "sum")
+        + printf("  %7.3f  %5.2f  %5.2f  %7.0le", 0.131, 8.00, 14.01, 0.0)
+        + printf("  %7.3f  %5.2f  %5.2f  %7.0le\n", 0.133, 7.88, 13.80, 0.0)
+    )
+    run = parse_nccl_tests(text)
+    assert run.time_us.tolist() == [131.0] and run.inplace_time_us.tolist() == [133.0]
+    assert any("time column is in ms" in w for w in run.warnings)
+    assert not any("size/time" in w for w in run.warnings)  # 1048576 B / 131 µs = 8.00 GB/s
+
+
+def test_old_broadcast_layout_root_without_redop():
+    # nccl-tests cbe7f65 (2019) broadcast.cu: "size count type root" then the two groups.
+    columns = ("size", "count", "type", "root") + ("time", "algbw", "busbw", "error") * 2
+    row_format = "%12li  %12li  %6s  %6i  %7s  %6.2f  %6.2f  %5.0le  %7s  %6.2f  %6.2f  %5.0le\n"
+    text = printf("# %10s  %12s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", *columns) + printf(
+        row_format, 4194304, 1048576, "float", 0, "52.10", 80.51, 80.51, 0.0, "51.77", 81.02, 81.02, 0.0
+    )
+    run = parse_nccl_tests(text)
+    assert (run.redop, run.time_us.tolist(), run.inplace_busbw_gbps.tolist()) == (["none"], [52.10], [81.02])
+    assert run.ranks is None and run.ranks_source == "unknown"  # broadcast's factor is 1
+
+
+def test_headerless_rows_without_redop_and_root():
+    # the all_gather layout of 2019-2022 (size count type + two groups with a float error column),
+    # as pasted without its header in issue threads
+    text = "       65536          2048     float    50.12    1.31    1.15  0e+00    49.87    1.31    1.15  0e+00\n"
+    run = parse_nccl_tests(text)
+    assert (run.size_bytes.tolist(), run.time_us.tolist(), run.redop) == ([65536], [50.12], ["none"])
+    assert run.ranks == 8  # 1.15 / 1.31 = 0.878 < 1: the (n-1)/n family, n = 1 / (1 - r)
+
+
+def test_validation_disabled_na():
+    # common.cu before 2025: "  %7s  %6.2f  %6.2f  %5s" with "N/A" when -c 0
+    text = nccl_row(
+        1048576, 262144, "float", "sum", -1, "8.52", "123.07", "215.37", "N/A", "8.41", "124.68", "218.19", "N/A"
+    )
+    assert parse_nccl_tests(text).busbw_gbps.tolist() == [215.37]
+
+
+def test_per_iteration_columns():
+    # util.cu 2.19 with -I 1: per placement "time algbw busbw #wrong i_min i_max i_p99 i_cv%"
+    per_placement = ("time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%")
+    header = "#  " + "  ".join(("size", "count", "type", "redop", "root") + per_placement * 2) + "\n"
+    row = nccl_row(1048576, 262144, "float", "sum", -1) + "  ".join(
+        ["", "8.52", "123.07", "215.37", "0", "8.10", "9.90", "9.80", "4.20"]
+        + ["8.41", "124.68", "218.19", "0", "8.02", "9.71", "9.66", "3.90"]
+    )
+    run = parse_nccl_tests(header + row)
+    assert (run.time_us[0], run.busbw_gbps[0], run.inplace_time_us[0], run.inplace_busbw_gbps[0]) == (
+        8.52,
+        215.37,
+        8.41,
+        218.19,
+    )
+
+
+def test_copybw_column_from_2024_side_work_option():
+    # nccl-tests 7bd5758 (2024): "... busbw copybw #wrong" per placement when -w is used
+    header = (
+        "#       size         count      type   redop    root     time   algbw   busbw  copybw #wrong"
+        "     time   algbw   busbw  copybw #wrong\n"
+    )
+    row = "     1048576        262144     float     sum      -1    8.52  123.07  215.37   12.00     0"
+    row += "    8.41  124.68  218.19   11.50     0\n"
+    run = parse_nccl_tests(header + row)
+    assert (run.busbw_gbps[0], run.inplace_time_us[0]) == (215.37, 8.41)
+
+
+def test_rccl_in_place_only_table():
+    # ROCm/rccl-tests common.cu with out-of-place disabled: one "in-place" group
+    text = (
+        "#                                                              in-place          \n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+        "     1048576        262144     float     sum      -1    8.41  124.68  218.19      0\n"
+    )
+    run = parse_nccl_tests(text)
+    assert np.isnan(run.time_us[0]) and np.isnan(run.busbw_gbps[0])
+    assert (run.inplace_time_us[0], run.inplace_busbw_gbps[0]) == (8.41, 218.19)
+    assert run.ranks == 8  # inferred from the in-place columns
+    assert any("in-place results only" in w for w in run.warnings)
+
+
+def test_leading_timestamp_column():
+    # the unmerged nccl-tests PR #349 printed the timestamp first; it is stripped like a prefix
+    text = (
+        "#           timestamp        size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+        "2025-10-14 10:00:00     1048576        262144     float     sum      -1    8.52  123.07  215.37      0"
+        "    8.41  124.68  218.19      0\n"
+    )
+    assert parse_nccl_tests(text).time_us.tolist() == [8.52]
+
+
+def test_several_data_types_in_one_table():
+    rows = [
+        nccl_row(1024, 256, "float", "sum", -1, "9.10", "0.11", "0.20", 0, "9.00", "0.11", "0.20", 0),
+        nccl_row(1024, 512, "half", "sum", -1, "9.20", "0.11", "0.19", 0, "9.10", "0.11", "0.20", 0),
+        nccl_row(1024, 512, "bfloat16", "max", -1, "9.30", "0.11", "0.19", 0, "9.20", "0.11", "0.19", 0),
+    ]
+    run = parse_nccl_tests(HEADER + "\n".join(rows))
+    assert (run.dtype, run.redop) == (["float", "half", "bfloat16"], ["sum", "sum", "max"])
+
+
+def test_nccl_info_splitting_rows_behind_a_launcher_prefix():
+    # the shape seen in NVIDIA/nccl#1453 (NCCL_DEBUG_SUBSYS=TUNING under a "[0] " prefix): the row
+    # prefix, NCCL INFO glued to it, then each placement's numbers on a later line
+    info = "[0] h100-w1:497888:497888 [0] NCCL INFO 8192 Bytes -> Algo 1 proto 2 time 26.549810"
+    text = "\n".join(
+        [
+            HEADER.rstrip("\n"),
+            "[0]         8192          2048     float     sum      -1" + info[4:],
+            info,
+            "[0]     75.38    0.11    0.19      0" + info[4:],
+            info,
+            "[0]     75.02    0.11    0.19      0",
+            "[0] " + nccl_row(16384, 4096, "float", "sum", -1, "76.10", "0.22", "0.38", 0, "75.90", "0.22", "0.38", 0),
+        ]
+    )
+    run = parse_nccl_tests(text)
+    assert run.size_bytes.tolist() == [8192, 16384]
+    assert run.time_us.tolist() == [75.38, 76.10]
+    assert run.inplace_time_us.tolist() == [75.02, 75.90]
+    assert run.ranks is None  # algbw below 1 GB/s says nothing about the rank count
+    assert run.warnings == []
+
+
+def test_second_table_is_not_mixed_in():
+    first, second = read_text(MODERN), read_text(OLD_ERROR)
+    run = parse_nccl_tests(first + second)
+    assert_same_rows(run, parse_nccl_tests(first))
+    assert any("more than one result table" in w for w in run.warnings)
+
+
+def test_independent_copies_under_mpirun_are_flagged():
+    # nccl-tests#107: mpirun without an MPI build starts separate 1-rank runs, each printing "Rank 0"
+    preamble = "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+    ranks = (
+        "#   Rank  0 Pid   1320 on ip-172-31-20-228 device  0 [0x00] Tesla V100-SXM2-16GB\n"
+        "#   Rank  0 Pid   2066 on ip-172-31-22-230 device  0 [0x00] Tesla V100-SXM2-16GB\n"
+    )
+    row = "  1048576  262144  float  sum  -1  100.0  10.49  0.00  0  100.0  10.49  0.00  0\n"
+    run = parse_nccl_tests(preamble + preamble + ranks + HEADER + row + row)
+    assert run.ranks == 1
+    assert any("'Rank 0' is listed 2 times" in w for w in run.warnings)
+
+
+def test_header_rank_count_is_the_last_resort():
+    text = (
+        "# Collective test starting: broadcast_perf\n"
+        "# nThread 1 nGpus 4 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 1 iters: 20\n"
+        + HEADER
+        + nccl_row(4194304, 1048576, "float", "none", 0, "52.10", "80.51", "80.51", 0, "51.77", "81.02", "81.02", 0)
+    )
+    run = parse_nccl_tests(text)
+    assert (run.ranks, run.ranks_source) == (4, "nthread*ngpus header")
+    assert any("nThread*nGpus" in w for w in run.warnings)
+
+
+def test_header_count_is_a_lower_bound_under_mpi():
+    # under MPI every process prints its own nGpus; busbw/algbw = 1.875 says 16 ranks
+    text = "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 1 iters: 20\n" + read_text(
+        "h100-2node-unidentified.txt"
+    )
+    run = parse_nccl_tests(text)
+    assert (run.ranks, run.ranks_source) == (16, "inferred from busbw/algbw")
+
+
+def test_algbw_inconsistent_with_size_over_time_is_a_warning():
+    text = read_text("h100-8gpu-nvls-unidentified.txt").replace("1119.8", "2239.6")
+    run = parse_nccl_tests(text)
+    (warning,) = [w for w in run.warnings if "size/time" in w]
+    assert warning.startswith("line 1: algbw 239.71 GB/s but size/time = 119.9 GB/s")
+
+
+def test_non_integer_rank_ratio_is_a_warning():
+    # busbw/algbw = 1.70 would be 6.67 ranks for all-reduce (e.g. a hand-edited busbw)
+    text = nccl_row(
+        268435456, 67108864, "float", "sum", -1, "1119.8", "239.71", "407.51", 0, "1117.4", "240.24", "408.41", 0
+    )
+    run = parse_nccl_tests("# Collective test starting: all_reduce_perf\n" + text)
+    assert run.ranks == 7
+    assert any("not a whole number" in w for w in run.warnings)
+
+
+def test_validation_failures_become_warnings():
+    text = (
+        HEADER
+        + ROW_1MIB.replace("215.37       0", "215.37       3")
+        + "\n"
+        + "# Out of bounds values : 1 FAILED\n"
+        + "# Avg bus bandwidth    : 216.78 FAILED\n"
+    )
+    run = parse_nccl_tests(text)
+    assert run.avg_busbw_gbps == 216.78
+    assert any("1 rows report wrong elements" in w and "line 3" in w for w in run.warnings)
+    assert any("out-of-bounds" in w for w in run.warnings)
+    assert any("FAILED" in w and "NCCL_TESTS_MIN_BW" in w for w in run.warnings)
+
+
+def test_unrecognised_lines_are_counted():
+    text = "some banner\nanother line\n" + read_text("h100-8gpu-nvls-unidentified.txt")
+    run = parse_nccl_tests(text)
+    assert any(w.startswith("2 lines were not recognised") and "line 1" in w for w in run.warnings)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON variants
+# ---------------------------------------------------------------------------------------------
+
+
+def json_fixture() -> dict:
+    return json.loads(read_text(JSON_FILE))
+
+
+def test_json_devices_at_top_level_and_cpu_time():
+    document = json_fixture()
+    document["devices"] = document["config"].pop("devices")
+    for result in document["results"]:
+        for key in ("out_of_place", "in_place"):
+            result[key]["cpu_time"] = result[key].pop("time")
+    run = parse_nccl_tests(json.dumps(document))
+    assert run.ranks == 16 and run.time_is_cputime is True
+    assert run.time_us[0] == 71.005496
+
+
+def test_json_nan_null_and_bare_inf():
+    # util.cu jsonDouble writes NaN as the string "nan" and inf unquoted with %lf (not valid JSON);
+    # writeBenchMarkLineNullBody writes "out_of_place": null
+    document = json_fixture()
+    document["results"][0]["out_of_place"] = None
+    document["results"][1]["in_place"]["alg_bw"] = "nan"
+    document["results"][2]["in_place"]["nwrong"] = None
+    text = json.dumps(document).replace('"bus_bw": 47.915694', '"bus_bw": inf')
+    assert "inf," in text
+    run = parse_nccl_tests(text)
+    assert np.isnan(run.time_us[0]) and run.inplace_time_us[0] == 72.496612
+    assert np.isnan(run.inplace_algbw_gbps[1]) and np.isinf(run.busbw_gbps[1])
+
+
+def test_json_collective_key_and_version_warning():
+    document = json_fixture()
+    document["collective"] = "reduce_scatter"
+    document["version"] = 4
+    run = parse_nccl_tests(json.dumps(document))
+    assert run.collective == "reduce_scatter"
+    assert any("version 4" in w for w in run.warnings)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.pop("results"), "no 'results' list"),
+        (lambda d: d.update(results=[]), "no data rows found"),
+        (lambda d: d["results"].__setitem__(0, 5), r"results\[0\] is not an object"),
+        (lambda d: d["results"][3].pop("size"), r"results\[3\] has no 'size'"),
+        (lambda d: d["results"][1].update(size="big"), r"results\[1\].size is 'big'"),
+        (lambda d: d["results"][1].update(size=True), r"results\[1\].size is True"),
+        (lambda d: d["results"][2]["in_place"].update(time=[1]), r"results\[2\].in_place.time is \[1\]"),
+        (lambda d: d["results"][2].update(out_of_place=None, in_place=None), "neither"),
+    ],
+)
+def test_json_errors(mutate, message):
+    document = json_fixture()
+    mutate(document)
+    with pytest.raises(NcclLogError, match=message) as info:
+        parse_nccl_tests(json.dumps(document))
+    assert info.value.line_number is None
+
+
+def test_truncated_json():
+    text = read_text(JSON_FILE)
+    with pytest.raises(NcclLogError, match="ends early"):
+        parse_nccl_tests(text[: len(text) // 2])
+
+
+def test_json_that_is_not_an_object():
+    with pytest.raises(NcclLogError, match="not valid JSON"):
+        parse_nccl_tests("{not json at all}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", ["", b"", "   \n\n\t\n", "# only comments\n#\n", "hello\nworld\n"])
+def test_no_data_rows(data):
+    with pytest.raises(NcclLogError, match=r"no data rows found: expected lines like '  1048576  262144") as info:
+        parse_nccl_tests(data)
+    assert info.value.line_number is None
+
+
+def test_no_data_rows_mentions_unrecognised_lines():
+    with pytest.raises(NcclLogError, match=r"2 of 2 non-blank lines were not recognised \(first, line 1: 'hello'\)"):
+        parse_nccl_tests("hello\nworld\n")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", b"   1048576 262144 float\x00", b"\xff\xd8\xff\xe0 JFIF", "nul\x00"],
+)
+def test_binary_input(data):
+    with pytest.raises(NcclLogError, match="this looks like a binary file, not nccl-tests output"):
+        parse_nccl_tests(data)
+
+
+def test_oversize_input():
+    data = read_text(MODERN)
+    with pytest.raises(NcclLogError, match=r"^the log is 7\.3 KiB; the limit is 1,000 bytes$"):
+        parse_nccl_tests(b" " * 7500, max_bytes=1000)  # 7500 / 1024 = 7.32
+    with pytest.raises(NcclLogError, match=r"^the log is 1,001 bytes; the limit is 1,000 bytes$"):
+        parse_nccl_tests("é" + " " * 999, max_bytes=1000)  # str is measured in UTF-8 bytes
+    parse_nccl_tests(data, max_bytes=len(data.encode()))  # exactly at the limit is fine
+    with pytest.raises(NcclLogError, match=r"^the log is 6 MiB; the limit is 5 MiB$"):
+        parse_nccl_tests(b" " * (6 * 1024 * 1024))
+    assert MAX_LOG_BYTES == 5 * 1024 * 1024
+
+
+def test_wrong_input_type():
+    with pytest.raises(TypeError):
+        parse_nccl_tests(12345)  # type: ignore[arg-type]
+
+
+def damaged(index: int, token: str | None) -> str:
+    """ROW_1MIB with field ``index`` replaced by ``token`` (removed when None)."""
+    fields = ROW_1MIB.split()
+    if token is None:
+        del fields[index]
+    else:
+        fields[index] = token
+    return nccl_row(*fields)
+
+
+@pytest.mark.parametrize(
+    ("bad_row", "message"),
+    [
+        (damaged(12, None), "expected 13 columns (size count type redop root time algbw busbw #wrong"),
+        (damaged(12, None), "#wrong time algbw busbw #wrong), found 12"),
+        (damaged(5, "8.5x"), "time '8.5x' is not a number"),
+        (damaged(6, "-23.07"), "algbw '-23.07' is negative"),
+        (damaged(4, "abc"), "root 'abc' is not a whole number"),
+        (damaged(8, "x"), "#wrong 'x' is not a number or N/A"),
+        (damaged(2, None) + "  0", "'sum' is a reduction operation but sits in the type column"),
+        (damaged(0, None), "found 12"),
+        (damaged(0, "-1048576"), "size '-1048576' is negative"),
+        (damaged(1, "9" * 30), "is too large"),
+    ],
+)
+def test_malformed_row_reports_its_line(bad_row, message):
+    good = nccl_row(2097152, 524288, "float", "sum", -1, "12.10", "173.31", "303.29", 0, "12.00", "174.76", "305.83", 0)
+    text = HEADER + good + "\n" + bad_row + "\n" + good + "\n"
+    with pytest.raises(NcclLogError) as info:
+        parse_nccl_tests(text)
+    assert info.value.line_number == 4
+    assert message in info.value.reason
+    assert str(info.value) == f"line 4: {info.value.reason}"
+
+
+def test_malformed_headerless_row():
+    with pytest.raises(NcclLogError, match=r"^line 2: expected 13 columns like 'size count type redop root"):
+        parse_nccl_tests(read_text("h100-8gpu-nvls-unidentified.txt").replace("436.02      0", "436.02      0  7  8"))
+
+
+def test_error_type_and_pickling():
+    error = NcclLogError("expected 13 columns, found 12", 17)
+    assert isinstance(error, ValueError)
+    assert str(error) == "line 17: expected 13 columns, found 12"
+    copy = pickle.loads(pickle.dumps(error))
+    assert (copy.line_number, copy.reason, str(copy)) == (17, error.reason, str(error))
+    assert str(NcclLogError("the log is empty")) == "the log is empty"
+
+
+# ---------------------------------------------------------------------------------------------
+# busbw_factor and infer_ranks
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("collective", "ranks", "factor"),
+    [
+        # nccl-tests doc/PERFORMANCE.md "Summary" and src/<collective>.cu *GetBw
+        ("all_reduce_perf", 8, 1.75),  # 2(n-1)/n
+        ("all_reduce", 16, 1.875),
+        ("allreduce", 2, 1.0),
+        ("AllReduce", 1, 0.0),
+        ("./build/all_gather_perf", 4, 0.75),  # (n-1)/n
+        ("reduce_scatter", 8, 0.875),
+        ("reducescatter_perf", 2, 0.5),
+        ("alltoall", 8, 0.875),
+        ("gather_perf", 4, 0.75),
+        ("scatter", 4, 0.75),
+        ("broadcast_perf", 64, 1.0),  # 1
+        ("reduce", 8, 1.0),
+        ("sendrecv_perf", 2, 1.0),
+    ],
+)
+def test_busbw_factor(collective, ranks, factor):
+    assert busbw_factor(collective, ranks) == pytest.approx(factor, abs=1e-15)
+
+
+@pytest.mark.parametrize(("collective", "ranks"), [("all_to_some", 8), ("all_reduce", 0), ("all_reduce", True)])
+def test_busbw_factor_rejects(collective, ranks):
+    with pytest.raises(ValueError):
+        busbw_factor(collective, ranks)
+
+
+def test_infer_ranks_edge_cases():
+    algbw = np.array([100.0, 200.0])
+    assert infer_ranks("broadcast", algbw, algbw) is None  # factor 1: no information
+    assert infer_ranks("all_reduce", [0.5, 0.9], [0.87, 1.57]) is None  # all below 1 GB/s
+    assert infer_ranks(None, algbw, algbw) is None  # ratio 1: all-reduce on 2 ranks or a factor-1 collective
+    assert infer_ranks("all_reduce", algbw, algbw) == 2
+    assert infer_ranks(None, [100.0], [87.5]) == 8  # below 1: (n-1)/n
+    assert infer_ranks("all_gather", [100.0], [0.0]) == 1
+    assert infer_ranks("all_reduce", [100.0], [250.0]) is None  # ratio beyond 2(n-1)/n's limit
+    with pytest.raises(ValueError, match="differ in shape"):
+        infer_ranks("all_reduce", [1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="unknown collective"):
+        infer_ranks("bisection", algbw, algbw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    collective=st.sampled_from(["all_reduce", "all_gather", "reduce_scatter", "alltoall"]),
+    ranks=st.integers(1, 32),
+    algbw=st.lists(st.floats(50.0, 900.0), min_size=3, max_size=8),
+)
+def test_infer_ranks_inverts_busbw_factor_on_printed_values(collective, ranks, algbw):
+    # printed values carry 2 decimals, like nccl-tests' %6.2f
+    algbw_printed = np.round(algbw, 2)
+    busbw_printed = np.round(np.array(algbw) * busbw_factor(collective, ranks), 2)
+    assert infer_ranks(collective, algbw_printed, busbw_printed) == ranks
+
+
+# ---------------------------------------------------------------------------------------------
+# Round trips
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", TEXT_FIXTURES + sorted(CALIBRATION) + [JSON_FILE])
+def test_round_trip_through_nccl_tests_text(name):
+    run = parse_file(name)
+    again = parse_nccl_tests(render_nccl_tests(run))
+    assert_same_rows(again, run)
+    assert (again.collective, again.time_is_cputime, again.avg_busbw_gbps) == (
+        run.collective,
+        run.time_is_cputime,
+        run.avg_busbw_gbps,
+    )
+    if run.format == "text":
+        assert (again.ranks, again.ranks_source, again.gpu_names, again.hostnames) == (
+            run.ranks,
+            run.ranks_source,
+            run.gpu_names,
+            run.hostnames,
+        )
+
+
+row_values = st.tuples(
+    st.integers(0, 2**44),
+    st.sampled_from(["float", "half", "bfloat16", "int8", "double", "f8e4m3"]),
+    st.sampled_from(["sum", "max", "avg", "none"]),
+    st.lists(st.floats(0.0, 1e9, allow_nan=False), min_size=6, max_size=6),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(row_values, min_size=1, max_size=20), cputime=st.booleans())
+def test_round_trip_with_nccl_tests_rounding(rows, cputime):
+    sizes = np.array([r[0] for r in rows], dtype=np.int64)
+    values = np.array([r[3] for r in rows], dtype=np.float64)
+    run = NcclRun(
+        collective="all_reduce_perf",
+        ranks=None,
+        ranks_source="unknown",
+        size_bytes=sizes,
+        count_elements=sizes // 4,
+        dtype=[r[1] for r in rows],
+        redop=[r[2] for r in rows],
+        time_us=values[:, 0],
+        algbw_gbps=values[:, 1],
+        busbw_gbps=values[:, 2],
+        inplace_time_us=values[:, 3],
+        inplace_algbw_gbps=values[:, 4],
+        inplace_busbw_gbps=values[:, 5],
+        time_is_cputime=cputime,
+        avg_busbw_gbps=None,
+        gpu_names=[],
+        hostnames=[],
+        warnings=[],
+        format="text",
+    )
+    text = render_nccl_tests(run, exact=False)
+    parsed = parse_nccl_tests(text)
+    # every parsed number is exactly the number nccl-tests' rounding printed
+    printed = np.array([[float(c_float_str(v, 7 if k % 3 == 0 else 6)) for k, v in enumerate(row)] for row in values])
+    np.testing.assert_array_equal(parsed.time_us, printed[:, 0])
+    np.testing.assert_array_equal(parsed.busbw_gbps, printed[:, 2])
+    np.testing.assert_array_equal(parsed.inplace_algbw_gbps, printed[:, 4])
+    np.testing.assert_array_equal(parsed.size_bytes, sizes)
+    assert parsed.dtype == run.dtype and parsed.redop == run.redop and parsed.time_is_cputime is cputime
+
+
+# ---------------------------------------------------------------------------------------------
+# Robustness: mutated input raises NcclLogError or parses, nothing else
+# ---------------------------------------------------------------------------------------------
+
+RCCL_TEXT = (DATA / RCCL).read_text(encoding="utf-8")
+RCCL_ROWS = [i for i, line in enumerate(RCCL_TEXT.split("\n")) if line.strip()[:1].isdigit()]
+RCCL_ROW_COUNT = len(RCCL_ROWS)
+MODERN_TEXT = (DATA / MODERN).read_text(encoding="utf-8")
+JSON_TEXT = (DATA / JSON_FILE).read_text(encoding="utf-8")
+ROBUST = settings(max_examples=150, deadline=1000, suppress_health_check=[HealthCheck.too_slow])
+
+
+@ROBUST
+@given(data=st.data())
+def test_deleting_tokens_from_a_row_is_never_silent(data):
+    lines = RCCL_TEXT.split("\n")
+    index = data.draw(st.sampled_from(RCCL_ROWS))
+    tokens = lines[index].split()
+    keep = data.draw(st.lists(st.booleans(), min_size=len(tokens), max_size=len(tokens)).filter(lambda k: not all(k)))
+    lines[index] = "  ".join(t for t, k in zip(tokens, keep, strict=True) if k)
+    try:
+        run = parse_nccl_tests("\n".join(lines))
+    except NcclLogError as error:
+        assert error.line_number == index + 1
+    else:
+        # the damaged row was dropped, and the user is told which line
+        assert len(run.size_bytes) == RCCL_ROW_COUNT - 1
+        assert any("not recognised" in w and f"line {index + 1}:" in w for w in run.warnings) or not lines[index]
+
+
+junk_line = st.one_of(
+    st.text(max_size=80),
+    st.text(alphabet="0123456789 .-+e#:[]<>|/NA*\t", max_size=80),
+    st.sampled_from(
+        [
+            "host:1:2 [0] NCCL INFO Channel 00/24 : 0 1",
+            "host:1:2 [0] NCCL WARN Cuda failure 'out of memory'",
+            "# Avg bus bandwidth    : nan",
+            "#  Rank 99999999999999999999 Group 0 Pid 1 on h device 0 [0x1] G",
+            "# nThread 0 nGpus 0 minBytes 8",
+            "#       size  count  type  time  algbw  busbw",
+            "#  timestamp",
+            "# Collective test starting: all_reduce_perf",
+            "1 2 3 4 5 6 7 8 9 10 11 12 13",
+            "99999999999999999999999 1 float sum -1 1 1 1 0 1 1 1 0",
+            "1e999 1 float sum -1 1 1 1 0 1 1 1 0",
+            "8 2 float sum -1 1e999 inf nan 0 -0 nan inf 0",
+        ]
+    ),
+)
+
+
+@ROBUST
+@given(junk=st.lists(st.tuples(st.integers(0, 200), junk_line), max_size=6))
+def test_junk_lines_raise_only_nccl_log_error(junk):
+    lines = MODERN_TEXT.split("\n")
+    for position, line in junk:
+        lines.insert(position % (len(lines) + 1), line)
+    try:
+        run = parse_nccl_tests("\n".join(lines))
+    except NcclLogError:
+        return
+    assert len(run.size_bytes) >= 1
+
+
+@ROBUST
+@given(data=st.binary(max_size=2048))
+def test_random_bytes_raise_only_nccl_log_error(data):
+    try:
+        parse_nccl_tests(data)
+    except NcclLogError:
+        pass
+
+
+@ROBUST
+@given(text=st.text(alphabet='0123456789 .-+e#\n\t\rfloatsumN/A:[]{}",', max_size=600))
+def test_random_text_raises_only_nccl_log_error(text):
+    try:
+        parse_nccl_tests(text)
+    except NcclLogError:
+        pass
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=10),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    max_leaves=8,
+)
+
+
+@ROBUST
+@given(data=st.data())
+def test_mutated_json_raises_only_nccl_log_error(data):
+    document = json.loads(JSON_TEXT)
+    result = document["results"][data.draw(st.integers(0, len(document["results"]) - 1))]
+    target = data.draw(st.sampled_from([document, document["config"], result, result["out_of_place"]]))
+    key = data.draw(st.sampled_from(sorted(target)))
+    target[key] = data.draw(json_values)
+    try:
+        parse_nccl_tests(json.dumps(document))
+    except NcclLogError:
+        pass
+
+
+@ROBUST
+@given(cut=st.integers(1, 5000))
+def test_truncated_json_raises_nccl_log_error(cut):
+    with pytest.raises(NcclLogError):
+        parse_nccl_tests(JSON_TEXT[: min(cut, len(JSON_TEXT) - 1)])
+
+
+def test_deeply_nested_json():
+    with pytest.raises(NcclLogError, match="nested too deeply"):
+        parse_nccl_tests('{"results":' + "[" * 100_000 + "]" * 100_000 + "}")
