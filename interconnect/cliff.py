@@ -185,6 +185,23 @@ def cliff_bars(catalog: Catalog, gpu_id: str, nic_id: str, direction: str = "per
     return bars
 
 
+def quoted_claims(catalog: Catalog, bars: list[CliffBar]) -> list[tuple[str, dict]]:
+    """Popular figures recorded on the links a chart shows, each with its correction."""
+    seen: set[str] = set()
+    claims = []
+    for bar in bars:
+        entry_ids = [bar.entry_id]
+        if bar.key == "scaleup":
+            entry_ids = [catalog.gpu(bar.entry_id).scaleup_link]
+        for entry_id in entry_ids:
+            link = catalog.links.get(entry_id)
+            if link is None or entry_id in seen:
+                continue
+            seen.add(entry_id)
+            claims.extend((link.name, dict(claim)) for claim in link.quoted)
+    return claims
+
+
 @dataclass(frozen=True)
 class GenerationRatio:
     """The cliff for one GPU against the NIC its reference server ships with."""

@@ -81,7 +81,7 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         bargap=0.25,
     )
     values = [float(bar.bandwidth.to(unit).magnitude) for bar in bars]
-    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 1.0  # room for the labels
+    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 1.4  # room for the labels
     figure.update_xaxes(type="log", title=axis_label, showgrid=True, gridcolor="#e5e7eb", range=[low, high])
     figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(labels)), automargin=True)
     keys = [bar.key for bar in bars]

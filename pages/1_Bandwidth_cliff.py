@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import LAYER_TITLES, get_catalog
-from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, transfer_time
+from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
 from interconnect.figures import cliff_figure, generation_figure
 from interconnect.pagespecs import DIRECTIONS, cliff_specs
 from interconnect.streamlit_ui import PageState, footer, gpu_picker, nic_picker, page_setup, source_popover
@@ -79,6 +79,14 @@ source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
 source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
 source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
                container=s3)
+
+claims = quoted_claims(catalog, bars)
+if claims:
+    st.subheader("Popular figures, checked")
+    for link_name, claim in claims:
+        with st.container(border=True):
+            st.markdown(f"**Often quoted** ({claim['by']}, on {link_name}): {claim['claim']}")
+            st.markdown(f"**What the sources say:** {claim['correction']}")
 
 st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
 st.dataframe(pd.DataFrame({

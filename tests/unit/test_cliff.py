@@ -6,7 +6,7 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.cli import main
-from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, transfer_time
+from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
 from interconnect.units import Q_
 
 CATALOG = get_catalog()
@@ -137,3 +137,13 @@ def test_module_entry_point_runs():
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["ratio_like_for_like"] == pytest.approx(9)
+
+
+def test_quoted_claims_come_with_corrections():
+    # README of shared/reference: the episode's "18 to 1" for H100 and its LapLink figures are checked claims.
+    bars = cliff_bars(CATALOG, "h100-sxm", "ib-ndr")
+    claims = quoted_claims(CATALOG, bars)
+    texts = " ".join(claim["claim"] + claim["correction"] for _, claim in claims)
+    assert "18" in texts and "9:1" in texts.replace(" : ", ":").replace(" to ", ":")
+    assert any("LapLink" in name or "parallel" in name.lower() for name, _ in claims)
+    assert all(claim["correction"] for _, claim in claims)
