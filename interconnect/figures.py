@@ -80,8 +80,11 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         barmode="overlay",
         bargap=0.25,
     )
+    apply_theme(figure, height=150 + 52 * len(bars))
+    figure.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.12, "xanchor": "left", "x": 0},
+                         margin={"b": 120})
     values = [float(bar.bandwidth.to(unit).magnitude) for bar in bars]
-    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 1.4  # room for the labels
+    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 1.7  # room for the labels
     figure.update_xaxes(type="log", title=axis_label, showgrid=True, gridcolor="#e5e7eb", range=[low, high])
     figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(labels)), automargin=True)
     keys = [bar.key for bar in bars]
@@ -92,7 +95,7 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         figure.add_annotation(xref="paper", x=1.0, y=edge, showarrow=False, xanchor="right", bgcolor="white",
                               text="▲ inside the server · edge of the chassis · outside ▼",
                               font={"color": "#b91c1c", "size": 14})
-    return apply_theme(figure, height=110 + 52 * len(bars))
+    return figure
 
 
 def short_gpu_name(name: str) -> str:

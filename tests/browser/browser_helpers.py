@@ -1,0 +1,168 @@
+"""Helpers for the real-browser tests: the Streamlit server process, page waits and checks.
+
+Fixtures live in ``conftest.py``; the test modules import these helpers by name
+(``from browser_helpers import open_cold, ...``). Everything waits by polling the page, never
+by sleeping a fixed time, with timeouts generous enough for a cold 2-core CI machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+HOST = "127.0.0.1"
+SERVER_START_TIMEOUT_S = 30
+#: The first script run on a cold 2-core machine imports pandas, plotly and pint: give it time.
+FIRST_RENDER_TIMEOUT_MS = 45_000
+RERUN_TIMEOUT_MS = 20_000
+
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+CHART = '[data-testid="stPlotlyChart"]'
+CHART_SVG = ".js-plotly-plot .main-svg"
+EXCEPTION = '[data-testid="stException"]'
+ALERT = '[data-testid="stAlert"], [data-testid="stAlertContentWarning"]'
+METRIC_VALUE = '[data-testid="stMetricValue"]'
+SCRIPT_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+T = TypeVar("T")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class StreamlitServer:
+    """``streamlit run app.py`` as a child process on 127.0.0.1 and a free port."""
+
+    log_path: Path
+    port: int = field(default_factory=_free_port)
+    process: subprocess.Popen | None = None
+    pages_opened: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def log_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no server log)"
+
+    def start(self) -> StreamlitServer:
+        command = [
+            sys.executable, "-m", "streamlit", "run", "app.py",
+            "--server.headless", "true", "--server.address", HOST, "--server.port", str(self.port),
+            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        ]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"streamlit exited with code {self.process.returncode}:\n{self.log_tail()}")
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(f"{self.base_url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        return self
+            time.sleep(0.1)
+        self.stop()
+        pytest.fail(f"streamlit not healthy after {SERVER_START_TIMEOUT_S} s:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        """Terminate the process we started (by its own handle), killing it if it does not exit."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+def open_page(page: Any, server: StreamlitServer, path: str) -> None:
+    """Navigate to ``path`` on ``server`` and wait until its script run has finished (or failed)."""
+    server.pages_opened += 1
+    page.goto(server.base_url + path, wait_until="domcontentloaded", timeout=FIRST_RENDER_TIMEOUT_MS)
+    wait_for_run(page, server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)
+
+
+def open_cold(page: Any, server: StreamlitServer, path: str) -> None:
+    """Open ``path`` as the very first page request ``server`` has ever received (use ``cold_server``)."""
+    assert server.pages_opened == 0, "open_cold needs the `cold_server` fixture: this server already served a page"
+    open_page(page, server, path)
+
+
+def wait_for_run(page: Any, server: StreamlitServer | None = None, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
+    """Wait for the page's first element (its title, a chart or an error), then for the script to go idle."""
+    try:
+        page.locator(f"{CHART}, {EXCEPTION}, h1").first.wait_for(state="visible", timeout=timeout_ms)
+        page.wait_for_selector(SCRIPT_IDLE, state="attached", timeout=timeout_ms)
+    except Exception as exc:  # playwright's TimeoutError; re-raised with the server's side of the story
+        log = f"\n--- server log ---\n{server.log_tail()}" if server else ""
+        raise AssertionError(f"page never finished rendering {page.url}: {exc}{log}") from exc
+
+
+def assert_healthy(page: Any, server: StreamlitServer | None = None) -> None:
+    """No Streamlit exception element and no "Page not found" dialog on the page."""
+    exceptions = page.locator(EXCEPTION)
+    if exceptions.count():
+        log = f"\n--- server log ---\n{server.log_tail()}" if server else ""
+        raise AssertionError(f"Streamlit exception on {page.url}:\n{exceptions.first.inner_text()}{log}")
+    assert page.get_by_text("This app has encountered an error").count() == 0, f"redacted error on {page.url}"
+    assert page.get_by_text("Page not found").count() == 0, f"'Page not found' shown for {page.url}"
+    assert page.get_by_text("no corresponding file was found").count() == 0, f"page file missing for {page.url}"
+
+
+def wait_for_charts(page: Any, minimum: int = 1, timeout_ms: int = FIRST_RENDER_TIMEOUT_MS) -> None:
+    """At least ``minimum`` Plotly charts visible and drawn as SVG."""
+    page.locator(CHART).nth(minimum - 1).wait_for(state="visible", timeout=timeout_ms)
+    page.locator(CHART_SVG).first.wait_for(state="visible", timeout=timeout_ms)
+    assert page.locator(CHART).count() >= minimum
+
+
+def widget(page: Any, key: str) -> Any:
+    """The element of the widget with Streamlit key ``key`` (``cliff.dir`` -> ``.st-key-cliff-dir``)."""
+    return page.locator(".st-key-" + re.sub(r"[^A-Za-z0-9_-]", "-", key))
+
+
+def query_of(url: str) -> dict[str, str]:
+    """The query string of ``url`` as a flat dict (last value wins, as the app reads it)."""
+    return {key: values[-1] for key, values in parse_qs(urlsplit(url).query, keep_blank_values=True).items()}
+
+
+def poll(page: Any, check: Callable[[], T], timeout_s: float = 10.0, interval_ms: int = 100) -> T:
+    """Call ``check()`` until it returns something truthy; return that, or the last falsy result at timeout.
+
+    Waits with ``page.wait_for_timeout``, not ``time.sleep``: playwright's sync API only processes
+    browser events (such as a URL change, which updates ``page.url``) while one of its calls runs.
+    """
+    deadline = time.monotonic() + timeout_s
+    result = check()
+    while not result and time.monotonic() < deadline:
+        page.wait_for_timeout(interval_ms)
+        result = check()
+    return result
