@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from interconnect.catalog import get_catalog
+from interconnect.figures import reach_figure
 from interconnect.streamlit_ui import footer, link_to, page_exists, page_setup
 
 page_setup("Interconnect Explorer",
@@ -26,6 +28,10 @@ layers[2].markdown(
 )
 st.info("Choosing *NVLink or InfiniBand* is like choosing *a kitchen or a motorway*: a cluster uses both, "
         "at different layers, all the time.")
+
+st.plotly_chart(reach_figure(list(get_catalog().links.values())), width="stretch", key="reach-chart")
+st.caption("Only links whose reach the catalog can source are drawn. Copper that carries hundreds of GB/s "
+           "stops at a few metres; optics trade rate for kilometres; a 1980s parallel cable was slow and short.")
 
 st.subheader("Explore")
 DESCRIPTIONS = {
