@@ -1,7 +1,310 @@
-"""CLI sub-commands for collectives (``allreduce``, ``compare``): filled in by the collectives work."""
+"""CLI sub-commands for collectives: ``allreduce`` (model one cluster) and ``compare`` (model vs a log).
+
+``python -m interconnect allreduce --gpu h100-sxm --gpus-per-node 8 --nodes 2 --size "256 MiB"``
+prints the predicted time, algbw and busbw and the algorithm NCCL would pick;
+``python -m interconnect compare all_reduce.log --gpu h100-sxm --gpus-per-node 8 --nodes 2`` lines a
+measured nccl-tests / rccl-tests log up against the model, row by row. ``--json`` gives machine-
+readable output with every quantity as ``{"value", "unit"}`` (allreduce) or with the unit in the
+key (compare rows). User errors (unknown ids, a bad bandwidth, an unreadable log) exit with status 2
+and one line on stderr.
+"""
 
 from __future__ import annotations
 
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
 
-def register(commands) -> None:  # noqa: ANN001 - argparse's private subparsers type
-    return None
+import numpy as np
+
+from interconnect.catalog import UnknownIdError, get_catalog
+from interconnect.cli import CliError, print_json, quantity_json
+from interconnect.cluster import FABRICS, Cluster, resolve_cluster
+from interconnect.collectives import (
+    ALLREDUCE_ALGORITHMS,
+    allreduce,
+    busbw_factor,
+    compare_sweep,
+)
+from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
+
+DEFAULT_SIZE = "256 MiB"
+SWEEP_SIZES = [8 * 2**i for i in range(31)]  # 8 B .. 8 GiB, as all_reduce_perf -b 8 -e 8G -f 2
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_cluster_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id (default h100-sxm)")
+    parser.add_argument("--gpus-per-node", type=_positive_int,
+                        help="GPUs per server (default: the GPU's reference node)")
+    parser.add_argument("--nodes", type=_positive_int, help="servers (default 1; compare: from the log's rank count)")
+    parser.add_argument("--nic", help="NIC catalog id (ib-ndr) or bandwidth per NIC ('200 Gbit/s')")
+    parser.add_argument("--nics-per-node", type=_positive_int, help="NICs per server (default one per GPU)")
+    parser.add_argument("--fabric", choices=sorted(FABRICS), help="scale-out fabric (default: from the NIC)")
+    parser.add_argument("--scaleup-domain", type=_positive_int,
+                        help="GPUs per NVLink domain (default: preset; 72 for GB200)")
+    parser.add_argument("--sharp", action="store_true", help="in-network reduction (SHARP) in an InfiniBand fabric")
+    parser.add_argument("--algorithm", default="auto", choices=("auto", *ALLREDUCE_ALGORITHMS),
+                        help="force an algorithm (default auto: what NCCL would pick per size)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def register(commands: Any) -> None:
+    model = commands.add_parser("allreduce", help="predicted all-reduce time, algbw and busbw for a cluster")
+    _add_cluster_flags(model)
+    model.add_argument("--size", action="append",
+                       help=f"message size per GPU, repeatable (default {DEFAULT_SIZE}); 'sweep' for 8 B .. 8 GiB")
+    model.set_defaults(handler=run_allreduce)
+
+    compare = commands.add_parser("compare", help="compare an nccl-tests/rccl-tests all-reduce log with the model")
+    compare.add_argument("logfile", help="nccl-tests stdout or -J JSON file ('-' for stdin)")
+    _add_cluster_flags(compare)
+    compare.set_defaults(handler=run_compare)
+
+
+# --- shared ------------------------------------------------------------------------------------
+
+
+def _check_nic(text: str | None) -> None:
+    """The CLI is strict where the page is forgiving: a NIC that is neither an id nor a bandwidth is
+    an error, not a warning."""
+    if text is None:
+        return
+    catalog = get_catalog()
+    if text in catalog.links:
+        if catalog.links[text].layer != "scale-out":
+            raise CliError(f"--nic: '{text}' is a {catalog.links[text].layer} link, not a NIC")
+        return
+    try:
+        parse_quantity(text, "bandwidth")
+    except QuantityInputError as exc:
+        if text[:1].isalpha() and " " not in text.strip():
+            known = ", ".join(sorted(catalog.nics()))
+            raise CliError(
+                f"--nic: unknown NIC id '{text}'; known ids: {known}; or give a bandwidth like '400 Gbit/s'"
+            ) from exc
+        raise CliError(f"--nic: {exc}") from exc
+
+
+def _cluster(args: argparse.Namespace, nodes: int | None = None) -> tuple[Cluster, list[str]]:
+    _check_nic(args.nic)
+    try:
+        return resolve_cluster(
+            args.gpu,
+            gpus_per_node=args.gpus_per_node,
+            nodes=nodes if nodes is not None else (args.nodes or 1),
+            nic=args.nic,
+            nics_per_node=args.nics_per_node,
+            fabric=args.fabric,
+            scaleup_domain=args.scaleup_domain,
+            in_network_reduction=args.sharp or None,
+        )
+    except UnknownIdError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        print(f"interconnect: warning: {warning}", file=sys.stderr)
+
+
+def _quantity(value: float, unit: str) -> dict[str, Any]:
+    if not math.isfinite(value):
+        return {"value": None, "unit": unit}
+    return quantity_json(Q_(float(value), unit), unit)
+
+
+# --- allreduce ---------------------------------------------------------------------------------
+
+
+def _sizes(values: list[str] | None) -> np.ndarray:
+    if not values:
+        values = [DEFAULT_SIZE]
+    sizes: list[float] = []
+    for text in values:
+        if text.strip().lower() == "sweep":
+            sizes.extend(SWEEP_SIZES)
+            continue
+        try:
+            quantity = parse_quantity(text, "size").quantity
+        except QuantityInputError as exc:
+            raise CliError(f"--size: {exc}") from exc
+        size = float(quantity.to("B").magnitude)
+        if size > 2**50:
+            raise CliError(f"--size: {text} is more than 1 PiB per GPU")
+        sizes.append(size)
+    return np.array(sizes)
+
+
+def run_allreduce(args: argparse.Namespace) -> int:
+    sizes = _sizes(args.size)
+    cluster, warnings = _cluster(args)
+    result = allreduce(cluster, sizes, args.algorithm)
+    rows = result.rows()
+    if args.json:
+        entries = [
+            {
+                "size": _quantity(row["size_bytes"], "B"),
+                "time": _quantity(row["time_us"], "us"),
+                "algbw": _quantity(row["algbw_gbps"], "GB/s"),
+                "busbw": _quantity(row["busbw_gbps"], "GB/s"),
+                "algorithm": row["algorithm"],
+                "protocol": row["protocol"],
+            }
+            for row in rows
+        ]
+        payload: dict[str, Any] = {
+            "cluster": cluster.as_dict(),
+            "description": cluster.describe(),
+            "algorithm_requested": args.algorithm,
+            "busbw_factor": round(busbw_factor("all_reduce", cluster.ranks), 6),
+            "warnings": warnings,
+            "results": entries,
+        }
+        if len(entries) == 1:
+            keys = ("size", "time", "algbw", "busbw", "algorithm", "protocol")
+            payload.update({key: entries[0][key] for key in keys})
+        print_json(payload)
+        return 0
+    _warn(warnings)
+    print(cluster.describe())
+    factor = busbw_factor("all_reduce", cluster.ranks)
+    if len(rows) == 1:
+        row = rows[0]
+        print(f"all-reduce of {format_size(Q_(row['size_bytes'], 'B'))} per GPU on {cluster.ranks} ranks: "
+              f"{format_duration(Q_(row['time_us'], 'us'))} ({row['algorithm']}, {row['protocol']} protocol)")
+        print(f"  algbw {row['algbw_gbps']:.1f} GB/s, busbw {row['busbw_gbps']:.1f} GB/s "
+              f"(nccl-tests factor 2(n-1)/n = {factor:.4g})")
+        return 0
+    print(f"{'size':>10} {'time':>11} {'algbw GB/s':>11} {'busbw GB/s':>11}  algorithm")
+    for row in rows:
+        print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} {format_duration(Q_(row['time_us'], 'us')):>11} "
+              f"{row['algbw_gbps']:>11.2f} {row['busbw_gbps']:>11.2f}  {row['algorithm']}/{row['protocol']}")
+    return 0
+
+
+# --- compare -----------------------------------------------------------------------------------
+
+
+def _read_log(path_text: str) -> tuple[Any, str]:
+    from interconnect.nccl_tests import NcclLogError, parse_nccl_tests
+
+    if path_text == "-":
+        data: bytes = sys.stdin.buffer.read()
+        label = "<stdin>"
+    else:
+        path = Path(path_text)
+        label = str(path)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise CliError(f"cannot read {label}: no such file") from None
+        except IsADirectoryError:
+            raise CliError(f"cannot read {label}: it is a directory") from None
+        except OSError as exc:
+            raise CliError(f"cannot read {label}: {exc.strerror or exc}") from None
+    try:
+        return parse_nccl_tests(data), label
+    except NcclLogError as exc:
+        raise CliError(f"{label}: {exc}") from exc
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    run, label = _read_log(args.logfile)
+    warnings: list[str] = []
+    collective = (run.collective or "").lower()
+    if collective and "reduce" not in collective.replace("reduce_scatter", ""):
+        warnings.append(f"the log is {run.collective}; the model compares all-reduce")
+
+    log_ranks = run.ranks
+    nodes = args.nodes
+    if nodes is None and log_ranks:
+        probe, _ = _cluster(args, nodes=1)
+        g = probe.gpus_per_node
+        if log_ranks % g == 0:
+            nodes = log_ranks // g
+        else:
+            nodes = max(1, round(log_ranks / g))
+    cluster, cluster_warnings = _cluster(args, nodes=nodes)
+    warnings.extend(cluster_warnings)
+    if log_ranks and log_ranks != cluster.ranks:
+        warnings.append(
+            f"ranks: the log has {log_ranks} ranks ({run.ranks_source}) but the cluster flags give "
+            f"{cluster.ranks} ({cluster.nodes} x {cluster.gpus_per_node}); the model uses {cluster.ranks}"
+        )
+    time = np.asarray(run.time_us, dtype=float)
+    busbw_log = np.asarray(run.busbw_gbps, dtype=float)
+    if not np.isfinite(time).any():  # in-place-only tables (rccl-tests -O 0 style)
+        time = np.asarray(run.inplace_time_us, dtype=float)
+        busbw_log = np.asarray(run.inplace_busbw_gbps, dtype=float)
+        warnings.append("the log has in-place results only; comparing those")
+    size = np.asarray(run.size_bytes, dtype=float)
+    keep = np.isfinite(time) & (time > 0) & (size > 0)
+    if not keep.any():
+        raise CliError(f"{label}: no rows with a positive size and time")
+    try:
+        comparison = compare_sweep(cluster, size[keep], time[keep], args.algorithm)
+    except ValueError as exc:
+        raise CliError(f"{label}: {exc}") from exc
+    busbw_log = busbw_log[keep]
+    warnings.extend(run.warnings)
+
+    rows = []
+    for i in range(comparison.size_bytes.size):
+        measured_bus = float(busbw_log[i]) if np.isfinite(busbw_log[i]) else float(comparison.measured_busbw_gbps[i])
+        rows.append({
+            "size_bytes": int(comparison.size_bytes[i]),
+            "measured_time_us": float(comparison.measured_time_us[i]),
+            "model_time_us": round(float(comparison.model_time_us[i]), 3),
+            "time_ratio": round(float(comparison.time_ratio[i]), 4),
+            "measured_busbw_gbps": measured_bus,
+            "model_busbw_gbps": round(float(comparison.model_busbw_gbps[i]), 3),
+            "algorithm": str(comparison.algorithm[i]),
+            "protocol": str(comparison.protocol[i]),
+        })
+    fit = comparison.fit
+    factor = busbw_factor("all_reduce", cluster.ranks)
+    summary = comparison.summary()
+    if args.json:
+        print_json({
+            "log": {"path": label, "collective": run.collective, "ranks": log_ranks,
+                    "ranks_source": run.ranks_source, "rows": int(size.size), "format": run.format},
+            "ranks": log_ranks,
+            "cluster": cluster.as_dict(),
+            "description": cluster.describe(),
+            "warnings": warnings,
+            "fitted_latency_us": round(fit.latency_us, 3) if fit else None,
+            "fitted_bandwidth_gbps": round(fit.bandwidth_gbps, 3) if fit else None,
+            "fitted_busbw_gbps": round(fit.bandwidth_gbps * factor, 3) if fit else None,
+            "summary": summary,
+            "geomean_time_ratio": summary["geomean_time_ratio"],
+            "rows": rows,
+        })
+        return 0
+    _warn(warnings)
+    print(f"{label}: {size.size} rows, {log_ranks or '?'} ranks ({run.ranks_source})")
+    print(f"model: {cluster.describe()}")
+    print(f"{'size':>10} {'measured':>11} {'model':>11} {'ratio':>6} {'busbw meas':>10} {'busbw model':>11}  algorithm")
+    for row in rows:
+        print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} "
+              f"{format_duration(Q_(row['measured_time_us'], 'us')):>11} "
+              f"{format_duration(Q_(row['model_time_us'], 'us')):>11} {row['time_ratio']:>6.2f} "
+              f"{row['measured_busbw_gbps']:>10.2f} {row['model_busbw_gbps']:>11.2f}  "
+              f"{row['algorithm']}/{row['protocol']}")
+    if fit:
+        print(f"fit of the measured rows: t = {fit.latency_us:.1f} us + S / {fit.bandwidth_gbps:.1f} GB/s "
+              f"(algbw; busbw {fit.bandwidth_gbps * factor:.1f} GB/s)")
+    print(f"model/measured time: geometric mean {summary['geomean_time_ratio']}, "
+          f"typical error x{summary['geomean_error_factor']}")
+    return 0

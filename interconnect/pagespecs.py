@@ -23,3 +23,42 @@ def cliff_specs() -> list:
         ChoiceParam("unit", "GBps", "Unit", choices=UNITS),
         ChoiceParam("basis", "spec", "Spec or achieved", choices=BASES),
     ]
+
+
+FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
+
+
+def allreduce_specs() -> list:
+    from interconnect.collectives import ALLREDUCE_ALGORITHMS, load_measurements
+    from interconnect.urlstate import BoolParam, QuantityParam
+
+    catalog = get_catalog()
+    return [
+        ChoiceParam("gpu", "h100-sxm", "GPU", choices=tuple(catalog.gpus)),
+        IntParam("gpn", 8, "GPUs per node", minimum=1, maximum=1024),
+        IntParam("nodes", 4, "Nodes", minimum=1, maximum=100_000),
+        ChoiceParam("nic", "auto", "NIC", choices=("auto", *catalog.nics(), "custom")),
+        QuantityParam("nic_bw", "200 Gbit/s", "Custom NIC rate", dimension="bandwidth", minimum="1 Gbit/s",
+                      maximum="12800 Gbit/s"),
+        IntParam("nics", 0, "NICs per node (0 = one per GPU)", minimum=0, maximum=4096),
+        ChoiceParam("fabric", "auto", "Fabric", choices=FABRIC_CHOICES),
+        IntParam("domain", 0, "NVLink domain (0 = the GPU's usual)", minimum=0, maximum=576),
+        BoolParam("sharp", False, "SHARP in the InfiniBand switches"),
+        QuantityParam("size", "256 MiB", "Message size", dimension="size", minimum="8 B", maximum="16 GiB"),
+        ChoiceParam("algo", "auto", "Algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
+        ChoiceParam("overlay", "none", "Published measurement", choices=("none", *[m.id for m in load_measurements()])),
+    ]
+
+
+def cluster_inputs(values: dict) -> dict:
+    """The page's URL values as keyword arguments of :func:`interconnect.cluster.resolve_cluster`."""
+    nic = values["nic"]
+    return {
+        "gpus_per_node": values["gpn"],
+        "nodes": values["nodes"],
+        "nic": None if nic == "auto" else values["nic_bw"] if nic == "custom" else nic,
+        "nics_per_node": values["nics"] or None,
+        "fabric": None if values["fabric"] == "auto" else values["fabric"],
+        "scaleup_domain": values["domain"] or None,
+        "in_network_reduction": values["sharp"],
+    }

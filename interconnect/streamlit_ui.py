@@ -17,7 +17,8 @@ from streamlit.errors import StreamlitAPIException
 from interconnect.catalog import Catalog, Figure, Gpu, Link, Node, get_catalog
 from interconnect.urlstate import Param, parse_state, to_query
 
-__all__ = ["PageState", "figure_sources", "footer", "gpu_picker", "nic_picker", "page_setup", "source_popover"]
+__all__ = ["PageState", "escape_markdown", "figure_sources", "footer", "gpu_picker", "nic_picker", "page_setup",
+           "source_popover"]
 
 PAGES = {
     "home": ("app.py", "Home"),
@@ -68,7 +69,7 @@ class PageState:
     def __init__(self, page: str, specs: Sequence[Param]) -> None:
         self.page = page
         self.specs = list(specs)
-        self._by_key = {spec.key: spec for spec in self.specs}
+        self.specs_by_key = {spec.key: spec for spec in self.specs}
         values, self.warnings = parse_state(self.specs, st.query_params.to_dict())
         for spec in self.specs:
             widget_key = self.key(spec.key)
@@ -80,7 +81,7 @@ class PageState:
         return f"{self.page}.{name}"
 
     def __getitem__(self, name: str) -> Any:
-        spec = self._by_key[name]
+        spec = self.specs_by_key[name]
         return spec.clean(st.session_state.get(self.key(name), spec.default))
 
     def values(self) -> dict[str, Any]:
@@ -112,7 +113,8 @@ def nic_picker(state: PageState, name: str = "nic", label: str = "Network card (
     return catalog.nic(nic_id)
 
 
-def _escape_md(text: str) -> str:
+def escape_markdown(text: str) -> str:
+    """Backslash-escape Markdown syntax so text renders literally (no links, no HTML, no LaTeX)."""
     return "".join("\\" + char if char in "\\`*_{}[]()#+-.!|<>$~" else char for char in text)
 
 
@@ -121,8 +123,8 @@ def figure_sources(catalog: Catalog, figure: Figure) -> str:
     lines = []
     for source_id in figure.source_ids:
         source = catalog.source(source_id)
-        note = f" — {_escape_md(source.note)}" if source.note else ""
-        lines.append(f"- [{_escape_md(source.title)}]({source.url}) *({source.kind})*{note}")
+        note = f" — {escape_markdown(source.note)}" if source.note else ""
+        lines.append(f"- [{escape_markdown(source.title)}]({source.url}) *({source.kind})*{note}")
     return "\n".join(lines)
 
 
@@ -139,10 +141,10 @@ def source_popover(entry: Gpu | Link | Node, label: str = "Sources", catalog: Ca
     """A pop-over listing every figure of a catalog entry with its direction, basis and sources."""
     catalog = catalog or get_catalog()
     with container.popover(label):
-        st.markdown(f"**{_escape_md(entry.name)}** · id `{entry.id}`")
+        st.markdown(f"**{escape_markdown(entry.name)}** · id `{entry.id}`")
         if isinstance(entry, Node):
             for source in catalog.sources_of(entry):
-                st.markdown(f"- [{_escape_md(source.title)}]({source.url})")
+                st.markdown(f"- [{escape_markdown(source.title)}]({source.url})")
         for name, figure in entry.figures().items():
             direction = _DIRECTION_WORDS[figure.direction]
             head = f"**{name.replace('_', ' ')}**: {figure.text()}"
@@ -153,7 +155,7 @@ def source_popover(entry: Gpu | Link | Node, label: str = "Sources", catalog: Ca
                 st.caption(figure.note)
             st.markdown(figure_sources(catalog, figure))
         for line in getattr(entry, "disagreements", ()):
-            st.markdown(f"⚖️ *Sources disagree:* {_escape_md(line)}")
+            st.markdown(f"⚖️ *Sources disagree:* {escape_markdown(line)}")
 
 
 def footer() -> None:

@@ -1,0 +1,554 @@
+"""A GPU cluster as the collective models see it: which GPU, how many, how they are wired.
+
+:class:`Cluster` is the one description shared by the collectives page, the CLI and later pages.
+It is frozen and holds plain numbers whose unit is in the name (``intra_bw_gbps`` is GB/s per
+direction, 1 GB = 1e9 B), so the models can run on numpy without pint. Build it with
+:func:`resolve_cluster` (or :meth:`Cluster.from_inputs`), which reads the catalog, fills in
+defaults from the GPU's reference server, and never raises on a bad value: it clamps or replaces
+the value and returns a human-readable warning instead ("nodes: 0 is not allowed; using 1"), so a
+page can show the warning next to the result. Unknown catalog ids are the one exception: they raise
+:class:`~interconnect.catalog.UnknownIdError` when asked for explicitly, because guessing another
+GPU would silently answer a different question.
+
+Vocabulary
+----------
+* ``gpus_per_node`` (g): GPUs in one server (a DGX, an HGX board; for GB200 the preset counts the
+  whole NVL72 rack as one node, matching the catalog's ``gb200-nvl72`` entry).
+* ``scaleup_domain``: GPUs that share one NVLink / Infinity Fabric domain. 8 on an HGX board,
+  72 on a GB200 NVL72 rack even though a compute tray has 4 GPUs. Collectives treat one domain as
+  one "node" of the network: rings cross the network once per domain, trees have one vertex per
+  domain.
+* ``fabric``: ``infiniband``, ``roce``, ``ethernet`` (TCP-based, such as Google's GPUDirect-TCPX/O,
+  or plain sockets) or ``efa``. It sets the achievable share of a NIC's line rate and the per-hop
+  latency terms of :data:`FABRICS`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from interconnect.catalog import Catalog, Gpu, Link, UnknownIdError, get_catalog
+from interconnect.units import QuantityInputError, parse_quantity
+
+__all__ = [
+    "FABRICS",
+    "MAX_NODES",
+    "MAX_RANKS",
+    "Cluster",
+    "FabricModel",
+    "fabric_from_family",
+    "resolve_cluster",
+]
+
+MAX_GPUS_PER_NODE = 1024
+MAX_NODES = 100_000
+MAX_RANKS = 1_000_000
+MAX_NICS_PER_NODE = 4096
+MIN_NIC_GBIT_S = 1.0
+MAX_NIC_GBIT_S = 12_800.0
+RACK_SCALE_DOMAIN = 16  # NVLink domains larger than this span servers (NVL72, NVL576)
+
+
+@dataclass(frozen=True)
+class FabricModel:
+    """Model constants of one scale-out fabric (not hardware figures: those come from the catalog).
+
+    Attributes
+    ----------
+    name : str
+        ``infiniband``, ``roce``, ``ethernet`` or ``efa``.
+    label : str
+        How the fabric is shown to people.
+    efficiency : float
+        Share of a NIC's line rate that NCCL reaches when the NIC is given as a bare bandwidth
+        (a catalog NIC with an ``achieved`` figure uses that figure instead).
+    hop_latency_us : float
+        Extra latency per network hop added to NCCL's own per-hop constants (tuning.cc
+        ``hwLatencies[NET]``, which are tuned on InfiniBand).
+    simple_fill_us : float
+        Start-up cost of the bulk (Simple protocol) pipeline per network hop: the time to fill
+        NCCL's per-channel staging buffers before data streams at full rate.
+    ll128_over_network : bool
+        Whether NCCL's LL128 protocol is used across this fabric (it needs GPUDirect RDMA
+        ordering guarantees; NCCL disables it over sockets and TCPX, and aws-ofi-nccl over EFA).
+    """
+
+    name: str
+    label: str
+    efficiency: float
+    hop_latency_us: float
+    simple_fill_us: float
+    ll128_over_network: bool
+
+
+#: Calibrated per-fabric constants. Sources and calibration:
+#: * ``efficiency``: InfiniBand 0.96 (NDR "48-49 GB/s per NIC" of 50, nccl-tests #267; HDR 24 of 25,
+#:   nccl-tests #160); RoCE 0.92 and EFA 0.92 (ib_write_bw 193.7 of 200 Gbit/s on EFA, MLE, minus
+#:   NCCL overhead); Ethernet/TCP 0.90 (GCP A3 Mega, 8 x 200 Gbit/s, 2 nodes: algbw 180.7 GB/s of
+#:   200, lessizzmore/create-a3mega-ztan-fork "ztan-NCCL-test-result").
+#: * ``hop_latency_us``: 0 for InfiniBand (NCCL's constants); RoCE +2 µs (lossless Ethernet
+#:   switches, ECN); EFA +10 µs (SRD through the Nitro card); Ethernet +35 µs: TCP/GPUDirect-TCPX/O
+#:   through host network stacks (A3 Mega 2-node 8 B all-reduce takes 123 µs against 39 µs for
+#:   2 DGX H100 on InfiniBand).
+#: * ``simple_fill_us``: grid-fitted (50-350 µs in steps) to the large-message rows of hardware.md §9
+#:   (CoreWeave 96-rank H100 and GB200 2/20-rack on InfiniBand, 4 x 8 B200 on EFA) and the A3 Mega
+#:   sweep (Ethernet/TCPXO); RoCE shares InfiniBand's value. See ``benchmarks/accuracy.py``.
+FABRICS: dict[str, FabricModel] = {
+    "infiniband": FabricModel("infiniband", "InfiniBand", 0.96, 0.0, 100.0, True),
+    "roce": FabricModel("roce", "RoCE (RDMA over Ethernet)", 0.92, 2.0, 100.0, True),
+    "ethernet": FabricModel("ethernet", "Ethernet (TCP, GPUDirect-TCPX/O, sockets)", 0.90, 35.0, 300.0, False),
+    "efa": FabricModel("efa", "AWS EFA (SRD)", 0.92, 10.0, 100.0, False),
+}
+
+# When a GPU's catalog entry has no "achieved" scale-up figure, NCCL-level all-reduce reaches about
+# 80 % of the per-direction spec (hardware.md §10: A100 78 %, H200 82 %; NCCL topo.h plans 20.6 of
+# 25 GB/s per NVLink 4 link = 82 %).
+SCALEUP_ACHIEVED_FALLBACK = 0.80
+
+# Smallest NVLink domain on which NCCL engages NVLink SHARP (NVLS): "above 4 GPUs on 8xH200 and
+# above 5 GPUs on 8xB200" (ml-engineering, hardware.md §1.2; NVIDIA GB200 partition guide: "<= 4 GPUs
+# will not benefit from multicast").
+NVLS_MIN_GPUS = {"Hopper": 5, "Blackwell": 6}
+
+
+def fabric_from_family(family: str) -> str:
+    """Map a catalog NIC ``family`` to a fabric kind.
+
+    >>> fabric_from_family("Ethernet (RoCE v2)"), fabric_from_family("InfiniBand")
+    ('roce', 'infiniband')
+    >>> fabric_from_family("AWS EFA (SRD)"), fabric_from_family("Ethernet (GPUDirect-TCPX)")
+    ('efa', 'ethernet')
+    """
+    text = family.lower()
+    if "roce" in text:
+        return "roce"
+    if "efa" in text:
+        return "efa"
+    if "infiniband" in text:
+        return "infiniband"
+    return "ethernet"
+
+
+def _generation(architecture: str) -> str:
+    """Tuning bucket: NCCL's Volta, Ampere, Hopper, Blackwell; AMD CDNA (RCCL); or Other."""
+    arch = architecture.lower()
+    if arch.startswith("blackwell") or arch.startswith("rubin"):
+        return "Blackwell"
+    if arch.startswith("hopper"):
+        return "Hopper"
+    if arch.startswith("ampere"):
+        return "Ampere"
+    if arch.startswith(("volta", "pascal")):
+        return "Volta"
+    if arch.startswith("cdna"):
+        return "CDNA"
+    return "Other"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A homogeneous GPU cluster, in plain numbers with units in their names.
+
+    Build one with :func:`resolve_cluster`; the fields are what the collective models read.
+
+    >>> cluster, warnings = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    >>> cluster.ranks, cluster.fabric, round(cluster.nic_bw_per_gpu_gbps, 1), warnings
+    (16, 'infiniband', 48.0, [])
+    """
+
+    gpu: str
+    gpu_name: str
+    architecture: str
+    vendor: str
+    gpus_per_node: int
+    nodes: int
+    scaleup_domain: int
+    scaleup_link: str
+    scaleup_switched: bool
+    scaleup_in_network_reduction: bool
+    scaleup_spec_gbps: float
+    intra_bw_full_gbps: float
+    mesh_peers: int
+    nic: str
+    nic_label: str
+    nic_line_gbps: float
+    nic_achieved_gbps: float
+    nics_per_node: int
+    fabric: str
+    in_network_reduction: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    # --- derived sizes ------------------------------------------------------------------------
+
+    @property
+    def ranks(self) -> int:
+        """Total GPUs (ranks) n = gpus_per_node x nodes."""
+        return self.gpus_per_node * self.nodes
+
+    @property
+    def domain_size(self) -> int:
+        """GPUs of the job in one scale-up domain: min(scaleup_domain, ranks)."""
+        return max(1, min(self.scaleup_domain, self.ranks))
+
+    @property
+    def domains(self) -> int:
+        """Scale-up domains the job spans (the network's "nodes")."""
+        return math.ceil(self.ranks / self.domain_size)
+
+    @property
+    def library(self) -> str:
+        """Collective library the vendor ships: ``nccl`` (NVIDIA), ``rccl`` (AMD) or ``other``."""
+        vendor = self.vendor.lower()
+        if "nvidia" in vendor:
+            return "nccl"
+        if "amd" in vendor:
+            return "rccl"
+        return "other"
+
+    @property
+    def generation(self) -> str:
+        """Tuning bucket: Volta, Ampere, Hopper, Blackwell (NCCL), CDNA (RCCL) or Other."""
+        return _generation(self.architecture)
+
+    # --- bandwidths ---------------------------------------------------------------------------
+
+    @property
+    def intra_bw_gbps(self) -> float:
+        """Achievable scale-up bandwidth per GPU per direction (GB/s) among the domain's GPUs.
+
+        On a switched fabric (NVSwitch) every GPU reaches its full rate whatever the group size.
+        On a mesh without a switch (MI300X Infinity Fabric: one link to each of 7 peers) a group of
+        m GPUs can use only m - 1 of the links: ml-engineering measured 47.7 GB/s busbw with 2
+        MI300X against 312.9 GB/s with 8 (312.9 / 7 = 44.7).
+        """
+        if self.scaleup_switched or self.mesh_peers <= 1:
+            return self.intra_bw_full_gbps
+        usable = min(self.domain_size - 1, self.mesh_peers)
+        return self.intra_bw_full_gbps * max(usable, 1) / self.mesh_peers
+
+    @property
+    def nic_bw_per_gpu_gbps(self) -> float:
+        """Achievable scale-out bandwidth per GPU per direction (GB/s): NICs x rate / GPUs."""
+        return self.nic_achieved_gbps * self.nics_per_node / self.gpus_per_node
+
+    @property
+    def node_egress_gbps(self) -> float:
+        """Achievable bandwidth out of one node per direction (GB/s): every NIC added up."""
+        return self.nic_achieved_gbps * self.nics_per_node
+
+    @property
+    def domain_egress_gbps(self) -> float:
+        """Achievable bandwidth out of one scale-up domain per direction (GB/s)."""
+        return self.nic_bw_per_gpu_gbps * self.domain_size
+
+    @property
+    def nics_per_domain(self) -> float:
+        """NICs attached to one scale-up domain."""
+        return self.nics_per_node * self.domain_size / self.gpus_per_node
+
+    @property
+    def nvls_enabled(self) -> bool:
+        """True when NCCL would use NVLink SHARP (in-switch reduction) inside a domain.
+
+        Needs a scale-up switch with reduction engines (NVSwitch 3 / NVLink 5 switch: the
+        catalog's ``in_network_reduction`` on the scale-up link), a Hopper or Blackwell GPU and at
+        least 5 (Hopper) or 6 (Blackwell) GPUs of the job in one domain.
+        """
+        minimum = NVLS_MIN_GPUS.get(self.generation)
+        return bool(self.scaleup_in_network_reduction and minimum is not None and self.domain_size >= minimum)
+
+    # --- fabric constants ---------------------------------------------------------------------
+
+    @property
+    def fabric_model(self) -> FabricModel:
+        return FABRICS[self.fabric]
+
+    @property
+    def net_hop_latency_us(self) -> float:
+        """Extra latency per network hop on this fabric (µs), on top of NCCL's constants."""
+        return self.fabric_model.hop_latency_us
+
+    @property
+    def net_simple_fill_us(self) -> float:
+        """Bulk-pipeline start-up per network hop on this fabric (µs)."""
+        return self.fabric_model.simple_fill_us
+
+    def describe(self) -> str:
+        """One line: ``2 x 8 NVIDIA H100 SXM5 80GB, NVLink 4 (8-GPU domains), 8 x 400 Gbit/s InfiniBand``."""
+        nic_gbit = self.nic_line_gbps * 8
+        return (
+            f"{self.nodes} x {self.gpus_per_node} {self.gpu_name}, {self.scaleup_link} "
+            f"({self.domain_size}-GPU domains), {self.nics_per_node} x {nic_gbit:g} Gbit/s "
+            f"{FABRICS[self.fabric].label}"
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain JSON-ready description (numbers carry their unit in the key)."""
+        return {
+            "gpu": self.gpu,
+            "gpu_name": self.gpu_name,
+            "architecture": self.architecture,
+            "gpus_per_node": self.gpus_per_node,
+            "nodes": self.nodes,
+            "ranks": self.ranks,
+            "scaleup_domain": self.domain_size,
+            "domains": self.domains,
+            "scaleup_link": self.scaleup_link,
+            "nvls": self.nvls_enabled,
+            "intra_bw_gbps": round(self.intra_bw_gbps, 3),
+            "nic": self.nic,
+            "nic_line_gbit_s": round(self.nic_line_gbps * 8, 3),
+            "nic_achieved_gbps": round(self.nic_achieved_gbps, 3),
+            "nics_per_node": self.nics_per_node,
+            "nic_bw_per_gpu_gbps": round(self.nic_bw_per_gpu_gbps, 3),
+            "node_egress_gbps": round(self.node_egress_gbps, 3),
+            "fabric": self.fabric,
+            "in_network_reduction": self.in_network_reduction,
+            "library": self.library,
+        }
+
+    @classmethod
+    def from_inputs(cls, gpu: str = "h100-sxm", **kwargs: object) -> tuple[Cluster, list[str]]:
+        """Same as :func:`resolve_cluster`."""
+        return resolve_cluster(gpu, **kwargs)  # type: ignore[arg-type]
+
+    def with_nodes(self, nodes: int) -> Cluster:
+        """The same cluster with another node count (no validation; for sweeps)."""
+        return replace(self, nodes=max(1, int(nodes)))
+
+
+# --- resolution --------------------------------------------------------------------------------
+
+
+def _clamp_int(name: str, value: object, default: int, low: int, high: int, warnings: list[str]) -> int:
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool):
+        warnings.append(f"{name}: {value!r} is not a number; using {default}")
+        return default
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        warnings.append(f"{name}: {value!r} is not a number; using {default}")
+        return default
+    if not math.isfinite(number):
+        warnings.append(f"{name}: {value!r} is not a finite number; using {default}")
+        return default
+    whole = int(round(number))
+    if whole != number:
+        warnings.append(f"{name}: {value!r} is not a whole number; using {whole}")
+    if whole < low:
+        warnings.append(f"{name}: {whole} is not allowed (minimum {low}); using {low}")
+        return low
+    if whole > high:
+        warnings.append(f"{name}: {whole:,} is more than the {high:,} this model handles; using {high:,}")
+        return high
+    return whole
+
+
+def _preset_for(catalog: Catalog, gpu_id: str) -> object | None:
+    """The catalog node preset for a GPU: the one with the biggest NVLink domain wins (NVL72)."""
+    presets = [node for node in catalog.nodes.values() if node.gpu == gpu_id]
+    if not presets:
+        return None
+    typical = catalog.gpu(gpu_id).typical_nic
+    return max(presets, key=lambda node: (node.scaleup_domain, node.nic == typical, node.gpus))
+
+
+def _nic_rates(link: Link, fabric: str) -> tuple[float, float]:
+    line = float(link.bandwidth.per_direction().to("GB/s").magnitude)
+    if link.achieved is not None:
+        achieved = float(link.achieved.per_direction().to("GB/s").magnitude)
+    else:
+        achieved = line * FABRICS[fabric].efficiency
+    return line, achieved
+
+
+def _scaleup(catalog: Catalog, gpu: Gpu) -> tuple[float, float, bool, bool, str]:
+    spec = float(gpu.scaleup_bandwidth.per_direction().to("GB/s").magnitude)
+    if gpu.scaleup_achieved is not None:
+        achieved = float(gpu.scaleup_achieved.per_direction().to("GB/s").magnitude)
+    else:
+        achieved = spec * SCALEUP_ACHIEVED_FALLBACK
+    link = catalog.links.get(gpu.scaleup_link)
+    switched = bool(link.switched) if link is not None else False
+    reduction = bool(link.in_network_reduction) if link is not None else False
+    name = link.name if link is not None else gpu.scaleup_link
+    return spec, achieved, switched, reduction, name
+
+
+def resolve_cluster(
+    gpu: str = "h100-sxm",
+    *,
+    gpus_per_node: object = None,
+    nodes: object = 1,
+    nic: object = None,
+    nics_per_node: object = None,
+    fabric: object = None,
+    scaleup_domain: object = None,
+    node: str | None = None,
+    in_network_reduction: object = None,
+    catalog: Catalog | None = None,
+) -> tuple[Cluster, list[str]]:
+    """Build a :class:`Cluster` from user inputs, clamping absurd values and saying so.
+
+    Parameters
+    ----------
+    gpu : str
+        GPU catalog id (``h100-sxm``, ``mi300x``, ...). Unknown ids raise UnknownIdError.
+    gpus_per_node, nodes : int-like
+        Default: the GPU's node preset (DGX H100: 8 per node), and 1 node. Clamped to
+        1..1024 GPUs per node, 1..100,000 nodes and 1,000,000 ranks in total.
+    nic : str
+        A scale-out NIC catalog id (``ib-ndr``) or a per-direction bandwidth per NIC
+        (``"200 Gbit/s"``). Default: the GPU's typical NIC. A value that is neither is replaced by
+        the default with a warning; rates are clamped to 1 Gbit/s..12.8 Tbit/s.
+    nics_per_node : int-like
+        Default: the preset's count, else one per GPU (the catalog's ``typical_nics_per_gpu``).
+    fabric : str
+        ``infiniband``, ``roce``, ``ethernet`` or ``efa``. Default: from the NIC's family, or for a
+        bare bandwidth the family of the GPU's typical NIC.
+    scaleup_domain : int-like
+        GPUs per NVLink domain. Default: the preset's (8 on HGX, 72 for GB200 NVL72), at least
+        ``gpus_per_node``.
+    node : str
+        A node preset id (``dgx-h100``) supplying defaults for the other fields.
+    in_network_reduction : bool
+        SHARP/CollNet in the switches (InfiniBand only). Default off: NCCL needs the SHARP plugin.
+
+    Returns
+    -------
+    (Cluster, list of str)
+        The cluster and the warnings, one sentence each.
+
+    Examples
+    --------
+    >>> cluster, warnings = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=0, nic="5 parsecs")
+    >>> cluster.nodes, cluster.nic
+    (1, 'ib-ndr')
+    >>> warnings[0]
+    'nodes: 0 is not allowed (minimum 1); using 1'
+    >>> cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=2, nic="100 Gbit/s", nics_per_node=16,
+    ...                              fabric="roce")
+    >>> round(cluster.node_egress_gbps, 1), cluster.nic_label
+    (184.0, '100 Gbit/s')
+    """
+    catalog = catalog or get_catalog()
+    warnings: list[str] = []
+    preset = None
+    if node:
+        preset = catalog.node(node)
+        if gpu != preset.gpu:
+            gpu = preset.gpu
+    gpu_entry = catalog.gpu(gpu)
+    if preset is None:
+        preset = _preset_for(catalog, gpu_entry.id)
+
+    default_g = int(getattr(preset, "gpus", 8)) if preset is not None else 8
+    g = _clamp_int("gpus_per_node", gpus_per_node, default_g, 1, MAX_GPUS_PER_NODE, warnings)
+    k = _clamp_int("nodes", nodes, 1, 1, MAX_NODES, warnings)
+    if g * k > MAX_RANKS:
+        capped = max(1, MAX_RANKS // g)
+        warnings.append(
+            f"nodes: {g * k:,} GPUs is more than the {MAX_RANKS:,} this model handles; using {capped:,} nodes"
+        )
+        k = capped
+
+    # Scale-up domain.
+    preset_domain = int(getattr(preset, "scaleup_domain", g)) if preset is not None else g
+    # Rack-scale domains (GB200 NVL72) span several servers and keep their size whatever a server
+    # holds; a board-level domain (HGX, MI300X platform) is the server itself.
+    default_domain = preset_domain if preset_domain > RACK_SCALE_DOMAIN else g
+    domain = _clamp_int("scaleup_domain", scaleup_domain, default_domain, 1, MAX_RANKS, warnings)
+    spec, achieved, switched, reduction, link_name = _scaleup(catalog, gpu_entry)
+    mesh_peers = 0 if switched else max(preset_domain - 1, 1)
+
+    # NIC: catalog id or bandwidth.
+    default_nic_id = str(getattr(preset, "nic", gpu_entry.typical_nic)) if preset is not None else gpu_entry.typical_nic
+    default_fabric = fabric_from_family(catalog.link(default_nic_id).family)
+    nic_id, nic_label, nic_link = default_nic_id, default_nic_id, catalog.link(default_nic_id)
+    user_rate_gbps: float | None = None
+    if nic is not None and str(nic).strip() != "":
+        text = str(nic).strip()
+        if text in catalog.links:
+            candidate = catalog.links[text]
+            if candidate.layer != "scale-out":
+                warnings.append(f"nic: '{text}' is a {candidate.layer} link, not a NIC; using {default_nic_id}")
+            else:
+                nic_id, nic_label, nic_link = text, text, candidate
+        else:
+            try:
+                parsed = parse_quantity(text, "bandwidth")
+            except QuantityInputError as exc:
+                looks_like_id = all(ch.isalnum() or ch in "-." for ch in text) and not text[:1].isdigit()
+                if looks_like_id:
+                    raise UnknownIdError("NIC", text, catalog.nics()) from exc
+                warnings.append(f"nic: {exc}; using {default_nic_id}")
+            else:
+                rate_gbit = float(parsed.quantity.to("Gbit/s").magnitude)
+                if rate_gbit < MIN_NIC_GBIT_S:
+                    warnings.append(f"nic: {text} is below {MIN_NIC_GBIT_S:g} Gbit/s; using {MIN_NIC_GBIT_S:g} Gbit/s")
+                    rate_gbit = MIN_NIC_GBIT_S
+                elif rate_gbit > MAX_NIC_GBIT_S:
+                    warnings.append(f"nic: {text} is above {MAX_NIC_GBIT_S:g} Gbit/s; using {MAX_NIC_GBIT_S:g} Gbit/s")
+                    rate_gbit = MAX_NIC_GBIT_S
+                user_rate_gbps = rate_gbit / 8.0
+                nic_label = f"{rate_gbit:g} Gbit/s"
+                nic_id = nic_label  # a bare bandwidth is its own id (round-trips through a URL)
+                nic_link = None  # type: ignore[assignment]
+
+    # Fabric.
+    implied = fabric_from_family(nic_link.family) if nic_link is not None else default_fabric
+    chosen_fabric = implied
+    if fabric is not None and str(fabric).strip() != "":
+        wanted = str(fabric).strip().lower().replace("-", "").replace(" ", "")
+        aliases = {"ib": "infiniband", "infiniband": "infiniband", "roce": "roce", "rocev2": "roce",
+                   "ethernet": "ethernet", "eth": "ethernet", "tcp": "ethernet", "efa": "efa"}
+        if wanted in aliases:
+            chosen_fabric = aliases[wanted]
+        else:
+            warnings.append(f"fabric: '{fabric}' is not one of {', '.join(FABRICS)}; using {implied}")
+
+    if nic_link is not None:
+        line, achieved_nic = _nic_rates(nic_link, chosen_fabric)
+    else:
+        assert user_rate_gbps is not None
+        line = user_rate_gbps
+        achieved_nic = user_rate_gbps * FABRICS[chosen_fabric].efficiency
+
+    # NICs per node.
+    if preset is not None and g == int(getattr(preset, "gpus", -1)):
+        default_nics = int(getattr(preset, "nics", g))
+    else:
+        default_nics = max(1, int(round(gpu_entry.typical_nics_per_gpu * g)))
+    nics = _clamp_int("nics_per_node", nics_per_node, default_nics, 1, MAX_NICS_PER_NODE, warnings)
+
+    sharp = bool(in_network_reduction) if in_network_reduction is not None else False
+    if sharp and chosen_fabric != "infiniband":
+        warnings.append("in_network_reduction: SHARP/CollNet needs an InfiniBand fabric; ignoring it")
+        sharp = False
+
+    cluster = Cluster(
+        gpu=gpu_entry.id,
+        gpu_name=gpu_entry.name,
+        architecture=gpu_entry.architecture,
+        vendor=gpu_entry.vendor,
+        gpus_per_node=g,
+        nodes=k,
+        scaleup_domain=domain,
+        scaleup_link=link_name,
+        scaleup_switched=switched,
+        scaleup_in_network_reduction=reduction,
+        scaleup_spec_gbps=spec,
+        intra_bw_full_gbps=achieved,
+        mesh_peers=mesh_peers,
+        nic=nic_id,
+        nic_label=nic_label,
+        nic_line_gbps=line,
+        nic_achieved_gbps=achieved_nic,
+        nics_per_node=nics,
+        fabric=chosen_fabric,
+        in_network_reduction=sharp,
+    )
+    return cluster, warnings

@@ -1,0 +1,72 @@
+"""Collective communication cost models: all-reduce and friends, checked against nccl-tests runs.
+
+Everything is plain numpy with units in the names: sizes in bytes, times in µs, bandwidths in GB/s
+(1 GB = 1e9 B, as nccl-tests prints them). Modules:
+
+* :mod:`~interconnect.collectives.model`: textbook alpha-beta formulas and the NCCL-like model of a
+  :class:`~interconnect.cluster.Cluster` (:func:`allreduce`, :func:`allreduce_by_algorithm`,
+  :func:`sweep_allreduce`, :func:`collective_time_us`), busbw factors.
+* :mod:`~interconnect.collectives.traffic`: bytes leaving the node per algorithm; the
+  "87 % less inter-node traffic" claim under both baselines.
+* :mod:`~interconnect.collectives.fitting`: robust ``t = a + S/B`` fit, efficiency against spec.
+* :mod:`~interconnect.collectives.measurements`: the published sweeps the model is calibrated on and
+  :func:`compare_sweep`, the comparison the CLI, benchmarks and tests share.
+"""
+
+from interconnect.collectives.fitting import AlphaBetaFit, efficiency_vs_spec, fit_alpha_beta
+from interconnect.collectives.measurements import (
+    LARGE_BYTES,
+    SMALL_BYTES,
+    Comparison,
+    Measurement,
+    compare_sweep,
+    load_measurements,
+)
+from interconnect.collectives.model import (
+    ALGORITHM_LABELS,
+    ALLREDUCE_ALGORITHMS,
+    AUTO_CANDIDATES,
+    COLLECTIVES,
+    PROTOCOLS,
+    AllreduceResult,
+    allreduce,
+    allreduce_by_algorithm,
+    as_size_bytes,
+    busbw_factor,
+    collective_time_us,
+    hierarchical_allreduce_time_us,
+    in_network_busbw_factor,
+    ring_allreduce_time_us,
+    sweep_allreduce,
+)
+from interconnect.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
+
+__all__ = [
+    "ALGORITHM_LABELS",
+    "ALLREDUCE_ALGORITHMS",
+    "AUTO_CANDIDATES",
+    "COLLECTIVES",
+    "LARGE_BYTES",
+    "PROTOCOLS",
+    "SMALL_BYTES",
+    "AllreduceResult",
+    "AlphaBetaFit",
+    "Comparison",
+    "Measurement",
+    "TrafficClaim",
+    "allreduce",
+    "allreduce_by_algorithm",
+    "as_size_bytes",
+    "busbw_factor",
+    "bytes_leaving_node_per_gpu",
+    "collective_time_us",
+    "compare_sweep",
+    "efficiency_vs_spec",
+    "fit_alpha_beta",
+    "hierarchical_allreduce_time_us",
+    "hierarchical_traffic_claim",
+    "in_network_busbw_factor",
+    "load_measurements",
+    "ring_allreduce_time_us",
+    "sweep_allreduce",
+]

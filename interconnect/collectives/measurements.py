@@ -1,0 +1,228 @@
+"""Published all-reduce measurements and the comparison of the model against a measured sweep.
+
+The data lives in ``interconnect/data/measurements/`` (``manifest.toml`` says, for every file, which
+system produced it, where it comes from and which cluster flags describe it). :func:`compare_sweep`
+is the one comparison used by the ``compare`` CLI command, ``benchmarks/accuracy.py`` and the tests,
+so that all three report the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from interconnect.cluster import Cluster, resolve_cluster
+from interconnect.collectives.fitting import AlphaBetaFit, fit_alpha_beta
+from interconnect.collectives.model import allreduce, as_size_bytes, busbw_factor
+
+__all__ = [
+    "LARGE_BYTES",
+    "MEASUREMENTS_DIR",
+    "SMALL_BYTES",
+    "Comparison",
+    "Measurement",
+    "compare_sweep",
+    "load_measurements",
+]
+
+MEASUREMENTS_DIR = Path(__file__).resolve().parent.parent / "data" / "measurements"
+#: "Small" and "large" messages as the accuracy bar defines them: <= 64 KiB and >= 256 MiB.
+SMALL_BYTES = 64 * 1024
+LARGE_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True, eq=False)
+class Measurement:
+    """One published sweep: sizes (bytes), out-of-place times (µs) and how to model its system."""
+
+    id: str
+    system: str
+    source: str
+    role: str
+    cluster_inputs: dict[str, object]
+    size_bytes: np.ndarray
+    time_us: np.ndarray
+    assumption: str = ""
+    algorithm: str = "auto"
+    path: Path | None = None
+
+    def cluster(self) -> Cluster:
+        inputs = dict(self.cluster_inputs)
+        gpu = str(inputs.pop("gpu"))
+        cluster, _ = resolve_cluster(gpu, **inputs)  # type: ignore[arg-type]
+        return cluster
+
+
+def _read_rows(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Headerless nccl-tests rows: size count type redop root | time algbw busbw #wrong | ..."""
+    sizes, times = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        sizes.append(float(fields[0]))
+        times.append(float(fields[5]))
+    return np.array(sizes), np.array(times)
+
+
+def _read_csv(path: Path, column: str) -> tuple[np.ndarray, np.ndarray]:
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    header = lines[0].split(",")
+    table = np.array([[float(x) for x in line.split(",")] for line in lines[1:]])
+    return table[:, 0], table[:, header.index(column)]
+
+
+def load_measurements(role: str | None = None, directory: Path | None = None) -> list[Measurement]:
+    """Every dataset of ``manifest.toml`` (or only those with the given ``role``).
+
+    Busbw-only sweeps are turned into times with nccl-tests' all-reduce factor,
+    ``t = S · 2(n-1)/n / busbw``; rows whose printed busbw is below 0.05 GB/s carry no information
+    and are dropped.
+
+    >>> [m.id for m in load_measurements("calibration")][:2]
+    ['h100-8gpu-nvls', 'h100-ib-sharp-96rank']
+    """
+    folder = directory or MEASUREMENTS_DIR
+    manifest = tomllib.loads((folder / "manifest.toml").read_text(encoding="utf-8"))
+    out: list[Measurement] = []
+    for entry in manifest["dataset"]:
+        if role is not None and entry["role"] != role:
+            continue
+        path = folder / entry["file"]
+        if entry["kind"] == "nccl-rows":
+            size, time = _read_rows(path)
+        else:
+            size, value = _read_csv(path, entry["column"])
+            if entry["kind"] == "busbw":
+                cluster_inputs = dict(entry["cluster"])
+                ranks = int(cluster_inputs.get("gpus_per_node", 8)) * int(cluster_inputs.get("nodes", 1))
+                keep = value >= 0.05
+                size, value = size[keep], value[keep]
+                time = size * busbw_factor("all_reduce", ranks) / (value * 1e3)
+            else:
+                time = value
+        out.append(
+            Measurement(
+                id=entry["id"],
+                system=entry["system"],
+                source=entry["source"],
+                role=entry["role"],
+                cluster_inputs=dict(entry["cluster"]),
+                size_bytes=size,
+                time_us=time,
+                assumption=entry.get("assumption", ""),
+                algorithm=entry.get("algorithm", "auto"),
+                path=path,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Model against one measured sweep (arrays: one entry per measured size)."""
+
+    size_bytes: np.ndarray
+    measured_time_us: np.ndarray
+    model_time_us: np.ndarray
+    measured_busbw_gbps: np.ndarray
+    model_busbw_gbps: np.ndarray
+    algorithm: np.ndarray
+    protocol: np.ndarray
+    ranks: int
+    fit: AlphaBetaFit | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def time_ratio(self) -> np.ndarray:
+        """Model time / measured time per size."""
+        return self.model_time_us / self.measured_time_us
+
+    @property
+    def geomean_time_ratio(self) -> float:
+        """Geometric mean of model/measured time (1 = unbiased; < 1: the model is too fast)."""
+        return float(np.exp(np.mean(np.log(self.time_ratio))))
+
+    @property
+    def geomean_error_factor(self) -> float:
+        """Geometric mean of max(ratio, 1/ratio): 1.3 means typically 30 % off either way."""
+        return float(np.exp(np.mean(np.abs(np.log(self.time_ratio)))))
+
+    def _ratio_where(self, mask: np.ndarray) -> float | None:
+        if not mask.any():
+            return None
+        return float(np.exp(np.mean(np.log(self.time_ratio[mask]))))
+
+    @property
+    def small_time_ratio(self) -> float | None:
+        """Geometric-mean model/measured time over sizes <= 64 KiB (None without such rows)."""
+        return self._ratio_where(self.size_bytes <= SMALL_BYTES)
+
+    @property
+    def large_time_ratio(self) -> float | None:
+        """Geometric-mean model/measured time over sizes >= 256 MiB (None without such rows)."""
+        return self._ratio_where(self.size_bytes >= LARGE_BYTES)
+
+    @property
+    def large_busbw_ratios(self) -> np.ndarray:
+        """Model/measured busbw for every size >= 256 MiB (the ±25 % bar is checked on these)."""
+        mask = self.size_bytes >= LARGE_BYTES
+        return self.model_busbw_gbps[mask] / self.measured_busbw_gbps[mask]
+
+    def summary(self) -> dict[str, object]:
+        large = self.large_busbw_ratios
+        return {
+            "rows": int(self.size_bytes.size),
+            "geomean_time_ratio": _round(self.geomean_time_ratio),
+            "geomean_error_factor": _round(self.geomean_error_factor),
+            "small_time_ratio": _round(self.small_time_ratio),
+            "large_time_ratio": _round(self.large_time_ratio),
+            "large_busbw_ratio_min": _round(float(large.min())) if large.size else None,
+            "large_busbw_ratio_max": _round(float(large.max())) if large.size else None,
+        }
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(value, digits)
+
+
+def compare_sweep(cluster: Cluster, size_bytes: object, time_us: object, algorithm: str = "auto") -> Comparison:
+    """Run the model at the measured sizes and line the two up.
+
+    Rows with a non-positive or missing time are dropped. busbw on both sides uses nccl-tests'
+    all-reduce factor 2(n-1)/n with the *cluster's* rank count. The alpha-beta fit is of the
+    measured rows (:func:`~interconnect.collectives.fitting.fit_alpha_beta`).
+
+    >>> from interconnect.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> c = compare_sweep(cluster, [8, 2**30], [15.0, 4030.0])
+    >>> c.ranks, [round(float(x), 2) for x in c.time_ratio]
+    (8, [1.27, 1.01])
+    """
+    size = as_size_bytes(size_bytes)
+    time = np.atleast_1d(np.asarray(time_us, dtype=float))
+    if size.shape != time.shape:
+        raise ValueError("size_bytes and time_us must have the same length")
+    keep = np.isfinite(time) & (time > 0) & np.isfinite(size) & (size > 0)
+    size, time = size[keep], time[keep]
+    if size.size == 0:
+        raise ValueError("no rows with a positive size and time to compare")
+    model = allreduce(cluster, size, algorithm)
+    factor = busbw_factor("all_reduce", cluster.ranks)
+    measured_busbw = size / (time * 1e3) * factor
+    fit = fit_alpha_beta(size, time) if size.size >= 2 else None
+    return Comparison(
+        size_bytes=size,
+        measured_time_us=time,
+        model_time_us=model.time_us,
+        measured_busbw_gbps=measured_busbw,
+        model_busbw_gbps=model.busbw_gbps,
+        algorithm=model.algorithm,
+        protocol=model.protocol,
+        ranks=cluster.ranks,
+        fit=fit,
+    )

@@ -1,0 +1,746 @@
+"""Cost models of GPU collectives (all-reduce first), calibrated against published nccl-tests runs.
+
+(``interconnect.collectives.model``; import the public names from ``interconnect.collectives``.)
+
+Everything here runs on plain numpy: message sizes in bytes in, times in microseconds out, bandwidths
+in GB/s (1 GB = 1e9 B, as nccl-tests prints them). Units live in the names (``size_bytes``,
+``time_us``, ``busbw_gbps``); pint appears only at the boundary (:func:`as_size_bytes`).
+
+Two families of models
+----------------------
+1. **Textbook alpha-beta formulas** (formulas.md §3.1-3.2): :func:`ring_allreduce_time_us`,
+   :func:`hierarchical_allreduce_time_us`. Exact closed forms, for teaching and tests.
+2. **An NCCL-like model of a real cluster** (:func:`allreduce`): for every algorithm NCCL has
+   (ring, double binary tree, NVLS, NVLSTree, CollNet/SHARP) and protocol (LL, LL128, Simple) it
+   computes ``t = launch + latency(algorithm, protocol, topology) + fill + S / algbw``.
+   Latencies, protocol factors and per-channel caps are NCCL's own constants (``src/graph/
+   tuning.cc``, formulas.md §1.5; RCCL's for AMD); bandwidths come from the
+   :class:`~interconnect.cluster.Cluster` (catalog figures). The *fill* is what NCCL's tuner leaves
+   out: the start-up of the bulk (Simple) pipeline, per NVLS stage, tree-chain stage and network hop.
+   It is why measured busbw keeps climbing up to GiB sizes. The algorithm and protocol are picked
+   as NCCL's tuner would (``ncclTopoGetAlgoTime``: smallest latency + size/bandwidth *without* the
+   fill), and the reported time is the model's realistic time for that pick.
+   The textbook node-unaware ("flat") ring and the three-phase hierarchical all-reduce are
+   modelled too, for comparison, but NCCL never runs them, so ``"auto"`` does not pick them.
+   Constants fitted to measurements say so where they are defined.
+
+The model is a teaching model: it reproduces the shape of nccl-tests curves (latency floor, protocol
+switches, bandwidth plateau) within the tolerances checked by ``benchmarks/accuracy.py``, not the
+exact choices of a particular NCCL release.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from interconnect.cluster import Cluster
+
+__all__ = [
+    "ALLREDUCE_ALGORITHMS",
+    "ALGORITHM_LABELS",
+    "AUTO_CANDIDATES",
+    "COLLECTIVES",
+    "PROTOCOLS",
+    "AllreduceResult",
+    "allreduce",
+    "allreduce_by_algorithm",
+    "as_size_bytes",
+    "busbw_factor",
+    "collective_time_us",
+    "hierarchical_allreduce_time_us",
+    "in_network_busbw_factor",
+    "ring_allreduce_time_us",
+    "sweep_allreduce",
+]
+
+PROTOCOLS = ("LL", "LL128", "Simple")
+ALLREDUCE_ALGORITHMS = ("flat_ring", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "collnet")
+#: Algorithms NCCL itself chooses among; the chooser ("auto") only considers these.
+AUTO_CANDIDATES = ("ring", "tree", "nvls", "nvls_tree", "collnet")
+ALGORITHM_LABELS = {
+    "flat_ring": "Flat ring (node-unaware, textbook)",
+    "ring": "Ring (NCCL, node-aware)",
+    "tree": "Double binary tree (NCCL Tree)",
+    "hierarchical": "Hierarchical (reduce-scatter, all-reduce, all-gather)",
+    "nvls": "NVLink SHARP (in-switch, one domain)",
+    "nvls_tree": "NVLS + tree across nodes (NVLSTree)",
+    "collnet": "In-network reduction (SHARP / CollNet)",
+}
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
+
+_LL, _LL128, _SIMPLE = 0, 1, 2
+_MIB = 1024 * 1024
+
+# ------------------------------------------------------------------------------------------------
+# Library constants
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Library:
+    """Latency constants of a collective library, order (LL, LL128, Simple), in µs."""
+
+    name: str
+    base: dict[str, tuple[float, float, float]]
+    hw_intra: dict[str, tuple[float, float, float]]
+    hw_net: dict[str, tuple[float, float, float]]
+    ll128: bool  # LL128 protocol available at all
+    launch_us: float
+
+
+#: NVIDIA NCCL ``src/graph/tuning.cc`` (HEAD 5067397c, 2026-06-11), ``ncclTunerConstantsDefaults``:
+#: baseLatencies and hwLatencies for NVLINK and NET (formulas.md §1.5).
+_NCCL = _Library(
+    name="nccl",
+    base={"tree": (6.8, 14.0, 8.4), "ring": (6.6, 14.0, 8.4), "collnet": (0.0, 0.0, 0.0),
+          "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0)},
+    hw_intra={"tree": (0.6, 1.25, 4.0), "ring": (0.6, 1.9, 3.4), "collnet": (0.0, 0.0, 3.7),
+              "nvls": (0.0, 0.0, 25.0), "nvls_tree": (0.0, 0.0, 25.0)},
+    hw_net={"tree": (5.0, 8.5, 14.0), "ring": (2.7, 4.0, 14.0), "collnet": (0.0, 0.0, 31.0),
+            "nvls": (0.0, 0.0, 18.0), "nvls_tree": (0.0, 0.0, 20.9)},
+    ll128=True,
+    # Host-side cost of one collective call as nccl-tests times it (kernel launch, stream sync
+    # amortised over iterations). Calibrated: NCCL's own ring-LL latency for 8 GPUs is 15 µs, and
+    # measured 8-GPU small-message all-reduce is 14-45 µs (hardware.md §9.J Azure sweeps).
+    launch_us=4.0,
+)
+
+#: AMD RCCL ``src/graph/tuning.cc`` (ROCm/rccl 0cbce2a7, 2024-10-24): baseLat {12, 12, 17} for tree
+#: and ring, and the default tuning model's xGMI ("NVLINK" row) and NET latencies. Recent RCCL
+#: releases enable LL128 on MI300 (gfx942); the 8 x MI300X sweeps we checked (ROCm 6.4) fit it.
+_RCCL = _Library(
+    name="rccl",
+    base={"tree": (12.0, 12.0, 17.0), "ring": (12.0, 12.0, 17.0), "collnet": (12.0, 12.0, 17.0),
+          "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0)},
+    hw_intra={"tree": (0.8, 1.4, 2.5), "ring": (0.8, 2.2, 3.6), "collnet": (0.0, 0.0, 0.8),
+              "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0)},
+    hw_net={"tree": (11.8, 18.2, 20.8), "ring": (9.5, 19.8, 15.1), "collnet": (0.0, 0.0, 11.8),
+            "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0)},
+    ll128=True,
+    launch_us=4.0,
+)
+
+#: NCCL ``llMaxBws`` (GB/s of bus bandwidth for the LL protocol): one node by GPU generation, and
+#: 2 / more than 2 nodes by CPU vendor (Intel row, the common case).
+_LL_MAX_BW_ONE_NODE = {"Volta": 39.0, "Ampere": 87.7, "Hopper": 141.0, "Blackwell": 282.0, "CDNA": 141.0, "Other": 87.7}
+_LL_MAX_BW_TWO_NODES = 39.0
+_LL_MAX_BW_MANY_NODES = 20.4
+#: NCCL ``nvlsEfficiency`` (Hopper 0.85, Blackwell 0.74) ...
+_NVLS_EFFICIENCY = {"Hopper": 0.85, "Blackwell": 0.74}
+#: ... times this factor gives the measured NVLS algorithm bandwidth as a share of the per-GPU
+#: NVLink rate. Calibrated: 8 x H200 NVLS busbw 473-480 GB/s = algbw 270-275 = 0.73 x 370.8
+#: (Stas Bekman, hardware.md §9.K; nccl-tests #212), 8 x B200 838 GB/s busbw = algbw 479 =
+#: 0.66 x 721.8, GB200 NVL72 835 GB/s busbw (CoreWeave, §9.F).
+_NVLS_MEASURED_OVER_MODEL = 0.86
+#: Ring busbw reached on one node as a share of the catalog's achievable per-GPU scale-up rate:
+#: H100 365-370 of 370.8, A100 231-235 of 240, B200 682 of 721.8, MI300X 316 of 312.9 (§9.J-K).
+_RING_EFFICIENCY = 0.97
+#: Bytes a GPU's NVLS pipeline holds in flight before it streams at full rate (NCCL_BUFFSIZE default
+#: 4 MiB per channel). The resulting fill, (domain - 1) x 4 MiB / per-GPU NVLink rate, is 79 µs on
+#: 8 x H100 and 410 µs on a 72-GPU NVL72, matching the large-message offsets of the measured
+#: NVLS sweeps (hardware.md §9.F/H/J).
+_NVLS_FILL_BYTES = 4 * _MIB
+#: NVLSTree sends across the network through a limited number of "head" GPUs per NVLink domain.
+#: Calibrated: CoreWeave GB200 2-rack and 20-rack tables (§9.F) plateau at algbw 410 and 203 GB/s,
+#: i.e. about 8 NICs of 48 GB/s (halved beyond 2 domains, as for any tree); on HGX-8 every NIC is
+#: a head.
+_NVLS_TREE_MAX_HEADS = 8
+#: NCCL ``treeCorrectionFactor`` (tuning.cc): tree bandwidth scale for 64 B x 2^i, i = 0..23.
+_TREE_CORRECTION = np.array(
+    [
+        [1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5,
+         0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0],  # LL
+        [1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6,
+         0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0, 1.0],  # LL128
+        [0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5,
+         0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9, 0.9],  # Simple
+    ]
+)
+#: Channels NCCL typically runs for trees and NVLS on NVSwitch systems (the per-channel caps below
+#: are multiplied by it), and the bulk chunk per channel step (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8).
+_TREE_CHANNELS = 16
+_CHUNK_BYTES = 512 * 1024
+#: NCCL tuning.cc ``perChMaxTreeBws`` and ``perChMaxTreeLL128Bws`` (GB/s per channel) for
+#: 1 node / 2 nodes / more.
+_TREE_CAP = {
+    "Volta": (26.5, 18.5, 10.0), "Ampere": (24.0, 23.6, 17.8), "Hopper": (38.7, 41.4, 36.0),
+    "Blackwell": (70.0, 42.8, 24.0), "CDNA": (38.7, 41.4, 36.0), "Other": (24.0, 23.6, 17.8),
+}
+_TREE_LL128_CAP = {
+    "Volta": (20.0, 20.0, 20.0), "Ampere": (20.0, 20.0, 20.0), "Hopper": (36.7, 36.7, 29.0),
+    "Blackwell": (55.6, 31.67, 20.0), "CDNA": (36.7, 36.7, 29.0), "Other": (20.0, 20.0, 20.0),
+}
+#: NCCL tuning.cc ``perChMaxNVLSTreeBws`` (GB/s per channel; 1 node unused / 2 nodes / more).
+_NVLS_TREE_CAP = {"Hopper": (0.0, 57.7, 45.5), "Blackwell": (0.0, 96.0, 80.0)}
+#: NCCL ``ncclTopoGetAlgoTime``: a multi-node Simple ring's latency x1.4 ("plateau effect of ring"),
+#: x1.9 before Ampere. Used only for the tuner's choice.
+_RING_PLATEAU = 1.4
+#: NCCL ``getNetOverhead``: 1 µs per network post on Intel hosts, x3 for Simple.
+_NET_OVERHEAD_US = (1.0, 1.0, 3.0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Boundary helpers
+# ------------------------------------------------------------------------------------------------
+
+
+def as_size_bytes(size: object) -> np.ndarray:
+    """Message size(s) as a float64 numpy array of bytes, from numbers, arrays, strings or pint.
+
+    >>> as_size_bytes("256 MiB").tolist()
+    [268435456.0]
+    >>> as_size_bytes([8, 1024]).tolist()
+    [8.0, 1024.0]
+    """
+    from interconnect.units import Q_, parse_quantity
+
+    if isinstance(size, str):
+        return np.atleast_1d(float(parse_quantity(size, "size").quantity.to("B").magnitude))
+    if hasattr(size, "to") and hasattr(size, "magnitude"):
+        return np.atleast_1d(np.asarray(Q_(size).to("B").magnitude, dtype=float))
+    return np.atleast_1d(np.asarray(size, dtype=float))
+
+
+def busbw_factor(collective: str, ranks: int) -> float:
+    """nccl-tests' bus-bandwidth factor F, with busbw = algbw x F.
+
+    From nccl-tests ``doc/PERFORMANCE.md`` and ``src/*.cu`` ``*GetBw`` (formulas.md §1.4):
+    all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast 1.
+
+    >>> busbw_factor("all_reduce", 8), busbw_factor("all_gather", 8), busbw_factor("broadcast", 8)
+    (1.75, 0.875, 1.0)
+    """
+    n = max(int(ranks), 1)
+    key = collective.lower().replace("-", "_").removesuffix("_perf")
+    if key in ("all_reduce", "allreduce"):
+        return 2.0 * (n - 1) / n
+    if key in ("all_gather", "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all"):
+        return (n - 1) / n
+    if key in ("broadcast", "reduce", "sendrecv"):
+        return 1.0
+    raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}")
+
+
+def in_network_busbw_factor(ranks: int) -> float:
+    """busbw / algbw for an all-reduce done by in-network reduction: (n-1)/(n+1).
+
+    nccl-tests ``doc/PERFORMANCE.md`` (commit 03a204a1): "AllReduce (In-Network Reduction):
+    (n-1)/(n+1)". With SHARP or NVLS each GPU sends S once and receives S once, so the wire carries
+    S per direction where a ring carries 2(n-1)/n x S; sjeaugey (nccl-tests #239): for NVLS
+    "algobw = busbw * n / (n+1)" on the wire. Reporting the ring factor instead is why NVLS busbw
+    (about 480 GB/s on 8 x H100) exceeds the 450 GB/s NVLink line rate.
+
+    >>> round(in_network_busbw_factor(8), 4)
+    0.7778
+    """
+    n = max(int(ranks), 1)
+    return (n - 1) / (n + 1)
+
+
+# ------------------------------------------------------------------------------------------------
+# Textbook closed forms
+# ------------------------------------------------------------------------------------------------
+
+
+def ring_allreduce_time_us(size_bytes: object, ranks: int, alpha_us: float, bandwidth_gbps: float) -> np.ndarray:
+    """Textbook ring all-reduce: ``T = 2(n-1)·α + 2(n-1)/n · S/B``.
+
+    Reduce-scatter then all-gather around a ring of n ranks: 2(n-1) steps, each paying the per-step
+    latency α and moving S/n bytes over a link of bandwidth B (per direction). Source: formulas.md
+    §3.1 (ttsugriy, collective cost model), bandwidth term as in nccl-tests ``PERFORMANCE.md``.
+    Assumes every link has the same α and B and no pipelining beyond the ring itself.
+
+    Parameters: ``size_bytes`` (S, bytes, scalar or array), ``ranks`` (n), ``alpha_us`` (µs per
+    step), ``bandwidth_gbps`` (B, GB/s = 1e9 B/s). Returns µs; 0 for a single rank.
+
+    >>> t = ring_allreduce_time_us(256 * 2**20, 8, 5.0, 50.0)  # 256 MiB, 8 ranks, 5 µs, 50 GB/s
+    >>> f"{t[0]:.2f} us"                                     # 2*7*5 + 1.75 * 268435456 / 50e3
+    '9465.24 us'
+    """
+    size = as_size_bytes(size_bytes)
+    n = int(ranks)
+    if n <= 1:
+        return np.zeros_like(size)
+    return 2 * (n - 1) * alpha_us + 2 * (n - 1) / n * size / (bandwidth_gbps * 1e3)
+
+
+def hierarchical_allreduce_time_us(
+    size_bytes: object,
+    gpus_per_node: int,
+    nodes: int,
+    alpha_in_us: float,
+    bw_in_gbps: float,
+    alpha_out_us: float,
+    bw_out_gbps: float,
+) -> np.ndarray:
+    """Three-phase hierarchical all-reduce (formulas.md §3.2, ttsugriy 13/13a, Stas's "model 3").
+
+    .. math::
+
+        T = 2\\,[(g-1)\\alpha_{in} + \\tfrac{g-1}{g}\\tfrac{S}{\\beta_{in}}]
+            + 2(k-1)\\alpha_{out} + \\tfrac{2(k-1)}{k}\\,\\tfrac{S/g}{\\beta_{out}}
+
+    Reduce-scatter inside each node (ring of g), all-reduce of each 1/g shard across the k nodes
+    (one ring per "rail", β_out = NIC bandwidth per GPU), all-gather inside the node. Phases are
+    serialised (the upper bound of Stas's overlap bracket).
+
+    >>> t = hierarchical_allreduce_time_us(2**30, 8, 4, 3.4, 370.0, 14.0, 48.0)  # 1 GiB, 4 nodes x 8
+    >>> f"{t[0]:.1f} us"            # (47.6 + 5078.5) in the node + (84 + 4194.3) across nodes
+    '9404.4 us'
+    """
+    size = as_size_bytes(size_bytes)
+    g, k = int(gpus_per_node), int(nodes)
+    intra = 0.0 if g <= 1 else 2 * ((g - 1) * alpha_in_us) + 2 * (g - 1) / g * size / (bw_in_gbps * 1e3)
+    inter = 0.0 if k <= 1 else 2 * (k - 1) * alpha_out_us + 2 * (k - 1) / k * (size / g) / (bw_out_gbps * 1e3)
+    return np.asarray(intra + inter + 0.0 * size, dtype=float)
+
+
+# ------------------------------------------------------------------------------------------------
+# The NCCL-like model
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Params:
+    n: int
+    gd: int  # GPUs per scale-up domain
+    kd: int  # domains
+    generation: str
+    lib: _Library
+    b_intra: float  # GB/s per GPU per direction (achievable)
+    egress: float  # GB/s per domain per direction (achievable), inf on one domain
+    nic_gpu: float  # GB/s per GPU per direction (achievable)
+    heads_bw: float  # GB/s a domain's NVLSTree heads can move per direction
+    nvls: bool
+    sharp: bool
+    hop_extra: float
+    fill_net: float
+    ll128_net: bool
+    nvlink_like: bool  # scale-up is NVLink/xGMI (LL128 allowed inside)
+
+
+def _params(cluster: Cluster) -> _Params:
+    lib = _RCCL if cluster.library == "rccl" else _NCCL
+    kd = cluster.domains
+    fabric = cluster.fabric_model
+    heads = min(cluster.nics_per_domain, _NVLS_TREE_MAX_HEADS)
+    return _Params(
+        n=cluster.ranks,
+        gd=cluster.domain_size,
+        kd=kd,
+        generation=cluster.generation,
+        lib=lib,
+        b_intra=cluster.intra_bw_gbps,
+        egress=cluster.domain_egress_gbps if kd > 1 else math.inf,
+        nic_gpu=cluster.nic_bw_per_gpu_gbps,
+        heads_bw=heads * cluster.nic_achieved_gbps,
+        nvls=cluster.nvls_enabled,
+        sharp=cluster.in_network_reduction and cluster.fabric == "infiniband",
+        hop_extra=fabric.hop_latency_us,
+        fill_net=fabric.simple_fill_us,
+        ll128_net=fabric.ll128_over_network,
+        nvlink_like=cluster.library != "other",
+    )
+
+
+def _ll_max_bw(p: _Params) -> float:
+    if p.kd <= 1:
+        return _LL_MAX_BW_ONE_NODE.get(p.generation, 87.7)
+    return _LL_MAX_BW_TWO_NODES if p.kd == 2 else _LL_MAX_BW_MANY_NODES
+
+
+def _ll128_allowed(p: _Params) -> bool:
+    if not p.lib.ll128 or p.generation == "Other":
+        return False
+    return p.kd <= 1 or p.ll128_net
+
+
+def _ceil_log2(x: int) -> int:
+    return 0 if x <= 1 else math.ceil(math.log2(x))
+
+
+def _floor_log2(x: int) -> int:
+    return 0 if x <= 1 else int(math.floor(math.log2(x)))
+
+
+def _transfer(size: np.ndarray, algbw_gbps: float) -> np.ndarray:
+    if algbw_gbps <= 0 or not math.isfinite(algbw_gbps):
+        return np.full_like(size, np.inf) if algbw_gbps <= 0 else np.zeros_like(size)
+    return size / (algbw_gbps * 1e3)
+
+
+def _tree_correction(proto: int, position: np.ndarray) -> np.ndarray:
+    """NCCL's tree correction factor at log2(S/64 B) = ``position``, interpolated log-linearly
+    between the table's powers of two (NCCL steps at each power of two, which makes a 1-byte-larger
+    message up to 25 % faster; interpolation keeps time non-decreasing in size). 1 beyond 256 MiB."""
+    table = np.log(np.append(_TREE_CORRECTION[proto][:23], 1.0))
+    return np.exp(np.interp(position, np.arange(table.size), table))
+
+
+def _nvls_fill(p: _Params, size: np.ndarray) -> np.ndarray:
+    """NVLS pipeline start-up: (g-1) stages of up to 4 MiB at the per-GPU NVLink rate."""
+    return (p.gd - 1) * np.minimum(size / p.gd, _NVLS_FILL_BYTES) / (p.b_intra * 1e3)
+
+
+def _net_fill(p: _Params, size: np.ndarray) -> np.ndarray:
+    """Bulk-pipeline start-up per network hop (the fabric's ``simple_fill_us``), reached once the
+    message fills one chunk on every channel (16 x 512 KiB); proportionally less below."""
+    return p.fill_net * np.minimum(1.0, size / (_TREE_CHANNELS * _CHUNK_BYTES))
+
+
+def _chain_fill(p: _Params, size: np.ndarray) -> np.ndarray:
+    """A tree's chain through the g GPUs of a domain is 2(g-1) pipeline stages deep (up and down);
+    the first chunk on each of 16 channels must cross them all."""
+    return 2 * (p.gd - 1) * np.minimum(size, _TREE_CHANNELS * _CHUNK_BYTES) / (p.b_intra * 1e3)
+
+
+def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """NCCL ring: tuning.cc latency ``base + (nsteps - nInter)·intraLat + nInter·interLat``."""
+    nsteps, ninter = 2 * (p.n - 1), 2 * (p.kd - 1)
+    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
+    buses = (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
+    for proto in (_LL, _LL128, _SIMPLE):
+        if buses[proto] <= 0:
+            continue
+        intra = p.lib.hw_intra["ring"][proto]
+        if p.kd > 1:
+            intra = max(intra, _NET_OVERHEAD_US[proto])
+        inter = p.lib.hw_net["ring"][proto] + p.hop_extra
+        lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra + ninter * inter
+        fill = 2 * _net_fill(p, size) if (proto == _SIMPLE and p.kd > 1) else 0.0
+        move = _transfer(size, buses[proto] * p.n / nsteps)
+        real[proto] = p.lib.launch_us + lat + fill + move
+        # NCCL's tuner multiplies a multi-node Simple ring's latency by 1.4 ("plateau effect").
+        plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
+        est[proto] = p.lib.launch_us + lat * plateau + move
+
+
+def _tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """NCCL double binary tree: latency ``base + 2((g-1)·intraLat + log2(k)·interLat)``."""
+    bucket = 0 if p.kd <= 1 else (1 if p.kd == 2 else 2)
+    cap = _TREE_CHANNELS * _TREE_CAP[p.generation][bucket]
+    cap128 = _TREE_CHANNELS * _TREE_LL128_CAP[p.generation][bucket]
+    net = p.egress * (1.0 if p.kd == 2 else 0.5)
+    bus = 0.92 * p.b_intra
+    algbws = (
+        min(0.5 * min(bus / 3.8, _ll_max_bw(p)), net),
+        min(0.5 * min(bus * (7.0 / 9.0 if p.kd <= 1 else 120.0 / 128.0), cap128), net) if _ll128_allowed(p) else 0.0,
+        min(0.5 * min(bus, cap), net),
+    )
+    position = np.log2(np.maximum(size, 64.0) / 64.0)
+    depth = _floor_log2(p.kd)
+    for proto in (_LL, _LL128, _SIMPLE):
+        if algbws[proto] <= 0:
+            continue
+        lat = p.lib.base["tree"][proto] + 2 * (
+            (p.gd - 1) * p.lib.hw_intra["tree"][proto] + depth * (p.lib.hw_net["tree"][proto] + p.hop_extra)
+        )
+        correction = _tree_correction(proto, position)
+        fill = _chain_fill(p, size) + 2 * _ceil_log2(p.kd) * _net_fill(p, size) if proto == _SIMPLE else 0.0
+        est[proto] = p.lib.launch_us + lat + size / (algbws[proto] * correction * 1e3)
+        real[proto] = est[proto] + fill
+
+
+def _nvls(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """NVLink SHARP inside one domain: latency 25 µs (tuning.cc), bandwidth ε·B_intra, plus fill."""
+    if not p.nvls or p.kd != 1:
+        return
+    algbw = _NVLS_EFFICIENCY[p.generation] * _NVLS_MEASURED_OVER_MODEL * p.b_intra
+    est[_SIMPLE] = p.lib.launch_us + p.lib.hw_intra["nvls"][_SIMPLE] + _transfer(size, algbw)
+    real[_SIMPLE] = est[_SIMPLE] + _nvls_fill(p, size)
+
+
+def _nvls_tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """NVLS inside each domain, a tree of domain heads across the network (NCCL NVLSTree).
+
+    The network part runs through at most 8 head NICs per domain (calibrated, see
+    ``_NVLS_TREE_MAX_HEADS``); NCCL's tuner does not know that limit and rates NVLSTree at
+    ``min(NVLS, perChMaxNVLSTreeBw x channels)``, so it keeps choosing it on big NVLink domains.
+    """
+    if not p.nvls or p.kd < 2:
+        return
+    nvls_alg = _NVLS_EFFICIENCY[p.generation] * _NVLS_MEASURED_OVER_MODEL * p.b_intra
+    share = 1.0 if p.kd == 2 else 0.5
+    algbw = min(nvls_alg, p.heads_bw * share, p.egress * share)
+    bucket = 1 if p.kd == 2 else 2
+    tuner_algbw = min(nvls_alg, p.egress * share, 0.5 * _TREE_CHANNELS * _NVLS_TREE_CAP[p.generation][bucket])
+    lat = p.lib.hw_intra["nvls_tree"][_SIMPLE] + 2 * _floor_log2(p.kd) * (
+        p.lib.hw_net["nvls_tree"][_SIMPLE] + p.hop_extra
+    )
+    hops = 2 * _ceil_log2(p.kd)
+    fill = (1 + hops / 2) * _nvls_fill(p, size) + hops * _net_fill(p, size)
+    real[_SIMPLE] = p.lib.launch_us + lat + fill + _transfer(size, algbw)
+    est[_SIMPLE] = p.lib.launch_us + lat + _transfer(size, tuner_algbw)
+
+
+def _collnet(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """SHARP in the InfiniBand switches (NCCL CollNetDirect): each node sends and receives S once."""
+    if not p.sharp or p.kd < 2:
+        return
+    algbw = min(0.5 * p.b_intra, p.egress)
+    lat = 2 * (min(1, p.gd - 1) * p.lib.hw_intra["collnet"][_SIMPLE] + (p.gd - 1) * 0.4) + (
+        p.lib.hw_net["collnet"][_SIMPLE] + p.hop_extra
+    )
+    est[_SIMPLE] = p.lib.launch_us + lat + _transfer(size, algbw)
+    real[_SIMPLE] = est[_SIMPLE] + 2 * _net_fill(p, size)
+
+
+def _flat_ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """Node-unaware ring: every one of the 2(n-1) steps is treated as a network step."""
+    if p.kd > 1:
+        alpha = p.lib.hw_net["ring"][_SIMPLE] + p.hop_extra
+        beta = min(_RING_EFFICIENCY * p.b_intra, p.nic_gpu)
+    else:
+        alpha = p.lib.hw_intra["ring"][_SIMPLE]
+        beta = _RING_EFFICIENCY * p.b_intra
+    real[_SIMPLE] = p.lib.launch_us + p.lib.base["ring"][_SIMPLE] + ring_allreduce_time_us(size, p.n, alpha, beta)
+    est[_SIMPLE] = real[_SIMPLE]
+
+
+def _hierarchical(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """Reduce-scatter in the domain, all-reduce of 1/g shards across domains, all-gather back."""
+    alpha_in = p.lib.hw_intra["ring"][_SIMPLE]
+    alpha_out = p.lib.hw_net["ring"][_SIMPLE] + p.hop_extra
+    t = hierarchical_allreduce_time_us(
+        size, p.gd, p.kd, alpha_in, _RING_EFFICIENCY * p.b_intra, alpha_out, p.nic_gpu if p.kd > 1 else 1.0
+    )
+    real[_SIMPLE] = p.lib.launch_us + p.lib.base["ring"][_SIMPLE] + t
+    est[_SIMPLE] = real[_SIMPLE]
+
+
+_BUILDERS = {
+    "flat_ring": _flat_ring,
+    "ring": _ring,
+    "tree": _tree,
+    "hierarchical": _hierarchical,
+    "nvls": _nvls,
+    "nvls_tree": _nvls_tree,
+    "collnet": _collnet,
+}
+
+
+def _grids(p: _Params, size: np.ndarray, algorithms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(tuner estimate, realistic time) in µs, each shaped (algorithms, protocols, sizes); inf where
+    an algorithm or protocol is not available. The estimate is what NCCL's tuner believes (it picks
+    the algorithm and protocol); the realistic time is what the model predicts for that choice."""
+    shape = (len(algorithms), len(PROTOCOLS), size.size)
+    estimate = np.full(shape, np.inf)
+    real = np.full(shape, np.inf)
+    if p.n <= 1:
+        return np.zeros(shape), np.zeros(shape)
+    for index, name in enumerate(algorithms):
+        _BUILDERS[name](p, size, estimate[index], real[index])
+    return estimate, real
+
+
+def _best_protocol(estimate: np.ndarray, real: np.ndarray, chooser: str = "nccl") -> np.ndarray:
+    """Realistic time of the protocol the tuner picks (or the fastest), per algorithm: (algorithms, sizes)."""
+    if chooser not in ("nccl", "fastest"):
+        raise ValueError(f"unknown chooser {chooser!r}; choose 'nccl' or 'fastest'")
+    pick = np.argmin(estimate if chooser == "nccl" else real, axis=1)
+    return np.take_along_axis(real, pick[:, None, :], axis=1)[:, 0, :]
+
+
+@dataclass(frozen=True, eq=False)
+class AllreduceResult:
+    """Model output for one cluster and a set of message sizes (arrays have one entry per size).
+
+    ``algorithm`` / ``protocol`` hold the choice per size; ``busbw_gbps`` uses nccl-tests' ring factor
+    2(n-1)/n whatever the algorithm, as nccl-tests does.
+    """
+
+    size_bytes: np.ndarray
+    time_us: np.ndarray
+    algbw_gbps: np.ndarray
+    busbw_gbps: np.ndarray
+    algorithm: np.ndarray
+    protocol: np.ndarray
+    ranks: int
+
+    def rows(self) -> list[dict[str, object]]:
+        return [
+            {
+                "size_bytes": int(s),
+                "time_us": float(t),
+                "algbw_gbps": float(a),
+                "busbw_gbps": float(b),
+                "algorithm": str(al),
+                "protocol": str(pr),
+            }
+            for s, t, a, b, al, pr in zip(
+                self.size_bytes, self.time_us, self.algbw_gbps, self.busbw_gbps, self.algorithm, self.protocol,
+                strict=True,
+            )
+        ]
+
+
+def _result(size: np.ndarray, time: np.ndarray, algos: np.ndarray, protos: np.ndarray, n: int) -> AllreduceResult:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        algbw = np.where(time > 0, size / (time * 1e3), np.inf)
+    factor = busbw_factor("all_reduce", n)
+    busbw = algbw * factor if factor > 0 else np.zeros_like(algbw)  # one rank moves nothing
+    return AllreduceResult(size, time, algbw, busbw, algos, protos, n)
+
+
+def allreduce(
+    cluster: Cluster, size_bytes: object, algorithm: str = "auto", *, chooser: str = "nccl"
+) -> AllreduceResult:
+    """Predicted all-reduce time for each message size, and the algorithm and protocol used.
+
+    For each (algorithm, protocol) the time is
+
+    ``t = launch + latency(algorithm, protocol, n, nodes) + fill + S / algbw(algorithm, protocol)``
+
+    * latency: NCCL tuning.cc formulas with its constants (formulas.md §1.5): ring
+      ``base + (2(n-1) - 2(k-1))·intraLat + 2(k-1)·interLat``; tree
+      ``base + 2((g-1)·intraLat + log2(k)·interLat)``; NVLS ``25 µs``; NVLSTree
+      ``25 + 2·log2(k)·interLat``, with the fabric's extra per-hop latency on network hops.
+    * algbw: ring ``min(0.97·B_intra, domain egress)·n/(2(n-1))``; tree ``0.46·B_intra``, capped by
+      the domain egress (x0.5 beyond two domains: a tree moves 2S per node per direction); NVLS
+      ``ε·B_intra``; protocol factors LL ``min(llMaxBw, busbw/2)`` (tree: /3.8), LL128 x0.92.
+    * fill (bulk protocol only): the staging-buffer start-up, per network hop and per NVLS stage.
+
+    ``algorithm="auto"`` picks among NCCL's algorithms per size (never the textbook flat ring or
+    hierarchical scheme); any name in :data:`ALLREDUCE_ALGORITHMS` forces it (protocol still chosen).
+    Unavailable forced algorithms (NVLS on A100) give ``inf``.
+
+    ``chooser="nccl"`` (default) picks what NCCL's tuner would pick: the smallest *tuner estimate*
+    (tuning.cc's latency + size/bandwidth, which ignores the pipeline fill, rates NVLSTree
+    optimistically and multiplies multi-node Simple ring latency by 1.4), then reports the model's
+    realistic time for that choice, which is how NCCL ends up on a slower algorithm at some sizes
+    (and why its measured curves have dips). ``chooser="fastest"`` picks the smallest realistic time:
+    never slower than any single algorithm, and non-decreasing in size.
+
+    >>> from interconnect.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> result = allreduce(cluster, [8, 2**30])
+    >>> [f"{t:.0f} us" for t in result.time_us], [str(a) for a in result.algorithm]
+    (['19 us', '4070 us'], ['ring', 'nvls'])
+    >>> f"{result.busbw_gbps[1]:.0f} GB/s"
+    '462 GB/s'
+    """
+    size = as_size_bytes(size_bytes)
+    p = _params(cluster)
+    if algorithm == "auto":
+        names = AUTO_CANDIDATES
+    elif algorithm in ALLREDUCE_ALGORITHMS:
+        names = (algorithm,)
+    else:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose auto or one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+    if chooser not in ("nccl", "fastest"):
+        raise ValueError(f"unknown chooser {chooser!r}; choose 'nccl' or 'fastest'")
+    estimate, real = _grids(p, size, names)
+    flat_real = real.reshape(len(names) * len(PROTOCOLS), size.size)
+    key = estimate if chooser == "nccl" else real
+    best = np.argmin(key.reshape(len(names) * len(PROTOCOLS), size.size), axis=0)
+    time = flat_real[best, np.arange(size.size)]
+    algos = np.array(names)[best // len(PROTOCOLS)]
+    protos = np.array(PROTOCOLS)[best % len(PROTOCOLS)]
+    if p.n <= 1:
+        algos = np.full(size.size, "none")
+        protos = np.full(size.size, "none")
+    return _result(size, time, algos, protos, p.n)
+
+
+def allreduce_by_algorithm(cluster: Cluster, size_bytes: object, *, chooser: str = "nccl") -> dict[str, np.ndarray]:
+    """Time (µs) of every algorithm in :data:`ALLREDUCE_ALGORITHMS`, with the protocol NCCL's tuner
+    would pick (``chooser="nccl"``) or the fastest protocol (``"fastest"``); inf where unavailable.
+
+    >>> from interconnect.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=1)
+    >>> times = allreduce_by_algorithm(cluster, [2**20])
+    >>> bool(np.isinf(times["nvls"][0])), f"{times['ring'][0]:.0f} us"
+    (True, '40 us')
+    """
+    size = as_size_bytes(size_bytes)
+    best = _best_protocol(*_grids(_params(cluster), size, ALLREDUCE_ALGORITHMS), chooser)
+    return {name: best[i] for i, name in enumerate(ALLREDUCE_ALGORITHMS)}
+
+
+def sweep_allreduce(
+    cluster: Cluster,
+    size_bytes: object,
+    node_counts: Iterable[int],
+    algorithms: Sequence[str] = ALLREDUCE_ALGORITHMS,
+    *,
+    chooser: str = "nccl",
+) -> np.ndarray:
+    """Best-protocol times (µs), shape (node counts, algorithms, sizes), for the same cluster at
+    several node counts. Plain numpy per node count, no pint: a 64-size x 7-algorithm x 11-node-count
+    sweep takes about a millisecond (``benchmarks/sweep_speed.py``).
+
+    >>> from interconnect.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> sweep_allreduce(cluster, [2**20, 2**30], [1, 2, 4]).shape
+    (3, 7, 2)
+    """
+    size = as_size_bytes(size_bytes)
+    counts = list(node_counts)
+    out = np.empty((len(counts), len(algorithms), size.size))
+    for i, nodes in enumerate(counts):
+        out[i] = _best_protocol(*_grids(_params(cluster.with_nodes(nodes)), size, algorithms), chooser)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Other collectives
+# ------------------------------------------------------------------------------------------------
+
+
+def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) -> np.ndarray:
+    """Predicted time (µs) of a collective with nccl-tests' size convention.
+
+    * ``all_reduce``: :func:`allreduce` (S = buffer per rank).
+    * ``all_gather`` / ``reduce_scatter`` (S = the whole gathered array, nccl-tests' size column):
+      ring, ``base + (n-1)·hop + (n-1)/n · S / busbw_ring`` with busbw_ring as for all-reduce
+      (measured 8 x H200: all-gather 361, reduce-scatter 363, ring all-reduce 367 GB/s, §9.K).
+    * ``alltoall`` (S = the per-rank send buffer, S/n to every peer): the NVLink part
+      ``(g-1)/n · S / B_intra`` and the network part ``(n-g)/n · S / NIC-per-GPU`` run in parallel
+      (sjeaugey, nccl-tests #267: all-to-all "cannot aggregate the bandwidth of multiple NICs").
+    * ``broadcast`` (S = buffer): pipelined ring, ``base + (n-1)·hop + S / busbw_ring``.
+
+    Best protocol of LL / LL128 / Simple for the ring-based ones, as for all-reduce.
+
+    >>> from interconnect.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> [f"{collective_time_us(cluster, c, 2**30)[0]:.0f} us" for c in ("all_gather", "broadcast")]
+    ['2648 us', '3022 us']
+    """
+    size = as_size_bytes(size_bytes)
+    key = collective.lower().replace("-", "_")
+    p = _params(cluster)
+    if p.n <= 1:
+        return np.zeros_like(size)
+    if key in ("all_reduce", "allreduce"):
+        return allreduce(cluster, size).time_us
+    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
+    if key in ("alltoall", "all_to_all"):
+        hop = p.lib.hw_net["ring"][_SIMPLE] + p.hop_extra if p.kd > 1 else p.lib.hw_intra["ring"][_SIMPLE]
+        intra = (p.gd - 1) / p.n * size / (_RING_EFFICIENCY * p.b_intra * 1e3)
+        inter = (p.n - p.gd) / p.n * size / (p.nic_gpu * 1e3) if p.kd > 1 else 0.0 * size
+        fill = 2 * p.fill_net if p.kd > 1 else 0.0
+        return p.lib.launch_us + p.lib.base["ring"][_SIMPLE] + (p.n - 1) * hop * 0.25 + fill + np.maximum(intra, inter)
+    if key in ("all_gather", "allgather", "reduce_scatter", "reducescatter"):
+        steps, inter_steps, volume = p.n - 1, p.kd - 1, (p.n - 1) / p.n
+    elif key == "broadcast":
+        steps, inter_steps, volume = p.n - 1, p.kd - 1, 1.0
+    else:
+        raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}")
+    buses = (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
+    best = np.full_like(size, np.inf)
+    for proto in (_LL, _LL128, _SIMPLE):
+        if buses[proto] <= 0:
+            continue
+        intra = p.lib.hw_intra["ring"][proto]
+        if p.kd > 1:
+            intra = max(intra, _NET_OVERHEAD_US[proto])
+        inter = p.lib.hw_net["ring"][proto] + p.hop_extra
+        lat = p.lib.base["ring"][proto] + (steps - inter_steps) * intra + inter_steps * inter
+        fill = 2 * p.fill_net if (proto == _SIMPLE and p.kd > 1) else 0.0
+        t = p.lib.launch_us + lat + fill + volume * size / (buses[proto] * 1e3)
+        best = np.minimum(best, t)
+    return best

@@ -1,0 +1,120 @@
+"""AppTest of the All-reduce page: defaults, every parameter from the link, uploads, hostile input."""
+
+from pathlib import Path
+
+import pytest
+
+from interconnect.cluster import resolve_cluster
+from interconnect.collectives import allreduce, load_measurements
+
+from .conftest import chart_specs, run_page
+
+PAGE = "pages/2_All_reduce.py"
+LOGS = Path(__file__).resolve().parents[1] / "unit" / "data" / "nccl_logs"
+
+
+def metric(at, label_start):
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def test_defaults_render_four_charts_and_write_the_url():
+    at = run_page(PAGE)
+    assert not at.exception and not at.warning
+    assert len(at.get("plotly_chart")) == 4
+    assert metric(at, "GPUs (ranks)") == "32"
+    assert at.query_params["gpu"] == "h100-sxm" and at.query_params["nodes"] == "4"
+    assert at.query_params["size"] == "256 MiB"
+
+
+def test_single_h100_node_picks_nvls_for_large_messages():
+    # hardware.md §9.K / nccl-tests#212: on 8 x H100 NCCL uses NVLS (in-switch reduction) for big messages.
+    at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "1", "size": "1 GiB"})
+    assert not at.exception
+    assert metric(at, "Algorithm").startswith("nvls")
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    expected = allreduce(cluster, [2**30]).busbw_gbps[0]
+    assert metric(at, "busbw") == f"{expected:.0f} GB/s"
+
+
+def test_every_parameter_from_the_link():
+    query = {"gpu": "a100-sxm", "gpn": "8", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s", "nics": "16",
+             "fabric": "roce", "domain": "8", "sharp": "0", "size": "64 MiB", "algo": "ring", "overlay": "none"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert dict(at.query_params) == query
+    assert at.selectbox(key="allreduce.fabric").value == "roce"
+    assert at.text_input(key="allreduce.nic_bw").value == "100 Gbit/s"
+    assert metric(at, "GPUs (ranks)") == "16"
+    assert metric(at, "Algorithm").startswith("ring")
+    time_chart = chart_specs(at)[0]
+    assert "time" in time_chart["layout"]["title"]["text"]
+
+
+def test_gb200_rack_is_one_nvlink_domain():
+    at = run_page(PAGE, {"gpu": "gb200", "gpn": "72", "nodes": "1"})
+    assert not at.exception
+    assert metric(at, "GPUs (ranks)") == "72"
+
+
+@pytest.mark.parametrize("measurement", [m.id for m in load_measurements("calibration")])
+def test_each_published_overlay(measurement):
+    at = run_page(PAGE, {"overlay": measurement})
+    assert not at.exception and not at.warning
+    names = [trace.get("name", "") for trace in chart_specs(at)[0]["data"]]
+    assert any(name.startswith("measured:") for name in names)
+
+
+def test_set_cluster_to_the_overlay_system():
+    at = run_page(PAGE, {"overlay": "h100-ib-sharp-96rank"})
+    at.button[0].click().run()
+    assert not at.exception
+    assert metric(at, "GPUs (ranks)") == "96"
+    assert at.query_params["sharp"] == "1"
+
+
+def test_pasted_log_is_compared_with_the_model():
+    text = (LOGS / "h100-2node-unidentified.txt").read_text()
+    at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "2"})
+    at.text_area(key="allreduce.paste").input(text).run()
+    assert not at.exception
+    assert metric(at, "Rows read") == "31"
+    assert "µs" in metric(at, "Fitted latency")
+    names = [trace.get("name", "") for trace in chart_specs(at)[0]["data"]]
+    assert "your log" in names
+    assert "nccl" not in [w.value for w in at.warning]
+
+
+def test_log_with_other_rank_count_warns():
+    text = (LOGS / "h100-2node-unidentified.txt").read_text()
+    at = run_page(PAGE, {"nodes": "4"})
+    at.text_area(key="allreduce.paste").input(text).run()
+    assert any("16 ranks" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("junk", ["hello world", "\x00\x01binary", "# only a comment\n", "1 2 3 4 5 6 7 8 9"])
+def test_malformed_paste_gives_one_clear_error(junk):
+    at = run_page(PAGE)
+    at.text_area(key="allreduce.paste").input(junk).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert at.error[0].value.startswith("Could not read this as nccl-tests output")
+    assert len(at.get("plotly_chart")) == 4  # the rest of the page still renders
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"nodes": "0", "gpn": "1e9"},
+        {"nic": "<script>alert(1)</script>"},
+        {"nic": "custom", "nic_bw": "5 parsecs"},
+        {"size": "-3 GB", "algo": "quantum"},
+        {"fabric": "carrier-pigeon", "sharp": "perhaps", "domain": "-1"},
+        {"overlay": "x" * 10_000, "gpu": "h1000"},
+        {"nodes": "100000", "gpn": "1024"},
+    ],
+)
+def test_hostile_or_absurd_links_warn_and_render(query):
+    at = run_page(PAGE, query)
+    assert not at.exception
+    assert len(at.warning) >= 1
+    assert len(at.get("plotly_chart")) == 4

@@ -1,0 +1,161 @@
+"""``python -m interconnect allreduce`` and ``compare``: JSON fields, text output, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interconnect.cli import main
+from interconnect.collectives import load_measurements
+from interconnect.collectives.measurements import MEASUREMENTS_DIR
+
+HEADER = (
+    "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 30 agg iters: 1 "
+    "validation: 1 graph: 0\n"
+) + """#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+"""
+
+
+@pytest.fixture
+def two_node_log(tmp_path):
+    """The published 2 x 8 H100 sweep (hardware.md §9.G) with an nccl-tests header in front."""
+    rows = (MEASUREMENTS_DIR / "h100-2node-unidentified.txt").read_text(encoding="utf-8")
+    path = tmp_path / "all_reduce_2x8xH100.log"
+    path.write_text(HEADER + rows + "# Avg bus bandwidth    : 70.7\n", encoding="utf-8")
+    return path
+
+
+def _json(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def _error(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interconnect: error: "), err
+    return lines[0]
+
+
+def test_allreduce_json_fields(capsys):
+    payload, _ = _json(capsys, ["allreduce", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "2",
+                                "--size", "256 MiB", "--json"])
+    assert payload["cluster"]["ranks"] == 16 and payload["cluster"]["gpu"] == "h100-sxm"
+    assert payload["size"] == {"value": 268435456.0, "unit": "B"}
+    for key in ("time", "algbw", "busbw"):
+        assert set(payload[key]) == {"value", "unit"} and payload[key]["value"] > 0
+    assert payload["time"]["unit"] == "us" and payload["busbw"]["unit"] == "GB/s"
+    assert payload["algorithm"] in ("ring", "tree", "nvls_tree")
+    assert payload["busbw"]["value"] == pytest.approx(payload["algbw"]["value"] * 2 * 15 / 16, rel=1e-5)
+    assert payload["warnings"] == [] and len(payload["results"]) == 1
+
+
+def test_allreduce_sweep_and_forced_algorithm(capsys):
+    payload, _ = _json(capsys, ["allreduce", "--gpu", "mi300x", "--size", "sweep", "--algorithm", "ring", "--json"])
+    assert len(payload["results"]) == 31  # 8 B .. 8 GiB
+    assert {r["algorithm"] for r in payload["results"]} == {"ring"}
+    times = [r["time"]["value"] for r in payload["results"]]
+    assert times == sorted(times)
+
+
+@pytest.mark.parametrize("fabric", ["infiniband", "roce", "ethernet", "efa"])
+def test_fabric_choices(capsys, fabric):
+    payload, _ = _json(capsys, ["allreduce", "--gpu", "h100-sxm", "--nodes", "2", "--nic", "200 Gbit/s",
+                                "--fabric", fabric, "--json"])
+    assert payload["cluster"]["fabric"] == fabric
+
+
+def test_allreduce_text_output(capsys):
+    assert main(["allreduce", "--gpu", "a100-sxm", "--gpus-per-node", "8", "--nodes", "2", "--nic", "100 Gbit/s",
+                 "--nics-per-node", "16", "--fabric", "roce"]) == 0
+    out = capsys.readouterr().out
+    assert "16 x 100 Gbit/s RoCE" in out and "busbw" in out and "256 MiB" in out
+
+
+def test_clamped_values_warn_on_stderr(capsys):
+    assert main(["allreduce", "--gpus-per-node", "100000", "--size", "1 MiB"]) == 0
+    captured = capsys.readouterr()
+    assert "interconnect: warning: gpus_per_node" in captured.err
+
+
+def test_compare_json_rows(capsys, two_node_log):
+    payload, _ = _json(capsys, ["compare", str(two_node_log), "--gpu", "h100-sxm", "--gpus-per-node", "8",
+                                "--nodes", "2", "--nic", "100 Gbit/s", "--nics-per-node", "8",
+                                "--fabric", "ethernet", "--json"])
+    rows = payload["rows"]
+    assert len(rows) == 31 and payload["ranks"] == 16
+    required = {"size_bytes", "measured_time_us", "model_time_us", "measured_busbw_gbps", "model_busbw_gbps",
+                "algorithm"}
+    assert all(required <= set(row) for row in rows)
+    assert rows[0]["size_bytes"] == 8 and rows[0]["measured_time_us"] == 62.35  # first row of §9.G
+    assert rows[-1]["measured_busbw_gbps"] == 219.51
+    assert payload["fitted_latency_us"] > 0 and payload["fitted_bandwidth_gbps"] > 0
+    assert 0.5 < payload["summary"]["geomean_time_ratio"] < 2
+    assert payload["geomean_time_ratio"] == payload["summary"]["geomean_time_ratio"]
+    assert not any("ranks:" in w for w in payload["warnings"])
+
+
+def test_compare_warns_when_ranks_disagree(capsys, two_node_log):
+    payload, _ = _json(capsys, ["compare", str(two_node_log), "--gpu", "h100-sxm", "--gpus-per-node", "8",
+                                "--nodes", "4", "--json"])
+    assert payload["cluster"]["ranks"] == 32 and payload["ranks"] == 16
+    assert any(w.startswith("ranks: the log has 16 ranks") for w in payload["warnings"])
+
+
+def test_compare_takes_nodes_from_the_log(capsys, two_node_log):
+    payload, _ = _json(capsys, ["compare", str(two_node_log), "--gpu", "h100-sxm", "--json"])
+    assert payload["cluster"]["nodes"] == 2 and payload["cluster"]["ranks"] == 16
+
+
+def test_compare_text_output(capsys, two_node_log):
+    assert main(["compare", str(two_node_log), "--gpu", "h100-sxm", "--nodes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "fit of the measured rows" in out and "geometric mean" in out
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["allreduce", "--gpu", "h9000"], "unknown GPU id 'h9000'"),
+    (["allreduce", "--nic", "5 parsecs"], "got a length"),
+    (["allreduce", "--nic", "ib-zdr"], "unknown NIC id 'ib-zdr'"),
+    (["allreduce", "--nic", "nvlink4"], "not a NIC"),
+    (["allreduce", "--size", "fast"], "--size"),
+    (["allreduce", "--nodes", "0"], "must be at least 1"),
+    (["allreduce", "--fabric", "pigeon"], "invalid choice"),
+    (["allreduce", "--algorithm", "magic"], "invalid choice"),
+    (["compare", "/nonexistent/all_reduce.log"], "no such file"),
+])
+def test_errors_are_one_line_with_status_2(capsys, argv, fragment):
+    assert fragment in _error(capsys, argv)
+
+
+def test_compare_rejects_an_unreadable_log(capsys, tmp_path):
+    garbage = tmp_path / "notes.txt"
+    garbage.write_text("this is not nccl-tests output\njust words\n", encoding="utf-8")
+    assert str(garbage) in _error(capsys, ["compare", str(garbage)])
+    binary = tmp_path / "core.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    assert "core.bin" in _error(capsys, ["compare", str(binary)])
+    assert "directory" in _error(capsys, ["compare", str(tmp_path)])
+
+
+@pytest.mark.parametrize("table", load_measurements("calibration"), ids=lambda m: m.id)
+def test_compare_reads_every_calibration_table(capsys, table):
+    # headerless rows as published (hardware.md §9); the rank count comes from busbw/algbw
+    flags = [f"--{key.replace('_', '-')}" if not isinstance(value, bool) else "--sharp"
+             for key, value in table.cluster_inputs.items()]
+    argv = ["compare", str(table.path), "--json"]
+    for flag, value in zip(flags, table.cluster_inputs.values(), strict=True):
+        argv += [flag] if isinstance(value, bool) else [flag, str(value)]
+    payload, _ = _json(capsys, argv)
+    assert len(payload["rows"]) == table.size_bytes.size
+    # our cluster flags match the log's rank count (inferred from busbw/algbw, so approximate at 1440)
+    assert payload["ranks"] == pytest.approx(payload["cluster"]["ranks"], rel=0.01)

@@ -1,0 +1,384 @@
+"""Collective cost models: closed forms, properties, traffic claims, fits and calibration tables.
+
+Expected values carry their source in a comment. Performance is measured in
+``benchmarks/sweep_speed.py``, not asserted here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interconnect import nccl_tests
+from interconnect.cluster import resolve_cluster
+from interconnect.collectives import (
+    ALLREDUCE_ALGORITHMS,
+    AUTO_CANDIDATES,
+    LARGE_BYTES,
+    SMALL_BYTES,
+    allreduce,
+    allreduce_by_algorithm,
+    busbw_factor,
+    bytes_leaving_node_per_gpu,
+    collective_time_us,
+    compare_sweep,
+    efficiency_vs_spec,
+    fit_alpha_beta,
+    hierarchical_allreduce_time_us,
+    hierarchical_traffic_claim,
+    in_network_busbw_factor,
+    load_measurements,
+    ring_allreduce_time_us,
+    sweep_allreduce,
+)
+
+GiB = 2**30
+MiB = 2**20
+
+# --- closed forms ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "size", "alpha", "bw"), [(2, 1024, 1.0, 10.0), (8, 256 * MiB, 5.0, 50.0),
+                                                         (64, GiB, 14.0, 48.0), (1000, 8, 3.4, 370.8)])
+def test_ring_allreduce_is_the_textbook_formula(n, size, alpha, bw):
+    # formulas.md §3.1: T = 2(n-1)·α + 2(n-1)/n · S/B  (B in GB/s = 1e3 B/µs)
+    expected = 2 * (n - 1) * alpha + 2 * (n - 1) / n * size / (bw * 1e3)
+    assert ring_allreduce_time_us(size, n, alpha, bw)[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_ring_allreduce_single_rank_and_vectorised():
+    assert ring_allreduce_time_us([1, 2**30], 1, 5.0, 50.0).tolist() == [0.0, 0.0]
+    out = ring_allreduce_time_us(np.array([8.0, 16.0, 32.0]), 4, 1.0, 1.0)
+    assert out.shape == (3,) and np.all(np.diff(out) > 0)
+
+
+def test_hierarchical_formula_and_its_one_node_limit():
+    # formulas.md §3.2 with g = 8, k = 4
+    g, k, s = 8, 4, float(GiB)
+    expected = (2 * ((g - 1) * 3.4 + (g - 1) / g * s / 370e3)
+                + 2 * (k - 1) * 14.0 + 2 * (k - 1) / k * (s / g) / 48e3)
+    assert hierarchical_allreduce_time_us(s, g, k, 3.4, 370.0, 14.0, 48.0)[0] == pytest.approx(expected, rel=1e-12)
+    # one node: reduce-scatter + all-gather in the node is exactly a ring all-reduce over g ranks
+    assert hierarchical_allreduce_time_us(s, g, 1, 3.4, 370.0, 14.0, 48.0)[0] == pytest.approx(
+        ring_allreduce_time_us(s, g, 3.4, 370.0)[0], rel=1e-12)
+
+
+# --- busbw factors ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 16, 72, 1440])
+def test_busbw_factors_match_nccl_tests(n):
+    # nccl-tests doc/PERFORMANCE.md and src/*.cu *GetBw (formulas.md §1.4)
+    assert busbw_factor("all_reduce", n) == pytest.approx(2 * (n - 1) / n)
+    assert busbw_factor("all_gather", n) == pytest.approx((n - 1) / n)
+    assert busbw_factor("reduce_scatter", n) == pytest.approx((n - 1) / n)
+    assert busbw_factor("alltoall", n) == pytest.approx((n - 1) / n)
+    assert busbw_factor("broadcast", n) == 1.0
+    for name in ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"):
+        assert busbw_factor(name, n) == pytest.approx(nccl_tests.busbw_factor(name, n))
+    # PERFORMANCE.md (03a204a1): "AllReduce (In-Network Reduction): (n-1)/(n+1)"
+    assert in_network_busbw_factor(n) == pytest.approx((n - 1) / (n + 1))
+
+
+def test_unknown_collective_is_an_error():
+    with pytest.raises(ValueError):
+        busbw_factor("allmagic", 8)
+
+
+# --- traffic: the "87 % less inter-node traffic" claim ----------------------------------------------
+
+
+def test_hierarchical_saves_87_5_percent_only_against_a_flat_ring():
+    # Baseline: flat ring, every GPU's 2(n-1)/n·S crosses the network; hierarchical: 2(k-1)/k·S/g.
+    # Saving = 1 - [(k-1)/k / g] / [(n-1)/n] -> 1 - 1/g = 87.5 % for g = 8 as k grows (README, claims).
+    for k in (2, 8, 64, 1024):
+        claim = hierarchical_traffic_claim(8, k)
+        n = 8 * k
+        assert claim.saving_vs_flat_ring == pytest.approx(1 - ((k - 1) / k / 8) / ((n - 1) / n))
+    assert hierarchical_traffic_claim(8, 1024).saving_vs_flat_ring == pytest.approx(0.875, abs=2e-4)
+    assert hierarchical_traffic_claim(8, 8).saving_vs_flat_ring == pytest.approx(0.8889, abs=1e-4)
+
+
+@pytest.mark.parametrize("g", [2, 4, 8, 72])
+@pytest.mark.parametrize("k", [2, 3, 8, 64, 1024])
+def test_against_nccl_node_aware_rings_the_saving_is_small(g, k):
+    # NCCL's rings send 2(n-1)/n·S/g per GPU across the network, so the saving is
+    # 1 - n(k-1)/(k(n-1)): at most 50 % (k = 2, n -> inf), about 11 % at 8 x 8, -> 0 as k grows.
+    claim = hierarchical_traffic_claim(g, k)
+    n = g * k
+    assert claim.saving_vs_node_aware_ring == pytest.approx(1 - n * (k - 1) / (k * (n - 1)))
+    assert 0 <= claim.saving_vs_node_aware_ring < 0.5
+    assert claim.saving_vs_node_aware_ring < claim.saving_vs_flat_ring
+
+
+def test_bytes_leaving_node_per_algorithm():
+    s = 1.0
+    assert bytes_leaving_node_per_gpu("ring", s, 8, 1)[0] == 0.0
+    assert bytes_leaving_node_per_gpu("tree", s, 8, 2)[0] == pytest.approx(1 / 8)  # S per node on 2 nodes
+    assert bytes_leaving_node_per_gpu("tree", s, 8, 4)[0] == pytest.approx(2 / 8)  # 2S beyond (NCCL #457)
+    assert bytes_leaving_node_per_gpu("collnet", s, 8, 4)[0] == pytest.approx(1 / 8)
+    with pytest.raises(ValueError):
+        bytes_leaving_node_per_gpu("magic", s, 8, 4)
+
+
+# --- the NCCL-like model: anchors --------------------------------------------------------------------
+
+
+def _cluster(**kwargs):
+    gpu = kwargs.pop("gpu", "h100-sxm")
+    return resolve_cluster(gpu, **kwargs)[0]
+
+
+def test_single_rank_costs_nothing():
+    result = allreduce(_cluster(gpus_per_node=1, nodes=1), [8, GiB])
+    assert result.time_us.tolist() == [0.0, 0.0]
+    assert all(np.all(t == 0) for t in allreduce_by_algorithm(_cluster(gpus_per_node=1), [8, GiB]).values())
+
+
+def test_h100_node_small_and_large():
+    cluster = _cluster(gpus_per_node=8, nodes=1)
+    result = allreduce(cluster, [8, 8 * GiB])
+    # NCCL ring LL on 8 GPUs: 6.6 + 14 x 0.6 = 15 µs (tuning.cc) + launch; measured 8xH100 8 B
+    # all-reduce is tens of µs (hardware.md §9.J Azure: 25 µs at 1 KiB).
+    assert 10 < result.time_us[0] < 30
+    assert result.algorithm.tolist() == ["ring", "nvls"]
+    # NVLS busbw ~470-480 GB/s on 8 x H100/H200 (nccl-tests #212; MLE 473.1 at 8 GiB).
+    assert result.busbw_gbps[1] == pytest.approx(475, rel=0.05)
+
+
+def test_nvls_gain_over_ring_matches_measurements():
+    # hardware.md §10: NVLS adds ~1.29-1.31x busbw on 8 x H100/H200 (480 vs 367-370), ~1.23x on B200.
+    for gpu, low, high in (("h100-sxm", 1.2, 1.4), ("b200", 1.1, 1.35)):
+        cluster = _cluster(gpu=gpu, gpus_per_node=8)
+        times = allreduce_by_algorithm(cluster, [8 * GiB])
+        assert low < times["ring"][0] / times["nvls"][0] < high
+
+
+def test_nvls_unavailable_on_a100_and_mi300x():
+    for gpu in ("a100-sxm", "mi300x"):
+        times = allreduce_by_algorithm(_cluster(gpu=gpu, gpus_per_node=8), [GiB])
+        assert np.isinf(times["nvls"][0]) and np.isinf(times["nvls_tree"][0])
+
+
+def test_two_node_tree_busbw_can_exceed_the_network():
+    # sjeaugey (nccl-tests #196): on 2 nodes NCCL's tree/NVLSTree busbw can exceed the NIC rate.
+    cluster = _cluster(gpus_per_node=8, nodes=2, nic="200 Gbit/s", nics_per_node=8, fabric="ethernet")
+    result = allreduce(cluster, [8 * GiB])
+    assert result.busbw_gbps[0] > 1.5 * cluster.node_egress_gbps
+    # ... but a forced ring is held to the node egress (busbw = g x NIC rate; DGX A100: 192 GB/s).
+    ring = allreduce(cluster, [8 * GiB], "ring")
+    assert ring.busbw_gbps[0] <= cluster.node_egress_gbps * 1.0001
+
+
+def test_flat_ring_is_the_pessimistic_baseline():
+    cluster = _cluster(gpus_per_node=8, nodes=8)
+    times = allreduce_by_algorithm(cluster, [GiB])
+    assert times["flat_ring"][0] > 4 * times["ring"][0]  # every step limited to one NIC per GPU
+    assert times["hierarchical"][0] < times["flat_ring"][0]
+
+
+def test_forced_and_unknown_algorithms():
+    cluster = _cluster(gpus_per_node=8, nodes=2)
+    assert set(allreduce(cluster, [GiB], "tree").algorithm) == {"tree"}
+    with pytest.raises(ValueError):
+        allreduce(cluster, [GiB], "bogus")
+    with pytest.raises(ValueError):
+        allreduce(cluster, [GiB], chooser="psychic")
+
+
+def test_sweep_shapes_and_consistency():
+    cluster = _cluster(gpus_per_node=8, nodes=1)
+    sizes = [8 * 2**i for i in range(64)]
+    sweep = sweep_allreduce(cluster, sizes, [1, 2, 4])
+    assert sweep.shape == (3, len(ALLREDUCE_ALGORITHMS), 64)
+    by_algo = allreduce_by_algorithm(cluster.with_nodes(2), sizes)
+    for i, name in enumerate(ALLREDUCE_ALGORITHMS):
+        np.testing.assert_allclose(sweep[1, i], by_algo[name])
+
+
+def test_other_collectives():
+    cluster = _cluster(gpus_per_node=8, nodes=1)
+    n = cluster.ranks
+    ag = collective_time_us(cluster, "all_gather", 8 * GiB)[0]
+    rs = collective_time_us(cluster, "reduce_scatter", 8 * GiB)[0]
+    ring = allreduce_by_algorithm(cluster, [8 * GiB])["ring"][0]
+    # A ring all-reduce is a reduce-scatter plus an all-gather: (n-1)/n + (n-1)/n = 2(n-1)/n of S.
+    assert ag == pytest.approx(rs) and ag == pytest.approx(ring / 2, rel=0.02)
+    # Measured 8 x H200 all-gather busbw 361.4 GB/s (MLE, hardware.md §9.K)
+    assert 8 * GiB / (ag * 1e3) * busbw_factor("all_gather", n) == pytest.approx(361, rel=0.05)
+    two = _cluster(gpus_per_node=8, nodes=2)
+    a2a = collective_time_us(two, "alltoall", GiB)[0]
+    # half the data leaves the node through one NIC per GPU (nccl-tests #267)
+    assert a2a > (GiB / 2) / (two.nic_bw_per_gpu_gbps * 1e3)
+    assert collective_time_us(_cluster(gpus_per_node=1), "broadcast", GiB)[0] == 0.0
+    with pytest.raises(ValueError):
+        collective_time_us(cluster, "allmagic", GiB)
+
+
+# --- properties ----------------------------------------------------------------------------------------
+
+_GPUS = st.sampled_from(["a100-sxm", "h100-sxm", "b200", "gb200", "mi300x", "v100"])
+_FABRIC = st.sampled_from(["infiniband", "roce", "ethernet", "efa"])
+
+
+@st.composite
+def clusters(draw):
+    gpu = draw(_GPUS)
+    g = draw(st.integers(1, 16)) if gpu != "gb200" else draw(st.sampled_from([4, 36, 72]))
+    k = draw(st.sampled_from([1, 2, 3, 4, 12, 64, 1024]))
+    nic = f"{draw(st.sampled_from([25, 100, 200, 400, 800]))} Gbit/s"
+    cluster, _ = resolve_cluster(gpu, gpus_per_node=g, nodes=k, nic=nic, nics_per_node=draw(st.integers(1, 16)),
+                                 fabric=draw(_FABRIC), in_network_reduction=draw(st.booleans()))
+    return cluster
+
+
+_SIZES = st.lists(st.integers(1, 2**34), min_size=2, max_size=12).map(sorted)
+
+
+@settings(max_examples=80, deadline=None)
+@given(cluster=clusters(), sizes=_SIZES)
+def test_larger_messages_are_never_faster(cluster, sizes):
+    fastest = allreduce(cluster, sizes, chooser="fastest").time_us
+    assert np.all(np.diff(fastest) >= -1e-9 * fastest[1:])
+    for times in allreduce_by_algorithm(cluster, sizes, chooser="fastest").values():
+        finite = times[np.isfinite(times)]
+        assert np.all(np.diff(finite) >= -1e-9 * np.abs(finite[1:]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(cluster=clusters(), sizes=_SIZES, scale=st.floats(1.0, 20.0))
+def test_more_bandwidth_is_never_slower(cluster, sizes, scale):
+    faster = dataclasses.replace(cluster, intra_bw_full_gbps=cluster.intra_bw_full_gbps * scale,
+                                 nic_achieved_gbps=cluster.nic_achieved_gbps * scale)
+    before = allreduce_by_algorithm(cluster, sizes, chooser="fastest")
+    after = allreduce_by_algorithm(faster, sizes, chooser="fastest")
+    for name in ALLREDUCE_ALGORITHMS:
+        finite = np.isfinite(before[name])
+        assert np.all(after[name][finite] <= before[name][finite] * (1 + 1e-12))
+    assert np.all(allreduce(faster, sizes, chooser="fastest").time_us
+                  <= allreduce(cluster, sizes, chooser="fastest").time_us * (1 + 1e-12))
+
+
+@settings(max_examples=80, deadline=None)
+@given(cluster=clusters(), sizes=_SIZES)
+def test_chooser_is_never_slower_than_any_single_algorithm(cluster, sizes):
+    chosen = allreduce(cluster, sizes, chooser="fastest")
+    per_algorithm = allreduce_by_algorithm(cluster, sizes, chooser="fastest")
+    for name in AUTO_CANDIDATES:
+        assert np.all(chosen.time_us <= per_algorithm[name] * (1 + 1e-12))
+    nccl = allreduce(cluster, sizes)
+    assert set(nccl.algorithm) <= set(AUTO_CANDIDATES) | {"none"}
+    assert np.all(nccl.time_us >= chosen.time_us * (1 - 1e-12))  # NCCL's tuner can only do worse
+
+
+@settings(max_examples=40, deadline=None)
+@given(gpu=_GPUS, sizes=_SIZES)
+def test_one_rank_costs_nothing_for_any_gpu(gpu, sizes):
+    cluster, _ = resolve_cluster(gpu, gpus_per_node=1, nodes=1)
+    assert np.all(allreduce(cluster, sizes).time_us == 0)
+    for collective in ("all_gather", "reduce_scatter", "alltoall", "broadcast"):
+        assert np.all(collective_time_us(cluster, collective, sizes) == 0)
+
+
+# --- fitting ---------------------------------------------------------------------------------------------
+
+
+def test_fit_alpha_beta_recovers_a_line_and_ignores_an_outlier():
+    sizes = np.array([8.0 * 4**i for i in range(16)])
+    times = 30.0 + sizes / 180e3  # 30 µs + S / (180 GB/s)
+    fit = fit_alpha_beta(sizes, times)
+    assert fit.latency_us == pytest.approx(30.0, rel=1e-6)
+    assert fit.bandwidth_gbps == pytest.approx(180.0, rel=1e-6)
+    noisy = times.copy()
+    noisy[5] *= 8  # one broken row, as in hardware.md §9 G (1 MiB spike)
+    robust = fit_alpha_beta(sizes, noisy)
+    assert robust.latency_us == pytest.approx(30.0, rel=0.1)
+    assert robust.bandwidth_gbps == pytest.approx(180.0, rel=0.1)
+    assert fit_alpha_beta([GiB], [5000.0]).points == 1
+    with pytest.raises(ValueError):
+        fit_alpha_beta([], [])
+
+
+def test_fit_of_a_published_sweep():
+    # A3 Mega-like 2-node rows are not in the repo; use the 2-node H100 calibration table (§9 G):
+    # plateau algbw ~117 GB/s (busbw 219.5 at 8 GiB) and a latency floor of tens of µs.
+    table = next(m for m in load_measurements("calibration") if m.id == "h100-2node")
+    fit = fit_alpha_beta(table.size_bytes, table.time_us)
+    assert 30 < fit.latency_us < 200
+    assert fit.bandwidth_gbps == pytest.approx(117, rel=0.25)
+
+
+def test_efficiency_against_spec():
+    cluster = _cluster(gpus_per_node=8, nodes=1)
+    # 367 GB/s ring busbw against the 450 GB/s NVLink 4 spec (MLE: H200 ring 82 %)
+    assert efficiency_vs_spec(cluster, 367.0)[0] == pytest.approx(367 / 450)
+    two = _cluster(gpus_per_node=8, nodes=2)
+    assert efficiency_vs_spec(two, 192.0)[0] == pytest.approx(192 / 400)  # 8 x 400 Gbit/s = 400 GB/s
+
+
+# --- calibration against published tables ----------------------------------------------------------------
+
+CALIBRATION = load_measurements("calibration")
+REFERENCE = load_measurements("reference")
+
+
+def test_every_calibration_table_is_loaded():
+    # the seven files of /work/shared/reference/calibration, copied into interconnect/data/measurements
+    assert len(CALIBRATION) == 7
+    assert all(m.size_bytes.size == m.time_us.size > 0 for m in CALIBRATION)
+
+
+@pytest.mark.parametrize("table", CALIBRATION, ids=[m.id for m in CALIBRATION])
+def test_calibration_tables_within_the_accuracy_bar(table):
+    comparison = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm)
+    large = comparison.large_busbw_ratios
+    assert large.size > 0
+    # large messages (>= 256 MiB): busbw within ±25 % of measured, row by row
+    assert np.all((large >= 0.75) & (large <= 1.25)), dict(zip(comparison.size_bytes[-large.size:], large, strict=True))
+    small = comparison.time_ratio[comparison.size_bytes <= SMALL_BYTES]
+    if small.size:  # small messages (<= 64 KiB): time within a factor 2.5
+        assert np.all((small >= 1 / 2.5) & (small <= 2.5)), small
+    if small.size and (comparison.size_bytes >= LARGE_BYTES).any():  # a full sweep: geometric-mean error
+        assert comparison.geomean_error_factor <= 1.6
+
+
+@pytest.mark.parametrize("table", REFERENCE, ids=[m.id for m in REFERENCE])
+def test_reference_sweeps_large_messages(table):
+    # Azure and ml-engineering busbw sweeps (hardware.md §9.J/9.K): the large-message bar only, since
+    # PyTorch-level timings (all_reduce_bench) add tens of µs to small messages.
+    comparison = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm)
+    large = comparison.large_busbw_ratios
+    assert np.all((large >= 0.75) & (large <= 1.25)), large
+    assert comparison.geomean_error_factor <= 1.7
+
+
+def test_nvls_gpu_count_ramp():
+    # MLE (hardware.md §9.K): 8 x H200, 8 GiB busbw with NVLS 414.2 / 435.6 / 460.0 / 473.1 GB/s for
+    # 5..8 GPUs and 363-366 GB/s without; 8 x B200 NVLS from 6 GPUs: 778.2 / 811.2 / 838.0.
+    measured = {("h200", 5): 414.2, ("h200", 6): 435.6, ("h200", 7): 460.0, ("h200", 8): 473.1,
+                ("b200", 6): 778.2, ("b200", 7): 811.2, ("b200", 8): 838.0,
+                ("h200", 4): 363.3, ("b200", 5): 677.8}
+    for (gpu, gpus), busbw in measured.items():
+        model = allreduce(_cluster(gpu=gpu, gpus_per_node=gpus), [8 * GiB]).busbw_gbps[0]
+        assert model == pytest.approx(busbw, rel=0.1), (gpu, gpus, model)
+
+
+@pytest.mark.parametrize(("gpus", "ring_busbw"), [(4, 363.3), (6, 365.1), (8, 365.6)])
+def test_nvls_off_is_the_ring(gpus, ring_busbw):
+    model = allreduce(_cluster(gpu="h200", gpus_per_node=gpus), [8 * GiB], "ring").busbw_gbps[0]
+    assert model == pytest.approx(ring_busbw, rel=0.05)  # NCCL_NVLS_ENABLE=0, MLE §9.K
+
+
+def test_geomean_helpers():
+    cluster = _cluster(gpus_per_node=8)
+    comparison = compare_sweep(cluster, [8, GiB], [20.0, 4000.0])
+    assert comparison.geomean_error_factor >= 1.0
+    assert math.isclose(comparison.geomean_time_ratio,
+                        math.exp(np.mean(np.log(comparison.time_ratio))), rel_tol=1e-12)
+    with pytest.raises(ValueError):
+        compare_sweep(cluster, [8], [0.0])
