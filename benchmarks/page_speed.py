@@ -34,7 +34,8 @@ class PageBench:
 
 PAGES = [
     PageBench("cliff", "pages/1_Bandwidth_cliff.py", ("radio", "cliff.dir", ("per", "both"))),
-    PageBench("all-reduce", "pages/2_All_reduce.py"),  # widget keys will be allreduce.<param>; plain reruns
+    PageBench("all-reduce", "pages/2_All_reduce.py", ("selectbox", "allreduce.algo", ("auto", "ring")),
+              target_ms=150.0),
     PageBench("catalog", "pages/9_Catalog.py", ("radio", "catalog.kind", ("gpu", "scale-out")), target_ms=None),
 ]
 

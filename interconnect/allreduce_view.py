@@ -80,9 +80,15 @@ def _crossover_bytes(result: AllreduceResult) -> float:
 
 
 def _wire(cluster: Cluster) -> tuple[float, str]:
-    if cluster.domains > 1:
-        return cluster.nic_bw_per_gpu_gbps, "network per GPU (achievable)"
-    return cluster.intra_bw_gbps, "NVLink per GPU (achievable)"
+    """The busbw a ring cannot beat: NVLink per GPU, or across domains the domain's whole egress.
+
+    NCCL spreads its rings over every NIC of a node, so a multi-node ring's busbw is bounded by the
+    node's total NIC bandwidth (DGX A100: 8 x 24 GB/s gives the 192 GB/s NVIDIA measured, NCCL
+    issue 812), not by one NIC.
+    """
+    if cluster.domains > 1 and cluster.domain_egress_gbps < cluster.intra_bw_gbps:
+        return cluster.domain_egress_gbps, "ring limit: the server's NICs together (achievable)"
+    return cluster.intra_bw_gbps, "ring limit: NVLink per GPU (achievable)"
 
 
 def allreduce_view(cluster: Cluster, algorithm: str = "auto") -> AllreduceView:

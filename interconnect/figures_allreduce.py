@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -24,6 +25,14 @@ ALGORITHM_COLOURS = {
     "collnet": "#00838f",
 }
 _SIZE_TICKS = [2**p for p in range(3, 35, 3)]
+_LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0}
+
+
+def _finish(figure: go.Figure, height: int) -> go.Figure:
+    """The shared theme, with the legend under the plot (these charts have many traces)."""
+    apply_theme(figure, height=height)
+    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 190})
+    return figure
 
 
 class Overlay:
@@ -60,10 +69,13 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Fig
     figure = go.Figure()
     size = view.size_bytes
     if np.isfinite(view.crossover_bytes):
-        figure.add_vrect(x0=size[0], x1=view.crossover_bytes, fillcolor="#fef3c7", opacity=0.5, line_width=0,
-                         annotation_text="latency-bound", annotation_position="top left")
-        figure.add_vrect(x0=view.crossover_bytes, x1=size[-1], fillcolor="#e0f2fe", opacity=0.4, line_width=0,
-                         annotation_text="bandwidth-bound", annotation_position="top right")
+        figure.add_vrect(x0=size[0], x1=view.crossover_bytes, fillcolor="#fef3c7", opacity=0.5, line_width=0)
+        figure.add_vrect(x0=view.crossover_bytes, x1=size[-1], fillcolor="#e0f2fe", opacity=0.4, line_width=0)
+        # Annotations on a log axis take log10 coordinates.
+        figure.add_annotation(x=math.log10(size[0]), xanchor="left", y=1, yref="paper", yanchor="top",
+                              text="latency-bound", showarrow=False, font={"color": "#92400e"})
+        figure.add_annotation(x=math.log10(size[-1]), xanchor="right", y=1, yref="paper", yanchor="top",
+                              text="bandwidth-bound", showarrow=False, font={"color": "#075985"})
     for name, times in view.time_us_by_algorithm.items():
         if not np.isfinite(times).any():
             continue
@@ -82,7 +94,7 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Fig
     figure.update_layout(title={"text": "All-reduce time against message size"})
     _size_axis(figure)
     figure.update_yaxes(type="log", title="time (µs)", gridcolor="#e5e7eb")
-    return apply_theme(figure, height=540)
+    return _finish(figure, 700)
 
 
 def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Figure:
@@ -101,9 +113,9 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Fi
                                 line={"color": "#111827", "width": 4}))
     figure.add_trace(go.Scatter(x=size, y=view.chosen.algbw_gbps, mode="lines", name="algbw, NCCL-like choice",
                                 line={"color": "#111827", "width": 2, "dash": "dash"}))
-    figure.add_hline(y=view.wire_gbps, line_color="#b91c1c", line_dash="dash",
-                     annotation_text=f"{view.wire_label}: {view.wire_gbps:.4g} GB/s",
-                     annotation_position="top left", annotation_font_color="#b91c1c")
+    figure.add_trace(go.Scatter(x=[size[0], size[-1]], y=[view.wire_gbps, view.wire_gbps], mode="lines",
+                                name=f"{view.wire_label}: {view.wire_gbps:.4g} GB/s",
+                                line={"color": "#b91c1c", "dash": "dash", "width": 2}))
     above = view.busbw_above_wire
     if above.any():
         figure.add_trace(go.Scatter(
@@ -114,7 +126,7 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Fi
     figure.update_layout(title={"text": "Bandwidth as nccl-tests reports it"})
     _size_axis(figure)
     figure.update_yaxes(type="log", title="GB/s", gridcolor="#e5e7eb")
-    return apply_theme(figure, height=540)
+    return _finish(figure, 700)
 
 
 def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None) -> go.Figure:
@@ -138,7 +150,7 @@ def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None)
     figure.update_layout(title={"text": f"busbw at {format_size(Q_(curve.size_bytes, 'B'))} against cluster size"})
     figure.update_xaxes(type="log", title="nodes", tickvals=list(curve.node_counts), gridcolor="#e5e7eb")
     figure.update_yaxes(type="log", title="busbw (GB/s)", gridcolor="#e5e7eb")
-    return apply_theme(figure, height=500)
+    return _finish(figure, 640)
 
 
 def traffic_figure(traffic: Mapping[str, float], size_bytes: int) -> go.Figure:

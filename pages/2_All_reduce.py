@@ -34,6 +34,8 @@ catalog = get_catalog()
 state = PageState("allreduce", allreduce_specs())
 state.show_warnings()
 MEASUREMENTS = {m.id: m for m in load_measurements()}
+SHORT_NAMES = {"flat_ring": "Flat ring", "ring": "Ring", "tree": "Tree", "hierarchical": "Hier.", "nvls": "NVLS",
+               "nvls_tree": "NVLSTree", "collnet": "SHARP", "none": "none"}
 
 
 def use_measurement_cluster(measurement_id: str) -> None:
@@ -103,7 +105,9 @@ m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("GPUs (ranks)", f"{cluster.ranks:,}")
 m2.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}", format_duration(Q_(float(at_size.time_us[0]), "us")))
 m3.metric("busbw", format_bandwidth(Q_(float(at_size.busbw_gbps[0]), "GB/s")))
-m4.metric("Algorithm", str(at_size.algorithm[0]).replace("_", " ") + f" / {at_size.protocol[0]}")
+chosen_name = str(at_size.algorithm[0])
+m4.metric("Algorithm", f"{SHORT_NAMES.get(chosen_name, chosen_name)} / {at_size.protocol[0]}",
+          help=ALGORITHM_LABELS.get(chosen_name, ""))
 m5.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
 
 overlays = []
