@@ -31,6 +31,7 @@ __all__ = [
     "NodeCurve",
     "PublishedCurve",
     "allreduce_view",
+    "hierarchical_speedup",
     "measured_busbw_gbps",
     "node_count_curve",
     "playbook_curve",
@@ -173,3 +174,33 @@ def measured_busbw_gbps(size_bytes: np.ndarray, time_us: np.ndarray, ranks: int)
     """nccl-tests' all-reduce busbw from sizes and times: ``S / t x 2(n-1)/n`` (GB/s, t in µs)."""
     return np.asarray(size_bytes, dtype=float) / (np.asarray(time_us, dtype=float) * 1e3) * busbw_factor(
         "all_reduce", ranks)
+
+
+@dataclass(frozen=True)
+class SpeedupRange:
+    """How much faster hierarchical all-reduce is than a baseline, lowest and highest over message sizes."""
+
+    baseline: str
+    ranks: int
+    nodes: int
+    lowest: float
+    lowest_at_bytes: int
+    highest: float
+    highest_at_bytes: int
+
+
+def hierarchical_speedup(cluster: Cluster, ranks: int = 512) -> list[SpeedupRange]:
+    """Baseline time over hierarchical time at ``ranks`` GPUs, for a flat ring and for NCCL's ring.
+
+    The episode quotes "about 2x at 512 GPUs"; the sources have no such figure, and the ratio moves a
+    lot with message size and with the baseline, which is the point of showing both ranges.
+    """
+    nodes = max(1, ranks // cluster.gpus_per_node)
+    times = allreduce_by_algorithm(cluster.with_nodes(nodes), SIZES_BYTES)
+    out = []
+    for baseline in ("flat_ring", "ring"):
+        ratio = times[baseline] / times["hierarchical"]
+        low, high = int(np.nanargmin(ratio)), int(np.nanargmax(ratio))
+        out.append(SpeedupRange(baseline, nodes * cluster.gpus_per_node, nodes, float(ratio[low]),
+                                int(SIZES_BYTES[low]), float(ratio[high]), int(SIZES_BYTES[high])))
+    return out

@@ -158,7 +158,8 @@ def traffic_figure(traffic: Mapping[str, float], size_bytes: int) -> go.Figure:
     names = list(traffic)
     values = [traffic[name] / size_bytes for name in names]
     figure = go.Figure(go.Bar(
-        x=[_label(name) for name in names], y=values,
+        x=[_label(name).split(" (")[0] for name in names], y=values,
+        hovertext=[_label(name) for name in names],
         marker_color=[ALGORITHM_COLOURS.get(name, "#374151") for name in names],
         text=[f"{v:.3g} × S" for v in values], textposition="outside", cliponaxis=False,
     ))

@@ -7,7 +7,16 @@ from interconnect.catalog import LAYER_TITLES, get_catalog
 from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
 from interconnect.figures import cliff_figure, generation_figure
 from interconnect.pagespecs import DIRECTIONS, cliff_specs
-from interconnect.streamlit_ui import PageState, footer, gpu_picker, nic_picker, page_setup, source_popover
+from interconnect.streamlit_ui import (
+    PageState,
+    escape_markdown,
+    figure_sources,
+    footer,
+    gpu_picker,
+    nic_picker,
+    page_setup,
+    source_popover,
+)
 from interconnect.units import format_bandwidth, format_duration
 
 PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")
@@ -79,6 +88,16 @@ source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
 source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
 source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
                container=s3)
+
+with st.expander("Where every bar comes from"):
+    for bar in bars:
+        direction = {"per_direction": "per direction", "both_directions": "both directions summed",
+                     "shared": "shared by both directions"}[bar.figure.direction]
+        st.markdown(f"**{escape_markdown(bar.label)}**: {bar.figure.text()} as published, {direction}, "
+                    f"{bar.basis} · catalog id `{bar.entry_id}`")
+        if bar.figure.note:
+            st.caption(bar.figure.note)
+        st.markdown(figure_sources(catalog, bar.figure))
 
 claims = quoted_claims(catalog, bars)
 if claims:

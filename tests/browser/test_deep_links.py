@@ -23,6 +23,7 @@ from browser_helpers import (
     poll,
     query_of,
     wait_for_charts,
+    wait_for_run,
     widget,
 )
 
@@ -162,9 +163,33 @@ def test_home_page_links_to_the_cliff_page(streamlit_server, page):
 
 
 def test_cold_deep_link_to_all_reduce_page(cold_server, page):
-    if not (REPO_ROOT / "pages" / "2_All_reduce.py").is_file():
-        pytest.skip("pages/2_All_reduce.py does not exist yet")
-    open_cold(page, cold_server, "/All_reduce")
+    params = {"gpu": "a100-sxm", "gpn": "8", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s", "nics": "16",
+              "fabric": "roce", "size": "64 MiB", "algo": "auto", "overlay": "none"}
+    open_cold(page, cold_server, "/All_reduce?" + urlencode(params))
     assert_healthy(page, cold_server)
-    wait_for_charts(page, minimum=1)
+    wait_for_charts(page, minimum=4)
     assert page.url.split("?")[0].endswith("/All_reduce")
+    assert page.locator(METRIC_VALUE).first.inner_text().strip() == "16"  # 2 nodes x 8 GPUs
+    assert "RoCE" in page.get_by_text("x 100 Gbit/s").first.inner_text()
+    url_query = poll(page, lambda: query_of(page.url) if query_of(page.url).get("fabric") == "roce" else None)
+    for key, value in params.items():
+        assert url_query[key] == value
+
+
+def test_all_reduce_controls_update_the_url_and_a_log_uploads(streamlit_server, page, tmp_path):
+    open_page(page, streamlit_server, "/All_reduce?nodes=2")
+    wait_for_charts(page, minimum=4)
+    nodes = widget(page, "allreduce.nodes").locator("input")
+    nodes.fill("16")
+    nodes.press("Enter")
+    assert poll(page, lambda: query_of(page.url).get("nodes") == "16" or None)
+    wait_for_run(page, streamlit_server)
+    assert page.locator(METRIC_VALUE).first.inner_text().strip() == "128"
+
+    log = tmp_path / "all_reduce.log"
+    log.write_text((REPO_ROOT / "tests" / "unit" / "data" / "nccl_logs" / "h100-2node-unidentified.txt").read_text())
+    page.get_by_text("Compare your own nccl-tests").click()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(log))
+    poll(page, lambda: page.get_by_text("Rows read").count() > 0 or None, timeout_s=20)
+    assert page.get_by_text("16 ranks").count() >= 1  # the log's rank count differs from the 128 set above
+    assert_healthy(page, streamlit_server)

@@ -1,0 +1,85 @@
+"""What the All-reduce page shows: sweeps, crossover, ring limit, node curve and the checked claims."""
+
+import numpy as np
+import pytest
+
+from interconnect.allreduce_view import (
+    SIZES_BYTES,
+    allreduce_view,
+    hierarchical_speedup,
+    measured_busbw_gbps,
+    node_count_curve,
+    playbook_curve,
+    traffic_per_gpu,
+)
+from interconnect.cluster import resolve_cluster
+
+
+def cluster(nodes=1, gpu="h100-sxm", **kwargs):
+    result, warnings = resolve_cluster(gpu, gpus_per_node=8, nodes=nodes, **kwargs)
+    assert warnings == []
+    return result
+
+
+def test_sizes_span_8_bytes_to_16_gib():
+    assert SIZES_BYTES[0] == 8 and SIZES_BYTES[-1] == 16 * 2**30
+    assert np.all(np.diff(SIZES_BYTES) > 0)
+
+
+def test_view_covers_every_algorithm_and_the_choice_is_never_slower_than_ncc_candidates():
+    view = allreduce_view(cluster(nodes=4))
+    finite = {name: t for name, t in view.time_us_by_algorithm.items() if np.isfinite(t).all()}
+    assert {"ring", "tree", "flat_ring", "hierarchical"} <= set(finite)
+    assert view.chosen.time_us.shape == SIZES_BYTES.shape
+    # Latency-bound below the crossover, bandwidth-bound above: crossover inside the swept range.
+    assert SIZES_BYTES[0] < view.crossover_bytes < SIZES_BYTES[-1]
+
+
+def test_single_node_ring_limit_is_nvlink_and_nvls_beats_it():
+    # NCCL plans 18 x 20.6 GB/s per H100 (topo.h); NVLS busbw ~480 GB/s exceeds it (nccl-tests #212).
+    view = allreduce_view(cluster(nodes=1))
+    assert view.wire_gbps == pytest.approx(370.8)
+    assert view.busbw_above_wire[-1]
+
+
+def test_multi_node_ring_limit_is_the_servers_nics_together():
+    # DGX A100: 8 HDR NICs x ~24 GB/s -> NVIDIA measured 192 GB/s busbw across nodes (NCCL issue 812).
+    view = allreduce_view(cluster(nodes=4, gpu="a100-sxm"))
+    assert view.wire_gbps == pytest.approx(8 * 24.0, rel=0.05)
+
+
+def test_node_curve_falls_with_cluster_size_at_256_mib():
+    curve = node_count_curve(cluster(), 2**28)
+    assert curve.node_counts[0] == 1 and curve.node_counts[-1] == 1024
+    assert curve.busbw_chosen[0] > curve.busbw_chosen[-1]
+    assert np.all(np.isfinite(curve.busbw_chosen))
+
+
+def test_playbook_curve_is_the_cited_one():
+    # formulas.md §0: 436 -> 362 -> 160 -> 99.6 -> 84.7 -> 64.9 -> 32.9 GB/s for 1..64 nodes.
+    curve = playbook_curve()
+    assert list(curve.x) == [1, 2, 4, 8, 16, 32, 64]
+    assert list(curve.busbw_gbps) == [436, 362, 160, 99.6, 84.7, 64.9, 32.9]
+    assert curve.source_url.startswith("https://")
+
+
+def test_traffic_per_gpu_closed_forms():
+    # formulas.md §3.2: flat ring 2(n-1)/n S; hierarchical 2(k-1)/k S/g. 4 nodes x 8 GPUs, S = 1 MiB.
+    size = 2**20
+    traffic = traffic_per_gpu(cluster(nodes=4), size)
+    assert traffic["flat_ring"] == pytest.approx(2 * 31 / 32 * size)
+    assert traffic["hierarchical"] == pytest.approx(2 * 3 / 4 * size / 8)
+    assert traffic["ring"] == pytest.approx(2 * 31 / 32 * size / 8)
+
+
+def test_speedup_at_512_gpus_depends_on_size_and_baseline():
+    flat, ring = hierarchical_speedup(cluster(nodes=4))
+    assert flat.ranks == ring.ranks == 512
+    assert flat.lowest < flat.highest and flat.lowest > 1  # always better than a node-unaware ring
+    assert ring.highest < flat.lowest  # much less to gain against NCCL's ring
+
+
+def test_measured_busbw_uses_the_all_reduce_factor():
+    # nccl-tests PERFORMANCE.md: busbw = S/t x 2(n-1)/n. 1 GiB in 4027.3 us on 8 ranks -> 466.57 GB/s (hardware.md 9.H).
+    busbw = measured_busbw_gbps(np.array([2**30]), np.array([4027.3]), 8)
+    assert busbw[0] == pytest.approx(466.57, rel=1e-3)
