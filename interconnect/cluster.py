@@ -87,16 +87,19 @@ class FabricModel:
 #:   nccl-tests #160); RoCE 0.92 and EFA 0.92 (ib_write_bw 193.7 of 200 Gbit/s on EFA, MLE, minus
 #:   NCCL overhead); Ethernet/TCP 0.90 (GCP A3 Mega, 8 x 200 Gbit/s, 2 nodes: algbw 180.7 GB/s of
 #:   200, lessizzmore/create-a3mega-ztan-fork "ztan-NCCL-test-result").
-#: * ``hop_latency_us``: 0 for InfiniBand (NCCL's constants); RoCE +2 µs (lossless Ethernet
-#:   switches, ECN); EFA +10 µs (SRD through the Nitro card); Ethernet +35 µs: TCP/GPUDirect-TCPX/O
-#:   through host network stacks (A3 Mega 2-node 8 B all-reduce takes 123 µs against 39 µs for
-#:   2 DGX H100 on InfiniBand).
+#: * ``hop_latency_us``: InfiniBand +8 µs and RoCE +10 µs per network hop on top of NCCL's own
+#:   constants, because measured small all-reduces across 2 nodes take 1.5-2x NCCL's estimate
+#:   (~29 µs): 46-48 µs on 2 x 8 H20 with NDR (NCCL issues 1259/1244, hardware.md §8), ~39 µs on
+#:   2 DGX H100 over InfiniBand and ~61 µs on 2 x 8 H100 of unstated fabric (hardware.md §9.G);
+#:   RoCE adds lossless-Ethernet switch and ECN latency. EFA +10 µs (SRD through the Nitro card);
+#:   Ethernet +35 µs: TCP/GPUDirect-TCPX/O through host network stacks (A3 Mega 2-node 8 B
+#:   all-reduce takes 123 µs).
 #: * ``simple_fill_us``: grid-fitted (50-350 µs in steps) to the large-message rows of hardware.md §9
 #:   (CoreWeave 96-rank H100 and GB200 2/20-rack on InfiniBand, 4 x 8 B200 on EFA) and the A3 Mega
 #:   sweep (Ethernet/TCPXO); RoCE shares InfiniBand's value. See ``benchmarks/accuracy.py``.
 FABRICS: dict[str, FabricModel] = {
-    "infiniband": FabricModel("infiniband", "InfiniBand", 0.96, 0.0, 100.0, True),
-    "roce": FabricModel("roce", "RoCE (RDMA over Ethernet)", 0.92, 2.0, 100.0, True),
+    "infiniband": FabricModel("infiniband", "InfiniBand", 0.96, 8.0, 100.0, True),
+    "roce": FabricModel("roce", "RoCE (RDMA over Ethernet)", 0.92, 10.0, 100.0, True),
     "ethernet": FabricModel("ethernet", "Ethernet (TCP, GPUDirect-TCPX/O, sockets)", 0.90, 35.0, 300.0, False),
     "efa": FabricModel("efa", "AWS EFA (SRD)", 0.92, 10.0, 100.0, False),
 }
