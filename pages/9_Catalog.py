@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import LAYER_TITLES, LAYERS, get_catalog
-from interconnect.streamlit_ui import PageState, figure_sources, footer, page_setup
+from interconnect.streamlit_ui import PageState, escape_markdown, figure_sources, footer, page_setup
 from interconnect.urlstate import ChoiceParam
 
 page_setup("Catalog and sources", "Every hardware figure the app uses, with its direction, basis and source.")
@@ -50,14 +50,17 @@ for entry in entries if not chosen else [catalog.entry(chosen)]:
         if summary:
             st.markdown(summary)
         for name, figure in entry.figures().items():
-            st.markdown(f"**{name.replace('_', ' ')}**: {figure.text()} · {DIRECTION_WORDS[figure.direction]} · "
-                        f"{figure.basis}")
+            parts = [figure.text(), DIRECTION_WORDS[figure.direction], figure.basis]
+            st.markdown(f"**{name.replace('_', ' ')}**: " + " · ".join(part for part in parts if part != "—"))
             if figure.note:
                 st.caption(figure.note)
             st.markdown(figure_sources(catalog, figure))
-        if kind == "node":
-            for source in catalog.sources_of(entry):
-                st.markdown(f"- [{source.title}]({source.url})")
+        prose_sources = entry.source_ids if kind == "node" else getattr(entry, "sources", ())
+        if prose_sources:
+            st.markdown("**Further sources** (for the notes and corrections):")
+            for source_id in prose_sources:
+                source = catalog.source(source_id)
+                st.markdown(f"- [{escape_markdown(source.title)}]({source.url}) *({source.kind})*")
         for claim in getattr(entry, "quoted", ()):
             st.markdown(f"**Often quoted:** {claim['claim']} *({claim['by']})*  \n**Corrected:** {claim['correction']}")
         for line in getattr(entry, "disagreements", ()):

@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import tomllib
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -656,3 +657,20 @@ def test_nvlink_reach_is_honest():
         assert reach.quantity.to("m").magnitude <= 2
         assert "No official maximum" in reach.note
     assert any("tens of centimetres" in q["claim"] for q in CATALOG.link("nvlink5").quoted)
+
+
+def test_every_source_is_cited_by_some_entry():
+    # A source nobody cites cannot be reached from the app; prose-only sources go in an entry's `sources`.
+    catalog = load_catalog()
+    cited = {source.id for entry in catalog.entries() for source in catalog.sources_of(entry)}
+    assert set(catalog.sources) - cited == set()
+
+
+def test_prose_sources_must_exist(tmp_path):
+    data = Path(str(resources.files("interconnect").joinpath("data")))
+    for path in data.glob("*.toml"):
+        shutil.copy(path, tmp_path / path.name)
+    historical = tmp_path / "historical.toml"
+    historical.write_text(historical.read_text().replace('"wikipedia-laplink"', '"no-such-source"'))
+    with pytest.raises(CatalogError, match="laplink-parallel.*no-such-source"):
+        load_catalog(tmp_path)
