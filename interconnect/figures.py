@@ -51,15 +51,20 @@ def apply_theme(figure: go.Figure, *, height: int = 480) -> go.Figure:
     return figure
 
 
-def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: str = "per_direction") -> go.Figure:
-    """Horizontal bars on a log axis, inside-the-GPU at the top and a 1980s cable at the bottom."""
+def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: str = "per_direction",
+                 basis: str = "spec") -> go.Figure:
+    """Horizontal bars on a log axis, inside-the-GPU at the top and a 1980s cable at the bottom.
+
+    A bar whose figure is not of the requested ``basis`` (a spec figure shown because no achieved
+    one exists, or a one-off measurement) says which it is in its label.
+    """
     unit, axis_label = BANDWIDTH_UNITS[unit_key]
     figure = go.Figure()
     labels = [bar.label for bar in bars]
     shown_layers: set[str] = set()
     for bar in bars:
         value = float(bar.bandwidth.to(unit).magnitude)
-        basis_note = "" if bar.basis == "spec" else f" ({bar.basis})"
+        basis_note = "" if bar.basis == basis else f" ({bar.basis})"
         figure.add_trace(go.Bar(
             x=[value],
             y=[bar.label],
@@ -84,7 +89,7 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
     figure.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.12, "xanchor": "left", "x": 0},
                          margin={"b": 120})
     values = [float(bar.bandwidth.to(unit).magnitude) for bar in bars]
-    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 1.7  # room for the labels
+    low, high = math.log10(min(values)) - 0.3, math.log10(max(values)) + 1.9  # room for the labels
     figure.update_xaxes(type="log", title=axis_label, showgrid=True, gridcolor="#e5e7eb", range=[low, high])
     figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(labels)), automargin=True)
     keys = [bar.key for bar in bars]

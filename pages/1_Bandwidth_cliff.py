@@ -77,12 +77,12 @@ with st.container(border=True):
                    "900 GB/s per direction) against the same 400 Gbit/s card.")
 
 bars = cliff_bars(catalog, gpu.id, nic.id, direction=direction, basis=state["basis"], nics_per_node=state["nics"])
-st.plotly_chart(cliff_figure(bars, unit_key, direction), width="stretch", key="cliff-chart")
+st.plotly_chart(cliff_figure(bars, unit_key, direction, state["basis"]), width="stretch", key="cliff-chart")
 if state["basis"] == "achieved":
     fallback = [bar.label for bar in bars if bar.basis != "achieved"]
     if fallback:
         st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or measured "
-                   "figure is shown (marked on the bar).")
+                   "figure is shown, marked on its bar.")
 s1, s2, s3 = st.columns(3)
 source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
 source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
