@@ -26,7 +26,7 @@ from interconnect.collectives import (
 from interconnect.figures_allreduce import Overlay, busbw_figure, node_count_figure, time_figure, traffic_figure
 from interconnect.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_tests
 from interconnect.pagespecs import FABRIC_CHOICES, allreduce_specs, cluster_inputs
-from interconnect.streamlit_ui import PageState, escape_markdown, footer, page_setup
+from interconnect.streamlit_ui import PageState, escape_markdown, footer, gpu_picker, page_setup, source_popover
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
 page_setup("All-reduce: what the cliff costs",
@@ -62,7 +62,7 @@ def use_measurement_cluster(measurement_id: str) -> None:
 with st.container(border=True):
     st.markdown("**The cluster**")
     c1, c2, c3, c4 = st.columns(4)
-    c1.selectbox("GPU", list(catalog.gpus), key=state.key("gpu"), format_func=lambda i: catalog.gpus[i].name)
+    gpu_picker(state, catalog=catalog, container=c1)
     c2.number_input("GPUs per node", min_value=1, max_value=1024, step=1, key=state.key("gpn"))
     c3.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
     c4.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
@@ -102,6 +102,10 @@ algorithm = values["algo"]
 view = allreduce_view(cluster, algorithm)
 at_size = allreduce(cluster, [size_bytes], algorithm)
 st.caption(escape_markdown(cluster.describe()))
+p1, p2, _ = st.columns([1, 1, 2])
+source_popover(catalog.gpu(cluster.gpu), f"Sources: {catalog.gpu(cluster.gpu).name}", catalog, container=p1)
+if cluster.nic in catalog.nics():
+    source_popover(catalog.nic(cluster.nic), f"Sources: {catalog.nic(cluster.nic).name}", catalog, container=p2)
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("GPUs (ranks)", f"{cluster.ranks:,}")
 m2.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}", format_duration(Q_(float(at_size.time_us[0]), "us")))
