@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from interconnect.catalog import get_catalog
 from interconnect.cluster import resolve_cluster
 from interconnect.collectives import allreduce, load_measurements
 
@@ -118,3 +119,19 @@ def test_hostile_or_absurd_links_warn_and_render(query):
     assert not at.exception
     assert len(at.warning) >= 1
     assert len(at.get("plotly_chart")) == 4
+
+
+@pytest.mark.parametrize("gpu_id", sorted(get_catalog().gpus))
+def test_every_gpu_on_one_and_many_nodes(gpu_id):
+    for nodes in ("1", "64"):
+        at = run_page(PAGE, {"gpu": gpu_id, "nodes": nodes})
+        assert not at.exception
+        assert len(at.get("plotly_chart")) == 4
+        assert metric(at, "GPUs (ranks)") == f"{8 * int(nodes):,}"
+
+
+@pytest.mark.parametrize("fabric", ["infiniband", "roce", "ethernet", "efa"])
+def test_every_fabric(fabric):
+    at = run_page(PAGE, {"nodes": "2", "fabric": fabric})
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="allreduce.fabric").value == fabric
