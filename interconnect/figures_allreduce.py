@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -71,10 +70,11 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Fig
     if np.isfinite(view.crossover_bytes):
         figure.add_vrect(x0=size[0], x1=view.crossover_bytes, fillcolor="#fef3c7", opacity=0.5, line_width=0)
         figure.add_vrect(x0=view.crossover_bytes, x1=size[-1], fillcolor="#e0f2fe", opacity=0.4, line_width=0)
-        # Annotations on a log axis take log10 coordinates.
-        figure.add_annotation(x=math.log10(size[0]), xanchor="left", y=1, yref="paper", yanchor="top",
+        # Placed by axis-domain fraction: data coordinates on a log axis would need log10 values, and
+        # Plotly hides a data-anchored annotation that rounds to just outside the range.
+        figure.add_annotation(x=0.01, xref="x domain", xanchor="left", y=1, yref="y domain", yanchor="top",
                               text="latency-bound", showarrow=False, font={"color": "#92400e"})
-        figure.add_annotation(x=math.log10(size[-1]), xanchor="right", y=1, yref="paper", yanchor="top",
+        figure.add_annotation(x=0.99, xref="x domain", xanchor="right", y=1, yref="y domain", yanchor="top",
                               text="bandwidth-bound", showarrow=False, font={"color": "#075985"})
     for name, times in view.time_us_by_algorithm.items():
         if not np.isfinite(times).any():

@@ -111,7 +111,7 @@ m1.metric("GPUs (ranks)", f"{cluster.ranks:,}")
 m2.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}", format_duration(Q_(float(at_size.time_us[0]), "us")))
 m3.metric("busbw", format_bandwidth(Q_(float(at_size.busbw_gbps[0]), "GB/s")))
 chosen_name = str(at_size.algorithm[0])
-m4.metric("Algorithm", f"{SHORT_NAMES.get(chosen_name, chosen_name)} / {at_size.protocol[0]}",
+m4.metric(f"Algorithm ({at_size.protocol[0]} protocol)", SHORT_NAMES.get(chosen_name, chosen_name),
           help=ALGORITHM_LABELS.get(chosen_name, ""))
 m5.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
 
