@@ -99,6 +99,104 @@ EXTERNAL = [
         17179869184 68195""",
         "Rows from 8 KiB to 256 MiB are omitted: they swing by 10x in the source.",
     ),
+    External(
+        "h100-8gpu-nvidia-exemplar",
+        "8 x H100 (DGX H100), one node, nccl-tests one process per GPU (NVIDIA recipe sample output)",
+        "https://github.com/NVIDIA/exemplar-performance/blob/HEAD/microbenchmarks/nccl/README.md",
+        {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 1},
+        """8 13.67|16 13.00|64 14.92|128 15.87|256 16.10|512 16.70|1024 16.94|2048 17.14|4096 23.59
+        8192 17.40|16384 17.93|32768 19.33|65536 19.54|131072 19.89|262144 20.43|524288 20.66
+        1048576 27.37|2097152 42.21|4194304 54.19|8388608 83.04|16777216 123.8|33554432 199.3
+        67108864 324.7|134217728 586.4|268435456 1112.5|536870912 2151.0|1073741824 4029.4
+        2147483648 7939.1|4294967296 15749|8589934592 31307|17179869184 62648""",
+        "The 32 B row (68.14 us out-of-place, 13.52 us in-place) is omitted as a one-off outlier.",
+    ),
+    External(
+        "h100-8gpu-aws-p5",
+        "AWS p5.48xlarge, 8 x H100, one node (busbw/algbw = 1.75), nccl-tests under AWS Batch",
+        "https://github.com/aws-samples/awsome-distributed-training/blob/main/1.architectures/3.aws-batch/README.md",
+        {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 1},
+        """8 12.90|16 12.88|32 22.25|64 14.48|128 15.47|256 15.72|512 16.19|1024 16.43|2048 16.62
+        4096 16.76|8192 16.85|16384 17.46|32768 18.78|65536 19.09|131072 19.37|262144 20.27
+        524288 21.17|1048576 28.56|2097152 43.45|4194304 55.44|8388608 84.29|16777216 124.0
+        33554432 198.6|67108864 326.6|134217728 592.8|268435456 1121.4|536870912 2165.3
+        1073741824 4253.0|2147483648 8463.7|4294967296 15791|8589934592 31289|17179869184 62239""",
+    ),
+    External(
+        "h100-8gpu-g8-voltagepark",
+        "8 x H100 SXM, one node, NCCL 2.24.3, nccl-tests -g 8 (one process drives all 8 GPUs)",
+        "https://github.com/ZiyanIshani/vpbenchmarking/blob/HEAD/results/nccl/nccl_allreduce_20260224_223444.txt",
+        {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 1},
+        """8 33.18|16 32.76|32 32.76|64 33.23|128 33.27|256 33.01|512 33.50|1024 33.36|2048 33.44
+        4096 33.19|8192 33.09|16384 32.95|32768 32.74|65536 33.62|131072 34.26|262144 35.05
+        524288 36.97|1048576 38.74|2097152 43.23|4194304 55.70|8388608 84.47|16777216 125.88
+        33554432 200.39|67108864 328.56|134217728 588.39|268435456 1112.19|536870912 2152.91
+        1073741824 4010.54|2147483648 7918.12|4294967296 15753.1|8589934592 31335.8""",
+        "Single-process -g 8: the ~33 us floor is launch overhead of that mode (13 us with one process per GPU).",
+    ),
+    External(
+        "mi300x-8gpu-rocm-blog",
+        "8 x MI300X, one node, rccl-tests one process per GPU, RCCL 2.22.3, ROCm 6.3 (no graph mode)",
+        "https://github.com/ROCm/rocm-blogs/blob/HEAD/blogs/software-tools-optimization/mi300x-rccl-xgmi/README.md",
+        {"gpu": "mi300x", "gpus_per_node": 8, "nodes": 1},
+        """8 16.61|16 16.12|32 16.56|64 17.94|128 22.94|256 22.93|512 22.91|1024 13.11|2048 13.09
+        4096 13.27|8192 13.30|16384 13.54|32768 13.31|65536 13.77|131072 14.14|262144 16.87
+        524288 24.41|1048576 27.42|2097152 34.81|4194304 51.72|8388608 83.68|16777216 148.8
+        33554432 244.1|67108864 429.1|134217728 797.4|268435456 1537.1|536870912 3026.2
+        1073741824 5970.6|2147483648 11891|4294967296 23680|8589934592 47278|17179869184 94254""",
+        "Same blog with -G 1 (graph mode): 6-9 us from 32 B to 64 KiB.",
+    ),
+    External(
+        "oke-a100-2node-roce",
+        "OCI BM.GPU4.8 on OKE, 2 x 8 A100 40GB, 16 x 100 Gbit/s RoCE per node, nccl-tests MPIJob",
+        "https://github.com/oracle-quickstart/oci-hpc-oke/blob/main/README.md (a 2025 version)",
+        {"gpu": "a100-sxm", "gpus_per_node": 8, "nodes": 2, "nic": "100 Gbit/s", "nics_per_node": 16,
+         "fabric": "roce"},
+        """8 36.47|16 38.86|32 38.53|64 39.25|128 38.85|256 40.68|512 39.27|1024 41.97|2048 43.36
+        4096 44.54|8192 48.16|16384 49.40|32768 49.66|65536 51.69|131072 54.86|262144 67.95
+        524288 73.94|1048576 85.58|2097152 99.19|4194304 127.0|8388608 174.3|16777216 282.7
+        33554432 452.3|67108864 821.7|134217728 1542.0|268435456 3042.7|536870912 6436.0
+        1073741824 9187.8|2147483648 18289|4294967296 34176|8589934592 67689""",
+        "busbw 238 GB/s at 8 GiB; other OKE pages and README versions give 180 (NCCL 2.14.3) and 190 (2.25.1).",
+    ),
+    External(
+        "azure-ndv4-a100-2node-ib",
+        "Azure ML, 2 x Standard_ND96asr_v4 (8 x A100 40GB, 8 x 200 Gbit/s HDR InfiniBand per node)",
+        "public GitHub markdown 'Running GPU Enabled HPC Applications on Azure Machine Learning Platform', "
+        "found with find_string (repository not resolved by the index)",
+        {"gpu": "a100-sxm", "gpus_per_node": 8, "nodes": 2, "nic": "ib-hdr", "nics_per_node": 8,
+         "fabric": "infiniband"},
+        """8 37.76|16 37.45|32 36.38|64 37.00|128 36.50|256 37.62|512 38.44|1024 40.18|2048 44.38
+        4096 47.48|8192 64.17|16384 105.5|32768 65.22|65536 73.32|131072 66.52|262144 68.98
+        524288 79.28|1048576 96.57|2097152 127.5|4194304 147.0|8388608 210.7|16777216 332.4
+        33554432 614.9|67108864 947.8|134217728 1682.8|268435456 2975.4|536870912 5744.6
+        1073741824 11080|2147483648 21872|4294967296 43176|8589934592 85820""",
+    ),
+    External(
+        "gcp-a3-2x8xh100-tcpx",
+        "GCP A3 (a3-highgpu-8g) on GKE, 2 x 8 H100, 4 x 200 Gbit/s GPUDirect-TCPX per node",
+        "https://github.com/GoogleCloudPlatform/ai-infra-cluster-provisioning/blob/HEAD/"
+        "sample_workloads/nccltest/a3/README.md",
+        {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2, "nic": "gpudirect-tcpx", "nics_per_node": 4},
+        """1048576 1788.7|2097152 1645.1|4194304 1701.3|8388608 1891.3|16777216 1932.8
+        33554432 2190.8|67108864 2367.6|134217728 3539.5|268435456 5969.3|536870912 11625
+        1073741824 23144|2147483648 45662|4294967296 90227|8589934592 179880""",
+        "algbw 48 GB/s = half the 100 GB/s egress: a ring, not the NVLSTree the model picks (ring: busbw 0.93-1.00). "
+        "The flat 1.7 ms from 1 to 16 MiB is TCPX latency.",
+    ),
+    External(
+        "h100-4node-ib-voltagepark",
+        "4 x 8 H100 SXM, InfiniBand (README: 3.2 Tbit/s per node), NCCL 2.24.3, one process per GPU",
+        "https://github.com/ZiyanIshani/vpbenchmarking/blob/HEAD/results/nccl/nccl_multinode/"
+        "nccl_allreduce_20260224_225706.txt",
+        {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 4, "nic": "ib-ndr", "nics_per_node": 8,
+         "fabric": "infiniband"},
+        """8 38.37|16 37.15|32 37.19|64 37.40|128 39.22|256 39.54|512 38.38|1024 39.76|2048 41.11
+        4096 44.98|8192 53.19|16384 56.41|32768 57.42|65536 60.10|131072 59.27|262144 69.81
+        524288 79.34|1048576 92.47|2097152 154.66|4194304 160.50|8388608 230.19|16777216 272.07
+        33554432 373.03|67108864 579.49|134217728 944.74|268435456 2169.01|536870912 3578.60
+        1073741824 6411.42|2147483648 12681.1|4294967296 25265.5|8589934592 50291.8""",
+    ),
 ]
 
 

@@ -121,7 +121,11 @@ _RCCL = _Library(
     hw_net={"tree": (11.8, 18.2, 20.8), "ring": (9.5, 19.8, 15.1), "collnet": (0.0, 0.0, 11.8),
             "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0)},
     ll128=True,
-    launch_us=4.0,
+    # No extra launch cost on top of RCCL's own (already larger) base latency: published 8 x MI300X
+    # small all-reduces take 13-14 µs with one process per GPU (ROCm blog "mi300x-rccl-xgmi",
+    # hisohara/ai-scripts) and 34-45 µs with one process driving all eight (AMD acceptance guide);
+    # RCCL's own ring-LL estimate, 23 µs, sits between the two launch modes.
+    launch_us=0.0,
 )
 
 #: NCCL ``llMaxBws`` (GB/s of bus bandwidth for the LL protocol): one node by GPU generation, and
