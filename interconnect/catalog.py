@@ -35,6 +35,7 @@ from interconnect.units import DIMENSIONS, Q_, format_quantity
 
 __all__ = [
     "BASES",
+    "DIRECTION_WORDS",
     "DIRECTIONS",
     "LAYERS",
     "Catalog",
@@ -52,6 +53,13 @@ __all__ = [
 DIRECTIONS = ("per_direction", "both_directions", "shared", "n/a")
 BASES = ("spec", "achieved", "measured", "estimate")
 LAYERS = ("scale-up", "host", "scale-out", "long-reach", "everyday", "historical")
+#: How each direction reads in prose and tables (empty for figures that are not rates).
+DIRECTION_WORDS = {
+    "per_direction": "per direction",
+    "both_directions": "both directions summed",
+    "shared": "shared by both directions",
+    "n/a": "",
+}
 LAYER_TITLES = {
     "scale-up": "Inside the server (scale-up)",
     "host": "GPU to host (PCIe)",

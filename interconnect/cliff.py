@@ -169,7 +169,7 @@ def cliff_bars(catalog: Catalog, gpu_id: str, nic_id: str, direction: str = "per
         "Memory bandwidth inside one GPU package, shared between reads and writes.")
     up = _pick(gpu.scaleup_bandwidth, gpu.scaleup_achieved, basis)
     add("scaleup", f"{scaleup.name}: GPU to GPU in the server", "scale-up", up, gpu.id,
-        f"Per GPU, all {scaleup.links or ''} links together.".replace("all  links", "all links"))
+        f"Per GPU, all {scaleup.links} links together." if scaleup.links else "Per GPU, all links together.")
     add("host", f"{host.name}: GPU to CPU", "host", _pick(host.bandwidth, host.achieved, basis), host.id,
         "The slot to the host CPU (and, on many servers, to the NIC).")
     nic_figure = _pick(nic.bandwidth, nic.achieved, basis)

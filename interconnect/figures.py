@@ -16,7 +16,8 @@ from interconnect.catalog import LAYER_TITLES, Link
 from interconnect.cliff import CliffBar, GenerationRatio
 from interconnect.units import format_bandwidth
 
-__all__ = ["BANDWIDTH_UNITS", "LAYER_COLOURS", "apply_theme", "cliff_figure", "generation_figure", "reach_figure"]
+__all__ = ["BANDWIDTH_UNITS", "FORMAT_UNITS", "LAYER_COLOURS", "apply_theme", "cliff_figure", "generation_figure",
+           "reach_figure"]
 
 #: Display unit key (also the URL value) -> (pint unit, axis label)
 BANDWIDTH_UNITS: dict[str, tuple[str, str]] = {
@@ -24,7 +25,8 @@ BANDWIDTH_UNITS: dict[str, tuple[str, str]] = {
     "Gbitps": ("Gbit/s", "Gbit/s (gigabits per second)"),
     "bluray": ("bluray/s", "Blu-ray discs (50 GB) per second"),
 }
-_FORMAT_UNIT = {"GBps": "B/s", "Gbitps": "bit/s", "bluray": "bluray/s"}
+#: Display unit key -> the unit argument of :func:`interconnect.units.format_bandwidth`.
+FORMAT_UNITS = {"GBps": "B/s", "Gbitps": "bit/s", "bluray": "bluray/s"}
 
 LAYER_COLOURS: dict[str, str] = {
     "gpu": "#6b7280",
@@ -73,7 +75,7 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
             name=LAYER_TITLES.get(bar.layer, "Inside the GPU"),
             legendgroup=bar.layer,
             showlegend=bar.layer not in shown_layers,
-            text=[format_bandwidth(bar.bandwidth, _FORMAT_UNIT[unit_key]) + basis_note],
+            text=[format_bandwidth(bar.bandwidth, FORMAT_UNITS[unit_key]) + basis_note],
             textposition="outside",
             cliponaxis=False,
             hovertemplate=f"<b>{bar.label}</b><br>%{{x:.4g}} {unit}<br>basis: {bar.basis}<extra></extra>",

@@ -14,11 +14,11 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from interconnect.catalog import Catalog, Figure, Gpu, Link, Node, get_catalog
-from interconnect.urlstate import Param, parse_state, to_query
+from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, get_catalog
+from interconnect.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query
 
 __all__ = ["PageState", "escape_markdown", "figure_sources", "footer", "gpu_picker", "nic_picker", "page_setup",
-           "source_popover"]
+           "show_entry", "source_popover"]
 
 PAGES = {
     "home": ("app.py", "Home"),
@@ -92,6 +92,13 @@ class PageState:
             st.warning(warning.message())
 
     def sync_url(self) -> None:
+        """Write the view to the address bar; a typed value that could not be used is reported first."""
+        for spec in self.specs:
+            if isinstance(spec, QuantityParam):
+                raw = str(st.session_state.get(self.key(spec.key), ""))
+                if self[spec.key] != " ".join(raw.split()):
+                    st.warning(f"{spec.label or spec.key}: could not use `{safe_echo(raw)}`; using "
+                               f"`{self[spec.key]}`.")
         query = to_query(self.specs, self.values())
         if st.query_params.to_dict() != query:
             st.query_params.from_dict(query)
@@ -128,12 +135,34 @@ def figure_sources(catalog: Catalog, figure: Figure) -> str:
     return "\n".join(lines)
 
 
-_DIRECTION_WORDS = {
-    "per_direction": "per direction",
-    "both_directions": "both directions added up",
-    "shared": "shared by both directions",
-    "n/a": "",
-}
+def show_entry(entry: Gpu | Link | Node, catalog: Catalog, *, full: bool = False) -> None:
+    """Every figure of a catalog entry with its direction, basis, note and sources.
+
+    ``full`` adds what the Catalog page shows besides: the summary, the sources behind the prose,
+    the popular claims with their corrections, and the notes.
+    """
+    if full and getattr(entry, "summary", ""):
+        st.markdown(entry.summary)
+    for name, figure in entry.figures().items():
+        parts = [figure.text(), DIRECTION_WORDS[figure.direction], figure.basis]
+        st.markdown(f"**{name.replace('_', ' ')}**: " + " · ".join(part for part in parts if part))
+        if figure.note:
+            st.caption(figure.note)
+        st.markdown(figure_sources(catalog, figure))
+    prose_sources = entry.source_ids if isinstance(entry, Node) else getattr(entry, "sources", ())
+    if prose_sources and (full or isinstance(entry, Node)):
+        st.markdown("**Further sources** (for the notes and corrections):")
+        for source_id in prose_sources:
+            source = catalog.source(source_id)
+            st.markdown(f"- [{escape_markdown(source.title)}]({source.url}) *({source.kind})*")
+    if full:
+        for claim in getattr(entry, "quoted", ()):
+            st.markdown(f"**Often quoted:** {claim['claim']} *({claim['by']})*  \n"
+                        f"**Corrected:** {claim['correction']}")
+    for line in getattr(entry, "disagreements", ()):
+        st.markdown(f"⚖️ *Sources disagree:* {escape_markdown(line)}")
+    if full and getattr(entry, "notes", ""):
+        st.caption(entry.notes)
 
 
 def source_popover(entry: Gpu | Link | Node, label: str = "Sources", catalog: Catalog | None = None,
@@ -142,20 +171,7 @@ def source_popover(entry: Gpu | Link | Node, label: str = "Sources", catalog: Ca
     catalog = catalog or get_catalog()
     with container.popover(label):
         st.markdown(f"**{escape_markdown(entry.name)}** · id `{entry.id}`")
-        if isinstance(entry, Node):
-            for source in catalog.sources_of(entry):
-                st.markdown(f"- [{escape_markdown(source.title)}]({source.url})")
-        for name, figure in entry.figures().items():
-            direction = _DIRECTION_WORDS[figure.direction]
-            head = f"**{name.replace('_', ' ')}**: {figure.text()}"
-            head += f", {direction}" if direction else ""
-            head += f" ({figure.basis})"
-            st.markdown(head)
-            if figure.note:
-                st.caption(figure.note)
-            st.markdown(figure_sources(catalog, figure))
-        for line in getattr(entry, "disagreements", ()):
-            st.markdown(f"⚖️ *Sources disagree:* {escape_markdown(line)}")
+        show_entry(entry, catalog)
 
 
 def footer() -> None:

@@ -3,9 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from interconnect.catalog import LAYER_TITLES, get_catalog
+from interconnect.catalog import DIRECTION_WORDS, LAYER_TITLES, get_catalog
 from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
-from interconnect.figures import cliff_figure, generation_figure
+from interconnect.figures import FORMAT_UNITS, cliff_figure, generation_figure
 from interconnect.pagespecs import DIRECTIONS, cliff_specs
 from interconnect.streamlit_ui import (
     PageState,
@@ -41,7 +41,7 @@ state.sync_url()
 
 direction = DIRECTIONS[state["dir"]]
 unit_key = state["unit"]
-fmt_unit = {"GBps": "B/s", "Gbitps": "bit/s", "bluray": "bluray/s"}[unit_key]
+fmt_unit = FORMAT_UNITS[unit_key]
 summary = cliff_summary(catalog, gpu.id, nic.id, nics_per_node=state["nics"])
 
 st.subheader("The headline ratio, two ways")
@@ -91,8 +91,7 @@ source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scal
 
 with st.expander("Where every bar comes from"):
     for bar in bars:
-        direction = {"per_direction": "per direction", "both_directions": "both directions summed",
-                     "shared": "shared by both directions"}[bar.figure.direction]
+        direction = DIRECTION_WORDS[bar.figure.direction]
         st.markdown(f"**{escape_markdown(bar.label)}**: {bar.figure.text()} as published, {direction}, "
                     f"{bar.basis} · catalog id `{bar.entry_id}`")
         if bar.figure.note:

@@ -85,12 +85,6 @@ with st.container(border=True):
     s3.selectbox("Overlay a published measurement", ["none", *MEASUREMENTS], key=state.key("overlay"),
                  format_func=lambda m: "None" if m == "none" else MEASUREMENTS[m].system)
 
-# Typed fields: an invalid value is reported and replaced, and the URL gets the value used.
-for name in ("nic_bw", "size"):
-    raw = st.session_state.get(state.key(name), "")
-    if state[name] != " ".join(str(raw).split()):
-        st.warning(f"`{escape_markdown(state.specs_by_key[name].label)}`: could not use "
-                   f"`{escape_markdown(str(raw)[:40])}`; using `{state[name]}`.")
 state.sync_url()
 values = state.values()
 cluster, cluster_warnings = resolve_cluster(values["gpu"], **cluster_inputs(values))

@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from interconnect.catalog import LAYER_TITLES, LAYERS, get_catalog
-from interconnect.streamlit_ui import PageState, escape_markdown, figure_sources, footer, page_setup
+from interconnect.catalog import DIRECTION_WORDS, LAYER_TITLES, LAYERS, get_catalog
+from interconnect.streamlit_ui import PageState, footer, page_setup, show_entry
 from interconnect.urlstate import ChoiceParam
 
 page_setup("Catalog and sources", "Every hardware figure the app uses, with its direction, basis and source.")
@@ -28,13 +28,11 @@ chosen = st.selectbox("Entry", ids, key=state.key("entry"),
                       format_func=lambda i: "All of them" if not i else catalog.entry(i).name)
 state.sync_url()
 
-DIRECTION_WORDS = {"per_direction": "per direction", "both_directions": "both directions summed",
-                   "shared": "shared by both directions", "n/a": "—"}
 rows = []
 for entry in entries:
     for name, figure in entry.figures().items():
         rows.append({"Entry": entry.name, "id": entry.id, "Figure": name.replace("_", " "), "Value": figure.text(),
-                     "Direction": DIRECTION_WORDS[figure.direction], "Basis": figure.basis,
+                     "Direction": DIRECTION_WORDS[figure.direction] or "—", "Basis": figure.basis,
                      "Sources": ", ".join(figure.source_ids)})
 if kind == "node":
     for node in entries:
@@ -46,25 +44,5 @@ st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 for entry in entries if not chosen else [catalog.entry(chosen)]:
     with st.expander(f"{entry.name} · `{entry.id}`", expanded=bool(chosen)):
-        summary = getattr(entry, "summary", "")
-        if summary:
-            st.markdown(summary)
-        for name, figure in entry.figures().items():
-            parts = [figure.text(), DIRECTION_WORDS[figure.direction], figure.basis]
-            st.markdown(f"**{name.replace('_', ' ')}**: " + " · ".join(part for part in parts if part != "—"))
-            if figure.note:
-                st.caption(figure.note)
-            st.markdown(figure_sources(catalog, figure))
-        prose_sources = entry.source_ids if kind == "node" else getattr(entry, "sources", ())
-        if prose_sources:
-            st.markdown("**Further sources** (for the notes and corrections):")
-            for source_id in prose_sources:
-                source = catalog.source(source_id)
-                st.markdown(f"- [{escape_markdown(source.title)}]({source.url}) *({source.kind})*")
-        for claim in getattr(entry, "quoted", ()):
-            st.markdown(f"**Often quoted:** {claim['claim']} *({claim['by']})*  \n**Corrected:** {claim['correction']}")
-        for line in getattr(entry, "disagreements", ()):
-            st.markdown(f"⚖️ Sources disagree: {line}")
-        if getattr(entry, "notes", ""):
-            st.caption(entry.notes)
+        show_entry(entry, catalog, full=True)
 footer()

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interconnect import nccl_tests
 from interconnect.cluster import Cluster
 
 __all__ = [
@@ -210,23 +211,15 @@ def as_size_bytes(size: object) -> np.ndarray:
 
 
 def busbw_factor(collective: str, ranks: int) -> float:
-    """nccl-tests' bus-bandwidth factor F, with busbw = algbw x F.
+    """nccl-tests' bus-bandwidth factor F, with busbw = algbw x F (see :func:`interconnect.nccl_tests.busbw_factor`).
 
-    From nccl-tests ``doc/PERFORMANCE.md`` and ``src/*.cu`` ``*GetBw`` (formulas.md §1.4):
-    all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast 1.
+    All-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast 1. Here a rank
+    count below 1 is read as 1, since the model treats an empty cluster as a single GPU.
 
     >>> busbw_factor("all_reduce", 8), busbw_factor("all_gather", 8), busbw_factor("broadcast", 8)
     (1.75, 0.875, 1.0)
     """
-    n = max(int(ranks), 1)
-    key = collective.lower().replace("-", "_").removesuffix("_perf")
-    if key in ("all_reduce", "allreduce"):
-        return 2.0 * (n - 1) / n
-    if key in ("all_gather", "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all"):
-        return (n - 1) / n
-    if key in ("broadcast", "reduce", "sendrecv"):
-        return 1.0
-    raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}")
+    return nccl_tests.busbw_factor(collective, max(int(ranks), 1))
 
 
 def in_network_busbw_factor(ranks: int) -> float:
