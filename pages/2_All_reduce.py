@@ -77,7 +77,7 @@ with st.container(border=True):
     n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"),
                  format_func=lambda f: {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE",
                                         "ethernet": "Ethernet (TCP)", "efa": "AWS EFA"}[f])
-    n5.toggle("SHARP in the switches", key=state.key("sharp"), help="In-network reduction (InfiniBand only).")
+    n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
     s1, s2, s3 = st.columns(3)
     s1.text_input("Message size for the summary and cluster-size charts", key=state.key("size"))
     s2.selectbox("Algorithm", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
@@ -105,8 +105,8 @@ m1.metric("GPUs (ranks)", f"{cluster.ranks:,}")
 m2.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}", format_duration(Q_(float(at_size.time_us[0]), "us")))
 m3.metric("busbw", format_bandwidth(Q_(float(at_size.busbw_gbps[0]), "GB/s")))
 chosen_name = str(at_size.algorithm[0])
-m4.metric(f"Algorithm ({at_size.protocol[0]} protocol)", SHORT_NAMES.get(chosen_name, chosen_name),
-          help=ALGORITHM_LABELS.get(chosen_name, ""))
+m4.metric(f"Algorithm · {at_size.protocol[0]}", SHORT_NAMES.get(chosen_name, chosen_name),
+          help=f"{ALGORITHM_LABELS.get(chosen_name, '')}, {at_size.protocol[0]} protocol")
 m5.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
 
 overlays = []
