@@ -112,6 +112,12 @@ def test_malformed_paste_gives_one_clear_error(junk):
         {"fabric": "carrier-pigeon", "sharp": "perhaps", "domain": "-1"},
         {"overlay": "x" * 10_000, "gpu": "h1000"},
         {"nodes": "100000", "gpn": "1024"},
+        # A power in the size once froze the server for a minute (pint evaluated 9^9^8 exactly);
+        # 10^400 overflowed a float and crashed the page. Both must be refused as text.
+        {"size": "9^9^8 B"},
+        {"size": "10^400 B"},
+        {"size": "1e400 B"},
+        {"nic": "custom", "nic_bw": "2**2**2**2**2 Gbit/s"},
     ],
 )
 def test_hostile_or_absurd_links_warn_and_render(query):

@@ -116,3 +116,29 @@ def test_format_other():
     assert format_quantity(Q_("15 m")) == "15 m"
     assert format_quantity(Q_("40 km")) == "40 km"
     assert format_quantity(Q_("80 GB")) == "80 GB"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["9^9^8 B", "10^400 B", "2**3 B", "(1) B", "1 B + 1 B", "1e3*1e3 B", "2 * 3 GB", "1e5e5 B", "B 3"],
+)
+def test_arithmetic_is_refused_never_evaluated(text):
+    # pint's own string parser evaluates expressions: 9^9^8 as an exact integer took over a minute.
+    # The strict grammar refuses anything but "number unit" before a unit is even looked up.
+    with pytest.raises(QuantityInputError):
+        parse_quantity(text, "size")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "unit", "value"),
+    [("2 light-seconds", "length", "km", 2 * 299_792.458), ("3 ft", "length", "m", 0.9144),
+     ("1000 km", "length", "m", 1e6), (".5 GB", "size", "MB", 500), ("+2e3 us", "time", "ms", 2),
+     ("1 GB * s^-1", "bandwidth", "GB/s", 1), ("400 Gbit / s", "bandwidth", "GB/s", 50)],
+)
+def test_strict_grammar_reads_numbers_and_unit_products(text, expected, unit, value):
+    assert parse_quantity(text, expected).quantity.to(unit).magnitude == pytest.approx(value)
+
+
+def test_float_overflow_is_a_clear_message_not_a_crash():
+    with pytest.raises(QuantityInputError, match="not finite"):
+        parse_quantity("1e400 B", "size")
