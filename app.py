@@ -3,8 +3,8 @@
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.figures import reach_figure
-from interconnect.streamlit_ui import footer, link_to, page_exists, page_setup
+from interconnect.figures.reach import reach_figure
+from interconnect.ui.page import footer, link_to, page_exists, page_setup
 
 page_setup("Interconnect Explorer",
            "Why GPUs wait for data, and the wires that decide how long.")

@@ -27,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interconnect.cluster import resolve_cluster  # noqa: E402
-from interconnect.collectives import compare_sweep, load_measurements  # noqa: E402
+from interconnect.models.cluster import resolve_cluster  # noqa: E402
+from interconnect.models.collectives import compare_sweep, load_measurements  # noqa: E402
 
 # --- external checks -------------------------------------------------------------------------------
 # Out-of-place (size bytes, time µs) rows as published. Only a subset of rows where the source is long.

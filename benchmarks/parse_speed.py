@@ -1,4 +1,4 @@
-"""How fast interconnect.nccl_tests parses a long nccl-tests log.
+"""How fast interconnect.io.nccl_tests parses a long nccl-tests log.
 
 Builds a 10,000-line all_reduce_perf log in memory (nccl-tests 2.19 layout: preamble, header,
 data rows with an NCCL INFO line after every ninth row, footer) and times
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from interconnect.nccl_tests import parse_nccl_tests  # noqa: E402
+from interconnect.io.nccl_tests import parse_nccl_tests  # noqa: E402
 
 N_LINES = 10_000
 RUNS = 5

@@ -4,10 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import DIRECTION_WORDS, LAYER_TITLES, get_catalog
-from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
-from interconnect.figures import FORMAT_UNITS, cliff_figure, generation_figure
-from interconnect.pagespecs import DIRECTIONS, cliff_specs
-from interconnect.streamlit_ui import (
+from interconnect.figures.cliff import cliff_figure, generation_figure
+from interconnect.figures.theme import FORMAT_UNITS
+from interconnect.models.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
+from interconnect.ui.page import (
     PageState,
     escape_markdown,
     figure_sources,
@@ -17,6 +17,7 @@ from interconnect.streamlit_ui import (
     page_setup,
     source_popover,
 )
+from interconnect.ui.pagespecs import DIRECTIONS, cliff_specs
 from interconnect.units import format_bandwidth, format_duration
 
 PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")

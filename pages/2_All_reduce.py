@@ -4,7 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from interconnect.allreduce_view import (
+from interconnect.catalog import get_catalog
+from interconnect.figures.allreduce import Overlay, busbw_figure, node_count_figure, time_figure, traffic_figure
+from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_tests
+from interconnect.models.allreduce_view import (
     allreduce_view,
     hierarchical_speedup,
     measured_busbw_gbps,
@@ -12,9 +15,8 @@ from interconnect.allreduce_view import (
     playbook_curve,
     traffic_per_gpu,
 )
-from interconnect.catalog import get_catalog
-from interconnect.cluster import resolve_cluster
-from interconnect.collectives import (
+from interconnect.models.cluster import resolve_cluster
+from interconnect.models.collectives import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
     allreduce,
@@ -23,10 +25,8 @@ from interconnect.collectives import (
     hierarchical_traffic_claim,
     load_measurements,
 )
-from interconnect.figures_allreduce import Overlay, busbw_figure, node_count_figure, time_figure, traffic_figure
-from interconnect.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_tests
-from interconnect.pagespecs import FABRIC_CHOICES, allreduce_specs, cluster_inputs
-from interconnect.streamlit_ui import PageState, escape_markdown, footer, gpu_picker, page_setup, source_popover
+from interconnect.ui.page import PageState, escape_markdown, footer, gpu_picker, page_setup, source_popover
+from interconnect.ui.pagespecs import FABRIC_CHOICES, allreduce_specs, cluster_inputs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
 page_setup("All-reduce: what the cliff costs",

@@ -4,8 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import DIRECTION_WORDS, LAYER_TITLES, LAYERS, get_catalog
-from interconnect.streamlit_ui import PageState, footer, page_setup, show_entry
-from interconnect.urlstate import ChoiceParam
+from interconnect.ui.page import PageState, footer, page_setup, show_entry
+from interconnect.ui.urlstate import ChoiceParam
 
 page_setup("Catalog and sources", "Every hardware figure the app uses, with its direction, basis and source.")
 catalog = get_catalog()

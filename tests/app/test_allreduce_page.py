@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.cluster import resolve_cluster
-from interconnect.collectives import allreduce, load_measurements
+from interconnect.models.cluster import resolve_cluster
+from interconnect.models.collectives import allreduce, load_measurements
 
 from .conftest import chart_specs, run_page
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.cliff import cliff_summary
+from interconnect.models.cliff import cliff_summary
 
 from .conftest import chart_specs, run_page
 

@@ -28,8 +28,8 @@ from browser_helpers import (
 )
 
 from interconnect.catalog import LAYER_TITLES, get_catalog
-from interconnect.cliff import cliff_summary
-from interconnect.pagespecs import cliff_specs
+from interconnect.models.cliff import cliff_summary
+from interconnect.ui.pagespecs import cliff_specs
 from interconnect.units import format_bandwidth
 
 pytestmark = pytest.mark.browser

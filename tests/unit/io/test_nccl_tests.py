@@ -1,4 +1,4 @@
-"""Tests for interconnect.nccl_tests: the nccl-tests / rccl-tests output parser.
+"""Tests for interconnect.io.nccl_tests: the nccl-tests / rccl-tests output parser.
 
 Expected values cite where they come from: the published rows in ``data/nccl_logs/*.txt``
 (copies of ``shared/reference/calibration``, sources in ``shared/reference/hardware.md`` section 9),
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interconnect.nccl_tests import (
+from interconnect.io.nccl_tests import (
     MAX_LOG_BYTES,
     NcclLogError,
     NcclRun,
@@ -27,8 +27,8 @@ from interconnect.nccl_tests import (
     parse_nccl_tests,
 )
 
-DATA = Path(__file__).parent / "data" / "nccl_logs"
-SHARED_CALIBRATION = Path(__file__).resolve().parents[3] / "shared" / "reference" / "calibration"
+DATA = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
+SHARED_CALIBRATION = Path(__file__).resolve().parents[4] / "shared" / "reference" / "calibration"
 
 MODERN = "nccl-tests-2.19-all_reduce-8xH100.log"
 MPIRUN = "nccl-tests-2023-all_reduce-2x8xH100-mpirun.log"

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from interconnect.urlstate import (
+from interconnect.ui.urlstate import (
     BoolParam,
     ChoiceParam,
     FloatParam,

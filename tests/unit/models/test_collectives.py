@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interconnect import nccl_tests
-from interconnect.cluster import resolve_cluster
-from interconnect.collectives import (
+from interconnect.io import nccl_tests
+from interconnect.models.cluster import resolve_cluster
+from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
     AUTO_CANDIDATES,
     LARGE_BYTES,

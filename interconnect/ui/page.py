@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, get_catalog
-from interconnect.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query
+from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query
 
 __all__ = ["PageState", "escape_markdown", "figure_sources", "footer", "gpu_picker", "nic_picker", "page_setup",
            "show_entry", "source_popover"]
@@ -36,7 +36,7 @@ _CSS = """
 """
 
 
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 def page_exists(name: str) -> bool:

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from interconnect.catalog import UnknownIdError, get_catalog
-from interconnect.cli import CliError, print_json, quantity_json
-from interconnect.cluster import FABRICS, Cluster, resolve_cluster
-from interconnect.collectives import (
+from interconnect.cli.output import CliError, print_json, quantity_json
+from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
+from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
     allreduce,
     busbw_factor,
@@ -198,7 +198,7 @@ def run_allreduce(args: argparse.Namespace) -> int:
 
 
 def _read_log(path_text: str) -> tuple[Any, str]:
-    from interconnect.nccl_tests import NcclLogError, parse_nccl_tests
+    from interconnect.io.nccl_tests import NcclLogError, parse_nccl_tests
 
     if path_text == "-":
         data: bytes = sys.stdin.buffer.read()

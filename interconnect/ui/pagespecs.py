@@ -6,7 +6,7 @@ Kept in the core (not in the page scripts) so the CLI, tests and the browser tes
 from __future__ import annotations
 
 from interconnect.catalog import get_catalog
-from interconnect.urlstate import ChoiceParam, IntParam
+from interconnect.ui.urlstate import ChoiceParam, IntParam
 
 DIRECTIONS = {"per": "per_direction", "both": "both_directions"}
 UNITS = ("GBps", "Gbitps", "bluray")
@@ -29,8 +29,8 @@ FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
 
 
 def allreduce_specs() -> list:
-    from interconnect.collectives import ALLREDUCE_ALGORITHMS, load_measurements
-    from interconnect.urlstate import BoolParam, QuantityParam
+    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, load_measurements
+    from interconnect.ui.urlstate import BoolParam, QuantityParam
 
     catalog = get_catalog()
     return [
@@ -51,7 +51,7 @@ def allreduce_specs() -> list:
 
 
 def cluster_inputs(values: dict) -> dict:
-    """The page's URL values as keyword arguments of :func:`interconnect.cluster.resolve_cluster`."""
+    """The page's URL values as keyword arguments of :func:`interconnect.models.cluster.resolve_cluster`."""
     nic = values["nic"]
     return {
         "gpus_per_node": values["gpn"],

@@ -1,7 +1,6 @@
-"""Plotly figure builders shared by the pages: pure functions returning ``go.Figure``.
+"""Bandwidth-cliff figures: the log bar chart from HBM to the parallel cable, and the ratio by generation.
 
-They take core results (quantities with units) and a display unit, and apply one look that stays
-readable on a projector: large type, high-contrast colours per layer, no chart junk.
+Pure functions returning ``go.Figure`` from core results (:mod:`interconnect.models.cliff`).
 """
 
 from __future__ import annotations
@@ -12,45 +11,12 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from interconnect.catalog import LAYER_TITLES, Link
-from interconnect.cliff import CliffBar, GenerationRatio
+from interconnect.catalog import LAYER_TITLES
+from interconnect.figures.theme import BANDWIDTH_UNITS, FORMAT_UNITS, LAYER_COLOURS, apply_theme
+from interconnect.models.cliff import CliffBar, GenerationRatio
 from interconnect.units import format_bandwidth
 
-__all__ = ["BANDWIDTH_UNITS", "FORMAT_UNITS", "LAYER_COLOURS", "apply_theme", "cliff_figure", "generation_figure",
-           "reach_figure"]
-
-#: Display unit key (also the URL value) -> (pint unit, axis label)
-BANDWIDTH_UNITS: dict[str, tuple[str, str]] = {
-    "GBps": ("GB/s", "GB/s (gigabytes per second)"),
-    "Gbitps": ("Gbit/s", "Gbit/s (gigabits per second)"),
-    "bluray": ("bluray/s", "Blu-ray discs (50 GB) per second"),
-}
-#: Display unit key -> the unit argument of :func:`interconnect.units.format_bandwidth`.
-FORMAT_UNITS = {"GBps": "B/s", "Gbitps": "bit/s", "bluray": "bluray/s"}
-
-LAYER_COLOURS: dict[str, str] = {
-    "gpu": "#6b7280",
-    "scale-up": "#2e7d32",
-    "host": "#8d6e63",
-    "scale-out": "#1565c0",
-    "long-reach": "#ef6c00",
-    "everyday": "#7b1fa2",
-    "historical": "#795548",
-}
-FONT_FAMILY = "Inter, Helvetica, Arial, sans-serif"
-
-
-def apply_theme(figure: go.Figure, *, height: int = 480) -> go.Figure:
-    """The project's look: white background, 16 px type, generous margins, legend on top."""
-    figure.update_layout(
-        template="plotly_white",
-        height=height,
-        font={"family": FONT_FAMILY, "size": 16, "color": "#111827"},
-        margin={"l": 10, "r": 30, "t": 60, "b": 50},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
-        hoverlabel={"font_size": 15},
-    )
-    return figure
+__all__ = ["cliff_figure", "generation_figure", "short_gpu_name"]
 
 
 def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: str = "per_direction",
@@ -138,41 +104,3 @@ def generation_figure(rows: Sequence[GenerationRatio]) -> go.Figure:
     figure.update_layout(title={"text": "Inside-the-server bandwidth ÷ network bandwidth, per GPU"}, barmode="group")
     figure.update_yaxes(title="ratio (x : 1)", rangemode="tozero")
     return apply_theme(figure, height=460)
-
-
-def _short_link_name(name: str) -> str:
-    short = name.split(" (")[0]
-    return short if len(short) <= 22 else short[:21] + "…"
-
-
-def reach_figure(links: Sequence[Link]) -> go.Figure:
-    """Bandwidth per direction against reach, log-log, one labelled point per link with a known reach.
-
-    The shape of the field in one picture: the fastest links are the shortest (copper inside a
-    rack), optics trade a little rate for kilometres, and old parallel cables were slow *and* short.
-    """
-    figure = go.Figure()
-    for layer in LAYER_COLOURS:
-        points: dict[tuple[float, float], list[str]] = {}
-        for link in links:
-            if link.layer == layer and link.reach is not None:
-                where = (float(link.reach.quantity.to("m").magnitude),
-                         float(link.bandwidth.per_direction().to("GB/s").magnitude))
-                points.setdefault(where, []).append(_short_link_name(link.name))
-        if not points:
-            continue
-        figure.add_trace(go.Scatter(
-            x=[x for x, _ in points], y=[y for _, y in points],
-            mode="markers+text",
-            text=[" / ".join(names) for names in points.values()],
-            textposition=[("bottom center" if i % 2 else "top center") if layer == "long-reach" else "middle right"
-                          for i, _ in enumerate(points)],
-            marker={"size": 14, "color": LAYER_COLOURS[layer], "line": {"width": 1, "color": "white"}},
-            textfont={"size": 13},
-            name=LAYER_TITLES.get(layer, layer),
-            hovertemplate="<b>%{text}</b><br>reach %{x:.3g} m<br>%{y:.3g} GB/s per direction<extra></extra>",
-        ))
-    figure.update_layout(title={"text": "How fast, how far: bandwidth per direction against reach"})
-    figure.update_xaxes(type="log", title="reach (metres)", gridcolor="#e5e7eb", range=[-0.3, 6.3])
-    figure.update_yaxes(type="log", title="GB/s per direction", gridcolor="#e5e7eb")
-    return apply_theme(figure, height=520)

@@ -12,13 +12,14 @@ import functools
 import math
 import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from interconnect.cluster import Cluster, resolve_cluster
-from interconnect.collectives.fitting import AlphaBetaFit, fit_alpha_beta
-from interconnect.collectives.model import allreduce, as_size_bytes, busbw_factor
+from interconnect.models.cluster import Cluster, resolve_cluster
+from interconnect.models.collectives.fitting import AlphaBetaFit, fit_alpha_beta
+from interconnect.models.collectives.model import allreduce, as_size_bytes, busbw_factor
 
 __all__ = [
     "LARGE_BYTES",
@@ -30,7 +31,7 @@ __all__ = [
     "load_measurements",
 ]
 
-MEASUREMENTS_DIR = Path(__file__).resolve().parent.parent / "data" / "measurements"
+MEASUREMENTS_DIR = Path(str(resources.files("interconnect").joinpath("data/measurements")))
 #: "Small" and "large" messages as the accuracy bar defines them: <= 64 KiB and >= 256 MiB.
 SMALL_BYTES = 64 * 1024
 LARGE_BYTES = 256 * 1024 * 1024
@@ -211,9 +212,9 @@ def compare_sweep(cluster: Cluster, size_bytes: object, time_us: object, algorit
 
     Rows with a non-positive or missing time are dropped. busbw on both sides uses nccl-tests'
     all-reduce factor 2(n-1)/n with the *cluster's* rank count. The alpha-beta fit is of the
-    measured rows (:func:`~interconnect.collectives.fitting.fit_alpha_beta`).
+    measured rows (:func:`~interconnect.models.collectives.fitting.fit_alpha_beta`).
 
-    >>> from interconnect.cluster import resolve_cluster
+    >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> c = compare_sweep(cluster, [8, 2**30], [15.0, 4030.0])
     >>> c.ranks, [round(float(x), 2) for x in c.time_ratio]

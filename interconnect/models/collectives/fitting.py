@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.cluster import Cluster
-from interconnect.collectives.model import as_size_bytes
+from interconnect.models.cluster import Cluster
+from interconnect.models.collectives.model import as_size_bytes
 
 __all__ = ["AlphaBetaFit", "efficiency_vs_spec", "fit_alpha_beta"]
 
@@ -81,7 +81,7 @@ def efficiency_vs_spec(cluster: Cluster, busbw_gbps: object) -> np.ndarray:
     (nccl-tests ``PERFORMANCE.md``: busbw "reflects the speed of the hardware bottleneck").
     NVLS, SHARP and 2-node trees can exceed 1 (busbw is then not a wire speed; nccl-tests #312).
 
-    >>> from interconnect.cluster import resolve_cluster
+    >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [round(float(x), 3) for x in efficiency_vs_spec(cluster, [367.0, 480.0])]
     [0.816, 1.067]

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from interconnect.allreduce_view import AllreduceView, NodeCurve, PublishedCurve
-from interconnect.collectives import ALGORITHM_LABELS
-from interconnect.figures import apply_theme
+from interconnect.figures.theme import apply_theme
+from interconnect.models.allreduce_view import AllreduceView, NodeCurve, PublishedCurve
+from interconnect.models.collectives import ALGORITHM_LABELS
 from interconnect.units import Q_, format_size
 
 __all__ = ["ALGORITHM_COLOURS", "Overlay", "busbw_figure", "node_count_figure", "time_figure", "traffic_figure"]

@@ -6,7 +6,7 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.cli import main
-from interconnect.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
+from interconnect.models.cliff import cliff_bars, cliff_summary, generation_ratios, quoted_claims, transfer_time
 from interconnect.units import Q_
 
 CATALOG = get_catalog()

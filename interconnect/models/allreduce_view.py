@@ -12,8 +12,8 @@ from importlib import resources
 
 import numpy as np
 
-from interconnect.cluster import Cluster
-from interconnect.collectives import (
+from interconnect.models.cluster import Cluster
+from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
     AUTO_CANDIDATES,
     AllreduceResult,

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from interconnect.cli import main
-from interconnect.collectives import load_measurements
-from interconnect.collectives.measurements import MEASUREMENTS_DIR
+from interconnect.models.collectives import load_measurements
+from interconnect.models.collectives.measurements import MEASUREMENTS_DIR
 
 HEADER = (
     "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 30 agg iters: 1 "

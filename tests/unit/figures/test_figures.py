@@ -2,12 +2,13 @@
 
 import pytest
 
-from interconnect.allreduce_view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
 from interconnect.catalog import get_catalog
-from interconnect.cliff import cliff_bars, generation_ratios
-from interconnect.cluster import resolve_cluster
-from interconnect.figures import cliff_figure, generation_figure, reach_figure, short_gpu_name
-from interconnect.figures_allreduce import busbw_figure, node_count_figure, time_figure, traffic_figure
+from interconnect.figures.allreduce import busbw_figure, node_count_figure, time_figure, traffic_figure
+from interconnect.figures.cliff import cliff_figure, generation_figure, short_gpu_name
+from interconnect.figures.reach import reach_figure
+from interconnect.models.allreduce_view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
+from interconnect.models.cliff import cliff_bars, generation_ratios
+from interconnect.models.cluster import resolve_cluster
 
 CATALOG = get_catalog()
 

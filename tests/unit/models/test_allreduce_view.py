@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from interconnect.allreduce_view import (
+from interconnect.models.allreduce_view import (
     SIZES_BYTES,
     allreduce_view,
     hierarchical_speedup,
@@ -12,7 +12,7 @@ from interconnect.allreduce_view import (
     playbook_curve,
     traffic_per_gpu,
 )
-from interconnect.cluster import resolve_cluster
+from interconnect.models.cluster import resolve_cluster
 
 
 def cluster(nodes=1, gpu="h100-sxm", **kwargs):

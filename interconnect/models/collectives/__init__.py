@@ -3,18 +3,18 @@
 Everything is plain numpy with units in the names: sizes in bytes, times in µs, bandwidths in GB/s
 (1 GB = 1e9 B, as nccl-tests prints them). Modules:
 
-* :mod:`~interconnect.collectives.model`: textbook alpha-beta formulas and the NCCL-like model of a
-  :class:`~interconnect.cluster.Cluster` (:func:`allreduce`, :func:`allreduce_by_algorithm`,
+* :mod:`~interconnect.models.collectives.model`: textbook alpha-beta formulas and the NCCL-like model of a
+  :class:`~interconnect.models.cluster.Cluster` (:func:`allreduce`, :func:`allreduce_by_algorithm`,
   :func:`sweep_allreduce`, :func:`collective_time_us`), busbw factors.
-* :mod:`~interconnect.collectives.traffic`: bytes leaving the node per algorithm; the
+* :mod:`~interconnect.models.collectives.traffic`: bytes leaving the node per algorithm; the
   "87 % less inter-node traffic" claim under both baselines.
-* :mod:`~interconnect.collectives.fitting`: robust ``t = a + S/B`` fit, efficiency against spec.
-* :mod:`~interconnect.collectives.measurements`: the published sweeps the model is calibrated on and
+* :mod:`~interconnect.models.collectives.fitting`: robust ``t = a + S/B`` fit, efficiency against spec.
+* :mod:`~interconnect.models.collectives.measurements`: the published sweeps the model is calibrated on and
   :func:`compare_sweep`, the comparison the CLI, benchmarks and tests share.
 """
 
-from interconnect.collectives.fitting import AlphaBetaFit, efficiency_vs_spec, fit_alpha_beta
-from interconnect.collectives.measurements import (
+from interconnect.models.collectives.fitting import AlphaBetaFit, efficiency_vs_spec, fit_alpha_beta
+from interconnect.models.collectives.measurements import (
     LARGE_BYTES,
     SMALL_BYTES,
     Comparison,
@@ -22,7 +22,7 @@ from interconnect.collectives.measurements import (
     compare_sweep,
     load_measurements,
 )
-from interconnect.collectives.model import (
+from interconnect.models.collectives.model import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
     AUTO_CANDIDATES,
@@ -39,7 +39,7 @@ from interconnect.collectives.model import (
     ring_allreduce_time_us,
     sweep_allreduce,
 )
-from interconnect.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
+from interconnect.models.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
 
 __all__ = [
     "ALGORITHM_LABELS",

@@ -1,6 +1,6 @@
 """Cost models of GPU collectives (all-reduce first), calibrated against published nccl-tests runs.
 
-(``interconnect.collectives.model``; import the public names from ``interconnect.collectives``.)
+(``interconnect.models.collectives.model``; import the public names from ``interconnect.models.collectives``.)
 
 Everything here runs on plain numpy: message sizes in bytes in, times in microseconds out, bandwidths
 in GB/s (1 GB = 1e9 B, as nccl-tests prints them). Units live in the names (``size_bytes``,
@@ -15,7 +15,7 @@ Two families of models
    computes ``t = launch + latency(algorithm, protocol, topology) + fill + S / algbw``.
    Latencies, protocol factors and per-channel caps are NCCL's own constants (``src/graph/
    tuning.cc``, formulas.md §1.5; RCCL's for AMD); bandwidths come from the
-   :class:`~interconnect.cluster.Cluster` (catalog figures). The *fill* is what NCCL's tuner leaves
+   :class:`~interconnect.models.cluster.Cluster` (catalog figures). The *fill* is what NCCL's tuner leaves
    out: the start-up of the bulk (Simple) pipeline, per NVLS stage, tree-chain stage and network hop.
    It is why measured busbw keeps climbing up to GiB sizes. The algorithm and protocol are picked
    as NCCL's tuner would (``ncclTopoGetAlgoTime``: smallest latency + size/bandwidth *without* the
@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect import nccl_tests
-from interconnect.cluster import Cluster
+from interconnect.io import nccl_tests
+from interconnect.models.cluster import Cluster
 
 __all__ = [
     "ALLREDUCE_ALGORITHMS",
@@ -211,7 +211,7 @@ def as_size_bytes(size: object) -> np.ndarray:
 
 
 def busbw_factor(collective: str, ranks: int) -> float:
-    """nccl-tests' bus-bandwidth factor F, with busbw = algbw x F (see :func:`interconnect.nccl_tests.busbw_factor`).
+    """nccl-tests' bus-bandwidth factor F, with busbw = algbw x F (see :func:`interconnect.io.nccl_tests.busbw_factor`).
 
     All-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast 1. Here a rank
     count below 1 is read as 1, since the model treats an empty cluster as a single GPU.
@@ -612,7 +612,7 @@ def allreduce(
     (and why its measured curves have dips). ``chooser="fastest"`` picks the smallest realistic time:
     never slower than any single algorithm, and non-decreasing in size.
 
-    >>> from interconnect.cluster import resolve_cluster
+    >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> result = allreduce(cluster, [8, 2**30])
     >>> [f"{t:.0f} us" for t in result.time_us], [str(a) for a in result.algorithm]
@@ -647,7 +647,7 @@ def allreduce_by_algorithm(cluster: Cluster, size_bytes: object, *, chooser: str
     """Time (µs) of every algorithm in :data:`ALLREDUCE_ALGORITHMS`, with the protocol NCCL's tuner
     would pick (``chooser="nccl"``) or the fastest protocol (``"fastest"``); inf where unavailable.
 
-    >>> from interconnect.cluster import resolve_cluster
+    >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=1)
     >>> times = allreduce_by_algorithm(cluster, [2**20])
     >>> bool(np.isinf(times["nvls"][0])), f"{times['ring'][0]:.0f} us"
@@ -670,7 +670,7 @@ def sweep_allreduce(
     several node counts. Plain numpy per node count, no pint: a 64-size x 7-algorithm x 11-node-count
     sweep takes about a millisecond (``benchmarks/sweep_speed.py``).
 
-    >>> from interconnect.cluster import resolve_cluster
+    >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> sweep_allreduce(cluster, [2**20, 2**30], [1, 2, 4]).shape
     (3, 7, 2)
@@ -702,7 +702,7 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
 
     Best protocol of LL / LL128 / Simple for the ring-based ones, as for all-reduce.
 
-    >>> from interconnect.cluster import resolve_cluster
+    >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [f"{collective_time_us(cluster, c, 2**30)[0]:.0f} us" for c in ("all_gather", "broadcast")]
     ['2648 us', '3022 us']

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from interconnect.catalog import LAYERS, Catalog, Entry, Figure, Node, get_catalog
-from interconnect.cli import CliError, print_json, quantity_json
-from interconnect.cliff import cliff_summary
+from interconnect.cli.output import CliError, print_json, quantity_json
+from interconnect.models.cliff import cliff_summary
 from interconnect.units import format_bandwidth
 
 KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS)

@@ -1,0 +1,82 @@
+"""The package keeps one folder per kind of code, and imports only go downward.
+
+``models/``, ``io/``, ``catalog.py`` and ``units.py`` are the core: no Plotly-free rule is needed
+for them to be testable, but they must never reach up into ``figures/``, ``ui/`` or ``cli/``.
+Streamlit is imported only by ``ui/``, ``pages/`` and ``app.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "interconnect"
+TOP_LEVEL_MODULES = {"__init__.py", "__main__.py", "catalog.py", "units.py", "testing.py"}
+CORE = ("models", "io")
+UPPER = ("interconnect.figures", "interconnect.ui", "interconnect.cli")
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def package_files() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_no_module_outside_a_folder_except_the_bottom_layer():
+    loose = {p.name for p in PACKAGE.glob("*.py")} - TOP_LEVEL_MODULES
+    assert not loose, f"modules outside a folder: {sorted(loose)}"
+
+
+@pytest.mark.parametrize("path", package_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_streamlit_only_in_ui(path):
+    relative = path.relative_to(PACKAGE)
+    if relative.parts[0] == "ui":
+        return
+    streamlit = {name for name in imported_modules(path) if name == "streamlit" or name.startswith("streamlit.")}
+    assert not streamlit, f"{relative} imports {sorted(streamlit)}; Streamlit code belongs in interconnect/ui/"
+
+
+@pytest.mark.parametrize("path", package_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_core_never_imports_upward(path):
+    relative = path.relative_to(PACKAGE)
+    if not (relative.parts[0] in CORE or str(relative) in ("catalog.py", "units.py")):
+        return
+    upward = {name for name in imported_modules(path) if name.startswith(UPPER)}
+    assert not upward, f"{relative} imports {sorted(upward)} from a layer above it"
+    plotting = {name for name in imported_modules(path) if name.startswith("plotly")}
+    assert not plotting, f"{relative} imports Plotly; figures belong in interconnect/figures/"
+
+
+def test_figures_do_not_import_ui_or_cli():
+    for path in (PACKAGE / "figures").rglob("*.py"):
+        bad = {n for n in imported_modules(path) if n.startswith(("interconnect.ui", "interconnect.cli", "streamlit"))}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_cli_subcommands_import_helpers_from_output_not_the_package():
+    for path in (PACKAGE / "cli").glob("*.py"):
+        if path.name == "__init__.py":
+            continue
+        names = imported_modules(path)
+        assert "interconnect.cli" not in names, f"{path.name} imports interconnect.cli (an import cycle)"
+
+
+def test_the_rule_catches_an_upward_import(tmp_path):
+    # The checker itself must be able to fail: an upward import in a scratch file is seen.
+    scratch = tmp_path / "bad.py"
+    scratch.write_text("from interconnect.ui.page import page_setup\nimport streamlit as st\n")
+    names = imported_modules(scratch)
+    assert any(n.startswith(UPPER) for n in names) and "streamlit" in names
