@@ -24,7 +24,7 @@ PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")
 page_setup("The bandwidth cliff",
            "How much a GPU can send to its neighbour in the same server, against what it can send anywhere else.")
 catalog = get_catalog()
-state = PageState("cliff", cliff_specs())
+state = PageState("cliff", cliff_specs(), shared=("gpu",))
 state.show_warnings()
 
 left, middle, right = st.columns([2, 2, 1])

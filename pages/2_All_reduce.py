@@ -15,7 +15,6 @@ from interconnect.models.allreduce_view import (
     playbook_curve,
     traffic_per_gpu,
 )
-from interconnect.models.cluster import resolve_cluster
 from interconnect.models.collectives import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
@@ -25,59 +24,20 @@ from interconnect.models.collectives import (
     hierarchical_traffic_claim,
     load_measurements,
 )
-from interconnect.ui.page import PageState, escape_markdown, footer, gpu_picker, page_setup, source_popover
-from interconnect.ui.pagespecs import FABRIC_CHOICES, allreduce_specs, cluster_inputs
+from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, set_cluster, show_cluster_sources
+from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS, allreduce_specs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
 page_setup("All-reduce: what the cliff costs",
            "Time, bandwidth and network traffic of an all-reduce, by algorithm, message size and cluster size.")
 catalog = get_catalog()
-state = PageState("allreduce", allreduce_specs())
+state = PageState("allreduce", allreduce_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
 MEASUREMENTS = {m.id: m for m in load_measurements()}
-SHORT_NAMES = {"flat_ring": "Flat ring", "ring": "Ring", "tree": "Tree", "hierarchical": "Hier.", "nvls": "NVLS",
-               "nvls_tree": "NVLSTree", "collnet": "SHARP", "none": "none"}
 
-
-def use_measurement_cluster(measurement_id: str) -> None:
-    """Button callback: set the cluster controls to the system a published sweep was measured on."""
-    inputs = dict(MEASUREMENTS[measurement_id].cluster_inputs)
-    st.session_state[state.key("gpu")] = inputs["gpu"]
-    st.session_state[state.key("gpn")] = int(inputs.get("gpus_per_node", 8))
-    st.session_state[state.key("nodes")] = int(inputs.get("nodes", 1))
-    nic = str(inputs.get("nic", "auto"))
-    if nic in catalog.nics():
-        st.session_state[state.key("nic")] = nic
-    elif nic != "auto":
-        st.session_state[state.key("nic")] = "custom"
-        st.session_state[state.key("nic_bw")] = nic
-    else:
-        st.session_state[state.key("nic")] = "auto"
-    st.session_state[state.key("nics")] = int(inputs.get("nics_per_node", 0))
-    st.session_state[state.key("fabric")] = str(inputs.get("fabric", "auto"))
-    st.session_state[state.key("domain")] = int(inputs.get("scaleup_domain", 0))
-    st.session_state[state.key("sharp")] = bool(inputs.get("in_network_reduction", False))
-
-
+cluster_controls(state, catalog)
 with st.container(border=True):
-    st.markdown("**The cluster**")
-    c1, c2, c3, c4 = st.columns(4)
-    gpu_picker(state, catalog=catalog, container=c1)
-    c2.number_input("GPUs per node", min_value=1, max_value=1024, step=1, key=state.key("gpn"))
-    c3.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
-    c4.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
-                    help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.")
-    n1, n2, n3, n4, n5 = st.columns([3, 2, 2, 2, 2])
-    nic_names = {"auto": "The GPU's usual NIC", "custom": "Custom rate…",
-                 **{k: v.name for k, v in catalog.nics().items()}}
-    n1.selectbox("NIC", list(nic_names), key=state.key("nic"), format_func=nic_names.get)
-    n2.text_input("Custom NIC rate", key=state.key("nic_bw"), disabled=state["nic"] != "custom",
-                  help="Per direction, e.g. '200 Gbit/s' or '25 GB/s'.")
-    n3.number_input("NICs per node (0 = one per GPU)", min_value=0, max_value=4096, step=1, key=state.key("nics"))
-    n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"),
-                 format_func=lambda f: {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE",
-                                        "ethernet": "Ethernet (TCP)", "efa": "AWS EFA"}[f])
-    n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
     s1, s2, s3 = st.columns(3)
     s1.text_input("Message size for the summary and cluster-size charts", key=state.key("size"))
     s2.selectbox("Algorithm", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
@@ -87,7 +47,7 @@ with st.container(border=True):
 
 state.sync_url()
 values = state.values()
-cluster, cluster_warnings = resolve_cluster(values["gpu"], **cluster_inputs(values))
+cluster, cluster_warnings = resolve_page_cluster(values)
 for warning in cluster_warnings:
     st.warning(escape_markdown(warning))
 size_bytes = int(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
@@ -95,17 +55,13 @@ algorithm = values["algo"]
 
 view = allreduce_view(cluster, algorithm)
 at_size = allreduce(cluster, [size_bytes], algorithm)
-st.caption(escape_markdown(cluster.describe()))
-p1, p2, _ = st.columns([1, 1, 2])
-source_popover(catalog.gpu(cluster.gpu), f"Sources: {catalog.gpu(cluster.gpu).name}", catalog, container=p1)
-if cluster.nic in catalog.nics():
-    source_popover(catalog.nic(cluster.nic), f"Sources: {catalog.nic(cluster.nic).name}", catalog, container=p2)
+show_cluster_sources(cluster, catalog)
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("GPUs (ranks)", f"{cluster.ranks:,}")
 m2.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}", format_duration(Q_(float(at_size.time_us[0]), "us")))
 m3.metric("busbw", format_bandwidth(Q_(float(at_size.busbw_gbps[0]), "GB/s")))
 chosen_name = str(at_size.algorithm[0])
-m4.metric(f"Algorithm · {at_size.protocol[0]}", SHORT_NAMES.get(chosen_name, chosen_name),
+m4.metric(f"Algorithm · {at_size.protocol[0]}", ALGORITHM_SHORT_NAMES.get(chosen_name, chosen_name),
           help=f"{ALGORITHM_LABELS.get(chosen_name, '')}, {at_size.protocol[0]} protocol")
 m5.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
 
@@ -120,7 +76,8 @@ if values["overlay"] != "none":
                     f"Source: {escape_markdown(measurement.source)}.")
         if measurement.assumption:
             st.caption("Assumed for the model: " + escape_markdown(measurement.assumption))
-        st.button("Set the cluster to this system", on_click=use_measurement_cluster, args=(measurement.id,))
+        st.button("Set the cluster to this system", on_click=set_cluster,
+                  args=(state, dict(measurement.cluster_inputs)))
 
 uploaded_run = None
 with st.expander("Compare your own nccl-tests / rccl-tests output", expanded=False):

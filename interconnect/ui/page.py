@@ -37,6 +37,8 @@ _CSS = """
 
 
 _ROOT = Path(__file__).resolve().parents[2]
+#: Session-state prefix of values shared between pages (not widget keys, so they survive a page switch).
+_SHARED = "shared."
 
 
 def page_exists(name: str) -> bool:
@@ -66,15 +68,22 @@ class PageState:
     address bar is always a link to the current view.
     """
 
-    def __init__(self, page: str, specs: Sequence[Param]) -> None:
+    def __init__(self, page: str, specs: Sequence[Param], *, shared: Sequence[str] = ()) -> None:
         self.page = page
         self.specs = list(specs)
         self.specs_by_key = {spec.key: spec for spec in self.specs}
-        values, self.warnings = parse_state(self.specs, st.query_params.to_dict())
+        self.shared = tuple(key for key in shared if key in self.specs_by_key)
+        query = st.query_params.to_dict()
+        values, self.warnings = parse_state(self.specs, query)
         for spec in self.specs:
             widget_key = self.key(spec.key)
             if widget_key not in st.session_state:
-                st.session_state[widget_key] = values[spec.key]
+                value = values[spec.key]
+                # A shared value (the cluster chosen on another page) fills what the link leaves out;
+                # a parameter in the link always wins.
+                if spec.key in self.shared and spec.key not in query and _SHARED + spec.key in st.session_state:
+                    value = spec.clean(st.session_state[_SHARED + spec.key])
+                st.session_state[widget_key] = value
 
     def key(self, name: str) -> str:
         """The widget key for a parameter (stable, used by tests to find widgets)."""
@@ -99,7 +108,10 @@ class PageState:
                 if self[spec.key] != " ".join(raw.split()):
                     st.warning(f"{spec.label or spec.key}: could not use `{safe_echo(raw)}`; using "
                                f"`{self[spec.key]}`.")
-        query = to_query(self.specs, self.values())
+        values = self.values()
+        for key in self.shared:
+            st.session_state[_SHARED + key] = values[key]
+        query = to_query(self.specs, values)
         if st.query_params.to_dict() != query:
             st.query_params.from_dict(query)
 

@@ -28,15 +28,27 @@ def cliff_specs() -> list:
 FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
 
 
-def allreduce_specs() -> list:
-    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, load_measurements
+#: The URL keys that describe a cluster. Every page that times a collective uses these same keys,
+#: so a cluster travels between pages (in the session) and between people (in the link).
+CLUSTER_KEYS = ("gpu", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain", "sharp")
+
+FABRIC_LABELS = {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet (TCP)",
+                 "efa": "AWS EFA"}
+
+#: Short algorithm names that fit a metric tile and a legend.
+ALGORITHM_SHORT_NAMES = {"flat_ring": "Flat ring", "ring": "Ring", "tree": "Tree", "hierarchical": "Hier.",
+                         "nvls": "NVLS", "nvls_tree": "NVLSTree", "collnet": "SHARP", "none": "none"}
+
+
+def cluster_specs(*, nodes: int = 4) -> list:
+    """The parameters of a cluster description (GPU, node shape, NICs, fabric), with their URL keys."""
     from interconnect.ui.urlstate import BoolParam, QuantityParam
 
     catalog = get_catalog()
     return [
         ChoiceParam("gpu", "h100-sxm", "GPU", choices=tuple(catalog.gpus)),
         IntParam("gpn", 8, "GPUs per node", minimum=1, maximum=1024),
-        IntParam("nodes", 4, "Nodes", minimum=1, maximum=100_000),
+        IntParam("nodes", nodes, "Nodes", minimum=1, maximum=100_000),
         ChoiceParam("nic", "auto", "NIC", choices=("auto", *catalog.nics(), "custom")),
         QuantityParam("nic_bw", "200 Gbit/s", "Custom NIC rate", dimension="bandwidth", minimum="1 Gbit/s",
                       maximum="12800 Gbit/s"),
@@ -44,10 +56,46 @@ def allreduce_specs() -> list:
         ChoiceParam("fabric", "auto", "Fabric", choices=FABRIC_CHOICES),
         IntParam("domain", 0, "NVLink domain (0 = the GPU's usual)", minimum=0, maximum=576),
         BoolParam("sharp", False, "SHARP in the InfiniBand switches"),
+    ]
+
+
+def allreduce_specs() -> list:
+    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, load_measurements
+    from interconnect.ui.urlstate import QuantityParam
+
+    return [
+        *cluster_specs(),
         QuantityParam("size", "256 MiB", "Message size", dimension="size", minimum="8 B", maximum="16 GiB"),
         ChoiceParam("algo", "auto", "Algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
         ChoiceParam("overlay", "none", "Published measurement", choices=("none", *[m.id for m in load_measurements()])),
     ]
+
+
+def cluster_widget_values(inputs: dict, nic_ids: tuple[str, ...] | list[str]) -> dict:
+    """Widget values (URL keys) for a cluster given as ``resolve_cluster`` keyword arguments.
+
+    Used by "set the cluster to this system": a published measurement stores its cluster as CLI-style
+    inputs (``{"gpu": "h100-sxm", "nic": "100 Gbit/s", ...}``); the page's controls need URL values.
+
+    >>> cluster_widget_values({"gpu": "a100-sxm", "nodes": 2, "nic": "100 Gbit/s"}, ["ib-ndr"])["nic"]
+    'custom'
+    """
+    nic = str(inputs.get("nic", "auto"))
+    values = {
+        "gpu": inputs["gpu"],
+        "gpn": int(inputs.get("gpus_per_node", 8)),
+        "nodes": int(inputs.get("nodes", 1)),
+        "nics": int(inputs.get("nics_per_node", 0)),
+        "fabric": str(inputs.get("fabric", "auto")),
+        "domain": int(inputs.get("scaleup_domain", 0)),
+        "sharp": bool(inputs.get("in_network_reduction", False)),
+    }
+    if nic in nic_ids or nic == "auto":
+        values["nic"] = nic
+    else:
+        values["nic"] = "custom"
+        values["nic_bw"] = nic
+    return values
 
 
 def cluster_inputs(values: dict) -> dict:

@@ -141,3 +141,17 @@ def test_every_fabric(fabric):
     at = run_page(PAGE, {"nodes": "2", "fabric": fabric})
     assert not at.exception and not at.warning
     assert at.selectbox(key="allreduce.fabric").value == fabric
+
+
+def test_cluster_chosen_here_is_where_the_next_page_starts_but_a_link_wins():
+    at = run_page(PAGE, {"gpu": "b200", "nodes": "2"})
+    for key in list(at.query_params):
+        del at.query_params[key]
+    at.switch_page("pages/1_Bandwidth_cliff.py")
+    at.run()
+    assert at.selectbox(key="cliff.gpu").value == "b200"  # carried by the session
+    at.query_params["gpu"] = "a100-sxm"
+    at.switch_page(PAGE)
+    at.run()
+    assert at.selectbox(key="allreduce.gpu").value == "a100-sxm"  # the link's own parameter wins
+    assert at.number_input(key="allreduce.nodes").value == 2  # the rest comes from the session

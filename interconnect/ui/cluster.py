@@ -1,0 +1,66 @@
+"""The cluster controls every collective-timing page shares (All-reduce, Overlap, Seating, ...).
+
+One description of a cluster (GPU, GPUs per node, nodes, NIC, fabric, NVLink domain, SHARP) drawn
+the same way on every page, with the same URL keys (:data:`~interconnect.ui.pagespecs.CLUSTER_KEYS`),
+so a cluster chosen on one page is where the next page starts (the session carries it) and a
+pasted link opens the cluster it names (the link always wins).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from interconnect.catalog import Catalog, get_catalog
+from interconnect.models.cluster import Cluster, resolve_cluster
+from interconnect.ui.page import PageState, escape_markdown, gpu_picker, source_popover
+from interconnect.ui.pagespecs import FABRIC_CHOICES, FABRIC_LABELS, cluster_inputs, cluster_widget_values
+
+__all__ = ["cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources"]
+
+
+def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster") -> None:
+    """Draw the cluster widgets, bound to ``state``'s keys (two rows in a bordered box)."""
+    catalog = catalog or get_catalog()
+    with st.container(border=True):
+        st.markdown(f"**{title}**")
+        c1, c2, c3, c4 = st.columns(4)
+        gpu_picker(state, catalog=catalog, container=c1)
+        c2.number_input("GPUs per node", min_value=1, max_value=1024, step=1, key=state.key("gpn"))
+        c3.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
+        c4.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
+                        help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.")
+        n1, n2, n3, n4, n5 = st.columns([3, 2, 2, 2, 2])
+        nic_names = {"auto": "The GPU's usual NIC", "custom": "Custom rate…",
+                     **{k: v.name for k, v in catalog.nics().items()}}
+        n1.selectbox("NIC", list(nic_names), key=state.key("nic"), format_func=nic_names.get)
+        n2.text_input("Custom NIC rate", key=state.key("nic_bw"), disabled=state["nic"] != "custom",
+                      help="Per direction, e.g. '200 Gbit/s' or '25 GB/s'.")
+        n3.number_input("NICs per node (0 = one per GPU)", min_value=0, max_value=4096, step=1,
+                        key=state.key("nics"))
+        n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
+        n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
+
+
+def resolve_page_cluster(values: dict[str, Any]) -> tuple[Cluster, list[str]]:
+    """The :class:`Cluster` the page's values describe, and warnings for anything clamped."""
+    return resolve_cluster(values["gpu"], **cluster_inputs(values))
+
+
+def set_cluster(state: PageState, inputs: dict[str, Any]) -> None:
+    """Button callback: set the cluster widgets to a system given as ``resolve_cluster`` inputs."""
+    for key, value in cluster_widget_values(inputs, tuple(get_catalog().nics())).items():
+        st.session_state[state.key(key)] = value
+
+
+def show_cluster_sources(cluster: Cluster, catalog: Catalog | None = None) -> None:
+    """The cluster in one line and pop-overs with the sources of its GPU and NIC."""
+    catalog = catalog or get_catalog()
+    st.caption(escape_markdown(cluster.describe()))
+    p1, p2, _ = st.columns([1, 1, 2])
+    gpu = catalog.gpu(cluster.gpu)
+    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=p1)
+    if cluster.nic in catalog.nics():
+        nic = catalog.nic(cluster.nic)
+        source_popover(nic, f"Sources: {nic.name}", catalog, container=p2)
