@@ -4,10 +4,15 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.reach import reach_figure
-from interconnect.ui.page import footer, link_to, page_exists, page_setup
+from interconnect.ui.page import PageState, footer, link_to, page_exists, page_setup, redirect_mistyped_page
+
+redirect_mistyped_page()
 
 page_setup("Interconnect Explorer",
            "Why GPUs wait for data, and the wires that decide how long.")
+home_state = PageState("home", [])
+home_state.show_warnings()
+home_state.sync_url()  # the home page has no settings: a link's stray parameters are dropped from the address
 
 st.markdown(
     "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "

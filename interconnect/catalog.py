@@ -38,6 +38,8 @@ __all__ = [
     "DIRECTION_WORDS",
     "DIRECTIONS",
     "LAYERS",
+    "catalog_entries_of_kind",
+    "catalog_kind_of",
     "Catalog",
     "CatalogError",
     "Figure",
@@ -529,3 +531,21 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
 def get_catalog() -> Catalog:
     """The packaged catalog, loaded once per process."""
     return load_catalog()
+
+
+def catalog_entries_of_kind(catalog: Catalog, kind: str) -> list:
+    """The entries the Catalog page lists under ``kind``: ``"gpu"``, ``"node"`` or a link layer."""
+    if kind == "gpu":
+        return list(catalog.gpus.values())
+    if kind == "node":
+        return list(catalog.nodes.values())
+    return list(catalog.layer(kind).values())
+
+
+def catalog_kind_of(catalog: Catalog, entry_id: str) -> str:
+    """The Catalog page's kind for an entry id (``"gpu"``, ``"node"`` or the link's layer)."""
+    if entry_id in catalog.gpus:
+        return "gpu"
+    if entry_id in catalog.nodes:
+        return "node"
+    return catalog.links[entry_id].layer

@@ -3,29 +3,39 @@
 import pandas as pd
 import streamlit as st
 
-from interconnect.catalog import DIRECTION_WORDS, LAYER_TITLES, LAYERS, get_catalog
+from interconnect.catalog import (
+    DIRECTION_WORDS,
+    LAYER_TITLES,
+    LAYERS,
+    catalog_entries_of_kind,
+    catalog_kind_of,
+    get_catalog,
+)
 from interconnect.ui.page import PageState, footer, page_setup, show_entry
-from interconnect.ui.urlstate import ChoiceParam
+from interconnect.ui.pagespecs import catalog_specs
 
 page_setup("Catalog and sources", "Every hardware figure the app uses, with its direction, basis and source.")
 catalog = get_catalog()
 KINDS = ("gpu", *LAYERS, "node")
 KIND_TITLES = {"gpu": "GPUs and accelerators", "node": "Servers and racks", **LAYER_TITLES}
-state = PageState("catalog", [ChoiceParam("kind", "gpu", "Kind", choices=KINDS),
-                              ChoiceParam("entry", "", "Entry", choices=("", *[e.id for e in catalog.entries()]))])
+state = PageState("catalog", catalog_specs())
 state.show_warnings()
-kind = st.radio("Show", KINDS, key=state.key("kind"), horizontal=True, format_func=KIND_TITLES.get)
-if kind == "gpu":
-    entries = list(catalog.gpus.values())
-elif kind == "node":
-    entries = list(catalog.nodes.values())
-else:
-    entries = list(catalog.layer(kind).values())
+kind_key, entry_key = state.key("kind"), state.key("entry")
+linked_entry = st.session_state.get(entry_key, "")
+if linked_entry and linked_entry not in {e.id for e in catalog_entries_of_kind(catalog, st.session_state[kind_key])}:
+    # A link may name an entry under the wrong kind: show the entry (what was asked for), under its own kind.
+    own_kind = catalog_kind_of(catalog, linked_entry)
+    st.info(f"`{linked_entry}` is listed under *{KIND_TITLES[own_kind]}*, so that is the list shown.")
+    st.session_state[kind_key] = own_kind
+kind = st.radio("Show", KINDS, key=kind_key, horizontal=True, format_func=KIND_TITLES.get)
+entries = catalog_entries_of_kind(catalog, kind)
 ids = ["", *[entry.id for entry in entries]]
-if st.session_state.get(state.key("entry")) not in ids:
-    st.session_state[state.key("entry")] = ""
-chosen = st.selectbox("Entry", ids, key=state.key("entry"),
+if st.session_state.get(entry_key) not in ids:
+    st.session_state[entry_key] = ""
+chosen = st.selectbox("Entry (filters the table)", ids, key=entry_key,
                       format_func=lambda i: "All of them" if not i else catalog.entry(i).name)
+if chosen:
+    entries = [catalog.entry(chosen)]
 state.sync_url()
 
 rows = []
@@ -42,7 +52,7 @@ if kind == "node":
                      "Direction": "—", "Basis": "spec", "Sources": ", ".join(node.source_ids)})
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
-for entry in entries if not chosen else [catalog.entry(chosen)]:
+for entry in entries:
     with st.expander(f"{entry.name} · `{entry.id}`", expanded=bool(chosen)):
         show_entry(entry, catalog, full=True)
 footer()

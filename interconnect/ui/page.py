@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, get_catalog
-from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query
+from interconnect.ui.pagespecs import known_link_keys
+from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 
 __all__ = ["PageState", "escape_markdown", "figure_sources", "footer", "gpu_picker", "nic_picker", "page_setup",
            "show_entry", "source_popover"]
@@ -46,6 +48,47 @@ def page_exists(name: str) -> bool:
     return (_ROOT / PAGES[name][0]).is_file()
 
 
+def page_for_path(path: str) -> str | None:
+    """The page script a mistyped URL path most likely meant (``/all_reduce`` -> the All-reduce page).
+
+    Matches the page's URL name case-insensitively, ignoring ``-``/``_``/spaces; None if no page fits.
+
+    >>> page_for_path("/ALL-REDUCE/")
+    'pages/2_All_reduce.py'
+    """
+    def normal(text: str) -> str:
+        return "".join(char for char in text.lower() if char.isalnum())
+
+    wanted = normal(path.rstrip("/").rsplit("/", 1)[-1])
+    if not wanted:
+        return None
+    for script, _ in PAGES.values():
+        url_name = Path(script).stem.split("_", 1)[-1] if script.startswith("pages/") else ""
+        if url_name and normal(url_name) == wanted and page_exists_path(script):
+            return script
+    return None
+
+
+def page_exists_path(script: str) -> bool:
+    return (_ROOT / script).is_file()
+
+
+def redirect_mistyped_page() -> None:
+    """On the home page: if the address names a page in the wrong case (``/all_reduce``), open that page.
+
+    Streamlit matches page paths exactly and runs the home page for anything else.
+    """
+    try:
+        path = urlsplit(st.context.url or "").path
+    except Exception:  # no browser context (AppTest)
+        return
+    if path.rstrip("/") in ("", "/"):
+        return
+    target = page_for_path(path)
+    if target is not None:
+        st.switch_page(target)
+
+
 def page_setup(title: str, caption: str | None = None) -> None:
     """First call of every page: page config, shared style, title and one-line caption."""
     st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide")
@@ -74,6 +117,7 @@ class PageState:
         self.specs_by_key = {spec.key: spec for spec in self.specs}
         self.shared = tuple(key for key in shared if key in self.specs_by_key)
         query = st.query_params.to_dict()
+        self._query = query
         values, self.warnings = parse_state(self.specs, query)
         for spec in self.specs:
             widget_key = self.key(spec.key)
@@ -97,8 +141,17 @@ class PageState:
         return {spec.key: self[spec.key] for spec in self.specs}
 
     def show_warnings(self) -> None:
-        for warning in self.warnings:
-            st.warning(warning.message())
+        """Every problem with the link in one warning box: bad values by control, then ignored keys."""
+        lines = [warning.message() for warning in self.warnings]
+        ignored = unknown_keys(self.specs, self._query, known_link_keys())
+        if ignored:
+            shown = ", ".join(f"`{key}`" for key in ignored[:5]) + (" …" if len(ignored) > 5 else "")
+            lines.append(f"Ignored link parameters no page uses: {shown}.")
+        if len(lines) == 1:
+            st.warning(lines[0])
+        elif lines:
+            st.warning("This link had problems; the page shows the nearest view it could:\n\n"
+                       + "\n".join(f"- {line}" for line in lines))
 
     def sync_url(self) -> None:
         """Write the view to the address bar; a typed value that could not be used is reported first."""
@@ -106,7 +159,9 @@ class PageState:
             if isinstance(spec, QuantityParam):
                 raw = str(st.session_state.get(self.key(spec.key), ""))
                 if self[spec.key] != " ".join(raw.split()):
-                    st.warning(f"{spec.label or spec.key}: could not use `{safe_echo(raw)}`; using "
+                    _, problem = spec.parse(raw)
+                    reason = f" ({escape_markdown(problem)})" if problem else ""
+                    st.warning(f"{spec.label or spec.key}: could not use `{safe_echo(raw)}`{reason}; using "
                                f"`{self[spec.key]}`.")
         values = self.values()
         for key in self.shared:

@@ -5,8 +5,13 @@ Kept in the core (not in the page scripts) so the CLI, tests and the browser tes
 
 from __future__ import annotations
 
+import functools
+
 from interconnect.catalog import get_catalog
 from interconnect.ui.urlstate import ChoiceParam, IntParam
+
+#: Link keys every page accepts (presentation mode and the guided tour).
+GLOBAL_KEYS = frozenset({"present", "tour", "step"})
 
 DIRECTIONS = {"per": "per_direction", "both": "both_directions"}
 UNITS = ("GBps", "Gbitps", "bluray")
@@ -110,3 +115,27 @@ def cluster_inputs(values: dict) -> dict:
         "scaleup_domain": values["domain"] or None,
         "in_network_reduction": values["sharp"],
     }
+
+
+def catalog_specs() -> list:
+    from interconnect.catalog import LAYERS
+
+    catalog = get_catalog()
+    return [ChoiceParam("kind", "gpu", "Kind", choices=("gpu", *LAYERS, "node")),
+            ChoiceParam("entry", "", "Entry", choices=("", *[e.id for e in catalog.entries()]))]
+
+
+@functools.cache
+def known_link_keys() -> frozenset[str]:
+    """Every URL key some page of the app uses (so a key from another page is not called unknown).
+
+    Every ``*_specs()`` function of this module counts: a new page's specs join by being defined here.
+    """
+    import inspect
+
+    keys = set(GLOBAL_KEYS)
+    for name, function in globals().items():
+        if name.endswith("_specs") and callable(function) and not inspect.signature(function).parameters:
+            keys.update(spec.key for spec in function())
+    keys.update(CLUSTER_KEYS)
+    return frozenset(keys)

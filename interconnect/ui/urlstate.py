@@ -29,6 +29,7 @@ __all__ = [
     "parse_state",
     "safe_echo",
     "to_query",
+    "unknown_keys",
 ]
 
 MAX_RAW_CHARS = 200  # longer query values are refused before any parsing
@@ -65,9 +66,13 @@ class ParamWarning:
     received: str
     used: str
     reason: str
+    label: str = ""
 
     def message(self) -> str:
-        return f"Link parameter `{self.key}`: {self.reason} (got `{self.received}`); using `{self.used}`."
+        """One line: the control (by its label where it has one), the reason, what arrived, what was used."""
+        name = f"{self.label} (link parameter `{self.key}`)" if self.label else f"Link parameter `{self.key}`"
+        used = f"`{self.used}`" if self.used else "the default (none)"
+        return f"{name}: {self.reason} (got `{self.received}`); using {used}."
 
 
 @dataclass(frozen=True)
@@ -212,10 +217,10 @@ def parse_state(specs: Sequence[Param], query: Mapping[str, object]) -> tuple[di
 
     Missing parameters take their defaults silently. Parameters not in ``specs`` are ignored.
 
-    >>> specs = [IntParam("nodes", 8, minimum=1, maximum=1024)]
+    >>> specs = [IntParam("nodes", 8, "Nodes", minimum=1, maximum=1024)]
     >>> values, warnings = parse_state(specs, {"nodes": "0"})
     >>> values["nodes"], warnings[0].message()
-    (1, 'Link parameter `nodes`: below the minimum 1 (got `0`); using `1`.')
+    (1, 'Nodes (link parameter `nodes`): below the minimum 1 (got `0`); using `1`.')
     """
     values: dict[str, Any] = {}
     warnings: list[ParamWarning] = []
@@ -227,15 +232,25 @@ def parse_state(specs: Sequence[Param], query: Mapping[str, object]) -> tuple[di
         if len(raw) > MAX_RAW_CHARS:
             values[spec.key] = spec.default
             reason = f"{len(raw):,} characters is too long for this parameter"
-            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(spec.default), reason))
+            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(spec.default), reason, spec.label))
             continue
         value, problem = spec.parse(raw)
         values[spec.key] = value
         if problem:
-            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(value), problem))
+            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(value), problem, spec.label))
     return values, warnings
 
 
 def to_query(specs: Sequence[Param], values: Mapping[str, Any]) -> dict[str, str]:
     """The query-string form of a page's state (every parameter, in spec order)."""
     return {spec.key: spec.to_text(values.get(spec.key, spec.default)) for spec in specs}
+
+
+def unknown_keys(specs: Sequence[Param], query: Mapping[str, object], known: frozenset[str] = frozenset()) -> list[str]:
+    """Query keys that neither this page's ``specs`` nor ``known`` (other pages' keys) use, safely echoed.
+
+    >>> unknown_keys([IntParam("nodes", 8)], {"nodes": "2", "gpu": "b200", "<b>": "1"}, frozenset({"gpu"}))
+    ['<b>']
+    """
+    mine = {spec.key for spec in specs}
+    return [safe_echo(key) for key in query if key not in mine and key not in known]

@@ -89,8 +89,9 @@ def test_hostile_links_warn_and_render(query):
     at = run_page(PAGE, query)
     assert not at.exception
     assert len(at.warning) >= 1
+    assert len(at.warning) == 1  # every problem of a link in one box
     for warning in at.warning:
-        assert warning.value.startswith("Link parameter `")
+        assert "(link parameter `" in warning.value  # named by the control's label, then its URL key
         outside_code = re.sub(r"`[^`]*`", "", warning.value)
         assert "<" not in outside_code and ">" not in outside_code  # user text only inside code spans
     assert len(at.get("plotly_chart")) == 2

@@ -24,9 +24,12 @@ def test_home_page_shows_layers_and_the_reach_chart():
     assert any("LapLink" in name for name in plotted)
 
 
-def test_home_page_ignores_unknown_parameters():
-    at = run_page(None, {"gpu": "<script>", "x": "y" * 5000})
-    assert not at.exception and not at.warning
+def test_home_page_cleans_a_stray_query_string_and_says_so():
+    at = run_page(None, {"gpu": "<script>", "x<b>": "y" * 5000})
+    assert not at.exception
+    assert len(at.warning) == 1 and "x<b>" in at.warning[0].value  # shown inside a code span
+    assert "`gpu`" not in at.warning[0].value  # a key another page uses is not called unknown
+    assert dict(at.query_params) == {}  # the address bar is cleaned like every other page's
 
 
 @pytest.mark.parametrize("kind", ["gpu", "node", *LAYERS])
@@ -48,10 +51,18 @@ def test_catalog_page_opens_one_entry_with_its_sources_and_claims():
     assert re.search(r"\]\(https?://", text)  # sources are links
 
 
-def test_catalog_entry_of_another_kind_falls_back_to_all():
+def test_catalog_entry_of_another_kind_opens_under_its_own_kind():
     at = run_page(CATALOG_PAGE, {"kind": "gpu", "entry": "ib-ndr"})
     assert not at.exception
-    assert at.selectbox(key="catalog.entry").value == ""
+    assert at.radio(key="catalog.kind").value == "scale-out"
+    assert at.selectbox(key="catalog.entry").value == "ib-ndr"
+    assert "listed under" in at.info[0].value
+    assert set(at.dataframe[0].value["id"]) == {"ib-ndr"}  # choosing an entry filters the table
+
+
+def test_catalog_bad_entry_says_what_it_used():
+    at = run_page(CATALOG_PAGE, {"entry": "nope"})
+    assert "using the default (none)" in at.warning[0].value
 
 
 @pytest.mark.parametrize("query", [{"kind": "<img src=x onerror=alert(1)>"}, {"entry": "z" * 9000},
@@ -60,4 +71,4 @@ def test_catalog_page_hostile_links(query):
     at = run_page(CATALOG_PAGE, query)
     assert not at.exception
     assert len(at.warning) == 1
-    assert at.warning[0].value.startswith("Link parameter `")
+    assert "(link parameter `" in at.warning[0].value
