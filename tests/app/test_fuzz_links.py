@@ -1,0 +1,46 @@
+"""Every page survives hostile links: hypothesis sets its URL parameters (and unknown ones) to junk.
+
+A fast subset for ``make test``; ``benchmarks/fuzz_urls.py`` runs a thousand cases and prints timings.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from interconnect.testing import HOSTILE_VALUES
+from interconnect.ui.page import PAGES, page_exists
+
+from .conftest import run_page
+
+SCRIPTS = [script if script != "app.py" else None for name, (script, _) in PAGES.items() if page_exists(name)]
+
+
+@functools.cache
+def keys_of(script: str | None) -> tuple[str, ...]:
+    return tuple(sorted(run_page(script).query_params))
+
+
+values = st.one_of(st.sampled_from(HOSTILE_VALUES), st.text(max_size=80))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: s or "home")
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_hostile_links_never_raise_and_echo_input_inert(script, data):
+    keys = keys_of(script)
+    chosen = data.draw(st.lists(st.sampled_from(keys), unique=True, max_size=len(keys))) if keys else []
+    query = {key: data.draw(values) for key in chosen}
+    if data.draw(st.booleans()):
+        query[data.draw(st.text(min_size=1, max_size=12))] = data.draw(values)
+    query = {k: v for k, v in query.items() if "\x00" not in k}  # a NUL cannot travel in a URL key
+    at = run_page(script, query)
+    assert not at.exception, at.exception[0].value if at.exception else ""
+    for warning in at.warning:
+        outside_code = re.sub(r"`[^`]*`", "", warning.value)
+        assert "<script" not in outside_code and "<img" not in outside_code  # user text only inside code spans
