@@ -561,7 +561,7 @@ def test_nccl_planning_constants(gpu_id, per_link, links):
 
 
 def test_the_cliff_ratios():
-    # formulas.md section 0 and the README's table of claims: H100 450/50 = 9:1 like for like;
+    # ml-engineering and NVIDIA: H100 NVLink 450 GB/s per direction vs NDR 50 GB/s = 9:1 like for like;
     # 18:1 comes from dividing the both-directions sum by a one-direction port; B200 is 900/50 = 18:1.
     ndr = gbytes(CATALOG.link("ib-ndr").bandwidth.per_direction())
     h100 = CATALOG.gpu("h100-sxm").scaleup_bandwidth
@@ -588,7 +588,7 @@ def test_amd_and_intel_scale_up():
 
 
 def test_disagreements_are_recorded():
-    # hardware.md section 11: B200 180 vs 192 GB, H200 141 vs 144 GB, Gaudi 3 BF16 1835 vs 1677.
+    # Sources disagree: B200 180 (NVIDIA DGX B200 guide) vs 192 GB, H200 141 vs 144 GB, Gaudi 3 BF16 1835 vs 1677.
     assert CATALOG.gpu("b200").memory.quantity == Q_(180, "GB")
     assert any("192" in text for text in CATALOG.gpu("b200").disagreements)
     assert CATALOG.gpu("h200").memory.quantity == Q_(141, "GB")
