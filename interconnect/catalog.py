@@ -16,6 +16,10 @@ Directions (the most common error in this field is mixing them):
 Bases: ``spec`` (datasheet or standard), ``achieved`` (what software such as NCCL typically
 reaches), ``measured`` (one published measurement), ``estimate`` (our reasoned estimate where no
 source gives the number; the note says how it was made).
+
+Asymmetric links (home broadband: 100 Mbit/s down, 20 Mbit/s up) are ``per_direction`` figures
+with an ``upstream`` value beside the main one: :meth:`Figure.both_directions` adds the two
+(120 Mbit/s), never doubles the faster one.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pint
 
@@ -45,16 +49,27 @@ __all__ = [
     "Figure",
     "Gpu",
     "Link",
+    "Medium",
     "Node",
+    "ReferenceNic",
     "Source",
+    "Term",
     "UnknownIdError",
+    "check_url",
     "get_catalog",
     "load_catalog",
 ]
 
 DIRECTIONS = ("per_direction", "both_directions", "shared", "n/a")
 BASES = ("spec", "achieved", "measured", "estimate")
-LAYERS = ("scale-up", "host", "scale-out", "long-reach", "everyday", "historical")
+LAYERS = ("scale-up", "host", "scale-out", "cable", "long-reach", "everyday", "historical")
+#: How a GPU's scale-up peers are wired: through switches (any peer gets the full per-GPU rate) or
+#: a mesh of direct links (one peer gets only the links wired to it).
+TOPOLOGIES = ("switched", "mesh")
+#: The number format of a GPU's ``bf16_dense`` figure (P100 and V100 have no BF16; theirs is FP16).
+DENSE_FORMATS = ("BF16", "FP16")
+#: What a propagation medium is made of.
+MEDIUM_KINDS = ("fibre", "copper", "vacuum")
 #: How each direction reads in prose and tables (empty for figures that are not rates).
 DIRECTION_WORDS = {
     "per_direction": "per direction",
@@ -66,6 +81,7 @@ LAYER_TITLES = {
     "scale-up": "Inside the server (scale-up)",
     "host": "GPU to host (PCIe)",
     "scale-out": "Between servers (scale-out)",
+    "cable": "Cables and optics (the physical link)",
     "long-reach": "Between buildings and data centres",
     "everyday": "Everyday references",
     "historical": "Historical links",
@@ -111,18 +127,37 @@ class Figure:
     basis: str
     source_ids: tuple[str, ...]
     note: str = ""
+    #: The other direction of an asymmetric ``per_direction`` link (home broadband's 20 Mbit/s up);
+    #: ``quantity`` is then the main (downstream) direction. ``None`` for symmetric figures.
+    upstream: pint.Quantity | None = None
+
+    @property
+    def is_asymmetric(self) -> bool:
+        return self.upstream is not None
 
     def per_direction(self) -> pint.Quantity:
-        """What one direction can carry: half of a both-directions sum; all of a shared pipe."""
+        """What one direction can carry: half of a both-directions sum; all of a shared pipe.
+
+        For an asymmetric link this is the main (downstream) direction; see :meth:`upstream_rate`.
+        """
         if self.direction == "both_directions":
             return self.quantity / 2
         if self.direction in ("per_direction", "shared"):
             return self.quantity
         raise ValueError("this figure is not a rate with a direction")
 
+    def upstream_rate(self) -> pint.Quantity:
+        """The reverse direction: the ``upstream`` value if the link is asymmetric, else :meth:`per_direction`."""
+        if self.upstream is not None:
+            return self.upstream
+        return self.per_direction()
+
     def both_directions(self) -> pint.Quantity:
-        """Both directions added up: twice a full-duplex per-direction rate; a shared pipe once."""
+        """Both directions added up: twice a symmetric per-direction rate, down + up for an asymmetric
+        link (100 + 20 = 120 Mbit/s), a both-directions figure or a shared pipe once."""
         if self.direction == "per_direction":
+            if self.upstream is not None:
+                return self.quantity + self.upstream.to(self.quantity.units)
             return self.quantity * 2
         if self.direction in ("both_directions", "shared"):
             return self.quantity
@@ -137,7 +172,29 @@ class Figure:
         raise ValueError(f"direction must be per_direction or both_directions, not {direction!r}")
 
     def text(self) -> str:
+        if self.upstream is not None:
+            return f"{format_quantity(self.quantity)} down, {format_quantity(self.upstream)} up"
         return format_quantity(self.quantity)
+
+
+@dataclass(frozen=True)
+class Term:
+    """A name with its sources: a GPU's scale-up brand ("Infinity Fabric") or collective library ("RCCL")."""
+
+    name: str
+    source_ids: tuple[str, ...]
+
+
+class ReferenceNic(NamedTuple):
+    """The scale-out NICs of a GPU's reference server: which link, how many, for how many GPUs."""
+
+    nic_id: str
+    nics: int
+    gpus: int
+
+    @property
+    def nics_per_gpu(self) -> float:
+        return self.nics / self.gpus
 
 
 @dataclass(frozen=True)
@@ -162,6 +219,8 @@ class Link:
     links: int | None = None
     reach: Figure | None = None
     latency: Figure | None = None
+    timeout: Figure | None = None
+    propagation_medium: str | None = None
     notes: str = ""
     disagreements: tuple[str, ...] = ()
     quoted: tuple[Mapping[str, str], ...] = ()
@@ -170,7 +229,7 @@ class Link:
     kind = "link"
 
     def figures(self) -> dict[str, Figure]:
-        names = ("bandwidth", "achieved", "per_link", "reach", "latency")
+        names = ("bandwidth", "achieved", "per_link", "reach", "latency", "timeout")
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 
 
@@ -190,8 +249,16 @@ class Gpu:
     scaleup_bandwidth: Figure
     host_link: str
     typical_nic: str
+    reference_node: str
+    scaleup_brand: Term
+    collective_library: Term
+    topology: str
     scaleup_achieved: Figure | None = None
+    scaleup_per_peer: Figure | None = None
     typical_nics_per_gpu: float = 1.0
+    dense_format: str = "BF16"
+    host_link_basis: str = "spec"
+    host_link_note: str = ""
     notes: str = ""
     disagreements: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
@@ -199,8 +266,14 @@ class Gpu:
     kind = "gpu"
 
     def figures(self) -> dict[str, Figure]:
-        names = ("memory", "memory_bandwidth", "bf16_dense", "scaleup_bandwidth", "scaleup_achieved")
+        names = ("memory", "memory_bandwidth", "bf16_dense", "scaleup_bandwidth", "scaleup_achieved",
+                 "scaleup_per_peer")
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+
+    def peer_bandwidth(self) -> Figure:
+        """What one GPU can send to one other GPU of its server: all of it when switched, one peer's
+        links in a mesh (MI300X: 64 GB/s per direction, not the 448 GB/s summed over seven peers)."""
+        return self.scaleup_per_peer if self.scaleup_per_peer is not None else self.scaleup_bandwidth
 
 
 @dataclass(frozen=True)
@@ -215,12 +288,48 @@ class Node:
     nic: str
     nics: int
     source_ids: tuple[str, ...]
+    scaleup_aggregate: Figure | None = None
     notes: str = ""
 
     kind = "node"
 
     def figures(self) -> dict[str, Figure]:
-        return {}
+        return {} if self.scaleup_aggregate is None else {"scaleup_aggregate": self.scaleup_aggregate}
+
+
+@dataclass(frozen=True)
+class Medium:
+    """What a signal travels through, and how long it takes per metre (fibre about 4.9 us/km)."""
+
+    id: str
+    name: str
+    kind: str
+    summary: str
+    delay: Figure
+    source_ids: tuple[str, ...] = ()
+    notes: str = ""
+    disagreements: tuple[str, ...] = ()
+
+    SPEED_OF_LIGHT = Q_(299_792_458, "m/s")
+
+    def figures(self) -> dict[str, Figure]:
+        return {"delay": self.delay}
+
+    def velocity(self) -> pint.Quantity:
+        """How fast the signal moves: 1 / delay."""
+        return (1 / self.delay.quantity).to("km/s")
+
+    def velocity_factor(self) -> float:
+        """The velocity as a fraction of the speed of light in vacuum."""
+        return float((self.velocity() / self.SPEED_OF_LIGHT).to("").magnitude)
+
+    def group_index(self) -> float:
+        """c over the velocity (about 1.47 for silica fibre)."""
+        return 1 / self.velocity_factor()
+
+    def one_way(self, distance: pint.Quantity) -> pint.Quantity:
+        """Propagation time over ``distance`` (a length quantity), one way."""
+        return (distance * self.delay.quantity).to("us")
 
 
 Entry = Gpu | Link | Node
@@ -234,12 +343,15 @@ _GPU_FIGURES = {
     "bf16_dense": ("flop_rate", True),
     "scaleup_bandwidth": ("bandwidth", True),
     "scaleup_achieved": ("bandwidth", False),
+    "scaleup_per_peer": ("bandwidth", False),
 }
 _GPU_SCALARS = {
     "id": (str, True), "name": (str, True), "vendor": (str, True), "architecture": (str, True),
     "year": (int, True), "scaleup_link": (str, True), "host_link": (str, True), "typical_nic": (str, True),
-    "typical_nics_per_gpu": ((int, float), False), "notes": (str, False), "disagreements": (list, False),
-    "sources": (list, False),
+    "reference_node": (str, True), "scaleup_brand": (dict, True), "collective_library": (dict, True),
+    "topology": (str, True), "typical_nics_per_gpu": ((int, float), False), "dense_format": (str, False),
+    "host_link_basis": (str, False), "host_link_note": (str, False), "notes": (str, False),
+    "disagreements": (list, False), "sources": (list, False),
 }
 _LINK_FIGURES = {
     "bandwidth": ("bandwidth", True),
@@ -247,23 +359,34 @@ _LINK_FIGURES = {
     "per_link": ("bandwidth", False),
     "reach": ("length", False),
     "latency": ("time", False),
+    "timeout": ("time", False),
 }
 _LINK_SCALARS = {
     "id": (str, True), "name": (str, True), "layer": (str, True), "family": (str, True), "vendor": (str, True),
     "summary": (str, True), "medium": (str, True), "switched": (bool, True), "duplex": (str, True),
     "year": (int, False), "routable": (bool, False), "in_network_reduction": (bool, False), "links": (int, False),
-    "notes": (str, False), "disagreements": (list, False), "quoted": (list, False), "sources": (list, False),
+    "propagation_medium": (str, False), "notes": (str, False), "disagreements": (list, False),
+    "quoted": (list, False), "sources": (list, False),
 }
 _NODE_SCALARS = {
     "id": (str, True), "name": (str, True), "gpu": (str, True), "gpus": (int, True),
     "scaleup_domain": (int, True), "nic": (str, True), "nics": (int, True), "sources": (list, True),
     "notes": (str, False),
 }
+_NODE_FIGURES = {"scaleup_aggregate": ("bandwidth", False)}
+_MEDIUM_SCALARS = {
+    "id": (str, True), "name": (str, True), "kind": (str, True), "summary": (str, True), "sources": (list, False),
+    "notes": (str, False), "disagreements": (list, False),
+}
+_MEDIUM_FIGURES = {"delay": ("delay", True)}
+#: Dimensions the catalog needs beyond the shared table in ``units.DIMENSIONS``.
+_CATALOG_DIMENSIONS = {**DIMENSIONS, "delay": "[time] / [length]"}
 _SOURCE_SCALARS = {
     "id": (str, True), "title": (str, True), "url": (str, True), "kind": (str, True), "note": (str, False),
 }
-_FIGURE_KEYS = {"value", "direction", "basis", "sources", "note"}
+_FIGURE_KEYS = {"value", "direction", "basis", "sources", "note", "upstream"}
 _QUOTED_KEYS = {"claim", "by", "correction"}
+_TERM_KEYS = {"name", "sources"}
 
 
 def _check_keys(where: str, table: Mapping[str, Any], scalars: Mapping[str, tuple], figures: Mapping[str, tuple]):
@@ -293,19 +416,7 @@ def _parse_figure(where: str, name: str, raw: Any, dimension: str, source_ids: s
     for key in ("value", "direction", "basis", "sources"):
         if key not in raw:
             raise CatalogError(f"{here}: missing '{key}'")
-    try:
-        quantity = Q_(str(raw["value"]))
-    except Exception as exc:
-        raise CatalogError(f"{here}: cannot read value {raw['value']!r}: {exc}") from exc
-    if not isinstance(quantity, pint.Quantity):
-        raise CatalogError(f"{here}: value {raw['value']!r} has no unit")
-    expected = DIMENSIONS[dimension]
-    if str(quantity.dimensionality) != expected:
-        raise CatalogError(
-            f"{here}: value {raw['value']!r} is {quantity.dimensionality}, expected {dimension} ({expected})"
-        )
-    if not quantity.magnitude > 0:
-        raise CatalogError(f"{here}: value must be positive")
+    quantity = _quantity(here, raw["value"], dimension)
     direction = raw["direction"]
     if direction not in DIRECTIONS:
         raise CatalogError(f"{here}: direction {direction!r} is not one of {', '.join(DIRECTIONS)}")
@@ -324,7 +435,40 @@ def _parse_figure(where: str, name: str, raw: Any, dimension: str, source_ids: s
     note = raw.get("note", "")
     if not isinstance(note, str):
         raise CatalogError(f"{here}: note must be text")
-    return Figure(quantity, direction, raw["basis"], tuple(sources), note)
+    upstream = None
+    if "upstream" in raw:
+        if dimension != "bandwidth" or direction != "per_direction":
+            raise CatalogError(f"{here}: only a per_direction bandwidth can have an 'upstream' rate")
+        upstream = _quantity(f"{here}, upstream", raw["upstream"], dimension)
+    return Figure(quantity, direction, raw["basis"], tuple(sources), note, upstream)
+
+
+def _quantity(here: str, text: Any, dimension: str) -> pint.Quantity:
+    """A positive quantity of the named dimension, read from catalog text."""
+    try:
+        quantity = Q_(str(text))
+    except Exception as exc:
+        raise CatalogError(f"{here}: cannot read value {text!r}: {exc}") from exc
+    if not isinstance(quantity, pint.Quantity):
+        raise CatalogError(f"{here}: value {text!r} has no unit")
+    expected = _CATALOG_DIMENSIONS[dimension]
+    if str(quantity.dimensionality) != expected:
+        raise CatalogError(f"{here}: value {text!r} is {quantity.dimensionality}, expected {dimension} ({expected})")
+    if not quantity.magnitude > 0:
+        raise CatalogError(f"{here}: value must be positive")
+    return quantity
+
+
+def _parse_term(where: str, name: str, raw: Any, source_ids: set[str]) -> Term:
+    here = f"{where}, '{name}'"
+    if not isinstance(raw, Mapping) or set(raw) != _TERM_KEYS:
+        raise CatalogError(f"{here}: must be a table with exactly 'name' and 'sources'")
+    if not isinstance(raw["name"], str) or not raw["name"].strip():
+        raise CatalogError(f"{here}: 'name' must be text")
+    sources = raw["sources"]
+    if not isinstance(sources, list) or not sources or any(s not in source_ids for s in sources):
+        raise CatalogError(f"{here}: 'sources' must be a non-empty list of known source ids")
+    return Term(raw["name"], tuple(sources))
 
 
 def _figures(where: str, table: Mapping[str, Any], spec: Mapping[str, tuple], source_ids: set[str]):
@@ -364,6 +508,7 @@ class Catalog:
     links: Mapping[str, Link]
     nodes: Mapping[str, Node]
     files: tuple[str, ...] = field(default=())
+    media: Mapping[str, Medium] = field(default_factory=dict)
 
     def gpu(self, gpu_id: str) -> Gpu:
         if gpu_id not in self.gpus:
@@ -386,6 +531,11 @@ class Catalog:
             raise UnknownIdError("node", node_id, self.nodes)
         return self.nodes[node_id]
 
+    def medium(self, medium_id: str) -> Medium:
+        if medium_id not in self.media:
+            raise UnknownIdError("medium", medium_id, self.media)
+        return self.media[medium_id]
+
     def source(self, source_id: str) -> Source:
         if source_id not in self.sources:
             raise UnknownIdError("source", source_id, self.sources)
@@ -400,6 +550,19 @@ class Catalog:
         """Scale-out links a GPU server can use to reach another server."""
         return self.layer("scale-out")
 
+    def reference_node(self, gpu_id: str) -> Node:
+        """The server (or rack) the GPU's maker ships it in: DGX H100 for H100, HLS-3 for Gaudi 3..."""
+        return self.nodes[self.gpu(gpu_id).reference_node]
+
+    def reference_server_nic(self, gpu_id: str) -> ReferenceNic:
+        """The scale-out NICs of the GPU's reference server: (NIC link id, NICs per server, GPUs per server).
+
+        Gaudi 3 gives ('roce-200g', 24, 8): its own on-chip ports, three per card; GB200 gives
+        ('ib-ndr', 72, 72): one ConnectX-7 per GPU across an NVL72 rack.
+        """
+        node = self.reference_node(gpu_id)
+        return ReferenceNic(node.nic, node.nics, node.gpus)
+
     def entry(self, entry_id: str) -> Entry:
         for table in (self.gpus, self.links, self.nodes):
             if entry_id in table:
@@ -409,19 +572,25 @@ class Catalog:
     def entries(self) -> list[Entry]:
         return [*self.gpus.values(), *self.links.values(), *self.nodes.values()]
 
-    def sources_of(self, entry: Entry) -> list[Source]:
+    def sources_of(self, entry: Entry | Medium) -> list[Source]:
         """Every distinct source an entry's figures cite, in first-cited order."""
         ids: list[str] = []
-        if isinstance(entry, Node):
+        if isinstance(entry, Node | Medium):
             ids.extend(entry.source_ids)
         for figure in entry.figures().values():
             ids.extend(source for source in figure.source_ids if source not in ids)
+        if isinstance(entry, Gpu):
+            ids.extend(entry.scaleup_brand.source_ids)
+            ids.extend(entry.collective_library.source_ids)
         ids.extend(getattr(entry, "sources", ()))
         return [self.sources[source_id] for source_id in dict.fromkeys(ids)]
 
 
+_TABLES = ("source", "gpu", "link", "node", "medium")
+
+
 def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:
-    tables: dict[str, list[tuple[str, dict]]] = {"source": [], "gpu": [], "link": [], "node": []}
+    tables: dict[str, list[tuple[str, dict]]] = {name: [] for name in _TABLES}
     for path in paths:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -434,6 +603,25 @@ def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:
                 raise CatalogError(f"{path.name}: '{key}' must be an array of tables ([[{key}]])")
             tables[key].extend((path.name, row) for row in rows)
     return tables
+
+
+def check_url(url: str) -> str | None:
+    """Why a source address is not well formed, or ``None`` if it is.
+
+    An address must use http or https, name a host with a dot and no trailing dot, and carry no
+    whitespace; wiki edit pages (``action=edit``) and ``pages.dev`` mirrors are not sources.
+    """
+    match = re.fullmatch(r"(https?)://([^/?#\s]+)([^\s]*)", url)
+    if match is None:
+        return "must be http:// or https:// followed by a host, with no whitespace"
+    host = match.group(2).split("@")[-1].split(":")[0].lower()
+    if "." not in host or host.endswith(".") or host.startswith(".") or ".." in host:
+        return f"host {host!r} must be a dotted name without a leading or trailing dot"
+    if "action=edit" in url:
+        return "is a wiki edit page (action=edit), not the page itself"
+    if host.endswith(".pages.dev"):
+        return "is a pages.dev mirror, not the original page"
+    return None
 
 
 def load_catalog(data_dir: str | Path | None = None) -> Catalog:
@@ -457,10 +645,28 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
             raise CatalogError(f"{where}: duplicate source id")
         if row["kind"] not in SOURCE_KINDS:
             raise CatalogError(f"{where}: kind {row['kind']!r} is not one of {', '.join(SOURCE_KINDS)}")
-        if not row["url"].startswith(("https://", "http://")):
-            raise CatalogError(f"{where}: url must start with https:// or http://")
+        problem = check_url(row["url"])
+        if problem:
+            raise CatalogError(f"{where}: url {row['url']!r} {problem}")
         sources[row["id"]] = Source(**row)
     source_ids = set(sources)
+
+    media: dict[str, Medium] = {}
+    for file, row in tables["medium"]:
+        where = f"{file}: medium '{row.get('id', '?')}'"
+        _check_keys(where, row, _MEDIUM_SCALARS, _MEDIUM_FIGURES)
+        _check_id(where, row["id"], seen)
+        if row["kind"] not in MEDIUM_KINDS:
+            raise CatalogError(f"{where}: kind {row['kind']!r} is not one of {', '.join(MEDIUM_KINDS)}")
+        figures = _figures(where, row, _MEDIUM_FIGURES, source_ids)
+        if figures["delay"].direction != "n/a":
+            raise CatalogError(f"{where}: a delay has no direction; use 'n/a'")
+        _check_extras(where, row, source_ids)
+        scalars = {k: v for k, v in row.items() if k not in _MEDIUM_FIGURES}
+        scalars["source_ids"] = tuple(scalars.pop("sources", ()))
+        scalars["disagreements"] = tuple(scalars.get("disagreements", ()))
+        media[row["id"]] = Medium(**scalars, **figures)
+        seen[row["id"]] = file
 
     links: dict[str, Link] = {}
     for file, row in tables["link"]:
@@ -471,6 +677,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
             raise CatalogError(f"{where}: layer {row['layer']!r} is not one of {', '.join(LAYERS)}")
         if row["duplex"] not in ("full", "half"):
             raise CatalogError(f"{where}: duplex must be 'full' or 'half'")
+        if "propagation_medium" in row and row["propagation_medium"] not in media:
+            raise CatalogError(f"{where}: propagation_medium {row['propagation_medium']!r} is not a medium id")
         figures = _figures(where, row, _LINK_FIGURES, source_ids)
         if row["duplex"] == "half" and figures["bandwidth"].direction != "shared":
             raise CatalogError(f"{where}: a half-duplex link's bandwidth must be 'shared'")
@@ -496,17 +704,29 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
             target = links.get(row[key])
             if target is None or target.layer != layer:
                 raise CatalogError(f"{where}: '{key}' = {row[key]!r} is not a {layer} link id")
+        for key, allowed in (("topology", TOPOLOGIES), ("dense_format", DENSE_FORMATS), ("host_link_basis", BASES)):
+            if key in row and row[key] not in allowed:
+                raise CatalogError(f"{where}: '{key}' = {row[key]!r} is not one of {', '.join(allowed)}")
+        if row["topology"] == "mesh" and "scaleup_per_peer" not in figures:
+            raise CatalogError(f"{where}: a mesh GPU needs 'scaleup_per_peer' (what one peer gets)")
+        if (row["topology"] == "switched") != links[row["scaleup_link"]].switched:
+            raise CatalogError(f"{where}: topology {row['topology']!r} disagrees with its scale-up link's 'switched'")
+        if "scaleup_per_peer" in figures and (
+                figures["scaleup_per_peer"].per_direction() > figures["scaleup_bandwidth"].per_direction()):
+            raise CatalogError(f"{where}: 'scaleup_per_peer' cannot exceed 'scaleup_bandwidth'")
         _check_extras(where, row, source_ids)
         scalars = {k: v for k, v in row.items() if k not in _GPU_FIGURES}
         scalars["disagreements"] = tuple(scalars.get("disagreements", ()))
         scalars["sources"] = tuple(scalars.get("sources", ()))
+        for key in ("scaleup_brand", "collective_library"):
+            scalars[key] = _parse_term(where, key, row[key], source_ids)
         gpus[row["id"]] = Gpu(**scalars, **figures)
         seen[row["id"]] = file
 
     nodes: dict[str, Node] = {}
     for file, row in tables["node"]:
         where = f"{file}: node '{row.get('id', '?')}'"
-        _check_keys(where, row, _NODE_SCALARS, {})
+        _check_keys(where, row, _NODE_SCALARS, _NODE_FIGURES)
         _check_id(where, row["id"], seen)
         if row["gpu"] not in gpus:
             raise CatalogError(f"{where}: gpu {row['gpu']!r} is not a GPU id")
@@ -519,12 +739,24 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
             raise CatalogError(f"{where}: 'scaleup_domain' must be a multiple of 'gpus' when larger")
         if not row["sources"] or any(s not in source_ids for s in row["sources"]):
             raise CatalogError(f"{where}: sources must be a non-empty list of known source ids")
-        scalars = dict(row)
+        figures = _figures(where, row, _NODE_FIGURES, source_ids)
+        scalars = {k: v for k, v in row.items() if k not in _NODE_FIGURES}
         scalars["source_ids"] = tuple(scalars.pop("sources"))
-        nodes[row["id"]] = Node(**scalars)
+        nodes[row["id"]] = Node(**scalars, **figures)
         seen[row["id"]] = file
 
-    return Catalog(sources, gpus, links, nodes, tuple(path.name for path in paths))
+    for gpu in gpus.values():
+        where = f"gpu '{gpu.id}'"
+        node = nodes.get(gpu.reference_node)
+        if node is None or node.gpu != gpu.id:
+            raise CatalogError(f"{where}: reference_node {gpu.reference_node!r} is not a node of this GPU")
+        if node.nic != gpu.typical_nic or abs(node.nics / node.gpus - gpu.typical_nics_per_gpu) > 1e-9:
+            raise CatalogError(
+                f"{where}: typical_nic/typical_nics_per_gpu ({gpu.typical_nic}, {gpu.typical_nics_per_gpu}) disagree "
+                f"with its reference node {node.id} ({node.nic}, {node.nics} for {node.gpus} GPUs)"
+            )
+
+    return Catalog(sources, gpus, links, nodes, tuple(path.name for path in paths), media)
 
 
 @functools.lru_cache(maxsize=1)

@@ -26,8 +26,11 @@ from interconnect.catalog import (
     Figure,
     Gpu,
     Link,
+    Medium,
     Node,
+    ReferenceNic,
     UnknownIdError,
+    check_url,
     load_catalog,
 )
 from interconnect.units import DIMENSIONS, Q_
@@ -43,6 +46,7 @@ FIGURE_DIMENSIONS = {
         "bf16_dense": "flop_rate",
         "scaleup_bandwidth": "bandwidth",
         "scaleup_achieved": "bandwidth",
+        "scaleup_per_peer": "bandwidth",
     },
     "link": {
         "bandwidth": "bandwidth",
@@ -50,12 +54,13 @@ FIGURE_DIMENSIONS = {
         "per_link": "bandwidth",
         "reach": "length",
         "latency": "time",
+        "timeout": "time",
     },
-    "node": {},
+    "node": {"scaleup_aggregate": "bandwidth"},
 }
 
 REQUIRED_GPUS = [
-    "v100", "a100-sxm", "h100-sxm", "h200", "b200", "gb200", "mi300x", "b300", "mi325x", "mi355x", "gaudi3",
+    "p100", "v100", "a100-sxm", "h100-sxm", "h200", "b200", "gb200", "mi300x", "b300", "mi325x", "mi355x", "gaudi3",
 ]
 REQUIRED_LINKS = [
     "nvlink1", "nvlink2", "nvlink3", "nvlink4", "nvlink5", "nvlink6",
@@ -65,10 +70,12 @@ REQUIRED_LINKS = [
     "roce-100g", "roce-200g", "roce-400g", "roce-800g", "ethernet-100g", "ethernet-400g",
     "metrox", "400zr", "800zr", "spectrum-xgs", "campus-400g-fr4", "cloud-cross-region",
     "home-broadband", "laplink-parallel", "ieee1284-ecp", "ieee1284-compat", "rs232",
+    "dac-400g-passive", "acc-400g", "aoc-200g", "400g-sr4-multimode", "400g-sr8", "400g-dr4", "400g-lr8",
+    "wan-100g-wave", "cloud-same-region",
 ]
 REQUIRED_NODES = [
     "dgx-1-v100", "dgx-a100", "dgx-h100", "dgx-h200", "hgx-b200", "dgx-b300", "gb200-nvl72",
-    "mi300x-platform", "gaudi3-server", "aws-p5",
+    "mi300x-platform", "gaudi3-server", "aws-p5", "dgx-b200", "mi325x-platform",
 ]
 
 ENTRY_IDS = sorted(entry.id for entry in CATALOG.entries())
@@ -149,6 +156,10 @@ def _gpu(**changes) -> dict:
         "scaleup_bandwidth": _figure("900 GB/s", "both_directions"),
         "host_link": "test-host",
         "typical_nic": "test-nic",
+        "reference_node": "test-node",
+        "scaleup_brand": {"name": "TestLink", "sources": ["mle-network"]},
+        "collective_library": {"name": "TCCL", "sources": ["mle-network"]},
+        "topology": "switched",
     }
     row.update(changes)
     return row
@@ -169,7 +180,8 @@ def _node(**changes) -> dict:
     return row
 
 
-def _write_catalog(directory: Path, links: list[dict], gpus: list[dict] = (), nodes: list[dict] = ()) -> Path:
+def _write_catalog(directory: Path, links: list[dict], gpus: list[dict] = (), nodes: list[dict] = (),
+                   media: list[dict] = ()) -> Path:
     """A small catalog: the real sources.toml plus the given entries."""
     shutil.copy(DATA_DIR / "sources.toml", directory / "sources.toml")
     (directory / "links.toml").write_text(_toml("link", links), encoding="utf-8")
@@ -177,6 +189,8 @@ def _write_catalog(directory: Path, links: list[dict], gpus: list[dict] = (), no
         (directory / "gpus.toml").write_text(_toml("gpu", list(gpus)), encoding="utf-8")
     if nodes:
         (directory / "nodes.toml").write_text(_toml("node", list(nodes)), encoding="utf-8")
+    if media:
+        (directory / "media.toml").write_text(_toml("medium", list(media)), encoding="utf-8")
     return directory
 
 
@@ -219,6 +233,15 @@ BROKEN_LINKS = {  # case: (the broken row, a fragment of the reason the loader m
     "half duplex but not shared": (_link("bad-link", "historical", duplex="half"), "half-duplex"),
     "quoted item without a correction": (
         _link("bad-link", "scale-out", quoted=[{"claim": "fast", "by": "someone"}]), "quoted"),
+    "upstream on a both-directions figure": (
+        _link("bad-link", "everyday", bandwidth={**_figure("1.8 TB/s", "both_directions"), "upstream": "1 TB/s"}),
+        "upstream"),
+    "upstream that is not a bandwidth": (
+        _link("bad-link", "everyday", bandwidth={**_figure("100 Mbit/s"), "upstream": "20 m"}), "expected bandwidth"),
+    "unknown propagation medium": (_link("bad-link", "cable", propagation_medium="ether"), "propagation_medium"),
+    "timeout that is not a time": (_link("bad-link", "historical", duplex="half",
+                                         bandwidth=_figure("50 kB/s", "shared"), timeout=_figure("5 m", "n/a")),
+                                   "expected time"),
 }
 
 
@@ -445,14 +468,14 @@ def test_every_layer_has_entries():
 def test_no_value_is_written_in_gilberts():
     """``Gb`` is pint's gilbert; bits must be written ``bit``. Checked on the raw TOML text."""
     for path in sorted(DATA_DIR.glob("*.toml")):
-        for value in re.findall(r'value = "([^"]*)"', path.read_text(encoding="utf-8")):
+        for value in re.findall(r'(?:value|upstream) = "([^"]*)"', path.read_text(encoding="utf-8")):
             assert not re.search(r"(?<![A-Za-z])[kMGTP]?b(/|\b)", value), f"{path.name}: {value!r}"
 
 
 def test_every_toml_file_parses_and_has_only_known_tables():
     for path in sorted(DATA_DIR.glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        assert set(data) <= {"source", "gpu", "link", "node"}, path.name
+        assert set(data) <= {"source", "gpu", "link", "node", "medium"}, path.name
 
 
 # --- sourced figures --------------------------------------------------------------------------
@@ -484,14 +507,14 @@ def test_ib_ndr_is_50_gbytes_per_direction():
     ndr = CATALOG.link("ib-ndr")
     assert ndr.bandwidth.quantity == Q_(400, "Gbit/s")
     assert gbytes(ndr.bandwidth.per_direction()) == pytest.approx(50)
-    # nccl-tests #267 (AddyLaddy, NVIDIA): CX-7 NDR "should achieve up to 48-49GB/s per NIC".
+    # nccl-tests #319 (AddyLaddy, NVIDIA): "around 48GB/s from each CX7 NIC at 400Gbps"; #290: "46-48GB/s".
     assert gbytes(ndr.achieved.per_direction()) == pytest.approx(48)
     # NVIDIA LinkX MCP4Y10: passive twin-port DAC up to 2 m.
     assert ndr.reach.quantity.to("m").magnitude == pytest.approx(2)
 
 
 def test_other_nic_generations():
-    # nccl-tests #160 (sjeaugey): about 24 GB/s per HDR NIC; ml-engineering: XDR 800 Gbit/s.
+    # nccl-tests #119 (sjeaugey): "24GB/s is the peak performance per 200G NIC"; ml-engineering: XDR 800 Gbit/s.
     assert gbytes(CATALOG.link("ib-hdr").bandwidth.per_direction()) == pytest.approx(25)
     assert gbytes(CATALOG.link("ib-hdr").achieved.per_direction()) == pytest.approx(24)
     assert gbytes(CATALOG.link("ib-xdr").bandwidth.per_direction()) == pytest.approx(100)
@@ -499,7 +522,7 @@ def test_other_nic_generations():
 
 
 def test_pcie5_x16_is_about_63_gbytes_per_direction():
-    # hpc-notes PCIe table and ml-engineering: ~63 GB/s per direction, ~126 both; NVIDIA's "128 GB/s"
+    # Wikipedia's PCI Express table and ml-engineering: ~63 GB/s per direction, ~126 both; NVIDIA's "128 GB/s"
     # is both directions before 128b/130b encoding (32 GT/s x 16 lanes x 2 / 8).
     pcie5 = CATALOG.link("pcie5-x16")
     assert gbytes(pcie5.bandwidth.per_direction()) == pytest.approx(63, rel=0.01)
@@ -510,7 +533,7 @@ def test_pcie5_x16_is_about_63_gbytes_per_direction():
 
 
 def test_pcie_generations_double():
-    # hpc-notes / ml-engineering: 15.75, 31.5, 63, 121, 242 GB/s per direction for x16.
+    # Wikipedia PCI Express / ml-engineering: 15.75, 31.5, 63, 121, 242 GB/s per direction for x16.
     rates = [gbytes(CATALOG.link(f"pcie{gen}-x16").bandwidth.per_direction()) for gen in (3, 4, 5, 6, 7)]
     for slower, faster in zip(rates, rates[1:], strict=False):
         assert faster / slower == pytest.approx(2, rel=0.05)
@@ -538,7 +561,7 @@ def test_nccl_planning_constants(gpu_id, per_link, links):
 
 
 def test_the_cliff_ratios():
-    # formulas.md section 0 and the README's table of claims: H100 450/50 = 9:1 like for like;
+    # ml-engineering and NVIDIA: H100 NVLink 450 GB/s per direction vs NDR 50 GB/s = 9:1 like for like;
     # 18:1 comes from dividing the both-directions sum by a one-direction port; B200 is 900/50 = 18:1.
     ndr = gbytes(CATALOG.link("ib-ndr").bandwidth.per_direction())
     h100 = CATALOG.gpu("h100-sxm").scaleup_bandwidth
@@ -565,7 +588,7 @@ def test_amd_and_intel_scale_up():
 
 
 def test_disagreements_are_recorded():
-    # hardware.md section 11: B200 180 vs 192 GB, H200 141 vs 144 GB, Gaudi 3 BF16 1835 vs 1677.
+    # Sources disagree: B200 180 (NVIDIA DGX B200 guide) vs 192 GB, H200 141 vs 144 GB, Gaudi 3 BF16 1835 vs 1677.
     assert CATALOG.gpu("b200").memory.quantity == Q_(180, "GB")
     assert any("192" in text for text in CATALOG.gpu("b200").disagreements)
     assert CATALOG.gpu("h200").memory.quantity == Q_(141, "GB")
@@ -575,10 +598,19 @@ def test_disagreements_are_recorded():
 
 
 def test_v100_has_no_bf16_and_says_so():
-    # Volta whitepaper table (maosong copy): 125 TFLOPS tensor, FP16.
+    # NVIDIA V100 data sheet (SXM2): 125 TFLOPS tensor, FP16; V100 has no BF16.
     v100 = CATALOG.gpu("v100")
     assert v100.bf16_dense.quantity == Q_(125, "TFLOP/s")
     assert "FP16" in v100.bf16_dense.note
+
+
+@pytest.mark.parametrize("gpu_id", GPU_IDS)
+def test_dense_format_names_fp16_only_where_there_is_no_bf16(gpu_id):
+    # NVIDIA P100 and V100 data sheets: half precision (FP16) only; every later GPU here has BF16.
+    gpu = CATALOG.gpu(gpu_id)
+    assert gpu.dense_format == ("FP16" if gpu_id in ("p100", "v100") else "BF16")
+    if gpu.dense_format == "FP16":
+        assert "no BF16" in gpu.bf16_dense.note
 
 
 def test_roce_v2_is_routable_and_infiniband_and_efa_are_not():
@@ -634,11 +666,8 @@ def test_long_reach_figures():
 def test_everyday_and_historical_figures():
     # FCC 2024 benchmark (Benton): 100 Mbit/s down, 20 up.
     assert CATALOG.link("home-broadband").bandwidth.quantity == Q_(100, "Mbit/s")
-    # freeholdcomputer.com: INTERLNK over a LapLink cable, 1.7 MB in 2:22, "700K per minute".
     laplink = CATALOG.link("laplink-parallel")
-    assert (laplink.duplex, laplink.bandwidth.direction, laplink.bandwidth.basis) == ("half", "shared", "measured")
-    assert laplink.bandwidth.quantity.to("kB/s").magnitude == pytest.approx(12, rel=0.05)
-    assert gbytes(Q_(1.7, "MB") / Q_(142, "s")) == pytest.approx(gbytes(laplink.bandwidth.quantity), rel=0.05)
+    assert (laplink.duplex, laplink.bandwidth.direction) == ("half", "shared")
     # Linux Documentation/networking/plip.rst: "Limited range, 15 m".
     assert laplink.reach.quantity == Q_(15, "m")
     claims = " ".join(q["claim"] for q in laplink.quoted)
@@ -651,18 +680,20 @@ def test_everyday_and_historical_figures():
 
 
 def test_nvlink_reach_is_honest():
-    # hardware.md 1.3: no official maximum NVLink cable length found; NVL72 copper stays in the rack.
+    # No official maximum NVLink cable length was found; NVL72 copper stays in the rack (setloop, locsic).
     for link_id in ("nvlink5", "nvlink5-switch"):
         reach = CATALOG.link(link_id).reach
         assert reach.quantity.to("m").magnitude <= 2
         assert "No official maximum" in reach.note
+        assert reach.basis == "estimate", link_id  # its own note calls it an estimate
     assert any("tens of centimetres" in q["claim"] for q in CATALOG.link("nvlink5").quoted)
 
 
 def test_every_source_is_cited_by_some_entry():
     # A source nobody cites cannot be reached from the app; prose-only sources go in an entry's `sources`.
     catalog = load_catalog()
-    cited = {source.id for entry in catalog.entries() for source in catalog.sources_of(entry)}
+    entries = [*catalog.entries(), *catalog.media.values()]
+    cited = {source.id for entry in entries for source in catalog.sources_of(entry)}
     assert set(catalog.sources) - cited == set()
 
 
@@ -673,4 +704,384 @@ def test_prose_sources_must_exist(tmp_path):
     historical = tmp_path / "historical.toml"
     historical.write_text(historical.read_text().replace('"wikipedia-laplink"', '"no-such-source"'))
     with pytest.raises(CatalogError, match="laplink-parallel.*no-such-source"):
+        load_catalog(tmp_path)
+
+
+# --- source addresses ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source_id", SOURCE_IDS)
+def test_source_url_is_well_formed(source_id):
+    url = CATALOG.source(source_id).url
+    assert check_url(url) is None, (source_id, url, check_url(url))
+    host = url.split("://", 1)[1].split("/", 1)[0]
+    assert "." in host and not host.endswith(".")
+    assert "action=edit" not in url and not re.search(r"\s", url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://example.org/file",
+        "https://techterms.com./definition/wi-fi_6",
+        "https://zalansite.site/mediawiki/index.php?action=edit&title=Parallel_port",
+        "https://hpc-notes.pages.dev/reference/pcie",
+        "https://example.org/a page",
+        "https://localhost/x",
+        "example.org/no-scheme",
+        "https:///no-host",
+    ],
+)
+def test_check_url_rejects_odd_addresses(url):
+    assert check_url(url) is not None
+
+
+def test_loader_rejects_a_source_with_an_edit_link(tmp_path):
+    _write_catalog(tmp_path, _base_links(), [_gpu()], [_node()])
+    bad = {"id": "edit-link", "title": "An edit page", "kind": "third-party",
+           "url": "https://en.wikipedia.org/w/index.php?title=Laplink&action=edit"}
+    with (tmp_path / "sources.toml").open("a", encoding="utf-8") as handle:
+        handle.write("\n" + _toml("source", [bad]))
+    with pytest.raises(CatalogError, match="edit-link.*action=edit"):
+        load_catalog(tmp_path)
+
+
+def test_makers_own_pages_back_the_headline_figures():
+    # Maker first: NVIDIA for NVLink and its GPUs, AMD for MI300X, Intel for Gaudi 3.
+    assert CATALOG.source("nvidia-nvlink-page").url.startswith("https://www.nvidia.com/")
+    assert "nvidia-nvlink-page" in CATALOG.gpu("b200").scaleup_bandwidth.source_ids
+    assert "nvidia-p100-datasheet" in CATALOG.gpu("p100").memory_bandwidth.source_ids
+    assert "nvidia-h100-page" in CATALOG.gpu("h100-sxm").memory_bandwidth.source_ids
+    assert "nvidia-dgx-b200-guide" in CATALOG.gpu("b200").memory.source_ids
+    assert "amd-mi300x-platform" in CATALOG.gpu("mi300x").scaleup_per_peer.source_ids
+    assert "intel-gaudi3-whitepaper" in CATALOG.gpu("gaudi3").scaleup_brand.source_ids
+    for source in CATALOG.sources.values():
+        host = source.url.split("://", 1)[1].split("/", 1)[0]
+        if host.endswith(("nvidia.com", "amd.com", "intel.com", "habana.ai")):
+            assert source.kind == "primary", source.id
+
+
+# --- figures with different up and down rates -----------------------------------------------
+
+
+def test_asymmetric_broadband_adds_up_and_down():
+    # FCC 2024 benchmark (Benton, Converge Digest): 100 Mbit/s down, 20 Mbit/s up.
+    broadband = CATALOG.link("home-broadband").bandwidth
+    assert broadband.is_asymmetric
+    assert broadband.per_direction() == Q_(100, "Mbit/s")
+    assert broadband.upstream_rate() == Q_(20, "Mbit/s")
+    assert broadband.both_directions().to("Mbit/s").magnitude == pytest.approx(120)  # not 200
+    assert broadband.in_direction("both_directions").to("Mbit/s").magnitude == pytest.approx(120)
+    assert "down" in broadband.text() and "up" in broadband.text()
+
+
+def test_symmetric_figures_are_unchanged_by_the_upstream_field():
+    ndr = CATALOG.link("ib-ndr").bandwidth
+    assert not ndr.is_asymmetric
+    assert ndr.upstream_rate() == ndr.per_direction()
+    assert gbytes(ndr.both_directions()) == pytest.approx(100)
+
+
+def test_upstream_loads_from_toml(tmp_path):
+    row = _link("slow-uplink", "everyday", bandwidth={**_figure("1 Gbit/s"), "upstream": "50 Mbit/s"})
+    catalog = load_catalog(_write_catalog(tmp_path, [*_base_links(), row], [_gpu()], [_node()]))
+    figure = catalog.link("slow-uplink").bandwidth
+    assert figure.both_directions().to("Mbit/s").magnitude == pytest.approx(1050)
+
+
+# --- each GPU's own reference server ---------------------------------------------------------
+
+REFERENCE_SERVERS = {
+    # gpu: (nic, nics per server, gpus per server), with the maker's source for each
+    "p100": ("ib-edr", 4, 8),  # Mellanox/NVIDIA DGX-1: four ConnectX-4 EDR for eight P100
+    "v100": ("ib-edr", 4, 8),  # NVIDIA DGX-1 V100 white paper: four 100 Gb InfiniBand cards
+    "a100-sxm": ("ib-hdr", 8, 8),  # NCCL #812: DGX A100 has 8 x 200 Gbit/s InfiniBand
+    "h100-sxm": ("ib-ndr", 8, 8),  # NVIDIA DGX BasePOD: eight single-port ConnectX-7, 400 Gbit/s
+    "h200": ("ib-ndr", 8, 8),  # same DGX H200/H100 platform
+    "b200": ("ib-ndr", 8, 8),  # NVIDIA DGX B200 user guide: 8 x ConnectX-7, InfiniBand up to 400 Gbit/s
+    "gb200": ("ib-ndr", 72, 72),  # NVIDIA DGX GB200 guide / Crusoe MLCommons: 4 ConnectX-7 per 4-GPU tray
+    "b300": ("ib-xdr", 8, 8),  # NVIDIA DGX B300: 8 ConnectX-8 at up to 800 Gbit/s
+    "mi300x": ("roce-400g", 8, 8),  # AMD ROCm MoRI guide: 8 ConnectX-7, 1:1
+    "mi325x": ("roce-400g", 8, 8),  # same guide, MI300X/MI325X
+    "mi355x": ("roce-400g", 8, 8),  # AMD ROCm: 8 Pensando Pollara 400
+    "gaudi3": ("roce-200g", 24, 8),  # Intel Gaudi docs: 3 of 24 on-chip 200 GbE ports per card go out
+}
+
+
+def test_every_gpu_has_its_reference_server_listed():
+    assert set(REFERENCE_SERVERS) == set(GPU_IDS)
+
+
+@pytest.mark.parametrize("gpu_id", sorted(REFERENCE_SERVERS))
+def test_reference_server_nic(gpu_id):
+    nic = CATALOG.reference_server_nic(gpu_id)
+    assert isinstance(nic, ReferenceNic)
+    assert tuple(nic) == REFERENCE_SERVERS[gpu_id]
+    gpu = CATALOG.gpu(gpu_id)
+    node = CATALOG.reference_node(gpu_id)
+    assert node.gpu == gpu_id and node.id == gpu.reference_node
+    assert gpu.typical_nic == nic.nic_id
+    assert gpu.typical_nics_per_gpu == pytest.approx(nic.nics_per_gpu)
+
+
+def test_gaudi3_server_egress_is_six_800g_osfp():
+    # Intel Gaudi docs: 3 scale-out ports of 200 Gbit/s per card, bundled into OSFP links of 4 x 200 Gbit/s;
+    # 8 cards: 3 x 8 x 200 Gbit/s = 600 GB/s per direction = 6 OSFP of 800 Gbit/s.
+    nic = CATALOG.reference_server_nic("gaudi3")
+    egress = CATALOG.nic(nic.nic_id).bandwidth.per_direction() * nic.nics
+    assert gbytes(egress) == pytest.approx(600)
+    assert nic.nics / 4 == 6
+    assert gbytes(egress) == pytest.approx(gbytes(Q_(6 * 800, "Gbit/s")))
+
+
+def test_loader_rejects_a_gpu_whose_nic_disagrees_with_its_reference_server(tmp_path):
+    _write_catalog(tmp_path, _base_links(), [_gpu(id="odd-gpu", reference_node="odd-node", typical_nics_per_gpu=3)],
+                   [_node(id="odd-node", gpu="odd-gpu")])
+    with pytest.raises(CatalogError, match="odd-gpu.*disagree"):
+        load_catalog(tmp_path)
+
+
+def test_loader_rejects_a_reference_node_of_another_gpu(tmp_path):
+    _write_catalog(tmp_path, _base_links(), [_gpu(), _gpu(id="other-gpu")], [_node()])
+    with pytest.raises(CatalogError, match="other-gpu.*reference_node"):
+        load_catalog(tmp_path)
+
+
+# --- each maker's own words and wiring -------------------------------------------------------
+
+VENDOR_WORDS = {  # vendor: (scale-up brand, collective library)
+    "NVIDIA": ("NVLink", "NCCL"),  # NVIDIA NVLink page; NCCL's own repository
+    "AMD": ("Infinity Fabric", "RCCL"),  # AMD MI300X platform page; ROCm "What is RCCL?"
+    "Intel": ("Gaudi on-chip RoCE (200 GbE)", "HCCL"),  # Intel Gaudi network configuration and HCCL docs
+}
+
+
+@pytest.mark.parametrize("gpu_id", GPU_IDS)
+def test_gpu_uses_its_makers_words(gpu_id):
+    gpu = CATALOG.gpu(gpu_id)
+    brand, library = VENDOR_WORDS[gpu.vendor]
+    assert (gpu.scaleup_brand.name, gpu.collective_library.name) == (brand, library)
+    assert gpu.scaleup_brand.source_ids and gpu.collective_library.source_ids
+    if gpu.vendor != "NVIDIA":
+        assert "NVLink" not in gpu.scaleup_brand.name and gpu.collective_library.name != "NCCL"
+
+
+@pytest.mark.parametrize("gpu_id", GPU_IDS)
+def test_topology_matches_the_scaleup_link(gpu_id):
+    gpu = CATALOG.gpu(gpu_id)
+    assert gpu.topology == ("switched" if CATALOG.link(gpu.scaleup_link).switched else "mesh")
+    peer = gpu.peer_bandwidth()
+    if gpu.topology == "switched":
+        assert peer is gpu.scaleup_bandwidth
+    else:
+        assert gbytes(peer.per_direction()) < gbytes(gpu.scaleup_bandwidth.per_direction())
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "per_peer", "peers"),
+    [
+        # ml-engineering's Infinity Fabric table (AMD's per-link peaks halved): 64 x 7 = 448; 76.5 x 7 = 535.5.
+        ("mi300x", 64, 7),
+        ("mi325x", 64, 7),
+        ("mi355x", 76.5, 7),
+        # Intel Gaudi docs: 21/7 = 3 ports of 200 Gbit/s per peer = 75 GB/s; 7 x 75 = 525.
+        ("gaudi3", 75, 7),
+    ],
+)
+def test_full_mesh_per_peer_times_peers_is_the_sum(gpu_id, per_peer, peers):
+    gpu = CATALOG.gpu(gpu_id)
+    assert gpu.topology == "mesh"
+    assert gbytes(gpu.scaleup_per_peer.per_direction()) == pytest.approx(per_peer)
+    assert gbytes(gpu.scaleup_bandwidth.per_direction()) == pytest.approx(per_peer * peers)
+
+
+def test_loader_rejects_a_mesh_without_a_per_peer_figure(tmp_path):
+    links = [_link("test-up", "scale-up", switched=False), _link("test-host", "host"), _link("test-nic", "scale-out")]
+    _write_catalog(tmp_path, links, [_gpu(id="mesh-gpu", topology="mesh")], [_node(gpu="mesh-gpu")])
+    with pytest.raises(CatalogError, match="mesh-gpu.*scaleup_per_peer"):
+        load_catalog(tmp_path)
+
+
+def test_loader_rejects_a_topology_that_contradicts_the_link(tmp_path):
+    _write_catalog(tmp_path, _base_links(), [_gpu(id="odd-gpu", topology="mesh",
+                                                  scaleup_per_peer=_figure("64 GB/s"))], [_node(gpu="odd-gpu")])
+    with pytest.raises(CatalogError, match="odd-gpu.*topology"):
+        load_catalog(tmp_path)
+
+
+def test_loader_rejects_a_vendor_word_without_sources(tmp_path):
+    _write_catalog(tmp_path, _base_links(), [_gpu(collective_library={"name": "TCCL", "sources": []})], [_node()])
+    with pytest.raises(CatalogError, match="collective_library"):
+        load_catalog(tmp_path)
+
+
+# --- the data fixes, one test each -------------------------------------------------------------
+
+
+def test_p100_memory_bandwidth_is_the_shipping_figure():
+    # NVIDIA Tesla P100 data sheet: "CoWoS HBM2 Stacked Memory Bandwidth 732 GB/s"; 720 was the launch figure.
+    p100 = CATALOG.gpu("p100")
+    assert p100.memory_bandwidth.quantity == Q_(732, "GB/s")
+    assert any("720" in text for text in p100.disagreements)
+
+
+def test_nvl72_aggregate_is_both_directions():
+    # NVIDIA NVLink page: "130TB/s of GPU bandwidth in one NVL72" = 72 x 1.8 TB/s (bidirectional per GPU).
+    nvl72 = CATALOG.node("gb200-nvl72")
+    aggregate = nvl72.scaleup_aggregate
+    assert aggregate.direction == "both_directions"
+    per_gpu = CATALOG.gpu(nvl72.gpu).scaleup_bandwidth.both_directions()
+    assert aggregate.quantity.to("TB/s").magnitude == pytest.approx((per_gpu * 72).to("TB/s").magnitude, rel=0.01)
+    assert aggregate.per_direction().to("TB/s").magnitude == pytest.approx(65)
+
+
+@pytest.mark.parametrize("node_id", ["dgx-b200", "hgx-b200"])
+def test_hgx_b200_aggregate_is_eight_gpus_both_directions(node_id):
+    # NVIDIA DGX B200 guide: "14.4 TB/s aggregate bandwidth" = 8 x 1.8 TB/s.
+    node = CATALOG.node(node_id)
+    per_gpu = CATALOG.gpu(node.gpu).scaleup_bandwidth.both_directions()
+    assert gbytes(node.scaleup_aggregate.both_directions()) == pytest.approx(gbytes(per_gpu * node.gpus))
+
+
+def test_nvlink_c2c_direction_has_a_source_that_states_it():
+    # Lockwood from NVIDIA Hot Chips 34: 10 links x 45 GB/s per direction = 450 GB/s each way, 900 both.
+    c2c = CATALOG.link("nvlink-c2c").bandwidth
+    assert c2c.direction == "both_directions"
+    assert "klockwood-nvlink" in c2c.source_ids
+    assert gbytes(c2c.per_direction()) == pytest.approx(10 * 45)
+
+
+def test_b300_pcie_generation_is_marked_an_estimate():
+    b300 = CATALOG.gpu("b300")
+    assert b300.host_link == "pcie6-x16"
+    assert b300.host_link_basis == "estimate" and "Not found" in b300.host_link_note
+    assert all(gpu.host_link_basis == "spec" for gpu in CATALOG.gpus.values() if gpu.id != "b300")
+
+
+def test_infiniband_latencies_have_a_primary_source_or_are_estimates():
+    # NVIDIA ConnectX-6 manual: "sub-600ns latency" (HDR); EDR's 0.5 us has no primary source.
+    for link in CATALOG.nics().values():
+        if link.latency is None:
+            continue
+        primary = any(CATALOG.source(s).kind == "primary" for s in link.latency.source_ids)
+        assert primary or link.latency.basis == "estimate", link.id
+    assert "nvidia-connectx6-manual" in CATALOG.link("ib-hdr").latency.source_ids
+    assert CATALOG.link("ib-edr").latency.basis == "estimate"
+
+
+def test_maintainer_statements_cite_threads_that_contain_them():
+    # nccl-tests #160 and #267 do not contain the 24 and 48 GB/s figures; #119 and #319 do.
+    urls = {source.url for source in CATALOG.sources.values()}
+    assert not any(url.endswith(("/nccl-tests/issues/160", "/nccl-tests/issues/267")) for url in urls)
+    assert "nccl-tests-119" in CATALOG.link("ib-hdr").achieved.source_ids
+    assert "nccl-tests-319" in CATALOG.link("ib-ndr").achieved.source_ids
+
+
+def test_same_region_latency_is_within_one_zone():
+    # xkyle.com: 0.25 ms is aps1-az1 to aps1-az1 (one zone); between zones up to 3.37 ms.
+    latency = CATALOG.link("cloud-same-region").latency
+    assert latency.quantity == Q_(0.25, "ms")
+    assert "same Availability Zone" in latency.note and "3.37" in latency.note
+
+
+def test_laplink_speed_is_the_cable_not_a_tape_backup():
+    # IEEE 1284 tutorial: nibble mode "approximately 50K bytes per second"; Linux Net-HOWTO: PLIP
+    # "about 20 kilobytes per second"; freeholdcomputer.com's 700K/minute was a compressed tape backup.
+    laplink = CATALOG.link("laplink-parallel")
+    assert laplink.bandwidth.quantity == Q_(50, "kB/s") and laplink.bandwidth.basis == "spec"
+    assert laplink.achieved.quantity == Q_(20, "kB/s")
+    assert "freehold-interlnk" not in laplink.bandwidth.source_ids
+    assert "tape backup" in laplink.notes
+    # The episode's 60 KB/s sits between the two sourced figures, the same order of size.
+    assert laplink.achieved.quantity < Q_(60, "kB/s") < 1.5 * laplink.bandwidth.quantity
+    sixty = next(q for q in laplink.quoted if "sixty" in q["claim"])
+    assert "50 kB/s" in sixty["correction"] and "tape backup" in sixty["correction"]
+
+
+def test_plip_handshake_timeouts():
+    # Linux plip.rst: trigger timeout 500 us; net-tools plipconfig(8): nibble 3000 us, trigger 500 us.
+    timeout = CATALOG.link("laplink-parallel").timeout
+    assert timeout.quantity == Q_(500, "us")
+    assert "3000 us" in timeout.note
+    assert {"linux-plip", "net-tools-plipconfig"} <= set(timeout.source_ids)
+
+
+def test_parallel_cable_reaches():
+    # connectworld: IEEE 1284 AB cable 6 m, CC cable 10 m; Linux PLIP: 15 m for the LapLink cable.
+    assert CATALOG.link("ieee1284-compat").reach.quantity == Q_(10, "m")
+    assert "6 m" in CATALOG.link("laplink-parallel").reach.note
+
+
+# --- every medium the Reach page draws ---------------------------------------------------------
+
+REACH_MEDIA = [
+    # (link id, reach in metres, source) in order of reach
+    ("nvlink4", 0.5, "estimate: an 8-GPU baseboard inside one chassis"),
+    ("pcie5-x16", 0.5, "estimate: inside one server"),
+    ("nvlink5-switch", 2, "estimate: the NVL72 copper spine stays in the rack"),
+    ("dac-400g-passive", 3, "NVIDIA LinkX 100G-PAM4 overview: DAC up to 3 m"),
+    ("acc-400g", 5, "NVIDIA LinkX: linear active copper 3, 4, 5 m"),
+    ("laplink-parallel", 15, "Linux plip.rst: 'Limited range, 15 m'"),
+    ("aoc-200g", 30, "NVIDIA MFS1S50: 3 to 30 m"),
+    ("400g-sr4-multimode", 50, "NVIDIA LinkX: multimode 50 m maximum"),
+    ("400g-sr8", 100, "TIA FOTC: 400GBASE-SR8 100 m on OM4"),
+    ("400g-dr4", 500, "NVIDIA MMS4X00-NM: 100 to 500 m"),
+    ("campus-400g-fr4", 2_000, "NVIDIA MMS4X50: 2 km"),
+    ("400g-lr8", 10_000, "TIA FOTC: 400GBASE-LR8 10 km"),
+    ("metrox", 40_000, "NVIDIA via ml-engineering: up to 40 km"),
+    ("400zr", 120_000, "OIF: up to 120 km"),
+    ("800zr", 120_000, "Converge Digest: 80-120 km"),
+    ("wan-100g-wave", 4_250_000, "T8: 100 Gbit/s carried 4,250 km"),
+]
+
+
+@pytest.mark.parametrize(("link_id", "metres", "why"), REACH_MEDIA)
+def test_reach_page_medium_has_rate_and_reach(link_id, metres, why):
+    link = CATALOG.link(link_id)
+    assert link.reach.quantity.to("m").magnitude == pytest.approx(metres), why
+    assert link.bandwidth.per_direction().magnitude > 0
+    if link.reach.basis == "estimate":
+        assert "not found" in link.reach.note.lower() or "no official maximum" in link.reach.note.lower()
+
+
+def test_passive_dac_reaches_a_rack_not_a_row():
+    dac = CATALOG.link("dac-400g-passive").reach.quantity
+    assert dac >= Q_(1.5, "m") and dac < Q_(30, "m")
+
+
+def test_faster_copper_is_shorter_than_optics():
+    reach = {link_id: CATALOG.link(link_id).reach.quantity.to("m").magnitude for link_id, _, _ in REACH_MEDIA}
+    assert reach["dac-400g-passive"] < reach["acc-400g"] < reach["aoc-200g"] < reach["400g-sr8"]
+    assert reach["400g-sr8"] < reach["400g-dr4"] < reach["campus-400g-fr4"] < reach["400g-lr8"] < reach["400zr"]
+
+
+@pytest.mark.parametrize("link_id", LINK_IDS)
+def test_propagation_medium_exists(link_id):
+    medium_id = CATALOG.link(link_id).propagation_medium
+    if medium_id is not None:
+        assert isinstance(CATALOG.medium(medium_id), Medium)
+
+
+def test_fibre_delay_and_group_index():
+    # Fibre maker's data sheet: group index 1.468-1.469; MapYourTech: 4.897 us/km. 1000 km is about 4.9 ms.
+    fibre = CATALOG.medium("fibre")
+    assert fibre.group_index() == pytest.approx(1.47, abs=0.01)
+    assert fibre.one_way(Q_(1000, "km")).to("ms").magnitude == pytest.approx(4.9, rel=0.01)
+    assert fibre.velocity().to("km/s").magnitude == pytest.approx(204_000, rel=0.01)
+
+
+def test_copper_and_vacuum_delays():
+    # NVIDIA MCP1650 DAC spec: at most 4.5 ns/m; NIST: c = 299,792,458 m/s.
+    assert CATALOG.medium("copper-twinax").velocity_factor() == pytest.approx(0.74, abs=0.01)
+    vacuum = CATALOG.medium("vacuum")
+    assert vacuum.velocity().to("m/s").magnitude == pytest.approx(299_792_458, rel=1e-6)
+    assert vacuum.velocity_factor() == pytest.approx(1, rel=1e-6)
+    assert CATALOG.medium("fibre").delay.quantity > vacuum.delay.quantity
+
+
+def test_loader_rejects_a_medium_with_a_speed_instead_of_a_delay(tmp_path):
+    medium = {"id": "bad-medium", "name": "Bad", "kind": "fibre", "summary": "Wrong unit.",
+              "delay": _figure("200000 km/s", "n/a")}
+    _write_catalog(tmp_path, _base_links(), [_gpu()], [_node()], [medium])
+    with pytest.raises(CatalogError, match="bad-medium.*expected delay"):
         load_catalog(tmp_path)
