@@ -18,14 +18,17 @@ BANDWIDTH_UNITS: dict[str, tuple[str, str]] = {
 #: Display unit key -> the unit argument of :func:`interconnect.units.format_bandwidth`.
 FORMAT_UNITS = {"GBps": "B/s", "Gbitps": "bit/s", "bluray": "bluray/s"}
 
+#: One colour per layer, from the Okabe-Ito palette where it can be (distinct for colour-blind viewers
+#: and on a washed-out projector); no two layers share a hue.
 LAYER_COLOURS: dict[str, str] = {
     "gpu": "#6b7280",
-    "scale-up": "#2e7d32",
-    "host": "#8d6e63",
-    "scale-out": "#1565c0",
-    "long-reach": "#ef6c00",
+    "scale-up": "#009E73",
+    "host": "#CC79A7",
+    "scale-out": "#0072B2",
+    "cable": "#E69F00",
+    "long-reach": "#D55E00",
     "everyday": "#7b1fa2",
-    "historical": "#795548",
+    "historical": "#4b3621",
 }
 FONT_FAMILY = "Inter, Helvetica, Arial, sans-serif"
 
