@@ -56,6 +56,7 @@ class StreamlitServer:
     """``streamlit run app.py`` as a child process on 127.0.0.1 and a free port."""
 
     log_path: Path
+    app_dir: Path = REPO_ROOT  # the folder holding app.py (a benchmark's bare page lives elsewhere)
     port: int = field(default_factory=_free_port)
     process: subprocess.Popen | None = None
     pages_opened: int = 0
@@ -78,7 +79,7 @@ class StreamlitServer:
         ]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+            self.process = subprocess.Popen(command, cwd=self.app_dir, stdout=log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -1,0 +1,98 @@
+"""Shared plumbing for the browser benchmarks: a Streamlit server, headless Chromium, timing a rerun.
+
+Not a benchmark itself: run as a script it only says so. The server helper is the one the browser
+tests use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT))
+
+from browser_helpers import CHROMIUM_ARGS, StreamlitServer, wait_for_charts, wait_for_run  # noqa: E402
+
+BARE_PAGE = '''
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+n = st.number_input("Points", min_value=1, max_value=1000, value=100, key="bare.n")
+x = np.linspace(0, 1, 100)
+st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x * n))), key="bare-chart")
+'''
+
+#: Installed in the page: records every change of Streamlit's script state with its time.
+OBSERVER_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__states = [];
+  new MutationObserver(() => window.__states.push([performance.now(), app.getAttribute('data-test-script-state')]))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
+
+
+@contextlib.contextmanager
+def server(bare: bool = False) -> Iterator[StreamlitServer]:
+    """The app (or, with ``bare``, a one-input one-chart page) served on a free loopback port."""
+    app_dir = ROOT
+    if bare:
+        app_dir = Path(tempfile.mkdtemp())
+        (app_dir / "app.py").write_text(BARE_PAGE)
+    srv = StreamlitServer(Path(tempfile.mkdtemp()) / "server.log", app_dir=app_dir).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@contextlib.contextmanager
+def chromium(width: int = 1440, height: int = 900) -> Iterator[Any]:
+    """A headless Chromium page (Debian's chromium) that may only talk to loopback."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    if executable is None:
+        raise SystemExit("chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            context.route("**/*", lambda route: route.continue_() if "127.0.0.1" in route.request.url
+                          else route.abort())
+            yield context
+        finally:
+            browser.close()
+
+
+def open_and_watch(page: Any, srv: StreamlitServer, path: str, charts: int = 1) -> None:
+    """Open ``path``, wait for its charts, and start recording script-state changes."""
+    page.goto(srv.base_url + path, wait_until="domcontentloaded", timeout=60_000)
+    wait_for_run(page, srv, timeout_ms=60_000)
+    if charts:
+        wait_for_charts(page, minimum=charts)
+    page.evaluate(OBSERVER_JS)
+
+
+def timed_change(page: Any, change: Any) -> float:
+    """Milliseconds from a control change to the script idle again plus two animation frames."""
+    started = page.evaluate("() => performance.now()")
+    change()
+    page.wait_for_function(
+        "t0 => window.__states.some(s => s[0] > t0 && s[1] === 'running') && "
+        "window.__states.length && window.__states[window.__states.length - 1][1] === 'notRunning'",
+        arg=started, timeout=60_000)
+    ended = page.evaluate(TWO_FRAMES_JS)
+    return ended - started
+
+
+if __name__ == "__main__":
+    print("helper module for the browser benchmarks; run benchmarks/interaction.py")
