@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT))
 
-from browser_helpers import CHROMIUM_ARGS, StreamlitServer, wait_for_charts, wait_for_run  # noqa: E402
+from browser_helpers import CHROMIUM_ARGS, StreamlitServer, open_and_watch, timed_change  # noqa: E402, F401
 
 BARE_PAGE = '''
 import numpy as np
@@ -29,16 +29,6 @@ n = st.number_input("Points", min_value=1, max_value=1000, value=100, key="bare.
 x = np.linspace(0, 1, 100)
 st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x * n))), key="bare-chart")
 '''
-
-#: Installed in the page: records every change of Streamlit's script state with its time.
-OBSERVER_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  window.__states = [];
-  new MutationObserver(() => window.__states.push([performance.now(), app.getAttribute('data-test-script-state')]))
-    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-}"""
-TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
-
 
 @contextlib.contextmanager
 def server(bare: bool = False) -> Iterator[StreamlitServer]:
@@ -71,27 +61,6 @@ def chromium(width: int = 1440, height: int = 900) -> Iterator[Any]:
             yield context
         finally:
             browser.close()
-
-
-def open_and_watch(page: Any, srv: StreamlitServer, path: str, charts: int = 1) -> None:
-    """Open ``path``, wait for its charts, and start recording script-state changes."""
-    page.goto(srv.base_url + path, wait_until="domcontentloaded", timeout=60_000)
-    wait_for_run(page, srv, timeout_ms=60_000)
-    if charts:
-        wait_for_charts(page, minimum=charts)
-    page.evaluate(OBSERVER_JS)
-
-
-def timed_change(page: Any, change: Any) -> float:
-    """Milliseconds from a control change to the script idle again plus two animation frames."""
-    started = page.evaluate("() => performance.now()")
-    change()
-    page.wait_for_function(
-        "t0 => window.__states.some(s => s[0] > t0 && s[1] === 'running') && "
-        "window.__states.length && window.__states[window.__states.length - 1][1] === 'notRunning'",
-        arg=started, timeout=60_000)
-    ended = page.evaluate(TWO_FRAMES_JS)
-    return ended - started
 
 
 if __name__ == "__main__":

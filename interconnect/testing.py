@@ -10,7 +10,7 @@ import math
 
 import pint
 
-__all__ = ["HOSTILE_VALUES", "assert_quantity_close", "hostile_value"]
+__all__ = ["HOSTILE_LINKS", "HOSTILE_VALUES", "assert_quantity_close", "hostile_value"]
 
 
 def assert_quantity_close(actual: pint.Quantity, expected: pint.Quantity, *, rel: float = 1e-9,
@@ -49,3 +49,15 @@ HOSTILE_VALUES: tuple[str, ...] = (
 def hostile_value(index: int) -> str:
     """The ``index``-th hostile value, cycling through :data:`HOSTILE_VALUES`."""
     return HOSTILE_VALUES[index % len(HOSTILE_VALUES)]
+
+
+#: The worst links the fuzzers and reviews found: each once cost seconds to minutes of server CPU, or
+#: crashed a page, before the input parsers were made strict and linear.
+HOSTILE_LINKS: tuple[str, ...] = (
+    "/All_reduce?size=9%5E9%5E8%20B",
+    "/All_reduce?size=10%5E400%20B",
+    "/All_reduce?nic=custom&nic_bw=2**2**2**2**2%20Gbit/s",
+    "/All_reduce?nodes=100000&gpn=1024",
+    "/Bandwidth_cliff?gpu=" + "x" * 5000 + "&nics=" + "9" * 5000,
+    "/Catalog?kind=%3Cimg%20src=x%20onerror=alert(1)%3E&entry=" + "z" * 5000,
+)

@@ -167,3 +167,43 @@ def poll(page: Any, check: Callable[[], T], timeout_s: float = 10.0, interval_ms
         page.wait_for_timeout(interval_ms)
         result = check()
     return result
+
+
+#: Installed in the page: records every change of Streamlit's script state with its time.
+OBSERVER_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__states = [];
+  new MutationObserver(() => window.__states.push([performance.now(), app.getAttribute('data-test-script-state')]))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
+
+
+def open_and_watch(page: Any, srv: StreamlitServer, path: str, charts: int = 1) -> None:
+    """Open ``path``, wait for its charts, and start recording script-state changes."""
+    page.goto(srv.base_url + path, wait_until="domcontentloaded", timeout=60_000)
+    wait_for_run(page, srv, timeout_ms=60_000)
+    if charts:
+        wait_for_charts(page, minimum=charts)
+    page.evaluate(OBSERVER_JS)
+
+
+def timed_change(page: Any, change: Any) -> float:
+    """Milliseconds from a control change to the script idle again plus two animation frames."""
+    started = page.evaluate("() => performance.now()")
+    change()
+    page.wait_for_function(
+        "t0 => window.__states.some(s => s[0] > t0 && s[1] === 'running') && "
+        "window.__states.length && window.__states[window.__states.length - 1][1] === 'notRunning'",
+        arg=started, timeout=60_000)
+    ended = page.evaluate(TWO_FRAMES_JS)
+    return ended - started
+
+
+def number_changer(page: Any, key: str, value: float) -> Callable[[], None]:
+    """A function that types ``value`` into the number input with Streamlit key ``key`` and presses Enter."""
+    def change() -> None:
+        field = widget(page, key).locator("input").first
+        field.fill(str(value))
+        field.press("Enter")
+    return change
