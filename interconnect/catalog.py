@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import pint
 
-from interconnect.units import DIMENSIONS, Q_, format_quantity
+from interconnect.units import DIMENSIONS, Q_, InterconnectError, format_quantity
 
 __all__ = [
     "BASES",
@@ -90,11 +90,11 @@ SOURCE_KINDS = ("primary", "secondary", "third-party", "measurement")
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 
 
-class CatalogError(ValueError):
+class CatalogError(InterconnectError, ValueError):
     """The catalog data is inconsistent; the message names the file and the entry."""
 
 
-class UnknownIdError(KeyError):
+class UnknownIdError(InterconnectError, KeyError):
     """An id that is not in the catalog (from a URL, the CLI or code)."""
 
     def __init__(self, kind: str, wanted: str, known: Iterable[str]) -> None:
@@ -105,6 +105,9 @@ class UnknownIdError(KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return self.args[0]
+
+    def __reduce__(self) -> tuple:  # pickle rebuilds from the three arguments, not the message
+        return (type(self), (self.kind, self.wanted, self.known))
 
 
 @dataclass(frozen=True)

@@ -12,19 +12,28 @@ The user-input parser :func:`parse_quantity` recognises the networking shorthand
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pint
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 __all__ = [
     "DIMENSIONS",
+    "InterconnectError",
     "Q_",
     "QuantityInputError",
+    "UnitMismatchError",
+    "expects",
     "ParsedQuantity",
     "format_quantity",
     "format_bandwidth",
@@ -102,6 +111,9 @@ _DIMENSION_WORDS: dict[str, str] = {
     "": "a plain number",
 }
 
+#: The same examples keyed by pint dimensionality, for messages about a function's arguments.
+EXAMPLE_BY_DIMENSION: dict[str, str] = {DIMENSIONS[key]: EXAMPLES[key] for key in DIMENSIONS if DIMENSIONS[key]}
+
 MAX_INPUT_CHARS = 64
 
 # Networking shorthand that pint would misread: Gb is the gilbert, and 'Gbps' is not a pint unit.
@@ -113,7 +125,15 @@ _SHORTHAND = [
 ]
 
 
-class QuantityInputError(ValueError):
+class InterconnectError(Exception):
+    """Base of every error this package raises on purpose (as pint's ``PintError``).
+
+    Catch it to handle any input, catalog, log or command-line error in one place. Every subclass
+    pickles and unpickles to an equal error, because ``st.cache_data`` pickles what it caches.
+    """
+
+
+class QuantityInputError(InterconnectError, ValueError):
     """A user-typed quantity could not be used; the message says why and what was expected."""
 
 
@@ -254,6 +274,66 @@ def parse_quantity(text: object, expected: str, *, allow_zero: bool = False) -> 
     if magnitude < 0 or (magnitude == 0 and not allow_zero):
         raise QuantityInputError(f"expected a positive {want.split(' ', 1)[1]}, got {raw}")
     return ParsedQuantity(quantity, note)
+
+
+# --- units at the model boundary ---------------------------------------------------------
+
+
+class UnitMismatchError(InterconnectError, TypeError):
+    """A function of the core was called with a quantity of the wrong dimension."""
+
+
+def expects(**units: str) -> Callable[[_F], _F]:
+    """Decorator: the named arguments are in ``units`` (``size_bytes="B"``, ``time_us="us"``).
+
+    A :class:`pint.Quantity` passed for such an argument is checked for its dimension and converted
+    to the named unit, so the function body (the vectorized numpy fast path) sees plain numbers. A
+    bare number or array is taken as already in that unit, as the argument's name says. The check
+    is prepared once, at decoration time; a call that passes plain floats pays one dictionary look-up
+    per argument.
+
+    >>> @expects(size_bytes="B", bw_gbps="GB/s")
+    ... def transfer_time_s(size_bytes, bw_gbps):
+    ...     return size_bytes / (bw_gbps * 1e9)
+    >>> transfer_time_s(Q_(1, "GB"), Q_(400, "Gbit/s"))
+    0.02
+    >>> transfer_time_s(1e9, 50.0)
+    0.02
+    >>> try:
+    ...     transfer_time_s(Q_(3, "m"), 50.0)
+    ... except UnitMismatchError as error:
+    ...     print(error)
+    transfer_time_s(size_bytes=...) expects a data size (in B), got a length (3 m); pass a Quantity such as \
+Q_(256, 'MiB'), or a number in B
+    """
+    wanted = {name: (unit, ureg.Unit(unit).dimensionality) for name, unit in units.items()}
+
+    def decorate(function: _F) -> _F:
+        signature = inspect.signature(function)
+        missing = set(wanted) - set(signature.parameters)
+        if missing:
+            raise TypeError(f"@expects names {sorted(missing)}, which {function.__name__} does not take")
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            for name, value in bound.arguments.items():
+                if name in wanted and isinstance(value, pint.Quantity):
+                    unit, dimensionality = wanted[name]
+                    if value.dimensionality != dimensionality:
+                        example = EXAMPLE_BY_DIMENSION.get(str(dimensionality), f"1 {unit}")
+                        number, _, example_unit = example.partition(" ")
+                        raise UnitMismatchError(
+                            f"{function.__name__}({name}=...) expects {dimension_word(dimensionality)} (in {unit}), "
+                            f"got {dimension_word(value.dimensionality)} ({value:~P}); pass a Quantity such as "
+                            f"Q_({number}, '{example_unit}'), or a number in {unit}")
+                    bound.arguments[name] = value.to(unit).magnitude
+            return function(*bound.args, **bound.kwargs)
+
+        wrapper.__expects__ = dict(units)  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 # --- formatting ---------------------------------------------------------------------------

@@ -10,10 +10,12 @@ import json
 import sys
 from typing import Any
 
+from interconnect.units import InterconnectError
+
 __all__ = ["CliError", "print_json", "quantity_json"]
 
 
-class CliError(Exception):
+class CliError(InterconnectError):
     """A user error: printed to stderr as one line, exit status 2."""
 
 

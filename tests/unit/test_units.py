@@ -142,3 +142,17 @@ def test_strict_grammar_reads_numbers_and_unit_products(text, expected, unit, va
 def test_float_overflow_is_a_clear_message_not_a_crash():
     with pytest.raises(QuantityInputError, match="not finite"):
         parse_quantity("1e400 B", "size")
+
+
+def test_every_error_is_an_interconnect_error_and_pickles():
+    # st.cache_data pickles what it caches; an error that cannot round-trip breaks a cached call.
+    from interconnect.catalog import CatalogError, UnknownIdError
+    from interconnect.cli.output import CliError
+    from interconnect.units import InterconnectError
+
+    errors = [QuantityInputError("expected a bandwidth"), CatalogError("gpus.toml: bad"),
+              UnknownIdError("GPU", "h9000", ["h100-sxm", "b200"]), CliError("--size: bad")]
+    for error in errors:
+        assert isinstance(error, InterconnectError)
+        restored = pickle.loads(pickle.dumps(error))
+        assert type(restored) is type(error) and str(restored) == str(error)
