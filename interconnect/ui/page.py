@@ -26,6 +26,12 @@ PAGES = {
     "home": ("app.py", "Home"),
     "cliff": ("pages/1_Bandwidth_cliff.py", "Bandwidth cliff"),
     "allreduce": ("pages/2_All_reduce.py", "All-reduce"),
+    "overlap": ("pages/3_Overlap.py", "Overlap"),
+    "seating": ("pages/4_Seating_chart.py", "Seating chart"),
+    "reach": ("pages/5_Reach.py", "Reach"),
+    "crossdc": ("pages/6_Across_sites.py", "Across sites"),
+    "claims": ("pages/7_Claims.py", "Claims checked"),
+    "units": ("pages/8_Unit_traps.py", "Unit traps"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
 }
 

@@ -139,3 +139,16 @@ def known_link_keys() -> frozenset[str]:
             keys.update(spec.key for spec in function())
     keys.update(CLUSTER_KEYS)
     return frozenset(keys)
+
+
+def claims_specs() -> list:
+    from interconnect.catalog import VERDICTS
+
+    return [ChoiceParam("verdict", "all", "Verdict", choices=("all", *VERDICTS))]
+
+
+def units_specs() -> list:
+    from interconnect.ui.urlstate import QuantityParam
+
+    return [QuantityParam("q", "900 GB/s", "A figure to convert", dimension="bandwidth"),
+            ChoiceParam("qdir", "both", "Quoted as", choices=("both", "per"))]

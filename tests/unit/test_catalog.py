@@ -1085,3 +1085,23 @@ def test_loader_rejects_a_medium_with_a_speed_instead_of_a_delay(tmp_path):
     _write_catalog(tmp_path, _base_links(), [_gpu()], [_node()], [medium])
     with pytest.raises(CatalogError, match="bad-medium.*expected delay"):
         load_catalog(tmp_path)
+
+
+def test_claims_load_with_known_sources_and_pages():
+    from interconnect.catalog import VERDICTS, load_claims
+    from interconnect.ui.page import PAGES
+
+    claims = load_claims()
+    assert {c.id for c in claims} >= {"cliff-18-to-1", "hierarchical-87-percent", "overlap-85-30", "laplink-3m"}
+    for claim in claims:
+        assert claim.verdict in VERDICTS and claim.page in PAGES
+
+
+def test_claims_loader_rejects_unknown_sources(tmp_path):
+    from interconnect.catalog import CatalogError, load_claims
+
+    (tmp_path / "bad.toml").write_text(
+        '[[claim]]\nid = "x"\nclaim = "c"\nby = "b"\nverdict = "wrong"\ncorrection = "c"\nwhy = "w"\n'
+        'sources = ["no-such-source"]\npage = "cliff"\nparams = {}\n')
+    with pytest.raises(CatalogError, match="no-such-source"):
+        load_claims(directory=tmp_path)
