@@ -43,6 +43,8 @@ __all__ = [
     "DIRECTIONS",
     "LAYERS",
     "Claim",
+    "TourStep",
+    "load_tour",
     "catalog_entries_of_kind",
     "load_claims",
     "catalog_kind_of",
@@ -837,3 +839,30 @@ def load_claims(catalog: Catalog | None = None, directory: str | Path | None = N
     if len(set(ids)) != len(ids):
         raise CatalogError(f"duplicate claim ids in {folder.name}/")
     return tuple(claims)
+
+
+@dataclass(frozen=True)
+class TourStep:
+    """One step of the guided tour: a page, the link parameters of its view, a title and a caption."""
+
+    page: str
+    title: str
+    caption: str
+    params: tuple[tuple[str, str], ...]
+
+
+def load_tour(directory: str | Path | None = None) -> tuple[TourStep, ...]:
+    """The guided tour's steps from ``data/tour/episode.toml`` (strict keys)."""
+    folder = Path(directory) if directory else Path(str(resources.files("interconnect").joinpath("data/tour")))
+    path = folder / "episode.toml"
+    try:
+        rows = tomllib.loads(path.read_text(encoding="utf-8")).get("step", [])
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{path.name}: not valid TOML: {exc}") from exc
+    steps = []
+    for number, row in enumerate(rows, start=1):
+        if set(row) != {"page", "title", "caption", "params"}:
+            raise CatalogError(f"{path.name}: step {number} must have page, title, caption and params")
+        steps.append(TourStep(row["page"], row["title"], row["caption"],
+                              tuple((str(k), str(v)) for k, v in row["params"].items())))
+    return tuple(steps)

@@ -7,15 +7,19 @@ function, and render the figures from :mod:`interconnect.figures`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
+import streamlit.components.v1  # noqa: F401  (st.components.v1.html for the tour keys)
 from streamlit.errors import StreamlitAPIException
 
-from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, get_catalog
+from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, TourStep, get_catalog, load_tour
+from interconnect.figures.theme import presentation_figure
 from interconnect.ui.pagespecs import known_link_keys
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 
@@ -96,17 +100,35 @@ def redirect_mistyped_page() -> None:
 
 
 def page_setup(title: str, caption: str | None = None) -> None:
-    """First call of every page: page config, shared style, title and one-line caption."""
-    st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide")
+    """First call of every page: page config, shared style, title, caption, tour banner and link slot.
+
+    The guided tour and presentation mode are read from the link (``tour``/``step``/``present``).
+    """
+    st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide",
+                       initial_sidebar_state="collapsed" if _presenting() else "auto")
     st.markdown(_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
+    talk = talk_state()
+    if talk.present:
+        st.markdown(_PRESENT_CSS, unsafe_allow_html=True)  # a constant of ours
     with st.sidebar:
         st.markdown("### Interconnect Explorer")
         for name, (_, label) in PAGES.items():
             if page_exists(name):
                 link_to(name, label)
-    st.title(title)
+        st.divider()
+        st.toggle("Presentation mode", value=talk.present, key="talk.present_toggle", on_change=_toggle_present,
+                  help="Bigger chart text, no sidebar; adds present=1 to the link.")
+        if not talk.tour_step:
+            st.page_link(PAGES["home"][0], label="▶ Start the guided tour", query_params=tour_query(1, talk.present))
+    head, link_slot = st.columns([5, 2], vertical_alignment="bottom")
+    head.title(title)
+    st.session_state[_LINK_SLOT] = link_slot.empty()
+    if talk.present:
+        link_slot.button("Exit presentation mode", key="talk.exit", on_click=_exit_present)
     if caption:
         st.caption(caption)
+    if talk.tour_step:
+        show_tour_banner(talk)
 
 
 class PageState:
@@ -125,9 +147,15 @@ class PageState:
         query = st.query_params.to_dict()
         self._query = query
         values, self.warnings = parse_state(self.specs, query)
+        # The address changed since this page last wrote it (a tour step, a claim's link, a pasted
+        # link in the same tab): the link's own parameters replace what the widgets held.
+        written = st.session_state.get(_WRITTEN + page)
+        navigated = written is not None and _page_part(query, self.specs) != written
         for spec in self.specs:
             widget_key = self.key(spec.key)
-            if widget_key not in st.session_state:
+            if navigated and spec.key in query:
+                st.session_state[widget_key] = values[spec.key]
+            elif widget_key not in st.session_state:
                 value = values[spec.key]
                 # A shared value (the cluster chosen on another page) fills what the link leaves out;
                 # a parameter in the link always wins.
@@ -173,8 +201,11 @@ class PageState:
         for key in self.shared:
             st.session_state[_SHARED + key] = values[key]
         query = to_query(self.specs, values)
-        if st.query_params.to_dict() != query:
-            st.query_params.from_dict(query)
+        st.session_state[_WRITTEN + self.page] = query
+        full = {**query, **talk_query(talk_state())}
+        if st.query_params.to_dict() != full:
+            st.query_params.from_dict(full)
+        show_share_link(full)
 
 
 def gpu_picker(state: PageState, name: str = "gpu", label: str = "GPU", catalog: Catalog | None = None,
@@ -264,3 +295,153 @@ def link_to(name: str, label: str) -> None:
     except StreamlitAPIException:
         slug = Path(path).stem.split("_", 1)[-1] if name != "home" else ""
         st.markdown(f"[{label}](./{slug})")
+
+
+# --- talks: presentation mode, the guided tour, the link to the view --------------------------
+
+_LINK_SLOT = "talk.link_slot"
+_WRITTEN = "url.written."
+
+_PRESENT_CSS = """
+<style>
+  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] { display: none; }
+  .block-container { max-width: 100%; padding-top: 1rem; }
+  h1 { font-size: 2.4rem !important; }
+  p, li, [data-testid="stCaptionContainer"] { font-size: 1.25rem !important; }
+  [data-testid="stMetricValue"] { font-size: 2.6rem; }
+</style>
+"""
+
+#: Arrow keys move through the tour by clicking the banner's Previous/Next links (our constant script).
+_TOUR_KEYS_HTML = """<script>
+const doc = window.parent.document;
+if (!doc.__interconnectTourKeys) {
+  doc.__interconnectTourKeys = true;
+  doc.addEventListener('keydown', (event) => {
+    const tag = (event.target.tagName || '').toLowerCase();
+    if (tag === 'input' || tag === 'textarea' || event.target.isContentEditable) return;
+    const word = event.key === 'ArrowRight' ? 'Next' : event.key === 'ArrowLeft' ? 'Previous' : null;
+    if (!word) return;
+    const link = [...doc.querySelectorAll('a')].find(a => a.textContent.trim().startsWith(word + ':'));
+    if (link) { event.preventDefault(); link.click(); }
+  });
+}
+</script>"""
+
+
+@dataclass(frozen=True)
+class TalkState:
+    """Presentation mode and the tour step, as the link gives them (already validated)."""
+
+    present: bool
+    tour_step: int  # 1-based; 0 = not on the tour
+
+
+def _presenting() -> bool:
+    return str(st.query_params.get("present", "0")).strip().lower() in ("1", "true", "on", "yes")
+
+
+def talk_state() -> TalkState:
+    """Read ``present`` and ``tour``/``step`` from the link; a bad step falls back to no tour."""
+    steps = tour_steps()
+    tour_step = 0
+    if str(st.query_params.get("tour", "0")).strip() == "1":
+        raw = str(st.query_params.get("step", "1")).strip()
+        tour_step = int(raw) if raw.isdigit() and 1 <= int(raw) <= len(steps) else 1
+    return TalkState(present=_presenting(), tour_step=tour_step)
+
+
+def talk_query(talk: TalkState) -> dict[str, str]:
+    """The link parameters that keep presentation mode and the tour step."""
+    query: dict[str, str] = {}
+    if talk.present:
+        query["present"] = "1"
+    if talk.tour_step:
+        query.update({"tour": "1", "step": str(talk.tour_step)})
+    return query
+
+
+def tour_steps() -> tuple[TourStep, ...]:
+    """The tour's steps whose page exists in this build of the app."""
+    return tuple(step for step in load_tour_cached() if step.page in PAGES and page_exists(step.page))
+
+
+@functools.cache
+def load_tour_cached() -> tuple[TourStep, ...]:
+    return load_tour()
+
+
+def tour_query(step_number: int, present: bool) -> dict[str, str]:
+    """The full link parameters of one tour step (its view, the tour position, presentation mode)."""
+    step = tour_steps()[step_number - 1]
+    return {**dict(step.params), **talk_query(TalkState(present, step_number))}
+
+
+def show_tour_banner(talk: TalkState) -> None:
+    """The current step's caption, progress and Previous/Next links (arrow keys work too)."""
+    steps = tour_steps()
+    step = steps[talk.tour_step - 1]
+    with st.container(border=True):
+        st.progress(talk.tour_step / len(steps), text=f"Guided tour · step {talk.tour_step} of {len(steps)}: "
+                                                      f"**{step.title}**")
+        st.markdown(step.caption)
+        back, forward, leave = st.columns(3)
+        if talk.tour_step > 1:
+            previous = steps[talk.tour_step - 2]
+            back.page_link(PAGES[previous.page][0], label=f"Previous: {previous.title}",
+                           query_params=tour_query(talk.tour_step - 1, talk.present))
+        if talk.tour_step < len(steps):
+            following = steps[talk.tour_step]
+            forward.page_link(PAGES[following.page][0], label=f"Next: {following.title}",
+                              query_params=tour_query(talk.tour_step + 1, talk.present))
+        leave.page_link(PAGES[step.page][0], label="Leave the tour", query_params=dict(step.params))
+    st.components.v1.html(_TOUR_KEYS_HTML, height=0)
+
+
+def share_url(base_url: str, query: dict[str, str]) -> str:
+    """The address of the current view: the page's URL with every parameter that defines it.
+
+    >>> share_url("http://localhost:8501/All_reduce?old=1", {"gpu": "b200", "size": "256 MiB"})
+    'http://localhost:8501/All_reduce?gpu=b200&size=256+MiB'
+    """
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
+
+
+def show_share_link(query: dict[str, str]) -> None:
+    """Fill the slot beside the title with a copyable link to this exact view."""
+    slot = st.session_state.get(_LINK_SLOT)
+    if slot is None:
+        return
+    try:
+        base = st.context.url or ""
+    except Exception:  # no browser context (AppTest)
+        base = ""
+    with slot.container():
+        with st.popover("🔗 Link to this view"):
+            st.caption("Copy it (the icon on the right); it reopens exactly this view, settings included.")
+            st.code(share_url(base or "http://localhost:8501/", query), language=None, wrap_lines=True)
+
+
+def _toggle_present() -> None:
+    if st.session_state.get("talk.present_toggle"):
+        st.query_params["present"] = "1"
+    elif "present" in st.query_params:
+        del st.query_params["present"]
+
+
+def _exit_present() -> None:
+    if "present" in st.query_params:
+        del st.query_params["present"]
+
+
+def _page_part(query: dict[str, Any], specs: Sequence[Param]) -> dict[str, str]:
+    keys = {spec.key for spec in specs}
+    return {key: value for key, value in query.items() if key in keys}
+
+
+def chart(figure: Any, key: str) -> None:
+    """Draw a Plotly figure full width; in presentation mode with projector-sized text and lines."""
+    if talk_state().present:
+        figure = presentation_figure(figure)
+    st.plotly_chart(figure, width="stretch", key=key)

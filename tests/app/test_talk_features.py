@@ -1,0 +1,70 @@
+"""AppTest of the talk features: the guided tour, presentation mode and the link to the view."""
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from interconnect.ui.page import PAGES, tour_steps
+
+from .conftest import run_page
+
+STEPS = tour_steps()
+
+
+def script(page: str) -> str | None:
+    return None if page == "home" else PAGES[page][0]
+
+
+@pytest.mark.parametrize("number", range(1, len(STEPS) + 1))
+def test_every_tour_step_renders_its_page_with_its_caption(number):
+    step = STEPS[number - 1]
+    at = run_page(script(step.page), {**dict(step.params), "tour": "1", "step": str(number)})
+    assert not at.exception
+    assert f"step {number} of {len(STEPS)}" in at.get("progress")[0].proto.text
+    assert at.query_params["tour"] == "1" and at.query_params["step"] == str(number)
+    for key, value in step.params:
+        assert at.query_params[key] == value  # the step's view, not the session's
+
+
+def test_tour_step_to_the_same_page_with_new_parameters_replaces_the_widgets():
+    first, second = STEPS[1], STEPS[2]  # two Bandwidth-cliff steps: H100, then B200
+    assert first.page == second.page == "cliff"
+    at = run_page(PAGES["cliff"][0], {**dict(first.params), "tour": "1", "step": "2"})
+    assert at.selectbox(key="cliff.gpu").value == "h100-sxm"
+    for key in list(at.query_params):
+        del at.query_params[key]
+    for key, value in {**dict(second.params), "tour": "1", "step": "3"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert at.selectbox(key="cliff.gpu").value == "b200"
+
+
+@pytest.mark.parametrize("step", ["999", "0", "-1", "<script>", "9^9^8"])
+def test_a_broken_tour_step_falls_back_to_the_first(step):
+    at = run_page(None, {"tour": "1", "step": step})
+    assert not at.exception
+    assert "step 1 of" in at.get("progress")[0].proto.text
+
+
+def test_presentation_mode_stays_in_the_link_and_enlarges_chart_text():
+    at = run_page(PAGES["allreduce"][0], {"present": "1", "nodes": "2"})
+    assert not at.exception
+    assert at.query_params["present"] == "1" and at.query_params["nodes"] == "2"
+
+
+@pytest.mark.parametrize("name", ["cliff", "allreduce", "catalog", "claims", "units"])
+def test_the_link_to_the_view_holds_every_control_of_the_page(name):
+    at = run_page(PAGES[name][0])
+    assert not at.exception
+    link = next(code.value for code in at.code if "?" in code.value)
+    query = {key: values[-1] for key, values in parse_qs(urlsplit(link).query, keep_blank_values=True).items()}
+    assert query == {key: at.query_params[key] for key in at.query_params}
+    prefix = {"allreduce": "allreduce.", "cliff": "cliff.", "catalog": "catalog.", "claims": "claims.",
+              "units": "units."}[name]
+    controls = {widget.key.removeprefix(prefix) for kind in WIDGET_KINDS for widget in at.get(kind)
+                if widget.key and widget.key.startswith(prefix) and not widget.key.endswith((".upload", ".paste"))}
+    assert controls and controls <= set(query), controls - set(query)  # every control travels in the link
+
+
+WIDGET_KINDS = ("selectbox", "number_input", "text_input", "radio", "toggle", "checkbox", "slider",
+                "select_slider", "segmented_control", "multiselect")
