@@ -19,6 +19,7 @@ import streamlit.components.v1  # noqa: F401  (st.components.v1.html for the tou
 from streamlit.errors import StreamlitAPIException
 
 from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, TourStep, get_catalog, load_tour
+from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure
 from interconnect.ui.pagespecs import known_link_keys
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
@@ -440,8 +441,19 @@ def _page_part(query: dict[str, Any], specs: Sequence[Param]) -> dict[str, str]:
     return {key: value for key, value in query.items() if key in keys}
 
 
-def chart(figure: Any, key: str) -> None:
-    """Draw a Plotly figure full width; in presentation mode with projector-sized text and lines."""
+def chart(figure: Any, key: str, *, exports: bool = True) -> None:
+    """Draw a Plotly figure full width (projector-sized in presentation mode), with offline exports.
+
+    PNG comes from the chart's own toolbar; the pop-over under it offers the chart as one HTML file
+    that works with no network (plotly.js embedded) and its points as CSV. Both files are built
+    only when clicked.
+    """
     if talk_state().present:
         figure = presentation_figure(figure)
     st.plotly_chart(figure, width="stretch", key=key)
+    if exports and not talk_state().present:
+        with st.popover("⬇ Export this chart"):
+            st.download_button("Offline HTML (opens without a network)", data=lambda: figure_html(figure),
+                               file_name=f"{key}.html", mime="text/html", key=f"{key}.html", on_click="ignore")
+            st.download_button("Data as CSV", data=lambda: figure_csv(figure), file_name=f"{key}.csv",
+                               mime="text/csv", key=f"{key}.csv", on_click="ignore")
