@@ -154,3 +154,54 @@ def test_compare_any_collective():
     assert comparison.fit is not None
     with pytest.raises(ValueError, match="no rows"):
         compare_collective_sweep(cluster, "all_gather", [MiB], [0.0])
+
+
+# --- published runs of other collectives (interconnect/data/measurements, `collective` key) ----------
+
+
+def test_loader_keeps_all_reduce_by_default_and_reads_the_collective_key():
+    from interconnect.models.collectives import load_measurements
+
+    assert {m.collective for m in load_measurements()} == {"all_reduce"}
+    others = [m for m in load_measurements(collective=None) if m.collective != "all_reduce"]
+    for name in ("all_gather", "reduce_scatter", "alltoall"):
+        chosen = [m for m in others if m.collective == name]
+        assert chosen == load_measurements(collective=name)
+        # at least three systems each, as the issue asks (different sources or clusters)
+        systems = {(m.source.split(",")[0], m.cluster_inputs["gpu"], m.cluster_inputs.get("nodes")) for m in chosen}
+        assert len({s[0] for s in systems}) >= 3, name
+
+
+def test_busbw_datasets_are_turned_into_times_with_their_own_factor():
+    # ml-engineering: 8 x H200, 16 GiB all-gather 361.4 GB/s busbw -> t = S (n-1)/n / busbw (nccl-tests)
+    from interconnect.models.collectives import load_measurements
+
+    (h200,) = [m for m in load_measurements(collective="all_gather") if m.id == "mle-8xh200-allgather"]
+    assert h200.time_us[0] == pytest.approx(16 * GiB * 7 / 8 / 361.4e3)
+    # Playbook all-gather, 8 nodes x 8 H100 at 256 MB: 69.0 GB/s busbw -> (n-1)/n with n = 64
+    (pb,) = [m for m in load_measurements(collective="all_gather") if m.id == "playbook-ag-8nodes"]
+    assert pb.time_us[0] == pytest.approx(256 * MiB * 63 / 64 / 69.0e3)
+
+
+def test_loader_reads_a_collective_from_a_manifest_in_any_folder(tmp_path):
+    from interconnect.models.collectives import load_measurements
+
+    (tmp_path / "ag.csv").write_text("size_bytes,busbw_gbps\n1073741824,100\n", encoding="utf-8")
+    (tmp_path / "manifest.toml").write_text(
+        '[[dataset]]\nid = "x"\ncollective = "reduce_scatter"\nfile = "ag.csv"\nkind = "busbw"\n'
+        'column = "busbw_gbps"\nrole = "reference"\nsystem = "s"\nsource = "t"\n'
+        'cluster = { gpu = "h100-sxm", gpus_per_node = 4, nodes = 1 }\n', encoding="utf-8")
+    assert load_measurements(directory=tmp_path) == []
+    (m,) = load_measurements(directory=tmp_path, collective="reduce_scatter")
+    assert m.time_us[0] == pytest.approx(GiB * 3 / 4 / 100e3)
+
+
+def test_model_meets_the_single_node_points():
+    # 8 x H200 all-gather / reduce-scatter at 16 GiB (ml-engineering) within 5 %; the other published points are
+    # printed by benchmarks/collectives_accuracy.py (several were posted because they were slow)
+    from interconnect.models.collectives import load_measurements
+
+    for m in load_measurements(collective=None):
+        if m.id.startswith("mle-8xh200-") and m.collective != "all_reduce":
+            c = compare_collective_sweep(m.cluster(), m.collective, m.size_bytes, m.time_us)
+            assert c.time_ratio[0] == pytest.approx(1.0, abs=0.05), m.id
