@@ -45,6 +45,7 @@ from interconnect.models.presets import ModelPreset
 
 __all__ = [
     "DIMENSIONS",
+    "DIMENSION_LABELS",
     "Dimension",
     "Layout",
     "LayoutError",
@@ -55,12 +56,14 @@ __all__ = [
     "check_layout",
     "dp_traffic_bytes",
     "group_domains",
+    "groups_of",
     "layout_problems",
     "memory_per_gpu",
     "pipeline_bubble_fraction",
     "plan",
     "rank_grid",
     "search_layouts",
+    "seat_map",
     "tp_bytes_per_layer",
     "tp_comparison",
 ]
@@ -206,6 +209,15 @@ def _groups(layout: Layout, dim: str) -> np.ndarray:
     return np.moveaxis(grid, axis, -1).reshape(-1, size)
 
 
+def groups_of(layout: Layout, dim: str) -> np.ndarray:
+    """Rank ids of every group of ``dim`` (tp, cp, ep, dp, pp): shape (groups, group size).
+
+    >>> groups_of(Layout(tp=2, dp=2), "dp").tolist()
+    [[0, 2], [1, 3]]
+    """
+    return _groups(layout, dim)
+
+
 def group_domains(layout: Layout, dim: str, domain_size: int) -> tuple[np.ndarray, int]:
     """Per group of ``dim``: how many scale-up domains it spans; and the most members any group has
     in one domain. A TP group of 8 on 8-GPU nodes spans 1 domain; of 16, it spans 2 (8 each).
@@ -234,6 +246,44 @@ def _longest_run(change: np.ndarray) -> int:
             run = max(run, cur)
         best = max(best, run)
     return best
+
+
+def seat_map(layout: Layout, domain_size: int) -> dict[str, np.ndarray]:
+    """Where every rank sits and which groups it belongs to, for drawing the seating chart.
+
+    Arrays of one entry per rank: ``domain`` (which scale-up domain), ``tp``, ``cp``, ``dp``, ``pp``
+    (the rank's index in each dimension), ``ep`` (its expert group within DP) and, per dimension,
+    ``straddle_<dim>``: the rank's group crosses a domain boundary it should not: any TP group that
+    spans two domains (its all-reduces then go over the NICs), a CP or EP group that spans more
+    domains than its size needs. DP and PP groups cross domains by design and are never flagged.
+
+    >>> seats = seat_map(Layout(tp=4, dp=3), 6)
+    >>> seats["domain"].tolist(), seats["straddle_tp"].tolist()[:8]
+    ([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], [False, False, False, False, True, True, True, True])
+    """
+    n = layout.gpus
+    ranks = np.arange(n)
+    domain = ranks // max(domain_size, 1)
+    tp_i = ranks % layout.tp
+    cp_i = (ranks // layout.tp) % layout.cp
+    dp_i = (ranks // (layout.tp * layout.cp)) % layout.dp
+    pp_i = ranks // (layout.tp * layout.cp * layout.dp)
+    out = {"rank": ranks, "domain": domain, "tp": tp_i, "cp": cp_i, "dp": dp_i, "pp": pp_i,
+           "ep": dp_i // max(layout.ep, 1)}
+    for dim in DIMENSIONS:
+        size = getattr(layout, dim)
+        if size <= 1:
+            out[f"straddle_{dim}"] = np.zeros(n, dtype=bool)
+            continue
+        groups = _groups(layout, dim)
+        spans, _ = group_domains(layout, dim, domain_size)
+        needed = math.ceil(size / max(domain_size, 1))
+        # DP and PP groups span domains by design; TP must not, CP and EP not more than they need
+        bad = (spans > 1) if dim == "tp" else (spans > needed) if dim in ("cp", "ep") else np.zeros_like(spans, bool)
+        flags = np.zeros(n, dtype=bool)
+        flags[groups[bad].ravel()] = True
+        out[f"straddle_{dim}"] = flags
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
