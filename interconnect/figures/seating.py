@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from interconnect.figures.theme import LAYER_COLOURS, apply_theme
 from interconnect.models.parallelism import DIMENSION_LABELS, Layout, Memory, Plan, groups_of, seat_map
 
-__all__ = ["COLOUR_BY", "bill_figure", "gpu_grid_figure", "grid_positions", "memory_figure"]
+__all__ = ["COLOUR_BY", "MAX_GRID_GPUS", "bill_figure", "gpu_grid_figure", "grid_positions", "memory_figure"]
 
 #: What the grid can be coloured by (URL values of the page's toggle).
 COLOUR_BY = {"tp": "tensor-parallel group", "pp": "pipeline stage", "dp": "data-parallel replica",
@@ -28,7 +28,9 @@ _STEPS = [[edge, colour] for i, colour in enumerate(_PALETTE)
 _WARNING = "#d32f2f"
 _NVLINK = LAYER_COLOURS["scale-up"]
 _NIC = LAYER_COLOURS["scale-out"]
-_MAX_LINK_GROUPS = 48  # traffic lines drawn for at most this many groups (they overlap beyond that)
+_MAX_LINK_GROUPS = 48
+#: Beyond this many GPUs the grid is not drawn (its JSON would pass a megabyte; the bill still is).
+MAX_GRID_GPUS = 20_000  # traffic lines drawn for at most this many groups (they overlap beyond that)
 
 
 def _tile(count: int, aspect: float = 2.0) -> tuple[int, int]:
@@ -109,6 +111,8 @@ def gpu_grid_figure(layout: Layout, domain_size: int, colour_by: str = "tp", *, 
     dashed NIC across); GPUs whose group straddles domains outlined in red. At most six traces."""
     if colour_by not in COLOUR_BY:
         raise ValueError(f"colour_by must be one of {', '.join(COLOUR_BY)}")
+    if layout.gpus > MAX_GRID_GPUS:
+        raise ValueError(f"the grid draws at most {MAX_GRID_GPUS:,} GPUs, not {layout.gpus:,}")
     seats = seat_map(layout, domain_size)
     pos = grid_positions(layout.gpus, domain_size)
     x, y = pos["x"], pos["y"]

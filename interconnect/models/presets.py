@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["ModelPreset", "ModelPresetError", "ModelSource", "load_model_presets", "model_sources"]
+__all__ = ["ModelPreset", "ModelPresetError", "ModelSource", "custom_model", "load_model_presets", "model_sources"]
 
 MODELS_FILE = Path(str(resources.files("interconnect").joinpath("data/models.toml")))
 
@@ -181,3 +181,47 @@ def model_sources(path: str | Path | None = None) -> dict[str, ModelSource]:
     if path is None:
         return dict(_packaged()[1])
     return _read(Path(path))[1]
+
+
+def custom_model(params: float, layers: int, hidden: int, heads: int, *, seq_len: int = 8192, experts: int = 0,
+                 top_k: int = 0, active_params: float | None = None) -> tuple[ModelPreset, list[str]]:
+    """A model described by hand, and what had to be adjusted to make it consistent (one sentence each).
+
+    Assumptions for what is not given: MLP width 4 x hidden, key/value heads = heads, a 128,256-token
+    vocabulary (Llama 3's). Heads are lowered to the nearest divisor of hidden; top-k is clamped to
+    1..experts for a mixture of experts and ignored for a dense model; active parameters default to
+    all of them (dense) or ``params x top_k / experts`` plus nothing shared (MoE, a lower bound).
+
+    >>> model, notes = custom_model(7e9, 32, 4096, 30)
+    >>> model.heads, notes
+    (32, ['heads: 30 does not divide the hidden size 4096; using 32'])
+    """
+    notes: list[str] = []
+    layers, hidden = max(1, int(layers)), max(1, int(hidden))
+    heads = max(1, int(heads))
+    if hidden % heads:
+        divisors = [d for d in range(1, hidden + 1) if hidden % d == 0]
+        better = min(divisors, key=lambda d: (abs(d - heads), -d))
+        notes.append(f"heads: {heads} does not divide the hidden size {hidden}; using {better}")
+        heads = better
+    experts, top_k = max(0, int(experts)), max(0, int(top_k))
+    if experts == 0:
+        if top_k:
+            notes.append("top-k: ignored for a dense model (experts = 0)")
+        top_k = 0
+    elif not 1 <= top_k <= experts:
+        clamped = min(max(top_k, 1), experts)
+        notes.append(f"top-k: {top_k} is not between 1 and {experts} experts; using {clamped}")
+        top_k = clamped
+    params = float(params)
+    if experts == 0:
+        active = params
+    elif active_params and 0 < active_params <= params:
+        active = float(active_params)
+    else:
+        active = params * top_k / experts
+    model = ModelPreset(id="custom", name="Custom model", params=params, layers=layers, hidden=hidden,
+                        ffn_hidden=4 * hidden, heads=heads, kv_heads=heads, vocab=128256, seq_len=max(1, int(seq_len)),
+                        experts=experts, top_k=top_k, active_params=active, source_ids=(),
+                        note="Described by hand: MLP 4 x hidden, no grouped-query attention, Llama 3's vocabulary.")
+    return model, notes

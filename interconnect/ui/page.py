@@ -24,6 +24,7 @@ PAGES = {
     "home": ("app.py", "Home"),
     "cliff": ("pages/1_Bandwidth_cliff.py", "Bandwidth cliff"),
     "allreduce": ("pages/2_All_reduce.py", "All-reduce"),
+    "seating": ("pages/4_Seating_chart.py", "Seating chart"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
 }
 
