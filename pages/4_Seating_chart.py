@@ -178,9 +178,9 @@ else:
               help="Communication nothing hides: the part of the step spent waiting on the wire.")
     k3.metric("Utilisation (MFU)", f"{bill.mfu:.0%}", help="Model FLOPs per second over the GPUs' BF16 peak.")
     k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=f"{bill.micro_batches} micro-batches per step.")
-    memory_text = f"{bill.memory.total / 1e9:.0f} GB of {bill.memory.capacity / 1e9:.0f}"
-    k5.metric("Memory per GPU", memory_text, delta="fits" if bill.fits else "does not fit",
-              delta_color="normal" if bill.fits else "inverse")
+    k5.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.0f} GB",
+              delta="fits" if bill.fits else "does not fit", delta_color="normal" if bill.fits else "inverse",
+              help="Weights, gradients, optimizer state and activations, against the GPU's memory.")
     if not bill.fits:
         st.error(f"**Does not fit:** {bill.memory.total / 1e9:.0f} GB per GPU against "
                  f"{bill.memory.capacity / 1e9:.0f} GB. Raise the ZeRO stage, TP or PP, recompute activations, "

@@ -182,6 +182,8 @@ def bill_figure(bill: Plan) -> go.Figure:
     exposed = [0.0, bubble_s, *(d.exposed_s for d in rows)]
     hidden = [bill.compute_s, 0.0, *(max(0.0, d.time_s - d.exposed_s) for d in rows)]
     colours = ["#6b7280", "#f59e0b", *(_NVLINK if d.tier == "NVLink" else _NIC for d in rows)]
+    if bill.layout.pp <= 1:  # no pipeline, no bubble row
+        del labels[1], exposed[1], hidden[1], colours[1]
     figure = go.Figure()
     figure.add_trace(go.Bar(
         y=labels, x=[v * scale for v in exposed], orientation="h", name="on the critical path (exposed)",
@@ -197,9 +199,9 @@ def bill_figure(bill: Plan) -> go.Figure:
     figure.update_layout(
         barmode="stack",
         title={"text": f"Time per step: {bill.step_s * scale:.3g} {unit}, {bill.exposed_s * scale:.3g} {unit} of it "
-                       "communication nobody hides", "y": 0.98, "yanchor": "top"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
-        margin={"l": 10, "r": 30, "t": 60, "b": 110},
+                       "communication nobody hides", "y": 0.97, "yanchor": "top"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0},
+        margin={"l": 10, "r": 30, "t": 100, "b": 60},
     )
     figure.update_xaxes(title=f"time per training step ({unit})", gridcolor="#e5e7eb", rangemode="tozero")
     figure.update_yaxes(autorange="reversed")
@@ -219,9 +221,9 @@ def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "s
                                 marker={"color": colour},
                                 hovertemplate="%{x}: %{y:.1f} GB<extra>" + label + "</extra>"))
     capacity = next(iter(stages.values())).capacity / 1e9
-    figure.add_hline(y=capacity, line={"color": _WARNING, "width": 2, "dash": "dash"},
-                     annotation_text=f"GPU memory {capacity:.0f} GB", annotation_position="top left",
-                     annotation_font={"size": 15, "color": _WARNING})
+    figure.add_hline(y=capacity, line={"color": _WARNING, "width": 2, "dash": "dash"})
+    figure.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"the GPU's memory ({capacity:.0f} GB)",
+                                line={"color": _WARNING, "width": 2, "dash": "dash"}))
     totals = [m.total / 1e9 for m in stages.values()]
     figure.add_trace(go.Scatter(x=x, y=totals, mode="text", showlegend=False, hoverinfo="skip",
                                 text=[f"{t:.0f} GB" + ("" if t <= capacity else " · does not fit") for t in totals],
