@@ -140,7 +140,10 @@ with st.container(border=True):
     l2.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
     l3.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
     l4.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
-    l5.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"))
+    moe = state["experts"] > 0 if state["model"] == "custom" else PRESETS[state["model"]].is_moe
+    l5.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
+                    disabled=not moe and state["ep"] == 1,
+                    help="Expert parallelism: only for a mixture-of-experts model.")
     l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
 
 state.sync_url()
