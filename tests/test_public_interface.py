@@ -39,6 +39,9 @@ CLI_CALLS: list[list[str]] = [
     ["compare", LOG, "--json"],
     ["allreduce", "--gpu", "h9000"],
     ["allreduce", "--size", "9^9^8 B"],
+    ["plan", "--help"],
+    ["plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "2", "--tp", "8",
+     "--pp", "1", "--dp", "2", "--zero", "1", "--json"],
 ]
 
 PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [

@@ -24,9 +24,12 @@ from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
+    COLLECTIVE_ALGORITHMS,
+    COLLECTIVE_LABELS,
     allreduce,
     busbw_factor,
-    compare_sweep,
+    compare_collective_sweep,
+    normalize_collective,
 )
 from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
 
@@ -44,7 +47,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _add_cluster_flags(parser: argparse.ArgumentParser) -> None:
+def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, ...] = ALLREDUCE_ALGORITHMS) -> None:
     parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id (default h100-sxm)")
     parser.add_argument("--gpus-per-node", type=_positive_int,
                         help="GPUs per server (default: the GPU's reference node)")
@@ -55,7 +58,7 @@ def _add_cluster_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scaleup-domain", type=_positive_int,
                         help="GPUs per NVLink domain (default: preset; 72 for GB200)")
     parser.add_argument("--sharp", action="store_true", help="in-network reduction (SHARP) in an InfiniBand fabric")
-    parser.add_argument("--algorithm", default="auto", choices=("auto", *ALLREDUCE_ALGORITHMS),
+    parser.add_argument("--algorithm", default="auto", choices=("auto", *algorithms),
                         help="force an algorithm (default auto: what NCCL would pick per size)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -67,9 +70,12 @@ def register(commands: Any) -> None:
                        help=f"message size per GPU, repeatable (default {DEFAULT_SIZE}); 'sweep' for 8 B .. 8 GiB")
     model.set_defaults(handler=run_allreduce)
 
-    compare = commands.add_parser("compare", help="compare an nccl-tests/rccl-tests all-reduce log with the model")
+    compare = commands.add_parser(
+        "compare", help="compare an nccl-tests/rccl-tests log (all-reduce, all-gather, reduce-scatter, all-to-all, "
+                        "send/recv) with the model of that collective")
     compare.add_argument("logfile", help="nccl-tests stdout or -J JSON file ('-' for stdin)")
-    _add_cluster_flags(compare)
+    every = dict.fromkeys((*ALLREDUCE_ALGORITHMS, *(a for algos in COLLECTIVE_ALGORITHMS.values() for a in algos)))
+    _add_cluster_flags(compare, tuple(every))
     compare.set_defaults(handler=run_compare)
 
 
@@ -223,9 +229,20 @@ def _read_log(path_text: str) -> tuple[Any, str]:
 def run_compare(args: argparse.Namespace) -> int:
     run, label = _read_log(args.logfile)
     warnings: list[str] = []
-    collective = (run.collective or "").lower()
-    if collective and "reduce" not in collective.replace("reduce_scatter", ""):
-        warnings.append(f"the log is {run.collective}; the model compares all-reduce")
+    if run.collective:
+        try:
+            collective = normalize_collective(run.collective)
+        except ValueError:
+            modelled = ", ".join(COLLECTIVE_LABELS)
+            raise CliError(f"{label}: the log holds {run.collective}, which the model does not cover "
+                           f"(it covers {modelled})") from None
+    else:
+        collective = "all_reduce"
+        warnings.append("the log does not name its collective; compared as all-reduce")
+    algorithms = ALLREDUCE_ALGORITHMS if collective == "all_reduce" else COLLECTIVE_ALGORITHMS[collective]
+    if args.algorithm != "auto" and args.algorithm not in algorithms:
+        raise CliError(f"--algorithm: {args.algorithm} is not an algorithm of {COLLECTIVE_LABELS[collective]}; "
+                       f"choose auto or one of {', '.join(algorithms)}")
 
     log_ranks = run.ranks
     nodes = args.nodes
@@ -254,7 +271,7 @@ def run_compare(args: argparse.Namespace) -> int:
     if not keep.any():
         raise CliError(f"{label}: no rows with a positive size and time")
     try:
-        comparison = compare_sweep(cluster, size[keep], time[keep], args.algorithm)
+        comparison = compare_collective_sweep(cluster, collective, size[keep], time[keep], args.algorithm)
     except ValueError as exc:
         raise CliError(f"{label}: {exc}") from exc
     busbw_log = busbw_log[keep]
@@ -274,12 +291,14 @@ def run_compare(args: argparse.Namespace) -> int:
             "protocol": str(comparison.protocol[i]),
         })
     fit = comparison.fit
-    factor = busbw_factor("all_reduce", cluster.ranks)
+    factor = busbw_factor(collective, max(cluster.ranks, 1))
     summary = comparison.summary()
     if args.json:
         print_json({
             "log": {"path": label, "collective": run.collective, "ranks": log_ranks,
                     "ranks_source": run.ranks_source, "rows": int(size.size), "format": run.format},
+            "collective": collective,
+            "busbw_factor": round(factor, 6),
             "ranks": log_ranks,
             "cluster": cluster.as_dict(),
             "description": cluster.describe(),
@@ -293,8 +312,10 @@ def run_compare(args: argparse.Namespace) -> int:
         })
         return 0
     _warn(warnings)
-    print(f"{label}: {size.size} rows, {log_ranks or '?'} ranks ({run.ranks_source})")
-    print(f"model: {cluster.describe()}")
+    named = f" ({run.collective})" if run.collective else " (not named in the log)"
+    print(f"{label}: {COLLECTIVE_LABELS[collective]}{named}, {size.size} rows, {log_ranks or '?'} ranks "
+          f"({run.ranks_source})")
+    print(f"model: {COLLECTIVE_LABELS[collective]} on {cluster.describe()}")
     print(f"{'size':>10} {'measured':>11} {'model':>11} {'ratio':>6} {'busbw meas':>10} {'busbw model':>11}  algorithm")
     for row in rows:
         print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} "

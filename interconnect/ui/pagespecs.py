@@ -152,3 +152,47 @@ def units_specs() -> list:
 
     return [QuantityParam("q", "900 GB/s", "A figure to convert", dimension="bandwidth"),
             ChoiceParam("qdir", "both", "Quoted as", choices=("both", "per"))]
+
+
+# --- Seating page
+
+
+#: Data types a custom run can train in, with their bytes per element on the wire and in activations.
+DTYPE_BYTES = {"bf16": 2, "fp8": 1, "fp32": 4}
+#: What the GPU grid can be coloured by.
+SEATING_COLOURS = {"tp": "TP group", "pp": "PP stage", "dp": "DP replica", "cp": "CP group", "ep": "EP group"}
+#: The page's one-click comparisons.
+SEATING_COMPARISONS = {"none": "None", "tp": "TP inside vs across the node", "search": "Fastest layout that fits"}
+
+
+def seating_specs() -> list:
+    """URL parameters of the Seating Chart page (the cluster's keys are shared with the other pages)."""
+    from interconnect.models.presets import load_model_presets
+    from interconnect.ui.urlstate import BoolParam, FloatParam
+
+    return [
+        *cluster_specs(nodes=8),
+        ChoiceParam("model", "llama3-70b", "Model", choices=(*load_model_presets(), "custom")),
+        FloatParam("params", 70.0, "Parameters (billions, custom)", minimum=0.01, maximum=10_000.0),
+        FloatParam("active", 0.0, "Active parameters (billions, 0 = all)", minimum=0.0, maximum=10_000.0),
+        IntParam("layers", 80, "Layers (custom)", minimum=1, maximum=1000),
+        IntParam("hidden", 8192, "Hidden size (custom)", minimum=64, maximum=131_072),
+        IntParam("heads", 64, "Attention heads (custom)", minimum=1, maximum=1024),
+        IntParam("experts", 0, "Experts (custom, 0 = dense)", minimum=0, maximum=1024),
+        IntParam("topk", 0, "Experts per token (custom)", minimum=0, maximum=64),
+        IntParam("seq", 0, "Sequence length (0 = the model's)", minimum=0, maximum=1_048_576),
+        IntParam("mb", 1, "Micro-batch (sequences)", minimum=1, maximum=1024),
+        IntParam("gb", 256, "Global batch (sequences)", minimum=1, maximum=1_000_000),
+        ChoiceParam("dtype", "bf16", "Data type", choices=tuple(DTYPE_BYTES)),
+        ChoiceParam("recompute", "selective", "Activation recomputation", choices=("none", "selective", "full")),
+        BoolParam("sp", True, "Sequence parallelism"),
+        FloatParam("eff", 0.5, "Compute efficiency (share of BF16 peak)", minimum=0.05, maximum=1.0),
+        IntParam("tp", 8, "TP", minimum=1, maximum=1024),
+        IntParam("pp", 4, "PP", minimum=1, maximum=1024),
+        IntParam("dp", 0, "DP (0 = the rest)", minimum=0, maximum=1_000_000),
+        IntParam("cp", 1, "CP", minimum=1, maximum=1024),
+        IntParam("ep", 1, "EP", minimum=1, maximum=1024),
+        IntParam("zero", 1, "ZeRO stage", minimum=0, maximum=3),
+        ChoiceParam("colour", "tp", "Colour the GPUs by", choices=tuple(SEATING_COLOURS)),
+        ChoiceParam("cmp", "none", "Compare with", choices=tuple(SEATING_COMPARISONS)),
+    ]

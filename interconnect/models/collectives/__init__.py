@@ -6,6 +6,8 @@ Everything is plain numpy with units in the names: sizes in bytes, times in µs,
 * :mod:`~interconnect.models.collectives.model`: textbook alpha-beta formulas and the NCCL-like model of a
   :class:`~interconnect.models.cluster.Cluster` (:func:`allreduce`, :func:`allreduce_by_algorithm`,
   :func:`sweep_allreduce`, :func:`collective_time_us`), busbw factors.
+* :mod:`~interconnect.models.collectives.others`: all-gather, reduce-scatter, all-to-all and send/recv
+  with NCCL's algorithms and protocols (:func:`collective` takes any of them by name).
 * :mod:`~interconnect.models.collectives.traffic`: bytes leaving the node per algorithm; the
   "87 % less inter-node traffic" claim under both baselines.
 * :mod:`~interconnect.models.collectives.fitting`: robust ``t = a + S/B`` fit, efficiency against spec.
@@ -39,10 +41,36 @@ from interconnect.models.collectives.model import (
     ring_allreduce_time_us,
     sweep_allreduce,
 )
+from interconnect.models.collectives.others import (
+    COLLECTIVE_ALGORITHMS,
+    COLLECTIVE_LABELS,
+    OTHER_COLLECTIVES,
+    CollectiveResult,
+    all_gather,
+    alltoall,
+    collective,
+    collective_by_algorithm,
+    compare_collective_sweep,
+    normalize_collective,
+    reduce_scatter,
+    sendrecv,
+)
 from interconnect.models.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
 
 __all__ = [
     "ALGORITHM_LABELS",
+    "COLLECTIVE_ALGORITHMS",
+    "COLLECTIVE_LABELS",
+    "OTHER_COLLECTIVES",
+    "CollectiveResult",
+    "all_gather",
+    "alltoall",
+    "collective",
+    "collective_by_algorithm",
+    "compare_collective_sweep",
+    "normalize_collective",
+    "reduce_scatter",
+    "sendrecv",
     "ALLREDUCE_ALGORITHMS",
     "AUTO_CANDIDATES",
     "COLLECTIVES",

@@ -1,4 +1,4 @@
-"""Published all-reduce measurements and the comparison of the model against a measured sweep.
+"""Published collective measurements (all-reduce first) and the comparison of the model against a measured sweep.
 
 The data lives in ``interconnect/data/measurements/`` (``manifest.toml`` says, for every file, which
 system produced it, where it comes from and which cluster flags describe it). :func:`compare_sweep`
@@ -62,6 +62,7 @@ class Measurement:
     #: True while the model is not yet held to the accuracy bar on this run (a run added as a
     #: target for a model change); ``benchmarks/accuracy.py`` still prints it.
     pending: bool = False
+    collective: str = "all_reduce"
 
     def cluster(self) -> Cluster:
         inputs = dict(self.cluster_inputs)
@@ -89,19 +90,24 @@ def _read_csv(path: Path, column: str) -> tuple[np.ndarray, np.ndarray]:
     return table[:, 0], table[:, header.index(column)]
 
 
-def load_measurements(role: str | None = None, directory: Path | None = None) -> list[Measurement]:
-    """Every dataset of ``manifest.toml`` (or only those with the given ``role``).
+def load_measurements(role: str | None = None, directory: Path | None = None, *,
+                      collective: str | None = "all_reduce") -> list[Measurement]:
+    """Every dataset of ``manifest.toml`` with the given ``role`` (None: any) and ``collective``.
 
-    Busbw-only sweeps are turned into times with nccl-tests' all-reduce factor,
-    ``t = S · 2(n-1)/n / busbw``; rows whose printed busbw is below 0.05 GB/s carry no information
-    and are dropped.
+    A dataset's ``collective`` key names the nccl-tests collective it measured (``all_gather``,
+    ``reduce_scatter``, ``alltoall``, ...; all-reduce when absent). Only all-reduce datasets are
+    returned unless another collective is asked for; ``collective=None`` returns every dataset.
+    Busbw-only sweeps are turned into times with nccl-tests' factor F of that collective,
+    ``t = S · F / busbw``; rows whose printed busbw is below 0.05 GB/s carry no information and are
+    dropped.
 
     >>> [m.id for m in load_measurements("calibration")][:2]
     ['h100-8gpu-nvls', 'h100-ib-sharp-96rank']
+    >>> sorted({m.collective for m in load_measurements(collective=None)})
+    ['all_gather', 'all_reduce', 'alltoall', 'reduce_scatter']
     """
-    if directory is None:
-        return [m for m in _packaged_measurements() if role is None or m.role == role]
-    return _read_measurements(directory, role)
+    found = _packaged_measurements() if directory is None else _read_measurements(directory, None)
+    return [m for m in found if (role is None or m.role == role) and (collective is None or m.collective == collective)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,7 +147,7 @@ def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
                 ranks = int(cluster_inputs.get("gpus_per_node", 8)) * int(cluster_inputs.get("nodes", 1))
                 keep = value >= 0.05
                 size, value = size[keep], value[keep]
-                time = size * busbw_factor("all_reduce", ranks) / (value * 1e3)
+                time = size * busbw_factor(entry.get("collective", "all_reduce"), ranks) / (value * 1e3)
             else:
                 time = value
         out.append(
@@ -161,6 +167,7 @@ def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
                 environment=str(entry.get("environment", "")),
                 url=str(entry.get("url", "")),
                 pending=bool(entry.get("pending", False)),
+                collective=entry.get("collective", "all_reduce"),
             )
         )
     return out

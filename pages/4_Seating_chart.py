@@ -1,0 +1,310 @@
+"""Page: the seating chart. Seat each kind of parallelism on the wire it can afford, and see the bill."""
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from interconnect.catalog import get_catalog
+from interconnect.figures.seating import MAX_GRID_GPUS, bill_figure, gpu_grid_figure, memory_figure
+from interconnect.models.cluster import Cluster
+from interconnect.models.parallelism import (
+    Layout,
+    Workload,
+    layout_problems,
+    memory_per_gpu,
+    plan,
+    search_layouts,
+    tp_comparison,
+)
+from interconnect.models.presets import ModelPreset, custom_model, load_model_presets, model_sources
+from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
+from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.pagespecs import (
+    CLUSTER_KEYS,
+    DTYPE_BYTES,
+    SEATING_COLOURS,
+    SEATING_COMPARISONS,
+    seating_specs,
+)
+
+page_setup("The seating chart",
+           "Which kind of parallelism sits on which wire, what it sends per step, and what that costs.")
+catalog = get_catalog()
+PRESETS = load_model_presets()
+state = PageState("seating", seating_specs(), shared=CLUSTER_KEYS)
+state.show_warnings()
+
+# --- cached core calls (pure functions of hashable inputs) ----------------------------------------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    return plan(model, cluster, layout, workload)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _memory_by_stage(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    stages = {z: memory_per_gpu(model, cluster, replace(layout, zero=z), workload) for z in range(4)}
+    modes = {m: memory_per_gpu(model, cluster, layout, workload, recompute=m).activations
+             for m in ("none", "selective", "full")}
+    return stages, modes
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _grid(layout: Layout, domain: int, colour: str, label: str):
+    # figures are cached as objects (no pickling); Streamlit only reads them
+    return gpu_grid_figure(layout, domain, colour, domain_label=label)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    bill = plan(model, cluster, layout, workload)
+    rows = [d for d in bill.dimensions if d.degree > 1]
+    table = pd.DataFrame({
+        "dimension": [d.label for d in rows],
+        "degree": [d.degree for d in rows],
+        "collective": [d.collective for d in rows],
+        "tier": [d.tier for d in rows],
+        "GB per step per GPU": [round(d.bytes_per_step / 1e9, 3) for d in rows],
+        "calls per step": [int(d.calls_per_step) for d in rows],
+        "time on the tier": [_seconds(d.time_s) for d in rows],
+        "can it overlap?": [d.overlap for d in rows],
+        "exposed": [_seconds(d.exposed_s) for d in rows],
+    })
+    return bill_figure(bill), table
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _memory_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    stages, modes = _memory_by_stage(model, cluster, layout, workload)
+    return memory_figure(stages, layout.zero, recompute=workload.recompute), modes
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _search(model: ModelPreset, cluster: Cluster, workload: Workload):
+    return search_layouts(model, cluster, workload)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _tp_pair(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    return tp_comparison(model, cluster, layout, workload)
+
+
+def _use_layout(layout: Layout) -> None:
+    for key, value in layout.as_dict().items():
+        st.session_state[state.key(key)] = value
+
+
+def _seconds(value: float) -> str:
+    if value >= 1:
+        return f"{value:.3g} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value * 1e6:.3g} µs"
+
+
+# --- controls -------------------------------------------------------------------------------------
+
+cluster_controls(state, catalog)
+with st.container(border=True):
+    st.markdown("**The model and the run**")
+    m1, m2, m3, m4, m5 = st.columns([3, 2, 2, 2, 2])
+    names = {**{k: v.name for k, v in PRESETS.items()}, "custom": "Custom…"}
+    m1.selectbox("Model", list(names), key=state.key("model"), format_func=names.get)
+    m2.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
+                    key=state.key("seq"))
+    m3.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
+    m4.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
+                    help="Sequences per optimizer step, over all data-parallel replicas.")
+    m5.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
+    r1, r2, r3 = st.columns([2, 2, 3])
+    r1.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"))
+    r2.toggle("Sequence parallelism", key=state.key("sp"))
+    r3.slider("Compute efficiency (share of BF16 peak)", 0.05, 1.0, step=0.05, key=state.key("eff"),
+              help="An assumption: large runs report 30-50 % of peak (model FLOPs utilisation).")
+    if state["model"] == "custom":
+        c1, c2, c3, c4, c5, c6, c7 = st.columns(7)
+        c1.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
+        c2.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
+        c3.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
+        c4.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
+        c5.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
+        c6.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
+        c7.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
+
+with st.container(border=True):
+    st.markdown("**The layout** (TP × PP × DP × CP must equal the GPU count; EP is carved out of DP)")
+    l1, l2, l3, l4, l5, l6 = st.columns(6)
+    l1.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
+    l2.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
+    l3.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
+    l4.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
+    moe = state["experts"] > 0 if state["model"] == "custom" else PRESETS[state["model"]].is_moe
+    l5.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
+                    disabled=not moe and state["ep"] == 1,
+                    help="Expert parallelism: only for a mixture-of-experts model.")
+    l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
+
+state.sync_url()
+values = state.values()
+cluster, cluster_warnings = resolve_page_cluster(values)
+for warning in cluster_warnings:
+    st.warning(escape_markdown(warning))
+if values["model"] == "custom":
+    model, model_notes = custom_model(values["params"] * 1e9, values["layers"], values["hidden"], values["heads"],
+                                      experts=values["experts"], top_k=values["topk"],
+                                      active_params=values["active"] * 1e9 or None)
+    for note in model_notes:
+        st.warning(escape_markdown(note))
+else:
+    model = PRESETS[values["model"]]
+workload = Workload(micro_batch=values["mb"], global_batch=values["gb"], seq_len=values["seq"] or None,
+                    dtype_bytes=DTYPE_BYTES[values["dtype"]], recompute=values["recompute"],
+                    sequence_parallel=values["sp"], compute_efficiency=values["eff"])
+rest = cluster.ranks // max(1, values["tp"] * values["pp"] * values["cp"])
+layout = Layout(tp=values["tp"], pp=values["pp"], dp=values["dp"] or max(1, rest), cp=values["cp"], ep=values["ep"],
+                zero=values["zero"])
+domain_label = "rack" if cluster.domain_size > 16 else "node"
+show_cluster_sources(cluster, catalog)
+
+problems = layout_problems(model, cluster, layout, workload)
+bill = None
+if problems:
+    st.error("**This layout cannot run.** " + " ".join(escape_markdown(p) for p in problems))
+    st.caption("Change the degrees above, or let the page find the fastest layout that fits (Compare with, below).")
+else:
+    bill = _plan(model, cluster, layout, workload)
+    k1, k2, k3, k4, k5 = st.columns(5)
+    k1.metric("Step time", _seconds(bill.step_s))
+    k2.metric("Exposed communication", _seconds(bill.exposed_s),
+              help="Communication nothing hides: the part of the step spent waiting on the wire.")
+    k3.metric("Utilisation (MFU)", f"{bill.mfu:.0%}", help="Model FLOPs per second over the GPUs' BF16 peak.")
+    k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=f"{bill.micro_batches} micro-batches per step.")
+    k5.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.0f} GB",
+              delta="fits" if bill.fits else "does not fit", delta_color="normal" if bill.fits else "inverse",
+              help="Weights, gradients, optimizer state and activations, against the GPU's memory.")
+    if not bill.fits:
+        st.error(f"**Does not fit:** {bill.memory.total / 1e9:.0f} GB per GPU against "
+                 f"{bill.memory.capacity / 1e9:.0f} GB. Raise the ZeRO stage, TP or PP, recompute activations, "
+                 "or shrink the micro-batch.")
+
+
+# --- the chart ------------------------------------------------------------------------------------
+
+
+@st.fragment
+def grid_section() -> None:
+    st.subheader("Who sits where")
+    st.radio("Colour the GPUs by", list(SEATING_COLOURS), key=state.key("colour"), horizontal=True,
+             format_func=SEATING_COLOURS.get)
+    state.sync_url()
+    if problems:
+        st.info("The chart appears once the layout can run.")
+        return
+    if layout.gpus > MAX_GRID_GPUS:
+        st.info(f"The chart draws up to {MAX_GRID_GPUS:,} GPUs; this cluster has {layout.gpus:,}. The bill below "
+                "still covers all of them.")
+        return
+    colour = state["colour"]
+    st.plotly_chart(_grid(layout, cluster.domain_size, colour, domain_label), width="stretch", key="seating-grid")
+    st.caption(
+        f"Each box is one {domain_label}: its GPUs share NVLink. Green rings: a group's traffic on NVLink; blue dashed "
+        f"lines: traffic that has to leave the {domain_label} through the NICs (the first groups are drawn). A red "
+        "outline marks a tensor, context or expert group split across boxes for no reason of size."
+    )
+
+
+grid_section()
+
+if bill is not None:
+    st.subheader("The bill, per dimension")
+    figure, table = _bill_view(model, cluster, layout, workload)
+    st.plotly_chart(figure, width="stretch", key="seating-bill")
+    st.dataframe(table, hide_index=True, width="stretch")
+    st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, all-gather, "
+               "reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective models on the tier "
+               "each group actually spans.")
+
+    st.subheader("Memory per GPU")
+    figure, modes = _memory_view(model, cluster, layout, workload)
+    st.plotly_chart(figure, width="stretch", key="seating-memory")
+    st.caption(
+        f"Activations with this layout: {modes['none'] / 1e9:.1f} GB stored as they are, "
+        f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "
+        "recomputing whole layers (full). Mixed-precision Adam: 2 + 2 + 12 bytes per parameter, sharded by ZeRO "
+        "(Rajbhandari et al. 2019); activations per Korthikanti et al. 2022."
+    )
+
+
+@st.fragment
+def comparison_section() -> None:
+    st.subheader("One click, two comparisons")
+    st.radio("Compare with", list(SEATING_COMPARISONS), key=state.key("cmp"), horizontal=True,
+             format_func=SEATING_COMPARISONS.get)
+    state.sync_url()
+    choice = state["cmp"]
+    if choice == "tp":
+        inside, across = _tp_pair(model, cluster, layout, workload)
+        cols = st.columns(2)
+        for col, side, title in ((cols[0], inside, "TP inside the NVLink domain"),
+                                 (cols[1], across, "TP across two domains")):
+            with col.container(border=True):
+                st.markdown(f"**{title}**")
+                if isinstance(side, str):
+                    st.info(escape_markdown(side))
+                    continue
+                tp_row = next(d for d in side.dimensions if d.name == "tp")
+                st.markdown(f"{escape_markdown(side.layout.label())}: TP traffic on **{tp_row.tier}**")
+                a, b = st.columns(2)
+                a.metric("Step time", _seconds(side.step_s))
+                b.metric("TP exposed", _seconds(tp_row.exposed_s))
+        if not isinstance(inside, str) and not isinstance(across, str):
+            ratio = across.step_s / inside.step_s
+            st.markdown(f"Crossing the {domain_label} boundary makes each step **{ratio:.2f}×** as long here. "
+                        "Nothing in the model says where TP belongs: the NIC is simply slower per call than NVLink, "
+                        "and TP calls sit on the critical path.")
+    elif choice == "search":
+        found = _search(model, cluster, workload)
+        if found.best is None:
+            st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid} valid layouts "
+                     "tried). Add GPUs, shorten the sequence or the micro-batch, or recompute activations.")
+            return
+        best = found.best
+        st.markdown(f"Tried {found.tried:,} factorizations: {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
+                    f"**{escape_markdown(best.layout.label())}**, step {_seconds(best.step_s)}, MFU {best.mfu:.0%}, "
+                    f"{best.memory.total / 1e9:.0f} GB per GPU.")
+        if bill is not None:
+            st.caption(f"This page's layout: step {_seconds(bill.step_s)} "
+                       f"({bill.step_s / best.step_s:.2f}× the fastest).")
+        st.button("Use this layout", on_click=_use_layout, args=(best.layout,), key="seating.use-best")
+
+
+comparison_section()
+
+with st.container(border=True):
+    st.markdown(
+        "**Often quoted:** tensor parallelism talks constantly and must sit inside the NVLink domain; pipeline stages "
+        "pass small activations and can cross the network; data parallelism talks once per step and can go "
+        "furthest.\n\n"
+        "**What the numbers say:** the rule holds, and this page derives it rather than assuming it: compare TP inside "
+        "and across the domain above, or let the search pick. The reason is per call, not per byte: on 8 × 400 Gbit/s "
+        "H100 nodes the NICs together nearly match NVLink's bandwidth, but every TP call then pays network latency "
+        "on the critical path. On B200, NVLink 5 doubles and the gap per byte opens too."
+    )
+
+with st.expander("Sources"):
+    if values["model"] != "custom":
+        sources = model_sources()
+        for source_id in model.source_ids:
+            source = sources[source_id]
+            st.markdown(f"- [{escape_markdown(source.title)}]({source.url})")
+    st.markdown(
+        "- Traffic per dimension: [Hugging Face, The Ultra-Scale Playbook](https://huggingface.co/spaces/nanotron/"
+        "ultrascale-playbook) (data, tensor, sequence, context, pipeline, expert parallelism; appendix A3)\n"
+        "- Memory: [Rajbhandari et al., ZeRO (arXiv 1910.02054)](https://arxiv.org/abs/1910.02054), "
+        "[Korthikanti et al., Reducing Activation Recomputation (arXiv 2205.05198)](https://arxiv.org/abs/2205.05198)\n"
+        "- Pipeline bubble: [Narayanan et al., Megatron-LM at scale (arXiv 2104.04473)](https://arxiv.org/abs/2104.04473)"
+    )
+footer()
+

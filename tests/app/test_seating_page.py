@@ -1,0 +1,114 @@
+"""AppTest of the Seating Chart page: defaults, every control from the link, comparisons, hostile input."""
+
+from __future__ import annotations
+
+import pytest
+
+from interconnect.ui.pagespecs import seating_specs
+
+from .conftest import chart_specs, run_page
+
+PAGE = "pages/4_Seating_chart.py"
+DEFAULTS = {spec.key: spec.to_text(spec.default) for spec in seating_specs()}
+
+
+def metric(at, label):
+    return next(m for m in at.metric if m.label == label)
+
+
+def test_defaults_render_three_charts_and_write_the_url():
+    at = run_page(PAGE)
+    assert not at.exception and not at.warning and not at.error
+    assert len(at.get("plotly_chart")) == 3
+    assert dict(at.query_params) == DEFAULTS
+    assert metric(at, "Memory per GPU").value.endswith(" / 80 GB")
+    grid = chart_specs(at)[0]
+    assert "64 GPUs in 8 nodes" in grid["layout"]["title"]["text"]
+
+
+def test_every_control_from_the_link():
+    query = {**DEFAULTS, "gpu": "b200", "nodes": "4", "model": "mixtral-8x7b", "seq": "4096", "mb": "2",
+             "gb": "128", "dtype": "fp8", "recompute": "full", "sp": "0", "eff": "0.4", "tp": "2", "pp": "2",
+             "dp": "8", "cp": "1", "ep": "4", "zero": "2", "colour": "dp", "cmp": "none"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning and not at.error
+    assert dict(at.query_params) == query
+    assert at.selectbox(key="seating.model").value == "mixtral-8x7b"
+    assert at.number_input(key="seating.ep").value == 4
+    assert at.radio(key="seating.colour").value == "dp"
+    grid = chart_specs(at)[0]
+    assert "coloured by data-parallel replica" in grid["layout"]["title"]["text"]
+    table = at.dataframe[0].value
+    assert "Expert (EP)" in table["dimension"].tolist()
+
+
+def test_custom_model_fields():
+    query = {"model": "custom", "params": "13", "layers": "40", "hidden": "5120", "heads": "40", "nodes": "2",
+             "tp": "8", "pp": "1", "dp": "2", "gb": "64"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.error
+    assert at.number_input(key="seating.layers").value == 40
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_tp_across_nodes_is_flagged_and_compared():
+    at = run_page(PAGE, {"nodes": "2", "tp": "16", "pp": "1", "dp": "1", "zero": "3", "gb": "16", "cmp": "tp"})
+    assert not at.exception
+    grid = chart_specs(at)[0]
+    names = [trace.get("name", "") for trace in grid["data"]]
+    assert any("straddles" in name for name in names) and "traffic over the NIC" in names
+    steps = [m.value for m in at.metric if m.label == "Step time"]
+    assert len(steps) == 3  # this layout, TP inside, TP across
+    assert any("TP traffic on **NVLink**" in m.value for m in at.markdown)
+    assert any("TP traffic on **network (NIC)**" in m.value for m in at.markdown)
+
+
+def test_search_and_use_the_layout():
+    at = run_page(PAGE, {"cmp": "search"})
+    assert not at.exception
+    assert any(m.value.startswith("Tried ") for m in at.markdown)
+    at.button(key="seating.use-best").click().run()
+    assert not at.exception
+    assert int(at.query_params["tp"]) <= 8
+    assert at.query_params["cmp"] == "search"
+
+
+def test_impossible_layout_gives_a_clear_message():
+    at = run_page(PAGE, {"tp": "3", "pp": "1", "dp": "7"})
+    assert not at.exception
+    message = at.error[0].value
+    assert "cannot run" in message and "attention heads" in message and "GPU count" in message
+    assert len(at.get("plotly_chart")) == 0
+    at2 = run_page(PAGE, {"ep": "2"})
+    assert "needs a mixture\\-of\\-experts model" in at2.error[0].value
+
+
+def test_a_million_gpus_skip_the_grid_but_keep_the_bill():
+    # 100,000 nodes x 1,024 GPUs is clamped to the model's 1,000,000-rank limit (976 nodes, 999,424 GPUs)
+    at = run_page(PAGE, {"nodes": "976", "gpn": "1024", "tp": "8", "pp": "4", "dp": "0", "gb": "31232"})
+    assert not at.exception and not at.error
+    assert any("draws up to 20,000 GPUs" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_does_not_fit_is_shown():
+    at = run_page(PAGE, {"nodes": "1", "tp": "8", "pp": "1", "dp": "1", "zero": "0", "gb": "8"})
+    assert not at.exception
+    assert metric(at, "Memory per GPU").delta == "does not fit"
+    assert any("Does not fit" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"tp": "0", "pp": "-3", "dp": "abc", "zero": "9"},
+        {"model": "gpt-9", "colour": "<script>", "cmp": "rm -rf"},
+        {"seq": "9^9^8", "gb": "1e999", "eff": "nan", "mb": "0"},
+        {"nodes": "100000", "gpn": "1024"},
+        {"nodes": "72", "gpu": "gb200", "gpn": "72", "tp": "8", "pp": "9", "dp": "72"},
+        {"model": "x" * 5000},
+    ],
+)
+def test_hostile_links_warn_and_still_render(query):
+    at = run_page(PAGE, query)
+    assert not at.exception

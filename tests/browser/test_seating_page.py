@@ -1,0 +1,38 @@
+"""The Seating Chart page in a real browser: a cold deep link renders its charts, and the URL follows a
+control changed inside a fragment."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from browser_helpers import CHART, METRIC_VALUE, assert_healthy, open_cold, poll, query_of, wait_for_charts, widget
+
+pytestmark = pytest.mark.browser
+
+
+def test_cold_deep_link_to_seating_page(cold_server, page, blocked_requests):
+    params = {"gpu": "h100-sxm", "gpn": "8", "nodes": "2", "model": "llama3-70b", "tp": "16", "pp": "1", "dp": "1",
+              "zero": "3", "gb": "16", "colour": "tp"}
+    open_cold(page, cold_server, "/Seating_chart?" + urlencode(params))
+    assert_healthy(page, cold_server)
+    wait_for_charts(page, minimum=3)
+    assert page.url.split("?")[0].endswith("/Seating_chart")
+    assert page.locator("h1").first.inner_text() == "The seating chart"
+    assert page.locator(METRIC_VALUE).count() >= 5
+    grid_title = page.locator(f"{CHART} .gtitle").first.text_content()
+    assert "16 GPUs in 2 nodes" in grid_title
+    # TP = 16 on 8-GPU nodes: the grid says the group straddles nodes
+    assert page.get_by_text("tensor-parallel group straddles nodes").count() >= 1
+    url = poll(page, lambda: query_of(page.url) if query_of(page.url).get("tp") == "16" else None)
+    for key, value in params.items():
+        assert url[key] == value
+
+    # a control inside the grid's fragment: the chart and the URL follow it
+    widget(page, "seating.colour").get_by_text("PP stage").click()
+    assert poll(page, lambda: query_of(page.url).get("colour") == "pp" or None), page.url
+    assert poll(page, lambda: "pipeline stage" in (page.locator(f"{CHART} .gtitle").first.text_content() or "")
+                or None)
+    assert query_of(page.url)["tp"] == "16", "changing the colour lost the layout"
+    assert_healthy(page, cold_server)
+    assert blocked_requests == [], f"the page tried to reach the internet: {blocked_requests}"

@@ -1,0 +1,81 @@
+"""``python -m interconnect plan``: the bill per dimension, --search, JSON keys, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interconnect.cli import main
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _json(capsys, argv):
+    code, out, err = _run(capsys, [*argv, "--json"])
+    assert code == 0, err
+    return json.loads(out)
+
+
+BASE = ["plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "2"]
+
+
+def test_json_has_the_keys_the_issue_lists(capsys):
+    payload = _json(capsys, [*BASE, "--tp", "8", "--pp", "1", "--dp", "2", "--zero", "1"])
+    for key in ("step_time", "exposed_comm", "memory_per_gpu"):
+        assert set(payload[key]) == {"value", "unit"} and payload[key]["value"] > 0
+    assert payload["step_time"]["unit"] == "s" and payload["memory_per_gpu"]["unit"] == "GB"
+    assert isinstance(payload["fits"], bool)
+    assert payload["layout"] == {"tp": 8, "pp": 1, "dp": 2, "cp": 1, "ep": 1, "zero": 1}
+    rows = {row["dimension"]: row for row in payload["dimensions"]}
+    assert rows["tp"]["tier"] == "NVLink" and rows["dp"]["tier"] == "network (NIC)"
+    assert rows["tp"]["bytes_per_step"]["unit"] == "B" and rows["tp"]["exposed"]["unit"] == "ms"
+
+
+def test_tp_across_nodes_costs_more_exposed_time(capsys):
+    inside = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "3"])
+    across = _json(capsys, [*BASE, "--tp", "16", "--dp", "1", "--zero", "3"])
+    tp_across = next(r for r in across["dimensions"] if r["dimension"] == "tp")
+    assert tp_across["tier"] == "network (NIC)" and tp_across["domains_spanned"] == 2
+    assert across["exposed_comm"]["value"] > 2 * inside["exposed_comm"]["value"]
+
+
+def test_search_returns_a_fitting_layout_with_tp_inside_the_node(capsys):
+    payload = _json(capsys, ["plan", "--model", "llama3-70b", "--nodes", "8", "--search"])
+    assert payload["fits"] is True
+    assert payload["layout"]["tp"] <= 8
+    assert payload["search"]["fitting"] >= 1
+    code, out, _ = _run(capsys, ["plan", "--model", "llama3-70b", "--nodes", "8", "--search"])
+    assert code == 0 and out.startswith("fastest of")
+
+
+def test_search_that_finds_nothing_says_so(capsys):
+    payload = _json(capsys, ["plan", "--model", "llama3-405b", "--nodes", "1", "--global-batch", "8", "--search"])
+    assert payload["fits"] is False and payload["layout"] is None and "no layout" in payload["message"]
+
+
+def test_text_output_marks_a_layout_that_does_not_fit(capsys):
+    code, out, _ = _run(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "0"])
+    assert code == 0
+    assert "DOES NOT FIT" in out and "Tensor (TP)" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--tp", "3"], "does not divide the model's 64 attention heads"),
+        (["--tp", "8", "--dp", "4"], "must multiply to the GPU count"),
+        (["--tp", "8", "--dp", "2", "--ep", "2"], "needs a mixture-of-experts model"),
+        (["--model", "gpt-9"], "unknown model 'gpt-9'"),
+        (["--tp", "0"], "must be at least 1"),
+        (["--nic", "5 parsecs"], "--nic"),
+    ],
+)
+def test_errors_are_one_line_with_status_2(capsys, extra, message):
+    code, _, err = _run(capsys, [*BASE, *extra])
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1

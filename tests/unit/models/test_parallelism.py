@@ -1,0 +1,234 @@
+"""The seating chart's model: traffic per dimension, tiers, memory by ZeRO stage, bubble, search.
+
+Expected values carry their source beside them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from interconnect.models.cluster import resolve_cluster
+from interconnect.models.parallelism import (
+    Layout,
+    LayoutError,
+    Workload,
+    check_layout,
+    dp_traffic_bytes,
+    group_domains,
+    memory_per_gpu,
+    pipeline_bubble_fraction,
+    plan,
+    search_layouts,
+    tp_bytes_per_layer,
+    tp_comparison,
+)
+from interconnect.models.presets import load_model_presets
+
+PRESETS = load_model_presets()
+L70 = PRESETS["llama3-70b"]
+
+
+def h100(nodes: int, gpn: int = 8):
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=gpn, nodes=nodes)
+    return cluster
+
+
+def dim(bill, name):
+    return next(d for d in bill.dimensions if d.name == name)
+
+
+# --- traffic --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dp", [2, 4, 16])
+def test_dp_traffic_is_2_n_minus_1_over_n_of_the_gradient_bytes(dp):
+    # ring all-reduce of G bytes moves 2(n-1)/n x G per GPU (nccl-tests doc/PERFORMANCE.md); ZeRO-0, bucketed
+    cluster = h100(nodes=dp)
+    bill = plan(L70, cluster, Layout(tp=8, pp=1, dp=dp, zero=0), Workload(global_batch=dp * 4))
+    gradient_bytes = L70.params / 8 * 2  # BF16 gradients of one TP shard
+    assert dim(bill, "dp").bytes_per_step == pytest.approx(2 * (dp - 1) / dp * gradient_bytes, rel=1e-9)
+    assert dp_traffic_bytes(gradient_bytes, dp) == pytest.approx(2 * (dp - 1) / dp * gradient_bytes)
+    # ZeRO-1/2: reduce-scatter + all-gather, the same volume; ZeRO-3: 3 x (n-1)/n (Playbook: 3Ψ vs 2Ψ)
+    assert dp_traffic_bytes(gradient_bytes, dp, zero=1) == pytest.approx(dp_traffic_bytes(gradient_bytes, dp))
+    assert dp_traffic_bytes(gradient_bytes, dp, zero=3) == pytest.approx(1.5 * dp_traffic_bytes(gradient_bytes, dp))
+
+
+def test_megatron_tp_volume_per_layer():
+    # Playbook (tensor + sequence parallelism) and the Scaling Book (Megatron sharding): per layer, forward,
+    # 2 all-gathers and 2 reduce-scatters of the activations s·b·h, each moving (t-1)/t of them per GPU:
+    # 4 (t-1)/t · s·b·h·bytes, the same as 2 all-reduces (2 x 2(t-1)/t).
+    s, b, h, t = 8192, 1, 8192, 8
+    expected = 4 * (t - 1) / t * s * b * h * 2
+    assert tp_bytes_per_layer(s, b, h, t) == pytest.approx(expected)
+    assert tp_bytes_per_layer(s, b, h, t) == pytest.approx(2 * (2 * (t - 1) / t) * s * b * h * 2)
+    workload = Workload(global_batch=8, micro_batch=1, recompute="selective")
+    bill = plan(L70, h100(nodes=1), Layout(tp=8), workload)
+    per_layer_fwd = dim(bill, "tp").bytes_per_step / (bill.micro_batches * L70.layers * 2)  # forward + backward
+    assert per_layer_fwd == pytest.approx(expected)
+    # without sequence parallelism the volume is the same, in all-reduces
+    plain = plan(L70, h100(nodes=1), Layout(tp=8), Workload(global_batch=8, sequence_parallel=False))
+    assert dim(plain, "tp").bytes_per_step == pytest.approx(dim(bill, "tp").bytes_per_step)
+    assert dim(plain, "tp").calls_per_step == pytest.approx(dim(bill, "tp").calls_per_step / 2)
+
+
+def test_tp_inside_the_node_uses_nvlink_and_across_uses_the_nic():
+    cluster = h100(nodes=2)
+    workload = Workload(global_batch=32)
+    inside = plan(L70, cluster, Layout(tp=8, dp=2, zero=1), workload)
+    across = plan(L70, cluster, Layout(tp=16, dp=1, zero=1), workload)
+    assert dim(inside, "tp").tier == "NVLink" and dim(inside, "tp").domains_spanned == 1
+    assert dim(across, "tp").tier == "network (NIC)" and dim(across, "tp").domains_spanned == 2
+    # the cliff made visible: exposed time more than doubles (half the DP replicas, so twice the micro-batches
+    # per TP group, and every TP call now crosses the network), and each byte is slower on the NIC
+    per_byte_inside = dim(inside, "tp").exposed_s / dim(inside, "tp").bytes_per_step
+    per_byte_across = dim(across, "tp").exposed_s / dim(across, "tp").bytes_per_step
+    assert per_byte_across > 1.1 * per_byte_inside
+    assert across.exposed_s > 2 * inside.exposed_s and across.step_s > inside.step_s
+    one, two = tp_comparison(L70, cluster, Layout(tp=8, dp=2, zero=1), workload)
+    assert one.layout.tp == 8 and two.layout.tp == 16 and two.exposed_s > one.exposed_s
+
+
+def test_the_cliff_per_byte_is_steeper_on_b200():
+    # H100: 8 x 400 Gbit/s NICs (8 x 48 GB/s achieved) roughly match NVLink 4's 370 GB/s per GPU, so a ring across
+    # two nodes keeps most of its bandwidth; B200's NVLink 5 (722 GB/s planned by NCCL) is twice that.
+    b200, _ = resolve_cluster("b200", gpus_per_node=8, nodes=2)
+    workload = Workload(global_batch=32)
+    inside = dim(plan(L70, b200, Layout(tp=8, dp=2, zero=1), workload), "tp")
+    across = dim(plan(L70, b200, Layout(tp=16, dp=1, zero=1), workload), "tp")
+    assert across.exposed_s / across.bytes_per_step > 1.8 * inside.exposed_s / inside.bytes_per_step
+
+
+def test_group_placement_and_straddling():
+    # Megatron order: TP fastest, so TP groups are consecutive ranks; DP groups are tp apart
+    spans, per = group_domains(Layout(tp=8, dp=4), "tp", 8)
+    assert spans.tolist() == [1, 1, 1, 1] and per == 8
+    spans, per = group_domains(Layout(tp=8, dp=4), "dp", 8)
+    assert spans.tolist() == [4] * 8 and per == 1
+    spans, _ = group_domains(Layout(tp=4, dp=6), "tp", 6)  # 4 does not fit 6-GPU domains evenly
+    assert spans.max() == 2
+
+
+def test_pipeline_traffic_and_bubble():
+    # 1F1B bubble (p-1)/(m+p-1) of the step (Narayanan et al. 2021; Playbook: (p-1)/m of the ideal time)
+    assert pipeline_bubble_fraction(4, 4) == pytest.approx(3 / 7)
+    assert pipeline_bubble_fraction(1, 4) == 0.0
+    workload = Workload(global_batch=16, micro_batch=1)
+    bill = plan(L70, h100(nodes=4), Layout(tp=8, pp=4, dp=1), workload)
+    assert bill.micro_batches == 16 and bill.bubble_fraction == pytest.approx(3 / 19)
+    pp = dim(bill, "pp")
+    # each micro-batch: its activations forward and their gradient backward, s·b·h/t bytes with SP
+    assert pp.calls_per_step == 32
+    assert pp.bytes_per_step == pytest.approx(32 * 8192 * 8192 * 2 / 8)
+    assert pp.exposed_s < pp.time_s  # only filling and draining the pipeline is exposed
+
+
+def test_expert_parallel_all_to_all():
+    mixtral = PRESETS["mixtral-8x7b"]
+    cluster = h100(nodes=2)
+    bill = plan(mixtral, cluster, Layout(tp=1, dp=16, ep=8, zero=1), Workload(global_batch=64))
+    ep = dim(bill, "ep")
+    assert ep.collective == "all-to-all" and ep.tier == "NVLink" and ep.calls_per_step > 0
+    # tokens x top-k x hidden x bytes leave each GPU, (ep-1)/ep of them to other GPUs, 4 times per MoE layer
+    tokens = 32768 * 1
+    assert ep.bytes_per_step == pytest.approx(bill.micro_batches * 32 * 4 * 7 / 8 * tokens * 2 * 4096 * 2)
+
+
+# --- memory ---------------------------------------------------------------------------------------
+
+
+def test_llama3_70b_memory_matches_published_estimates():
+    # Ultra-Scale Playbook, "Memory usage in Transformers": a 70B model in BF16 mixed precision with Adam needs
+    # 1120 GB for weights, gradients and optimizer states (16 bytes per parameter, no FP32 gradient copy).
+    # ZeRO paper (Rajbhandari et al., arXiv 1910.02054, Figure 1) with K = 12 and N_d = 64:
+    #   ZeRO-1 (P_os): 4Ψ + 12Ψ/N_d = 280 + 13.1 = 293 GB;  ZeRO-3 (P_os+g+p): 16Ψ/N_d = 17.5 GB for Ψ = 70e9.
+    cluster = h100(nodes=8)
+    workload = Workload(global_batch=64)
+    published = {0: 1120e9, 1: 293.1e9, 3: 17.5e9}
+    for zero, expected in published.items():
+        m = memory_per_gpu(L70, cluster, Layout(dp=64, zero=zero), workload)
+        states = m.params + m.grads + m.optimizer
+        assert states == pytest.approx(expected, rel=0.10), zero
+
+
+def test_zero_paper_figure_1_example():
+    # ZeRO paper Figure 1: 7.5B parameters, N_d = 64: baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB
+    from dataclasses import replace
+
+    model = replace(PRESETS["llama3-8b"], params=7.5e9, active_params=7.5e9)
+    cluster = h100(nodes=8)
+    for zero, expected in {0: 120e9, 1: 31.4e9, 2: 16.6e9, 3: 1.9e9}.items():
+        m = memory_per_gpu(model, cluster, Layout(dp=64, zero=zero), Workload(global_batch=64))
+        assert m.params + m.grads + m.optimizer == pytest.approx(expected, rel=0.03), zero
+
+
+def test_activations_with_and_without_recomputation():
+    # Korthikanti et al. 2022 Table 2 (TP + SP): none s·b·h(34 + 5as/h)/t > selective 34 sbh/t > full 2 sbh/t
+    cluster = h100(nodes=1)
+    layout = Layout(tp=8, dp=1)
+    workload = Workload(global_batch=1)
+    values = {mode: memory_per_gpu(L70, cluster, layout, workload, recompute=mode).activations
+              for mode in ("none", "selective", "full")}
+    assert values["none"] > values["selective"] > values["full"]
+    s, h, t, a, layers = 8192, 8192, 8, 64, 80
+    logits = 4 * s * L70.vocab / t
+    assert values["selective"] - logits == pytest.approx(34 * s * h / t * layers)
+    assert values["none"] - logits == pytest.approx(s * h * (34 + 5 * a * s / h) / t * layers)
+
+
+def test_does_not_fit_is_reported():
+    bill = plan(L70, h100(nodes=1), Layout(tp=8, dp=1, zero=0), Workload(global_batch=8))
+    assert not bill.fits and bill.memory.total > bill.memory.capacity == pytest.approx(80e9)
+
+
+# --- search ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("nodes", [4, 8, 16])
+def test_search_keeps_70b_tensor_parallelism_inside_the_node(nodes):
+    cluster = h100(nodes=nodes)
+    found = search_layouts(L70, cluster, Workload(global_batch=256))
+    assert found.best is not None and found.best.fits
+    assert found.best.layout.tp <= 8 and dim(found.best, "tp").domains_spanned == 1
+    # every layout it may return fits; the winner is the fastest of those
+    assert np.all(found.best.step_s <= found.layouts["step_s"][found.layouts["fits"]] + 1e-9)
+
+
+def test_search_never_returns_a_layout_that_does_not_fit():
+    # 405B on one 8-GPU node cannot fit in any layout
+    found = search_layouts(PRESETS["llama3-405b"], h100(nodes=1), Workload(global_batch=8))
+    assert found.best is None and found.valid > 0 and found.fitting == 0
+
+
+def test_search_uses_expert_parallelism_only_for_moe():
+    dense = search_layouts(L70, h100(nodes=4), Workload(global_batch=64))
+    assert set(dense.layouts["ep"].tolist()) == {1}
+    moe = search_layouts(PRESETS["mixtral-8x7b"], h100(nodes=4), Workload(global_batch=64))
+    assert moe.layouts["ep"].max() > 1
+
+
+# --- impossible layouts -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("layout", "message"),
+    [
+        (Layout(tp=8, dp=3), "must multiply to the GPU count"),
+        (Layout(tp=3, dp=1), "does not divide the model's 64 attention heads"),
+        (Layout(tp=1, pp=3, dp=1), "does not divide the model's 80 layers"),
+        (Layout(tp=8, dp=2, ep=2), "needs a mixture-of-experts model"),
+        (Layout(tp=8, dp=2, zero=4), "ZeRO stage must be"),
+        (Layout(tp=0, dp=2), "TP must be at least 1"),
+    ],
+)
+def test_impossible_layouts_give_a_clear_message(layout, message):
+    cluster = h100(nodes=2)
+    with pytest.raises(LayoutError, match=message):
+        check_layout(L70, cluster, layout, Workload(global_batch=16))
+
+
+def test_batch_and_expert_divisibility():
+    with pytest.raises(LayoutError, match="not a multiple of DP × micro-batch"):
+        check_layout(L70, h100(nodes=2), Layout(tp=8, dp=2), Workload(global_batch=3))
+    with pytest.raises(LayoutError, match="must divide DP"):
+        check_layout(PRESETS["mixtral-8x7b"], h100(nodes=2), Layout(tp=8, dp=2, ep=4), Workload(global_batch=16))
