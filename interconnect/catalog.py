@@ -70,6 +70,10 @@ LAYER_TITLES = {
 }
 SOURCE_KINDS = ("primary", "secondary", "third-party", "measurement")
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
+#: Files in ``data/`` that hold one topic's published figures rather than catalog entries. The
+#: catalog skips them; each has its own strict loader, which checks its source ids against
+#: ``sources.toml`` (crossdc.toml: :mod:`interconnect.models.crossdc`).
+TOPIC_DATA_FILES = frozenset({"crossdc.toml"})
 
 
 class CatalogError(ValueError):
@@ -440,7 +444,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         directory = Path(str(resources.files("interconnect").joinpath("data")))
     else:
         directory = Path(data_dir)
-    paths = sorted(directory.glob("*.toml"))
+    paths = sorted(path for path in directory.glob("*.toml") if path.name not in TOPIC_DATA_FILES)
     if not paths:
         raise CatalogError(f"no catalog files in {directory}")
     tables = _read_tables(paths)
