@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -59,6 +60,7 @@ __all__ = [
     "load_crossdc_data",
     "make_method",
     "method_scenarios",
+    "parse_params",
     "payload_bytes",
     "required_bandwidth",
     "required_bandwidth_curve",
@@ -578,6 +580,35 @@ def make_method(
         raise CrossDCInputError(f"{index}-bit indices address {2**index:,} positions; a chunk of {size:,} "
                                 f"needs at least {needed} bits")
     return replace(result, chunk=size, topk=keep, index_bits=index)
+
+
+_PARAMS_RE = re.compile(r"(?P<number>\d{1,15}(?:\.\d{0,15})?(?:[eE][+-]?\d{1,3})?)\s*(?P<suffix>[kKMBbGT]?)")
+_PARAMS_SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "b": 1e9, "G": 1e9, "T": 1e12}
+
+
+def parse_params(text: object) -> float:
+    """A parameter count typed by a person: ``1e9``, ``7B``, ``70e9``, ``1.5T`` (k, M, B or G, T).
+
+    A strict grammar (a float literal and one optional suffix), never an expression; the count must
+    lie in :data:`PARAMS_RANGE`.
+
+    >>> parse_params("7B"), parse_params("1e9"), parse_params(" 1.5 T ")
+    (7000000000.0, 1000000000.0, 1500000000000.0)
+    >>> parse_params("-3")
+    Traceback (most recent call last):
+    ...
+    interconnect.models.crossdc.CrossDCInputError: parameters: expected a count like '1e9' or '7B', got '-3'
+    """
+    raw = text.strip() if isinstance(text, str) else ""
+    match = _PARAMS_RE.fullmatch(raw) if len(raw) <= 40 else None
+    if match is None:
+        shown = raw[:40] + ("…" if len(raw) > 40 else "")
+        raise CrossDCInputError(f"parameters: expected a count like '1e9' or '7B', got '{shown}'")
+    value = float(match.group("number")) * _PARAMS_SUFFIX[match.group("suffix")]
+    low, high = PARAMS_RANGE
+    if not (math.isfinite(value) and low <= value <= high):
+        raise CrossDCInputError(f"parameters must be from {low:.0e} to {high:.0e}, got {raw}")
+    return value
 
 
 def default_layers(params: object) -> np.ndarray:
