@@ -60,6 +60,7 @@ __all__ = [
     "load_crossdc_data",
     "make_method",
     "method_scenarios",
+    "parse_count",
     "parse_params",
     "payload_bytes",
     "required_bandwidth",
@@ -504,8 +505,11 @@ class Method:
         return np.ones_like(layers)
 
 
+_REAL_TYPES = (int, float, np.integer, np.floating)
+
+
 def _whole(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+    if isinstance(value, bool) or not isinstance(value, _REAL_TYPES):
         raise CrossDCInputError(f"{name} must be a whole number from {low:,} to {high:,}, got {value!r}")
     if not math.isfinite(float(value)) or float(value) != int(value):
         raise CrossDCInputError(f"{name} must be a whole number from {low:,} to {high:,}, got {value}")
@@ -586,15 +590,16 @@ _PARAMS_RE = re.compile(r"(?P<number>\d{1,15}(?:\.\d{0,15})?(?:[eE][+-]?\d{1,3})
 _PARAMS_SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "b": 1e9, "G": 1e9, "T": 1e12}
 
 
-def parse_params(text: object) -> float:
-    """A parameter count typed by a person: ``1e9``, ``7B``, ``70e9``, ``1.5T`` (k, M, B or G, T).
+def parse_count(text: object, name: str = "parameters", low: float = PARAMS_RANGE[0],
+                high: float = PARAMS_RANGE[1]) -> float:
+    """A count typed by a person: ``1e9``, ``7B``, ``70e9``, ``1.5T``, ``4M`` (suffix k, M, B or G, T).
 
     A strict grammar (a float literal and one optional suffix), never an expression; the count must
-    lie in :data:`PARAMS_RANGE`.
+    lie in ``[low, high]``. Raises :class:`CrossDCInputError` naming ``name``.
 
-    >>> parse_params("7B"), parse_params("1e9"), parse_params(" 1.5 T ")
+    >>> parse_count("7B"), parse_count("1e9"), parse_count(" 1.5 T ")
     (7000000000.0, 1000000000.0, 1500000000000.0)
-    >>> parse_params("-3")
+    >>> parse_count("-3")
     Traceback (most recent call last):
     ...
     interconnect.models.crossdc.CrossDCInputError: parameters: expected a count like '1e9' or '7B', got '-3'
@@ -603,12 +608,20 @@ def parse_params(text: object) -> float:
     match = _PARAMS_RE.fullmatch(raw) if len(raw) <= 40 else None
     if match is None:
         shown = raw[:40] + ("…" if len(raw) > 40 else "")
-        raise CrossDCInputError(f"parameters: expected a count like '1e9' or '7B', got '{shown}'")
+        raise CrossDCInputError(f"{name}: expected a count like '1e9' or '7B', got '{shown}'")
     value = float(match.group("number")) * _PARAMS_SUFFIX[match.group("suffix")]
-    low, high = PARAMS_RANGE
     if not (math.isfinite(value) and low <= value <= high):
-        raise CrossDCInputError(f"parameters must be from {low:.0e} to {high:.0e}, got {raw}")
+        raise CrossDCInputError(f"{name} must be from {low:.0e} to {high:.0e}, got {raw}")
     return value
+
+
+def parse_params(text: object) -> float:
+    """A parameter count (:func:`parse_count` within :data:`PARAMS_RANGE`).
+
+    >>> parse_params("70e9")
+    70000000000.0
+    """
+    return parse_count(text, "parameters", *PARAMS_RANGE)
 
 
 def default_layers(params: object) -> np.ndarray:
@@ -853,6 +866,7 @@ def step_time_s(params: float, tokens_per_step: float, gpus_per_site: int, peak_
     return flops_per_param_per_token * params * tokens_per_step / (gpus_per_site * peak_flops_per_s * mfu)
 
 
+@functools.lru_cache(maxsize=256)
 def site_allreduce_algbw(gpu: str, gpus_per_site: int) -> float:
     """Bytes/s of one all-reduce inside a site (algbw at 1 GiB, bandwidth-bound), from the collectives model.
 

@@ -37,19 +37,11 @@ from interconnect.models.crossdc import (
     utilization_curve,
     wan_traffic,
 )
+from interconnect.models.crossdc_view import TABLE4_VARIANTS, PageInputs, crossdc_view, table4_check
 
 DATA = get_crossdc_data()
 GBIT = 1e9 / 8  # bytes/s in one Gbit/s
 
-#: Streaming DiLoCo Table 4 variants as methods of this model (arXiv 2501.18512 §3: H = 100, 3-layer
-#: fragments, tau = 1 for the overlapped rows, 4-bit outer gradients for the FP4 row, 16-bit otherwise).
-TABLE4_VARIANTS = {
-    "data-parallel": ("dp", {}),
-    "vanilla-diloco": ("diloco", {"inner_steps": 100, "bits": 16}),
-    "streaming": ("streaming-diloco", {"bits": 16, "overlap_steps": 0}),
-    "streaming-overlap": ("streaming-diloco", {"bits": 16, "overlap_steps": 1}),
-    "streaming-overlap-fp4": ("streaming-diloco", {"bits": 4, "overlap_steps": 1}),
-}
 #: The tolerance the simple model allows against Table 4. The table's bandwidths are grid points
 #: about 1.207x apart (the first grid value that reaches the target), its simulator orders every
 #: layer's gradient in a DAG, and the model keeps only the last layer's share exposed: the model
@@ -58,7 +50,7 @@ TABLE4_TOLERANCE = 0.30
 
 
 def table4_model_gbit_per_s(row, utilization_target: float) -> float:
-    method_id, knobs = TABLE4_VARIANTS[row.variant]
+    _, method_id, knobs = TABLE4_VARIANTS[row.variant]
     scenario = Scenario(row.params, DATA.table4.sites, row.step_s, wan_bytes_per_s=1e9, rtt_s=0.0,
                         method=make_method(method_id, **knobs), layers=row.layers, overlap=True,
                         target_utilization=utilization_target)
@@ -365,3 +357,28 @@ def test_hostile_scenarios_give_clear_messages(changes, message):
             "method": make_method("diloco")}
     with pytest.raises(CrossDCInputError, match=message):
         Scenario(**{**base, **changes})
+
+
+# --- the page's view --------------------------------------------------------------------------------
+
+
+def test_table4_check_covers_every_cell_within_the_documented_tolerance():
+    cells = table4_check()
+    assert len(cells) == 75
+    misses = [c for c in cells if abs(c.ratio - 1) > TABLE4_TOLERANCE]
+    assert [(c.model, c.variant, c.utilization) for c in misses] == [("100B", "Streaming DiLoCo", 0.99)]
+
+
+def test_view_drops_a_knob_that_does_not_fit_and_says_so():
+    view = crossdc_view(PageInputs(1e9, 2, 8, "h100-sxm", "diloco", 1.25e9, 0.02, bits=2, inner_steps=100))
+    assert view.scenario.method.bits == 16 and view.scenario.method.inner_steps == 100
+    assert len(view.warnings) == 1 and view.warnings[0].startswith("Bits per value: bits per value must be one of")
+
+
+def test_view_derives_the_step_time_from_the_gpus_flops():
+    # 6 x 1e9 x 1e6 / (8 x 989.4 TFLOP/s x 0.4) for H100 (catalog bf16_dense).
+    view = crossdc_view(PageInputs(1e9, 2, 8, "h100-sxm", "diloco", 1.25e9, 0.02, step_mode="derived",
+                                   tokens_per_step=1e6, mfu=0.4))
+    assert view.scenario.step_s == pytest.approx(6e15 / (8 * 989.4e12 * 0.4))
+    assert "989" in view.step_note
+    assert set(view.utilization_curves) == set(METHODS) == set(view.required_curves)
