@@ -28,7 +28,7 @@ state.show_warnings()
 CONFIDENCE_WORDS = {"high": "high (read in the paper's own text)",
                     "medium": "medium (abstract only, or a secondary copy whose arithmetic checks out)",
                     "low": "low (secondary only)"}
-TOPOLOGY_LABELS = {"auto": "The method's", "ring": "Ring through every GPU", "hierarchical": "Hierarchical",
+TOPOLOGY_LABELS = {"auto": "The method's", "ring": "Flat ring (every GPU)", "hierarchical": "Hierarchical",
                    "allgather": "All-gather"}
 
 
@@ -81,49 +81,53 @@ def explorer() -> None:
                         help="Data centres, each with a full replica of the model.")
         c3.number_input("GPUs per site", min_value=1, max_value=1_000_000, step=1, key=state.key("gpus"))
         gpu_picker(state, catalog=catalog, container=c4)
-        l1, l2, l3 = st.columns([1, 1, 3])
+        l1, l2, l3 = st.columns([1, 1, 2])
         l1.text_input("WAN bandwidth per site", key=state.key("bw"), help="Each direction, e.g. '10 Gbit/s'.")
         l2.text_input("Round-trip time", key=state.key("rtt"), help="e.g. '20 ms' or '100 us'.")
-        with l3:
-            st.caption("Network classes (CrossPipe, arXiv 2507.00217 §2.3): set bandwidth and round trip")
-            buttons = st.columns(len(data.networks))
-            for column, network in zip(buttons, data.networks.values(), strict=True):
-                column.button(network.name.split(",")[0], key=f"crossdc.net.{network.id}", on_click=use_network,
-                              args=(network.id,), help=f"{network.published}", width="stretch")
+        l3.caption("Or pick a network class (CrossPipe, arXiv 2507.00217 §2.3). Campus figures are per port: a "
+                   "site with many ports has that many times the bandwidth.")
+        for column, network in zip(st.columns(len(data.networks)), data.networks.values(), strict=True):
+            column.button(network.name.split(",")[0], key=f"crossdc.net.{network.id}", on_click=use_network,
+                          args=(network.id,), help=f"Published: {network.published}", width="stretch")
     with st.container(border=True):
         st.markdown("**The method**")
         m1, m2, m3, m4 = st.columns(4)
         method = m1.selectbox("Method", list(METHODS), key=state.key("method"),
                               format_func=lambda m: data.methods[m].name)
         defaults = data.methods[method]
-        m2.number_input(f"Inner steps H (0 = the paper's: {defaults.inner_steps})", min_value=0,
-                        max_value=1_000_000, step=1, key=state.key("h"))
+        m2.number_input(f"Inner steps H (0 = {defaults.inner_steps})", min_value=0, max_value=1_000_000, step=1,
+                        key=state.key("h"), help="Inner steps between synchronisations; 0 takes the paper's.")
         m3.selectbox("Bits per value", ["auto", "32", "16", "8", "4", "2", "1"], key=state.key("bits"),
-                     format_func=lambda b: f"The paper's: {defaults.bits}" if b == "auto" else b)
+                     format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b)
         m4.selectbox("Exchange", ["auto", *TOPOLOGIES], key=state.key("topo"),
-                     format_func=lambda t: f"The method's: {defaults.topology}" if t == "auto" else TOPOLOGY_LABELS[t])
-        k1, k2, k3, k4 = st.columns(4)
-        if method == "streaming-diloco":
-            k1.number_input("Fragments (0 = one per 3 layers)", min_value=0, max_value=100_000, step=1,
-                            key=state.key("frag"))
-            k2.number_input("Overlap steps tau", min_value=0, max_value=1_000_000, step=1, key=state.key("tau"),
-                            help="Inner steps a fragment's exchange may run behind before the worker waits.")
-        elif method == "sparseloco":
-            k1.number_input("Chunk (values)", min_value=2, max_value=1 << 24, step=1, key=state.key("chunk"))
-            k2.number_input("Kept per chunk (top-k)", min_value=1, max_value=1 << 24, step=1, key=state.key("topk"))
-            k3.number_input("Index bits", min_value=1, max_value=32, step=1, key=state.key("ibits"))
-        k4.number_input("Layers (0 = from the size)", min_value=0, max_value=100_000, step=1, key=state.key("layers"))
+                     format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t])
+        if method in ("streaming-diloco", "sparseloco"):
+            k1, k2, k3, _ = st.columns(4)
+            if method == "streaming-diloco":
+                k1.number_input("Fragments (0 = one per 3 layers)", min_value=0, max_value=100_000, step=1,
+                                key=state.key("frag"))
+                k2.number_input("Overlap steps tau", min_value=0, max_value=1_000_000, step=1, key=state.key("tau"),
+                                help="Inner steps a fragment's exchange may run behind before the worker waits.")
+            else:
+                k1.number_input("Chunk (values)", min_value=2, max_value=1 << 24, step=1, key=state.key("chunk"))
+                k2.number_input("Kept per chunk (top-k)", min_value=1, max_value=1 << 24, step=1,
+                                key=state.key("topk"))
+                k3.number_input("Index bits", min_value=1, max_value=32, step=1, key=state.key("ibits"))
         o1, o2, o3, o4 = st.columns(4)
-        o1.toggle("Overlap with compute", key=state.key("overlap"),
-                  help="Hide the exchange behind the backward pass (and tau steps for Streaming DiLoCo).")
+        o1.number_input("Layers (0 = from the size)", min_value=0, max_value=100_000, step=1, key=state.key("layers"))
         o2.number_input("Target utilisation (%)", min_value=1.0, max_value=99.9, step=0.5, key=state.key("target"))
-        o3.radio("Step time", ["typed", "derived"], key=state.key("step"), horizontal=True,
+        o3.toggle("Overlap", key=state.key("overlap"),
+                  help="Hide the exchange behind the backward pass (and tau steps for Streaming DiLoCo).")
+    with st.container(border=True):
+        st.markdown("**The step time of one site**")
+        t1, t2, t3, _ = st.columns(4)
+        t1.radio("Step time", ["typed", "derived"], key=state.key("step"), horizontal=True,
                  format_func={"typed": "Typed", "derived": "From FLOPs"}.get)
         if state["step"] == "typed":
-            o4.text_input("Step time", key=state.key("t"), help="One inner step of one site, e.g. '1 s'.")
+            t2.text_input("Step time", key=state.key("t"), help="One inner step of one site, e.g. '1 s'.")
         else:
-            o4.text_input("Tokens per step per site", key=state.key("tokens"), help="e.g. '1M' or '4e6'.")
-            o4.number_input("MFU (%)", min_value=1.0, max_value=100.0, step=1.0, key=state.key("mfu"))
+            t2.text_input("Tokens per step per site", key=state.key("tokens"), help="e.g. '1M' or '4e6'.")
+            t3.number_input("MFU (%)", min_value=1.0, max_value=100.0, step=1.0, key=state.key("mfu"))
     state.sync_url()
 
     inputs = crossdc_inputs(state.values())
@@ -135,9 +139,9 @@ def explorer() -> None:
         st.caption("Step time: " + escape_markdown(view.step_note))
     target = f"{inputs.target_utilization * 100:.3g} %"
     s1, s2, s3, s4, s5 = st.columns(5)
-    per = f" (1 of {result.fragments} fragments)" if result.fragments > 1 else ""
-    s1.metric("Payload per sync" + per, format_quantity(Q_(result.payload_bytes, "B")),
-              help="What one site contributes to one synchronisation.")
+    per = f" Streaming DiLoCo sends one of {result.fragments} fragments at a time." if result.fragments > 1 else ""
+    s1.metric("Payload per sync", format_quantity(Q_(result.payload_bytes, "B")),
+              help="What one site contributes to one synchronisation." + per)
     s2.metric("WAN time per sync", _time(result.sync_s))
     s3.metric(f"Exposed per {result.scenario.method.inner_steps} steps", _time(result.exposed_s),
               help=f"With overlap: {_time(result.exposed_overlap_s)}; without: {_time(result.exposed_no_overlap_s)}; "
@@ -161,12 +165,12 @@ def explorer() -> None:
     st.caption("Thick: the method as set above. Dotted: the other methods as their papers ran them (DiLoCo H = 500, "
                "int8 DiLoCo H = 100, Streaming DiLoCo H = 100 with 4-bit fragments, SparseLoCo H = 30). Dashed "
                "line: your WAN bandwidth. Labels on top: CrossPipe's network classes.")
-    left, right = st.columns(2)
-    left.plotly_chart(sizes, width="stretch", key="crossdc-bytes")
-    right.plotly_chart(required, width="stretch", key="crossdc-required")
-    st.caption("Right: the step time grows in proportion to the model (same tokens per step and GPUs), so data "
-               "parallel needs the same bandwidth at every size while the others need less as H grows relative "
-               "to the payload.")
+    st.plotly_chart(sizes, width="stretch", key="crossdc-bytes")
+    st.plotly_chart(required, width="stretch", key="crossdc-required")
+    st.caption("The step time grows in proportion to the model (same tokens per step, same GPUs), so payload and "
+               "compute grow together and data parallel and DiLoCo need the same bandwidth at every size. Streaming "
+               "DiLoCo needs less: a bigger model has more layers, so more and smaller fragments, each hidden behind "
+               "its own overlap window.")
 
 
 explorer()

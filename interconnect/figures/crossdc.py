@@ -51,7 +51,7 @@ def _finite(values: np.ndarray) -> list[float | None]:
 
 def bytes_figure(labels: Sequence[str], per_sync_bytes: Sequence[float], per_step_bytes: Sequence[float],
                  chosen: int = -1) -> go.Figure:
-    """Two bars per method on a log axis: bytes one site sends per synchronisation and per inner step.
+    """Two horizontal bars per method on a log axis: bytes one site sends per synchronisation and per inner step.
 
     ``chosen`` is the index of the method the page is set to (its name is drawn in bold).
     """
@@ -59,21 +59,21 @@ def bytes_figure(labels: Sequence[str], per_sync_bytes: Sequence[float], per_ste
     sync = np.asarray(per_sync_bytes, dtype=float)
     step = np.asarray(per_step_bytes, dtype=float)
     figure = go.Figure([
-        go.Bar(x=names, y=sync, name="per synchronisation", marker_color="#1565c0",
-               text=[format_quantity(Q_(v, "B")) for v in sync], textposition="outside", cliponaxis=False,
-               hovertemplate="%{x}: %{text} per sync<extra></extra>"),
-        go.Bar(x=names, y=step, name="per inner step (average)", marker_color="#ef6c00",
-               text=[format_quantity(Q_(v, "B")) for v in step], textposition="outside", cliponaxis=False,
-               hovertemplate="%{x}: %{text} per step<extra></extra>"),
+        go.Bar(y=names, x=values, orientation="h", name=name, marker_color=colour,
+               text=[format_quantity(Q_(v, "B")) for v in values], textposition="outside", cliponaxis=False,
+               hovertemplate="%{y}: %{text} " + name + "<extra></extra>")
+        for name, values, colour in (("per synchronisation", sync, "#1565c0"),
+                                     ("per inner step (average)", step, "#ef6c00"))
     ])
-    figure.update_layout(title={"text": "What one site sends, per sync and per step"}, barmode="group")
-    apply_theme(figure, height=460)
-    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 120, "t": 70}, uniformtext_minsize=14)
+    figure.update_layout(title={"text": "What one site sends, per sync and per step"}, barmode="group", bargap=0.3)
+    apply_theme(figure, height=420)
+    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 100, "t": 70})
     positive = np.concatenate([sync[sync > 0], step[step > 0]])
     low, high = float(positive.min()), float(positive.max())
     ticks, text = _size_ticks(low, high)
-    figure.update_yaxes(type="log", title="bytes per site", tickvals=ticks, ticktext=text, gridcolor="#e5e7eb",
-                        range=[math.log10(low) - 0.4, math.log10(high) + 0.6])
+    figure.update_xaxes(type="log", title="bytes per site", tickvals=ticks, ticktext=text, gridcolor="#e5e7eb",
+                        range=[math.log10(low) - 0.3, math.log10(high) + 0.6])
+    figure.update_yaxes(autorange="reversed", automargin=True)
     return figure
 
 
@@ -100,11 +100,12 @@ def utilization_figure(wan_bytes_per_s: np.ndarray, curves: Mapping[str, np.ndar
                           text=f"target {target_utilization:.0%}", showarrow=False, font={"color": "#b91c1c"})
     figure.add_vline(x=current_bytes_per_s * 8, line_dash="dash", line_color="#111827", line_width=1.5)
     for name, rate in markers:
+        figure.add_vline(x=rate * 8, line_dash="dot", line_color="#9ca3af", line_width=1)
         figure.add_annotation(x=math.log10(rate * 8), y=1.0, yref="y domain", yanchor="bottom", showarrow=False,
                               text=name, textangle=-30, font={"size": 14, "color": "#4b5563"}, xanchor="left")
     figure.update_layout(title={"text": "Compute utilisation against WAN bandwidth per site", "y": 0.98})
     apply_theme(figure, height=520)
-    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 150, "t": 120})
+    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 110, "t": 120})
     ticks, text = _bit_ticks(bits[0], bits[-1])
     figure.update_xaxes(type="log", title="WAN bandwidth per site, each direction", tickvals=ticks, ticktext=text,
                         range=[math.log10(bits[0]), math.log10(bits[-1])], gridcolor="#e5e7eb")
@@ -130,8 +131,8 @@ def required_bandwidth_figure(params: np.ndarray, curves: Mapping[str, np.ndarra
         ))
     figure.add_vline(x=current_params, line_dash="dash", line_color="#111827", line_width=1.5)
     figure.update_layout(title={"text": f"WAN bandwidth for {target_utilization:.0%} utilisation, by model size"})
-    apply_theme(figure, height=500)
-    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 150, "t": 70})
+    apply_theme(figure, height=480)
+    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 110, "t": 70})
     xticks = [10.0**p for p in range(math.floor(math.log10(sizes[0])), math.ceil(math.log10(sizes[-1])) + 1)]
     figure.update_xaxes(type="log", title="model parameters", tickvals=xticks,
                         ticktext=[_count_label(v) for v in xticks],

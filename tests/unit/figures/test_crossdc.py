@@ -29,11 +29,11 @@ def test_bytes_figure_two_bars_per_method_on_a_log_axis():
     labels = [VIEW.labels[m] for m in METHODS]
     figure = bytes_figure(labels, [VIEW.results[m].payload_bytes for m in METHODS],
                           [VIEW.results[m].bytes_per_step for m in METHODS], chosen=1)
-    assert len(figure.data) == 2 and len(figure.data[0].x) == len(METHODS)
-    assert figure.layout.yaxis.type == "log"
-    assert figure.data[0].x[1] == "<b>DiLoCo</b>"
+    assert len(figure.data) == 2 and len(figure.data[0].y) == len(METHODS)
+    assert figure.layout.xaxis.type == "log"
+    assert figure.data[0].y[1] == "<b>DiLoCo</b>"
     assert figure.data[0].text[1] == "2 GB"  # 1e9 parameters at 16 bits
-    assert "1 GB" in figure.layout.yaxis.ticktext
+    assert "1 GB" in figure.layout.xaxis.ticktext
 
 
 def test_required_figure_leaves_gaps_where_out_of_reach():
