@@ -136,6 +136,7 @@ def explorer() -> None:
     state.sync_url()
 
     inputs = crossdc_inputs(state.values())
+    method = inputs.method
     view = cached_view(inputs)
     for warning in view.warnings:
         st.warning(escape_markdown(warning))
@@ -167,9 +168,9 @@ def explorer() -> None:
     )
     utilization, sizes, required = cached_figures(inputs)
     st.plotly_chart(utilization, width="stretch", key="crossdc-utilization")
-    st.caption("Thick: the method as set above. Dotted: the other methods as their papers ran them (DiLoCo H = 500, "
-               "int8 DiLoCo H = 100, Streaming DiLoCo H = 100 with 4-bit fragments, SparseLoCo H = 30). Dashed "
-               "line: your WAN bandwidth. Labels on top: CrossPipe's network classes.")
+    others = ", ".join(f"{m.name} H = {m.inner_steps}, {m.bits}-bit" for m in data.methods.values() if m.id != method)
+    st.caption(f"Thick: the method as set above. Dotted: the others as their papers ran them ({others}). Dashed "
+               "line: your WAN bandwidth. Dotted grey lines: CrossPipe's network classes.")
     st.plotly_chart(sizes, width="stretch", key="crossdc-bytes")
     st.plotly_chart(required, width="stretch", key="crossdc-required")
     st.caption("The step time grows in proportion to the model (same tokens per step, same GPUs), so payload and "
