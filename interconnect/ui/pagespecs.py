@@ -114,28 +114,36 @@ def cluster_inputs(values: dict) -> dict:
 
 # --- Across sites page
 
+from dataclasses import dataclass as _dataclass  # noqa: E402  (kept with the section that uses it)
+
+from interconnect.ui.urlstate import QuantityParam as _QuantityParam  # noqa: E402
+
+
+@_dataclass(frozen=True)
+class CountParam(_QuantityParam):
+    """A count typed as text (``params=7B``), read by :func:`interconnect.models.crossdc.parse_count`.
+
+    A :class:`~interconnect.ui.urlstate.QuantityParam`, so the page warns about typed text it could not use.
+    """
+
+    low: float = 1.0
+    high: float = 1e13
+
+    def parse(self, raw: str) -> tuple[object, str | None]:
+        from interconnect.models.crossdc import CrossDCError, parse_count
+
+        try:
+            parse_count(raw, self.label or self.key, self.low, self.high)
+        except CrossDCError as exc:
+            return self.default, str(exc)
+        return " ".join(raw.split()), None
+
 
 def crossdc_specs() -> list:
     """The Across-sites page's parameters. 0 (or ``auto``) for a method knob means its paper's value."""
-    from dataclasses import dataclass
-
-    from interconnect.models.crossdc import METHODS, PARAMS_RANGE, TOPOLOGIES, CrossDCError, parse_count
+    from interconnect.models.crossdc import METHODS, PARAMS_RANGE, TOPOLOGIES
     from interconnect.models.crossdc import get_crossdc_data as data
     from interconnect.ui.urlstate import BoolParam, FloatParam, QuantityParam
-
-    @dataclass(frozen=True)
-    class CountParam(QuantityParam):
-        """A count typed as text (``params=7B``), read by :func:`interconnect.models.crossdc.parse_count`."""
-
-        low: float = 1.0
-        high: float = 1e13
-
-        def parse(self, raw: str) -> tuple[object, str | None]:
-            try:
-                parse_count(raw, self.label or self.key, self.low, self.high)
-            except CrossDCError as exc:
-                return self.default, str(exc)
-            return " ".join(raw.split()), None
 
     streaming, sparse = data().methods["streaming-diloco"], data().methods["sparseloco"]
     return [
