@@ -70,10 +70,6 @@ LAYER_TITLES = {
 }
 SOURCE_KINDS = ("primary", "secondary", "third-party", "measurement")
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
-#: Files in ``data/`` that hold one topic's published figures rather than catalog entries. The
-#: catalog skips them; each has its own strict loader, which checks its source ids against
-#: ``sources.toml`` (crossdc.toml: :mod:`interconnect.models.crossdc`).
-TOPIC_DATA_FILES = frozenset({"crossdc.toml"})
 
 
 class CatalogError(ValueError):
@@ -422,6 +418,10 @@ class Catalog:
         return [self.sources[source_id] for source_id in dict.fromkeys(ids)]
 
 
+#: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
+NON_CATALOG_FILES = frozenset({"crossdc.toml"})
+
+
 def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:
     tables: dict[str, list[tuple[str, dict]]] = {"source": [], "gpu": [], "link": [], "node": []}
     for path in paths:
@@ -444,7 +444,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         directory = Path(str(resources.files("interconnect").joinpath("data")))
     else:
         directory = Path(data_dir)
-    paths = sorted(path for path in directory.glob("*.toml") if path.name not in TOPIC_DATA_FILES)
+    paths = sorted(p for p in directory.glob("*.toml") if p.name not in NON_CATALOG_FILES)
     if not paths:
         raise CatalogError(f"no catalog files in {directory}")
     tables = _read_tables(paths)

@@ -258,6 +258,12 @@ class CrossDCData:
     quoted: tuple[Quoted, ...]
     limits: tuple[Limit, ...]
 
+    def source_ids(self) -> set[str]:
+        """Every source id the file cites (so the catalog's "every source is cited" check can count them)."""
+        groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
+                  self.sparseloco, *self.reported, *self.quoted, *self.limits]
+        return {source_id for group in groups for source_id in group.sources}
+
 
 _NUMBER = (int, float)
 

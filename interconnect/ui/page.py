@@ -24,7 +24,6 @@ PAGES = {
     "home": ("app.py", "Home"),
     "cliff": ("pages/1_Bandwidth_cliff.py", "Bandwidth cliff"),
     "allreduce": ("pages/2_All_reduce.py", "All-reduce"),
-    "crossdc": ("pages/6_Across_sites.py", "Across sites"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
 }
 
