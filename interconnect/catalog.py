@@ -419,7 +419,8 @@ class Catalog:
 
 
 #: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
-NON_CATALOG_FILES = frozenset({"crossdc.toml"})
+#: models.toml holds the parallelism pages' model presets (main); crossdc.toml the Across sites figures.
+NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml"})
 
 
 def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:
