@@ -419,7 +419,7 @@ class Catalog:
 
 
 #: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
-#: models.toml holds the parallelism pages' model presets (main); crossdc.toml the Across sites figures.
+#: models.toml: model presets for the parallelism pages; crossdc.toml: the Across sites page's published figures.
 NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml"})
 
 
