@@ -595,7 +595,8 @@ class Catalog:
 
 _TABLES = ("source", "gpu", "link", "node", "medium")
 #: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
-NON_CATALOG_FILES = frozenset({"models.toml"})
+#: models.toml: model presets for the parallelism pages; crossdc.toml: the Across sites page's published figures.
+NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml"})
 
 
 def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:

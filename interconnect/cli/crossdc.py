@@ -1,0 +1,235 @@
+"""CLI sub-command ``crossdc``: what training across sites sends over the WAN, and how busy the GPUs stay.
+
+``python -m interconnect crossdc --params 1e9 --sites 2 --method diloco --step-time "1 s"
+--wan-bandwidth "10 Gbit/s" --rtt "20 ms"`` prints the payload per synchronisation, the sync time,
+the exposed time per round with and without overlap, the compute utilisation and the WAN bandwidth
+needed for a target utilisation (``--target-utilization``, default 0.95). The step time is typed
+(``--step-time``) or derived from the model size, the tokens per step and the GPU's FLOP/s
+(``--tokens-per-step``, ``--gpu``, ``--gpus-per-site``, ``--mfu``). ``--json`` gives every quantity
+as ``{"value", "unit"}``, including ``bytes_per_sync``, ``compute_utilization`` and
+``required_wan_bandwidth``. User errors exit with status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import replace
+from typing import Any
+
+from interconnect.catalog import UnknownIdError, get_catalog
+from interconnect.cli.output import CliError, print_json, quantity_json
+from interconnect.models.crossdc import (
+    METHODS,
+    TOPOLOGIES,
+    CrossDCError,
+    Scenario,
+    evaluate,
+    get_crossdc_data,
+    make_method,
+    parse_params,
+    site_allreduce_algbw,
+    step_time_s,
+)
+from interconnect.units import (
+    Q_,
+    QuantityInputError,
+    format_bandwidth,
+    format_duration,
+    format_quantity,
+    parse_quantity,
+)
+
+DEFAULT_STEP_TIME = "1 s"
+DEFAULT_WAN = "10 Gbit/s"
+DEFAULT_RTT = "20 ms"
+DEFAULT_MFU = 0.4
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
+    return value
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("crossdc", help="WAN traffic, utilisation and bandwidth needed to train across sites")
+    parser.add_argument("--params", default="1e9", help="model parameters: 1e9, 7B, 1.5T (default 1e9)")
+    parser.add_argument("--sites", type=_int, default=2, help="data centres, one model replica each (default 2)")
+    parser.add_argument("--gpus-per-site", type=_int, default=8, help="GPUs per site (default 8)")
+    parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id, for derived step times and the in-site "
+                        "all-reduce (default h100-sxm)")
+    parser.add_argument("--method", choices=METHODS, default="diloco", help="synchronisation method (default diloco)")
+    knobs = parser.add_argument_group("method knobs (default: what each method's paper ran)")
+    knobs.add_argument("--inner-steps", type=_int, help="H, inner steps between synchronisations")
+    knobs.add_argument("--bits", type=_int, help="bits per value sent (dense: 32, 16, 8 or 4; sparseloco: value bits)")
+    knobs.add_argument("--topology", choices=TOPOLOGIES, help="how the sites exchange (default: the method's)")
+    knobs.add_argument("--fragments", type=_int, help="streaming-diloco: fragments (default: one per 3 layers)")
+    knobs.add_argument("--overlap-steps", type=_int, help="streaming-diloco: tau, inner steps a fragment overlaps")
+    knobs.add_argument("--layers", type=_int, default=0, help="transformer layers (default: from the model size)")
+    knobs.add_argument("--chunk", type=_int, help="sparseloco: values per chunk (default 4096)")
+    knobs.add_argument("--topk", type=_int, help="sparseloco: values kept per chunk (default 64)")
+    knobs.add_argument("--index-bits", type=_int, help="sparseloco: bits per index (default 12)")
+    knobs.add_argument("--no-overlap", action="store_true", help="block on every sync (default: overlap with compute)")
+    timing = parser.add_argument_group("step time: typed, or derived from 6 x params x tokens / (GPUs x FLOP/s x MFU)")
+    timing.add_argument("--step-time", help=f"time of one inner step (default {DEFAULT_STEP_TIME})")
+    timing.add_argument("--tokens-per-step", type=_float, help="tokens one site processes per inner step")
+    timing.add_argument("--mfu", type=_float, default=DEFAULT_MFU, help=f"model FLOP utilisation (default "
+                        f"{DEFAULT_MFU})")
+    network = parser.add_argument_group("the link between sites")
+    network.add_argument("--network", choices=tuple(get_crossdc_data().networks),
+                         help="a CrossPipe network class: sets the bandwidth and RTT unless they are given")
+    network.add_argument("--wan-bandwidth", help=f"per site, each direction (default {DEFAULT_WAN})")
+    network.add_argument("--rtt", help=f"round-trip time between sites (default {DEFAULT_RTT})")
+    parser.add_argument("--target-utilization", type=_float, default=0.95,
+                        help="compute utilisation to size the WAN for, as a fraction (default 0.95)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run_crossdc)
+
+
+def _quantity(flag: str, text: str, dimension: str, unit: str, *, allow_zero: bool = False) -> float:
+    try:
+        return float(parse_quantity(text, dimension, allow_zero=allow_zero).quantity.to(unit).magnitude)
+    except QuantityInputError as exc:
+        raise CliError(f"{flag}: {exc}") from exc
+
+
+def _scenario(args: argparse.Namespace) -> tuple[Scenario, str]:
+    try:
+        params = parse_params(args.params)
+    except CrossDCError as exc:
+        raise CliError(f"--params: {exc}") from exc
+    if not 0 < args.target_utilization < 1:
+        hint = " (a fraction: 0.95, not 95)" if 1 < args.target_utilization <= 100 else ""
+        raise CliError(f"--target-utilization: must lie between 0 and 1{hint}, got {args.target_utilization:g}")
+    catalog = get_catalog()
+    try:
+        gpu = catalog.gpu(args.gpu)
+    except UnknownIdError as exc:
+        raise CliError(f"--gpu: {exc}") from exc
+    if args.step_time is not None and args.tokens_per_step is not None:
+        raise CliError("give --step-time or --tokens-per-step, not both")
+    if args.gpus_per_site < 1:
+        raise CliError(f"--gpus-per-site: must be at least 1, got {args.gpus_per_site}")
+    if args.tokens_per_step is not None:
+        peak = float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude)
+        try:
+            step = step_time_s(params, args.tokens_per_step, args.gpus_per_site, peak, args.mfu,
+                               get_crossdc_data().compute.flops_per_param_per_token)
+        except CrossDCError as exc:
+            raise CliError(f"step time: {exc}") from exc
+        how = (f"derived: 6 x {params:.3g} params x {args.tokens_per_step:.3g} tokens / ({args.gpus_per_site} x "
+               f"{gpu.name} at {gpu.bf16_dense.text()} x MFU {args.mfu:g})")
+    else:
+        step = _quantity("--step-time", args.step_time or DEFAULT_STEP_TIME, "time", "s")
+        how = "typed"
+    preset = get_crossdc_data().networks.get(args.network) if args.network else None
+    if args.wan_bandwidth is not None or preset is None:
+        bandwidth = _quantity("--wan-bandwidth", args.wan_bandwidth or DEFAULT_WAN, "bandwidth", "B/s")
+    else:
+        bandwidth = preset.bandwidth_bytes_per_s
+    if args.rtt is not None or preset is None:
+        rtt = _quantity("--rtt", args.rtt or DEFAULT_RTT, "time", "s", allow_zero=True)
+    else:
+        rtt = preset.rtt_s
+    try:
+        method = make_method(args.method, inner_steps=args.inner_steps, bits=args.bits, topology=args.topology,
+                             fragments=args.fragments, overlap_steps=args.overlap_steps, chunk=args.chunk,
+                             topk=args.topk, index_bits=args.index_bits)
+        scenario = Scenario(params, args.sites, step, bandwidth, rtt, method, gpus_per_site=args.gpus_per_site,
+                            layers=args.layers, overlap=not args.no_overlap,
+                            target_utilization=args.target_utilization,
+                            backward_fraction=get_crossdc_data().compute.backward_fraction)
+    except CrossDCError as exc:
+        raise CliError(str(exc)) from exc
+    if method.topology == "hierarchical":  # the in-site all-reduce, from the collectives model
+        scenario = replace(scenario, site_algbw_bytes_per_s=site_allreduce_algbw(gpu.id, args.gpus_per_site))
+    return scenario, how
+
+
+def _q(value: float, unit: str, base: str) -> dict[str, Any]:
+    if not math.isfinite(value):
+        return {"value": None, "unit": unit}
+    return quantity_json(Q_(value, base), unit)
+
+
+def _percent(fraction: float) -> dict[str, Any]:
+    return {"value": round(fraction * 100, 4), "unit": "%"}
+
+
+def run_crossdc(args: argparse.Namespace) -> int:
+    scenario, how = _scenario(args)
+    result = evaluate(scenario)
+    method = scenario.method
+    defaults = get_crossdc_data().methods[method.id]
+    if args.json:
+        print_json({
+            "method": method.id,
+            "method_name": defaults.name,
+            "params": scenario.params,
+            "sites": scenario.sites,
+            "gpus_per_site": scenario.gpus_per_site,
+            "topology": method.topology,
+            "inner_steps": method.inner_steps,
+            "bits_per_param": method.bits_per_param,
+            "layers": result.layers,
+            "fragments": result.fragments,
+            "overlap": scenario.overlap,
+            "step_time": _q(scenario.step_s, "s", "s"),
+            "step_time_from": how,
+            "wan_bandwidth": _q(scenario.wan_bytes_per_s, "Gbit/s", "B/s"),
+            "rtt": _q(scenario.rtt_s, "ms", "s"),
+            "bytes_per_sync": _q(result.payload_bytes, "GB", "B"),
+            "bytes_per_step": _q(result.bytes_per_step, "GB", "B"),
+            "wan_bytes_per_sync": _q(result.wan_bytes_per_sync, "GB", "B"),
+            "sync_time": _q(result.sync_s, "s", "s"),
+            "compute_time_per_round": _q(result.compute_s, "s", "s"),
+            "exposed_time_per_round": _q(result.exposed_s, "s", "s"),
+            "exposed_time_per_round_without_overlap": _q(result.exposed_no_overlap_s, "s", "s"),
+            "exposed_time_per_round_with_overlap": _q(result.exposed_overlap_s, "s", "s"),
+            "compute_utilization": _percent(result.utilization),
+            "compute_utilization_without_overlap": _percent(result.utilization_no_overlap),
+            "compute_utilization_with_overlap": _percent(result.utilization_overlap),
+            "target_utilization": _percent(scenario.target_utilization),
+            "required_wan_bandwidth": _q(result.required_bytes_per_s, "Gbit/s", "B/s"),
+            "required_wan_bandwidth_without_overlap": _q(result.required_no_overlap_bytes_per_s, "Gbit/s", "B/s"),
+            "required_wan_bandwidth_with_overlap": _q(result.required_overlap_bytes_per_s, "Gbit/s", "B/s"),
+            "method_sources": list(defaults.sources),
+        })
+        return 0
+    needed = result.required_bytes_per_s
+    needed_text = format_bandwidth(Q_(needed, "B/s"), "bit/s") if math.isfinite(needed) else \
+        "out of reach (the round trips alone take longer than the time allowed)"
+    overlap = "with overlap" if scenario.overlap else "without overlap"
+    print(f"{defaults.name}: {scenario.params:.3g} parameters, {scenario.sites} sites x {scenario.gpus_per_site} GPUs, "
+          f"{method.topology}, H = {method.inner_steps}, {method.bits_per_param:g} bits per parameter")
+    print(f"  payload per sync {_gb(result.payload_bytes)}"
+          + (f" (one of {result.fragments} fragments)" if result.fragments > 1 else "")
+          + f"; per step {_gb(result.bytes_per_step)}; over the WAN per site {_gb(result.wan_bytes_per_sync)}")
+    print(f"  step {_duration(scenario.step_s)} ({how}); WAN "
+          f"{format_bandwidth(Q_(scenario.wan_bytes_per_s, 'B/s'), 'bit/s')}, RTT {_duration(scenario.rtt_s)}")
+    print(f"  sync {_duration(result.sync_s)}; per round of {_duration(result.compute_s)} "
+          f"compute, exposed {_duration(result.exposed_overlap_s)} with overlap, "
+          f"{_duration(result.exposed_no_overlap_s)} without")
+    print(f"  compute utilisation {result.utilization:.1%} ({overlap}); "
+          f"WAN needed for {scenario.target_utilization:.0%}: {needed_text}")
+    return 0
+
+
+def _duration(seconds: float) -> str:
+    return format_duration(Q_(seconds, "s")) if seconds > 0 else "0 s"
+
+
+def _gb(size_bytes: float) -> str:
+    return format_quantity(Q_(size_bytes, "B"))

@@ -1,0 +1,1053 @@
+"""Training across data centres: what crosses the wide-area link, how long it takes, how busy the GPUs stay.
+
+Several sites each hold a full replica of the model (data parallel across sites). Every so often the
+sites exchange what they learned: the gradient every step (data parallel), or a pseudo-gradient every
+H inner steps (DiLoCo and its descendants), dense or compressed. This module computes, per method:
+
+* the **payload**: bytes one site contributes to one synchronisation (:func:`payload_bytes`);
+* the **sync time** over the WAN for a ring, a hierarchical or an all-gather exchange, with the
+  round-trip time (:func:`sync_time_s`);
+* the **exposed time** per round of H inner steps, with and without overlapping the exchange with
+  compute (:func:`exposed_time_s`), and the **compute utilisation** (:func:`utilization`);
+* the **WAN bandwidth needed** for a target utilisation, in closed form (:func:`required_bandwidth`).
+
+Everything is vectorised with numpy broadcasting, so a curve of 64 bandwidths or model sizes is one
+call. Floats carry their unit in their name (``step_s``, ``wan_bytes_per_s``, ``payload_bytes``).
+
+The published figures the page shows and the tests check (method defaults, CrossPipe's network
+classes, Streaming DiLoCo's Table 4, INTELLECT-1's Table 2, the SparseLoCo encoding, the reported
+results) live in ``interconnect/data/crossdc.toml``, read by :func:`load_crossdc_data` with strict
+key checks; their sources are ids in ``sources.toml``.
+
+What the simple model leaves out: the per-layer order in which gradients become ready (only the last
+layer's share is kept exposed), queueing of one exchange behind another beyond link saturation,
+compute slowed by communication kernels, single-flow TCP limits (window ÷ RTT), stragglers, and the
+outer optimiser's own time. Even so it lands within 20 % of every cell of Streaming DiLoCo's Table 4
+up to 95 % utilisation, and within 30 % at 99 % but one (``tests/unit/models/test_crossdc.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from interconnect.units import QuantityInputError, parse_quantity
+
+__all__ = [
+    "CONFIDENCES",
+    "METHODS",
+    "TOPOLOGIES",
+    "CrossDCData",
+    "CrossDCDataError",
+    "CrossDCError",
+    "CrossDCInputError",
+    "CrossDCResult",
+    "Method",
+    "Scenario",
+    "default_layers",
+    "evaluate",
+    "exposed_time_s",
+    "get_crossdc_data",
+    "load_crossdc_data",
+    "make_method",
+    "method_scenarios",
+    "parse_count",
+    "parse_params",
+    "payload_bytes",
+    "required_bandwidth",
+    "required_bandwidth_curve",
+    "site_allreduce_algbw",
+    "step_time_s",
+    "sync_time_s",
+    "utilization",
+    "utilization_curve",
+    "wan_traffic",
+]
+
+#: Method ids (public schema: URL values and CLI choices).
+METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco")
+#: How the sites exchange their payloads.
+TOPOLOGIES = ("ring", "hierarchical", "allgather")
+CONFIDENCES = ("high", "medium", "low")
+#: Bits per value a dense payload may use (FP32, BF16/FP16, int8, 4-bit E3M0).
+DENSE_BITS = (32, 16, 8, 4)
+
+PARAMS_RANGE = (1e6, 1e13)
+SITES_RANGE = (2, 10_000)
+GPUS_PER_SITE_RANGE = (1, 1_000_000)
+INNER_STEPS_MAX = 1_000_000
+
+_DATA_FILE = "crossdc.toml"
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+class CrossDCError(ValueError):
+    """Base class of this module's errors."""
+
+
+class CrossDCInputError(CrossDCError):
+    """A user input that cannot be used; the message names the input and the accepted range."""
+
+
+class CrossDCDataError(CrossDCError):
+    """``crossdc.toml`` is inconsistent; the message names the table and the key."""
+
+
+# --- the data file ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MethodDefaults:
+    """What a paper ran: the defaults of one method, with where they are stated."""
+
+    id: str
+    name: str
+    inner_steps: int
+    bits: int
+    topology: str
+    sources: tuple[str, ...]
+    where: str
+    overlap_steps: int = 0
+    layers_per_fragment: int = 0
+    chunk: int = 0
+    topk: int = 0
+    index_bits: int = 0
+
+
+@dataclass(frozen=True)
+class NetworkClass:
+    """A class of link between sites (CrossPipe §2.3), with the preset's latency and bandwidth."""
+
+    id: str
+    name: str
+    published: str
+    latency_s: float
+    bandwidth_bytes_per_s: float
+    per_port: bool
+    sources: tuple[str, ...]
+    where: str
+
+    @property
+    def rtt_s(self) -> float:
+        """Round trip: twice the one-way latency."""
+        return 2 * self.latency_s
+
+
+@dataclass(frozen=True)
+class Table4Row:
+    model: str
+    params: float
+    layers: int
+    step_s: float
+    variant: str
+    required_gbit_per_s: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Table4:
+    """Streaming DiLoCo's Table 4: simulated WAN bandwidth for a target compute utilisation."""
+
+    sources: tuple[str, ...]
+    where: str
+    utilization: tuple[float, ...]
+    sites: int
+    inner_steps: int
+    grid_step: float
+    rows: tuple[Table4Row, ...]
+
+
+@dataclass(frozen=True)
+class IntellectSpan:
+    name: str
+    allreduce_s: float
+    utilization_percent: float
+
+
+@dataclass(frozen=True)
+class Intellect1:
+    """INTELLECT-1's Table 2: compute per round and the median all-reduce time per span."""
+
+    sources: tuple[str, ...]
+    where: str
+    confidence: str
+    params: float
+    inner_steps: int
+    compute_s: float
+    spans: tuple[IntellectSpan, ...]
+
+
+@dataclass(frozen=True)
+class SparseEncoding:
+    """SparseLoCo's payload encoding as run in Covenant-72B."""
+
+    sources: tuple[str, ...]
+    where: str
+    chunk: int
+    topk: int
+    value_bits: int
+    index_bits: int
+    index_bits_lower_bound: float
+    compression_vs_fp32_at_least: float
+
+
+@dataclass(frozen=True)
+class ComputeRule:
+    """Training FLOPs per parameter per token, and the backward pass's share of them."""
+
+    sources: tuple[str, ...]
+    where: str
+    flops_per_param_per_token: float
+    backward_flops_per_param_per_token: float
+
+    @property
+    def backward_fraction(self) -> float:
+        return self.backward_flops_per_param_per_token / self.flops_per_param_per_token
+
+
+@dataclass(frozen=True)
+class Reported:
+    """One published result, as a card: a headline number, a sentence, the source and our confidence."""
+
+    id: str
+    work: str
+    headline: str
+    claim: str
+    sources: tuple[str, ...]
+    where: str
+    confidence: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A claim heard in talks, and what the sources say."""
+
+    claim: str
+    correction: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Limit:
+    text: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CrossDCData:
+    """Everything in ``crossdc.toml``, checked."""
+
+    methods: Mapping[str, MethodDefaults]
+    networks: Mapping[str, NetworkClass]
+    compute: ComputeRule
+    table4: Table4
+    intellect1: Intellect1
+    sparseloco: SparseEncoding
+    reported: tuple[Reported, ...]
+    quoted: tuple[Quoted, ...]
+    limits: tuple[Limit, ...]
+
+    def source_ids(self) -> set[str]:
+        """Every source id the file cites (so the catalog's "every source is cited" check can count them)."""
+        groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
+                  self.sparseloco, *self.reported, *self.quoted, *self.limits]
+        return {source_id for group in groups for source_id in group.sources}
+
+
+_NUMBER = (int, float)
+
+
+class _Reader:
+    """Strict reads of one TOML table: every key known, every required key present, types checked."""
+
+    def __init__(self, where: str, raw: object, required: Mapping[str, Any], optional: Mapping[str, Any] | None = None,
+                 source_ids: frozenset[str] = frozenset()) -> None:
+        if not isinstance(raw, Mapping):
+            raise CrossDCDataError(f"{where}: must be a table")
+        optional = optional or {}
+        unknown = sorted(set(raw) - set(required) - set(optional))
+        if unknown:
+            raise CrossDCDataError(f"{where}: unknown key(s) {', '.join(unknown)}")
+        missing = sorted(set(required) - set(raw))
+        if missing:
+            raise CrossDCDataError(f"{where}: missing key(s) {', '.join(missing)}")
+        for key, value in raw.items():
+            kind = required.get(key, optional.get(key))
+            if kind is float:
+                kind = _NUMBER
+            if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+                raise CrossDCDataError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
+        self.where = where
+        self.raw = raw
+        if "sources" in raw:
+            sources = raw["sources"]
+            if not sources or any(not isinstance(s, str) or s not in source_ids for s in sources):
+                raise CrossDCDataError(f"{where}: 'sources' must list known source ids, got {sources!r}")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+    def sources(self) -> tuple[str, ...]:
+        return tuple(self.raw["sources"])
+
+    def quantity(self, key: str, dimension: str, unit: str) -> float:
+        try:
+            return float(parse_quantity(self.raw[key], dimension).quantity.to(unit).magnitude)
+        except QuantityInputError as exc:
+            raise CrossDCDataError(f"{self.where}: '{key}': {exc}") from exc
+
+    def positive(self, key: str) -> float:
+        value = self.raw[key]
+        if not value > 0 or not math.isfinite(value):
+            raise CrossDCDataError(f"{self.where}: '{key}' must be a positive number")
+        return float(value)
+
+    def choice(self, key: str, choices: tuple[str, ...]) -> str:
+        if self.raw[key] not in choices:
+            raise CrossDCDataError(f"{self.where}: '{key}' must be one of {', '.join(choices)}")
+        return self.raw[key]
+
+
+def _rows(data: Mapping[str, Any], key: str, file: str) -> list:
+    rows = data.get(key)
+    if not isinstance(rows, list) or not rows:
+        raise CrossDCDataError(f"{file}: needs at least one [[{key}]]")
+    return rows
+
+
+_S = {"sources": list, "where": str}
+
+
+def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> CrossDCData:
+    """Read and check ``crossdc.toml`` (default: the packaged file).
+
+    ``source_ids`` are the ids a ``sources`` list may use (default: those of the packaged catalog).
+    Raises :class:`CrossDCDataError` naming the table and key for an unknown or missing key, a wrong
+    type or dimension, or an unknown source id.
+    """
+    if path is None:
+        path = Path(str(resources.files("interconnect").joinpath("data", _DATA_FILE)))
+    path = Path(path)
+    if source_ids is None:
+        from interconnect.catalog import get_catalog
+
+        source_ids = frozenset(get_catalog().sources)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise CrossDCDataError(f"{path.name}: not valid TOML: {exc}") from exc
+    file = path.name
+    known = {"method", "network", "compute", "streaming_diloco_table4", "intellect1", "sparseloco_encoding",
+             "reported", "quoted", "limit"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise CrossDCDataError(f"{file}: unknown table(s) {', '.join(unknown)}")
+    ids = source_ids
+
+    methods: dict[str, MethodDefaults] = {}
+    for raw in _rows(data, "method", file):
+        where = f"{file}: method '{raw.get('id', '?')}'"
+        r = _Reader(where, raw, {"id": str, "name": str, "inner_steps": int, "bits": int, "topology": str, **_S},
+                    {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int},
+                    ids)
+        if raw["id"] not in METHODS or raw["id"] in methods:
+            raise CrossDCDataError(f"{where}: id must be one of {', '.join(METHODS)}, once each")
+        r.choice("topology", TOPOLOGIES)
+        if raw["inner_steps"] < 1 or raw["bits"] < 1:
+            raise CrossDCDataError(f"{where}: inner_steps and bits must be at least 1")
+        methods[raw["id"]] = MethodDefaults(**{**raw, "sources": r.sources()})
+    if set(methods) != set(METHODS):
+        raise CrossDCDataError(f"{file}: needs a [[method]] for each of {', '.join(METHODS)}")
+    streaming, sparse = methods["streaming-diloco"], methods["sparseloco"]
+    if streaming.layers_per_fragment < 1 or streaming.overlap_steps < 0:
+        raise CrossDCDataError(f"{file}: method 'streaming-diloco' needs layers_per_fragment >= 1")
+    if not 1 <= sparse.topk <= sparse.chunk or sparse.index_bits < 1:
+        raise CrossDCDataError(f"{file}: method 'sparseloco' needs 1 <= topk <= chunk and index_bits >= 1")
+
+    networks: dict[str, NetworkClass] = {}
+    for raw in _rows(data, "network", file):
+        where = f"{file}: network '{raw.get('id', '?')}'"
+        r = _Reader(where, raw, {"id": str, "name": str, "published": str, "latency": str, "bandwidth": str,
+                                 "per_port": bool, **_S}, {}, ids)
+        networks[raw["id"]] = NetworkClass(
+            raw["id"], raw["name"], raw["published"], r.quantity("latency", "time", "s"),
+            r.quantity("bandwidth", "bandwidth", "B/s"), raw["per_port"], r.sources(), raw["where"])
+
+    r = _Reader(f"{file}: [compute]", data.get("compute"), {"flops_per_param_per_token": float,
+                                                            "backward_flops_per_param_per_token": float, **_S},
+                source_ids=ids)
+    compute = ComputeRule(r.sources(), r.get("where"), r.positive("flops_per_param_per_token"),
+                          r.positive("backward_flops_per_param_per_token"))
+    if compute.backward_fraction >= 1:
+        raise CrossDCDataError(f"{file}: [compute] backward FLOPs must be less than the total")
+
+    where = f"{file}: [streaming_diloco_table4]"
+    raw_table = data.get("streaming_diloco_table4")
+    r = _Reader(where, raw_table, {"utilization": list, "sites": int, "inner_steps": int, "grid_step": float,
+                                   "row": list, **_S}, source_ids=ids)
+    utilizations = tuple(float(u) for u in raw_table["utilization"])
+    if not all(0 < u < 1 for u in utilizations):
+        raise CrossDCDataError(f"{where}: utilization values must lie between 0 and 1")
+    rows = []
+    for raw in raw_table["row"]:
+        row_where = f"{where} row {raw.get('model', '?')} {raw.get('variant', '?')}"
+        rr = _Reader(row_where, raw, {"model": str, "params": float, "layers": int, "step_time": str,
+                                      "variant": str, "required_gbit_per_s": list})
+        required = tuple(float(v) for v in raw["required_gbit_per_s"])
+        if len(required) != len(utilizations) or not all(v > 0 for v in required):
+            raise CrossDCDataError(f"{row_where}: needs one positive bandwidth per utilization")
+        rows.append(Table4Row(raw["model"], rr.positive("params"), raw["layers"],
+                              rr.quantity("step_time", "time", "s"), raw["variant"], required))
+    table4 = Table4(r.sources(), raw_table["where"], utilizations, raw_table["sites"], raw_table["inner_steps"],
+                    r.positive("grid_step"), tuple(rows))
+
+    where = f"{file}: [intellect1]"
+    raw_i = data.get("intellect1")
+    r = _Reader(where, raw_i, {"confidence": str, "params": float, "inner_steps": int, "compute_time": str,
+                               "span": list, **_S}, source_ids=ids)
+    r.choice("confidence", CONFIDENCES)
+    spans = []
+    for raw in raw_i["span"]:
+        rs = _Reader(f"{where} span '{raw.get('name', '?')}'", raw,
+                     {"name": str, "allreduce_time": str, "utilization_percent": float})
+        spans.append(IntellectSpan(raw["name"], rs.quantity("allreduce_time", "time", "s"),
+                                   rs.positive("utilization_percent")))
+    intellect1 = Intellect1(r.sources(), raw_i["where"], raw_i["confidence"], r.positive("params"),
+                            raw_i["inner_steps"], r.quantity("compute_time", "time", "s"), tuple(spans))
+
+    raw_s = data.get("sparseloco_encoding")
+    r = _Reader(f"{file}: [sparseloco_encoding]", raw_s,
+                {"chunk": int, "topk": int, "value_bits": int, "index_bits": int, "index_bits_lower_bound": float,
+                 "compression_vs_fp32_at_least": float, **_S}, source_ids=ids)
+    sparseloco = SparseEncoding(r.sources(), raw_s["where"], raw_s["chunk"], raw_s["topk"], raw_s["value_bits"],
+                                raw_s["index_bits"], r.positive("index_bits_lower_bound"),
+                                r.positive("compression_vs_fp32_at_least"))
+
+    reported = []
+    for raw in _rows(data, "reported", file):
+        where = f"{file}: reported '{raw.get('id', '?')}'"
+        r = _Reader(where, raw, {"id": str, "work": str, "headline": str, "claim": str, "confidence": str, **_S},
+                    {"note": str}, ids)
+        r.choice("confidence", CONFIDENCES)
+        reported.append(Reported(**{**raw, "sources": r.sources()}))
+    quoted = []
+    for i, raw in enumerate(_rows(data, "quoted", file)):
+        r = _Reader(f"{file}: quoted #{i + 1}", raw, {"claim": str, "correction": str, "sources": list},
+                    source_ids=ids)
+        quoted.append(Quoted(raw["claim"], raw["correction"], r.sources()))
+    limits = []
+    for i, raw in enumerate(_rows(data, "limit", file)):
+        r = _Reader(f"{file}: limit #{i + 1}", raw, {"text": str, "sources": list}, source_ids=ids)
+        limits.append(Limit(raw["text"], r.sources()))
+    return CrossDCData(methods, networks, compute, table4, intellect1, sparseloco, tuple(reported), tuple(quoted),
+                       tuple(limits))
+
+
+@functools.lru_cache(maxsize=1)
+def get_crossdc_data() -> CrossDCData:
+    """The packaged ``crossdc.toml``, read once per process."""
+    return load_crossdc_data()
+
+
+# --- methods ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Method:
+    """One synchronisation method with its knobs resolved.
+
+    ``bits`` is the bits per value sent (for SparseLoCo, per kept value); ``fragments`` 0 means
+    "one fragment per ``layers_per_fragment`` layers" (Streaming DiLoCo), 1 for every other method.
+    """
+
+    id: str
+    inner_steps: int
+    bits: int
+    topology: str
+    fragments: int = 1
+    layers_per_fragment: int = 0
+    overlap_steps: int = 0
+    chunk: int = 0
+    topk: int = 0
+    index_bits: int = 0
+
+    @property
+    def sparse(self) -> bool:
+        return self.id == "sparseloco"
+
+    @property
+    def bits_per_param(self) -> float:
+        r"""Bits sent per model parameter per synchronisation (all fragments together).
+
+        Dense: the value width. SparseLoCo keeps ``topk`` of every ``chunk`` values and sends each
+        with its value bits and its index:
+
+        .. math:: b = \frac{k}{C}\,(b_v + b_i) = \frac{64}{4096}(2 + 12) = 0.21875
+
+        (Covenant-72B report §2.1, arXiv 2603.08163).
+        """
+        if self.sparse:
+            return self.topk / self.chunk * (self.bits + self.index_bits)
+        return float(self.bits)
+
+    def fragments_for(self, layers: object) -> np.ndarray:
+        """Fragments per model: the fixed count, or one per ``layers_per_fragment`` layers (at least 1)."""
+        layers = np.asarray(layers, dtype=float)
+        if self.fragments:
+            return np.full_like(layers, float(self.fragments))
+        if self.layers_per_fragment:
+            return np.maximum(1.0, np.rint(layers / self.layers_per_fragment))
+        return np.ones_like(layers)
+
+
+_REAL_TYPES = (int, float, np.integer, np.floating)
+
+
+def _whole(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, _REAL_TYPES):
+        raise CrossDCInputError(f"{name} must be a whole number from {low:,} to {high:,}, got {value!r}")
+    if not math.isfinite(float(value)) or float(value) != int(value):
+        raise CrossDCInputError(f"{name} must be a whole number from {low:,} to {high:,}, got {value}")
+    if not low <= int(value) <= high:
+        raise CrossDCInputError(f"{name} must be from {low:,} to {high:,}, got {int(value):,}")
+    return int(value)
+
+
+def make_method(
+    method: str,
+    *,
+    inner_steps: int | None = None,
+    bits: int | None = None,
+    topology: str | None = None,
+    fragments: int | None = None,
+    overlap_steps: int | None = None,
+    chunk: int | None = None,
+    topk: int | None = None,
+    index_bits: int | None = None,
+    data: CrossDCData | None = None,
+) -> Method:
+    """A :class:`Method` from its id and the knobs given; ``None`` takes the paper's default.
+
+    Raises :class:`CrossDCInputError` with a message naming the knob for a value out of range
+    (``inner steps H must be from 1 to 1,000,000, got 0``) or a knob that does not apply.
+
+    >>> make_method("diloco", bits=16).bits_per_param
+    16.0
+    >>> make_method("sparseloco").bits_per_param
+    0.21875
+    >>> make_method("diloco", inner_steps=0)
+    Traceback (most recent call last):
+    ...
+    interconnect.models.crossdc.CrossDCInputError: inner steps H must be from 1 to 1,000,000, got 0
+    """
+    data = data or get_crossdc_data()
+    if method not in METHODS:
+        raise CrossDCInputError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
+    defaults = data.methods[method]
+    steps = defaults.inner_steps if inner_steps is None else _whole("inner steps H", inner_steps, 1, INNER_STEPS_MAX)
+    if method == "dp" and steps != 1:
+        raise CrossDCInputError("data parallel synchronises every step (H = 1); use diloco for H > 1")
+    value_bits = defaults.bits if bits is None else _whole("bits per value", bits, 1, 32)
+    if method != "sparseloco" and value_bits not in DENSE_BITS:
+        raise CrossDCInputError(f"bits per value must be one of {', '.join(map(str, DENSE_BITS))}, got {value_bits}")
+    if method == "diloco-int8" and value_bits != 8:
+        raise CrossDCInputError("diloco-int8 sends 8-bit values; use diloco for other widths")
+    topo = defaults.topology if topology is None else topology
+    if topo not in TOPOLOGIES:
+        raise CrossDCInputError(f"unknown topology '{topo}'; choose one of {', '.join(TOPOLOGIES)}")
+    streaming = method == "streaming-diloco"
+    if not streaming and fragments not in (None, 0, 1):
+        raise CrossDCInputError("fragments apply to streaming-diloco only")
+    if not streaming and overlap_steps not in (None, 0):
+        raise CrossDCInputError("overlap steps (tau) apply to streaming-diloco only")
+    frag = _whole("fragments", fragments, 0, 100_000) if streaming and fragments is not None else 0
+    tau = defaults.overlap_steps if overlap_steps is None else _whole("overlap steps tau", overlap_steps, 0, steps)
+    result = Method(method, steps, value_bits, topo, fragments=frag if streaming else 1,
+                    layers_per_fragment=defaults.layers_per_fragment if streaming else 0,
+                    overlap_steps=tau if streaming else 0)
+    if method != "sparseloco":
+        if any(v is not None for v in (chunk, topk, index_bits)):
+            raise CrossDCInputError("chunk, top-k and index bits apply to sparseloco only")
+        return result
+    size = defaults.chunk if chunk is None else _whole("chunk size", chunk, 2, 1 << 24)
+    keep = defaults.topk if topk is None else _whole("top-k per chunk", topk, 1, size)
+    if keep > size:
+        raise CrossDCInputError(f"top-k per chunk ({keep:,}) cannot exceed the chunk size ({size:,})")
+    index = defaults.index_bits if index_bits is None else _whole("index bits", index_bits, 1, 32)
+    needed = math.ceil(math.log2(size))
+    if index < needed:
+        raise CrossDCInputError(f"{index}-bit indices address {2**index:,} positions; a chunk of {size:,} "
+                                f"needs at least {needed} bits")
+    return replace(result, chunk=size, topk=keep, index_bits=index)
+
+
+_PARAMS_RE = re.compile(r"(?P<number>\d{1,15}(?:\.\d{0,15})?(?:[eE][+-]?\d{1,3})?)\s*(?P<suffix>[kKMBbGT]?)")
+_PARAMS_SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "b": 1e9, "G": 1e9, "T": 1e12}
+
+
+def parse_count(text: object, name: str = "parameters", low: float = PARAMS_RANGE[0],
+                high: float = PARAMS_RANGE[1]) -> float:
+    """A count typed by a person: ``1e9``, ``7B``, ``70e9``, ``1.5T``, ``4M`` (suffix k, M, B or G, T).
+
+    A strict grammar (a float literal and one optional suffix), never an expression; the count must
+    lie in ``[low, high]``. Raises :class:`CrossDCInputError` naming ``name``.
+
+    >>> parse_count("7B"), parse_count("1e9"), parse_count(" 1.5 T ")
+    (7000000000.0, 1000000000.0, 1500000000000.0)
+    >>> parse_count("-3")
+    Traceback (most recent call last):
+    ...
+    interconnect.models.crossdc.CrossDCInputError: parameters: expected a count like '1e9' or '7B', got '-3'
+    """
+    raw = text.strip() if isinstance(text, str) else ""
+    match = _PARAMS_RE.fullmatch(raw) if len(raw) <= 40 else None
+    if match is None:
+        shown = raw[:40] + ("…" if len(raw) > 40 else "")
+        raise CrossDCInputError(f"{name}: expected a count like '1e9' or '7B', got '{shown}'")
+    value = float(match.group("number")) * _PARAMS_SUFFIX[match.group("suffix")]
+    if not (math.isfinite(value) and low <= value <= high):
+        raise CrossDCInputError(f"{name} must be from {low:.0e} to {high:.0e}, got {raw}")
+    return value
+
+
+def parse_params(text: object) -> float:
+    """A parameter count (:func:`parse_count` within :data:`PARAMS_RANGE`).
+
+    >>> parse_params("70e9")
+    70000000000.0
+    """
+    return parse_count(text, "parameters", *PARAMS_RANGE)
+
+
+def default_layers(params: object) -> np.ndarray:
+    r"""Transformer layers for a model size when none is given.
+
+    A power law through the shapes Streaming DiLoCo simulated (arXiv 2501.18512 §3): 24 layers at 1B
+    and 108 at 100B; it gives 51 at 10B against the paper's 48.
+
+    .. math:: L(N) = 24\,(N / 10^9)^{\log_{100}(108/24)}
+
+    >>> default_layers([1e9, 1e10, 1e11]).tolist()
+    [24.0, 51.0, 108.0]
+    """
+    exponent = math.log(108 / 24) / math.log(100)
+    return np.maximum(1.0, np.rint(24 * (np.asarray(params, dtype=float) / 1e9) ** exponent))
+
+
+# --- the arithmetic -----------------------------------------------------------------------------
+
+
+def payload_bytes(method: Method, params: object, fragments: object = 1) -> np.ndarray:
+    r"""Bytes one site contributes to one synchronisation (one fragment for Streaming DiLoCo).
+
+    .. math:: S = \frac{N\,b}{8\,P}
+
+    with N parameters, b bits per parameter (:attr:`Method.bits_per_param`) and P fragments.
+
+    >>> float(payload_bytes(make_method("diloco", bits=16), 1e9)) / 1e9  # GB
+    2.0
+    """
+    return np.asarray(params, dtype=float) * method.bits_per_param / 8 / np.asarray(fragments, dtype=float)
+
+
+def wan_traffic(topology: str, sites: int, gpus_per_site: int = 1) -> tuple[float, int]:
+    r"""Bytes each site sends (and receives) per payload byte, and the latency-bound steps.
+
+    * ``ring``: one ring through every GPU of every site (P = M·G ranks). Each ring edge that leaves a
+      site carries :math:`2(P-1)/P` of the payload, and each of the :math:`2(P-1)` steps waits for the
+      slowest edge, a WAN hop.
+    * ``hierarchical``: reduce inside each site, all-reduce the sites' shards over a ring of M sites,
+      then share inside the site: :math:`2(M-1)/M` of the payload per site in :math:`2(M-1)` steps.
+    * ``allgather``: every site receives every other site's payload, which cannot be summed on the way
+      (sparse payloads with different indices): :math:`M-1` payloads in :math:`M-1` steps.
+
+    The ring and its 2(n-1)/n factor are nccl-tests' ``doc/PERFORMANCE.md`` (busbw for all-reduce).
+
+    >>> wan_traffic("hierarchical", 2)
+    (1.0, 2)
+    >>> wan_traffic("ring", 2, 8)
+    (1.875, 30)
+    """
+    if topology not in TOPOLOGIES:
+        raise CrossDCInputError(f"unknown topology '{topology}'; choose one of {', '.join(TOPOLOGIES)}")
+    if topology == "ring":
+        ranks = sites * gpus_per_site
+        return 2 * (ranks - 1) / ranks, 2 * (ranks - 1)
+    if topology == "hierarchical":
+        return 2 * (sites - 1) / sites, 2 * (sites - 1)
+    return float(sites - 1), sites - 1
+
+
+def sync_time_s(
+    payload_bytes: object,
+    *,
+    sites: int,
+    wan_bytes_per_s: object,
+    rtt_s: float,
+    topology: str,
+    gpus_per_site: int = 1,
+    site_algbw_bytes_per_s: float = math.inf,
+) -> np.ndarray:
+    r"""Time of one synchronisation across the sites (alpha-beta).
+
+    .. math:: T = s\,\frac{\mathrm{RTT}}{2} + \frac{f\,S}{B_\mathrm{WAN}} + \frac{S}{B_\mathrm{site}}
+
+    with (f, s) from :func:`wan_traffic`, one-way latency RTT/2 per step, and the last term only for
+    ``hierarchical`` (one all-reduce inside the site at its algbw ``site_algbw_bytes_per_s``).
+
+    >>> float(sync_time_s(2e9, sites=2, wan_bytes_per_s=1.25e9, rtt_s=0.02, topology="hierarchical"))  # s
+    1.62
+    """
+    factor, steps = wan_traffic(topology, sites, gpus_per_site)
+    payload = np.asarray(payload_bytes, dtype=float)
+    time = steps * rtt_s / 2 + factor * payload / np.asarray(wan_bytes_per_s, dtype=float)
+    if topology == "hierarchical" and math.isfinite(site_algbw_bytes_per_s):
+        time = time + payload / site_algbw_bytes_per_s
+    return time
+
+
+def _window_and_floor(method: Method, step_s: object, layers: object, fragments: object,
+                      backward_fraction: float) -> tuple[np.ndarray, np.ndarray]:
+    """How long a sync may run hidden behind compute, and the share that stays exposed regardless.
+
+    Data parallel and the DiLoCo family hide their exchange behind the backward pass of the step in
+    which it starts (a layer's gradient or pseudo-gradient is ready once its backward is done); only
+    the share of the layer finished last stays exposed (1/layers of the payload). Streaming DiLoCo
+    also hides a fragment's exchange behind tau whole inner steps before the worker waits for it, and
+    keeps no floor: its Table 4 (arXiv 2501.18512) behaves as if a fragment of a few strided layers
+    hides entirely behind the backward pass (with a one-layer floor the model would ask 1.9x its 95 %
+    figure at 100B).
+    """
+    step = np.asarray(step_s, dtype=float)
+    window = (method.overlap_steps + backward_fraction) * step
+    if method.id == "streaming-diloco":
+        floor = np.zeros_like(window)
+    else:
+        floor = np.asarray(fragments, dtype=float) / np.maximum(np.asarray(layers, dtype=float), 1.0)
+        floor = np.minimum(floor, 1.0) + np.zeros_like(window)
+    return window, floor
+
+
+def exposed_time_s(
+    sync_s: object,
+    *,
+    method: Method,
+    step_s: object,
+    layers: object,
+    overlap: bool,
+    backward_fraction: float,
+    fragments: object | None = None,
+) -> np.ndarray:
+    r"""Exposed communication per round of H inner steps (the time compute waits).
+
+    Without overlap every sync blocks: :math:`E = P\,T`. With overlap, each of the P syncs hides
+    behind a window W (the backward share of a step, plus tau inner steps for Streaming DiLoCo) except
+    a floor share φ (the last layer's, when tau = 0), and the link cannot carry more than one round's
+    syncs per round:
+
+    .. math:: E = \max\bigl(P\,\max(T - W,\ \varphi T),\ P\,T - H\,t_\mathrm{step},\ 0\bigr)
+
+    Streaming DiLoCo's simulator overlaps reductions with the backward pass in the same way (§3.1).
+
+    >>> dp = make_method("dp")
+    >>> float(exposed_time_s(0.1, method=dp, step_s=0.1, layers=24, overlap=False, backward_fraction=2/3))
+    0.1
+    >>> round(float(exposed_time_s(0.1, method=dp, step_s=0.1, layers=24, overlap=True,
+    ...                            backward_fraction=2/3)), 4)  # s: 0.1 - 0.0667
+    0.0333
+    """
+    sync = np.asarray(sync_s, dtype=float)
+    frags = method.fragments_for(layers) if fragments is None else np.asarray(fragments, dtype=float)
+    if not overlap:
+        return frags * sync
+    window, floor = _window_and_floor(method, step_s, layers, frags, backward_fraction)
+    per_sync = np.maximum(sync - window, floor * sync)
+    saturated = frags * sync - method.inner_steps * np.asarray(step_s, dtype=float)
+    return np.maximum(np.maximum(frags * per_sync, saturated), 0.0)
+
+
+def utilization(compute_s: object, exposed_s: object) -> np.ndarray:
+    r"""Compute utilisation: the share of wall-clock time the GPUs compute.
+
+    .. math:: U = \frac{H\,t_\mathrm{step}}{H\,t_\mathrm{step} + E}
+
+    INTELLECT-1 (arXiv 2412.01152, Table 2): 100 inner steps take 38 min and the median all-reduce across
+    the USA 103 s, so U = 2280 / 2383:
+
+    >>> round(float(utilization(38 * 60, 103)) * 100, 1)  # %
+    95.7
+    """
+    compute = np.asarray(compute_s, dtype=float)
+    return compute / (compute + np.asarray(exposed_s, dtype=float))
+
+
+def required_bandwidth(
+    payload_bytes: object,
+    *,
+    target_utilization: float,
+    method: Method,
+    step_s: object,
+    layers: object,
+    overlap: bool,
+    backward_fraction: float,
+    sites: int,
+    rtt_s: float,
+    topology: str,
+    gpus_per_site: int = 1,
+    site_algbw_bytes_per_s: float = math.inf,
+    fragments: object | None = None,
+) -> np.ndarray:
+    r"""WAN bandwidth (bytes/s per site, each direction) that reaches a target compute utilisation.
+
+    The utilisation target allows :math:`E^* = H\,t_\mathrm{step}(1/U - 1)` of exposed time per round.
+    Inverting :func:`exposed_time_s` gives the longest sync :math:`T_\max` that fits:
+
+    .. math::
+
+        T_\max = \begin{cases} E^*/P & \text{no overlap} \\
+        \min\bigl(W + E^*/P,\ E^*/(P\varphi),\ (E^* + H\,t_\mathrm{step})/P\bigr) & \text{overlap}
+        \end{cases}
+
+    and with :math:`T = \ell + f S / B` (latency and in-site time ℓ, :func:`sync_time_s`),
+    :math:`B = f S / (T_\max - \ell)`. Infinite when the latency alone exceeds :math:`T_\max`.
+
+    >>> diloco = make_method("diloco", inner_steps=100, bits=16)
+    >>> b = required_bandwidth(1e9 * 2, target_utilization=0.95, method=diloco, step_s=0.1, layers=24,
+    ...                        overlap=False, backward_fraction=2/3, sites=2, rtt_s=0.0, topology="hierarchical")
+    >>> round(float(b) * 8 / 1e9, 1)  # Gbit/s
+    30.4
+    """
+    if not 0 < target_utilization < 1:
+        raise CrossDCInputError(f"target utilisation must lie between 0 and 1 (exclusive), got {target_utilization}")
+    step = np.asarray(step_s, dtype=float)
+    frags = method.fragments_for(layers) if fragments is None else np.asarray(fragments, dtype=float)
+    budget = method.inner_steps * step * (1 / target_utilization - 1)
+    if overlap:
+        window, floor = _window_and_floor(method, step, layers, frags, backward_fraction)
+        with np.errstate(divide="ignore"):
+            by_floor = np.where(floor > 0, budget / (frags * np.where(floor > 0, floor, 1.0)), np.inf)
+        longest = np.minimum(np.minimum(window + budget / frags, by_floor),
+                             (budget + method.inner_steps * step) / frags)
+    else:
+        longest = budget / frags
+    factor, steps = wan_traffic(topology, sites, gpus_per_site)
+    payload = np.asarray(payload_bytes, dtype=float)
+    fixed = steps * rtt_s / 2 + np.zeros_like(payload)
+    if topology == "hierarchical" and math.isfinite(site_algbw_bytes_per_s):
+        fixed = fixed + payload / site_algbw_bytes_per_s
+    slack = longest - fixed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(slack > 0, factor * payload / np.where(slack > 0, slack, 1.0), np.inf)
+
+
+def step_time_s(params: float, tokens_per_step: float, gpus_per_site: int, peak_flops_per_s: float, mfu: float,
+                flops_per_param_per_token: float = 6.0) -> float:
+    r"""Time of one inner step of one site, from the model size and the site's compute.
+
+    .. math:: t_\mathrm{step} = \frac{6\,N\,D}{G\,F\,\mathrm{MFU}}
+
+    with D tokens per step per site, G GPUs at peak F FLOP/s (dense BF16), and 6 FLOPs per parameter
+    per token (Kaplan et al., arXiv 2001.08361 §2.1).
+
+    >>> round(step_time_s(1e9, 1e6, 8, 989.4e12, 0.4), 3)  # s, 8 H100 at 40 % MFU
+    1.895
+    """
+    for name, value, low in (("parameters", params, 1.0), ("tokens per step", tokens_per_step, 1.0),
+                             ("GPUs per site", gpus_per_site, 1), ("peak FLOP/s", peak_flops_per_s, 1.0)):
+        if not (math.isfinite(value) and value >= low):
+            raise CrossDCInputError(f"{name} must be at least {low:g}, got {value}")
+    if not (math.isfinite(mfu) and 0 < mfu <= 1):
+        raise CrossDCInputError(f"MFU must lie in (0, 1], got {mfu}")
+    return flops_per_param_per_token * params * tokens_per_step / (gpus_per_site * peak_flops_per_s * mfu)
+
+
+@functools.lru_cache(maxsize=256)
+def site_allreduce_algbw(gpu: str, gpus_per_site: int) -> float:
+    """Bytes/s of one all-reduce inside a site (algbw at 1 GiB, bandwidth-bound), from the collectives model.
+
+    A site is the GPU's reference server repeated (8 per node for H100) on its usual NIC. One GPU per
+    site needs no in-site step (infinite).
+    """
+    if gpus_per_site <= 1:
+        return math.inf
+    from interconnect.models.cluster import resolve_cluster
+    from interconnect.models.collectives import allreduce
+
+    cluster, _ = resolve_cluster(gpu, nodes=1)
+    per_node = min(cluster.gpus_per_node, gpus_per_site)
+    cluster, _ = resolve_cluster(gpu, gpus_per_node=per_node, nodes=math.ceil(gpus_per_site / per_node))
+    size = float(2**30)
+    return size / (float(allreduce(cluster, [size]).time_us[0]) * 1e-6)
+
+
+# --- one scenario and its curves ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything one answer depends on. ``layers`` 0 means :func:`default_layers`.
+
+    ``site_algbw_bytes_per_s`` is the in-site all-reduce rate for ``hierarchical``
+    (:func:`site_allreduce_algbw`; infinite to leave the in-site step out).
+    """
+
+    params: float
+    sites: int
+    step_s: float
+    wan_bytes_per_s: float
+    rtt_s: float
+    method: Method
+    gpus_per_site: int = 1
+    layers: int = 0
+    overlap: bool = True
+    target_utilization: float = 0.95
+    site_algbw_bytes_per_s: float = math.inf
+    backward_fraction: float = 2 / 3
+
+    def __post_init__(self) -> None:
+        low, high = PARAMS_RANGE
+        if not (math.isfinite(self.params) and low <= self.params <= high):
+            raise CrossDCInputError(f"parameters must be from {low:.0e} to {high:.0e}, got {self.params:g}")
+        _whole("sites", self.sites, *SITES_RANGE)
+        _whole("GPUs per site", self.gpus_per_site, *GPUS_PER_SITE_RANGE)
+        _whole("layers", self.layers, 0, 100_000)
+        for name, value in (("step time", self.step_s), ("WAN bandwidth", self.wan_bytes_per_s)):
+            if not (math.isfinite(value) and value > 0):
+                raise CrossDCInputError(f"{name} must be positive, got {value}")
+        if not (math.isfinite(self.rtt_s) and self.rtt_s >= 0):
+            raise CrossDCInputError(f"round-trip time must be zero or positive, got {self.rtt_s}")
+        if not 0 < self.target_utilization < 1:
+            raise CrossDCInputError(f"target utilisation must lie between 0 and 1, got {self.target_utilization}")
+
+    @property
+    def resolved_layers(self) -> int:
+        return self.layers or int(default_layers(self.params))
+
+    @property
+    def fragments(self) -> int:
+        return int(self.method.fragments_for(self.resolved_layers))
+
+    @property
+    def compute_s(self) -> float:
+        """Compute per round: H inner steps."""
+        return self.method.inner_steps * self.step_s
+
+
+@dataclass(frozen=True)
+class CrossDCResult:
+    """The answer for one :class:`Scenario` (bytes per site; times per round of H inner steps)."""
+
+    scenario: Scenario
+    layers: int
+    fragments: int
+    payload_bytes: float
+    bytes_per_round: float
+    bytes_per_step: float
+    wan_bytes_per_sync: float
+    sync_s: float
+    compute_s: float
+    exposed_no_overlap_s: float
+    exposed_overlap_s: float
+    required_no_overlap_bytes_per_s: float
+    required_overlap_bytes_per_s: float
+
+    @property
+    def utilization_no_overlap(self) -> float:
+        return float(utilization(self.compute_s, self.exposed_no_overlap_s))
+
+    @property
+    def utilization_overlap(self) -> float:
+        return float(utilization(self.compute_s, self.exposed_overlap_s))
+
+    @property
+    def exposed_s(self) -> float:
+        return self.exposed_overlap_s if self.scenario.overlap else self.exposed_no_overlap_s
+
+    @property
+    def utilization(self) -> float:
+        return self.utilization_overlap if self.scenario.overlap else self.utilization_no_overlap
+
+    @property
+    def required_bytes_per_s(self) -> float:
+        s = self.scenario
+        return self.required_overlap_bytes_per_s if s.overlap else self.required_no_overlap_bytes_per_s
+
+
+def _common(s: Scenario) -> dict[str, Any]:
+    return {"sites": s.sites, "rtt_s": s.rtt_s, "topology": s.method.topology, "gpus_per_site": s.gpus_per_site,
+            "site_algbw_bytes_per_s": s.site_algbw_bytes_per_s}
+
+
+def evaluate(s: Scenario) -> CrossDCResult:
+    """Payload, sync time, exposed time, utilisation and required bandwidth of one scenario.
+
+    >>> method = make_method("diloco", inner_steps=100, bits=16)
+    >>> result = evaluate(Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=method))
+    >>> result.payload_bytes / 1e9, round(result.sync_s, 2), f"{result.utilization_no_overlap:.1%}"
+    (2.0, 1.62, '98.4%')
+    """
+    layers, fragments = s.resolved_layers, s.fragments
+    payload = float(payload_bytes(s.method, s.params, fragments))
+    factor, _ = wan_traffic(s.method.topology, s.sites, s.gpus_per_site)
+    sync = float(sync_time_s(payload, wan_bytes_per_s=s.wan_bytes_per_s, **_common(s)))
+    timing = {"method": s.method, "step_s": s.step_s, "layers": layers, "backward_fraction": s.backward_fraction,
+              "fragments": fragments}
+    required = {overlap: float(required_bandwidth(payload, target_utilization=s.target_utilization, overlap=overlap,
+                                                  **timing, **_common(s)))
+                for overlap in (False, True)}
+    return CrossDCResult(
+        scenario=s, layers=layers, fragments=fragments, payload_bytes=payload,
+        bytes_per_round=payload * fragments, bytes_per_step=payload * fragments / s.method.inner_steps,
+        wan_bytes_per_sync=factor * payload, sync_s=sync, compute_s=s.compute_s,
+        exposed_no_overlap_s=float(exposed_time_s(sync, overlap=False, **timing)),
+        exposed_overlap_s=float(exposed_time_s(sync, overlap=True, **timing)),
+        required_no_overlap_bytes_per_s=required[False], required_overlap_bytes_per_s=required[True],
+    )
+
+
+def utilization_curve(s: Scenario, wan_bytes_per_s: object) -> np.ndarray:
+    """Compute utilisation of a scenario at each WAN bandwidth (bytes/s), in its overlap mode."""
+    layers, fragments = s.resolved_layers, s.fragments
+    payload = payload_bytes(s.method, s.params, fragments)
+    sync = sync_time_s(payload, wan_bytes_per_s=np.asarray(wan_bytes_per_s, dtype=float), **_common(s))
+    exposed = exposed_time_s(sync, method=s.method, step_s=s.step_s, layers=layers, overlap=s.overlap,
+                             backward_fraction=s.backward_fraction, fragments=fragments)
+    return utilization(s.compute_s, exposed)
+
+
+def required_bandwidth_curve(s: Scenario, params: object) -> np.ndarray:
+    """WAN bandwidth (bytes/s) for the scenario's target utilisation at each model size.
+
+    The step time grows in proportion to the parameters (same tokens per step, same GPUs: the 6·N·D
+    rule); layers follow :func:`default_layers` unless the scenario fixes them.
+    """
+    sizes = np.asarray(params, dtype=float)
+    layers = default_layers(sizes) if not s.layers else np.full_like(sizes, float(s.layers))
+    fragments = s.method.fragments_for(layers)
+    step = s.step_s * sizes / s.params
+    payload = payload_bytes(s.method, sizes, fragments)
+    return required_bandwidth(payload, target_utilization=s.target_utilization, method=s.method, step_s=step,
+                              layers=layers, overlap=s.overlap, backward_fraction=s.backward_fraction,
+                              fragments=fragments, **_common(s))
+
+
+def method_scenarios(s: Scenario, data: CrossDCData | None = None) -> dict[str, Scenario]:
+    """The scenario for every method: the chosen one as configured, the others at their papers' defaults."""
+    result = {}
+    for method_id in METHODS:
+        if method_id == s.method.id:
+            result[method_id] = s
+        else:
+            result[method_id] = replace(s, method=make_method(method_id, data=data))
+    return result

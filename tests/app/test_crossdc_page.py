@@ -1,0 +1,117 @@
+"""AppTest of the Across-sites page: defaults, every parameter from the link, presets, hostile links."""
+
+import pytest
+
+from interconnect.models.crossdc import METHODS, get_crossdc_data
+from interconnect.models.crossdc_view import crossdc_view
+from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
+from interconnect.ui.urlstate import parse_state
+from interconnect.units import Q_, format_bandwidth
+
+from .conftest import chart_specs, run_page
+
+PAGE = "pages/6_Across_sites.py"
+
+
+def metric(at, label_start):
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def expected_view(query):
+    values, warnings = parse_state(crossdc_specs(), query)
+    assert not warnings
+    return crossdc_view(crossdc_inputs(values))
+
+
+def test_defaults_render_three_charts_the_cards_and_write_the_url():
+    at = run_page(PAGE)
+    assert not at.exception and not at.warning
+    assert len(at.get("plotly_chart")) == 3
+    # 1e9 parameters of dense DiLoCo at 16 bits between two sites: 2 GB per sync.
+    assert metric(at, "Payload per sync") == "2 GB"
+    assert at.query_params["method"] == "diloco" and at.query_params["bw"] == "10 Gbit/s"
+    markdown = " ".join(block.value for block in at.markdown).replace("\\", "")  # text is Markdown-escaped
+    for card in get_crossdc_data().reported:
+        assert card.work in markdown, card.id
+    assert "Often quoted" in markdown and "arxiv.org/abs/2501.18512" in markdown
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+    assert titles[0].startswith("Compute utilisation against WAN bandwidth")
+
+
+def test_every_parameter_from_the_link():
+    query = {"params": "10B", "sites": "4", "gpus": "16", "gpu": "a100-sxm", "method": "streaming-diloco", "h": "50",
+             "bits": "8", "topo": "ring", "frag": "4", "tau": "2", "layers": "48", "chunk": "4096", "topk": "64",
+             "ibits": "12", "overlap": "0", "target": "90", "step": "derived", "t": "1 s", "tokens": "2M",
+             "mfu": "35", "bw": "40 Gbit/s", "rtt": "5 ms"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert dict(at.query_params) == query
+    assert at.selectbox(key="crossdc.topo").value == "ring"
+    assert at.number_input(key="crossdc.frag").value == 4
+    view = expected_view(query)
+    assert view.scenario.method.inner_steps == 50 and view.result.fragments == 4
+    assert metric(at, "Compute utilisation") == f"{view.result.utilization:.1%}"
+    needed = format_bandwidth(Q_(view.result.required_bytes_per_s, "B/s"), "bit/s")
+    assert metric(at, "WAN needed for 90 %") == needed
+    assert any("Step time: 6 ×" in caption.value for caption in at.caption)
+
+
+def test_sparseloco_link_shows_its_knobs():
+    query = {"method": "sparseloco", "chunk": "2048", "topk": "32", "ibits": "11", "sites": "20"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert at.number_input(key="crossdc.topk").value == 32
+    view = expected_view(query)
+    assert view.scenario.method.bits_per_param == pytest.approx(32 / 2048 * 13)
+    assert view.scenario.method.topology == "allgather"
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_each_method_renders(method):
+    at = run_page(PAGE, {"method": method})
+    assert not at.exception and not at.warning
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_a_network_class_button_sets_bandwidth_and_round_trip():
+    # CrossPipe §2.3 (arXiv 2507.00217): cross-region cloud, 30-100 ms and 1.4-5.0 Gbit/s; the preset is 50 ms
+    # one way (100 ms round trip) at 2.5 Gbit/s.
+    at = run_page(PAGE)
+    at.button(key="crossdc.net.cross-region").click().run()
+    assert not at.exception
+    assert at.text_input(key="crossdc.bw").value == "2.5 Gbit/s"
+    assert at.text_input(key="crossdc.rtt").value == "100 ms"
+
+
+def test_knob_that_does_not_fit_the_method_is_dropped_with_a_warning():
+    at = run_page(PAGE, {"method": "diloco", "bits": "2"})
+    assert not at.exception
+    assert any("Bits per value" in w.value and "using the method's default" in w.value for w in at.warning)
+    assert metric(at, "Payload per sync") == "2 GB"  # 16 bits, the default
+
+
+def test_unreachable_target_says_so():
+    at = run_page(PAGE, {"method": "dp", "t": "10 ms", "rtt": "1 s"})
+    assert not at.exception
+    assert metric(at, "WAN needed") == "out of reach"
+
+
+@pytest.mark.parametrize(("query", "key"), [
+    ({"sites": "-3"}, "sites"),
+    ({"h": "-1"}, "h"),
+    ({"bw": "5 km"}, "bw"),
+    ({"params": "9^9^8"}, "params"),
+    ({"params": "1e999"}, "params"),
+    ({"rtt": "1e999 s"}, "rtt"),
+    ({"target": "abc"}, "target"),
+    ({"method": "telepathy"}, "method"),
+    ({"t": "0 s"}, "t"),
+    ({"tokens": "-5"}, "tokens"),
+    ({"gpu": "<script>"}, "gpu"),
+    ({"topo": "x" * 5000}, "topo"),
+])
+def test_hostile_links_warn_and_still_render(query, key):
+    at = run_page(PAGE, query)
+    assert not at.exception
+    assert any(f"`{key}`" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert len(at.get("plotly_chart")) == 3
