@@ -15,7 +15,9 @@ Everything is plain numpy with units in the names: sizes in bytes, times in µs,
 
 from interconnect.models.collectives.fitting import AlphaBetaFit, efficiency_vs_spec, fit_alpha_beta
 from interconnect.models.collectives.measurements import (
+    ACCURACY_TARGETS,
     LARGE_BYTES,
+    MIDDLE_BYTES,
     SMALL_BYTES,
     Comparison,
     Measurement,
@@ -42,11 +44,13 @@ from interconnect.models.collectives.model import (
 from interconnect.models.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
 
 __all__ = [
+    "ACCURACY_TARGETS",
     "ALGORITHM_LABELS",
     "ALLREDUCE_ALGORITHMS",
     "AUTO_CANDIDATES",
     "COLLECTIVES",
     "LARGE_BYTES",
+    "MIDDLE_BYTES",
     "PROTOCOLS",
     "SMALL_BYTES",
     "AllreduceResult",

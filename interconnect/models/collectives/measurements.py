@@ -22,8 +22,10 @@ from interconnect.models.collectives.fitting import AlphaBetaFit, fit_alpha_beta
 from interconnect.models.collectives.model import allreduce, as_size_bytes, busbw_factor
 
 __all__ = [
+    "ACCURACY_TARGETS",
     "LARGE_BYTES",
     "MEASUREMENTS_DIR",
+    "MIDDLE_BYTES",
     "SMALL_BYTES",
     "Comparison",
     "Measurement",
@@ -32,9 +34,14 @@ __all__ = [
 ]
 
 MEASUREMENTS_DIR = Path(str(resources.files("interconnect").joinpath("data/measurements")))
-#: "Small" and "large" messages as the accuracy bar defines them: <= 64 KiB and >= 256 MiB.
+#: The size bands of the accuracy bar (issue 8): small <= 64 KiB, middle 1-128 MiB, large >= 256 MiB.
 SMALL_BYTES = 64 * 1024
+MIDDLE_BYTES = (1024 * 1024, 128 * 1024 * 1024)
 LARGE_BYTES = 256 * 1024 * 1024
+#: The bar itself: small-message time within x2, middle within x1.5, large busbw within ±20 %, and a
+#: geometric-mean error factor of at most 1.35 over every row of a sweep.
+ACCURACY_TARGETS = {"small_time_factor": 2.0, "middle_time_factor": 1.5, "large_busbw_fraction": 0.20,
+                    "geomean_error_factor": 1.35}
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,6 +57,7 @@ class Measurement:
     time_us: np.ndarray
     assumption: str = ""
     algorithm: str = "auto"
+    protocol: str = "auto"
     path: Path | None = None
 
     def cluster(self) -> Cluster:
@@ -133,6 +141,7 @@ def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
                 time_us=time,
                 assumption=entry.get("assumption", ""),
                 algorithm=entry.get("algorithm", "auto"),
+                protocol=entry.get("protocol", "auto"),
                 path=path,
             )
         )
@@ -185,6 +194,33 @@ class Comparison:
         return self._ratio_where(self.size_bytes >= LARGE_BYTES)
 
     @property
+    def small_time_ratios(self) -> np.ndarray:
+        """Model/measured time for every size <= 64 KiB."""
+        return self.time_ratio[self.size_bytes <= SMALL_BYTES]
+
+    @property
+    def middle_time_ratios(self) -> np.ndarray:
+        """Model/measured time for every size from 1 MiB to 128 MiB."""
+        low, high = MIDDLE_BYTES
+        return self.time_ratio[(self.size_bytes >= low) & (self.size_bytes <= high)]
+
+    def band_misses(self) -> list[str]:
+        """The accuracy bars this comparison misses, one phrase each (empty when it meets them all)."""
+        targets = ACCURACY_TARGETS
+        misses = []
+        for name, ratios, factor in (("small", self.small_time_ratios, targets["small_time_factor"]),
+                                     ("middle", self.middle_time_ratios, targets["middle_time_factor"])):
+            if ratios.size and (ratios.min() < 1 / factor or ratios.max() > factor):
+                misses.append(f"{name} time outside x{factor:g} ({ratios.min():.2f}-{ratios.max():.2f})")
+        large = self.large_busbw_ratios
+        bound = targets["large_busbw_fraction"]
+        if large.size and (large.min() < 1 - bound or large.max() > 1 + bound):
+            misses.append(f"large busbw outside ±{bound:.0%} ({large.min():.2f}-{large.max():.2f})")
+        if self.geomean_error_factor > targets["geomean_error_factor"]:
+            misses.append(f"geomean error x{self.geomean_error_factor:.2f} above x{targets['geomean_error_factor']:g}")
+        return misses
+
+    @property
     def large_busbw_ratios(self) -> np.ndarray:
         """Model/measured busbw for every size >= 256 MiB (the ±25 % bar is checked on these)."""
         mask = self.size_bytes >= LARGE_BYTES
@@ -207,7 +243,9 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
-def compare_sweep(cluster: Cluster, size_bytes: object, time_us: object, algorithm: str = "auto") -> Comparison:
+def compare_sweep(
+    cluster: Cluster, size_bytes: object, time_us: object, algorithm: str = "auto", protocol: str = "auto"
+) -> Comparison:
     """Run the model at the measured sizes and line the two up.
 
     Rows with a non-positive or missing time are dropped. busbw on both sides uses nccl-tests'
@@ -228,7 +266,7 @@ def compare_sweep(cluster: Cluster, size_bytes: object, time_us: object, algorit
     size, time = size[keep], time[keep]
     if size.size == 0:
         raise ValueError("no rows with a positive size and time to compare")
-    model = allreduce(cluster, size, algorithm)
+    model = allreduce(cluster, size, algorithm, protocol=protocol)
     factor = busbw_factor("all_reduce", cluster.ranks)
     measured_busbw = size / (time * 1e3) * factor
     fit = fit_alpha_beta(size, time) if size.size >= 2 else None
