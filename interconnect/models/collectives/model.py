@@ -186,6 +186,10 @@ _TREE_LL128_CAP = {
 _NVLS_TREE_CAP = {"Hopper": (0.0, 57.7, 45.5), "Blackwell": (0.0, 96.0, 80.0)}
 #: NCCL ``NCCL_MAX_NVLS_ARITY`` (device.h): at most 32 NVLS heads, one per network device.
 _NVLS_MAX_ARITY = 32
+#: Per-channel NVLink speed of the NVLS graph on a DGX-H100-class node (NCCL_DEBUG=GRAPH "Pattern 5,
+#: nChannels 8, bw 40/...", quoted from NVIDIA/nccl#1197); Blackwell's intra-node speeds are twice
+#: Hopper's in ``sm100SpeedArrayIntra`` (search.cc), so 80 there.
+_NVLS_GRAPH_INTRA_GBPS = {"Hopper": 40.0, "Blackwell": 80.0}
 #: NCCL src/graph/search.cc ``sm90SpeedArrayInter`` and ``sm100SpeedArrayInter`` (GB/s per channel).
 _SPEEDS_INTER_SM90 = (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24,
                       0.12)
@@ -598,11 +602,11 @@ def _nvls_tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) 
     """NVLS inside each domain, a tree of domain heads across the network (NCCL NVLSTree).
 
     *What NCCL's tuner believes* (tuning.cc of NCCL 2.19-2.27, the releases behind the published
-    runs): one channel per network device ("head", at most 32), each at the topology's
-    per-channel speed ``bw`` (:func:`_graph_speed`); busbw ``heads x bw`` on two nodes and
-    ``heads x bw/2`` beyond, times 5/6 as algbw; latency ``25 + 2·log2(k)·(14 + plugin latency
-    x2)`` µs. (NCCL 2.28 re-rated it: ``min(2·bw·ε·(c-1)/c, bw·(2 if 2 nodes), perChMaxNVLSTreeBw)``
-    per channel and 20.9 µs per network hop.)
+    runs): one channel per network device ("head", at most 32), each at ``min(bwIntra, bwInter)``
+    on two nodes and ``min(bwIntra, bwInter/2)`` beyond, where ``bwInter`` is the topology's
+    per-channel network speed (:func:`_graph_speed`); busbw is ``heads`` times that, algbw 5/6 of
+    it; latency ``25 + 2·log2(k)·(14 + plugin latency x2)`` µs. (NCCL 2.28 re-rated it:
+    ``min(2·bw·ε·(c-1)/c, bw·(2 if 2 nodes), perChMaxNVLSTreeBw)`` per channel, 20.9 µs per hop.)
 
     *What the model predicts*: the network part runs through at most 8 heads per domain
     (calibrated, ``_NVLS_TREE_MAX_HEADS``), each a merged network device, halved beyond two
@@ -623,7 +627,8 @@ def _nvls_tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) 
     algbw = min(nvls_alg, p.heads * p.head_bw * share, p.egress * share, measured_cap)
     channels = p.tuner_heads
     speed = _graph_speed(p.generation, p.head_line)
-    tuner_algbw = channels * (speed if p.kd <= 2 else speed / 2) * 5.0 / 6.0
+    intra_speed = _NVLS_GRAPH_INTRA_GBPS.get(p.generation, 40.0)
+    tuner_algbw = channels * min(intra_speed, speed if p.kd <= 2 else speed / 2) * 5.0 / 6.0
     depth = _floor_log2(p.kd)
     inter_real, inter_tuner = _net_latency(p, "nvls_tree", _SIMPLE)
     intra = p.lib.hw_intra["nvls_tree"][_SIMPLE]
