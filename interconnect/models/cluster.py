@@ -665,7 +665,7 @@ def _hop_latency_us(value: object, warnings: list[str]) -> float | None:
         micros = float(value)
     else:
         try:
-            micros = float(parse_quantity(str(value), "time").quantity.to("us").magnitude)
+            micros = float(parse_quantity(str(value), "time", allow_zero=True).quantity.to("us").magnitude)
         except QuantityInputError as exc:
             warnings.append(f"hop_latency: {exc}; using the fabric's value")
             return None

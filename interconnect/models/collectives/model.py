@@ -46,9 +46,11 @@ __all__ = [
     "AUTO_CANDIDATES",
     "COLLECTIVES",
     "PROTOCOLS",
+    "AllreduceDetail",
     "AllreduceResult",
     "allreduce",
     "allreduce_by_algorithm",
+    "allreduce_detail",
     "as_size_bytes",
     "busbw_factor",
     "collective_time_us",
@@ -186,10 +188,11 @@ _TREE_LL128_CAP = {
 _NVLS_TREE_CAP = {"Hopper": (0.0, 57.7, 45.5), "Blackwell": (0.0, 96.0, 80.0)}
 #: NCCL ``NCCL_MAX_NVLS_ARITY`` (device.h): at most 32 NVLS heads, one per network device.
 _NVLS_MAX_ARITY = 32
-#: Per-channel NVLink speed of the NVLS graph on a DGX-H100-class node (NCCL_DEBUG=GRAPH "Pattern 5,
-#: nChannels 8, bw 40/...", quoted from NVIDIA/nccl#1197); Blackwell's intra-node speeds are twice
-#: Hopper's in ``sm100SpeedArrayIntra`` (search.cc), so 80 there.
-_NVLS_GRAPH_INTRA_GBPS = {"Hopper": 40.0, "Blackwell": 80.0}
+#: Per-channel (bwIntra, bwInter) of the NVLS graph NCCL builds on a DGX H100 with 8 x 400G NICs
+#: (NCCL_DEBUG=GRAPH "Pattern 5, nChannels 8, bw 40.000000/60.000000", quoted from NVIDIA/nccl#1197);
+#: Blackwell's search speeds are about twice Hopper's (``sm100SpeedArrayIntra/Inter``, search.cc).
+#: Heads with slower network devices take the speed-array value their device can carry.
+_NVLS_GRAPH_GBPS = {"Hopper": (40.0, 60.0), "Blackwell": (80.0, 96.0)}
 #: NCCL src/graph/search.cc ``sm90SpeedArrayInter`` and ``sm100SpeedArrayInter`` (GB/s per channel).
 _SPEEDS_INTER_SM90 = (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24,
                       0.12)
@@ -626,8 +629,10 @@ def _nvls_tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) 
     measured_cap = p.heads * _NVLS_TREE_CAP[p.generation][1 if p.kd == 2 else 2] * p.n / (2 * (p.n - 1))
     algbw = min(nvls_alg, p.heads * p.head_bw * share, p.egress * share, measured_cap)
     channels = p.tuner_heads
+    intra_speed, inter_speed = _NVLS_GRAPH_GBPS.get(p.generation, (40.0, 60.0))
     speed = _graph_speed(p.generation, p.head_line)
-    intra_speed = _NVLS_GRAPH_INTRA_GBPS.get(p.generation, 40.0)
+    if speed >= _SPEEDS_INTER_SM90[0]:  # a 400G-class device per head: the DGX H100 graph
+        speed = inter_speed
     tuner_algbw = channels * min(intra_speed, speed if p.kd <= 2 else speed / 2) * 5.0 / 6.0
     depth = _floor_log2(p.kd)
     inter_real, inter_tuner = _net_latency(p, "nvls_tree", _SIMPLE)
@@ -793,15 +798,24 @@ def allreduce(
     """
     size = as_size_bytes(size_bytes)
     p = _params(cluster, protocol)
-    if algorithm == "auto":
-        names = AUTO_CANDIDATES
-    elif algorithm in ALLREDUCE_ALGORITHMS:
-        names = (algorithm,)
-    else:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose auto or one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+    names = _candidates(algorithm)
     if chooser not in ("nccl", "fastest"):
         raise ValueError(f"unknown chooser {chooser!r}; choose 'nccl' or 'fastest'")
     estimate, real = _grids(p, size, names)
+    return _choose(estimate, real, names, size, p.n, chooser)
+
+
+def _candidates(algorithm: str) -> tuple[str, ...]:
+    if algorithm == "auto":
+        return AUTO_CANDIDATES
+    if algorithm in ALLREDUCE_ALGORITHMS:
+        return (algorithm,)
+    raise ValueError(f"unknown algorithm {algorithm!r}; choose auto or one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+
+
+def _choose(estimate: np.ndarray, real: np.ndarray, names: Sequence[str], size: np.ndarray, n: int,
+            chooser: str) -> AllreduceResult:
+    """Pick per size among ``names`` (grids shaped (len(names), protocols, sizes))."""
     flat_real = real.reshape(len(names) * len(PROTOCOLS), size.size)
     key = estimate if chooser == "nccl" else real
     best = np.argmin(key.reshape(len(names) * len(PROTOCOLS), size.size), axis=0)
@@ -812,10 +826,46 @@ def allreduce(
     if unavailable.any():
         algos = np.where(unavailable, "none", algos)
         protos = np.where(unavailable, "none", protos)
-    if p.n <= 1:
+    if n <= 1:
         algos = np.full(size.size, "none")
         protos = np.full(size.size, "none")
-    return _result(size, time, algos, protos, p.n)
+    return _result(size, time, algos, protos, n)
+
+
+@dataclass(frozen=True, eq=False)
+class AllreduceDetail:
+    """One cluster, every view of it from a single pass of the model.
+
+    ``by_algorithm``: each algorithm with the protocol NCCL's tuner would pick (µs); ``chosen``:
+    NCCL's pick (or the forced algorithm); ``fastest``: the fastest algorithm and protocol.
+    """
+
+    by_algorithm: dict[str, np.ndarray]
+    chosen: AllreduceResult
+    fastest: AllreduceResult
+
+
+def allreduce_detail(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
+                     protocol: str = "auto") -> AllreduceDetail:
+    """:func:`allreduce_by_algorithm`, :func:`allreduce` and its ``chooser="fastest"`` twin in one pass.
+
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    >>> detail = allreduce_detail(cluster, [2**30])
+    >>> bool(detail.chosen.time_us[0] >= detail.fastest.time_us[0])
+    True
+    """
+    size = as_size_bytes(size_bytes)
+    p = _params(cluster, protocol)
+    names = _candidates(algorithm)
+    estimate, real = _grids(p, size, ALLREDUCE_ALGORITHMS)
+    index = [ALLREDUCE_ALGORITHMS.index(name) for name in names]
+    best = _best_protocol(estimate, real)
+    return AllreduceDetail(
+        by_algorithm={name: best[i] for i, name in enumerate(ALLREDUCE_ALGORITHMS)},
+        chosen=_choose(estimate[index], real[index], names, size, p.n, "nccl"),
+        fastest=_choose(estimate[index], real[index], names, size, p.n, "fastest"),
+    )
 
 
 def allreduce_by_algorithm(

@@ -382,3 +382,74 @@ def test_geomean_helpers():
                         math.exp(np.mean(np.log(comparison.time_ratio))), rel_tol=1e-12)
     with pytest.raises(ValueError):
         compare_sweep(cluster, [8], [0.0])
+
+
+# --- issue 8: forced protocols, several NICs per GPU, middle sizes, EFA ------------------------------
+
+
+@pytest.mark.parametrize("spelling", ["LL", "ll", "LL128", "ll128", "Simple", "SIMPLE"])
+def test_forced_protocol_any_case(spelling):
+    # NCCL_PROTO is parsed with strcasecmp (tuning.cc parseList); every size then uses that protocol.
+    cluster = _cluster(gpus_per_node=8, nodes=4)
+    result = allreduce(cluster, [8, 2**20, GiB], protocol=spelling)
+    canonical = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}[spelling.lower()]
+    assert set(result.protocol) == {canonical}
+    with pytest.raises(ValueError):
+        allreduce(cluster, [8], protocol="quantum")
+
+
+def test_forced_protocol_that_nccl_cannot_run_is_unavailable():
+    # NVLS and NVLSTree run only with Simple (tuning.cc: "(a == NVLS || a == NVLS_TREE) && p != SIMPLE").
+    cluster = _cluster(gpus_per_node=8, nodes=1)
+    result = allreduce(cluster, [GiB], "nvls", protocol="LL")
+    assert np.isinf(result.time_us[0]) and result.algorithm[0] == "none" and result.protocol[0] == "none"
+
+
+def test_forced_ll128_is_used_where_nccl_would_not_enable_it():
+    # Over TCP sockets NCCL leaves LL128 off by default, but NCCL_PROTO=LL128 sets protoEnable to 1
+    # and skips the path checks (tuning.cc: only protoEnable == 2 is checked).
+    cluster = _cluster(gpus_per_node=8, nodes=2, fabric="ethernet", nic="200 Gbit/s")
+    assert "LL128" not in set(allreduce(cluster, [2**20, 2**24]).protocol)
+    assert set(allreduce(cluster, [2**20, 2**24], protocol="LL128").protocol) == {"LL128"}
+
+
+def test_p5_four_efa_adapters_per_gpu_are_one_device():
+    # aws-ofi-nccl groups the 4 EFA adapters behind each GPU's PCIe switch into one NCCL device
+    # (nccl_ofi_topo.cpp). Measured 2 x p5 (awsome-distributed-training micro-benchmarks/nccl-tests):
+    # 16 GiB in 66132 us = 487 GB/s busbw; 8 B in 69.1 us.
+    cluster = _cluster(gpus_per_node=8, nodes=2, nic="efa-v2", nics_per_node=32, fabric="efa")
+    assert cluster.nic_devices_per_domain == 8
+    result = allreduce(cluster, [8, 16 * GiB])
+    assert result.busbw_gbps[1] == pytest.approx(487, rel=0.1)
+    assert result.time_us[0] == pytest.approx(69.1, rel=0.25)
+    one_nic_per_gpu = _cluster(gpus_per_node=8, nodes=2, nic="100 Gbit/s", nics_per_node=8, fabric="efa")
+    assert allreduce(one_nic_per_gpu, [16 * GiB]).busbw_gbps[0] < result.busbw_gbps[1] / 2  # a quarter of the NICs
+
+
+@pytest.mark.parametrize(("size", "measured_us"), [(8 * MiB, 132.6), (16 * MiB, 185.4), (32 * MiB, 267.9)])
+def test_two_node_nvlstree_middle_sizes(size, measured_us):
+    # Issue 8, fault 2: 2 x Dell XE9680 (8 x H100, 8 x 400G InfiniBand), NCCL 2.26.2, nccl-tests#309:
+    # no step at 8-32 MiB. The model picks NVLSTree there (as NCCL's tuner does) and stays within 1.5x.
+    cluster = _cluster(gpus_per_node=8, nodes=2, nic="ib-ndr", nics_per_node=8, fabric="infiniband")
+    result = allreduce(cluster, [size])
+    assert result.algorithm[0] == "nvls_tree"
+    assert 1 / 1.5 < result.time_us[0] / measured_us < 1.5
+
+
+def test_nvlstree_chunking_follows_nccls_rule():
+    # enqueue.cc calcCollChunking: 16 channels x 8 heads; chunk 128 KiB shrinks to 64 KiB below 4 x 128 x
+    # 128 KiB = 64 MiB and to 32 KiB below 128 x 64 KiB = 8 MiB.
+    from interconnect.models.collectives.model import _nvls_tree_wave_bytes, _params
+
+    p = _params(_cluster(gpus_per_node=8, nodes=2))
+    waves = _nvls_tree_wave_bytes(p, np.array([4 * MiB, 8 * MiB, 32 * MiB, 256 * MiB], dtype=float))
+    assert waves.tolist() == [4 * MiB, 8 * MiB, 8 * MiB, 16 * MiB]
+
+
+def test_user_hop_latency_replaces_the_fabrics():
+    # A 2-node tree at 8 B crosses the network up and down once: 2 x log2(2) hops.
+    fabric = _cluster(gpus_per_node=8, nodes=2)
+    slower = dataclasses.replace(fabric, hop_latency_override_us=fabric.net_hop_latency_us + 50.0)
+    difference = allreduce(slower, [8], "tree", protocol="LL").time_us[0] - allreduce(
+        fabric, [8], "tree", protocol="LL").time_us[0]
+    assert difference == pytest.approx(2 * 50.0)
