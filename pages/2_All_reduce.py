@@ -86,9 +86,10 @@ def _time_and_busbw_figures(cluster: Cluster, algorithm: str, protocol: str, ove
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _node_figure(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str):
+def _node_figure(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str, size_label: str):
     curve = _node_curve(cluster, size_bytes, algorithm, protocol)
     return node_count_figure(curve, playbook_curve(), chosen_label=choice_label(algorithm, protocol),
+                             size_label=size_label,
                              reference_band=SMOL_PLAYBOOK_P5,
                              reference_label="Smol Training Playbook, nccl-tests on AWS p5 (large messages)")
 
@@ -300,11 +301,12 @@ def analysis() -> None:
         f"80 % of the wire is normal; the gap is protocol overhead, not a fault.{merged}"
     )
 
-    _node_section(cluster, size_bytes, algorithm, protocol, label)
+    _node_section(cluster, size_bytes, values["size"], algorithm, protocol, label)
     _traffic_section(cluster, size_bytes)
 
 
-def _node_section(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str, label: str) -> None:
+def _node_section(cluster: Cluster, size_bytes: int, size_text: str, algorithm: str, protocol: str, label: str
+                  ) -> None:
     st.subheader("Bigger clusters, lower bus bandwidth")
     published = playbook_curve()
     b1, b2 = st.columns([2, 5])
@@ -313,7 +315,8 @@ def _node_section(cluster: Cluster, size_bytes: int, algorithm: str, protocol: s
     b2.caption("AWS p5: 8 × H100 and 32 × 100 Gbit/s EFA per node, and the Playbook's 256 MB message. The "
                "Playbook says only \"1-64 nodes of 8xH100s\" on its cluster with EFA between nodes; the same team's "
                f"[Smol Training Playbook]({SMOL_PLAYBOOK_URL}) names AWS p5 with four 100G EFA adapters per GPU.")
-    st.plotly_chart(_node_figure(cluster, size_bytes, algorithm, protocol), width="stretch", key="allreduce-nodes")
+    st.plotly_chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), width="stretch",
+                    key="allreduce-nodes")
     st.caption(
         f"Thick line: {label} at every node count, the same computation as the summary above. Orange: "
         f"{published.label} and, shaded, the spread of its runs (5th to 95th percentile). "

@@ -102,12 +102,14 @@ def _size_axis(figure: go.Figure) -> None:
 
 
 def _log_axis(figure: go.Figure, values: list[np.ndarray], title: str, formatter, *, floor_fraction: float | None
-              ) -> None:
-    """A log y axis with decade ticks in readable units; ``floor_fraction`` cuts the range at peak x it."""
+              ) -> float:
+    """A log y axis with decade ticks in readable units; ``floor_fraction`` cuts the range at peak x it.
+
+    Returns the bottom of the range (the value below which nothing is drawn)."""
     finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in values]) if values else np.array([])
     if finite.size == 0:
         figure.update_yaxes(type="log", title=title)
-        return
+        return 0.0
     high = float(finite.max()) * 1.6
     low = float(finite.min()) / 1.6
     if floor_fraction is not None:
@@ -115,6 +117,7 @@ def _log_axis(figure: go.Figure, values: list[np.ndarray], title: str, formatter
     ticks, text = decade_ticks(low, high, formatter)
     figure.update_yaxes(type="log", title=title, range=[math.log10(low), math.log10(high)], tickvals=ticks,
                         ticktext=text, gridcolor="#e5e7eb", minor={"showgrid": False, "ticks": ""})
+    return low
 
 
 def _overlay_traces(figure: go.Figure, overlays: Sequence[Overlay], field: str, formatter) -> None:
@@ -224,9 +227,14 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chose
     _overlay_traces(figure, overlays, "busbw_gbps", _bw_text)
     figure.update_layout(title={"text": "Bandwidth as nccl-tests reports it"})
     _size_axis(figure)
-    # From a thousandth of the peak: below that the curve is pure latency and says nothing new.
-    _log_axis(figure, [chosen.busbw_gbps, np.array([view.wire_gbps]), *[o.busbw_gbps for o in overlays]],
-              "bandwidth", _bw_text, floor_fraction=1e-3)
+    # From a thousandth of the peak: below that the curve is pure latency and says nothing new; the
+    # size axis starts where the chosen busbw enters the chart, so no third of it stays empty.
+    floor = _log_axis(figure, [chosen.busbw_gbps, np.array([view.wire_gbps]), *[o.busbw_gbps for o in overlays]],
+                      "bandwidth", _bw_text, floor_fraction=1e-3)
+    visible = size[np.isfinite(chosen.busbw_gbps) & (chosen.busbw_gbps >= floor)]
+    if visible.size:
+        start = 2.0 ** (3 * math.floor(math.log2(max(float(visible[0]), 8.0)) / 3))  # the size tick below it
+        figure.update_xaxes(range=[math.log10(start), math.log10(float(size[-1]))])
     return _finish(figure, 700)
 
 
@@ -235,7 +243,7 @@ def _label(name: str) -> str:
 
 
 def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None, *,
-                      chosen_label: str = "NCCL's pick",
+                      chosen_label: str = "NCCL's pick", size_label: str = "",
                       reference_band: tuple[tuple[int, float, float], ...] = (), reference_label: str = ""
                       ) -> go.Figure:
     """busbw at one size against the number of nodes: per algorithm, as chosen (the headline's own
@@ -255,15 +263,15 @@ def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None,
     if published is not None and published.low_gbps is not None and published.high_gbps is not None:
         figure.add_trace(go.Scatter(
             x=np.concatenate([published.x, published.x[::-1]]),
-            y=np.concatenate([published.high_gbps, published.low_gbps[::-1]]), fill="toself",
+            y=np.concatenate([published.high_gbps, published.low_gbps[::-1]]), fill="toself", mode="lines",
             fillcolor="rgba(239,108,0,0.15)", line={"width": 0}, name=published.spread_label, hoverinfo="skip",
         ))
     if reference_band:
         nodes = [row[0] for row in reference_band]
         figure.add_trace(go.Scatter(
             x=nodes + nodes[::-1], y=[row[2] for row in reference_band] + [row[1] for row in reference_band][::-1],
-            fill="toself", fillcolor="rgba(21,101,192,0.12)", line={"color": "rgba(21,101,192,0.5)", "width": 1},
-            name=reference_label, hoverinfo="skip",
+            fill="toself", mode="lines", fillcolor="rgba(21,101,192,0.12)",
+            line={"color": "rgba(21,101,192,0.5)", "width": 1}, name=reference_label, hoverinfo="skip",
         ))
     figure.add_trace(go.Scatter(
         x=counts, y=curve.busbw_chosen, mode="lines+markers", name=chosen_label, line={"color": _CHOSEN, "width": 4},
@@ -284,7 +292,8 @@ def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None,
             text=[_bw_text(b) for b in published.busbw_gbps],
             hovertemplate="%{x} nodes: %{text}<extra>" + published.label + "</extra>",
         ))
-    figure.update_layout(title={"text": f"busbw at {format_size(Q_(curve.size_bytes, 'B'))} against cluster size"})
+    size_text = size_label or format_size(Q_(curve.size_bytes, "B"))
+    figure.update_layout(title={"text": f"busbw at {size_text} against cluster size"})
     figure.update_xaxes(type="log", title="nodes", tickvals=list(counts), ticktext=[f"{c:,}" for c in counts],
                         gridcolor="#e5e7eb", minor={"showgrid": False, "ticks": ""})
     values = [curve.busbw_chosen]
