@@ -4,12 +4,13 @@ Run: ``.venv/bin/python benchmarks/accuracy.py`` (``--rows`` also prints every s
 
 Three groups of tables:
 
-* **calibration**: the seven tables of ``/work/shared/reference/calibration`` (copied into
-  ``interconnect/data/measurements``), with the cluster each was measured on as
-  ``interconnect/data/measurements/manifest.toml`` describes it (and what had to be assumed);
-* **reference**: the busbw sweeps of hardware.md §9.J/9.K (Azure single-node A100/H100/H200/GB200,
-  Stas Bekman's 8xA100 and 8xH200 sweeps, B200 1 vs 4 nodes on EFA). They shaped the model too;
-* **external**: published sweeps found with the search tools, used only as checks and kept here
+* **calibration**: the seven calibration tables of ``interconnect/data/measurements``, with the
+  cluster each was measured on as ``interconnect/data/measurements/manifest.toml`` describes it
+  (and what had to be assumed);
+* **reference**: the other sweeps of that manifest (Azure single-node A100/H100/H200/GB200, Stas
+  Bekman's 8xA100 and 8xH200 sweeps, B200 1 vs 4 nodes on EFA, which shaped the model, and multi-node
+  runs on InfiniBand, RoCE and EFA marked ``pending``: targets the model is not yet held to);
+* **external**: further published sweeps, used only as checks and kept here
   with their URL (they are not calibration data of the package).
 
 For each table: model/measured time at small (<= 64 KiB) and large (>= 256 MiB) sizes (geometric
@@ -92,7 +93,7 @@ EXTERNAL = [
     External(
         "dgx-h100-2node-ib",
         "2 x DGX H100 (8 x 400 Gbit/s InfiniBand), nccl-tests -g 8, mid sizes erratic in the source",
-        "public GitHub file (same author as hardware.md §9.G), found with find_string",
+        "public GitHub file (same author as the h100-2node calibration table); repository not identified",
         {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2},
         """16 39.09|32 39.07|64 38.80|128 39.71|512 39.28|1024 39.56|2048 40.22|4096 40.82
         536870912 3345.7|1073741824 5961.9|2147483648 9270.2|4294967296 17662|8589934592 34409
@@ -209,8 +210,8 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "   -  " if value is None else f"{value:6.{digits}f}"
 
 
-def _report(name: str, cluster, size, time, rows: bool, note: str = "") -> None:
-    comparison = compare_sweep(cluster, size, time)
+def _report(name: str, cluster, size, time, rows: bool, note: str = "", algorithm: str = "auto") -> None:
+    comparison = compare_sweep(cluster, size, time, algorithm)
     large = comparison.large_busbw_ratios
     large_range = f"{large.min():.2f}-{large.max():.2f}" if large.size else "    -    "
     flags = "" if not large.size or (large.min() >= 0.75 and large.max() <= 1.25) else "  <-- outside ±25 %"
@@ -219,7 +220,7 @@ def _report(name: str, cluster, size, time, rows: bool, note: str = "") -> None:
         small_rows = comparison.time_ratio[comparison.size_bytes <= 64 * 1024]
         if small_rows.min() < 0.4 or small_rows.max() > 2.5:
             flags += "  <-- small outside x2.5"
-    print(f"  {name:28s} n={cluster.ranks:<5d} small {_fmt(small)}  large {_fmt(comparison.large_time_ratio)}  "
+    print(f"  {name:40s} n={cluster.ranks:<5d} small {_fmt(small)}  large {_fmt(comparison.large_time_ratio)}  "
           f"busbw(>=256MiB) {large_range:9s}  geomean x{comparison.geomean_error_factor:.2f}  "
           f"[{comparison.size_bytes.size} rows]{flags}")
     if note:
@@ -235,13 +236,15 @@ def main(argv: list[str]) -> int:
     rows = "--rows" in argv
     print("model/measured time: small = sizes <= 64 KiB, large = sizes >= 256 MiB (geometric means);")
     print("busbw = model/measured busbw over the >= 256 MiB rows; geomean = typical error factor, all rows\n")
-    for role, title in (("calibration", "Calibration tables (shared/reference/calibration)"),
-                        ("reference", "Reference sweeps (hardware.md 9.J / 9.K)")):
+    for role, title in (("calibration", "Calibration tables (manifest.toml, role = calibration)"),
+                        ("reference", "Reference sweeps (manifest.toml; [pending] = not yet held to the bar)")):
         print(title)
         for table in load_measurements(role):
-            _report(table.id, table.cluster(), table.size_bytes, table.time_us, rows, table.assumption)
+            name = f"{table.id} [pending]" if table.pending else table.id
+            _report(name, table.cluster(), table.size_bytes, table.time_us, rows, table.assumption,
+                    table.algorithm)
         print()
-    print("External checks (published runs found with the search tools; URLs in this file)")
+    print("External checks (published runs; URLs in this file)")
     for ext in EXTERNAL:
         inputs = dict(ext.cluster)
         cluster, _ = resolve_cluster(inputs.pop("gpu"), **inputs)

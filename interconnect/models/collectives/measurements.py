@@ -57,8 +57,18 @@ class Measurement:
     time_us: np.ndarray
     assumption: str = ""
     algorithm: str = "auto"
-    protocol: str = "auto"
     path: Path | None = None
+    #: NCCL_PROTO forced in the run (``ll``, ``ll128``, ``simple``), ``auto`` when NCCL chose.
+    protocol: str = "auto"
+    #: NCCL (or RCCL) version printed by the run, "" when the log does not say.
+    nccl_version: str = ""
+    #: Other settings of the run that change its timing (environment variables, launch mode).
+    environment: str = ""
+    #: Primary source of the rows (a URL with commit and lines where the host allows it).
+    url: str = ""
+    #: True while the model is not yet held to the accuracy bar on this run (a run added as a
+    #: target for a model change); ``benchmarks/accuracy.py`` still prints it.
+    pending: bool = False
 
     def cluster(self) -> Cluster:
         inputs = dict(self.cluster_inputs)
@@ -111,6 +121,17 @@ def _packaged_measurements() -> tuple[Measurement, ...]:
     return measurements
 
 
+#: NCCL_PROTO values a manifest may record (lower case; NCCL itself accepts any case).
+PROTOCOLS = ("auto", "ll", "ll128", "simple")
+
+
+def _protocol(entry: dict[str, object]) -> str:
+    protocol = str(entry.get("protocol", "auto")).lower()
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"dataset {entry['id']!r}: protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    return protocol
+
+
 def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
     manifest = tomllib.loads((folder / "manifest.toml").read_text(encoding="utf-8"))
     out: list[Measurement] = []
@@ -141,8 +162,12 @@ def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
                 time_us=time,
                 assumption=entry.get("assumption", ""),
                 algorithm=entry.get("algorithm", "auto"),
-                protocol=entry.get("protocol", "auto"),
                 path=path,
+                protocol=_protocol(entry),
+                nccl_version=str(entry.get("nccl_version", "")),
+                environment=str(entry.get("environment", "")),
+                url=str(entry.get("url", "")),
+                pending=bool(entry.get("pending", False)),
             )
         )
     return out

@@ -324,11 +324,12 @@ def test_efficiency_against_spec():
 # --- calibration against published tables ----------------------------------------------------------------
 
 CALIBRATION = load_measurements("calibration")
-REFERENCE = load_measurements("reference")
+REFERENCE = [m for m in load_measurements("reference") if not m.pending]
+PENDING = [m for m in load_measurements("reference") if m.pending]
 
 
 def test_every_calibration_table_is_loaded():
-    # the seven files of /work/shared/reference/calibration, copied into interconnect/data/measurements
+    # the seven calibration tables of interconnect/data/measurements/manifest.toml
     assert len(CALIBRATION) == 7
     assert all(m.size_bytes.size == m.time_us.size > 0 for m in CALIBRATION)
 
@@ -349,12 +350,57 @@ def test_calibration_tables_within_the_accuracy_bar(table):
 
 @pytest.mark.parametrize("table", REFERENCE, ids=[m.id for m in REFERENCE])
 def test_reference_sweeps_large_messages(table):
-    # Azure and ml-engineering busbw sweeps (hardware.md §9.J/9.K): the large-message bar only, since
+    # Azure and ml-engineering busbw sweeps (sources in manifest.toml): the large-message bar only, since
     # PyTorch-level timings (all_reduce_bench) add tens of µs to small messages.
     comparison = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm)
     large = comparison.large_busbw_ratios
     assert np.all((large >= 0.75) & (large <= 1.25)), large
     assert comparison.geomean_error_factor <= 1.7
+
+
+@pytest.mark.parametrize("table", PENDING, ids=[m.id for m in PENDING])
+def test_pending_runs_load_and_compare(table):
+    # Published runs kept as targets for the model (manifest ``pending = true``): every row is read,
+    # the cluster resolves, and the rank count matches what the rows themselves imply (nccl-tests
+    # prints busbw = algbw x 2(n-1)/n, so the out-of-place busbw/algbw ratio gives n).
+    comparison = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm)
+    assert comparison.size_bytes.size == table.size_bytes.size > 0
+    assert np.all(np.isfinite(comparison.time_ratio))
+    assert table.url.startswith("https://github.com/")
+    rows = [line.split() for line in table.path.read_text().splitlines() if line.strip() and line[0] != "#"]
+    ratio = max((float(r[7]) / float(r[6]) for r in rows if float(r[6]) >= 10), default=None)
+    assert ratio is not None and ratio == pytest.approx(busbw_factor("all_reduce", comparison.ranks), rel=0.01)
+
+
+def test_manifest_keys_for_forced_algorithm_and_protocol(tmp_path):
+    # A manifest entry may record what the run forced (NCCL_ALGO, NCCL_PROTO in any case), the NCCL
+    # version, other settings and its URL; a protocol NCCL does not have is refused.
+    rows = "  1024  256  float  sum  -1  50.00  0.02  0.04  0  50.00  0.02  0.04  0\n"
+    (tmp_path / "run.txt").write_text("# header line\n" + rows)
+    entry = """[[dataset]]
+id = "run"
+file = "run.txt"
+kind = "nccl-rows"
+role = "reference"
+system = "test"
+source = "test"
+url = "https://example.org/run"
+algorithm = "ring"
+protocol = "{protocol}"
+nccl_version = "2.26.2"
+environment = "NCCL_MIN_CTAS=24"
+pending = true
+cluster = {{ gpu = "h100-sxm", gpus_per_node = 8, nodes = 2 }}
+"""
+    (tmp_path / "manifest.toml").write_text(entry.format(protocol="LL128"))
+    (run,) = load_measurements(directory=tmp_path)
+    assert (run.algorithm, run.protocol, run.nccl_version, run.environment) == ("ring", "ll128", "2.26.2",
+                                                                              "NCCL_MIN_CTAS=24")
+    assert run.pending and run.url == "https://example.org/run"
+    assert run.size_bytes.tolist() == [1024.0] and run.time_us.tolist() == [50.0]
+    (tmp_path / "manifest.toml").write_text(entry.format(protocol="fast"))
+    with pytest.raises(ValueError, match="protocol"):
+        load_measurements(directory=tmp_path)
 
 
 def test_nvls_gpu_count_ramp():
