@@ -13,9 +13,16 @@ Three groups of tables:
 * **external**: further published sweeps, used only as checks and kept here
   with their URL (they are not calibration data of the package).
 
-For each table: model/measured time at small (<= 64 KiB) and large (>= 256 MiB) sizes (geometric
-mean over those rows), the range of model/measured busbw over the large rows (the ±25 % bar), and
-the geometric-mean error factor over all rows (1.6 = typically 60 % off either way).
+For each table, per size band, against the targets of issue 8 (``ACCURACY_TARGETS``):
+
+* small (<= 64 KiB): model/measured time, lowest-highest row, target within x2;
+* middle (1-128 MiB): model/measured time, lowest-highest row, target within x1.5;
+* large (>= 256 MiB): model/measured busbw, lowest-highest row, target within ±20 %;
+* geomean: the geometric-mean error factor over every row, target at most x1.35.
+
+A band is "ok" when every row of it meets the target, "MISS" otherwise, "-" when the table has no
+row there. A forced ``NCCL_ALGO`` / ``NCCL_PROTO`` of a run is passed to the model. The summary at
+the end counts the tables that meet each target.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from interconnect.models.cluster import resolve_cluster  # noqa: E402
-from interconnect.models.collectives import compare_sweep, load_measurements  # noqa: E402
+from interconnect.models.collectives import ACCURACY_TARGETS, compare_sweep, load_measurements  # noqa: E402
 
 # --- external checks -------------------------------------------------------------------------------
 # Out-of-place (size bytes, time µs) rows as published. Only a subset of rows where the source is long.
@@ -206,23 +213,52 @@ def _rows(text: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array([float(a) for a, _ in pairs]), np.array([float(b) for _, b in pairs])
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
-    return "   -  " if value is None else f"{value:6.{digits}f}"
+@dataclass
+class Tally:
+    """How many tables meet each target (and which miss it)."""
+
+    met: dict[str, int]
+    total: dict[str, int]
+    misses: dict[str, list[str]]
+
+    @classmethod
+    def empty(cls) -> Tally:
+        bands = ("small", "middle", "large", "geomean")
+        return cls({b: 0 for b in bands}, {b: 0 for b in bands}, {b: [] for b in bands})
+
+    def add(self, band: str, name: str, ok: bool | None) -> None:
+        if ok is None:
+            return
+        self.total[band] += 1
+        if ok:
+            self.met[band] += 1
+        else:
+            self.misses[band].append(name)
 
 
-def _report(name: str, cluster, size, time, rows: bool, note: str = "", algorithm: str = "auto") -> None:
-    comparison = compare_sweep(cluster, size, time, algorithm)
-    large = comparison.large_busbw_ratios
-    large_range = f"{large.min():.2f}-{large.max():.2f}" if large.size else "    -    "
-    flags = "" if not large.size or (large.min() >= 0.75 and large.max() <= 1.25) else "  <-- outside ±25 %"
-    small = comparison.small_time_ratio
-    if small is not None:
-        small_rows = comparison.time_ratio[comparison.size_bytes <= 64 * 1024]
-        if small_rows.min() < 0.4 or small_rows.max() > 2.5:
-            flags += "  <-- small outside x2.5"
-    print(f"  {name:40s} n={cluster.ranks:<5d} small {_fmt(small)}  large {_fmt(comparison.large_time_ratio)}  "
-          f"busbw(>=256MiB) {large_range:9s}  geomean x{comparison.geomean_error_factor:.2f}  "
-          f"[{comparison.size_bytes.size} rows]{flags}")
+def _band(ratios: np.ndarray, low: float, high: float) -> tuple[str, bool | None]:
+    if not ratios.size:
+        return f"{'-':>15s}", None
+    ok = bool(ratios.min() >= low and ratios.max() <= high)
+    return f"{ratios.min():5.2f}-{ratios.max():<5.2f} {'ok  ' if ok else 'MISS'}", ok
+
+
+def _report(tally: Tally, name: str, cluster, size, time, rows: bool, note: str = "", algorithm: str = "auto",
+            protocol: str = "auto") -> None:
+    comparison = compare_sweep(cluster, size, time, algorithm, protocol)
+    small_factor = ACCURACY_TARGETS["small_time_factor"]
+    middle_factor = ACCURACY_TARGETS["middle_time_factor"]
+    large_fraction = ACCURACY_TARGETS["large_busbw_fraction"]
+    small, small_ok = _band(comparison.small_time_ratios, 1 / small_factor, small_factor)
+    middle, middle_ok = _band(comparison.middle_time_ratios, 1 / middle_factor, middle_factor)
+    large, large_ok = _band(comparison.large_busbw_ratios, 1 - large_fraction, 1 + large_fraction)
+    geomean_ok = comparison.geomean_error_factor <= ACCURACY_TARGETS["geomean_error_factor"]
+    for band, ok in (("small", small_ok), ("middle", middle_ok), ("large", large_ok), ("geomean", geomean_ok)):
+        tally.add(band, name, ok)
+    forced = "" if algorithm == "auto" and protocol == "auto" else f" (forced {algorithm}/{protocol})"
+    geomean = f"x{comparison.geomean_error_factor:4.2f} {'ok  ' if geomean_ok else 'MISS'}"
+    print(f"  {name:40s} n={cluster.ranks:<5d} {small}  {middle}  {large}  {geomean} "
+          f"[{comparison.size_bytes.size} rows]{forced}")
     if note:
         print(f"      note: {note}")
     if rows:
@@ -232,24 +268,38 @@ def _report(name: str, cluster, size, time, rows: bool, note: str = "", algorith
                   f"{comparison.algorithm[i]}/{comparison.protocol[i]}")
 
 
+def _header() -> None:
+    print(f"  {'run':40s} {'ranks':7s} {'small time':>15s}  {'middle time':>15s}  {'large busbw':>15s}  geomean")
+
+
 def main(argv: list[str]) -> int:
     rows = "--rows" in argv
-    print("model/measured time: small = sizes <= 64 KiB, large = sizes >= 256 MiB (geometric means);")
-    print("busbw = model/measured busbw over the >= 256 MiB rows; geomean = typical error factor, all rows\n")
+    targets = ACCURACY_TARGETS
+    print("Targets (model/measured, every row of the band): small (<= 64 KiB) time within "
+          f"x{targets['small_time_factor']:g}; middle (1-128 MiB) time within x{targets['middle_time_factor']:g};")
+    print(f"large (>= 256 MiB) busbw within ±{targets['large_busbw_fraction']:.0%}; geometric-mean error over all "
+          f"rows at most x{targets['geomean_error_factor']:g}.\n")
+    tally = Tally.empty()
     for role, title in (("calibration", "Calibration tables (manifest.toml, role = calibration)"),
                         ("reference", "Reference sweeps (manifest.toml; [pending] = not yet held to the bar)")):
         print(title)
+        _header()
         for table in load_measurements(role):
             name = f"{table.id} [pending]" if table.pending else table.id
-            _report(name, table.cluster(), table.size_bytes, table.time_us, rows, table.assumption,
-                    table.algorithm)
+            _report(tally, name, table.cluster(), table.size_bytes, table.time_us, rows, table.assumption,
+                    table.algorithm, table.protocol)
         print()
     print("External checks (published runs; URLs in this file)")
+    _header()
     for ext in EXTERNAL:
         inputs = dict(ext.cluster)
         cluster, _ = resolve_cluster(inputs.pop("gpu"), **inputs)
         size, time = _rows(ext.rows)
-        _report(ext.id, cluster, size, time, rows, ext.note)
+        _report(tally, ext.id, cluster, size, time, rows, ext.note)
+    print("\nSummary: tables meeting each target (of those with rows in the band)")
+    for band in ("small", "middle", "large", "geomean"):
+        missed = ", ".join(tally.misses[band]) or "none"
+        print(f"  {band:8s} {tally.met[band]:3d} of {tally.total[band]:3d}   missed: {missed}")
     return 0
 
 
