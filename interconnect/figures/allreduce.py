@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from interconnect.figures.theme import apply_theme
 from interconnect.models.allreduce_view import AllreduceView, NodeCurve, PublishedCurve
 from interconnect.models.collectives import ALGORITHM_LABELS
-from interconnect.units import Q_, format_bandwidth, format_duration, format_size
+from interconnect.units import Q_, format_size
 
 __all__ = [
     "ALGORITHM_COLOURS",
@@ -60,8 +60,9 @@ def choice_label(algorithm: str, protocol: str) -> str:
     """
     if algorithm == "auto" and protocol.lower() == "auto":
         return "NCCL's pick"
+    names = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}
     parts = [SHORT_NAMES.get(algorithm, algorithm) if algorithm != "auto" else "NCCL's algorithm",
-             protocol if protocol.lower() != "auto" else "NCCL's protocol"]
+             names.get(protocol.lower(), protocol) if protocol.lower() != "auto" else "NCCL's protocol"]
     return "Forced: " + ", ".join(parts)
 
 
@@ -78,11 +79,38 @@ def decade_ticks(low: float, high: float, formatter) -> tuple[list[float], list[
 
 
 def _time_text(value_us: float) -> str:
-    return format_duration(Q_(value_us, "us"))
+    """A time in µs as readable text, three significant digits: ``49.2 µs``, ``1.23 ms``.
+
+    The same text as :func:`interconnect.units.format_duration`, without pint: a chart labels hundreds
+    of points and pint would take most of the figure's build time.
+
+    >>> from interconnect.units import format_duration
+    >>> [_time_text(v) for v in (0.5, 49.2004, 1234.5, 2e7)] == [format_duration(Q_(v, "us")) for v in
+    ...                                                        (0.5, 49.2004, 1234.5, 2e7)]
+    True
+    """
+    if not math.isfinite(value_us):
+        return ""
+    for scale, unit in ((1e6, "s"), (1e3, "ms"), (1.0, "µs")):
+        if abs(value_us) >= scale:
+            return f"{value_us / scale:.3g} {unit}"
+    return f"{value_us * 1e3:.3g} ns"
 
 
 def _bw_text(value_gbps: float) -> str:
-    return format_bandwidth(Q_(value_gbps, "GB/s"))
+    """A bandwidth in GB/s as readable text, three significant digits: ``480 GB/s``, ``12.3 MB/s``.
+
+    >>> from interconnect.units import format_bandwidth
+    >>> [_bw_text(v) for v in (2e-6, 0.0123, 480.3, 1500.0)] == [format_bandwidth(Q_(v, "GB/s")) for v in
+    ...                                                         (2e-6, 0.0123, 480.3, 1500.0)]
+    True
+    """
+    if not math.isfinite(value_gbps):
+        return ""
+    for scale, unit in ((1e3, "TB/s"), (1.0, "GB/s"), (1e-3, "MB/s"), (1e-6, "kB/s")):
+        if abs(value_gbps) >= scale:
+            return f"{value_gbps / scale:.3g} {unit}"
+    return f"{value_gbps * 1e9:.3g} B/s"
 
 
 class Overlay:
