@@ -50,6 +50,7 @@ class External:
     cluster: dict
     rows: str
     note: str = ""
+    launch: str = "process-per-gpu"
 
 
 EXTERNAL = [
@@ -87,6 +88,7 @@ EXTERNAL = [
         2097152 59.86|4194304 90.74|8388608 110.8|16777216 169.7|33554432 257.6|67108864 428.1
         134217728 801.8|268435456 1546.5|536870912 3038.1|1073741824 6003.9|2147483648 11938
         4294967296 23849|8589934592 47488""",
+        launch="single-process",
     ),
     External(
         "oci-a100-2node-roce",
@@ -141,6 +143,7 @@ EXTERNAL = [
         33554432 200.39|67108864 328.56|134217728 588.39|268435456 1112.19|536870912 2152.91
         1073741824 4010.54|2147483648 7918.12|4294967296 15753.1|8589934592 31335.8""",
         "Single-process -g 8: the ~33 us floor is launch overhead of that mode (13 us with one process per GPU).",
+        "single-process",
     ),
     External(
         "mi300x-8gpu-rocm-blog",
@@ -244,8 +247,8 @@ def _band(ratios: np.ndarray, low: float, high: float) -> tuple[str, bool | None
 
 
 def _report(tally: Tally, name: str, cluster, size, time, rows: bool, note: str = "", algorithm: str = "auto",
-            protocol: str = "auto") -> None:
-    comparison = compare_sweep(cluster, size, time, algorithm, protocol)
+            protocol: str = "auto", launch: str = "process-per-gpu") -> None:
+    comparison = compare_sweep(cluster, size, time, algorithm, protocol, launch)
     small_factor = ACCURACY_TARGETS["small_time_factor"]
     middle_factor = ACCURACY_TARGETS["middle_time_factor"]
     large_fraction = ACCURACY_TARGETS["large_busbw_fraction"]
@@ -256,6 +259,8 @@ def _report(tally: Tally, name: str, cluster, size, time, rows: bool, note: str 
     for band, ok in (("small", small_ok), ("middle", middle_ok), ("large", large_ok), ("geomean", geomean_ok)):
         tally.add(band, name, ok)
     forced = "" if algorithm == "auto" and protocol == "auto" else f" (forced {algorithm}/{protocol})"
+    if launch != "process-per-gpu":
+        forced += f" ({launch})"
     geomean = f"x{comparison.geomean_error_factor:4.2f} {'ok  ' if geomean_ok else 'MISS'}"
     print(f"  {name:40s} n={cluster.ranks:<5d} {small}  {middle}  {large}  {geomean} "
           f"[{comparison.size_bytes.size} rows]{forced}")
@@ -287,7 +292,7 @@ def main(argv: list[str]) -> int:
         for table in load_measurements(role):
             name = f"{table.id} [pending]" if table.pending else table.id
             _report(tally, name, table.cluster(), table.size_bytes, table.time_us, rows, table.assumption,
-                    table.algorithm, table.protocol)
+                    table.algorithm, table.protocol, table.launch)
         print()
     print("External checks (published runs; URLs in this file)")
     _header()
@@ -295,7 +300,7 @@ def main(argv: list[str]) -> int:
         inputs = dict(ext.cluster)
         cluster, _ = resolve_cluster(inputs.pop("gpu"), **inputs)
         size, time = _rows(ext.rows)
-        _report(tally, ext.id, cluster, size, time, rows, ext.note)
+        _report(tally, ext.id, cluster, size, time, rows, ext.note, launch=ext.launch)
     print("\nSummary: tables meeting each target (of those with rows in the band)")
     for band in ("small", "middle", "large", "geomean"):
         missed = ", ".join(tally.misses[band]) or "none"

@@ -23,6 +23,7 @@ from interconnect.models.collectives.fitting import (
 from interconnect.models.collectives.measurements import (
     ACCURACY_TARGETS,
     LARGE_BYTES,
+    LAUNCH_OVERHEAD_US,
     MIDDLE_BYTES,
     SMALL_BYTES,
     Comparison,
@@ -59,6 +60,7 @@ __all__ = [
     "AUTO_CANDIDATES",
     "COLLECTIVES",
     "LARGE_BYTES",
+    "LAUNCH_OVERHEAD_US",
     "MIDDLE_BYTES",
     "PROTOCOLS",
     "SMALL_BYTES",
