@@ -499,3 +499,16 @@ def test_user_hop_latency_replaces_the_fabrics():
     difference = allreduce(slower, [8], "tree", protocol="LL").time_us[0] - allreduce(
         fabric, [8], "tree", protocol="LL").time_us[0]
     assert difference == pytest.approx(2 * 50.0)
+
+
+def test_launch_mode_adds_the_benchmarks_own_cost_only_to_the_comparison():
+    # ml-engineering's all_reduce_bench times around torch.distributed: +25 us per call (LAUNCH_OVERHEAD_US).
+    from interconnect.models.collectives import LAUNCH_OVERHEAD_US
+
+    cluster = _cluster(gpus_per_node=8, nodes=1)
+    plain = compare_sweep(cluster, [8, GiB], [40.0, 4000.0])
+    timed = compare_sweep(cluster, [8, GiB], [40.0, 4000.0], launch="pytorch")
+    assert timed.model_time_us - plain.model_time_us == pytest.approx([LAUNCH_OVERHEAD_US["pytorch"]] * 2)
+    assert {m.launch for m in load_measurements()} <= set(LAUNCH_OVERHEAD_US)
+    with pytest.raises(ValueError):
+        compare_sweep(cluster, [8], [40.0], launch="carrier pigeon")
