@@ -85,6 +85,13 @@ class FabricModel:
     nvls_chunk_bytes : int
         NVLS and NVLSTree chunk size (``NCCL_NVLS_CHUNKSIZE``, and ``NCCL_NVLSTREE_MAX_CHUNKSIZE``
         when the fabric's plugin sets it); 0 means NCCL's own defaults (``src/transport/nvls.cc``).
+    rdma : bool
+        The NIC writes straight into GPU memory (InfiniBand, RoCE, EFA). Over TCP-class transports
+        (sockets, GPUDirect-TCPX/O) every chunk also passes through the host network stack, so the
+        all-reduce's Simple ring pays ``simple_fill_us`` for each of its two network hops and NVLSTree
+        for each tree level before they stream; over RDMA their start-up is the chunk pipeline alone
+        (measured 2 x 8 H100 on InfiniBand and on EFA stream at 8-32 MiB without one, nccl-tests#309
+        and awsome-distributed-training).
     """
 
     name: str
@@ -95,6 +102,7 @@ class FabricModel:
     ll128_over_network: bool
     plugin_latency_us: float = 0.0
     nvls_chunk_bytes: int = 0
+    rdma: bool = True
 
 
 #: Per-fabric constants. Sources and calibration:
@@ -121,7 +129,8 @@ class FabricModel:
 FABRICS: dict[str, FabricModel] = {
     "infiniband": FabricModel("infiniband", "InfiniBand", 0.96, 0.0, 100.0, True),
     "roce": FabricModel("roce", "RoCE (RDMA over Ethernet)", 0.92, 10.0, 100.0, True),
-    "ethernet": FabricModel("ethernet", "Ethernet (TCP, GPUDirect-TCPX/O, sockets)", 0.90, 35.0, 300.0, False),
+    "ethernet": FabricModel("ethernet", "Ethernet (TCP, GPUDirect-TCPX/O, sockets)", 0.90, 35.0, 300.0, False,
+                            rdma=False),
     "efa": FabricModel("efa", "AWS EFA (SRD)", 0.92, 20.0, 100.0, True, 75.0, 512 * 1024),
 }
 

@@ -337,6 +337,7 @@ class _Params:
     hop_extra: float  # real extra µs per network hop
     plugin_lat: float  # µs the network plugin reports per hop; NCCL's tuner only
     fill_net: float
+    staged: bool  # the transport stages each chunk through host memory (TCP-class): a start-up per hop
     ll128_net: bool
     nvls_chunk: int  # NCCL_NVLS_CHUNKSIZE (bytes)
     nvls_tree_chunk: int  # NCCL_NVLSTREE_MAX_CHUNKSIZE (bytes)
@@ -424,6 +425,7 @@ def _params(cluster: Cluster, protocol: str = "auto") -> _Params:
         hop_extra=cluster.net_hop_latency_us,
         plugin_lat=fabric.plugin_latency_us,
         fill_net=fabric.simple_fill_us,
+        staged=not fabric.rdma,
         ll128_net=fabric.ll128_over_network,
         nvls_chunk=chunk,
         nvls_tree_chunk=tree_chunk,
@@ -531,7 +533,8 @@ def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> No
         inter_real, inter_tuner = _net_latency(p, "ring", proto)
         lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra
         move = _transfer(size, buses[proto] * p.n / nsteps)
-        real[proto] = p.lib.launch_us + lat + ninter * inter_real + move
+        staged = 2 * _net_fill(p, size) if (p.staged and proto == _SIMPLE and p.kd > 1) else 0.0
+        real[proto] = p.lib.launch_us + lat + ninter * inter_real + move + staged
         # NCCL's tuner multiplies a multi-node Simple ring's latency by 1.4 ("plateau effect").
         plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
         est[proto] = p.lib.launch_us + (lat + ninter * inter_tuner) * plateau + move
@@ -639,7 +642,8 @@ def _nvls_tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) 
     intra = p.lib.hw_intra["nvls_tree"][_SIMPLE]
     stages = 1 + _ceil_log2(p.kd)
     wave = _nvls_tree_wave_bytes(p, size)
-    real[_SIMPLE] = p.lib.launch_us + intra + 2 * depth * inter_real + _transfer(size + stages * wave, algbw)
+    staged = _ceil_log2(p.kd) * _net_fill(p, size) if p.staged else 0.0
+    real[_SIMPLE] = p.lib.launch_us + intra + 2 * depth * inter_real + _transfer(size + stages * wave, algbw) + staged
     est[_SIMPLE] = p.lib.launch_us + intra + 2 * depth * inter_tuner + _transfer(size, tuner_algbw)
 
 
