@@ -217,6 +217,7 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen
     _overlay_traces(figure, overlays, "time_us", _time_text)
     figure.update_layout(title={"text": "All-reduce time against message size"})
     _size_axis(figure)
+    figure.update_xaxes(range=[math.log10(float(size[0])), math.log10(float(size[-1]))])
     _log_axis(figure, [chosen.time_us, *[o.time_us for o in overlays]], "time", _time_text, floor_fraction=None)
     return _finish(figure, 700)
 

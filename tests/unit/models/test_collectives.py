@@ -526,3 +526,12 @@ def test_one_off_rows_keep_the_in_place_time(tmp_path):
                     "16777216 4194304 float sum -1 378.1 44.37 87.42 0 373.5 44.92 88.50 0\n")
     sizes, times = _read_rows(path)
     assert times.tolist() == [203.8, 321.4, 378.1]
+
+
+@pytest.mark.parametrize(("nodes", "measured_us"), [(2, 55.5), (16, 235.0)])
+def test_p5_small_message_latency_grows_with_tree_depth(nodes, measured_us):
+    # Smol Training Playbook (Hugging Face, 2025), nccl-tests on AWS p5: all-reduce latency 55.5 us on
+    # 2 nodes, "increasing nearly linearly with cluster size, reaching 235 us at 16 nodes". The EFA
+    # hop latency (20 us, aws-ofi-nccl's own p5 cost model) was not fitted to these.
+    cluster = _cluster(gpus_per_node=8, nodes=nodes, nic="efa-v2", nics_per_node=32, fabric="efa")
+    assert allreduce(cluster, [8]).time_us[0] == pytest.approx(measured_us, rel=0.3)
