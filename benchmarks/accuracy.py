@@ -174,7 +174,7 @@ EXTERNAL = [
         "azure-ndv4-a100-2node-ib",
         "Azure ML, 2 x Standard_ND96asr_v4 (8 x A100 40GB, 8 x 200 Gbit/s HDR InfiniBand per node)",
         "public GitHub markdown 'Running GPU Enabled HPC Applications on Azure Machine Learning Platform', "
-        "found with find_string (repository not resolved by the index)",
+        "repository not identified",
         {"gpu": "a100-sxm", "gpus_per_node": 8, "nodes": 2, "nic": "ib-hdr", "nics_per_node": 8,
          "fabric": "infiniband"},
         """8 37.76|16 37.45|32 36.38|64 37.00|128 36.50|256 37.62|512 38.44|1024 40.18|2048 44.38

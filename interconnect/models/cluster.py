@@ -164,12 +164,13 @@ def fabric_model(fabric: str, generation: str = "Other", nic: str = "") -> Fabri
 
 
 # When a GPU's catalog entry has no "achieved" scale-up figure, NCCL-level all-reduce reaches about
-# 80 % of the per-direction spec (hardware.md §10: A100 78 %, H200 82 %; NCCL topo.h plans 20.6 of
+# 80 % of the per-direction spec (one-node ring busbw against spec: A100 78 %, H200 82 %, ml-engineering
+# network/README.md; NCCL topo.h plans 20.6 of
 # 25 GB/s per NVLink 4 link = 82 %).
 SCALEUP_ACHIEVED_FALLBACK = 0.80
 
 # Smallest NVLink domain on which NCCL engages NVLink SHARP (NVLS): "above 4 GPUs on 8xH200 and
-# above 5 GPUs on 8xB200" (ml-engineering, hardware.md §1.2; NVIDIA GB200 partition guide: "<= 4 GPUs
+# above 5 GPUs on 8xB200" (ml-engineering network/README.md; NVIDIA GB200 partition guide: "<= 4 GPUs
 # will not benefit from multicast").
 NVLS_MIN_GPUS = {"Hopper": 5, "Blackwell": 6}
 

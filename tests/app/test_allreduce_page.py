@@ -40,7 +40,8 @@ def test_defaults_render_four_charts_and_write_the_url():
 
 
 def test_single_h100_node_picks_nvls_for_large_messages():
-    # hardware.md §9.K / nccl-tests#212: on 8 x H100 NCCL uses NVLS (in-switch reduction) for big messages.
+    # ml-engineering network/README.md, nccl-tests#212: on 8 x H100 NCCL uses NVLS (in-switch reduction) for
+    # big messages.
     at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "1", "size": "1 GiB"})
     assert not at.exception
     assert metric(at, "Algorithm") == "NVLS"

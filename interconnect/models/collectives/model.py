@@ -8,13 +8,13 @@ in GB/s (1 GB = 1e9 B, as nccl-tests prints them). Units live in the names (``si
 
 Two families of models
 ----------------------
-1. **Textbook alpha-beta formulas** (formulas.md §3.1-3.2): :func:`ring_allreduce_time_us`,
+1. **Textbook alpha-beta formulas** (ring and hierarchical all-reduce): :func:`ring_allreduce_time_us`,
    :func:`hierarchical_allreduce_time_us`. Exact closed forms, for teaching and tests.
 2. **An NCCL-like model of a real cluster** (:func:`allreduce`): for every algorithm NCCL has
    (ring, double binary tree, NVLS, NVLSTree, CollNet/SHARP) and protocol (LL, LL128, Simple) it
    computes ``t = launch + latency(algorithm, protocol, topology) + fill + S / algbw``.
    Latencies, protocol factors and per-channel caps are NCCL's own constants (``src/graph/
-   tuning.cc``, formulas.md §1.5; RCCL's for AMD); bandwidths come from the
+   tuning.cc``; RCCL's for AMD); bandwidths come from the
    :class:`~interconnect.models.cluster.Cluster` (catalog figures). The *fill* is what NCCL's tuner leaves
    out: the start-up of the bulk (Simple) pipeline, per NVLS stage, tree-chain stage and network hop.
    It is why measured busbw keeps climbing up to GiB sizes. The algorithm and protocol are picked
@@ -110,7 +110,7 @@ _NCCL = _Library(
     ll128=True,
     # Host-side cost of one collective call as nccl-tests times it (kernel launch, stream sync
     # amortised over iterations). Calibrated: NCCL's own ring-LL latency for 8 GPUs is 15 µs, and
-    # measured 8-GPU small-message all-reduce is 14-45 µs (hardware.md §9.J Azure sweeps).
+    # measured 8-GPU small-message all-reduce is 14-45 µs (Azure/AI-benchmarking-guide one-node sweeps).
     launch_us=4.0,
 )
 
@@ -142,19 +142,20 @@ _LL_MAX_BW_MANY_NODES = 20.4
 _NVLS_EFFICIENCY = {"Hopper": 0.85, "Blackwell": 0.74}
 #: ... times this factor gives the measured NVLS algorithm bandwidth as a share of the per-GPU
 #: NVLink rate. Calibrated: 8 x H200 NVLS busbw 473-480 GB/s = algbw 270-275 = 0.73 x 370.8
-#: (Stas Bekman, hardware.md §9.K; nccl-tests #212), 8 x B200 838 GB/s busbw = algbw 479 =
-#: 0.66 x 721.8, GB200 NVL72 835 GB/s busbw (CoreWeave, §9.F).
+#: (Stas Bekman, ml-engineering network/README.md; nccl-tests #212), 8 x B200 838 GB/s busbw = algbw 479 =
+#: 0.66 x 721.8, GB200 NVL72 835 GB/s busbw (coreweave/nccl-tests README).
 _NVLS_MEASURED_OVER_MODEL = 0.86
 #: Ring busbw reached on one node as a share of the catalog's achievable per-GPU scale-up rate:
-#: H100 365-370 of 370.8, A100 231-235 of 240, B200 682 of 721.8, MI300X 316 of 312.9 (§9.J-K).
+#: H100 365-370 of 370.8, A100 231-235 of 240, B200 682 of 721.8, MI300X 316 of 312.9
+#: (Azure/AI-benchmarking-guide; ml-engineering network/README.md).
 _RING_EFFICIENCY = 0.97
 #: Bytes a GPU's NVLS pipeline holds in flight before it streams at full rate (NCCL_BUFFSIZE default
 #: 4 MiB per channel). The resulting fill, (domain - 1) x 4 MiB / per-GPU NVLink rate, is 79 µs on
 #: 8 x H100 and 410 µs on a 72-GPU NVL72, matching the large-message offsets of the measured
-#: NVLS sweeps (hardware.md §9.F/H/J).
+#: NVLS sweeps (coreweave/nccl-tests README; Azure/AI-benchmarking-guide).
 _NVLS_FILL_BYTES = 4 * _MIB
 #: NVLSTree sends across the network through a limited number of "head" GPUs per NVLink domain.
-#: Calibrated: CoreWeave GB200 2-rack and 20-rack tables (§9.F) plateau at algbw 410 and 203 GB/s,
+#: Calibrated: coreweave/nccl-tests GB200 2-rack and 20-rack tables plateau at algbw 410 and 203 GB/s,
 #: i.e. about 8 NICs of 48 GB/s (halved beyond 2 domains, as for any tree); on HGX-8 every NIC is
 #: a head.
 _NVLS_TREE_MAX_HEADS = 8
@@ -264,8 +265,8 @@ def ring_allreduce_time_us(size_bytes: object, ranks: int, alpha_us: float, band
     """Textbook ring all-reduce: ``T = 2(n-1)·α + 2(n-1)/n · S/B``.
 
     Reduce-scatter then all-gather around a ring of n ranks: 2(n-1) steps, each paying the per-step
-    latency α and moving S/n bytes over a link of bandwidth B (per direction). Source: formulas.md
-    §3.1 (ttsugriy, collective cost model), bandwidth term as in nccl-tests ``PERFORMANCE.md``.
+    latency α and moving S/n bytes over a link of bandwidth B (per direction). Source: the
+    bandwidth-optimal ring (Patarasuk and Yuan, JPDC 69(2), 2009), bandwidth term as in nccl-tests ``PERFORMANCE.md``.
     Assumes every link has the same α and B and no pipelining beyond the ring itself.
 
     Parameters: ``size_bytes`` (S, bytes, scalar or array), ``ranks`` (n), ``alpha_us`` (µs per
@@ -291,7 +292,7 @@ def hierarchical_allreduce_time_us(
     alpha_out_us: float,
     bw_out_gbps: float,
 ) -> np.ndarray:
-    """Three-phase hierarchical all-reduce (formulas.md §3.2, ttsugriy 13/13a, Stas's "model 3").
+    """Three-phase hierarchical all-reduce (Stas Bekman's ml-engineering, "model 3").
 
     .. math::
 
@@ -769,7 +770,7 @@ def allreduce(
 
     ``t = launch + latency(algorithm, protocol, n, nodes) + fill + S / algbw(algorithm, protocol)``
 
-    * latency: NCCL tuning.cc formulas with its constants (formulas.md §1.5): ring
+    * latency: NCCL tuning.cc formulas with its constants: ring
       ``base + (2(n-1) - 2(k-1))·intraLat + 2(k-1)·interLat``; tree
       ``base + 2((g-1)·intraLat + log2(k)·interLat)``; NVLS ``25 µs``; NVLSTree
       ``25 + 2·log2(k)·interLat``, with the fabric's extra per-hop latency on network hops.
@@ -926,7 +927,8 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
     * ``all_reduce``: :func:`allreduce` (S = buffer per rank).
     * ``all_gather`` / ``reduce_scatter`` (S = the whole gathered array, nccl-tests' size column):
       ring, ``base + (n-1)·hop + (n-1)/n · S / busbw_ring`` with busbw_ring as for all-reduce
-      (measured 8 x H200: all-gather 361, reduce-scatter 363, ring all-reduce 367 GB/s, §9.K).
+      (measured 8 x H200: all-gather 361, reduce-scatter 363, ring all-reduce 367 GB/s, ml-engineering
+      network/README.md).
     * ``alltoall`` (S = the per-rank send buffer, S/n to every peer): the NVLink part
       ``(g-1)/n · S / B_intra`` and the network part ``(n-g)/n · S / NIC-per-GPU`` run in parallel
       (sjeaugey, nccl-tests #267: all-to-all "cannot aggregate the bandwidth of multiple NICs").

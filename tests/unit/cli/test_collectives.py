@@ -22,7 +22,7 @@ HEADER = (
 
 @pytest.fixture
 def two_node_log(tmp_path):
-    """The published 2 x 8 H100 sweep (hardware.md §9.G) with an nccl-tests header in front."""
+    """The published 2 x 8 H100 sweep (the h100-2node calibration table) with an nccl-tests header in front."""
     rows = (MEASUREMENTS_DIR / "h100-2node-unidentified.txt").read_text(encoding="utf-8")
     path = tmp_path / "all_reduce_2x8xH100.log"
     path.write_text(HEADER + rows + "# Avg bus bandwidth    : 70.7\n", encoding="utf-8")
@@ -153,7 +153,7 @@ def test_compare_rejects_an_unreadable_log(capsys, tmp_path):
 
 @pytest.mark.parametrize("table", load_measurements("calibration"), ids=lambda m: m.id)
 def test_compare_reads_every_calibration_table(capsys, table):
-    # headerless rows as published (hardware.md §9); the rank count comes from busbw/algbw
+    # headerless rows as published (the calibration tables); the rank count comes from busbw/algbw
     flags = [f"--{key.replace('_', '-')}" if not isinstance(value, bool) else "--sharp"
              for key, value in table.cluster_inputs.items()]
     argv = ["compare", str(table.path), "--json"]

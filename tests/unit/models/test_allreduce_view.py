@@ -58,7 +58,8 @@ def test_node_curve_falls_with_cluster_size_at_256_mib():
 
 
 def test_playbook_curve_is_the_cited_one():
-    # formulas.md §0: 436 -> 362 -> 160 -> 99.6 -> 84.7 -> 64.9 -> 32.9 GB/s for 1..64 nodes.
+    # Ultra-Scale Playbook chart data (pp_comm_bandwidth): 436 -> 362 -> 160 -> 99.6 -> 84.7 -> 64.9 -> 32.9 GB/s
+    # for 1..64 nodes.
     curve = playbook_curve()
     assert list(curve.x) == [1, 2, 4, 8, 16, 32, 64]
     assert list(curve.busbw_gbps) == [436, 362, 160, 99.6, 84.7, 64.9, 32.9]
@@ -66,7 +67,7 @@ def test_playbook_curve_is_the_cited_one():
 
 
 def test_traffic_per_gpu_closed_forms():
-    # formulas.md §3.2: flat ring 2(n-1)/n S; hierarchical 2(k-1)/k S/g. 4 nodes x 8 GPUs, S = 1 MiB.
+    # flat ring 2(n-1)/n S; hierarchical 2(k-1)/k S/g. 4 nodes x 8 GPUs, S = 1 MiB.
     size = 2**20
     traffic = traffic_per_gpu(cluster(nodes=4), size)
     assert traffic["flat_ring"] == pytest.approx(2 * 31 / 32 * size)
@@ -82,7 +83,8 @@ def test_speedup_at_512_gpus_depends_on_size_and_baseline():
 
 
 def test_measured_busbw_uses_the_all_reduce_factor():
-    # nccl-tests PERFORMANCE.md: busbw = S/t x 2(n-1)/n. 1 GiB in 4027.3 us on 8 ranks -> 466.57 GB/s (hardware.md 9.H).
+    # nccl-tests PERFORMANCE.md: busbw = S/t x 2(n-1)/n. 1 GiB in 4027.3 us on 8 ranks -> 466.57 GB/s
+    # (h100-8gpu-nvls table).
     busbw = measured_busbw_gbps(np.array([2**30]), np.array([4027.3]), 8)
     assert busbw[0] == pytest.approx(466.57, rel=1e-3)
 

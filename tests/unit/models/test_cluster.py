@@ -111,7 +111,7 @@ def test_catalog_nic_uses_its_achieved_figure():
 
 def test_mesh_scaleup_shrinks_with_the_group():
     # MI300X: one xGMI link to each of 7 peers. ml-engineering: 2 GPUs reach 47.7 GB/s busbw
-    # against 312.9 with 8, i.e. about 1/7 (hardware.md §2, catalog note).
+    # against 312.9 with 8, i.e. about 1/7 (ml-engineering network/README.md, catalog note).
     full, _ = resolve_cluster("mi300x", gpus_per_node=8)
     pair, _ = resolve_cluster("mi300x", gpus_per_node=2)
     assert not full.scaleup_switched

@@ -46,7 +46,7 @@ MiB = 2**20
 @pytest.mark.parametrize(("n", "size", "alpha", "bw"), [(2, 1024, 1.0, 10.0), (8, 256 * MiB, 5.0, 50.0),
                                                          (64, GiB, 14.0, 48.0), (1000, 8, 3.4, 370.8)])
 def test_ring_allreduce_is_the_textbook_formula(n, size, alpha, bw):
-    # formulas.md §3.1: T = 2(n-1)·α + 2(n-1)/n · S/B  (B in GB/s = 1e3 B/µs)
+    # T = 2(n-1)·α + 2(n-1)/n · S/B  (B in GB/s = 1e3 B/µs)
     expected = 2 * (n - 1) * alpha + 2 * (n - 1) / n * size / (bw * 1e3)
     assert ring_allreduce_time_us(size, n, alpha, bw)[0] == pytest.approx(expected, rel=1e-12)
 
@@ -58,7 +58,7 @@ def test_ring_allreduce_single_rank_and_vectorised():
 
 
 def test_hierarchical_formula_and_its_one_node_limit():
-    # formulas.md §3.2 with g = 8, k = 4
+    # three-phase hierarchical all-reduce with g = 8, k = 4
     g, k, s = 8, 4, float(GiB)
     expected = (2 * ((g - 1) * 3.4 + (g - 1) / g * s / 370e3)
                 + 2 * (k - 1) * 14.0 + 2 * (k - 1) / k * (s / g) / 48e3)
@@ -73,7 +73,7 @@ def test_hierarchical_formula_and_its_one_node_limit():
 
 @pytest.mark.parametrize("n", [1, 2, 8, 16, 72, 1440])
 def test_busbw_factors_match_nccl_tests(n):
-    # nccl-tests doc/PERFORMANCE.md and src/*.cu *GetBw (formulas.md §1.4)
+    # nccl-tests doc/PERFORMANCE.md and src/*.cu *GetBw
     assert busbw_factor("all_reduce", n) == pytest.approx(2 * (n - 1) / n)
     assert busbw_factor("all_gather", n) == pytest.approx((n - 1) / n)
     assert busbw_factor("reduce_scatter", n) == pytest.approx((n - 1) / n)
@@ -144,7 +144,7 @@ def test_h100_node_small_and_large():
     cluster = _cluster(gpus_per_node=8, nodes=1)
     result = allreduce(cluster, [8, 8 * GiB])
     # NCCL ring LL on 8 GPUs: 6.6 + 14 x 0.6 = 15 µs (tuning.cc) + launch; measured 8xH100 8 B
-    # all-reduce is tens of µs (hardware.md §9.J Azure: 25 µs at 1 KiB).
+    # all-reduce is tens of µs (Azure/AI-benchmarking-guide: 25 µs at 1 KiB).
     assert 10 < result.time_us[0] < 30
     assert result.algorithm.tolist() == ["ring", "nvls"]
     # NVLS busbw ~470-480 GB/s on 8 x H100/H200 (nccl-tests #212; MLE 473.1 at 8 GiB).
@@ -152,7 +152,7 @@ def test_h100_node_small_and_large():
 
 
 def test_nvls_gain_over_ring_matches_measurements():
-    # hardware.md §10: NVLS adds ~1.29-1.31x busbw on 8 x H100/H200 (480 vs 367-370), ~1.23x on B200.
+    # ml-engineering network/README.md: NVLS adds ~1.29-1.31x busbw on 8 x H100/H200 (480 vs 367-370), ~1.23x on B200.
     for gpu, low, high in (("h100-sxm", 1.2, 1.4), ("b200", 1.1, 1.35)):
         cluster = _cluster(gpu=gpu, gpus_per_node=8)
         times = allreduce_by_algorithm(cluster, [8 * GiB])
@@ -209,7 +209,7 @@ def test_other_collectives():
     ring = allreduce_by_algorithm(cluster, [8 * GiB])["ring"][0]
     # A ring all-reduce is a reduce-scatter plus an all-gather: (n-1)/n + (n-1)/n = 2(n-1)/n of S.
     assert ag == pytest.approx(rs) and ag == pytest.approx(ring / 2, rel=0.02)
-    # Measured 8 x H200 all-gather busbw 361.4 GB/s (MLE, hardware.md §9.K)
+    # Measured 8 x H200 all-gather busbw 361.4 GB/s (ml-engineering network/README.md)
     assert 8 * GiB / (ag * 1e3) * busbw_factor("all_gather", n) == pytest.approx(361, rel=0.05)
     two = _cluster(gpus_per_node=8, nodes=2)
     a2a = collective_time_us(two, "alltoall", GiB)[0]
@@ -295,7 +295,7 @@ def test_fit_alpha_beta_recovers_a_line_and_ignores_an_outlier():
     assert fit.latency_us == pytest.approx(30.0, rel=1e-6)
     assert fit.bandwidth_gbps == pytest.approx(180.0, rel=1e-6)
     noisy = times.copy()
-    noisy[5] *= 8  # one broken row, as in hardware.md §9 G (1 MiB spike)
+    noisy[5] *= 8  # one broken row, as in the h100-2node table (1 MiB spike)
     robust = fit_alpha_beta(sizes, noisy)
     assert robust.latency_us == pytest.approx(30.0, rel=0.1)
     assert robust.bandwidth_gbps == pytest.approx(180.0, rel=0.1)
@@ -404,7 +404,7 @@ cluster = {{ gpu = "h100-sxm", gpus_per_node = 8, nodes = 2 }}
 
 
 def test_nvls_gpu_count_ramp():
-    # MLE (hardware.md §9.K): 8 x H200, 8 GiB busbw with NVLS 414.2 / 435.6 / 460.0 / 473.1 GB/s for
+    # ml-engineering network/README.md: 8 x H200, 8 GiB busbw with NVLS 414.2 / 435.6 / 460.0 / 473.1 GB/s for
     # 5..8 GPUs and 363-366 GB/s without; 8 x B200 NVLS from 6 GPUs: 778.2 / 811.2 / 838.0.
     measured = {("h200", 5): 414.2, ("h200", 6): 435.6, ("h200", 7): 460.0, ("h200", 8): 473.1,
                 ("b200", 6): 778.2, ("b200", 7): 811.2, ("b200", 8): 838.0,
