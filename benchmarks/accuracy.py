@@ -13,9 +13,16 @@ Three groups of tables:
 * **external**: further published sweeps, used only as checks and kept here
   with their URL (they are not calibration data of the package).
 
-For each table: model/measured time at small (<= 64 KiB) and large (>= 256 MiB) sizes (geometric
-mean over those rows), the range of model/measured busbw over the large rows (the ±25 % bar), and
-the geometric-mean error factor over all rows (1.6 = typically 60 % off either way).
+For each table, per size band, against the targets of issue 8 (``ACCURACY_TARGETS``):
+
+* small (<= 64 KiB): model/measured time, lowest-highest row, target within x2;
+* middle (1-128 MiB): model/measured time, lowest-highest row, target within x1.5;
+* large (>= 256 MiB): model/measured busbw, lowest-highest row, target within ±20 %;
+* geomean: the geometric-mean error factor over every row, target at most x1.35.
+
+A band is "ok" when every row of it meets the target, "MISS" otherwise, "-" when the table has no
+row there. A forced ``NCCL_ALGO`` / ``NCCL_PROTO`` of a run is passed to the model. The summary at
+the end counts the tables that meet each target.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from interconnect.models.cluster import resolve_cluster  # noqa: E402
-from interconnect.models.collectives import compare_sweep, load_measurements  # noqa: E402
+from interconnect.models.collectives import ACCURACY_TARGETS, compare_sweep, load_measurements  # noqa: E402
 
 # --- external checks -------------------------------------------------------------------------------
 # Out-of-place (size bytes, time µs) rows as published. Only a subset of rows where the source is long.
@@ -43,6 +50,7 @@ class External:
     cluster: dict
     rows: str
     note: str = ""
+    launch: str = "process-per-gpu"
 
 
 EXTERNAL = [
@@ -80,6 +88,7 @@ EXTERNAL = [
         2097152 59.86|4194304 90.74|8388608 110.8|16777216 169.7|33554432 257.6|67108864 428.1
         134217728 801.8|268435456 1546.5|536870912 3038.1|1073741824 6003.9|2147483648 11938
         4294967296 23849|8589934592 47488""",
+        launch="single-process",
     ),
     External(
         "oci-a100-2node-roce",
@@ -134,6 +143,7 @@ EXTERNAL = [
         33554432 200.39|67108864 328.56|134217728 588.39|268435456 1112.19|536870912 2152.91
         1073741824 4010.54|2147483648 7918.12|4294967296 15753.1|8589934592 31335.8""",
         "Single-process -g 8: the ~33 us floor is launch overhead of that mode (13 us with one process per GPU).",
+        "single-process",
     ),
     External(
         "mi300x-8gpu-rocm-blog",
@@ -164,7 +174,7 @@ EXTERNAL = [
         "azure-ndv4-a100-2node-ib",
         "Azure ML, 2 x Standard_ND96asr_v4 (8 x A100 40GB, 8 x 200 Gbit/s HDR InfiniBand per node)",
         "public GitHub markdown 'Running GPU Enabled HPC Applications on Azure Machine Learning Platform', "
-        "found with find_string (repository not resolved by the index)",
+        "repository not identified",
         {"gpu": "a100-sxm", "gpus_per_node": 8, "nodes": 2, "nic": "ib-hdr", "nics_per_node": 8,
          "fabric": "infiniband"},
         """8 37.76|16 37.45|32 36.38|64 37.00|128 36.50|256 37.62|512 38.44|1024 40.18|2048 44.38
@@ -206,23 +216,54 @@ def _rows(text: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array([float(a) for a, _ in pairs]), np.array([float(b) for _, b in pairs])
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
-    return "   -  " if value is None else f"{value:6.{digits}f}"
+@dataclass
+class Tally:
+    """How many tables meet each target (and which miss it)."""
+
+    met: dict[str, int]
+    total: dict[str, int]
+    misses: dict[str, list[str]]
+
+    @classmethod
+    def empty(cls) -> Tally:
+        bands = ("small", "middle", "large", "geomean")
+        return cls({b: 0 for b in bands}, {b: 0 for b in bands}, {b: [] for b in bands})
+
+    def add(self, band: str, name: str, ok: bool | None) -> None:
+        if ok is None:
+            return
+        self.total[band] += 1
+        if ok:
+            self.met[band] += 1
+        else:
+            self.misses[band].append(name)
 
 
-def _report(name: str, cluster, size, time, rows: bool, note: str = "", algorithm: str = "auto") -> None:
-    comparison = compare_sweep(cluster, size, time, algorithm)
-    large = comparison.large_busbw_ratios
-    large_range = f"{large.min():.2f}-{large.max():.2f}" if large.size else "    -    "
-    flags = "" if not large.size or (large.min() >= 0.75 and large.max() <= 1.25) else "  <-- outside ±25 %"
-    small = comparison.small_time_ratio
-    if small is not None:
-        small_rows = comparison.time_ratio[comparison.size_bytes <= 64 * 1024]
-        if small_rows.min() < 0.4 or small_rows.max() > 2.5:
-            flags += "  <-- small outside x2.5"
-    print(f"  {name:40s} n={cluster.ranks:<5d} small {_fmt(small)}  large {_fmt(comparison.large_time_ratio)}  "
-          f"busbw(>=256MiB) {large_range:9s}  geomean x{comparison.geomean_error_factor:.2f}  "
-          f"[{comparison.size_bytes.size} rows]{flags}")
+def _band(ratios: np.ndarray, low: float, high: float) -> tuple[str, bool | None]:
+    if not ratios.size:
+        return f"{'-':>15s}", None
+    ok = bool(ratios.min() >= low and ratios.max() <= high)
+    return f"{ratios.min():5.2f}-{ratios.max():<5.2f} {'ok  ' if ok else 'MISS'}", ok
+
+
+def _report(tally: Tally, name: str, cluster, size, time, rows: bool, note: str = "", algorithm: str = "auto",
+            protocol: str = "auto", launch: str = "process-per-gpu") -> None:
+    comparison = compare_sweep(cluster, size, time, algorithm, protocol, launch)
+    small_factor = ACCURACY_TARGETS["small_time_factor"]
+    middle_factor = ACCURACY_TARGETS["middle_time_factor"]
+    large_fraction = ACCURACY_TARGETS["large_busbw_fraction"]
+    small, small_ok = _band(comparison.small_time_ratios, 1 / small_factor, small_factor)
+    middle, middle_ok = _band(comparison.middle_time_ratios, 1 / middle_factor, middle_factor)
+    large, large_ok = _band(comparison.large_busbw_ratios, 1 - large_fraction, 1 + large_fraction)
+    geomean_ok = comparison.geomean_error_factor <= ACCURACY_TARGETS["geomean_error_factor"]
+    for band, ok in (("small", small_ok), ("middle", middle_ok), ("large", large_ok), ("geomean", geomean_ok)):
+        tally.add(band, name, ok)
+    forced = "" if algorithm == "auto" and protocol == "auto" else f" (forced {algorithm}/{protocol})"
+    if launch != "process-per-gpu":
+        forced += f" ({launch})"
+    geomean = f"x{comparison.geomean_error_factor:4.2f} {'ok  ' if geomean_ok else 'MISS'}"
+    print(f"  {name:40s} n={cluster.ranks:<5d} {small}  {middle}  {large}  {geomean} "
+          f"[{comparison.size_bytes.size} rows]{forced}")
     if note:
         print(f"      note: {note}")
     if rows:
@@ -232,24 +273,38 @@ def _report(name: str, cluster, size, time, rows: bool, note: str = "", algorith
                   f"{comparison.algorithm[i]}/{comparison.protocol[i]}")
 
 
+def _header() -> None:
+    print(f"  {'run':40s} {'ranks':7s} {'small time':>15s}  {'middle time':>15s}  {'large busbw':>15s}  geomean")
+
+
 def main(argv: list[str]) -> int:
     rows = "--rows" in argv
-    print("model/measured time: small = sizes <= 64 KiB, large = sizes >= 256 MiB (geometric means);")
-    print("busbw = model/measured busbw over the >= 256 MiB rows; geomean = typical error factor, all rows\n")
+    targets = ACCURACY_TARGETS
+    print("Targets (model/measured, every row of the band): small (<= 64 KiB) time within "
+          f"x{targets['small_time_factor']:g}; middle (1-128 MiB) time within x{targets['middle_time_factor']:g};")
+    print(f"large (>= 256 MiB) busbw within ±{targets['large_busbw_fraction']:.0%}; geometric-mean error over all "
+          f"rows at most x{targets['geomean_error_factor']:g}.\n")
+    tally = Tally.empty()
     for role, title in (("calibration", "Calibration tables (manifest.toml, role = calibration)"),
                         ("reference", "Reference sweeps (manifest.toml; [pending] = not yet held to the bar)")):
         print(title)
+        _header()
         for table in load_measurements(role):
             name = f"{table.id} [pending]" if table.pending else table.id
-            _report(name, table.cluster(), table.size_bytes, table.time_us, rows, table.assumption,
-                    table.algorithm)
+            _report(tally, name, table.cluster(), table.size_bytes, table.time_us, rows, table.assumption,
+                    table.algorithm, table.protocol, table.launch)
         print()
     print("External checks (published runs; URLs in this file)")
+    _header()
     for ext in EXTERNAL:
         inputs = dict(ext.cluster)
         cluster, _ = resolve_cluster(inputs.pop("gpu"), **inputs)
         size, time = _rows(ext.rows)
-        _report(ext.id, cluster, size, time, rows, ext.note)
+        _report(tally, ext.id, cluster, size, time, rows, ext.note, launch=ext.launch)
+    print("\nSummary: tables meeting each target (of those with rows in the band)")
+    for band in ("small", "middle", "large", "geomean"):
+        missed = ", ".join(tally.misses[band]) or "none"
+        print(f"  {band:8s} {tally.met[band]:3d} of {tally.total[band]:3d}   missed: {missed}")
     return 0
 
 

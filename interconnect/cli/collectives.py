@@ -26,9 +26,12 @@ from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_ALGORITHMS,
     COLLECTIVE_LABELS,
+    PROTOCOLS,
     allreduce,
     busbw_factor,
+    cluster_from_fit,
     compare_collective_sweep,
+    compare_sweep,
     normalize_collective,
 )
 from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
@@ -47,6 +50,15 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _protocol(text: str) -> str:
+    """``--protocol``: auto, LL, LL128 or Simple, in any case (as NCCL_PROTO accepts them)."""
+    lookup = {name.lower(): name for name in ("auto", *PROTOCOLS)}
+    key = text.strip().lower()
+    if key not in lookup:
+        raise argparse.ArgumentTypeError(f"expected auto, ll, ll128 or simple, got '{text}'")
+    return lookup[key]
+
+
 def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, ...] = ALLREDUCE_ALGORITHMS) -> None:
     parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id (default h100-sxm)")
     parser.add_argument("--gpus-per-node", type=_positive_int,
@@ -58,8 +70,12 @@ def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, .
     parser.add_argument("--scaleup-domain", type=_positive_int,
                         help="GPUs per NVLink domain (default: preset; 72 for GB200)")
     parser.add_argument("--sharp", action="store_true", help="in-network reduction (SHARP) in an InfiniBand fabric")
+    parser.add_argument("--hop-latency", metavar="TIME",
+                        help="extra latency per network hop instead of the fabric's ('25 us'), as in the page's lat")
     parser.add_argument("--algorithm", default="auto", choices=("auto", *algorithms),
                         help="force an algorithm (default auto: what NCCL would pick per size)")
+    parser.add_argument("--protocol", default="auto", type=_protocol, metavar="{auto,ll,ll128,simple}",
+                        help="force a protocol, any case, as NCCL_PROTO does (default auto: NCCL's pick)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -103,8 +119,18 @@ def _check_nic(text: str | None) -> None:
         raise CliError(f"--nic: {exc}") from exc
 
 
+def _check_hop_latency(text: str | None) -> None:
+    if text is None:
+        return
+    try:
+        parse_quantity(text, "time", allow_zero=True)
+    except QuantityInputError as exc:
+        raise CliError(f"--hop-latency: {exc}") from exc
+
+
 def _cluster(args: argparse.Namespace, nodes: int | None = None) -> tuple[Cluster, list[str]]:
     _check_nic(args.nic)
+    _check_hop_latency(args.hop_latency)
     try:
         return resolve_cluster(
             args.gpu,
@@ -115,6 +141,7 @@ def _cluster(args: argparse.Namespace, nodes: int | None = None) -> tuple[Cluste
             fabric=args.fabric,
             scaleup_domain=args.scaleup_domain,
             in_network_reduction=args.sharp or None,
+            hop_latency=args.hop_latency,
         )
     except UnknownIdError as exc:
         raise CliError(str(exc)) from exc
@@ -156,7 +183,9 @@ def _sizes(values: list[str] | None) -> np.ndarray:
 def run_allreduce(args: argparse.Namespace) -> int:
     sizes = _sizes(args.size)
     cluster, warnings = _cluster(args)
-    result = allreduce(cluster, sizes, args.algorithm)
+    result = allreduce(cluster, sizes, args.algorithm, protocol=args.protocol)
+    if not np.isfinite(result.time_us).all():
+        raise CliError(_unavailable(args, cluster))
     rows = result.rows()
     if args.json:
         entries = [
@@ -174,6 +203,7 @@ def run_allreduce(args: argparse.Namespace) -> int:
             "cluster": cluster.as_dict(),
             "description": cluster.describe(),
             "algorithm_requested": args.algorithm,
+            "protocol_requested": args.protocol,
             "busbw_factor": round(busbw_factor("all_reduce", cluster.ranks), 6),
             "warnings": warnings,
             "results": entries,
@@ -198,6 +228,15 @@ def run_allreduce(args: argparse.Namespace) -> int:
         print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} {format_duration(Q_(row['time_us'], 'us')):>11} "
               f"{row['algbw_gbps']:>11.2f} {row['busbw_gbps']:>11.2f}  {row['algorithm']}/{row['protocol']}")
     return 0
+
+
+def _unavailable(args: argparse.Namespace, cluster: Cluster) -> str:
+    """One line: why NCCL has no algorithm and protocol for the forced choice on this cluster."""
+    what = " with ".join(part for part in (
+        f"--algorithm {args.algorithm}" if args.algorithm != "auto" else "",
+        f"--protocol {args.protocol}" if args.protocol != "auto" else "") if part)
+    return (f"{what or 'this choice'}: NCCL has no algorithm and protocol for it on {cluster.describe()} "
+            "(NVLS, NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch domain)")
 
 
 # --- compare -----------------------------------------------------------------------------------
@@ -271,9 +310,16 @@ def run_compare(args: argparse.Namespace) -> int:
     if not keep.any():
         raise CliError(f"{label}: no rows with a positive size and time")
     try:
-        comparison = compare_collective_sweep(cluster, collective, size[keep], time[keep], args.algorithm)
+        if collective == "all_reduce":
+            comparison = compare_sweep(cluster, size[keep], time[keep], args.algorithm, args.protocol)
+        elif args.protocol != "auto":
+            raise CliError(f"--protocol: the model forces a protocol for all-reduce only, not {collective}")
+        else:
+            comparison = compare_collective_sweep(cluster, collective, size[keep], time[keep], args.algorithm)
     except ValueError as exc:
         raise CliError(f"{label}: {exc}") from exc
+    if not np.isfinite(comparison.model_time_us).all():
+        raise CliError(_unavailable(args, cluster))
     busbw_log = busbw_log[keep]
     warnings.extend(run.warnings)
 
@@ -293,6 +339,8 @@ def run_compare(args: argparse.Namespace) -> int:
     fit = comparison.fit
     factor = busbw_factor(collective, max(cluster.ranks, 1))
     summary = comparison.summary()
+    measured = (cluster_from_fit(cluster, fit, float(comparison.size_bytes.min()), float(comparison.size_bytes.max()),
+                                 args.algorithm, args.protocol) if fit and fit.points >= 2 else None)
     if args.json:
         print_json({
             "log": {"path": label, "collective": run.collective, "ranks": log_ranks,
@@ -306,6 +354,11 @@ def run_compare(args: argparse.Namespace) -> int:
             "fitted_latency_us": round(fit.latency_us, 3) if fit else None,
             "fitted_bandwidth_gbps": round(fit.bandwidth_gbps, 3) if fit else None,
             "fitted_busbw_gbps": round(fit.bandwidth_gbps * factor, 3) if fit else None,
+            "measured_cluster": None if measured is None or measured.nic_gbit_s is None else {
+                "nic": _quantity(measured.nic_gbit_s, "Gbit/s"),
+                "hop_latency": _quantity(measured.hop_latency_us or 0.0, "us"),
+                "note": measured.note,
+            },
             "summary": summary,
             "geomean_time_ratio": summary["geomean_time_ratio"],
             "rows": rows,
@@ -328,4 +381,9 @@ def run_compare(args: argparse.Namespace) -> int:
               f"(algbw; busbw {fit.bandwidth_gbps * factor:.1f} GB/s)")
     print(f"model/measured time: geometric mean {summary['geomean_time_ratio']}, "
           f"typical error x{summary['geomean_error_factor']}")
+    if measured is not None and measured.nic_gbit_s is not None:
+        print(f"the model matches this fit with --nic '{measured.nic_gbit_s:g} Gbit/s' "
+              f"--hop-latency '{measured.hop_latency_us:g} us'")
+    if measured is not None and measured.note:
+        print(measured.note)
     return 0

@@ -1,7 +1,12 @@
-"""Plotly builders for the All-reduce page: pure functions of core results, one look for all."""
+"""Plotly builders for the All-reduce page: pure functions of core results, one look for all.
+
+Every axis is labelled in readable units (µs / ms / s, MB/s / GB/s / TB/s, B / KiB / MiB / GiB) at
+whole decades only, so a log axis never shows a bare "2" or "5" minor label or "1M µs".
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -12,7 +17,16 @@ from interconnect.models.allreduce_view import AllreduceView, NodeCurve, Publish
 from interconnect.models.collectives import ALGORITHM_LABELS
 from interconnect.units import Q_, format_size
 
-__all__ = ["ALGORITHM_COLOURS", "Overlay", "busbw_figure", "node_count_figure", "time_figure", "traffic_figure"]
+__all__ = [
+    "ALGORITHM_COLOURS",
+    "Overlay",
+    "busbw_figure",
+    "choice_label",
+    "decade_ticks",
+    "node_count_figure",
+    "time_figure",
+    "traffic_figure",
+]
 
 ALGORITHM_COLOURS = {
     "flat_ring": "#9ca3af",
@@ -23,8 +37,12 @@ ALGORITHM_COLOURS = {
     "nvls_tree": "#c2185b",
     "collnet": "#00838f",
 }
+SHORT_NAMES = {"flat_ring": "Flat ring", "ring": "Ring", "tree": "Tree", "hierarchical": "Hierarchical",
+               "nvls": "NVLS", "nvls_tree": "NVLSTree", "collnet": "SHARP", "none": "none"}
 _SIZE_TICKS = [2**p for p in range(3, 35, 3)]
 _LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0}
+_CHOSEN = "#111827"
+_FASTEST = "#f59e0b"
 
 
 def _finish(figure: go.Figure, height: int) -> go.Figure:
@@ -32,6 +50,67 @@ def _finish(figure: go.Figure, height: int) -> go.Figure:
     apply_theme(figure, height=height)
     figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 190})
     return figure
+
+
+def choice_label(algorithm: str, protocol: str) -> str:
+    """The name of the chosen line: NCCL's pick, or what the user forced.
+
+    >>> choice_label("auto", "auto"), choice_label("ring", "simple")
+    ("NCCL's pick", 'Forced: Ring, Simple')
+    """
+    if algorithm == "auto" and protocol.lower() == "auto":
+        return "NCCL's pick"
+    names = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}
+    parts = [SHORT_NAMES.get(algorithm, algorithm) if algorithm != "auto" else "NCCL's algorithm",
+             names.get(protocol.lower(), protocol) if protocol.lower() != "auto" else "NCCL's protocol"]
+    return "Forced: " + ", ".join(parts)
+
+
+def decade_ticks(low: float, high: float, formatter) -> tuple[list[float], list[str]]:
+    """Tick values at every power of ten from ``low`` to ``high`` and their labels.
+
+    >>> decade_ticks(3.0, 2e3, lambda v: f"{v:g}")
+    ([1.0, 10.0, 100.0, 1000.0, 10000.0], ['1', '10', '100', '1000', '10000'])
+    """
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= low:
+        return [], []
+    values = [10.0**e for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
+    return values, [formatter(v) for v in values]
+
+
+def _time_text(value_us: float) -> str:
+    """A time in µs as readable text, three significant digits: ``49.2 µs``, ``1.23 ms``.
+
+    The same text as :func:`interconnect.units.format_duration`, without pint: a chart labels hundreds
+    of points and pint would take most of the figure's build time.
+
+    >>> from interconnect.units import format_duration
+    >>> [_time_text(v) for v in (0.5, 49.2004, 1234.5, 2e7)] == [format_duration(Q_(v, "us")) for v in
+    ...                                                        (0.5, 49.2004, 1234.5, 2e7)]
+    True
+    """
+    if not math.isfinite(value_us):
+        return ""
+    for scale, unit in ((1e6, "s"), (1e3, "ms"), (1.0, "µs")):
+        if abs(value_us) >= scale:
+            return f"{value_us / scale:.3g} {unit}"
+    return f"{value_us * 1e3:.3g} ns"
+
+
+def _bw_text(value_gbps: float) -> str:
+    """A bandwidth in GB/s as readable text, three significant digits: ``480 GB/s``, ``12.3 MB/s``.
+
+    >>> from interconnect.units import format_bandwidth
+    >>> [_bw_text(v) for v in (2e-6, 0.0123, 480.3, 1500.0)] == [format_bandwidth(Q_(v, "GB/s")) for v in
+    ...                                                         (2e-6, 0.0123, 480.3, 1500.0)]
+    True
+    """
+    if not math.isfinite(value_gbps):
+        return ""
+    for scale, unit in ((1e3, "TB/s"), (1.0, "GB/s"), (1e-3, "MB/s"), (1e-6, "kB/s")):
+        if abs(value_gbps) >= scale:
+            return f"{value_gbps / scale:.3g} {unit}"
+    return f"{value_gbps * 1e9:.3g} B/s"
 
 
 class Overlay:
@@ -46,25 +125,58 @@ class Overlay:
 
 def _size_axis(figure: go.Figure) -> None:
     figure.update_xaxes(type="log", title="message size per GPU", tickvals=_SIZE_TICKS,
-                        ticktext=[format_size(Q_(v, "B")) for v in _SIZE_TICKS], gridcolor="#e5e7eb")
+                        ticktext=[format_size(Q_(v, "B")) for v in _SIZE_TICKS], gridcolor="#e5e7eb",
+                        minor={"showgrid": False, "ticks": ""})
 
 
-def _label(name: str) -> str:
-    return ALGORITHM_LABELS.get(name, name)
+def _log_axis(figure: go.Figure, values: list[np.ndarray], title: str, formatter, *, floor_fraction: float | None
+              ) -> float:
+    """A log y axis with decade ticks in readable units; ``floor_fraction`` cuts the range at peak x it.
+
+    Returns the bottom of the range (the value below which nothing is drawn)."""
+    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in values]) if values else np.array([])
+    if finite.size == 0:
+        figure.update_yaxes(type="log", title=title)
+        return 0.0
+    high = float(finite.max()) * 1.6
+    low = float(finite.min()) / 1.6
+    if floor_fraction is not None:
+        low = max(low, high * floor_fraction)
+    ticks, text = decade_ticks(low, high, formatter)
+    figure.update_yaxes(type="log", title=title, range=[math.log10(low), math.log10(high)], tickvals=ticks,
+                        ticktext=text, gridcolor="#e5e7eb", minor={"showgrid": False, "ticks": ""})
+    return low
 
 
-def _overlay_traces(figure: go.Figure, overlays: Sequence[Overlay], field: str) -> None:
+def _overlay_traces(figure: go.Figure, overlays: Sequence[Overlay], field: str, formatter) -> None:
     symbols = ["circle-open", "diamond-open", "square-open", "x"]
     for i, overlay in enumerate(overlays):
+        values = getattr(overlay, field)
         figure.add_trace(go.Scatter(
-            x=overlay.size_bytes, y=getattr(overlay, field), mode="markers", name=overlay.label,
+            x=overlay.size_bytes, y=values, mode="markers", name=overlay.label,
             marker={"symbol": symbols[i % len(symbols)], "size": 11, "color": "#111827", "line": {"width": 2}},
-            hovertemplate="%{x:.3s} B<br>%{y:.4g}<extra>" + overlay.label + "</extra>",
+            text=[f"{format_size(Q_(float(s), 'B'))}: {formatter(float(v))}" for s, v in
+                  zip(overlay.size_bytes, values, strict=True)],
+            hovertemplate="%{text}<extra>" + overlay.label + "</extra>",
         ))
 
 
-def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Figure:
-    """All-reduce time against message size for every algorithm; the chosen one drawn thick."""
+def _pick_markers(figure: go.Figure, view: AllreduceView) -> None:
+    """A thin vertical line where the chosen algorithm or protocol changes, labelled with the new pick."""
+    for i, change in enumerate(view.pick_changes):
+        figure.add_shape(type="line", x0=change.size_bytes, x1=change.size_bytes, y0=0, y1=1, yref="y domain",
+                         line={"color": "#6b7280", "width": 1, "dash": "dot"})
+        figure.add_annotation(
+            x=math.log10(change.size_bytes), y=0.92 - 0.08 * (i % 3), yref="y domain", xanchor="left",
+            text=f"→ {SHORT_NAMES.get(change.algorithm, change.algorithm)} {change.protocol}", showarrow=False,
+            font={"size": 14, "color": "#374151"}, bgcolor="rgba(255,255,255,0.8)",
+        )
+
+
+def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick"
+                ) -> go.Figure:
+    """All-reduce time against message size for every algorithm; the chosen one drawn thick, where
+    the pick changes marked, and the fastest the model knows when it is faster."""
     figure = go.Figure()
     size = view.size_bytes
     if np.isfinite(view.crossover_bytes):
@@ -82,23 +194,37 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Fig
         figure.add_trace(go.Scatter(
             x=size, y=np.where(np.isfinite(times), times, None), mode="lines", name=_label(name),
             line={"color": ALGORITHM_COLOURS.get(name, "#374151"), "width": 2, "dash": "dot"},
-            hovertemplate="%{x:.3s} B: %{y:.4g} µs<extra>" + _label(name) + "</extra>",
+            text=[_time_text(t) if np.isfinite(t) else "" for t in times],
+            hovertemplate="%{x:.3s} B: %{text}<extra>" + _label(name) + "</extra>",
         ))
+    chosen = view.chosen
     figure.add_trace(go.Scatter(
-        x=size, y=view.chosen.time_us, mode="lines", name="NCCL-like choice",
-        line={"color": "#111827", "width": 5}, opacity=0.35,
-        customdata=np.stack([view.chosen.algorithm, view.chosen.protocol], axis=-1),
-        hovertemplate="%{x:.3s} B: %{y:.4g} µs<br>%{customdata[0]} / %{customdata[1]}<extra>chosen</extra>",
+        x=size, y=np.where(np.isfinite(chosen.time_us), chosen.time_us, None), mode="lines", name=chosen_label,
+        line={"color": _CHOSEN, "width": 5}, opacity=0.45,
+        text=[f"{_time_text(t)}, {SHORT_NAMES.get(a, a)} {p}" for t, a, p in
+              zip(chosen.time_us, chosen.algorithm, chosen.protocol, strict=True)],
+        hovertemplate="%{x:.3s} B: %{text}<extra>" + chosen_label + "</extra>",
     ))
-    _overlay_traces(figure, overlays, "time_us")
+    if view.fastest_differs:
+        figure.add_trace(go.Scatter(
+            x=size, y=view.fastest.time_us, mode="lines", name="fastest the model knows (NCCL does not pick it)",
+            line={"color": _FASTEST, "width": 2, "dash": "dash"},
+            text=[f"{_time_text(t)}, {SHORT_NAMES.get(a, a)} {p}" for t, a, p in
+                  zip(view.fastest.time_us, view.fastest.algorithm, view.fastest.protocol, strict=True)],
+            hovertemplate="%{x:.3s} B: %{text}<extra>fastest</extra>",
+        ))
+    _pick_markers(figure, view)
+    _overlay_traces(figure, overlays, "time_us", _time_text)
     figure.update_layout(title={"text": "All-reduce time against message size"})
     _size_axis(figure)
-    figure.update_yaxes(type="log", title="time (µs)", gridcolor="#e5e7eb")
+    figure.update_xaxes(range=[math.log10(float(size[0])), math.log10(float(size[-1]))])
+    _log_axis(figure, [chosen.time_us, *[o.time_us for o in overlays]], "time", _time_text, floor_fraction=None)
     return _finish(figure, 700)
 
 
-def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Figure:
-    """algbw and busbw of the chosen algorithm, busbw per algorithm, and the wire rate it can beat."""
+def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick"
+                 ) -> go.Figure:
+    """algbw and busbw of the chosen algorithm, busbw per algorithm, and the ring limit."""
     figure = go.Figure()
     size = view.size_bytes
     for name, busbw in view.busbw_by_algorithm().items():
@@ -108,48 +234,101 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = ()) -> go.Fi
             x=size, y=np.where(np.isfinite(busbw), busbw, None), mode="lines", name=f"busbw, {_label(name)}",
             line={"color": ALGORITHM_COLOURS.get(name, "#374151"), "width": 2, "dash": "dot"},
             visible="legendonly" if name == "flat_ring" else True,
+            text=[_bw_text(b) if np.isfinite(b) else "" for b in busbw],
+            hovertemplate="%{x:.3s} B: %{text}<extra>" + _label(name) + "</extra>",
         ))
-    figure.add_trace(go.Scatter(x=size, y=view.chosen.busbw_gbps, mode="lines", name="busbw, NCCL-like choice",
-                                line={"color": "#111827", "width": 4}))
-    figure.add_trace(go.Scatter(x=size, y=view.chosen.algbw_gbps, mode="lines", name="algbw, NCCL-like choice",
-                                line={"color": "#111827", "width": 2, "dash": "dash"}))
+    chosen = view.chosen
+    figure.add_trace(go.Scatter(x=size, y=chosen.busbw_gbps, mode="lines", name=f"busbw, {chosen_label}",
+                                line={"color": _CHOSEN, "width": 4},
+                                text=[_bw_text(b) for b in chosen.busbw_gbps],
+                                hovertemplate="%{x:.3s} B: %{text}<extra>busbw</extra>"))
+    figure.add_trace(go.Scatter(x=size, y=chosen.algbw_gbps, mode="lines", name=f"algbw, {chosen_label}",
+                                line={"color": _CHOSEN, "width": 2, "dash": "dash"},
+                                text=[_bw_text(b) for b in chosen.algbw_gbps],
+                                hovertemplate="%{x:.3s} B: %{text}<extra>algbw</extra>"))
+    if view.fastest_differs:
+        figure.add_trace(go.Scatter(x=size, y=view.fastest.busbw_gbps, mode="lines",
+                                    name="busbw, fastest the model knows", line={"color": _FASTEST, "width": 2,
+                                                                                  "dash": "dash"}))
     figure.add_trace(go.Scatter(x=[size[0], size[-1]], y=[view.wire_gbps, view.wire_gbps], mode="lines",
-                                name=f"{view.wire_label}: {view.wire_gbps:.4g} GB/s",
-                                line={"color": "#b91c1c", "dash": "dash", "width": 2}))
-    above = view.busbw_above_wire
-    if above.any():
-        figure.add_trace(go.Scatter(
-            x=size[above], y=view.chosen.busbw_gbps[above], mode="markers", name="busbw above the wire rate",
-            marker={"symbol": "triangle-up", "size": 10, "color": "#b91c1c"},
-        ))
-    _overlay_traces(figure, overlays, "busbw_gbps")
+                                name=f"{view.wire_label}: {_bw_text(view.wire_gbps)}",
+                                line={"color": "#b91c1c", "dash": "dash", "width": 2}, hoverinfo="skip"))
+    _overlay_traces(figure, overlays, "busbw_gbps", _bw_text)
     figure.update_layout(title={"text": "Bandwidth as nccl-tests reports it"})
     _size_axis(figure)
-    figure.update_yaxes(type="log", title="GB/s", gridcolor="#e5e7eb")
+    # From a thousandth of the peak: below that the curve is pure latency and says nothing new; the
+    # size axis starts where the chosen busbw enters the chart, so no third of it stays empty.
+    floor = _log_axis(figure, [chosen.busbw_gbps, np.array([view.wire_gbps]), *[o.busbw_gbps for o in overlays]],
+                      "bandwidth", _bw_text, floor_fraction=1e-3)
+    visible = size[np.isfinite(chosen.busbw_gbps) & (chosen.busbw_gbps >= floor)]
+    if visible.size:
+        start = 2.0 ** (3 * math.floor(math.log2(max(float(visible[0]), 8.0)) / 3))  # the size tick below it
+        figure.update_xaxes(range=[math.log10(start), math.log10(float(size[-1]))])
     return _finish(figure, 700)
 
 
-def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None) -> go.Figure:
-    """busbw at one size against the number of nodes, per algorithm and chosen, with a published curve."""
+def _label(name: str) -> str:
+    return ALGORITHM_LABELS.get(name, name)
+
+
+def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None, *,
+                      chosen_label: str = "NCCL's pick", size_label: str = "",
+                      reference_band: tuple[tuple[int, float, float], ...] = (), reference_label: str = ""
+                      ) -> go.Figure:
+    """busbw at one size against the number of nodes: per algorithm, as chosen (the headline's own
+    number), the fastest the model knows, and published curves with their spread."""
     figure = go.Figure()
+    counts = curve.node_counts
     for name, busbw in curve.busbw_by_algorithm.items():
         if not np.isfinite(busbw).any():
             continue
         figure.add_trace(go.Scatter(
-            x=curve.node_counts, y=np.where(np.isfinite(busbw), busbw, None), mode="lines+markers",
-            name=_label(name), line={"color": ALGORITHM_COLOURS.get(name, "#374151"), "dash": "dot"},
-            visible="legendonly" if name == "flat_ring" else True,
+            x=counts, y=np.where(np.isfinite(busbw), busbw, None), mode="lines", name=_label(name),
+            line={"color": ALGORITHM_COLOURS.get(name, "#374151"), "dash": "dot"},
+            visible="legendonly" if name in ("flat_ring", "hierarchical") else True,
+            text=[_bw_text(b) if np.isfinite(b) else "" for b in busbw],
+            hovertemplate="%{x} nodes: %{text}<extra>" + _label(name) + "</extra>",
         ))
-    figure.add_trace(go.Scatter(x=curve.node_counts, y=curve.busbw_chosen, mode="lines+markers",
-                                name="NCCL-like choice", line={"color": "#111827", "width": 4}))
+    if published is not None and published.low_gbps is not None and published.high_gbps is not None:
+        figure.add_trace(go.Scatter(
+            x=np.concatenate([published.x, published.x[::-1]]),
+            y=np.concatenate([published.high_gbps, published.low_gbps[::-1]]), fill="toself", mode="lines",
+            fillcolor="rgba(239,108,0,0.15)", line={"width": 0}, name=published.spread_label, hoverinfo="skip",
+        ))
+    if reference_band:
+        nodes = [row[0] for row in reference_band]
+        figure.add_trace(go.Scatter(
+            x=nodes + nodes[::-1], y=[row[2] for row in reference_band] + [row[1] for row in reference_band][::-1],
+            fill="toself", mode="lines", fillcolor="rgba(21,101,192,0.12)",
+            line={"color": "rgba(21,101,192,0.5)", "width": 1}, name=reference_label, hoverinfo="skip",
+        ))
+    figure.add_trace(go.Scatter(
+        x=counts, y=curve.busbw_chosen, mode="lines+markers", name=chosen_label, line={"color": _CHOSEN, "width": 4},
+        text=[f"{_bw_text(b)}, {SHORT_NAMES.get(a, a)} {p}" if np.isfinite(b) else "" for b, a, p in
+              zip(curve.busbw_chosen, curve.algorithm_chosen, curve.protocol_chosen, strict=True)],
+        hovertemplate="%{x} nodes: %{text}<extra>" + chosen_label + "</extra>",
+    ))
+    with np.errstate(invalid="ignore"):
+        faster = np.nanmax(curve.busbw_fastest / curve.busbw_chosen) > 1.03 if np.isfinite(curve.busbw_chosen).any() \
+            else False
+    if faster:
+        figure.add_trace(go.Scatter(x=counts, y=curve.busbw_fastest, mode="lines", name="fastest the model knows",
+                                    line={"color": _FASTEST, "width": 2, "dash": "dash"}))
     if published is not None:
         figure.add_trace(go.Scatter(
             x=published.x, y=published.busbw_gbps, mode="markers+lines", name=published.label,
             marker={"symbol": "diamond", "size": 12, "color": "#ef6c00"}, line={"color": "#ef6c00", "width": 1},
+            text=[_bw_text(b) for b in published.busbw_gbps],
+            hovertemplate="%{x} nodes: %{text}<extra>" + published.label + "</extra>",
         ))
-    figure.update_layout(title={"text": f"busbw at {format_size(Q_(curve.size_bytes, 'B'))} against cluster size"})
-    figure.update_xaxes(type="log", title="nodes", tickvals=list(curve.node_counts), gridcolor="#e5e7eb")
-    figure.update_yaxes(type="log", title="busbw (GB/s)", gridcolor="#e5e7eb")
+    size_text = size_label or format_size(Q_(curve.size_bytes, "B"))
+    figure.update_layout(title={"text": f"busbw at {size_text} against cluster size"})
+    figure.update_xaxes(type="log", title="nodes", tickvals=list(counts), ticktext=[f"{c:,}" for c in counts],
+                        gridcolor="#e5e7eb", minor={"showgrid": False, "ticks": ""})
+    values = [curve.busbw_chosen]
+    if published is not None:
+        values.append(published.busbw_gbps if published.low_gbps is None else published.low_gbps)
+    _log_axis(figure, values, "busbw", _bw_text, floor_fraction=1e-3)
     return _finish(figure, 640)
 
 

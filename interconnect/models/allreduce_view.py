@@ -15,20 +15,22 @@ import numpy as np
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
-    AUTO_CANDIDATES,
     AllreduceResult,
-    allreduce,
     allreduce_by_algorithm,
+    allreduce_detail,
     busbw_factor,
     bytes_leaving_node_per_gpu,
-    sweep_allreduce,
 )
 
 __all__ = [
     "NODE_COUNTS",
+    "PLAYBOOK_CLUSTER",
+    "PLAYBOOK_SIZE",
     "SIZES_BYTES",
+    "SMOL_PLAYBOOK_P5",
     "AllreduceView",
     "NodeCurve",
+    "PickChange",
     "PublishedCurve",
     "allreduce_view",
     "hierarchical_speedup",
@@ -44,16 +46,33 @@ SIZES_BYTES: np.ndarray = np.unique(np.round(2.0 ** np.arange(3, 34.01, 0.5))).a
 NODE_COUNTS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
+@dataclass(frozen=True)
+class PickChange:
+    """Where the chosen algorithm or protocol changes: from ``size_bytes`` on, ``algorithm``/``protocol``."""
+
+    size_bytes: float
+    algorithm: str
+    protocol: str
+
+
 @dataclass(frozen=True, eq=False)
 class AllreduceView:
-    """All-reduce over :data:`SIZES_BYTES` for one cluster: per algorithm and as NCCL would choose."""
+    """All-reduce over :data:`SIZES_BYTES` for one cluster: per algorithm, as chosen, and the fastest.
+
+    ``chosen`` is NCCL's pick (or the forced algorithm and protocol); it is the one number the page's
+    headline, its charts and the CLI share. ``fastest`` is the fastest algorithm and protocol the
+    model knows at each size, which NCCL's tuner does not always find.
+    """
 
     size_bytes: np.ndarray
     time_us_by_algorithm: dict[str, np.ndarray]
     chosen: AllreduceResult
+    fastest: AllreduceResult
     crossover_bytes: float
     wire_gbps: float
     wire_label: str
+    pick_changes: tuple[PickChange, ...]
+    above_wire_reason: str
 
     def busbw_by_algorithm(self) -> dict[str, np.ndarray]:
         factor = busbw_factor("all_reduce", self.chosen.ranks)
@@ -63,8 +82,14 @@ class AllreduceView:
 
     @property
     def busbw_above_wire(self) -> np.ndarray:
-        """Sizes where the chosen algorithm's busbw exceeds the slowest link it crosses."""
+        """Sizes where the chosen algorithm's busbw exceeds the slowest link a ring crosses."""
         return self.chosen.busbw_gbps > self.wire_gbps * 1.0001
+
+    @property
+    def fastest_differs(self) -> bool:
+        """True when the fastest choice beats NCCL's pick by more than 3 % at some size."""
+        with np.errstate(invalid="ignore"):
+            return bool(np.any(self.fastest.time_us < self.chosen.time_us * 0.97))
 
 
 def _crossover_bytes(result: AllreduceResult) -> float:
@@ -73,7 +98,7 @@ def _crossover_bytes(result: AllreduceResult) -> float:
     Below S* the time is mostly fixed latency (a bigger message costs almost nothing more); above
     it, time grows with size (bandwidth-bound).
     """
-    if result.ranks <= 1:
+    if result.ranks <= 1 or not np.isfinite(result.time_us[0]) or not np.isfinite(result.algbw_gbps[-1]):
         return float("nan")
     latency_us = float(result.time_us[0])
     algbw_gbps = float(result.algbw_gbps[-1])
@@ -92,44 +117,90 @@ def _wire(cluster: Cluster) -> tuple[float, str]:
     return cluster.intra_bw_gbps, "ring limit: NVLink per GPU (achievable)"
 
 
-def allreduce_view(cluster: Cluster, algorithm: str = "auto") -> AllreduceView:
-    """Every algorithm's time over 8 B to 16 GiB, the chosen one, and where latency stops mattering."""
-    chosen = allreduce(cluster, SIZES_BYTES, algorithm)
+def _pick_changes(result: AllreduceResult) -> tuple[PickChange, ...]:
+    """Every size at which the (algorithm, protocol) pick differs from the one below it."""
+    picks = [f"{a}/{p}" for a, p in zip(result.algorithm, result.protocol, strict=True)]
+    changes = []
+    for i in range(1, len(picks)):
+        if picks[i] != picks[i - 1] and result.algorithm[i] != "none":
+            changes.append(PickChange(float(result.size_bytes[i]), str(result.algorithm[i]), str(result.protocol[i])))
+    return tuple(changes)
+
+
+def above_wire_reason(cluster: Cluster, algorithms: set[str]) -> str:
+    """Why busbw can exceed the ring limit for these algorithms on this cluster ('' when it cannot).
+
+    busbw is nccl-tests' ring formula S/t x 2(n-1)/n whatever the algorithm; an algorithm that moves
+    less than a ring's 2(n-1)/n x S per GPU across the bottleneck reports more than the wire rate.
+    """
+    reasons = []
+    if "nvls" in algorithms or "nvls_tree" in algorithms:
+        reasons.append("NVLink SHARP adds the data up inside the NVSwitch, so each GPU sends its data once "
+                       "instead of 2(n-1)/n times (nccl-tests PERFORMANCE.md: in-network reduction)")
+    if "collnet" in algorithms:
+        reasons.append("SHARP adds the data up in the InfiniBand switches, so each node sends it once")
+    if ("tree" in algorithms or "nvls_tree" in algorithms) and cluster.domains == 2:
+        reasons.append("on two nodes a tree sends each byte across the network once per node, half what a "
+                       "ring sends (NCCL's sjeaugey, nccl-tests #196: two-node tree results exceed the NIC rate)")
+    return "; ".join(reasons)
+
+
+def allreduce_view(cluster: Cluster, algorithm: str = "auto", protocol: str = "auto") -> AllreduceView:
+    """Every algorithm's time over 8 B to 16 GiB, the chosen one, the fastest, and where the pick changes."""
+    detail = allreduce_detail(cluster, SIZES_BYTES, algorithm, protocol=protocol)
+    chosen = detail.chosen
     wire_gbps, wire_label = _wire(cluster)
+    above = chosen.busbw_gbps > wire_gbps * 1.0001
     return AllreduceView(
         size_bytes=SIZES_BYTES,
-        time_us_by_algorithm=allreduce_by_algorithm(cluster, SIZES_BYTES),
+        time_us_by_algorithm=detail.by_algorithm,
         chosen=chosen,
+        fastest=detail.fastest,
         crossover_bytes=_crossover_bytes(chosen),
         wire_gbps=wire_gbps,
         wire_label=wire_label,
+        pick_changes=_pick_changes(chosen),
+        above_wire_reason=above_wire_reason(cluster, set(chosen.algorithm[above].tolist())) if above.any() else "",
     )
 
 
 @dataclass(frozen=True, eq=False)
 class NodeCurve:
-    """busbw (GB/s) against node count at one message size, per algorithm and as chosen."""
+    """busbw (GB/s) against node count at one message size: per algorithm, as chosen, and the fastest.
+
+    ``busbw_chosen`` is computed exactly as the page's headline and the CLI compute it (NCCL's pick,
+    or the forced algorithm and protocol), at every node count.
+    """
 
     node_counts: np.ndarray
     size_bytes: int
     busbw_by_algorithm: dict[str, np.ndarray]
     busbw_chosen: np.ndarray
+    busbw_fastest: np.ndarray
+    algorithm_chosen: np.ndarray
+    protocol_chosen: np.ndarray
 
 
-def node_count_curve(cluster: Cluster, size_bytes: int, node_counts: tuple[int, ...] = NODE_COUNTS) -> NodeCurve:
-    """busbw at ``size_bytes`` for 1 to 1024 nodes of this cluster's nodes (one vectorised sweep)."""
-    times = sweep_allreduce(cluster, [size_bytes], node_counts)[:, :, 0]  # (nodes, algorithms)
+def node_count_curve(cluster: Cluster, size_bytes: int, node_counts: tuple[int, ...] = NODE_COUNTS,
+                     algorithm: str = "auto", protocol: str = "auto") -> NodeCurve:
+    """busbw at ``size_bytes`` for 1 to 1024 nodes of this cluster's nodes."""
     counts = np.asarray(node_counts)
-    ranks = counts * cluster.gpus_per_node
-    factor = np.where(ranks > 1, 2 * (ranks - 1) / ranks, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        busbw = np.where(np.isfinite(times) & (times > 0), size_bytes / (times * 1e3) * factor[:, None], np.nan)
-    by_algorithm = {name: busbw[:, i] for i, name in enumerate(ALLREDUCE_ALGORITHMS)}
-    auto_index = [ALLREDUCE_ALGORITHMS.index(name) for name in AUTO_CANDIDATES]
-    auto_times = np.where(np.isfinite(times[:, auto_index]), times[:, auto_index], np.inf).min(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        chosen = np.where(np.isfinite(auto_times) & (auto_times > 0), size_bytes / (auto_times * 1e3) * factor, np.nan)
-    return NodeCurve(counts, int(size_bytes), by_algorithm, chosen)
+    by_algorithm = {name: np.full(counts.size, np.nan) for name in ALLREDUCE_ALGORITHMS}
+    chosen, fastest = np.full(counts.size, np.nan), np.full(counts.size, np.nan)
+    algos, protos = [], []
+    for i, nodes in enumerate(node_counts):
+        detail = allreduce_detail(cluster.with_nodes(nodes), [size_bytes], algorithm, protocol=protocol)
+        factor = busbw_factor("all_reduce", detail.chosen.ranks) if detail.chosen.ranks > 1 else 0.0
+        for name, times in detail.by_algorithm.items():
+            if np.isfinite(times[0]) and times[0] > 0:
+                by_algorithm[name][i] = size_bytes / (times[0] * 1e3) * factor
+        if np.isfinite(detail.chosen.time_us[0]):
+            chosen[i] = detail.chosen.busbw_gbps[0]
+        if np.isfinite(detail.fastest.time_us[0]):
+            fastest[i] = detail.fastest.busbw_gbps[0]
+        algos.append(str(detail.chosen.algorithm[0]))
+        protos.append(str(detail.chosen.protocol[0]))
+    return NodeCurve(counts, int(size_bytes), by_algorithm, chosen, fastest, np.array(algos), np.array(protos))
 
 
 def traffic_per_gpu(cluster: Cluster, size_bytes: int) -> dict[str, float]:
@@ -142,7 +213,7 @@ def traffic_per_gpu(cluster: Cluster, size_bytes: int) -> dict[str, float]:
 
 @dataclass(frozen=True, eq=False)
 class PublishedCurve:
-    """A published curve to overlay, with its citation."""
+    """A published curve to overlay, with its citation (``low``/``high``: a published spread, or None)."""
 
     label: str
     source_title: str
@@ -150,23 +221,48 @@ class PublishedCurve:
     x: np.ndarray
     busbw_gbps: np.ndarray
     note: str
+    low_gbps: np.ndarray | None = None
+    high_gbps: np.ndarray | None = None
+    spread_label: str = ""
+
+
+#: The Ultra-Scale Playbook's cluster as the model describes it: AWS p5.48xlarge, 8 x H100 and
+#: 32 x 100 Gbit/s EFA per node. The Playbook itself says "1-64 nodes of 8xH100s" on "our cluster"
+#: and that the inter-node network is EFA (tensor-parallel section); the same team's Smol Training
+#: Playbook describes its cluster as AWS p5 with four 100 Gbit/s EFA adapters per GPU. That the two
+#: are the same machines is an inference (same team, same EFA launch settings).
+PLAYBOOK_CLUSTER: dict[str, object] = {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 8, "nic": "efa-v2",
+                                       "nics_per_node": 32, "fabric": "efa"}
+#: The message size of the Playbook's node-count chart (256 MB, decimal).
+PLAYBOOK_SIZE = "256 MB"
+
+#: The same team's nccl-tests all-reduce on AWS p5 (Smol Training Playbook, Hugging Face, 2025,
+#: "Troubleshooting interconnect" section): 480 GB/s on one node, 479 on two, 320-350 GB/s from 3 to 16
+#: nodes; large messages, size not stated. (nodes, low, high) in GB/s busbw.
+SMOL_PLAYBOOK_P5: tuple[tuple[int, float, float], ...] = ((1, 480.0, 480.0), (2, 479.0, 479.0),
+                                                         (3, 320.0, 350.0), (16, 320.0, 350.0))
+SMOL_PLAYBOOK_URL = "https://huggingface.co/spaces/HuggingFaceTB/smol-training-playbook"
 
 
 def playbook_curve() -> PublishedCurve:
     """The Ultra-Scale Playbook's measured all-reduce bandwidth at 256 MB against node count (8 x H100 nodes).
 
-    Source: formulas.md §0, citing the Playbook's ``fragments/pp_comm_bandwidth.html`` chart.
+    The median of its runs and the 5th-95th percentile range it shades, from the chart's own data
+    (``assets/data/benchmarks/pp_comm_bandwidth.html`` of the Playbook's Space).
     """
     path = resources.files("interconnect").joinpath("data/published/playbook-allreduce-256mb.csv")
     with path.open(encoding="utf-8") as handle:
         rows = [row for row in csv.DictReader(line for line in handle if not line.startswith("#"))]
     return PublishedCurve(
-        label="Ultra-Scale Playbook, measured (256 MB, 8 x H100 per node)",
+        label="Ultra-Scale Playbook, measured median (256 MB)",
         source_title="Hugging Face, The Ultra-Scale Playbook: all-reduce bandwidth vs node count",
         source_url="https://huggingface.co/spaces/nanotron/ultrascale-playbook",
         x=np.array([int(row["nodes"]) for row in rows]),
         busbw_gbps=np.array([float(row["bandwidth_gbps"]) for row in rows]),
         note="The Playbook's chart reports bandwidth per GPU at a fixed 256 MB message; read here as busbw.",
+        low_gbps=np.array([float(row["p5_gbps"]) for row in rows]),
+        high_gbps=np.array([float(row["p95_gbps"]) for row in rows]),
+        spread_label="Playbook, 5th-95th percentile of its runs",
     )
 
 

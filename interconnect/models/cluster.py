@@ -32,12 +32,16 @@ from interconnect.catalog import Catalog, Gpu, Link, UnknownIdError, get_catalog
 from interconnect.units import QuantityInputError, parse_quantity
 
 __all__ = [
+    "EFA_PLUGIN_LATENCY_US",
     "FABRICS",
+    "FABRIC_BY_GENERATION",
+    "MAX_HOP_LATENCY_US",
     "MAX_NODES",
     "MAX_RANKS",
     "Cluster",
     "FabricModel",
     "fabric_from_family",
+    "fabric_model",
     "resolve_cluster",
 ]
 
@@ -47,6 +51,7 @@ MAX_RANKS = 1_000_000
 MAX_NICS_PER_NODE = 4096
 MIN_NIC_GBIT_S = 1.0
 MAX_NIC_GBIT_S = 12_800.0
+MAX_HOP_LATENCY_US = 100_000.0  # a typed per-hop latency above 0.1 s is clamped
 RACK_SCALE_DOMAIN = 16  # NVLink domains larger than this span servers (NVL72, NVL576)
 
 
@@ -65,13 +70,28 @@ class FabricModel:
         (a catalog NIC with an ``achieved`` figure uses that figure instead).
     hop_latency_us : float
         Extra latency per network hop added to NCCL's own per-hop constants (tuning.cc
-        ``hwLatencies[NET]``, which are tuned on InfiniBand).
+        ``hwLatencies[NET]``, which are tuned on InfiniBand). This is what a hop really costs.
     simple_fill_us : float
-        Start-up cost of the bulk (Simple protocol) pipeline per network hop: the time to fill
-        NCCL's per-channel staging buffers before data streams at full rate.
+        Start-up cost of the bulk (Simple protocol) ring and tree pipelines per network hop: the
+        time to fill NCCL's per-channel staging buffers before data streams at full rate.
     ll128_over_network : bool
-        Whether NCCL's LL128 protocol is used across this fabric (it needs GPUDirect RDMA
-        ordering guarantees; NCCL disables it over sockets and TCPX, and aws-ofi-nccl over EFA).
+        Whether NCCL's LL128 protocol is used across this fabric by default (it needs GPUDirect
+        RDMA ordering guarantees; NCCL disables it over sockets and TCPX). A forced
+        ``NCCL_PROTO=LL128`` uses it anyway.
+    plugin_latency_us : float
+        The latency the fabric's NCCL network plugin reports for each device. NCCL's tuner adds it
+        to every network hop (twice for Simple, as a flush) when it *chooses* an algorithm
+        (tuning.cc: ``interLat += graphs[a]->latencyInter``); it does not slow the hop itself.
+    nvls_chunk_bytes : int
+        NVLS and NVLSTree chunk size (``NCCL_NVLS_CHUNKSIZE``, and ``NCCL_NVLSTREE_MAX_CHUNKSIZE``
+        when the fabric's plugin sets it); 0 means NCCL's own defaults (``src/transport/nvls.cc``).
+    rdma : bool
+        The NIC writes straight into GPU memory (InfiniBand, RoCE, EFA). Over TCP-class transports
+        (sockets, GPUDirect-TCPX/O) every chunk also passes through the host network stack, so the
+        all-reduce's Simple ring pays ``simple_fill_us`` for each of its two network hops and NVLSTree
+        for each tree level before they stream; over RDMA their start-up is the chunk pipeline alone
+        (measured 2 x 8 H100 on InfiniBand and on EFA stream at 8-32 MiB without one, nccl-tests#309
+        and awsome-distributed-training).
     """
 
     name: str
@@ -80,37 +100,77 @@ class FabricModel:
     hop_latency_us: float
     simple_fill_us: float
     ll128_over_network: bool
+    plugin_latency_us: float = 0.0
+    nvls_chunk_bytes: int = 0
+    rdma: bool = True
 
 
-#: Calibrated per-fabric constants. Sources and calibration:
+#: Per-fabric constants. Sources and calibration:
 #: * ``efficiency``: InfiniBand 0.96 (NDR "48-49 GB/s per NIC" of 50, nccl-tests #267; HDR 24 of 25,
 #:   nccl-tests #160); RoCE 0.92 and EFA 0.92 (ib_write_bw 193.7 of 200 Gbit/s on EFA, MLE, minus
 #:   NCCL overhead); Ethernet/TCP 0.90 (GCP A3 Mega, 8 x 200 Gbit/s, 2 nodes: algbw 180.7 GB/s of
 #:   200, lessizzmore/create-a3mega-ztan-fork "ztan-NCCL-test-result").
-#: * ``hop_latency_us``: InfiniBand +8 µs and RoCE +10 µs per network hop on top of NCCL's own
-#:   constants, because measured small all-reduces across 2 nodes take 1.5-2x NCCL's estimate
-#:   (~29 µs): 46-48 µs on 2 x 8 H20 with NDR (NCCL issues 1259/1244, hardware.md §8), ~39 µs on
-#:   2 DGX H100 over InfiniBand and ~61 µs on 2 x 8 H100 of unstated fabric (hardware.md §9.G);
-#:   RoCE adds lossless-Ethernet switch and ECN latency. EFA +10 µs (SRD through the Nitro card);
-#:   Ethernet +35 µs: TCP/GPUDirect-TCPX/O through host network stacks (A3 Mega 2-node 8 B
-#:   all-reduce takes 123 µs).
-#: * ``simple_fill_us``: grid-fitted (50-350 µs in steps) to the large-message rows of hardware.md §9
-#:   (CoreWeave 96-rank H100 and GB200 2/20-rack on InfiniBand, 4 x 8 B200 on EFA) and the A3 Mega
-#:   sweep (Ethernet/TCPXO); RoCE shares InfiniBand's value. See ``benchmarks/accuracy.py``.
+#: * ``hop_latency_us``: InfiniBand 0: NCCL's own per-hop constants are tuned on InfiniBand and
+#:   already match measured small all-reduces with NCCL 2.2x (2 x 8 H100, 25 µs, nccl-tests #309;
+#:   4 x 8 H100, 35-38 µs, nccl-tests #309 and ZiyanIshani/vpbenchmarking). RoCE +10 µs
+#:   (lossless-Ethernet switching and ECN; 2 x 8 A100 on OCI, 36-52 µs below 64 KiB). EFA +20 µs:
+#:   aws-ofi-nccl's own cost model for p5 takes 20 µs per network hop ("2 nodes, 8B RDMA w/imm
+#:   lat", ``src/tuner/nccl_ofi_model.cpp``); EFA on A100 (p4d, the first EFA generation) see
+#:   :data:`FABRIC_BY_GENERATION`. Ethernet +35 µs: TCP/GPUDirect-TCPX/O through host network
+#:   stacks (A3 Mega 2-node 8 B all-reduce takes 123 µs).
+#: * ``simple_fill_us``: grid-fitted (50-350 µs in steps) to the large-message rows of CoreWeave
+#:   96-rank H100 and GB200 2/20-rack on InfiniBand and 4 x 8 B200 on EFA, and the A3 Mega sweep
+#:   (Ethernet/TCPXO); RoCE and EFA share InfiniBand's value. See ``benchmarks/accuracy.py``.
+#: * ``plugin_latency_us``: NCCL's InfiniBand and socket transports report 0 (``net_ib/init.cc``,
+#:   ``net_socket.cc``: "Not set"); aws-ofi-nccl reports 75 µs on p4d and p5 and 35 µs on p5en,
+#:   p6-b200 and later (``src/platform-aws.cpp``, platform table); see :data:`EFA_PLUGIN_LATENCY_US`.
+#: * ``nvls_chunk_bytes``: aws-ofi-nccl sets ``NCCL_NVLS_CHUNKSIZE`` and
+#:   ``NCCL_NVLSTREE_MAX_CHUNKSIZE`` to 512 KiB on p5 and later (``src/platform-aws.cpp``).
 FABRICS: dict[str, FabricModel] = {
-    "infiniband": FabricModel("infiniband", "InfiniBand", 0.96, 8.0, 100.0, True),
+    "infiniband": FabricModel("infiniband", "InfiniBand", 0.96, 0.0, 100.0, True),
     "roce": FabricModel("roce", "RoCE (RDMA over Ethernet)", 0.92, 10.0, 100.0, True),
-    "ethernet": FabricModel("ethernet", "Ethernet (TCP, GPUDirect-TCPX/O, sockets)", 0.90, 35.0, 300.0, False),
-    "efa": FabricModel("efa", "AWS EFA (SRD)", 0.92, 10.0, 100.0, False),
+    "ethernet": FabricModel("ethernet", "Ethernet (TCP, GPUDirect-TCPX/O, sockets)", 0.90, 35.0, 300.0, False,
+                            rdma=False),
+    "efa": FabricModel("efa", "AWS EFA (SRD)", 0.92, 20.0, 100.0, True, 75.0, 512 * 1024),
 }
 
+#: Constants that differ for one GPU family on a fabric (one set per fabric and GPU family).
+#: EFA with A100 is AWS p4d/p4de: the first EFA generation, which aws-ofi-nccl drives with its
+#: send/receive protocol instead of RDMA writes and for which it reports 75 µs per hop
+#: (``src/platform-aws.cpp``); the model takes that figure as the real hop latency (a 2 x p4de
+#: 8 B all-reduce takes 161 µs, awsome-distributed-training micro-benchmarks/nccl-tests).
+FABRIC_BY_GENERATION: dict[tuple[str, str], dict[str, object]] = {
+    ("efa", "Ampere"): {"hop_latency_us": 75.0, "nvls_chunk_bytes": 0},
+}
+
+#: aws-ofi-nccl's reported per-device latency by EFA generation (``src/platform-aws.cpp``): p4d and
+#: p5 (EFA v1/v2) 75 µs, p5en/p6-b200 and later (EFA v3/v4) 35 µs. NCCL's tuner adds it per hop.
+EFA_PLUGIN_LATENCY_US = {"efa-v2": 75.0, "efa-v3": 35.0, "efa-v4": 35.0}
+
+
+def fabric_model(fabric: str, generation: str = "Other", nic: str = "") -> FabricModel:
+    """The constants of ``fabric`` for a GPU generation (and, on EFA, the adapter generation).
+
+    >>> fabric_model("efa", "Hopper", "efa-v3").plugin_latency_us
+    35.0
+    >>> fabric_model("efa", "Ampere").hop_latency_us
+    75.0
+    """
+    model = FABRICS[fabric]
+    overrides = dict(FABRIC_BY_GENERATION.get((fabric, generation), {}))
+    if fabric == "efa" and nic in EFA_PLUGIN_LATENCY_US:
+        overrides["plugin_latency_us"] = EFA_PLUGIN_LATENCY_US[nic]
+    return replace(model, **overrides) if overrides else model
+
+
 # When a GPU's catalog entry has no "achieved" scale-up figure, NCCL-level all-reduce reaches about
-# 80 % of the per-direction spec (hardware.md §10: A100 78 %, H200 82 %; NCCL topo.h plans 20.6 of
+# 80 % of the per-direction spec (one-node ring busbw against spec: A100 78 %, H200 82 %, ml-engineering
+# network/README.md; NCCL topo.h plans 20.6 of
 # 25 GB/s per NVLink 4 link = 82 %).
 SCALEUP_ACHIEVED_FALLBACK = 0.80
 
 # Smallest NVLink domain on which NCCL engages NVLink SHARP (NVLS): "above 4 GPUs on 8xH200 and
-# above 5 GPUs on 8xB200" (ml-engineering, hardware.md §1.2; NVIDIA GB200 partition guide: "<= 4 GPUs
+# above 5 GPUs on 8xB200" (ml-engineering network/README.md; NVIDIA GB200 partition guide: "<= 4 GPUs
 # will not benefit from multicast").
 NVLS_MIN_GPUS = {"Hopper": 5, "Blackwell": 6}
 
@@ -181,6 +241,9 @@ class Cluster:
     fabric: str
     in_network_reduction: bool = False
     notes: tuple[str, ...] = field(default=())
+    #: A per-hop network latency given by the user (µs), replacing the fabric's own
+    #: ``hop_latency_us``; None means the fabric's value.
+    hop_latency_override_us: float | None = None
 
     # --- derived sizes ------------------------------------------------------------------------
 
@@ -251,6 +314,33 @@ class Cluster:
         return self.nics_per_node * self.domain_size / self.gpus_per_node
 
     @property
+    def nic_devices_per_domain(self) -> int:
+        """Network devices NCCL sees in one domain: several NIC ports per GPU count as one.
+
+        When a node has more NICs than GPUs, the ports close to one GPU are merged into one
+        device: aws-ofi-nccl groups the 32 EFA adapters of a p5 into one device per GPU by PCIe
+        locality (``src/nccl_ofi_topo.cpp``, "NIC grouping"; its own cost model counts
+        ``num_rails = 4`` per GPU, ``src/tuner/nccl_ofi_model.cpp``), and NCCL fuses the ports of
+        a dual-port NIC into one virtual NIC (``NCCL_NET_MERGE_LEVEL``). With fewer NICs than GPUs
+        each NIC is a device of its own.
+
+        >>> cluster, _ = resolve_cluster("h100-sxm", nic="efa-v2", nics_per_node=32, fabric="efa")
+        >>> cluster.nic_devices_per_domain, round(cluster.nic_device_gbps, 1)
+        (8, 46.0)
+        """
+        return max(1, min(self.domain_size, int(round(self.nics_per_domain))))
+
+    @property
+    def nic_device_gbps(self) -> float:
+        """Achievable bandwidth of one network device as NCCL sees it (GB/s per direction)."""
+        return self.nic_achieved_gbps * self.nics_per_domain / self.nic_devices_per_domain
+
+    @property
+    def nic_device_line_gbps(self) -> float:
+        """Line rate of one network device as NCCL's topology sees it (GB/s per direction)."""
+        return self.nic_line_gbps * self.nics_per_domain / self.nic_devices_per_domain
+
+    @property
     def nvls_enabled(self) -> bool:
         """True when NCCL would use NVLink SHARP (in-switch reduction) inside a domain.
 
@@ -265,11 +355,14 @@ class Cluster:
 
     @property
     def fabric_model(self) -> FabricModel:
-        return FABRICS[self.fabric]
+        """The fabric's model constants for this GPU family (:func:`fabric_model`)."""
+        return fabric_model(self.fabric, self.generation, self.nic)
 
     @property
     def net_hop_latency_us(self) -> float:
-        """Extra latency per network hop on this fabric (µs), on top of NCCL's constants."""
+        """Extra latency per network hop (µs), on top of NCCL's constants: the user's, else the fabric's."""
+        if self.hop_latency_override_us is not None:
+            return self.hop_latency_override_us
         return self.fabric_model.hop_latency_us
 
     @property
@@ -280,11 +373,14 @@ class Cluster:
     def describe(self) -> str:
         """One line: ``2 x 8 NVIDIA H100 SXM5 80GB, NVLink 4 (8-GPU domains), 8 x 400 Gbit/s InfiniBand``."""
         nic_gbit = self.nic_line_gbps * 8
-        return (
+        text = (
             f"{self.nodes} x {self.gpus_per_node} {self.gpu_name}, {self.scaleup_link} "
             f"({self.domain_size}-GPU domains), {self.nics_per_node} x {nic_gbit:g} Gbit/s "
             f"{FABRICS[self.fabric].label}"
         )
+        if self.hop_latency_override_us is not None:
+            text += f", {self.hop_latency_override_us:g} µs extra per network hop"
+        return text
 
     def as_dict(self) -> dict[str, object]:
         """Plain JSON-ready description (numbers carry their unit in the key)."""
@@ -306,7 +402,10 @@ class Cluster:
             "nics_per_node": self.nics_per_node,
             "nic_bw_per_gpu_gbps": round(self.nic_bw_per_gpu_gbps, 3),
             "node_egress_gbps": round(self.node_egress_gbps, 3),
+            "nic_devices_per_domain": self.nic_devices_per_domain,
             "fabric": self.fabric,
+            "hop_latency_extra_us": round(self.net_hop_latency_us, 3),
+            "hop_latency_source": "user" if self.hop_latency_override_us is not None else "fabric",
             "in_network_reduction": self.in_network_reduction,
             "library": self.library,
         }
@@ -392,6 +491,7 @@ def resolve_cluster(
     scaleup_domain: object = None,
     node: str | None = None,
     in_network_reduction: object = None,
+    hop_latency: object = None,
     catalog: Catalog | None = None,
 ) -> tuple[Cluster, list[str]]:
     """Build a :class:`Cluster` from user inputs, clamping absurd values and saying so.
@@ -419,6 +519,10 @@ def resolve_cluster(
         A node preset id (``dgx-h100``) supplying defaults for the other fields.
     in_network_reduction : bool
         SHARP/CollNet in the switches (InfiniBand only). Default off: NCCL needs the SHARP plugin.
+    hop_latency : str or float
+        Extra latency per network hop on top of NCCL's own constants, replacing the fabric's
+        (``"25 us"``, or a number of µs). Default (None or ``""``): the fabric's value. Used to make
+        a cluster match a measured log; clamped to 0..100 ms.
 
     Returns
     -------
@@ -527,6 +631,8 @@ def resolve_cluster(
         default_nics = max(1, int(round(gpu_entry.typical_nics_per_gpu * g)))
     nics = _clamp_int("nics_per_node", nics_per_node, default_nics, 1, MAX_NICS_PER_NODE, warnings)
 
+    hop_override = _hop_latency_us(hop_latency, warnings)
+
     sharp = bool(in_network_reduction) if in_network_reduction is not None else False
     if sharp and chosen_fabric != "infiniband":
         warnings.append("in_network_reduction: SHARP/CollNet needs an InfiniBand fabric; ignoring it")
@@ -553,5 +659,33 @@ def resolve_cluster(
         nics_per_node=nics,
         fabric=chosen_fabric,
         in_network_reduction=sharp,
+        hop_latency_override_us=hop_override,
     )
     return cluster, warnings
+
+
+def _hop_latency_us(value: object, warnings: list[str]) -> float | None:
+    """A user's per-hop latency in µs (text with a time unit, or a number of µs); None for the default."""
+    if value is None or (isinstance(value, str) and value.strip() == ""):
+        return None
+    if isinstance(value, bool):
+        warnings.append(f"hop_latency: {value!r} is not a time; using the fabric's value")
+        return None
+    if isinstance(value, int | float):
+        micros = float(value)
+    else:
+        try:
+            micros = float(parse_quantity(str(value), "time", allow_zero=True).quantity.to("us").magnitude)
+        except QuantityInputError as exc:
+            warnings.append(f"hop_latency: {exc}; using the fabric's value")
+            return None
+    if not math.isfinite(micros):
+        warnings.append(f"hop_latency: {value!r} is not finite; using the fabric's value")
+        return None
+    if micros < 0:
+        warnings.append(f"hop_latency: {value} is negative; using 0 µs")
+        return 0.0
+    if micros > MAX_HOP_LATENCY_US:
+        warnings.append(f"hop_latency: {value} is more than 100 ms; using 100 ms")
+        return MAX_HOP_LATENCY_US
+    return micros

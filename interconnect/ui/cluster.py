@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import Catalog, get_catalog
-from interconnect.models.cluster import Cluster, resolve_cluster
+from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.ui.page import PageState, escape_markdown, gpu_picker, source_popover
 from interconnect.ui.pagespecs import FABRIC_CHOICES, FABRIC_LABELS, cluster_inputs, cluster_widget_values
 
@@ -25,12 +25,16 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
     catalog = catalog or get_catalog()
     with st.container(border=True):
         st.markdown(f"**{title}**")
-        c1, c2, c3, c4 = st.columns(4)
+        c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 3])
         gpu_picker(state, catalog=catalog, container=c1)
         c2.number_input("GPUs per node", min_value=1, max_value=1024, step=1, key=state.key("gpn"))
         c3.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
         c4.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
                         help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.")
+        c5.text_input("Extra latency per network hop", key=state.key("lat"), placeholder="the fabric's own",
+                      help="Added to NCCL's own per-hop latency, e.g. '25 us'. Empty: the fabric's value ("
+                           + ", ".join(f"{FABRIC_LABELS[name]} {model.hop_latency_us:g} µs"
+                                       for name, model in FABRICS.items()) + ").")
         n1, n2, n3, n4, n5 = st.columns([3, 2, 2, 2, 2])
         nic_names = {"auto": "The GPU's usual NIC", "custom": "Custom rate…",
                      **{k: v.name for k, v in catalog.nics().items()}}

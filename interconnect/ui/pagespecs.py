@@ -35,7 +35,7 @@ FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
 
 #: The URL keys that describe a cluster. Every page that times a collective uses these same keys,
 #: so a cluster travels between pages (in the session) and between people (in the link).
-CLUSTER_KEYS = ("gpu", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain", "sharp")
+CLUSTER_KEYS = ("gpu", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain", "sharp", "lat")
 
 FABRIC_LABELS = {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet (TCP)",
                  "efa": "AWS EFA"}
@@ -61,6 +61,8 @@ def cluster_specs(*, nodes: int = 4) -> list:
         ChoiceParam("fabric", "auto", "Fabric", choices=FABRIC_CHOICES),
         IntParam("domain", 0, "NVLink domain (0 = the GPU's usual)", minimum=0, maximum=576),
         BoolParam("sharp", False, "SHARP in the InfiniBand switches"),
+        QuantityParam("lat", "", "Extra latency per network hop", dimension="time", minimum="0 us",
+                      maximum="100 ms", optional=True, allow_zero=True),
     ]
 
 
@@ -72,8 +74,13 @@ def allreduce_specs() -> list:
         *cluster_specs(),
         QuantityParam("size", "256 MiB", "Message size", dimension="size", minimum="8 B", maximum="16 GiB"),
         ChoiceParam("algo", "auto", "Algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
+        ChoiceParam("proto", "auto", "Protocol", choices=PROTOCOL_CHOICES),
         ChoiceParam("overlay", "none", "Published measurement", choices=("none", *[m.id for m in load_measurements()])),
     ]
+
+
+#: NCCL's protocols as the page and the URL name them (``proto=ll128`` works too: choices match in any case).
+PROTOCOL_CHOICES = ("auto", "LL", "LL128", "Simple")
 
 
 def cluster_widget_values(inputs: dict, nic_ids: tuple[str, ...] | list[str]) -> dict:
@@ -94,6 +101,7 @@ def cluster_widget_values(inputs: dict, nic_ids: tuple[str, ...] | list[str]) ->
         "fabric": str(inputs.get("fabric", "auto")),
         "domain": int(inputs.get("scaleup_domain", 0)),
         "sharp": bool(inputs.get("in_network_reduction", False)),
+        "lat": str(inputs.get("hop_latency", "") or ""),
     }
     if nic in nic_ids or nic == "auto":
         values["nic"] = nic
@@ -114,6 +122,7 @@ def cluster_inputs(values: dict) -> dict:
         "fabric": None if values["fabric"] == "auto" else values["fabric"],
         "scaleup_domain": values["domain"] or None,
         "in_network_reduction": values["sharp"],
+        "hop_latency": values.get("lat") or None,
     }
 
 

@@ -180,23 +180,33 @@ class QuantityParam(_Param):
     """A quantity typed as text (``nic_bw=200 Gbit/s``), checked for dimension and range.
 
     The value kept is the text itself (so the URL shows what the person typed); ``minimum`` and
-    ``maximum`` are quantity strings in the same dimension.
+    ``maximum`` are quantity strings in the same dimension. An ``optional`` parameter may be empty.
+
+    >>> QuantityParam("lat", "", dimension="time", optional=True).parse(" ")
+    ('', None)
     """
 
     dimension: str = "bandwidth"
     minimum: str | None = None
     maximum: str | None = None
     validator: Callable[[Any], str | None] | None = None
+    #: An empty value is allowed and means "not set" (the default, ``""``, is then used silently).
+    optional: bool = False
+    #: Zero is a valid value (an extra latency of 0 µs); negative values are still refused.
+    allow_zero: bool = False
 
     def parse(self, raw: str) -> tuple[Any, str | None]:
+        if self.optional and raw.strip() == "":
+            return "", None
         try:
-            parsed = parse_quantity(raw, self.dimension)
+            parsed = parse_quantity(raw, self.dimension, allow_zero=self.allow_zero)
         except QuantityInputError as exc:
             return self.default, str(exc)
         quantity = parsed.quantity
-        if self.minimum is not None and quantity < parse_quantity(self.minimum, self.dimension).quantity:
+        bound = {"allow_zero": self.allow_zero}
+        if self.minimum is not None and quantity < parse_quantity(self.minimum, self.dimension, **bound).quantity:
             return self.minimum, f"below the minimum {self.minimum}"
-        if self.maximum is not None and quantity > parse_quantity(self.maximum, self.dimension).quantity:
+        if self.maximum is not None and quantity > parse_quantity(self.maximum, self.dimension, **bound).quantity:
             return self.maximum, f"above the maximum {self.maximum}"
         return " ".join(raw.split()), None
 

@@ -5,13 +5,25 @@ from pathlib import Path
 import pytest
 
 from interconnect.catalog import get_catalog
+from interconnect.io.nccl_tests import parse_nccl_tests
 from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce, load_measurements
+from interconnect.models.collectives import allreduce, fit_alpha_beta, load_measurements
 
 from .conftest import chart_specs, run_page
 
 PAGE = "pages/2_All_reduce.py"
 LOGS = Path(__file__).resolve().parents[1] / "unit" / "data" / "nccl_logs"
+
+
+def values(array):
+    """A Plotly JSON array: a plain list, or the typed-array form {"dtype", "bdata"} of plotly 6."""
+    if isinstance(array, dict):
+        import base64
+
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).tolist()
+    return list(array)
 
 
 def metric(at, label_start):
@@ -28,7 +40,8 @@ def test_defaults_render_four_charts_and_write_the_url():
 
 
 def test_single_h100_node_picks_nvls_for_large_messages():
-    # hardware.md §9.K / nccl-tests#212: on 8 x H100 NCCL uses NVLS (in-switch reduction) for big messages.
+    # ml-engineering network/README.md, nccl-tests#212: on 8 x H100 NCCL uses NVLS (in-switch reduction) for
+    # big messages.
     at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "1", "size": "1 GiB"})
     assert not at.exception
     assert metric(at, "Algorithm") == "NVLS"
@@ -39,16 +52,54 @@ def test_single_h100_node_picks_nvls_for_large_messages():
 
 def test_every_parameter_from_the_link():
     query = {"gpu": "a100-sxm", "gpn": "8", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s", "nics": "16",
-             "fabric": "roce", "domain": "8", "sharp": "0", "size": "64 MiB", "algo": "ring", "overlay": "none"}
+             "fabric": "roce", "domain": "8", "sharp": "0", "lat": "25 us", "size": "64 MiB", "algo": "ring",
+             "proto": "LL128", "overlay": "none"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query
     assert at.selectbox(key="allreduce.fabric").value == "roce"
     assert at.text_input(key="allreduce.nic_bw").value == "100 Gbit/s"
+    assert at.text_input(key="allreduce.lat").value == "25 us"
+    assert at.selectbox(key="allreduce.proto").value == "LL128"
     assert metric(at, "GPUs (ranks)") == "16"
     assert metric(at, "Algorithm") == "Ring"
+    assert metric(at, "Algorithm ·").startswith("Ring") and any(m.label == "Algorithm · LL128" for m in at.metric)
     time_chart = chart_specs(at)[0]
     assert "time" in time_chart["layout"]["title"]["text"]
+    # The typed latency is the cluster's own: the model's time is the CLI's with --hop-latency 25 us.
+    cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=2, nic="100 Gbit/s", nics_per_node=16,
+                                 fabric="roce", scaleup_domain=8, hop_latency="25 us")
+    expected = allreduce(cluster, [64 * 2**20], "ring", protocol="LL128").busbw_gbps[0]
+    assert metric(at, "busbw") == f"{expected:.0f} GB/s"
+
+
+def test_protocol_in_any_case_from_the_link():
+    at = run_page(PAGE, {"proto": "simple", "nodes": "2"})
+    assert not at.exception and not at.warning
+    assert at.query_params["proto"] == "Simple"
+    assert any(m.label == "Algorithm · Simple" for m in at.metric)
+
+
+def test_headline_and_cluster_size_chart_agree():
+    # Issue 8, fault 1: one NCCL-like choice everywhere. The thick line of the cluster-size chart at
+    # this cluster's node count is the headline's busbw (and the CLI's).
+    for nodes in ("4", "64"):
+        at = run_page(PAGE, {"nodes": nodes})
+        chart = chart_specs(at)[2]
+        chosen = next(trace for trace in chart["data"] if trace.get("name") == "NCCL's pick")
+        y = dict(zip(values(chosen["x"]), values(chosen["y"]), strict=True))[int(nodes)]
+        assert metric(at, "busbw") == f"{y:.0f} GB/s"
+        cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=int(nodes))
+        assert y == pytest.approx(allreduce(cluster, [2**28]).busbw_gbps[0])
+
+
+def test_set_the_cluster_to_the_playbooks():
+    at = run_page(PAGE)
+    at.button(key="allreduce.playbook").click().run()
+    assert not at.exception
+    assert at.query_params["nic"] == "efa-v2" and at.query_params["nics"] == "32"
+    assert at.query_params["fabric"] == "efa" and at.query_params["size"] == "256 MB"
+    assert metric(at, "Server egress (achievable)") == "368 GB/s"  # 32 x 100 Gbit/s x 0.92
 
 
 def test_gb200_rack_is_one_nvlink_domain():
@@ -83,6 +134,30 @@ def test_pasted_log_is_compared_with_the_model():
     names = [trace.get("name", "") for trace in chart_specs(at)[0]["data"]]
     assert "your log" in names
     assert "nccl" not in [w.value for w in at.warning]
+    # Results table in readable units: "49.2 µs", not "49.2004"; busbw with a unit, not "0.000002".
+    table = at.dataframe[0].value
+    assert list(table.columns[:3]) == ["size", "measured time", "model time"]
+    assert all(cell.endswith(("ns", "µs", "ms", " s")) for cell in table["measured time"])
+    assert all(cell.endswith("B/s") for cell in table["measured busbw"])
+    assert all(len(cell.split()[0].replace(".", "")) <= 4 for cell in table["measured time"])
+
+
+def test_use_my_measurement_makes_the_fit_the_clusters_own():
+    text = (LOGS / "h100-2node-unidentified.txt").read_text()
+    at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "2", "fabric": "ethernet"})
+    at.text_area(key="allreduce.paste").input(text).run()
+    at.button(key="allreduce.use_measurement").click().run()
+    assert not at.exception
+    assert at.query_params["nic"] == "custom"
+    assert at.query_params["nic_bw"].endswith("Gbit/s") and at.query_params["lat"].endswith("us")
+    # The cluster now reproduces the log's fitted line (t = a + S/B) at both ends of its sweep: the
+    # model's time at 8 B and 8 GiB is the fit's there.
+    run = parse_nccl_tests(text.encode())
+    fit = fit_alpha_beta(run.size_bytes, run.time_us)
+    table = at.dataframe[0].value
+    ratios = [float(r) for r in table["model ÷ measured"]]
+    fit_ratio = fit.time_us([run.size_bytes[0], run.size_bytes[-1]]) / run.time_us[[0, -1]]
+    assert ratios[0] == pytest.approx(fit_ratio[0], rel=0.05) and ratios[-1] == pytest.approx(fit_ratio[1], rel=0.05)
 
 
 def test_log_with_other_rank_count_warns():
@@ -118,6 +193,9 @@ def test_malformed_paste_gives_one_clear_error(junk):
         {"size": "10^400 B"},
         {"size": "1e400 B"},
         {"nic": "custom", "nic_bw": "2**2**2**2**2 Gbit/s"},
+        {"proto": "quantum", "lat": "5 parsecs"},
+        {"lat": "-3 us", "proto": "<b>LL</b>"},
+        {"lat": "1e9 s"},
     ],
 )
 def test_hostile_or_absurd_links_warn_and_render(query):

@@ -15,9 +15,18 @@ Everything is plain numpy with units in the names: sizes in bytes, times in µs,
   :func:`compare_sweep`, the comparison the CLI, benchmarks and tests share.
 """
 
-from interconnect.models.collectives.fitting import AlphaBetaFit, efficiency_vs_spec, fit_alpha_beta
+from interconnect.models.collectives.fitting import (
+    AlphaBetaFit,
+    MeasuredCluster,
+    cluster_from_fit,
+    efficiency_vs_spec,
+    fit_alpha_beta,
+)
 from interconnect.models.collectives.measurements import (
+    ACCURACY_TARGETS,
     LARGE_BYTES,
+    LAUNCH_OVERHEAD_US,
+    MIDDLE_BYTES,
     SMALL_BYTES,
     Comparison,
     Measurement,
@@ -30,14 +39,17 @@ from interconnect.models.collectives.model import (
     AUTO_CANDIDATES,
     COLLECTIVES,
     PROTOCOLS,
+    AllreduceDetail,
     AllreduceResult,
     allreduce,
     allreduce_by_algorithm,
+    allreduce_detail,
     as_size_bytes,
     busbw_factor,
     collective_time_us,
     hierarchical_allreduce_time_us,
     in_network_busbw_factor,
+    protocol_mask,
     ring_allreduce_time_us,
     sweep_allreduce,
 )
@@ -58,6 +70,7 @@ from interconnect.models.collectives.others import (
 from interconnect.models.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
 
 __all__ = [
+    "ACCURACY_TARGETS",
     "ALGORITHM_LABELS",
     "COLLECTIVE_ALGORITHMS",
     "COLLECTIVE_LABELS",
@@ -75,18 +88,24 @@ __all__ = [
     "AUTO_CANDIDATES",
     "COLLECTIVES",
     "LARGE_BYTES",
+    "LAUNCH_OVERHEAD_US",
+    "MIDDLE_BYTES",
     "PROTOCOLS",
     "SMALL_BYTES",
+    "AllreduceDetail",
     "AllreduceResult",
     "AlphaBetaFit",
     "Comparison",
+    "MeasuredCluster",
     "Measurement",
     "TrafficClaim",
     "allreduce",
     "allreduce_by_algorithm",
+    "allreduce_detail",
     "as_size_bytes",
     "busbw_factor",
     "bytes_leaving_node_per_gpu",
+    "cluster_from_fit",
     "collective_time_us",
     "compare_sweep",
     "efficiency_vs_spec",
@@ -95,6 +114,7 @@ __all__ = [
     "hierarchical_traffic_claim",
     "in_network_busbw_factor",
     "load_measurements",
+    "protocol_mask",
     "ring_allreduce_time_us",
     "sweep_allreduce",
 ]

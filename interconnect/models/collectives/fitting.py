@@ -10,9 +10,7 @@ import numpy as np
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives.model import as_size_bytes
 
-__all__ = ["AlphaBetaFit", "efficiency_vs_spec", "fit_alpha_beta"]
-
-
+__all__ = ["AlphaBetaFit", "MeasuredCluster", "cluster_from_fit", "efficiency_vs_spec", "fit_alpha_beta"]
 
 
 @dataclass(frozen=True)
@@ -91,3 +89,75 @@ def efficiency_vs_spec(cluster: Cluster, busbw_gbps: object) -> np.ndarray:
     if cluster.domains > 1:
         spec = min(spec, cluster.nic_line_gbps * cluster.nics_per_domain)
     return bus / spec
+
+
+@dataclass(frozen=True)
+class MeasuredCluster:
+    """The cluster settings under which the model reproduces a measured sweep's fitted line.
+
+    ``nic_gbit_s`` is the per-NIC line rate to type as a custom NIC (its achievable share is the
+    fabric's efficiency, as for any typed rate) and ``hop_latency_us`` the extra latency per network
+    hop; both None when the run stayed inside one NVLink domain (the network played no part).
+    """
+
+    nic_gbit_s: float | None
+    hop_latency_us: float | None
+    note: str
+
+
+def _three(value: float) -> float:
+    return float(f"{value:.3g}")
+
+
+def cluster_from_fit(cluster: Cluster, fit: AlphaBetaFit, small_bytes: float, large_bytes: float,
+                     algorithm: str = "auto", protocol: str = "auto") -> MeasuredCluster:
+    """NIC rate and per-hop latency that make the model's time match ``fit`` at both ends of a sweep.
+
+    The NIC rate is scaled until the model's algbw at ``large_bytes`` equals the fit's there, then the
+    extra hop latency is moved (the model's time is linear in it for a fixed choice) until the
+    model's time at ``small_bytes`` equals the fit's. Each step is repeated a few times because the
+    algorithm NCCL would pick can change on the way. Rates are clamped to 1 Gbit/s .. 12.8 Tbit/s and
+    latencies to 0 .. 100 ms, as for typed values.
+
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    >>> fit = AlphaBetaFit(latency_us=60.0, bandwidth_gbps=100.0, points=10, rms_relative_error=0.0)
+    >>> measured = cluster_from_fit(cluster, fit, 8, 2**30)
+    >>> measured.nic_gbit_s < 400 and measured.hop_latency_us > 0
+    True
+    """
+    from dataclasses import replace
+
+    from interconnect.models.cluster import MAX_HOP_LATENCY_US, MAX_NIC_GBIT_S, MIN_NIC_GBIT_S
+    from interconnect.models.collectives.model import allreduce
+
+    if cluster.domains <= 1:
+        return MeasuredCluster(None, None, "The run stayed inside one NVLink domain, so the network played no part: "
+                                           "there is no NIC rate or network latency to take from it.")
+    efficiency = cluster.fabric_model.efficiency
+    target_algbw = float(large_bytes) / (float(fit.time_us(large_bytes)[0]) * 1e3)
+    tuned = cluster
+    for _ in range(4):
+        model = float(allreduce(tuned, [large_bytes], algorithm, protocol=protocol).algbw_gbps[0])
+        if not math.isfinite(model) or model <= 0:
+            break
+        line = tuned.nic_achieved_gbps * target_algbw / model / efficiency
+        line = min(max(line, MIN_NIC_GBIT_S / 8), MAX_NIC_GBIT_S / 8)
+        tuned = replace(tuned, nic_line_gbps=line, nic_achieved_gbps=line * efficiency)
+    target_small = float(fit.time_us(small_bytes)[0])
+    hop = tuned.net_hop_latency_us
+    for _ in range(3):
+        base = replace(tuned, hop_latency_override_us=hop)
+        t0 = float(allreduce(base, [small_bytes], algorithm, protocol=protocol).time_us[0])
+        t1 = float(allreduce(replace(base, hop_latency_override_us=hop + 10.0), [small_bytes], algorithm,
+                             protocol=protocol).time_us[0])
+        slope = (t1 - t0) / 10.0
+        if not math.isfinite(slope) or slope <= 0:
+            break
+        hop = min(max(hop + (target_small - t0) / slope, 0.0), MAX_HOP_LATENCY_US)
+    note = ""
+    capped = float(allreduce(tuned, [large_bytes], algorithm, protocol=protocol).algbw_gbps[0])
+    if abs(capped - target_algbw) > 0.05 * target_algbw:
+        note = (f"The model cannot reach the measured {target_algbw:.3g} GB/s algbw by changing the NICs alone "
+                f"(it gives {capped:.3g} GB/s): something else limits this cluster.")
+    return MeasuredCluster(_three(tuned.nic_line_gbps * 8), _three(hop), note)

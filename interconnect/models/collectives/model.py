@@ -8,13 +8,13 @@ in GB/s (1 GB = 1e9 B, as nccl-tests prints them). Units live in the names (``si
 
 Two families of models
 ----------------------
-1. **Textbook alpha-beta formulas** (formulas.md §3.1-3.2): :func:`ring_allreduce_time_us`,
+1. **Textbook alpha-beta formulas** (ring and hierarchical all-reduce): :func:`ring_allreduce_time_us`,
    :func:`hierarchical_allreduce_time_us`. Exact closed forms, for teaching and tests.
 2. **An NCCL-like model of a real cluster** (:func:`allreduce`): for every algorithm NCCL has
    (ring, double binary tree, NVLS, NVLSTree, CollNet/SHARP) and protocol (LL, LL128, Simple) it
    computes ``t = launch + latency(algorithm, protocol, topology) + fill + S / algbw``.
    Latencies, protocol factors and per-channel caps are NCCL's own constants (``src/graph/
-   tuning.cc``, formulas.md §1.5; RCCL's for AMD); bandwidths come from the
+   tuning.cc``; RCCL's for AMD); bandwidths come from the
    :class:`~interconnect.models.cluster.Cluster` (catalog figures). The *fill* is what NCCL's tuner leaves
    out: the start-up of the bulk (Simple) pipeline, per NVLS stage, tree-chain stage and network hop.
    It is why measured busbw keeps climbing up to GiB sizes. The algorithm and protocol are picked
@@ -46,14 +46,17 @@ __all__ = [
     "AUTO_CANDIDATES",
     "COLLECTIVES",
     "PROTOCOLS",
+    "AllreduceDetail",
     "AllreduceResult",
     "allreduce",
     "allreduce_by_algorithm",
+    "allreduce_detail",
     "as_size_bytes",
     "busbw_factor",
     "collective_time_us",
     "hierarchical_allreduce_time_us",
     "in_network_busbw_factor",
+    "protocol_mask",
     "ring_allreduce_time_us",
     "sweep_allreduce",
 ]
@@ -94,7 +97,8 @@ class _Library:
 
 
 #: NVIDIA NCCL ``src/graph/tuning.cc`` (HEAD 5067397c, 2026-06-11), ``ncclTunerConstantsDefaults``:
-#: baseLatencies and hwLatencies for NVLINK and NET (formulas.md §1.5).
+#: baseLatencies and hwLatencies for NVLINK and NET; except NVLSTree's network hop, 14 µs as in
+#: NCCL 2.19-2.27 (v2.26.2 ``hwLat``), the releases the published runs used (2.28 made it 20.9).
 _NCCL = _Library(
     name="nccl",
     base={"tree": (6.8, 14.0, 8.4), "ring": (6.6, 14.0, 8.4), "collnet": (0.0, 0.0, 0.0),
@@ -102,11 +106,11 @@ _NCCL = _Library(
     hw_intra={"tree": (0.6, 1.25, 4.0), "ring": (0.6, 1.9, 3.4), "collnet": (0.0, 0.0, 3.7),
               "nvls": (0.0, 0.0, 25.0), "nvls_tree": (0.0, 0.0, 25.0)},
     hw_net={"tree": (5.0, 8.5, 14.0), "ring": (2.7, 4.0, 14.0), "collnet": (0.0, 0.0, 31.0),
-            "nvls": (0.0, 0.0, 18.0), "nvls_tree": (0.0, 0.0, 20.9)},
+            "nvls": (0.0, 0.0, 18.0), "nvls_tree": (0.0, 0.0, 14.0)},
     ll128=True,
     # Host-side cost of one collective call as nccl-tests times it (kernel launch, stream sync
     # amortised over iterations). Calibrated: NCCL's own ring-LL latency for 8 GPUs is 15 µs, and
-    # measured 8-GPU small-message all-reduce is 14-45 µs (hardware.md §9.J Azure sweeps).
+    # measured 8-GPU small-message all-reduce is 14-45 µs (Azure/AI-benchmarking-guide one-node sweeps).
     launch_us=4.0,
 )
 
@@ -138,19 +142,20 @@ _LL_MAX_BW_MANY_NODES = 20.4
 _NVLS_EFFICIENCY = {"Hopper": 0.85, "Blackwell": 0.74}
 #: ... times this factor gives the measured NVLS algorithm bandwidth as a share of the per-GPU
 #: NVLink rate. Calibrated: 8 x H200 NVLS busbw 473-480 GB/s = algbw 270-275 = 0.73 x 370.8
-#: (Stas Bekman, hardware.md §9.K; nccl-tests #212), 8 x B200 838 GB/s busbw = algbw 479 =
-#: 0.66 x 721.8, GB200 NVL72 835 GB/s busbw (CoreWeave, §9.F).
+#: (Stas Bekman, ml-engineering network/README.md; nccl-tests #212), 8 x B200 838 GB/s busbw = algbw 479 =
+#: 0.66 x 721.8, GB200 NVL72 835 GB/s busbw (coreweave/nccl-tests README).
 _NVLS_MEASURED_OVER_MODEL = 0.86
 #: Ring busbw reached on one node as a share of the catalog's achievable per-GPU scale-up rate:
-#: H100 365-370 of 370.8, A100 231-235 of 240, B200 682 of 721.8, MI300X 316 of 312.9 (§9.J-K).
+#: H100 365-370 of 370.8, A100 231-235 of 240, B200 682 of 721.8, MI300X 316 of 312.9
+#: (Azure/AI-benchmarking-guide; ml-engineering network/README.md).
 _RING_EFFICIENCY = 0.97
 #: Bytes a GPU's NVLS pipeline holds in flight before it streams at full rate (NCCL_BUFFSIZE default
 #: 4 MiB per channel). The resulting fill, (domain - 1) x 4 MiB / per-GPU NVLink rate, is 79 µs on
 #: 8 x H100 and 410 µs on a 72-GPU NVL72, matching the large-message offsets of the measured
-#: NVLS sweeps (hardware.md §9.F/H/J).
+#: NVLS sweeps (coreweave/nccl-tests README; Azure/AI-benchmarking-guide).
 _NVLS_FILL_BYTES = 4 * _MIB
 #: NVLSTree sends across the network through a limited number of "head" GPUs per NVLink domain.
-#: Calibrated: CoreWeave GB200 2-rack and 20-rack tables (§9.F) plateau at algbw 410 and 203 GB/s,
+#: Calibrated: coreweave/nccl-tests GB200 2-rack and 20-rack tables plateau at algbw 410 and 203 GB/s,
 #: i.e. about 8 NICs of 48 GB/s (halved beyond 2 domains, as for any tree); on HGX-8 every NIC is
 #: a head.
 _NVLS_TREE_MAX_HEADS = 8
@@ -179,8 +184,21 @@ _TREE_LL128_CAP = {
     "Volta": (20.0, 20.0, 20.0), "Ampere": (20.0, 20.0, 20.0), "Hopper": (36.7, 36.7, 29.0),
     "Blackwell": (55.6, 31.67, 20.0), "CDNA": (36.7, 36.7, 29.0), "Other": (20.0, 20.0, 20.0),
 }
-#: NCCL tuning.cc ``perChMaxNVLSTreeBws`` (GB/s per channel; 1 node unused / 2 nodes / more).
+#: NCCL tuning.cc ``perChMaxNVLSTreeBws`` (GB/s per channel; 1 node unused / 2 nodes / more), NCCL
+#: 2.28 on; the model uses them as the measured ceiling of one NVLSTree head.
 _NVLS_TREE_CAP = {"Hopper": (0.0, 57.7, 45.5), "Blackwell": (0.0, 96.0, 80.0)}
+#: NCCL ``NCCL_MAX_NVLS_ARITY`` (device.h): at most 32 NVLS heads, one per network device.
+_NVLS_MAX_ARITY = 32
+#: Per-channel (bwIntra, bwInter) of the NVLS graph NCCL builds on a DGX H100 with 8 x 400G NICs
+#: (NCCL_DEBUG=GRAPH "Pattern 5, nChannels 8, bw 40.000000/60.000000", quoted from NVIDIA/nccl#1197);
+#: Blackwell's search speeds are about twice Hopper's (``sm100SpeedArrayIntra/Inter``, search.cc).
+#: Heads with slower network devices take the speed-array value their device can carry.
+_NVLS_GRAPH_GBPS = {"Hopper": (40.0, 60.0), "Blackwell": (80.0, 96.0)}
+#: NCCL src/graph/search.cc ``sm90SpeedArrayInter`` and ``sm100SpeedArrayInter`` (GB/s per channel).
+_SPEEDS_INTER_SM90 = (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24,
+                      0.12)
+_SPEEDS_INTER_SM100 = (96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0,
+                       2.4, 1.2, 0.24, 0.12)
 #: NCCL ``ncclTopoGetAlgoTime``: a multi-node Simple ring's latency x1.4 ("plateau effect of ring"),
 #: x1.9 before Ampere. Used only for the tuner's choice.
 _RING_PLATEAU = 1.4
@@ -247,8 +265,8 @@ def ring_allreduce_time_us(size_bytes: object, ranks: int, alpha_us: float, band
     """Textbook ring all-reduce: ``T = 2(n-1)·α + 2(n-1)/n · S/B``.
 
     Reduce-scatter then all-gather around a ring of n ranks: 2(n-1) steps, each paying the per-step
-    latency α and moving S/n bytes over a link of bandwidth B (per direction). Source: formulas.md
-    §3.1 (ttsugriy, collective cost model), bandwidth term as in nccl-tests ``PERFORMANCE.md``.
+    latency α and moving S/n bytes over a link of bandwidth B (per direction). Source: the
+    bandwidth-optimal ring (Patarasuk and Yuan, JPDC 69(2), 2009), bandwidth term as in nccl-tests ``PERFORMANCE.md``.
     Assumes every link has the same α and B and no pipelining beyond the ring itself.
 
     Parameters: ``size_bytes`` (S, bytes, scalar or array), ``ranks`` (n), ``alpha_us`` (µs per
@@ -274,7 +292,7 @@ def hierarchical_allreduce_time_us(
     alpha_out_us: float,
     bw_out_gbps: float,
 ) -> np.ndarray:
-    """Three-phase hierarchical all-reduce (formulas.md §3.2, ttsugriy 13/13a, Stas's "model 3").
+    """Three-phase hierarchical all-reduce (Stas Bekman's ml-engineering, "model 3").
 
     .. math::
 
@@ -311,20 +329,85 @@ class _Params:
     b_intra: float  # GB/s per GPU per direction (achievable)
     egress: float  # GB/s per domain per direction (achievable), inf on one domain
     nic_gpu: float  # GB/s per GPU per direction (achievable)
-    heads_bw: float  # GB/s a domain's NVLSTree heads can move per direction
+    heads: int  # NVLSTree heads per domain that carry the network part
+    tuner_heads: int  # NVLS graph channels NCCL's tuner counts (one per network device)
+    head_bw: float  # achievable GB/s of one head's network device
+    head_line: float  # line rate (GB/s) of one network device, as NCCL's topology sees it
     nvls: bool
     sharp: bool
-    hop_extra: float
+    hop_extra: float  # real extra µs per network hop
+    plugin_lat: float  # µs the network plugin reports per hop; NCCL's tuner only
     fill_net: float
+    staged: bool  # the transport stages each chunk through host memory (TCP-class): a start-up per hop
     ll128_net: bool
+    nvls_chunk: int  # NCCL_NVLS_CHUNKSIZE (bytes)
+    nvls_tree_chunk: int  # NCCL_NVLSTREE_MAX_CHUNKSIZE (bytes)
+    nvls_channels: int  # NVLS channels (CTAs)
+    allowed: tuple[bool, bool, bool]  # protocols NCCL may use (LL, LL128, Simple)
+    forced: bool  # the protocol was forced (NCCL_PROTO): NCCL skips its own LL128 checks
     nvlink_like: bool  # scale-up is NVLink/xGMI (LL128 allowed inside)
 
 
-def _params(cluster: Cluster) -> _Params:
+def protocol_mask(protocol: str) -> tuple[tuple[bool, bool, bool], bool]:
+    """Which of (LL, LL128, Simple) a protocol setting allows, and whether it was forced.
+
+    ``"auto"`` lets NCCL choose; ``"LL"``, ``"LL128"`` or ``"Simple"`` (any case) force one, as
+    ``NCCL_PROTO`` does.
+
+    >>> protocol_mask("simple")
+    ((False, False, True), True)
+    """
+    text = str(protocol).strip().lower()
+    if text in ("", "auto"):
+        return (True, True, True), False
+    lookup = {name.lower(): index for index, name in enumerate(PROTOCOLS)}
+    if text not in lookup:
+        raise ValueError(f"unknown protocol {protocol!r}; choose auto or one of {', '.join(PROTOCOLS)}")
+    allowed = [False, False, False]
+    allowed[lookup[text]] = True
+    return (allowed[0], allowed[1], allowed[2]), True
+
+
+def _nvls_tuning(cluster: Cluster, fabric_chunk: int) -> tuple[int, int, int]:
+    """(NVLS channels, NVLS chunk, NVLSTree max chunk) as ``ncclNvlsTuning`` sets them.
+
+    NCCL ``src/transport/nvls.cc``: 16 channels on Hopper, 32 on Blackwell across nodes (24 inside
+    one); chunk 128 KiB; the NVLSTree chunk is capped at 64 KiB from 4 nodes on. Blackwell across
+    nodes (``ncclNvlsTreeSm100Tuning``): 2 nodes with 400G-class NICs keep 32 channels and a
+    128 KiB tree chunk; more nodes with 800G-class NICs and <= 8 GPUs per node use 24 channels and
+    256 KiB chunks; more nodes with 400G-class NICs 24 channels and 128 KiB. A fabric plugin may
+    set both chunk sizes (aws-ofi-nccl: 512 KiB on p5 and later).
+    """
+    kd = cluster.domains
+    chunk = 128 * 1024
+    tree_chunk = 0
+    if cluster.generation == "Blackwell":
+        channels = 32 if kd > 1 else 24
+        nic = cluster.nic_device_line_gbps
+        if kd == 2 and nic >= 48:
+            tree_chunk = 256 * 1024 if cluster.domain_size <= 4 else 128 * 1024
+            chunk = 256 * 1024 if cluster.domain_size <= 4 else chunk
+        elif kd > 2 and nic >= 96:
+            channels = 24 if cluster.domain_size <= 8 else 32
+            chunk = tree_chunk = 256 * 1024 if cluster.domain_size <= 8 else 128 * 1024
+        elif kd > 2 and nic >= 48:
+            channels, tree_chunk = 24, 128 * 1024
+    else:
+        channels = 16
+    if fabric_chunk:
+        chunk = tree_chunk = fabric_chunk
+    if not tree_chunk:
+        tree_chunk = 64 * 1024 if kd >= 4 else chunk
+    return channels, chunk, tree_chunk
+
+
+def _params(cluster: Cluster, protocol: str = "auto") -> _Params:
     lib = _RCCL if cluster.library == "rccl" else _NCCL
     kd = cluster.domains
     fabric = cluster.fabric_model
-    heads = min(cluster.nics_per_domain, _NVLS_TREE_MAX_HEADS)
+    devices = cluster.nic_devices_per_domain
+    channels, chunk, tree_chunk = _nvls_tuning(cluster, fabric.nvls_chunk_bytes)
+    allowed, forced = protocol_mask(protocol)
     return _Params(
         n=cluster.ranks,
         gd=cluster.domain_size,
@@ -334,12 +417,22 @@ def _params(cluster: Cluster) -> _Params:
         b_intra=cluster.intra_bw_gbps,
         egress=cluster.domain_egress_gbps if kd > 1 else math.inf,
         nic_gpu=cluster.nic_bw_per_gpu_gbps,
-        heads_bw=heads * cluster.nic_achieved_gbps,
+        heads=min(devices, _NVLS_TREE_MAX_HEADS),
+        tuner_heads=min(devices, _NVLS_MAX_ARITY),
+        head_bw=cluster.nic_device_gbps,
+        head_line=cluster.nic_device_line_gbps,
         nvls=cluster.nvls_enabled,
         sharp=cluster.in_network_reduction and cluster.fabric == "infiniband",
-        hop_extra=fabric.hop_latency_us,
+        hop_extra=cluster.net_hop_latency_us,
+        plugin_lat=fabric.plugin_latency_us,
         fill_net=fabric.simple_fill_us,
+        staged=not fabric.rdma,
         ll128_net=fabric.ll128_over_network,
+        nvls_chunk=chunk,
+        nvls_tree_chunk=tree_chunk,
+        nvls_channels=channels,
+        allowed=allowed,
+        forced=forced,
         nvlink_like=cluster.library != "other",
     )
 
@@ -353,6 +446,8 @@ def _ll_max_bw(p: _Params) -> float:
 def _ll128_allowed(p: _Params) -> bool:
     if not p.lib.ll128 or p.generation == "Other":
         return False
+    if p.forced:  # NCCL_PROTO=LL128 skips NCCL's own path checks (tuning.cc: protoEnable 1, not 2)
+        return True
     return p.kd <= 1 or p.ll128_net
 
 
@@ -389,10 +484,40 @@ def _net_fill(p: _Params, size: np.ndarray) -> np.ndarray:
     return p.fill_net * np.minimum(1.0, size / (_TREE_CHANNELS * _CHUNK_BYTES))
 
 
-def _chain_fill(p: _Params, size: np.ndarray) -> np.ndarray:
-    """A tree's chain through the g GPUs of a domain is 2(g-1) pipeline stages deep (up and down);
-    the first chunk on each of 16 channels must cross them all."""
-    return 2 * (p.gd - 1) * np.minimum(size, _TREE_CHANNELS * _CHUNK_BYTES) / (p.b_intra * 1e3)
+def _net_latency(p: _Params, algorithm: str, proto: int) -> tuple[float, float]:
+    """(real, tuner) latency of one network hop, µs.
+
+    Real: NCCL's ``hwLatencies[NET]`` plus the fabric's extra per hop. Tuner: NCCL's constant plus
+    the latency the network plugin reports, twice for Simple (tuning.cc adds ``latencyInter`` once
+    and again as the flush). With one GPU per domain NCCL uses the tree's network latency
+    ("with ppn=1 latencies are fully exposed").
+    """
+    base = p.lib.hw_net["tree" if (p.gd == 1 and algorithm == "ring") else algorithm][proto]
+    return base + p.hop_extra, base + p.plugin_lat * (2 if proto == _SIMPLE else 1)
+
+
+def _tree_wave_bytes(p: _Params, proto: int, size: np.ndarray) -> np.ndarray:
+    """Bytes the tree's channels have in flight per pipeline stage: channels x chunk.
+
+    Chunks as NCCL ``calcCollChunking`` (enqueue.cc) sizes them: Simple one 512 KiB step
+    (``NCCL_BUFFSIZE`` 4 MiB / ``NCCL_STEPS`` 8); LL half a 64 KiB step; LL128 a 576 KiB step of
+    data, halved while the message gives each channel fewer than ``nstepsLL128·64/ppn`` chunks
+    (down to 128 KiB) and then ``nstepsLL128·16/ppn`` (down to 32 KiB), with
+    ``nstepsLL128 = 1 + log2(nodes) + 0.1·ppn``.
+    """
+    if proto == _LL128:
+        chunk = np.full(size.shape, 576.0 * 1024)
+        steps = 1 + _floor_log2(p.kd) + 0.1 * p.gd
+        per = size / _TREE_CHANNELS
+        for _ in range(4):
+            chunk = np.where((per / chunk < steps * 64 / p.gd) & (chunk > 131072), chunk / 2, chunk)
+        for _ in range(4):
+            chunk = np.where((per / chunk < steps * 16 / p.gd) & (chunk > 32768), chunk / 2, chunk)
+    elif proto == _LL:
+        chunk = np.full(size.shape, 32.0 * 1024)
+    else:
+        chunk = np.full(size.shape, 512.0 * 1024)
+    return _TREE_CHANNELS * chunk
 
 
 def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
@@ -406,14 +531,14 @@ def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> No
         intra = p.lib.hw_intra["ring"][proto]
         if p.kd > 1:
             intra = max(intra, _NET_OVERHEAD_US[proto])
-        inter = p.lib.hw_net["ring"][proto] + p.hop_extra
-        lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra + ninter * inter
-        fill = 2 * _net_fill(p, size) if (proto == _SIMPLE and p.kd > 1) else 0.0
+        inter_real, inter_tuner = _net_latency(p, "ring", proto)
+        lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra
         move = _transfer(size, buses[proto] * p.n / nsteps)
-        real[proto] = p.lib.launch_us + lat + fill + move
+        staged = 2 * _net_fill(p, size) if (p.staged and proto == _SIMPLE and p.kd > 1) else 0.0
+        real[proto] = p.lib.launch_us + lat + ninter * inter_real + move + staged
         # NCCL's tuner multiplies a multi-node Simple ring's latency by 1.4 ("plateau effect").
         plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
-        est[proto] = p.lib.launch_us + lat * plateau + move
+        est[proto] = p.lib.launch_us + (lat + ninter * inter_tuner) * plateau + move
 
 
 def _tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
@@ -433,13 +558,17 @@ def _tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> No
     for proto in (_LL, _LL128, _SIMPLE):
         if algbws[proto] <= 0:
             continue
-        lat = p.lib.base["tree"][proto] + 2 * (
-            (p.gd - 1) * p.lib.hw_intra["tree"][proto] + depth * (p.lib.hw_net["tree"][proto] + p.hop_extra)
-        )
-        correction = _tree_correction(proto, position)
-        fill = _chain_fill(p, size) + 2 * _ceil_log2(p.kd) * _net_fill(p, size) if proto == _SIMPLE else 0.0
-        est[proto] = p.lib.launch_us + lat + size / (algbws[proto] * correction * 1e3)
-        real[proto] = est[proto] + fill
+        inter_real, inter_tuner = _net_latency(p, "tree", proto)
+        intra = p.lib.base["tree"][proto] + 2 * (p.gd - 1) * p.lib.hw_intra["tree"][proto]
+        move = size / (algbws[proto] * _tree_correction(proto, position) * 1e3)
+        # Pipeline start-up: one wave of chunks crosses the 2(g-1) NVLink stages of the chain and
+        # the network levels up and down before the tree streams (LL is latency-bound; none).
+        wave = np.minimum(size, _tree_wave_bytes(p, proto, size))
+        net_stages = max(2 * _ceil_log2(p.kd) - 1, 0)
+        fill = 0.0 if proto == _LL else (2 * (p.gd - 1) * wave / (bus * 1e3)
+                                         + net_stages * wave / (algbws[proto] * 1e3))
+        est[proto] = p.lib.launch_us + intra + 2 * depth * inter_tuner + move
+        real[proto] = p.lib.launch_us + intra + 2 * depth * inter_real + move + fill
 
 
 def _nvls(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
@@ -451,27 +580,72 @@ def _nvls(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> No
     real[_SIMPLE] = est[_SIMPLE] + _nvls_fill(p, size)
 
 
+def _nvls_tree_wave_bytes(p: _Params, size: np.ndarray) -> np.ndarray:
+    """Bytes NVLSTree has in flight before the first chunk is through the whole pipeline.
+
+    NCCL ``calcCollChunking`` (enqueue.cc) runs ``channels x heads`` chunks at once and shrinks the
+    chunk for smaller messages: from the NVLSTree maximum down to 256, 128, 64 and 32 KiB when the
+    message is below 32, 16, 4 and 1 times ``channels x heads x chunk``. A middle-sized message
+    therefore starts streaming after a few MiB, not after the 4 MiB staging buffer of every stage.
+    """
+    concurrent = p.nvls_channels * p.tuner_heads
+    chunk = np.full(size.shape, float(min(p.nvls_chunk, p.nvls_tree_chunk)))
+    for times, smaller in ((32, 262144.0), (16, 131072.0), (4, 65536.0), (1, 32768.0)):
+        chunk = np.where((size < times * concurrent * chunk) & (chunk > smaller), smaller, chunk)
+    return np.minimum(size, concurrent * chunk)
+
+
+def _graph_speed(generation: str, line_gbps: float) -> float:
+    """Per-channel bandwidth NCCL's topology search settles on for a network device (GB/s).
+
+    The search (``src/graph/search.cc``) tries the values of ``sm90SpeedArrayInter`` /
+    ``sm100SpeedArrayInter`` from the top and keeps the first one the device can carry.
+    """
+    speeds = _SPEEDS_INTER_SM100 if generation == "Blackwell" else _SPEEDS_INTER_SM90
+    return next((speed for speed in speeds if speed <= line_gbps), speeds[-1])
+
+
 def _nvls_tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
     """NVLS inside each domain, a tree of domain heads across the network (NCCL NVLSTree).
 
-    The network part runs through at most 8 head NICs per domain (calibrated, see
-    ``_NVLS_TREE_MAX_HEADS``); NCCL's tuner does not know that limit and rates NVLSTree at
-    ``min(NVLS, perChMaxNVLSTreeBw x channels)``, so it keeps choosing it on big NVLink domains.
+    *What NCCL's tuner believes* (tuning.cc of NCCL 2.19-2.27, the releases behind the published
+    runs): one channel per network device ("head", at most 32), each at ``min(bwIntra, bwInter)``
+    on two nodes and ``min(bwIntra, bwInter/2)`` beyond, where ``bwInter`` is the topology's
+    per-channel network speed (:func:`_graph_speed`); busbw is ``heads`` times that, algbw 5/6 of
+    it; latency ``25 + 2·log2(k)·(14 + plugin latency x2)`` µs. (NCCL 2.28 re-rated it:
+    ``min(2·bw·ε·(c-1)/c, bw·(2 if 2 nodes), perChMaxNVLSTreeBw)`` per channel, 20.9 µs per hop.)
+
+    *What the model predicts*: the network part runs through at most 8 heads per domain
+    (calibrated, ``_NVLS_TREE_MAX_HEADS``), each a merged network device, halved beyond two
+    domains as for any tree, and never faster than NCCL's own measured per-channel maxima
+    (``perChMaxNVLSTreeBws``: Hopper 57.7 GB/s on 2 nodes, 45.5 beyond). The pipeline starts
+    after ``1 + ceil(log2 k)`` waves of ``channels x heads`` chunks
+    (:func:`_nvls_tree_wave_bytes`): a few MiB on an HGX board, so middle-sized messages stream
+    early, but about 100 MiB on an NVL72 rack with 32 heads, which is why GB200 racks need GiB
+    messages to reach full speed. NVLSTree needs at least two heads (tuning.cc: "NVLS/NVLStree
+    needs at least 2 channels").
     """
-    if not p.nvls or p.kd < 2:
+    if not p.nvls or p.kd < 2 or p.tuner_heads < 2:
         return
-    nvls_alg = _NVLS_EFFICIENCY[p.generation] * _NVLS_MEASURED_OVER_MODEL * p.b_intra
+    efficiency = _NVLS_EFFICIENCY[p.generation]
+    nvls_alg = efficiency * _NVLS_MEASURED_OVER_MODEL * p.b_intra
     share = 1.0 if p.kd == 2 else 0.5
-    algbw = min(nvls_alg, p.heads_bw * share, p.egress * share)
-    bucket = 1 if p.kd == 2 else 2
-    tuner_algbw = min(nvls_alg, p.egress * share, 0.5 * _TREE_CHANNELS * _NVLS_TREE_CAP[p.generation][bucket])
-    lat = p.lib.hw_intra["nvls_tree"][_SIMPLE] + 2 * _floor_log2(p.kd) * (
-        p.lib.hw_net["nvls_tree"][_SIMPLE] + p.hop_extra
-    )
-    hops = 2 * _ceil_log2(p.kd)
-    fill = (1 + hops / 2) * _nvls_fill(p, size) + hops * _net_fill(p, size)
-    real[_SIMPLE] = p.lib.launch_us + lat + fill + _transfer(size, algbw)
-    est[_SIMPLE] = p.lib.launch_us + lat + _transfer(size, tuner_algbw)
+    measured_cap = p.heads * _NVLS_TREE_CAP[p.generation][1 if p.kd == 2 else 2] * p.n / (2 * (p.n - 1))
+    algbw = min(nvls_alg, p.heads * p.head_bw * share, p.egress * share, measured_cap)
+    channels = p.tuner_heads
+    intra_speed, inter_speed = _NVLS_GRAPH_GBPS.get(p.generation, (40.0, 60.0))
+    speed = _graph_speed(p.generation, p.head_line)
+    if speed >= _SPEEDS_INTER_SM90[0]:  # a 400G-class device per head: the DGX H100 graph
+        speed = inter_speed
+    tuner_algbw = channels * min(intra_speed, speed if p.kd <= 2 else speed / 2) * 5.0 / 6.0
+    depth = _floor_log2(p.kd)
+    inter_real, inter_tuner = _net_latency(p, "nvls_tree", _SIMPLE)
+    intra = p.lib.hw_intra["nvls_tree"][_SIMPLE]
+    stages = 1 + _ceil_log2(p.kd)
+    wave = _nvls_tree_wave_bytes(p, size)
+    staged = _ceil_log2(p.kd) * _net_fill(p, size) if p.staged else 0.0
+    real[_SIMPLE] = p.lib.launch_us + intra + 2 * depth * inter_real + _transfer(size + stages * wave, algbw) + staged
+    est[_SIMPLE] = p.lib.launch_us + intra + 2 * depth * inter_tuner + _transfer(size, tuner_algbw)
 
 
 def _collnet(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
@@ -531,6 +705,10 @@ def _grids(p: _Params, size: np.ndarray, algorithms: Sequence[str]) -> tuple[np.
         return np.zeros(shape), np.zeros(shape)
     for index, name in enumerate(algorithms):
         _BUILDERS[name](p, size, estimate[index], real[index])
+    for proto, allowed in enumerate(p.allowed):
+        if not allowed:  # NCCL_PROTO leaves this protocol out
+            estimate[:, proto] = np.inf
+            real[:, proto] = np.inf
     return estimate, real
 
 
@@ -584,7 +762,7 @@ def _result(size: np.ndarray, time: np.ndarray, algos: np.ndarray, protos: np.nd
 
 
 def allreduce(
-    cluster: Cluster, size_bytes: object, algorithm: str = "auto", *, chooser: str = "nccl"
+    cluster: Cluster, size_bytes: object, algorithm: str = "auto", *, protocol: str = "auto", chooser: str = "nccl"
 ) -> AllreduceResult:
     """Predicted all-reduce time for each message size, and the algorithm and protocol used.
 
@@ -592,7 +770,7 @@ def allreduce(
 
     ``t = launch + latency(algorithm, protocol, n, nodes) + fill + S / algbw(algorithm, protocol)``
 
-    * latency: NCCL tuning.cc formulas with its constants (formulas.md §1.5): ring
+    * latency: NCCL tuning.cc formulas with its constants: ring
       ``base + (2(n-1) - 2(k-1))·intraLat + 2(k-1)·interLat``; tree
       ``base + 2((g-1)·intraLat + log2(k)·interLat)``; NVLS ``25 µs``; NVLSTree
       ``25 + 2·log2(k)·interLat``, with the fabric's extra per-hop latency on network hops.
@@ -603,7 +781,10 @@ def allreduce(
 
     ``algorithm="auto"`` picks among NCCL's algorithms per size (never the textbook flat ring or
     hierarchical scheme); any name in :data:`ALLREDUCE_ALGORITHMS` forces it (protocol still chosen).
-    Unavailable forced algorithms (NVLS on A100) give ``inf``.
+    ``protocol="auto"`` lets the tuner choose; ``"LL"``, ``"LL128"`` or ``"Simple"`` (any case) force
+    one, as ``NCCL_PROTO`` does (a forced LL128 is used even where NCCL would not enable it by
+    default). Unavailable choices (NVLS on A100, NVLS with LL) give ``inf`` and the algorithm
+    ``"none"``.
 
     ``chooser="nccl"`` (default) picks what NCCL's tuner would pick: the smallest *tuner estimate*
     (tuning.cc's latency + size/bandwidth, which ignores the pipeline fill, rates NVLSTree
@@ -621,29 +802,80 @@ def allreduce(
     '462 GB/s'
     """
     size = as_size_bytes(size_bytes)
-    p = _params(cluster)
-    if algorithm == "auto":
-        names = AUTO_CANDIDATES
-    elif algorithm in ALLREDUCE_ALGORITHMS:
-        names = (algorithm,)
-    else:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose auto or one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+    p = _params(cluster, protocol)
+    names = _candidates(algorithm)
     if chooser not in ("nccl", "fastest"):
         raise ValueError(f"unknown chooser {chooser!r}; choose 'nccl' or 'fastest'")
     estimate, real = _grids(p, size, names)
+    return _choose(estimate, real, names, size, p.n, chooser)
+
+
+def _candidates(algorithm: str) -> tuple[str, ...]:
+    if algorithm == "auto":
+        return AUTO_CANDIDATES
+    if algorithm in ALLREDUCE_ALGORITHMS:
+        return (algorithm,)
+    raise ValueError(f"unknown algorithm {algorithm!r}; choose auto or one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+
+
+def _choose(estimate: np.ndarray, real: np.ndarray, names: Sequence[str], size: np.ndarray, n: int,
+            chooser: str) -> AllreduceResult:
+    """Pick per size among ``names`` (grids shaped (len(names), protocols, sizes))."""
     flat_real = real.reshape(len(names) * len(PROTOCOLS), size.size)
     key = estimate if chooser == "nccl" else real
     best = np.argmin(key.reshape(len(names) * len(PROTOCOLS), size.size), axis=0)
     time = flat_real[best, np.arange(size.size)]
     algos = np.array(names)[best // len(PROTOCOLS)]
     protos = np.array(PROTOCOLS)[best % len(PROTOCOLS)]
-    if p.n <= 1:
+    unavailable = ~np.isfinite(time)
+    if unavailable.any():
+        algos = np.where(unavailable, "none", algos)
+        protos = np.where(unavailable, "none", protos)
+    if n <= 1:
         algos = np.full(size.size, "none")
         protos = np.full(size.size, "none")
-    return _result(size, time, algos, protos, p.n)
+    return _result(size, time, algos, protos, n)
 
 
-def allreduce_by_algorithm(cluster: Cluster, size_bytes: object, *, chooser: str = "nccl") -> dict[str, np.ndarray]:
+@dataclass(frozen=True, eq=False)
+class AllreduceDetail:
+    """One cluster, every view of it from a single pass of the model.
+
+    ``by_algorithm``: each algorithm with the protocol NCCL's tuner would pick (µs); ``chosen``:
+    NCCL's pick (or the forced algorithm); ``fastest``: the fastest algorithm and protocol.
+    """
+
+    by_algorithm: dict[str, np.ndarray]
+    chosen: AllreduceResult
+    fastest: AllreduceResult
+
+
+def allreduce_detail(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
+                     protocol: str = "auto") -> AllreduceDetail:
+    """:func:`allreduce_by_algorithm`, :func:`allreduce` and its ``chooser="fastest"`` twin in one pass.
+
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    >>> detail = allreduce_detail(cluster, [2**30])
+    >>> bool(detail.chosen.time_us[0] >= detail.fastest.time_us[0])
+    True
+    """
+    size = as_size_bytes(size_bytes)
+    p = _params(cluster, protocol)
+    names = _candidates(algorithm)
+    estimate, real = _grids(p, size, ALLREDUCE_ALGORITHMS)
+    index = [ALLREDUCE_ALGORITHMS.index(name) for name in names]
+    best = _best_protocol(estimate, real)
+    return AllreduceDetail(
+        by_algorithm={name: best[i] for i, name in enumerate(ALLREDUCE_ALGORITHMS)},
+        chosen=_choose(estimate[index], real[index], names, size, p.n, "nccl"),
+        fastest=_choose(estimate[index], real[index], names, size, p.n, "fastest"),
+    )
+
+
+def allreduce_by_algorithm(
+    cluster: Cluster, size_bytes: object, *, protocol: str = "auto", chooser: str = "nccl"
+) -> dict[str, np.ndarray]:
     """Time (µs) of every algorithm in :data:`ALLREDUCE_ALGORITHMS`, with the protocol NCCL's tuner
     would pick (``chooser="nccl"``) or the fastest protocol (``"fastest"``); inf where unavailable.
 
@@ -654,7 +886,7 @@ def allreduce_by_algorithm(cluster: Cluster, size_bytes: object, *, chooser: str
     (True, '40 us')
     """
     size = as_size_bytes(size_bytes)
-    best = _best_protocol(*_grids(_params(cluster), size, ALLREDUCE_ALGORITHMS), chooser)
+    best = _best_protocol(*_grids(_params(cluster, protocol), size, ALLREDUCE_ALGORITHMS), chooser)
     return {name: best[i] for i, name in enumerate(ALLREDUCE_ALGORITHMS)}
 
 
@@ -664,6 +896,7 @@ def sweep_allreduce(
     node_counts: Iterable[int],
     algorithms: Sequence[str] = ALLREDUCE_ALGORITHMS,
     *,
+    protocol: str = "auto",
     chooser: str = "nccl",
 ) -> np.ndarray:
     """Best-protocol times (µs), shape (node counts, algorithms, sizes), for the same cluster at
@@ -679,7 +912,7 @@ def sweep_allreduce(
     counts = list(node_counts)
     out = np.empty((len(counts), len(algorithms), size.size))
     for i, nodes in enumerate(counts):
-        out[i] = _best_protocol(*_grids(_params(cluster.with_nodes(nodes)), size, algorithms), chooser)
+        out[i] = _best_protocol(*_grids(_params(cluster.with_nodes(nodes), protocol), size, algorithms), chooser)
     return out
 
 
@@ -694,7 +927,8 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
     * ``all_reduce``: :func:`allreduce` (S = buffer per rank).
     * ``all_gather`` / ``reduce_scatter`` (S = the whole gathered array, nccl-tests' size column):
       ring, ``base + (n-1)·hop + (n-1)/n · S / busbw_ring`` with busbw_ring as for all-reduce
-      (measured 8 x H200: all-gather 361, reduce-scatter 363, ring all-reduce 367 GB/s, §9.K).
+      (measured 8 x H200: all-gather 361, reduce-scatter 363, ring all-reduce 367 GB/s, ml-engineering
+      network/README.md).
     * ``alltoall`` (S = the per-rank send buffer, S/n to every peer): the NVLink part
       ``(g-1)/n · S / B_intra`` and the network part ``(n-g)/n · S / NIC-per-GPU`` run in parallel
       (sjeaugey, nccl-tests #267: all-to-all "cannot aggregate the bandwidth of multiple NICs").

@@ -3,7 +3,7 @@
 The episode says hierarchical all-reduce "cuts inter-node traffic by about 87%". That is
 1 - 1/g for g = 8 GPUs per node, and it holds only against a ring that ignores node boundaries;
 NCCL's rings already cross the network once per node per ring, so against them the saving is
-small. Both comparisons are computed here, with their closed forms (formulas.md §3.2).
+small. Both comparisons are computed here, with their closed forms.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ HEADER = (
 
 @pytest.fixture
 def two_node_log(tmp_path):
-    """The published 2 x 8 H100 sweep (hardware.md §9.G) with an nccl-tests header in front."""
+    """The published 2 x 8 H100 sweep (the h100-2node calibration table) with an nccl-tests header in front."""
     rows = (MEASUREMENTS_DIR / "h100-2node-unidentified.txt").read_text(encoding="utf-8")
     path = tmp_path / "all_reduce_2x8xH100.log"
     path.write_text(HEADER + rows + "# Avg bus bandwidth    : 70.7\n", encoding="utf-8")
@@ -153,7 +153,7 @@ def test_compare_rejects_an_unreadable_log(capsys, tmp_path):
 
 @pytest.mark.parametrize("table", load_measurements("calibration"), ids=lambda m: m.id)
 def test_compare_reads_every_calibration_table(capsys, table):
-    # headerless rows as published (hardware.md §9); the rank count comes from busbw/algbw
+    # headerless rows as published (the calibration tables); the rank count comes from busbw/algbw
     flags = [f"--{key.replace('_', '-')}" if not isinstance(value, bool) else "--sharp"
              for key, value in table.cluster_inputs.items()]
     argv = ["compare", str(table.path), "--json"]
@@ -163,3 +163,45 @@ def test_compare_reads_every_calibration_table(capsys, table):
     assert len(payload["rows"]) == table.size_bytes.size
     # our cluster flags match the log's rank count (inferred from busbw/algbw, so approximate at 1440)
     assert payload["ranks"] == pytest.approx(payload["cluster"]["ranks"], rel=0.01)
+
+
+@pytest.mark.parametrize("spelling", ["ll128", "LL128", "Ll128"])
+def test_allreduce_protocol_in_any_case(capsys, spelling):
+    payload, _ = _json(capsys, ["allreduce", "--nodes", "4", "--protocol", spelling, "--size", "sweep", "--json"])
+    assert payload["protocol_requested"] == "LL128"
+    assert {row["protocol"] for row in payload["results"]} == {"LL128"}
+
+
+def test_allreduce_forced_algorithm_and_protocol_match_the_model(capsys):
+    from interconnect.models.cluster import resolve_cluster
+    from interconnect.models.collectives import allreduce
+
+    payload, _ = _json(capsys, ["allreduce", "--nodes", "2", "--algorithm", "ring", "--protocol", "simple",
+                                "--size", "25 MB", "--json"])
+    cluster, _ = resolve_cluster("h100-sxm", nodes=2)
+    expected = allreduce(cluster, [25e6], "ring", protocol="Simple")
+    assert payload["algorithm"] == "ring" and payload["protocol"] == "Simple"
+    assert payload["time"]["value"] == pytest.approx(expected.time_us[0], rel=1e-6)  # JSON rounds
+
+
+def test_unavailable_forced_choice_is_one_line_error(capsys):
+    line = _error(capsys, ["allreduce", "--nodes", "1", "--algorithm", "nvls", "--protocol", "LL"])
+    assert "--algorithm nvls with --protocol LL" in line and "Simple" in line
+    assert "--protocol" in _error(capsys, ["allreduce", "--protocol", "quantum"])
+    assert "--hop-latency" in _error(capsys, ["allreduce", "--nodes", "2", "--hop-latency", "5 parsecs"])
+
+
+def test_hop_latency_flag_is_the_clusters_own(capsys):
+    slow, _ = _json(capsys, ["allreduce", "--nodes", "2", "--size", "8 B", "--hop-latency", "100 us", "--json"])
+    fast, _ = _json(capsys, ["allreduce", "--nodes", "2", "--size", "8 B", "--hop-latency", "0 us", "--json"])
+    assert slow["cluster"]["hop_latency_extra_us"] == 100.0 and slow["cluster"]["hop_latency_source"] == "user"
+    assert slow["time"]["value"] > fast["time"]["value"] + 150  # a 2-node tree crosses the network 2 x log2(2)
+    # times up and back: at least 2 x 100 us more, less whatever the tuner now picks instead
+
+
+def test_compare_says_which_cluster_reproduces_the_fit(capsys, two_node_log):
+    payload, _ = _json(capsys, ["compare", str(two_node_log), "--fabric", "ethernet", "--nic", "100 Gbit/s",
+                                "--json"])
+    measured = payload["measured_cluster"]
+    assert measured["nic"]["unit"] == "Gbit/s" and measured["hop_latency"]["unit"] == "us"
+    assert 50 < measured["nic"]["value"] < 200 and measured["hop_latency"]["value"] >= 0

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from interconnect.models.allreduce_view import (
+    PLAYBOOK_CLUSTER,
     SIZES_BYTES,
     allreduce_view,
     hierarchical_speedup,
@@ -13,6 +14,7 @@ from interconnect.models.allreduce_view import (
     traffic_per_gpu,
 )
 from interconnect.models.cluster import resolve_cluster
+from interconnect.models.collectives import allreduce
 
 
 def cluster(nodes=1, gpu="h100-sxm", **kwargs):
@@ -56,7 +58,8 @@ def test_node_curve_falls_with_cluster_size_at_256_mib():
 
 
 def test_playbook_curve_is_the_cited_one():
-    # formulas.md §0: 436 -> 362 -> 160 -> 99.6 -> 84.7 -> 64.9 -> 32.9 GB/s for 1..64 nodes.
+    # Ultra-Scale Playbook chart data (pp_comm_bandwidth): 436 -> 362 -> 160 -> 99.6 -> 84.7 -> 64.9 -> 32.9 GB/s
+    # for 1..64 nodes.
     curve = playbook_curve()
     assert list(curve.x) == [1, 2, 4, 8, 16, 32, 64]
     assert list(curve.busbw_gbps) == [436, 362, 160, 99.6, 84.7, 64.9, 32.9]
@@ -64,7 +67,7 @@ def test_playbook_curve_is_the_cited_one():
 
 
 def test_traffic_per_gpu_closed_forms():
-    # formulas.md §3.2: flat ring 2(n-1)/n S; hierarchical 2(k-1)/k S/g. 4 nodes x 8 GPUs, S = 1 MiB.
+    # flat ring 2(n-1)/n S; hierarchical 2(k-1)/k S/g. 4 nodes x 8 GPUs, S = 1 MiB.
     size = 2**20
     traffic = traffic_per_gpu(cluster(nodes=4), size)
     assert traffic["flat_ring"] == pytest.approx(2 * 31 / 32 * size)
@@ -80,6 +83,58 @@ def test_speedup_at_512_gpus_depends_on_size_and_baseline():
 
 
 def test_measured_busbw_uses_the_all_reduce_factor():
-    # nccl-tests PERFORMANCE.md: busbw = S/t x 2(n-1)/n. 1 GiB in 4027.3 us on 8 ranks -> 466.57 GB/s (hardware.md 9.H).
+    # nccl-tests PERFORMANCE.md: busbw = S/t x 2(n-1)/n. 1 GiB in 4027.3 us on 8 ranks -> 466.57 GB/s
+    # (h100-8gpu-nvls table).
     busbw = measured_busbw_gbps(np.array([2**30]), np.array([4027.3]), 8)
     assert busbw[0] == pytest.approx(466.57, rel=1e-3)
+
+
+@pytest.mark.parametrize(("nodes", "algorithm", "protocol"), [(4, "auto", "auto"), (64, "auto", "auto"),
+                                                              (8, "ring", "Simple"), (2, "auto", "LL128")])
+def test_node_curve_is_the_headline_at_every_node_count(nodes, algorithm, protocol):
+    # Issue 8, fault 1: one choice everywhere. The chosen line is allreduce() (what the headline and
+    # the CLI print) at each node count, and the fastest line is never slower.
+    base = cluster(nodes=nodes)
+    curve = node_count_curve(base, 2**28, algorithm=algorithm, protocol=protocol)
+    for count, busbw, fastest in zip(curve.node_counts, curve.busbw_chosen, curve.busbw_fastest, strict=True):
+        expected = allreduce(base.with_nodes(int(count)), [2**28], algorithm, protocol=protocol)
+        if np.isfinite(expected.time_us[0]):
+            assert busbw == pytest.approx(expected.busbw_gbps[0], rel=1e-12)
+            assert fastest >= busbw * (1 - 1e-12)
+
+
+def test_view_pick_changes_and_the_fastest_line():
+    view = allreduce_view(cluster(nodes=4))
+    changes = [(c.algorithm, c.protocol) for c in view.pick_changes]
+    assert ("nvls_tree", "Simple") in changes
+    for change in view.pick_changes:
+        index = int(np.searchsorted(view.size_bytes, change.size_bytes))
+        assert view.chosen.algorithm[index] == change.algorithm and view.chosen.protocol[index] == change.protocol
+        assert (view.chosen.algorithm[index - 1], view.chosen.protocol[index - 1]) != (change.algorithm,
+                                                                                       change.protocol)
+    assert np.all(view.fastest.time_us <= view.chosen.time_us * (1 + 1e-12))
+
+
+def test_busbw_above_the_ring_limit_is_explained_not_flagged():
+    # 2 nodes: NVLSTree (in-switch reduction, and a two-node tree) reports more than the wire; a ring
+    # forced on 4 nodes cannot (nccl-tests #196 and PERFORMANCE.md).
+    two = allreduce_view(cluster(nodes=2))
+    assert two.busbw_above_wire.any() and "two nodes" in two.above_wire_reason
+    ring = allreduce_view(cluster(nodes=4), "ring")
+    assert not ring.busbw_above_wire.any() and ring.above_wire_reason == ""
+
+
+def test_playbook_curve_carries_its_published_spread():
+    # The chart data of the Playbook's pp_comm_bandwidth: 5th-95th percentile 422.3-461.5 GB/s on
+    # one node, 12.5-177.4 GB/s on 64 nodes.
+    curve = playbook_curve()
+    assert curve.low_gbps[0] == 422.3 and curve.high_gbps[0] == 461.5
+    assert curve.low_gbps[-1] == 12.5 and curve.high_gbps[-1] == 177.4
+    assert np.all(curve.low_gbps <= curve.busbw_gbps) and np.all(curve.busbw_gbps <= curve.high_gbps)
+
+
+def test_playbook_preset_is_aws_p5():
+    inputs = dict(PLAYBOOK_CLUSTER)
+    preset, warnings = resolve_cluster(str(inputs.pop("gpu")), **inputs)
+    assert warnings == [] and preset.nics_per_node == 32 and preset.fabric == "efa"
+    assert preset.nic_devices_per_domain == 8  # four 100G EFA adapters per GPU, one NCCL device

@@ -111,7 +111,7 @@ def test_catalog_nic_uses_its_achieved_figure():
 
 def test_mesh_scaleup_shrinks_with_the_group():
     # MI300X: one xGMI link to each of 7 peers. ml-engineering: 2 GPUs reach 47.7 GB/s busbw
-    # against 312.9 with 8, i.e. about 1/7 (hardware.md §2, catalog note).
+    # against 312.9 with 8, i.e. about 1/7 (ml-engineering network/README.md, catalog note).
     full, _ = resolve_cluster("mi300x", gpus_per_node=8)
     pair, _ = resolve_cluster("mi300x", gpus_per_node=2)
     assert not full.scaleup_switched
@@ -165,3 +165,33 @@ def test_resolution_never_raises_on_numbers_and_stays_in_range(gpus, nodes, nic,
     assert 1 <= cluster.nics_per_node
     assert 0 < cluster.nic_achieved_gbps <= 12_800 / 8
     assert all(isinstance(w, str) and w for w in warnings)
+
+
+def test_hop_latency_is_typed_checked_and_clamped():
+    cluster, warnings = resolve_cluster("h100-sxm", nodes=2, hop_latency="25 us")
+    assert cluster.net_hop_latency_us == 25.0 and warnings == []
+    assert "25 µs extra per network hop" in cluster.describe()
+    assert resolve_cluster("h100-sxm", hop_latency="0 us")[0].net_hop_latency_us == 0.0
+    assert resolve_cluster("h100-sxm", hop_latency="")[0].hop_latency_override_us is None
+    assert resolve_cluster("h100-sxm", hop_latency=0.2)[0].net_hop_latency_us == 0.2  # a number is µs
+    cluster, warnings = resolve_cluster("h100-sxm", hop_latency="5 parsecs")
+    assert cluster.hop_latency_override_us is None and warnings[0].startswith("hop_latency:")
+    cluster, warnings = resolve_cluster("h100-sxm", hop_latency="1 h")
+    assert cluster.net_hop_latency_us == 100_000.0 and "100 ms" in warnings[0]
+
+
+def test_fabric_constants_per_gpu_family_and_efa_generation():
+    # aws-ofi-nccl platform-aws.cpp: p4d/p5 report 75 us per hop to NCCL, p5en/p6-b200 35 us.
+    assert resolve_cluster("h100-sxm", nic="efa-v2", nics_per_node=32)[0].fabric_model.plugin_latency_us == 75.0
+    assert resolve_cluster("b200", nic="efa-v4")[0].fabric_model.plugin_latency_us == 35.0
+    assert resolve_cluster("h100-sxm")[0].fabric_model.plugin_latency_us == 0.0  # NCCL's IB plugin: "Not set"
+    p4d = resolve_cluster("a100-sxm", nic="100 Gbit/s", nics_per_node=4, fabric="efa")[0]
+    assert p4d.net_hop_latency_us == 75.0 and p4d.fabric_model.nvls_chunk_bytes == 0
+
+
+def test_nic_devices_as_nccl_sees_them():
+    assert resolve_cluster("h100-sxm", nic="efa-v2", nics_per_node=32)[0].nic_devices_per_domain == 8
+    assert resolve_cluster("h100-sxm", nics_per_node=8)[0].nic_devices_per_domain == 8
+    assert resolve_cluster("a100-sxm", nic="100 Gbit/s", nics_per_node=4)[0].nic_devices_per_domain == 4
+    gcp = resolve_cluster("h100-sxm", nic="200 Gbit/s", nics_per_node=16, fabric="roce")[0]
+    assert gcp.nic_devices_per_domain == 8 and gcp.nic_device_gbps == pytest.approx(2 * 25 * 0.92)
