@@ -52,6 +52,7 @@ __all__ = [
     "GRADIENT_BYTES",
     "MAX_BUCKETS",
     "MODES",
+    "MODE_LABELS",
     "OPTIMIZER_BYTES_PER_PARAM",
     "PLAYBOOK_URL",
     "SCALING_BOOK_URL",

@@ -1,0 +1,248 @@
+"""Plotly builders for the Overlap page: the step timeline, the sweeps and the claim chart.
+
+Pure functions of :mod:`interconnect.models.overlap` results. The timeline draws every bucket of a
+step in one trace, however many there are: above ``max_segments`` buckets, neighbours closer than
+the width of a screen pixel are merged into one bar (the hover names the buckets it covers), so a
+405B model's 30,000 buckets cost about as much to send and draw as a few hundred.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from interconnect.figures.theme import apply_theme
+from interconnect.models.overlap import MODE_LABELS, StepResult, Sweep
+from interconnect.units import Q_, format_duration
+
+__all__ = ["MODE_COLOURS", "claim_figure", "node_sweep_figure", "timeline_figure", "token_sweep_figure"]
+
+MODE_COLOURS = {"none": "#b91c1c", "overlap": "#1565c0", "ideal": "#2e7d32", "auto": "#111827", "ring": "#1565c0"}
+_KIND_COLOURS = ("#60a5fa", "#1d4ed8", "#7c3aed")  # forward, backward, optimizer step
+_BUCKET_COLOURS = ("#f59e0b", "#b45309")  # alternate so neighbouring buckets stay apart
+_EXPOSED = "#fecaca"
+_GRID = "#e5e7eb"
+_LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.16, "xanchor": "left", "x": 0}
+
+
+def _time_unit(seconds: float) -> tuple[float, str]:
+    """(multiplier, unit) to show a span of ``seconds`` in: µs below 2 ms, ms below 2 s, else s."""
+    if seconds < 2e-3:
+        return 1e6, "µs"
+    if seconds < 2:
+        return 1e3, "ms"
+    return 1.0, "s"
+
+
+def _duration(seconds: float) -> str:
+    return format_duration(Q_(float(seconds), "s"))
+
+
+def _decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """Decade tick values in seconds between ``low`` and ``high`` with readable labels (1 ms, 10 s)."""
+    first = math.floor(math.log10(max(low, 1e-9)))
+    last = math.ceil(math.log10(max(high, low, 1e-9)))
+    values = [10.0**p for p in range(first, last + 1)]
+    return values, [_duration(v) for v in values]
+
+
+def _merge_buckets(starts: np.ndarray, ends: np.ndarray, resolution_s: float,
+                   max_segments: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (first, last) of drawn segments: one per bucket, or runs merged at screen resolution."""
+    n = starts.size
+    if n <= max_segments:
+        index = np.arange(n)
+        return index, index
+    chunk = math.ceil(n / max_segments)
+    breaks = np.zeros(n, dtype=bool)
+    breaks[0] = True
+    breaks[1:] = (starts[1:] - ends[:-1] > resolution_s) | (np.arange(1, n) % chunk == 0)
+    first = np.flatnonzero(breaks)
+    last = np.append(first[1:] - 1, n - 1)
+    return first, last
+
+
+def timeline_figure(step: StepResult, *, max_segments: int = 600) -> go.Figure:
+    """One training step on two lanes: compute (forward, backward, optimizer) and communication (buckets).
+
+    The exposed part of the communication, after the backward pass, is shaded red. All buckets
+    are one Bar trace; above ``max_segments`` they are merged at screen resolution.
+    """
+    events = step.events
+    span = float(events.end_s.max()) if len(events) else 0.0
+    scale, unit = _time_unit(span)
+    figure = go.Figure()
+
+    compute = events.lane == 0
+    starts, ends = events.start_s[compute], events.end_s[compute]
+    names = ["forward", "backward", "optimizer step"]
+    details = [
+        f"{2 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP",
+        f"{4 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP"
+        + (f", +{_duration(step.contention_s)} SM contention" if step.contention_s > 0 else ""),
+        "Adam, memory-bound (estimate)",
+    ]
+    figure.add_trace(go.Bar(
+        y=["compute"] * 3, base=starts * scale, x=(ends - starts) * scale, orientation="h",
+        marker={"color": list(_KIND_COLOURS), "line": {"width": 0}}, name="compute",
+        customdata=[[name, _duration(e - s), d] for name, s, e, d in zip(names, starts, ends, details, strict=True)],
+        hovertemplate="%{customdata[0]}: %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
+        text=names, textposition="inside", insidetextanchor="middle", textfont={"size": 14, "color": "white"},
+    ))
+
+    bucket_starts, bucket_ends = events.buckets()
+    if bucket_starts.size and step.comm_s > 0:
+        first, last = _merge_buckets(bucket_starts, bucket_ends, span / 1500, max_segments)
+        seg_start, seg_end = bucket_starts[first], bucket_ends[last]
+        colours = np.array(_BUCKET_COLOURS)[np.arange(first.size) % 2]
+        custom = np.stack([first + 1, last + 1, (seg_end - seg_start) * scale], axis=-1)
+        label = "bucket %{customdata[0]}" if first.size == bucket_starts.size else \
+            "buckets %{customdata[0]:,}–%{customdata[1]:,}"
+        figure.add_trace(go.Bar(
+            y=["communication"] * first.size, base=seg_start * scale, x=(seg_end - seg_start) * scale,
+            orientation="h", marker={"color": colours, "line": {"width": 0}}, name="all-reduce buckets",
+            customdata=custom,
+            hovertemplate=label + ": %{customdata[2]:.4g} " + unit + "<extra>all-reduce</extra>",
+        ))
+    backward_end = step.forward_s + step.backward_s + step.contention_s
+    if step.exposed_comm_s > 0:
+        figure.add_vrect(x0=backward_end * scale, x1=(backward_end + step.exposed_comm_s) * scale,
+                         fillcolor=_EXPOSED, opacity=0.6, line_width=0, layer="below")
+        figure.add_annotation(x=(backward_end + step.exposed_comm_s / 2) * scale, y=1.0, yref="y domain",
+                              yanchor="bottom", text=f"exposed {_duration(step.exposed_comm_s)}", showarrow=False,
+                              font={"color": "#991b1b", "size": 15})
+    buckets = step.buckets
+    figure.update_layout(
+        title={"text": f"{MODE_LABELS[step.mode]}: one step takes {_duration(step.step_s)} "
+                       f"({buckets.count:,} buckets)", "y": 0.97},
+        showlegend=False, barmode="overlay", bargap=0.35,
+    )
+    figure.update_xaxes(title=f"time into the step ({unit})", range=[0, span * scale * 1.01], gridcolor=_GRID,
+                        zeroline=False)
+    figure.update_yaxes(categoryorder="array", categoryarray=["communication", "compute"], tickfont={"size": 16})
+    apply_theme(figure, height=300)
+    figure.update_layout(margin={"t": 70, "b": 50, "l": 10, "r": 30})
+    return figure
+
+
+def _sweep_axes(figure: go.Figure, exposed: np.ndarray) -> None:
+    positive = exposed[np.isfinite(exposed) & (exposed > 0)]
+    low, high = (float(positive.min()), float(positive.max())) if positive.size else (1e-3, 1.0)
+    values, texts = _decade_ticks(low, high)
+    figure.update_yaxes(type="log", title="exposed", tickvals=values, ticktext=texts, gridcolor=_GRID, row=1, col=1)
+    figure.update_yaxes(title="compute share", tickformat=".0%", range=[0, 1.05], gridcolor=_GRID, row=2, col=1)
+
+
+def _vline(figure: go.Figure, x: float, text: str, colour: str, dash: str, position: str) -> None:
+    figure.add_vline(x=x, line={"color": colour, "dash": dash, "width": 2})
+    figure.add_annotation(x=math.log10(x), y=1.0, xref="x", yref="paper", text=text, showarrow=False,
+                          xanchor=position, yanchor="bottom", font={"color": colour, "size": 14})
+
+
+def token_sweep_figure(sweep: Sweep, *, current_tokens: float, hide_threshold_tokens: float,
+                       roofline_tokens: float) -> go.Figure:
+    """Exposed communication and compute share against tokens per GPU, one line per mode.
+
+    Vertical lines: this step's tokens, the model's hide threshold (backward as long as every
+    all-reduce), and the Scaling Book's C / W roofline for this cluster.
+    """
+    figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.6, 0.4])
+    for i, mode in enumerate(sweep.series):
+        colour = MODE_COLOURS.get(mode, "#374151")
+        exposed = np.where(sweep.exposed_s[i] > 0, sweep.exposed_s[i], np.nan)
+        figure.add_trace(go.Scatter(x=sweep.x, y=exposed, mode="lines", name=MODE_LABELS.get(mode, mode),
+                                    line={"color": colour, "width": 3}, legendgroup=mode,
+                                    hovertemplate="%{x:,.0f} tokens: %{y:.3s}s exposed<extra></extra>"),
+                         row=1, col=1)
+        figure.add_trace(go.Scatter(x=sweep.x, y=sweep.utilization[i], mode="lines", showlegend=False,
+                                    line={"color": colour, "width": 3}, legendgroup=mode,
+                                    hovertemplate="%{x:,.0f} tokens: %{y:.0%} compute<extra></extra>"),
+                         row=2, col=1)
+    ticks = [2**p for p in range(int(math.log2(sweep.x.min())), int(math.log2(sweep.x.max())) + 1, 2)]
+    figure.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:,}" for t in ticks], gridcolor=_GRID)
+    figure.update_xaxes(title="tokens per GPU per step", row=2, col=1)
+    _sweep_axes(figure, sweep.exposed_s)
+    x_low, x_high = float(sweep.x.min()), float(sweep.x.max())
+    if x_low <= roofline_tokens <= x_high:
+        _vline(figure, roofline_tokens, f"Scaling Book C/W {roofline_tokens:,.0f}", "#ef6c00", "dash", "right")
+    if x_low <= hide_threshold_tokens <= x_high:
+        _vline(figure, hide_threshold_tokens, f"hides from {hide_threshold_tokens:,.0f}", "#2e7d32", "dot", "left")
+    figure.add_vline(x=current_tokens, line={"color": "#111827", "dash": "dot", "width": 1})
+    figure.update_layout(title={"text": "More tokens per GPU give the all-reduce more backward pass to hide behind",
+                                "y": 0.98})
+    apply_theme(figure, height=560)
+    figure.update_layout(legend=_LEGEND_BELOW, margin={"t": 90, "b": 110})
+    return figure
+
+
+def node_sweep_figure(sweep: Sweep, *, gpus_per_node: int, current_nodes: int,
+                      labels: dict[str, str] | None = None) -> go.Figure:
+    """Exposed communication and compute share against the node count, one line per algorithm.
+
+    A dashed line marks 512 GPUs, where the Ultra-Scale Playbook warns ring latency stops DP hiding.
+    """
+    labels = labels or {}
+    figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.6, 0.4])
+    gpus = sweep.x * gpus_per_node
+    for i, name in enumerate(sweep.series):
+        colour = MODE_COLOURS.get(name, "#374151")
+        dash = "solid" if name == "auto" else "dash"
+        exposed = np.where(sweep.exposed_s[i] > 0, sweep.exposed_s[i], np.nan)
+        custom = gpus[:, None]
+        figure.add_trace(go.Scatter(x=sweep.x, y=exposed, mode="lines+markers", name=labels.get(name, name),
+                                    line={"color": colour, "width": 3, "dash": dash}, legendgroup=name,
+                                    customdata=custom,
+                                    hovertemplate="%{x} nodes (%{customdata[0]:,} GPUs): %{y:.3s}s exposed"
+                                                  "<extra></extra>"), row=1, col=1)
+        figure.add_trace(go.Scatter(x=sweep.x, y=sweep.utilization[i], mode="lines+markers", showlegend=False,
+                                    line={"color": colour, "width": 3, "dash": dash}, legendgroup=name,
+                                    customdata=custom,
+                                    hovertemplate="%{x} nodes (%{customdata[0]:,} GPUs): %{y:.0%} compute"
+                                                  "<extra></extra>"), row=2, col=1)
+    ticks = [int(x) for x in sweep.x]
+    figure.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:,}" for t in ticks], gridcolor=_GRID)
+    figure.update_xaxes(title=f"nodes of {gpus_per_node} GPUs", row=2, col=1)
+    _sweep_axes(figure, sweep.exposed_s)
+    warning_nodes = 512 / gpus_per_node
+    if sweep.x.min() <= warning_nodes <= sweep.x.max():
+        _vline(figure, warning_nodes, "512 GPUs (Playbook)", "#b91c1c", "dash", "right")
+    figure.add_vline(x=current_nodes, line={"color": "#111827", "dash": "dot", "width": 1})
+    figure.update_layout(title={"text": "More GPUs: each bucket's all-reduce pays more latency", "y": 0.98})
+    apply_theme(figure, height=560)
+    figure.update_layout(legend=_LEGEND_BELOW, margin={"t": 90, "b": 110})
+    return figure
+
+
+def claim_figure(*, claimed_fraction: float, claimed_saving: float, step_fraction: float, step_share: float,
+                 step_saving: float, shares: Sequence[float] | None = None) -> go.Figure:
+    """Time saved against communication's share of the serialized step, saved = f x share.
+
+    One line for the claimed f (85 %), one for this step's f; the claim and this step as points.
+    """
+    grid = np.linspace(0, 1, 101) if shares is None else np.asarray(shares, dtype=float)
+    figure = go.Figure()
+    figure.add_trace(go.Scatter(x=grid, y=claimed_fraction * grid, mode="lines",
+                                name=f"f = {claimed_fraction:.0%} (the claim)",
+                                line={"color": "#ef6c00", "width": 3, "dash": "dash"}))
+    figure.add_trace(go.Scatter(x=grid, y=step_fraction * grid, mode="lines",
+                                name=f"f = {step_fraction:.0%} (this step)", line={"color": "#1565c0", "width": 3}))
+    needed = claimed_saving / claimed_fraction
+    figure.add_trace(go.Scatter(x=[needed], y=[claimed_saving], mode="markers+text", name="the claim",
+                                marker={"size": 14, "color": "#ef6c00", "symbol": "diamond"},
+                                text=[f"needs {needed:.1%} communication"], textposition="bottom right",
+                                textfont={"size": 14}))
+    figure.add_trace(go.Scatter(x=[step_share], y=[step_saving], mode="markers+text", name="this step",
+                                marker={"size": 14, "color": "#1565c0"},
+                                text=[f"this step saves {step_saving:.1%}"], textposition="top left",
+                                textfont={"size": 14}))
+    figure.update_xaxes(title="communication's share of the step without overlap", tickformat=".0%", range=[0, 1],
+                        gridcolor=_GRID)
+    figure.update_yaxes(title="time saved by overlap", tickformat=".0%", range=[0, 1], gridcolor=_GRID)
+    figure.update_layout(title={"text": "Saved = f × communication share", "y": 0.97})
+    apply_theme(figure, height=460)
+    figure.update_layout(legend={**_LEGEND_BELOW, "y": -0.26}, margin={"t": 60, "b": 140})
+    return figure
