@@ -39,6 +39,10 @@ CLI_CALLS: list[list[str]] = [
     ["compare", LOG, "--json"],
     ["allreduce", "--gpu", "h9000"],
     ["allreduce", "--size", "9^9^8 B"],
+    ["overlap", "--help"],
+    ["overlap", "--params", "8e9", "--tokens-per-gpu", "4096", "--gpu", "h100-sxm", "--gpus-per-node", "8",
+     "--nodes", "4", "--bucket", "25 MB"],
+    ["overlap", "--tokens-per-gpu", "0"],
 ]
 
 PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [

@@ -374,7 +374,9 @@ class StepResult:
     ``step_s = compute_s + contention_s + exposed_comm_s``; ``comm_s`` is every bucket's all-reduce
     time added up; ``overlap_fraction`` is the share of ``comm_s`` hidden behind compute;
     ``compute_utilization`` is ``compute_s / step_s`` (MFU-style when efficiency is 1);
-    ``saved_s`` is the time saved against the same step without overlap.
+    ``saved_s`` is the time saved against the same step without overlap;
+    ``hide_threshold_tokens`` is the tokens per GPU from which the backward pass lasts as long as
+    every bucket's all-reduce but the last (infinite with one bucket: nothing can overlap).
     """
 
     mode: str
@@ -580,7 +582,8 @@ def step_schedule(
     step = fwd + stretched + exposed + opt
     events = _events(fwd, stretched, opt, comm_end, starts, durations, buckets)
     per_token_bwd = bwd / tokens
-    threshold = comm / per_token_bwd if per_token_bwd > 0 else math.inf
+    # Enough backward pass to cover every bucket but the last, which by construction ends the step.
+    threshold = (comm - t_last) / per_token_bwd if per_token_bwd > 0 and buckets.count > 1 else math.inf
     return StepResult(
         mode=mode, workload=workload, tokens_per_gpu=tokens, forward_s=fwd, backward_s=bwd, optimizer_s=opt,
         contention_s=stretched - bwd, comm_s=comm, exposed_comm_s=exposed, step_s=step,
