@@ -29,6 +29,26 @@ _GRID = "#e5e7eb"
 _LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.16, "xanchor": "left", "x": 0}
 
 
+class _FinishedFigure(go.Figure):
+    """A finished figure whose dict form is built once.
+
+    ``st.plotly_chart`` calls ``to_dict()``, a deep copy costing 10-20 ms per figure, on every
+    rerun; a figure served from a cache does not need that copy again. Nothing may change the
+    figure after it is built (the builders below return it last).
+    """
+
+    def __init__(self, figure: go.Figure) -> None:
+        super().__init__(figure)
+        self._finished = super().to_dict()
+
+    def to_dict(self) -> dict:
+        return self._finished
+
+
+def _finished(figure: go.Figure) -> go.Figure:
+    return _FinishedFigure(figure)
+
+
 def _time_unit(seconds: float) -> tuple[float, str]:
     """(multiplier, unit) to show a span of ``seconds`` in: µs below 2 ms, ms below 2 s, else s."""
     if seconds < 2e-3:
@@ -126,7 +146,7 @@ def timeline_figure(step: StepResult, *, max_segments: int = 600) -> go.Figure:
     figure.update_yaxes(categoryorder="array", categoryarray=["communication", "compute"], tickfont={"size": 16})
     apply_theme(figure, height=300)
     figure.update_layout(margin={"t": 70, "b": 50, "l": 10, "r": 30})
-    return figure
+    return _finished(figure)
 
 
 def _sweep_axes(figure: go.Figure, exposed: np.ndarray) -> None:
@@ -176,7 +196,7 @@ def token_sweep_figure(sweep: Sweep, *, current_tokens: float, hide_threshold_to
                                 "y": 0.98})
     apply_theme(figure, height=560)
     figure.update_layout(legend=_LEGEND_BELOW, margin={"t": 90, "b": 110})
-    return figure
+    return _finished(figure)
 
 
 def node_sweep_figure(sweep: Sweep, *, gpus_per_node: int, current_nodes: int,
@@ -214,7 +234,7 @@ def node_sweep_figure(sweep: Sweep, *, gpus_per_node: int, current_nodes: int,
     figure.update_layout(title={"text": "More GPUs: each bucket's all-reduce pays more latency", "y": 0.98})
     apply_theme(figure, height=560)
     figure.update_layout(legend=_LEGEND_BELOW, margin={"t": 90, "b": 110})
-    return figure
+    return _finished(figure)
 
 
 def claim_figure(*, claimed_fraction: float, claimed_saving: float, step_fraction: float, step_share: float,
@@ -245,4 +265,4 @@ def claim_figure(*, claimed_fraction: float, claimed_saving: float, step_fractio
     figure.update_layout(title={"text": "Saved = f × communication share", "y": 0.97})
     apply_theme(figure, height=460)
     figure.update_layout(legend={**_LEGEND_BELOW, "y": -0.26}, margin={"t": 60, "b": 140})
-    return figure
+    return _finished(figure)

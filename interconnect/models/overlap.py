@@ -645,7 +645,8 @@ def _sweep_rows(fwd: np.ndarray, bwd: np.ndarray, opt: np.ndarray, buckets: Buck
 
 def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *, bucket_bytes: float,
                 gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
-                modes: Sequence[str] = ("none", "overlap", "ideal"), catalog: Catalog | None = None) -> Sweep:
+                modes: Sequence[str] = ("none", "overlap", "ideal"), algorithm: str = "auto",
+                catalog: Catalog | None = None) -> Sweep:
     """Exposed communication and utilisation against tokens per GPU, for each mode (bucket times fixed).
 
     >>> from interconnect.models.cluster import resolve_cluster
@@ -658,7 +659,7 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
     flops, hbm = gpu_rates(cluster.gpu, catalog)
     fwd, bwd, opt = compute_times_s(workload, tokens, flops, hbm, grad, efficiency)
     buckets = make_buckets(workload.params * grad, bucket_bytes)
-    t_full, t_last, _ = bucket_times_s(cluster, buckets)
+    t_full, t_last, _ = bucket_times_s(cluster, buckets, algorithm)
     rows = [_sweep_rows(fwd, bwd, opt, buckets, gradient_production(workload, grad, mode), np.full_like(fwd, t_full),
                         np.full_like(fwd, t_last), sm_contention if mode == "overlap" else 0.0, mode) for mode in modes]
     return Sweep(np.asarray(tokens, dtype=float), tuple(modes), np.array([r["exposed"] for r in rows]),

@@ -6,7 +6,7 @@ Kept in the core (not in the page scripts) so the CLI, tests and the browser tes
 from __future__ import annotations
 
 from interconnect.catalog import get_catalog
-from interconnect.ui.urlstate import ChoiceParam, IntParam
+from interconnect.ui.urlstate import ChoiceParam, FloatParam, IntParam
 
 DIRECTIONS = {"per": "per_direction", "both": "both_directions"}
 UNITS = ("GBps", "Gbitps", "bluray")
@@ -110,3 +110,43 @@ def cluster_inputs(values: dict) -> dict:
         "scaleup_domain": values["domain"] or None,
         "in_network_reduction": values["sharp"],
     }
+
+
+# --- Overlap page
+
+
+class CountParam(FloatParam):
+    """A large count such as a parameter count, written ``8e9`` in links (no ``+``, which a URL may turn
+    into a space; a space where the ``+`` was is read back)."""
+
+    def parse(self, raw: str):
+        return super().parse(raw.strip().replace(" ", "+"))
+
+    def to_text(self, value) -> str:
+        text = f"{float(value):.4g}"
+        if "e" not in text:
+            return text
+        mantissa, exponent = text.split("e")
+        return f"{mantissa}e{int(exponent)}"
+
+
+def overlap_specs() -> list:
+    """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
+    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS
+    from interconnect.models.overlap import GRADIENT_BYTES, MODES
+    from interconnect.models.presets import model_presets
+    from interconnect.ui.urlstate import QuantityParam
+
+    return [
+        *cluster_specs(),
+        ChoiceParam("model", "llama3-8b", "Model", choices=(*model_presets(), "custom")),
+        CountParam("params", 8e9, "Parameters (custom model)", minimum=1e6, maximum=1e14),
+        IntParam("layers", 32, "Layers (custom model)", minimum=1, maximum=10_000),
+        IntParam("tokens", 4096, "Tokens per GPU per step", minimum=1, maximum=100_000_000),
+        QuantityParam("bucket", "25 MiB", "Bucket size", dimension="size", minimum="1 KiB", maximum="1 TiB"),
+        ChoiceParam("dtype", "bf16", "Gradient type", choices=tuple(GRADIENT_BYTES)),
+        FloatParam("sm", 0.0, "SM contention", minimum=0.0, maximum=0.9),
+        FloatParam("eff", 1.0, "Share of peak FLOP/s", minimum=0.05, maximum=1.0),
+        ChoiceParam("mode", "overlap", "Overlap", choices=MODES),
+        ChoiceParam("algo", "auto", "Bucket all-reduce algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
+    ]

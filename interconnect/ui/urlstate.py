@@ -10,13 +10,14 @@ what was received, and the value used instead.
 
 from __future__ import annotations
 
+import functools
 import math
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from interconnect.units import QuantityInputError, parse_quantity
+from interconnect.units import ParsedQuantity, QuantityInputError, parse_quantity
 
 __all__ = [
     "BoolParam",
@@ -185,18 +186,25 @@ class QuantityParam(_Param):
 
     def parse(self, raw: str) -> tuple[Any, str | None]:
         try:
-            parsed = parse_quantity(raw, self.dimension)
+            parsed = _parse_text(raw, self.dimension)
         except QuantityInputError as exc:
             return self.default, str(exc)
         quantity = parsed.quantity
-        if self.minimum is not None and quantity < parse_quantity(self.minimum, self.dimension).quantity:
+        if self.minimum is not None and quantity < _parse_text(self.minimum, self.dimension).quantity:
             return self.minimum, f"below the minimum {self.minimum}"
-        if self.maximum is not None and quantity > parse_quantity(self.maximum, self.dimension).quantity:
+        if self.maximum is not None and quantity > _parse_text(self.maximum, self.dimension).quantity:
             return self.maximum, f"above the maximum {self.maximum}"
         return " ".join(raw.split()), None
 
 
 Param = ChoiceParam | IntParam | FloatParam | BoolParam | QuantityParam
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(raw: str, dimension: str) -> ParsedQuantity:
+    """:func:`parse_quantity` remembered per text: a page reads each typed value several times per run
+    (widgets, URL, range checks) and pint costs about a millisecond a time. Errors are not cached."""
+    return parse_quantity(raw, dimension)
 
 
 def _first(raw: object) -> str | None:

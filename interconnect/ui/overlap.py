@@ -1,0 +1,226 @@
+"""The Streamlit glue of the Overlap page: cached figure builders and the page's sections.
+
+Kept out of ``pages/3_Overlap.py`` so the cached functions are defined once per process (a cache
+decorator in a page script is rebuilt on every run) and the page stays a list of sections.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from interconnect.catalog import Catalog
+from interconnect.figures.overlap import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
+from interconnect.models.cluster import Cluster
+from interconnect.models.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
+from interconnect.models.overlap import (
+    CLAIM_OVERLAP_FRACTION,
+    CLAIM_TIME_SAVED,
+    MODE_LABELS,
+    MODES,
+    PLAYBOOK_TITLE,
+    PLAYBOOK_URL,
+    SCALING_BOOK_TITLE,
+    SCALING_BOOK_URL,
+    StepResult,
+    Workload,
+    check_claim,
+    cluster_roofline_tokens,
+    node_sweep,
+    playbook_ratios,
+    scaling_book_rooflines,
+    step_schedule,
+    token_sweep,
+)
+from interconnect.models.presets import model_presets
+from interconnect.ui.page import PageState, escape_markdown
+from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
+from interconnect.units import Q_, format_duration, format_size
+
+__all__ = ["nodes_figure", "show_claim", "show_metrics", "show_rooflines", "show_timeline", "show_why_not",
+           "step_and_timeline", "step_controls", "tokens_figure", "workload_for"]
+
+TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
+NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+MODEL_NAMES = {**{key: preset.name for key, preset in model_presets().items()},
+               "custom": "Custom: parameters and layers"}
+
+
+def duration(seconds: float) -> str:
+    return format_duration(Q_(float(seconds), "s")) if seconds > 0 else "0 s"
+
+
+def workload_for(model: str, params: float, layers: int) -> Workload:
+    if model == "custom":
+        return Workload.from_params(params, layers)
+    return Workload.from_preset(model_presets()[model])
+
+
+# The cached builders take a cheap key (the page's values as a tuple) and the objects it describes as
+# underscore arguments, which Streamlit does not hash.
+@st.cache_resource(max_entries=48, show_spinner=False)
+def step_and_timeline(key: tuple, _cluster: Cluster, _workload: Workload, tokens: int, bucket_bytes: float,
+                      dtype: str, sm: float, eff: float, mode: str, algo: str):
+    step = step_schedule(_cluster, _workload, tokens, bucket_bytes=bucket_bytes, gradient_dtype=dtype,
+                         sm_contention=sm, mode=mode, efficiency=eff, algorithm=algo)
+    return step, timeline_figure(step)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def tokens_figure(key: tuple, _cluster: Cluster, _workload: Workload, tokens: int, bucket_bytes: float, dtype: str,
+                  sm: float, eff: float, algo: str, threshold: float):
+    sweep = token_sweep(_cluster, _workload, TOKEN_GRID, bucket_bytes=bucket_bytes, gradient_dtype=dtype,
+                        sm_contention=sm, efficiency=eff, algorithm=algo)
+    return token_sweep_figure(sweep, current_tokens=tokens, hide_threshold_tokens=threshold,
+                              roofline_tokens=cluster_roofline_tokens(_cluster, dtype))
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def nodes_figure(key: tuple, _cluster: Cluster, _workload: Workload, tokens: int, bucket_bytes: float, dtype: str,
+                 sm: float, eff: float):
+    counts = [k for k in NODE_GRID if k * _cluster.gpus_per_node <= 1_000_000]
+    sweep = node_sweep(_cluster, _workload, tokens, counts, bucket_bytes=bucket_bytes, gradient_dtype=dtype,
+                       sm_contention=sm, efficiency=eff)
+    return node_sweep_figure(sweep, gpus_per_node=_cluster.gpus_per_node, current_nodes=_cluster.nodes,
+                             labels={"auto": "NCCL-like choice", "ring": "ring (forced)"})
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def claim_chart(fraction: float, share: float, saving: float):
+    return claim_figure(claimed_fraction=CLAIM_OVERLAP_FRACTION, claimed_saving=CLAIM_TIME_SAVED,
+                        step_fraction=fraction, step_share=share, step_saving=saving)
+
+
+def step_controls(state: PageState) -> None:
+    with st.container(border=True):
+        st.markdown("**The model and the step**")
+        custom = state["model"] == "custom"
+        m1, m2, m3, m4 = st.columns([3, 2, 2, 2])
+        m1.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
+        m2.number_input("Parameters", min_value=1e6, max_value=1e14, step=1e9, format="%.4g", key=state.key("params"),
+                        disabled=not custom, help="Used with the custom model; presets have their published shape.")
+        m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
+        m4.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
+                        key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
+                                                      "with the all-reduce (micro-batch x sequence length).")
+        s1, s2, s3, s4 = st.columns([2, 2, 2, 2])
+        s1.text_input("Bucket size", key=state.key("bucket"),
+                      help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
+        s2.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"))
+        s3.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
+                  help="Share of compute speed lost while communication kernels run. No source measures it for "
+                       "DP all-reduce; Calculon's H100 example assumes 0.15 on NVLink and 0.02 on the network.")
+        s4.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
+                  help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
+                       "(Meta, The Llama 3 Herd of Models, Table 4).")
+        o1, o2 = st.columns([3, 2])
+        o1.radio("Overlap", list(MODES), key=state.key("mode"), horizontal=True, format_func=MODE_LABELS.get)
+        o2.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
+                     format_func=lambda a: "NCCL-like choice" if a == "auto" else ALGORITHM_LABELS[a])
+
+
+def show_metrics(step: StepResult, roofline: float) -> None:
+    c1, c2, c3, c4, c5 = st.columns(5)
+    c1.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
+                                                       "adds after the backward pass.")
+    c2.metric("Exposed communication", duration(step.exposed_comm_s),
+              help="All-reduce time the step waits for: what runs after the backward pass has finished.")
+    c3.metric("Compute utilisation", f"{step.compute_utilization:.0%}",
+              help="Compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
+    c4.metric("Saved by overlap", duration(step.saved_s),
+              help=f"Against the same step with no overlap: {duration(step.no_overlap_step_s)}.")
+    hides = f"{step.hide_threshold_tokens:,.0f}" if math.isfinite(step.hide_threshold_tokens) else "never"
+    c5.metric("Hides from (tokens/GPU)", hides,
+              help=f"Tokens per GPU at which the backward pass lasts as long as every bucket's all-reduce but the "
+                   f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
+
+
+def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
+    st.plotly_chart(timeline, width="stretch", key="overlap-timeline")
+    buckets = step.buckets
+    short = ALGORITHM_SHORT_NAMES.get(step.algorithm, step.algorithm)
+    st.caption(
+        f"{buckets.count:,} buckets of {format_size(Q_(buckets.size_bytes, 'B'))} "
+        f"(the last {format_size(Q_(buckets.last_bytes, 'B'))}), each all-reduced across {cluster.ranks:,} GPUs "
+        f"in {duration(step.bucket_time_s)} ({escape_markdown(short)}): {duration(step.comm_s)} of communication, "
+        f"{step.overlap_fraction:.0%} of it hidden behind the backward pass. "
+        + ("The input embedding's gradient is complete only at the very end of the backward pass, so its buckets "
+           "cannot hide. " if step.mode == "overlap" and step.workload.embedding_params > 0 else "")
+        + "The optimizer step waits for the last bucket."
+    )
+
+
+def show_claim(step: StepResult) -> None:
+    check = check_claim(step)
+    with st.container(border=True):
+        st.markdown(
+            f"**Often quoted:** overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut iteration "
+            f"time by about {CLAIM_TIME_SAVED:.0%}.\n\n"
+            "**What the sources say:** no source for the claim has been found (it is not in the Ultra-Scale "
+            "Playbook). It is arithmetic, not a law: with $T = T_{comp} + (1 - f)\\,T_{comm}$ the time "
+            f"saved is f × the communication share, so it holds only if communication was "
+            f"**{check.needed_comm_share:.1%}** of the step without overlap "
+            f"({check.needed_comm_over_compute:.2f} × the compute).\n\n"
+            f"**This cluster and model:** communication is {check.step_comm_share:.1%} of the step without overlap; "
+            f"{check.step_fraction:.0%} of it hides, which saves **{check.step_saving:.1%}**. Hiding "
+            f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
+        )
+    st.plotly_chart(claim_chart(round(check.step_fraction, 4), round(check.step_comm_share, 4),
+                                round(check.step_saving, 4)), width="stretch", key="overlap-claim")
+
+
+def show_why_not(step: StepResult, cluster: Cluster) -> None:
+    ratios = playbook_ratios(step.workload, step.tokens_per_gpu, cluster)
+
+    def verdict(ratio: float) -> str:
+        return f"ratio **{ratio:.2g}**: " + ("can hide" if ratio <= 1 else "cannot hide, exposed")
+
+    st.markdown(
+        "Each kind of parallelism has its own communication, and not all of it can run under compute. The "
+        "Ultra-Scale Playbook's overlap conditions (appendix A3, $t_{comm} / t_{compute} \\le 1$), "
+        f"evaluated for this model, {int(step.tokens_per_gpu):,} tokens per GPU and this cluster:"
+    )
+    a, b = st.columns(2)
+    with a.container(border=True):
+        st.markdown(f"**Data parallel (this page)** — {verdict(ratios['dp'])}  \n"
+                    "((DP−1)/DP) · C ÷ (tokens · W). The whole gradient against the backward pass; the Playbook "
+                    "prints (N / 2·tokens) · ((DP−1)/DP) · (C / W), which keeps a stray factor of N (one bucket "
+                    "against the whole backward pass), so the consistent form is used here.")
+    with b.container(border=True):
+        st.markdown(f"**ZeRO-3 / FSDP** — {verdict(ratios['zero3'])}  \n"
+                    "(1 / (2 · seq · mbs)) · ((DP−1)/DP) · (C / W), per layer. Parameters are gathered before "
+                    "each layer; prefetching layer n+1 while layer n computes hides it, which the Playbook says "
+                    "works as long as DP stays below about 512.")
+    c, d = st.columns(2)
+    with c.container(border=True):
+        st.markdown(f"**Tensor parallel** — {verdict(ratios['tp'])}  \n"
+                    "((TP−1) / (2h)) · (C / W of NVLink), TP = GPUs per NVLink domain. Each layer's output "
+                    "is all-reduced before the next layer can start, so in the forward pass this communication is "
+                    "exposed by construction (Megatron-style overlap with the first MLP matmul hides part of it).")
+    with d.container(border=True):
+        st.markdown(f"**Pipeline parallel** — {verdict(ratios['pp'])}  \n"
+                    "C ÷ (32 · h · layers per stage · W). Only activations cross between stages, once per "
+                    "micro-batch, and the next micro-batch's work can run meanwhile; the price is the pipeline "
+                    "bubble, not the wire.")
+    st.caption(f"C: dense BF16 peak of the GPU; W: bandwidth per direction (node egress for DP and ZeRO-3, NVLink "
+               f"for TP, one NIC for PP). Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")
+
+
+
+
+def show_rooflines(catalog: Catalog) -> None:
+    """The Scaling Book's three data-parallel rooflines next to the same ratio from catalog figures."""
+    rows = scaling_book_rooflines(catalog)
+    lines = ["| where | C (dense BF16) | W (per direction) | C / W here | the book |", "|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {escape_markdown(row.label)} | {row.flops_per_s / 1e12:,.1f} TFLOP/s | "
+                     f"{row.bandwidth_bytes_per_s / 1e9:,.0f} GB/s | {row.tokens:,.0f} | {row.published_tokens:,} |")
+    st.markdown("\n".join(lines))
+    sources = {sid: catalog.source(sid) for row in rows for sid in row.source_ids}
+    st.caption(
+        "Data parallelism is compute-bound when tokens per GPU exceed C / W: the backward pass does 4 FLOPs per "
+        "parameter per token and the all-reduce moves about 2 × 2 bytes per parameter (bf16). "
+        f"Book: [{SCALING_BOOK_TITLE}]({SCALING_BOOK_URL}). Catalog figures: "
+        + ", ".join(f"[{escape_markdown(s.title)}]({s.url})" for s in sources.values()) + "."
+    )
