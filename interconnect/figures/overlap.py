@@ -111,7 +111,8 @@ def timeline_figure(step: StepResult, *, max_segments: int = 600) -> go.Figure:
         marker={"color": list(_KIND_COLOURS), "line": {"width": 0}}, name="compute",
         customdata=[[name, _duration(e - s), d] for name, s, e, d in zip(names, starts, ends, details, strict=True)],
         hovertemplate="%{customdata[0]}: %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
-        text=names, textposition="inside", insidetextanchor="middle", textfont={"size": 14, "color": "white"},
+        text=names, textposition="inside", insidetextanchor="middle", textangle=0,
+        textfont={"size": 14, "color": "white"},
     ))
 
     bucket_starts, bucket_ends = events.buckets()
@@ -140,6 +141,7 @@ def timeline_figure(step: StepResult, *, max_segments: int = 600) -> go.Figure:
         title={"text": f"{MODE_LABELS[step.mode]}: one step takes {_duration(step.step_s)} "
                        f"({buckets.count:,} buckets)", "y": 0.97},
         showlegend=False, barmode="overlay", bargap=0.35,
+        uniformtext={"minsize": 13, "mode": "hide"},  # a phase too short for its name shows none
     )
     figure.update_xaxes(title=f"time into the step ({unit})", range=[0, span * scale * 1.01], gridcolor=_GRID,
                         zeroline=False)
@@ -253,11 +255,11 @@ def claim_figure(*, claimed_fraction: float, claimed_saving: float, step_fractio
     needed = claimed_saving / claimed_fraction
     figure.add_trace(go.Scatter(x=[needed], y=[claimed_saving], mode="markers+text", name="the claim",
                                 marker={"size": 14, "color": "#ef6c00", "symbol": "diamond"},
-                                text=[f"needs {needed:.1%} communication"], textposition="bottom right",
+                                text=[f"needs {needed:.1%} communication"], textposition="top left",
                                 textfont={"size": 14}))
     figure.add_trace(go.Scatter(x=[step_share], y=[step_saving], mode="markers+text", name="this step",
                                 marker={"size": 14, "color": "#1565c0"},
-                                text=[f"this step saves {step_saving:.1%}"], textposition="top left",
+                                text=[f"this step saves {step_saving:.1%}"], textposition="bottom right",
                                 textfont={"size": 14}))
     figure.update_xaxes(title="communication's share of the step without overlap", tickformat=".0%", range=[0, 1],
                         gridcolor=_GRID)

@@ -98,7 +98,7 @@ def step_controls(state: PageState) -> None:
         custom = state["model"] == "custom"
         m1, m2, m3, m4 = st.columns([3, 2, 2, 2])
         m1.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
-        m2.number_input("Parameters", min_value=1e6, max_value=1e14, step=1e9, format="%.4g", key=state.key("params"),
+        m2.number_input("Parameters", min_value=1e6, max_value=1e14, step=1e9, format="%.3e", key=state.key("params"),
                         disabled=not custom, help="Used with the custom model; presets have their published shape.")
         m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
         m4.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
@@ -124,15 +124,15 @@ def show_metrics(step: StepResult, roofline: float) -> None:
     c1, c2, c3, c4, c5 = st.columns(5)
     c1.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
                                                        "adds after the backward pass.")
-    c2.metric("Exposed communication", duration(step.exposed_comm_s),
+    c2.metric("Exposed comm", duration(step.exposed_comm_s),
               help="All-reduce time the step waits for: what runs after the backward pass has finished.")
-    c3.metric("Compute utilisation", f"{step.compute_utilization:.0%}",
-              help="Compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
+    c3.metric("Compute share", f"{step.compute_utilization:.0%}",
+              help="Compute utilisation: compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
     c4.metric("Saved by overlap", duration(step.saved_s),
               help=f"Against the same step with no overlap: {duration(step.no_overlap_step_s)}.")
     hides = f"{step.hide_threshold_tokens:,.0f}" if math.isfinite(step.hide_threshold_tokens) else "never"
-    c5.metric("Hides from (tokens/GPU)", hides,
-              help=f"Tokens per GPU at which the backward pass lasts as long as every bucket's all-reduce but the "
+    c5.metric("Hides from", hides,
+              help=f"Tokens per GPU from which the backward pass lasts as long as every bucket's all-reduce but the "
                    f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
 
 
@@ -140,11 +140,15 @@ def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
     st.plotly_chart(timeline, width="stretch", key="overlap-timeline")
     buckets = step.buckets
     short = ALGORITHM_SHORT_NAMES.get(step.algorithm, step.algorithm)
+    if 0 < step.exposed_comm_s and step.overlap_fraction > 0.995:
+        hidden = f"all but {duration(step.exposed_comm_s)} of it"
+    else:
+        hidden = f"{step.overlap_fraction:.0%} of it"
     st.caption(
         f"{buckets.count:,} buckets of {format_size(Q_(buckets.size_bytes, 'B'))} "
         f"(the last {format_size(Q_(buckets.last_bytes, 'B'))}), each all-reduced across {cluster.ranks:,} GPUs "
         f"in {duration(step.bucket_time_s)} ({escape_markdown(short)}): {duration(step.comm_s)} of communication, "
-        f"{step.overlap_fraction:.0%} of it hidden behind the backward pass. "
+        f"{hidden} hidden behind the backward pass. "
         + ("The input embedding's gradient is complete only at the very end of the backward pass, so its buckets "
            "cannot hide. " if step.mode == "overlap" and step.workload.embedding_params > 0 else "")
         + "The optimizer step waits for the last bucket."
@@ -182,8 +186,10 @@ def show_why_not(step: StepResult, cluster: Cluster) -> None:
         f"evaluated for this model, {int(step.tokens_per_gpu):,} tokens per GPU and this cluster:"
     )
     a, b = st.columns(2)
+    modelled = step.comm_s / step.backward_s if step.backward_s > 0 else math.inf
     with a.container(border=True):
-        st.markdown(f"**Data parallel (this page)** — {verdict(ratios['dp'])}  \n"
+        st.markdown(f"**Data parallel (this page)** — on paper, {verdict(ratios['dp'])}; with this cluster's "
+                    f"modelled buckets, all-reduce ÷ backward = **{modelled:.2g}**  \n"
                     "((DP−1)/DP) · C ÷ (tokens · W). The whole gradient against the backward pass; the Playbook "
                     "prints (N / 2·tokens) · ((DP−1)/DP) · (C / W), which keeps a stray factor of N (one bucket "
                     "against the whole backward pass), so the consistent form is used here.")
@@ -203,8 +209,9 @@ def show_why_not(step: StepResult, cluster: Cluster) -> None:
                     "C ÷ (32 · h · layers per stage · W). Only activations cross between stages, once per "
                     "micro-batch, and the next micro-batch's work can run meanwhile; the price is the pipeline "
                     "bubble, not the wire.")
-    st.caption(f"C: dense BF16 peak of the GPU; W: bandwidth per direction (node egress for DP and ZeRO-3, NVLink "
-               f"for TP, one NIC for PP). Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")
+    st.caption(f"C: dense BF16 peak of the GPU; W: spec bandwidth per direction (node egress for DP and ZeRO-3, "
+               f"NVLink for TP, one NIC for PP), so these are on-paper ratios: real collectives reach less, and "
+               f"each call pays a latency. Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")
 
 
 

@@ -27,8 +27,8 @@ def test_defaults_render_the_timeline_sweeps_and_claim_and_write_the_url():
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     step = step_schedule(cluster, Workload.from_preset(model_presets()["llama3-8b"]), 4096)
     assert metric(at, "Step time") == duration(step.step_s)
-    assert metric(at, "Exposed communication") == duration(step.exposed_comm_s)
-    assert metric(at, "Compute utilisation") == f"{step.compute_utilization:.0%}"
+    assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
+    assert metric(at, "Compute share") == f"{step.compute_utilization:.0%}"
 
 
 def test_every_parameter_from_the_link():
