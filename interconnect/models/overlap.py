@@ -58,6 +58,8 @@ __all__ = [
     "SCALING_BOOK_URL",
     "ClaimCheck",
     "EventList",
+    "Buckets",
+    "Production",
     "Roofline",
     "StepResult",
     "Sweep",
@@ -66,10 +68,13 @@ __all__ = [
     "cluster_roofline_tokens",
     "comm_share_for_saving",
     "gpu_rates",
+    "gradient_production",
+    "make_buckets",
     "node_sweep",
     "overlap_step_time",
     "playbook_ratios",
     "scaling_book_rooflines",
+    "schedule_from_times",
     "step_schedule",
     "time_saved_fraction",
     "token_sweep",
@@ -557,8 +562,28 @@ def step_schedule(
     else:
         times = np.asarray(bucket_time_fn(np.array([buckets.size_bytes, buckets.last_bytes])), dtype=float)
         t_full, t_last, algo = float(times[0]), float(times[1]), "given"
+    return schedule_from_times(workload, tokens, fwd, bwd, opt, buckets, t_full, t_last,
+                               production=gradient_production(workload, grad, mode), mode=mode,
+                               sm_contention=sm_contention, algorithm=algo)
+
+
+def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: float, backward_s: float,
+                        optimizer_s: float, buckets: Buckets, bucket_time_s: float, last_bucket_time_s: float, *,
+                        production: Production, mode: str = "overlap", sm_contention: float = 0.0,
+                        algorithm: str = "given") -> StepResult:
+    """The step from given phase times and bucket all-reduce times (what :func:`step_schedule` computes).
+
+    For measured compute times (``benchmarks/overlap_accuracy.py`` uses a published 1-GPU iteration).
+
+    >>> buckets = make_buckets(100e6, 25e6)
+    >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+    ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+    >>> f"{step.step_s * 1e3:.1f} ms", f"{step.exposed_comm_s * 1e3:.1f} ms"
+    ('92.0 ms', '2.0 ms')
+    """
+    fwd, bwd, opt, t_full, t_last = forward_s, backward_s, optimizer_s, bucket_time_s, last_bucket_time_s
+    tokens = float(tokens_per_gpu)
     comm = (buckets.count - 1) * t_full + t_last
-    production = gradient_production(workload, grad, mode)
     contention = sm_contention if mode == "overlap" else 0.0
     no_overlap_step = fwd + bwd + comm + opt
 
@@ -588,7 +613,7 @@ def step_schedule(
         mode=mode, workload=workload, tokens_per_gpu=tokens, forward_s=fwd, backward_s=bwd, optimizer_s=opt,
         contention_s=stretched - bwd, comm_s=comm, exposed_comm_s=exposed, step_s=step,
         no_overlap_step_s=no_overlap_step, buckets=buckets, bucket_time_s=t_full, last_bucket_time_s=t_last,
-        algorithm=algo, hide_threshold_tokens=threshold, events=events, notes=buckets.notes,
+        algorithm=algorithm, hide_threshold_tokens=threshold, events=events, notes=buckets.notes,
     )
 
 
