@@ -53,6 +53,7 @@ PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [
     ("pages/2_All_reduce.py", {"gpu": "a100-sxm", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s",
                                "nics": "16", "fabric": "roce"}),
     ("pages/9_Catalog.py", {"kind": "scale-up", "entry": "nvlink4"}),
+    ("pages/3_Overlap.py", {"model": "llama3-70b", "tokens": "8192", "bucket": "100 MiB", "mode": "ideal"}),
 ]
 
 
