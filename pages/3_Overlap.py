@@ -8,6 +8,7 @@ from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show
 from interconnect.ui.overlap import (
     nodes_figure,
     show_claim,
+    show_ddp_check,
     show_metrics,
     show_rooflines,
     show_timeline,
@@ -77,6 +78,8 @@ overlap_view()
 
 st.subheader("The Scaling Book's rooflines, rebuilt from the catalog")
 show_rooflines(catalog)
+with st.expander("Checked against a measurement: PyTorch's DDP benchmark"):
+    show_ddp_check()
 
 with st.expander("How the step is modelled"):
     st.markdown(
@@ -90,7 +93,12 @@ with st.expander("How the step is modelled"):
         "- Each bucket's all-reduce time comes from the cluster's all-reduce model at that size, and buckets "
         "queue on one stream. Ideal overlap streams gradients evenly and ignores contention.\n"
         "- SM contention: while communication runs, compute runs slower by the factor you set (a fixed point: "
-        "the backward pass is stretched by c × the communication that overlaps it).\n"
+        "the backward pass is stretched by c × the communication that overlaps it). No published measurement "
+        "gives c for a DP all-reduce, so it defaults to 0. NCCL runs on 16 SMs by default, 32 for a tree at full "
+        "speed, of an H100's 132 ([NCCL issue 1649](https://github.com/NVIDIA/nccl/issues/1649)), and "
+        "Calculon's H100 system file assumes 0.15 while NVLink traffic runs and 0.02 for the network "
+        "([calculon systems/h100_80g_nvl8.json](https://github.com/calculon-ai/calculon/blob/main/systems/"
+        "h100_80g_nvl8.json)).\n"
         "- Left out: attention's sequence-dependent FLOPs (more compute, so easier hiding), gradient "
         "accumulation, and tensor/pipeline/FSDP communication (see the panels above)."
     )
