@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -477,8 +477,15 @@ def _contended(forward_s: np.ndarray, backward_s: np.ndarray, sm_contention: flo
 
 
 def bucket_times_s(cluster: Cluster, buckets: Buckets, algorithm: str = "auto") -> tuple[float, float, str]:
-    """All-reduce time (s) of a full bucket and of the last one on ``cluster``, and the algorithm used."""
-    result = allreduce(cluster, [buckets.size_bytes, buckets.last_bytes], algorithm)
+    """All-reduce time (s) of a full bucket and of the last one on ``cluster``, and the algorithm used.
+
+    A forced algorithm the cluster cannot run (NVLS across nodes, SHARP without the switches) falls
+    back to the NCCL-like choice; the returned name says which ran (``auto -> tree``).
+    """
+    sizes = [buckets.size_bytes, buckets.last_bytes]
+    result = allreduce(cluster, sizes, algorithm)
+    if algorithm != "auto" and not np.all(np.isfinite(result.time_us)):
+        result = allreduce(cluster, sizes, "auto")
     return float(result.time_us[0]) * 1e-6, float(result.time_us[1]) * 1e-6, str(result.algorithm[0])
 
 
@@ -557,14 +564,19 @@ def step_schedule(
     flops, hbm = gpu_rates(cluster.gpu, catalog)
     fwd, bwd, opt = (float(a[0]) for a in compute_times_s(workload, tokens, flops, hbm, grad, efficiency))
     buckets = make_buckets(workload.params * grad, bucket_bytes)
+    notes: list[str] = []
     if bucket_time_fn is None:
         t_full, t_last, algo = bucket_times_s(cluster, buckets, algorithm)
+        if algorithm not in ("auto", algo):
+            notes.append(f"The {algorithm} all-reduce cannot run on this cluster; the buckets use the NCCL-like "
+                         f"choice ({algo}) instead.")
     else:
         times = np.asarray(bucket_time_fn(np.array([buckets.size_bytes, buckets.last_bytes])), dtype=float)
         t_full, t_last, algo = float(times[0]), float(times[1]), "given"
-    return schedule_from_times(workload, tokens, fwd, bwd, opt, buckets, t_full, t_last,
+    step = schedule_from_times(workload, tokens, fwd, bwd, opt, buckets, t_full, t_last,
                                production=gradient_production(workload, grad, mode), mode=mode,
                                sm_contention=sm_contention, algorithm=algo)
+    return replace(step, notes=(*step.notes, *notes)) if notes else step
 
 
 def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: float, backward_s: float,

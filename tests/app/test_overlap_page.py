@@ -109,3 +109,10 @@ def test_cluster_chosen_on_the_all_reduce_page_is_where_this_page_starts():
     assert not at.exception
     assert at.selectbox(key="overlap.gpu").value == "a100-sxm"
     assert at.number_input(key="overlap.nodes").value == 16
+
+
+def test_a_forced_algorithm_the_cluster_cannot_run_warns_and_falls_back():
+    at = run_page(PAGE, {"algo": "nvls", "nodes": "4"})
+    assert not at.exception
+    assert any("nvls all-reduce cannot run" in w.value.replace("\\", "") for w in at.warning)
+    assert len(at.get("plotly_chart")) == 4

@@ -279,3 +279,13 @@ def test_playbook_ratios_use_the_corrected_dp_form():
     assert ratios["tp"] == pytest.approx(7 / (2 * 4096) * 989.4e12 / 450e9, rel=1e-6)
     # PP, one stage per node (32 / 4 = 8 layers), one 400 Gbit/s NIC per GPU: C / (32 h L W) = 0.019
     assert ratios["pp"] == pytest.approx(989.4e12 / (32 * 4096 * 8 * 50e9), rel=1e-6)
+
+
+@pytest.mark.parametrize("algorithm", ["nvls", "collnet"])
+def test_an_algorithm_the_cluster_cannot_run_falls_back_with_a_note(algorithm):
+    # NVLS needs one NVLink domain, SHARP/CollNet needs the switches' reduction: neither on 4 x 8 H100 here.
+    step = step_schedule(CLUSTER, LLAMA_8B, 4096, algorithm=algorithm)
+    assert math.isfinite(step.step_s) and step.algorithm != algorithm
+    assert f"The {algorithm} all-reduce cannot run on this cluster" in step.notes[-1]
+    sweep = token_sweep(CLUSTER, LLAMA_8B, [4096], bucket_bytes=DEFAULT_BUCKET_BYTES, algorithm=algorithm)
+    assert np.all(np.isfinite(sweep.exposed_s))
