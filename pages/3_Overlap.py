@@ -6,6 +6,7 @@ from interconnect.catalog import get_catalog
 from interconnect.models.overlap import cluster_roofline_tokens
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
 from interconnect.ui.overlap import (
+    StepInputs,
     nodes_figure,
     show_claim,
     show_ddp_check,
@@ -16,11 +17,9 @@ from interconnect.ui.overlap import (
     step_and_timeline,
     step_controls,
     tokens_figure,
-    workload_for,
 )
 from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
-from interconnect.units import parse_quantity
 
 page_setup("Overlap: talk while you compute",
            "Data-parallel training all-reduces every gradient each step. Start early and most of it hides "
@@ -40,17 +39,12 @@ st.markdown(
 def overlap_view() -> None:
     cluster_controls(state, catalog)
     step_controls(state)
-    state.sync_url()
-    values = state.values()
+    values = state.sync_url()
     cluster, cluster_warnings = resolve_page_cluster(values)
     for warning in cluster_warnings:
         st.warning(escape_markdown(warning))
-    bucket_bytes = float(parse_quantity(values["bucket"], "size").quantity.to("B").magnitude)
-    workload = workload_for(values["model"], values["params"], values["layers"])
-    model_key = (values["model"],) if values["model"] != "custom" else ("custom", values["params"], values["layers"])
-    key = (tuple(values[name] for name in CLUSTER_KEYS), model_key)
-    args = (cluster, workload, values["tokens"], bucket_bytes, values["dtype"], values["sm"], values["eff"])
-    step, timeline = step_and_timeline(key, *args, values["mode"], values["algo"])
+    inputs = StepInputs.from_values(values, cluster, CLUSTER_KEYS)
+    step, timeline = step_and_timeline(inputs)
     for note in step.notes:
         st.warning(escape_markdown(note))
     show_cluster_sources(cluster, catalog)
@@ -58,12 +52,11 @@ def overlap_view() -> None:
     show_timeline(step, timeline, cluster)
 
     st.subheader("When does it hide?")
-    st.plotly_chart(tokens_figure(key, *args, values["algo"], step.hide_threshold_tokens), width="stretch",
-                    key="overlap-tokens")
+    st.plotly_chart(tokens_figure(inputs, step.hide_threshold_tokens), width="stretch", key="overlap-tokens")
     st.caption("The backward pass grows with the tokens each GPU processes; the all-reduce does not. Once the "
                "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling Book's "
                "line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency.")
-    st.plotly_chart(nodes_figure(key, *args), width="stretch", key="overlap-nodes")
+    st.plotly_chart(nodes_figure(inputs), width="stretch", key="overlap-nodes")
     st.caption("Same step, more nodes. A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU "
                "count: the Ultra-Scale Playbook warns that at 512+ GPUs data-parallel communication can no longer "
                "be fully overlapped. NCCL switches to trees, whose latency grows with log(n).")

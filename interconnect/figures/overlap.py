@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 
 from interconnect.figures.theme import apply_theme
 from interconnect.models.overlap import MODE_LABELS, StepResult, Sweep
-from interconnect.units import Q_, format_duration
+from interconnect.units import format_seconds
 
 __all__ = ["MODE_COLOURS", "claim_figure", "node_sweep_figure", "timeline_figure", "token_sweep_figure"]
 
@@ -61,7 +61,7 @@ def _time_unit(seconds: float) -> tuple[float, str]:
 
 
 def _duration(seconds: float) -> str:
-    return format_duration(Q_(float(seconds), "s"))
+    return format_seconds(float(seconds))
 
 
 def _decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:

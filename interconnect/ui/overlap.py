@@ -7,6 +7,7 @@ decorator in a page script is rebuilt on every run) and the page stays a list of
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -36,11 +37,10 @@ from interconnect.models.overlap import (
 from interconnect.models.presets import model_presets
 from interconnect.ui.page import PageState, escape_markdown
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
-from interconnect.units import Q_, format_duration, format_size
+from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
-__all__ = ["nodes_figure", "show_claim", "show_ddp_check", "show_metrics", "show_rooflines", "show_timeline",
-           "show_why_not",
-           "step_and_timeline", "step_controls", "tokens_figure", "workload_for"]
+__all__ = ["StepInputs", "nodes_figure", "show_claim", "show_ddp_check", "show_metrics", "show_rooflines",
+           "show_timeline", "show_why_not", "step_and_timeline", "step_controls", "tokens_figure", "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -49,7 +49,7 @@ MODEL_NAMES = {**{key: preset.name for key, preset in model_presets().items()},
 
 
 def duration(seconds: float) -> str:
-    return format_duration(Q_(float(seconds), "s")) if seconds > 0 else "0 s"
+    return format_seconds(float(seconds)) if seconds > 0 else "0 s"
 
 
 def workload_for(model: str, params: float, layers: int) -> Workload:
@@ -58,37 +58,85 @@ def workload_for(model: str, params: float, layers: int) -> Workload:
     return Workload.from_preset(model_presets()[model])
 
 
-# The cached builders take a cheap key (the page's values as a tuple) and the objects it describes as
-# underscore arguments, which Streamlit does not hash.
+@dataclass(frozen=True, eq=False)
+class StepInputs:
+    """Everything one step depends on, with cheap hashable keys for the caches below.
+
+    Streamlit hashes a cached function's arguments on every call; a whole :class:`Cluster` costs
+    milliseconds, so the caches get a tuple of the page's own values and the objects ride along as
+    underscore arguments, which Streamlit does not hash.
+    """
+
+    cluster: Cluster
+    workload: Workload
+    tokens: int
+    bucket_bytes: float
+    dtype: str
+    sm: float
+    eff: float
+    mode: str
+    algo: str
+    identity: tuple  # the cluster's and the model's URL values
+
+    @classmethod
+    def from_values(cls, values: dict, cluster: Cluster, cluster_keys: tuple[str, ...]) -> StepInputs:
+        model = values["model"]
+        model_key = (model,) if model != "custom" else (model, values["params"], values["layers"])
+        bucket = float(parse_quantity(values["bucket"], "size").quantity.to("B").magnitude)
+        return cls(cluster, workload_for(model, values["params"], values["layers"]), values["tokens"], bucket,
+                   values["dtype"], values["sm"], values["eff"], values["mode"], values["algo"],
+                   (tuple(values[key] for key in cluster_keys), model_key))
+
+    @property
+    def common(self) -> tuple:
+        return (*self.identity, self.tokens, self.bucket_bytes, self.dtype, self.sm, self.eff)
+
+
 @st.cache_resource(max_entries=48, show_spinner=False)
-def step_and_timeline(key: tuple, _cluster: Cluster, _workload: Workload, tokens: int, bucket_bytes: float,
-                      dtype: str, sm: float, eff: float, mode: str, algo: str):
-    step = step_schedule(_cluster, _workload, tokens, bucket_bytes=bucket_bytes, gradient_dtype=dtype,
-                         sm_contention=sm, mode=mode, efficiency=eff, algorithm=algo)
+def _step_and_timeline(key: tuple, _inputs: StepInputs):
+    i = _inputs
+    step = step_schedule(i.cluster, i.workload, i.tokens, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
+                         sm_contention=i.sm, mode=i.mode, efficiency=i.eff, algorithm=i.algo)
     return step, timeline_figure(step)
 
 
-@st.cache_resource(max_entries=48, show_spinner=False)
-def tokens_figure(key: tuple, _cluster: Cluster, _workload: Workload, tokens: int, bucket_bytes: float, dtype: str,
-                  sm: float, eff: float, algo: str, threshold: float):
-    sweep = token_sweep(_cluster, _workload, TOKEN_GRID, bucket_bytes=bucket_bytes, gradient_dtype=dtype,
-                        sm_contention=sm, efficiency=eff, algorithm=algo)
-    return token_sweep_figure(sweep, current_tokens=tokens, hide_threshold_tokens=threshold,
-                              roofline_tokens=cluster_roofline_tokens(_cluster, dtype))
+def step_and_timeline(inputs: StepInputs):
+    """The step and its timeline figure, cached by the page's values."""
+    return _step_and_timeline((*inputs.common, inputs.mode, inputs.algo), inputs)
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
-def nodes_figure(key: tuple, _cluster: Cluster, _workload: Workload, tokens: int, bucket_bytes: float, dtype: str,
-                 sm: float, eff: float):
-    counts = [k for k in NODE_GRID if k * _cluster.gpus_per_node <= 1_000_000]
-    sweep = node_sweep(_cluster, _workload, tokens, counts, bucket_bytes=bucket_bytes, gradient_dtype=dtype,
-                       sm_contention=sm, efficiency=eff)
-    return node_sweep_figure(sweep, gpus_per_node=_cluster.gpus_per_node, current_nodes=_cluster.nodes,
+def _tokens_figure(key: tuple, _inputs: StepInputs, threshold: float):
+    i = _inputs
+    sweep = token_sweep(i.cluster, i.workload, TOKEN_GRID, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
+                        sm_contention=i.sm, efficiency=i.eff, algorithm=i.algo)
+    return token_sweep_figure(sweep, current_tokens=i.tokens, hide_threshold_tokens=threshold,
+                              roofline_tokens=cluster_roofline_tokens(i.cluster, i.dtype))
+
+
+def tokens_figure(inputs: StepInputs, threshold: float):
+    """Exposed time and compute share against tokens per GPU (every mode), cached."""
+    return _tokens_figure((*inputs.common, inputs.algo), inputs, threshold)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _nodes_figure(key: tuple, _inputs: StepInputs):
+    i = _inputs
+    counts = [k for k in NODE_GRID if k * i.cluster.gpus_per_node <= 1_000_000]
+    sweep = node_sweep(i.cluster, i.workload, i.tokens, counts, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
+                       sm_contention=i.sm, efficiency=i.eff)
+    return node_sweep_figure(sweep, gpus_per_node=i.cluster.gpus_per_node, current_nodes=i.cluster.nodes,
                              labels={"auto": "NCCL-like choice", "ring": "ring (forced)"})
 
 
+def nodes_figure(inputs: StepInputs):
+    """Exposed time and compute share against the node count (NCCL-like choice and forced ring), cached."""
+    return _nodes_figure(inputs.common, inputs)
+
+
 @st.cache_resource(max_entries=48, show_spinner=False)
-def claim_chart(fraction: float, share: float, saving: float):
+def claim_chart(key: tuple):
+    fraction, share, saving = key
     return claim_figure(claimed_fraction=CLAIM_OVERLAP_FRACTION, claimed_saving=CLAIM_TIME_SAVED,
                         step_fraction=fraction, step_share=share, step_saving=saving)
 
@@ -173,8 +221,8 @@ def show_claim(step: StepResult) -> None:
             f"{check.step_fraction:.0%} of it hides, which saves **{check.step_saving:.1%}**. Hiding "
             f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
         )
-    st.plotly_chart(claim_chart(round(check.step_fraction, 4), round(check.step_comm_share, 4),
-                                round(check.step_saving, 4)), width="stretch", key="overlap-claim")
+    key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
+    st.plotly_chart(claim_chart(key), width="stretch", key="overlap-claim")
 
 
 def show_why_not(step: StepResult, cluster: Cluster) -> None:
@@ -243,16 +291,21 @@ def _ddp_rows():
     return compare_ddp_benchmark()
 
 
+@st.cache_resource(show_spinner=False)
+def _ddp_table() -> str:
+    lines = ["| model | GPUs | measured | model | measured − 1 GPU with DDP | model: exposed |",
+             "|---|---|---|---|---|---|"]
+    for row in _ddp_rows():
+        if row.gpus in (8, 16):
+            lines.append(f"| {row.model} | {row.gpus} | {duration(row.measured_s)} | {duration(row.model_s)} | "
+                         f"{duration(row.measured_comm_overhead_s)} | {duration(row.model_exposed_s)} |")
+    return "\n".join(lines)
+
+
 def show_ddp_check() -> None:
     """The model beside PyTorch's published DDP benchmark (ResNet and ResNeXt on DGX-1 V100 machines)."""
     from interconnect.models.ddp_benchmark import DDP_BENCHMARK_SOURCE
 
-    rows = [row for row in _ddp_rows() if row.gpus in (8, 16)]
-    lines = ["| model | GPUs | measured | model | measured − 1 GPU with DDP | model: exposed |",
-             "|---|---|---|---|---|---|"]
-    for row in rows:
-        lines.append(f"| {row.model} | {row.gpus} | {duration(row.measured_s)} | {duration(row.model_s)} | "
-                     f"{duration(row.measured_comm_overhead_s)} | {duration(row.model_exposed_s)} |")
     st.markdown(
         "PyTorch's own DDP benchmark times torchvision models at batch 32 per GPU on DGX-1 machines (8 × V100, "
         "4 × 100 Gbit/s InfiniBand each), on one GPU without DDP and on 2-16 GPUs with it. Run with the measured "
@@ -262,7 +315,7 @@ def show_ddp_check() -> None:
         "DDP's own per-parameter and per-bucket work, which the model leaves out. The same runs were 0-4 % slower "
         "with 1 MB buckets, where the model sees no difference."
     )
-    st.markdown("\n".join(lines))
+    st.markdown(_ddp_table())
     st.caption(f"Source: [{DDP_BENCHMARK_SOURCE}](https://github.com/pytorch/pytorch/blob/"
                "bf69c149b872e3c19ad493406a6d67ce3e97d716/benchmarks/distributed/ddp/README.md). "
                "All rows: `benchmarks/overlap_accuracy.py`.")
