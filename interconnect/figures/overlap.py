@@ -150,7 +150,7 @@ def timeline_figure(step: StepResult, *, max_segments: int = 600) -> go.Figure:
     figure.update_xaxes(title=f"time into the step ({unit})", range=[0, span * scale * 1.01], gridcolor=_GRID,
                         zeroline=False)
     figure.update_yaxes(categoryorder="array", categoryarray=["communication", "compute"], tickfont={"size": 16})
-    apply_theme(figure, height=300)
+    apply_theme(figure, height=300, template=False)
     figure.update_layout(margin={"t": 70, "b": 50, "l": 10, "r": 30})
     return _finished(figure)
 
@@ -200,7 +200,7 @@ def token_sweep_figure(sweep: Sweep, *, current_tokens: float, hide_threshold_to
     figure.add_vline(x=current_tokens, line={"color": "#111827", "dash": "dot", "width": 1})
     figure.update_layout(title={"text": "More tokens per GPU give the all-reduce more backward pass to hide behind",
                                 "y": 0.98})
-    apply_theme(figure, height=560)
+    apply_theme(figure, height=560, template=False)
     figure.update_layout(legend=_LEGEND_BELOW, margin={"t": 90, "b": 110})
     return _finished(figure)
 
@@ -238,7 +238,7 @@ def node_sweep_figure(sweep: Sweep, *, gpus_per_node: int, current_nodes: int,
         _vline(figure, warning_nodes, "512 GPUs (Playbook)", "#b91c1c", "dash", "right")
     figure.add_vline(x=current_nodes, line={"color": "#111827", "dash": "dot", "width": 1})
     figure.update_layout(title={"text": "More GPUs: each bucket's all-reduce pays more latency", "y": 0.98})
-    apply_theme(figure, height=560)
+    apply_theme(figure, height=560, template=False)
     figure.update_layout(legend=_LEGEND_BELOW, margin={"t": 90, "b": 110})
     return _finished(figure)
 
@@ -269,6 +269,6 @@ def claim_figure(*, claimed_fraction: float, claimed_saving: float, step_fractio
                         gridcolor=_GRID)
     figure.update_yaxes(title="time saved by overlap", tickformat=".0%", range=[0, 1], gridcolor=_GRID)
     figure.update_layout(title={"text": "Saved = f × communication share", "y": 0.97})
-    apply_theme(figure, height=460)
+    apply_theme(figure, height=460, template=False)
     figure.update_layout(legend={**_LEGEND_BELOW, "y": -0.26}, margin={"t": 60, "b": 140})
     return _finished(figure)
