@@ -69,9 +69,6 @@ LAYER_TITLES = {
     "historical": "Historical links",
 }
 SOURCE_KINDS = ("primary", "secondary", "third-party", "measurement")
-#: Data files in ``data/`` that are not catalog tables: they have their own loaders and cite sources.toml ids.
-#: ``models.toml`` holds model presets (``interconnect/models/presets.py``).
-OTHER_DATA_FILES = frozenset({"models.toml"})
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 
 
@@ -443,7 +440,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         directory = Path(str(resources.files("interconnect").joinpath("data")))
     else:
         directory = Path(data_dir)
-    paths = sorted(path for path in directory.glob("*.toml") if path.name not in OTHER_DATA_FILES)
+    paths = sorted(directory.glob("*.toml"))
     if not paths:
         raise CatalogError(f"no catalog files in {directory}")
     tables = _read_tables(paths)

@@ -452,8 +452,7 @@ def test_no_value_is_written_in_gilberts():
 def test_every_toml_file_parses_and_has_only_known_tables():
     for path in sorted(DATA_DIR.glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        known = {"model"} if path.name == "models.toml" else {"source", "gpu", "link", "node"}
-        assert set(data) <= known, path.name
+        assert set(data) <= {"source", "gpu", "link", "node"}, path.name
 
 
 # --- sourced figures --------------------------------------------------------------------------
@@ -662,11 +661,8 @@ def test_nvlink_reach_is_honest():
 
 def test_every_source_is_cited_by_some_entry():
     # A source nobody cites cannot be reached from the app; prose-only sources go in an entry's `sources`.
-    from interconnect.models.presets import load_model_presets
-
     catalog = load_catalog()
     cited = {source.id for entry in catalog.entries() for source in catalog.sources_of(entry)}
-    cited |= {source for preset in load_model_presets().values() for source in preset.source_ids}
     assert set(catalog.sources) - cited == set()
 
 
