@@ -418,6 +418,10 @@ class Catalog:
         return [self.sources[source_id] for source_id in dict.fromkeys(ids)]
 
 
+#: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
+NON_CATALOG_FILES = frozenset({"models.toml"})
+
+
 def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:
     tables: dict[str, list[tuple[str, dict]]] = {"source": [], "gpu": [], "link": [], "node": []}
     for path in paths:
@@ -440,7 +444,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         directory = Path(str(resources.files("interconnect").joinpath("data")))
     else:
         directory = Path(data_dir)
-    paths = sorted(directory.glob("*.toml"))
+    paths = sorted(p for p in directory.glob("*.toml") if p.name not in NON_CATALOG_FILES)
     if not paths:
         raise CatalogError(f"no catalog files in {directory}")
     tables = _read_tables(paths)

@@ -450,7 +450,11 @@ def test_no_value_is_written_in_gilberts():
 
 
 def test_every_toml_file_parses_and_has_only_known_tables():
+    from interconnect.catalog import NON_CATALOG_FILES
+
     for path in sorted(DATA_DIR.glob("*.toml")):
+        if path.name in NON_CATALOG_FILES:  # model presets, read by interconnect.models.presets
+            continue
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         assert set(data) <= {"source", "gpu", "link", "node"}, path.name
 
