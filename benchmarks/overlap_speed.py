@@ -26,7 +26,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from interconnect.figures.overlap import timeline_figure  # noqa: E402
 from interconnect.models.cluster import resolve_cluster  # noqa: E402
 from interconnect.models.overlap import Workload, node_sweep, step_schedule, token_sweep  # noqa: E402
-from interconnect.models.presets import model_presets  # noqa: E402
+from interconnect.models.presets import load_model_presets  # noqa: E402
 
 RUNS = 30
 QUERY = {"model": "llama3-405b", "bucket": "25 MB", "nodes": "4", "tokens": "4096"}
@@ -78,7 +78,7 @@ def timed(label: str, function, repeats: int = 7) -> str:
 
 def core() -> list[str]:
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    workload = Workload.from_preset(model_presets()["llama3-405b"])
+    workload = Workload.from_preset(load_model_presets()["llama3-405b"])
     lines = []
     line, step = timed("405B step schedule (event list)", lambda: step_schedule(cluster, workload, 4096,
                                                                                    bucket_bytes=25e6))

@@ -36,7 +36,6 @@ PAGES = [
     PageBench("cliff", "pages/1_Bandwidth_cliff.py", ("radio", "cliff.dir", ("per", "both"))),
     PageBench("all-reduce", "pages/2_All_reduce.py", ("selectbox", "allreduce.algo", ("auto", "ring")),
               target_ms=150.0),
-    PageBench("overlap", "pages/3_Overlap.py", ("radio", "overlap.mode", ("overlap", "none", "ideal"))),
     PageBench("catalog", "pages/9_Catalog.py", ("radio", "catalog.kind", ("gpu", "scale-out")), target_ms=None),
 ]
 

@@ -39,7 +39,8 @@ st.markdown(
 def overlap_view() -> None:
     cluster_controls(state, catalog)
     step_controls(state)
-    values = state.sync_url()
+    state.sync_url()
+    values = state.values()
     cluster, cluster_warnings = resolve_page_cluster(values)
     for warning in cluster_warnings:
         st.warning(escape_markdown(warning))

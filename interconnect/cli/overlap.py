@@ -27,7 +27,7 @@ from interconnect.models.overlap import (
     cluster_roofline_tokens,
     step_schedule,
 )
-from interconnect.models.presets import model_presets
+from interconnect.models.presets import load_model_presets
 from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
 
 MAX_PARAMS = 1e14
@@ -59,7 +59,7 @@ def register(commands: Any) -> None:
     model = parser.add_mutually_exclusive_group()
     model.add_argument("--params", type=_number("--params", MIN_PARAMS, MAX_PARAMS),
                        help="parameter count, e.g. 8e9 (gradients stream out evenly)")
-    model.add_argument("--model", choices=sorted(model_presets()),
+    model.add_argument("--model", choices=sorted(load_model_presets()),
                        help="a model preset with its published shape (default llama3-8b)")
     parser.add_argument("--layers", type=_number("--layers", 1, 10_000, whole=True), default=32.0,
                         help="transformer blocks, with --params (default 32)")
@@ -95,7 +95,7 @@ def _ms(seconds: float) -> dict[str, Any]:
 def _workload(args: argparse.Namespace) -> Workload:
     if args.params is not None:
         return Workload.from_params(args.params, int(args.layers))
-    return Workload.from_preset(model_presets()[args.model or "llama3-8b"])
+    return Workload.from_preset(load_model_presets()[args.model or "llama3-8b"])
 
 
 def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline: float,

@@ -154,19 +154,20 @@ class Workload:
 
     @classmethod
     def from_preset(cls, preset: ModelPreset) -> Workload:
-        """A preset's exact parameter count, with its output layer and embedding placed in time.
+        """A preset's published shape, with its output layer and embedding placed in time.
 
-        >>> from interconnect.models.presets import model_presets
-        >>> w = Workload.from_preset(model_presets()["llama3-8b"])
+        The gradient covers every parameter (all experts of a mixture of experts); compute covers the
+        parameters one token uses, less the input embedding (a lookup). The output layer is untied
+        from the embedding in every preset (Llama 3, Mixtral, DeepSeek-V3 config.json).
+
+        >>> from interconnect.models.presets import load_model_presets
+        >>> w = Workload.from_preset(load_model_presets()["llama3-8b"])
         >>> f"{w.params:.4g}", f"{w.matmul_params:.4g}", f"{w.head_params:.4g}", f"{w.embedding_params:.4g}"
         ('8.03e+09', '7.505e+09', '5.253e+08', '5.253e+08')
         """
-        total = float(preset.architecture_params())
-        embedding = float(preset.embedding_params)
-        head = float(preset.vocab * preset.hidden)  # the output matmul, tied or not
-        matmul = total if preset.tied_embeddings else total - embedding
-        return cls(preset.name, total, matmul, head, embedding, preset.layers, preset.hidden,
-                   preset.tied_embeddings, preset.seq_len, preset.id)
+        embedding = float(preset.vocab * preset.hidden)
+        return cls(preset.name, float(preset.params), float(preset.active_params) - embedding, embedding, embedding,
+                   preset.layers, preset.hidden, False, preset.seq_len, preset.id)
 
     @classmethod
     def from_params(cls, params: float, layers: int, *, seq_len: int = 8192) -> Workload:
@@ -303,8 +304,8 @@ def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode:
     A tied output layer computes first but its gradient, shared with the embedding, is ready last.
     ``ideal`` (or a model without that information) streams gradients evenly over the backward pass.
 
-    >>> from interconnect.models.presets import model_presets
-    >>> p = gradient_production(Workload.from_preset(model_presets()["llama3-8b"]), 2, "overlap")
+    >>> from interconnect.models.presets import load_model_presets
+    >>> p = gradient_production(Workload.from_preset(load_model_presets()["llama3-8b"]), 2, "overlap")
     >>> [round(f, 3) for f in p.fraction_knots]
     [0.0, 0.07, 1.0, 1.0]
     """

@@ -34,7 +34,7 @@ from interconnect.models.overlap import (
     step_schedule,
     token_sweep,
 )
-from interconnect.models.presets import model_presets
+from interconnect.models.presets import load_model_presets
 from interconnect.ui.page import PageState, escape_markdown
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
@@ -44,7 +44,7 @@ __all__ = ["StepInputs", "nodes_figure", "show_claim", "show_ddp_check", "show_m
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
-MODEL_NAMES = {**{key: preset.name for key, preset in model_presets().items()},
+MODEL_NAMES = {**{key: preset.name for key, preset in load_model_presets().items()},
                "custom": "Custom: parameters and layers"}
 
 
@@ -55,7 +55,7 @@ def duration(seconds: float) -> str:
 def workload_for(model: str, params: float, layers: int) -> Workload:
     if model == "custom":
         return Workload.from_params(params, layers)
-    return Workload.from_preset(model_presets()[model])
+    return Workload.from_preset(load_model_presets()[model])
 
 
 @dataclass(frozen=True, eq=False)

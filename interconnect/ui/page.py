@@ -101,11 +101,8 @@ class PageState:
         for warning in self.warnings:
             st.warning(warning.message())
 
-    def sync_url(self) -> dict[str, Any]:
-        """Write the view to the address bar; a typed value that could not be used is reported first.
-
-        Returns the page's values (as :meth:`values`), so a page need not read them twice.
-        """
+    def sync_url(self) -> None:
+        """Write the view to the address bar; a typed value that could not be used is reported first."""
         for spec in self.specs:
             if isinstance(spec, QuantityParam):
                 raw = str(st.session_state.get(self.key(spec.key), ""))
@@ -118,7 +115,6 @@ class PageState:
         query = to_query(self.specs, values)
         if st.query_params.to_dict() != query:
             st.query_params.from_dict(query)
-        return values
 
 
 def gpu_picker(state: PageState, name: str = "gpu", label: str = "GPU", catalog: Catalog | None = None,

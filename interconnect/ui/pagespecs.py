@@ -134,12 +134,12 @@ def overlap_specs() -> list:
     """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
     from interconnect.models.collectives import ALLREDUCE_ALGORITHMS
     from interconnect.models.overlap import GRADIENT_BYTES, MODES
-    from interconnect.models.presets import model_presets
+    from interconnect.models.presets import load_model_presets
     from interconnect.ui.urlstate import QuantityParam
 
     return [
         *cluster_specs(),
-        ChoiceParam("model", "llama3-8b", "Model", choices=(*model_presets(), "custom")),
+        ChoiceParam("model", "llama3-8b", "Model", choices=(*load_model_presets(), "custom")),
         CountParam("params", 8e9, "Parameters (custom model)", minimum=1e6, maximum=1e14),
         IntParam("layers", 32, "Layers (custom model)", minimum=1, maximum=10_000),
         IntParam("tokens", 4096, "Tokens per GPU per step", minimum=1, maximum=100_000_000),

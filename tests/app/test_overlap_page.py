@@ -4,7 +4,7 @@ import pytest
 
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, step_schedule
-from interconnect.models.presets import model_presets
+from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
 
 from .conftest import chart_specs, run_page
@@ -25,7 +25,7 @@ def test_defaults_render_the_timeline_sweeps_and_claim_and_write_the_url():
     assert at.query_params["model"] == "llama3-8b" and at.query_params["bucket"] == "25 MiB"
     assert at.query_params["tokens"] == "4096" and at.query_params["nodes"] == "4"
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    step = step_schedule(cluster, Workload.from_preset(model_presets()["llama3-8b"]), 4096)
+    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096)
     assert metric(at, "Step time") == duration(step.step_s)
     assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
     assert metric(at, "Compute share") == f"{step.compute_utilization:.0%}"
@@ -60,7 +60,7 @@ def test_each_mode(mode):
         assert metric(at, "Saved by overlap") == "0 s"
 
 
-@pytest.mark.parametrize("model", sorted(model_presets()))
+@pytest.mark.parametrize("model", sorted(load_model_presets()))
 def test_each_preset_including_405b(model):
     at = run_page(PAGE, {"model": model})
     assert not at.exception and not at.warning

@@ -20,7 +20,7 @@ from browser_helpers import (
 
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, step_schedule
-from interconnect.models.presets import model_presets
+from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ def test_cold_deep_link_to_overlap_page_then_a_control_change(cold_server, page,
     assert page.locator(CHART_SVG).first.is_visible()
     # the page shows the step of exactly this link
     cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=2)
-    step = step_schedule(cluster, Workload.from_preset(model_presets()["llama3-70b"]), 8192,
+    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-70b"]), 8192,
                          bucket_bytes=100 * 2**20, sm_contention=0.1, mode="ideal")
     assert page.locator(METRIC_VALUE).first.inner_text().strip() == duration(step.step_s)
     assert "Ideal overlap" in page.locator(f"{CHART} .gtitle").first.text_content()

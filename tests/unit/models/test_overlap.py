@@ -27,10 +27,10 @@ from interconnect.models.overlap import (
     time_saved_fraction,
     token_sweep,
 )
-from interconnect.models.presets import model_presets
+from interconnect.models.presets import load_model_presets
 
 CLUSTER, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-PRESETS = model_presets()
+PRESETS = load_model_presets()
 LLAMA_8B = Workload.from_preset(PRESETS["llama3-8b"])
 CUSTOM_8B = Workload.from_params(8e9, 32)
 
@@ -93,7 +93,7 @@ def test_bucketed_overlap_with_ample_tokens_exposes_the_embedding_gradient():
     # The input embedding's gradient (128,256 x 4,096 bf16 = 1.05 GB) is complete only at the end of the
     # backward pass, so its buckets cannot hide however many tokens there are.
     step = step_schedule(CLUSTER, LLAMA_8B, 2_000_000, mode="overlap")
-    embedding_bytes = PRESETS["llama3-8b"].embedding_params * 2
+    embedding_bytes = PRESETS["llama3-8b"].vocab * PRESETS["llama3-8b"].hidden * 2
     tail_buckets = math.ceil(embedding_bytes / step.buckets.size_bytes)
     assert step.exposed_comm_s == pytest.approx((tail_buckets - 1) * step.bucket_time_s + step.last_bucket_time_s,
                                                 rel=0.05)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, step_schedule
-from interconnect.models.presets import model_presets
+from interconnect.models.presets import load_model_presets
 from interconnect.ui.pagespecs import CountParam, cluster_inputs, overlap_specs
 from interconnect.ui.urlstate import parse_state, to_query
 from interconnect.units import parse_quantity
@@ -45,7 +45,7 @@ def test_any_query_gives_values_the_core_accepts(query):
     if values["model"] == "custom":
         workload = Workload.from_params(values["params"], values["layers"])
     else:
-        workload = Workload.from_preset(model_presets()[values["model"]])
+        workload = Workload.from_preset(load_model_presets()[values["model"]])
     start = time.perf_counter()
     step = step_schedule(cluster, workload, values["tokens"], bucket_bytes=bucket, gradient_dtype=values["dtype"],
                          sm_contention=values["sm"], mode=values["mode"], efficiency=values["eff"],
