@@ -52,9 +52,10 @@ def duration(seconds: float) -> str:
     return format_seconds(float(seconds)) if seconds > 0 else "0 s"
 
 
-def workload_for(model: str, params: float, layers: int) -> Workload:
+def workload_for(model: str, params_billions: float, layers: int) -> Workload:
+    """A preset's workload, or a custom one from billions of parameters and a depth (the page's units)."""
     if model == "custom":
-        return Workload.from_params(params, layers)
+        return Workload.from_params(params_billions * 1e9, layers)
     return Workload.from_preset(load_model_presets()[model])
 
 
@@ -147,7 +148,8 @@ def step_controls(state: PageState) -> None:
         custom = state["model"] == "custom"
         m1, m2, m3, m4 = st.columns([3, 2, 2, 2])
         m1.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
-        m2.number_input("Parameters", min_value=1e6, max_value=1e14, step=1e9, format="%.3e", key=state.key("params"),
+        m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
+                        key=state.key("params"),
                         disabled=not custom, help="Used with the custom model; presets have their published shape.")
         m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
         m4.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,

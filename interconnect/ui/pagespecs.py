@@ -115,21 +115,6 @@ def cluster_inputs(values: dict) -> dict:
 # --- Overlap page
 
 
-class CountParam(FloatParam):
-    """A large count such as a parameter count, written ``8e9`` in links (no ``+``, which a URL may turn
-    into a space; a space where the ``+`` was is read back)."""
-
-    def parse(self, raw: str):
-        return super().parse(raw.strip().replace(" ", "+"))
-
-    def to_text(self, value) -> str:
-        text = f"{float(value):.4g}"
-        if "e" not in text:
-            return text
-        mantissa, exponent = text.split("e")
-        return f"{mantissa}e{int(exponent)}"
-
-
 def overlap_specs() -> list:
     """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
     from interconnect.models.collectives import ALLREDUCE_ALGORITHMS
@@ -140,8 +125,8 @@ def overlap_specs() -> list:
     return [
         *cluster_specs(),
         ChoiceParam("model", "llama3-8b", "Model", choices=(*load_model_presets(), "custom")),
-        CountParam("params", 8e9, "Parameters (custom model)", minimum=1e6, maximum=1e14),
-        IntParam("layers", 32, "Layers (custom model)", minimum=1, maximum=10_000),
+        FloatParam("params", 8.0, "Parameters (billions, custom)", minimum=0.001, maximum=100_000.0),
+        IntParam("layers", 32, "Layers (custom)", minimum=1, maximum=10_000),
         IntParam("tokens", 4096, "Tokens per GPU per step", minimum=1, maximum=100_000_000),
         QuantityParam("bucket", "25 MiB", "Bucket size", dimension="size", minimum="1 KiB", maximum="1 TiB"),
         ChoiceParam("dtype", "bf16", "Gradient type", choices=tuple(GRADIENT_BYTES)),

@@ -33,14 +33,14 @@ def test_defaults_render_the_timeline_sweeps_and_claim_and_write_the_url():
 
 def test_every_parameter_from_the_link():
     query = {"gpu": "b200", "gpn": "8", "nodes": "2", "nic": "ib-ndr", "nic_bw": "200 Gbit/s", "nics": "8",
-             "fabric": "infiniband", "domain": "0", "sharp": "0", "model": "custom", "params": "1.3e9",
+             "fabric": "infiniband", "domain": "0", "sharp": "0", "model": "custom", "params": "1.3",
              "layers": "24", "tokens": "16384", "bucket": "100 MiB", "dtype": "fp32", "sm": "0.15", "eff": "0.5",
              "mode": "ideal", "algo": "ring"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query
     assert at.selectbox(key="overlap.model").value == "custom"
-    assert at.number_input(key="overlap.params").value == pytest.approx(1.3e9)
+    assert at.number_input(key="overlap.params").value == pytest.approx(1.3)
     assert at.text_input(key="overlap.bucket").value == "100 MiB"
     assert at.radio(key="overlap.mode").value == "ideal"
     assert at.slider(key="overlap.sm").value == pytest.approx(0.15)
@@ -75,6 +75,7 @@ def test_each_preset_including_405b(model):
         ({"bucket": "9^9^8 B"}, "bucket"),
         ({"bucket": "10^400 B"}, "bucket"),
         ({"params": "1e30", "model": "custom"}, "params"),
+        ({"params": "0", "model": "custom"}, "params"),
         ({"params": "nan", "model": "custom"}, "params"),
         ({"sm": "-1"}, "sm"),
         ({"eff": "0"}, "eff"),
