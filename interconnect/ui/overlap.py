@@ -228,45 +228,38 @@ def show_claim(step: StepResult) -> None:
 
 
 def show_why_not(step: StepResult, cluster: Cluster) -> None:
+    """The Playbook's overlap condition for each kind of parallelism, evaluated here, as one table."""
     ratios = playbook_ratios(step.workload, step.tokens_per_gpu, cluster)
+    modelled = step.comm_s / step.backward_s if step.backward_s > 0 else math.inf
 
     def verdict(ratio: float) -> str:
-        return f"ratio **{ratio:.2g}**: " + ("can hide" if ratio <= 1 else "cannot hide, exposed")
+        return f"**{ratio:.2g}**: " + ("can hide" if ratio <= 1 else "cannot hide")
 
+    rows = [
+        ("Data parallel (this page)", "((DP−1)/DP) · C ÷ (tokens · W)",
+         f"{verdict(ratios['dp'])} (with this cluster's modelled buckets: **{modelled:.2g}**)",
+         "The whole gradient against the backward pass. The Playbook prints (N / 2·tokens) · ((DP−1)/DP) · (C / W), "
+         "which keeps a stray factor of N (one bucket against the whole backward pass)."),
+        ("ZeRO-3 / FSDP", "(1 / (2 · seq · mbs)) · ((DP−1)/DP) · (C / W)", verdict(ratios["zero3"]),
+         "Each layer's parameters are gathered first; prefetching layer n+1 while layer n computes hides it, "
+         "as long as DP stays below about 512 (Playbook)."),
+        ("Tensor parallel", "((TP−1) / (2h)) · (C / W of NVLink)", verdict(ratios["tp"]),
+         "Each layer's output is all-reduced before the next layer can start: exposed by construction in the "
+         "forward pass (Megatron-style overlap with the first MLP matmul hides part of it)."),
+        ("Pipeline parallel", "C ÷ (32 · h · layers per stage · W)", verdict(ratios["pp"]),
+         "Only activations cross between stages, once per micro-batch, while the next micro-batch computes; "
+         "the price is the pipeline bubble, not the wire."),
+    ]
+    table = ["| parallelism | t_comm ÷ t_compute (Playbook A3) | here | why |", "|---|---|---|---|"]
+    table += [f"| {kind} | {formula} | {value} | {why} |" for kind, formula, value, why in rows]
     st.markdown(
         "Each kind of parallelism has its own communication, and not all of it can run under compute. The "
-        "Ultra-Scale Playbook's overlap conditions (appendix A3, $t_{comm} / t_{compute} \\le 1$), "
-        f"evaluated for this model, {int(step.tokens_per_gpu):,} tokens per GPU and this cluster:"
+        f"Ultra-Scale Playbook's overlap conditions (a ratio of at most 1 can hide), for this model, "
+        f"{int(step.tokens_per_gpu):,} tokens per GPU and this cluster:\n\n" + "\n".join(table)
     )
-    a, b = st.columns(2)
-    modelled = step.comm_s / step.backward_s if step.backward_s > 0 else math.inf
-    with a.container(border=True):
-        st.markdown(f"**Data parallel (this page)** — on paper, {verdict(ratios['dp'])}; with this cluster's "
-                    f"modelled buckets, all-reduce ÷ backward = **{modelled:.2g}**  \n"
-                    "((DP−1)/DP) · C ÷ (tokens · W). The whole gradient against the backward pass; the Playbook "
-                    "prints (N / 2·tokens) · ((DP−1)/DP) · (C / W), which keeps a stray factor of N (one bucket "
-                    "against the whole backward pass), so the consistent form is used here.")
-    with b.container(border=True):
-        st.markdown(f"**ZeRO-3 / FSDP** — {verdict(ratios['zero3'])}  \n"
-                    "(1 / (2 · seq · mbs)) · ((DP−1)/DP) · (C / W), per layer. Parameters are gathered before "
-                    "each layer; prefetching layer n+1 while layer n computes hides it, which the Playbook says "
-                    "works as long as DP stays below about 512.")
-    c, d = st.columns(2)
-    with c.container(border=True):
-        st.markdown(f"**Tensor parallel** — {verdict(ratios['tp'])}  \n"
-                    "((TP−1) / (2h)) · (C / W of NVLink), TP = GPUs per NVLink domain. Each layer's output "
-                    "is all-reduced before the next layer can start, so in the forward pass this communication is "
-                    "exposed by construction (Megatron-style overlap with the first MLP matmul hides part of it).")
-    with d.container(border=True):
-        st.markdown(f"**Pipeline parallel** — {verdict(ratios['pp'])}  \n"
-                    "C ÷ (32 · h · layers per stage · W). Only activations cross between stages, once per "
-                    "micro-batch, and the next micro-batch's work can run meanwhile; the price is the pipeline "
-                    "bubble, not the wire.")
     st.caption(f"C: dense BF16 peak of the GPU; W: spec bandwidth per direction (node egress for DP and ZeRO-3, "
                f"NVLink for TP, one NIC for PP), so these are on-paper ratios: real collectives reach less, and "
                f"each call pays a latency. Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")
-
-
 
 
 def show_rooflines(catalog: Catalog) -> None:
