@@ -42,6 +42,7 @@ st.subheader("Explore")
 DESCRIPTIONS = {
     "cliff": "The bandwidth cliff: inside the server against outside it, in honest units",
     "allreduce": "All-reduce: what the cliff costs, by algorithm, message size and cluster",
+    "overlap": "Overlap: hide the all-reduce behind the backward pass, and see what stays exposed",
     "catalog": "Catalog and sources: every figure with its direction and source",
 }
 for name, text in DESCRIPTIONS.items():

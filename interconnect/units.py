@@ -38,6 +38,7 @@ __all__ = [
     "format_quantity",
     "format_bandwidth",
     "format_duration",
+    "format_seconds",
     "format_size",
     "parse_quantity",
     "ureg",
@@ -388,7 +389,15 @@ def format_size(quantity: pint.Quantity) -> str:
 
 def format_duration(quantity: pint.Quantity) -> str:
     """Format a time in the most readable unit: ``3.2 µs``, ``48 ms``, ``2.5 s``."""
-    seconds = float(quantity.to("s").magnitude)
+    return format_seconds(float(quantity.to("s").magnitude))
+
+
+def format_seconds(seconds: float) -> str:
+    """:func:`format_duration` for a plain number of seconds (no pint conversion: for hot loops).
+
+    >>> format_seconds(0.0123), format_seconds(34.4), format_seconds(2.5e-7)
+    ('12.3 ms', '34.4 s', '250 ns')
+    """
     magnitude = abs(seconds)
     if magnitude >= 2 * 86400:
         return f"{_three_significant(seconds / 86400)} days"

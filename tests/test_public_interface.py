@@ -42,6 +42,10 @@ CLI_CALLS: list[list[str]] = [
     ["plan", "--help"],
     ["plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "2", "--tp", "8",
      "--pp", "1", "--dp", "2", "--zero", "1", "--json"],
+    ["overlap", "--help"],
+    ["overlap", "--params", "8e9", "--tokens-per-gpu", "4096", "--gpu", "h100-sxm", "--gpus-per-node", "8",
+     "--nodes", "4", "--bucket", "25 MB"],
+    ["overlap", "--tokens-per-gpu", "0"],
 ]
 
 PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [
@@ -52,6 +56,7 @@ PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [
     ("pages/2_All_reduce.py", {"gpu": "a100-sxm", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s",
                                "nics": "16", "fabric": "roce"}),
     ("pages/9_Catalog.py", {"kind": "scale-up", "entry": "nvlink4"}),
+    ("pages/3_Overlap.py", {"model": "llama3-70b", "tokens": "8192", "bucket": "100 MiB", "mode": "ideal"}),
 ]
 
 

@@ -33,16 +33,23 @@ LAYER_COLOURS: dict[str, str] = {
 FONT_FAMILY = "Inter, Helvetica, Arial, sans-serif"
 
 
-def apply_theme(figure: go.Figure, *, height: int = 480) -> go.Figure:
-    """The project's look: white background, 16 px type, generous margins, legend on top."""
+def apply_theme(figure: go.Figure, *, height: int = 480, template: bool = True) -> go.Figure:
+    """The project's look: white background, 16 px type, generous margins, legend on top.
+
+    ``template=False`` leaves out Plotly's ``plotly_white`` template: ``st.plotly_chart``'s default
+    Streamlit theme replaces it in the browser anyway (the same chart renders identically with and
+    without it), and setting it costs a validated copy of the template per figure (about a quarter
+    of building a small figure) and 8-10 kB of JSON per chart.
+    """
     figure.update_layout(
-        template="plotly_white",
         height=height,
         font={"family": FONT_FAMILY, "size": 16, "color": "#111827"},
         margin={"l": 10, "r": 30, "t": 60, "b": 50},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
         hoverlabel={"font_size": 15},
     )
+    if template:
+        figure.update_layout(template="plotly_white")
     return figure
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 from interconnect.catalog import get_catalog
-from interconnect.ui.urlstate import ChoiceParam, IntParam
+from interconnect.ui.urlstate import ChoiceParam, FloatParam, IntParam
 
 #: Link keys every page accepts (presentation mode and the guided tour).
 GLOBAL_KEYS = frozenset({"present", "tour", "step"})
@@ -300,3 +300,28 @@ def crossdc_inputs(values: dict):
         overlap=values["overlap"],
         target_utilization=values["target"] / 100,
     )
+
+
+# --- Overlap page
+
+
+def overlap_specs() -> list:
+    """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
+    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS
+    from interconnect.models.overlap import GRADIENT_BYTES, MODES
+    from interconnect.models.presets import load_model_presets
+    from interconnect.ui.urlstate import QuantityParam
+
+    return [
+        *cluster_specs(),
+        ChoiceParam("model", "llama3-8b", "Model", choices=(*load_model_presets(), "custom")),
+        FloatParam("params", 8.0, "Parameters (billions, custom)", minimum=0.001, maximum=100_000.0),
+        IntParam("layers", 32, "Layers (custom)", minimum=1, maximum=10_000),
+        IntParam("tokens", 4096, "Tokens per GPU per step", minimum=1, maximum=100_000_000),
+        QuantityParam("bucket", "25 MiB", "Bucket size", dimension="size", minimum="1 KiB", maximum="1 TiB"),
+        ChoiceParam("dtype", "bf16", "Gradient type", choices=tuple(GRADIENT_BYTES)),
+        FloatParam("sm", 0.0, "SM contention", minimum=0.0, maximum=0.9),
+        FloatParam("eff", 1.0, "Share of peak FLOP/s", minimum=0.05, maximum=1.0),
+        ChoiceParam("mode", "overlap", "Overlap", choices=MODES),
+        ChoiceParam("algo", "auto", "Bucket all-reduce algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
+    ]

@@ -10,13 +10,14 @@ what was received, and the value used instead.
 
 from __future__ import annotations
 
+import functools
 import math
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from interconnect.units import QuantityInputError, parse_quantity
+from interconnect.units import ParsedQuantity, QuantityInputError, parse_quantity
 
 __all__ = [
     "BoolParam",
@@ -199,19 +200,25 @@ class QuantityParam(_Param):
         if self.optional and raw.strip() == "":
             return "", None
         try:
-            parsed = parse_quantity(raw, self.dimension, allow_zero=self.allow_zero)
+            parsed = _parse_text(raw, self.dimension, self.allow_zero)
         except QuantityInputError as exc:
             return self.default, str(exc)
         quantity = parsed.quantity
-        bound = {"allow_zero": self.allow_zero}
-        if self.minimum is not None and quantity < parse_quantity(self.minimum, self.dimension, **bound).quantity:
+        if self.minimum is not None and quantity < _parse_text(self.minimum, self.dimension, self.allow_zero).quantity:
             return self.minimum, f"below the minimum {self.minimum}"
-        if self.maximum is not None and quantity > parse_quantity(self.maximum, self.dimension, **bound).quantity:
+        if self.maximum is not None and quantity > _parse_text(self.maximum, self.dimension, self.allow_zero).quantity:
             return self.maximum, f"above the maximum {self.maximum}"
         return " ".join(raw.split()), None
 
 
 Param = ChoiceParam | IntParam | FloatParam | BoolParam | QuantityParam
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(raw: str, dimension: str, allow_zero: bool = False) -> ParsedQuantity:
+    """:func:`parse_quantity` remembered per text: a page reads each typed value several times per run
+    (widgets, URL, range checks) and pint costs about a millisecond a time. Errors are not cached."""
+    return parse_quantity(raw, dimension, allow_zero=allow_zero)
 
 
 def _first(raw: object) -> str | None:

@@ -1,0 +1,178 @@
+"""CLI sub-command ``overlap``: one data-parallel training step, bucket by bucket, on a cluster.
+
+``python -m interconnect overlap --params 8e9 --tokens-per-gpu 4096 --gpu h100-sxm --gpus-per-node 8
+--nodes 4 --bucket "25 MiB" --mode overlap`` prints the step time, the exposed communication, the
+compute share and the tokens per GPU from which the all-reduce hides, next to the Scaling Book's
+roofline; ``--json`` adds the event list (every bucket's all-reduce), with times as
+``{"value", "unit"}``. ``--model llama3-70b`` uses a preset's exact shape instead of ``--params``.
+User errors (0 tokens, "5 parsecs" as a bucket size, an unknown GPU) exit with status 2 and one
+line on stderr; a bucket larger than the whole gradient is a warning (one bucket, no overlap).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from interconnect.cli.collectives import _add_cluster_flags, _cluster, _warn
+from interconnect.cli.output import CliError, print_json
+from interconnect.models.overlap import (
+    GRADIENT_BYTES,
+    MODE_LABELS,
+    MODES,
+    StepResult,
+    Workload,
+    check_claim,
+    cluster_roofline_tokens,
+    step_schedule,
+)
+from interconnect.models.presets import load_model_presets
+from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
+
+MAX_PARAMS = 1e14
+MIN_PARAMS = 1e6
+MAX_TOKENS = 100_000_000
+DEFAULT_BUCKET = "25 MiB"
+
+
+def _number(name: str, low: float, high: float, *, whole: bool = False):
+    def parse(text: str) -> float:
+        try:
+            value = float(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got '{text[:40]}'") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got '{text[:40]}'")
+        if whole and value != int(value):
+            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text[:40]}'")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {value:g}")
+        return value
+
+    return parse
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("overlap", help="one data-parallel training step: compute, bucketed all-reduce, "
+                                                 "what stays exposed")
+    model = parser.add_mutually_exclusive_group()
+    model.add_argument("--params", type=_number("--params", MIN_PARAMS, MAX_PARAMS),
+                       help="parameter count, e.g. 8e9 (gradients stream out evenly)")
+    model.add_argument("--model", choices=sorted(load_model_presets()),
+                       help="a model preset with its published shape (default llama3-8b)")
+    parser.add_argument("--layers", type=_number("--layers", 1, 10_000, whole=True), default=32.0,
+                        help="transformer blocks, with --params (default 32)")
+    parser.add_argument("--tokens-per-gpu", type=_number("--tokens-per-gpu", 1, MAX_TOKENS, whole=True),
+                        default=4096.0, help="tokens one GPU processes per step (default 4096)")
+    parser.add_argument("--bucket", default=DEFAULT_BUCKET,
+                        help=f"gradient bucket size (default {DEFAULT_BUCKET}, PyTorch DDP's bucket_cap_mb=25)")
+    parser.add_argument("--mode", choices=MODES, default="overlap",
+                        help="overlap (bucketed, as DDP), none, or ideal (default overlap)")
+    parser.add_argument("--gradient-dtype", choices=sorted(GRADIENT_BYTES), default="bf16",
+                        help="bytes per gradient element sent (default bf16)")
+    parser.add_argument("--sm-contention", type=_number("--sm-contention", 0.0, 0.9), default=0.0,
+                        help="share of compute speed lost while communication kernels run (default 0)")
+    parser.add_argument("--efficiency", type=_number("--efficiency", 0.01, 1.0), default=1.0,
+                        help="share of the GPU's dense BF16 peak the matmuls reach (default 1)")
+    _add_cluster_flags(parser)
+    parser.set_defaults(handler=run_overlap)
+
+
+def _bucket_bytes(text: str) -> float:
+    try:
+        quantity = parse_quantity(text, "size").quantity
+    except QuantityInputError as exc:
+        raise CliError(f"--bucket: {exc}") from exc
+    return float(quantity.to("B").magnitude)
+
+
+def _ms(seconds: float) -> dict[str, Any]:
+    """A time as ``{"value", "unit"}`` in ms (built without pint: an event list can be 30,000 long)."""
+    return {"value": round(seconds * 1e3, 6), "unit": "ms"}
+
+
+def _workload(args: argparse.Namespace) -> Workload:
+    if args.params is not None:
+        return Workload.from_params(args.params, int(args.layers))
+    return Workload.from_preset(load_model_presets()[args.model or "llama3-8b"])
+
+
+def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline: float,
+             warnings: list[str]) -> dict[str, Any]:
+    claim = check_claim(step)
+    buckets = step.buckets
+    return {
+        "model": {"label": step.workload.label, "preset": step.workload.preset_id, "params": step.workload.params},
+        "cluster": cluster.as_dict(),
+        "description": cluster.describe(),
+        "mode": step.mode,
+        "tokens_per_gpu": int(step.tokens_per_gpu),
+        "gradient_dtype": args.gradient_dtype,
+        "sm_contention": args.sm_contention,
+        "efficiency": args.efficiency,
+        "step_time": _ms(step.step_s),
+        "exposed_comm": _ms(step.exposed_comm_s),
+        "compute_utilization": round(step.compute_utilization, 6),
+        "hide_threshold_tokens": round(step.hide_threshold_tokens, 1) if math.isfinite(step.hide_threshold_tokens)
+        else None,
+        "scaling_book_roofline_tokens": round(roofline, 1),
+        "compute": {"forward": _ms(step.forward_s), "backward": _ms(step.backward_s),
+                    "optimizer": _ms(step.optimizer_s), "sm_contention": _ms(step.contention_s)},
+        "communication": {"total": _ms(step.comm_s), "overlap_fraction": round(step.overlap_fraction, 6),
+                          "algorithm": step.algorithm,
+                          "bucket_count": buckets.count,
+                          "bucket_size": {"value": buckets.size_bytes, "unit": "B"},
+                          "last_bucket_size": {"value": buckets.last_bytes, "unit": "B"},
+                          "bucket_time": _ms(step.bucket_time_s), "last_bucket_time": _ms(step.last_bucket_time_s)},
+        "saved_vs_no_overlap": _ms(step.saved_s),
+        "claim_check": {"claimed_overlap_fraction": claim.claimed_fraction, "claimed_saving": claim.claimed_saving,
+                        "needed_comm_share": round(claim.needed_comm_share, 6),
+                        "this_step_comm_share": round(claim.step_comm_share, 6),
+                        "this_step_saving": round(claim.step_saving, 6)},
+        "warnings": warnings,
+        "events": [{"start": _ms(row["start_s"]), "end": _ms(row["end_s"]), "lane": row["lane"],
+                    "label": row["label"]} for row in step.events.rows()],
+    }
+
+
+def run_overlap(args: argparse.Namespace) -> int:
+    bucket = _bucket_bytes(args.bucket)
+    cluster, warnings = _cluster(args)
+    workload = _workload(args)
+    try:
+        step = step_schedule(cluster, workload, args.tokens_per_gpu, bucket_bytes=bucket,
+                             gradient_dtype=args.gradient_dtype, sm_contention=args.sm_contention, mode=args.mode,
+                             efficiency=args.efficiency, algorithm=args.algorithm)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    warnings = [*warnings, *step.notes]
+    roofline = cluster_roofline_tokens(cluster, args.gradient_dtype)
+    if args.json:
+        print_json(_payload(step, cluster, args, roofline, warnings))
+        return 0
+    _warn(warnings)
+
+    def t(seconds: float) -> str:
+        return format_duration(Q_(seconds, "s")) if seconds > 0 else "0 s"
+
+    buckets = step.buckets
+    name = workload.label if workload.preset_id == "custom" else f"{workload.label} ({workload.params:.4g} parameters)"
+    print(f"{name}, {int(step.tokens_per_gpu):,} tokens per GPU, {args.gradient_dtype} gradients")
+    print(cluster.describe())
+    print(f"mode: {MODE_LABELS[step.mode]}")
+    print(f"  step time            {t(step.step_s)}")
+    print(f"    compute            {t(step.compute_s)} (forward {t(step.forward_s)}, backward {t(step.backward_s)}, "
+          f"optimizer {t(step.optimizer_s)})")
+    if step.contention_s > 0:
+        print(f"    SM contention      {t(step.contention_s)}")
+    print(f"    exposed comm       {t(step.exposed_comm_s)}")
+    plural = "bucket" if buckets.count == 1 else "buckets"
+    print(f"  all-reduce           {buckets.count:,} {plural} of {format_size(Q_(buckets.size_bytes, 'B'))} x "
+          f"{t(step.bucket_time_s)} ({step.algorithm}) = {t(step.comm_s)}; {step.overlap_fraction:.0%} hidden")
+    print(f"  compute utilization  {step.compute_utilization:.1%}")
+    print(f"  saved by overlap     {t(step.saved_s)} of {t(step.no_overlap_step_s)} without overlap")
+    hides = (f"{step.hide_threshold_tokens:,.0f} tokens per GPU" if math.isfinite(step.hide_threshold_tokens)
+             else "never (one bucket)")
+    print(f"  hides from           {hides} (Scaling Book C/W for this cluster: {roofline:,.0f})")
+    return 0

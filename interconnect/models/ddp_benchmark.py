@@ -1,0 +1,133 @@
+"""PyTorch's published DDP benchmark, and the overlap model run on the same systems.
+
+The measurement (``data/published/pytorch-ddp-benchmark.csv``) comes from pytorch/pytorch
+``benchmarks/distributed/ddp/README.md``: torchvision models at batch 32 per GPU on DGX-1 machines
+(8 x V100 on NVLink, 4 x 100 Gbit/s InfiniBand each), PyTorch 1.4 with NCCL, as the iteration time
+on 1 GPU without DDP, then 1 to 16 GPUs with DDP's default 25 MB buckets, and the throughput change
+with 1 MB buckets. It is a real DDP overlap measurement: the GPUs never wait for a full gradient
+all-reduce, so any gap over the single-GPU time is what stays exposed, plus DDP's own bookkeeping.
+
+:func:`compare_ddp_benchmark` runs :func:`interconnect.models.overlap.schedule_from_times` with the
+measured single-GPU iteration as compute (one third forward, two thirds backward, the SGD step at
+HBM speed), fp32 gradients cut into buckets, and bucket times from the all-reduce model of the
+``dgx-1-v100`` cluster.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from importlib import resources
+
+from interconnect.models.cluster import resolve_cluster
+from interconnect.models.overlap import (
+    Workload,
+    bucket_times_s,
+    gpu_rates,
+    gradient_production,
+    make_buckets,
+    schedule_from_times,
+)
+
+__all__ = ["DDP_BENCHMARK_SOURCE", "DdpRow", "compare_ddp_benchmark", "load_ddp_benchmark"]
+
+DDP_BENCHMARK_SOURCE = ("PyTorch, benchmarks/distributed/ddp/README.md (pytorch/pytorch, commit bf69c149): DDP on "
+                        "DGX-1 V100 machines, PyTorch 1.4, NCCL")
+_GRADIENT_BYTES = 4  # PyTorch 1.4 trains these models in fp32
+#: SGD with momentum reads weight, gradient and momentum and writes weight and momentum: 5 x 4 bytes.
+_SGD_BYTES_PER_PARAM = 20
+_MIB = 2**20
+
+
+@dataclass(frozen=True)
+class DdpRow:
+    """One measured configuration next to the model. Times in seconds."""
+
+    model: str
+    params: int
+    gpus: int
+    machines: int
+    measured_s: float
+    single_gpu_s: float
+    single_gpu_ddp_s: float
+    model_s: float
+    model_exposed_s: float
+    model_algorithm: str
+    measured_bucket1_diff: float | None
+    model_bucket1_diff: float
+
+    # The bucket diffs are the change in throughput with 1 MB buckets instead of 25 MB (negative: slower).
+
+    @property
+    def measured_overhead_s(self) -> float:
+        """Measured time over the same model on one GPU without DDP."""
+        return self.measured_s - self.single_gpu_s
+
+    @property
+    def measured_comm_overhead_s(self) -> float:
+        """Measured time over one GPU *with* DDP: what the extra GPUs cost, DDP's bookkeeping removed."""
+        return self.measured_s - self.single_gpu_ddp_s
+
+    @property
+    def ratio(self) -> float:
+        return self.model_s / self.measured_s
+
+
+def load_ddp_benchmark() -> list[dict[str, object]]:
+    """The published rows as dicts (numbers converted; empty cells are None)."""
+    text = resources.files("interconnect").joinpath("data/published/pytorch-ddp-benchmark.csv").read_text("utf-8")
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    rows = []
+    for raw in csv.DictReader(io.StringIO("\n".join(lines))):
+        rows.append({
+            "model": raw["model"], "params": int(raw["params"]), "gpus": int(raw["gpus"]),
+            "machines": int(raw["machines"]), "p50_s": float(raw["p50_s"]),
+            "bucket1_p75_s": float(raw["bucket1_p75_s"]) if raw["bucket1_p75_s"] else None,
+            "bucket1_diff_pct": float(raw["bucket1_diff_pct"]) if raw["bucket1_diff_pct"] else None,
+        })
+    return rows
+
+
+def _model_step(params: int, gpus: int, machines: int, compute_s: float, bucket_bytes: float):
+    per_node = gpus if machines <= 1 else gpus // machines
+    cluster, _ = resolve_cluster("v100", node="dgx-1-v100", gpus_per_node=per_node, nodes=max(machines, 1))
+    _, hbm = gpu_rates("v100")
+    optimizer = _SGD_BYTES_PER_PARAM * params / hbm
+    forward = (compute_s - optimizer) / 3
+    workload = Workload.from_params(params, 50)
+    buckets = make_buckets(params * _GRADIENT_BYTES, bucket_bytes)
+    t_full, t_last, algorithm = bucket_times_s(cluster, buckets)
+    production = gradient_production(workload, _GRADIENT_BYTES, "overlap")
+    step = schedule_from_times(workload, 1, forward, 2 * forward, optimizer, buckets, t_full, t_last,
+                               production=production, mode="overlap", algorithm=algorithm)
+    return step
+
+
+def compare_ddp_benchmark() -> list[DdpRow]:
+    """Every DDP row of the published benchmark with the model's iteration time beside it.
+
+    >>> rows = compare_ddp_benchmark()
+    >>> row = next(r for r in rows if r.model == "resnet50" and r.gpus == 16)
+    >>> f"measured {row.measured_s * 1e3:.0f} ms, model {row.model_s * 1e3:.1f} ms"
+    'measured 104 ms, model 97.8 ms'
+    """
+    data = load_ddp_benchmark()
+    single = {row["model"]: row["p50_s"] for row in data if row["machines"] == 0}
+    single_ddp = {row["model"]: row["p50_s"] for row in data if row["machines"] == 1 and row["gpus"] == 1}
+    out = []
+    for row in data:
+        if row["machines"] == 0:
+            continue
+        name, params, gpus, machines = row["model"], row["params"], row["gpus"], row["machines"]
+        compute = single[name]
+        step = _model_step(params, gpus, machines, compute, 25 * _MIB)
+        small = _model_step(params, gpus, machines, compute, 1 * _MIB)
+        out.append(DdpRow(
+            model=name, params=params, gpus=gpus, machines=machines, measured_s=row["p50_s"],
+            single_gpu_s=compute, single_gpu_ddp_s=single_ddp[name], model_s=step.step_s,
+            model_exposed_s=step.exposed_comm_s, model_algorithm=step.algorithm,
+            measured_bucket1_diff=row["bucket1_diff_pct"] / 100 if row["bucket1_diff_pct"] is not None else None,
+            model_bucket1_diff=step.step_s / small.step_s - 1,
+        ))
+    return out

@@ -1,0 +1,908 @@
+"""Hiding gradient communication behind the backward pass: the data-parallel step, bucket by bucket.
+
+In data-parallel training every GPU computes the gradient of the whole model on its own tokens, then
+an all-reduce averages the gradients before the optimizer step. PyTorch DDP does not wait for the
+end of the backward pass: it packs gradients into buckets (``bucket_cap_mb=25``, i.e. 25 MiB) and
+starts each bucket's all-reduce as soon as its gradients exist, on a second CUDA stream, while the
+backward pass goes on (pytorch/pytorch ``torch/nn/parallel/distributed.py``; Li et al., "PyTorch
+Distributed", VLDB 2020, https://arxiv.org/abs/2006.15704). Whatever communication is still running
+when the backward pass ends is *exposed*: the step waits for it.
+
+This module computes that step as an event list on two lanes (compute, communication) for three
+modes, with every bucket's all-reduce time taken from the cluster model
+(:func:`interconnect.models.collectives.allreduce`) at the bucket's size:
+
+* ``none``: forward, backward, then every bucket's all-reduce back to back, then the optimizer.
+* ``overlap``: bucketed overlap as DDP runs it. Gradients appear in backward order: the output
+  layer's first, the transformer blocks' in proportion to their compute, the input embedding's at
+  the very end (its backward costs almost nothing). Buckets queue on one communication stream.
+  While communication kernels run, compute slows by the SM-contention factor ``c``.
+* ``ideal``: the textbook bound. Gradients stream out evenly over the backward pass and there is no
+  contention, so with enough tokens only the last bucket is exposed.
+
+Conventions: times in seconds (``_s``), sizes in bytes, rates in FLOP/s and bytes/s; a dense
+transformer computes ``2 N`` FLOPs per token forward and ``4 N`` backward over its ``N`` matmul
+parameters (the input embedding is a lookup, not a matmul). Quantities with units appear only at
+the boundary (the CLI and the page parse "25 MiB" with :func:`interconnect.units.parse_quantity`).
+
+Simplifications, said once: PyTorch never splits a tensor across buckets and caps its first bucket
+at 1 MiB; here buckets are cut from the gradient as one stream. Attention's sequence-dependent
+FLOPs are left out (they lengthen compute, so hiding gets easier with long sequences). Gradient
+accumulation is not modelled: ``tokens_per_gpu`` are the tokens of the backward pass that ends
+with the all-reduce.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from interconnect.catalog import Catalog, get_catalog
+from interconnect.models.cluster import Cluster
+from interconnect.models.collectives import allreduce
+from interconnect.models.presets import ModelPreset
+
+__all__ = [
+    "CLAIM_OVERLAP_FRACTION",
+    "CLAIM_TIME_SAVED",
+    "DEFAULT_BUCKET_BYTES",
+    "GRADIENT_BYTES",
+    "MAX_BUCKETS",
+    "MODES",
+    "MODE_LABELS",
+    "OPTIMIZER_BYTES_PER_PARAM",
+    "PLAYBOOK_URL",
+    "SCALING_BOOK_URL",
+    "ClaimCheck",
+    "EventList",
+    "Buckets",
+    "Production",
+    "Roofline",
+    "StepResult",
+    "Sweep",
+    "Workload",
+    "check_claim",
+    "cluster_roofline_tokens",
+    "comm_share_for_saving",
+    "gpu_rates",
+    "gradient_production",
+    "make_buckets",
+    "node_sweep",
+    "overlap_step_time",
+    "playbook_ratios",
+    "scaling_book_rooflines",
+    "schedule_from_times",
+    "step_schedule",
+    "time_saved_fraction",
+    "token_sweep",
+]
+
+MODES = ("overlap", "none", "ideal")
+MODE_LABELS = {"overlap": "Bucketed overlap (DDP)", "none": "No overlap", "ideal": "Ideal overlap"}
+#: Bytes per gradient element.
+GRADIENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+#: PyTorch DDP's default bucket: ``bucket_cap_mb=25`` read as ``int(25 * 1024 * 1024)`` bytes
+#: (pytorch/pytorch torch/nn/parallel/distributed.py, "default case (bucket cap is 25 MiB)").
+DEFAULT_BUCKET_BYTES = 25 * 2**20
+#: More buckets than this are merged (the bucket grows, with a note): the event list stays small
+#: enough to draw and to send.
+MAX_BUCKETS = 250_000
+#: Bytes the optimizer step reads and writes per parameter, besides the gradient: mixed-precision
+#: Adam keeps fp32 weights, momentum and variance (12 bytes, ZeRO paper section 3.1,
+#: https://arxiv.org/abs/1910.02054), reads and rewrites them, and writes the 2-byte bf16 weights:
+#: 12 + 12 + 2 = 26 bytes, plus the gradient it reads. Our estimate, memory-bound at HBM speed.
+OPTIMIZER_BYTES_PER_PARAM = 26
+#: Fixed-point passes for SM contention (each pass re-stretches the backward pass by c x overlap).
+_CONTENTION_PASSES = 8
+
+SCALING_BOOK_URL = "https://jax-ml.github.io/scaling-book/gpus/"
+SCALING_BOOK_TITLE = ("Austin et al., How to Scale Your Model, part 12 'How to Think About GPUs', "
+                      "section 'Rooflines for LLM Scaling on GPUs: Data Parallelism' and Quiz 5 question 1")
+PLAYBOOK_URL = "https://huggingface.co/spaces/nanotron/ultrascale-playbook"
+PLAYBOOK_TITLE = "Hugging Face, The Ultra-Scale Playbook (2025), appendix A3 and the data-parallelism section"
+
+#: The episode's claim: overlapping about 85 % of communication cut iteration time by about 30 %.
+#: No source for it has been found; it is checked here against T = T_comp + (1 - f) T_comm.
+CLAIM_OVERLAP_FRACTION = 0.85
+CLAIM_TIME_SAVED = 0.30
+
+_COMPUTE, _COMM = 0, 1
+_FORWARD, _BACKWARD, _OPTIMIZER, _BUCKET = 0, 1, 2, 3
+
+
+# ------------------------------------------------------------------------------------------------
+# What one GPU computes
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The model as the step schedule sees it: parameter counts (plain numbers of elements).
+
+    Attributes
+    ----------
+    params : float
+        Every parameter: the gradient has this many elements.
+    matmul_params : float
+        Parameters that multiply activations (2 FLOPs per token each, forward): all but an untied
+        input embedding table, which is a lookup.
+    head_params : float
+        The output layer. Its backward runs first; unless it is tied to the input embedding, its
+        gradient is the first one ready (0 if unknown).
+    embedding_params : float
+        The input embedding table, whose gradient is complete only at the end of the backward pass
+        (0 if unknown). With tied embeddings this is the one shared matrix.
+    tied : bool
+        Output layer and input embedding share one matrix (its gradient is ready at the end).
+    layers, hidden : int
+        Transformer blocks and width (estimated as ``sqrt(N / (12 L))`` when only N and L are known).
+    """
+
+    label: str
+    params: float
+    matmul_params: float
+    head_params: float
+    embedding_params: float
+    layers: int
+    hidden: int
+    tied: bool = False
+    seq_len: int = 8192
+    preset_id: str = "custom"
+
+    @classmethod
+    def from_preset(cls, preset: ModelPreset) -> Workload:
+        """A preset's published shape, with its output layer and embedding placed in time.
+
+        The gradient covers every parameter (all experts of a mixture of experts); compute covers the
+        parameters one token uses, less the input embedding (a lookup). The output layer is untied
+        from the embedding in every preset (Llama 3, Mixtral, DeepSeek-V3 config.json).
+
+        >>> from interconnect.models.presets import load_model_presets
+        >>> w = Workload.from_preset(load_model_presets()["llama3-8b"])
+        >>> f"{w.params:.4g}", f"{w.matmul_params:.4g}", f"{w.head_params:.4g}", f"{w.embedding_params:.4g}"
+        ('8.03e+09', '7.505e+09', '5.253e+08', '5.253e+08')
+        """
+        embedding = float(preset.vocab * preset.hidden)
+        return cls(preset.name, float(preset.params), float(preset.active_params) - embedding, embedding, embedding,
+                   preset.layers, preset.hidden, False, preset.seq_len, preset.id)
+
+    @classmethod
+    def from_params(cls, params: float, layers: int, *, seq_len: int = 8192) -> Workload:
+        """Only a parameter count and a depth: gradients stream out evenly; width from N ~ 12 L h^2.
+
+        >>> w = Workload.from_params(8e9, 32)
+        >>> w.hidden, w.embedding_params
+        (4564, 0.0)
+        """
+        layers = max(int(layers), 1)
+        hidden = max(int(round(math.sqrt(params / (12 * layers)))), 1)
+        return cls(f"{params:.3g} parameters, {layers} layers", float(params), float(params), 0.0, 0.0, layers,
+                   hidden, False, seq_len)
+
+
+def gpu_rates(gpu_id: str, catalog: Catalog | None = None) -> tuple[float, float]:
+    """(dense BF16 FLOP/s, HBM bytes/s) of a catalog GPU, both spec figures.
+
+    >>> flops, hbm = gpu_rates("h100-sxm")
+    >>> f"{flops:.4g} FLOP/s", f"{hbm:.3g} B/s"
+    ('9.894e+14 FLOP/s', '3.35e+12 B/s')
+    """
+    gpu = (catalog or get_catalog()).gpu(gpu_id)
+    return (float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude),
+            float(gpu.memory_bandwidth.quantity.to("B/s").magnitude))
+
+
+def compute_times_s(workload: Workload, tokens_per_gpu: object, flops_per_s: float, hbm_bytes_per_s: float,
+                    gradient_bytes: int, efficiency: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Forward, backward and optimizer time (s) for one GPU's tokens.
+
+    .. math::
+        T_{fwd} = \\frac{2 N_{mm} D}{\\eta C}, \\quad T_{bwd} = \\frac{4 N_{mm} D}{\\eta C}, \\quad
+        T_{opt} = \\frac{(26 + g) N}{W_{HBM}}
+
+    with D tokens per GPU, C the dense BF16 peak, eta the share of it reached, g bytes per gradient
+    element (see :data:`OPTIMIZER_BYTES_PER_PARAM`).
+
+    >>> w = Workload.from_params(8e9, 32)
+    >>> fwd, bwd, opt = compute_times_s(w, 4096, 989.4e12, 3.35e12, 2)
+    >>> f"{fwd[0] * 1e3:.1f} ms", f"{bwd[0] * 1e3:.1f} ms", f"{opt[0] * 1e3:.1f} ms"
+    ('66.2 ms', '132.5 ms', '66.9 ms')
+    """
+    tokens = np.atleast_1d(np.asarray(tokens_per_gpu, dtype=float))
+    rate = flops_per_s * efficiency
+    forward = 2 * workload.matmul_params * tokens / rate
+    optimizer = np.full_like(tokens, (OPTIMIZER_BYTES_PER_PARAM + gradient_bytes) * workload.params / hbm_bytes_per_s)
+    return forward, 2 * forward, optimizer
+
+
+# ------------------------------------------------------------------------------------------------
+# Buckets and when their gradients are ready
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """How the gradient is cut: ``count`` buckets of ``size_bytes``, the last one ``last_bytes``."""
+
+    gradient_bytes: float
+    size_bytes: float
+    count: int
+    last_bytes: float
+    notes: tuple[str, ...] = ()
+
+    @property
+    def end_bytes(self) -> np.ndarray:
+        """Cumulative bytes at the end of each bucket (the last is the whole gradient)."""
+        ends = (np.arange(self.count, dtype=float) + 1) * self.size_bytes
+        ends[-1] = self.gradient_bytes
+        return ends
+
+    @property
+    def sizes_bytes(self) -> np.ndarray:
+        sizes = np.full(self.count, self.size_bytes)
+        sizes[-1] = self.last_bytes
+        return sizes
+
+
+def make_buckets(gradient_bytes: float, bucket_bytes: float) -> Buckets:
+    """Cut ``gradient_bytes`` into buckets of at most ``bucket_bytes``, saying what was changed.
+
+    >>> b = make_buckets(16e9, 25 * 2**20)
+    >>> b.count, f"{b.last_bytes:.4g}"
+    (611, '9.216e+06')
+    >>> make_buckets(1e9, 5e9).notes[0]
+    'A bucket of 5 GB is larger than the 1 GB gradient: one bucket holds it all, so nothing can overlap.'
+    """
+    notes: list[str] = []
+    gradient = float(gradient_bytes)
+    size = float(bucket_bytes)
+    if not (math.isfinite(size) and size > 0):
+        raise ValueError("the bucket size must be a positive number of bytes")
+    if size >= gradient:
+        if size > gradient:
+            notes.append(f"A bucket of {_bytes_text(size)} is larger than the {_bytes_text(gradient)} gradient: "
+                         "one bucket holds it all, so nothing can overlap.")
+        size = gradient
+    count = math.ceil(gradient / size - 1e-9)
+    if count > MAX_BUCKETS:
+        wanted = size
+        size = gradient / MAX_BUCKETS
+        count = MAX_BUCKETS
+        notes.append(f"{_bytes_text(wanted)} buckets would make {math.ceil(gradient / wanted):,} of them; "
+                     f"using {_bytes_text(size)} ({MAX_BUCKETS:,} buckets).")
+    last = gradient - (count - 1) * size
+    return Buckets(gradient, size, count, max(last, 0.0), tuple(notes))
+
+
+def _bytes_text(size: float) -> str:
+    for factor, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if size >= factor:
+            return f"{size / factor:.3g} {unit}"
+    return f"{size:.3g} B"
+
+
+@dataclass(frozen=True)
+class Production:
+    """When gradient bytes become ready: the share of the backward pass elapsed when byte x of the
+    gradient is ready is ``interp(x, bytes_knots, fraction_knots)`` (piecewise linear, non-decreasing)."""
+
+    bytes_knots: tuple[float, ...]
+    fraction_knots: tuple[float, ...]
+
+    def fraction(self, at_bytes: np.ndarray) -> np.ndarray:
+        return np.interp(at_bytes, self.bytes_knots, self.fraction_knots)
+
+
+def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode: str) -> Production:
+    """Backward order of gradient bytes: output layer first, blocks, input embedding last.
+
+    The output layer's share of backward time is its share of matmul parameters; the blocks fill the
+    rest evenly; the embedding's gradient (a scatter-add, almost free) is complete only at the end.
+    A tied output layer computes first but its gradient, shared with the embedding, is ready last.
+    ``ideal`` (or a model without that information) streams gradients evenly over the backward pass.
+
+    >>> from interconnect.models.presets import load_model_presets
+    >>> p = gradient_production(Workload.from_preset(load_model_presets()["llama3-8b"]), 2, "overlap")
+    >>> [round(f, 3) for f in p.fraction_knots]
+    [0.0, 0.07, 1.0, 1.0]
+    """
+    g = float(gradient_bytes_per_param)
+    total = workload.params * g
+    if mode == "ideal" or (workload.head_params == 0 and workload.embedding_params == 0):
+        return Production((0.0, total), (0.0, 1.0))
+    head_share = min(workload.head_params / workload.matmul_params, 1.0) if workload.matmul_params > 0 else 0.0
+    head = 0.0 if workload.tied else workload.head_params * g
+    blocks_end = total - workload.embedding_params * g
+    xs, fs = [0.0], [0.0 if head > 0 else head_share]
+    for x, f in ((head, head_share), (blocks_end, 1.0), (total, 1.0)):
+        if x > xs[-1]:
+            xs.append(x)
+            fs.append(f)
+    return Production(tuple(xs), tuple(fs))
+
+
+# ------------------------------------------------------------------------------------------------
+# The step
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class EventList:
+    """The step as intervals on two lanes. Arrays share one index; times in seconds from step start.
+
+    ``lane``: 0 compute, 1 communication. ``kind``: 0 forward, 1 backward, 2 optimizer step,
+    3 all-reduce of a bucket (``bucket`` is its index, ``size_bytes`` its size; -1 and 0 otherwise).
+    """
+
+    start_s: np.ndarray
+    end_s: np.ndarray
+    lane: np.ndarray
+    kind: np.ndarray
+    bucket: np.ndarray
+    size_bytes: np.ndarray
+
+    LANES = ("compute", "communication")
+    KINDS = ("forward", "backward", "optimizer step", "all-reduce")
+
+    def __len__(self) -> int:
+        return int(self.start_s.size)
+
+    def label(self, index: int) -> str:
+        kind = int(self.kind[index])
+        if kind == _BUCKET:
+            return f"all-reduce of bucket {int(self.bucket[index]) + 1} ({_bytes_text(float(self.size_bytes[index]))})"
+        return self.KINDS[kind]
+
+    def rows(self) -> list[dict[str, object]]:
+        """One dict per event: ``start_s``, ``end_s``, ``lane``, ``label`` (and ``size_bytes`` for buckets)."""
+        rows = []
+        for i in range(len(self)):
+            row: dict[str, object] = {"start_s": float(self.start_s[i]), "end_s": float(self.end_s[i]),
+                                      "lane": self.LANES[int(self.lane[i])], "label": self.label(i)}
+            if int(self.kind[i]) == _BUCKET:
+                row["size_bytes"] = float(self.size_bytes[i])
+            rows.append(row)
+        return rows
+
+    def buckets(self) -> tuple[np.ndarray, np.ndarray]:
+        """(start_s, end_s) of the bucket all-reduces only."""
+        mask = self.kind == _BUCKET
+        return self.start_s[mask], self.end_s[mask]
+
+
+@dataclass(frozen=True, eq=False)
+class StepResult:
+    """One training step of one GPU in one mode. Times in seconds.
+
+    ``step_s = compute_s + contention_s + exposed_comm_s``; ``comm_s`` is every bucket's all-reduce
+    time added up; ``overlap_fraction`` is the share of ``comm_s`` hidden behind compute;
+    ``compute_utilization`` is ``compute_s / step_s`` (MFU-style when efficiency is 1);
+    ``saved_s`` is the time saved against the same step without overlap;
+    ``hide_threshold_tokens`` is the tokens per GPU from which the backward pass lasts as long as
+    every bucket's all-reduce but the last (infinite with one bucket: nothing can overlap).
+    """
+
+    mode: str
+    workload: Workload
+    tokens_per_gpu: float
+    forward_s: float
+    backward_s: float
+    optimizer_s: float
+    contention_s: float
+    comm_s: float
+    exposed_comm_s: float
+    step_s: float
+    no_overlap_step_s: float
+    buckets: Buckets
+    bucket_time_s: float
+    last_bucket_time_s: float
+    algorithm: str
+    hide_threshold_tokens: float
+    events: EventList
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def compute_s(self) -> float:
+        return self.forward_s + self.backward_s + self.optimizer_s
+
+    @property
+    def compute_utilization(self) -> float:
+        return self.compute_s / self.step_s if self.step_s > 0 else 1.0
+
+    @property
+    def overlap_fraction(self) -> float:
+        """f = 1 - exposed / total communication (1 when there is nothing to communicate)."""
+        return 1.0 - self.exposed_comm_s / self.comm_s if self.comm_s > 0 else 1.0
+
+    @property
+    def saved_s(self) -> float:
+        return self.no_overlap_step_s - self.step_s
+
+    @property
+    def comm_share(self) -> float:
+        """Communication's share of the serialized step, T_comm / (T_comp + T_comm)."""
+        total = self.compute_s + self.comm_s
+        return self.comm_s / total if total > 0 else 0.0
+
+
+def _candidates(production: Production, buckets: Buckets) -> np.ndarray:
+    """Bucket indices where max_j [ready_j - j t] can peak: the ends and both sides of every knot.
+
+    ready_j is piecewise linear in j (the knots of :class:`Production`) and j t is linear, so over
+    the full buckets the maximum sits at an end of a linear piece.
+    """
+    n = buckets.count
+    picks = {0, max(n - 2, 0), n - 1}
+    for knot in production.bytes_knots:
+        j = knot / buckets.size_bytes - 1
+        picks.update((int(math.floor(j)), int(math.ceil(j))))
+    return np.array(sorted(p for p in picks if 0 <= p <= n - 1), dtype=np.int64)
+
+
+def _comm_end_s(forward_s: np.ndarray, backward_s: np.ndarray, fractions: np.ndarray, index: np.ndarray, count: int,
+                t_full_s: np.ndarray, t_last_s: np.ndarray) -> np.ndarray:
+    """When the last bucket's all-reduce ends, for buckets queued on one stream (closed form).
+
+    With ready times r_j and durations t_j, end = max_j (r_j - S_j) + S_n where S_j is the sum of
+    the durations before j. Full buckets all take t and the last takes t_last, so S_j = j t for
+    j <= n - 1 and S_n = (n - 1) t + t_last. ``fractions`` are the backward shares at which the
+    candidate buckets ``index`` are ready. Broadcasts over sweep axes (leading dimensions).
+    """
+    ready = forward_s[..., None] + fractions * backward_s[..., None]
+    peak = np.max(ready - index * t_full_s[..., None], axis=-1)
+    return peak + (count - 1) * t_full_s + t_last_s
+
+
+def _contended(forward_s: np.ndarray, backward_s: np.ndarray, sm_contention: float, fractions: np.ndarray,
+               index: np.ndarray, count: int, t_full_s: np.ndarray, t_last_s: np.ndarray,
+               comm_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(stretched backward, end of communication): compute loses ``c`` seconds per second of overlap.
+
+    The overlapped communication is everything but what runs after the backward pass:
+    O = T_comm - (end - T_bwd_end), since after the last gradient is ready the stream never idles.
+    The backward pass is stretched to T_bwd + c O and the schedule recomputed until it settles
+    (the crossdc form T_comp (1 + c f T_comm / T_comp) + (1 - f) T_comm, bucket by bucket).
+    """
+    stretched = backward_s
+    end = _comm_end_s(forward_s, stretched, fractions, index, count, t_full_s, t_last_s)
+    if sm_contention <= 0:
+        return stretched, end
+    for _ in range(_CONTENTION_PASSES):
+        overlapped = np.clip(comm_s - (end - forward_s - stretched), 0.0, np.minimum(comm_s, stretched))
+        stretched = backward_s + sm_contention * overlapped
+        end = _comm_end_s(forward_s, stretched, fractions, index, count, t_full_s, t_last_s)
+    return stretched, end
+
+
+def bucket_times_s(cluster: Cluster, buckets: Buckets, algorithm: str = "auto") -> tuple[float, float, str]:
+    """All-reduce time (s) of a full bucket and of the last one on ``cluster``, and the algorithm used.
+
+    A forced algorithm the cluster cannot run (NVLS across nodes, SHARP without the switches) falls
+    back to the NCCL-like choice; the returned name says which ran (``auto -> tree``).
+    """
+    sizes = [buckets.size_bytes, buckets.last_bytes]
+    result = allreduce(cluster, sizes, algorithm)
+    if algorithm != "auto" and not np.all(np.isfinite(result.time_us)):
+        result = allreduce(cluster, sizes, "auto")
+    return float(result.time_us[0]) * 1e-6, float(result.time_us[1]) * 1e-6, str(result.algorithm[0])
+
+
+def step_schedule(
+    cluster: Cluster,
+    workload: Workload,
+    tokens_per_gpu: float,
+    *,
+    bucket_bytes: float = DEFAULT_BUCKET_BYTES,
+    gradient_dtype: str = "bf16",
+    sm_contention: float = 0.0,
+    mode: str = "overlap",
+    efficiency: float = 1.0,
+    algorithm: str = "auto",
+    catalog: Catalog | None = None,
+    bucket_time_fn: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> StepResult:
+    """One data-parallel training step of one GPU as an event list, and its summary.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Every GPU of the cluster is one data-parallel rank (pure DP); its GPU sets the compute rates.
+    workload : Workload
+        The model (:meth:`Workload.from_preset` or :meth:`Workload.from_params`).
+    tokens_per_gpu : float
+        Tokens one GPU processes in the backward pass that ends with the all-reduce (>= 1).
+    bucket_bytes : float
+        Bucket capacity in bytes (PyTorch default 25 MiB).
+    gradient_dtype : str
+        ``bf16``, ``fp16`` or ``fp32``: bytes per gradient element sent.
+    sm_contention : float
+        c in [0, 0.9]: the share of compute speed lost while communication kernels run (``overlap`` only).
+    mode : str
+        ``overlap``, ``none`` or ``ideal`` (see the module docstring).
+    efficiency : float
+        Share of the GPU's dense BF16 peak the matmuls reach (1 = the rooflines' assumption).
+    bucket_time_fn : callable, optional
+        Bucket size (bytes, array) -> all-reduce time (s, array); default: the cluster model.
+
+    Returns
+    -------
+    StepResult
+        With ``step_s = compute_s + contention_s + exposed_comm_s``.
+
+    Notes
+    -----
+    .. math::
+        T_{step} = \\max_j\\,(r_j - S_j) + S_n + T_{opt}, \\qquad
+        r_j = T_{fwd} + \\phi(e_j)\\,T_{bwd}
+
+    where bucket j holds gradient bytes up to e_j, phi is the backward share at which that byte is
+    ready (:func:`gradient_production`), and S_j sums the all-reduce times before bucket j.
+    Without overlap, T_step = T_fwd + T_bwd + sum_j t_j + T_opt.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096)
+    >>> f"{step.step_s * 1e3:.0f} ms", step.buckets.count, f"{step.exposed_comm_s * 1e3:.1f} ms exposed"
+    ('662 ms', 611, '396.6 ms exposed')
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if gradient_dtype not in GRADIENT_BYTES:
+        raise ValueError(f"unknown gradient dtype {gradient_dtype!r}; choose one of {', '.join(GRADIENT_BYTES)}")
+    tokens = float(tokens_per_gpu)
+    if not (math.isfinite(tokens) and tokens >= 1):
+        raise ValueError(f"tokens per GPU must be at least 1, got {tokens_per_gpu!r}")
+    if not (0 <= sm_contention < 1):
+        raise ValueError(f"SM contention must be in [0, 1), got {sm_contention!r}")
+    if not (0 < efficiency <= 1):
+        raise ValueError(f"efficiency must be in (0, 1], got {efficiency!r}")
+    grad = GRADIENT_BYTES[gradient_dtype]
+    flops, hbm = gpu_rates(cluster.gpu, catalog)
+    fwd, bwd, opt = (float(a[0]) for a in compute_times_s(workload, tokens, flops, hbm, grad, efficiency))
+    buckets = make_buckets(workload.params * grad, bucket_bytes)
+    notes: list[str] = []
+    if bucket_time_fn is None:
+        t_full, t_last, algo = bucket_times_s(cluster, buckets, algorithm)
+        if algorithm not in ("auto", algo):
+            notes.append(f"The {algorithm} all-reduce cannot run on this cluster; the buckets use the NCCL-like "
+                         f"choice ({algo}) instead.")
+    else:
+        times = np.asarray(bucket_time_fn(np.array([buckets.size_bytes, buckets.last_bytes])), dtype=float)
+        t_full, t_last, algo = float(times[0]), float(times[1]), "given"
+    step = schedule_from_times(workload, tokens, fwd, bwd, opt, buckets, t_full, t_last,
+                               production=gradient_production(workload, grad, mode), mode=mode,
+                               sm_contention=sm_contention, algorithm=algo)
+    return replace(step, notes=(*step.notes, *notes)) if notes else step
+
+
+def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: float, backward_s: float,
+                        optimizer_s: float, buckets: Buckets, bucket_time_s: float, last_bucket_time_s: float, *,
+                        production: Production, mode: str = "overlap", sm_contention: float = 0.0,
+                        algorithm: str = "given") -> StepResult:
+    """The step from given phase times and bucket all-reduce times (what :func:`step_schedule` computes).
+
+    For measured compute times (``benchmarks/overlap_accuracy.py`` uses a published 1-GPU iteration).
+
+    >>> buckets = make_buckets(100e6, 25e6)
+    >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+    ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+    >>> f"{step.step_s * 1e3:.1f} ms", f"{step.exposed_comm_s * 1e3:.1f} ms"
+    ('92.0 ms', '2.0 ms')
+    """
+    fwd, bwd, opt, t_full, t_last = forward_s, backward_s, optimizer_s, bucket_time_s, last_bucket_time_s
+    tokens = float(tokens_per_gpu)
+    comm = (buckets.count - 1) * t_full + t_last
+    contention = sm_contention if mode == "overlap" else 0.0
+    no_overlap_step = fwd + bwd + comm + opt
+
+    if mode == "none":
+        stretched = bwd
+        comm_end = fwd + bwd + comm
+        starts = fwd + bwd + np.arange(buckets.count) * t_full
+    else:
+        index = _candidates(production, buckets)
+        fractions = production.fraction(buckets.end_bytes[index])
+        stretched_a, _ = _contended(np.array([fwd]), np.array([bwd]), contention, fractions, index, buckets.count,
+                                    np.array([t_full]), np.array([t_last]), np.array([comm]))
+        stretched = float(stretched_a[0])
+        ready = fwd + production.fraction(buckets.end_bytes) * stretched
+        before = np.arange(buckets.count) * t_full  # S_j: every bucket before j is full
+        starts = np.maximum.accumulate(ready - before) + before
+        comm_end = float(starts[-1] + t_last)
+    durations = np.full(buckets.count, t_full)
+    durations[-1] = t_last
+    exposed = max(comm_end - (fwd + stretched), 0.0)
+    step = fwd + stretched + exposed + opt
+    events = _events(fwd, stretched, opt, comm_end, starts, durations, buckets)
+    per_token_bwd = bwd / tokens
+    # Enough backward pass to cover every bucket but the last, which by construction ends the step.
+    threshold = (comm - t_last) / per_token_bwd if per_token_bwd > 0 and buckets.count > 1 else math.inf
+    return StepResult(
+        mode=mode, workload=workload, tokens_per_gpu=tokens, forward_s=fwd, backward_s=bwd, optimizer_s=opt,
+        contention_s=stretched - bwd, comm_s=comm, exposed_comm_s=exposed, step_s=step,
+        no_overlap_step_s=no_overlap_step, buckets=buckets, bucket_time_s=t_full, last_bucket_time_s=t_last,
+        algorithm=algorithm, hide_threshold_tokens=threshold, events=events, notes=buckets.notes,
+    )
+
+
+def _events(fwd: float, bwd: float, opt: float, comm_end: float, starts: np.ndarray, durations: np.ndarray,
+            buckets: Buckets) -> EventList:
+    n = buckets.count
+    compute_start = np.array([0.0, fwd, max(comm_end, fwd + bwd)])
+    compute_end = np.array([fwd, fwd + bwd, max(comm_end, fwd + bwd) + opt])
+    return EventList(
+        start_s=np.concatenate([compute_start, starts]),
+        end_s=np.concatenate([compute_end, starts + durations]),
+        lane=np.concatenate([np.zeros(3, np.int8), np.ones(n, np.int8)]),
+        kind=np.concatenate([np.array([_FORWARD, _BACKWARD, _OPTIMIZER], np.int8), np.full(n, _BUCKET, np.int8)]),
+        bucket=np.concatenate([np.full(3, -1, np.int64), np.arange(n, dtype=np.int64)]),
+        size_bytes=np.concatenate([np.zeros(3), buckets.sizes_bytes]),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Sweeps (vectorized; the same closed form as the schedule)
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """Exposed communication and utilisation along one axis (``x``), one row per series.
+
+    ``exposed_s`` and ``utilization`` have shape (series, x); ``series`` names each row.
+    """
+
+    x: np.ndarray
+    series: tuple[str, ...]
+    exposed_s: np.ndarray
+    utilization: np.ndarray
+    step_s: np.ndarray
+    comm_s: np.ndarray
+
+
+def _sweep_rows(fwd: np.ndarray, bwd: np.ndarray, opt: np.ndarray, buckets: Buckets, production: Production,
+                t_full: np.ndarray, t_last: np.ndarray, contention: float, mode: str) -> dict[str, np.ndarray]:
+    comm = (buckets.count - 1) * t_full + t_last
+    if mode == "none":
+        stretched = bwd
+        end = fwd + bwd + comm
+    else:
+        index = _candidates(production, buckets)
+        fractions = production.fraction(buckets.end_bytes[index])
+        stretched, end = _contended(fwd, bwd, contention, fractions, index, buckets.count, t_full, t_last, comm)
+    exposed = np.maximum(end - (fwd + stretched), 0.0)
+    step = fwd + stretched + exposed + opt
+    compute = fwd + bwd + opt
+    return {"exposed": exposed, "utilization": compute / step, "step": step, "comm": comm}
+
+
+def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *, bucket_bytes: float,
+                gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
+                modes: Sequence[str] = ("none", "overlap", "ideal"), algorithm: str = "auto",
+                catalog: Catalog | None = None) -> Sweep:
+    """Exposed communication and utilisation against tokens per GPU, for each mode (bucket times fixed).
+
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> sweep = token_sweep(cluster, Workload.from_params(8e9, 32), [512, 4096, 32768], bucket_bytes=25 * 2**20)
+    >>> bool(np.all(np.diff(sweep.exposed_s[1]) <= 0))
+    True
+    """
+    grad = GRADIENT_BYTES[gradient_dtype]
+    flops, hbm = gpu_rates(cluster.gpu, catalog)
+    fwd, bwd, opt = compute_times_s(workload, tokens, flops, hbm, grad, efficiency)
+    buckets = make_buckets(workload.params * grad, bucket_bytes)
+    t_full, t_last, _ = bucket_times_s(cluster, buckets, algorithm)
+    rows = [_sweep_rows(fwd, bwd, opt, buckets, gradient_production(workload, grad, mode), np.full_like(fwd, t_full),
+                        np.full_like(fwd, t_last), sm_contention if mode == "overlap" else 0.0, mode) for mode in modes]
+    return Sweep(np.asarray(tokens, dtype=float), tuple(modes), np.array([r["exposed"] for r in rows]),
+                 np.array([r["utilization"] for r in rows]), np.array([r["step"] for r in rows]),
+                 np.array([r["comm"] for r in rows]))
+
+
+def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node_counts: Sequence[int], *,
+               bucket_bytes: float, gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
+               algorithms: Sequence[str] = ("auto", "ring"), catalog: Catalog | None = None) -> Sweep:
+    """Bucketed overlap against the number of nodes, one series per all-reduce algorithm.
+
+    Each node count re-times the buckets on the bigger cluster; ``ring`` shows the 2(n - 1) latency
+    steps of a ring growing with the GPU count (the Playbook's warning about 512+ GPUs), ``auto``
+    what an NCCL-like chooser does instead.
+    """
+    grad = GRADIENT_BYTES[gradient_dtype]
+    flops, hbm = gpu_rates(cluster.gpu, catalog)
+    counts = np.asarray(list(node_counts), dtype=float)
+    fwd, bwd, opt = compute_times_s(workload, np.full(counts.size, float(tokens_per_gpu)), flops, hbm, grad,
+                                    efficiency)
+    buckets = make_buckets(workload.params * grad, bucket_bytes)
+    production = gradient_production(workload, grad, "overlap")
+    rows = []
+    for algorithm in algorithms:
+        times = np.array([bucket_times_s(cluster.with_nodes(int(k)), buckets, algorithm)[:2] for k in counts])
+        rows.append(_sweep_rows(fwd, bwd, opt, buckets, production, times[:, 0], times[:, 1], sm_contention,
+                                "overlap"))
+    return Sweep(counts, tuple(algorithms), np.array([r["exposed"] for r in rows]),
+                 np.array([r["utilization"] for r in rows]), np.array([r["step"] for r in rows]),
+                 np.array([r["comm"] for r in rows]))
+
+
+# ------------------------------------------------------------------------------------------------
+# The overlap-fraction model and the episode's claim
+# ------------------------------------------------------------------------------------------------
+
+
+def overlap_step_time(compute_s: object, comm_s: object, overlap_fraction: object) -> np.ndarray:
+    """Iteration time when a fraction f of the communication hides behind compute.
+
+    .. math:: T = T_{comp} + (1 - f)\\,T_{comm}
+
+    >>> overlap_step_time(100.0, 50.0, 0.85).tolist()
+    [107.5]
+    """
+    return np.atleast_1d(np.asarray(compute_s, float) + (1 - np.asarray(overlap_fraction, float))
+                         * np.asarray(comm_s, float))
+
+
+def time_saved_fraction(comm_share: object, overlap_fraction: object) -> np.ndarray:
+    """Share of the serialized step saved by overlapping a fraction f of communication.
+
+    With s = T_comm / (T_comp + T_comm): saved = f T_comm / (T_comp + T_comm) = f s.
+
+    >>> float(time_saved_fraction(0.353, 0.85)[0])
+    0.30005
+    """
+    return np.atleast_1d(np.asarray(overlap_fraction, float) * np.asarray(comm_share, float))
+
+
+def comm_share_for_saving(saving: float, overlap_fraction: float) -> float:
+    """The communication share s that makes ``saving = f s`` true (above 1: impossible).
+
+    >>> round(comm_share_for_saving(0.30, 0.85), 3)
+    0.353
+    """
+    if overlap_fraction <= 0:
+        return math.inf
+    return saving / overlap_fraction
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """The 85 % -> 30 % claim against T = T_comp + (1 - f) T_comm, and what a given step gives."""
+
+    claimed_fraction: float
+    claimed_saving: float
+    needed_comm_share: float
+    needed_comm_over_compute: float
+    step_fraction: float
+    step_comm_share: float
+    step_saving: float
+    step_saving_if_claimed_fraction: float
+
+
+def check_claim(step: StepResult, *, fraction: float = CLAIM_OVERLAP_FRACTION,
+                saving: float = CLAIM_TIME_SAVED) -> ClaimCheck:
+    """What communication share makes the claim true, and the same quantities for ``step``.
+
+    The needed share is s = saving / f (35.3 % for 30 % at f = 0.85); communication is then
+    s / (1 - s) = 0.55 of compute. The step's own saving is measured against its no-overlap step.
+    """
+    share = comm_share_for_saving(saving, fraction)
+    serial = step.no_overlap_step_s
+    return ClaimCheck(
+        claimed_fraction=fraction, claimed_saving=saving, needed_comm_share=share,
+        needed_comm_over_compute=share / (1 - share) if share < 1 else math.inf,
+        step_fraction=step.overlap_fraction, step_comm_share=step.comm_share,
+        step_saving=step.saved_s / serial if serial > 0 else 0.0,
+        step_saving_if_claimed_fraction=float(time_saved_fraction(step.comm_share, fraction)[0]),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Rooflines: when does data-parallel communication hide?
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """The Scaling Book's data-parallel threshold C / W, rebuilt from catalog figures.
+
+    ``tokens`` is ours (catalog C over catalog W); ``published_tokens`` is the book's figure.
+    """
+
+    label: str
+    flops_per_s: float
+    bandwidth_bytes_per_s: float
+    tokens: float
+    published_tokens: float
+    bandwidth_basis: str
+    source_ids: tuple[str, ...]
+
+
+def scaling_book_rooflines(catalog: Catalog | None = None) -> list[Roofline]:
+    """The three data-parallel rooflines of the Scaling Book's GPU chapter, from the catalog.
+
+    Compute-bound data parallelism needs tokens per GPU > C / W_collective (bf16 gradients, in-place
+    of the book's per-layer MLP derivation), with W the GPU's NVLink egress inside a node and the
+    node's scale-out egress beyond it (the book: 990e12 / 450e9 = 2,200; 990e12 / 400e9 = 2,475;
+    B200 2250e12 / 400e9 = 5,625; :data:`SCALING_BOOK_URL`). Here C is the catalog's dense BF16
+    figure and W the catalog's NVLink rate per direction, or the reference server's NICs x the NIC
+    line rate per direction.
+
+    >>> [f"{r.tokens:,.0f}" for r in scaling_book_rooflines()]
+    ['2,199', '2,474', '5,625']
+    """
+    catalog = catalog or get_catalog()
+    rows = []
+    h100 = catalog.gpu("h100-sxm")
+    c_h100 = float(h100.bf16_dense.quantity.to("FLOP/s").magnitude)
+    nvlink = float(h100.scaleup_bandwidth.per_direction().to("B/s").magnitude)
+    rows.append(Roofline("H100, inside a node (NVLink 4, 450 GB/s per GPU)", c_h100, nvlink, c_h100 / nvlink, 2200,
+                         "NVLink per direction per GPU", (*h100.bf16_dense.source_ids,
+                                                          *h100.scaleup_bandwidth.source_ids)))
+    for gpu_id, node_id, published in (("h100-sxm", "dgx-h100", 2475), ("b200", "hgx-b200", 5625)):
+        gpu = catalog.gpu(gpu_id)
+        node = catalog.node(node_id)
+        nic = catalog.nic(node.nic)
+        c = float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude)
+        w = node.nics * float(nic.bandwidth.per_direction().to("B/s").magnitude)
+        name = "H100" if gpu_id == "h100-sxm" else "B200"
+        rows.append(Roofline(f"{name}, across nodes ({node.nics} x {nic.name.split(' (')[0]}, {w / 1e9:.0f} GB/s "
+                             "per node)", c, w, c / w, published, "node egress per direction",
+                             (*gpu.bf16_dense.source_ids, *nic.bandwidth.source_ids, *node.source_ids)))
+    return rows
+
+
+def cluster_roofline_tokens(cluster: Cluster, gradient_dtype: str = "bf16", catalog: Catalog | None = None) -> float:
+    """The Scaling Book's C / W for this cluster (spec figures), scaled by gradient bytes / 2.
+
+    W is the GPU's scale-up rate per direction when the job fits in one NVLink domain, else the
+    domain's NIC line rate per direction added up.
+
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=4)
+    >>> round(cluster_roofline_tokens(cluster))
+    5625
+    """
+    flops, _ = gpu_rates(cluster.gpu, catalog)
+    if cluster.domains <= 1:
+        w = cluster.scaleup_spec_gbps * 1e9
+    else:
+        w = cluster.nic_line_gbps * cluster.nics_per_domain * 1e9
+    return flops / w * GRADIENT_BYTES[gradient_dtype] / 2
+
+
+def playbook_ratios(workload: Workload, tokens_per_gpu: float, cluster: Cluster,
+                    catalog: Catalog | None = None) -> dict[str, float]:
+    """t_comm / t_compute for each kind of parallelism, as the Ultra-Scale Playbook's appendix A3 states
+    its overlap conditions (ratio <= 1: the communication can hide), evaluated for this cluster.
+
+    * ``dp``: ((DP-1)/DP) C / (D W). The Playbook prints (N / 2D) ((DP-1)/DP) (C / W), which keeps a
+      stray factor of N (it compares one bucket with the whole backward pass); this is the
+      dimensionally consistent form for the whole gradient (bf16) against the backward pass.
+    * ``zero3``: (1 / (2 seq mbs)) ((DP-1)/DP) (C / W), per layer's parameter all-gather, with
+      seq x mbs = the tokens per GPU.
+    * ``tp``: ((TP-1) / (2 h)) (C / W_nvlink), TP = GPUs per NVLink domain (at most 8 here).
+    * ``pp``: C / (32 h L_stage W), one stage per node.
+
+    W is the node egress per GPU-group as in :func:`cluster_roofline_tokens` (per-GPU NIC for pp).
+    """
+    flops, _ = gpu_rates(cluster.gpu, catalog)
+    dp = max(cluster.ranks, 1)
+    dp_term = (dp - 1) / dp
+    w_dp = cluster_roofline_tokens(cluster, "bf16", catalog)  # C / W
+    tp = max(min(cluster.domain_size, 8), 1)
+    w_nvlink = cluster.scaleup_spec_gbps * 1e9
+    w_nic = cluster.nic_line_gbps * 1e9 * cluster.nics_per_node / cluster.gpus_per_node
+    h = workload.hidden
+    layers_per_stage = max(workload.layers / max(cluster.domains, 1), 1.0)
+    return {
+        "dp": dp_term * w_dp / tokens_per_gpu,
+        "zero3": dp_term * w_dp / (2 * tokens_per_gpu),
+        "tp": (tp - 1) / (2 * h) * flops / w_nvlink,
+        "pp": flops / (32 * h * layers_per_stage * w_nic),
+    }

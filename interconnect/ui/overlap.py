@@ -1,0 +1,316 @@
+"""The Streamlit glue of the Overlap page: cached figure builders and the page's sections.
+
+Kept out of ``pages/3_Overlap.py`` so the cached functions are defined once per process (a cache
+decorator in a page script is rebuilt on every run) and the page stays a list of sections.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import streamlit as st
+
+from interconnect.catalog import Catalog
+from interconnect.figures.overlap import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
+from interconnect.models.cluster import Cluster
+from interconnect.models.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
+from interconnect.models.overlap import (
+    CLAIM_OVERLAP_FRACTION,
+    CLAIM_TIME_SAVED,
+    MODE_LABELS,
+    MODES,
+    PLAYBOOK_TITLE,
+    PLAYBOOK_URL,
+    SCALING_BOOK_TITLE,
+    SCALING_BOOK_URL,
+    StepResult,
+    Workload,
+    check_claim,
+    cluster_roofline_tokens,
+    node_sweep,
+    playbook_ratios,
+    scaling_book_rooflines,
+    step_schedule,
+    token_sweep,
+)
+from interconnect.models.presets import load_model_presets
+from interconnect.ui.page import PageState, escape_markdown
+from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
+from interconnect.units import Q_, format_seconds, format_size, parse_quantity
+
+__all__ = ["StepInputs", "nodes_figure", "show_claim", "show_ddp_check", "show_metrics", "show_rooflines",
+           "show_timeline", "show_why_not", "step_and_timeline", "step_controls", "tokens_figure", "workload_for"]
+
+TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
+NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+MODEL_NAMES = {**{key: preset.name for key, preset in load_model_presets().items()},
+               "custom": "Custom: parameters and layers"}
+
+
+def duration(seconds: float) -> str:
+    return format_seconds(float(seconds)) if seconds > 0 else "0 s"
+
+
+def workload_for(model: str, params_billions: float, layers: int) -> Workload:
+    """A preset's workload, or a custom one from billions of parameters and a depth (the page's units)."""
+    if model == "custom":
+        return Workload.from_params(params_billions * 1e9, layers)
+    return Workload.from_preset(load_model_presets()[model])
+
+
+@dataclass(frozen=True, eq=False)
+class StepInputs:
+    """Everything one step depends on, with cheap hashable keys for the caches below.
+
+    Streamlit hashes a cached function's arguments on every call; a whole :class:`Cluster` costs
+    milliseconds, so the caches get a tuple of the page's own values and the objects ride along as
+    underscore arguments, which Streamlit does not hash.
+    """
+
+    cluster: Cluster
+    workload: Workload
+    tokens: int
+    bucket_bytes: float
+    dtype: str
+    sm: float
+    eff: float
+    mode: str
+    algo: str
+    identity: tuple  # the cluster's and the model's URL values
+
+    @classmethod
+    def from_values(cls, values: dict, cluster: Cluster, cluster_keys: tuple[str, ...]) -> StepInputs:
+        model = values["model"]
+        model_key = (model,) if model != "custom" else (model, values["params"], values["layers"])
+        bucket = float(parse_quantity(values["bucket"], "size").quantity.to("B").magnitude)
+        return cls(cluster, workload_for(model, values["params"], values["layers"]), values["tokens"], bucket,
+                   values["dtype"], values["sm"], values["eff"], values["mode"], values["algo"],
+                   (tuple(values[key] for key in cluster_keys), model_key))
+
+    @property
+    def common(self) -> tuple:
+        return (*self.identity, self.tokens, self.bucket_bytes, self.dtype, self.sm, self.eff)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _step_and_timeline(key: tuple, _inputs: StepInputs):
+    i = _inputs
+    step = step_schedule(i.cluster, i.workload, i.tokens, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
+                         sm_contention=i.sm, mode=i.mode, efficiency=i.eff, algorithm=i.algo)
+    return step, timeline_figure(step)
+
+
+def step_and_timeline(inputs: StepInputs):
+    """The step and its timeline figure, cached by the page's values."""
+    return _step_and_timeline((*inputs.common, inputs.mode, inputs.algo), inputs)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _tokens_figure(key: tuple, _inputs: StepInputs, threshold: float):
+    i = _inputs
+    sweep = token_sweep(i.cluster, i.workload, TOKEN_GRID, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
+                        sm_contention=i.sm, efficiency=i.eff, algorithm=i.algo)
+    return token_sweep_figure(sweep, current_tokens=i.tokens, hide_threshold_tokens=threshold,
+                              roofline_tokens=cluster_roofline_tokens(i.cluster, i.dtype))
+
+
+def tokens_figure(inputs: StepInputs, threshold: float):
+    """Exposed time and compute share against tokens per GPU (every mode), cached."""
+    return _tokens_figure((*inputs.common, inputs.algo), inputs, threshold)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _nodes_figure(key: tuple, _inputs: StepInputs):
+    i = _inputs
+    counts = [k for k in NODE_GRID if k * i.cluster.gpus_per_node <= 1_000_000]
+    sweep = node_sweep(i.cluster, i.workload, i.tokens, counts, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
+                       sm_contention=i.sm, efficiency=i.eff)
+    return node_sweep_figure(sweep, gpus_per_node=i.cluster.gpus_per_node, current_nodes=i.cluster.nodes,
+                             labels={"auto": "NCCL-like choice", "ring": "ring (forced)"})
+
+
+def nodes_figure(inputs: StepInputs):
+    """Exposed time and compute share against the node count (NCCL-like choice and forced ring), cached."""
+    return _nodes_figure(inputs.common, inputs)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def claim_chart(key: tuple):
+    fraction, share, saving = key
+    return claim_figure(claimed_fraction=CLAIM_OVERLAP_FRACTION, claimed_saving=CLAIM_TIME_SAVED,
+                        step_fraction=fraction, step_share=share, step_saving=saving)
+
+
+def step_controls(state: PageState) -> None:
+    with st.container(border=True):
+        st.markdown("**The model and the step**")
+        custom = state["model"] == "custom"
+        m1, m2, m3, m4 = st.columns([3, 2, 2, 2])
+        m1.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
+        m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
+                        key=state.key("params"),
+                        disabled=not custom, help="Used with the custom model; presets have their published shape.")
+        m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
+        m4.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
+                        key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
+                                                      "with the all-reduce (micro-batch x sequence length).")
+        s1, s2, s3, s4 = st.columns([2, 2, 2, 2])
+        s1.text_input("Bucket size", key=state.key("bucket"),
+                      help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
+        s2.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"))
+        s3.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
+                  help="Share of compute speed lost while communication kernels run. No source measures it for "
+                       "a DP all-reduce. NCCL uses 16 of an H100's 132 SMs by default; Calculon's H100 system file "
+                       "assumes 0.15 while NVLink traffic runs and 0.02 on the network (see 'How the step is "
+                       "modelled' below).")
+        s4.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
+                  help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
+                       "(Meta, The Llama 3 Herd of Models, Table 4).")
+        o1, o2 = st.columns([3, 2])
+        o1.radio("Overlap", list(MODES), key=state.key("mode"), horizontal=True, format_func=MODE_LABELS.get)
+        o2.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
+                     format_func=lambda a: "NCCL-like choice" if a == "auto" else ALGORITHM_LABELS[a])
+
+
+def show_metrics(step: StepResult, roofline: float) -> None:
+    c1, c2, c3, c4, c5 = st.columns(5)
+    c1.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
+                                                       "adds after the backward pass.")
+    c2.metric("Exposed comm", duration(step.exposed_comm_s),
+              help="All-reduce time the step waits for: what runs after the backward pass has finished.")
+    c3.metric("Compute share", f"{step.compute_utilization:.0%}",
+              help="Compute utilisation: compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
+    c4.metric("Saved by overlap", duration(step.saved_s),
+              help=f"Against the same step with no overlap: {duration(step.no_overlap_step_s)}.")
+    hides = f"{step.hide_threshold_tokens:,.0f}" if math.isfinite(step.hide_threshold_tokens) else "never"
+    c5.metric("Hides from", hides,
+              help=f"Tokens per GPU from which the backward pass lasts as long as every bucket's all-reduce but the "
+                   f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
+
+
+def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
+    st.plotly_chart(timeline, width="stretch", key="overlap-timeline")
+    buckets = step.buckets
+    short = ALGORITHM_SHORT_NAMES.get(step.algorithm, step.algorithm)
+    if 0 < step.exposed_comm_s and step.overlap_fraction > 0.995:
+        hidden = f"all but {duration(step.exposed_comm_s)} of it"
+    else:
+        hidden = f"{step.overlap_fraction:.0%} of it"
+    st.caption(
+        f"{buckets.count:,} buckets of {format_size(Q_(buckets.size_bytes, 'B'))} "
+        f"(the last {format_size(Q_(buckets.last_bytes, 'B'))}), each all-reduced across {cluster.ranks:,} GPUs "
+        f"in {duration(step.bucket_time_s)} ({escape_markdown(short)}): {duration(step.comm_s)} of communication, "
+        f"{hidden} hidden behind the backward pass. "
+        + ("The input embedding's gradient is complete only at the very end of the backward pass, so its buckets "
+           "cannot hide. " if step.mode == "overlap" and step.workload.embedding_params > 0 else "")
+        + "The optimizer step waits for the last bucket."
+    )
+
+
+def show_claim(step: StepResult) -> None:
+    check = check_claim(step)
+    with st.container(border=True):
+        st.markdown(
+            f"**Often quoted:** overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut iteration "
+            f"time by about {CLAIM_TIME_SAVED:.0%}.\n\n"
+            "**What the sources say:** no source for the claim has been found (it is not in the Ultra-Scale "
+            "Playbook). It is arithmetic, not a law: with $T = T_{comp} + (1 - f)\\,T_{comm}$ the time "
+            f"saved is f × the communication share, so it holds only if communication was "
+            f"**{check.needed_comm_share:.1%}** of the step without overlap "
+            f"({check.needed_comm_over_compute:.2f} × the compute).\n\n"
+            f"**This cluster and model:** communication is {check.step_comm_share:.1%} of the step without overlap; "
+            f"{check.step_fraction:.0%} of it hides, which saves **{check.step_saving:.1%}**. Hiding "
+            f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
+        )
+    key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
+    st.plotly_chart(claim_chart(key), width="stretch", key="overlap-claim")
+
+
+def show_why_not(step: StepResult, cluster: Cluster) -> None:
+    """The Playbook's overlap condition for each kind of parallelism, evaluated here, as one table."""
+    ratios = playbook_ratios(step.workload, step.tokens_per_gpu, cluster)
+    modelled = step.comm_s / step.backward_s if step.backward_s > 0 else math.inf
+
+    def verdict(ratio: float) -> str:
+        return f"**{ratio:.2g}**: " + ("can hide" if ratio <= 1 else "cannot hide")
+
+    rows = [
+        ("Data parallel (this page)", "((DP−1)/DP) · C ÷ (tokens · W)",
+         f"{verdict(ratios['dp'])} (with this cluster's modelled buckets: **{modelled:.2g}**)",
+         "The whole gradient against the backward pass. The Playbook prints (N / 2·tokens) · ((DP−1)/DP) · (C / W), "
+         "which keeps a stray factor of N (one bucket against the whole backward pass)."),
+        ("ZeRO-3 / FSDP", "(1 / (2 · seq · mbs)) · ((DP−1)/DP) · (C / W)", verdict(ratios["zero3"]),
+         "Each layer's parameters are gathered first; prefetching layer n+1 while layer n computes hides it, "
+         "as long as DP stays below about 512 (Playbook)."),
+        ("Tensor parallel", "((TP−1) / (2h)) · (C / W of NVLink)", verdict(ratios["tp"]),
+         "Each layer's output is all-reduced before the next layer can start: exposed by construction in the "
+         "forward pass (Megatron-style overlap with the first MLP matmul hides part of it)."),
+        ("Pipeline parallel", "C ÷ (32 · h · layers per stage · W)", verdict(ratios["pp"]),
+         "Only activations cross between stages, once per micro-batch, while the next micro-batch computes; "
+         "the price is the pipeline bubble, not the wire."),
+    ]
+    table = ["| parallelism | t_comm ÷ t_compute (Playbook A3) | here | why |", "|---|---|---|---|"]
+    table += [f"| {kind} | {formula} | {value} | {why} |" for kind, formula, value, why in rows]
+    st.markdown(
+        "Each kind of parallelism has its own communication, and not all of it can run under compute. The "
+        f"Ultra-Scale Playbook's overlap conditions (a ratio of at most 1 can hide), for this model, "
+        f"{int(step.tokens_per_gpu):,} tokens per GPU and this cluster:\n\n" + "\n".join(table)
+    )
+    st.caption(f"C: dense BF16 peak of the GPU; W: spec bandwidth per direction (node egress for DP and ZeRO-3, "
+               f"NVLink for TP, one NIC for PP), so these are on-paper ratios: real collectives reach less, and "
+               f"each call pays a latency. Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")
+
+
+def show_rooflines(catalog: Catalog) -> None:
+    """The Scaling Book's three data-parallel rooflines next to the same ratio from catalog figures."""
+    rows = scaling_book_rooflines(catalog)
+    lines = ["| where | C (dense BF16) | W (per direction) | C / W here | the book |", "|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {escape_markdown(row.label)} | {row.flops_per_s / 1e12:,.1f} TFLOP/s | "
+                     f"{row.bandwidth_bytes_per_s / 1e9:,.0f} GB/s | {row.tokens:,.0f} | {row.published_tokens:,} |")
+    st.markdown("\n".join(lines))
+    sources = {sid: catalog.source(sid) for row in rows for sid in row.source_ids}
+    st.caption(
+        "Data parallelism is compute-bound when tokens per GPU exceed C / W: the backward pass does 4 FLOPs per "
+        "parameter per token and the all-reduce moves about 2 × 2 bytes per parameter (bf16). "
+        f"Book: [{SCALING_BOOK_TITLE}]({SCALING_BOOK_URL}). Catalog figures: "
+        + ", ".join(f"[{escape_markdown(s.title)}]({s.url})" for s in sources.values()) + "."
+    )
+
+
+@st.cache_resource(show_spinner=False)
+def _ddp_rows():
+    from interconnect.models.ddp_benchmark import compare_ddp_benchmark
+
+    return compare_ddp_benchmark()
+
+
+@st.cache_resource(show_spinner=False)
+def _ddp_table() -> str:
+    lines = ["| model | GPUs | measured | model | measured − 1 GPU with DDP | model: exposed |",
+             "|---|---|---|---|---|---|"]
+    for row in _ddp_rows():
+        if row.gpus in (8, 16):
+            lines.append(f"| {row.model} | {row.gpus} | {duration(row.measured_s)} | {duration(row.model_s)} | "
+                         f"{duration(row.measured_comm_overhead_s)} | {duration(row.model_exposed_s)} |")
+    return "\n".join(lines)
+
+
+def show_ddp_check() -> None:
+    """The model beside PyTorch's published DDP benchmark (ResNet and ResNeXt on DGX-1 V100 machines)."""
+    from interconnect.models.ddp_benchmark import DDP_BENCHMARK_SOURCE
+
+    st.markdown(
+        "PyTorch's own DDP benchmark times torchvision models at batch 32 per GPU on DGX-1 machines (8 × V100, "
+        "4 × 100 Gbit/s InfiniBand each), on one GPU without DDP and on 2-16 GPUs with it. Run with the measured "
+        "one-GPU iteration as compute and 25 MiB buckets of fp32 gradients, the model lands within 10 % of every "
+        "run, and it says the all-reduce hides behind the backward pass except for about one bucket. The runs "
+        "spend a few milliseconds more than that (3-25 ms, growing with the model's size, not with the GPU count): "
+        "DDP's own per-parameter and per-bucket work, which the model leaves out. The same runs were 0-4 % slower "
+        "with 1 MB buckets, where the model sees no difference."
+    )
+    st.markdown(_ddp_table())
+    st.caption(f"Source: [{DDP_BENCHMARK_SOURCE}](https://github.com/pytorch/pytorch/blob/"
+               "bf69c149b872e3c19ad493406a6d67ce3e97d716/benchmarks/distributed/ddp/README.md). "
+               "All rows: `benchmarks/overlap_accuracy.py`.")

@@ -1,0 +1,99 @@
+"""Page: hide the gradient all-reduce behind the backward pass, and see what stays exposed."""
+
+import streamlit as st
+
+from interconnect.catalog import get_catalog
+from interconnect.models.overlap import cluster_roofline_tokens
+from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
+from interconnect.ui.overlap import (
+    StepInputs,
+    nodes_figure,
+    show_claim,
+    show_ddp_check,
+    show_metrics,
+    show_rooflines,
+    show_timeline,
+    show_why_not,
+    step_and_timeline,
+    step_controls,
+    tokens_figure,
+)
+from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
+
+page_setup("Overlap: talk while you compute",
+           "Data-parallel training all-reduces every gradient each step. Start early and most of it hides "
+           "behind the backward pass; what is left over, the step waits for.")
+catalog = get_catalog()
+state = PageState("overlap", overlap_specs(), shared=CLUSTER_KEYS)
+state.show_warnings()
+st.markdown(
+    "PyTorch's DistributedDataParallel packs gradients into buckets and starts each bucket's all-reduce as soon "
+    "as its gradients exist, on a second stream, while the backward pass carries on. Below: one step of "
+    "one GPU on two lanes, with every bucket timed by the all-reduce model of the cluster you describe "
+    "(the same model and cluster as the All-reduce page)."
+)
+
+
+@st.fragment
+def overlap_view() -> None:
+    cluster_controls(state, catalog)
+    step_controls(state)
+    state.sync_url()
+    values = state.values()
+    cluster, cluster_warnings = resolve_page_cluster(values)
+    for warning in cluster_warnings:
+        st.warning(escape_markdown(warning))
+    inputs = StepInputs.from_values(values, cluster, CLUSTER_KEYS)
+    step, timeline = step_and_timeline(inputs)
+    for note in step.notes:
+        st.warning(escape_markdown(note))
+    show_cluster_sources(cluster, catalog)
+    show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]))
+    show_timeline(step, timeline, cluster)
+
+    st.subheader("When does it hide?")
+    st.plotly_chart(tokens_figure(inputs, step.hide_threshold_tokens), width="stretch", key="overlap-tokens")
+    st.caption("The backward pass grows with the tokens each GPU processes; the all-reduce does not. Once the "
+               "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling Book's "
+               "line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency.")
+    st.plotly_chart(nodes_figure(inputs), width="stretch", key="overlap-nodes")
+    st.caption("Same step, more nodes. A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU "
+               "count: the Ultra-Scale Playbook warns that at 512+ GPUs data-parallel communication can no longer "
+               "be fully overlapped. NCCL switches to trees, whose latency grows with log(n).")
+
+    st.subheader("Check the claim: 85 % overlapped, 30 % faster")
+    show_claim(step)
+    st.subheader("Why not all of it overlaps")
+    show_why_not(step, cluster)
+
+
+overlap_view()
+
+st.subheader("The Scaling Book's rooflines, rebuilt from the catalog")
+show_rooflines(catalog)
+with st.expander("Checked against a measurement: PyTorch's DDP benchmark"):
+    show_ddp_check()
+
+with st.expander("How the step is modelled"):
+    st.markdown(
+        "- Compute: forward 2·N·D and backward 4·N·D FLOPs (N matmul parameters, D tokens per GPU) at the GPU's "
+        "dense BF16 peak times the share you set; the optimizer step is Adam reading and writing 26 bytes of "
+        "state per parameter plus the gradient at HBM speed (our estimate, from the mixed-precision layout in "
+        "the ZeRO paper).\n"
+        "- Buckets are cut from the gradient in backward order: the output layer's gradient first, the blocks' "
+        "as their backward runs, the input embedding's at the end. PyTorch never splits a tensor across "
+        "buckets and caps its first bucket at 1 MiB; this model cuts evenly.\n"
+        "- Each bucket's all-reduce time comes from the cluster's all-reduce model at that size, and buckets "
+        "queue on one stream. Ideal overlap streams gradients evenly and ignores contention.\n"
+        "- SM contention: while communication runs, compute runs slower by the factor you set (a fixed point: "
+        "the backward pass is stretched by c × the communication that overlaps it). No published measurement "
+        "gives c for a DP all-reduce, so it defaults to 0. NCCL runs on 16 SMs by default, 32 for a tree at full "
+        "speed, of an H100's 132 ([NCCL issue 1649](https://github.com/NVIDIA/nccl/issues/1649)), and "
+        "Calculon's H100 system file assumes 0.15 while NVLink traffic runs and 0.02 for the network "
+        "([calculon systems/h100_80g_nvl8.json](https://github.com/calculon-ai/calculon/blob/main/systems/"
+        "h100_80g_nvl8.json)).\n"
+        "- Left out: attention's sequence-dependent FLOPs (more compute, so easier hiding), gradient "
+        "accumulation, and tensor/pipeline/FSDP communication (see the panels above)."
+    )
+footer()

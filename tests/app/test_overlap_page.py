@@ -1,0 +1,119 @@
+"""AppTest of the Overlap page: defaults, every parameter from the link, hostile links, the shared cluster."""
+
+import pytest
+
+from interconnect.models.cluster import resolve_cluster
+from interconnect.models.overlap import Workload, step_schedule
+from interconnect.models.presets import load_model_presets
+from interconnect.ui.overlap import duration
+
+from .conftest import chart_specs, run_page
+
+PAGE = "pages/3_Overlap.py"
+
+
+def metric(at, label_start):
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def test_defaults_render_the_timeline_sweeps_and_claim_and_write_the_url():
+    at = run_page(PAGE)
+    assert not at.exception and not at.warning
+    charts = chart_specs(at)
+    assert len(charts) == 4
+    assert "one step takes" in charts[0]["layout"]["title"]["text"]
+    assert at.query_params["model"] == "llama3-8b" and at.query_params["bucket"] == "25 MiB"
+    assert at.query_params["tokens"] == "4096" and at.query_params["nodes"] == "4"
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096)
+    assert metric(at, "Step time") == duration(step.step_s)
+    assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
+    assert metric(at, "Compute share") == f"{step.compute_utilization:.0%}"
+
+
+def test_every_parameter_from_the_link():
+    query = {"gpu": "b200", "gpn": "8", "nodes": "2", "nic": "ib-ndr", "nic_bw": "200 Gbit/s", "nics": "8",
+             "fabric": "infiniband", "domain": "0", "sharp": "0", "lat": "", "model": "custom", "params": "1.3",
+             "layers": "24", "tokens": "16384", "bucket": "100 MiB", "dtype": "fp32", "sm": "0.15", "eff": "0.5",
+             "mode": "ideal", "algo": "ring"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert dict(at.query_params) == query
+    assert at.selectbox(key="overlap.model").value == "custom"
+    assert at.number_input(key="overlap.params").value == pytest.approx(1.3)
+    assert at.text_input(key="overlap.bucket").value == "100 MiB"
+    assert at.radio(key="overlap.mode").value == "ideal"
+    assert at.slider(key="overlap.sm").value == pytest.approx(0.15)
+    cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=2, nic="ib-ndr", nics_per_node=8,
+                                 fabric="infiniband")
+    step = step_schedule(cluster, Workload.from_params(1.3e9, 24), 16384, bucket_bytes=100 * 2**20,
+                         gradient_dtype="fp32", sm_contention=0.15, mode="ideal", efficiency=0.5, algorithm="ring")
+    assert metric(at, "Step time") == duration(step.step_s)
+    assert "Ideal overlap" in chart_specs(at)[0]["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("mode", ["none", "overlap", "ideal"])
+def test_each_mode(mode):
+    at = run_page(PAGE, {"mode": mode})
+    assert not at.exception and not at.warning
+    if mode == "none":
+        assert metric(at, "Saved by overlap") == "0 s"
+
+
+@pytest.mark.parametrize("model", sorted(load_model_presets()))
+def test_each_preset_including_405b(model):
+    at = run_page(PAGE, {"model": model})
+    assert not at.exception and not at.warning
+    assert len(at.get("plotly_chart")) == 4
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ({"tokens": "0"}, "tokens"),
+        ({"bucket": "5 parsecs"}, "bucket"),
+        ({"bucket": "9^9^8 B"}, "bucket"),
+        ({"bucket": "10^400 B"}, "bucket"),
+        ({"params": "1e30", "model": "custom"}, "params"),
+        ({"params": "0", "model": "custom"}, "params"),
+        ({"params": "nan", "model": "custom"}, "params"),
+        ({"sm": "-1"}, "sm"),
+        ({"eff": "0"}, "eff"),
+        ({"mode": "<script>alert(1)</script>"}, "mode"),
+        ({"model": "llama9-1t"}, "model"),
+        ({"dtype": "int3"}, "dtype"),
+        ({"tokens": "9" * 500}, "tokens"),
+        ({"algo": "carrier-pigeon"}, "algo"),
+    ],
+)
+def test_hostile_or_impossible_links_warn_and_render(query, named):
+    at = run_page(PAGE, query)
+    assert not at.exception
+    messages = " ".join(w.value for w in at.warning)
+    assert f"`{named}`" in messages
+    assert len(at.get("plotly_chart")) == 4
+
+
+def test_a_bucket_larger_than_the_model_says_nothing_can_overlap():
+    at = run_page(PAGE, {"bucket": "1 TiB", "nodes": "2"})
+    assert not at.exception
+    assert any("larger than" in w.value and "nothing can overlap" in w.value for w in at.warning)
+    assert metric(at, "Hides from") == "never"
+
+
+def test_cluster_chosen_on_the_all_reduce_page_is_where_this_page_starts():
+    at = run_page("pages/2_All_reduce.py", {"gpu": "a100-sxm", "nodes": "16"})
+    for key in list(at.query_params):
+        del at.query_params[key]
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="overlap.gpu").value == "a100-sxm"
+    assert at.number_input(key="overlap.nodes").value == 16
+
+
+def test_a_forced_algorithm_the_cluster_cannot_run_warns_and_falls_back():
+    at = run_page(PAGE, {"algo": "nvls", "nodes": "4"})
+    assert not at.exception
+    assert any("nvls all-reduce cannot run" in w.value.replace("\\", "") for w in at.warning)
+    assert len(at.get("plotly_chart")) == 4
