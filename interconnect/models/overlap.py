@@ -548,7 +548,7 @@ def step_schedule(
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096)
     >>> f"{step.step_s * 1e3:.0f} ms", step.buckets.count, f"{step.exposed_comm_s * 1e3:.1f} ms exposed"
-    ('662 ms', 611, '396.6 ms exposed')
+    ('352 ms', 611, '86.7 ms exposed')
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
