@@ -464,7 +464,7 @@ def _contended(forward_s: np.ndarray, backward_s: np.ndarray, sm_contention: flo
     The overlapped communication is everything but what runs after the backward pass:
     O = T_comm - (end - T_bwd_end), since after the last gradient is ready the stream never idles.
     The backward pass is stretched to T_bwd + c O and the schedule recomputed until it settles
-    (the crossdc form T_comp (1 + c f T_comm / T_comp) + (1 - f) T_comm, bucket by bucket).
+    (T_comp (1 + c f T_comm / T_comp) + (1 - f) T_comm, applied bucket by bucket).
     """
     stretched = backward_s
     end = _comm_end_s(forward_s, stretched, fractions, index, count, t_full_s, t_last_s)
