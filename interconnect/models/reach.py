@@ -142,7 +142,7 @@ _FIBRE_GROUP_INDEX = 1.468
 PROPAGATION: dict[str, Propagation] = {
     "fibre": Propagation(
         "fibre", "Silica fibre", _FIBRE_GROUP_INDEX / SPEED_OF_LIGHT_M_PER_S, "spec",
-        # 1.468 / c = 4.897 us/km: "4.897 us/km at 1550 nm" and 204,190 km/s (67.1 % of c), MapYourTech,
+        # 1.468 / c = 4.897 us/km: "4.897 us/km at 1550 nm" and 204,190 km/s (68 % of c), MapYourTech,
         # "The 5 microsecond rule" (https://mapyourtech.com/the-5-microsecond-rule-fiber-propagation-latency-per-kilometer/);
         # a calculator with n = 1.4682 gives 4.90 us/km (https://redzilla.aiscnet.com/en/latencia-fibra/).
         "Group index about 1.468 (4.9 µs per km): MapYourTech, 'The 5 microsecond rule' "
@@ -186,7 +186,7 @@ def propagation_medium_of(link: Link) -> tuple[str, bool]:
     A catalog link may name its medium (``propagation_medium``, a key of :data:`PROPAGATION` or
     of the catalog's media); otherwise the medium is read from the reach figure's note, then from
     the link's ``medium`` text, taking the word that comes first (``"copper DAC up to 2 m, optics
-    beyond"`` is copper for a 2 m reach). A link with no telling word is taken to be fibre, the
+    beyond"`` is twinax copper for a 2 m reach). A link with no telling word is taken to be fibre, the
     medium of everything longer than a rack.
 
     >>> from interconnect.catalog import get_catalog
@@ -201,13 +201,15 @@ def propagation_medium_of(link: Link) -> tuple[str, bool]:
     texts = [link.reach.note if link.reach is not None else "", link.medium]
     for text in texts:
         lowered = text.lower()
-        hits = []
+        hits = {}
         for pattern, medium_id in _MEDIUM_WORDS:
             match = re.search(pattern, lowered)
             if match:
-                hits.append((match.start(), medium_id))
+                hits[medium_id] = match.start()
+        if "copper-twinax" in hits:  # a DAC is copper too: "copper DAC" is twinax, not a generic cable
+            hits.pop("copper-cable", None)
         if hits:
-            return min(hits)[1], True
+            return min(hits, key=hits.__getitem__), True
     return "fibre", True
 
 
