@@ -38,6 +38,7 @@ __all__ = [
     "BLURAY_BYTES",
     "DEFAULT_DISTANCE",
     "EPISODE",
+    "GAP_MEDIA",
     "LANDMARKS",
     "MAX_DISTANCE_M",
     "MIN_DISTANCE_M",
@@ -170,6 +171,9 @@ PROPAGATION: dict[str, Propagation] = {
         "(https://www.bipm.org/en/publications/si-brochure)",
     ),
 }
+
+#: The media a person can pick for the gap (page and CLI): public names -> :data:`PROPAGATION` keys.
+GAP_MEDIA: dict[str, str] = {"fibre": "fibre", "copper": "copper-twinax", "vacuum": "vacuum"}
 
 #: Words in a link's ``medium`` text (or its reach note) that say what the signal travels through,
 #: checked in this order of preference where several appear.
