@@ -24,6 +24,7 @@ PAGES = {
     "home": ("app.py", "Home"),
     "cliff": ("pages/1_Bandwidth_cliff.py", "Bandwidth cliff"),
     "allreduce": ("pages/2_All_reduce.py", "All-reduce"),
+    "reach": ("pages/5_Reach.py", "Reach"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
 }
 
