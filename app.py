@@ -37,6 +37,7 @@ st.subheader("Explore")
 DESCRIPTIONS = {
     "cliff": "The bandwidth cliff: inside the server against outside it, in honest units",
     "allreduce": "All-reduce: what the cliff costs, by algorithm, message size and cluster",
+    "reach": "Reach: fast links are on a short leash; what distance does to links, latency and training",
     "catalog": "Catalog and sources: every figure with its direction and source",
 }
 for name, text in DESCRIPTIONS.items():
