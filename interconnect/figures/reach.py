@@ -58,34 +58,43 @@ def _lean(figure: go.Figure) -> go.Figure:
     return figure
 
 
-def _short_link_name(name: str, limit: int = 22) -> str:
+def _short_link_name(name: str, limit: int = 22, *, whole_words: bool = False) -> str:
+    """The name before any parenthesis, cut to ``limit`` characters (at a space with ``whole_words``)."""
     short = name.split(" (")[0]
-    return short if len(short) <= limit else short[:limit - 1] + "…"
+    if len(short) <= limit:
+        return short
+    cut = short[:limit - 1]
+    if whole_words and short[len(cut)] != " " and " " in cut:  # the cut falls inside a word
+        cut = cut.rsplit(" ", 1)[0]
+    return cut + "…"
 
 
-_CHAR_PX, _LINE_PX, _GAP_PX = 7.6, 17.0, 9.0
+#: Label geometry at 14 px text, and the plot area of a chart in the page's main column at 1280 px.
+_CHAR_PX, _LINE_PX, _GAP_PX = 8.0, 17.0, 9.0
 
 
 def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str], x_range: Sequence[float],
-                     y_range: Sequence[float], *, width_px: float = 1100.0, height_px: float = 360.0) -> list[str]:
+                     y_range: Sequence[float], *, width_px: float = 660.0, height_px: float = 330.0,
+                     marker_px: Sequence[float] | None = None) -> list[str]:
     """Text positions that keep labels off each other and off the markers on a log-log chart.
 
-    Greedy, in the order given (most important first): each label takes the first of right, left,
-    above, below and the four corners whose box (estimated from the 14 px font) stays inside the
+    Greedy, in the order given (most important first): each label takes the first of right, above,
+    below, left and the four corners whose box (estimated from the 14 px font) stays inside the
     plot and overlaps no label placed before it and no marker; with no free place it goes right.
     """
     px_x = width_px / (x_range[1] - x_range[0])
     px_y = height_px / (y_range[1] - y_range[0])
     centres = [((math.log10(x) - x_range[0]) * px_x, (math.log10(y) - y_range[0]) * px_y) for x, y in points]
-    boxes = [(cx - 8, cy - 8, cx + 8, cy + 8) for cx, cy in centres]  # the markers themselves
+    radii = marker_px if marker_px is not None else [8.0] * len(points)
+    boxes = [(cx - r, cy - r, cx + r, cy + r) for (cx, cy), r in zip(centres, radii, strict=True)]  # the markers
     positions = []
     for (cx, cy), text in zip(centres, texts, strict=True):
         width = len(text) * _CHAR_PX
         options = {
             "middle right": (cx + _GAP_PX, cy - _LINE_PX / 2, cx + _GAP_PX + width, cy + _LINE_PX / 2),
-            "middle left": (cx - _GAP_PX - width, cy - _LINE_PX / 2, cx - _GAP_PX, cy + _LINE_PX / 2),
             "top center": (cx - width / 2, cy + _GAP_PX, cx + width / 2, cy + _GAP_PX + _LINE_PX),
             "bottom center": (cx - width / 2, cy - _GAP_PX - _LINE_PX, cx + width / 2, cy - _GAP_PX),
+            "middle left": (cx - _GAP_PX - width, cy - _LINE_PX / 2, cx - _GAP_PX, cy + _LINE_PX / 2),
             "bottom right": (cx + 2, cy - _GAP_PX - _LINE_PX, cx + 2 + width, cy - _GAP_PX),
             "top right": (cx + 2, cy + _GAP_PX, cx + 2 + width, cy + _GAP_PX + _LINE_PX),
             "bottom left": (cx - 2 - width, cy - _GAP_PX - _LINE_PX, cx - 2, cy - _GAP_PX),
@@ -93,7 +102,7 @@ def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str]
         }
         chosen = "middle right"
         for name, (x0, y0, x1, y1) in options.items():
-            inside = x0 >= 0 and x1 <= width_px and y0 >= 0 and y1 <= height_px
+            inside = x0 >= 4 and x1 <= width_px - 4 and y0 >= 0 and y1 <= height_px
             free = all(x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1 for a0, b0, a1, b1 in boxes)
             if inside and free:
                 chosen = name
@@ -152,11 +161,12 @@ def _distance_axis(figure: go.Figure, title: str) -> None:
                         minor={"showgrid": False}, zeroline=False)
 
 
-def _distance_marker(figure: go.Figure, distance_m: float, label_y: float = 1.0) -> None:
-    """A vertical line at the chosen distance, labelled at the top of the plot."""
+def _distance_marker(figure: go.Figure, distance_m: float, *, label_at_bottom: bool = False) -> None:
+    """A vertical line at the chosen distance, labelled above the plot (or inside it, at the bottom)."""
     figure.add_shape(type="line", xref="x", yref="paper", x0=distance_m, x1=distance_m, y0=0, y1=1,
                      line={"color": _DISTANCE_COLOUR, "width": 2, "dash": "dash"})
-    figure.add_annotation(x=math.log10(distance_m), xref="x", y=label_y, yref="paper", yanchor="bottom",
+    figure.add_annotation(x=math.log10(distance_m), xref="x", y=0.01 if label_at_bottom else 1.0, yref="paper",
+                          yanchor="bottom", xanchor="left" if label_at_bottom else "center",
                           text=f"<b>{distance_text(distance_m)}</b>", showarrow=False,
                           font={"color": _DISTANCE_COLOUR, "size": 15})
 
@@ -207,11 +217,15 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
         points.setdefault((row.reach_m, row.rate_gbps, row.reaches(distance_m)), []).append(row)
     rates = [row.rate_gbps for row in media] or [1.0]
     y_range = [math.log10(min(rates) / 3), math.log10(max(rates) * 3)]
-    labels = {key: " / ".join(_short_link_name(row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 26)
+    labels = {key: " / ".join(_short_link_name(row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 24,
+                                                               whole_words=True)
                               for row in rows) for key, rows in points.items()}
     keys = sorted(points, key=lambda key: (not key[2], -key[1], key[0]))  # reaching and fast first
+    best_point = max((key for key in keys if key[2]), key=lambda key: (key[1], key[0]), default=None)
     positions = dict(zip(keys, _label_positions([key[:2] for key in keys], [labels[key] for key in keys],
-                                                _DISTANCE_RANGE, y_range), strict=True))
+                                                _DISTANCE_RANGE, y_range,
+                                                marker_px=[14.0 if key == best_point else 8.0 for key in keys]),
+                         strict=True))
     for reaches in (True, False):
         group = [(key, rows) for key, rows in points.items() if key[2] is reaches]
         if not group:
@@ -269,7 +283,8 @@ def timeout_figure(
         figure.add_trace(go.Scatter(
             x=span, y=2 * span * medium.delay_s_per_m, mode="lines",
             name=f"{medium.name}: {medium.delay_s_per_m * 1e9:.3g} ns/m",
-            line={"color": colour, "width": 3, "dash": "dot" if medium.id == "vacuum" else "solid"},
+            line={"color": colour, "width": 3,
+                  "dash": {"vacuum": "dot", "copper-cable": "dash"}.get(medium.id, "solid")},
             hoverinfo="skip",
         ))
     here = [2 * distance_m * medium.delay_s_per_m for medium in propagations]
@@ -285,7 +300,7 @@ def timeout_figure(
         figure.add_annotation(x=0.01, xref="paper", y=math.log10(case.timeout_s), yref="y", yanchor="bottom",
                               xanchor="left", showarrow=False, font={"size": 14, "color": "#374151"},
                               text=f"{case.label}: {_time_text(case.timeout_s)}")
-    _distance_marker(figure, distance_m)
+    _distance_marker(figure, distance_m, label_at_bottom=True)  # the timeout labels run along the top
     figure.update_layout(title={"text": "Round trip against handshake timeouts"})
     _distance_axis(figure, "distance between the two ends")
     low = 2 * MIN_DISTANCE_M * min(medium.delay_s_per_m for medium in propagations) if propagations else 1e-9

@@ -312,12 +312,12 @@ def handshake_limited_rate_bytes_per_s(bytes_per_handshake: float, rtt_s: float)
 
 
 def _count(number: float) -> str:
-    """A count in words: ``4.2``, ``42``, ``4.2 billion``."""
-    for factor, word in ((1e12, " trillion"), (1e9, " billion"), (1e6, " million"), (1e3, " thousand")):
+    """A count in words: ``4.2``, ``42``, ``1,020``, ``4.2 billion``."""
+    for factor, word in ((1e12, " trillion"), (1e9, " billion"), (1e6, " million")):
         if number >= factor:
             scaled = number / factor
             return (f"{scaled:.2g}" if scaled < 10 else f"{scaled:.0f}") + word
-    return f"{number:.2g}" if number < 10 else f"{number:.0f}"
+    return f"{number:.2g}" if number < 10 else f"{number:,.0f}"
 
 
 def bdp_in_words(bdp: float) -> str:
@@ -325,6 +325,8 @@ def bdp_in_words(bdp: float) -> str:
 
     >>> bdp_in_words(1.2e9)
     '1.2 GB in flight: a Blu-ray every 42 round trips'
+    >>> bdp_in_words(49e6)
+    '49 MB in flight: a Blu-ray every 1,020 round trips'
     >>> bdp_in_words(125e9)
     '125 GB in flight: 2.5 Blu-rays on the way at any moment'
     >>> bdp_in_words(12)
@@ -372,14 +374,14 @@ def read_distance(text: object) -> DistanceReading:
 
     Anything that is not a length raises :class:`~interconnect.units.QuantityInputError` with a
     message that says what was expected and what arrived. Zero, negative and astronomical lengths
-    are clamped, with a warning that says so.
+    are clamped, with a warning that says so (in our own formatting: typed text is never echoed).
 
     >>> read_distance("11 m")
     DistanceReading(distance_m=11.0, text='11 m', warning='')
     >>> f"{read_distance('3 ft').distance_m:.4f} m"
     '0.9144 m'
     >>> read_distance("2 light-seconds").warning
-    '2 light-seconds (599585 km) is beyond 20,000 km, about half way round the planet; using 20000 km'
+    '599585 km is beyond 20,000 km, about half way round the planet; using 20000 km'
     >>> read_distance("-5 m").text
     '10 cm'
     """
@@ -392,15 +394,16 @@ def read_distance(text: object) -> DistanceReading:
     shown = stripped
     if negative and metres > 0:
         return DistanceReading(MIN_DISTANCE_M, distance_text(MIN_DISTANCE_M),
-                               f"a distance cannot be negative ({stripped}); using {distance_text(MIN_DISTANCE_M)}")
+                               f"a distance cannot be negative (-{distance_text(metres)}); "
+                               f"using {distance_text(MIN_DISTANCE_M)}")
     if metres < MIN_DISTANCE_M:
-        reason = "a distance of zero" if metres == 0 else f"{shown} is below 10 cm"
+        reason = "a distance of zero" if metres == 0 else f"{distance_text(metres)} is below 10 cm"
         return DistanceReading(MIN_DISTANCE_M, distance_text(MIN_DISTANCE_M),
                                f"{reason} is off this page's scale; using {distance_text(MIN_DISTANCE_M)}")
     if metres > MAX_DISTANCE_M:
         return DistanceReading(
             MAX_DISTANCE_M, distance_text(MAX_DISTANCE_M),
-            f"{shown} ({metres / 1000:.6g} km) is beyond 20,000 km, about half way round the planet; "
+            f"{metres / 1000:.6g} km is beyond 20,000 km, about half way round the planet; "
             f"using {distance_text(MAX_DISTANCE_M)}",
         )
     return DistanceReading(metres, shown, parsed.note)
@@ -690,12 +693,20 @@ class TwoSiteAllreduce:
     sync_every: int
     size_bytes: float
     medium_id: str
+    delay_s_per_m: float
     notes: tuple[str, ...] = ()
 
     def at(self, index: int) -> dict[str, float]:
-        """The three times at one distance (µs), keyed ``ring``, ``hierarchical``, ``periodic``."""
+        """The three times at one of the computed distances (µs): ``ring``, ``hierarchical``, ``periodic``."""
         return {"ring": float(self.ring_us[index]), "hierarchical": float(self.hierarchical_us[index]),
                 "periodic": float(self.periodic_us[index])}
+
+    def at_distance(self, distance_m: float) -> dict[str, float]:
+        """The three times (µs) at any distance, from the same closed forms (no new collective run)."""
+        gap_us = distance_m * self.delay_s_per_m * 1e6
+        hierarchical = self.hierarchical_local_us + self.hierarchical_gap_steps * gap_us
+        return {"ring": self.ring_local_us + self.ring_gap_steps * gap_us, "hierarchical": hierarchical,
+                "periodic": hierarchical / self.sync_every}
 
 
 def two_site_cluster(cluster: Cluster) -> tuple[Cluster, str]:
@@ -802,5 +813,6 @@ def two_site_allreduce(
         sync_every=h,
         size_bytes=float(size_bytes),
         medium_id=medium_id,
+        delay_s_per_m=tau,
         notes=(note,) if note else (),
     )

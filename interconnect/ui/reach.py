@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from interconnect.catalog import LAYER_TITLES, get_catalog
+from interconnect.catalog import get_catalog
 from interconnect.figures.reach import leash_figure, timeout_figure, training_figure
 from interconnect.models.reach import (
     EPISODE,
@@ -60,6 +60,7 @@ from interconnect.units import (
     format_bandwidth,
     format_duration,
     format_quantity,
+    format_size,
     parse_quantity,
 )
 
@@ -71,7 +72,8 @@ INTRO = (
     "no amount of speed helps it cross the room."
 )
 TEXT_KEY, SLIDER_KEY, NOTE_KEY, SOURCE_KEY = "reach.d_text", "reach.d_slider", "reach.d_note", "reach.src"
-GAP_LABELS = {"fibre": "Fibre", "copper": "Copper (twinax)", "vacuum": "Vacuum (radio, for comparison)"}
+GAP_LABELS = {"fibre": "Fibre", "copper": "Copper", "vacuum": "Vacuum"}
+_SHORT_MEDIUM = {"fibre": "Fibre", "copper-twinax": "Twinax copper", "copper-cable": "Copper cable", "vacuum": "Vacuum"}
 #: A 400 Gbit/s port, per direction: the rate the latency section fills a pipe with.
 PORT_BYTES_PER_S = 50e9
 
@@ -122,6 +124,11 @@ def _bytes(count: float) -> str:
     return format_quantity(Q_(count, "B"))
 
 
+def _far(metres: float) -> str:
+    """A long distance with thousands separators: ``438,555 km``."""
+    return f"{metres / 1000:,.0f} km" if metres >= 10_000 else _length(metres)
+
+
 # --- callbacks: the text box and the slider stay in step, the URL keeps the text -------------------
 
 
@@ -161,7 +168,7 @@ def _leash_chart(distance_m: float) -> Any:
 
 @st.cache_resource(max_entries=256)
 def _timeout_chart(distance_m: float) -> Any:
-    media = [PROPAGATION["copper-cable"], propagation_for("fibre", get_catalog()), PROPAGATION["vacuum"]]
+    media = [propagation_for("fibre", get_catalog()), PROPAGATION["copper-cable"], PROPAGATION["vacuum"]]
     return timeout_figure(distance_m, media, TIMEOUTS)
 
 
@@ -170,12 +177,12 @@ def _reach_table(distance_m: float) -> pd.DataFrame:
     media = _media()
     best = fastest_reaching(media, distance_m)
     return pd.DataFrame([{
-        "": ("⭐" if best is not None and row.id == best.id else "✅") if row.reaches(distance_m) else "—",
+        "Reaches": ("fastest" if best is not None and row.id == best.id else "yes")
+        if row.reaches(distance_m) else "no",
         "Link": row.name,
-        "Layer": LAYER_TITLES.get(row.layer, row.layer),
         "Rate per direction": _rate(row.rate_gbps),
         "Reach": _length(row.reach_m) + ("" if row.reach_basis == "spec" else f" ({row.reach_basis})"),
-        "Round trip here": _time(row.rtt_s(distance_m)),
+        "Round trip here": _time(row.rtt_s(distance_m)) if row.reaches(distance_m) else "—",
         "In flight to fill it": _bytes(row.bdp_bytes(distance_m)) if row.reaches(distance_m) else "—",
     } for row in media])
 
@@ -203,8 +210,8 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
     here_rtt = float(round_trip_s(distance_m, copper.delay_s_per_m))
     episode_rtt = float(round_trip_s(EPISODE.distance_m, copper.delay_s_per_m))
     ib, old = ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), ib_ack_timeout_s(14)
-    share = "the full port rate" if window >= PORT_BYTES_PER_S else f"{PORT_BYTES_PER_S / window:.3g}× less than " \
-                                                                    "the port"
+    share = ": at this distance the window is no limit" if window >= PORT_BYTES_PER_S else \
+        f", {PORT_BYTES_PER_S / window:.3g} times less than the port carries"
     return {
         "distance": distance_text(distance_m),
         "landmark": nearest_landmark(distance_m).label,
@@ -214,17 +221,18 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
         "reaching": f"{sum(row.reaches(distance_m) for row in media)} of {len(media)}",
         "best": None if best is None else (best.name, _rate(best.rate_gbps), bdp_in_words(best.bdp_bytes(distance_m))),
         "best_id": None if best is None else best.id,
-        "latency": [(f"{medium.name}: one way / round trip",
+        "latency": [(f"{_SHORT_MEDIUM.get(medium.id, medium.name)}: one way / RTT",
                      f"{_time(distance_m * medium.delay_s_per_m)} / {_time(2 * distance_m * medium.delay_s_per_m)}",
                      f"{medium.delay_s_per_m * 1e9:.3g} ns per metre ({medium.velocity_factor:.0%} of c). "
                      f"{medium.source}")
                     for medium in (fibre, PROPAGATION["copper-twinax"], PROPAGATION["vacuum"])],
+        "window_ok": window >= PORT_BYTES_PER_S,
         "pipe": (
             f"A link is a pipe with a length: to keep a 400 Gbit/s port busy over {distance_text(distance_m)} of "
             f"fibre the sender must have **{bdp_in_words(PORT_BYTES_PER_S * rtt)}** before the first "
-            f"acknowledgement returns. NCCL keeps at most {_bytes(NCCL_BUFFSIZE_BYTES)} in flight between a pair of "
-            f"GPUs by default (`NCCL_BUFFSIZE`), so across this distance one connection can move at most "
-            f"**{_rate(window / 1e9)}**, {share}."
+            f"acknowledgement returns. NCCL keeps at most {format_size(Q_(NCCL_BUFFSIZE_BYTES, 'B'))} in flight "
+            f"between a pair of GPUs by default (`NCCL_BUFFSIZE`), so across this distance one connection can move "
+            f"at most **{_rate(window / 1e9)}**{share}."
         ),
         "copper_vs_fibre": (
             f"Copper is not slower than fibre: signals in twinax travel at about "
@@ -261,9 +269,9 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
             f"back within 4.096 µs × 2^t. NCCL sets t = {NCCL_IB_TIMEOUT_DEFAULT} by default (since NCCL 2.23): "
             f"{_time(ib)} per try, about {_time(ib * NCCL_IB_RETRY_CNT_DEFAULT)} over {NCCL_IB_RETRY_CNT_DEFAULT} "
             f"retries before NCCL reports an error. A fibre round trip that long needs "
-            f"{_length(distance_at_timeout_m(ib, fibre.delay_s_per_m))} of link: farther than the Moon (about "
+            f"{_far(distance_at_timeout_m(ib, fibre.delay_s_per_m))} of link: farther than the Moon (about "
             f"384,400 km). Before NCCL 2.14 the default was t = 14 ({_time(old)}), which "
-            f"{_length(distance_at_timeout_m(old, fibre.delay_s_per_m))} of fibre would already exceed. So a timer "
+            f"{_far(distance_at_timeout_m(old, fibre.delay_s_per_m))} of fibre would already exceed. So a timer "
             "is not what stops RDMA across a continent; the bytes in flight are (above). MetroX carries InfiniBand "
             "40 km by wrapping it in RoCE over long-haul Ethernet ports."
         ),
@@ -335,7 +343,8 @@ def _training_texts(cluster_values: tuple, size_bytes: float, sync_every: int, m
             ("Hierarchical, per step", _time(here["hierarchical"] * 1e-6), f"+{_time(hier_gap)} for the gap"),
             (f"Hierarchical every {result.sync_every} steps, per step", _time(here["periodic"] * 1e-6), None),
         ],
-        "caption": f"{result.ranks} GPUs, {result.ranks_per_site} per site, {_bytes(size_bytes)} per GPU. "
+        "caption": f"{result.ranks} GPUs, {result.ranks_per_site} per site, {format_size(Q_(size_bytes, 'B'))} per "
+                   "GPU. "
                    + _TRAINING_ASSUMPTIONS,
         "notes": list(result.notes),
     }
@@ -371,7 +380,7 @@ def training_section(state: PageState, distance_m: float) -> None:
     st.plotly_chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m),
                     width="stretch", key="reach-training")
     for column, (label, value, delta) in zip(st.columns(3), texts["metrics"], strict=True):
-        column.metric(label, value, delta=delta, delta_color="off")
+        column.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
     st.caption(texts["caption"])
     across = next((name for name, (_, label) in PAGES.items() if "site" in label.lower()), None)
     if across and page_exists(across):
@@ -387,7 +396,7 @@ def distance_section(state: PageState) -> None:
         st.session_state[SLIDER_KEY] = _nearest_stop(_metres(state["d"]))
     with st.container(border=True):
         t1, t2 = st.columns([1, 3])
-        t1.text_input("Distance between the two GPUs", key=TEXT_KEY, on_change=_typed, args=(state,),
+        t1.text_input("Distance between two GPUs", key=TEXT_KEY, on_change=_typed, args=(state,),
                       help="A length with its unit: '11 m', '3 ft', '1000 km', '2 light-seconds'. 10 cm to 20,000 km.")
         t2.select_slider("…or drag it (log scale)", options=STOPS, key=SLIDER_KEY, on_change=_dragged, args=(state,),
                          format_func=_stop_label)
@@ -414,11 +423,12 @@ def distance_section(state: PageState) -> None:
                "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
 
     st.subheader("Which links still work")
-    st.dataframe(_reach_table(distance_m), hide_index=True, width="stretch", key="reach-table")
+    table = _reach_table(distance_m)
+    st.dataframe(table, hide_index=True, width="stretch", key="reach-table", height=35 * (len(table) + 1) + 3)
     missing = links_without_reach(get_catalog().links.values())
     if missing:
-        st.caption("No sourced reach in the catalog (not guessed, so not drawn): "
-                   + ", ".join(escape_markdown(link.name) for link in missing) + ".")
+        with st.expander(f"{len(missing)} catalog links have no sourced reach: not guessed, so not drawn"):
+            st.markdown(", ".join(escape_markdown(link.name) for link in missing) + ".")
     st.markdown("**The rate lost at each step outwards**")
     st.dataframe(_steps_table(), hide_index=True, width="stretch", key="reach-steps")
     media = _media()

@@ -367,6 +367,8 @@ def test_two_site_penalties_are_the_closed_forms():
     assert result.hierarchical_local_us == pytest.approx(result.site_us + result.cross_local_us)
     assert (result.ranks, result.ranks_per_site, result.ring_gap_steps, result.hierarchical_gap_steps) == (
         32, 16, 62, 2)
+    for index, distance in enumerate(distances):
+        assert result.at_distance(distance) == pytest.approx(result.at(index))
 
 
 def test_distance_makes_the_ring_lose_to_hierarchical_and_periodic_sync_wins():
