@@ -36,6 +36,7 @@ PAGES = [
     PageBench("cliff", "pages/1_Bandwidth_cliff.py", ("radio", "cliff.dir", ("per", "both"))),
     PageBench("all-reduce", "pages/2_All_reduce.py", ("selectbox", "allreduce.algo", ("auto", "ring")),
               target_ms=150.0),
+    PageBench("reach", "pages/5_Reach.py", ("select_slider", "reach.d_slider", (11.0, 2000.0)), target_ms=60.0),
     PageBench("catalog", "pages/9_Catalog.py", ("radio", "catalog.kind", ("gpu", "scale-out")), target_ms=None),
 ]
 

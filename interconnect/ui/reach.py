@@ -382,7 +382,9 @@ def training_section(state: PageState, distance_m: float) -> None:
     for column, (label, value, delta) in zip(st.columns(3), texts["metrics"], strict=True):
         column.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
     st.caption(texts["caption"])
-    across = next((name for name, (_, label) in PAGES.items() if "site" in label.lower()), None)
+    # The Across sites page lands from another branch; link to it once it is registered.
+    across = "crossdc" if "crossdc" in PAGES else next(
+        (name for name, (_, label) in PAGES.items() if "across" in label.lower()), None)
     if across and page_exists(across):
         link_to(across, "Across sites: training between data centres, in depth")
 
