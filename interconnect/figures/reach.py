@@ -76,12 +76,13 @@ _CHAR_PX, _LINE_PX, _GAP_PX = 8.0, 17.0, 9.0
 
 def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str], x_range: Sequence[float],
                      y_range: Sequence[float], *, width_px: float = 660.0, height_px: float = 330.0,
-                     marker_px: Sequence[float] | None = None) -> list[str]:
+                     marker_px: Sequence[float] | None = None) -> list[str | None]:
     """Text positions that keep labels off each other and off the markers on a log-log chart.
 
     Greedy, in the order given (most important first): each label takes the first of right, above,
     below, left and the four corners whose box (estimated from the 14 px font) stays inside the
-    plot and overlaps no label placed before it and no marker; with no free place it goes right.
+    plot and overlaps no label placed before it and no marker. A label with no free place gets
+    ``None``: it is left off (its point keeps its hover text), rather than drawn over another.
     """
     px_x = width_px / (x_range[1] - x_range[0])
     px_y = height_px / (y_range[1] - y_range[0])
@@ -89,7 +90,7 @@ def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str]
     radii = marker_px if marker_px is not None else [8.0] * len(points)
     boxes = [(cx - r, cy - r, cx + r, cy + r) for (cx, cy), r in zip(centres, radii, strict=True)]  # the markers
     positions = []
-    for (cx, cy), text in zip(centres, texts, strict=True):
+    for index, ((cx, cy), text) in enumerate(zip(centres, texts, strict=True)):
         width = len(text) * _CHAR_PX
         options = {
             "middle right": (cx + _GAP_PX, cy - _LINE_PX / 2, cx + _GAP_PX + width, cy + _LINE_PX / 2),
@@ -101,14 +102,15 @@ def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str]
             "bottom left": (cx - 2 - width, cy - _GAP_PX - _LINE_PX, cx - 2, cy - _GAP_PX),
             "top left": (cx - 2 - width, cy + _GAP_PX, cx - 2, cy + _GAP_PX + _LINE_PX),
         }
-        chosen = "middle right"
+        chosen = None
         for name, (x0, y0, x1, y1) in options.items():
             inside = x0 >= 4 and x1 <= width_px - 4 and y0 >= 0 and y1 <= height_px
-            free = all(x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1 for a0, b0, a1, b1 in boxes)
+            free = all(x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1  # Plotly keeps a label off its own marker
+                       for other, (a0, b0, a1, b1) in enumerate(boxes) if other != index)
             if inside and free:
                 chosen = name
+                boxes.append(options[name])
                 break
-        boxes.append(options[chosen])
         positions.append(chosen)
     return positions
 
@@ -243,8 +245,10 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
     labels = {key: " / ".join(_short_link_name(row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 24,
                                                whole_words=True) for row in rows)
               for key, rows in points.items()}
-    keys = sorted(points, key=lambda key: (not key[2], -key[1], key[0]))  # reaching and fast first
-    best_point = max((key for key in keys if key[2]), key=lambda key: (key[1], key[0]), default=None)
+    best_point = max((key for key in points if key[2]), key=lambda key: (key[1], key[0]), default=None)
+    on_leash = {(step.reach_m, step.link.rate_gbps) for step in leash_steps(media)}
+    # Labels in order of importance: the fastest that reaches, the leash's steps, then reaching and fast first.
+    keys = sorted(points, key=lambda key: (key != best_point, key[:2] not in on_leash, not key[2], -key[1], key[0]))
     positions = dict(zip(keys, _label_positions([key[:2] for key in keys], [labels[key] for key in keys],
                                                 _DISTANCE_RANGE, y_range,
                                                 marker_px=[14.0 if key == best_point else 8.0 for key in keys]),
@@ -257,8 +261,9 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
         traces.append({
             "type": "scatter", "x": [key[0] for key, _ in group], "y": [key[1] for key, _ in group],
             "mode": "markers+text",
-            "text": [labels[key] for key, _ in group],
-            "textposition": [positions[key] for key, _ in group],
+            "text": [labels[key] if positions[key] else "" for key, _ in group],
+            "textposition": [positions[key] or "middle right" for key, _ in group],
+            "hovertext": [labels[key] for key, _ in group],
             "textfont": {"size": 14, "color": "#111827" if reaches else "#6b7280"},
             "marker": {"size": 15 if reaches else 13,
                        "color": [LAYER_COLOURS.get(rows[0].layer, _OTHER_COLOUR) for _, rows in group]
@@ -266,7 +271,7 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
                        "line": {"width": 1 if reaches else 2, "color": "white" if reaches else _GREY}},
             "name": f"Reaches {here}" if reaches else f"Cannot reach {here}",
             "customdata": [[distance_text(key[0]), _rate_text(key[1])] for key, _ in group],
-            "hovertemplate": "<b>%{text}</b><br>reach %{customdata[0]}<br>%{customdata[1]} per direction"
+            "hovertemplate": "<b>%{hovertext}</b><br>reach %{customdata[0]}<br>%{customdata[1]} per direction"
                              "<extra></extra>",
         })
     if best_point is not None:

@@ -421,7 +421,8 @@ def distance_section(state: PageState) -> None:
         st.success(f"Fastest link that still reaches {texts['distance']}: **{escape_markdown(name)}**, {rate} per "
                    f"direction. To keep it busy: {in_flight}.")
     st.plotly_chart(_leash_chart(distance_m), width="stretch", key="reach-leash")
-    st.caption("Each point is a catalogued link at its rate and its longest sourced reach. The step line is the "
+    st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
+               "collide, hover a point for its name (every link is in the table below). The step line is the "
                "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
 
     st.subheader("Which links still work")

@@ -99,6 +99,20 @@ def test_labels_avoid_each_other():
     assert positions[0] != positions[1] and positions[2] != positions[3]
     # A lone point keeps its label on the right.
     assert _label_positions([(10.0, 1.0)], ["alone"], [-1.1, 7.4], [-5.4, 3.4]) == ["middle right"]
+    # A crowd: the first labels take the free places, the rest are left off rather than drawn over them.
+    crowd = _label_positions([(10.0 * (1 + i / 100), 1.0) for i in range(12)], ["a long link name"] * 12,
+                             [-1.1, 7.4], [-5.4, 3.4])
+    assert crowd[0] is not None and None in crowd
+    assert len({position for position in crowd if position}) == len([p for p in crowd if p])
+
+
+def test_leash_labels_never_overlap_and_every_point_keeps_its_name_on_hover():
+    crowded = [row(f"a-rather-long-link-name-{i}", 50.0, 2.0 * 1.5**i) for i in range(15)]
+    figure = leash_figure(crowded, 11.0)
+    for trace in figure.data:
+        if trace.name.startswith(("Reaches", "Cannot")):
+            assert all(trace.hovertext)
+            assert "" in trace.text  # fifteen long names on one row cannot all be written
 
 
 def test_timeout_figure_draws_each_timeout_and_the_round_trips_at_the_distance():
@@ -143,5 +157,5 @@ def test_home_map_keeps_working_with_an_unknown_layer():
                                                            "GB/s").magnitude)) for link in links if link.reach})
     from dataclasses import replace
 
-    odd = replace(next(link for link in links if link.reach), id="odd", layer="cable")
-    assert any(t.name == "cable" for t in reach_figure([*links, odd]).data)
+    odd = replace(next(link for link in links if link.reach), id="odd", layer="a-layer-nobody-knows-yet")
+    assert any(t.name == "a-layer-nobody-knows-yet" for t in reach_figure([*links, odd]).data)
