@@ -409,7 +409,7 @@ def distance_section(state: PageState) -> None:
     texts = _distance_texts(distance_m)
 
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Distance", texts["distance"], help=f"About {texts['landmark']}.")
+    m1.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
     m2.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])
     m3.metric("Round trip", texts["rtt"])
     m4.metric("Links that still reach", texts["reaching"])
