@@ -43,6 +43,7 @@ DESCRIPTIONS = {
     "cliff": "The bandwidth cliff: inside the server against outside it, in honest units",
     "allreduce": "All-reduce: what the cliff costs, by algorithm, message size and cluster",
     "overlap": "Overlap: hide the all-reduce behind the backward pass, and see what stays exposed",
+    "reach": "Reach: fast links are on a short leash; what distance does to links, latency and training",
     "catalog": "Catalog and sources: every figure with its direction and source",
 }
 for name, text in DESCRIPTIONS.items():

@@ -325,3 +325,72 @@ def overlap_specs() -> list:
         ChoiceParam("mode", "overlap", "Overlap", choices=MODES),
         ChoiceParam("algo", "auto", "Bucket all-reduce algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
     ]
+
+
+# --- Reach page
+import functools as _functools  # noqa: E402  (this page's section only)
+from dataclasses import fields as _fields  # noqa: E402
+
+from interconnect.ui.urlstate import QuantityParam as _QuantityParam  # noqa: E402
+
+
+class _RememberedQuantityParam(_QuantityParam):
+    """A :class:`QuantityParam` that remembers what each text parsed to.
+
+    Reading a quantity costs pint a fraction of a millisecond, and a page reads its typed values
+    several times per rerun (the link, the widgets, the URL sync): the Reach page rereads the same
+    few texts on every drag of its distance. Parsing is a pure function of the text.
+    """
+
+    def parse(self, raw: str) -> tuple[str, str | None]:
+        return _remembered_parse(self, raw)
+
+
+@_functools.lru_cache(maxsize=512)
+def _remembered_parse(spec: _QuantityParam, raw: str) -> tuple[str, str | None]:
+    return _QuantityParam.parse(spec, raw)
+
+
+class DistanceParam(_RememberedQuantityParam):
+    """A typed distance (``d=11 m``): any length, clamped to 10 cm .. 20,000 km with a warning.
+
+    Unlike a plain :class:`QuantityParam` an out-of-scale value is clamped (``d=-5 m`` opens at
+    10 cm and says so) rather than replaced by the default.
+    """
+
+    def parse(self, raw: str) -> tuple[str, str | None]:
+        return _remembered_distance(self, raw)
+
+
+@_functools.lru_cache(maxsize=512)
+def _remembered_distance(spec: DistanceParam, raw: str) -> tuple[str, str | None]:
+    from interconnect.models.reach import read_distance
+    from interconnect.units import QuantityInputError
+
+    try:
+        reading = read_distance(raw)
+    except QuantityInputError as exc:
+        return spec.default, str(exc)
+    # The warning says what was used; the link warning adds that itself.
+    return reading.text, reading.warning.rsplit("; using ", 1)[0] or None
+
+
+def _remembered(spec):
+    """The same parameter, with remembered parsing when it is a typed quantity."""
+    if type(spec) is _QuantityParam:
+        return _RememberedQuantityParam(**{field.name: getattr(spec, field.name) for field in _fields(spec)})
+    return spec
+
+
+def reach_specs() -> list:
+    """The Reach page: distance, message size, sync interval, the gap's medium, and the shared cluster."""
+    from interconnect.models.reach import DEFAULT_DISTANCE, GAP_MEDIA
+
+    return [
+        DistanceParam("d", DEFAULT_DISTANCE, "Distance", dimension="length"),
+        _RememberedQuantityParam("size", "1 GiB", "Message size", dimension="size", minimum="1 KiB",
+                                 maximum="1 TiB"),
+        IntParam("h", 100, "Synchronise every H steps", minimum=1, maximum=100_000),
+        ChoiceParam("medium", "fibre", "Between the sites", choices=tuple(GAP_MEDIA)),
+        *[_remembered(spec) for spec in cluster_specs()],
+    ]

@@ -1,0 +1,464 @@
+"""The Streamlit glue of the Reach page: the distance control and the sections it drives.
+
+Two fragments, so a control reruns only what it drives: :func:`distance_section` (the distance,
+which links still reach, the leash chart, latency and timeouts) and, nested in it,
+:func:`training_section` (message size, sync interval, the gap's medium and the cluster). Dragging
+the distance reruns both (training depends on the distance); changing the message size reruns only
+the training part. Every figure, table and block of text is cached by the values it depends on, so
+a rerun at a distance seen before only sends elements.
+
+The arithmetic is in :mod:`interconnect.models.reach`; the figures in :mod:`interconnect.figures.reach`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from interconnect.catalog import get_catalog
+from interconnect.figures.reach import leash_figure, timeout_figure, training_figure
+from interconnect.models.reach import (
+    EPISODE,
+    GAP_MEDIA,
+    IEEE1284_CABLE_M,
+    LANDMARKS,
+    LAPLINK_CONDUCTORS,
+    LAPLINK_MEASURED_BYTES_PER_S,
+    MAX_DISTANCE_M,
+    MIN_DISTANCE_M,
+    NCCL_BUFFSIZE_BYTES,
+    NCCL_IB_RETRY_CNT_DEFAULT,
+    NCCL_IB_TIMEOUT_DEFAULT,
+    PLIP_RANGE_M,
+    PROPAGATION,
+    TIMEOUTS,
+    bdp_in_words,
+    distance_at_timeout_m,
+    distance_text,
+    fastest_reaching,
+    ib_ack_timeout_s,
+    leash_steps,
+    links_without_reach,
+    media_with_reach,
+    nearest_landmark,
+    propagation_for,
+    read_distance,
+    round_trip_s,
+    two_site_allreduce,
+    window_limited_rate_bytes_per_s,
+)
+from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
+from interconnect.ui.page import PAGES, PageState, escape_markdown, link_to, page_exists, source_popover
+from interconnect.ui.pagespecs import CLUSTER_KEYS
+from interconnect.units import (
+    Q_,
+    QuantityInputError,
+    format_bandwidth,
+    format_duration,
+    format_quantity,
+    format_size,
+    parse_quantity,
+)
+
+__all__ = ["INTRO", "distance_section", "training_section"]
+
+INTRO = (
+    "A link has two numbers that matter, and they are independent: how fast it moves data, and how far it can "
+    "carry it at all. The second is a wall, not a slope. Past its reach a link does not get slower; it stops, and "
+    "no amount of speed helps it cross the room."
+)
+TEXT_KEY, SLIDER_KEY, NOTE_KEY, SOURCE_KEY = "reach.d_text", "reach.d_slider", "reach.d_note", "reach.src"
+GAP_LABELS = {"fibre": "Fibre", "copper": "Copper", "vacuum": "Vacuum"}
+_SHORT_MEDIUM = {"fibre": "Fibre", "copper-twinax": "Twinax copper", "copper-cable": "Copper cable", "vacuum": "Vacuum"}
+#: A 400 Gbit/s port, per direction: the rate the latency section fills a pipe with.
+PORT_BYTES_PER_S = 50e9
+
+
+def _slider_stops() -> list[float]:
+    """1-2-5 steps from 10 cm to 20,000 km, plus the landmarks and the episode's 11 m."""
+    stops = {m * 10.0**e for e in range(-1, 8) for m in (1, 2, 5)}
+    stops |= {mark.distance_m for mark in LANDMARKS} | {EPISODE.distance_m}
+    return sorted(s for s in stops if MIN_DISTANCE_M <= s <= MAX_DISTANCE_M)
+
+
+STOPS = _slider_stops()
+_MARKS = {mark.distance_m: mark.label for mark in LANDMARKS}
+
+
+def _stop_label(metres: float) -> str:
+    return f"{distance_text(metres)} · {_MARKS[metres]}" if metres in _MARKS else distance_text(metres)
+
+
+def _nearest_stop(metres: float) -> float:
+    return min(STOPS, key=lambda stop: abs(math.log10(stop) - math.log10(metres)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _metres(text: str) -> float:
+    """The distance a valid ``d`` value stands for (the text was read once already)."""
+    return read_distance(text).distance_m
+
+
+@functools.lru_cache(maxsize=256)
+def _size_bytes(text: str) -> float:
+    return float(parse_quantity(text, "size").quantity.to("B").magnitude)
+
+
+def _time(seconds: float) -> str:
+    return format_duration(Q_(seconds, "s"))
+
+
+def _rate(gbps: float) -> str:
+    return format_bandwidth(Q_(gbps, "GB/s"))
+
+
+def _length(metres: float) -> str:
+    return format_quantity(Q_(metres, "m"))
+
+
+def _bytes(count: float) -> str:
+    return format_quantity(Q_(count, "B"))
+
+
+def _far(metres: float) -> str:
+    """A long distance with thousands separators: ``438,555 km``."""
+    return f"{metres / 1000:,.0f} km" if metres >= 10_000 else _length(metres)
+
+
+# --- callbacks: the text box and the slider stay in step, the URL keeps the text -------------------
+
+
+def _typed(state: PageState) -> None:
+    """The text box changed: read it; a length moves the slider, anything else is explained."""
+    try:
+        reading = read_distance(st.session_state[TEXT_KEY])
+    except QuantityInputError as exc:
+        st.session_state[NOTE_KEY] = f"Distance: {exc}. Still showing {distance_text(_metres(state['d']))}."
+        return
+    st.session_state[state.key("d")] = reading.text
+    st.session_state[SLIDER_KEY] = _nearest_stop(reading.distance_m)
+    st.session_state[NOTE_KEY] = f"Distance: {reading.warning}." if reading.warning else ""
+    if reading.warning:
+        st.session_state[TEXT_KEY] = reading.text
+
+
+def _dragged(state: PageState) -> None:
+    text = distance_text(st.session_state[SLIDER_KEY])
+    st.session_state[state.key("d")] = text
+    st.session_state[TEXT_KEY] = text
+    st.session_state[NOTE_KEY] = ""
+
+
+# --- cached work: pure functions of their arguments -----------------------------------------------
+
+
+@st.cache_resource
+def _media() -> list:
+    return media_with_reach(get_catalog().links.values(), get_catalog())
+
+
+@st.cache_resource(max_entries=256)
+def _leash_chart(distance_m: float) -> Any:
+    return leash_figure(_media(), distance_m)
+
+
+@st.cache_resource(max_entries=256)
+def _timeout_chart(distance_m: float) -> Any:
+    media = [propagation_for("fibre", get_catalog()), PROPAGATION["copper-cable"], PROPAGATION["vacuum"]]
+    return timeout_figure(distance_m, media, TIMEOUTS)
+
+
+@st.cache_data(max_entries=256)
+def _reach_table(distance_m: float) -> pd.DataFrame:
+    media = _media()
+    best = fastest_reaching(media, distance_m)
+    return pd.DataFrame([{
+        "Reaches": ("fastest" if best is not None and row.id == best.id else "yes")
+        if row.reaches(distance_m) else "no",
+        "Link": row.name,
+        "Rate per direction": _rate(row.rate_gbps),
+        "Reach": _length(row.reach_m) + ("" if row.reach_basis == "spec" else f" ({row.reach_basis})"),
+        "Round trip here": _time(row.rtt_s(distance_m)) if row.reaches(distance_m) else "—",
+        "In flight to fill it": _bytes(row.bdp_bytes(distance_m)) if row.reaches(distance_m) else "—",
+    } for row in media])
+
+
+@st.cache_data
+def _steps_table() -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Up to": _length(step.reach_m),
+        "Fastest link that reaches": step.link.name,
+        "Rate per direction": _rate(step.link.rate_gbps),
+        "Step down": "—" if step.lost_factor == 1 else f"{step.lost_factor:.3g}× slower",
+    } for step in leash_steps(_media())])
+
+
+@st.cache_data(max_entries=256)
+def _distance_texts(distance_m: float) -> dict[str, Any]:
+    """Every number the distance section writes, formatted once per distance."""
+    media = _media()
+    fibre = propagation_for("fibre", get_catalog())
+    rtt = float(round_trip_s(distance_m, fibre.delay_s_per_m))
+    best = fastest_reaching(media, distance_m)
+    window = window_limited_rate_bytes_per_s(NCCL_BUFFSIZE_BYTES, rtt)
+    copper = PROPAGATION["copper-cable"]
+    plip = next(case for case in TIMEOUTS if case.id == "plip-trigger")
+    here_rtt = float(round_trip_s(distance_m, copper.delay_s_per_m))
+    episode_rtt = float(round_trip_s(EPISODE.distance_m, copper.delay_s_per_m))
+    ib, old = ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), ib_ack_timeout_s(14)
+    share = ": at this distance the window is no limit" if window >= PORT_BYTES_PER_S else \
+        f", {PORT_BYTES_PER_S / window:.3g} times less than the port carries"
+    return {
+        "distance": distance_text(distance_m),
+        "landmark": nearest_landmark(distance_m).label,
+        "one_way": _time(distance_m * fibre.delay_s_per_m),
+        "rtt": _time(rtt),
+        "fibre_help": f"{fibre.delay_s_per_m * 1e9:.2g} µs per km: light in glass at {fibre.velocity_factor:.0%} of c.",
+        "reaching": f"{sum(row.reaches(distance_m) for row in media)} of {len(media)}",
+        "best": None if best is None else (best.name, _rate(best.rate_gbps), bdp_in_words(best.bdp_bytes(distance_m))),
+        "best_id": None if best is None else best.id,
+        "latency": [(f"{_SHORT_MEDIUM.get(medium.id, medium.name)}: one way / RTT",
+                     f"{_time(distance_m * medium.delay_s_per_m)} / {_time(2 * distance_m * medium.delay_s_per_m)}",
+                     f"{medium.delay_s_per_m * 1e9:.3g} ns per metre ({medium.velocity_factor:.0%} of c). "
+                     f"{medium.source}")
+                    for medium in (fibre, PROPAGATION["copper-twinax"], PROPAGATION["vacuum"])],
+        "window_ok": window >= PORT_BYTES_PER_S,
+        "pipe": (
+            f"A link is a pipe with a length: to keep a 400 Gbit/s port busy over {distance_text(distance_m)} of "
+            f"fibre the sender must have **{bdp_in_words(PORT_BYTES_PER_S * rtt)}** before the first "
+            f"acknowledgement returns. NCCL keeps at most {format_size(Q_(NCCL_BUFFSIZE_BYTES, 'B'))} in flight "
+            f"between a pair of GPUs by default (`NCCL_BUFFSIZE`), so across this distance one connection can move "
+            f"at most **{_rate(window / 1e9)}**{share}."
+        ),
+        "copper_vs_fibre": (
+            f"Copper is not slower than fibre: signals in twinax travel at about "
+            f"{PROPAGATION['copper-twinax'].velocity_factor:.0%} of c, in glass at about {fibre.velocity_factor:.0%}. "
+            "What copper lacks is reach. Equipment (transceivers, switches, amplifiers) adds to these figures; "
+            "propagation is the floor nothing removes."
+        ),
+        "story": (
+            f"**Often quoted** (the episode): a LapLink parallel cable \"rated for three metres\" ran at \"maybe "
+            f"sixty kilobytes a second\"; extended with ordinary four-core cable to reach {EPISODE.distance_m:g} m, "
+            f"it failed: \"{EPISODE.claim}\"\n\n"
+            f"**What the sources say:** no 3 m rating and no 60 KB/s figure were found. IEEE 1284 rates parallel "
+            f"cables at {IEEE1284_CABLE_M['AB (older)']:g} m (older AB cables) to "
+            f"{IEEE1284_CABLE_M['IEEE 1284 CC']:g} m (1284 CC); Linux's PLIP driver documents {PLIP_RANGE_M:g} m "
+            f"for the LapLink cable; the one measurement found (DOS 6 INTERLNK over LapLink) moved about "
+            f"{format_bandwidth(Q_(LAPLINK_MEASURED_BYTES_PER_S, 'B/s'))}. Over {EPISODE.distance_m:g} m of copper "
+            f"the round trip is about {_time(episode_rtt)}, {plip.timeout_s / episode_rtt:,.0f} times shorter than "
+            f"PLIP's {_time(plip.timeout_s)} handshake timeout: propagation alone would need about "
+            f"{_length(distance_at_timeout_m(plip.timeout_s, copper.delay_s_per_m))} of cable to trip it.\n\n"
+            "**Why the long cable still failed:** a parallel port's lines are not terminated, so on a long cable "
+            "each edge rings and smears and neighbouring wires couple into each other; the receiver may never see a "
+            "clean strobe, and the sender waits out its timeout. The timeout is where the failure shows, not its "
+            f"cause. And a null-printer cable joins {LAPLINK_CONDUCTORS} conductors (PLIP's pin table): a four-core "
+            "extension cannot carry them all."
+        ),
+        "here": (
+            f"**At {distance_text(distance_m)}** a copper round trip takes {_time(here_rtt)}: "
+            + (f"{plip.timeout_s / here_rtt:,.0f} times inside PLIP's {_time(plip.timeout_s)} timeout."
+               if here_rtt < plip.timeout_s else f"longer than PLIP's {_time(plip.timeout_s)}: here even a perfect "
+               "wire would time out.")
+        ),
+        "infiniband": (
+            "**The same physics in InfiniBand.** A reliable connection retransmits when no acknowledgement comes "
+            f"back within 4.096 µs × 2^t. NCCL sets t = {NCCL_IB_TIMEOUT_DEFAULT} by default (since NCCL 2.23): "
+            f"{_time(ib)} per try, about {_time(ib * NCCL_IB_RETRY_CNT_DEFAULT)} over {NCCL_IB_RETRY_CNT_DEFAULT} "
+            f"retries before NCCL reports an error. A fibre round trip that long needs "
+            f"{_far(distance_at_timeout_m(ib, fibre.delay_s_per_m))} of link: farther than the Moon (about "
+            f"384,400 km). Before NCCL 2.14 the default was t = 14 ({_time(old)}), which "
+            f"{_far(distance_at_timeout_m(old, fibre.delay_s_per_m))} of fibre would already exceed. So a timer "
+            "is not what stops RDMA across a continent; the bytes in flight are (above). MetroX carries InfiniBand "
+            "40 km by wrapping it in RoCE over long-haul Ethernet ports."
+        ),
+    }
+
+
+_STORY_SOURCES = (
+    "Sources: [Linux plip.rst](https://github.com/torvalds/linux/blob/master/Documentation/networking/plip.rst) "
+    "(15 m, 500 µs, pin table); [plip.c](https://github.com/torvalds/linux/blob/master/drivers/net/plip/plip.c) "
+    "(500 and 3000 µs); [connectworld: IEEE 1284](http://www.connectworld.net/ieee1284.html) (6 m and 10 m cables); "
+    "[DOS 6 INTERLNK](http://freeholdcomputer.com/htdocs/interlnk.html) (700K per minute)."
+)
+_NVLINK = (
+    "**NVLink's leash.** No official maximum NVLink cable length was found; the catalog puts NVLink 5 at about 2 m, "
+    "an estimate from the copper inside a GB200 NVL72 rack. A 2 m round trip takes about 20 ns, far inside any "
+    "timeout. What ends copper at these rates is signal loss along the wire: NVIDIA's own DAC cables switch from "
+    "thin 30 AWG to thicker 26 AWG wire at 2 m."
+)
+_TIMEOUT_SOURCES = (
+    "Sources: [NCCL environment variables: NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_BUFFSIZE]"
+    "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html); "
+    "[NASA Moon fact sheet](https://nssdc.gsfc.nasa.gov/planetary/factsheet/moonfact.html); "
+    "[NVIDIA MetroX deployment guidelines](https://docs.nvidia.com/networking/display/SwitchOS/"
+    "General+MetroX+Deployment+Guidelines); "
+    "[NVIDIA LinkX MCP7Y60](https://docs.nvidia.com/networking/display/MCP7Y60HXXX400pub) (30 AWG for 1-1.5 m, "
+    "26 AWG for 2 m)."
+)
+_TRAINING_INTRO = (
+    "Split the cluster below evenly between two sites and move them apart. An all-reduce then has to wait for the "
+    "gap: a **ring** across both sites waits at every one of its steps, a **hierarchical** all-reduce reduces "
+    "inside each site first and crosses the gap only twice, and **syncing every H steps** (as DiLoCo does, "
+    "arXiv 2311.08105) pays that once per H steps."
+)
+_TRAINING_ASSUMPTIONS = (
+    "In one building the ring is NCCL's, from the All-reduce page's model; the gap adds its one-way delay to every "
+    "step that waits for it (the textbook lock-step model). The link between the sites is assumed to carry every "
+    "GPU's full NIC rate and to keep a bandwidth-delay product in flight; NCCL's own pipeline pays fewer delays "
+    "than the lock-step ring but keeps only 4 MiB in flight per pair by default, so across a long gap it is "
+    "window-bound (see Latency above)."
+)
+
+
+@st.cache_data(max_entries=64)
+def _two_sites(cluster_values: tuple, size_bytes: float, sync_every: int, medium: str):
+    """The two-site all-reduce on 64 distances (10 cm .. 20,000 km), and the cluster's warnings."""
+    cluster, warnings = resolve_page_cluster(dict(cluster_values))
+    distances = [MIN_DISTANCE_M * (MAX_DISTANCE_M / MIN_DISTANCE_M) ** (i / 63) for i in range(64)]
+    result = two_site_allreduce(cluster, size_bytes, distances, medium_id=GAP_MEDIA[medium], sync_every=sync_every,
+                                catalog=get_catalog())
+    return result, warnings
+
+
+@st.cache_resource(max_entries=256)
+def _training_chart(cluster_values: tuple, size_bytes: float, sync_every: int, medium: str, distance_m: float):
+    return training_figure(_two_sites(cluster_values, size_bytes, sync_every, medium)[0], distance_m)
+
+
+@st.cache_data(max_entries=256)
+def _training_texts(cluster_values: tuple, size_bytes: float, sync_every: int, medium: str,
+                    distance_m: float) -> dict[str, Any]:
+    result, _ = _two_sites(cluster_values, size_bytes, sync_every, medium)
+    here = result.at_distance(distance_m)
+    ring_gap = (here["ring"] - result.ring_local_us) * 1e-6
+    hier_gap = (here["hierarchical"] - result.hierarchical_local_us) * 1e-6
+    return {
+        "metrics": [
+            (f"Ring, per step at {distance_text(distance_m)}", _time(here["ring"] * 1e-6),
+             f"+{_time(ring_gap)} for the gap"),
+            ("Hierarchical, per step", _time(here["hierarchical"] * 1e-6), f"+{_time(hier_gap)} for the gap"),
+            (f"Hierarchical every {result.sync_every} steps, per step", _time(here["periodic"] * 1e-6), None),
+        ],
+        "caption": f"{result.ranks} GPUs, {result.ranks_per_site} per site, {format_size(Q_(size_bytes, 'B'))} per "
+                   "GPU. "
+                   + _TRAINING_ASSUMPTIONS,
+        "notes": list(result.notes),
+    }
+
+
+# --- the sections -----------------------------------------------------------------------------------
+
+
+@st.fragment
+def training_section(state: PageState, distance_m: float) -> None:
+    """Message size, sync interval, the gap's medium and the cluster; the two-site all-reduce chart."""
+    st.subheader("What distance does to training")
+    st.markdown(_TRAINING_INTRO)
+    c1, c2, c3 = st.columns([2, 2, 3])
+    c1.text_input("Message size (the gradients)", key=state.key("size"),
+                  help="Per GPU, e.g. '1 GiB' or '2 GB' (a 1B-parameter model in BF16 is about 2 GB).")
+    c2.number_input("Synchronise every H steps", min_value=1, max_value=100_000, step=1, key=state.key("h"))
+    c3.radio("Between the sites", list(GAP_MEDIA), key=state.key("medium"), horizontal=True,
+             format_func=GAP_LABELS.get)
+    with st.expander("The cluster (split evenly between the two sites)"):
+        cluster_controls(state, get_catalog(), title="The cluster")
+    # This fragment runs last in every run of the distance section too, so its sync covers both.
+    state.sync_url()
+    values = state.values()
+    cluster_values = tuple((key, values[key]) for key in CLUSTER_KEYS)
+    size_bytes = _size_bytes(values["size"])
+    _, warnings = _two_sites(cluster_values, size_bytes, values["h"], values["medium"])
+    for warning in warnings:
+        st.warning(escape_markdown(warning))
+    texts = _training_texts(cluster_values, size_bytes, values["h"], values["medium"], distance_m)
+    for note in texts["notes"]:
+        st.caption(escape_markdown(note))
+    st.plotly_chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m),
+                    width="stretch", key="reach-training")
+    for column, (label, value, delta) in zip(st.columns(3), texts["metrics"], strict=True):
+        column.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
+    st.caption(texts["caption"])
+    # The Across sites page lands from another branch; link to it once it is registered.
+    across = "crossdc" if "crossdc" in PAGES else next(
+        (name for name, (_, label) in PAGES.items() if "across" in label.lower()), None)
+    if across and page_exists(across):
+        link_to(across, "Across sites: training between data centres, in depth")
+
+
+@st.fragment
+def distance_section(state: PageState) -> None:
+    """The distance control and everything that depends on the distance."""
+    if TEXT_KEY not in st.session_state:
+        st.session_state[TEXT_KEY] = state["d"]
+    if SLIDER_KEY not in st.session_state:
+        st.session_state[SLIDER_KEY] = _nearest_stop(_metres(state["d"]))
+    with st.container(border=True):
+        t1, t2 = st.columns([1, 3])
+        t1.text_input("Distance between two GPUs", key=TEXT_KEY, on_change=_typed, args=(state,),
+                      help="A length with its unit: '11 m', '3 ft', '1000 km', '2 light-seconds'. 10 cm to 20,000 km.")
+        t2.select_slider("…or drag it (log scale)", options=STOPS, key=SLIDER_KEY, on_change=_dragged, args=(state,),
+                         format_func=_stop_label)
+    note = st.session_state.get(NOTE_KEY, "")
+    if note:
+        st.warning(escape_markdown(note))
+    distance_m = _metres(state["d"])
+    texts = _distance_texts(distance_m)
+
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
+    m2.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])
+    m3.metric("Round trip", texts["rtt"])
+    m4.metric("Links that still reach", texts["reaching"])
+    if texts["best"] is None:
+        st.error(f"No catalogued link reaches {texts['distance']} on its own: beyond this, data crosses amplified or "
+                 "regenerated long-haul paths, or a cloud backbone.")
+    else:
+        name, rate, in_flight = texts["best"]
+        st.success(f"Fastest link that still reaches {texts['distance']}: **{escape_markdown(name)}**, {rate} per "
+                   f"direction. To keep it busy: {in_flight}.")
+    st.plotly_chart(_leash_chart(distance_m), width="stretch", key="reach-leash")
+    st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
+               "collide, hover a point for its name (every link is in the table below). The step line is the "
+               "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
+
+    st.subheader("Which links still work")
+    table = _reach_table(distance_m)
+    st.dataframe(table, hide_index=True, width="stretch", key="reach-table", height=35 * (len(table) + 1) + 3)
+    missing = links_without_reach(get_catalog().links.values())
+    if missing:
+        with st.expander(f"{len(missing)} catalog links have no sourced reach: not guessed, so not drawn"):
+            st.markdown(", ".join(escape_markdown(link.name) for link in missing) + ".")
+    st.markdown("**The rate lost at each step outwards**")
+    st.dataframe(_steps_table(), hide_index=True, width="stretch", key="reach-steps")
+    media = _media()
+    if media:
+        catalog = get_catalog()
+        if SOURCE_KEY not in st.session_state:
+            st.session_state[SOURCE_KEY] = texts["best_id"] or media[0].id
+        s1, s2 = st.columns([2, 1])
+        chosen = s1.selectbox("Where a link's figures come from", [row.id for row in media], key=SOURCE_KEY,
+                              format_func=lambda link_id: catalog.links[link_id].name)
+        if chosen in catalog.links:
+            source_popover(catalog.links[chosen], "Sources", catalog, container=s2)
+
+    st.subheader("Latency: distance costs time, whatever the rate")
+    for column, (label, value, help_text) in zip(st.columns(3), texts["latency"], strict=True):
+        column.metric(label, value, help=help_text)
+    st.markdown(texts["pipe"])
+    st.caption(texts["copper_vs_fibre"])
+
+    st.subheader("Timeouts: why a fast link still fails far away")
+    st.plotly_chart(_timeout_chart(distance_m), width="stretch", key="reach-timeouts")
+    with st.container(border=True):
+        st.markdown(texts["story"])
+        st.caption(_STORY_SOURCES)
+    st.markdown(texts["here"])
+    st.markdown(texts["infiniband"])
+    st.markdown(_NVLINK)
+    st.caption(_TIMEOUT_SOURCES)
+
+    training_section(state, distance_m)

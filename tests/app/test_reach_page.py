@@ -1,0 +1,193 @@
+"""AppTest of the Reach page: defaults, each control from the link and by hand, and hostile links."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from interconnect.catalog import get_catalog
+from interconnect.models.reach import media_with_reach
+from interconnect.ui.pagespecs import reach_specs
+
+from .conftest import chart_specs, run_page
+
+PAGE = "pages/5_Reach.py"
+DEFAULTS = {spec.key: spec.to_text(spec.default) for spec in reach_specs()}
+MEDIA = media_with_reach(get_catalog().links.values(), get_catalog())
+
+
+def metric(at, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def distance_lines(at) -> list[float]:
+    """The x of the dashed distance line in every chart."""
+    return [shape["x0"] for spec in chart_specs(at) for shape in spec["layout"].get("shapes", [])
+            if shape.get("yref") == "paper"]
+
+
+def assert_page_drawn(at) -> None:
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 3
+    assert at.dataframe and len(at.dataframe[0].value) == len(MEDIA)
+
+
+def test_defaults():
+    at = run_page(PAGE)
+    assert_page_drawn(at)
+    assert not at.warning and not at.error
+    assert metric(at, "Distance") == "11 m"
+    assert metric(at, "One way, in fibre") == "53.9 ns"  # 11 m x 4.897 ns/m
+    assert metric(at, "Round trip") == "108 ns"
+    assert dict(at.query_params) == DEFAULTS
+    assert distance_lines(at) == [11.0, 11.0, 11.0]
+    assert at.text_input(key="reach.d_text").value == "11 m"
+    assert at.select_slider(key="reach.d_slider").value == 11.0
+    reaching = sum(row.reaches(11.0) for row in MEDIA)
+    assert metric(at, "Links that still reach") == f"{reaching} of {len(MEDIA)}"
+    text = " ".join(block.value for block in at.markdown)
+    assert "Often quoted" in text and "What the sources say" in text and "the episode" in text
+    assert "4.29 s" in text  # NCCL default InfiniBand timeout: 4.096 us x 2^20
+
+
+def test_the_table_marks_the_links_that_reach():
+    at = run_page(PAGE, {"d": "30 m"})
+    table = at.dataframe[0].value
+    marks = dict(zip(table["Link"], table["Reaches"], strict=True))
+    for row in MEDIA:
+        assert (marks[row.name] != "no") == row.reaches(30.0)
+    best = max((row for row in MEDIA if row.reaches(30.0)), key=lambda row: (row.rate_gbps, row.reach_m),
+               default=None)
+    if best is not None:
+        assert marks[best.name] == "fastest"
+        assert best.name in at.success[0].value
+
+
+@pytest.mark.parametrize(("typed", "shown", "one_way"), [("1000 km", "1000 km", "4.9 ms"), ("3 ft", "91.44 cm", None),
+                                                          ("40 km", "40 km", "196 µs")])
+def test_distance_from_the_link(typed, shown, one_way):
+    at = run_page(PAGE, {"d": typed})
+    assert_page_drawn(at)
+    assert not at.warning
+    assert metric(at, "Distance") == shown
+    if one_way:
+        assert metric(at, "One way, in fibre") == one_way
+    assert at.query_params["d"] == typed
+    assert at.text_input(key="reach.d_text").value == typed
+
+
+@pytest.mark.parametrize(("typed", "used"), [("-5 m", "10 cm"), ("0 m", "10 cm"), ("2 light-seconds", "20000 km"),
+                                             ("1e30 m", "20000 km")])
+def test_out_of_scale_link_distances_are_clamped_with_a_warning(typed, used):
+    at = run_page(PAGE, {"d": typed})
+    assert_page_drawn(at)
+    assert len(at.warning) == 1 and "(link parameter `d`)" in at.warning[0].value
+    assert f"using `{used}`" in at.warning[0].value
+    assert at.query_params["d"] == used
+    assert metric(at, "Distance") == used
+
+
+def test_typing_and_dragging_the_distance():
+    at = run_page(PAGE)
+    at.text_input(key="reach.d_text").set_value("1000 km").run()
+    assert not at.exception and not at.warning
+    assert metric(at, "One way, in fibre") == "4.9 ms"
+    assert at.query_params["d"] == "1000 km"
+    assert at.select_slider(key="reach.d_slider").value == 1_000_000.0
+    assert distance_lines(at) == [1e6, 1e6, 1e6]
+
+    at.select_slider(key="reach.d_slider").set_value(2.0).run()
+    assert not at.exception
+    assert metric(at, "Distance") == "2 m"
+    assert at.query_params["d"] == "2 m"
+    assert at.text_input(key="reach.d_text").value == "2 m"
+
+
+@pytest.mark.parametrize(("typed", "word"), [("5 kg", "a mass"), ("3 s", "a time"), ("9^9^8 m", "could not read")])
+def test_typing_something_that_is_not_a_length_explains_and_keeps_the_view(typed, word):
+    at = run_page(PAGE, {"d": "2 km"})
+    at.text_input(key="reach.d_text").set_value(typed).run()
+    assert not at.exception
+    assert any(word in w.value and "expected a length" in w.value for w in at.warning)
+    assert metric(at, "Distance") == "2 km"
+    assert at.query_params["d"] == "2 km"
+
+
+def test_typing_an_out_of_scale_distance_clamps_it():
+    at = run_page(PAGE)
+    at.text_input(key="reach.d_text").set_value("-3 m").run()
+    assert not at.exception
+    assert any("negative" in w.value for w in at.warning)
+    assert metric(at, "Distance") == "10 cm"
+    assert at.text_input(key="reach.d_text").value == "10 cm"
+
+
+def test_training_controls_from_the_link():
+    at = run_page(PAGE, {"d": "1000 km", "size": "256 MiB", "h": "10", "medium": "vacuum", "gpu": "b200",
+                         "nodes": "6"})
+    assert_page_drawn(at)
+    assert not at.warning
+    assert at.text_input(key="reach.size").value == "256 MiB"
+    assert at.number_input(key="reach.h").value == 10
+    assert at.radio(key="reach.medium").value == "vacuum"
+    assert at.selectbox(key="reach.gpu").value == "b200"
+    training = chart_specs(at)[2]
+    names = [trace.get("name", "") for trace in training["data"]]
+    assert any("every 10 steps" in name for name in names)
+    assert any(name.startswith("Ring") and "94 steps" in name for name in names)  # 6 x 8 = 48 GPUs: 2 x 47
+    assert metric(at, "Hierarchical every 10 steps")
+
+
+def test_training_medium_changes_the_gap():
+    at = run_page(PAGE, {"d": "1000 km"})
+    fibre = metric(at, "Ring, per step")
+    at.radio(key="reach.medium").set_value("vacuum").run()
+    assert not at.exception
+    assert metric(at, "Ring, per step") != fibre
+    assert at.query_params["medium"] == "vacuum"
+    at.number_input(key="reach.h").set_value(1).run()
+    assert at.query_params["h"] == "1"
+    assert len([t for t in chart_specs(at)[2]["data"] if t.get("showlegend") is not False]) == 2
+
+
+def test_one_node_is_split_into_two_sites_with_a_note():
+    at = run_page(PAGE, {"nodes": "1"})
+    assert not at.exception
+    assert any("Two equal sites" in caption.value for caption in at.caption)
+
+
+def test_cluster_follows_from_another_page():
+    at = run_page("pages/2_All_reduce.py", {"gpu": "a100-sxm", "nodes": "2"})
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="reach.gpu").value == "a100-sxm"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"d": "9^9^8 m"},
+        {"d": "<script>alert(1)</script>"},
+        {"d": "x" * 10_000},
+        {"d": "1e999 m"},
+        {"d": "5 kg"},
+        {"size": "5 m"},
+        {"size": "10^400 B"},
+        {"h": "-3"},
+        {"h": "NaN"},
+        {"medium": "ether"},
+        {"gpu": "h9000", "nodes": "0", "nic": "custom", "nic_bw": "5 parsecs"},
+        {"d": "[click](http://example.com) m"},
+        {"d": "\u202e\u0000 m"},
+    ],
+)
+def test_hostile_links_warn_and_render(query):
+    at = run_page(PAGE, query)
+    assert_page_drawn(at)
+    assert len(at.warning) >= 1
+    for warning in at.warning:
+        outside_code = re.sub(r"`[^`]*`", "", warning.value)
+        assert "<" not in outside_code and ">" not in outside_code
+        assert "](http" not in outside_code
+    assert metric(at, "Distance")

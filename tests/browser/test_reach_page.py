@@ -1,0 +1,58 @@
+"""The Reach page in a real browser: a cold deep link renders its charts in the linked state, and
+the URL follows the distance when it is typed or dragged."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from browser_helpers import (
+    CHART,
+    EXCEPTION,
+    METRIC_VALUE,
+    assert_healthy,
+    open_cold,
+    poll,
+    query_of,
+    wait_for_charts,
+    wait_for_run,
+    widget,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def test_cold_deep_link_to_reach_page(cold_server, page, blocked_requests):
+    params = {"d": "1000 km", "size": "256 MiB", "h": "10", "medium": "vacuum"}
+    open_cold(page, cold_server, "/Reach?" + urlencode(params))
+    assert_healthy(page, cold_server)
+    wait_for_charts(page, minimum=3)
+    assert page.locator(EXCEPTION).count() == 0
+    assert page.locator("h1").first.inner_text().startswith("Reach")
+    metrics = page.locator(METRIC_VALUE).all_inner_texts()
+    assert "1000 km" in metrics and "4.9 ms" in metrics, metrics  # 1,000 km of fibre: 4.9 ms one way
+    assert "1000 km" in page.locator(f"{CHART} .annotation-text").first.text_content()
+    assert widget(page, "reach.medium").get_by_role("radio", name="Vacuum").is_checked()
+
+    # The page writes its whole state back to the URL, and it is still the linked state.
+    page.wait_for_timeout(500)
+    settled = query_of(page.url)
+    assert {key: settled.get(key) for key in params} == params, page.url
+    assert page.url.split("?")[0].endswith("/Reach")
+
+    # Typing a distance moves the URL, the metrics and the charts.
+    box = widget(page, "reach.d_text").locator("input")
+    box.fill("40 km")
+    box.press("Enter")
+    assert poll(page, lambda: query_of(page.url).get("d") == "40 km"), page.url
+    wait_for_run(page, cold_server)
+    assert poll(page, lambda: "196 µs" in page.locator(METRIC_VALUE).all_inner_texts())
+
+    # Dragging the slider (keyboard: one stop to the right) moves them again.
+    widget(page, "reach.d_slider").get_by_role("slider").press("ArrowRight")
+    assert poll(page, lambda: query_of(page.url).get("d") not in (None, "40 km")), page.url
+    wait_for_run(page, cold_server)
+    assert_healthy(page, cold_server)
+    assert page.locator(CHART).count() >= 3
+    assert query_of(page.url)["medium"] == "vacuum", "moving the distance lost another control's state"
+    assert blocked_requests == [], f"the page tried to reach the internet: {blocked_requests}"
