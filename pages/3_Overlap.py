@@ -18,7 +18,7 @@ from interconnect.ui.overlap import (
     step_controls,
     tokens_figure,
 )
-from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
 
 page_setup("Overlap: talk while you compute",
@@ -53,11 +53,11 @@ def overlap_view() -> None:
     show_timeline(step, timeline, cluster)
 
     st.subheader("When does it hide?")
-    st.plotly_chart(tokens_figure(inputs, step.hide_threshold_tokens), width="stretch", key="overlap-tokens")
+    chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
     st.caption("The backward pass grows with the tokens each GPU processes; the all-reduce does not. Once the "
                "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling Book's "
                "line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency.")
-    st.plotly_chart(nodes_figure(inputs), width="stretch", key="overlap-nodes")
+    chart(nodes_figure(inputs), key="overlap-nodes")
     st.caption("Same step, more nodes. A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU "
                "count: the Ultra-Scale Playbook warns that at 512+ GPUs data-parallel communication can no longer "
                "be fully overlapped. NCCL switches to trees, whose latency grows with log(n).")

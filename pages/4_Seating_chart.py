@@ -19,7 +19,7 @@ from interconnect.models.parallelism import (
 )
 from interconnect.models.presets import ModelPreset, custom_model, load_model_presets, model_sources
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
-from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import (
     CLUSTER_KEYS,
     DTYPE_BYTES,
@@ -207,7 +207,7 @@ def grid_section() -> None:
                 "still covers all of them.")
         return
     colour = state["colour"]
-    st.plotly_chart(_grid(layout, cluster.domain_size, colour, domain_label), width="stretch", key="seating-grid")
+    chart(_grid(layout, cluster.domain_size, colour, domain_label), key="seating-grid")
     st.caption(
         f"Each box is one {domain_label}: its GPUs share NVLink. Green rings: a group's traffic on NVLink; blue dashed "
         f"lines: traffic that has to leave the {domain_label} through the NICs (the first groups are drawn). A red "
@@ -220,7 +220,7 @@ grid_section()
 if bill is not None:
     st.subheader("The bill, per dimension")
     figure, table = _bill_view(model, cluster, layout, workload)
-    st.plotly_chart(figure, width="stretch", key="seating-bill")
+    chart(figure, key="seating-bill")
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, all-gather, "
                "reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective models on the tier "
@@ -228,7 +228,7 @@ if bill is not None:
 
     st.subheader("Memory per GPU")
     figure, modes = _memory_view(model, cluster, layout, workload)
-    st.plotly_chart(figure, width="stretch", key="seating-memory")
+    chart(figure, key="seating-memory")
     st.caption(
         f"Activations with this layout: {modes['none'] / 1e9:.1f} GB stored as they are, "
         f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "

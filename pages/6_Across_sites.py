@@ -12,7 +12,7 @@ from interconnect.models.crossdc_view import (
     crossdc_view,
     table4_check,
 )
-from interconnect.ui.page import PageState, escape_markdown, footer, gpu_picker, page_setup
+from interconnect.ui.page import PageState, chart, escape_markdown, footer, gpu_picker, page_setup
 from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
@@ -167,12 +167,12 @@ def explorer() -> None:
         + f"; with overlap {result.utilization_overlap:.1%}."
     )
     utilization, sizes, required = cached_figures(inputs)
-    st.plotly_chart(utilization, width="stretch", key="crossdc-utilization")
+    chart(utilization, key="crossdc-utilization")
     others = ", ".join(f"{m.name} H = {m.inner_steps}, {m.bits}-bit" for m in data.methods.values() if m.id != method)
     st.caption(f"Thick: the method as set above. Dotted: the others as their papers ran them ({others}). Dashed "
                "line: your WAN bandwidth. Dotted grey lines: CrossPipe's network classes.")
-    st.plotly_chart(sizes, width="stretch", key="crossdc-bytes")
-    st.plotly_chart(required, width="stretch", key="crossdc-required")
+    chart(sizes, key="crossdc-bytes")
+    chart(required, key="crossdc-required")
     st.caption("The step time grows in proportion to the model (same tokens per step, same GPUs), so payload and "
                "compute grow together and data parallel and DiLoCo need the same bandwidth at every size. Streaming "
                "DiLoCo needs less: a bigger model has more layers, so more and smaller fragments, each hidden behind "

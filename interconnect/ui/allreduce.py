@@ -51,7 +51,7 @@ from interconnect.models.collectives import (
     load_measurements,
 )
 from interconnect.ui.cluster import set_cluster
-from interconnect.ui.page import PageState, escape_markdown
+from interconnect.ui.page import PageState, chart, escape_markdown
 from interconnect.ui.pagespecs import PROTOCOL_CHOICES, cluster_inputs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
@@ -265,7 +265,7 @@ def analysis(state: PageState) -> None:
     time_fig, busbw_fig = _time_and_busbw_figures(cluster, algorithm, protocol, values["overlay"], log_key,
                                                   log_overlay)
     view = _view(cluster, algorithm, protocol)
-    st.plotly_chart(time_fig, width="stretch", key="allreduce-time")
+    chart(time_fig, key="allreduce-time")
     picks = ", ".join(f"{SHORT_NAMES.get(c.algorithm, c.algorithm)} {c.protocol} from "
                       f"{format_size(Q_(c.size_bytes, 'B'))}" for c in view.pick_changes)
     st.caption(
@@ -277,7 +277,7 @@ def analysis(state: PageState) -> None:
         + "Left of the shaded boundary the fixed latency of each step dominates; right of it, the bandwidth of "
         "the slowest link does. Flat ring and hierarchical are textbook schemes NCCL does not pick by name."
     )
-    st.plotly_chart(busbw_fig, width="stretch", key="allreduce-busbw")
+    chart(busbw_fig, key="allreduce-busbw")
     if view.above_wire_reason:
         st.caption("busbw above the ring limit is not a faster wire: " + escape_markdown(view.above_wire_reason)
                    + ".")
@@ -326,8 +326,7 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
     b2.caption("AWS p5: 8 × H100 and 32 × 100 Gbit/s EFA per node, and the Playbook's 256 MB message. The "
                "Playbook says only \"1-64 nodes of 8xH100s\" on its cluster with EFA between nodes; the same team's "
                f"[Smol Training Playbook]({SMOL_PLAYBOOK_URL}) names AWS p5 with four 100G EFA adapters per GPU.")
-    st.plotly_chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), width="stretch",
-                    key="allreduce-nodes")
+    chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), key="allreduce-nodes")
     st.caption(
         f"Thick line: {label} at every node count, the same computation as the summary above. Orange: "
         f"{published.label} and, shaded, the spread of its runs (5th to 95th percentile). "
@@ -364,7 +363,7 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
 
 def _traffic_section(cluster: Cluster, size_bytes: int) -> None:
     st.subheader("Bytes that leave the node")
-    st.plotly_chart(_traffic_figure(cluster, size_bytes), width="stretch", key="allreduce-traffic")
+    chart(_traffic_figure(cluster, size_bytes), key="allreduce-traffic")
     claim = hierarchical_traffic_claim(cluster.gpus_per_node, max(cluster.nodes, 2))
     with st.container(border=True):
         st.markdown(

@@ -35,7 +35,7 @@ from interconnect.models.overlap import (
     token_sweep,
 )
 from interconnect.models.presets import load_model_presets
-from interconnect.ui.page import PageState, escape_markdown
+from interconnect.ui.page import PageState, chart, escape_markdown
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
@@ -190,7 +190,7 @@ def show_metrics(step: StepResult, roofline: float) -> None:
 
 
 def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
-    st.plotly_chart(timeline, width="stretch", key="overlap-timeline")
+    chart(timeline, key="overlap-timeline")
     buckets = step.buckets
     short = ALGORITHM_SHORT_NAMES.get(step.algorithm, step.algorithm)
     if 0 < step.exposed_comm_s and step.overlap_fraction > 0.995:
@@ -224,7 +224,7 @@ def show_claim(step: StepResult) -> None:
             f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
         )
     key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
-    st.plotly_chart(claim_chart(key), width="stretch", key="overlap-claim")
+    chart(claim_chart(key), key="overlap-claim")
 
 
 def show_why_not(step: StepResult, cluster: Cluster) -> None:

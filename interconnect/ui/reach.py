@@ -52,7 +52,7 @@ from interconnect.models.reach import (
     window_limited_rate_bytes_per_s,
 )
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
-from interconnect.ui.page import PAGES, PageState, escape_markdown, link_to, page_exists, source_popover
+from interconnect.ui.page import PAGES, PageState, chart, escape_markdown, link_to, page_exists, source_popover
 from interconnect.ui.pagespecs import CLUSTER_KEYS
 from interconnect.units import (
     Q_,
@@ -377,8 +377,7 @@ def training_section(state: PageState, distance_m: float) -> None:
     texts = _training_texts(cluster_values, size_bytes, values["h"], values["medium"], distance_m)
     for note in texts["notes"]:
         st.caption(escape_markdown(note))
-    st.plotly_chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m),
-                    width="stretch", key="reach-training")
+    chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m), key="reach-training")
     for column, (label, value, delta) in zip(st.columns(3), texts["metrics"], strict=True):
         column.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
     st.caption(texts["caption"])
@@ -420,7 +419,7 @@ def distance_section(state: PageState) -> None:
         name, rate, in_flight = texts["best"]
         st.success(f"Fastest link that still reaches {texts['distance']}: **{escape_markdown(name)}**, {rate} per "
                    f"direction. To keep it busy: {in_flight}.")
-    st.plotly_chart(_leash_chart(distance_m), width="stretch", key="reach-leash")
+    chart(_leash_chart(distance_m), key="reach-leash")
     st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
                "collide, hover a point for its name (every link is in the table below). The step line is the "
                "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
@@ -452,7 +451,7 @@ def distance_section(state: PageState) -> None:
     st.caption(texts["copper_vs_fibre"])
 
     st.subheader("Timeouts: why a fast link still fails far away")
-    st.plotly_chart(_timeout_chart(distance_m), width="stretch", key="reach-timeouts")
+    chart(_timeout_chart(distance_m), key="reach-timeouts")
     with st.container(border=True):
         st.markdown(texts["story"])
         st.caption(_STORY_SOURCES)
