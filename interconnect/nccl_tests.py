@@ -469,11 +469,18 @@ def _format_bytes(n_bytes: int) -> str:
 _ANSI_ESCAPE_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
+def _too_large(size: int, max_bytes: int) -> NcclLogError:
+    size_text, limit_text = _format_bytes(size), _format_bytes(max_bytes)
+    if size_text == limit_text:  # "the log is 5 MiB; the limit is 5 MiB" would say nothing
+        size_text, limit_text = f"{size:,} bytes", f"{limit_text} ({max_bytes:,} bytes)"
+    return NcclLogError(f"the log is {size_text}; the limit is {limit_text}")
+
+
 def _decode(data: str | bytes, max_bytes: int) -> str:
     if isinstance(data, bytes | bytearray | memoryview):
         raw = bytes(data)
         if len(raw) > max_bytes:
-            raise NcclLogError(f"the log is {_format_bytes(len(raw))}; the limit is {_format_bytes(max_bytes)}")
+            raise _too_large(len(raw), max_bytes)
         if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with BOM, e.g. PowerShell's ">"
             try:
                 text = raw.decode("utf-16")
@@ -491,8 +498,7 @@ def _decode(data: str | bytes, max_bytes: int) -> str:
         if len(text) > max_bytes or (
             4 * len(text) > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
         ):
-            size = len(text.encode("utf-8", "surrogatepass"))
-            raise NcclLogError(f"the log is {_format_bytes(size)}; the limit is {_format_bytes(max_bytes)}")
+            raise _too_large(len(text.encode("utf-8", "surrogatepass")), max_bytes)
     else:
         raise TypeError(f"expected str or bytes, got {type(data).__name__}")
     if "\x00" in text:

@@ -13,6 +13,7 @@ import json
 import pickle
 import re
 import signal
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -734,6 +735,8 @@ def test_oversize_input():
     parse_nccl_tests(data, max_bytes=len(data.encode()))  # exactly at the limit is fine
     with pytest.raises(NcclLogError, match=r"^the log is 6 MiB; the limit is 5 MiB$"):
         parse_nccl_tests(b" " * (6 * 1024 * 1024))
+    with pytest.raises(NcclLogError, match=r"^the log is 5,242,881 bytes; the limit is 5 MiB \(5,242,880 bytes\)$"):
+        parse_nccl_tests(b" " * (MAX_LOG_BYTES + 1))
     assert MAX_LOG_BYTES == 5 * 1024 * 1024
 
 
@@ -1322,3 +1325,38 @@ def test_json_rank_count_from_devices_gives_no_median_warning():
     run = parse_nccl_tests(json.dumps(document))
     assert run.ranks_source == "inferred from busbw/algbw"
     assert any("the rank count was inferred from the median ratio" in w for w in run.warnings)
+
+
+# ---------------------------------------------------------------------------------------------
+# One size limit for pasted and uploaded logs
+# ---------------------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_upload_ceiling_lets_every_log_the_parser_accepts_through():
+    # Streamlit 1.67 multiplies server.maxUploadSize by 1024 x 1024 on the server
+    # (web/server/starlette/starlette_routes.py) and by 1000 x 1000 in the browser, except on
+    # Windows (the frontend's byte-unit conversion). 5 is 5,000,000 bytes in most browsers, short of
+    # the parser's 5 MiB: a 5.1 MB log could be pasted but not uploaded.
+    megabytes = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    assert megabytes * 1_000_000 >= MAX_LOG_BYTES and megabytes * 2**20 >= MAX_LOG_BYTES
+    assert (megabytes - 1) * 1_000_000 < MAX_LOG_BYTES  # the smallest such ceiling
+
+
+def test_the_page_states_and_enforces_the_parser_limit():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("pages/2_All_reduce.py")
+    at.run()
+    (uploader,) = at.get("file_uploader")
+    assert uploader.proto.label == "nccl-tests output (up to 5 MiB)"
+    megabytes = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    assert uploader.proto.max_upload_size_mb == megabytes
+    assert at.text_area(key="allreduce.paste").proto.max_chars == MAX_LOG_BYTES
+    # within the box's character limit but over the byte limit: the parser's message gives the limit
+    at.text_area(key="allreduce.paste").input("\u00e9" * 2_700_000).run()  # 5,400,000 bytes of UTF-8
+    (error,) = at.error
+    assert error.value.startswith("Could not read this as nccl-tests output: the log is 5")
+    assert error.value.endswith("MiB; the limit is 5 MiB")
