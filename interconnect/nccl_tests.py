@@ -639,6 +639,11 @@ class _Sweep:
     where: str  # "the header (line 3)" or "the JSON config"
 
 
+def _is_timestamp(tokens: list[str]) -> bool:
+    """Whether a row ends with nccl-tests' ``-S 1`` timestamp, ``YYYY-mm-dd HH:MM:SS``."""
+    return bool(_CLOCK_RE.fullmatch(tokens[-1]) and _DATE_RE.fullmatch(tokens[-2]))
+
+
 def _column_count_error(layout_names: str, n_expected: str, found: int, line_number: int) -> NcclLogError:
     return NcclLogError(f"expected {n_expected} columns ({layout_names}), found {found}", line_number)
 
@@ -702,7 +707,11 @@ class _TextParser:
             if fast is not None and self.pending is None:
                 # The common data row, read without the general dispatch: same result, a third of the time.
                 tokens = text.split()
-                if len(tokens) == fast.n_columns and self._add_plain_row(tokens, fast, index + 1):
+                n = len(tokens)
+                if (
+                    n == fast.n_columns
+                    or (n == fast.n_columns + 2 == fast.n_columns + fast.max_extra and _is_timestamp(tokens))
+                ) and self._add_plain_row(tokens, fast, index + 1):
                     continue
             self._dispatch(text, index + 1)
             if self.stopped:
@@ -1019,7 +1028,7 @@ class _TextParser:
 
     def _infer_layout(self, tokens: list[str], line_number: int) -> _Layout:
         n = len(tokens)
-        n_timestamp = 2 if n >= 2 and _CLOCK_RE.fullmatch(tokens[-1]) and _DATE_RE.fullmatch(tokens[-2]) else 0
+        n_timestamp = 2 if n >= 2 and _is_timestamp(tokens) else 0
         has_redop = n - n_timestamp > 3 and not _is_number(tokens[3])
         key = (n, n_timestamp, has_redop)
         layout = self.inferred_layouts.get(key)
@@ -1072,8 +1081,7 @@ class _TextParser:
         if not layout.n_columns <= n <= layout.n_columns + layout.max_extra:
             raise _column_count_error(layout.names, str(layout.n_columns), n, line_number)
         if self._add_plain_row(tokens, layout, line_number):
-            if layout.max_extra == 0:
-                self.fast_layout = layout  # rows of this length read with it from now on
+            self.fast_layout = layout  # rows like this one are read with it from now on
             return
         unusable: list[str] = []  # non-finite numbers and zero times: the row is skipped, not fatal
         size = self._int_field(tokens[layout.i_size], "size", line_number, unusable)
