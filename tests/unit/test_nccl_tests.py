@@ -1360,3 +1360,79 @@ def test_the_page_states_and_enforces_the_parser_limit():
     (error,) = at.error
     assert error.value.startswith("Could not read this as nccl-tests output: the log is 5")
     assert error.value.endswith("MiB; the limit is 5 MiB")
+
+
+# ---------------------------------------------------------------------------------------------
+# Mutation fuzzing, a fast subset of benchmarks/fuzz_logs.py
+# ---------------------------------------------------------------------------------------------
+
+SAMPLES = [(DATA / name).read_text(encoding="utf-8") for name in TEXT_FIXTURES + sorted(CALIBRATION) + [JSON_FILE]]
+SAMPLES += [
+    path.read_text(encoding="utf-8") for path in sorted((REPO / "interconnect/data/measurements").glob("*.txt"))
+]
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+HOSTILE_VALUES = ["nan", "inf", "-inf", "1e999", "0", "0.00", "NaN", '"nan"', "9" * 400, "9" * 5000, "1" * 40]
+
+
+@st.composite
+def mutated_logs(draw) -> str | bytes:
+    text = draw(st.sampled_from(SAMPLES))
+    for _ in range(draw(st.integers(1, 3))):
+        lines = text.split("\n")
+        kind = draw(
+            st.sampled_from(
+                ["truncate", "delete", "duplicate", "swap", "value", "value", "long", "junk", "nccl", "collective"]
+            )
+        )
+        if kind == "truncate":
+            text = text[: draw(st.integers(0, len(text)))]
+        elif kind == "delete":
+            del lines[draw(st.integers(0, len(lines) - 1))]
+            text = "\n".join(lines)
+        elif kind == "duplicate":
+            lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(lines)))
+            text = "\n".join(lines)
+        elif kind == "swap":
+            i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+        elif kind == "value":
+            numbers = list(NUMBER.finditer(text))
+            if numbers:
+                target = draw(st.sampled_from(numbers))
+                text = text[: target.start()] + draw(st.sampled_from(HOSTILE_VALUES)) + text[target.end() :]
+        elif kind == "long":
+            unit = draw(st.sampled_from(["x", "7", "a:1", "[1,0]", "# ", "-1.5 "]))
+            line = unit * (draw(st.sampled_from([MAX_LINE_CHARS, 30_000, 100_000])) // len(unit) + 1)
+            lines.insert(
+                draw(st.integers(0, len(lines))), line + draw(st.sampled_from(["", " NCCL INFO x", " NCCL WARN"]))
+            )
+            text = "\n".join(lines)
+        elif kind == "junk":
+            at = draw(st.integers(0, len(text)))
+            text = text[:at] + draw(st.text(max_size=40)) + text[at:]
+        elif kind == "nccl":
+            i = draw(st.integers(0, len(lines) - 1))
+            lines[i] += draw(
+                st.sampled_from(["host:1:2 [0] NCCL INFO x", "h:1:2 [3] net.cc:9 NCCL WARN y", "NCCL INFO"])
+            )
+            text = "\n".join(lines)
+        else:
+            other = draw(st.sampled_from(SAMPLES))
+            text = text + "\n" + other if draw(st.booleans()) else "\n".join(lines + other.split("\n")[:20])
+    encoding = draw(st.sampled_from([None, None, None, "utf-8", "utf-16", "utf-32", "latin-1"]))
+    return text if encoding is None else text.encode(encoding, errors="replace")
+
+
+@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=mutated_logs())
+def test_mutated_logs_give_finite_runs_or_nccl_log_errors(data):
+    try:
+        run = parse_nccl_tests(data)
+    except NcclLogError as error:
+        assert len(str(error)) < 1000
+        return
+    assert len(run.size_bytes) >= 1
+    assert_arrays_finite_or_absent(run)
+    assert len(run.warnings) <= 20 and all(len(w) < 1000 for w in run.warnings)
+    assert run.ranks is None or 1 <= run.ranks <= 2**31
