@@ -681,6 +681,7 @@ class _TextParser:
         self.unrecognised: list[int] = []
         self.long_lines: list[tuple[int, int]] = []  # (line number, length in characters)
         self.skipped_rows: list[tuple[int, str]] = []  # (line number, why the row cannot be used)
+        self.skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of those rows
         self.first_unrecognised_text = ""
         self.non_blank = 0
         self.stopped = False
@@ -1118,6 +1119,7 @@ class _TextParser:
                 in_values = values
         if unusable:
             self.skipped_rows.append((line_number, unusable[0]))
+            self.skipped_sweep.append((size, dtype, redop))  # the run did reach this size
             return
         if wrong:
             self.wrong_rows.append(line_number)
@@ -1310,7 +1312,7 @@ class _TextParser:
         if self.skipped_rows:
             warnings.append(_skipped_rows_warning([(f"line {n}", why) for n, why in self.skipped_rows]))
         if self.sweep is not None:
-            _check_complete(self.sweep, sizes, self.dtypes, self.redops, ranks, warnings)
+            _check_complete(self.sweep, self.sizes, self.dtypes, self.redops, self.skipped_sweep, ranks, warnings)
         if not self.cputime:
             _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.row_lines], warnings)
         if self.unrecognised:
@@ -1452,7 +1454,13 @@ def _format_size(n_bytes: int) -> str:
 
 
 def _check_complete(
-    sweep: _Sweep, sizes: np.ndarray, dtypes: list[str], redops: list[str], ranks: int | None, warnings: list[str]
+    sweep: _Sweep,
+    sizes: list[int],
+    dtypes: list[str],
+    redops: list[str],
+    skipped: list[tuple[int, str, str]],
+    ranks: int | None,
+    warnings: list[str],
 ) -> None:
     """Warn when the rows stop before the largest size the run was asked for: a truncated log.
 
@@ -1460,7 +1468,8 @@ def _check_complete(
     ``size <= maxBytes`` (src/common.cu), once per data type and reduction operation (``-d all``,
     ``-o all``). It prints each size rounded down to whole elements on every rank, so a complete
     sweep may end up to ``ranks x 8`` bytes (largest element) short of the last nominal size; a
-    sweep is called truncated only when a whole step is missing beyond that.
+    sweep is called truncated only when a whole step is missing beyond that. Rows skipped for a NaN
+    or infinite value (``skipped``: size, type, redop) count as reached.
     """
     if sweep.step is None or sweep.max_bytes < sweep.min_bytes:
         return
@@ -1477,12 +1486,14 @@ def _check_complete(
     slack = 16 * (ranks or 1)
     reached: dict[tuple[str, str], int] = {}
     if len(set(dtypes)) == 1 and len(set(redops)) == 1:
-        reached[(dtypes[0], redops[0])] = int(sizes.max())
+        reached[(dtypes[0], redops[0])] = max(sizes)
+        rows: list[tuple[int, str, str]] = skipped
     else:
-        for size, dtype, redop in zip(sizes.tolist(), dtypes, redops, strict=True):
-            key = (dtype, redop)
-            if size > reached.get(key, -1):
-                reached[key] = size
+        rows = [*zip(sizes, dtypes, redops, strict=True), *skipped]
+    for size, dtype, redop in rows:
+        key = (dtype, redop)
+        if size > reached.get(key, -1):
+            reached[key] = size
     short = [(key, top) for key, top in reached.items() if top <= step_before_largest and top < largest - slack]
     if not short:
         return
@@ -1714,6 +1725,7 @@ def _parse_json(text: str) -> NcclRun:
     wrong_rows: list[int] = []
     skipped: list[tuple[str, str]] = []  # (where, why): NaN, infinite or zero-time results
     kept: list[int] = []  # indices into results of the rows read
+    skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of the results skipped
     for i, row in enumerate(results):
         where = f"results[{i}]"
         if not isinstance(row, dict):
@@ -1752,6 +1764,7 @@ def _parse_json(text: str) -> NcclRun:
             raise NcclLogError(f"{where} has neither 'out_of_place' nor 'in_place' results")
         if unusable:
             skipped.append((where, unusable))
+            skipped_sweep.append((size, _json_label(row.get("type", "")), _json_label(row.get("redop", "none"))))
             continue
         if wrong:
             wrong_rows.append(i)
@@ -1822,7 +1835,7 @@ def _parse_json(text: str) -> NcclRun:
     )
     sweep = _json_sweep(config)
     if sweep is not None:
-        _check_complete(sweep, sizes_arr, dtypes, redops, ranks, warnings)
+        _check_complete(sweep, sizes, dtypes, redops, skipped_sweep, ranks, warnings)
     if not cputime:
         _check_algbw(collective, sizes_arr, out, inp, [f"results[{i}]" for i in kept], warnings)
     return _build_run(

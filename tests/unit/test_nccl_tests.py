@@ -1276,6 +1276,16 @@ def test_a_log_missing_only_its_last_size_is_truncated_too():
     assert any("stop at 64 MiB" in w for w in run.warnings)
 
 
+def test_a_last_row_skipped_for_a_nan_is_not_a_truncation():
+    lines = MODERN_TEXT.split("\n")
+    last = line_number_of(MODERN_TEXT, "   134217728") - 1
+    lines[last] = lines[last].replace("663.19", "   inf", 1)  # a time nccl-tests could not measure
+    run = parse_nccl_tests("\n".join(lines))
+    assert run.size_bytes.max() == 67108864
+    assert any(f"line {last + 1}: time" in w and "skipped" in w for w in run.warnings)
+    assert not any("truncated" in w for w in run.warnings)
+
+
 def test_complete_sweeps_are_not_called_truncated():
     for name in TEXT_FIXTURES:
         assert not any("truncated" in w for w in parse_file(name).warnings), name
