@@ -41,8 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
+    "MAX_LINES",
     "MAX_LINE_CHARS",
     "MAX_LOG_BYTES",
+    "MAX_ROWS",
     "NcclLogError",
     "NcclRun",
     "busbw_factor",
@@ -59,6 +61,16 @@ logs of the tests is 166 characters); NCCL INFO/WARN messages, which can be much
 thousands of ranks lists every rank), are removed before this check. A longer line is skipped with a
 warning that names it, or refused as damage when it starts like nccl-tests output (``#`` or a
 number). The cap keeps every later step working on short strings."""
+
+MAX_LINES = 100_000
+"""Most text lines read. A 5 MiB log of nccl-tests output with NCCL_DEBUG=INFO messages (about 90
+characters each) has about 60,000; millions of short lines would cost seconds to read."""
+
+MAX_ROWS = 20_000
+"""Most data rows read. nccl-tests prints one row per size, data type, reduction and root: -d all
+-o all over 30 sizes is 1,500 rows; a fine -i sweep from 1 MiB to 16 GiB in 1 MiB steps, 16,384."""
+
+_MAX_UNRECOGNISED = 10_000  # lines that are not nccl-tests output, before the log is refused
 
 _EXAMPLE_ROW = "  1048576  262144  float  sum  -1  ..."
 _BINARY_MESSAGE = "this looks like a binary file, not nccl-tests output"
@@ -401,8 +413,8 @@ def _as_int(token: str) -> int | None:
     Tokens longer than :data:`_MAX_INT_CHARS` are None without calling ``int()``: Python refuses
     strings over 4,300 digits with ValueError and converts long ones in super-linear time.
     """
-    if len(token) > _MAX_INT_CHARS:
-        return None
+    if len(token) > _MAX_INT_CHARS or not token.lstrip("+-").replace("_", "").replace(",", "").isdecimal():
+        return None  # (the second test refuses only what int() and _COMMA_INT_RE refuse, without a ValueError)
     try:
         return int(token)
     except ValueError:
@@ -655,6 +667,7 @@ class _TextParser:
         self.lines = text.split("\n")
         self.header_layout: _Layout | None = None
         self.fast_layout: _Layout | None = None  # layout of the last plain row, for run()'s fast path
+        self.not_plain = 0  # line whose row the fast path found not plain
         self.inferred_layouts: dict[tuple[int, int, bool], _Layout] = {}
         self.title_in_place_only = False
         self.cputime = False
@@ -679,6 +692,7 @@ class _TextParser:
         self.warnings: list[str] = []
         self.nccl_warns: dict[str, None] = {}  # insertion-ordered set
         self.unrecognised: list[int] = []
+        self.other_lines = 0  # unrecognised lines and echoed command lines, each costly to examine
         self.long_lines: list[tuple[int, int]] = []  # (line number, length in characters)
         self.skipped_rows: list[tuple[int, str]] = []  # (line number, why the row cannot be used)
         self.skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of those rows
@@ -704,20 +718,52 @@ class _TextParser:
                 continue
             self.non_blank += 1
             text = line.strip()
-            fast = self.fast_layout
-            if fast is not None and self.pending is None:
-                # The common data row, read without the general dispatch: same result, a third of the time.
-                tokens = text.split()
-                n = len(tokens)
-                if (
-                    n == fast.n_columns
-                    or (n == fast.n_columns + 2 == fast.n_columns + fast.max_extra and _is_timestamp(tokens))
-                ) and self._add_plain_row(tokens, fast, index + 1):
-                    continue
-            self._dispatch(text, index + 1)
+            if text[0] == "#":  # what _dispatch does first with such a line, without its other tests
+                self._flush_pending()
+                self._comment(text, index + 1)
+            elif self.fast_layout is None or self.pending is not None or not self._fast_row(text, index + 1):
+                self._dispatch(text, index + 1)
             if self.stopped:
                 break
         self._flush_pending()
+
+    def _fast_row(self, text: str, line_number: int) -> bool:
+        """The common data row, with or without one launcher prefix, read without the general
+        dispatch: the same result as :meth:`_dispatch` (which tries the line as it is, then without
+        its prefix), in a third of the time. False, having done nothing, for any other line."""
+        fast = self.fast_layout
+        assert fast is not None
+        tokens = text.split()
+        if self._plain_row_shape(tokens, fast):
+            self._check_row_count(line_number)
+            if self._add_plain_row(tokens, fast, line_number):
+                return True
+            self.not_plain = line_number  # _add_row need not try again
+        if text[0] == "#" or self._is_row_start(tokens) or _KNOWN_NOISE_RE.match(text):
+            return False  # _dispatch would not strip a prefix from this line
+        stripped = self._strip_prefix(text)
+        if not stripped or stripped == text:
+            return False
+        tokens = stripped.split()
+        if not self._plain_row_shape(tokens, fast):
+            return False
+        self._check_row_count(line_number)
+        return self._add_plain_row(tokens, fast, line_number)
+
+    def _check_row_count(self, line_number: int) -> None:
+        if len(self.row_lines) + len(self.skipped_rows) >= MAX_ROWS:
+            raise NcclLogError(
+                f"more than {MAX_ROWS:,} data rows; nccl-tests prints one per size, data type, reduction and "
+                "root, a few thousand at most: is this one log?",
+                line_number,
+            )
+
+    @staticmethod
+    def _plain_row_shape(tokens: list[str], layout: _Layout) -> bool:
+        n = len(tokens)
+        if n == layout.n_columns:
+            return True
+        return n == layout.n_columns + 2 == layout.n_columns + layout.max_extra and _is_timestamp(tokens)
 
     def _long_line(self, line: str, line_number: int) -> None:
         """Skip a line over MAX_LINE_CHARS (an environment dump, a progress bar) with a warning; but
@@ -807,15 +853,21 @@ class _TextParser:
         return before
 
     def _unrecognised(self, text: str, line_number: int) -> None:
+        self.other_lines += 1
+        if self.other_lines > _MAX_UNRECOGNISED:
+            raise NcclLogError(
+                f"more than {_MAX_UNRECOGNISED:,} lines are not nccl-tests output (line {line_number}: "
+                f"{text[:_SHOWN_CHARS]!r}); paste the part of the log with the results table"
+            )
         program = _PERF_PROGRAM_RE.search(text)
         if program and _collective_key(program.group(1)) is not None:
             # The command line, echoed by the job script: names the collective on older versions.
             if self.collective_from_command is None:
                 self.collective_from_command = program.group(1)
-            return
-        if not self.unrecognised:
-            self.first_unrecognised_text = text[:_SHOWN_CHARS]
-        self.unrecognised.append(line_number)
+        else:
+            if not self.unrecognised:
+                self.first_unrecognised_text = text[:_SHOWN_CHARS]
+            self.unrecognised.append(line_number)
 
     # -- comments: preamble, header, footer --------------------------------------------------
 
@@ -1075,13 +1127,14 @@ class _TextParser:
         return layout
 
     def _add_row(self, tokens: list[str], line_number: int) -> None:
+        self._check_row_count(line_number)
         layout = self.header_layout
         if layout is None:
             layout = self._infer_layout(tokens, line_number)
         n = len(tokens)
         if not layout.n_columns <= n <= layout.n_columns + layout.max_extra:
             raise _column_count_error(layout.names, str(layout.n_columns), n, line_number)
-        if self._add_plain_row(tokens, layout, line_number):
+        if line_number != self.not_plain and self._add_plain_row(tokens, layout, line_number):
             self.fast_layout = layout  # rows like this one are read with it from now on
             return
         unusable: list[str] = []  # non-finite numbers and zero times: the row is skipped, not fatal
@@ -1133,16 +1186,22 @@ class _TextParser:
 
     def _add_plain_row(self, tokens: list[str], layout: _Layout, line_number: int) -> bool:
         """Fast path for the common row: known type and reduction, whole numbers, positive finite
-        values, #wrong 0 or N/A. Returns False, having stored nothing, for anything else; the
-        field-by-field path then accepts it, skips it or says what is wrong."""
+        values, #wrong 0 or N/A (any number in the old max-error column). Returns False, having
+        stored nothing, for anything else; the field-by-field path then accepts it, skips it or
+        says what is wrong."""
         dtype = tokens[2]
         redop = "none" if layout.i_redop is None else tokens[layout.i_redop]
         if dtype not in _KNOWN_DTYPES or redop not in _KNOWN_REDOPS:
             return False
-        for i in layout.wrong_columns:
-            if tokens[i] != "0" and tokens[i] not in _NA_TOKENS:
-                return False
         try:
+            for i in layout.wrong_columns:
+                wrong = tokens[i]
+                if wrong == "0" or wrong in _NA_TOKENS:
+                    continue
+                bare = wrong.rstrip("*")
+                if layout.wrong_is_count or (layout.wrong_is_count is None and _as_int(bare) is not None):
+                    return False  # a count of wrong elements: the general path records the row
+                float(bare)  # the old max-error column ("2e-07"): only needs to be a number
             size, count = int(tokens[0]), int(tokens[1])
             if layout.i_root is not None:
                 int(tokens[layout.i_root])
@@ -1707,6 +1766,11 @@ def _parse_json(text: str) -> NcclRun:
         raise NcclLogError(
             f"no data rows found: the JSON 'results' list is empty (expected rows like '{_EXAMPLE_ROW}')"
         )
+    if len(results) > MAX_ROWS:
+        raise NcclLogError(
+            f"the JSON has {len(results):,} results; nccl-tests writes one per size, data type, reduction and root, "
+            f"a few thousand at most (this reader stops at {MAX_ROWS:,})"
+        )
     warnings: list[str] = []
     version = document.get("version")
     if isinstance(version, int) and not isinstance(version, bool) and version > _JSON_FILE_VERSION_KNOWN:
@@ -1802,6 +1866,8 @@ def _parse_json(text: str) -> NcclRun:
 
     devices = document.get("devices", config.get("devices"))
     devices = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+    if len(devices) > MAX_LINES:
+        raise NcclLogError(f"the JSON lists {len(devices):,} devices, more than any nccl-tests run has processes")
     gpu_names = [_json_label(d.get("device_info", ""), _NAME_CHARS) for d in devices]
     hostnames = [_json_label(d.get("hostname", ""), _NAME_CHARS) for d in devices]
     per_process = 1
@@ -1891,6 +1957,12 @@ def parse_nccl_tests(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> Nc
     text = _decode(data, max_bytes)
     if text.lstrip()[:1] == "{":
         return _parse_json(text)
+    lines = text.count("\n") + 1
+    if lines > MAX_LINES:
+        raise NcclLogError(
+            f"the log has {lines:,} lines; nccl-tests output, even with NCCL_DEBUG=INFO messages, has far fewer "
+            f"(this reader stops at {MAX_LINES:,}): paste the part with the results table"
+        )
     parser = _TextParser(text)
     parser.run()
     return parser.result()

@@ -23,7 +23,9 @@ from hypothesis import strategies as st
 
 from interconnect.nccl_tests import (
     MAX_LINE_CHARS,
+    MAX_LINES,
     MAX_LOG_BYTES,
+    MAX_ROWS,
     NcclLogError,
     NcclRun,
     busbw_factor,
@@ -1240,6 +1242,33 @@ def test_2017_layout_time_that_overflows_microseconds_is_skipped():
     run = parse_nccl_tests(header + rows)
     assert run.size_bytes.tolist() == [1048576] and run.time_us.tolist() == [1500.0]
     assert any("line 3: time '1e306' ms is out of range" in w for w in run.warnings)
+
+
+@pytest.mark.parametrize("line", ["", "x", "# x", "h:1:2 [0] NCCL INFO x"])
+def test_millions_of_short_lines_are_refused_before_reading_them(line):
+    # 5 MiB of "x\n" is 2.6 million lines: about 6 us each to examine, 16 s in all
+    text = ROW_1MIB + "\n" + "\n".join([line] * (2 * MAX_LINES))
+    with pytest.raises(NcclLogError, match=r"^the log has 200,001 lines; .*this reader stops at 100,000"):
+        parse_nccl_tests(text)
+    if line != "x":  # (100,000 unrecognised lines are refused too, below)
+        assert len(parse_nccl_tests(ROW_1MIB + "\n" + "\n".join([line] * (MAX_LINES - 1))).size_bytes) == 1
+
+
+def test_more_data_rows_than_any_sweep_are_refused():
+    with pytest.raises(NcclLogError, match="more than 20,000 data rows") as info:
+        parse_nccl_tests(HEADER + "\n".join([ROW_1MIB] * (MAX_ROWS + 1)))
+    assert info.value.line_number == MAX_ROWS + 3
+    assert len(parse_nccl_tests(HEADER + "\n".join([ROW_1MIB] * MAX_ROWS)).size_bytes) == MAX_ROWS
+    result = {"size": 8, "in_place": {"time": 8.5, "alg_bw": 0.0, "bus_bw": 0.0}}
+    with pytest.raises(NcclLogError, match=r"the JSON has 20,001 results"):
+        parse_nccl_tests(json.dumps({"results": [result] * (MAX_ROWS + 1)}))
+
+
+@pytest.mark.parametrize("line", ["x", "8.52 123.07", "./build/all_reduce_perf -b 8 -e 1G"])
+def test_a_flood_of_other_lines_is_refused(line):
+    text = HEADER + ROW_1MIB + "\n" + "\n".join([line] * 10_001)
+    with pytest.raises(NcclLogError, match=r"^more than 10,000 lines are not nccl-tests output \(line 10004: "):
+        parse_nccl_tests(text)
 
 
 def test_warnings_are_capped():
