@@ -709,7 +709,7 @@ class _TextParser:
         for index, line in enumerate(self.lines):
             if "NCCL " in line and ("NCCL INFO" in line or "NCCL WARN" in line):
                 line = self._split_nccl_message(line)
-                if not line:
+                if not line or self._only_prefixes(line):
                     continue
             if len(line) > MAX_LINE_CHARS:
                 self._long_line(line, index + 1)
@@ -726,6 +726,20 @@ class _TextParser:
             if self.stopped:
                 break
         self._flush_pending()
+
+    def _only_prefixes(self, text: str) -> bool:
+        """Whether what preceded an NCCL message on its line is only launcher prefixes (a timestamp,
+        an srun label, an OpenMPI tag), not nccl-tests output: then the line is dropped whole rather
+        than counted as unrecognised (kubectl logs --timestamps with NCCL_DEBUG=INFO has thousands)."""
+        text = text.strip()
+        for _ in range(4):
+            if not text:
+                return True
+            stripped = self._strip_prefix(text + " ")  # each prefix pattern ends at whitespace
+            if stripped == text + " ":
+                return False
+            text = stripped
+        return not text
 
     def _fast_row(self, text: str, line_number: int) -> bool:
         """The common data row, with or without one launcher prefix, read without the general

@@ -1264,6 +1264,16 @@ def test_more_data_rows_than_any_sweep_are_refused():
         parse_nccl_tests(json.dumps({"results": [result] * (MAX_ROWS + 1)}))
 
 
+@pytest.mark.parametrize("prefix", ["2024-07-18T10:00:00.123Z ", "0: ", "[1,0]<stdout>:2024-07-18T10:00:00Z "])
+def test_launcher_prefixes_of_nccl_messages_are_not_unrecognised_lines(prefix):
+    # kubectl logs --timestamps (or srun --label) on a run with NCCL_DEBUG=INFO: thousands of messages,
+    # each with a prefix before NCCL's own "host:pid:tid [dev]"
+    message = prefix + "dgx-h100-a07:2338417:2338478 [0] NCCL INFO Channel 00/24 : 0 1 2 3 4 5 6 7\n"
+    run = parse_nccl_tests(message * 20_000 + prefix + ROW_1MIB + "\n")
+    assert len(run.size_bytes) == 1
+    assert not any("not recognised" in w for w in run.warnings)
+
+
 @pytest.mark.parametrize("line", ["x", "8.52 123.07", "./build/all_reduce_perf -b 8 -e 1G"])
 def test_a_flood_of_other_lines_is_refused(line):
     text = HEADER + ROW_1MIB + "\n" + "\n".join([line] * 10_001)
