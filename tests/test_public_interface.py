@@ -108,6 +108,12 @@ def test_cli_output_unchanged(recorded, index, monkeypatch):
     assert run_cli(CLI_CALLS[index]) == recorded["cli"][index]
 
 
+def test_the_record_holds_no_broken_page(recorded):
+    # A record taken while a page was broken would make the comparison meaningless.
+    assert not any(link["exception"] for link in recorded["links"])
+    assert all(link["charts"] >= 1 or link["page"] == "pages/9_Catalog.py" for link in recorded["links"])
+
+
 @pytest.mark.parametrize("index", range(len(PAGE_LINKS)))
 def test_page_link_unchanged(recorded, index):
     page, query = PAGE_LINKS[index]

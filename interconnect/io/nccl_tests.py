@@ -28,15 +28,23 @@ prints them (``doc/PERFORMANCE.md``: ``algbw = S/t``).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import math
+import operator
 import re
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
+    "MAX_LINES",
+    "MAX_LINE_CHARS",
     "MAX_LOG_BYTES",
+    "MAX_ROWS",
     "NcclLogError",
     "NcclRun",
     "busbw_factor",
@@ -45,7 +53,24 @@ __all__ = [
 ]
 
 MAX_LOG_BYTES = 5 * 1024 * 1024
-"""Largest log accepted by default, in bytes. A 25-size sweep of all_reduce_perf is about 5 kB."""
+"""Largest log accepted by default, in bytes (5 MiB). A 25-size sweep of all_reduce_perf is about 5 kB."""
+
+MAX_LINE_CHARS = 4096
+"""Longest text line read, in characters. nccl-tests' own lines are short (the longest in the sample
+logs of the tests is 166 characters); NCCL INFO/WARN messages, which can be much longer (a ring on
+thousands of ranks lists every rank), are removed before this check. A longer line is skipped with a
+warning that names it, or refused as damage when it starts like nccl-tests output (``#`` or a
+number). The cap keeps every later step working on short strings."""
+
+MAX_LINES = 100_000
+"""Most text lines read. A 5 MiB log of nccl-tests output with NCCL_DEBUG=INFO messages (about 90
+characters each) has about 60,000; millions of short lines would cost seconds to read."""
+
+MAX_ROWS = 20_000
+"""Most data rows read. nccl-tests prints one row per size, data type, reduction and root: -d all
+-o all over 30 sizes is 1,500 rows; a fine -i sweep from 1 MiB to 16 GiB in 1 MiB steps, 16,384."""
+
+_MAX_UNRECOGNISED = 10_000  # lines that are not nccl-tests output, before the log is refused
 
 _EXAMPLE_ROW = "  1048576  262144  float  sum  -1  ..."
 _BINARY_MESSAGE = "this looks like a binary file, not nccl-tests output"
@@ -373,12 +398,23 @@ def infer_ranks(collective: str | None, algbw: np.ndarray, busbw: np.ndarray) ->
 # ---------------------------------------------------------------------------------------------
 
 _INT64_MAX = 2**63 - 1
+_INT32_MAX = 2**31 - 1  # nccl-tests prints ranks, thread and GPU counts with %d
+_MAX_INT_CHARS = 32  # longer than any int64 with sign, commas or underscores: not read with int()
 _COMMA_INT_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+")
 _NA_TOKENS = frozenset({"N/A", "n/a", "NA"})
+_FLOAT_WORDS = frozenset({"inf", "infinity", "nan"})
+_SHOWN_CHARS = 40  # user text quoted in a message is cut to this length
+_NAME_CHARS = 200  # collective, GPU and host names are kept up to this length
 
 
 def _as_int(token: str) -> int | None:
-    """Integer value of ``token`` (underscores allowed, ``1,048,576`` allowed), else None."""
+    """Integer value of ``token`` (underscores allowed, ``1,048,576`` allowed), else None.
+
+    Tokens longer than :data:`_MAX_INT_CHARS` are None without calling ``int()``: Python refuses
+    strings over 4,300 digits with ValueError and converts long ones in super-linear time.
+    """
+    if len(token) > _MAX_INT_CHARS or not token.lstrip("+-").replace("_", "").replace(",", "").isdecimal():
+        return None  # (the second test refuses only what int() and _COMMA_INT_RE refuse, without a ValueError)
     try:
         return int(token)
     except ValueError:
@@ -388,11 +424,42 @@ def _as_int(token: str) -> int | None:
 
 
 def _is_number(token: str) -> bool:
+    first = token[:1]
+    if first.isalpha() and token.lower().lstrip("+-") not in _FLOAT_WORDS:
+        return False  # "float", "sum": the common case, without the cost of a ValueError
     try:
         float(token)
     except ValueError:
         return False
     return True
+
+
+def _show(value: object) -> str:
+    """``repr`` of a value taken from the input, short enough for a one-line message."""
+    if isinstance(value, str):
+        if len(value) <= _SHOWN_CHARS:
+            return repr(value)
+        return f"{value[:_SHOWN_CHARS]!r}... ({len(value):,} characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        try:
+            return f"a {len(str(abs(value))):,}-digit number"
+        except ValueError:  # over sys.get_int_max_str_digits(): only the order of magnitude
+            return f"a number of about {math.floor(value.bit_length() * math.log10(2)) + 1:,} digits"
+    if isinstance(value, list | dict):
+        if len(value) <= 4 and all(isinstance(v, int | float | bool | type(None)) for v in value):
+            return repr(value)
+        return f"a list of {len(value):,} items" if isinstance(value, list) else f"an object with {len(value):,} keys"
+    text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
+
+
+def _bounded_int(digits: str, limit: int) -> int | None:
+    """Value of a run of digits if it is at most ``limit``, else None; long runs are not converted."""
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(limit)):
+        return None
+    value = int(digits)
+    return value if value <= limit else None
 
 
 def _is_continuation_token(token: str) -> bool:
@@ -414,11 +481,18 @@ def _format_bytes(n_bytes: int) -> str:
 _ANSI_ESCAPE_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
+def _too_large(size: int, max_bytes: int) -> NcclLogError:
+    size_text, limit_text = _format_bytes(size), _format_bytes(max_bytes)
+    if size_text == limit_text:  # "the log is 5 MiB; the limit is 5 MiB" would say nothing
+        size_text, limit_text = f"{size:,} bytes", f"{limit_text} ({max_bytes:,} bytes)"
+    return NcclLogError(f"the log is {size_text}; the limit is {limit_text}")
+
+
 def _decode(data: str | bytes, max_bytes: int) -> str:
     if isinstance(data, bytes | bytearray | memoryview):
         raw = bytes(data)
         if len(raw) > max_bytes:
-            raise NcclLogError(f"the log is {_format_bytes(len(raw))}; the limit is {_format_bytes(max_bytes)}")
+            raise _too_large(len(raw), max_bytes)
         if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with BOM, e.g. PowerShell's ">"
             try:
                 text = raw.decode("utf-16")
@@ -436,8 +510,7 @@ def _decode(data: str | bytes, max_bytes: int) -> str:
         if len(text) > max_bytes or (
             4 * len(text) > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
         ):
-            size = len(text.encode("utf-8", "surrogatepass"))
-            raise NcclLogError(f"the log is {_format_bytes(size)}; the limit is {_format_bytes(max_bytes)}")
+            raise _too_large(len(text.encode("utf-8", "surrogatepass")), max_bytes)
     else:
         raise TypeError(f"expected str or bytes, got {type(data).__name__}")
     if "\x00" in text:
@@ -477,7 +550,19 @@ _PREFIX_RE = re.compile(
     )(?:\s+|(?=\#))""",
     re.VERBOSE,
 )
-_NCCL_MESSAGE_RE = re.compile(r"(?:\[\d+(?:,\d+)*\]\s*)?[^\s:\[\]]+:\d+:\d+\s+\[\d+\]\s+NCCL (?:INFO|WARN)")
+# NCCL's logger (src/debug.cc, ncclDebugLog) starts a message with "host:pid:tid [cudaDev] NCCL INFO " or
+# "\nhost:pid:tid [cudaDev] file.cc:line NCCL WARN ". The parser finds the marker with str.find and matches
+# this prefix backwards from it: the pattern is written reversed and run anchored (re.match) on the reversed
+# text just before the marker, so it tries one start position and sees at most _NCCL_PREFIX_WINDOW characters.
+# An unanchored search for the prefix was quadratic in the length of a long token before the marker.
+_NCCL_PREFIX_WINDOW = 512  # hostnames are at most 253 characters (RFC 1035), pid/tid/device/file:line a few dozen
+_NCCL_PREFIX_REVERSED_RE = re.compile(
+    r"\s+(?:\d+:\S+\s+)?"  # " NCCL", then WARN's "file.cc:123 ", reversed
+    r"\]\d+\[\s+"  # "[0] "
+    r"\d+:\d+:[^\s:\[\]]+"  # "host:pid:tid"
+    r"(?:\s*\](?:\d+,)*\d+\[)?"  # OpenMPI's "[1,0]" tag, if any
+)
+_NCCL_WARN_CHARS = 200  # an NCCL WARN message is quoted in a warning up to this length
 # A value nccl-tests printed just before NCCL's message, glued to the hostname ("-1dgx-a07:123:456 [0] NCCL INFO").
 _GLUED_VALUE_RE = re.compile(r"(?:-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|N/A)(?=[A-Za-z])")
 _KNOWN_NOISE_RE = re.compile(r"(?:NCCL version|RCCL version|rccl-tests: Version)\b")
@@ -486,7 +571,10 @@ _RANK_RE = re.compile(
     r"(?:\s+\[[^\]]*\])?\s*(?P<gpu>.*?)\s*$"
 )
 _RANK_LOOSE_RE = re.compile(r"Rank\s+(\d+)\b")
-_NTHREAD_RE = re.compile(r"nThread\s+(\d+)\s+nGpus\s+(\d+)")
+# "nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: ..." (src/common.cu, run()).
+_NTHREAD_RE = re.compile(
+    r"nThread\s+(\d+)\s+nGpus\s+(\d+)(?:\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)(?:\s+step:\s*(\d+)\((factor|bytes)\))?)?"
+)
 _AVG_BUSBW_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)(?:\s+(\S+))?")
 _OUT_OF_BOUNDS_RE = re.compile(r"Out of bounds values\s*:\s*(\d+)(?:\s+(\S+))?")
 _PERF_PROGRAM_RE = re.compile(r"\b([a-z][a-z0-9_]*_perf(?:_mpi)?)\b")
@@ -539,6 +627,34 @@ class _Layout:
     time_scale_to_us: float  # 1000 for the 2017 layout, which printed milliseconds
     wrong_is_count: bool | None  # True for "#wrong", False for the old max-error column, None unknown
 
+    @functools.cached_property
+    def get_values(self) -> Callable[[list[str]], tuple[str, ...]]:
+        """Picks time, algbw, busbw of each group, in group order, from a row's tokens."""
+        columns = [i for g in self.groups for i in (g.i_time, g.i_algbw, g.i_busbw)]
+        return operator.itemgetter(*columns)
+
+    @functools.cached_property
+    def wrong_columns(self) -> tuple[int, ...]:
+        return tuple(g.i_wrong for g in self.groups if g.i_wrong is not None)
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """The sizes a run was asked to cover: ``-b`` minBytes, ``-e`` maxBytes and ``-f`` step factor or
+    ``-i`` step in bytes, as nccl-tests reports them (src/common.cu prints ``step: 2(factor)`` or
+    ``step: 1048576(bytes)``; the ``-J`` file has them in ``config``)."""
+
+    min_bytes: int
+    max_bytes: int
+    step: int | None
+    step_kind: str | None  # "factor", "bytes" or None (not given)
+    where: str  # "the header (line 3)" or "the JSON config"
+
+
+def _is_timestamp(tokens: list[str]) -> bool:
+    """Whether a row ends with nccl-tests' ``-S 1`` timestamp, ``YYYY-mm-dd HH:MM:SS``."""
+    return bool(_CLOCK_RE.fullmatch(tokens[-1]) and _DATE_RE.fullmatch(tokens[-2]))
+
 
 def _column_count_error(layout_names: str, n_expected: str, found: int, line_number: int) -> NcclLogError:
     return NcclLogError(f"expected {n_expected} columns ({layout_names}), found {found}", line_number)
@@ -550,6 +666,8 @@ class _TextParser:
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
         self.header_layout: _Layout | None = None
+        self.fast_layout: _Layout | None = None  # layout of the last plain row, for run()'s fast path
+        self.not_plain = 0  # line whose row the fast path found not plain
         self.inferred_layouts: dict[tuple[int, int, bool], _Layout] = {}
         self.title_in_place_only = False
         self.cputime = False
@@ -559,20 +677,25 @@ class _TextParser:
         self.counts: list[int] = []
         self.dtypes: list[str] = []
         self.redops: list[str] = []
-        self.out_values: list[tuple[float, float, float]] = []
-        self.in_values: list[tuple[float, float, float]] = []
+        self.out_values: list[float] = []  # time, algbw, busbw of each row, flat
+        self.in_values: list[float] = []
         self.wrong_rows: list[int] = []
         self.pending: tuple[int, list[str]] | None = None
         # preamble / footer
         self.collective: str | None = None
         self.collective_from_command: str | None = None
         self.nthread_ngpus: tuple[int, int] | None = None
+        self.sweep: _Sweep | None = None
         self.rank_info: dict[int, tuple[str, str]] = {}
         self.rank_zero_lines = 0
         self.avg_busbw_gbps: float | None = None
         self.warnings: list[str] = []
-        self.nccl_warns: list[str] = []
+        self.nccl_warns: dict[str, None] = {}  # insertion-ordered set
         self.unrecognised: list[int] = []
+        self.other_lines = 0  # unrecognised lines and echoed command lines, each costly to examine
+        self.long_lines: list[tuple[int, int]] = []  # (line number, length in characters)
+        self.skipped_rows: list[tuple[int, str]] = []  # (line number, why the row cannot be used)
+        self.skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of those rows
         self.first_unrecognised_text = ""
         self.non_blank = 0
         self.stopped = False
@@ -586,15 +709,87 @@ class _TextParser:
         for index, line in enumerate(self.lines):
             if "NCCL " in line and ("NCCL INFO" in line or "NCCL WARN" in line):
                 line = self._split_nccl_message(line)
-                if not line:
+                if not line or self._only_prefixes(line):
                     continue
+            if len(line) > MAX_LINE_CHARS:
+                self._long_line(line, index + 1)
+                continue
             if not line or line.isspace():
                 continue
             self.non_blank += 1
-            self._dispatch(line.strip(), index + 1)
+            text = line.strip()
+            if text[0] == "#":  # what _dispatch does first with such a line, without its other tests
+                self._flush_pending()
+                self._comment(text, index + 1)
+            elif self.fast_layout is None or self.pending is not None or not self._fast_row(text, index + 1):
+                self._dispatch(text, index + 1)
             if self.stopped:
                 break
         self._flush_pending()
+
+    def _only_prefixes(self, text: str) -> bool:
+        """Whether what preceded an NCCL message on its line is only launcher prefixes (a timestamp,
+        an srun label, an OpenMPI tag), not nccl-tests output: then the line is dropped whole rather
+        than counted as unrecognised (kubectl logs --timestamps with NCCL_DEBUG=INFO has thousands)."""
+        text = text.strip()
+        for _ in range(4):
+            if not text:
+                return True
+            stripped = self._strip_prefix(text + " ")  # each prefix pattern ends at whitespace
+            if stripped == text + " ":
+                return False
+            text = stripped
+        return not text
+
+    def _fast_row(self, text: str, line_number: int) -> bool:
+        """The common data row, with or without one launcher prefix, read without the general
+        dispatch: the same result as :meth:`_dispatch` (which tries the line as it is, then without
+        its prefix), in a third of the time. False, having done nothing, for any other line."""
+        fast = self.fast_layout
+        assert fast is not None
+        tokens = text.split()
+        if self._plain_row_shape(tokens, fast):
+            self._check_row_count(line_number)
+            if self._add_plain_row(tokens, fast, line_number):
+                return True
+            self.not_plain = line_number  # _add_row need not try again
+        if text[0] == "#" or self._is_row_start(tokens) or _KNOWN_NOISE_RE.match(text):
+            return False  # _dispatch would not strip a prefix from this line
+        stripped = self._strip_prefix(text)
+        if not stripped or stripped == text:
+            return False
+        tokens = stripped.split()
+        if not self._plain_row_shape(tokens, fast):
+            return False
+        self._check_row_count(line_number)
+        return self._add_plain_row(tokens, fast, line_number)
+
+    def _check_row_count(self, line_number: int) -> None:
+        if len(self.row_lines) + len(self.skipped_rows) >= MAX_ROWS:
+            raise NcclLogError(
+                f"more than {MAX_ROWS:,} data rows; nccl-tests prints one per size, data type, reduction and "
+                "root, a few thousand at most: is this one log?",
+                line_number,
+            )
+
+    @staticmethod
+    def _plain_row_shape(tokens: list[str], layout: _Layout) -> bool:
+        n = len(tokens)
+        if n == layout.n_columns:
+            return True
+        return n == layout.n_columns + 2 == layout.n_columns + layout.max_extra and _is_timestamp(tokens)
+
+    def _long_line(self, line: str, line_number: int) -> None:
+        """Skip a line over MAX_LINE_CHARS (an environment dump, a progress bar) with a warning; but
+        one that starts like nccl-tests' own output (``#`` or a number) means the log is damaged."""
+        first = line[:80].split(maxsplit=1)[:1]
+        if first and (first[0][0] == "#" or first[0].isdecimal()):
+            raise NcclLogError(
+                f"this line is {len(line):,} characters long; nccl-tests prints none longer than a few hundred "
+                f"(this reader stops at {MAX_LINE_CHARS:,}), so the log is damaged here",
+                line_number,
+            )
+        self.long_lines.append((line_number, len(line)))
 
     def _dispatch(self, text: str, line_number: int) -> None:
         original = text
@@ -624,8 +819,10 @@ class _TextParser:
     def _is_row_start(tokens: list[str]) -> bool:
         """``size count type ...``; or a damaged row: an integer, a data type among the next two
         tokens and at least four numbers (reported as malformed rather than skipped)."""
-        if len(tokens) < 3 or _as_int(tokens[0]) is None:
-            return False
+        if len(tokens) < 3 or not (tokens[0].isdecimal() or _as_int(tokens[0]) is not None):
+            return False  # (a run of digits too long for _as_int is a row with a size too large)
+        if tokens[2] in _KNOWN_DTYPES and tokens[1].isdecimal():
+            return True
         if _as_int(tokens[1]) is not None and not _is_number(tokens[2]):
             return True
         return (tokens[1] in _KNOWN_DTYPES or tokens[2] in _KNOWN_DTYPES) and sum(map(_is_number, tokens)) >= 4
@@ -644,32 +841,47 @@ class _TextParser:
 
     def _split_nccl_message(self, line: str) -> str:
         """Drop an NCCL INFO/WARN message, keeping any nccl-tests output printed before it on the
-        same line (stdout and stderr interleave mid-row when NCCL_DEBUG=INFO)."""
-        match = _NCCL_MESSAGE_RE.search(line)
-        if match is None:
-            start = line.find("NCCL INFO") if "NCCL INFO" in line else line.find("NCCL WARN")
-            before, message = "", line[start:]
-        else:
-            before, message = line[: match.start()], line[match.start() :]
-            glued = _GLUED_VALUE_RE.match(message)
+        same line (stdout and stderr interleave mid-row when NCCL_DEBUG=INFO).
+
+        Linear in the length of the line: the marker is found with ``str.find`` and the
+        ``host:pid:tid [dev]`` prefix is matched backwards from it over a bounded window.
+        Without a recognisable prefix the whole line is dropped.
+        """
+        info, warn = line.find("NCCL INFO"), line.find("NCCL WARN")
+        marker = info if warn < 0 or 0 <= info < warn else warn
+        window_start = max(0, marker - _NCCL_PREFIX_WINDOW)
+        prefix = _NCCL_PREFIX_REVERSED_RE.match(line[window_start:marker][::-1])
+        before = ""
+        if prefix is not None and not (window_start > 0 and prefix.end() == marker - window_start):
+            start = marker - prefix.end()
+            before = line[:start]
+            glued = _GLUED_VALUE_RE.match(line, start, marker)
             if glued and (not before or before[-1].isspace()):
-                before, message = before + glued.group(0), message[glued.end() :]
-        if "NCCL WARN" in message:
-            text = message.split("NCCL WARN", 1)[1].strip()
-            if text and text not in self.nccl_warns:
-                self.nccl_warns.append(text)
+                before += glued.group(0)
+        if warn >= 0:
+            text = line[warn + len("NCCL WARN") : warn + len("NCCL WARN") + _NCCL_WARN_CHARS + 1].strip()
+            if len(text) > _NCCL_WARN_CHARS:
+                text = text[:_NCCL_WARN_CHARS] + "..."
+            if text:
+                self.nccl_warns.setdefault(text)
         return before
 
     def _unrecognised(self, text: str, line_number: int) -> None:
+        self.other_lines += 1
+        if self.other_lines > _MAX_UNRECOGNISED:
+            raise NcclLogError(
+                f"more than {_MAX_UNRECOGNISED:,} lines are not nccl-tests output (line {line_number}: "
+                f"{text[:_SHOWN_CHARS]!r}); paste the part of the log with the results table"
+            )
         program = _PERF_PROGRAM_RE.search(text)
         if program and _collective_key(program.group(1)) is not None:
             # The command line, echoed by the job script: names the collective on older versions.
             if self.collective_from_command is None:
                 self.collective_from_command = program.group(1)
-            return
-        if not self.unrecognised:
-            self.first_unrecognised_text = text[:60]
-        self.unrecognised.append(line_number)
+        else:
+            if not self.unrecognised:
+                self.first_unrecognised_text = text[:_SHOWN_CHARS]
+            self.unrecognised.append(line_number)
 
     # -- comments: preamble, header, footer --------------------------------------------------
 
@@ -678,7 +890,7 @@ class _TextParser:
         if not body:
             return
         if body.startswith("Rank"):
-            self._rank_line(body)
+            self._rank_line(body, line_number)
         elif "algbw" in body and "time" in body:
             self._header(body, line_number)
         elif body.startswith("(B)") or body.startswith("(us)"):
@@ -688,37 +900,73 @@ class _TextParser:
         elif body.startswith("nThread"):
             match = _NTHREAD_RE.match(body)
             if match and self.nthread_ngpus is None:
-                self.nthread_ngpus = (int(match.group(1)), int(match.group(2)))
+                self._nthread_line(match, line_number)
         elif body.startswith("Collective test starting:"):
             name = body.split(":", 1)[1].strip()
             if self.sizes:
-                self._stop(line_number, f"a second test ({name}) starts")
+                self._stop(line_number, f"a second test ({_show(name)}) starts")
             elif name:
-                self.collective = re.split(r"[\\/]", name)[-1]
+                self.collective = re.split(r"[\\/]", name)[-1][:_NAME_CHARS]
+        elif body.startswith("Reducing maxBytes to"):  # src/common.cu, when the GPUs lack memory for -e
+            reduced = _bounded_int(body.split()[3], _INT64_MAX) if body.split()[3:4] else None
+            if self.sweep is not None and reduced is not None and reduced < self.sweep.max_bytes:
+                self.sweep = dataclasses.replace(
+                    self.sweep, min_bytes=min(self.sweep.min_bytes, reduced), max_bytes=reduced
+                )
         elif body.startswith("Avg bus bandwidth"):
             self._avg_busbw(body, line_number)
         elif body.startswith("Out of bounds values"):
             match = _OUT_OF_BOUNDS_RE.match(body)
-            if match and int(match.group(1)) > 0:
+            count = match.group(1).lstrip("0") if match else ""
+            if count:  # kept as text: the count is only quoted, and may be too long for int()
                 self.warnings.append(
-                    f"nccl-tests reported {int(match.group(1))} out-of-bounds values (line {line_number}): "
+                    f"nccl-tests reported {count[:_SHOWN_CHARS]} out-of-bounds values (line {line_number}): "
                     "some results failed validation"
                 )
         elif body.startswith("error:") and body[6:].strip():
-            self.warnings.append(f"nccl-tests printed an error (line {line_number}): {body[6:].strip()}")
+            detail = body[6:].strip()
+            if len(detail) > _NCCL_WARN_CHARS:
+                detail = detail[:_NCCL_WARN_CHARS] + "..."
+            self.warnings.append(f"nccl-tests printed an error (line {line_number}): {detail}")
 
-    def _rank_line(self, body: str) -> None:
+    def _rank_line(self, body: str, line_number: int) -> None:
         match = _RANK_RE.match(body)
         if match:
-            rank, host, gpu = int(match.group("rank")), match.group("host"), match.group("gpu")
+            digits, host, gpu = match.group("rank"), match.group("host"), match.group("gpu")
         else:
             loose = _RANK_LOOSE_RE.match(body)
             if loose is None:
                 return
-            rank, host, gpu = int(loose.group(1)), "", ""
+            digits, host, gpu = loose.group(1), "", ""
+        rank = _bounded_int(digits, _INT32_MAX)
+        if rank is None:
+            raise NcclLogError(
+                f"Rank {_show(digits)} is not a rank number nccl-tests can print (it prints ranks with %d, "
+                f"at most {_INT32_MAX:,})",
+                line_number,
+            )
         if rank == 0:
             self.rank_zero_lines += 1
-        self.rank_info.setdefault(rank, (host, gpu.rstrip(". ") if gpu.endswith("...") else gpu))
+        gpu = gpu.rstrip(". ") if gpu.endswith("...") else gpu
+        self.rank_info.setdefault(rank, (host[:_NAME_CHARS], gpu[:_NAME_CHARS]))
+
+    def _nthread_line(self, match: re.Match[str], line_number: int) -> None:
+        nthread, ngpus = _bounded_int(match.group(1), _INT32_MAX), _bounded_int(match.group(2), _INT32_MAX)
+        if nthread is None or ngpus is None:
+            bad = match.group(1) if nthread is None else match.group(2)
+            name = "nThread" if nthread is None else "nGpus"
+            raise NcclLogError(
+                f"{name} {_show(bad)} is not a count nccl-tests can print (it prints it with %d, "
+                f"at most {_INT32_MAX:,})",
+                line_number,
+            )
+        self.nthread_ngpus = (nthread, ngpus)
+        if match.group(3) is None:
+            return
+        min_bytes, max_bytes = _bounded_int(match.group(3), _INT64_MAX), _bounded_int(match.group(4), _INT64_MAX)
+        step = _bounded_int(match.group(5), _INT64_MAX) if match.group(5) else None
+        if min_bytes is not None and max_bytes is not None:
+            self.sweep = _Sweep(min_bytes, max_bytes, step, match.group(6), f"the header (line {line_number})")
 
     def _avg_busbw(self, body: str, line_number: int) -> None:
         match = _AVG_BUSBW_RE.match(body)
@@ -727,7 +975,7 @@ class _TextParser:
         try:
             value = float(match.group(1))
         except ValueError:
-            self.warnings.append(f"line {line_number}: average bus bandwidth {match.group(1)!r} is not a number")
+            self.warnings.append(f"line {line_number}: average bus bandwidth {_show(match.group(1))} is not a number")
             return
         if self.avg_busbw_gbps is None:
             self.avg_busbw_gbps = value if math.isfinite(value) else None
@@ -847,7 +1095,7 @@ class _TextParser:
 
     def _infer_layout(self, tokens: list[str], line_number: int) -> _Layout:
         n = len(tokens)
-        n_timestamp = 2 if n >= 2 and _CLOCK_RE.fullmatch(tokens[-1]) and _DATE_RE.fullmatch(tokens[-2]) else 0
+        n_timestamp = 2 if n >= 2 and _is_timestamp(tokens) else 0
         has_redop = n - n_timestamp > 3 and not _is_number(tokens[3])
         key = (n, n_timestamp, has_redop)
         layout = self.inferred_layouts.get(key)
@@ -893,108 +1141,210 @@ class _TextParser:
         return layout
 
     def _add_row(self, tokens: list[str], line_number: int) -> None:
+        self._check_row_count(line_number)
         layout = self.header_layout
         if layout is None:
             layout = self._infer_layout(tokens, line_number)
         n = len(tokens)
         if not layout.n_columns <= n <= layout.n_columns + layout.max_extra:
             raise _column_count_error(layout.names, str(layout.n_columns), n, line_number)
-        size = self._int_field(tokens[layout.i_size], "size", line_number)
-        count = self._int_field(tokens[layout.i_count], "count", line_number)
+        if line_number != self.not_plain and self._add_plain_row(tokens, layout, line_number):
+            self.fast_layout = layout  # rows like this one are read with it from now on
+            return
+        unusable: list[str] = []  # non-finite numbers and zero times: the row is skipped, not fatal
+        size = self._int_field(tokens[layout.i_size], "size", line_number, unusable)
+        count = self._int_field(tokens[layout.i_count], "count", line_number, unusable)
         dtype = tokens[layout.i_type]
         if dtype not in _KNOWN_DTYPES:
             self._check_dtype(dtype, line_number)
         redop = "none"
         if layout.i_redop is not None:
             redop = tokens[layout.i_redop]
-            if _is_number(redop):
-                raise NcclLogError(f"redop {redop!r} should be a reduction name such as sum", line_number)
+            if redop not in _KNOWN_REDOPS and _is_number(redop):
+                raise NcclLogError(f"redop {_show(redop)} should be a reduction name such as sum", line_number)
         if layout.i_root is not None and _as_int(tokens[layout.i_root]) is None:
-            raise NcclLogError(f"root {tokens[layout.i_root]!r} is not a whole number", line_number)
+            raise NcclLogError(f"root {_show(tokens[layout.i_root])} is not a whole number", line_number)
         out_values = in_values = (math.nan, math.nan, math.nan)
+        wrong = False
         for group in layout.groups:
+            time_token = tokens[group.i_time]
+            time_us = self._float_field(time_token, "time", line_number, unusable) * layout.time_scale_to_us
             values = (
-                self._float_field(tokens[group.i_time], "time", line_number) * layout.time_scale_to_us,
-                self._float_field(tokens[group.i_algbw], "algbw", line_number),
-                self._float_field(tokens[group.i_busbw], "busbw", line_number),
+                time_us,
+                self._float_field(tokens[group.i_algbw], "algbw", line_number, unusable),
+                self._float_field(tokens[group.i_busbw], "busbw", line_number, unusable),
             )
-            if group.i_wrong is not None:
-                self._wrong_field(tokens[group.i_wrong], layout, line_number)
+            if time_us == 0:
+                unusable.append(f"time {_show(time_token)} is zero")
+            elif math.isinf(time_us) and not unusable:
+                unusable.append(f"time {_show(time_token)} ms is out of range")
+            if group.i_wrong is not None and self._wrong_field(tokens[group.i_wrong], layout, line_number):
+                wrong = True
             if group.placement == "out":
                 out_values = values
             else:
                 in_values = values
+        if unusable:
+            self.skipped_rows.append((line_number, unusable[0]))
+            self.skipped_sweep.append((size, dtype, redop))  # the run did reach this size
+            return
+        if wrong:
+            self.wrong_rows.append(line_number)
         self.row_lines.append(line_number)
         self.sizes.append(size)
         self.counts.append(count)
         self.dtypes.append(dtype)
         self.redops.append(redop)
-        self.out_values.append(out_values)
-        self.in_values.append(in_values)
+        self.out_values.extend(out_values)
+        self.in_values.extend(in_values)
+
+    def _add_plain_row(self, tokens: list[str], layout: _Layout, line_number: int) -> bool:
+        """Fast path for the common row: known type and reduction, whole numbers, positive finite
+        values, #wrong 0 or N/A (any number in the old max-error column). Returns False, having
+        stored nothing, for anything else; the field-by-field path then accepts it, skips it or
+        says what is wrong."""
+        dtype = tokens[2]
+        redop = "none" if layout.i_redop is None else tokens[layout.i_redop]
+        if dtype not in _KNOWN_DTYPES or redop not in _KNOWN_REDOPS:
+            return False
+        try:
+            for i in layout.wrong_columns:
+                wrong = tokens[i]
+                if wrong == "0" or wrong in _NA_TOKENS:
+                    continue
+                bare = wrong.rstrip("*")
+                if layout.wrong_is_count or (layout.wrong_is_count is None and _as_int(bare) is not None):
+                    return False  # a count of wrong elements: the general path records the row
+                float(bare)  # the old max-error column ("2e-07"): only needs to be a number
+            size, count = int(tokens[0]), int(tokens[1])
+            if layout.i_root is not None:
+                int(tokens[layout.i_root])
+            values = tuple(map(float, layout.get_values(tokens)))
+        except ValueError:
+            return False
+        # NaN or an infinity makes the sum NaN or infinite; a huge finite sum that overflows only
+        # sends the row to the slow path.
+        if not (0 <= size <= _INT64_MAX and 0 <= count <= _INT64_MAX and sum(values) < math.inf and min(values) >= 0):
+            return False
+        if layout.time_scale_to_us != 1.0:
+            scale = layout.time_scale_to_us
+            values = tuple(v * scale if k % 3 == 0 else v for k, v in enumerate(values))
+            if sum(values) == math.inf:
+                return False
+        if values[0] == 0 or (len(values) == 6 and values[3] == 0):
+            return False
+        if len(values) == 6:  # groups are ("out", "in") whenever there are two
+            out_values, in_values = values[:3], values[3:]
+        elif layout.groups[0].placement == "out":
+            out_values, in_values = values, (math.nan, math.nan, math.nan)
+        else:
+            out_values, in_values = (math.nan, math.nan, math.nan), values
+        self.row_lines.append(line_number)
+        self.sizes.append(size)
+        self.counts.append(count)
+        self.dtypes.append(dtype)
+        self.redops.append(redop)
+        self.out_values.extend(out_values)
+        self.in_values.extend(in_values)
+        return True
 
     def _check_dtype(self, dtype: str, line_number: int) -> None:
         if _is_number(dtype):
-            raise NcclLogError(f"type {dtype!r} should be a data type name such as float", line_number)
+            raise NcclLogError(f"type {_show(dtype)} should be a data type name such as float", line_number)
         if dtype in _KNOWN_REDOPS:
             raise NcclLogError(
                 f"'{dtype}' is a reduction operation but sits in the type column; is a column missing?", line_number
             )
         if dtype not in self.unknown_dtypes:
             self.unknown_dtypes.add(dtype)
-            self.warnings.append(f"line {line_number}: unfamiliar data type {dtype!r}")
+            self.warnings.append(f"line {line_number}: unfamiliar data type {_show(dtype)}")
 
     @staticmethod
-    def _int_field(token: str, name: str, line_number: int) -> int:
+    def _int_field(token: str, name: str, line_number: int, unusable: list[str]) -> int:
+        """A whole number >= 0 (also ``1e+06``). NaN or infinity is noted in ``unusable`` (the row is
+        skipped); anything else that is not a whole number in 0..2^63-1 raises NcclLogError."""
         value = _as_int(token)
         if value is None:
+            if len(token.lstrip("+-").lstrip("0")) > _MAX_INT_CHARS and token.lstrip("+-").isdecimal():
+                raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
             try:
                 as_float = float(token)
             except ValueError:
-                as_float = math.nan
-            if not (math.isfinite(as_float) and as_float.is_integer()):
-                raise NcclLogError(f"{name} {token!r} is not a whole number", line_number)
+                as_float = 0.5
+            if math.isnan(as_float) or math.isinf(as_float):
+                unusable.append(f"{name} {_show(token)} is not a finite number")
+                return 0
+            if not as_float.is_integer():
+                raise NcclLogError(f"{name} {_show(token)} is not a whole number", line_number)
+            if abs(as_float) > _INT64_MAX:
+                raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
             value = int(as_float)
         if value < 0:
-            raise NcclLogError(f"{name} {token!r} is negative", line_number)
+            raise NcclLogError(f"{name} {_show(token)} is negative", line_number)
         if value > _INT64_MAX:
-            raise NcclLogError(f"{name} {token!r} is too large", line_number)
+            raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
         return value
 
     @staticmethod
-    def _float_field(token: str, name: str, line_number: int) -> float:
+    def _float_field(token: str, name: str, line_number: int, unusable: list[str]) -> float:
+        """A number >= 0; NaN or infinity (``nan``, ``inf``, ``1e999``) is noted in ``unusable``."""
         try:
             value = float(token)
         except ValueError:
-            raise NcclLogError(f"{name} {token!r} is not a number", line_number) from None
+            raise NcclLogError(f"{name} {_show(token)} is not a number", line_number) from None
         if value < 0:
-            raise NcclLogError(f"{name} {token!r} is negative", line_number)
+            raise NcclLogError(f"{name} {_show(token)} is negative", line_number)
+        if not value < math.inf:  # NaN or +inf
+            unusable.append(f"{name} {_show(token)} is not a finite number")
         return value
 
-    def _wrong_field(self, token: str, layout: _Layout, line_number: int) -> None:
-        if token in _NA_TOKENS:
-            return
+    @staticmethod
+    def _wrong_field(token: str, layout: _Layout, line_number: int) -> bool:
+        """Whether the ``#wrong`` column reports failed validation; raises if it is not a number or N/A."""
+        if token == "0" or token in _NA_TOKENS:
+            return False
         bare = token.rstrip("*")  # rccl-tests marks errors above its threshold with an asterisk
         try:
             value = float(bare)
         except ValueError:
-            raise NcclLogError(f"#wrong {token!r} is not a number or N/A", line_number) from None
+            raise NcclLogError(f"#wrong {_show(token)} is not a number or N/A", line_number) from None
         counts_elements = layout.wrong_is_count
         if counts_elements is None:  # headerless: "0"/"12" is a count, "2e-07" the old max error
             counts_elements = _as_int(bare) is not None
-        if counts_elements and value != 0 and (not self.wrong_rows or self.wrong_rows[-1] != line_number):
-            self.wrong_rows.append(line_number)
+        return bool(counts_elements) and value != 0
 
     # -- result ------------------------------------------------------------------------------
 
+    def _no_rows_error(self) -> NcclLogError:
+        if self.skipped_rows:
+            line_number, why = self.skipped_rows[0]
+            more = len(self.skipped_rows) - 1
+            return NcclLogError(f"no usable data rows: {why}{_and_the_others(more, 'data rows')}", line_number)
+        detail = ""
+        if self.unrecognised:
+            detail = (
+                f"; {len(self.unrecognised)} of {self.non_blank} non-blank lines were not recognised "
+                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
+            )
+        if self.long_lines:
+            detail += "; " + self._long_lines_message()
+        return NcclLogError(f"no data rows found: expected lines like '{_EXAMPLE_ROW}'{detail}")
+
+    def _long_lines_message(self) -> str:
+        line_number, length = self.long_lines[0]
+        if len(self.long_lines) == 1:
+            return (
+                f"line {line_number} is {length:,} characters long, more than the {MAX_LINE_CHARS:,} "
+                "any nccl-tests line needs, and was skipped"
+            )
+        return (
+            f"{len(self.long_lines)} lines longer than {MAX_LINE_CHARS:,} characters were skipped "
+            f"(first, line {line_number}: {length:,} characters)"
+        )
+
     def result(self) -> NcclRun:
         if not self.sizes:
-            detail = ""
-            if self.unrecognised:
-                detail = (
-                    f"; {len(self.unrecognised)} of {self.non_blank} non-blank lines were not recognised "
-                    f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
-                )
-            raise NcclLogError(f"no data rows found: expected lines like '{_EXAMPLE_ROW}'{detail}")
+            raise self._no_rows_error()
         warnings = self.warnings
         out = np.array(self.out_values, dtype=np.float64).reshape(-1, 3)
         inp = np.array(self.in_values, dtype=np.float64).reshape(-1, 3)
@@ -1032,6 +1382,10 @@ class _TextParser:
         ranks, ranks_source = _decide_ranks(
             collective, algbw, busbw, listed_ranks, "Rank lines", "rank lines", header_ranks, None, warnings
         )
+        if self.skipped_rows:
+            warnings.append(_skipped_rows_warning([(f"line {n}", why) for n, why in self.skipped_rows]))
+        if self.sweep is not None:
+            _check_complete(self.sweep, self.sizes, self.dtypes, self.redops, self.skipped_sweep, ranks, warnings)
         if not self.cputime:
             _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.row_lines], warnings)
         if self.unrecognised:
@@ -1039,8 +1393,10 @@ class _TextParser:
                 f"{len(self.unrecognised)} lines were not recognised and were skipped "
                 f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
             )
+        if self.long_lines:
+            warnings.append(self._long_lines_message())
         if self.nccl_warns:
-            listed = "; ".join(self.nccl_warns[:_MAX_WARNINGS_LISTED])
+            listed = "; ".join(list(self.nccl_warns)[:_MAX_WARNINGS_LISTED])
             more = len(self.nccl_warns) - _MAX_WARNINGS_LISTED
             warnings.append(f"NCCL WARN: {listed}" + (f" (and {more} more)" if more > 0 else ""))
         return _build_run(
@@ -1078,12 +1434,19 @@ def _decide_ranks(
     resolution_gbps: float | None,
     warnings: list[str],
 ) -> tuple[int | None, str]:
-    """Pick the rank count: listed devices, else busbw/algbw, else the header; warn on disagreement."""
+    """Pick the rank count: listed devices, else busbw/algbw, else the header; warn on disagreement.
+
+    Messages about the busbw/algbw estimate are given only when the estimate is the count used;
+    when devices are listed, only a disagreement with them is reported, naming both sources.
+    """
     factor: str | None = None
     if collective is not None:
         key = _collective_key(collective)
         if key is None:
-            warnings.append(f"collective {collective!r} has no known busbw factor; ranks not inferred from busbw/algbw")
+            if listed_ranks is None:
+                warnings.append(
+                    f"collective {_show(collective)} has no known busbw factor; ranks not inferred from busbw/algbw"
+                )
             estimate = None
         else:
             factor = _FACTOR_BY_COLLECTIVE[key]
@@ -1091,18 +1454,18 @@ def _decide_ranks(
     else:
         estimate = _estimate_ranks(None, algbw_gbps, busbw_gbps, resolution_gbps=resolution_gbps)
 
-    if estimate is not None:
+    if estimate is not None and listed_ranks is None:
         if math.isnan(estimate.low):
             warnings.append(
                 f"busbw/algbw varies between rows more than printing rounds it (median {estimate.ratio:.5f}); "
-                "ranks estimated from the median"
+                "the rank count was inferred from the median ratio"
             )
         elif estimate.whole_numbers_admitted() == 0:
             warnings.append(
                 f"busbw/algbw = {estimate.ratio:.5f} gives {estimate.ranks_exact:.2f} ranks, not a whole number: "
                 "busbw may not follow nccl-tests' standard factor here"
             )
-        if collective is None and listed_ranks is None:
+        if collective is None:
             name = "all-reduce's 2(n-1)/n" if estimate.factor == _FACTOR_ALL_REDUCE else "(n-1)/n"
             warnings.append(
                 f"the log does not name the collective; busbw/algbw = {estimate.ratio:.4f} fits {name}, "
@@ -1111,7 +1474,10 @@ def _decide_ranks(
 
     if listed_ranks is not None:
         if estimate is not None and not estimate.admits(listed_ranks):
-            warnings.append(f"ranks from {listed_label} ({listed_ranks}) disagree with busbw/algbw ({estimate.ranks})")
+            warnings.append(
+                f"ranks from {listed_label} ({listed_ranks}) disagree with busbw/algbw ({estimate.ranks}); "
+                f"the count from the {listed_label} is used"
+            )
         return listed_ranks, listed_source
     if estimate is not None:
         spread = estimate.whole_numbers_admitted()
@@ -1133,6 +1499,84 @@ def _decide_ranks(
         )
         return header_ranks, "nthread*ngpus header"
     return None, "unknown"
+
+
+def _and_the_others(count: int, rows: str) -> str:
+    if count == 0:
+        return ""
+    if count == 1:
+        return f", and the other {rows[:-1]} has NaN, infinite or zero values too"
+    return f", and the {count} other {rows} have NaN, infinite or zero values too"
+
+
+def _skipped_rows_warning(skipped: list[tuple[str, str]]) -> str:
+    """One warning for the rows dropped because a value is NaN, infinite or a zero time."""
+    listed = "; ".join(f"{where}: {why}" for where, why in skipped[:3])
+    more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+    rows = "1 data row was" if len(skipped) == 1 else f"{len(skipped)} data rows were"
+    return f"{rows} skipped because a value is NaN, infinite or a zero time ({listed}{more})"
+
+
+def _format_size(n_bytes: int) -> str:
+    """Sizes as nccl-tests users write them: 512 KiB, 8 GiB, 1000 bytes."""
+    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n_bytes >= scale:
+            value = n_bytes / scale
+            return f"{value:.0f} {unit}" if value.is_integer() else f"{value:.3g} {unit}"
+    return f"{n_bytes:,} bytes"
+
+
+def _check_complete(
+    sweep: _Sweep,
+    sizes: list[int],
+    dtypes: list[str],
+    redops: list[str],
+    skipped: list[tuple[int, str, str]],
+    ranks: int | None,
+    warnings: list[str],
+) -> None:
+    """Warn when the rows stop before the largest size the run was asked for: a truncated log.
+
+    nccl-tests steps ``size = size * factor`` (or ``+ step`` bytes) from minBytes while
+    ``size <= maxBytes`` (src/common.cu), once per data type and reduction operation (``-d all``,
+    ``-o all``). It prints each size rounded down to whole elements on every rank, so a complete
+    sweep may end up to ``ranks x 8`` bytes (largest element) short of the last nominal size; a
+    sweep is called truncated only when a whole step is missing beyond that. Rows skipped for a NaN
+    or infinite value (``skipped``: size, type, redop) count as reached.
+    """
+    if sweep.step is None or sweep.max_bytes < sweep.min_bytes:
+        return
+    if sweep.step_kind == "factor" and sweep.step > 1:
+        largest = max(sweep.min_bytes, 1)
+        while largest * sweep.step <= sweep.max_bytes:
+            largest *= sweep.step
+        step_before_largest = largest // sweep.step
+    elif sweep.step_kind == "bytes" and sweep.step > 0:
+        largest = sweep.min_bytes + (sweep.max_bytes - sweep.min_bytes) // sweep.step * sweep.step
+        step_before_largest = largest - sweep.step
+    else:
+        return
+    slack = 16 * (ranks or 1)
+    reached: dict[tuple[str, str], int] = {}
+    if len(set(dtypes)) == 1 and len(set(redops)) == 1:
+        reached[(dtypes[0], redops[0])] = max(sizes)
+        rows: list[tuple[int, str, str]] = skipped
+    else:
+        rows = [*zip(sizes, dtypes, redops, strict=True), *skipped]
+    for size, dtype, redop in rows:
+        key = (dtype, redop)
+        if size > reached.get(key, -1):
+            reached[key] = size
+    short = [(key, top) for key, top in reached.items() if top <= step_before_largest and top < largest - slack]
+    if not short:
+        return
+    (dtype, redop), top = short[0]
+    which = f"the {dtype[:_SHOWN_CHARS]}/{redop[:_SHOWN_CHARS]} rows" if len(reached) > 1 else "the rows"
+    warnings.append(
+        f"the log looks truncated: {sweep.where} asks for sizes up to {_format_size(largest)} "
+        f"(maxBytes {sweep.max_bytes}) but {which} stop at {_format_size(top)}; did the run stop early, "
+        "or was only part of its output copied?"
+    )
 
 
 def _check_algbw(
@@ -1176,6 +1620,9 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
+_MAX_WARNINGS = 20  # a hostile log could otherwise produce one warning per line
+
+
 def _build_run(
     *,
     collective: str | None,
@@ -1194,6 +1641,9 @@ def _build_run(
     warnings: list[str],
     fmt: str,
 ) -> NcclRun:
+    if len(warnings) > _MAX_WARNINGS:
+        hidden = len(warnings) - (_MAX_WARNINGS - 1)
+        warnings = warnings[: _MAX_WARNINGS - 1] + [f"{hidden} more warnings are not shown"]
     return NcclRun(
         collective=collective,
         ranks=ranks,
@@ -1226,18 +1676,24 @@ _BARE_INF_RE = re.compile(r"(?<=[:\[,])(\s*)(-?)inf\b")  # nccl-tests prints inf
 
 
 def _json_float(value: object, where: str) -> float:
+    """A JSON number (or nccl-tests' string "nan"); None is NaN. May return NaN or infinity."""
     if value is None:
         return math.nan
     if isinstance(value, bool):
-        raise NcclLogError(f"{where} is {value!r}, expected a number")
-    if isinstance(value, int | float):
-        return float(value)
+        raise NcclLogError(f"{where} is {_show(value)}, expected a number")
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:  # a whole number of more than 308 digits
+            raise NcclLogError(f"{where} is {_show(value)}, too large for a number nccl-tests writes") from None
+    if isinstance(value, float):
+        return value
     if isinstance(value, str):  # nccl-tests writes NaN as the string "nan"
         try:
             return float(value)
         except ValueError:
             pass
-    raise NcclLogError(f"{where} is {value!r}, expected a number")
+    raise NcclLogError(f"{where} is {_show(value)}, expected a number")
 
 
 def _json_int(value: object, where: str) -> int:
@@ -1249,10 +1705,47 @@ def _json_int(value: object, where: str) -> int:
     elif isinstance(value, str):
         number = _as_int(value.strip())
     if number is None:
-        raise NcclLogError(f"{where} is {value!r}, expected a whole number")
+        raise NcclLogError(f"{where} is {_show(value)}, expected a whole number")
     if not 0 <= number <= _INT64_MAX:
-        raise NcclLogError(f"{where} is {value!r}, outside 0..2^63-1")
+        raise NcclLogError(f"{where} is {_show(value)}, outside 0..2^63-1")
     return number
+
+
+_DIGIT_RUN_RE = re.compile(r"\d+")
+
+
+def _long_number_error(text: str) -> NcclLogError:
+    """Python's json refuses integers over sys.get_int_max_str_digits() (4,300) digits with a bare
+    ValueError; find the first such number (one linear scan) to name its line."""
+    limit = sys.get_int_max_str_digits() or 4300
+    for run in _DIGIT_RUN_RE.finditer(text):
+        if run.end() - run.start() > limit:
+            line_number = text.count("\n", 0, run.start()) + 1
+            return NcclLogError(
+                f"a number of {run.end() - run.start():,} digits; nccl-tests writes nothing that long", line_number
+            )
+    return NcclLogError("the JSON holds a number too long to read")
+
+
+def _json_label(value: object, max_chars: int = _SHOWN_CHARS) -> str:
+    """A name (data type, reduction, GPU, host) from JSON, as text of bounded length."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return _show(value)
+    text = value if isinstance(value, str) else (str(value) if isinstance(value, int | float | bool) else "")
+    return text.strip()[:max_chars]
+
+
+def _json_sweep(config: dict) -> _Sweep | None:
+    """The size sweep from the -J file's config (minimum_bytes, maximum_bytes, step_factor or step_bytes)."""
+    low, high = config.get("minimum_bytes"), config.get("maximum_bytes")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= _INT64_MAX for v in (low, high)):
+        return None
+    for key, kind in (("step_factor", "factor"), ("step_bytes", "bytes")):
+        step = config.get(key)
+        if isinstance(step, int) and not isinstance(step, bool) and (step > 1 if kind == "factor" else step > 0):
+            if step <= _INT64_MAX:
+                return _Sweep(low, high, step, kind, "the JSON config")
+    return None
 
 
 def _load_json(text: str) -> object:
@@ -1272,6 +1765,8 @@ def _load_json(text: str) -> object:
         else:
             reason = f"not valid JSON: {exc.msg} (column {exc.colno})"
         raise NcclLogError(reason, exc.lineno) from None
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        raise _long_number_error(text) from None
 
 
 def _parse_json(text: str) -> NcclRun:
@@ -1284,6 +1779,11 @@ def _parse_json(text: str) -> NcclRun:
     if not results:
         raise NcclLogError(
             f"no data rows found: the JSON 'results' list is empty (expected rows like '{_EXAMPLE_ROW}')"
+        )
+    if len(results) > MAX_ROWS:
+        raise NcclLogError(
+            f"the JSON has {len(results):,} results; nccl-tests writes one per size, data type, reduction and root, "
+            f"a few thousand at most (this reader stops at {MAX_ROWS:,})"
         )
     warnings: list[str] = []
     version = document.get("version")
@@ -1301,47 +1801,69 @@ def _parse_json(text: str) -> NcclRun:
     placements: dict[str, list[tuple[float, float, float]]] = {"out_of_place": [], "in_place": []}
     cputime = False
     wrong_rows: list[int] = []
+    skipped: list[tuple[str, str]] = []  # (where, why): NaN, infinite or zero-time results
+    kept: list[int] = []  # indices into results of the rows read
+    skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of the results skipped
     for i, row in enumerate(results):
         where = f"results[{i}]"
         if not isinstance(row, dict):
             raise NcclLogError(f"{where} is not an object")
         if "size" not in row:
             raise NcclLogError(f"{where} has no 'size'")
-        sizes.append(_json_int(row["size"], f"{where}.size"))
-        counts.append(_json_int(row["count"], f"{where}.count") if row.get("count") is not None else -1)
-        dtypes.append(str(row.get("type", "")).strip())
-        redops.append(str(row.get("redop", "none")).strip())
-        present = 0
-        for key, values in placements.items():
+        size = _json_int(row["size"], f"{where}.size")
+        count = _json_int(row["count"], f"{where}.count") if row.get("count") is not None else -1
+        row_values: dict[str, tuple[float, float, float]] = {}
+        unusable = ""
+        wrong = False
+        for key in placements:
             part = row.get(key)
-            if part is None:
-                values.append((math.nan, math.nan, math.nan))
+            if part is None:  # writeBenchMarkLineNullBody: this placement was not run
+                row_values[key] = (math.nan, math.nan, math.nan)
                 continue
             if not isinstance(part, dict):
                 raise NcclLogError(f"{where}.{key} is not an object")
-            present += 1
             time_key = "cpu_time" if "cpu_time" in part else "time"
             cputime |= time_key == "cpu_time"
-            values.append(
-                (
-                    _json_float(part.get(time_key), f"{where}.{key}.{time_key}"),
-                    _json_float(part.get("alg_bw"), f"{where}.{key}.alg_bw"),
-                    _json_float(part.get("bus_bw"), f"{where}.{key}.bus_bw"),
-                )
+            values = (
+                _json_float(part.get(time_key), f"{where}.{key}.{time_key}"),
+                _json_float(part.get("alg_bw"), f"{where}.{key}.alg_bw"),
+                _json_float(part.get("bus_bw"), f"{where}.{key}.bus_bw"),
             )
-            wrong = _json_float(part.get("nwrong"), f"{where}.{key}.nwrong")
-            if wrong > 0 and (not wrong_rows or wrong_rows[-1] != i):
-                wrong_rows.append(i)
-        if present == 0:
+            for name, value in zip((time_key, "alg_bw", "bus_bw"), values, strict=True):
+                if value < 0:
+                    raise NcclLogError(f"{where}.{key}.{name} is {value:g}, a negative time or bandwidth")
+                if not unusable and not value < math.inf:
+                    unusable = f"{key}.{name} is {_show(part.get(name))}, not a finite number"
+            if not unusable and values[0] == 0:
+                unusable = f"{key}.{time_key} is zero"
+            row_values[key] = values
+            wrong |= _json_float(part.get("nwrong"), f"{where}.{key}.nwrong") > 0
+        if all(row.get(key) is None for key in placements):
             raise NcclLogError(f"{where} has neither 'out_of_place' nor 'in_place' results")
+        if unusable:
+            skipped.append((where, unusable))
+            skipped_sweep.append((size, _json_label(row.get("type", "")), _json_label(row.get("redop", "none"))))
+            continue
+        if wrong:
+            wrong_rows.append(i)
+        kept.append(i)
+        sizes.append(size)
+        counts.append(count)
+        dtypes.append(_json_label(row.get("type", "")))
+        redops.append(_json_label(row.get("redop", "none")))
+        for key, values in row_values.items():
+            placements[key].append(values)
 
+    if not sizes:
+        where, why = skipped[0]
+        more = len(skipped) - 1
+        raise NcclLogError(f"no usable results: {where}.{why}{_and_the_others(more, 'results')}")
     out = np.array(placements["out_of_place"], dtype=np.float64).reshape(-1, 3)
     inp = np.array(placements["in_place"], dtype=np.float64).reshape(-1, 3)
-    for values, key in ((out, "out_of_place"), (inp, "in_place")):
-        if (values < 0).any():
-            raise NcclLogError(f"a negative time or bandwidth in '{key}'")
     if np.isnan(out[:, 0]).all():
         warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
+    if skipped:
+        warnings.append(_skipped_rows_warning(skipped))
     if wrong_rows:
         warnings.append(
             f"{len(wrong_rows)} results report wrong elements (nwrong > 0), first results[{wrong_rows[0]}]: "
@@ -1350,20 +1872,22 @@ def _parse_json(text: str) -> NcclRun:
 
     collective = None
     if isinstance(document.get("collective"), str) and document["collective"].strip():
-        collective = document["collective"].strip()
+        collective = document["collective"].strip()[:_NAME_CHARS]
     else:
         args = document.get("args")
         if isinstance(args, list) and args and isinstance(args[0], str) and args[0].strip():
-            collective = re.split(r"[\\/]", args[0].strip())[-1]
+            collective = re.split(r"[\\/]", args[0].strip())[-1][:_NAME_CHARS]
 
     devices = document.get("devices", config.get("devices"))
     devices = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
-    gpu_names = [str(d.get("device_info", "")).strip() for d in devices]
-    hostnames = [str(d.get("hostname", "")).strip() for d in devices]
+    if len(devices) > MAX_LINES:
+        raise NcclLogError(f"the JSON lists {len(devices):,} devices, more than any nccl-tests run has processes")
+    gpu_names = [_json_label(d.get("device_info", ""), _NAME_CHARS) for d in devices]
+    hostnames = [_json_label(d.get("hostname", ""), _NAME_CHARS) for d in devices]
     per_process = 1
     nthreads, ngpus = config.get("nthreads"), config.get("ngpus")
     header_ranks = None
-    if isinstance(nthreads, int) and isinstance(ngpus, int) and nthreads > 0 and ngpus > 0:
+    if isinstance(nthreads, int) and isinstance(ngpus, int) and 0 < nthreads <= _INT32_MAX and 0 < ngpus <= _INT32_MAX:
         per_process = header_ranks = nthreads * ngpus
     # nccl-tests' JSON keeps only the first "# Rank" line of each process (parseRankInfo reads one line
     # of the per-process buffer), so devices has one entry per process, each driving nThread*nGpus ranks.
@@ -1373,7 +1897,8 @@ def _parse_json(text: str) -> NcclRun:
     if isinstance(out_of_bounds, dict):
         count = out_of_bounds.get("count")
         if isinstance(count, int | float) and not isinstance(count, bool) and count > 0:
-            warnings.append(f"nccl-tests reported {count:g} out-of-bounds values: some results failed validation")
+            shown = f"{count:g}" if isinstance(count, float) else _show(count) if count > _INT64_MAX else f"{count:,}"
+            warnings.append(f"nccl-tests reported {shown} out-of-bounds values: some results failed validation")
     avg_busbw_gbps = None
     average = document.get("average_bus_bandwidth")
     if isinstance(average, dict) and average.get("bandwidth") is not None:
@@ -1388,8 +1913,11 @@ def _parse_json(text: str) -> NcclRun:
     ranks, ranks_source = _decide_ranks(
         collective, algbw, busbw, listed_ranks, "JSON devices", "json devices", header_ranks, 5e-7, warnings
     )
+    sweep = _json_sweep(config)
+    if sweep is not None:
+        _check_complete(sweep, sizes, dtypes, redops, skipped_sweep, ranks, warnings)
     if not cputime:
-        _check_algbw(collective, sizes_arr, out, inp, [f"results[{i}]" for i in range(len(sizes))], warnings)
+        _check_algbw(collective, sizes_arr, out, inp, [f"results[{i}]" for i in kept], warnings)
     return _build_run(
         collective=collective,
         ranks=ranks,
@@ -1443,6 +1971,12 @@ def parse_nccl_tests(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> Nc
     text = _decode(data, max_bytes)
     if text.lstrip()[:1] == "{":
         return _parse_json(text)
+    lines = text.count("\n") + 1
+    if lines > MAX_LINES:
+        raise NcclLogError(
+            f"the log has {lines:,} lines; nccl-tests output, even with NCCL_DEBUG=INFO messages, has far fewer "
+            f"(this reader stops at {MAX_LINES:,}): paste the part with the results table"
+        )
     parser = _TextParser(text)
     parser.run()
     return parser.result()

@@ -12,6 +12,7 @@ control that does not change a chart does not rebuild it.
 from __future__ import annotations
 
 import hashlib
+import math
 
 import numpy as np
 import pandas as pd
@@ -154,13 +155,26 @@ def _results_table(comparison, efficiency) -> pd.DataFrame:
     })
 
 
+# One limit for logs, pasted or uploaded: the parser's MAX_LOG_BYTES (5 MiB), stated in the labels and in
+# the parser's message. Streamlit's uploader takes whole megabytes, which its browser side counts as
+# 1,000,000 bytes and its server as 1,048,576 bytes; the next whole number above the parser's limit lets
+# every log the parser accepts through, and Streamlit's own "6MB per file" note is hidden.
+LOG_LIMIT = f"{MAX_LOG_BYTES / 2**20:g} MiB"
+_UPLOAD_CEILING_MB = math.ceil(MAX_LOG_BYTES / 1_000_000)
+_UPLOAD_NOTE_CSS = ('<style>.st-key-allreduce-upload [data-testid="stFileUploaderDropzoneInstructions"] '
+                    "{ display: none; }</style>")
+
+
 def _log_section(state: PageState, cluster: Cluster, algorithm: str, protocol: str) -> Overlay | None:
     """Upload or paste an nccl-tests log: read it, compare, and offer to make its fit the cluster's own."""
     log_overlay = None
     with st.expander("Compare your own nccl-tests / rccl-tests output", expanded=False):
-        st.markdown("Upload or paste the output of `all_reduce_perf` (text, or the JSON file written with `-J`). "
-                    "It is read here and never stored; set the cluster above to the system it ran on.")
-        upload = st.file_uploader("nccl-tests output", key="allreduce.upload")
+        st.markdown("Upload or paste the output of `all_reduce_perf` (text, or the JSON file written with `-J`), "
+                    f"up to {LOG_LIMIT}. It is read here and never stored; set the cluster above to the system it "
+                    "ran on.")
+        st.markdown(_UPLOAD_NOTE_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
+        upload = st.file_uploader(f"nccl-tests output (up to {LOG_LIMIT})", key="allreduce.upload",
+                                  max_upload_size=_UPLOAD_CEILING_MB)
         pasted = st.text_area("…or paste it", key="allreduce.paste", height=150, max_chars=MAX_LOG_BYTES)
         data = upload.getvalue() if upload is not None else pasted.encode("utf-8") if pasted.strip() else None
         if data is None:

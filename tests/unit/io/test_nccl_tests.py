@@ -8,9 +8,12 @@ the synthetic fixtures in ``data/nccl_logs`` (their layout follows the nccl-test
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pickle
 import re
+import signal
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interconnect.io.nccl_tests import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
     MAX_LOG_BYTES,
+    MAX_ROWS,
     NcclLogError,
     NcclRun,
     busbw_factor,
@@ -224,7 +230,9 @@ def test_gb200_2_racks_with_rank_lines_warns_about_the_disagreement():
     text += read_text("gb200-nvl72-2rack.txt")
     run = parse_nccl_tests(text)
     assert (run.ranks, run.ranks_source) == (144, "rank lines")
-    assert "ranks from Rank lines (144) disagree with busbw/algbw (128)" in run.warnings
+    assert "ranks from Rank lines (144) disagree with busbw/algbw (128); the count from the Rank lines is used" in (
+        run.warnings
+    )
     assert len(run.gpu_names) == 144 and run.gpu_names[0] == "NVIDIA GB200"
     assert len(set(run.hostnames)) == 36
 
@@ -633,16 +641,24 @@ def test_json_devices_at_top_level_and_cpu_time():
 
 def test_json_nan_null_and_bare_inf():
     # util.cu jsonDouble writes NaN as the string "nan" and inf unquoted with %lf (not valid JSON);
-    # writeBenchMarkLineNullBody writes "out_of_place": null
+    # writeBenchMarkLineNullBody writes "out_of_place": null. A null placement is absent (NaN in its
+    # arrays); a NaN or infinite value makes the result unusable: it is skipped with a warning.
     document = json_fixture()
     document["results"][0]["out_of_place"] = None
     document["results"][1]["in_place"]["alg_bw"] = "nan"
     document["results"][2]["in_place"]["nwrong"] = None
-    text = json.dumps(document).replace('"bus_bw": 47.915694', '"bus_bw": inf')
+    document["results"][3]["out_of_place"]["time"] = 0.0
+    text = json.dumps(document).replace('"bus_bw": 47.915694', '"bus_bw": inf')  # results[1]
     assert "inf," in text
     run = parse_nccl_tests(text)
     assert np.isnan(run.time_us[0]) and run.inplace_time_us[0] == 72.496612
-    assert np.isnan(run.inplace_algbw_gbps[1]) and np.isinf(run.busbw_gbps[1])
+    assert len(run.size_bytes) == len(document["results"]) - 2
+    assert 2097152 not in run.size_bytes.tolist() and 8388608 not in run.size_bytes.tolist()
+    (message,) = [w for w in run.warnings if "skipped" in w]
+    assert message.startswith("2 data rows were skipped because a value is NaN, infinite or a zero time")
+    assert "results[1]: out_of_place.bus_bw is inf, not a finite number" in message
+    assert "results[3]: out_of_place.time is zero" in message
+    assert np.isfinite(run.inplace_time_us).all() and np.isfinite(run.busbw_gbps[1:]).all()
 
 
 def test_json_collective_key_and_version_warning():
@@ -721,6 +737,8 @@ def test_oversize_input():
     parse_nccl_tests(data, max_bytes=len(data.encode()))  # exactly at the limit is fine
     with pytest.raises(NcclLogError, match=r"^the log is 6 MiB; the limit is 5 MiB$"):
         parse_nccl_tests(b" " * (6 * 1024 * 1024))
+    with pytest.raises(NcclLogError, match=r"^the log is 5,242,881 bytes; the limit is 5 MiB \(5,242,880 bytes\)$"):
+        parse_nccl_tests(b" " * (MAX_LOG_BYTES + 1))
     assert MAX_LOG_BYTES == 5 * 1024 * 1024
 
 
@@ -877,6 +895,8 @@ row_values = st.tuples(
 def test_round_trip_with_nccl_tests_rounding(rows, cputime):
     sizes = np.array([r[0] for r in rows], dtype=np.int64)
     values = np.array([r[3] for r in rows], dtype=np.float64)
+    # nccl-tests never prints a time of 0.00 us (a launch alone takes microseconds); the parser skips such rows
+    values[:, [0, 3]] = np.maximum(values[:, [0, 3]], 0.01)
     run = NcclRun(
         collective="all_reduce_perf",
         ranks=None,
@@ -1023,3 +1043,445 @@ def test_truncated_json_raises_nccl_log_error(cut):
 def test_deeply_nested_json():
     with pytest.raises(NcclLogError, match="nested too deeply"):
         parse_nccl_tests('{"results":' + "[" * 100_000 + "]" * 100_000 + "}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile input: linear time, bounded numbers, no NaN or infinity in the arrays
+# ---------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def hang_guard(seconds: int):
+    """Fail instead of hanging: the quadratic splitter this guards against took 90 s on 100 kB and
+    hours on 1 MB; the linear one takes milliseconds, so the limit is a guard, not a benchmark."""
+
+    def alarm(signum, frame):
+        raise AssertionError(f"still parsing after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def assert_arrays_finite_or_absent(run: NcclRun) -> None:
+    """Each placement of each row is either absent (NaN, NaN, NaN) or finite with a positive time."""
+    for time, algbw, busbw in (
+        (run.time_us, run.algbw_gbps, run.busbw_gbps),
+        (run.inplace_time_us, run.inplace_algbw_gbps, run.inplace_busbw_gbps),
+    ):
+        block = np.stack([time, algbw, busbw], axis=1)
+        absent = np.isnan(block).all(axis=1)
+        assert np.isfinite(block[~absent]).all()
+        assert (block[~absent, 0] > 0).all() and (block[~absent] >= 0).all()
+    assert not (np.isnan(run.time_us) & np.isnan(run.inplace_time_us)).any()
+
+
+@pytest.mark.parametrize("length", [100_000, 1_000_000])
+@pytest.mark.parametrize("token", ["x", "7", "-1.5", "a:1", "[1,0]"])
+def test_long_token_before_an_nccl_marker_is_read_in_linear_time(length, token):
+    long_line = (token * (length // len(token)))[:length]
+    text = MODERN_TEXT + long_line + " NCCL INFO Channel 00/24 : 0 1\n" + long_line + " NCCL WARN " + long_line + "\n"
+    with hang_guard(10):
+        run = parse_nccl_tests(text)
+    assert len(run.size_bytes) == 25
+    (warn,) = [w for w in run.warnings if w.startswith("NCCL WARN")]
+    assert len(warn) < 600  # the WARN text is quoted up to 200 characters, not 1 MB
+
+
+def test_a_row_glued_to_an_nccl_message_keeps_its_values():
+    # stdout and stderr interleave mid-row under NCCL_DEBUG=INFO (NVIDIA/nccl#1453); the message's
+    # hostname prefix is found backwards from the marker, within a bounded window.
+    lines = MODERN_TEXT.split("\n")
+    index = line_number_of(MODERN_TEXT, "   1048576") - 1
+    tokens = lines[index].split()
+    lines[index] = "  ".join(tokens[:6]) + "dgx-h100-a07:2338417:2338478 [0] NCCL INFO connected"
+    lines.insert(index + 1, "  ".join(tokens[6:]))
+    run = parse_nccl_tests("\n".join(lines))
+    assert_same_rows(run, parse_nccl_tests(MODERN_TEXT))
+
+
+@pytest.mark.parametrize("length", [MAX_LINE_CHARS + 1, 100_000, 1_000_000])
+def test_an_overlong_line_is_skipped_with_a_warning_that_names_it(length):
+    lines = MODERN_TEXT.split("\n")
+    lines.insert(3, "LS_COLORS=" + "x" * (length - 10))  # an environment dump in a job log
+    with hang_guard(10):
+        run = parse_nccl_tests("\n".join(lines))
+    assert len(run.size_bytes) == 25
+    assert f"line 4 is {length:,} characters long, more than the 4,096 any nccl-tests line needs, and was skipped" in (
+        run.warnings
+    )
+
+
+@pytest.mark.parametrize("start", ["#  Rank  0 Group 0 ", "   1048576 ", "# Avg bus bandwidth : "])
+def test_an_overlong_line_of_nccl_tests_output_is_an_error(start):
+    lines = MODERN_TEXT.split("\n")
+    lines.insert(12, start + "9" * 5000)
+    with pytest.raises(NcclLogError, match="this line is 5,0..? characters long") as info:
+        parse_nccl_tests("\n".join(lines))
+    assert info.value.line_number == 13
+
+
+def test_overlong_lines_only_give_a_clear_no_data_error():
+    with pytest.raises(NcclLogError, match="line 2 is 200,000 characters long") as info:
+        parse_nccl_tests("hello\n" + "z" * 200_000 + "\n")
+    assert info.value.line_number is None and "no data rows found" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("#  Rank " + "9" * 4000 + " Group  0 Pid 1 on h device 0 [0000:18:00] NVIDIA H100", "Rank '9999"),
+        ("#  Rank " + "9" * 5000 + " Group  0 Pid 1 on h device 0 [0000:18:00] NVIDIA H100", "5,0"),
+        ("#  Rank 2147483648 Group  0 Pid 1 on h device 0 [0000:18:00] NVIDIA H100", "at most 2,147,483,647"),
+        ("#  Rank " + "1" * 40, "Rank '1111"),
+        ("# nThread " + "1" * 4000 + " nGpus 8 minBytes 8 maxBytes 1024 step: 2(factor)", "nThread '1111"),
+        ("# nThread 1 nGpus 99999999999 minBytes 8", "nGpus '99999999999'"),
+    ],
+)
+def test_giant_numbers_in_the_preamble_are_nccl_log_errors(line, message):
+    text = "# Collective test starting: all_reduce_perf\n" + line + "\n" + HEADER + ROW_1MIB + "\n"
+    with pytest.raises(NcclLogError, match=re.escape(message)) as info:
+        parse_nccl_tests(text)
+    assert info.value.line_number == 2
+    assert len(str(info.value)) < 300  # the number is quoted shortened
+
+
+@pytest.mark.parametrize("digits", [40, 3900])
+def test_giant_sizes_in_a_row_are_nccl_log_errors(digits):
+    bad = damaged(0, "9" * digits)
+    with pytest.raises(NcclLogError, match="size '9999.*is too large") as info:
+        parse_nccl_tests(HEADER + ROW_1MIB + "\n" + bad + "\n")
+    assert info.value.line_number == 4 and len(str(info.value)) < 300
+
+
+def test_json_integer_over_4300_digits_is_an_nccl_log_error():
+    text = JSON_TEXT.replace('"size":2097152,', '"size":' + "9" * 5000 + ",")
+    with pytest.raises(NcclLogError, match="a number of 5,000 digits") as info:
+        parse_nccl_tests(text)
+    assert info.value.line_number == 1
+    pretty = json.dumps(json.loads(JSON_TEXT), indent=1).replace('"time": 82.064135', '"time": ' + "1" * 4400)
+    with pytest.raises(NcclLogError, match="a number of 4,400 digits") as info:
+        parse_nccl_tests(pretty)
+    assert info.value.line_number == line_number_of(pretty, "1" * 4400)
+
+
+@pytest.mark.parametrize("field", ["time", "alg_bw", "nwrong"])
+def test_json_number_of_400_digits_is_an_nccl_log_error(field):
+    text = JSON_TEXT.replace(f'"{field}":82.064135' if field == "time" else "", "")
+    document = json.loads(JSON_TEXT)
+    document["results"][1]["out_of_place"][field] = int("1" * 400)
+    with pytest.raises(NcclLogError, match=rf"results\[1\]\.out_of_place\.{field} is a 400-digit number"):
+        parse_nccl_tests(json.dumps(document))
+    assert text  # the document above is the fixture with one number replaced
+
+
+def test_json_giant_counts_outside_the_results_are_harmless():
+    document = json.loads(JSON_TEXT)
+    document["out_of_bounds"]["count"] = int("7" * 400)
+    document["config"]["nthreads"] = 10**30
+    run = parse_nccl_tests(json.dumps(document))
+    assert any("a 400-digit number out-of-bounds values" in w for w in run.warnings)
+    assert (run.ranks, run.ranks_source) == (2, "json devices")  # nthreads out of range: one rank per entry
+
+
+@pytest.mark.parametrize(
+    ("value", "column"),
+    [(v, c) for v in ["nan", "inf", "1e999", "-nan", "Infinity"] for c in [5, 6, 7, 9, 10, 11]]
+    + [(v, c) for v in ["0", "0.00"] for c in [5, 9]],  # zero times; a bandwidth of 0.00 is normal (8 B in 60 us)
+)
+def test_non_finite_or_zero_time_rows_are_skipped_with_a_warning(value, column):
+    zero_time = value in ("0", "0.00")
+    good = nccl_row(2097152, 524288, "float", "sum", -1, "12.10", "173.31", "303.29", 0, "12.00", "174.76", "305.83", 0)
+    bad = damaged(column, value)
+    run = parse_nccl_tests(HEADER + good + "\n" + bad + "\n" + good + "\n")
+    assert len(run.size_bytes) == 2 and run.size_bytes.tolist() == [2097152, 2097152]
+    assert_arrays_finite_or_absent(run)
+    (message,) = [w for w in run.warnings if "skipped" in w]
+    name = ["time", "algbw", "busbw"][(column - 5) % 4]
+    why = "is zero" if zero_time else "is not a finite number"
+    assert message == (
+        f"1 data row was skipped because a value is NaN, infinite or a zero time (line 4: {name} '{value}' {why})"
+    )
+
+
+def test_nan_count_skips_the_row_and_nan_size_is_not_a_row():
+    good = nccl_row(2097152, 524288, "float", "sum", -1, "12.10", "173.31", "303.29", 0, "12.00", "174.76", "305.83", 0)
+    run = parse_nccl_tests(HEADER + good + "\n" + damaged(1, "nan") + "\n" + damaged(0, "inf") + "\n")
+    assert run.size_bytes.tolist() == [2097152]
+    assert any("line 4: count 'nan' is not a finite number" in w for w in run.warnings)
+    assert any("not recognised" in w and "line 5" in w for w in run.warnings)
+
+
+def test_a_log_of_only_unusable_rows_is_an_error_naming_the_first():
+    text = HEADER + damaged(5, "nan") + "\n" + damaged(9, "0") + "\n"
+    with pytest.raises(NcclLogError) as info:
+        parse_nccl_tests(text)
+    assert info.value.line_number == 3
+    assert str(info.value) == (
+        "line 3: no usable data rows: time 'nan' is not a finite number, "
+        "and the other data row has NaN, infinite or zero values too"
+    )
+
+
+def test_a_json_of_only_unusable_results_is_an_error():
+    document = json.loads(JSON_TEXT)
+    for result in document["results"]:
+        result["in_place"]["time"] = "nan"
+    with pytest.raises(NcclLogError, match=r"^no usable results: results\[0\]\.in_place\.time is 'nan'"):
+        parse_nccl_tests(json.dumps(document))
+
+
+def test_2017_layout_time_that_overflows_microseconds_is_skipped():
+    header = "#  bytes    N    type    op     time  algbw  busbw    res\n"
+    rows = "  1048576   262144   float   sum   1.50   0.70   1.22  0e+00\n"
+    rows += "  2097152   524288   float   sum   1e306   1.39   2.43  0e+00\n"
+    run = parse_nccl_tests(header + rows)
+    assert run.size_bytes.tolist() == [1048576] and run.time_us.tolist() == [1500.0]
+    assert any("line 3: time '1e306' ms is out of range" in w for w in run.warnings)
+
+
+@pytest.mark.parametrize("line", ["", "x", "# x", "h:1:2 [0] NCCL INFO x"])
+def test_millions_of_short_lines_are_refused_before_reading_them(line):
+    # 5 MiB of "x\n" is 2.6 million lines: about 6 us each to examine, 16 s in all
+    text = ROW_1MIB + "\n" + "\n".join([line] * (2 * MAX_LINES))
+    with pytest.raises(NcclLogError, match=r"^the log has 200,001 lines; .*this reader stops at 100,000"):
+        parse_nccl_tests(text)
+    if line != "x":  # (100,000 unrecognised lines are refused too, below)
+        assert len(parse_nccl_tests(ROW_1MIB + "\n" + "\n".join([line] * (MAX_LINES - 1))).size_bytes) == 1
+
+
+def test_more_data_rows_than_any_sweep_are_refused():
+    with pytest.raises(NcclLogError, match="more than 20,000 data rows") as info:
+        parse_nccl_tests(HEADER + "\n".join([ROW_1MIB] * (MAX_ROWS + 1)))
+    assert info.value.line_number == MAX_ROWS + 3
+    assert len(parse_nccl_tests(HEADER + "\n".join([ROW_1MIB] * MAX_ROWS)).size_bytes) == MAX_ROWS
+    result = {"size": 8, "in_place": {"time": 8.5, "alg_bw": 0.0, "bus_bw": 0.0}}
+    with pytest.raises(NcclLogError, match=r"the JSON has 20,001 results"):
+        parse_nccl_tests(json.dumps({"results": [result] * (MAX_ROWS + 1)}))
+
+
+@pytest.mark.parametrize("prefix", ["2024-07-18T10:00:00.123Z ", "0: ", "[1,0]<stdout>:2024-07-18T10:00:00Z "])
+def test_launcher_prefixes_of_nccl_messages_are_not_unrecognised_lines(prefix):
+    # kubectl logs --timestamps (or srun --label) on a run with NCCL_DEBUG=INFO: thousands of messages,
+    # each with a prefix before NCCL's own "host:pid:tid [dev]"
+    message = prefix + "dgx-h100-a07:2338417:2338478 [0] NCCL INFO Channel 00/24 : 0 1 2 3 4 5 6 7\n"
+    run = parse_nccl_tests(message * 20_000 + prefix + ROW_1MIB + "\n")
+    assert len(run.size_bytes) == 1
+    assert not any("not recognised" in w for w in run.warnings)
+
+
+@pytest.mark.parametrize("line", ["x", "8.52 123.07", "./build/all_reduce_perf -b 8 -e 1G"])
+def test_a_flood_of_other_lines_is_refused(line):
+    text = HEADER + ROW_1MIB + "\n" + "\n".join([line] * 10_001)
+    with pytest.raises(NcclLogError, match=r"^more than 10,000 lines are not nccl-tests output \(line 10004: "):
+        parse_nccl_tests(text)
+
+
+def test_warnings_are_capped():
+    good = nccl_row(2097152, 524288, "float", "sum", -1, "12.10", "173.31", "303.29", 0, "12.00", "174.76", "305.83", 0)
+    rows = "".join(damaged(2, f"type{i}") + "\n" for i in range(500))  # an unfamiliar type on every row
+    run = parse_nccl_tests(HEADER + good + "\n" + rows)
+    assert len(run.warnings) == 20 and run.warnings[-1].endswith("more warnings are not shown")
+
+
+# ---------------------------------------------------------------------------------------------
+# Truncated logs and where the rank count came from (issue 8)
+# ---------------------------------------------------------------------------------------------
+
+
+def cut_after(text: str, needle: str) -> str:
+    """``text`` up to and including the line holding ``needle``: a log whose run stopped there."""
+    lines = text.split("\n")
+    return "\n".join(lines[: line_number_of(text, needle)]) + "\n"
+
+
+def test_truncated_log_is_a_warning():
+    # the header asks for 8 B .. 128 MiB (-b 8 -e 128M -f 2); the rows stop at 512 KiB
+    run = parse_nccl_tests(cut_after(MODERN_TEXT, "      524288"))
+    assert run.size_bytes.max() == 524288
+    (message,) = [w for w in run.warnings if "truncated" in w]
+    assert message == (
+        "the log looks truncated: the header (line 3) asks for sizes up to 128 MiB (maxBytes 134217728) "
+        "but the rows stop at 512 KiB; did the run stop early, or was only part of its output copied?"
+    )
+
+
+def test_a_log_missing_only_its_last_size_is_truncated_too():
+    run = parse_nccl_tests(cut_after(MODERN_TEXT, "    67108864"))
+    assert any("stop at 64 MiB" in w for w in run.warnings)
+
+
+def test_a_last_row_skipped_for_a_nan_is_not_a_truncation():
+    lines = MODERN_TEXT.split("\n")
+    last = line_number_of(MODERN_TEXT, "   134217728") - 1
+    lines[last] = lines[last].replace("663.19", "   inf", 1)  # a time nccl-tests could not measure
+    run = parse_nccl_tests("\n".join(lines))
+    assert run.size_bytes.max() == 67108864
+    assert any(f"line {last + 1}: time" in w and "skipped" in w for w in run.warnings)
+    assert not any("truncated" in w for w in run.warnings)
+
+
+def test_complete_sweeps_are_not_called_truncated():
+    for name in TEXT_FIXTURES:
+        assert not any("truncated" in w for w in parse_file(name).warnings), name
+    # nccl-tests lowers maxBytes to what fits in GPU memory and says so (src/common.cu)
+    text = MODERN_TEXT.replace("# Using devices", "#\n# Reducing maxBytes to 600000 due to memory limitation\n#")
+    assert not any("truncated" in w for w in parse_nccl_tests(cut_after(text, "      524288")).warnings)
+    # -i: fixed steps in bytes; 8 + 3 x 1000000 is the last size up to maxBytes 3500000
+    header = "# nThread 1 nGpus 8 minBytes 8 maxBytes 3500000 step: 1000000(bytes) warmup iters: 5\n" + HEADER
+    rows = [ROW_1MIB.replace("1048576", str(8 + k * 1000000), 1) for k in range(4)]
+    assert not any("truncated" in w for w in parse_nccl_tests(header + "\n".join(rows)).warnings)
+    truncated = parse_nccl_tests(header + "\n".join(rows[:3]))
+    assert any("asks for sizes up to 2.86 MiB" in w and "stop at 1.91 MiB" in w for w in truncated.warnings)
+
+
+def test_each_data_type_of_a_sweep_is_checked():
+    # -d all repeats the sweep per data type: the second one stopping early is a truncated log
+    header = "# nThread 1 nGpus 8 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5\n" + HEADER
+    rows = [
+        ROW_1MIB,
+        ROW_1MIB.replace("1048576", "2097152", 1),
+        ROW_1MIB.replace("float", "half", 1),
+    ]
+    run = parse_nccl_tests(header + "\n".join(rows))
+    assert any("truncated" in w and "the half/sum rows stop at 1 MiB" in w for w in run.warnings)
+
+
+def test_truncated_json_results_are_a_warning():
+    document = json.loads(JSON_TEXT)
+    del document["results"][5:]
+    run = parse_nccl_tests(json.dumps(document))
+    assert any(
+        w.startswith("the log looks truncated: the JSON config asks for sizes up to 8 GiB") and "stop at 16 MiB" in w
+        for w in run.warnings
+    )
+
+
+def test_json_rank_count_from_devices_gives_no_median_warning():
+    # rows whose busbw/algbw ratios disagree beyond JSON's 6 decimals: the estimate is unused
+    # because the device list gives the count, so no message may call the count "estimated"
+    document = json.loads(JSON_TEXT)
+    document["results"][3]["out_of_place"]["bus_bw"] *= 1.001
+    run = parse_nccl_tests(json.dumps(document))
+    assert (run.ranks, run.ranks_source) == (16, "json devices")
+    assert not any("median" in w for w in run.warnings)
+    # without the device list the estimate is the count used, and the message says so
+    del document["config"]["devices"]
+    run = parse_nccl_tests(json.dumps(document))
+    assert run.ranks_source == "inferred from busbw/algbw"
+    assert any("the rank count was inferred from the median ratio" in w for w in run.warnings)
+
+
+# ---------------------------------------------------------------------------------------------
+# One size limit for pasted and uploaded logs
+# ---------------------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_the_upload_ceiling_lets_every_log_the_parser_accepts_through():
+    # Streamlit 1.67 multiplies server.maxUploadSize by 1024 x 1024 on the server
+    # (web/server/starlette/starlette_routes.py) and by 1000 x 1000 in the browser, except on
+    # Windows (the frontend's byte-unit conversion). 5 is 5,000,000 bytes in most browsers, short of
+    # the parser's 5 MiB: a 5.1 MB log could be pasted but not uploaded.
+    megabytes = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    assert megabytes * 1_000_000 >= MAX_LOG_BYTES and megabytes * 2**20 >= MAX_LOG_BYTES
+    assert (megabytes - 1) * 1_000_000 < MAX_LOG_BYTES  # the smallest such ceiling
+
+
+def test_the_page_states_and_enforces_the_parser_limit():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.switch_page("pages/2_All_reduce.py")
+    at.run()
+    (uploader,) = at.get("file_uploader")
+    assert uploader.proto.label == "nccl-tests output (up to 5 MiB)"
+    megabytes = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    assert uploader.proto.max_upload_size_mb == megabytes
+    assert at.text_area(key="allreduce.paste").proto.max_chars == MAX_LOG_BYTES
+    # within the box's character limit but over the byte limit: the parser's message gives the limit
+    at.text_area(key="allreduce.paste").input("\u00e9" * 2_700_000).run()  # 5,400,000 bytes of UTF-8
+    (error,) = at.error
+    assert error.value.startswith("Could not read this as nccl-tests output: the log is 5")
+    assert error.value.endswith("MiB; the limit is 5 MiB")
+
+
+# ---------------------------------------------------------------------------------------------
+# Mutation fuzzing, a fast subset of benchmarks/fuzz_logs.py
+# ---------------------------------------------------------------------------------------------
+
+SAMPLES = [(DATA / name).read_text(encoding="utf-8") for name in TEXT_FIXTURES + sorted(CALIBRATION) + [JSON_FILE]]
+SAMPLES += [
+    path.read_text(encoding="utf-8") for path in sorted((REPO / "interconnect/data/measurements").glob("*.txt"))
+]
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+HOSTILE_VALUES = ["nan", "inf", "-inf", "1e999", "0", "0.00", "NaN", '"nan"', "9" * 400, "9" * 5000, "1" * 40]
+
+
+@st.composite
+def mutated_logs(draw) -> str | bytes:
+    text = draw(st.sampled_from(SAMPLES))
+    for _ in range(draw(st.integers(1, 3))):
+        lines = text.split("\n")
+        kind = draw(
+            st.sampled_from(
+                ["truncate", "delete", "duplicate", "swap", "value", "value", "long", "junk", "nccl", "collective"]
+            )
+        )
+        if kind == "truncate":
+            text = text[: draw(st.integers(0, len(text)))]
+        elif kind == "delete":
+            del lines[draw(st.integers(0, len(lines) - 1))]
+            text = "\n".join(lines)
+        elif kind == "duplicate":
+            lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(lines)))
+            text = "\n".join(lines)
+        elif kind == "swap":
+            i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+        elif kind == "value":
+            numbers = list(NUMBER.finditer(text))
+            if numbers:
+                target = draw(st.sampled_from(numbers))
+                text = text[: target.start()] + draw(st.sampled_from(HOSTILE_VALUES)) + text[target.end() :]
+        elif kind == "long":
+            unit = draw(st.sampled_from(["x", "7", "a:1", "[1,0]", "# ", "-1.5 "]))
+            line = unit * (draw(st.sampled_from([MAX_LINE_CHARS, 30_000, 100_000])) // len(unit) + 1)
+            lines.insert(
+                draw(st.integers(0, len(lines))), line + draw(st.sampled_from(["", " NCCL INFO x", " NCCL WARN"]))
+            )
+            text = "\n".join(lines)
+        elif kind == "junk":
+            at = draw(st.integers(0, len(text)))
+            text = text[:at] + draw(st.text(max_size=40)) + text[at:]
+        elif kind == "nccl":
+            i = draw(st.integers(0, len(lines) - 1))
+            lines[i] += draw(
+                st.sampled_from(["host:1:2 [0] NCCL INFO x", "h:1:2 [3] net.cc:9 NCCL WARN y", "NCCL INFO"])
+            )
+            text = "\n".join(lines)
+        else:
+            other = draw(st.sampled_from(SAMPLES))
+            text = text + "\n" + other if draw(st.booleans()) else "\n".join(lines + other.split("\n")[:20])
+    encoding = draw(st.sampled_from([None, None, None, "utf-8", "utf-16", "utf-32", "latin-1"]))
+    return text if encoding is None else text.encode(encoding, errors="replace")
+
+
+@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=mutated_logs())
+def test_mutated_logs_give_finite_runs_or_nccl_log_errors(data):
+    try:
+        run = parse_nccl_tests(data)
+    except NcclLogError as error:
+        assert len(str(error)) < 1000
+        return
+    assert len(run.size_bytes) >= 1
+    assert_arrays_finite_or_absent(run)
+    assert len(run.warnings) <= 20 and all(len(w) < 1000 for w in run.warnings)
+    assert run.ranks is None or 1 <= run.ranks <= 2**31
