@@ -18,13 +18,13 @@ from interconnect.units import (
 
 
 def test_bits_are_a_dimension_so_a_link_rate_is_not_a_clock_rate():
-    # Stock pint gives 8 GHz here (house-style.md, "Known pitfalls"); ours must refuse.
+    # Stock pint treats bit as dimensionless and gives 8 GHz here; ours must refuse.
     with pytest.raises(pint.DimensionalityError):
         Q_("1 GB/s").to("GHz")
 
 
 def test_400_gbit_per_s_is_50_gbyte_per_s():
-    # A 400 Gbit/s InfiniBand NDR port carries 50 GB/s per direction (hardware.md §0: 1 GB/s = 8 Gb/s).
+    # A 400 Gbit/s InfiniBand NDR port carries 50 GB/s per direction (1 byte = 8 bits; mle-network).
     assert Q_("400 Gbit/s").to("GB/s").magnitude == pytest.approx(50.0)
 
 

@@ -1,7 +1,7 @@
 """Tests for interconnect.io.nccl_tests: the nccl-tests / rccl-tests output parser.
 
 Expected values cite where they come from: the published rows in ``data/nccl_logs/*.txt``
-(copies of ``shared/reference/calibration``, sources in ``shared/reference/hardware.md`` section 9),
+(the same files as ``interconnect/data/measurements/``, whose ``manifest.toml`` names each one's source),
 the synthetic fixtures in ``data/nccl_logs`` (their layout follows the nccl-tests source named in
 ``data/nccl_logs/README.md``), or the nccl-tests source itself.
 """
@@ -34,7 +34,7 @@ from interconnect.io.nccl_tests import (
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
-SHARED_CALIBRATION = Path(__file__).resolve().parents[4] / "shared" / "reference" / "calibration"
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 MODERN = "nccl-tests-2.19-all_reduce-8xH100.log"
 MPIRUN = "nccl-tests-2023-all_reduce-2x8xH100-mpirun.log"
@@ -157,7 +157,8 @@ def render_nccl_tests(run: NcclRun, *, exact: bool = True) -> str:
 # ---------------------------------------------------------------------------------------------
 
 # name -> (rows, ranks, first row: size B, out-of-place time µs, algbw, busbw, in-place time µs)
-# Ranks and row values: shared/reference/hardware.md section 9 (9.E, 9.F1-F3, 9.G, 9.H, 9.I).
+# Ranks and row values: the published files (sources in interconnect/data/measurements/manifest.toml:
+# coreweave/nccl-tests README for the SHARP and GB200 tables, the other files' own entries).
 CALIBRATION = {
     "h100-ib-sharp-96rank.txt": (5, 96, (536870912, 2984.6, 179.88, 356.01, 2979.7)),
     "gb200-nvl72-1rack.txt": (5, 72, (536870912, 1806.7, 297.16, 586.06, 1835.9)),
@@ -188,7 +189,8 @@ def test_calibration_rows_parse_and_ranks_are_inferred(name):
 
 
 def test_h100_2node_key_rows():
-    # hardware.md 9.G: "1 MiB 463.1 µs (4.25 busbw); 8 GiB 73372 µs, algbw 117.07, busbw 219.51"
+    # The published rows (manifest id h100-2node): "1 MiB 463.1 µs (4.25 busbw); 8 GiB 73372 µs, algbw 117.07,
+    # busbw 219.51"
     run = parse_file("h100-2node-unidentified.txt")
     mib = int(np.flatnonzero(run.size_bytes == 1048576)[0])
     assert (run.time_us[mib], run.busbw_gbps[mib]) == (463.1, 4.25)
@@ -202,7 +204,7 @@ def test_h100_2node_key_rows():
 
 
 def test_gb200_20_racks_rank_count_is_only_pinned_to_a_range():
-    # hardware.md 9.F3: 1440 GPUs ("Rank 1439"). busbw/algbw = 1.9986 with 2-decimal bandwidths
+    # coreweave/nccl-tests README, 20-rack GB200 NVL72 table: 1440 GPUs ("Rank 1439"). busbw/algbw = 1.9986 with 2-decimal bandwidths
     # cannot tell 1440 from its neighbours; the parser must say so and stay close.
     run = parse_file("gb200-nvl72-20rack.txt")
     assert abs(run.ranks - 1440) / 1440 < 0.01
@@ -212,15 +214,14 @@ def test_gb200_20_racks_rank_count_is_only_pinned_to_a_range():
 
 
 @pytest.mark.parametrize("name", sorted(CALIBRATION) + ["gb200-nvl72-20rack.txt"])
-def test_calibration_copies_match_the_shared_reference(name):
-    original = SHARED_CALIBRATION / name
-    if not original.exists():
-        pytest.skip("shared/reference is not beside this clone")
-    assert (DATA / name).read_bytes() == original.read_bytes()
+def test_test_copies_match_the_packaged_measurements(name):
+    # One set of published rows: the parser's fixtures are the files the model is calibrated on.
+    packaged = REPO_ROOT / "interconnect" / "data" / "measurements" / name
+    assert (DATA / name).read_bytes() == packaged.read_bytes()
 
 
 def test_gb200_2_racks_with_rank_lines_warns_about_the_disagreement():
-    # hardware.md 9.F2: the source's header lists ranks up to 143, the busbw/algbw ratio implies 128.
+    # coreweave/nccl-tests README, 2-rack table: the source's header lists ranks up to 143, the busbw/algbw ratio implies 128.
     rank_lines = "".join(
         f"#  Rank {r:3d} Group  0 Pid  {1000 + r // 4:5d} on gb200-{r // 72:02d}-{r % 72 // 4:02d} device {r % 4:2d} "
         "[0008:06:00] NVIDIA GB200\n"

@@ -1,4 +1,4 @@
-"""The cliff model and its CLI, against the figures in hardware.md and formulas.md §0."""
+"""The cliff model and its CLI, against the catalog's sourced figures (sources.toml ids beside each check)."""
 
 import json
 
@@ -13,7 +13,7 @@ CATALOG = get_catalog()
 
 
 def test_h100_like_for_like_is_9_and_as_quoted_is_18():
-    # formulas.md §0: NVLink4 450 GB/s per direction vs 400 Gbit/s = 50 GB/s per direction -> 9:1;
+    # nvidia-h100-page: NVLink4 900 GB/s both ways = 450 per direction; a 400 Gbit/s NDR port = 50 GB/s -> 9:1;
     # the popular 18:1 divides the 900 GB/s both-directions figure by the one-direction NIC rate.
     summary = cliff_summary(CATALOG, "h100-sxm", "ib-ndr")
     assert summary.ratio_like_for_like == pytest.approx(9.0)
@@ -22,7 +22,7 @@ def test_h100_like_for_like_is_9_and_as_quoted_is_18():
 
 
 def test_b200_like_for_like_is_18():
-    # formulas.md §0 (Stas Bekman on P6-B200): 900 GB/s NVLink 5 per direction vs 50 GB/s -> 18x.
+    # mle-network (Stas Bekman on P6-B200): 900 GB/s NVLink 5 per direction vs 50 GB/s -> 18x.
     summary = cliff_summary(CATALOG, "b200", "ib-ndr")
     assert summary.ratio_like_for_like == pytest.approx(18.0)
     assert summary.ratio_as_quoted == pytest.approx(36.0)
@@ -140,7 +140,7 @@ def test_module_entry_point_runs():
 
 
 def test_quoted_claims_come_with_corrections():
-    # README of shared/reference: the episode's "18 to 1" for H100 and its LapLink figures are checked claims.
+    # The episode's "18 to 1" for H100 and its LapLink figures are checked claims (data/claims/episode.toml).
     bars = cliff_bars(CATALOG, "h100-sxm", "ib-ndr")
     claims = quoted_claims(CATALOG, bars)
     texts = " ".join(claim["claim"] + claim["correction"] for _, claim in claims)
