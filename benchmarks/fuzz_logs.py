@@ -49,9 +49,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from interconnect.io.nccl_tests import MAX_LINE_CHARS, MAX_LOG_BYTES, NcclLogError, NcclRun, parse_nccl_tests  # noqa: E402
-
 from interconnect.io import nccl_tests  # noqa: E402
+from interconnect.io.nccl_tests import MAX_LINE_CHARS, MAX_LOG_BYTES, NcclLogError, NcclRun, parse_nccl_tests  # noqa: E402
 
 SAMPLE_DIRS = [ROOT / "tests" / "unit" / "data" / "nccl_logs", ROOT / "interconnect" / "data" / "measurements"]
 TARGET_CPU_S = 1.0

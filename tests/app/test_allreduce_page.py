@@ -8,8 +8,7 @@ from interconnect.catalog import get_catalog
 from interconnect.io.nccl_tests import parse_nccl_tests
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.collectives import allreduce, fit_alpha_beta, load_measurements
-
-from .conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/2_All_reduce.py"
 LOGS = Path(__file__).resolve().parents[1] / "unit" / "data" / "nccl_logs"

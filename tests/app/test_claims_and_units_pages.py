@@ -3,8 +3,7 @@
 import pytest
 
 from interconnect.catalog import load_claims
-
-from .conftest import run_page
+from tests.app.conftest import run_page
 
 CLAIMS = "pages/7_Claims.py"
 UNITS = "pages/8_Unit_traps.py"

@@ -6,8 +6,7 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.models.cliff import cliff_summary
-
-from .conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/1_Bandwidth_cliff.py"
 CATALOG = get_catalog()

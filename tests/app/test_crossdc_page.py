@@ -7,8 +7,7 @@ from interconnect.models.crossdc_view import crossdc_view
 from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
 from interconnect.ui.urlstate import parse_state
 from interconnect.units import Q_, format_bandwidth
-
-from .conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/6_Across_sites.py"
 

@@ -5,8 +5,7 @@ import re
 import pytest
 
 from interconnect.catalog import LAYERS, get_catalog
-
-from .conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, run_page
 
 CATALOG = get_catalog()
 CATALOG_PAGE = "pages/9_Catalog.py"

@@ -6,8 +6,7 @@ from interconnect.models.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, step_schedule
 from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
-
-from .conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/3_Overlap.py"
 

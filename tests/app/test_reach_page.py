@@ -9,8 +9,7 @@ import pytest
 from interconnect.catalog import get_catalog
 from interconnect.models.reach import media_with_reach
 from interconnect.ui.pagespecs import reach_specs
-
-from .conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/5_Reach.py"
 DEFAULTS = {spec.key: spec.to_text(spec.default) for spec in reach_specs()}

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from interconnect.ui.pagespecs import seating_specs
-
-from .conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/4_Seating_chart.py"
 DEFAULTS = {spec.key: spec.to_text(spec.default) for spec in seating_specs()}

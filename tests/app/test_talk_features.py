@@ -5,8 +5,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from interconnect.ui.page import PAGES, tour_steps
-
-from .conftest import run_page
+from tests.app.conftest import run_page
 
 STEPS = tour_steps()
 

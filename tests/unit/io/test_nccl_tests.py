@@ -204,8 +204,8 @@ def test_h100_2node_key_rows():
 
 
 def test_gb200_20_racks_rank_count_is_only_pinned_to_a_range():
-    # coreweave/nccl-tests README, 20-rack GB200 NVL72 table: 1440 GPUs ("Rank 1439"). busbw/algbw = 1.9986 with 2-decimal bandwidths
-    # cannot tell 1440 from its neighbours; the parser must say so and stay close.
+    # coreweave/nccl-tests README, 20-rack GB200 NVL72 table: 1440 GPUs ("Rank 1439"). busbw/algbw = 1.9986
+    # with 2-decimal bandwidths cannot tell 1440 from its neighbours; the parser must say so and stay close.
     run = parse_file("gb200-nvl72-20rack.txt")
     assert abs(run.ranks - 1440) / 1440 < 0.01
     (message,) = [w for w in run.warnings if "pins the rank count only to" in w]
@@ -221,7 +221,8 @@ def test_test_copies_match_the_packaged_measurements(name):
 
 
 def test_gb200_2_racks_with_rank_lines_warns_about_the_disagreement():
-    # coreweave/nccl-tests README, 2-rack table: the source's header lists ranks up to 143, the busbw/algbw ratio implies 128.
+    # coreweave/nccl-tests README, 2-rack table: the source's header lists ranks up to 143, the busbw/algbw
+    # ratio implies 128.
     rank_lines = "".join(
         f"#  Rank {r:3d} Group  0 Pid  {1000 + r // 4:5d} on gb200-{r // 72:02d}-{r % 72 // 4:02d} device {r % 4:2d} "
         "[0008:06:00] NVIDIA GB200\n"

@@ -43,7 +43,8 @@ def test_busbw_uses_the_nccl_tests_factor(name):
 
 
 def test_ring_all_gather_is_the_alpha_beta_form_on_one_node():
-    # Ring all-gather (Patarasuk and Yuan 2009; nccl-tests PERFORMANCE.md): T = (n-1)·α + (n-1)/n · S/β; large S: busbw -> the ring's bus bandwidth
+    # Ring all-gather (Patarasuk and Yuan 2009; nccl-tests PERFORMANCE.md):
+    # T = (n-1)·α + (n-1)/n · S/β; large S: busbw -> the ring's bus bandwidth
     cluster = h100()
     big = all_gather(cluster, [16 * GiB], "ring")
     assert big.busbw_gbps[0] == pytest.approx(0.97 * cluster.intra_bw_gbps, rel=0.02)
