@@ -106,7 +106,7 @@ def core_speed() -> list[str]:
          lambda: media_with_reach(catalog.links.values(), catalog)),
         ("two-site all-reduce, 64 distances, 32 GPUs", lambda: two_site_allreduce(cluster, 2**30, distances)),
         ("leash figure", lambda: leash_figure(media, 11.0)),
-        ("timeout figure", lambda: timeout_figure(11.0, timeouts, TIMEOUTS)),
+        ("timeout figure (drawn once per process)", lambda: timeout_figure(None, timeouts, TIMEOUTS)),
         ("training figure", lambda: training_figure(result, 11.0)),
     ]
     return [f"  {name}: {median_ms(call):.2f} ms median" for name, call in rows]
@@ -153,21 +153,33 @@ def browser_fragment_check(changes: int) -> list[str]:
                 wait_for_run(page, server, timeout_ms=120_000)
                 page.wait_for_timeout(500)
                 full = next(run for run in runs if run["finished"] >= 0)
-                box = widget(page, "reach.d_text").locator("input")
-                timings, fragment_runs, sent = [], 0, []
-                for index in range(changes):
+
+                def timed_change(act) -> float:
+                    """Milliseconds from a control change to the script's end and two animation frames."""
                     done = len(runs)
-                    box.fill(TYPED[index % 2])
                     start = time.perf_counter()
-                    box.press("Enter")
+                    act()
                     while len(runs) == done:
                         page.wait_for_timeout(2)
                     page.wait_for_selector(SCRIPT_IDLE, state="attached")
                     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                    timings.append((time.perf_counter() - start) * 1000)
+                    return (time.perf_counter() - start) * 1000
+
+                box = widget(page, "reach.d_text").locator("input")
+                timings, fragment_runs, sent = [], 0, []
+                for index in range(changes):
+                    box.fill(TYPED[index % 2])
+                    timings.append(timed_change(lambda: box.press("Enter")))
                     finished = runs[-2]
                     fragment_runs += finished["finished"] == fragment_finish
                     sent.append(finished["deltas"])
+                # The Bandwidth cliff page in the same browser and run, for comparison.
+                page.goto(server.base_url + "/Bandwidth_cliff", wait_until="domcontentloaded", timeout=120_000)
+                wait_for_run(page, server, timeout_ms=120_000)
+                page.wait_for_timeout(500)
+                choices = ("Both directions summed", "Per direction")
+                cliff = [timed_change(lambda i=index: widget(page, "cliff.dir").get_by_text(choices[i % 2]).click())
+                         for index in range(changes)]
                 browser.close()
         finally:
             server.stop()
@@ -176,7 +188,9 @@ def browser_fragment_check(changes: int) -> list[str]:
                  f"the distance section was not rerun); {statistics.median(sent):.0f} element messages sent per change "
                  f"(median; {full['deltas']} on a full run)")
     lines.append(f"  change -> idle in Chromium: median {statistics.median(timings):.0f} ms, min {min(timings):.0f}, "
-                 f"max {max(timings):.0f} ({changes} changes)")
+                 f"max {max(timings):.0f} ({changes} changes); Bandwidth cliff page's direction radio in the same "
+                 f"run: median {statistics.median(cliff):.0f} ms (Reach / cliff = "
+                 f"{statistics.median(timings) / statistics.median(cliff):.2f})")
     return lines
 
 

@@ -291,7 +291,7 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
 
 
 def timeout_figure(
-    distance_m: float,
+    distance_m: float | None,
     propagations: Sequence[Propagation],
     timeouts: Sequence[TimeoutCase],
 ) -> go.Figure:
@@ -299,7 +299,8 @@ def timeout_figure(
 
     Where a medium's line crosses a timeout is the distance at which propagation alone would make
     a handshake wait longer than it is allowed to: kilometres for a parallel port, farther than
-    the Moon for InfiniBand's default.
+    the Moon for InfiniBand's default. With a ``distance_m`` the round trips there are marked; with
+    None the chart does not depend on a distance (the Reach page draws it once).
     """
     span = [MIN_DISTANCE_M, MAX_DISTANCE_M]
     colours = {"fibre": "#ef6c00", "copper-twinax": "#1565c0", "copper-cable": "#795548", "vacuum": "#6b7280"}
@@ -309,20 +310,24 @@ def timeout_figure(
         "line": {"color": colours.get(medium.id, _OTHER_COLOUR), "width": 3,
                  "dash": {"vacuum": "dot", "copper-cable": "dash"}.get(medium.id, "solid")},
     } for medium in propagations]
-    here = [2 * distance_m * medium.delay_s_per_m for medium in propagations]
-    traces.append({
-        "type": "scatter", "x": [distance_m] * len(propagations), "y": here, "mode": "markers",
-        "name": f"Round trip at {distance_text(distance_m)}",
-        "marker": {"size": 12, "color": _DISTANCE_COLOUR, "line": {"width": 1, "color": "white"}},
-        "text": [f"{medium.name}: {_time_text(rtt)}" for medium, rtt in zip(propagations, here, strict=True)],
-        "hovertemplate": "%{text}<extra></extra>",
-    })
+    if distance_m is not None:
+        here = [2 * distance_m * medium.delay_s_per_m for medium in propagations]
+        traces.append({
+            "type": "scatter", "x": [distance_m] * len(propagations), "y": here, "mode": "markers",
+            "name": f"Round trip at {distance_text(distance_m)}",
+            "marker": {"size": 12, "color": _DISTANCE_COLOUR, "line": {"width": 1, "color": "white"}},
+            "text": [f"{medium.name}: {_time_text(rtt)}" for medium, rtt in zip(propagations, here, strict=True)],
+            "hovertemplate": "%{text}<extra></extra>",
+        })
     shapes = [{"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": case.timeout_s,
                "y1": case.timeout_s, "line": {"color": "#374151", "width": 1.5, "dash": "dash"}} for case in timeouts]
     annotations = [{"x": 0.01, "xref": "paper", "y": math.log10(case.timeout_s), "yref": "y", "yanchor": "bottom",
                     "xanchor": "left", "showarrow": False, "font": {"size": 14, "color": "#374151"},
                     "text": f"{case.label}: {_time_text(case.timeout_s)}"} for case in timeouts]
-    shape, label = _distance_marker(distance_m, label_at_bottom=True)  # the timeout labels run along the top
+    if distance_m is not None:
+        shape, label = _distance_marker(distance_m, label_at_bottom=True)  # the timeout labels run along the top
+        shapes.append(shape)
+        annotations.append(label)
     low = 2 * MIN_DISTANCE_M * min(medium.delay_s_per_m for medium in propagations) if propagations else 1e-9
     high = max([case.timeout_s for case in timeouts if math.isfinite(case.timeout_s)] + [1e-3]) * 3
     tickvals, ticktext = _log_ticks(low, high, _time_text)
@@ -331,7 +336,7 @@ def timeout_figure(
         "xaxis": _distance_axis("distance between the two ends"),
         "yaxis": {"type": "log", "title": {"text": "round trip"}, "tickvals": tickvals, "ticktext": ticktext,
                   "gridcolor": "#e5e7eb", "range": [math.log10(low) - 0.2, math.log10(high)]},
-        "shapes": [*shapes, shape], "annotations": [*annotations, label], "margin": {"t": 80, "b": 150},
+        "shapes": shapes, "annotations": annotations, "margin": {"t": 80, "b": 150},
     }, height=540)
 
 

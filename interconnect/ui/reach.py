@@ -64,7 +64,7 @@ from interconnect.units import (
     parse_quantity,
 )
 
-__all__ = ["INTRO", "distance_section", "training_section"]
+__all__ = ["INTRO", "distance_section", "timeouts_section", "training_section"]
 
 INTRO = (
     "A link has two numbers that matter, and they are independent: how fast it moves data, and how far it can "
@@ -166,10 +166,10 @@ def _leash_chart(distance_m: float) -> Any:
     return leash_figure(_media(), distance_m)
 
 
-@st.cache_resource(max_entries=256)
-def _timeout_chart(distance_m: float) -> Any:
+@st.cache_resource
+def _timeout_chart() -> Any:
     media = [propagation_for("fibre", get_catalog()), PROPAGATION["copper-cable"], PROPAGATION["vacuum"]]
-    return timeout_figure(distance_m, media, TIMEOUTS)
+    return timeout_figure(None, media, TIMEOUTS)
 
 
 @st.cache_data(max_entries=256)
@@ -208,8 +208,6 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
     copper = PROPAGATION["copper-cable"]
     plip = next(case for case in TIMEOUTS if case.id == "plip-trigger")
     here_rtt = float(round_trip_s(distance_m, copper.delay_s_per_m))
-    episode_rtt = float(round_trip_s(EPISODE.distance_m, copper.delay_s_per_m))
-    ib, old = ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), ib_ack_timeout_s(14)
     share = ": at this distance the window is no limit" if window >= PORT_BYTES_PER_S else \
         f", {PORT_BYTES_PER_S / window:.3g} times less than the port carries"
     return {
@@ -226,7 +224,6 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
                      f"{medium.delay_s_per_m * 1e9:.3g} ns per metre ({medium.velocity_factor:.0%} of c). "
                      f"{medium.source}")
                     for medium in (fibre, PROPAGATION["copper-twinax"], PROPAGATION["vacuum"])],
-        "window_ok": window >= PORT_BYTES_PER_S,
         "pipe": (
             f"A link is a pipe with a length: to keep a 400 Gbit/s port busy over {distance_text(distance_m)} of "
             f"fibre the sender must have **{bdp_in_words(PORT_BYTES_PER_S * rtt)}** before the first "
@@ -240,6 +237,25 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
             "What copper lacks is reach. Equipment (transceivers, switches, amplifiers) adds to these figures; "
             "propagation is the floor nothing removes."
         ),
+        "here": (
+            f"**At {distance_text(distance_m)}** a round trip over copper cable takes {_time(here_rtt)}: "
+            + (f"{plip.timeout_s / here_rtt:,.0f} times inside the {_time(plip.timeout_s)} a Linux parallel-port "
+               "link (PLIP) waits for an answer. Timeouts, below, say why a long cable still fails."
+               if here_rtt < plip.timeout_s else f"longer than the {_time(plip.timeout_s)} a Linux parallel-port "
+               "link (PLIP) waits for an answer: here even a perfect wire would time out.")
+        ),
+    }
+
+
+@st.cache_data
+def _timeout_texts() -> dict[str, str]:
+    """The timeout story: the same at every distance, so it sits outside the distance fragment."""
+    fibre = propagation_for("fibre", get_catalog())
+    copper = PROPAGATION["copper-cable"]
+    plip = next(case for case in TIMEOUTS if case.id == "plip-trigger")
+    episode_rtt = float(round_trip_s(EPISODE.distance_m, copper.delay_s_per_m))
+    ib, old = ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), ib_ack_timeout_s(14)
+    return {
         "story": (
             f"**Often quoted** (the episode): a LapLink parallel cable \"rated for three metres\" ran at \"maybe "
             f"sixty kilobytes a second\"; extended with ordinary four-core cable to reach {EPISODE.distance_m:g} m, "
@@ -258,12 +274,6 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
             f"cause. And a null-printer cable joins {LAPLINK_CONDUCTORS} conductors (PLIP's pin table): a four-core "
             "extension cannot carry them all."
         ),
-        "here": (
-            f"**At {distance_text(distance_m)}** a copper round trip takes {_time(here_rtt)}: "
-            + (f"{plip.timeout_s / here_rtt:,.0f} times inside PLIP's {_time(plip.timeout_s)} timeout."
-               if here_rtt < plip.timeout_s else f"longer than PLIP's {_time(plip.timeout_s)}: here even a perfect "
-               "wire would time out.")
-        ),
         "infiniband": (
             "**The same physics in InfiniBand.** A reliable connection retransmits when no acknowledgement comes "
             f"back within 4.096 µs × 2^t. NCCL sets t = {NCCL_IB_TIMEOUT_DEFAULT} by default (since NCCL 2.23): "
@@ -272,8 +282,8 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
             f"{_far(distance_at_timeout_m(ib, fibre.delay_s_per_m))} of link: farther than the Moon (about "
             f"384,400 km). Before NCCL 2.14 the default was t = 14 ({_time(old)}), which "
             f"{_far(distance_at_timeout_m(old, fibre.delay_s_per_m))} of fibre would already exceed. So a timer "
-            "is not what stops RDMA across a continent; the bytes in flight are (above). MetroX carries InfiniBand "
-            "40 km by wrapping it in RoCE over long-haul Ethernet ports."
+            "is not what stops RDMA across a continent; the bytes in flight are (see Latency). MetroX carries "
+            "InfiniBand 40 km by wrapping it in RoCE over long-haul Ethernet ports."
         ),
     }
 
@@ -447,17 +457,20 @@ def distance_section(state: PageState) -> None:
     st.subheader("Latency: distance costs time, whatever the rate")
     for column, (label, value, help_text) in zip(st.columns(3), texts["latency"], strict=True):
         column.metric(label, value, help=help_text)
-    st.markdown(texts["pipe"])
+    st.markdown(texts["pipe"] + "\n\n" + texts["here"])
     st.caption(texts["copper_vs_fibre"])
 
+    training_section(state, distance_m)
+
+
+def timeouts_section() -> None:
+    """The timeout story. It is the same at every distance, so it sits outside the fragments and a
+    distance change neither reruns nor resends it."""
+    texts = _timeout_texts()
     st.subheader("Timeouts: why a fast link still fails far away")
-    chart(_timeout_chart(distance_m), key="reach-timeouts")
+    chart(_timeout_chart(), key="reach-timeouts")
     with st.container(border=True):
         st.markdown(texts["story"])
         st.caption(_STORY_SOURCES)
-    st.markdown(texts["here"])
-    st.markdown(texts["infiniband"])
-    st.markdown(_NVLINK)
+    st.markdown(texts["infiniband"] + "\n\n" + _NVLINK)
     st.caption(_TIMEOUT_SOURCES)
-
-    training_section(state, distance_m)

@@ -40,7 +40,7 @@ def test_defaults():
     assert metric(at, "One way, in fibre") == "53.9 ns"  # 11 m x 4.897 ns/m
     assert metric(at, "Round trip") == "108 ns"
     assert dict(at.query_params) == DEFAULTS
-    assert distance_lines(at) == [11.0, 11.0, 11.0]
+    assert distance_lines(at) == [11.0, 11.0]  # leash and training; the timeout chart has none
     assert at.text_input(key="reach.d_text").value == "11 m"
     assert at.select_slider(key="reach.d_slider").value == 11.0
     reaching = sum(row.reaches(11.0) for row in MEDIA)
@@ -94,7 +94,7 @@ def test_typing_and_dragging_the_distance():
     assert metric(at, "One way, in fibre") == "4.9 ms"
     assert at.query_params["d"] == "1000 km"
     assert at.select_slider(key="reach.d_slider").value == 1_000_000.0
-    assert distance_lines(at) == [1e6, 1e6, 1e6]
+    assert distance_lines(at) == [1e6, 1e6]
 
     at.select_slider(key="reach.d_slider").set_value(2.0).run()
     assert not at.exception
@@ -131,7 +131,7 @@ def test_training_controls_from_the_link():
     assert at.number_input(key="reach.h").value == 10
     assert at.radio(key="reach.medium").value == "vacuum"
     assert at.selectbox(key="reach.gpu").value == "b200"
-    training = chart_specs(at)[2]
+    training = chart_specs(at)[1]
     names = [trace.get("name", "") for trace in training["data"]]
     assert any("every 10 steps" in name for name in names)
     assert any(name.startswith("Ring") and "94 steps" in name for name in names)  # 6 x 8 = 48 GPUs: 2 x 47
@@ -147,7 +147,7 @@ def test_training_medium_changes_the_gap():
     assert at.query_params["medium"] == "vacuum"
     at.number_input(key="reach.h").set_value(1).run()
     assert at.query_params["h"] == "1"
-    assert len([t for t in chart_specs(at)[2]["data"] if t.get("showlegend") is not False]) == 2
+    assert len([t for t in chart_specs(at)[1]["data"] if t.get("showlegend") is not False]) == 2
 
 
 def test_one_node_is_split_into_two_sites_with_a_note():

@@ -128,6 +128,11 @@ def test_timeout_figure_draws_each_timeout_and_the_round_trips_at_the_distance()
         assert trace.y[1] / trace.x[1] == pytest.approx(2 * medium.delay_s_per_m)  # RTT = 2 d tau
     # The y axis reaches up to the longest timeout.
     assert figure.layout.yaxis.range[1] >= math.log10(max(case.timeout_s for case in TIMEOUTS))
+    # Without a distance the chart is the same at every distance: no line, no markers.
+    static = timeout_figure(None, media, TIMEOUTS)
+    assert not [shape for shape in static.layout.shapes if shape.yref == "paper"]
+    assert not any(trace.name.startswith("Round trip at") for trace in static.data)
+    assert len(static.data) == len(media)
 
 
 def test_training_figure_shows_the_three_schemes_at_the_distance():
