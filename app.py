@@ -14,18 +14,42 @@ home_state = PageState("home", [])
 home_state.show_warnings()
 home_state.sync_url()  # the home page has no settings: a link's stray parameters are dropped from the address
 
+#: The way into each page, shown as a row of cards right under the title (above the fold at 1280x720).
+ENTRY_POINTS = (
+    ("cliff", ":material/trending_down:", "The bandwidth cliff",
+     "Inside the server against outside it, like for like, for every GPU in its own server."),
+    ("allreduce", ":material/sync_alt:", "All-reduce",
+     "What the cliff costs a training step: time by algorithm, message size and cluster."),
+    ("catalog", ":material/menu_book:", "Catalog and sources",
+     "Every figure with its unit, its direction and where it comes from."),
+)
+#: The cards' look (a constant of ours, never user text): a tinted card and the link in body-size type.
+ENTRY_STYLE = """
+<style>
+  [class*="st-key-explore-"] { background: #f0f6ff; }
+  [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] p { font-size: 1.15rem; }
+</style>
+"""
+st.markdown(ENTRY_STYLE, unsafe_allow_html=True)
+entries = [entry for entry in ENTRY_POINTS if page_exists(entry[0])]
+for column, (name, icon, title, text) in zip(st.columns(len(entries)), entries, strict=True):
+    with column.container(border=True, key=f"explore-{name}"):
+        link_to(name, f"**{title}** →", icon=icon, width="stretch")
+        st.caption(text)
+
 st.markdown(
     "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "
     "between them, and *interconnect* is not one wire but several layers, each with its own physics:"
 )
 layers = st.columns(3)
 layers[0].markdown(
-    "#### Inside the server\n**NVLink and NVSwitch.** Short copper links from every GPU to switch chips "
-    "on the same board or rack. Hundreds of GB/s per GPU; the switch can even add numbers up as they pass."
+    "#### Inside the server\n**NVLink, Infinity Fabric, Gaudi's on-chip Ethernet.** Short copper links from "
+    "every GPU to switch chips, or straight to every other GPU, on the same board or rack. Hundreds of GB/s "
+    "per GPU; NVIDIA's switches can even add numbers up as they pass."
 )
 layers[1].markdown(
-    "#### Between servers\n**InfiniBand, RoCE, Ethernet.** One network card per GPU, through switches, "
-    "over copper for a few metres and optics beyond. Tens of GB/s per GPU."
+    "#### Between servers\n**InfiniBand, RoCE, Ethernet.** Usually one network card per GPU, through "
+    "switches, over copper for a few metres and optics beyond. Tens of GB/s per GPU."
 )
 layers[2].markdown(
     "#### Between buildings\n**Wide-area links.** Coherent optics and leased fibre over kilometres to "
@@ -35,18 +59,9 @@ st.info("Choosing *NVLink or InfiniBand* is like choosing *a kitchen or a motorw
         "at different layers, all the time.")
 
 st.plotly_chart(reach_figure(list(get_catalog().links.values())), width="stretch", key="reach-chart")
-st.caption("Only links whose reach the catalog can source are drawn. Copper that carries hundreds of GB/s "
-           "stops at a few metres; optics trade rate for kilometres; a 1980s parallel cable was slow and short.")
-
-st.subheader("Explore")
-DESCRIPTIONS = {
-    "cliff": "The bandwidth cliff: inside the server against outside it, in honest units",
-    "allreduce": "All-reduce: what the cliff costs, by algorithm, message size and cluster",
-    "catalog": "Catalog and sources: every figure with its direction and source",
-}
-for name, text in DESCRIPTIONS.items():
-    if page_exists(name):
-        link_to(name, text)
+st.caption("Only links whose reach the catalog can source are drawn; links are named where a label fits, and "
+           "every point names its links when you hover over it. Copper that carries hundreds of GB/s stops at a "
+           "few metres; optics trade rate for kilometres; a 1980s parallel cable was slow and short.")
 st.markdown(
     "Every view is a link: the address bar always holds the page's settings, so you can paste it "
     "into a chat or a slide and it reopens exactly what you saw."
