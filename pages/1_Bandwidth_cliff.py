@@ -1,10 +1,12 @@
 """Page: the bandwidth cliff at the edge of the server chassis."""
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import LAYER_TITLES, get_catalog
-from interconnect.figures.cliff import cliff_figure, generation_figure
+from interconnect.figures.cliff import bar_text, cliff_figure, generation_figure
 from interconnect.figures.theme import FORMAT_UNITS
 from interconnect.models.cliff import (
     cliff_bars,
@@ -46,10 +48,11 @@ nic_choice = middle.selectbox("Network card", list(nic_names), key=state.key("ni
 nic_id = None if nic_choice == "auto" else nic_choice
 auto_nics = server_nics(catalog, gpu.id, nic_id).nics
 right.number_input("NICs per server", min_value=1, max_value=144, step=1, key=state.key("nics"),
-                   placeholder=f"{auto_nics} (as its server)",
+                   placeholder=f"{auto_nics} (auto)",
                    help=f"Empty: as many as the GPU's own server has ({node.name}: {node.nics}); "
                         "one per GPU for another card.")
 brand, library = gpu.scaleup_brand.name, gpu.collective_library.name
+short_brand = short_link_name(brand)  # "Gaudi on-chip RoCE" once the full name has been given
 a, b, c = st.columns(3)
 a.radio("Direction", list(DIRECTIONS), key=state.key("dir"), horizontal=True,
         format_func=lambda d: "Per direction" if d == "per" else "Both directions summed")
@@ -107,10 +110,11 @@ with st.container(border=True):
     if summary.is_mesh and summary.scaleup_per_peer_per_direction is not None:
         peer = format_bandwidth(summary.scaleup_per_peer_per_direction)
         basis = gpu.scaleup_per_peer.basis if gpu.scaleup_per_peer else "spec"
+        hedge = {"estimate": " (our estimate)", "measured": " (one measurement)"}.get(basis, "")
         lines.append(
-            f"**A mesh, not a switch:** {brand} wires each GPU straight to its peers, so {up_pd} per direction "
-            f"is the sum over all {server.gpus - 1} peers at once. To one neighbour a GPU sends {peer} per "
-            f"direction ({basis}): {summary.ratio_one_peer:.3g} to 1 against its network."
+            f"**A mesh, not a switch:** {short_brand} wires each GPU straight to its peers, so {up_pd} per "
+            f"direction is the sum over all {server.gpus - 1} peers at once. To one neighbour a GPU sends {peer} "
+            f"per direction{hedge}: {summary.ratio_one_peer:.3g} to 1 against its network."
         )
     if server.is_reference:
         how = f"the {node.name} has {server.nics} × {short_link_name(nic.name)} for its {server.gpus} GPUs"
@@ -120,7 +124,7 @@ with st.container(border=True):
     lines.append(
         f"**And the {server.word} is not one NIC:** {how}, so it sends "
         f"{format_bandwidth(summary.node_egress_per_direction)} per direction, against "
-        f"{format_bandwidth(summary.node_scaleup_per_direction)} of {brand} among its GPUs."
+        f"{format_bandwidth(summary.node_scaleup_per_direction)} of {short_brand} among its GPUs."
     )
     st.markdown("\n\n".join(lines))
     if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
@@ -158,10 +162,11 @@ if claims:
             st.markdown(f"**What the sources say:** {claim['correction']}")
 
 st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
-table_unit = "B/s" if fmt_unit == "bluray/s" else fmt_unit  # the next column already counts discs
+table_unit = "GBps" if unit_key == "bluray" else unit_key  # the next column already counts discs
 st.dataframe(pd.DataFrame({
     "Link": [bar.label for bar in bars],
-    "Bandwidth": [format_bandwidth(bar.bandwidth, table_unit) for bar in bars],
+    "Bandwidth": [bar_text(replace(bar, basis=state["basis"]), table_unit, direction, state["basis"])
+                  for bar in bars],  # the basis has its own column
     "One Blu-ray takes": [format_duration(transfer_time(bar.bandwidth)) for bar in bars],
     "Basis": [bar.basis for bar in bars],
 }), hide_index=True, width="stretch")

@@ -70,7 +70,7 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
                  basis: str = "spec") -> go.Figure:
     """Horizontal bars on a log axis, inside-the-GPU at the top and a 1980s cable at the bottom.
 
-    One trace per layer (its colour and legend entry). A bar whose figure is not of the requested
+    One trace per layer (its colour; the bar names say the layer, so there is no legend). A bar whose figure is not of the requested
     ``basis`` (a spec figure shown because no achieved one exists, or a one-off measurement) says
     which it is in its label; an asymmetric link gives both of its rates.
     """
@@ -101,9 +101,11 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         ))
     direction_words = "per direction" if direction == "per_direction" else "both directions added up"
     figure.update_layout(title={"text": f"Bandwidth per link, {direction_words}"}, barmode="overlay", bargap=0.3)
-    apply_theme(figure, height=170 + BAR_PITCH_PX * len(rows))
+    apply_theme(figure, height=130 + BAR_PITCH_PX * len(rows))
     title_over_legend(figure)
-    figure.update_layout(margin={"b": 60, "r": 20})
+    # No legend: every bar's name already says which layer it is ("GPU to CPU", "Across a city"), and
+    # at 1280 px a legend of seven layers would take four rows beside the long bar names.
+    figure.update_layout(showlegend=False, margin={"b": 60, "r": 20, "t": 56})
     values = [float(bar.bandwidth.to(unit).magnitude) for bar in bars]
     low = math.log10(min(values)) - 0.3
     high = _right_edge(low, values, [texts[bar.key] for bar in bars], max(len(label) for label in labels))
@@ -173,11 +175,11 @@ def generation_figure(rows: Sequence[GenerationRatio]) -> go.Figure:
             hovertemplate="%{customdata}<br>achieved %{y:.3g}:1<extra></extra>",
         ))
     top = max(row.ratio_as_quoted for row in rows)
-    figure.update_layout(title={"text": "Scale-up ÷ network, per GPU, each in its own server"}, bargap=0.35)
+    figure.update_layout(title={"text": "Scale-up ÷ network per GPU (x : 1), each GPU in its own server"},
+                         bargap=0.35)
     apply_theme(figure, height=470)
     title_over_legend(figure)
-    figure.update_layout(margin={"b": 20, "r": 20})
+    figure.update_layout(margin={"b": 20, "r": 10, "l": 10})
     figure.update_xaxes(categoryorder="array", categoryarray=ticks, tickfont={"size": 14}, tickangle=0)
-    figure.update_yaxes(title={"text": "ratio (x : 1)", "font": {"size": 15}}, range=[0, top * 1.15],
-                        tickfont={"size": 14}, gridcolor="#e5e7eb")
+    figure.update_yaxes(range=[0, top * 1.15], tickfont={"size": 14}, gridcolor="#e5e7eb")
     return figure
