@@ -195,7 +195,7 @@ for tab, layer in zip(tabs, PHYSICAL_LAYERS, strict=True):
     tab.table(pd.DataFrame([{
         "Link": link.name, "What it is": link.summary, "Medium": link.medium,
         "Reach": link.reach.text() if link.reach else "—", "Properties": properties(link), "Made by": link.vendor,
-    } for link in catalog.layer(layer).values()]).set_index("Link"))
+    } for link in catalog.layer(layer).values()]), hide_index=True)
 st.caption("NVLink and NVSwitch are NVIDIA's; so, since NVIDIA bought Mellanox (closed April 2020), is most "
            "InfiniBand. RoCE v2 carries the same RDMA verbs over routable UDP/IP Ethernet. Infinity Fabric is "
            "AMD's; Gaudi's scale-up and scale-out ports are standard Ethernet (RoCE v2) on the chip itself.")

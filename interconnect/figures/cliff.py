@@ -70,9 +70,10 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
                  basis: str = "spec") -> go.Figure:
     """Horizontal bars on a log axis, inside-the-GPU at the top and a 1980s cable at the bottom.
 
-    One trace per layer (its colour; the bar names say the layer, so there is no legend). A bar whose figure is not of the requested
-    ``basis`` (a spec figure shown because no achieved one exists, or a one-off measurement) says
-    which it is in its label; an asymmetric link gives both of its rates.
+    One trace per layer (its colour; the bar names say the layer, so there is no legend). A bar
+    whose figure is not of the requested ``basis`` (a spec figure shown because no achieved one
+    exists, or a one-off measurement) says which it is in its label; an asymmetric link gives both
+    of its rates.
     """
     unit, _ = BANDWIDTH_UNITS[unit_key]
     keys = [bar.key for bar in bars]
@@ -101,16 +102,17 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         ))
     direction_words = "per direction" if direction == "per_direction" else "both directions added up"
     figure.update_layout(title={"text": f"Bandwidth per link, {direction_words}"}, barmode="overlay", bargap=0.3)
-    apply_theme(figure, height=130 + BAR_PITCH_PX * len(rows))
+    apply_theme(figure, height=150 + BAR_PITCH_PX * len(rows))
     title_over_legend(figure)
     # No legend: every bar's name already says which layer it is ("GPU to CPU", "Across a city"), and
     # at 1280 px a legend of seven layers would take four rows beside the long bar names.
-    figure.update_layout(showlegend=False, margin={"b": 60, "r": 20, "t": 56})
+    figure.update_layout(showlegend=False, margin={"b": 80, "r": 20, "t": 56})
     values = [float(bar.bandwidth.to(unit).magnitude) for bar in bars]
     low = math.log10(min(values)) - 0.3
     high = _right_edge(low, values, [texts[bar.key] for bar in bars], max(len(label) for label in labels))
     tickvals, ticktext = bandwidth_ticks(low, high, unit)
-    figure.update_xaxes(**log_axis(tickvals, ticktext, low, high), title=None, tickfont={"size": 15})
+    figure.update_xaxes(**log_axis(tickvals, ticktext, low, high), tickfont={"size": 15},
+                        title={"text": "log scale: each grid line is 10 times the one before", "font": {"size": 14}})
     figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(rows)), automargin=True,
                         tickfont={"size": 15})
     if edge:

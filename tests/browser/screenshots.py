@@ -7,6 +7,8 @@ per page and size into ``assets/screenshots/``:
 * ``<page>-<W>x<H>.png``: what fits in the window, the view a room sees first ("above the fold");
 * ``<page>-<W>x<H>-full.png``: the whole page, the window grown to the page's height.
 
+The PNGs are stored with a 256-colour palette to keep the repository small.
+
 Rerun after a change to a page: ``python tests/browser/screenshots.py`` from the repository root
 (``--pages cliff home`` for some pages only, ``--out DIR`` for another folder). Needs the ``chromium``
 binary and the ``playwright`` package, as the browser tests do. Asserts nothing.
@@ -64,6 +66,16 @@ def main_height(page) -> int:
     ))
 
 
+def shrink(path: Path) -> None:
+    """Rewrite a PNG with a 256-colour palette: a third of the size, and text stays sharp (no dithering)."""
+    from PIL import Image  # Streamlit depends on Pillow
+
+    with Image.open(path) as image:
+        palette = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                                dither=Image.Dither.NONE)
+    palette.save(path, optimize=True)
+
+
 def shoot(browser, server: StreamlitServer, name: str, size: tuple[int, int], out: Path) -> list[Path]:
     width, height = size
     context = browser.new_context(viewport={"width": width, "height": height})
@@ -79,6 +91,8 @@ def shoot(browser, server: StreamlitServer, name: str, size: tuple[int, int], ou
         page.wait_for_timeout(300)
         full = out / f"{name}-{width}x{height}-full.png"
         page.screenshot(path=str(full), animations="disabled", timeout=SCREENSHOT_TIMEOUT_MS)
+        for path in (fold, full):
+            shrink(path)
         return [fold, full]
     finally:
         context.close()
