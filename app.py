@@ -58,7 +58,16 @@ layers[2].markdown(
 st.info("Choosing *NVLink or InfiniBand* is like choosing *a kitchen or a motorway*: a cluster uses both, "
         "at different layers, all the time.")
 
-st.plotly_chart(reach_figure(list(get_catalog().links.values())), width="stretch", key="reach-chart")
+
+
+@st.cache_resource(show_spinner=False)
+def home_map():
+    """The reach map is the same for every visitor: built once per server process (placing its labels
+    takes a few hundred milliseconds)."""
+    return reach_figure(list(get_catalog().links.values()))
+
+
+st.plotly_chart(home_map(), width="stretch", key="reach-chart")
 st.caption("Only links whose reach the catalog can source are drawn; links are named where a label fits, and "
            "every point names its links when you hover over it. Copper that carries hundreds of GB/s stops at a "
            "few metres; optics trade rate for kilometres; a 1980s parallel cable was slow and short.")

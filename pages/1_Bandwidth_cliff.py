@@ -131,8 +131,23 @@ with st.container(border=True):
         st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
                    "900 GB/s per direction) against the same 400 Gbit/s card.")
 
+
+
+# Figures are pure functions of a few ids and numbers: built once per server process for each view.
+@st.cache_resource(show_spinner=False, max_entries=512)
+def cliff_chart(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: str, basis: str):
+    bars = cliff_bars(get_catalog(), gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
+    return cliff_figure(bars, unit_key, direction, basis)
+
+
+@st.cache_resource(show_spinner=False)
+def generations_chart():
+    return generation_figure(generation_ratios(get_catalog()))
+
+
 bars = cliff_bars(catalog, gpu.id, nic.id, direction=direction, basis=state["basis"], nics_per_node=server.nics)
-st.plotly_chart(cliff_figure(bars, unit_key, direction, state["basis"]), width="stretch", key="cliff-chart")
+st.plotly_chart(cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"]), width="stretch",
+                key="cliff-chart")
 if state["basis"] == "achieved":
     fallback = [bar.label for bar in bars if bar.basis != "achieved"]
     if fallback:
@@ -175,7 +190,7 @@ st.subheader("The cliff across GPU generations")
 st.caption("Each GPU in the server its maker ships it in, per GPU: the network is that server's NICs shared out "
            "over its GPUs (Gaudi 3: 24 on-chip 200 GbE ports for 8 cards; GB200: 72 NICs for the 72 GPUs of an "
            "NVL72 rack). By release year; within a year, each maker's generations in order.")
-st.plotly_chart(generation_figure(generation_ratios(catalog)), width="stretch", key="generation-chart")
+st.plotly_chart(generations_chart(), width="stretch", key="generation-chart")
 
 st.subheader("What each link physically is")
 st.markdown("These are layers of one system, not rival products: a real cluster uses all of them at once.")
