@@ -1,10 +1,12 @@
 """Interconnect Explorer: the home page (Streamlit's entry point; the other pages live in pages/)."""
 
+import math
+
 import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.reach import reach_figure
-from interconnect.ui.page import PageState, footer, link_to, page_exists, page_setup, redirect_mistyped_page
+from interconnect.ui.page import PAGES, PageState, footer, link_to, page_exists, page_setup, redirect_mistyped_page
 
 redirect_mistyped_page()
 
@@ -14,7 +16,8 @@ home_state = PageState("home", [])
 home_state.show_warnings()
 home_state.sync_url()  # the home page has no settings: a link's stray parameters are dropped from the address
 
-#: The way into each page, shown as a row of cards right under the title (above the fold at 1280x720).
+#: The way into each page, shown as cards right under the title (above the fold at 1280x720), at most
+#: four to a row: (page, icon, title, one line on what it shows).
 ENTRY_POINTS = (
     ("cliff", ":material/trending_down:", "The bandwidth cliff",
      "Inside the server against outside it, like for like, for every GPU in its own server."),
@@ -31,11 +34,18 @@ ENTRY_STYLE = """
 </style>
 """
 st.markdown(ENTRY_STYLE, unsafe_allow_html=True)
-entries = [entry for entry in ENTRY_POINTS if page_exists(entry[0])]
-for column, (name, icon, title, text) in zip(st.columns(len(entries)), entries, strict=True):
-    with column.container(border=True, key=f"explore-{name}"):
-        link_to(name, f"**{title}** →", icon=icon, width="stretch")
-        st.caption(text)
+described = {entry[0]: entry for entry in ENTRY_POINTS}
+# Every page gets a card, in the sidebar's order; a page without a description here still gets its title.
+entries = [described.get(name, (name, ":material/arrow_forward:", label, ""))
+           for name, (_, label) in PAGES.items() if name != "home" and page_exists(name)]
+per_row = math.ceil(len(entries) / math.ceil(len(entries) / 4)) if entries else 1  # 5 -> 3 + 2, 7 -> 4 + 3
+for start in range(0, len(entries), per_row):
+    row = entries[start:start + per_row]
+    for column, (name, icon, title, text) in zip(st.columns(per_row), row, strict=False):
+        with column.container(border=True, key=f"explore-{name}"):
+            link_to(name, f"**{title}** →", icon=icon, width="stretch")
+            if text:
+                st.caption(text)
 
 st.markdown(
     "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "
