@@ -24,7 +24,7 @@ def test_bits_are_a_dimension_so_a_link_rate_is_not_a_clock_rate():
 
 
 def test_400_gbit_per_s_is_50_gbyte_per_s():
-    # A 400 Gbit/s InfiniBand NDR port carries 50 GB/s per direction (hardware.md §0: 1 GB/s = 8 Gb/s).
+    # A 400 Gbit/s InfiniBand NDR port carries 50 GB/s per direction (1 byte = 8 bits).
     assert Q_("400 Gbit/s").to("GB/s").magnitude == pytest.approx(50.0)
 
 

@@ -1,4 +1,4 @@
-"""The cliff model and its CLI, against the figures in hardware.md and formulas.md §0."""
+"""The cliff model and its CLI, against the makers' figures (catalog source ids beside each expected value)."""
 
 import json
 
@@ -20,7 +20,8 @@ CATALOG = get_catalog()
 
 
 def test_h100_like_for_like_is_9_and_as_quoted_is_18():
-    # formulas.md §0: NVLink4 450 GB/s per direction vs 400 Gbit/s = 50 GB/s per direction -> 9:1;
+    # nvidia-h100-page, nccl-issue-1442: NVLink 4 is 900 GB/s both directions = 450 per direction; an NDR port
+    # is 400 Gbit/s = 50 GB/s per direction (mle-network) -> 9:1;
     # the popular 18:1 divides the 900 GB/s both-directions figure by the one-direction NIC rate.
     summary = cliff_summary(CATALOG, "h100-sxm", "ib-ndr")
     assert summary.ratio_like_for_like == pytest.approx(9.0)
@@ -29,7 +30,7 @@ def test_h100_like_for_like_is_9_and_as_quoted_is_18():
 
 
 def test_b200_like_for_like_is_18():
-    # formulas.md §0 (Stas Bekman on P6-B200): 900 GB/s NVLink 5 per direction vs 50 GB/s -> 18x.
+    # nvidia-nvlink-page: NVLink 5 is 1.8 TB/s both directions = 900 per direction, against 50 GB/s -> 18x.
     summary = cliff_summary(CATALOG, "b200", "ib-ndr")
     assert summary.ratio_like_for_like == pytest.approx(18.0)
     assert summary.ratio_as_quoted == pytest.approx(36.0)
