@@ -1,10 +1,21 @@
 """Interconnect Explorer: the home page (Streamlit's entry point; the other pages live in pages/)."""
 
+import math
+
 import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.reach import reach_figure
-from interconnect.ui.page import PageState, footer, link_to, page_exists, page_setup, redirect_mistyped_page
+from interconnect.ui.page import (
+    PAGES,
+    PageState,
+    chart,
+    footer,
+    link_to,
+    page_exists,
+    page_setup,
+    redirect_mistyped_page,
+)
 
 redirect_mistyped_page()
 
@@ -14,18 +25,62 @@ home_state = PageState("home", [])
 home_state.show_warnings()
 home_state.sync_url()  # the home page has no settings: a link's stray parameters are dropped from the address
 
+#: The way into each page, shown as cards right under the title (above the fold at 1280x720), at most
+#: four to a row: (page, icon, title, one line on what it shows).
+ENTRY_POINTS = (
+    ("cliff", "📉", "The bandwidth cliff",
+     "Inside the server against outside it, like for like, for every GPU in its own server."),
+    ("allreduce", "🔁", "All-reduce",
+     "What the cliff costs a training step: time by algorithm, message size and cluster."),
+    ("overlap", "⏱️", "Overlap",
+     "Hide the gradient all-reduce behind the backward pass, and see what stays exposed."),
+    ("seating", "🪑", "Seating chart",
+     "Seat tensor, pipeline and data parallelism on the wires they can afford."),
+    ("reach", "📏", "Reach",
+     "Fast links are on a short leash: what distance does to links, latency and training."),
+    ("crossdc", "🌍", "Across sites",
+     "DiLoCo, Streaming DiLoCo and SparseLoCo: the WAN bandwidth that keeps GPUs busy."),
+    ("claims", "⚖️", "Claims, checked",
+     "Popular figures beside what the sources say, and why they differ."),
+    ("units", "🧮", "Unit traps",
+     "Per direction or both, Gbit or GB, busbw or algbw: and a converter."),
+    ("catalog", "📚", "Catalog and sources",
+     "Every figure with its unit, its direction and where it comes from."),
+)
+#: The cards' look (a constant of ours, never user text): a tinted card and the link in body-size type.
+ENTRY_STYLE = """
+<style>
+  [class*="st-key-explore-"] { background: #f0f6ff; }
+  [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] p { font-size: 1.15rem; }
+</style>
+"""
+st.markdown(ENTRY_STYLE, unsafe_allow_html=True)
+described = {entry[0]: entry for entry in ENTRY_POINTS}
+# Every page gets a card, in the sidebar's order; a page without a description here still gets its title.
+entries = [described.get(name, (name, "➡️", label, ""))
+           for name, (_, label) in PAGES.items() if name != "home" and page_exists(name)]
+per_row = math.ceil(len(entries) / math.ceil(len(entries) / 4)) if entries else 1  # 5 -> 3 + 2, 7 -> 4 + 3
+for start in range(0, len(entries), per_row):
+    row = entries[start:start + per_row]
+    for column, (name, icon, title, text) in zip(st.columns(per_row), row, strict=False):
+        with column.container(border=True, key=f"explore-{name}"):
+            link_to(name, f"**{title}** →", icon=icon, width="stretch")
+            if text:
+                st.caption(text)
+
 st.markdown(
     "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "
     "between them, and *interconnect* is not one wire but several layers, each with its own physics:"
 )
 layers = st.columns(3)
 layers[0].markdown(
-    "#### Inside the server\n**NVLink and NVSwitch.** Short copper links from every GPU to switch chips "
-    "on the same board or rack. Hundreds of GB/s per GPU; the switch can even add numbers up as they pass."
+    "#### Inside the server\n**NVLink, Infinity Fabric, Gaudi's on-chip Ethernet.** Short copper links from "
+    "every GPU to switch chips, or straight to every other GPU, on the same board or rack. Hundreds of GB/s "
+    "per GPU; NVIDIA's switches can even add numbers up as they pass."
 )
 layers[1].markdown(
-    "#### Between servers\n**InfiniBand, RoCE, Ethernet.** One network card per GPU, through switches, "
-    "over copper for a few metres and optics beyond. Tens of GB/s per GPU."
+    "#### Between servers\n**InfiniBand, RoCE, Ethernet.** Usually one network card per GPU, through "
+    "switches, over copper for a few metres and optics beyond. Tens of GB/s per GPU."
 )
 layers[2].markdown(
     "#### Between buildings\n**Wide-area links.** Coherent optics and leased fibre over kilometres to "
@@ -34,21 +89,19 @@ layers[2].markdown(
 st.info("Choosing *NVLink or InfiniBand* is like choosing *a kitchen or a motorway*: a cluster uses both, "
         "at different layers, all the time.")
 
-st.plotly_chart(reach_figure(list(get_catalog().links.values())), width="stretch", key="reach-chart")
-st.caption("Only links whose reach the catalog can source are drawn. Copper that carries hundreds of GB/s "
-           "stops at a few metres; optics trade rate for kilometres; a 1980s parallel cable was slow and short.")
 
-st.subheader("Explore")
-DESCRIPTIONS = {
-    "cliff": "The bandwidth cliff: inside the server against outside it, in honest units",
-    "allreduce": "All-reduce: what the cliff costs, by algorithm, message size and cluster",
-    "overlap": "Overlap: hide the all-reduce behind the backward pass, and see what stays exposed",
-    "reach": "Reach: fast links are on a short leash; what distance does to links, latency and training",
-    "catalog": "Catalog and sources: every figure with its direction and source",
-}
-for name, text in DESCRIPTIONS.items():
-    if page_exists(name):
-        link_to(name, text)
+
+@st.cache_resource(show_spinner=False)
+def home_map():
+    """The reach map is the same for every visitor: built once per server process (placing its labels
+    takes a few hundred milliseconds)."""
+    return reach_figure(list(get_catalog().links.values()))
+
+
+chart(home_map(), key="reach-chart")
+st.caption("Only links whose reach the catalog can source are drawn; links are named where a label fits, and "
+           "every point names its links when you hover over it. Copper that carries hundreds of GB/s stops at a "
+           "few metres; optics trade rate for kilometres; a 1980s parallel cable was slow and short.")
 st.markdown(
     "Every view is a link: the address bar always holds the page's settings, so you can paste it "
     "into a chat or a slide and it reopens exactly what you saw."

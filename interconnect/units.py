@@ -367,13 +367,18 @@ def _with_prefix(value: float, unit: str) -> str:
 def format_bandwidth(quantity: pint.Quantity, unit: str = "B/s") -> str:
     """Format a bandwidth with an SI prefix: ``450 GB/s``, ``400 Gbit/s``, ``12 kB/s``.
 
-    ``unit`` is ``"B/s"``, ``"bit/s"`` or ``"bluray/s"``.
+    ``unit`` is ``"B/s"``, ``"bit/s"`` or ``"bluray/s"``. Fewer than one 50 GB Blu-ray disc a
+    second reads as the time one disc takes:
+
+    >>> format_bandwidth(Q_(25, "MB/s"), "bluray/s"), format_bandwidth(Q_(450, "GB/s"), "bluray/s")
+    ('1 Blu-ray every 33.3 min', '9 Blu-rays/s')
     """
     if unit == "bluray/s":
-        value = quantity.to("bluray/s").magnitude
-        if value >= 0.01:
-            return f"{_three_significant(value)} Blu-ray/s"
-        return f"{value:.1e} Blu-ray/s"
+        value = float(quantity.to("bluray/s").magnitude)
+        if value >= 1 or value <= 0:
+            plural = "Blu-ray/s" if value == 1 else "Blu-rays/s"
+            return f"{_three_significant(value)} {plural}"
+        return f"1 Blu-ray every {format_duration(Q_(1 / value, 's'))}"
     base = quantity.to(unit).magnitude
     return _with_prefix(float(base), unit)
 

@@ -4,14 +4,13 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import (
-    DIRECTION_WORDS,
     LAYER_TITLES,
     LAYERS,
     catalog_entries_of_kind,
     catalog_kind_of,
     get_catalog,
 )
-from interconnect.ui.page import PageState, footer, page_setup, show_entry
+from interconnect.ui.page import PageState, direction_text, figure_label, footer, page_setup, show_entry
 from interconnect.ui.pagespecs import catalog_specs
 
 page_setup("Catalog and sources", "Every hardware figure the app uses, with its direction, basis and source.")
@@ -41,8 +40,8 @@ state.sync_url()
 rows = []
 for entry in entries:
     for name, figure in entry.figures().items():
-        rows.append({"Entry": entry.name, "id": entry.id, "Figure": name.replace("_", " "), "Value": figure.text(),
-                     "Direction": DIRECTION_WORDS[figure.direction] or "—", "Basis": figure.basis,
+        rows.append({"Entry": entry.name, "id": entry.id, "Figure": figure_label(entry, name), "Value": figure.text(),
+                     "Direction": direction_text(figure) or "—", "Basis": figure.basis,
                      "Sources": ", ".join(figure.source_ids)})
 if kind == "node":
     for node in entries:

@@ -24,7 +24,9 @@ def register(commands: Any) -> None:
     cliff = commands.add_parser("cliff", help="scale-up against scale-out bandwidth for a GPU and a NIC")
     cliff.add_argument("--gpu", required=True, help="GPU id, e.g. h100-sxm")
     cliff.add_argument("--nic", help="NIC id, e.g. ib-ndr (default: the NIC the GPU's reference server uses)")
-    cliff.add_argument("--nics-per-node", type=int, default=8, help="NICs per server (default 8)")
+    cliff.add_argument("--nics-per-node", type=int, default=None,
+                       help="NICs per server (default: as many as the GPU's reference server has for its own NIC, "
+                            "else one per GPU)")
     cliff.add_argument("--json", action="store_true", help="machine-readable output")
     cliff.set_defaults(handler=run_cliff)
 
@@ -91,7 +93,7 @@ def run_cliff(args: argparse.Namespace) -> int:
     catalog = get_catalog()
     gpu = catalog.gpu(args.gpu)
     nic_id = args.nic or gpu.typical_nic
-    if not 1 <= args.nics_per_node <= 1024:
+    if args.nics_per_node is not None and not 1 <= args.nics_per_node <= 1024:
         raise CliError(f"--nics-per-node must be between 1 and 1024, got {args.nics_per_node}")
     summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=args.nics_per_node)
     if args.json:
@@ -115,6 +117,8 @@ def run_cliff(args: argparse.Namespace) -> int:
             },
             "node_egress_per_direction": quantity_json(summary.node_egress_per_direction, "GB/s"),
             "nics_per_node": summary.nics_per_node,
+            "gpus_per_node": summary.gpus_per_node,
+            "network_per_gpu_per_direction": quantity_json(summary.network_per_gpu_per_direction, "GB/s"),
             "ratio_like_for_like": round(summary.ratio_like_for_like, 6),
             "ratio_as_quoted": round(summary.ratio_as_quoted, 6),
             "ratio_achieved": None if summary.ratio_achieved is None else round(summary.ratio_achieved, 6),
@@ -123,12 +127,13 @@ def run_cliff(args: argparse.Namespace) -> int:
     print(f"{gpu.name} with {summary.nic.name}")
     print(f"  scale-up per GPU : {format_bandwidth(summary.scaleup_per_direction)} per direction, "
           f"{format_bandwidth(summary.scaleup_both_directions)} both directions summed")
-    print(f"  network per GPU  : {format_bandwidth(summary.nic_per_direction)} per direction "
-          f"({format_bandwidth(summary.nic_per_direction, 'bit/s')})")
+    print(f"  network per GPU  : {format_bandwidth(summary.network_per_gpu_per_direction)} per direction "
+          f"({format_bandwidth(summary.network_per_gpu_per_direction, 'bit/s')}; "
+          f"{summary.nics_per_node} NICs for {summary.gpus_per_node} GPUs)")
     print(f"  server egress    : {format_bandwidth(summary.node_egress_per_direction)} per direction "
           f"through {summary.nics_per_node} NICs")
     print(f"  like for like    : {summary.ratio_like_for_like:.3g} : 1")
     print(f"  as often quoted  : {summary.ratio_as_quoted:.3g} : 1 (both directions over one direction)")
     if summary.ratio_achieved is not None:
-        print(f"  achieved (NCCL)  : {summary.ratio_achieved:.3g} : 1")
+        print(f"  achieved ({gpu.collective_library.name})  : {summary.ratio_achieved:.3g} : 1")
     return 0

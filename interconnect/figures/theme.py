@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-__all__ = ["BANDWIDTH_UNITS", "FONT_FAMILY", "FORMAT_UNITS", "LAYER_COLOURS", "apply_theme", "presentation_figure"]
+__all__ = ["BANDWIDTH_UNITS", "FONT_FAMILY", "FORMAT_UNITS", "LAYER_COLOURS", "LAYER_LEGEND_NAMES", "apply_theme",
+           "presentation_figure", "title_over_legend"]
 
 #: Display unit key (also the URL value) -> (pint unit, axis label)
 BANDWIDTH_UNITS: dict[str, tuple[str, str]] = {
@@ -30,6 +31,17 @@ LAYER_COLOURS: dict[str, str] = {
     "everyday": "#7b1fa2",
     "historical": "#4b3621",
 }
+#: Short layer names for legends (the full LAYER_TITLES wrap into four rows at 1280 px).
+LAYER_LEGEND_NAMES: dict[str, str] = {
+    "gpu": "GPU memory",
+    "scale-up": "GPU to GPU",
+    "host": "GPU to CPU",
+    "scale-out": "Between servers",
+    "cable": "Cables and optics",
+    "long-reach": "Between buildings",
+    "everyday": "Everyday",
+    "historical": "Historical",
+}
 FONT_FAMILY = "Inter, Helvetica, Arial, sans-serif"
 
 
@@ -50,6 +62,33 @@ def apply_theme(figure: go.Figure, *, height: int = 480, template: bool = True) 
     )
     if template:
         figure.update_layout(template="plotly_white")
+    # Tick labels as dark as the text: plotly_white's grey washes out on a projector.
+    figure.update_xaxes(tickfont={"color": "#374151"}, title_font={"color": "#374151"})
+    figure.update_yaxes(tickfont={"color": "#374151"}, title_font={"color": "#374151"})
+    return figure
+
+
+#: Pixels the title takes at the top of a figure, and one row of a 14 px legend.
+TITLE_BAND_PX = 46
+LEGEND_ROW_PX = 24
+
+
+def title_over_legend(figure: go.Figure) -> go.Figure:
+    """Title at the top left, the legend in its own band under it, the plot under both.
+
+    Call after :func:`apply_theme`. The title is placed in pixels from the top of the figure; the
+    legend hangs from the band under it (its position is in pixels too, ``yref="container"``), and
+    Plotly reserves the top margin down to the legend's lower edge, so the plot starts below the
+    legend however many rows it wraps into at a narrow window: title, legend and plot never touch.
+    """
+    height = int(figure.layout.height or 480)
+    figure.update_layout(
+        title={"x": 0, "xref": "container", "xanchor": "left", "pad": {"l": 10},
+               "y": 1 - 8 / height, "yref": "container", "yanchor": "top"},
+        legend={"orientation": "h", "xref": "paper", "x": 0, "xanchor": "left",
+                "yref": "container", "y": 1 - TITLE_BAND_PX / height, "yanchor": "top", "font": {"size": 14}},
+        margin={"t": TITLE_BAND_PX + LEGEND_ROW_PX + 8},
+    )
     return figure
 
 

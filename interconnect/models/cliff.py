@@ -11,11 +11,13 @@ Everything here takes catalog ids and returns quantities with units; nothing imp
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pint
 
-from interconnect.catalog import Catalog, Figure, Gpu, Link
+from interconnect.catalog import Catalog, Figure, Gpu, Link, Node
 from interconnect.units import Q_
 
 __all__ = [
@@ -24,22 +26,32 @@ __all__ = [
     "REFERENCE_LINKS",
     "CliffBar",
     "CliffSummary",
+    "GenerationRatio",
+    "ServerNics",
     "cliff_bars",
     "cliff_summary",
     "generation_ratios",
+    "quoted_claims",
+    "server_nics",
+    "short_gpu_name",
+    "short_link_name",
+    "transfer_time",
 ]
 
 DIRECTION_CHOICES = ("per_direction", "both_directions")
+#: More GPUs than this in one reference "node" means a rack (GB200 NVL72), not one chassis.
+RACK_SCALE_GPUS = 16
 BASIS_CHOICES = ("spec", "achieved")
 
-#: Links beyond the server that the cliff chart compares against, outermost last. Ids that are not
-#: in the catalog are skipped, so the chart never breaks on a catalog edit.
-REFERENCE_LINKS: tuple[tuple[str, str], ...] = (
-    ("campus", "campus-400g-fr4"),
-    ("metro", "400zr"),
-    ("wan", "cloud-cross-region"),
-    ("home", "home-broadband"),
-    ("parallel", "laplink-parallel"),
+#: Links beyond the server that the cliff chart compares against, outermost last, with the short
+#: label the chart gives each. Ids that are not in the catalog are skipped, so the chart never breaks
+#: on a catalog edit.
+REFERENCE_LINKS: tuple[tuple[str, str, str], ...] = (
+    ("campus", "campus-400g-fr4", "Across a campus: 2 km fibre"),
+    ("metro", "400zr", "Across a city: 400ZR optics"),
+    ("wan", "cloud-cross-region", "Cloud, between regions"),
+    ("home", "home-broadband", "Home broadband"),
+    ("parallel", "laplink-parallel", "1980s LapLink cable"),
 )
 
 
@@ -71,13 +83,75 @@ def _view(figure: Figure, direction: str) -> pint.Quantity:
     return figure.in_direction(direction).to("GB/s")
 
 
+def short_gpu_name(name: str) -> str:
+    """'NVIDIA H100 SXM5 80GB' -> 'H100 SXM5': maker words and memory sizes dropped, for labels."""
+    words = name.split(" (")[0].split()
+    drop = {"NVIDIA", "AMD", "Instinct", "Intel", "Tesla", "Habana"}
+    kept = [w for w in words if w not in drop and not re.fullmatch(r"\d+GB", w)]
+    return " ".join(kept) or name
+
+
+def short_link_name(name: str) -> str:
+    """A link's name without its parenthetical: 'InfiniBand NDR (400 Gbit/s port)' -> 'InfiniBand NDR'."""
+    return name.split(" (")[0]
+
+
+class ServerNics(NamedTuple):
+    """The scale-out NICs of the server a cliff is drawn for, and the reference server they came from.
+
+    ``nic_id`` and ``nics`` are what the page shows: the GPU's reference server's own unless the
+    viewer chose otherwise. ``gpus`` is always the reference server's (8 for an HGX board, 72 for
+    a GB200 NVL72 rack).
+    """
+
+    nic_id: str
+    nics: int
+    gpus: int
+    node: Node
+
+    @property
+    def nics_per_gpu(self) -> float:
+        return self.nics / self.gpus
+
+    @property
+    def word(self) -> str:
+        """What to call the box the NICs leave: a "rack" for a rack-scale domain (GB200 NVL72), else a "server"."""
+        return "rack" if self.gpus > RACK_SCALE_GPUS else "server"
+
+    @property
+    def is_reference(self) -> bool:
+        """Whether NIC and count are both the reference server's (Gaudi 3: 24 on-chip 200 GbE ports)."""
+        return self.nic_id == self.node.nic and self.nics == self.node.nics
+
+
+def server_nics(catalog: Catalog, gpu_id: str, nic_id: str | None = None,
+                nics_per_node: int | None = None) -> ServerNics:
+    """The NIC and NIC count of a GPU's server: its reference server's unless given.
+
+    A NIC left out is the reference server's. A count left out is the reference server's when the
+    NIC is the server's own, else one NIC per GPU (the usual design for a training server): Gaudi 3
+    alone gets 24 on-chip 200 GbE ports, Gaudi 3 with a 400 Gbit/s InfiniBand card gets 8.
+
+    >>> from interconnect.catalog import get_catalog
+    >>> server_nics(get_catalog(), "gaudi3")[:3], server_nics(get_catalog(), "gaudi3", "ib-ndr")[:3]
+    (('roce-200g', 24, 8), ('ib-ndr', 8, 8))
+    """
+    node = catalog.reference_node(gpu_id)
+    nic = catalog.nic(nic_id if nic_id is not None else node.nic)
+    if nics_per_node is None:
+        nics_per_node = node.nics if nic.id == node.nic else node.gpus
+    return ServerNics(nic.id, int(nics_per_node), node.gpus, node)
+
+
 @dataclass(frozen=True)
 class CliffSummary:
-    """The headline numbers for one GPU and one NIC, in both conventions.
+    """The headline numbers for one GPU and its server's network, in both conventions.
 
-    ``ratio_like_for_like`` divides per-direction by per-direction. ``ratio_as_quoted`` divides
-    the scale-up figure as vendors quote it (both directions summed) by the NIC's per-direction
-    rate, which is how the popular "18:1 for H100" arises.
+    The network side is **per GPU**: the server's NICs times their rate, divided by its GPUs (one
+    400 Gbit/s port for an H100 of a DGX H100; three 200 GbE ports for a Gaudi 3; half an EDR port
+    for a P100 of a DGX-1). ``ratio_like_for_like`` divides per-direction by per-direction.
+    ``ratio_as_quoted`` divides the scale-up figure as makers quote it (both directions summed) by
+    the per-direction network rate, which is how the popular "18:1 for H100" arises.
     """
 
     gpu: Gpu
@@ -90,20 +164,45 @@ class CliffSummary:
     nic_achieved_per_direction: pint.Quantity | None
     nics_per_node: int
     gpus_per_node: int
+    server: ServerNics | None = None
+    #: What one GPU can send to one other GPU of its server (mesh: one peer's links; switched: all).
+    scaleup_per_peer_per_direction: pint.Quantity | None = None
+
+    @property
+    def nics_per_gpu(self) -> float:
+        return self.nics_per_node / self.gpus_per_node
+
+    @property
+    def network_per_gpu_per_direction(self) -> pint.Quantity:
+        """The server's NICs shared out over its GPUs, per direction."""
+        return (self.nic_per_direction * self.nics_per_gpu).to("GB/s")
+
+    @property
+    def is_mesh(self) -> bool:
+        return self.gpu.topology == "mesh"
 
     @property
     def ratio_like_for_like(self) -> float:
-        return float((self.scaleup_per_direction / self.nic_per_direction).to("").magnitude)
+        return float((self.scaleup_per_direction / self.network_per_gpu_per_direction).to("").magnitude)
 
     @property
     def ratio_as_quoted(self) -> float:
-        return float((self.scaleup_both_directions / self.nic_per_direction).to("").magnitude)
+        return float((self.scaleup_both_directions / self.network_per_gpu_per_direction).to("").magnitude)
+
+    @property
+    def ratio_one_peer(self) -> float:
+        """One peer's scale-up bandwidth against the network per GPU (the same as like for like when switched)."""
+        peer = self.scaleup_per_peer_per_direction
+        if peer is None:
+            return self.ratio_like_for_like
+        return float((peer / self.network_per_gpu_per_direction).to("").magnitude)
 
     @property
     def ratio_achieved(self) -> float | None:
         if self.scaleup_achieved_per_direction is None or self.nic_achieved_per_direction is None:
             return None
-        return float((self.scaleup_achieved_per_direction / self.nic_achieved_per_direction).to("").magnitude)
+        network = self.nic_achieved_per_direction * self.nics_per_gpu
+        return float((self.scaleup_achieved_per_direction / network).to("").magnitude)
 
     @property
     def node_egress_per_direction(self) -> pint.Quantity:
@@ -111,23 +210,34 @@ class CliffSummary:
 
     @property
     def node_scaleup_per_direction(self) -> pint.Quantity:
-        """All the GPUs' NVLink bandwidth in one node, per direction."""
+        """All the GPUs' scale-up bandwidth in one server, per direction."""
         return (self.scaleup_per_direction * self.gpus_per_node).to("GB/s")
 
 
-def cliff_summary(catalog: Catalog, gpu_id: str, nic_id: str, nics_per_node: int = 8,
-                  gpus_per_node: int = 8) -> CliffSummary:
-    """Scale-up against scale-out bandwidth for one GPU and NIC.
+def cliff_summary(catalog: Catalog, gpu_id: str, nic_id: str | None = None, nics_per_node: int | None = None,
+                  gpus_per_node: int | None = None) -> CliffSummary:
+    """Scale-up against scale-out bandwidth per GPU, for one GPU in its server.
+
+    ``nic_id`` and ``nics_per_node`` default to the GPU's reference server (:func:`server_nics`);
+    ``gpus_per_node`` to that server's GPU count.
+
+    .. math:: \\text{like for like} = \\frac{B_\\text{scale-up, per direction}}
+              {B_\\text{NIC, per direction} \\cdot n_\\text{NICs} / n_\\text{GPUs}}
 
     >>> from interconnect.catalog import get_catalog
     >>> s = cliff_summary(get_catalog(), "h100-sxm", "ib-ndr")
     >>> s.scaleup_per_direction, s.nic_per_direction, s.ratio_like_for_like, s.ratio_as_quoted
     (<Quantity(450.0, 'gigabyte / second')>, <Quantity(50.0, 'gigabyte / second')>, 9.0, 18.0)
+    >>> g = cliff_summary(get_catalog(), "gaudi3")  # HLS-3: 24 x 200 GbE for 8 cards, 75 GB/s per card
+    >>> g.network_per_gpu_per_direction, round(g.ratio_like_for_like, 3)
+    (<Quantity(75.0, 'gigabyte / second')>, 7.0)
     """
     gpu = catalog.gpu(gpu_id)
-    nic = catalog.nic(nic_id)
+    server = server_nics(catalog, gpu_id, nic_id, nics_per_node)
+    nic = catalog.nic(server.nic_id)
     up_achieved = gpu.scaleup_achieved.per_direction().to("GB/s") if gpu.scaleup_achieved else None
     nic_achieved = nic.achieved.per_direction().to("GB/s") if nic.achieved else None
+    peer = gpu.scaleup_per_peer.per_direction().to("GB/s") if gpu.scaleup_per_peer is not None else None
     return CliffSummary(
         gpu=gpu,
         nic=nic,
@@ -137,27 +247,43 @@ def cliff_summary(catalog: Catalog, gpu_id: str, nic_id: str, nics_per_node: int
         nic_both_directions=nic.bandwidth.both_directions().to("GB/s"),
         scaleup_achieved_per_direction=up_achieved,
         nic_achieved_per_direction=nic_achieved,
-        nics_per_node=nics_per_node,
-        gpus_per_node=gpus_per_node,
+        nics_per_node=server.nics,
+        gpus_per_node=gpus_per_node if gpus_per_node is not None else server.gpus,
+        server=server,
+        scaleup_per_peer_per_direction=peer,
     )
 
 
-def cliff_bars(catalog: Catalog, gpu_id: str, nic_id: str, direction: str = "per_direction",
-               basis: str = "spec", nics_per_node: int = 8) -> list[CliffBar]:
+def _network_share_label(nic: Link, nics: int, gpus: int) -> str:
+    """'One GPU's NIC: InfiniBand NDR', 'One GPU's NICs: 3 × RoCE v2 over 200 GbE', 'One GPU's share: 4/8 × ...'."""
+    name = short_link_name(nic.name)
+    if nics == gpus:
+        return f"One GPU's NIC: {name}"
+    if nics % gpus == 0:
+        return f"One GPU's NICs: {nics // gpus} × {name}"
+    return f"One GPU's share: {nics}/{gpus} × {name}"
+
+
+def cliff_bars(catalog: Catalog, gpu_id: str, nic_id: str | None = None, direction: str = "per_direction",
+               basis: str = "spec", nics_per_node: int | None = None) -> list[CliffBar]:
     """The bars of the cliff chart, from the GPU's own memory outwards to a 1980s cable.
 
     ``direction`` is ``per_direction`` or ``both_directions``; ``basis`` is ``spec`` or
     ``achieved`` (a figure without an achieved value falls back to its spec, and the bar says so
-    through its ``basis``).
+    through its ``basis``). ``nic_id`` and ``nics_per_node`` default to the GPU's reference server
+    (:func:`server_nics`). A GPU whose scale-up is a mesh gets a second scale-up bar: what one
+    peer gets (MI300X: 64 GB/s per direction, not the 448 GB/s summed over seven peers).
     """
     if direction not in DIRECTION_CHOICES:
         raise ValueError(f"direction must be one of {DIRECTION_CHOICES}")
     if basis not in BASIS_CHOICES:
         raise ValueError(f"basis must be one of {BASIS_CHOICES}")
     gpu = catalog.gpu(gpu_id)
-    nic = catalog.nic(nic_id)
+    server = server_nics(catalog, gpu_id, nic_id, nics_per_node)
+    nic = catalog.nic(server.nic_id)
     scaleup = catalog.link(gpu.scaleup_link)
     host = catalog.link(gpu.host_link)
+    brand = short_link_name(gpu.scaleup_brand.name)  # "Gaudi on-chip RoCE", without "(200 GbE)"
     bars: list[CliffBar] = []
 
     def add(key: str, label: str, layer: str, figure: Figure, entry_id: str, detail: str,
@@ -165,23 +291,35 @@ def cliff_bars(catalog: Catalog, gpu_id: str, nic_id: str, direction: str = "per
         bars.append(CliffBar(key, label, layer, _view(figure, direction) * multiplier, figure.basis, figure,
                              entry_id, detail))
 
-    add("hbm", f"{gpu.name}: its own memory (HBM)", "gpu", gpu.memory_bandwidth, gpu.id,
+    add("hbm", f"{short_gpu_name(gpu.name)} memory (HBM)", "gpu", gpu.memory_bandwidth, gpu.id,
         "Memory bandwidth inside one GPU package, shared between reads and writes.")
     up = _pick(gpu.scaleup_bandwidth, gpu.scaleup_achieved, basis)
-    add("scaleup", f"{scaleup.name}: GPU to GPU in the server", "scale-up", up, gpu.id,
-        f"Per GPU, all {scaleup.links} links together." if scaleup.links else "Per GPU, all links together.")
-    add("host", f"{host.name}: GPU to CPU", "host", _pick(host.bandwidth, host.achieved, basis), host.id,
-        "The slot to the host CPU (and, on many servers, to the NIC).")
+    peers = server.gpus - 1
+    if gpu.topology == "mesh":
+        add("scaleup", f"{brand}: all {peers} peers", "scale-up", up, gpu.id,
+            f"Per GPU, every {gpu.scaleup_brand.name} link together: a mesh reaches this only when sending to "
+            "all its peers at once.")
+        add("peer", f"{brand}: one peer", "scale-up", gpu.peer_bandwidth(), gpu.id,
+            "The links wired from one GPU to one other: what a GPU can send to a single neighbour.")
+    else:
+        add("scaleup", f"{brand}: GPU to GPU", "scale-up", up, gpu.id,
+            f"Per GPU, all {scaleup.links} links together, to any peer through the switches." if scaleup.links
+            else "Per GPU, all links together, to any peer through the switches.")
+    add("host", f"{short_link_name(host.name)}: GPU to CPU", "host", _pick(host.bandwidth, host.achieved, basis),
+        host.id, "The slot to the host CPU (and, on many servers, to the NIC).")
     nic_figure = _pick(nic.bandwidth, nic.achieved, basis)
-    add("node", f"Whole server out: {nics_per_node} × {nic.name}", "scale-out", nic_figure, nic.id,
-        "Every NIC of the server together: what leaves the chassis.", multiplier=nics_per_node)
-    add("nic", f"{nic.name}: one GPU's NIC", "scale-out", nic_figure, nic.id,
-        "One network port per GPU, the usual design for training servers.")
-    for key, link_id in REFERENCE_LINKS:
+    add("node", f"{server.word.capitalize()} out: {server.nics} × {short_link_name(nic.name)}", "scale-out",
+        nic_figure, nic.id, f"Every NIC of the {server.word} together ({server.gpus} GPUs): what leaves it.",
+        multiplier=server.nics)
+    add("nic", _network_share_label(nic, server.nics, server.gpus), "scale-out", nic_figure, nic.id,
+        "The server's NICs shared out over its GPUs: what one GPU can send when all of them send.",
+        multiplier=server.nics_per_gpu)
+    for key, link_id, label in REFERENCE_LINKS:
         link = catalog.links.get(link_id)
         if link is None:
             continue
-        add(key, link.name, link.layer, _pick(link.bandwidth, link.achieved, basis), link.id, link.summary)
+        add(key, label, link.layer, _pick(link.bandwidth, link.achieved, basis), link.id,
+            f"{link.name}: {link.summary}")
     return bars
 
 
@@ -204,7 +342,7 @@ def quoted_claims(catalog: Catalog, bars: list[CliffBar]) -> list[tuple[str, dic
 
 @dataclass(frozen=True)
 class GenerationRatio:
-    """The cliff for one GPU against the NIC its reference server ships with."""
+    """The cliff for one GPU in its reference server (the same numbers as :func:`cliff_summary`'s defaults)."""
 
     gpu: Gpu
     nic: Link
@@ -217,27 +355,25 @@ class GenerationRatio:
 
 
 def generation_ratios(catalog: Catalog) -> list[GenerationRatio]:
-    """For every GPU in the catalog (oldest first): scale-up per GPU against its NICs per GPU."""
+    """Every GPU of the catalog in its reference server, in release order.
+
+    Release order is by year; GPUs of one year keep the catalog's order, which lists each maker's
+    generations as they came out (H200 before B200 before GB200). Each row is
+    :func:`cliff_summary` with the reference server's NICs, so the chart and the page's headline
+    agree for every GPU.
+    """
     rows = []
-    for gpu in sorted(catalog.gpus.values(), key=lambda g: (g.year, g.name)):
-        nic = catalog.link(gpu.typical_nic)
-        per_gpu = nic.bandwidth.per_direction() * gpu.typical_nics_per_gpu
-        up = gpu.scaleup_bandwidth.per_direction()
-        achieved = None
-        if gpu.scaleup_achieved is not None and nic.achieved is not None:
-            achieved = float(
-                (gpu.scaleup_achieved.per_direction() / (nic.achieved.per_direction() * gpu.typical_nics_per_gpu))
-                .to("").magnitude
-            )
+    for gpu in sorted(catalog.gpus.values(), key=lambda g: g.year):  # sorted() is stable
+        summary = cliff_summary(catalog, gpu.id)
         rows.append(GenerationRatio(
             gpu=gpu,
-            nic=nic,
-            nics_per_gpu=gpu.typical_nics_per_gpu,
-            scaleup_per_direction=up.to("GB/s"),
-            network_per_gpu_per_direction=per_gpu.to("GB/s"),
-            ratio_like_for_like=float((up / per_gpu).to("").magnitude),
-            ratio_as_quoted=float((gpu.scaleup_bandwidth.both_directions() / per_gpu).to("").magnitude),
-            ratio_achieved=achieved,
+            nic=summary.nic,
+            nics_per_gpu=summary.nics_per_gpu,
+            scaleup_per_direction=summary.scaleup_per_direction,
+            network_per_gpu_per_direction=summary.network_per_gpu_per_direction,
+            ratio_like_for_like=summary.ratio_like_for_like,
+            ratio_as_quoted=summary.ratio_as_quoted,
+            ratio_achieved=summary.ratio_achieved,
         ))
     return rows
 

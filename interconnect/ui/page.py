@@ -23,9 +23,10 @@ from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure
 from interconnect.ui.pagespecs import known_link_keys
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
+from interconnect.units import format_bandwidth
 
-__all__ = ["PageState", "escape_markdown", "figure_sources", "footer", "gpu_picker", "nic_picker", "page_setup",
-           "show_entry", "source_popover"]
+__all__ = ["PageState", "direction_text", "escape_markdown", "figure_label", "figure_sources", "footer", "gpu_picker",
+           "nic_picker", "page_setup", "show_entry", "source_popover"]
 
 PAGES = {
     "home": ("app.py", "Home"),
@@ -240,6 +241,30 @@ def figure_sources(catalog: Catalog, figure: Figure) -> str:
     return "\n".join(lines)
 
 
+def figure_label(entry: Gpu | Link | Node, name: str) -> str:
+    """How a figure's field name reads: 'memory bandwidth'; 'BF16 dense', or 'FP16 dense' for a GPU
+    without BF16 (P100, V100), whose dense figure is FP16."""
+    if name == "bf16_dense":
+        return f"{getattr(entry, 'dense_format', 'BF16')} dense"
+    return name.replace("_", " ")
+
+
+def direction_text(figure: Figure) -> str:
+    """The direction words of a figure; an asymmetric link also gives both directions together.
+
+    >>> from interconnect.catalog import get_catalog
+    >>> direction_text(get_catalog().link("home-broadband").bandwidth)
+    'per direction, down and up differ (15 MB/s = 120 Mbit/s both directions together)'
+    """
+    words = DIRECTION_WORDS[figure.direction]
+    if figure.is_asymmetric:
+        both = format_bandwidth(figure.both_directions())
+        if "bit" in str(figure.quantity.units):  # published in bits: say it in bits too
+            both += f" = {format_bandwidth(figure.both_directions(), 'bit/s')}"
+        return f"{words}, down and up differ ({both} both directions together)"
+    return words
+
+
 def show_entry(entry: Gpu | Link | Node, catalog: Catalog, *, full: bool = False) -> None:
     """Every figure of a catalog entry with its direction, basis, note and sources.
 
@@ -249,8 +274,8 @@ def show_entry(entry: Gpu | Link | Node, catalog: Catalog, *, full: bool = False
     if full and getattr(entry, "summary", ""):
         st.markdown(entry.summary)
     for name, figure in entry.figures().items():
-        parts = [figure.text(), DIRECTION_WORDS[figure.direction], figure.basis]
-        st.markdown(f"**{name.replace('_', ' ')}**: " + " · ".join(part for part in parts if part))
+        parts = [figure.text(), direction_text(figure), figure.basis]
+        st.markdown(f"**{figure_label(entry, name)}**: " + " · ".join(part for part in parts if part))
         if figure.note:
             st.caption(figure.note)
         st.markdown(figure_sources(catalog, figure))
@@ -288,11 +313,12 @@ def footer() -> None:
     link_to("catalog", "Catalog and sources")
 
 
-def link_to(name: str, label: str) -> None:
-    """``st.page_link`` to one of our pages; a plain link when run outside the multipage app."""
+def link_to(name: str, label: str, **options: Any) -> None:
+    """``st.page_link`` to one of our pages (``options`` go to it: ``icon``, ``width``); a plain link
+    when run outside the multipage app."""
     path = PAGES[name][0]
     try:
-        st.page_link(path, label=label)
+        st.page_link(path, label=label, **options)
     except StreamlitAPIException:
         slug = Path(path).stem.split("_", 1)[-1] if name != "home" else ""
         st.markdown(f"[{label}](./{slug})")

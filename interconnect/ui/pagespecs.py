@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 from interconnect.catalog import get_catalog
-from interconnect.ui.urlstate import ChoiceParam, FloatParam, IntParam
+from interconnect.ui.urlstate import AutoIntParam, ChoiceParam, FloatParam, IntParam
 
 #: Link keys every page accepts (presentation mode and the guided tour).
 GLOBAL_KEYS = frozenset({"present", "tour", "step"})
@@ -22,8 +22,10 @@ def cliff_specs() -> list:
     catalog = get_catalog()
     return [
         ChoiceParam("gpu", "h100-sxm", "GPU", choices=tuple(catalog.gpus)),
-        ChoiceParam("nic", "ib-ndr", "Network card", choices=tuple(catalog.nics())),
-        IntParam("nics", 8, "NICs per server", minimum=1, maximum=144),
+        # "auto": the GPU's own reference server (Gaudi 3: 24 on-chip 200 GbE ports); an explicit
+        # nic=ib-ndr&nics=8 (every link written before "auto" existed) keeps meaning exactly that.
+        ChoiceParam("nic", "auto", "Network card", choices=("auto", *catalog.nics())),
+        AutoIntParam("nics", None, "NICs per server", minimum=1, maximum=144),
         ChoiceParam("dir", "per", "Direction", choices=tuple(DIRECTIONS)),
         ChoiceParam("unit", "GBps", "Unit", choices=UNITS),
         ChoiceParam("basis", "spec", "Spec or achieved", choices=BASES),

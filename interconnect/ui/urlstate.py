@@ -20,6 +20,7 @@ from typing import Any
 from interconnect.units import ParsedQuantity, QuantityInputError, parse_quantity
 
 __all__ = [
+    "AutoIntParam",
     "BoolParam",
     "ChoiceParam",
     "FloatParam",
@@ -134,6 +135,27 @@ class IntParam(_Param):
         if value > self.maximum:
             return self.maximum, f"above the maximum {self.maximum}"
         return value, None
+
+
+@dataclass(frozen=True)
+class AutoIntParam(IntParam):
+    """A whole number or ``auto`` (the value ``None``: the page works the number out itself).
+
+    ``nics=auto`` on the Bandwidth cliff means "as many NICs as the GPU's own server has"; an
+    explicit ``nics=8`` keeps meaning 8. An empty value is ``auto`` too.
+
+    >>> spec = AutoIntParam("nics", None, "NICs per server", minimum=1, maximum=144)
+    >>> spec.parse("auto"), spec.parse("24"), spec.to_text(None)
+    ((None, None), (24, None), 'auto')
+    """
+
+    def parse(self, raw: str) -> tuple[Any, str | None]:
+        if raw.strip().lower() in ("auto", "", "none"):
+            return None, None
+        return super().parse(raw)
+
+    def to_text(self, value: Any) -> str:
+        return "auto" if value is None else str(value)
 
 
 @dataclass(frozen=True)

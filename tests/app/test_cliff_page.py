@@ -16,14 +16,28 @@ def metric(at, label_start):
     return next(m.value for m in at.metric if m.label.startswith(label_start))
 
 
+def headline_box(at) -> str:
+    return next(block.value for block in at.markdown if block.value.startswith("**Often quoted:**"))
+
+
+def bar(chart: dict, label_part: str) -> tuple[float, str]:
+    """The value and text of the cliff chart's bar whose label contains ``label_part``."""
+    for trace in chart["data"]:
+        for label, x, text in zip(trace["y"], trace["x"], trace["text"], strict=True):
+            if label_part in label:
+                return x, text
+    raise AssertionError(f"no bar labelled like {label_part!r}")
+
+
 def test_defaults_show_h100_against_ndr():
     at = run_page(PAGE)
     assert not at.exception
     assert not at.warning
     assert metric(at, "Like for like") == "9 : 1"
     assert metric(at, "As often quoted") == "18 : 1"
+    assert metric(at, "Whole server out") == "400 GB/s"  # DGX H100: 8 x 400 Gbit/s
     assert len(at.get("plotly_chart")) == 2
-    assert dict(at.query_params) == {"gpu": "h100-sxm", "nic": "ib-ndr", "nics": "8", "dir": "per",
+    assert dict(at.query_params) == {"gpu": "h100-sxm", "nic": "auto", "nics": "auto", "dir": "per",
                                      "unit": "GBps", "basis": "spec"}
 
 
@@ -32,15 +46,74 @@ def test_every_gpu_from_the_link(gpu_id):
     at = run_page(PAGE, {"gpu": gpu_id})
     assert not at.exception and not at.warning
     assert at.selectbox(key="cliff.gpu").value == gpu_id
-    expected = cliff_summary(CATALOG, gpu_id, "ib-ndr").ratio_like_for_like
-    assert metric(at, "Like for like") == f"{expected:.3g} : 1"
+    expected = cliff_summary(CATALOG, gpu_id)  # its own reference server's NICs
+    assert metric(at, "Like for like") == f"{expected.ratio_like_for_like:.3g} : 1"
+    gpu = CATALOG.gpu(gpu_id)
+    # The headline (metrics and the "often quoted / corrected" box) in the maker's own words.
+    words = headline_box(at) + " ".join(m.label for m in at.metric)
+    assert gpu.scaleup_brand.name in words and gpu.collective_library.name in words
+    if gpu.vendor != "NVIDIA":  # each maker's own words, never NVIDIA's
+        assert "NVLink" not in words and "NCCL" not in words, gpu_id
 
 
-@pytest.mark.parametrize("nic_id", sorted(CATALOG.nics()))
-def test_every_nic_from_the_link(nic_id):
-    at = run_page(PAGE, {"nic": nic_id})
+def test_gaudi3_gets_its_own_servers_nics():
+    # HLS-3: 24 on-chip 200 GbE ports for 8 cards (Intel's network configuration page): 75 GB/s per card.
+    at = run_page(PAGE, {"gpu": "gaudi3"})
     assert not at.exception and not at.warning
-    assert at.selectbox(key="cliff.nic").value == nic_id
+    assert metric(at, "Like for like") == "7 : 1"  # 525 / 75, as in the generations chart
+    assert metric(at, "Whole server out") == "600 GB/s"
+    assert metric(at, "What HCCL achieves") == "n/a"
+    assert at.selectbox(key="cliff.nic").value == "auto"
+    assert at.number_input(key="cliff.nics").value is None  # empty: as the server has
+    cliff = chart_specs(at)[0]
+    assert bar(cliff, "Server out")[0] == pytest.approx(600.0)
+    assert bar(cliff, "One GPU's NICs: 3 × RoCE v2 over 200 GbE")[0] == pytest.approx(75.0)
+    generations = chart_specs(at)[1]["data"][0]
+    assert generations["text"][[t.split("<br>")[0] for t in generations["x"]].index("Gaudi 3")] == "7:1"
+
+
+def test_gb200_gets_its_own_racks_nics():
+    # GB200 NVL72: 72 GPUs and 72 ConnectX-7 ports of 400 Gbit/s in one NVLink domain.
+    at = run_page(PAGE, {"gpu": "gb200"})
+    assert not at.exception and not at.warning
+    assert metric(at, "Like for like") == "18 : 1"
+    assert metric(at, "Whole rack out") == "3.6 TB/s"
+    box = headline_box(at)
+    assert "72 × InfiniBand NDR for its 72 GPUs" in box
+    assert "through 8 of them" not in box
+
+
+def test_changing_the_gpu_follows_its_server_until_the_nic_is_chosen():
+    at = run_page(PAGE)
+    at.selectbox(key="cliff.gpu").set_value("gaudi3").run()
+    assert metric(at, "Whole server out") == "600 GB/s"
+    at.selectbox(key="cliff.nic").set_value("ib-ndr").run()  # a card of the viewer's choosing: one per GPU
+    assert metric(at, "Whole server out") == "400 GB/s"
+    assert metric(at, "Like for like") == "10.5 : 1"  # 525 / 50
+    at.number_input(key="cliff.nics").set_value(16).run()
+    assert metric(at, "Whole server out") == "800 GB/s"
+    assert at.query_params["nic"] == "ib-ndr" and at.query_params["nics"] == "16"
+
+
+def test_an_old_link_with_an_explicit_nic_keeps_its_meaning():
+    # Every link written before "auto" carried nic and nics: they still mean 8 x NDR, for any GPU.
+    at = run_page(PAGE, {"gpu": "gaudi3", "nic": "ib-ndr", "nics": "8"})
+    assert not at.exception and not at.warning
+    assert metric(at, "Whole server out") == "400 GB/s"
+    assert metric(at, "Like for like") == "10.5 : 1"
+    assert (at.query_params["nic"], at.query_params["nics"]) == ("ib-ndr", "8")
+    auto = run_page(PAGE, {"gpu": "gaudi3", "nic": "auto", "nics": "auto"})
+    assert not auto.warning and metric(auto, "Whole server out") == "600 GB/s"
+
+
+def test_mi300x_says_what_one_peer_gets():
+    # AMD: 7 Infinity Fabric links of 64 GB/s per direction, one per peer (amd-mi300x-platform).
+    at = run_page(PAGE, {"gpu": "mi300x"})
+    box = headline_box(at)
+    assert "A mesh, not a switch" in box and "64 GB/s per direction" in box and "all 7 peers" in box
+    cliff = chart_specs(at)[0]
+    assert bar(cliff, "Infinity Fabric: one peer")[0] == pytest.approx(64.0)
+    assert bar(cliff, "Infinity Fabric: all 7 peers")[0] == pytest.approx(448.0)
 
 
 def test_direction_unit_basis_and_nics_from_the_link():
@@ -48,17 +121,25 @@ def test_direction_unit_basis_and_nics_from_the_link():
     assert not at.exception and not at.warning
     cliff = chart_specs(at)[0]
     assert "both directions" in cliff["layout"]["title"]["text"]
-    assert cliff["layout"]["xaxis"]["title"]["text"].startswith("Gbit/s")
+    assert "1 Gbit/s" in cliff["layout"]["xaxis"]["ticktext"]
     assert metric(at, "Whole server out") == "1.6 Tbit/s"  # 4 x 400 Gbit/s
-    scaleup = next(trace for trace in cliff["data"] if "GPU to GPU" in trace["y"][0])
-    assert scaleup["x"][0] == pytest.approx(370.8 * 2 * 8)  # achieved, both directions, in Gbit/s
+    assert bar(cliff, "GPU to GPU")[0] == pytest.approx(370.8 * 2 * 8)  # achieved, both directions, in Gbit/s
+    # FCC benchmark 100/20 Mbit/s (benton-fcc): both directions is 120, not 200.
+    assert bar(cliff, "Home broadband") == (pytest.approx(0.12), "120 Mbit/s (100 down + 20 up) (spec)")
 
 
 def test_bluray_unit():
     at = run_page(PAGE, {"unit": "bluray"})
     cliff = chart_specs(at)[0]
-    scaleup = next(trace for trace in cliff["data"] if "GPU to GPU" in trace["y"][0])
-    assert scaleup["x"][0] == pytest.approx(9.0)  # 450 GB/s / 50 GB per disc
+    assert bar(cliff, "GPU to GPU")[0] == pytest.approx(9.0)  # 450 GB/s / 50 GB per disc
+    assert bar(cliff, "LapLink")[1] == "1 Blu-ray every 11.6 days"  # 50 kB/s
+
+
+def test_fp16_gpus_say_so_where_they_show_compute():
+    from interconnect.ui.page import figure_label
+
+    assert figure_label(CATALOG.gpu("v100"), "bf16_dense") == "FP16 dense"
+    assert figure_label(CATALOG.gpu("h100-sxm"), "bf16_dense") == "BF16 dense"
 
 
 def test_widget_change_reruns_with_new_state():

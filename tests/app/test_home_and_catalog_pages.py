@@ -18,9 +18,25 @@ def test_home_page_shows_layers_and_the_reach_chart():
     for word in ("NVLink", "InfiniBand", "Wide-area"):
         assert word in text
     reach = chart_specs(at)[0]
-    plotted = {name for trace in reach["data"] for name in trace["text"]}
-    assert any("NVLink 5" in name for name in plotted)
-    assert any("LapLink" in name for name in plotted)
+    labels = {annotation["text"] for annotation in reach["layout"]["annotations"]}
+    assert {"NVLink 5", "LapLink cable"} <= labels
+    plotted = " / ".join(row[0] for trace in reach["data"] for row in trace["customdata"])  # hover names
+    assert all(link.name in plotted for link in CATALOG.links.values() if link.reach is not None)
+    # Each maker's scale-up, not only NVIDIA's.
+    assert "Infinity Fabric" in text and "Gaudi" in text
+
+
+def test_home_page_opens_with_a_way_into_every_page():
+    at = run_page()
+    main = [element for element in at.main]
+    # The entry cards come first on the page, before the introduction.
+    first_text = next(i for i, element in enumerate(main) if getattr(element, "value", "").startswith("Training"))
+    keys = [getattr(element, "key", None) or "" for element in main[:first_text]]
+    cards = [key for key in keys if key.startswith("explore-")]
+    from interconnect.ui.page import PAGES, page_exists
+
+    assert cards == [f"explore-{name}" for name in PAGES if name != "home" and page_exists(name)]
+    assert len(cards) == 9
 
 
 def test_home_page_cleans_a_stray_query_string_and_says_so():
@@ -38,7 +54,28 @@ def test_catalog_page_each_kind(kind):
     assert at.radio(key="catalog.kind").value == kind
     table = at.dataframe[0].value
     assert len(table) > 0
-    assert set(table["Direction"]) <= {"per direction", "both directions summed", "shared by both directions", "—"}
+    plain = {"per direction", "both directions summed", "shared by both directions", "—"}
+    assert all(direction in plain or direction.startswith("per direction, down and up differ")
+               for direction in table["Direction"])
+
+
+def test_catalog_page_shows_asymmetric_links_with_both_rates():
+    # FCC 2024 benchmark (benton-fcc): 100 Mbit/s down, 20 up; both directions together 120.
+    at = run_page(CATALOG_PAGE, {"kind": "everyday", "entry": "home-broadband"})
+    assert not at.exception and not at.warning
+    row = at.dataframe[0].value.iloc[0]
+    assert row["Value"] == "12.5 MB/s down, 2.5 MB/s up"  # the catalog shows bytes throughout
+    assert row["Direction"] == "per direction, down and up differ (15 MB/s = 120 Mbit/s both directions together)"
+
+
+def test_catalog_page_says_fp16_for_gpus_without_bf16():
+    # NVIDIA's P100 and V100 data sheets give FP16 (half precision) peaks: neither has BF16.
+    at = run_page(CATALOG_PAGE, {"kind": "gpu"})
+    table = at.dataframe[0].value
+    compute = table[table["Figure"].str.endswith("dense")].set_index("id")["Figure"]
+    assert compute["p100"] == "FP16 dense" and compute["v100"] == "FP16 dense"
+    assert compute["h100-sxm"] == "BF16 dense"
+    assert not any("bf16" in figure for figure in table["Figure"])
 
 
 def test_catalog_page_opens_one_entry_with_its_sources_and_claims():

@@ -145,6 +145,22 @@ def wait_for_charts(page: Any, minimum: int = 1, timeout_ms: int = FIRST_RENDER_
     assert page.locator(CHART).count() >= minimum
 
 
+def settled_chart_count(page: Any, quiet_ms: int = 1500, timeout_ms: int = 30_000) -> int:
+    """The number of charts on the page once it has stopped changing for ``quiet_ms``.
+
+    Streamlit reports the script idle a moment before the browser has mounted every element, so a
+    count taken at once can be short (even zero).
+    """
+    count, stable_ms, waited_ms = page.locator(CHART).count(), 0, 0
+    while stable_ms < quiet_ms and waited_ms < timeout_ms:
+        page.wait_for_timeout(250)
+        waited_ms += 250
+        now = page.locator(CHART).count()
+        stable_ms = stable_ms + 250 if now == count else 0
+        count = now
+    return count
+
+
 def widget(page: Any, key: str) -> Any:
     """The element of the widget with Streamlit key ``key`` (``cliff.dir`` -> ``.st-key-cliff-dir``)."""
     return page.locator(".st-key-" + re.sub(r"[^A-Za-z0-9_-]", "-", key))

@@ -24,7 +24,7 @@ def test_bits_are_a_dimension_so_a_link_rate_is_not_a_clock_rate():
 
 
 def test_400_gbit_per_s_is_50_gbyte_per_s():
-    # A 400 Gbit/s InfiniBand NDR port carries 50 GB/s per direction (1 byte = 8 bits; mle-network).
+    # A 400 Gbit/s InfiniBand NDR port carries 50 GB/s per direction (1 byte = 8 bits).
     assert Q_("400 Gbit/s").to("GB/s").magnitude == pytest.approx(50.0)
 
 
@@ -101,8 +101,11 @@ def test_non_string_input_is_refused():
 @pytest.mark.parametrize(
     ("quantity", "unit", "text"),
     [(Q_("450 GB/s"), "B/s", "450 GB/s"), (Q_("50 GB/s"), "bit/s", "400 Gbit/s"),
-     (Q_("900 GB/s"), "bluray/s", "18 Blu-ray/s"), (Q_("12 kB/s"), "B/s", "12 kB/s"),
-     (Q_("3.35 TB/s"), "B/s", "3.35 TB/s")],
+     (Q_("900 GB/s"), "bluray/s", "18 Blu-rays/s"), (Q_("12 kB/s"), "B/s", "12 kB/s"),
+     (Q_("3.35 TB/s"), "B/s", "3.35 TB/s"), (Q_("50 GB/s"), "bluray/s", "1 Blu-ray/s"),
+     # Fewer than one 50 GB disc a second reads as the time one disc takes: 50 GB / 25 MB/s = 2000 s.
+     (Q_("25 MB/s"), "bluray/s", "1 Blu-ray every 33.3 min"),
+     (Q_("50 kB/s"), "bluray/s", "1 Blu-ray every 11.6 days")],
 )
 def test_format_bandwidth(quantity, unit, text):
     assert format_bandwidth(quantity, unit) == text

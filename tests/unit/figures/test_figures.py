@@ -15,7 +15,15 @@ from interconnect.figures.allreduce import (
     traffic_figure,
 )
 from interconnect.figures.cliff import cliff_figure, generation_figure, short_gpu_name
-from interconnect.figures.reach import reach_figure
+from interconnect.figures.reach import (
+    _MAP_WIDTHS_PX,
+    _map_box,
+    _map_offset,
+    _map_overlaps,
+    _map_place_labels,
+    _map_point_px,
+    reach_figure,
+)
 from interconnect.models.allreduce_view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
 from interconnect.models.cliff import cliff_bars, generation_ratios
 from interconnect.models.cluster import resolve_cluster
@@ -23,30 +31,113 @@ from interconnect.models.cluster import resolve_cluster
 CATALOG = get_catalog()
 
 
+def bars_by_label(figure):
+    """Every bar of the cliff chart (one trace per layer) as label -> (value, text)."""
+    return {label: (x, text) for trace in figure.data for label, x, text in zip(trace.y, trace.x, trace.text,
+                                                                              strict=True)}
+
+
 def test_cliff_figure_has_one_bar_per_link_on_a_log_axis_in_the_chosen_unit():
     bars = cliff_bars(CATALOG, "h100-sxm", "ib-ndr")
     figure = cliff_figure(bars, "Gbitps")
-    assert [trace.y[0] for trace in figure.data] == [bar.label for bar in bars]
+    drawn = bars_by_label(figure)
+    assert list(drawn) == [bar.label for bar in bars]  # layers keep the bars' order
+    assert len(figure.data) == len({bar.layer for bar in bars})  # one trace per layer
     assert figure.layout.xaxis.type == "log"
-    nic = next(trace for trace in figure.data if "one GPU's NIC" in trace.y[0])
-    assert nic.x[0] == pytest.approx(400.0)  # 400 Gbit/s per direction
-    assert nic.text[0] == "400 Gbit/s"
+    assert drawn["One GPU's NIC: InfiniBand NDR"] == (pytest.approx(400.0), "400 Gbit/s")  # per direction
+    # The edge of the chassis has its own empty row between the last bar inside and the first outside.
+    rows = list(figure.layout.yaxis.categoryarray)[::-1]
+    assert rows.index(" ") == [bar.key for bar in bars].index("node")
 
 
 def test_cliff_figure_marks_bars_whose_basis_differs():
     bars = cliff_bars(CATALOG, "h100-sxm", "ib-ndr", basis="achieved")
     figure = cliff_figure(bars, "GBps", basis="achieved")
-    texts = {trace.y[0]: trace.text[0] for trace in figure.data}
-    assert not any("(achieved)" in text for text in texts.values())
-    assert any("(spec)" in text for text in texts.values())  # HBM has no achieved figure
+    texts = [text for _, text in bars_by_label(figure).values()]
+    assert not any("(achieved)" in text for text in texts)
+    assert any("(spec)" in text for text in texts)  # HBM has no achieved figure
 
 
-def test_generation_and_reach_figures():
-    figure = generation_figure(generation_ratios(CATALOG))
-    assert len(figure.data[0].x) == len(CATALOG.gpus)
+def test_cliff_axis_reads_in_real_units():
+    figure = cliff_figure(cliff_bars(CATALOG, "h100-sxm"), "GBps")
+    assert list(figure.layout.xaxis.ticktext) == ["1 MB/s", "1 GB/s", "1 TB/s"]
+    bits = cliff_figure(cliff_bars(CATALOG, "h100-sxm"), "Gbitps")
+    assert "1 Gbit/s" in bits.layout.xaxis.ticktext
+    discs = cliff_figure(cliff_bars(CATALOG, "h100-sxm"), "bluray")
+    assert "1 a second" in discs.layout.xaxis.ticktext and "1 an hour" in discs.layout.xaxis.ticktext
+
+
+def test_blu_ray_labels_read_as_a_time_per_disc():
+    # 100 Mbit/s = 12.5 MB/s: a 50 GB disc takes 4000 s = 1.11 h.
+    texts = bars_by_label(cliff_figure(cliff_bars(CATALOG, "h100-sxm"), "bluray"))
+    assert texts["Home broadband"][1] == "1 Blu-ray every 1.11 h (down)"
+    assert texts["NVLink: GPU to GPU"][1] == "9 Blu-rays/s"  # 450 GB/s / 50 GB
+    assert not any("e-0" in text for _, text in texts.values())
+
+
+def test_asymmetric_link_shows_both_rates():
+    per = bars_by_label(cliff_figure(cliff_bars(CATALOG, "h100-sxm"), "Gbitps"))
+    assert per["Home broadband"][1] == "100 Mbit/s down, 20 Mbit/s up"
+    both = bars_by_label(cliff_figure(cliff_bars(CATALOG, "h100-sxm", direction="both_directions"), "Gbitps",
+                                      direction="both_directions"))
+    assert both["Home broadband"] == (pytest.approx(0.12), "120 Mbit/s (100 down + 20 up)")
+
+
+def test_cliff_figure_fits_the_projector_and_has_room_for_its_labels():
+    for gpu in CATALOG.gpus:
+        for unit in ("GBps", "Gbitps", "bluray"):
+            figure = cliff_figure(cliff_bars(CATALOG, gpu, direction="both_directions"), unit,
+                                  direction="both_directions")
+            assert figure.layout.height <= 660, (gpu, unit)  # 720 px window less Streamlit's header
+            assert all(trace.textfont.size >= 14 for trace in figure.data)
+            high = figure.layout.xaxis.range[1]
+            assert high > max(math.log10(x) for trace in figure.data for x in trace.x) + 0.3
+
+
+def test_generation_figure_in_release_order_with_readable_labels():
+    rows = generation_ratios(CATALOG)
+    figure = generation_figure(rows)
+    like = figure.data[0]
+    assert len(like.x) == len(CATALOG.gpus)
+    assert list(figure.layout.xaxis.categoryarray) == list(like.x)
+    years = [int(tick.split("<br>")[1]) for tick in like.x]
+    assert years == sorted(years)
+    assert all(trace.textfont.size is None or trace.textfont.size >= 14 for trace in figure.data)
+    assert figure.layout.xaxis.tickfont.size >= 14 and figure.layout.xaxis.tickangle == 0
+    gaudi = next(i for i, row in enumerate(rows) if row.gpu.id == "gaudi3")
+    assert like.text[gaudi] == "7:1"  # 525 / (3 x 25) GB/s, as on the page's headline
+
+
+def test_reach_map_labels_fit_and_axes_read_in_units():
     reach = reach_figure(list(CATALOG.links.values()))
     assert reach.layout.xaxis.type == "log" and reach.layout.yaxis.type == "log"
+    assert "1 m" in reach.layout.xaxis.ticktext and "1 km" in reach.layout.xaxis.ticktext
+    assert "1 GB/s" in reach.layout.yaxis.ticktext and "1 kB/s" in reach.layout.yaxis.ticktext
+    labels = [annotation.text for annotation in reach.layout.annotations]
+    assert not any("…" in label for label in labels)
+    assert {"NVLink 5", "NVLink 4", "LapLink cable", "400ZR"} <= set(labels)
+    assert all(annotation.font.size >= 14 for annotation in reach.layout.annotations)
+    # Every link with a reach is on the map (and named in its hover box), labelled or not.
+    names = " / ".join(row[0] for trace in reach.data for row in trace.customdata)
+    assert all(link.name in names for link in CATALOG.links.values() if link.reach is not None)
     assert short_gpu_name("NVIDIA H100 SXM5 80GB") == "H100 SXM5"
+
+
+def test_reach_map_label_boxes_do_not_overlap_at_the_widths_it_is_laid_out_for():
+    spots = [(0.5, 450.0, "NVLink 4"), (2.0, 900.0, "NVLink 5"), (2.0, 50.0, "InfiniBand NDR"),
+             (3.0, 50.0, "Copper DAC"), (5.0, 50.0, "Active copper")]
+    positions = _map_place_labels(spots)
+    for width in _MAP_WIDTHS_PX:
+        boxes = []
+        for (x, y, text), position in zip(spots, positions, strict=True):
+            if position is None:
+                continue
+            px, py = _map_point_px(x, y, width)
+            dx, dy = _map_offset(position, text)
+            boxes.append(_map_box((px + dx, py + dy), text))
+        for i, first in enumerate(boxes):
+            assert not any(_map_overlaps(first, second, pad=0) for second in boxes[i + 1:])
+    assert positions[0] is not None and positions[1] is not None
 
 
 def test_allreduce_figures_label_regions_and_limits():
