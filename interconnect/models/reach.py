@@ -148,7 +148,7 @@ _FIBRE_GROUP_INDEX = 1.468
 PROPAGATION: dict[str, Propagation] = {
     "fibre": Propagation(
         "fibre", "Silica fibre", _FIBRE_GROUP_INDEX / SPEED_OF_LIGHT_M_PER_S, "spec",
-        # 1.468 / c = 4.897 us/km: "4.897 us/km at 1550 nm" and 204,190 km/s (68 % of c), MapYourTech,
+        # 1.468 / c = 4.897 us/km: "4.897 us/km at 1550 nm" and 204,190 km/s (which is 68 % of c), MapYourTech,
         # "The 5 microsecond rule" (https://mapyourtech.com/the-5-microsecond-rule-fiber-propagation-latency-per-kilometer/);
         # a calculator with n = 1.4682 gives 4.90 us/km (https://redzilla.aiscnet.com/en/latencia-fibra/).
         "Group index about 1.468 (4.9 µs per km): MapYourTech, 'The 5 microsecond rule' "
@@ -167,8 +167,8 @@ PROPAGATION: dict[str, Propagation] = {
         # measured on Cat 5 twisted pair (about 0.64 c), electronics.stackexchange question 45492,
         # and the 40-75 % velocity of propagation of twisted pair (technologyuk.net).
         "Estimate, 5 ns per metre: Cat 5 twisted pair measures 4.8-5.3 ns/m "
-        "(https://www.technologyuk.net/telecommunications/telecom-principles/velocity-of-propagation.shtml: "
-        "twisted pair 40-75 % of c)",
+        "(https://electronics.stackexchange.com/questions/45492); twisted pair runs at 40-75 % of c "
+        "(https://www.technologyuk.net/telecommunications/telecom-principles/velocity-of-propagation.shtml)",
     ),
     "vacuum": Propagation(
         "vacuum", "Vacuum (free space)", 1.0 / SPEED_OF_LIGHT_M_PER_S, "spec",

@@ -1,11 +1,12 @@
 """The Streamlit glue of the Reach page: the distance control and the sections it drives.
 
 Two fragments, so a control reruns only what it drives: :func:`distance_section` (the distance,
-which links still reach, the leash chart, latency and timeouts) and, nested in it,
-:func:`training_section` (message size, sync interval, the gap's medium and the cluster). Dragging
-the distance reruns both (training depends on the distance); changing the message size reruns only
-the training part. Every figure, table and block of text is cached by the values it depends on, so
-a rerun at a distance seen before only sends elements.
+which links still reach, the leash chart, latency) and, nested in it, :func:`training_section`
+(message size, sync interval, the gap's medium and the cluster). Dragging the distance reruns both
+(training depends on the distance); changing the message size reruns only the training part.
+:func:`timeouts_section` does not depend on any control and stays outside both. Every figure,
+table and block of text is cached by the values it depends on, so a rerun at a distance seen
+before only sends elements.
 
 The arithmetic is in :mod:`interconnect.models.reach`; the figures in :mod:`interconnect.figures.reach`.
 """
