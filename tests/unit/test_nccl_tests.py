@@ -1274,6 +1274,14 @@ def test_launcher_prefixes_of_nccl_messages_are_not_unrecognised_lines(prefix):
     assert not any("not recognised" in w for w in run.warnings)
 
 
+def test_lines_whose_prefixes_must_be_taken_off_one_by_one_count_double():
+    # each prefix costs as much to examine as a line: 100,000 lines of "node-1: # x" took 1-2 s
+    text = ROW_1MIB + "\n" + "\n".join(["node-1: # x"] * 60_000)
+    with pytest.raises(NcclLogError, match=r"^line 50,?001: the log is too long to read: more than 100,000 lines and"):
+        parse_nccl_tests(text)
+    assert len(parse_nccl_tests(ROW_1MIB + "\n" + "\n".join(["node-1: # x"] * 49_000)).size_bytes) == 1
+
+
 @pytest.mark.parametrize("line", ["x", "8.52 123.07", "./build/all_reduce_perf -b 8 -e 1G"])
 def test_a_flood_of_other_lines_is_refused(line):
     text = HEADER + ROW_1MIB + "\n" + "\n".join([line] * 10_001)
