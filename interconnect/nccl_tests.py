@@ -1762,6 +1762,8 @@ def _load_json(text: str) -> object:
                 return json.loads(repaired)
             except (json.JSONDecodeError, RecursionError):
                 pass
+            except ValueError:  # now reading further, it met a number over 4,300 digits
+                raise _long_number_error(repaired) from None
         if not text.rstrip().endswith("}"):  # nccl-tests closes its one object last (jsonOutputFinalize)
             reason = "the JSON ends early (was the nccl-tests run interrupted before it finished the file?)"
         else:
@@ -1791,7 +1793,8 @@ def _parse_json(text: str) -> NcclRun:
     version = document.get("version")
     if isinstance(version, int) and not isinstance(version, bool) and version > _JSON_FILE_VERSION_KNOWN:
         warnings.append(
-            f"JSON file version {version} is newer than version {_JSON_FILE_VERSION_KNOWN} this reader was written for"
+            f"JSON file version {version if version <= _INT64_MAX else _show(version)} is newer than version "
+            f"{_JSON_FILE_VERSION_KNOWN} this reader was written for"
         )
     config = document.get("config")
     config = config if isinstance(config, dict) else {}

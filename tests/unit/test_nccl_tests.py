@@ -1169,6 +1169,13 @@ def test_json_integer_over_4300_digits_is_an_nccl_log_error():
     assert info.value.line_number == line_number_of(pretty, "1" * 4400)
 
 
+def test_json_with_bare_inf_and_a_giant_integer_is_an_nccl_log_error():
+    # found by benchmarks/fuzz_logs.py: the bare-inf repair reads on and meets the long number
+    text = JSON_TEXT.replace('"bus_bw":47.915694', '"bus_bw":inf').replace('"size":4194304', '"size":' + "9" * 5000)
+    with pytest.raises(NcclLogError, match="a number of 5,000 digits"):
+        parse_nccl_tests(text)
+
+
 @pytest.mark.parametrize("field", ["time", "alg_bw", "nwrong"])
 def test_json_number_of_400_digits_is_an_nccl_log_error(field):
     text = JSON_TEXT.replace(f'"{field}":82.064135' if field == "time" else "", "")
@@ -1183,8 +1190,10 @@ def test_json_giant_counts_outside_the_results_are_harmless():
     document = json.loads(JSON_TEXT)
     document["out_of_bounds"]["count"] = int("7" * 400)
     document["config"]["nthreads"] = 10**30
+    document["version"] = 10**4000
     run = parse_nccl_tests(json.dumps(document))
     assert any("a 400-digit number out-of-bounds values" in w for w in run.warnings)
+    assert "JSON file version a 4,001-digit number is newer than version 3 this reader was written for" in run.warnings
     assert (run.ranks, run.ranks_source) == (2, "json devices")  # nthreads out of range: one rank per entry
 
 
