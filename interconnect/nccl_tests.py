@@ -569,6 +569,7 @@ _NCCL_PREFIX_REVERSED_RE = re.compile(
 _NCCL_WARN_CHARS = 200  # an NCCL WARN message is quoted in a warning up to this length
 # A value nccl-tests printed just before NCCL's message, glued to the hostname ("-1dgx-a07:123:456 [0] NCCL INFO").
 _GLUED_VALUE_RE = re.compile(r"(?:-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|N/A)(?=[A-Za-z])")
+_GLUED_VALUE_STARTS = frozenset("-0123456789N")
 _KNOWN_NOISE_RE = re.compile(r"(?:NCCL version|RCCL version|rccl-tests: Version)\b")
 _RANK_RE = re.compile(
     r"Rank\s+(?P<rank>\d+)(?:\s+Group\s+\d+)?(?:\s+Pid\s+\d+)?\s+on\s+(?P<host>\S+)\s+device\s+\d+"
@@ -857,9 +858,10 @@ class _TextParser:
         if prefix is not None and not (window_start > 0 and prefix.end() == marker - window_start):
             start = marker - prefix.end()
             before = line[:start]
-            glued = _GLUED_VALUE_RE.match(line, start, marker)
-            if glued and (not before or before[-1].isspace()):
-                before += glued.group(0)
+            if line[start] in _GLUED_VALUE_STARTS:
+                glued = _GLUED_VALUE_RE.match(line, start, marker)
+                if glued and (not before or before[-1].isspace()):
+                    before += glued.group(0)
         if warn >= 0:
             text = line[warn + len("NCCL WARN") : warn + len("NCCL WARN") + _NCCL_WARN_CHARS + 1].strip()
             if len(text) > _NCCL_WARN_CHARS:
@@ -1965,7 +1967,11 @@ def parse_nccl_tests(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> Nc
     Raises
     ------
     NcclLogError
-        Too large, binary, no data rows, or a data row that cannot be read (with its line number).
+        Too large (over ``max_bytes``, :data:`MAX_LINES` lines or :data:`MAX_ROWS` data rows, or
+        too many lines that are not nccl-tests output), binary, no usable data rows, or a line that
+        cannot be read (with its line number). Nothing else, whatever the input: rows with NaN,
+        infinite or zero-time values are skipped with a warning, and every step takes time linear
+        in the input, within the caps.
 
     Examples
     --------
