@@ -26,8 +26,8 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/fuzz_logs.py [--cases N] [--seed S] [--no-audit]
 
-The default 10,000 cases take about a minute on two cores. Performance is reported here, not
-asserted in the tests (project rule).
+The default 10,000 cases and the audit take about 40 s of CPU, longer by the clock on a shared
+two-core machine. Performance is reported here, not asserted in the tests (project rule).
 """
 
 from __future__ import annotations
@@ -50,7 +50,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from interconnect.io import nccl_tests  # noqa: E402
-from interconnect.io.nccl_tests import MAX_LINE_CHARS, MAX_LOG_BYTES, NcclLogError, NcclRun, parse_nccl_tests  # noqa: E402
+from interconnect.io.nccl_tests import (  # noqa: E402
+    MAX_LINE_CHARS,
+    MAX_LOG_BYTES,
+    MAX_ROWS,
+    NcclLogError,
+    NcclRun,
+    parse_nccl_tests,
+)
 
 SAMPLE_DIRS = [ROOT / "tests" / "unit" / "data" / "nccl_logs", ROOT / "interconnect" / "data" / "measurements"]
 TARGET_CPU_S = 1.0
@@ -290,8 +297,13 @@ def splice_collective(rng: random.Random, text: str, others: list[str]) -> tuple
     return "\n".join(lines), "lines of another log spliced in"
 
 
+NCCL_INFO_LINE = "dgx-h100-a07:2338417:2338478 [0] NCCL INFO Channel 00/24 : 0 1 2 3 4 5 6 7 via P2P/CUMEM/read"
+
+
 def grow_to_limit(rng: random.Random, text: str) -> tuple[str, str]:
-    """Repeat the log's lines up to just under, or just over, MAX_LOG_BYTES."""
+    """Repeat the log's lines up to just under, or just over, MAX_LOG_BYTES: either data rows only
+    (more than MAX_ROWS of them), or up to 15,000 rows among NCCL INFO lines, as a big
+    NCCL_DEBUG=INFO log has them (accepted)."""
     if text.lstrip()[:1] == "{" and '"results":[{' in text:
         try:
             row = json.dumps(json.loads(text)["results"][0], separators=(",", ":"))
@@ -300,19 +312,53 @@ def grow_to_limit(rng: random.Random, text: str) -> tuple[str, str]:
         if row:
             start = text.index('"results":[{') + len('"results":[')
             copies = (MAX_LOG_BYTES - len(text.encode())) // (len(row.encode()) + 1)
+            if rng.random() < 0.5:
+                copies = min(copies, MAX_ROWS - 100)
             grown = text[:start] + ",".join([row] * copies) + "," + text[start:]
             return grown, f"{copies:,} extra JSON results ({len(grown.encode()):,} bytes)"
     over = rng.random() < 0.3
     target = MAX_LOG_BYTES + (1 if over else -rng.randrange(1, 4096))
     lines = [line for line in _lines(text) if line.strip()[:1].isdigit()] or _lines(text)
-    block = "\n".join(lines) + "\n"
-    grown = text + "\n" + block * ((target - len(text)) // len(block))
-    grown += "#" * max(0, target - len(grown.encode()))
-    return grown, f"grown to {len(grown.encode()):,} bytes"
+    prefix = rng.choice(["", "", "", *LAUNCHER_PREFIXES])  # every line from a launcher: the slowest path
+    with_info = rng.random() < 0.5
+    if with_info:  # rows spread among NCCL INFO lines, fewer than MAX_ROWS in all
+        per_block = max(1, (len(lines) * (MAX_LOG_BYTES // 15_000)) // (len(NCCL_INFO_LINE) + 1) - len(lines))
+        lines = lines + [NCCL_INFO_LINE] * per_block
+    block = "\n".join(prefix + line for line in lines) + "\n"
+    grown = text + "\n" + block * ((target - len(text.encode())) // len(block.encode()))
+    missing = target - len(grown.encode())
+    grown += ("#" * 99 + "\n") * (missing // 100) + "#" * (missing % 100)
+    kind = "rows and NCCL INFO lines" if with_info else "rows"
+    return grown, f"grown to {len(grown.encode()):,} bytes of {kind}" + (f", prefix {prefix!r}" if prefix else "")
+
+
+FLOOD_LINES = [
+    "", "x", "# x", "8.52 123.07", "1 2 3 4 5 6 7 8 9", "h:1:2 [0] NCCL INFO x", "NCCL version 2.18.1",
+    "#  Rank  7 Group  0 Pid 1 on h device  7 [0000:db:00] NVIDIA H100", "./all_reduce_perf -b 8 -e 8G",
+    "node-1: # x", "0: node-1: # Out of bounds values : 3 OK", "2024-07-18T10:00:00Z h:1:2 [0] NCCL INFO x", "|",
+]  # fmt: skip
+
+
+def flood(rng: random.Random, text: str) -> tuple[str, str]:
+    """Thousands to hundreds of thousands of short lines: cheap to send, each costly to examine."""
+    line = rng.choice(FLOOD_LINES)
+    count = rng.choice([5_000, 20_000, 49_000, 99_000, 300_000])
+    lines = _lines(text)
+    at = rng.randrange(len(lines) + 1)
+    return "\n".join(lines[:at] + [line] * count + lines[at:]), f"{count:,} x {line!r} at line {at + 1}"
+
+
+LAUNCHER_PREFIXES = [
+    "[1,0]<stdout>:",
+    "Thu Jul 18 10:00:00 2024[1,0]<stdout>:",
+    "0: ",
+    "node-1: ",
+    "2024-07-18T10:00:00.123Z ",
+]
 
 
 def sprinkle_prefixes(rng: random.Random, text: str) -> tuple[str, str]:
-    prefix = rng.choice(["[1,0]<stdout>:", "0: ", "node-1: ", "2024-07-18T10:00:00.123Z ", "| ", "\x1b[32m"])
+    prefix = rng.choice([*LAUNCHER_PREFIXES, "| ", "\x1b[32m"])
     lines = [prefix + line if rng.random() < 0.7 else line for line in _lines(text)]
     return "\n".join(lines), f"prefix {prefix!r}"
 
@@ -331,6 +377,7 @@ def build_mutators(others: list[str]) -> list[Mutator]:
         Mutator("encoding", encoding),
         Mutator("mixed collectives", lambda rng, text: splice_collective(rng, text, others)),
         Mutator("launcher prefixes", sprinkle_prefixes, 0.5),
+        Mutator("line flood", flood, 0.03),
     ]
 
 

@@ -1171,6 +1171,13 @@ def test_json_integer_over_4300_digits_is_an_nccl_log_error():
     assert info.value.line_number == line_number_of(pretty, "1" * 4400)
 
 
+def test_json_with_bare_inf_and_a_giant_integer_is_an_nccl_log_error():
+    # found by benchmarks/fuzz_logs.py: the bare-inf repair reads on and meets the long number
+    text = JSON_TEXT.replace('"bus_bw":47.915694', '"bus_bw":inf').replace('"size":4194304', '"size":' + "9" * 5000)
+    with pytest.raises(NcclLogError, match="a number of 5,000 digits"):
+        parse_nccl_tests(text)
+
+
 @pytest.mark.parametrize("field", ["time", "alg_bw", "nwrong"])
 def test_json_number_of_400_digits_is_an_nccl_log_error(field):
     text = JSON_TEXT.replace(f'"{field}":82.064135' if field == "time" else "", "")
@@ -1185,8 +1192,10 @@ def test_json_giant_counts_outside_the_results_are_harmless():
     document = json.loads(JSON_TEXT)
     document["out_of_bounds"]["count"] = int("7" * 400)
     document["config"]["nthreads"] = 10**30
+    document["version"] = 10**4000
     run = parse_nccl_tests(json.dumps(document))
     assert any("a 400-digit number out-of-bounds values" in w for w in run.warnings)
+    assert "JSON file version a 4,001-digit number is newer than version 3 this reader was written for" in run.warnings
     assert (run.ranks, run.ranks_source) == (2, "json devices")  # nthreads out of range: one rank per entry
 
 
@@ -1274,6 +1283,14 @@ def test_launcher_prefixes_of_nccl_messages_are_not_unrecognised_lines(prefix):
     run = parse_nccl_tests(message * 20_000 + prefix + ROW_1MIB + "\n")
     assert len(run.size_bytes) == 1
     assert not any("not recognised" in w for w in run.warnings)
+
+
+def test_lines_whose_prefixes_must_be_taken_off_one_by_one_count_double():
+    # each prefix costs as much to examine as a line: 100,000 lines of "node-1: # x" took 1-2 s
+    text = ROW_1MIB + "\n" + "\n".join(["node-1: # x"] * 60_000)
+    with pytest.raises(NcclLogError, match=r"^line 50,?001: the log is too long to read: more than 100,000 lines and"):
+        parse_nccl_tests(text)
+    assert len(parse_nccl_tests(ROW_1MIB + "\n" + "\n".join(["node-1: # x"] * 49_000)).size_bytes) == 1
 
 
 @pytest.mark.parametrize("line", ["x", "8.52 123.07", "./build/all_reduce_perf -b 8 -e 1G"])
