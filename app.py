@@ -28,23 +28,23 @@ home_state.sync_url()  # the home page has no settings: a link's stray parameter
 #: The way into each page, shown as cards right under the title (above the fold at 1280x720), at most
 #: four to a row: (page, icon, title, one line on what it shows).
 ENTRY_POINTS = (
-    ("cliff", "📉", "The bandwidth cliff",
+    ("cliff", None, "The bandwidth cliff",
      "Inside the server against outside it, like for like, for every GPU in its own server."),
-    ("allreduce", "🔁", "All-reduce",
+    ("allreduce", None, "All-reduce",
      "What the cliff costs a training step: time by algorithm, message size and cluster."),
-    ("overlap", "⏱️", "Overlap",
+    ("overlap", None, "Overlap",
      "Hide the gradient all-reduce behind the backward pass, and see what stays exposed."),
-    ("seating", "🪑", "Seating chart",
+    ("seating", None, "Seating chart",
      "Seat tensor, pipeline and data parallelism on the wires they can afford."),
-    ("reach", "📏", "Reach",
+    ("reach", None, "Reach",
      "Fast links are on a short leash: what distance does to links, latency and training."),
-    ("crossdc", "🌍", "Across sites",
+    ("crossdc", None, "Across sites",
      "DiLoCo, Streaming DiLoCo and SparseLoCo: the WAN bandwidth that keeps GPUs busy."),
-    ("claims", "⚖️", "Claims, checked",
+    ("claims", None, "Claims checked",
      "Popular figures beside what the sources say, and why they differ."),
-    ("units", "🧮", "Unit traps",
+    ("units", None, "Unit traps",
      "Per direction or both, Gbit or GB, busbw or algbw: and a converter."),
-    ("catalog", "📚", "Catalog and sources",
+    ("catalog", None, "Catalog and sources",
      "Every figure with its unit, its direction and where it comes from."),
 )
 #: The cards' look (a constant of ours, never user text): a tinted card and the link in body-size type.
@@ -57,7 +57,7 @@ ENTRY_STYLE = """
 st.markdown(ENTRY_STYLE, unsafe_allow_html=True)
 described = {entry[0]: entry for entry in ENTRY_POINTS}
 # Every page gets a card, in the sidebar's order; a page without a description here still gets its title.
-entries = [described.get(name, (name, "➡️", label, ""))
+entries = [described.get(name, (name, None, label, ""))
            for name, (_, label) in PAGES.items() if name != "home" and page_exists(name)]
 per_row = math.ceil(len(entries) / math.ceil(len(entries) / 4)) if entries else 1  # 5 -> 3 + 2, 7 -> 4 + 3
 for start in range(0, len(entries), per_row):

@@ -110,8 +110,11 @@ def utilization_figure(wan_bytes_per_s: np.ndarray, curves: Mapping[str, np.ndar
     figure.add_vline(x=current_bytes_per_s * 8, line_dash="dash", line_color="#111827", line_width=1.5)
     for name, rate in markers:
         figure.add_vline(x=rate * 8, line_dash="dot", line_color="#9ca3af", line_width=1)
-        figure.add_annotation(x=math.log10(rate * 8), y=1.0, yref="y domain", yanchor="bottom", showarrow=False,
-                              text=name, textangle=-30, font={"size": 14, "color": "#4b5563"}, xanchor="left")
+        # Inside the plot, reading up from the axis beside each line: upright labels of neighbouring
+        # classes collided, and labels above the plot ran into the title.
+        figure.add_annotation(x=math.log10(rate * 8), y=0.03, yref="y domain", yanchor="bottom", showarrow=False,
+                              text=name, textangle=-90, font={"size": 14, "color": "#4b5563"}, xanchor="right",
+                              bgcolor="rgba(255,255,255,0.8)")
     figure.update_layout(title={"text": "Compute utilisation against WAN bandwidth per site", "y": 0.98})
     apply_theme(figure, height=520)
     figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 110, "t": 120})

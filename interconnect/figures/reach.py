@@ -79,11 +79,11 @@ def _short_link_name(name: str, limit: int = 22, *, whole_words: bool = False) -
 
 
 #: Label geometry at 14 px text, and the plot area of a chart in the page's main column at 1280 px.
-_CHAR_PX, _LINE_PX, _GAP_PX = 8.0, 17.0, 9.0
+_CHAR_PX, _LINE_PX, _GAP_PX = 8.8, 18.0, 9.0  # a 14 px font, with room for wide glyphs
 
 
 def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str], x_range: Sequence[float],
-                     y_range: Sequence[float], *, width_px: float = 660.0, height_px: float = 330.0,
+                     y_range: Sequence[float], *, width_px: float = 600.0, height_px: float = 330.0,
                      marker_px: Sequence[float] | None = None) -> list[str | None]:
     """Text positions that keep labels off each other and off the markers on a log-log chart.
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 __all__ = ["BANDWIDTH_UNITS", "FONT_FAMILY", "FORMAT_UNITS", "LAYER_COLOURS", "LAYER_LEGEND_NAMES", "apply_theme",
-           "presentation_figure", "title_over_legend"]
+           "presentation_figure", "readable_figure",
+           "title_over_legend"]
 
 #: Display unit key (also the URL value) -> (pint unit, axis label)
 BANDWIDTH_UNITS: dict[str, tuple[str, str]] = {
@@ -98,6 +99,45 @@ PRESENT_LINE_SCALE = 1.6
 PRESENT_MARKER_SCALE = 1.4
 
 
+def _raise_text(figure: go.Figure, minimum_px: int, title_px: int) -> go.Figure:
+    """Every text of ``figure`` at least ``minimum_px`` (titles ``title_px``), in place."""
+    layout = figure.layout
+    layout.font.size = max(minimum_px, layout.font.size or 0)
+    # Bar labels that would have to shrink below the minimum to fit are hidden (their hover remains).
+    layout.uniformtext = {"minsize": minimum_px, "mode": "hide"}
+    if layout.title and layout.title.text:
+        layout.title.font.size = max(title_px, layout.title.font.size or 0)
+    layout.legend.font.size = max(minimum_px, layout.legend.font.size or 0)
+    for annotation in layout.annotations or ():
+        annotation.font.size = max(minimum_px, annotation.font.size or 0)
+    for axis_name in [name for name in layout.to_plotly_json() if name.startswith(("xaxis", "yaxis"))]:
+        axis = layout[axis_name]
+        axis.tickfont.size = max(minimum_px, axis.tickfont.size or 0)
+        axis.title.font.size = max(minimum_px, axis.title.font.size or 0)
+    for trace in figure.data:
+        if getattr(trace, "textfont", None) is not None and trace.textfont.size:
+            trace.textfont.size = max(minimum_px, trace.textfont.size)
+    return figure
+
+
+#: The smallest chart text that reads from the back of a room (the projector budget).
+READABLE_MIN_FONT_PX = 14
+
+
+def readable_figure(figure: go.Figure) -> go.Figure:
+    """``figure`` with no text under 14 px (ticks, legends, annotations, bar labels), in place.
+
+    Every chart the app draws goes through this, so a builder that forgets a font size still
+    meets the projector budget.
+
+    >>> fig = go.Figure(go.Bar(x=["a"], y=[1]), layout={"font": {"size": 11}, "xaxis": {"tickfont": {"size": 10}}})
+    >>> fig = readable_figure(fig)
+    >>> fig.layout.font.size, fig.layout.xaxis.tickfont.size
+    (14, 14)
+    """
+    return _raise_text(figure, READABLE_MIN_FONT_PX, READABLE_MIN_FONT_PX + 2)
+
+
 def presentation_figure(figure: go.Figure) -> go.Figure:
     """A copy of ``figure`` for a projector: every text at least 20 px, thicker lines, bigger markers.
 
@@ -106,21 +146,8 @@ def presentation_figure(figure: go.Figure) -> go.Figure:
     >>> big.layout.font.size, big.data[0].line.width
     (20, 3.2)
     """
-    big = go.Figure(figure)
-    layout = big.layout
-    layout.font.size = max(PRESENT_MIN_FONT_PX, layout.font.size or 0)
-    if layout.title and layout.title.text:
-        layout.title.font.size = max(PRESENT_MIN_FONT_PX + 4, layout.title.font.size or 0)
-    layout.legend.font.size = max(PRESENT_MIN_FONT_PX, layout.legend.font.size or 0)
-    for annotation in layout.annotations or ():
-        annotation.font.size = max(PRESENT_MIN_FONT_PX, annotation.font.size or 0)
-    for axis_name in [name for name in layout.to_plotly_json() if name.startswith(("xaxis", "yaxis"))]:
-        axis = layout[axis_name]
-        axis.tickfont.size = max(PRESENT_MIN_FONT_PX, axis.tickfont.size or 0)
-        axis.title.font.size = max(PRESENT_MIN_FONT_PX, axis.title.font.size or 0)
+    big = _raise_text(go.Figure(figure), PRESENT_MIN_FONT_PX, PRESENT_MIN_FONT_PX + 4)
     for trace in big.data:
-        if getattr(trace, "textfont", None) is not None and trace.textfont.size:
-            trace.textfont.size = max(PRESENT_MIN_FONT_PX, trace.textfont.size)
         line = getattr(trace, "line", None)
         if line is not None and getattr(line, "width", None):
             line.width = line.width * PRESENT_LINE_SCALE

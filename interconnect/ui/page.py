@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1  # noqa: F401  (st.components.v1.html for the tour keys)
 from streamlit.errors import StreamlitAPIException
 
 from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, TourStep, get_catalog, load_tour
 from interconnect.figures.export import figure_csv, figure_html
-from interconnect.figures.theme import presentation_figure
+from interconnect.figures.theme import presentation_figure, readable_figure
 from interconnect.ui.pagespecs import known_link_keys
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 from interconnect.units import format_bandwidth
@@ -445,7 +446,7 @@ def show_share_link(query: dict[str, str]) -> None:
     except Exception:  # no browser context (AppTest)
         base = ""
     with slot.container():
-        with st.popover("🔗 Link to this view"):
+        with st.popover("Link to this view"):
             st.caption("Copy it (the icon on the right); it reopens exactly this view, settings included.")
             st.code(share_url(base or "http://localhost:8501/", query), language=None, wrap_lines=True)
 
@@ -474,11 +475,10 @@ def chart(figure: Any, key: str, *, exports: bool = True) -> None:
     that works with no network (plotly.js embedded) and its points as CSV. Both files are built
     only when clicked.
     """
-    if talk_state().present:
-        figure = presentation_figure(figure)
+    figure = presentation_figure(figure) if talk_state().present else readable_figure(go.Figure(figure))
     st.plotly_chart(figure, width="stretch", key=key)
     if exports and not talk_state().present:
-        with st.popover("⬇ Export this chart"):
+        with st.popover("Export this chart"):
             st.download_button("Offline HTML (opens without a network)", data=lambda: figure_html(figure),
                                file_name=f"{key}.html", mime="text/html", key=f"{key}.html", on_click="ignore")
             st.download_button("Data as CSV", data=lambda: figure_csv(figure), file_name=f"{key}.csv",
