@@ -46,6 +46,7 @@ from interconnect.models.collectives.model import (
     _RING_PLATEAU,
     _SIMPLE,
     PROTOCOLS,
+    AllreduceResult,
     _ceil_log2,
     _ll128_allowed,
     _ll_max_bw,
@@ -107,29 +108,15 @@ _P2P_PEERS_PER_ROUND = 8
 
 
 @dataclass(frozen=True, eq=False)
-class CollectiveResult:
+class CollectiveResult(AllreduceResult):
     """Model output for one collective on one cluster, one entry per message size.
 
+    The fields and :meth:`rows` of :class:`AllreduceResult`, plus the collective's name;
     ``size_bytes`` follows nccl-tests' size column (see the module docstring), ``algbw_gbps`` is
     S / t and ``busbw_gbps`` is algbw x nccl-tests' factor for this collective.
     """
 
-    collective: str
-    size_bytes: np.ndarray
-    time_us: np.ndarray
-    algbw_gbps: np.ndarray
-    busbw_gbps: np.ndarray
-    algorithm: np.ndarray
-    protocol: np.ndarray
-    ranks: int
-
-    def rows(self) -> list[dict[str, object]]:
-        return [
-            {"size_bytes": int(s), "time_us": float(t), "algbw_gbps": float(a), "busbw_gbps": float(b),
-             "algorithm": str(al), "protocol": str(pr)}
-            for s, t, a, b, al, pr in zip(self.size_bytes, self.time_us, self.algbw_gbps, self.busbw_gbps,
-                                          self.algorithm, self.protocol, strict=True)
-        ]
+    collective: str = "all_reduce"
 
 
 def normalize_collective(name: str) -> str:
@@ -155,7 +142,7 @@ def _result(collective: str, size: np.ndarray, time: np.ndarray, algos: np.ndarr
         algbw = np.where(time > 0, size / (time * 1e3), np.inf)
     factor = busbw_factor(collective, n) if n > 1 else 0.0
     busbw = algbw * factor if factor > 0 else np.zeros_like(algbw)
-    return CollectiveResult(collective, size, time, algbw, busbw, algos, protos, n)
+    return CollectiveResult(size, time, algbw, busbw, algos, protos, n, collective=collective)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -409,8 +396,8 @@ def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str =
     key = normalize_collective(name)
     if key == "all_reduce":
         result = allreduce(cluster, size_bytes, algorithm, chooser=chooser)
-        return CollectiveResult("all_reduce", result.size_bytes, result.time_us, result.algbw_gbps, result.busbw_gbps,
-                                result.algorithm, result.protocol, result.ranks)
+        return CollectiveResult(result.size_bytes, result.time_us, result.algbw_gbps, result.busbw_gbps,
+                                result.algorithm, result.protocol, result.ranks, collective="all_reduce")
     if key in ("all_gather", "reduce_scatter"):
         return _ag_rs(cluster, key, size_bytes, algorithm, chooser)
     if key == "alltoall":
