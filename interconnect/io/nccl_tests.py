@@ -40,6 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interconnect.units import InterconnectError
+
 __all__ = [
     "MAX_LINES",
     "MAX_LINE_CHARS",
@@ -81,7 +83,7 @@ _BINARY_MESSAGE = "this looks like a binary file, not nccl-tests output"
 _MAX_WARNINGS_LISTED = 5
 
 
-class NcclLogError(ValueError):
+class NcclLogError(InterconnectError, ValueError):
     """The input cannot be read as nccl-tests output.
 
     Attributes

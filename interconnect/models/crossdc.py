@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from interconnect.units import QuantityInputError, parse_quantity
+from interconnect.units import InterconnectError, QuantityInputError, parse_quantity
 
 __all__ = [
     "CONFIDENCES",
@@ -92,7 +92,7 @@ _DATA_FILE = "crossdc.toml"
 # --- errors -------------------------------------------------------------------------------------
 
 
-class CrossDCError(ValueError):
+class CrossDCError(InterconnectError, ValueError):
     """Base class of this module's errors."""
 
 

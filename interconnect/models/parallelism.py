@@ -42,6 +42,7 @@ import numpy as np
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import collective
 from interconnect.models.presets import ModelPreset
+from interconnect.units import InterconnectError
 
 __all__ = [
     "DIMENSIONS",
@@ -79,7 +80,7 @@ PARAM_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2.0, 2.0, 12.0
 _TABLE_SIZES = 2.0 ** np.arange(0, 40.5, 0.5)
 
 
-class LayoutError(ValueError):
+class LayoutError(InterconnectError, ValueError):
     """A layout that cannot run (degrees that do not multiply to the GPU count, TP not dividing the
     heads, EP without experts, ...). The message says what to change."""
 

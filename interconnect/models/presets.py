@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from interconnect.units import InterconnectError
+
 __all__ = ["ModelPreset", "ModelPresetError", "ModelSource", "custom_model", "load_model_presets", "model_sources"]
 
 MODELS_FILE = Path(str(resources.files("interconnect").joinpath("data/models.toml")))
@@ -35,7 +37,7 @@ _SOURCE_KEYS = {"id", "title", "url", "kind"}
 _SOURCE_OPTIONAL = {"note"}
 
 
-class ModelPresetError(ValueError):
+class ModelPresetError(InterconnectError, ValueError):
     """``models.toml`` is malformed; the message names the entry and the problem."""
 
 

@@ -14,12 +14,14 @@ from pathlib import Path
 import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
+from interconnect.units import InterconnectError
+
 __all__ = ["ViewError", "render_view"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class ViewError(RuntimeError):
+class ViewError(InterconnectError, RuntimeError):
     """A page raised while rendering a view for export."""
 
 

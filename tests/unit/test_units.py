@@ -159,3 +159,17 @@ def test_every_error_is_an_interconnect_error_and_pickles():
         assert isinstance(error, InterconnectError)
         restored = pickle.loads(pickle.dumps(error))
         assert type(restored) is type(error) and str(restored) == str(error)
+
+
+def test_the_topic_errors_join_the_family_and_pickle():
+    from interconnect.io.nccl_tests import NcclLogError
+    from interconnect.models.crossdc import CrossDCError
+    from interconnect.models.parallelism import LayoutError
+    from interconnect.models.presets import ModelPresetError
+    from interconnect.units import InterconnectError
+
+    for error in (NcclLogError("expected 13 columns", 17), CrossDCError("H must be at least 1"),
+                  LayoutError("TP must divide the heads"), ModelPresetError("models.toml: bad")):
+        assert isinstance(error, InterconnectError)
+        restored = pickle.loads(pickle.dumps(error))
+        assert type(restored) is type(error) and str(restored) == str(error)
