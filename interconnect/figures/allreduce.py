@@ -219,7 +219,7 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen
     _size_axis(figure)
     figure.update_xaxes(range=[math.log10(float(size[0])), math.log10(float(size[-1]))])
     _log_axis(figure, [chosen.time_us, *[o.time_us for o in overlays]], "time", _time_text, floor_fraction=None)
-    return _finish(figure, 700)
+    return _finish(figure, 600)
 
 
 def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick"
@@ -264,7 +264,7 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chose
     if visible.size:
         start = 2.0 ** (3 * math.floor(math.log2(max(float(visible[0]), 8.0)) / 3))  # the size tick below it
         figure.update_xaxes(range=[math.log10(start), math.log10(float(size[-1]))])
-    return _finish(figure, 700)
+    return _finish(figure, 600)
 
 
 def _label(name: str) -> str:
@@ -329,7 +329,7 @@ def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None,
     if published is not None:
         values.append(published.busbw_gbps if published.low_gbps is None else published.low_gbps)
     _log_axis(figure, values, "busbw", _bw_text, floor_fraction=1e-3)
-    return _finish(figure, 640)
+    return _finish(figure, 580)
 
 
 def traffic_figure(traffic: Mapping[str, float], size_bytes: int) -> go.Figure:
