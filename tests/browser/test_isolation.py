@@ -1,8 +1,10 @@
 """One visitor's hostile links must not stall another visitor's page.
 
-Session A opens the worst links the fuzzers found (each once froze or crashed the server) while
-session B, on its own page, changes a control. B's change-to-redraw time during the attack must
-stay within 2x of its time before it (with a floor for timer noise on a fast machine).
+Session A opens the worst links the fuzzers found (each once froze the server for a minute or
+crashed a page) while session B, on its own page, changes a control. The same is done with A
+opening the same pages with ordinary parameters. Hostile links may cost B no more than twice what
+ordinary use of the same pages costs it: before the parsers were made strict, one of these links
+held the server for over a minute.
 """
 
 from __future__ import annotations
@@ -18,19 +20,28 @@ pytestmark = pytest.mark.browser
 NOISE_FLOOR_MS = 400.0
 
 
-def test_hostile_links_in_one_session_leave_another_session_responsive(streamlit_server, browser):
+def ordinary(link: str) -> str:
+    """The same page as a hostile link, with ordinary parameters."""
+    return link.split("?", 1)[0] + "?nodes=2" if link.startswith("/All_reduce") else link.split("?", 1)[0]
+
+
+def changes_while(attacker, visitor, server, links: list[str]) -> list[float]:
+    values = [8, 4]
+    timings = []
+    for i, link in enumerate(links):
+        attacker.goto(server.base_url + link, wait_until="commit")
+        timings.append(timed_change(visitor, number_changer(visitor, "allreduce.nodes", values[i % 2])))
+    return timings
+
+
+def test_hostile_links_in_one_session_cost_another_session_no_more_than_ordinary_use(streamlit_server, browser):
     visitor = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     attacker = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     open_and_watch(visitor, streamlit_server, "/All_reduce?nodes=4")
-    values = [8, 4]
-    before = [timed_change(visitor, number_changer(visitor, "allreduce.nodes", values[i % 2])) for i in range(4)][1:]
-
-    during = []
-    for i, link in enumerate(HOSTILE_LINKS):
-        attacker.goto(streamlit_server.base_url + link, wait_until="commit")
-        during.append(timed_change(visitor, number_changer(visitor, "allreduce.nodes", values[i % 2])))
-
-    normal = max(statistics.median(before), NOISE_FLOOR_MS)
-    assert statistics.median(during) < 2 * normal, (before, during)
+    changes_while(attacker, visitor, streamlit_server, [ordinary(link) for link in HOSTILE_LINKS[:2]])  # warm-up
+    benign = changes_while(attacker, visitor, streamlit_server, [ordinary(link) for link in HOSTILE_LINKS])
+    hostile = changes_while(attacker, visitor, streamlit_server, list(HOSTILE_LINKS))
+    normal = max(statistics.median(benign), NOISE_FLOOR_MS)
+    assert statistics.median(hostile) < 2 * normal, {"ordinary": benign, "hostile": hostile}
     attacker.context.close()
     visitor.context.close()
