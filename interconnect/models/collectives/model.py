@@ -520,11 +520,17 @@ def _tree_wave_bytes(p: _Params, proto: int, size: np.ndarray) -> np.ndarray:
     return _TREE_CHANNELS * chunk
 
 
+def _ring_buses(p: _Params) -> tuple[float, float, float]:
+    """A ring's bus bandwidth per protocol (LL, LL128, Simple), GB/s: the slowest link of the ring,
+    halved for LL (and capped) and x0.92 for LL128 where NCCL allows it (tuning.cc)."""
+    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
+    return (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
+
+
 def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
     """NCCL ring: tuning.cc latency ``base + (nsteps - nInter)·intraLat + nInter·interLat``."""
     nsteps, ninter = 2 * (p.n - 1), 2 * (p.kd - 1)
-    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
-    buses = (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
+    buses = _ring_buses(p)
     for proto in (_LL, _LL128, _SIMPLE):
         if buses[proto] <= 0:
             continue

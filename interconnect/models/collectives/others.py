@@ -48,12 +48,11 @@ from interconnect.models.collectives.model import (
     PROTOCOLS,
     AllreduceResult,
     _ceil_log2,
-    _ll128_allowed,
-    _ll_max_bw,
     _net_fill,
     _nvls_fill,
     _Params,
     _params,
+    _ring_buses,
     allreduce,
     as_size_bytes,
     busbw_factor,
@@ -154,8 +153,7 @@ def _ring_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray)
     """Ring: n-1 steps, of which (domains - 1) cross the network (tuning.cc ``nInterSteps`` for
     all-gather and reduce-scatter); each rank moves (n-1)/n x S over the slowest link."""
     nsteps, ninter = p.n - 1, p.kd - 1
-    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
-    buses = (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
+    buses = _ring_buses(p)
     for proto in (_LL, _LL128, _SIMPLE):
         if buses[proto] <= 0:
             continue
