@@ -121,7 +121,7 @@ def browser_fragment_check(changes: int) -> list[str]:
     except ImportError:
         return ["  skipped: the playwright package is missing"]
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    from browser_helpers import CHROMIUM_ARGS, SCRIPT_IDLE, StreamlitServer, wait_for_run, widget
+    from browser_helpers import CHROMIUM_ARGS, StreamlitServer, wait_for_run, wait_settled, widget
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     fragment_finish = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].enum_type.values_by_name[
@@ -161,7 +161,7 @@ def browser_fragment_check(changes: int) -> list[str]:
                     act()
                     while len(runs) == done:
                         page.wait_for_timeout(2)
-                    page.wait_for_selector(SCRIPT_IDLE, state="attached")
+                    wait_settled(page)
                     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
                     return (time.perf_counter() - start) * 1000
 

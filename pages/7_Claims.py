@@ -6,15 +6,17 @@ from interconnect.catalog import VERDICTS, get_catalog, load_claims
 from interconnect.ui.page import PAGES, PageState, escape_markdown, footer, page_exists, page_setup
 from interconnect.ui.pagespecs import claims_specs
 
-VERDICT_BADGES = {"wrong": "🔴 wrong", "misleading": "🟠 misleading", "unsourced": "🟡 unsourced",
-                  "roughly right": "🟢 roughly right", "right": "🟢 right"}
+# Coloured badges drawn by Streamlit itself: no emoji, which a browser without an emoji font shows as boxes.
+VERDICT_COLOURS = {"wrong": "red", "misleading": "orange", "unsourced": "gray", "roughly right": "green",
+                   "right": "green"}
+VERDICT_BADGES = {verdict: f":{colour}-badge[{verdict}]" for verdict, colour in VERDICT_COLOURS.items()}
 
 page_setup("Claims, checked", "Popular interconnect figures beside what the sources say, and why they differ.")
 catalog = get_catalog()
 state = PageState("claims", claims_specs())
 state.show_warnings()
 verdict = st.segmented_control("Verdict", ["all", *VERDICTS], key=state.key("verdict"),
-                               format_func=lambda v: "All" if v == "all" else VERDICT_BADGES[v])
+                               format_func=lambda v: "All" if v == "all" else v.capitalize())
 state.sync_url()
 verdict = state["verdict"]
 
@@ -25,7 +27,7 @@ for claim in claims:
     with st.container(border=True):
         left, right = st.columns([5, 1])
         left.markdown(f"**Often quoted:** {escape_markdown(claim.claim)}  \n*({escape_markdown(claim.by)})*")
-        right.markdown(f"**{VERDICT_BADGES[claim.verdict]}**")
+        right.markdown(VERDICT_BADGES[claim.verdict])
         st.markdown(f"**What the sources say:** {claim.correction}")
         st.markdown(f"**Why:** {claim.why}")
         sources = [catalog.source(source_id) for source_id in claim.source_ids]

@@ -291,7 +291,7 @@ def show_entry(entry: Gpu | Link | Node, catalog: Catalog, *, full: bool = False
             st.markdown(f"**Often quoted:** {claim['claim']} *({claim['by']})*  \n"
                         f"**Corrected:** {claim['correction']}")
     for line in getattr(entry, "disagreements", ()):
-        st.markdown(f"⚖️ *Sources disagree:* {escape_markdown(line)}")
+        st.markdown(f":orange-badge[Sources disagree] {escape_markdown(line)}")
     if full and getattr(entry, "notes", ""):
         st.caption(entry.notes)
 

@@ -41,6 +41,12 @@ EXCEPTION = '[data-testid="stException"]'
 ALERT = '[data-testid="stAlert"], [data-testid="stAlertContentWarning"]'
 METRIC_VALUE = '[data-testid="stMetricValue"]'
 SCRIPT_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+#: Settled as Streamlit's own end-to-end harness defines it: the websocket connected, the script
+#: idle, and no skeleton placeholder left (the page has drawn what the run sent).
+APP_SETTLED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]'
+SKELETON = '[data-testid="stSkeleton"]'
+#: A server that dies at start (a port taken between choosing and binding it) is tried again on a new port.
+SERVER_START_ATTEMPTS = 3
 
 T = TypeVar("T")
 
@@ -72,6 +78,18 @@ class StreamlitServer:
             return "(no server log)"
 
     def start(self) -> StreamlitServer:
+        """Start the server and wait for its health check; retry on a fresh port if the process dies early."""
+        failure = ""
+        for _attempt in range(SERVER_START_ATTEMPTS):
+            failure = self._start_once()
+            if not failure:
+                return self
+            self.stop()
+            self.port = _free_port()
+        pytest.fail(failure)
+
+    def _start_once(self) -> str:
+        """One start; returns "" when healthy, else what went wrong with the server's log."""
         command = [
             sys.executable, "-m", "streamlit", "run", "app.py",
             "--server.headless", "true", "--server.address", HOST, "--server.port", str(self.port),
@@ -83,14 +101,13 @@ class StreamlitServer:
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                pytest.fail(f"streamlit exited with code {self.process.returncode}:\n{self.log_tail()}")
+                return f"streamlit exited with code {self.process.returncode}:\n{self.log_tail()}"
             with contextlib.suppress(OSError):
                 with urllib.request.urlopen(f"{self.base_url}/_stcore/health", timeout=2) as response:
                     if response.status == 200:
-                        return self
+                        return ""
             time.sleep(0.1)
-        self.stop()
-        pytest.fail(f"streamlit not healthy after {SERVER_START_TIMEOUT_S} s:\n{self.log_tail()}")
+        return f"streamlit not healthy after {SERVER_START_TIMEOUT_S} s:\n{self.log_tail()}"
 
     def stop(self) -> None:
         """Terminate the process we started (by its own handle), killing it if it does not exit."""
@@ -118,13 +135,19 @@ def open_cold(page: Any, server: StreamlitServer, path: str) -> None:
 
 
 def wait_for_run(page: Any, server: StreamlitServer | None = None, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
-    """Wait for the page's first element (its title, a chart or an error), then for the script to go idle."""
+    """Wait until the page has settled: its first element drawn, then connected, idle and without skeletons."""
     try:
         page.locator(f"{CHART}, {EXCEPTION}, h1").first.wait_for(state="visible", timeout=timeout_ms)
-        page.wait_for_selector(SCRIPT_IDLE, state="attached", timeout=timeout_ms)
+        wait_settled(page, timeout_ms)
     except Exception as exc:  # playwright's TimeoutError; re-raised with the server's side of the story
         log = f"\n--- server log ---\n{server.log_tail()}" if server else ""
         raise AssertionError(f"page never finished rendering {page.url}: {exc}{log}") from exc
+
+
+def wait_settled(page: Any, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
+    """Connection ``CONNECTED``, script state ``notRunning`` and no ``stSkeleton`` left on the page."""
+    page.wait_for_selector(APP_SETTLED, state="attached", timeout=timeout_ms)
+    page.locator(SKELETON).first.wait_for(state="detached", timeout=timeout_ms)
 
 
 def assert_healthy(page: Any, server: StreamlitServer | None = None) -> None:
