@@ -6,32 +6,71 @@ definition of "close" for quantities and one list of the inputs a public link ca
 
 from __future__ import annotations
 
-import math
-
+import numpy as np
 import pint
 
 __all__ = ["HOSTILE_LINKS", "HOSTILE_VALUES", "assert_quantity_close", "hostile_value"]
 
 
-def assert_quantity_close(actual: pint.Quantity, expected: pint.Quantity, *, rel: float = 1e-9,
-                          abs_: pint.Quantity | None = None) -> None:
-    """Assert two quantities have the same dimension and agree within ``rel`` (and ``abs_``).
+def assert_quantity_close(actual: pint.Quantity, expected: pint.Quantity, *, rel: float = 1e-6,
+                          abs_: pint.Quantity | None = None, msg: object = None) -> None:
+    """Assert two quantities have the same dimension and agree within ``rel`` or ``abs_``.
 
     Units are checked before magnitudes: ``50 GB/s`` against ``400 Gbit/s`` passes, against
-    ``50 GHz`` fails with a message naming both dimensions.
+    ``50 GHz`` fails with a message naming both dimensions. Magnitudes are compared in
+    ``expected``'s unit and pass where ``|actual - expected| <= max(rel * |expected|, abs_)``, the
+    rule of ``pytest.approx``; the default ``rel`` is also pytest's, so a converted
+    ``x.to(unit).magnitude == pytest.approx(y)`` keeps its tolerance. ``abs_`` is a quantity of the
+    same dimension (``Q_(1, "ns")``), never a bare number. Magnitudes may be numpy arrays: ``expected``
+    has the shape of ``actual`` or is a single value. NaN never passes; equal infinities do. ``msg``
+    is added to the failure message, like the text after ``assert ...,``.
 
     >>> from interconnect.units import Q_
     >>> assert_quantity_close(Q_(50, "GB/s"), Q_(400, "Gbit/s"))
     """
+    suffix = "" if msg is None else f" ({msg})"
     if not isinstance(actual, pint.Quantity) or not isinstance(expected, pint.Quantity):
-        raise AssertionError(f"expected two quantities, got {type(actual).__name__} and {type(expected).__name__}")
+        raise AssertionError(f"expected two quantities, got {type(actual).__name__} and "
+                             f"{type(expected).__name__}{suffix}")
     if actual.dimensionality != expected.dimensionality:
-        raise AssertionError(f"dimension differs: {actual.dimensionality} against {expected.dimensionality}")
-    got = float(actual.to(expected.units).magnitude)
-    want = float(expected.magnitude)
-    tolerance = rel * abs(want) + (float(abs_.to(expected.units).magnitude) if abs_ is not None else 0.0)
-    if not (math.isfinite(got) and abs(got - want) <= tolerance):
-        raise AssertionError(f"{actual:~P} is not within {rel:g} (relative) of {expected:~P}")
+        raise AssertionError(f"dimension differs: {actual:~P} is {actual.dimensionality}, "
+                             f"{expected:~P} is {expected.dimensionality}{suffix}")
+    if not rel >= 0:
+        raise ValueError(f"rel must be a non-negative number, got {rel!r}")
+    unit = expected.units
+    if abs_ is None:
+        allowed_abs = 0.0
+    elif not isinstance(abs_, pint.Quantity) or abs_.dimensionality != expected.dimensionality:
+        raise ValueError(f"abs_ must be a quantity of dimension {expected.dimensionality}, got {abs_!r}")
+    else:
+        allowed_abs = float(abs_.to(unit).magnitude)
+        if not allowed_abs >= 0:
+            raise ValueError(f"abs_ must be non-negative, got {abs_:~P}")
+    got = np.asarray(actual.to(unit).magnitude, dtype=float)
+    want = np.asarray(expected.magnitude, dtype=float)
+    if want.shape not in ((), got.shape):
+        raise AssertionError(f"shape differs: {got.shape} against {want.shape}{suffix}")
+    want = np.broadcast_to(want, got.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        difference = np.abs(got - want)
+        tolerance = np.maximum(rel * np.abs(want), allowed_abs)
+        close = (got == want) | (np.isfinite(difference) & (difference <= tolerance))
+    if close.all():
+        return
+    allowed = f"{rel:g} relative" + (f" or {abs_:~P}" if abs_ is not None else "")
+    if got.ndim == 0:
+        where, misses = "", ""
+        index: tuple[int, ...] = ()
+    else:
+        # Report the worst miss; a NaN or an infinity counts as worse than any finite miss.
+        badness = np.where(close, -1.0, np.where(np.isfinite(difference), difference, np.inf))
+        index = np.unravel_index(int(np.argmax(badness)), got.shape)
+        where = f" at index {index[0] if len(index) == 1 else index}"
+        misses = f"{int((~close).sum())} of {got.size} values differ; "
+    given = f"{actual:~P}" if got.ndim == 0 else f"an array in {actual.units:~P}"
+    shown_got, shown_want, shown_off = (f"{float(v[index]):.12g} {unit:~P}" for v in (got, want, difference))
+    raise AssertionError(f"{misses}{shown_got} is not close to {shown_want}{where} (off by {shown_off}, "
+                         f"allowed {allowed}; actual given as {given}){suffix}")
 
 
 #: Values a pasted link can carry that once broke a page somewhere, or would break a careless one.
