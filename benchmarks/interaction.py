@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_bench import ROOT, chromium, open_and_watch, server, timed_change  # noqa: E402
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
 CHANGES = 9
 TARGET_RATIO = 1.3
@@ -61,7 +62,7 @@ def line(name: str, timings: list[float], bare_ms: float | None) -> str:
 
 def main() -> None:
     changes = int(sys.argv[1]) if len(sys.argv) > 1 else CHANGES
-    rows = []
+    rows, failures = [], []
     with chromium() as context:
         with server(bare=True) as bare:
             bare_timings = measure(bare, context, "/", "bare.n", (200, 100), 1, changes)
@@ -70,13 +71,18 @@ def main() -> None:
             for name, path, key, values, charts in PAGES:
                 if values is None or not (ROOT / "pages" / PAGE_FILES[path]).is_file():
                     continue
-                rows.append((name, measure(app, context, path, key, values, charts, changes)))
+                try:
+                    rows.append((name, measure(app, context, path, key, values, charts, changes)))
+                except (AssertionError, PlaywrightError) as exc:  # one page's failure must not hide the others
+                    failures.append((name, str(exc).splitlines()[0][:200]))
     print(f"control change -> page idle + 2 frames, headless Chromium, {changes} changes each "
           f"(target: within {TARGET_RATIO}x of the bare page)")
     print(f"{'page':<16} {'median ms':>8} {'min':>6} {'max':>6} {'ratio':>7}")
     print(line("bare page", bare_timings, None))
     for name, timings in rows:
         print(line(name, timings, bare_ms))
+    for name, reason in failures:
+        print(f"{name:<16} FAILED: {reason}")
 
 
 if __name__ == "__main__":

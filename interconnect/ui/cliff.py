@@ -1,0 +1,233 @@
+"""The Streamlit glue of the Bandwidth cliff page: the controls and everything they drive, as one fragment.
+
+:func:`cliff_view` is a Streamlit fragment: a change of GPU, network card, NIC count, direction,
+unit or basis reruns only the headline, the chart, the sources and the Blu-ray table, not the two
+sections below it. :func:`generations_section` and :func:`layers_section` depend on no control and
+are drawn once per page load. The figures are cached by their inputs for the whole server process.
+
+The arithmetic is in :mod:`interconnect.models.cliff`; the figures in :mod:`interconnect.figures.cliff`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from interconnect.catalog import LAYER_TITLES, get_catalog
+from interconnect.figures.cliff import bar_text, cliff_figure, generation_figure
+from interconnect.figures.theme import FORMAT_UNITS
+from interconnect.models.cliff import (
+    cliff_bars,
+    cliff_summary,
+    generation_ratios,
+    quoted_claims,
+    server_nics,
+    short_link_name,
+    transfer_time,
+)
+from interconnect.ui.page import (
+    PageState,
+    direction_text,
+    escape_markdown,
+    figure_sources,
+    gpu_picker,
+    source_popover,
+)
+from interconnect.ui.pagespecs import DIRECTIONS
+from interconnect.units import format_bandwidth, format_duration
+
+PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")
+
+
+# Figures are pure functions of a few ids and numbers: built once per server process for each view.
+@st.cache_resource(show_spinner=False, max_entries=512)
+def _cliff_chart(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: str, basis: str):
+    bars = cliff_bars(get_catalog(), gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
+    return cliff_figure(bars, unit_key, direction, basis)
+
+
+@st.cache_resource(show_spinner=False)
+def _generations_chart():
+    return generation_figure(generation_ratios(get_catalog()))
+
+
+@st.cache_resource(show_spinner=False)
+def _layer_table(layer: str) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Link": link.name, "What it is": link.summary, "Medium": link.medium,
+        "Reach": link.reach.text() if link.reach else "—", "Properties": _properties(link), "Made by": link.vendor,
+    } for link in get_catalog().layer(layer).values()])
+
+
+def _properties(link) -> str:
+    words = ["switched" if link.switched else "point to point"]
+    words.append({True: "routable", False: "not routable", None: ""}[link.routable])
+    if link.in_network_reduction:
+        words.append("adds up data in the switch")
+    return ", ".join(word for word in words if word)
+
+
+@st.fragment
+def cliff_view(state: PageState) -> None:
+    """The controls, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
+    catalog = get_catalog()
+    left, middle, right = st.columns([2, 2, 1])
+    gpu = gpu_picker(state, catalog=catalog, container=left)
+    node = catalog.reference_node(gpu.id)
+    nics = catalog.nics()
+    nic_names = {"auto": f"As in its server: {short_link_name(nics[node.nic].name)}",
+                 **{nic_id: link.name for nic_id, link in nics.items()}}
+    nic_choice = middle.selectbox("Network card", list(nic_names), key=state.key("nic"), format_func=nic_names.get,
+                                  help=f"The GPU's reference server is the {node.name}.")
+    nic_id = None if nic_choice == "auto" else nic_choice
+    auto_nics = server_nics(catalog, gpu.id, nic_id).nics
+    right.number_input("NICs per server", min_value=1, max_value=144, step=1, key=state.key("nics"),
+                       placeholder=f"{auto_nics} (auto)",
+                       help=f"Empty: as many as the GPU's own server has ({node.name}: {node.nics}); "
+                            "one per GPU for another card.")
+    brand, library = gpu.scaleup_brand.name, gpu.collective_library.name
+    short_brand = short_link_name(brand)  # "Gaudi on-chip RoCE" once the full name has been given
+    a, b, c = st.columns(3)
+    a.radio("Direction", list(DIRECTIONS), key=state.key("dir"), horizontal=True,
+            format_func=lambda d: "Per direction" if d == "per" else "Both directions summed")
+    b.radio("Unit", ["GBps", "Gbitps", "bluray"], key=state.key("unit"), horizontal=True,
+            format_func={"GBps": "GB/s", "Gbitps": "Gbit/s", "bluray": "Blu-rays/s"}.get)
+    c.radio("Figures", ["spec", "achieved"], key=state.key("basis"), horizontal=True,
+            format_func={"spec": "Spec sheet", "achieved": f"What {library} achieves"}.get)
+    state.sync_url()
+
+    direction = DIRECTIONS[state["dir"]]
+    unit_key = state["unit"]
+    fmt_unit = FORMAT_UNITS[unit_key]
+    summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
+    server = summary.server
+    nic = summary.nic
+
+    st.subheader("The headline ratio, two ways")
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Like for like (per direction)", f"{summary.ratio_like_for_like:.3g} : 1",
+              help=f"{brand} per GPU, per direction ÷ the network per GPU, per direction "
+                   f"({server.nics} NICs shared by {server.gpus} GPUs).")
+    m2.metric("As often quoted", f"{summary.ratio_as_quoted:.3g} : 1",
+              help=f"{brand} with both directions summed ÷ the network in one direction: mixes two conventions.")
+    achieved = summary.ratio_achieved
+    m3.metric(f"What {library} achieves", f"{achieved:.3g} : 1" if achieved else "n/a",
+              help=f"The scale-up rate {library} reaches ÷ what a collective library reaches per NIC, per GPU. "
+                   "n/a where the catalog has no achieved figure for the GPU or the NIC.")
+    m4.metric(f"Whole {server.word} out", format_bandwidth(summary.node_egress_per_direction, fmt_unit),
+              help=f"All {server.nics} NICs of the {server.word} together, per direction.")
+
+
+    def network_words() -> str:
+        """The network one GPU gets, in words: 'one InfiniBand NDR port', '3 RoCE v2 over 200 GbE ports'."""
+        name = short_link_name(nic.name)
+        per_gpu = summary.nics_per_gpu
+        if per_gpu == 1:
+            return f"its own {name} card"
+        if per_gpu > 1 and per_gpu == int(per_gpu):
+            return f"{int(per_gpu)} {name} ports"
+        return f"a {server.nics}/{server.gpus} share of the {server.word}'s {name} cards"
+
+
+    with st.container(border=True):
+        up_pd = format_bandwidth(summary.scaleup_per_direction)
+        up_both = format_bandwidth(summary.scaleup_both_directions)
+        net_pd = format_bandwidth(summary.network_per_gpu_per_direction)
+        net_bits = format_bandwidth(summary.network_per_gpu_per_direction, "bit/s")
+        lines = [
+            f"**Often quoted:** {gpu.name} has {up_both} of {brand} against {net_pd} for the network, "
+            f"so the cliff is {summary.ratio_as_quoted:.3g} to 1.",
+            f"**Corrected:** {up_both} is both directions added up; the network's {net_pd} ({net_bits}, "
+            f"{network_words()}) is one direction. Like for like it is {up_pd} against {net_pd}: "
+            f"**{summary.ratio_like_for_like:.3g} to 1**.",
+        ]
+        if summary.is_mesh and summary.scaleup_per_peer_per_direction is not None:
+            peer = format_bandwidth(summary.scaleup_per_peer_per_direction)
+            basis = gpu.scaleup_per_peer.basis if gpu.scaleup_per_peer else "spec"
+            hedge = {"estimate": " (our estimate)", "measured": " (one measurement)"}.get(basis, "")
+            lines.append(
+                f"**A mesh, not a switch:** {short_brand} wires each GPU straight to its peers, so {up_pd} per "
+                f"direction is the sum over all {server.gpus - 1} peers at once. To one neighbour a GPU sends {peer} "
+                f"per direction{hedge}: {summary.ratio_one_peer:.3g} to 1 against its network."
+            )
+        if server.is_reference:
+            how = f"the {node.name} has {server.nics} × {short_link_name(nic.name)} for its {server.gpus} GPUs"
+        else:
+            how = (f"with {server.nics} × {short_link_name(nic.name)} for its {server.gpus} GPUs (the {node.name} "
+                   f"ships with {node.nics} × {short_link_name(nics[node.nic].name)})")
+        lines.append(
+            f"**And the {server.word} is not one NIC:** {how}, so it sends "
+            f"{format_bandwidth(summary.node_egress_per_direction)} per direction, against "
+            f"{format_bandwidth(summary.node_scaleup_per_direction)} of {short_brand} among its GPUs."
+        )
+        st.markdown("\n\n".join(lines))
+        if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
+            st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
+                       "900 GB/s per direction) against the same 400 Gbit/s card.")
+
+
+
+    bars = cliff_bars(catalog, gpu.id, nic.id, direction=direction, basis=state["basis"], nics_per_node=server.nics)
+    st.plotly_chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"]), width="stretch",
+                    key="cliff-chart")
+    if state["basis"] == "achieved":
+        fallback = [bar.label for bar in bars if bar.basis != "achieved"]
+        if fallback:
+            st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or measured "
+                       "figure is shown, marked on its bar.")
+    s1, s2, s3 = st.columns(3)
+    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
+    source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
+    source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
+                   container=s3)
+
+    with st.expander("Where every bar comes from"):
+        for bar in bars:
+            st.markdown(f"**{escape_markdown(bar.label)}**: {bar.figure.text()} as published, "
+                        f"{direction_text(bar.figure)}, "
+                        f"{bar.basis} · catalog id `{bar.entry_id}`")
+            if bar.figure.note:
+                st.caption(bar.figure.note)
+            st.markdown(figure_sources(catalog, bar.figure))
+
+    claims = quoted_claims(catalog, bars)
+    if claims:
+        st.subheader("Popular figures, checked")
+        for link_name, claim in claims:
+            with st.container(border=True):
+                st.markdown(f"**Often quoted** ({claim['by']}, on {link_name}): {claim['claim']}")
+                st.markdown(f"**What the sources say:** {claim['correction']}")
+
+    st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
+    table_unit = "GBps" if unit_key == "bluray" else unit_key  # the next column already counts discs
+    st.dataframe(pd.DataFrame({
+        "Link": [bar.label for bar in bars],
+        "Bandwidth": [bar_text(replace(bar, basis=state["basis"]), table_unit, direction, state["basis"])
+                      for bar in bars],  # the basis has its own column
+        "One Blu-ray takes": [format_duration(transfer_time(bar.bandwidth)) for bar in bars],
+        "Basis": [bar.basis for bar in bars],
+    }), hide_index=True, width="stretch")
+
+
+def generations_section() -> None:
+    """The cliff of every GPU generation in its maker's server (no control changes it)."""
+    st.subheader("The cliff across GPU generations")
+    st.caption("Each GPU in the server its maker ships it in, per GPU: the network is that server's NICs shared out "
+               "over its GPUs (Gaudi 3: 24 on-chip 200 GbE ports for 8 cards; GB200: 72 NICs for the 72 GPUs of an "
+               "NVL72 rack). By release year; within a year, each maker's generations in order.")
+    st.plotly_chart(_generations_chart(), width="stretch", key="generation-chart")
+
+
+def layers_section() -> None:
+    """One table per physical layer: what each link is, its medium and reach (no control changes it)."""
+    st.subheader("What each link physically is")
+    st.markdown("These are layers of one system, not rival products: a real cluster uses all of them at once.")
+    tabs = st.tabs([LAYER_TITLES[layer] for layer in PHYSICAL_LAYERS])
+    for tab, layer in zip(tabs, PHYSICAL_LAYERS, strict=True):
+        # A static table wraps long text: every column stays on screen at 1280 px, nothing is cut off.
+        tab.table(_layer_table(layer), hide_index=True)
+    st.caption("NVLink and NVSwitch are NVIDIA's; so, since NVIDIA bought Mellanox (closed April 2020), is most "
+               "InfiniBand. RoCE v2 carries the same RDMA verbs over routable UDP/IP Ethernet. Infinity Fabric is "
+               "AMD's; Gaudi's scale-up and scale-out ports are standard Ethernet (RoCE v2) on the chip itself.")
