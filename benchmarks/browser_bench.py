@@ -21,22 +21,24 @@ sys.path.insert(0, str(ROOT))
 from browser_helpers import CHROMIUM_ARGS, StreamlitServer, open_and_watch, timed_change  # noqa: E402, F401
 
 BARE_PAGE = '''
+CHARTS = {charts}
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 n = st.number_input("Points", min_value=1, max_value=1000, value=100, key="bare.n")
 x = np.linspace(0, 1, 100)
-st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x * n))), key="bare-chart")
+for chart in range(CHARTS):
+    st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x * n + chart))), key=f"bare-chart-{chart}")
 '''
 
 @contextlib.contextmanager
-def server(bare: bool = False) -> Iterator[StreamlitServer]:
-    """The app (or, with ``bare``, a one-input one-chart page) served on a free loopback port."""
+def server(bare: bool = False, charts: int = 1) -> Iterator[StreamlitServer]:
+    """The app (or, with ``bare``, a one-input page redrawing ``charts`` 100-point charts) on a free loopback port."""
     app_dir = ROOT
     if bare:
         app_dir = Path(tempfile.mkdtemp())
-        (app_dir / "app.py").write_text(BARE_PAGE)
+        (app_dir / "app.py").write_text(BARE_PAGE.replace("{charts}", str(charts)))
     srv = StreamlitServer(Path(tempfile.mkdtemp()) / "server.log", app_dir=app_dir).start()
     try:
         yield srv

@@ -3,7 +3,10 @@
 A warm rerun is what a visitor waits for after moving a control: the catalog is loaded and the
 imports are done, so the time is the page script plus Streamlit's own bookkeeping. Each page gets
 one cold first run, then RUNS timed reruns that alternate between changing a widget (when the
-page lists one) and a plain rerun.
+page lists one) and a plain rerun. AppTest reruns the whole script (it does not run fragments on
+their own), so these are upper bounds for a browser, where a control inside a fragment reruns
+only that fragment. Wall time and CPU time are both printed; the budget is judged on CPU time, which
+other jobs on a shared machine do not inflate.
 
 Run from the repository root: ``.venv/bin/python benchmarks/page_speed.py [runs]``.
 To add a page, add a :class:`PageBench` to ``PAGES`` (its file may be missing: it is skipped).
@@ -12,6 +15,7 @@ To add a page, add a :class:`PageBench` to ``PAGES`` (its file may be missing: i
 from __future__ import annotations
 
 import logging
+import os
 import statistics
 import sys
 import time
@@ -73,21 +77,25 @@ def bench(page: PageBench, runs: int) -> str:
         raise SystemExit(f"switch_page({page.path!r}) did not leave the home page")
 
     timings: list[float] = []
+    cpu_timings: list[float] = []
     changed = 0
     for run in range(runs):
         if page.widget and run % 2 == 0:
             accessor, key, values = page.widget
             getattr(at, accessor)(key=key).set_value(values[(run // 2 + 1) % len(values)])
             changed += 1
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         at.run()
         timings.append((time.perf_counter() - start) * 1000)
+        cpu_timings.append((time.process_time() - cpu_start) * 1000)
         check(at, f"{page.path} rerun {run}")
 
     median, p95 = statistics.median(timings), percentile(timings, 0.95)
-    verdict = "ok" if page.target_ms and median <= page.target_ms else "OVER" if page.target_ms else ""
+    cpu_median = statistics.median(cpu_timings)
+    # Judged on CPU time: the page's own work, which other jobs on a shared machine do not inflate.
+    verdict = "ok" if page.target_ms and cpu_median <= page.target_ms else "OVER" if page.target_ms else ""
     control = page.widget[1] if page.widget else "(plain reruns)"
-    return (f"{page.name:<14} {median:>7.0f} {p95:>7.0f} {page.target_ms or 0:>7.0f} {verdict:>5}  "
+    return (f"{page.name:<14} {median:>7.0f} {p95:>7.0f} {cpu_median:>7.0f} {page.target_ms or 0:>7.0f} {verdict:>5}  "
             f"{first_ms:>6.0f}  {control}")
 
 
@@ -97,8 +105,10 @@ def main() -> None:
     # not a level: Streamlit resets its loggers' levels when it loads its config.
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
         lambda record: "missing ScriptRunContext" not in record.getMessage())
-    print(f"warm rerun in AppTest, {runs} runs per page (half after changing the control), milliseconds")
-    print(f"{'page':<14} {'median':>7} {'p95':>7} {'budget':>7} {'':>5}  {'first':>6}  control")
+    print(f"warm rerun in AppTest, {runs} runs per page (half after changing the control), milliseconds; "
+          "wall time, and the CPU time the budget is judged on (load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
+    print(f"{'page':<14} {'median':>7} {'p95':>7} {'CPU med':>7} {'budget':>7} {'':>5}  {'first':>6}  control")
     for page in PAGES:
         if not (ROOT / page.path).is_file():
             print(f"{page.name:<14} skipped ({page.path} does not exist yet)")

@@ -18,7 +18,7 @@ from interconnect.models.parallelism import (
     tp_comparison,
 )
 from interconnect.models.presets import ModelPreset, custom_model, load_model_presets, model_sources
-from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
+from interconnect.ui.cluster import CLUSTER_HASH, cluster_controls, resolve_page_cluster, show_cluster_sources
 from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import (
     CLUSTER_KEYS,
@@ -36,14 +36,17 @@ state = PageState("seating", seating_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
 
 # --- cached core calls (pure functions of hashable inputs) ----------------------------------------
+# Shared, never copied (cache_resource): the results are frozen dataclasses and figures that are only
+# read. Keys are the inputs' reprs (every field, one string) rather than Streamlit's field-by-field walk.
+HASH = {**CLUSTER_HASH, ModelPreset: repr, Layout: repr, Workload: repr}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def _plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
     return plan(model, cluster, layout, workload)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
 def _memory_by_stage(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
     stages = {z: memory_per_gpu(model, cluster, replace(layout, zero=z), workload) for z in range(4)}
     modes = {m: memory_per_gpu(model, cluster, layout, workload, recompute=m).activations
@@ -51,13 +54,13 @@ def _memory_by_stage(model: ModelPreset, cluster: Cluster, layout: Layout, workl
     return stages, modes
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def _grid(layout: Layout, domain: int, colour: str, label: str):
     # figures are cached as objects (no pickling); Streamlit only reads them
     return gpu_grid_figure(layout, domain, colour, domain_label=label)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def _bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
     bill = plan(model, cluster, layout, workload)
     rows = [d for d in bill.dimensions if d.degree > 1]
@@ -75,18 +78,18 @@ def _bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: W
     return bill_figure(bill), table
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def _memory_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
     stages, modes = _memory_by_stage(model, cluster, layout, workload)
     return memory_figure(stages, layout.zero, recompute=workload.recompute), modes
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def _search(model: ModelPreset, cluster: Cluster, workload: Workload):
     return search_layouts(model, cluster, workload)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def _tp_pair(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
     return tp_comparison(model, cluster, layout, workload)
 

@@ -51,7 +51,7 @@ from interconnect.models.collectives import (
     hierarchical_traffic_claim,
     load_measurements,
 )
-from interconnect.ui.cluster import set_cluster
+from interconnect.ui.cluster import CLUSTER_HASH, set_cluster
 from interconnect.ui.page import PageState, chart, escape_markdown
 from interconnect.ui.pagespecs import PROTOCOL_CHOICES, cluster_inputs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
@@ -72,17 +72,17 @@ def page_cluster(values: dict) -> tuple[Cluster, list[str]]:
     return _resolve(values["gpu"], tuple(sorted(cluster_inputs(values).items())))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _view(cluster: Cluster, algorithm: str, protocol: str):
     return allreduce_view(cluster, algorithm, protocol)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _node_curve(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str):
     return node_count_curve(cluster, size_bytes, algorithm=algorithm, protocol=protocol)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _time_and_busbw_figures(cluster: Cluster, algorithm: str, protocol: str, overlay_id: str, log_key: str,
                             _log_overlay: Overlay | None):
     view = _view(cluster, algorithm, protocol)
@@ -98,7 +98,7 @@ def _time_and_busbw_figures(cluster: Cluster, algorithm: str, protocol: str, ove
     return time_figure(view, overlays, chosen_label=label), busbw_figure(view, overlays, chosen_label=label)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _node_figure(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str, size_label: str):
     curve = _node_curve(cluster, size_bytes, algorithm, protocol)
     return node_count_figure(curve, playbook_curve(), chosen_label=choice_label(algorithm, protocol),
@@ -107,17 +107,17 @@ def _node_figure(cluster: Cluster, size_bytes: int, algorithm: str, protocol: st
                              reference_label="Smol Training Playbook, nccl-tests on AWS p5 (large messages)")
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _traffic_figure(cluster: Cluster, size_bytes: int):
     return traffic_figure(traffic_per_gpu(cluster, size_bytes), size_bytes)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _at_size(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str):
     return allreduce(cluster, [size_bytes], algorithm, protocol=protocol)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _speedups(cluster: Cluster):
     return hierarchical_speedup(cluster)
 

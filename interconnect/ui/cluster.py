@@ -17,6 +17,10 @@ from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.ui.page import PageState, escape_markdown, gpu_picker, source_popover
 from interconnect.ui.pagespecs import FABRIC_CHOICES, FABRIC_LABELS, cluster_inputs, cluster_widget_values
 
+#: How Streamlit's caches key a cluster: by its repr (every field, deterministic), one string. Without
+#: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.
+CLUSTER_HASH = {Cluster: repr}
+
 __all__ = ["cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources"]
 
 

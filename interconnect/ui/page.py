@@ -8,6 +8,8 @@ function, and render the figures from :mod:`interconnect.figures`.
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,8 +58,9 @@ _ROOT = Path(__file__).resolve().parents[2]
 _SHARED = "shared."
 
 
+@functools.cache
 def page_exists(name: str) -> bool:
-    """Whether a page's script is present (pages land one issue at a time)."""
+    """Whether a page's script is present (pages land one issue at a time); asked once per process."""
     return (_ROOT / PAGES[name][0]).is_file()
 
 
@@ -389,8 +392,9 @@ def talk_query(talk: TalkState) -> dict[str, str]:
     return query
 
 
+@functools.cache
 def tour_steps() -> tuple[TourStep, ...]:
-    """The tour's steps whose page exists in this build of the app."""
+    """The tour's steps whose page exists in this build of the app (read once per process)."""
     return tuple(step for step in load_tour_cached() if step.page in PAGES and page_exists(step.page))
 
 
@@ -468,6 +472,52 @@ def _page_part(query: dict[str, Any], specs: Sequence[Param]) -> dict[str, str]:
     return {key: value for key, value in query.items() if key in keys}
 
 
+class SentFigure(go.Figure):
+    """A figure ready to send, never changed again: its ``to_dict()`` is computed once and reused.
+
+    ``st.plotly_chart`` turns a figure into a dict (a deep copy) on every rerun before encoding it;
+    for a figure that a cache hands back unchanged, that copy is the same every time.
+    """
+
+    def to_dict(self) -> dict:
+        cached = getattr(self, "_sent_dict", None)
+        if cached is None:
+            cached = self._sent_dict = super().to_dict()
+        return cached
+
+
+#: Prepared (readable or presentation) copies of the figures the pages draw, by the identity of the
+#: source figure. Page figures come from caches, so the same object arrives on every rerun and its
+#: copy is made once per process; the source is kept in the entry, so its id cannot be reused.
+_PREPARED: OrderedDict[tuple[int, bool], tuple[Any, SentFigure]] = OrderedDict()
+_PREPARED_LOCK = threading.Lock()
+_PREPARED_MAX = 256
+
+
+def prepared_figure(figure: Any, *, present: bool = False) -> SentFigure:
+    """``figure`` with the projector's text sizes (presentation mode) or at least 14 px text, built once.
+
+    >>> fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]), layout={"font": {"size": 10}})
+    >>> first = prepared_figure(fig)
+    >>> first is prepared_figure(fig), first.layout.font.size, fig.layout.font.size
+    (True, 14, 10)
+    >>> prepared_figure(fig, present=True).layout.font.size
+    20
+    """
+    entry_key = (id(figure), present)
+    with _PREPARED_LOCK:
+        entry = _PREPARED.get(entry_key)
+        if entry is not None and entry[0] is figure:
+            _PREPARED.move_to_end(entry_key)
+            return entry[1]
+    ready = SentFigure(presentation_figure(figure) if present else readable_figure(go.Figure(figure)))
+    with _PREPARED_LOCK:
+        _PREPARED[entry_key] = (figure, ready)
+        while len(_PREPARED) > _PREPARED_MAX:
+            _PREPARED.popitem(last=False)
+    return ready
+
+
 def chart(figure: Any, key: str, *, exports: bool = True) -> None:
     """Draw a Plotly figure full width (projector-sized in presentation mode), with offline exports.
 
@@ -475,7 +525,7 @@ def chart(figure: Any, key: str, *, exports: bool = True) -> None:
     that works with no network (plotly.js embedded) and its points as CSV. Both files are built
     only when clicked.
     """
-    figure = presentation_figure(figure) if talk_state().present else readable_figure(go.Figure(figure))
+    figure = prepared_figure(figure, present=talk_state().present)
     st.plotly_chart(figure, width="stretch", key=key)
     if exports and not talk_state().present:
         with st.popover("Export this chart"):
