@@ -250,7 +250,7 @@ def gpu_rates(gpu_id: str, catalog: Catalog | None = None) -> tuple[float, float
             float(gpu.memory_bandwidth.quantity.to("B/s").magnitude))
 
 
-@expects(flops_per_s="FLOP/s", hbm_bytes_per_s="B/s")
+@expects(flops_per_s="FLOP/s", hbm_bytes_per_s="B/s", gradient_bytes="B")
 def compute_times_s(workload: Workload, tokens_per_gpu: object, flops_per_s: float, hbm_bytes_per_s: float,
                     gradient_bytes: int, efficiency: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Compute the forward, backward and optimizer time for one GPU's tokens.
