@@ -449,6 +449,13 @@ def quoted_claims(catalog: Catalog, bars: list[CliffBar]) -> list[tuple[str, dic
     -------
     list of (str, dict)
         Link name and the claim as recorded in the catalog, each link once.
+
+    Examples
+    --------
+    >>> from interconnect.catalog import get_catalog
+    >>> claims = quoted_claims(get_catalog(), cliff_bars(get_catalog(), "h100-sxm"))
+    >>> all(isinstance(name, str) and isinstance(claim, dict) for name, claim in claims)
+    True
     """
     seen: set[str] = set()
     claims = []

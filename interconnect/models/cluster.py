@@ -469,7 +469,25 @@ class Cluster:
 
     @classmethod
     def from_inputs(cls, gpu: str = "h100-sxm", **kwargs: object) -> tuple[Cluster, list[str]]:
-        """Build a cluster from user inputs: the same as :func:`resolve_cluster`."""
+        """Build a cluster from user inputs: the same as :func:`resolve_cluster`.
+
+        Parameters
+        ----------
+        gpu : str, default "h100-sxm"
+            A GPU id of the catalog.
+        **kwargs
+            The keyword arguments of :func:`resolve_cluster`.
+
+        Returns
+        -------
+        (Cluster, list of str)
+            The cluster and the warnings, one sentence each.
+
+        Examples
+        --------
+        >>> Cluster.from_inputs("h100-sxm", nodes=2)[0] == resolve_cluster("h100-sxm", nodes=2)[0]
+        True
+        """
         return resolve_cluster(gpu, **kwargs)  # type: ignore[arg-type]
 
     def with_nodes(self, nodes: int) -> Cluster:
@@ -484,6 +502,11 @@ class Cluster:
         -------
         Cluster
             A copy with ``nodes`` replaced.
+
+        Examples
+        --------
+        >>> resolve_cluster("h100-sxm", nodes=2)[0].with_nodes(16).ranks
+        128
         """
         return replace(self, nodes=max(1, int(nodes)))
 

@@ -272,6 +272,11 @@ class CrossDCData:
         -------
         set of str
             Ids of ``sources.toml``.
+
+        Examples
+        --------
+        >>> "arxiv-diloco" in get_crossdc_data().source_ids()
+        True
         """
         groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
                   self.sparseloco, *self.reported, *self.quoted, *self.limits]
@@ -362,6 +367,12 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
     CrossDCDataError
         Naming the table and key, for an unknown or missing key, a wrong type or dimension, or an
         unknown source id.
+
+    Examples
+    --------
+    >>> data = load_crossdc_data()
+    >>> f"{data.networks['cross-region'].rtt_s * 1e3:g} ms round trip", sorted(data.methods) == sorted(METHODS)
+    ('100 ms round trip', True)
     """
     if path is None:
         path = Path(str(resources.files("interconnect").joinpath("data", _DATA_FILE)))
@@ -542,7 +553,7 @@ class Method:
         return float(self.bits)
 
     def fragments_for(self, layers: object) -> np.ndarray:
-        """Count the fragments per model: the fixed count, or one per ``layers_per_fragment`` layers (at least 1).
+        r"""Count the fragments per model: the fixed count, or one per ``layers_per_fragment`` layers (at least 1).
 
         Parameters
         ----------
@@ -553,6 +564,17 @@ class Method:
         -------
         numpy.ndarray
             Fragments (a count, as float), the shape of ``layers``.
+
+        Notes
+        -----
+        .. math:: P = \max\bigl(1, \mathrm{round}(L / \ell)\bigr)
+
+        for :math:`\ell` layers per fragment (Streaming DiLoCo, ``arxiv-streaming-diloco``, section 3).
+
+        Examples
+        --------
+        >>> make_method("streaming-diloco").fragments_for([24, 108]).tolist()
+        [8.0, 36.0]
         """
         layers = np.asarray(layers, dtype=float)
         if self.fragments:
@@ -1437,6 +1459,13 @@ def required_bandwidth_curve(s: Scenario, params: object) -> np.ndarray:
     .. math:: t_{step}(N) = t_{step}(N_0) \, N / N_0
 
     Layers follow :func:`default_layers` unless the scenario fixes them.
+
+    Examples
+    --------
+    >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=make_method("diloco"))
+    >>> curve = required_bandwidth_curve(s, [1e9])
+    >>> bool(curve[0] == evaluate(s).required_bytes_per_s)
+    True
     """
     sizes = np.asarray(params, dtype=float)
     layers = default_layers(sizes) if not s.layers else np.full_like(sizes, float(s.layers))
@@ -1462,6 +1491,12 @@ def method_scenarios(s: Scenario, data: CrossDCData | None = None) -> dict[str, 
     -------
     dict of str to Scenario
         One scenario per id of :data:`METHODS`.
+
+    Examples
+    --------
+    >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=make_method("dp"))
+    >>> {k: v.method.inner_steps for k, v in method_scenarios(s).items()}["diloco"]
+    500
     """
     result = {}
     for method_id in METHODS:

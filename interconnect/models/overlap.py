@@ -509,7 +509,26 @@ class EventList:
         return int(self.start_s.size)
 
     def label(self, index: int) -> str:
-        """Describe one event in words (``all-reduce of bucket 3 (26.2 MB)``, ``backward``)."""
+        """Describe one event in words.
+
+        Parameters
+        ----------
+        index : int
+            The event's index.
+
+        Returns
+        -------
+        str
+            ``forward``, ``backward``, ``optimizer step`` or ``all-reduce of bucket 3 (26.2 MB)``.
+
+        Examples
+        --------
+        >>> buckets = make_buckets(100e6, 25e6)
+        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+        >>> step.events.label(1), step.events.label(3)
+        ('backward', 'all-reduce of bucket 1 (25 MB)')
+        """
         kind = int(self.kind[index])
         if kind == _BUCKET:
             return f"all-reduce of bucket {int(self.bucket[index]) + 1} ({_bytes_text(float(self.size_bytes[index]))})"
@@ -522,6 +541,14 @@ class EventList:
         -------
         list of dict
             One dict per event, JSON-ready.
+
+        Examples
+        --------
+        >>> buckets = make_buckets(100e6, 25e6)
+        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+        >>> step.events.rows()[0]
+        {'start_s': 0.0, 'end_s': 0.03, 'lane': 'compute', 'label': 'forward'}
         """
         rows = []
         for i in range(len(self)):
@@ -533,7 +560,21 @@ class EventList:
         return rows
 
     def buckets(self) -> tuple[np.ndarray, np.ndarray]:
-        """Return the start and end times (s) of the bucket all-reduces only."""
+        """Return the start and end times of the bucket all-reduces only.
+
+        Returns
+        -------
+        start_s, end_s : numpy.ndarray
+            Times in s from the start of the step, one per bucket.
+
+        Examples
+        --------
+        >>> buckets = make_buckets(100e6, 25e6)
+        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+        >>> [f"{t * 1e3:.0f} ms" for t in step.events.buckets()[1]]
+        ['47 ms', '62 ms', '77 ms', '92 ms']
+        """
         mask = self.kind == _BUCKET
         return self.start_s[mask], self.end_s[mask]
 

@@ -108,7 +108,12 @@ class Layout:
         return self.tp * self.pp * self.dp * self.cp
 
     def as_dict(self) -> dict[str, int]:
-        """Return the degrees and the ZeRO stage as a dict (JSON-ready).
+        """Return the degrees and the ZeRO stage as a dict.
+
+        Returns
+        -------
+        dict of str to int
+            ``tp``, ``pp``, ``dp``, ``cp``, ``ep`` and ``zero`` (JSON-ready).
 
         Examples
         --------
@@ -118,7 +123,12 @@ class Layout:
         return {"tp": self.tp, "pp": self.pp, "dp": self.dp, "cp": self.cp, "ep": self.ep, "zero": self.zero}
 
     def label(self) -> str:
-        """Write the layout for people, degrees above 1 only for CP and EP.
+        """Write the layout for people.
+
+        Returns
+        -------
+        str
+            TP, PP and DP always, CP and EP above 1 only, and the ZeRO stage.
 
         Examples
         --------
@@ -153,7 +163,24 @@ class Workload:
     bucket_bytes: float = 25e6
 
     def tokens(self, model: ModelPreset) -> int:
-        """Return the sequence length in tokens: the workload's, else the model's pre-training length."""
+        """Return the sequence length in tokens: the workload's, else the model's pre-training length.
+
+        Parameters
+        ----------
+        model : ModelPreset
+            The model.
+
+        Returns
+        -------
+        int
+            Tokens per sequence.
+
+        Examples
+        --------
+        >>> from interconnect.models.presets import load_model_presets
+        >>> Workload().tokens(load_model_presets()["llama3-8b"]), Workload(seq_len=4096).tokens(None)
+        (8192, 4096)
+        """
         return int(self.seq_len or model.seq_len)
 
 
@@ -563,7 +590,30 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
 
 
 def check_layout(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> None:
-    """Raise :class:`LayoutError` with every problem of the layout (:func:`layout_problems`), or return quietly."""
+    """Raise :class:`LayoutError` with every problem of the layout, or return quietly.
+
+    Parameters
+    ----------
+    model, cluster, layout, workload
+        As for :func:`layout_problems`.
+
+    Returns
+    -------
+    None
+        When the layout can run.
+
+    Raises
+    ------
+    LayoutError
+        With every sentence of :func:`layout_problems`.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.models.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> check_layout(load_model_presets()["llama3-8b"], cluster, Layout(tp=8), Workload(global_batch=8))
+    """
     problems = layout_problems(model, cluster, layout, workload)
     if problems:
         raise LayoutError(" ".join(problems))
@@ -793,7 +843,19 @@ class Dimension:
     exposed_s: float
 
     def as_json(self) -> dict[str, object]:
-        """Return the row as JSON-ready data, each number with its unit (``B``, ``ms``)."""
+        """Return the row as JSON-ready data, each number with its unit.
+
+        Returns
+        -------
+        dict of str to object
+            Bytes per step in ``B``, times in ``ms``, and the row's words.
+
+        Examples
+        --------
+        >>> row = Dimension("dp", "Data (DP)", 2, "all-reduce", "NVLink", 1, 2e9, 80, 0.05, "mostly", 0.001)
+        >>> row.as_json()["time"], row.as_json()["bytes_per_step"]
+        ({'value': 50.0, 'unit': 'ms'}, {'value': 2000000000.0, 'unit': 'B'})
+        """
         return {
             "dimension": self.name, "label": self.label, "degree": self.degree, "collective": self.collective,
             "tier": self.tier, "domains_spanned": self.domains_spanned,

@@ -680,17 +680,58 @@ class LinkReach:
         -------
         bool
             True when ``distance_m`` is at most the reach, within a relative 1e-9.
+
+        Examples
+        --------
+        >>> from interconnect.units import Q_
+        >>> dac = LinkReach("dac", "DAC", "cable", 50.0, 2.0, "spec", "copper-twinax", False, 4.5e-9)
+        >>> dac.reaches(2.0), dac.reaches(Q_(3, "m"))
+        (True, False)
         """
         return distance_m <= self.reach_m * (1 + 1e-9)
 
     @expects(distance_m="m")
     def rtt_s(self, distance_m: float) -> float:
-        """Compute the round trip over a distance in this link's medium, in s (:func:`round_trip_s`)."""
+        r"""Compute the round trip over a distance in this link's medium.
+
+        Parameters
+        ----------
+        distance_m : float
+            Distance in m (or a length Quantity).
+
+        Returns
+        -------
+        float
+            Round-trip time in s, :math:`2 d \tau` (:func:`round_trip_s`).
+
+        Examples
+        --------
+        >>> dac = LinkReach("dac", "DAC", "cable", 50.0, 2.0, "spec", "copper-twinax", False, 4.5e-9)
+        >>> f"{dac.rtt_s(2.0) * 1e9:.0f} ns"
+        '18 ns'
+        """
         return float(round_trip_s(distance_m, self.delay_s_per_m))
 
     @expects(distance_m="m")
     def bdp_bytes(self, distance_m: float) -> float:
-        """Compute the bytes in flight at this link's rate over a distance, in B (:func:`bdp_bytes`)."""
+        """Compute the bytes in flight at this link's rate over a distance.
+
+        Parameters
+        ----------
+        distance_m : float
+            Distance in m (or a length Quantity).
+
+        Returns
+        -------
+        float
+            Bytes in flight, B: the rate (GB/s x 1e9) times :meth:`rtt_s` (:func:`bdp_bytes`).
+
+        Examples
+        --------
+        >>> dac = LinkReach("dac", "DAC", "cable", 50.0, 2.0, "spec", "copper-twinax", False, 4.5e-9)
+        >>> f"{dac.bdp_bytes(2.0):.0f} B"
+        '900 B'
+        """
         return float(bdp_bytes(self.rate_gbps * 1e9, self.rtt_s(distance_m)))
 
 
@@ -749,6 +790,13 @@ def links_without_reach(links: Iterable[Link]) -> list[Link]:
     -------
     list of interconnect.catalog.Link
         Those whose ``reach`` is None.
+
+    Examples
+    --------
+    >>> from interconnect.catalog import get_catalog
+    >>> links = list(get_catalog().links.values())
+    >>> len(links_without_reach(links)) + len(media_with_reach(links)) <= len(links)
+    True
     """
     return [link for link in links if link.reach is None]
 
@@ -1015,7 +1063,26 @@ class TwoSiteAllreduce:
     notes: tuple[str, ...] = ()
 
     def at(self, index: int) -> dict[str, float]:
-        """Return the three times at one of the computed distances, µs: ``ring``, ``hierarchical``, ``periodic``."""
+        """Return the three times at one of the computed distances.
+
+        Parameters
+        ----------
+        index : int
+            Index into :attr:`distance_m`.
+
+        Returns
+        -------
+        dict of str to float
+            ``ring``, ``hierarchical`` and ``periodic`` times per training step, µs.
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+        >>> result = two_site_allreduce(cluster, 2**30, [0.0, 1e6])
+        >>> result.at(1) == result.at_distance(1e6)
+        True
+        """
         return {"ring": float(self.ring_us[index]), "hierarchical": float(self.hierarchical_us[index]),
                 "periodic": float(self.periodic_us[index])}
 
@@ -1033,6 +1100,16 @@ class TwoSiteAllreduce:
         dict of str to float
             ``ring``, ``hierarchical`` and ``periodic`` times per training step, µs
             (the formulas of :func:`two_site_allreduce`).
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> from interconnect.units import Q_
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+        >>> result = two_site_allreduce(cluster, 2**30, [0.0])
+        >>> far = result.at_distance(Q_(1000, "km"))
+        >>> f"{(far['ring'] - result.ring_us[0]) / 1e3:.0f} ms"
+        '304 ms'
         """
         gap_us = distance_m * self.delay_s_per_m * 1e6
         hierarchical = self.hierarchical_local_us + self.hierarchical_gap_steps * gap_us
