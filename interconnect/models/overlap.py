@@ -776,7 +776,8 @@ def step_schedule(
     Notes
     -----
     DDP starts each bucket's all-reduce once its gradients exist and queues buckets on one stream
-    (Li et al., "PyTorch Distributed", VLDB 2020, https://arxiv.org/abs/2006.15704, section 3.2.3).
+    (Li et al., "PyTorch Distributed", VLDB 2020, https://arxiv.org/abs/2006.15704, section 3.2:
+    gradient bucketing and overlap).
     The closed form of that queue is ours:
 
     .. math::

@@ -1208,7 +1208,7 @@ def two_site_allreduce(
       :func:`~interconnect.models.collectives.allreduce` for the same cluster in one building, plus
       the gap). The ring must cross the gap to close, so in the lock-step model each of its
       :math:`2(n-1)` steps (Patarasuk and Yuan, J. Parallel Distrib. Comput. 69(2), 2009,
-      https://doi.org/10.1016/j.jpdc.2008.09.002, section 3) waits for a transfer across it:
+      pp. 117-124, https://doi.org/10.1016/j.jpdc.2008.09.002) waits for a transfer across it:
 
       .. math:: T_{ring}(d) = T_{ring}(0) + 2(n-1)\,\delta
 
