@@ -310,26 +310,37 @@ Q_(256, 'MiB'), or a number in B
     wanted = {name: (unit, ureg.Unit(unit).dimensionality) for name, unit in units.items()}
 
     def decorate(function: _F) -> _F:
-        signature = inspect.signature(function)
-        missing = set(wanted) - set(signature.parameters)
+        parameters = inspect.signature(function).parameters
+        missing = set(wanted) - set(parameters)
         if missing:
             raise TypeError(f"@expects names {sorted(missing)}, which {function.__name__} does not take")
+        positional = [name for name, p in parameters.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        # (name, position or a number past any call's arguments for keyword-only, unit, dimensionality)
+        checks = tuple((name, positional.index(name) if name in positional else len(parameters) + 1, unit, dims)
+                       for name, (unit, dims) in wanted.items())
+
+        def convert(name: str, value: pint.Quantity, unit: str, dimensionality: Any) -> Any:
+            if value.dimensionality != dimensionality:
+                example = EXAMPLE_BY_DIMENSION.get(str(dimensionality), f"1 {unit}")
+                number, _, example_unit = example.partition(" ")
+                raise UnitMismatchError(
+                    f"{function.__name__}({name}=...) expects {dimension_word(dimensionality)} (in {unit}), "
+                    f"got {dimension_word(value.dimensionality)} ({value:~P}); pass a Quantity such as "
+                    f"Q_({number}, '{example_unit}'), or a number in {unit}")
+            return value.to(unit).magnitude
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            bound = signature.bind(*args, **kwargs)
-            for name, value in bound.arguments.items():
-                if name in wanted and isinstance(value, pint.Quantity):
-                    unit, dimensionality = wanted[name]
-                    if value.dimensionality != dimensionality:
-                        example = EXAMPLE_BY_DIMENSION.get(str(dimensionality), f"1 {unit}")
-                        number, _, example_unit = example.partition(" ")
-                        raise UnitMismatchError(
-                            f"{function.__name__}({name}=...) expects {dimension_word(dimensionality)} (in {unit}), "
-                            f"got {dimension_word(value.dimensionality)} ({value:~P}); pass a Quantity such as "
-                            f"Q_({number}, '{example_unit}'), or a number in {unit}")
-                    bound.arguments[name] = value.to(unit).magnitude
-            return function(*bound.args, **bound.kwargs)
+            # The fast path: an index or a dictionary look-up and an isinstance per checked argument.
+            converted: list[Any] | None = None
+            for name, position, unit, dimensionality in checks:
+                if position < len(args):
+                    if isinstance(args[position], pint.Quantity):
+                        converted = list(args) if converted is None else converted
+                        converted[position] = convert(name, args[position], unit, dimensionality)
+                elif isinstance(kwargs.get(name), pint.Quantity):
+                    kwargs[name] = convert(name, kwargs[name], unit, dimensionality)
+            return function(*(args if converted is None else converted), **kwargs)
 
         wrapper.__expects__ = dict(units)  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]

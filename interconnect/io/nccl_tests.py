@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.units import InterconnectError
+from interconnect.units import InterconnectError, expects
 
 __all__ = [
     "MAX_LINES",
@@ -205,20 +205,7 @@ def _collective_key(name: str) -> str | None:
 
 
 def busbw_factor(collective: str, ranks: int) -> float:
-    """Ratio busbw / algbw that nccl-tests applies for ``collective`` on ``ranks`` ranks.
-
-    nccl-tests (``doc/PERFORMANCE.md``, "Bus bandwidth"; the ``*GetBw`` functions in
-    ``src/<collective>.cu``) reports ``algbw = S / t`` and ``busbw = algbw * F`` with
-
-    .. math::
-
-        F_\\text{all-reduce} = \\frac{2(n-1)}{n}, \\qquad
-        F_\\text{all-gather, reduce-scatter, alltoall(v), gather, scatter} = \\frac{n-1}{n}, \\qquad
-        F_\\text{broadcast, reduce, sendrecv, hypercube} = 1
-
-    The all-reduce factor follows from a ring moving each element through ``2(n-1)`` steps over
-    ``n`` links: ``t = (S/B) * 2(n-1)/n``, so ``B = algbw * 2(n-1)/n`` is the bandwidth each link
-    must sustain, comparable across rank counts.
+    r"""Compute the ratio busbw / algbw that nccl-tests applies for a collective on n ranks.
 
     Parameters
     ----------
@@ -237,6 +224,23 @@ def busbw_factor(collective: str, ranks: int) -> float:
     ------
     ValueError
         Unknown collective or ``ranks < 1``.
+
+    Notes
+    -----
+    nccl-tests reports :math:`\mathrm{algbw} = S / t` and
+    :math:`\mathrm{busbw} = \mathrm{algbw} \cdot F` with
+
+    .. math::
+
+        F_{all\text{-}reduce} = \frac{2(n-1)}{n}, \qquad
+        F_{all\text{-}gather,\ reduce\text{-}scatter,\ alltoall(v),\ gather,\ scatter} = \frac{n-1}{n},
+        \qquad F_{broadcast,\ reduce,\ sendrecv,\ hypercube} = 1
+
+    (``nccl-tests-performance``: ``doc/PERFORMANCE.md``, "Bus bandwidth"; the ``*GetBw`` functions
+    in ``src/<collective>.cu``). The all-reduce factor follows from a ring moving each element
+    through :math:`2(n-1)` steps over :math:`n` links: :math:`t = (S/B) \cdot 2(n-1)/n`, so
+    :math:`B = \mathrm{algbw} \cdot 2(n-1)/n` is the bandwidth each link must sustain, comparable
+    across rank counts.
 
     Examples
     --------
@@ -308,8 +312,10 @@ def _ranks_from_ratio(ratio: float, factor: str) -> float:
 def _estimate_ranks(
     factor: str | None, algbw_gbps: np.ndarray, busbw_gbps: np.ndarray, *, resolution_gbps: float | None = None
 ) -> _RankEstimate | None:
-    """Rank count implied by busbw/algbw. ``factor`` None means "collective unknown": a ratio
-    above 1 can only be all-reduce's 2(n-1)/n and one below 1 only (n-1)/n.
+    """Estimate the rank count implied by busbw/algbw.
+
+    ``factor`` None means "collective unknown": a ratio above 1 can only be all-reduce's 2(n-1)/n
+    and one below 1 only (n-1)/n.
 
     ``resolution_gbps`` None means values were printed by nccl-tests (2 decimals); JSON passes a
     tiny number because it carries 6 decimals.
@@ -356,14 +362,7 @@ def _estimate_ranks(
 
 
 def infer_ranks(collective: str | None, algbw: np.ndarray, busbw: np.ndarray) -> int | None:
-    """Number of ranks implied by busbw / algbw, or None if the data cannot tell.
-
-    Inverts :func:`busbw_factor`: all-reduce ``r = 2(n-1)/n`` gives ``n = 2/(2-r)``; all-gather,
-    reduce-scatter, alltoall, gather and scatter ``r = (n-1)/n`` give ``n = 1/(1-r)``. ``r`` is
-    the median over rows with ``algbw >= 1 GB/s`` (smaller values, printed with 2 decimals, say
-    little). The result is the whole number nearest ``n`` that every row allows at that printed
-    precision. With ``collective=None`` a ratio above 1 is read as all-reduce, below 1 as
-    (n-1)/n. Broadcast, reduce and sendrecv (factor 1) carry no rank information.
+    r"""Infer the number of ranks from busbw / algbw, or None if the data cannot tell.
 
     Parameters
     ----------
@@ -375,16 +374,35 @@ def infer_ranks(collective: str | None, algbw: np.ndarray, busbw: np.ndarray) ->
     Returns
     -------
     int or None
+        The rank count n, or None (too few rows with ``algbw >= 1 GB/s``, or a collective whose
+        factor is 1).
 
     Raises
     ------
     ValueError
         Unknown collective name, or arrays of different lengths.
 
+    Notes
+    -----
+    Inverts :func:`busbw_factor` for the median ratio :math:`r` over rows with
+    :math:`\mathrm{algbw} \ge 1` GB/s (smaller values, printed with 2 decimals, say little):
+
+    .. math::
+
+        n = \frac{2}{2 - r} \ \text{(all-reduce)}, \qquad
+        n = \frac{1}{1 - r} \ \text{(all-gather, reduce-scatter, alltoall, gather, scatter)}
+
+    The result is the whole number nearest :math:`n` that every row allows at that printed
+    precision (our inversion of ``nccl-tests-performance``). With ``collective=None`` a ratio above
+    1 is read as all-reduce, below 1 as :math:`(n-1)/n`. Broadcast, reduce and sendrecv (factor 1)
+    carry no rank information.
+
     Examples
     --------
     >>> infer_ranks("all_reduce_perf", [239.71, 248.83], [419.49, 435.46])
     8
+    >>> infer_ranks(None, [20.0, 40.0], [15.0, 30.0])  # (n-1)/n = 0.75
+    4
     """
     factor = None
     if collective is not None:
@@ -647,9 +665,12 @@ class _Layout:
 
 @dataclass(frozen=True)
 class _Sweep:
-    """The sizes a run was asked to cover: ``-b`` minBytes, ``-e`` maxBytes and ``-f`` step factor or
-    ``-i`` step in bytes, as nccl-tests reports them (src/common.cu prints ``step: 2(factor)`` or
-    ``step: 1048576(bytes)``; the ``-J`` file has them in ``config``)."""
+    """The sizes a run was asked to cover.
+
+    ``-b`` minBytes, ``-e`` maxBytes and ``-f`` step factor or ``-i`` step in bytes, as nccl-tests
+    reports them (src/common.cu prints ``step: 2(factor)`` or ``step: 1048576(bytes)``; the ``-J``
+    file has them in ``config``).
+    """
 
     min_bytes: int
     max_bytes: int
@@ -737,9 +758,12 @@ class _TextParser:
         self._flush_pending()
 
     def _only_prefixes(self, text: str) -> bool:
-        """Whether what preceded an NCCL message on its line is only launcher prefixes (a timestamp,
-        an srun label, an OpenMPI tag), not nccl-tests output: then the line is dropped whole rather
-        than counted as unrecognised (kubectl logs --timestamps with NCCL_DEBUG=INFO has thousands)."""
+        """Say whether what preceded an NCCL message on its line is only launcher prefixes.
+
+        A timestamp, an srun label, an OpenMPI tag, not nccl-tests output: then the line is dropped
+        whole rather than counted as unrecognised (kubectl logs --timestamps with NCCL_DEBUG=INFO
+        has thousands).
+        """
         text = text.strip()
         for _ in range(4):
             if not text:
@@ -777,8 +801,10 @@ class _TextParser:
         return n == layout.n_columns + 2 == layout.n_columns + layout.max_extra and _is_timestamp(tokens)
 
     def _long_line(self, line: str, line_number: int) -> None:
-        """Skip a line over MAX_LINE_CHARS (an environment dump, a progress bar) with a warning; but
-        one that starts like nccl-tests' own output (``#`` or a number) means the log is damaged."""
+        """Skip a line over MAX_LINE_CHARS (an environment dump, a progress bar) with a warning.
+
+        One that starts like nccl-tests' own output (``#`` or a number) means the log is damaged.
+        """
         first = line[:80].split(maxsplit=1)[:1]
         if first and (first[0][0] == "#" or first[0].isdecimal()):
             raise NcclLogError(
@@ -822,8 +848,11 @@ class _TextParser:
 
     @staticmethod
     def _is_row_start(tokens: list[str]) -> bool:
-        """``size count type ...``; or a damaged row: an integer, a data type among the next two
-        tokens and at least four numbers (reported as malformed rather than skipped)."""
+        """Say whether the tokens start a data row: ``size count type ...``, or a damaged row.
+
+        A damaged row is an integer, a data type among the next two tokens and at least four
+        numbers (reported as malformed rather than skipped).
+        """
         if len(tokens) < 3 or not (tokens[0].isdecimal() or _as_int(tokens[0]) is not None):
             return False  # (a run of digits too long for _as_int is a row with a size too large)
         if tokens[2] in _KNOWN_DTYPES and tokens[1].isdecimal():
@@ -845,8 +874,9 @@ class _TextParser:
         return text
 
     def _split_nccl_message(self, line: str) -> str:
-        """Drop an NCCL INFO/WARN message, keeping any nccl-tests output printed before it on the
-        same line (stdout and stderr interleave mid-row when NCCL_DEBUG=INFO).
+        """Drop an NCCL INFO/WARN message, keeping any nccl-tests output printed before it on the same line.
+
+        stdout and stderr interleave mid-row when NCCL_DEBUG=INFO.
 
         Linear in the length of the line: the marker is found with ``str.find`` and the
         ``host:pid:tid [dev]`` prefix is matched backwards from it over a bounded window.
@@ -1205,10 +1235,12 @@ class _TextParser:
         self.in_values.extend(in_values)
 
     def _add_plain_row(self, tokens: list[str], layout: _Layout, line_number: int) -> bool:
-        """Fast path for the common row: known type and reduction, whole numbers, positive finite
-        values, #wrong 0 or N/A (any number in the old max-error column). Returns False, having
-        stored nothing, for anything else; the field-by-field path then accepts it, skips it or
-        says what is wrong."""
+        """Add the common row by the fast path.
+
+        Known type and reduction, whole numbers, positive finite values, #wrong 0 or N/A (any number
+        in the old max-error column). Returns False, having stored nothing, for anything else; the
+        field-by-field path then accepts it, skips it or says what is wrong.
+        """
         dtype = tokens[2]
         redop = "none" if layout.i_redop is None else tokens[layout.i_redop]
         if dtype not in _KNOWN_DTYPES or redop not in _KNOWN_REDOPS:
@@ -1267,8 +1299,11 @@ class _TextParser:
 
     @staticmethod
     def _int_field(token: str, name: str, line_number: int, unusable: list[str]) -> int:
-        """A whole number >= 0 (also ``1e+06``). NaN or infinity is noted in ``unusable`` (the row is
-        skipped); anything else that is not a whole number in 0..2^63-1 raises NcclLogError."""
+        """Read a whole number >= 0 (also ``1e+06``).
+
+        NaN or infinity is noted in ``unusable`` (the row is skipped); anything else that is not a
+        whole number in 0..2^63-1 raises NcclLogError.
+        """
         value = _as_int(token)
         if value is None:
             if len(token.lstrip("+-").lstrip("0")) > _MAX_INT_CHARS and token.lstrip("+-").isdecimal():
@@ -1293,7 +1328,7 @@ class _TextParser:
 
     @staticmethod
     def _float_field(token: str, name: str, line_number: int, unusable: list[str]) -> float:
-        """A number >= 0; NaN or infinity (``nan``, ``inf``, ``1e999``) is noted in ``unusable``."""
+        """Read a number >= 0; NaN or infinity (``nan``, ``inf``, ``1e999``) is noted in ``unusable``."""
         try:
             value = float(token)
         except ValueError:
@@ -1682,7 +1717,7 @@ _BARE_INF_RE = re.compile(r"(?<=[:\[,])(\s*)(-?)inf\b")  # nccl-tests prints inf
 
 
 def _json_float(value: object, where: str) -> float:
-    """A JSON number (or nccl-tests' string "nan"); None is NaN. May return NaN or infinity."""
+    """Read a JSON number (or nccl-tests' string "nan"); None is NaN. May return NaN or infinity."""
     if value is None:
         return math.nan
     if isinstance(value, bool):
@@ -1721,8 +1756,11 @@ _DIGIT_RUN_RE = re.compile(r"\d+")
 
 
 def _long_number_error(text: str) -> NcclLogError:
-    """Python's json refuses integers over sys.get_int_max_str_digits() (4,300) digits with a bare
-    ValueError; find the first such number (one linear scan) to name its line."""
+    """Name the line of the first integer too long for Python's json.
+
+    Python's json refuses integers over sys.get_int_max_str_digits() (4,300) digits with a bare
+    ValueError; one linear scan finds the first such number.
+    """
     limit = sys.get_int_max_str_digits() or 4300
     for run in _DIGIT_RUN_RE.finditer(text):
         if run.end() - run.start() > limit:
@@ -1734,7 +1772,7 @@ def _long_number_error(text: str) -> NcclLogError:
 
 
 def _json_label(value: object, max_chars: int = _SHOWN_CHARS) -> str:
-    """A name (data type, reduction, GPU, host) from JSON, as text of bounded length."""
+    """Read a name (data type, reduction, GPU, host) from JSON, as text of bounded length."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
         return _show(value)
     text = value if isinstance(value, str) else (str(value) if isinstance(value, int | float | bool) else "")
@@ -1742,7 +1780,7 @@ def _json_label(value: object, max_chars: int = _SHOWN_CHARS) -> str:
 
 
 def _json_sweep(config: dict) -> _Sweep | None:
-    """The size sweep from the -J file's config (minimum_bytes, maximum_bytes, step_factor or step_bytes)."""
+    """Read the size sweep from the -J file's config (minimum_bytes, maximum_bytes, step_factor or step_bytes)."""
     low, high = config.get("minimum_bytes"), config.get("maximum_bytes")
     if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= _INT64_MAX for v in (low, high)):
         return None
@@ -1951,20 +1989,22 @@ def _parse_json(text: str) -> NcclRun:
 # ---------------------------------------------------------------------------------------------
 
 
+@expects(max_bytes="B")
 def parse_nccl_tests(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> NcclRun:
-    """Parse nccl-tests / rccl-tests stdout, or an nccl-tests ``-J`` JSON file.
+    r"""Parse nccl-tests / rccl-tests stdout, or an nccl-tests ``-J`` JSON file.
 
     Parameters
     ----------
     data : str or bytes
         The whole log. Bytes must be UTF-8 (or UTF-16 with a byte-order mark).
     max_bytes : int
-        Reject larger inputs (default :data:`MAX_LOG_BYTES`, 5 MiB).
+        Reject larger inputs, B (default :data:`MAX_LOG_BYTES`, 5 MiB; a data-size Quantity works too).
 
     Returns
     -------
     NcclRun
-        The first result table in the input, with warnings about anything odd.
+        The first result table in the input: sizes in B, times in µs, algbw and busbw in GB/s
+        (1 GB = 1e9 B, as nccl-tests prints them), with warnings about anything odd.
 
     Raises
     ------
@@ -1975,11 +2015,27 @@ def parse_nccl_tests(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> Nc
         infinite or zero-time values are skipped with a warning, and every step takes time linear
         in the input, within the caps.
 
+    Notes
+    -----
+    The columns are checked against their definitions (``nccl-tests-performance``):
+
+    .. math:: \mathrm{algbw} = \frac{S}{t}, \qquad \mathrm{busbw} = \mathrm{algbw} \cdot F(n)
+
+    with :math:`F` from :func:`busbw_factor`; the rank count comes from the ``# Rank`` lines, the
+    header, or :func:`infer_ranks`.
+
     Examples
     --------
+    >>> from interconnect.units import Q_
     >>> run = parse_nccl_tests("  1048576  262144  float  sum  -1  8.52  123.07  215.37  0  8.41  124.68  218.19  0")
     >>> run.size_bytes.tolist(), run.time_us.tolist(), run.ranks, run.ranks_source
     ([1048576], [8.52], 8, 'inferred from busbw/algbw')
+    >>> f"{run.algbw_gbps[0]} GB/s = {run.size_bytes[0] / (run.time_us[0] * 1e-6) / 1e9:.2f} GB/s"
+    '123.07 GB/s = 123.07 GB/s'
+    >>> parse_nccl_tests("x" * 6000, max_bytes=Q_(4, "KiB"))
+    Traceback (most recent call last):
+    ...
+    interconnect.io.nccl_tests.NcclLogError: the log is 5.9 KiB; the limit is 4 KiB
     """
     text = _decode(data, max_bytes)
     if text.lstrip()[:1] == "{":

@@ -70,6 +70,7 @@ class CliffBar:
 
     @property
     def bandwidth_gbytes_per_s(self) -> float:
+        """Bar height in GB/s (1 GB = 1e9 B)."""
         return float(self.bandwidth.to("GB/s").magnitude)
 
 
@@ -84,7 +85,23 @@ def _view(figure: Figure, direction: str) -> pint.Quantity:
 
 
 def short_gpu_name(name: str) -> str:
-    """'NVIDIA H100 SXM5 80GB' -> 'H100 SXM5': maker words and memory sizes dropped, for labels."""
+    """Shorten a GPU's name for chart labels: maker words and memory sizes dropped.
+
+    Parameters
+    ----------
+    name : str
+        The catalog name.
+
+    Returns
+    -------
+    str
+        The short name (the full name when nothing would be left).
+
+    Examples
+    --------
+    >>> short_gpu_name("NVIDIA H100 SXM5 80GB")
+    'H100 SXM5'
+    """
     words = name.split(" (")[0].split()
     drop = {"NVIDIA", "AMD", "Instinct", "Intel", "Tesla", "Habana"}
     kept = [w for w in words if w not in drop and not re.fullmatch(r"\d+GB", w)]
@@ -92,7 +109,23 @@ def short_gpu_name(name: str) -> str:
 
 
 def short_link_name(name: str) -> str:
-    """A link's name without its parenthetical: 'InfiniBand NDR (400 Gbit/s port)' -> 'InfiniBand NDR'."""
+    """Drop a link name's parenthetical, for chart labels.
+
+    Parameters
+    ----------
+    name : str
+        The catalog name.
+
+    Returns
+    -------
+    str
+        The name up to its first `` (``.
+
+    Examples
+    --------
+    >>> short_link_name("InfiniBand NDR (400 Gbit/s port)")
+    'InfiniBand NDR'
+    """
     return name.split(" (")[0]
 
 
@@ -111,6 +144,7 @@ class ServerNics(NamedTuple):
 
     @property
     def nics_per_gpu(self) -> float:
+        """NICs per GPU in the server (dimensionless; 1 for a DGX H100, 3 for a Gaudi 3 HLS-3)."""
         return self.nics / self.gpus
 
     @property
@@ -126,11 +160,28 @@ class ServerNics(NamedTuple):
 
 def server_nics(catalog: Catalog, gpu_id: str, nic_id: str | None = None,
                 nics_per_node: int | None = None) -> ServerNics:
-    """The NIC and NIC count of a GPU's server: its reference server's unless given.
+    """Find the NIC and NIC count of a GPU's server: its reference server's unless given.
 
-    A NIC left out is the reference server's. A count left out is the reference server's when the
-    NIC is the server's own, else one NIC per GPU (the usual design for a training server): Gaudi 3
-    alone gets 24 on-chip 200 GbE ports, Gaudi 3 with a 400 Gbit/s InfiniBand card gets 8.
+    Parameters
+    ----------
+    catalog : interconnect.catalog.Catalog
+        The hardware catalog.
+    gpu_id : str
+        A GPU id of the catalog.
+    nic_id : str, optional
+        A scale-out NIC id; the reference server's when left out.
+    nics_per_node : int, optional
+        NICs in the server. When left out: the reference server's count if the NIC is the server's
+        own, else one NIC per GPU (the usual design for a training server).
+
+    Returns
+    -------
+    ServerNics
+        NIC id, NIC count, GPUs in the reference server and that server.
+
+    Examples
+    --------
+    Gaudi 3 alone gets 24 on-chip 200 GbE ports; with a 400 Gbit/s InfiniBand card, 8:
 
     >>> from interconnect.catalog import get_catalog
     >>> server_nics(get_catalog(), "gaudi3")[:3], server_nics(get_catalog(), "gaudi3", "ib-ndr")[:3]
@@ -170,28 +221,32 @@ class CliffSummary:
 
     @property
     def nics_per_gpu(self) -> float:
+        """NICs per GPU (dimensionless)."""
         return self.nics_per_node / self.gpus_per_node
 
     @property
     def network_per_gpu_per_direction(self) -> pint.Quantity:
-        """The server's NICs shared out over its GPUs, per direction."""
+        """The server's NICs shared out over its GPUs, per direction, in GB/s."""
         return (self.nic_per_direction * self.nics_per_gpu).to("GB/s")
 
     @property
     def is_mesh(self) -> bool:
+        """Whether the GPU's scale-up is a mesh (each peer over its own links) rather than switched."""
         return self.gpu.topology == "mesh"
 
     @property
     def ratio_like_for_like(self) -> float:
+        """Scale-up over network bandwidth per GPU, both per direction (dimensionless; H100 with NDR: 9)."""
         return float((self.scaleup_per_direction / self.network_per_gpu_per_direction).to("").magnitude)
 
     @property
     def ratio_as_quoted(self) -> float:
+        """Scale-up as quoted (both directions) over network per direction (H100 with NDR: the popular 18)."""
         return float((self.scaleup_both_directions / self.network_per_gpu_per_direction).to("").magnitude)
 
     @property
     def ratio_one_peer(self) -> float:
-        """One peer's scale-up bandwidth against the network per GPU (the same as like for like when switched)."""
+        """One peer's scale-up bandwidth over the network per GPU (like for like when switched)."""
         peer = self.scaleup_per_peer_per_direction
         if peer is None:
             return self.ratio_like_for_like
@@ -199,6 +254,7 @@ class CliffSummary:
 
     @property
     def ratio_achieved(self) -> float | None:
+        """Achieved scale-up over achieved network per GPU, per direction; None without both figures."""
         if self.scaleup_achieved_per_direction is None or self.nic_achieved_per_direction is None:
             return None
         network = self.nic_achieved_per_direction * self.nics_per_gpu
@@ -206,24 +262,51 @@ class CliffSummary:
 
     @property
     def node_egress_per_direction(self) -> pint.Quantity:
+        """Every NIC of the server together, per direction, in GB/s."""
         return (self.nic_per_direction * self.nics_per_node).to("GB/s")
 
     @property
     def node_scaleup_per_direction(self) -> pint.Quantity:
-        """All the GPUs' scale-up bandwidth in one server, per direction."""
+        """All the GPUs' scale-up bandwidth in one server, per direction, in GB/s."""
         return (self.scaleup_per_direction * self.gpus_per_node).to("GB/s")
 
 
 def cliff_summary(catalog: Catalog, gpu_id: str, nic_id: str | None = None, nics_per_node: int | None = None,
                   gpus_per_node: int | None = None) -> CliffSummary:
-    """Scale-up against scale-out bandwidth per GPU, for one GPU in its server.
+    r"""Compare scale-up with scale-out bandwidth per GPU, for one GPU in its server.
 
-    ``nic_id`` and ``nics_per_node`` default to the GPU's reference server (:func:`server_nics`);
-    ``gpus_per_node`` to that server's GPU count.
+    Parameters
+    ----------
+    catalog : interconnect.catalog.Catalog
+        The hardware catalog.
+    gpu_id : str
+        A GPU id of the catalog.
+    nic_id : str, optional
+        A scale-out NIC id; the reference server's by default (:func:`server_nics`).
+    nics_per_node : int, optional
+        NICs per server; the reference server's by default.
+    gpus_per_node : int, optional
+        GPUs per server; the reference server's by default.
 
-    .. math:: \\text{like for like} = \\frac{B_\\text{scale-up, per direction}}
-              {B_\\text{NIC, per direction} \\cdot n_\\text{NICs} / n_\\text{GPUs}}
+    Returns
+    -------
+    CliffSummary
+        Bandwidths as Quantities in GB/s, per direction and both directions, and the ratios.
 
+    Notes
+    -----
+    .. math::
+
+        r_{like} = \frac{B_{up}^{dir}}{B_{NIC}^{dir} \, n_{NIC} / n_{GPU}}, \qquad
+        r_{quoted} = \frac{B_{up}^{both}}{B_{NIC}^{dir} \, n_{NIC} / n_{GPU}}
+
+    NVIDIA quotes NVLink as both directions summed ("900 GB/s is the sum of both directions",
+    ``nccl-issue-1442``) while a network port is quoted per direction (400 Gbit/s = 50 GB/s,
+    ``nccl-tests-319``). For H100 that gives 450 / 50 = 9 like for like, and the popular 18 when the
+    conventions are mixed. The ratios are our arithmetic on the catalog's figures.
+
+    Examples
+    --------
     >>> from interconnect.catalog import get_catalog
     >>> s = cliff_summary(get_catalog(), "h100-sxm", "ib-ndr")
     >>> s.scaleup_per_direction, s.nic_per_direction, s.ratio_like_for_like, s.ratio_as_quoted
@@ -266,13 +349,42 @@ def _network_share_label(nic: Link, nics: int, gpus: int) -> str:
 
 def cliff_bars(catalog: Catalog, gpu_id: str, nic_id: str | None = None, direction: str = "per_direction",
                basis: str = "spec", nics_per_node: int | None = None) -> list[CliffBar]:
-    """The bars of the cliff chart, from the GPU's own memory outwards to a 1980s cable.
+    """Build the bars of the cliff chart, from the GPU's own memory outwards to a 1980s cable.
 
-    ``direction`` is ``per_direction`` or ``both_directions``; ``basis`` is ``spec`` or
-    ``achieved`` (a figure without an achieved value falls back to its spec, and the bar says so
-    through its ``basis``). ``nic_id`` and ``nics_per_node`` default to the GPU's reference server
-    (:func:`server_nics`). A GPU whose scale-up is a mesh gets a second scale-up bar: what one
-    peer gets (MI300X: 64 GB/s per direction, not the 448 GB/s summed over seven peers).
+    Parameters
+    ----------
+    catalog : interconnect.catalog.Catalog
+        The hardware catalog.
+    gpu_id : str
+        A GPU id of the catalog.
+    nic_id : str, optional
+        A scale-out NIC id; the reference server's by default (:func:`server_nics`).
+    direction : {"per_direction", "both_directions"}
+        How every bandwidth is shown.
+    basis : {"spec", "achieved"}
+        Which figure to show; a figure without an achieved value falls back to its spec, and the
+        bar says so through its ``basis``.
+    nics_per_node : int, optional
+        NICs per server; the reference server's by default.
+
+    Returns
+    -------
+    list of CliffBar
+        Bandwidths as Quantities in GB/s, innermost first. A GPU whose scale-up is a mesh gets a
+        second scale-up bar: what one peer gets (MI300X: 64 GB/s per direction, not the 448 GB/s
+        summed over seven peers).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``direction`` or ``basis``.
+
+    Examples
+    --------
+    >>> from interconnect.catalog import get_catalog
+    >>> bars = cliff_bars(get_catalog(), "h100-sxm")
+    >>> [(bar.key, f"{bar.bandwidth_gbytes_per_s:g} GB/s") for bar in bars[1:4]]
+    [('scaleup', '450 GB/s'), ('host', '63 GB/s'), ('node', '400 GB/s')]
     """
     if direction not in DIRECTION_CHOICES:
         raise ValueError(f"direction must be one of {DIRECTION_CHOICES}")
@@ -324,7 +436,27 @@ def cliff_bars(catalog: Catalog, gpu_id: str, nic_id: str | None = None, directi
 
 
 def quoted_claims(catalog: Catalog, bars: list[CliffBar]) -> list[tuple[str, dict]]:
-    """Popular figures recorded on the links a chart shows, each with its correction."""
+    """Collect the popular figures recorded on the links a chart shows, each with its correction.
+
+    Parameters
+    ----------
+    catalog : interconnect.catalog.Catalog
+        The hardware catalog.
+    bars : list of CliffBar
+        The chart's bars (from :func:`cliff_bars`).
+
+    Returns
+    -------
+    list of (str, dict)
+        Link name and the claim as recorded in the catalog, each link once.
+
+    Examples
+    --------
+    >>> from interconnect.catalog import get_catalog
+    >>> claims = quoted_claims(get_catalog(), cliff_bars(get_catalog(), "h100-sxm"))
+    >>> all(isinstance(name, str) and isinstance(claim, dict) for name, claim in claims)
+    True
+    """
     seen: set[str] = set()
     claims = []
     for bar in bars:
@@ -355,12 +487,30 @@ class GenerationRatio:
 
 
 def generation_ratios(catalog: Catalog) -> list[GenerationRatio]:
-    """Every GPU of the catalog in its reference server, in release order.
+    """Compute the cliff for every GPU of the catalog in its reference server, in release order.
 
+    Parameters
+    ----------
+    catalog : interconnect.catalog.Catalog
+        The hardware catalog.
+
+    Returns
+    -------
+    list of GenerationRatio
+        One row per GPU. Each is :func:`cliff_summary` with the reference server's NICs, so the
+        chart and the page's headline agree for every GPU.
+
+    Notes
+    -----
     Release order is by year; GPUs of one year keep the catalog's order, which lists each maker's
-    generations as they came out (H200 before B200 before GB200). Each row is
-    :func:`cliff_summary` with the reference server's NICs, so the chart and the page's headline
-    agree for every GPU.
+    generations as they came out (H200 before B200 before GB200).
+
+    Examples
+    --------
+    >>> from interconnect.catalog import get_catalog
+    >>> rows = {row.gpu.id: row for row in generation_ratios(get_catalog())}
+    >>> rows["h100-sxm"].ratio_like_for_like
+    9.0
     """
     rows = []
     for gpu in sorted(catalog.gpus.values(), key=lambda g: g.year):  # sorted() is stable
@@ -382,9 +532,29 @@ ONE_BLURAY = Q_(1, "bluray")
 
 
 def transfer_time(bandwidth: pint.Quantity, payload: pint.Quantity = ONE_BLURAY) -> pint.Quantity:
-    """How long ``payload`` (default: one 50 GB Blu-ray) takes at ``bandwidth``.
+    """Compute how long a payload takes at a bandwidth.
 
+    Parameters
+    ----------
+    bandwidth : pint.Quantity
+        A bandwidth (information per time).
+    payload : pint.Quantity, default one 50 GB Blu-ray disc
+        A data size.
+
+    Returns
+    -------
+    pint.Quantity
+        Time in s.
+
+    Notes
+    -----
+    .. math:: t = S / B
+
+    Examples
+    --------
     >>> transfer_time(Q_(50, "GB/s")).to("s")
     <Quantity(1.0, 'second')>
+    >>> transfer_time(Q_(400, "Gbit/s"), Q_(1, "TB"))
+    <Quantity(20.0, 'second')>
     """
     return (payload / bandwidth).to("s")

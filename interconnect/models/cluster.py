@@ -149,12 +149,29 @@ EFA_PLUGIN_LATENCY_US = {"efa-v2": 75.0, "efa-v3": 35.0, "efa-v4": 35.0}
 
 
 def fabric_model(fabric: str, generation: str = "Other", nic: str = "") -> FabricModel:
-    """The constants of ``fabric`` for a GPU generation (and, on EFA, the adapter generation).
+    """Look up the model constants of a fabric for a GPU generation (and, on EFA, the adapter generation).
 
-    >>> fabric_model("efa", "Hopper", "efa-v3").plugin_latency_us
-    35.0
-    >>> fabric_model("efa", "Ampere").hop_latency_us
-    75.0
+    Parameters
+    ----------
+    fabric : {"infiniband", "roce", "ethernet", "efa"}
+        The scale-out fabric.
+    generation : str, default "Other"
+        The GPU's tuning bucket (:attr:`Cluster.generation`).
+    nic : str, default ""
+        The NIC id; on EFA it selects the plugin latency (:data:`EFA_PLUGIN_LATENCY_US`).
+
+    Returns
+    -------
+    FabricModel
+        Efficiency (dimensionless), latencies in µs and chunk size in B, with the overrides of
+        :data:`FABRIC_BY_GENERATION` applied.
+
+    Examples
+    --------
+    >>> f"{fabric_model('efa', 'Hopper', 'efa-v3').plugin_latency_us} µs"
+    '35.0 µs'
+    >>> f"{fabric_model('efa', 'Ampere').hop_latency_us} µs"
+    '75.0 µs'
     """
     model = FABRICS[fabric]
     overrides = dict(FABRIC_BY_GENERATION.get((fabric, generation), {}))
@@ -178,6 +195,18 @@ NVLS_MIN_GPUS = {"Hopper": 5, "Blackwell": 6}
 def fabric_from_family(family: str) -> str:
     """Map a catalog NIC ``family`` to a fabric kind.
 
+    Parameters
+    ----------
+    family : str
+        The NIC's ``family`` text in the catalog.
+
+    Returns
+    -------
+    str
+        ``roce``, ``efa``, ``infiniband`` or (anything else) ``ethernet``.
+
+    Examples
+    --------
     >>> fabric_from_family("Ethernet (RoCE v2)"), fabric_from_family("InfiniBand")
     ('roce', 'infiniband')
     >>> fabric_from_family("AWS EFA (SRD)"), fabric_from_family("Ethernet (GPUDirect-TCPX)")
@@ -281,12 +310,18 @@ class Cluster:
 
     @property
     def intra_bw_gbps(self) -> float:
-        """Achievable scale-up bandwidth per GPU per direction (GB/s) among the domain's GPUs.
+        r"""Achievable scale-up bandwidth per GPU per direction (GB/s) among the domain's GPUs.
 
-        On a switched fabric (NVSwitch) every GPU reaches its full rate whatever the group size.
-        On a mesh without a switch (MI300X Infinity Fabric: one link to each of 7 peers) a group of
-        m GPUs can use only m - 1 of the links: ml-engineering measured 47.7 GB/s busbw with 2
-        MI300X against 312.9 GB/s with 8 (312.9 / 7 = 44.7).
+        Notes
+        -----
+        On a switched fabric (NVSwitch) every GPU reaches its full rate :math:`B_{full}` whatever the
+        group size. On a mesh without a switch (MI300X Infinity Fabric: one link to each of
+        :math:`p = 7` peers) a group of :math:`m` GPUs can use only :math:`m - 1` of the links:
+
+        .. math:: B_{intra} = B_{full} \, \frac{\max(1, \min(m - 1, p))}{p}
+
+        ml-engineering measured 47.7 GB/s busbw with 2 MI300X against 312.9 GB/s with 8
+        (312.9 / 7 = 44.7; source ``mle-network``).
         """
         if self.scaleup_switched or self.mesh_peers <= 1:
             return self.intra_bw_full_gbps
@@ -295,7 +330,7 @@ class Cluster:
 
     @property
     def nic_bw_per_gpu_gbps(self) -> float:
-        """Achievable scale-out bandwidth per GPU per direction (GB/s): NICs x rate / GPUs."""
+        """Achievable scale-out bandwidth per GPU per direction, GB/s: NICs x achieved rate / GPUs."""
         return self.nic_achieved_gbps * self.nics_per_node / self.gpus_per_node
 
     @property
@@ -371,7 +406,18 @@ class Cluster:
         return self.fabric_model.simple_fill_us
 
     def describe(self) -> str:
-        """One line: ``2 x 8 NVIDIA H100 SXM5 80GB, NVLink 4 (8-GPU domains), 8 x 400 Gbit/s InfiniBand``."""
+        """Describe the cluster in one line.
+
+        Returns
+        -------
+        str
+            For example ``2 x 8 NVIDIA H100 SXM5 80GB, NVLink 4 (8-GPU domains), 8 x 400 Gbit/s InfiniBand``.
+
+        Examples
+        --------
+        >>> resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)[0].describe().endswith("8 x 400 Gbit/s InfiniBand")
+        True
+        """
         nic_gbit = self.nic_line_gbps * 8
         text = (
             f"{self.nodes} x {self.gpus_per_node} {self.gpu_name}, {self.scaleup_link} "
@@ -383,7 +429,18 @@ class Cluster:
         return text
 
     def as_dict(self) -> dict[str, object]:
-        """Plain JSON-ready description (numbers carry their unit in the key)."""
+        """Describe the cluster as plain JSON-ready data (numbers carry their unit in the key).
+
+        Returns
+        -------
+        dict of str to object
+            Counts, bandwidths in GB/s (``*_gbps``) or Gbit/s (``nic_line_gbit_s``) and latency in µs.
+
+        Examples
+        --------
+        >>> resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)[0].as_dict()["nic_line_gbit_s"]
+        400.0
+        """
         return {
             "gpu": self.gpu,
             "gpu_name": self.gpu_name,
@@ -412,11 +469,45 @@ class Cluster:
 
     @classmethod
     def from_inputs(cls, gpu: str = "h100-sxm", **kwargs: object) -> tuple[Cluster, list[str]]:
-        """Same as :func:`resolve_cluster`."""
+        """Build a cluster from user inputs: the same as :func:`resolve_cluster`.
+
+        Parameters
+        ----------
+        gpu : str, default "h100-sxm"
+            A GPU id of the catalog.
+        **kwargs
+            The keyword arguments of :func:`resolve_cluster`.
+
+        Returns
+        -------
+        (Cluster, list of str)
+            The cluster and the warnings, one sentence each.
+
+        Examples
+        --------
+        >>> Cluster.from_inputs("h100-sxm", nodes=2)[0] == resolve_cluster("h100-sxm", nodes=2)[0]
+        True
+        """
         return resolve_cluster(gpu, **kwargs)  # type: ignore[arg-type]
 
     def with_nodes(self, nodes: int) -> Cluster:
-        """The same cluster with another node count (no validation; for sweeps)."""
+        """Return the same cluster with another node count (no validation, for sweeps).
+
+        Parameters
+        ----------
+        nodes : int
+            The node count, at least 1.
+
+        Returns
+        -------
+        Cluster
+            A copy with ``nodes`` replaced.
+
+        Examples
+        --------
+        >>> resolve_cluster("h100-sxm", nodes=2)[0].with_nodes(16).ranks
+        128
+        """
         return replace(self, nodes=max(1, int(nodes)))
 
 
@@ -450,7 +541,7 @@ def _clamp_int(name: str, value: object, default: int, low: int, high: int, warn
 
 
 def _preset_for(catalog: Catalog, gpu_id: str) -> object | None:
-    """The catalog node preset for a GPU: the one with the biggest NVLink domain wins (NVL72)."""
+    """Pick the catalog node preset for a GPU: the one with the biggest NVLink domain wins (NVL72)."""
     presets = [node for node in catalog.nodes.values() if node.gpu == gpu_id]
     if not presets:
         return None
@@ -665,7 +756,7 @@ def resolve_cluster(
 
 
 def _hop_latency_us(value: object, warnings: list[str]) -> float | None:
-    """A user's per-hop latency in µs (text with a time unit, or a number of µs); None for the default."""
+    """Read a user's per-hop latency in µs (text with a time unit, or a number of µs); None for the default."""
     if value is None or (isinstance(value, str) and value.strip() == ""):
         return None
     if isinstance(value, bool):

@@ -52,7 +52,18 @@ class RateReading:
     notes: tuple[str, ...]
 
     def lines(self) -> list[str]:
-        """The reading in the units people mix up: GB/s and Gbit/s, per direction and both."""
+        """Write the reading in the units people mix up: GB/s and Gbit/s, per direction and both.
+
+        Returns
+        -------
+        list of str
+            Three lines of text.
+
+        Examples
+        --------
+        >>> read_rate("400 Gbps").lines()[0]
+        'per direction: 50 GB/s = 400 Gbit/s'
+        """
         return [
             f"per direction: {format_bandwidth(self.per_direction, 'B/s')} = "
             f"{format_bandwidth(self.per_direction, 'bit/s')}",
@@ -63,12 +74,7 @@ class RateReading:
 
 
 def read_rate(text: str) -> RateReading:
-    """Read a link rate with an optional direction phrase.
-
-    A rate with no direction phrase is taken as per direction (how network ports are quoted) and
-    the note says so.
-
-    .. math:: B_\\mathrm{per\\,direction} = B_\\mathrm{both} / 2 \\qquad 1\\ \\mathrm{GB/s} = 8\\ \\mathrm{Gbit/s}
+    r"""Read a link rate with an optional direction phrase.
 
     Parameters
     ----------
@@ -78,11 +84,23 @@ def read_rate(text: str) -> RateReading:
     Returns
     -------
     RateReading
+        The rate per direction and both directions, as Quantities in GB/s, with the notes.
 
     Raises
     ------
-    QuantityInputError
-        If the text is not a bandwidth (the message says what it was and the accepted form).
+    interconnect.units.QuantityInputError
+        If the text is not a bandwidth (the message says what it was and the accepted form), or
+        names both conventions.
+
+    Notes
+    -----
+    .. math::
+
+        B_{per\,direction} = B_{both} / 2, \qquad 1\ \mathrm{GB/s} = 8\ \mathrm{Gbit/s}
+
+    NVLink is quoted as both directions summed ("900 GB/s is the sum of both directions",
+    ``nccl-issue-1442``); network ports are quoted per direction (``nccl-tests-319``), so a rate
+    with no direction phrase is read as per direction and the note says so.
 
     Examples
     --------
@@ -117,15 +135,49 @@ class SizeReading:
     notes: tuple[str, ...]
 
     def lines(self) -> list[str]:
-        """The size in decimal bytes, binary bytes and bits."""
+        """Write the size in decimal bytes, binary bytes and bits.
+
+        Returns
+        -------
+        list of str
+            Three lines of text.
+
+        Examples
+        --------
+        >>> read_size("1 GiB").lines()
+        ['decimal: 1.07374 GB', 'binary: 1 GiB (1 GiB)', 'bits: 8.58993 Gbit']
+        """
         bytes_ = float(self.size.to("B").magnitude)
         return [f"decimal: {bytes_ / 1e9:.6g} GB", f"binary: {format_size(self.size)} ({bytes_ / 2**30:.6g} GiB)",
                 f"bits: {bytes_ * 8 / 1e9:.6g} Gbit"]
 
 
 def read_size(text: str) -> SizeReading:
-    """Read a data size and show it in GB, GiB and Gbit (1 GiB = 1.0737 GB).
+    r"""Read a data size, to show it in GB, GiB and Gbit.
 
+    Parameters
+    ----------
+    text : str
+        For example ``"256 MiB"`` or ``"25 MB"``.
+
+    Returns
+    -------
+    SizeReading
+        The size as a Quantity, with the parser's note (if any).
+
+    Raises
+    ------
+    interconnect.units.QuantityInputError
+        If the text is not a data size.
+
+    Notes
+    -----
+    .. math:: 1\ \mathrm{GiB} = 2^{30}\ \mathrm{B} = 1.0737\ \mathrm{GB}, \qquad 1\ \mathrm{B} = 8\ \mathrm{bit}
+
+    IEC binary prefixes (IEC 80000-13:2008; https://physics.nist.gov/cuu/Units/binary.html).
+
+    Examples
+    --------
     >>> read_size("256 MiB").size.to("MB")
     <Quantity(268.435456, 'megabyte')>
     """

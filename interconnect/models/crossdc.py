@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from interconnect.units import InterconnectError, QuantityInputError, parse_quantity
+from interconnect.units import InterconnectError, QuantityInputError, expects, parse_quantity
 
 __all__ = [
     "CONFIDENCES",
@@ -140,12 +140,14 @@ class NetworkClass:
 
     @property
     def rtt_s(self) -> float:
-        """Round trip: twice the one-way latency."""
+        """Round trip in s: twice the one-way latency."""
         return 2 * self.latency_s
 
 
 @dataclass(frozen=True)
 class Table4Row:
+    """One model of Streaming DiLoCo's Table 4: its shape, step time (s) and WAN Gbit/s per utilisation target."""
+
     model: str
     params: float
     layers: int
@@ -169,6 +171,8 @@ class Table4:
 
 @dataclass(frozen=True)
 class IntellectSpan:
+    """One span of INTELLECT-1's Table 2: the median all-reduce time (s) and the utilisation (%)."""
+
     name: str
     allreduce_s: float
     utilization_percent: float
@@ -212,6 +216,7 @@ class ComputeRule:
 
     @property
     def backward_fraction(self) -> float:
+        """The backward pass's share of a training step's FLOPs (dimensionless; 4/6 by the 6N rule)."""
         return self.backward_flops_per_param_per_token / self.flops_per_param_per_token
 
 
@@ -240,6 +245,8 @@ class Quoted:
 
 @dataclass(frozen=True)
 class Limit:
+    """A limit of the simple model, stated with its sources."""
+
     text: str
     sources: tuple[str, ...]
 
@@ -259,7 +266,18 @@ class CrossDCData:
     limits: tuple[Limit, ...]
 
     def source_ids(self) -> set[str]:
-        """Every source id the file cites (so the catalog's "every source is cited" check can count them)."""
+        """Collect every source id the file cites (so the catalog's "every source is cited" check can count them).
+
+        Returns
+        -------
+        set of str
+            Ids of ``sources.toml``.
+
+        Examples
+        --------
+        >>> "arxiv-diloco" in get_crossdc_data().source_ids()
+        True
+        """
         groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
                   self.sparseloco, *self.reported, *self.quoted, *self.limits]
         return {source_id for group in groups for source_id in group.sources}
@@ -330,11 +348,31 @@ _S = {"sources": list, "where": str}
 
 
 def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> CrossDCData:
-    """Read and check ``crossdc.toml`` (default: the packaged file).
+    """Read and check ``crossdc.toml``.
 
-    ``source_ids`` are the ids a ``sources`` list may use (default: those of the packaged catalog).
-    Raises :class:`CrossDCDataError` naming the table and key for an unknown or missing key, a wrong
-    type or dimension, or an unknown source id.
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file by default.
+    source_ids : frozenset of str, optional
+        The ids a ``sources`` list may use; those of the packaged catalog by default.
+
+    Returns
+    -------
+    CrossDCData
+        Every table of the file, with quantities converted to the unit in each field's name.
+
+    Raises
+    ------
+    CrossDCDataError
+        Naming the table and key, for an unknown or missing key, a wrong type or dimension, or an
+        unknown source id.
+
+    Examples
+    --------
+    >>> data = load_crossdc_data()
+    >>> f"{data.networks['cross-region'].rtt_s * 1e3:g} ms round trip", sorted(data.methods) == sorted(METHODS)
+    ('100 ms round trip', True)
     """
     if path is None:
         path = Path(str(resources.files("interconnect").joinpath("data", _DATA_FILE)))
@@ -456,7 +494,18 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
 
 @functools.lru_cache(maxsize=1)
 def get_crossdc_data() -> CrossDCData:
-    """The packaged ``crossdc.toml``, read once per process."""
+    """Return the packaged ``crossdc.toml``, read once per process.
+
+    Returns
+    -------
+    CrossDCData
+        As :func:`load_crossdc_data` gives it.
+
+    Examples
+    --------
+    >>> get_crossdc_data().methods["diloco"].inner_steps
+    500
+    """
     return load_crossdc_data()
 
 
@@ -484,25 +533,49 @@ class Method:
 
     @property
     def sparse(self) -> bool:
+        """Whether the method sends a sparse payload (SparseLoCo)."""
         return self.id == "sparseloco"
 
     @property
     def bits_per_param(self) -> float:
-        r"""Bits sent per model parameter per synchronisation (all fragments together).
+        r"""Bits sent per model parameter per synchronisation, all fragments together (bit).
 
-        Dense: the value width. SparseLoCo keeps ``topk`` of every ``chunk`` values and sends each
-        with its value bits and its index:
+        Notes
+        -----
+        Dense: the value width. SparseLoCo keeps :math:`k` of every :math:`C` values and sends each with
+        its value bits :math:`b_v` and its index bits :math:`b_i` (Covenant-72B report, section 2.1,
+        ``arxiv-covenant-72b``):
 
-        .. math:: b = \frac{k}{C}\,(b_v + b_i) = \frac{64}{4096}(2 + 12) = 0.21875
-
-        (Covenant-72B report §2.1, arXiv 2603.08163).
+        .. math:: b = \frac{k}{C} (b_v + b_i) = \frac{64}{4096} (2 + 12) = 0.21875
         """
         if self.sparse:
             return self.topk / self.chunk * (self.bits + self.index_bits)
         return float(self.bits)
 
     def fragments_for(self, layers: object) -> np.ndarray:
-        """Fragments per model: the fixed count, or one per ``layers_per_fragment`` layers (at least 1)."""
+        r"""Count the fragments per model: the fixed count, or one per ``layers_per_fragment`` layers (at least 1).
+
+        Parameters
+        ----------
+        layers : array_like
+            Transformer layers.
+
+        Returns
+        -------
+        numpy.ndarray
+            Fragments (a count, as float), the shape of ``layers``.
+
+        Notes
+        -----
+        .. math:: P = \max\bigl(1, \mathrm{round}(L / \ell)\bigr)
+
+        for :math:`\ell` layers per fragment (Streaming DiLoCo, ``arxiv-streaming-diloco``, section 3).
+
+        Examples
+        --------
+        >>> make_method("streaming-diloco").fragments_for([24, 108]).tolist()
+        [8.0, 36.0]
+        """
         layers = np.asarray(layers, dtype=float)
         if self.fragments:
             return np.full_like(layers, float(self.fragments))
@@ -537,15 +610,42 @@ def make_method(
     index_bits: int | None = None,
     data: CrossDCData | None = None,
 ) -> Method:
-    """A :class:`Method` from its id and the knobs given; ``None`` takes the paper's default.
+    """Build a :class:`Method` from its id and the knobs given; ``None`` takes the paper's default.
 
-    Raises :class:`CrossDCInputError` with a message naming the knob for a value out of range
-    (``inner steps H must be from 1 to 1,000,000, got 0``) or a knob that does not apply.
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    inner_steps : int, optional
+        H, inner steps per synchronisation (1 for data parallel).
+    bits : int, optional
+        Bits per value sent (one of :data:`DENSE_BITS` for a dense method).
+    topology : str, optional
+        One of :data:`TOPOLOGIES`.
+    fragments, overlap_steps : int, optional
+        Streaming DiLoCo only: fragments per model (0: one per ``layers_per_fragment`` layers) and
+        tau, the inner steps a fragment's exchange may overlap.
+    chunk, topk, index_bits : int, optional
+        SparseLoCo only: chunk size, values kept per chunk and bits per index.
+    data : CrossDCData, optional
+        Where the defaults come from (:func:`get_crossdc_data` by default).
 
-    >>> make_method("diloco", bits=16).bits_per_param
-    16.0
-    >>> make_method("sparseloco").bits_per_param
-    0.21875
+    Returns
+    -------
+    Method
+        The method with every knob resolved.
+
+    Raises
+    ------
+    CrossDCInputError
+        Naming the knob, for a value out of range or a knob that does not apply.
+
+    Examples
+    --------
+    >>> f"{make_method('diloco', bits=16).bits_per_param} bit per parameter"
+    '16.0 bit per parameter'
+    >>> f"{make_method('sparseloco').bits_per_param} bit per parameter"
+    '0.21875 bit per parameter'
     >>> make_method("diloco", inner_steps=0)
     Traceback (most recent call last):
     ...
@@ -598,11 +698,29 @@ _PARAMS_SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "b": 1e9, "G"
 
 def parse_count(text: object, name: str = "parameters", low: float = PARAMS_RANGE[0],
                 high: float = PARAMS_RANGE[1]) -> float:
-    """A count typed by a person: ``1e9``, ``7B``, ``70e9``, ``1.5T``, ``4M`` (suffix k, M, B or G, T).
+    """Read a count typed by a person: ``1e9``, ``7B``, ``70e9``, ``1.5T``, ``4M``.
 
-    A strict grammar (a float literal and one optional suffix), never an expression; the count must
-    lie in ``[low, high]``. Raises :class:`CrossDCInputError` naming ``name``.
+    Parameters
+    ----------
+    text : str
+        A float literal and one optional suffix (k, M, B or G, T), never an expression.
+    name : str, default "parameters"
+        What the count is, for the error message.
+    low, high : float
+        The accepted range, inclusive.
 
+    Returns
+    -------
+    float
+        The count.
+
+    Raises
+    ------
+    CrossDCInputError
+        Naming ``name``, when the text does not match or the count is out of range.
+
+    Examples
+    --------
     >>> parse_count("7B"), parse_count("1e9"), parse_count(" 1.5 T ")
     (7000000000.0, 1000000000.0, 1500000000000.0)
     >>> parse_count("-3")
@@ -622,8 +740,20 @@ def parse_count(text: object, name: str = "parameters", low: float = PARAMS_RANG
 
 
 def parse_params(text: object) -> float:
-    """A parameter count (:func:`parse_count` within :data:`PARAMS_RANGE`).
+    """Read a parameter count (:func:`parse_count` within :data:`PARAMS_RANGE`).
 
+    Parameters
+    ----------
+    text : str
+        For example ``"70e9"`` or ``"7B"``.
+
+    Returns
+    -------
+    float
+        The parameter count.
+
+    Examples
+    --------
     >>> parse_params("70e9")
     70000000000.0
     """
@@ -631,13 +761,28 @@ def parse_params(text: object) -> float:
 
 
 def default_layers(params: object) -> np.ndarray:
-    r"""Transformer layers for a model size when none is given.
+    r"""Estimate the transformer layers for a model size when none is given.
 
-    A power law through the shapes Streaming DiLoCo simulated (arXiv 2501.18512 §3): 24 layers at 1B
-    and 108 at 100B; it gives 51 at 10B against the paper's 48.
+    Parameters
+    ----------
+    params : array_like
+        Parameter counts N.
 
-    .. math:: L(N) = 24\,(N / 10^9)^{\log_{100}(108/24)}
+    Returns
+    -------
+    numpy.ndarray
+        Layers (whole numbers as float, at least 1).
 
+    Notes
+    -----
+    A power law through the shapes Streaming DiLoCo simulated (``arxiv-streaming-diloco``,
+    section 3): 24 layers at 1B and 108 at 100B; it gives 51 at 10B against the paper's 48. The
+    fit is ours:
+
+    .. math:: L(N) = 24 \, (N / 10^9)^{\log_{100}(108/24)}
+
+    Examples
+    --------
     >>> default_layers([1e9, 1e10, 1e11]).tolist()
     [24.0, 51.0, 108.0]
     """
@@ -649,31 +794,70 @@ def default_layers(params: object) -> np.ndarray:
 
 
 def payload_bytes(method: Method, params: object, fragments: object = 1) -> np.ndarray:
-    r"""Bytes one site contributes to one synchronisation (one fragment for Streaming DiLoCo).
+    r"""Compute the bytes one site contributes to one synchronisation (one fragment for Streaming DiLoCo).
 
-    .. math:: S = \frac{N\,b}{8\,P}
+    Parameters
+    ----------
+    method : Method
+        The synchronisation method (bits per parameter).
+    params : array_like
+        Parameter counts N.
+    fragments : array_like, default 1
+        Fragments P per model.
 
-    with N parameters, b bits per parameter (:attr:`Method.bits_per_param`) and P fragments.
+    Returns
+    -------
+    numpy.ndarray
+        Payload in B.
 
-    >>> float(payload_bytes(make_method("diloco", bits=16), 1e9)) / 1e9  # GB
-    2.0
+    Notes
+    -----
+    .. math:: S = \frac{N \, b}{8 \, P}
+
+    with :math:`b` bits per parameter (:attr:`Method.bits_per_param`) and 8 bits per byte.
+
+    Examples
+    --------
+    >>> f"{float(payload_bytes(make_method('diloco', bits=16), 1e9)) / 1e9} GB"
+    '2.0 GB'
     """
     return np.asarray(params, dtype=float) * method.bits_per_param / 8 / np.asarray(fragments, dtype=float)
 
 
 def wan_traffic(topology: str, sites: int, gpus_per_site: int = 1) -> tuple[float, int]:
-    r"""Bytes each site sends (and receives) per payload byte, and the latency-bound steps.
+    """Compute the bytes each site sends (and receives) per payload byte, and the latency-bound steps.
 
-    * ``ring``: one ring through every GPU of every site (P = M·G ranks). Each ring edge that leaves a
-      site carries :math:`2(P-1)/P` of the payload, and each of the :math:`2(P-1)` steps waits for the
-      slowest edge, a WAN hop.
-    * ``hierarchical``: reduce inside each site, all-reduce the sites' shards over a ring of M sites,
-      then share inside the site: :math:`2(M-1)/M` of the payload per site in :math:`2(M-1)` steps.
-    * ``allgather``: every site receives every other site's payload, which cannot be summed on the way
-      (sparse payloads with different indices): :math:`M-1` payloads in :math:`M-1` steps.
+    Parameters
+    ----------
+    topology : {"ring", "hierarchical", "allgather"}
+        How the sites exchange their payloads.
+    sites : int
+        M, the number of sites.
+    gpus_per_site : int, default 1
+        G, GPUs per site (the ring runs through all of them).
 
-    The ring and its 2(n-1)/n factor are nccl-tests' ``doc/PERFORMANCE.md`` (busbw for all-reduce).
+    Returns
+    -------
+    factor : float
+        f, bytes on the WAN per payload byte (dimensionless).
+    steps : int
+        s, steps that each wait for one WAN hop.
 
+    Notes
+    -----
+    * ``ring``: one ring through every GPU of every site (:math:`P = M G` ranks). Each ring edge that
+      leaves a site carries :math:`f = 2(P-1)/P` of the payload, and each of the :math:`s = 2(P-1)`
+      steps waits for the slowest edge, a WAN hop.
+    * ``hierarchical``: reduce inside each site, all-reduce the sites' shards over a ring of
+      :math:`M` sites, then share inside the site: :math:`f = 2(M-1)/M` in :math:`s = 2(M-1)` steps.
+    * ``allgather``: every site receives every other site's payload, which cannot be summed on the
+      way (sparse payloads with different indices): :math:`f = M-1` in :math:`s = M-1` steps.
+
+    The ring's :math:`2(n-1)/n` is the all-reduce bus-bandwidth factor of nccl-tests
+    (``nccl-tests-performance``); the step counts are the ring's, the composition is ours.
+
+    Examples
+    --------
     >>> wan_traffic("hierarchical", 2)
     (1.0, 2)
     >>> wan_traffic("ring", 2, 8)
@@ -689,6 +873,7 @@ def wan_traffic(topology: str, sites: int, gpus_per_site: int = 1) -> tuple[floa
     return float(sites - 1), sites - 1
 
 
+@expects(payload_bytes="B", wan_bytes_per_s="B/s", rtt_s="s", site_algbw_bytes_per_s="B/s")
 def sync_time_s(
     payload_bytes: object,
     *,
@@ -699,15 +884,47 @@ def sync_time_s(
     gpus_per_site: int = 1,
     site_algbw_bytes_per_s: float = math.inf,
 ) -> np.ndarray:
-    r"""Time of one synchronisation across the sites (alpha-beta).
+    r"""Compute the time of one synchronisation across the sites (alpha-beta).
 
-    .. math:: T = s\,\frac{\mathrm{RTT}}{2} + \frac{f\,S}{B_\mathrm{WAN}} + \frac{S}{B_\mathrm{site}}
+    Parameters
+    ----------
+    payload_bytes : array_like
+        S, bytes per site per synchronisation, B.
+    sites : int
+        M, the number of sites.
+    wan_bytes_per_s : array_like
+        B_WAN, WAN bandwidth per site in each direction, B/s.
+    rtt_s : float
+        Round-trip time between sites, s.
+    topology : {"ring", "hierarchical", "allgather"}
+        How the sites exchange (:func:`wan_traffic`).
+    gpus_per_site : int, default 1
+        GPUs per site.
+    site_algbw_bytes_per_s : float, default inf
+        B_site, algbw of one all-reduce inside a site, B/s (``hierarchical`` only).
 
-    with (f, s) from :func:`wan_traffic`, one-way latency RTT/2 per step, and the last term only for
-    ``hierarchical`` (one all-reduce inside the site at its algbw ``site_algbw_bytes_per_s``).
+    Returns
+    -------
+    numpy.ndarray
+        Time in s, broadcast over ``payload_bytes`` and ``wan_bytes_per_s``.
 
-    >>> float(sync_time_s(2e9, sites=2, wan_bytes_per_s=1.25e9, rtt_s=0.02, topology="hierarchical"))  # s
-    1.62
+    Notes
+    -----
+    .. math:: T = s \, \frac{\mathrm{RTT}}{2} + \frac{f \, S}{B_{WAN}} + \frac{S}{B_{site}}
+
+    with :math:`(f, s)` from :func:`wan_traffic`, one-way latency RTT/2 per step, and the last term
+    only for ``hierarchical``. The alpha-beta (latency plus size over bandwidth) cost model is
+    Hockney's (Parallel Computing 20(3), 1994, https://doi.org/10.1016/S0167-8191(06)80021-9).
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
+    >>> f"{float(sync_time_s(2e9, sites=2, wan_bytes_per_s=1.25e9, rtt_s=0.02, topology='hierarchical')):.2f} s"
+    '1.62 s'
+    >>> t = sync_time_s(Q_(2, "GB"), sites=2, wan_bytes_per_s=Q_(10, "Gbit/s"), rtt_s=Q_(20, "ms"),
+    ...                 topology="hierarchical")
+    >>> f"{float(t):.2f} s"
+    '1.62 s'
     """
     factor, steps = wan_traffic(topology, sites, gpus_per_site)
     payload = np.asarray(payload_bytes, dtype=float)
@@ -739,6 +956,7 @@ def _window_and_floor(method: Method, step_s: object, layers: object, fragments:
     return window, floor
 
 
+@expects(sync_s="s", step_s="s")
 def exposed_time_s(
     sync_s: object,
     *,
@@ -749,23 +967,50 @@ def exposed_time_s(
     backward_fraction: float,
     fragments: object | None = None,
 ) -> np.ndarray:
-    r"""Exposed communication per round of H inner steps (the time compute waits).
+    r"""Compute the exposed communication per round of H inner steps (the time compute waits).
 
-    Without overlap every sync blocks: :math:`E = P\,T`. With overlap, each of the P syncs hides
-    behind a window W (the backward share of a step, plus tau inner steps for Streaming DiLoCo) except
-    a floor share φ (the last layer's, when tau = 0), and the link cannot carry more than one round's
-    syncs per round:
+    Parameters
+    ----------
+    sync_s : array_like
+        T, time of one synchronisation, s (:func:`sync_time_s`).
+    method : Method
+        The synchronisation method (H, tau, fragments).
+    step_s : array_like
+        t_step, time of one inner step, s.
+    layers : array_like
+        Transformer layers (the floor is one layer's share).
+    overlap : bool
+        Whether the exchange overlaps compute.
+    backward_fraction : float
+        The backward pass's share of a step (dimensionless).
+    fragments : array_like, optional
+        P, fragments per model; ``method.fragments_for(layers)`` by default.
 
-    .. math:: E = \max\bigl(P\,\max(T - W,\ \varphi T),\ P\,T - H\,t_\mathrm{step},\ 0\bigr)
+    Returns
+    -------
+    numpy.ndarray
+        Exposed time per round, s.
 
-    Streaming DiLoCo's simulator overlaps reductions with the backward pass in the same way (§3.1).
+    Notes
+    -----
+    Without overlap every sync blocks: :math:`E = P \, T`. With overlap, each of the :math:`P`
+    syncs hides behind a window :math:`W` (the backward share of a step, plus tau inner steps for
+    Streaming DiLoCo) except a floor share :math:`\varphi` (the last layer's, when tau = 0), and
+    the link cannot carry more than one round's syncs per round:
 
+    .. math:: E = \max\bigl(P \max(T - W, \varphi T),\ P T - H t_{step},\ 0\bigr)
+
+    Streaming DiLoCo's simulator overlaps reductions with the backward pass in the same way
+    (``arxiv-streaming-diloco``, section 3.1); the closed form is ours.
+
+    Examples
+    --------
     >>> dp = make_method("dp")
-    >>> float(exposed_time_s(0.1, method=dp, step_s=0.1, layers=24, overlap=False, backward_fraction=2/3))
-    0.1
-    >>> round(float(exposed_time_s(0.1, method=dp, step_s=0.1, layers=24, overlap=True,
-    ...                            backward_fraction=2/3)), 4)  # s: 0.1 - 0.0667
-    0.0333
+    >>> f"{float(exposed_time_s(0.1, method=dp, step_s=0.1, layers=24, overlap=False, backward_fraction=2/3))} s"
+    '0.1 s'
+    >>> e = exposed_time_s(0.1, method=dp, step_s=0.1, layers=24, overlap=True, backward_fraction=2/3)
+    >>> f"{float(e):.4f} s"  # 0.1 - 0.0667
+    '0.0333 s'
     """
     sync = np.asarray(sync_s, dtype=float)
     frags = method.fragments_for(layers) if fragments is None else np.asarray(fragments, dtype=float)
@@ -777,21 +1022,42 @@ def exposed_time_s(
     return np.maximum(np.maximum(frags * per_sync, saturated), 0.0)
 
 
+@expects(compute_s="s", exposed_s="s")
 def utilization(compute_s: object, exposed_s: object) -> np.ndarray:
-    r"""Compute utilisation: the share of wall-clock time the GPUs compute.
+    r"""Compute the utilisation: the share of wall-clock time the GPUs compute.
 
-    .. math:: U = \frac{H\,t_\mathrm{step}}{H\,t_\mathrm{step} + E}
+    Parameters
+    ----------
+    compute_s : array_like
+        Compute per round, :math:`H t_{step}`, s.
+    exposed_s : array_like
+        E, exposed communication per round, s.
 
-    INTELLECT-1 (arXiv 2412.01152, Table 2): 100 inner steps take 38 min and the median all-reduce across
-    the USA 103 s, so U = 2280 / 2383:
+    Returns
+    -------
+    numpy.ndarray
+        Utilisation U, a fraction in (0, 1].
 
-    >>> round(float(utilization(38 * 60, 103)) * 100, 1)  # %
-    95.7
+    Notes
+    -----
+    .. math:: U = \frac{H \, t_{step}}{H \, t_{step} + E}
+
+    Examples
+    --------
+    INTELLECT-1 (``arxiv-intellect-1``, Table 2): 100 inner steps take 38 min and the median
+    all-reduce across the USA 103 s, so U = 2280 / 2383:
+
+    >>> from interconnect.units import Q_
+    >>> f"{float(utilization(38 * 60, 103)):.1%}"
+    '95.7%'
+    >>> f"{float(utilization(Q_(38, 'min'), Q_(103, 's'))):.1%}"
+    '95.7%'
     """
     compute = np.asarray(compute_s, dtype=float)
     return compute / (compute + np.asarray(exposed_s, dtype=float))
 
 
+@expects(payload_bytes="B", step_s="s", rtt_s="s", site_algbw_bytes_per_s="B/s")
 def required_bandwidth(
     payload_bytes: object,
     *,
@@ -808,25 +1074,68 @@ def required_bandwidth(
     site_algbw_bytes_per_s: float = math.inf,
     fragments: object | None = None,
 ) -> np.ndarray:
-    r"""WAN bandwidth (bytes/s per site, each direction) that reaches a target compute utilisation.
+    r"""Compute the WAN bandwidth that reaches a target compute utilisation.
 
-    The utilisation target allows :math:`E^* = H\,t_\mathrm{step}(1/U - 1)` of exposed time per round.
-    Inverting :func:`exposed_time_s` gives the longest sync :math:`T_\max` that fits:
+    Parameters
+    ----------
+    payload_bytes : array_like
+        S, bytes per site per synchronisation, B.
+    target_utilization : float
+        U, strictly between 0 and 1.
+    method : Method
+        The synchronisation method.
+    step_s : array_like
+        t_step, time of one inner step, s.
+    layers : array_like
+        Transformer layers.
+    overlap : bool
+        Whether the exchange overlaps compute.
+    backward_fraction : float
+        The backward pass's share of a step.
+    sites : int
+        M, the number of sites.
+    rtt_s : float
+        Round-trip time between sites, s.
+    topology : {"ring", "hierarchical", "allgather"}
+        How the sites exchange.
+    gpus_per_site : int, default 1
+        GPUs per site.
+    site_algbw_bytes_per_s : float, default inf
+        Algbw of one all-reduce inside a site, B/s (``hierarchical`` only).
+    fragments : array_like, optional
+        P, fragments per model.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bandwidth per site in each direction, B/s; infinite when latency alone exceeds the budget.
+
+    Raises
+    ------
+    CrossDCInputError
+        When ``target_utilization`` is not strictly between 0 and 1.
+
+    Notes
+    -----
+    Our inversion of :func:`exposed_time_s`. The target allows
+    :math:`E^* = H t_{step} (1/U - 1)` of exposed time per round; the longest sync that fits is
 
     .. math::
 
-        T_\max = \begin{cases} E^*/P & \text{no overlap} \\
-        \min\bigl(W + E^*/P,\ E^*/(P\varphi),\ (E^* + H\,t_\mathrm{step})/P\bigr) & \text{overlap}
+        T_{max} = \begin{cases} E^*/P & \text{no overlap} \\
+        \min\bigl(W + E^*/P,\ E^*/(P\varphi),\ (E^* + H t_{step})/P\bigr) & \text{overlap}
         \end{cases}
 
-    and with :math:`T = \ell + f S / B` (latency and in-site time ℓ, :func:`sync_time_s`),
-    :math:`B = f S / (T_\max - \ell)`. Infinite when the latency alone exceeds :math:`T_\max`.
+    and with :math:`T = \ell + f S / B` (latency and in-site time :math:`\ell`,
+    :func:`sync_time_s`), :math:`B = f S / (T_{max} - \ell)`.
 
+    Examples
+    --------
     >>> diloco = make_method("diloco", inner_steps=100, bits=16)
-    >>> b = required_bandwidth(1e9 * 2, target_utilization=0.95, method=diloco, step_s=0.1, layers=24,
+    >>> b = required_bandwidth(2e9, target_utilization=0.95, method=diloco, step_s=0.1, layers=24,
     ...                        overlap=False, backward_fraction=2/3, sites=2, rtt_s=0.0, topology="hierarchical")
-    >>> round(float(b) * 8 / 1e9, 1)  # Gbit/s
-    30.4
+    >>> f"{float(b) * 8 / 1e9:.1f} Gbit/s"
+    '30.4 Gbit/s'
     """
     if not 0 < target_utilization < 1:
         raise CrossDCInputError(f"target utilisation must lie between 0 and 1 (exclusive), got {target_utilization}")
@@ -851,17 +1160,52 @@ def required_bandwidth(
         return np.where(slack > 0, factor * payload / np.where(slack > 0, slack, 1.0), np.inf)
 
 
+@expects(peak_flops_per_s="FLOP/s")
 def step_time_s(params: float, tokens_per_step: float, gpus_per_site: int, peak_flops_per_s: float, mfu: float,
                 flops_per_param_per_token: float = 6.0) -> float:
-    r"""Time of one inner step of one site, from the model size and the site's compute.
+    r"""Compute the time of one inner step of one site, from the model size and the site's compute.
 
-    .. math:: t_\mathrm{step} = \frac{6\,N\,D}{G\,F\,\mathrm{MFU}}
+    Parameters
+    ----------
+    params : float
+        N, parameters.
+    tokens_per_step : float
+        D, tokens per step per site.
+    gpus_per_site : int
+        G, GPUs per site.
+    peak_flops_per_s : float
+        F, peak dense BF16 rate per GPU, FLOP/s.
+    mfu : float
+        Model FLOPs utilisation, in (0, 1].
+    flops_per_param_per_token : float, default 6.0
+        Training FLOPs per parameter per token.
 
-    with D tokens per step per site, G GPUs at peak F FLOP/s (dense BF16), and 6 FLOPs per parameter
-    per token (Kaplan et al., arXiv 2001.08361 §2.1).
+    Returns
+    -------
+    float
+        Step time in s.
 
-    >>> round(step_time_s(1e9, 1e6, 8, 989.4e12, 0.4), 3)  # s, 8 H100 at 40 % MFU
-    1.895
+    Raises
+    ------
+    CrossDCInputError
+        For a value out of range.
+
+    Notes
+    -----
+    .. math:: t_{step} = \frac{6 \, N \, D}{G \, F \, \mathrm{MFU}}
+
+    Six FLOPs per parameter per token for a forward and backward pass: Kaplan et al.,
+    ``arxiv-kaplan-scaling``, section 2.1.
+
+    Examples
+    --------
+    Eight H100 (989.4 TFLOP/s dense BF16 each) at 40 % MFU:
+
+    >>> from interconnect.units import Q_
+    >>> f"{step_time_s(1e9, 1e6, 8, 989.4e12, 0.4):.3f} s"
+    '1.895 s'
+    >>> f"{step_time_s(1e9, 1e6, 8, Q_(989.4, 'TFLOP/s'), 0.4):.3f} s"
+    '1.895 s'
     """
     for name, value, low in (("parameters", params, 1.0), ("tokens per step", tokens_per_step, 1.0),
                              ("GPUs per site", gpus_per_site, 1), ("peak FLOP/s", peak_flops_per_s, 1.0)):
@@ -874,10 +1218,31 @@ def step_time_s(params: float, tokens_per_step: float, gpus_per_site: int, peak_
 
 @functools.lru_cache(maxsize=256)
 def site_allreduce_algbw(gpu: str, gpus_per_site: int) -> float:
-    """Bytes/s of one all-reduce inside a site (algbw at 1 GiB, bandwidth-bound), from the collectives model.
+    r"""Compute the algbw of one all-reduce inside a site, from the collectives model.
 
-    A site is the GPU's reference server repeated (8 per node for H100) on its usual NIC. One GPU per
-    site needs no in-site step (infinite).
+    Parameters
+    ----------
+    gpu : str
+        A GPU id of the catalog.
+    gpus_per_site : int
+        GPUs per site; the site is the GPU's reference server repeated, on its usual NIC.
+
+    Returns
+    -------
+    float
+        Algbw at 1 GiB (bandwidth-bound), B/s; infinite for one GPU per site (no in-site step).
+
+    Notes
+    -----
+    .. math:: \mathrm{algbw} = S / t(S), \qquad S = 1\ \mathrm{GiB}
+
+    as nccl-tests defines it (``nccl-tests-performance``), with :math:`t` from
+    :func:`~interconnect.models.collectives.allreduce`.
+
+    Examples
+    --------
+    >>> site_allreduce_algbw("h100-sxm", 1)
+    inf
     """
     if gpus_per_site <= 1:
         return math.inf
@@ -932,15 +1297,17 @@ class Scenario:
 
     @property
     def resolved_layers(self) -> int:
+        """Layers: the scenario's, or :func:`default_layers` of its size."""
         return self.layers or int(default_layers(self.params))
 
     @property
     def fragments(self) -> int:
+        """Fragments per model for the method at these layers."""
         return int(self.method.fragments_for(self.resolved_layers))
 
     @property
     def compute_s(self) -> float:
-        """Compute per round: H inner steps."""
+        """Compute per round in s: H inner steps."""
         return self.method.inner_steps * self.step_s
 
 
@@ -964,22 +1331,27 @@ class CrossDCResult:
 
     @property
     def utilization_no_overlap(self) -> float:
+        """Utilisation without overlap (fraction)."""
         return float(utilization(self.compute_s, self.exposed_no_overlap_s))
 
     @property
     def utilization_overlap(self) -> float:
+        """Utilisation with overlap (fraction)."""
         return float(utilization(self.compute_s, self.exposed_overlap_s))
 
     @property
     def exposed_s(self) -> float:
+        """Exposed time per round in s, in the scenario's overlap mode."""
         return self.exposed_overlap_s if self.scenario.overlap else self.exposed_no_overlap_s
 
     @property
     def utilization(self) -> float:
+        """Utilisation in the scenario's overlap mode (fraction)."""
         return self.utilization_overlap if self.scenario.overlap else self.utilization_no_overlap
 
     @property
     def required_bytes_per_s(self) -> float:
+        """WAN bandwidth for the target utilisation in the scenario's overlap mode, B/s."""
         s = self.scenario
         return self.required_overlap_bytes_per_s if s.overlap else self.required_no_overlap_bytes_per_s
 
@@ -990,12 +1362,29 @@ def _common(s: Scenario) -> dict[str, Any]:
 
 
 def evaluate(s: Scenario) -> CrossDCResult:
-    """Payload, sync time, exposed time, utilisation and required bandwidth of one scenario.
+    """Compute payload, sync time, exposed time, utilisation and required bandwidth of one scenario.
 
+    Parameters
+    ----------
+    s : Scenario
+        Everything the answer depends on.
+
+    Returns
+    -------
+    CrossDCResult
+        Bytes per site (B), times per round of H inner steps (s), bandwidths in B/s.
+
+    Notes
+    -----
+    Composes :func:`payload_bytes`, :func:`sync_time_s`, :func:`exposed_time_s`,
+    :func:`utilization` and :func:`required_bandwidth`; see each for its formula.
+
+    Examples
+    --------
     >>> method = make_method("diloco", inner_steps=100, bits=16)
     >>> result = evaluate(Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=method))
-    >>> result.payload_bytes / 1e9, round(result.sync_s, 2), f"{result.utilization_no_overlap:.1%}"
-    (2.0, 1.62, '98.4%')
+    >>> f"{result.payload_bytes / 1e9} GB", f"{result.sync_s:.2f} s", f"{result.utilization_no_overlap:.1%}"
+    ('2.0 GB', '1.62 s', '98.4%')
     """
     layers, fragments = s.resolved_layers, s.fragments
     payload = float(payload_bytes(s.method, s.params, fragments))
@@ -1016,8 +1405,29 @@ def evaluate(s: Scenario) -> CrossDCResult:
     )
 
 
+@expects(wan_bytes_per_s="B/s")
 def utilization_curve(s: Scenario, wan_bytes_per_s: object) -> np.ndarray:
-    """Compute utilisation of a scenario at each WAN bandwidth (bytes/s), in its overlap mode."""
+    """Compute the utilisation of a scenario at each WAN bandwidth, in its overlap mode.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (its own ``wan_bytes_per_s`` is ignored).
+    wan_bytes_per_s : array_like
+        WAN bandwidths per site in each direction, B/s.
+
+    Returns
+    -------
+    numpy.ndarray
+        Utilisation (fraction) per bandwidth, by :func:`utilization`.
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
+    >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=make_method("diloco"))
+    >>> utilization_curve(s, [1.25e9]).tolist() == utilization_curve(s, Q_([10], "Gbit/s")).tolist()
+    True
+    """
     layers, fragments = s.resolved_layers, s.fragments
     payload = payload_bytes(s.method, s.params, fragments)
     sync = sync_time_s(payload, wan_bytes_per_s=np.asarray(wan_bytes_per_s, dtype=float), **_common(s))
@@ -1027,10 +1437,35 @@ def utilization_curve(s: Scenario, wan_bytes_per_s: object) -> np.ndarray:
 
 
 def required_bandwidth_curve(s: Scenario, params: object) -> np.ndarray:
-    """WAN bandwidth (bytes/s) for the scenario's target utilisation at each model size.
+    r"""Compute the WAN bandwidth for the scenario's target utilisation at each model size.
 
-    The step time grows in proportion to the parameters (same tokens per step, same GPUs: the 6·N·D
-    rule); layers follow :func:`default_layers` unless the scenario fixes them.
+    Parameters
+    ----------
+    s : Scenario
+        The scenario at its own size.
+    params : array_like
+        Parameter counts N.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bandwidth per site in each direction, B/s (:func:`required_bandwidth`).
+
+    Notes
+    -----
+    The step time grows in proportion to the parameters (same tokens per step, same GPUs: the
+    :math:`6 N D` rule, ``arxiv-kaplan-scaling``):
+
+    .. math:: t_{step}(N) = t_{step}(N_0) \, N / N_0
+
+    Layers follow :func:`default_layers` unless the scenario fixes them.
+
+    Examples
+    --------
+    >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=make_method("diloco"))
+    >>> curve = required_bandwidth_curve(s, [1e9])
+    >>> bool(curve[0] == evaluate(s).required_bytes_per_s)
+    True
     """
     sizes = np.asarray(params, dtype=float)
     layers = default_layers(sizes) if not s.layers else np.full_like(sizes, float(s.layers))
@@ -1043,7 +1478,26 @@ def required_bandwidth_curve(s: Scenario, params: object) -> np.ndarray:
 
 
 def method_scenarios(s: Scenario, data: CrossDCData | None = None) -> dict[str, Scenario]:
-    """The scenario for every method: the chosen one as configured, the others at their papers' defaults."""
+    """Build the scenario for every method: the chosen one as configured, the others at their papers' defaults.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario as configured.
+    data : CrossDCData, optional
+        Where the defaults come from.
+
+    Returns
+    -------
+    dict of str to Scenario
+        One scenario per id of :data:`METHODS`.
+
+    Examples
+    --------
+    >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=make_method("dp"))
+    >>> {k: v.method.inner_steps for k, v in method_scenarios(s).items()}["diloco"]
+    500
+    """
     result = {}
     for method_id in METHODS:
         if method_id == s.method.id:

@@ -104,7 +104,32 @@ def _knobs(inputs: PageInputs) -> list[tuple[str, str, object]]:
 
 
 def crossdc_view(inputs: PageInputs) -> CrossDCView:
-    """The scenario, its result and the comparison curves for the page's values."""
+    """Compute the scenario, its result and the comparison curves for the page's values.
+
+    Parameters
+    ----------
+    inputs : PageInputs
+        The page's values (units in the names: ``wan_bytes_per_s``, ``rtt_s``, ``step_s``).
+
+    Returns
+    -------
+    CrossDCView
+        The scenario and its :class:`~interconnect.models.crossdc.CrossDCResult`, one result per
+        method, utilisation curves over :data:`BANDWIDTH_GRID_BYTES_PER_S` (B/s) and
+        required-bandwidth curves (B/s) over :data:`PARAMS_GRID`. A knob that does not fit the
+        method is dropped with a warning.
+
+    Notes
+    -----
+    With ``step_mode="derived"`` the step time is
+    :func:`~interconnect.models.crossdc.step_time_s` of the GPU's dense BF16 peak from the catalog.
+
+    Examples
+    --------
+    >>> view = crossdc_view(PageInputs(1e9, 2, 1, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02))
+    >>> f"{view.result.payload_bytes / 1e9:g} GB per sync", len(view.utilization_curves["dp"])
+    ('2 GB per sync', 64)
+    """
     data = get_crossdc_data()
     warnings: list[str] = []
     accepted: dict[str, object] = {}
@@ -156,6 +181,7 @@ class Table4Check:
 
     @property
     def ratio(self) -> float:
+        """The model's bandwidth over the paper's (dimensionless; 1 is exact agreement)."""
         return self.model_gbit_per_s / self.paper_gbit_per_s
 
 
@@ -171,7 +197,20 @@ TABLE4_VARIANTS: dict[str, tuple[str, str, dict[str, int]]] = {
 
 
 def table4_check() -> list[Table4Check]:
-    """Every cell of Streaming DiLoCo's Table 4 with this model's answer beside it (two sites, no latency)."""
+    """Set every cell of Streaming DiLoCo's Table 4 beside this model's answer (two sites, no latency).
+
+    Returns
+    -------
+    list of Table4Check
+        Model, variant, target utilisation, and WAN bandwidth in Gbit/s from the paper
+        (``arxiv-streaming-diloco``, Table 4) and from :func:`~interconnect.models.crossdc.evaluate`.
+
+    Examples
+    --------
+    >>> cells = [c for c in table4_check() if c.utilization <= 0.95]
+    >>> f"{len(cells)} cells up to 95 % utilisation, the farthest {max(abs(c.ratio - 1) for c in cells):.0%} off"
+    '60 cells up to 95 % utilisation, the farthest 20% off'
+    """
     data = get_crossdc_data()
     table = data.table4
     cells = []

@@ -61,21 +61,41 @@ class DdpRow:
 
     @property
     def measured_overhead_s(self) -> float:
-        """Measured time over the same model on one GPU without DDP."""
+        """Measured time over the same model on one GPU without DDP, s."""
         return self.measured_s - self.single_gpu_s
 
     @property
     def measured_comm_overhead_s(self) -> float:
-        """Measured time over one GPU *with* DDP: what the extra GPUs cost, DDP's bookkeeping removed."""
+        """Measured time over one GPU *with* DDP, s: what the extra GPUs cost, DDP's bookkeeping removed."""
         return self.measured_s - self.single_gpu_ddp_s
 
     @property
     def ratio(self) -> float:
+        """The model's iteration time over the measured one (dimensionless; 1 is exact agreement)."""
         return self.model_s / self.measured_s
 
 
 def load_ddp_benchmark() -> list[dict[str, object]]:
-    """The published rows as dicts (numbers converted; empty cells are None)."""
+    """Read the published rows of PyTorch's DDP benchmark.
+
+    Returns
+    -------
+    list of dict
+        One dict per row: ``model``, ``params`` (count), ``gpus``, ``machines`` (0: one GPU without
+        DDP), ``p50_s`` (median iteration time, s), ``bucket1_p75_s`` (s) and ``bucket1_diff_pct``
+        (throughput change with 1 MB buckets, %); empty cells are None.
+
+    Notes
+    -----
+    Source: pytorch/pytorch ``benchmarks/distributed/ddp/README.md`` (commit bf69c149),
+    :data:`DDP_BENCHMARK_SOURCE`.
+
+    Examples
+    --------
+    >>> row = next(r for r in load_ddp_benchmark() if r["model"] == "resnet50" and r["gpus"] == 16)
+    >>> f"{row['p50_s'] * 1e3:.0f} ms on {row['gpus']} GPUs in {row['machines']} machines"
+    '104 ms on 16 GPUs in 2 machines'
+    """
     text = resources.files("interconnect").joinpath("data/published/pytorch-ddp-benchmark.csv").read_text("utf-8")
     lines = [line for line in text.splitlines() if line and not line.startswith("#")]
     rows = []
@@ -105,8 +125,31 @@ def _model_step(params: int, gpus: int, machines: int, compute_s: float, bucket_
 
 
 def compare_ddp_benchmark() -> list[DdpRow]:
-    """Every DDP row of the published benchmark with the model's iteration time beside it.
+    r"""Set every DDP row of the published benchmark beside the overlap model's iteration time.
 
+    Returns
+    -------
+    list of DdpRow
+        Measured and modelled iteration times in s, and the throughput change with 1 MB buckets
+        (fraction; negative is slower).
+
+    Notes
+    -----
+    The model runs :func:`~interconnect.models.overlap.schedule_from_times` with the measured
+    single-GPU iteration :math:`t_1` as compute. Our split: the SGD step streams
+    :math:`20 N` bytes (weight, gradient and momentum read; weight and momentum written, fp32) at
+    the GPU's HBM rate, and the rest is one third forward, two thirds backward:
+
+    .. math::
+
+        t_{opt} = \frac{20 N}{B_{HBM}}, \qquad
+        t_{fwd} = \frac{t_1 - t_{opt}}{3}, \qquad t_{bwd} = 2 \, t_{fwd}
+
+    Gradients are fp32 (4 B per parameter) in DDP's default 25 MiB buckets; bucket times come from
+    the all-reduce model of the ``dgx-1-v100`` cluster.
+
+    Examples
+    --------
     >>> rows = compare_ddp_benchmark()
     >>> row = next(r for r in rows if r.model == "resnet50" and r.gpus == 16)
     >>> f"measured {row.measured_s * 1e3:.0f} ms, model {row.model_s * 1e3:.1f} ms"

@@ -44,6 +44,7 @@ from interconnect.catalog import Catalog, get_catalog
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import allreduce
 from interconnect.models.presets import ModelPreset
+from interconnect.units import expects
 
 __all__ = [
     "CLAIM_OVERLAP_FRACTION",
@@ -154,12 +155,27 @@ class Workload:
 
     @classmethod
     def from_preset(cls, preset: ModelPreset) -> Workload:
-        """A preset's published shape, with its output layer and embedding placed in time.
+        """Build the workload of a preset's published shape, with its output layer and embedding placed in time.
 
-        The gradient covers every parameter (all experts of a mixture of experts); compute covers the
-        parameters one token uses, less the input embedding (a lookup). The output layer is untied
-        from the embedding in every preset (Llama 3, Mixtral, DeepSeek-V3 config.json).
+        Parameters
+        ----------
+        preset : ModelPreset
+            A model of ``models.toml``.
 
+        Returns
+        -------
+        Workload
+            Parameter counts: the gradient covers every parameter (all experts of a mixture of
+            experts); compute covers the parameters one token uses, less the input embedding (a lookup,
+            :math:`V h` parameters for vocabulary :math:`V` and width :math:`h`).
+
+        Notes
+        -----
+        The output layer is untied from the embedding in every preset (Llama 3, Mixtral, DeepSeek-V3
+        ``config.json``, ``tie_word_embeddings: false``).
+
+        Examples
+        --------
         >>> from interconnect.models.presets import load_model_presets
         >>> w = Workload.from_preset(load_model_presets()["llama3-8b"])
         >>> f"{w.params:.4g}", f"{w.matmul_params:.4g}", f"{w.head_params:.4g}", f"{w.embedding_params:.4g}"
@@ -171,8 +187,31 @@ class Workload:
 
     @classmethod
     def from_params(cls, params: float, layers: int, *, seq_len: int = 8192) -> Workload:
-        """Only a parameter count and a depth: gradients stream out evenly; width from N ~ 12 L h^2.
+        r"""Build a workload from a parameter count and a depth only: gradients stream out evenly.
 
+        Parameters
+        ----------
+        params : float
+            N, parameters.
+        layers : int
+            L, transformer blocks.
+        seq_len : int, default 8192
+            Sequence length in tokens.
+
+        Returns
+        -------
+        Workload
+            Every parameter a matmul parameter, no separate output layer or embedding.
+
+        Notes
+        -----
+        The width comes from :math:`N \approx 12 L h^2` (Kaplan et al., ``arxiv-kaplan-scaling``,
+        section 2.1, equation 2.1, embeddings left out):
+
+        .. math:: h = \sqrt{N / (12 L)}
+
+        Examples
+        --------
         >>> w = Workload.from_params(8e9, 32)
         >>> w.hidden, w.embedding_params
         (4564, 0.0)
@@ -184,8 +223,24 @@ class Workload:
 
 
 def gpu_rates(gpu_id: str, catalog: Catalog | None = None) -> tuple[float, float]:
-    """(dense BF16 FLOP/s, HBM bytes/s) of a catalog GPU, both spec figures.
+    """Look up a catalog GPU's dense BF16 compute rate and HBM bandwidth (spec figures).
 
+    Parameters
+    ----------
+    gpu_id : str
+        A GPU id of the catalog.
+    catalog : interconnect.catalog.Catalog, optional
+        The catalog (the packaged one by default).
+
+    Returns
+    -------
+    flops_per_s : float
+        Dense BF16 peak, FLOP/s.
+    hbm_bytes_per_s : float
+        Memory bandwidth, B/s.
+
+    Examples
+    --------
     >>> flops, hbm = gpu_rates("h100-sxm")
     >>> f"{flops:.4g} FLOP/s", f"{hbm:.3g} B/s"
     ('9.894e+14 FLOP/s', '3.35e+12 B/s')
@@ -195,21 +250,53 @@ def gpu_rates(gpu_id: str, catalog: Catalog | None = None) -> tuple[float, float
             float(gpu.memory_bandwidth.quantity.to("B/s").magnitude))
 
 
+@expects(flops_per_s="FLOP/s", hbm_bytes_per_s="B/s", gradient_bytes="B")
 def compute_times_s(workload: Workload, tokens_per_gpu: object, flops_per_s: float, hbm_bytes_per_s: float,
                     gradient_bytes: int, efficiency: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Forward, backward and optimizer time (s) for one GPU's tokens.
+    r"""Compute the forward, backward and optimizer time for one GPU's tokens.
 
+    Parameters
+    ----------
+    workload : Workload
+        The model.
+    tokens_per_gpu : array_like
+        D, tokens per GPU.
+    flops_per_s : float
+        C, dense BF16 peak, FLOP/s.
+    hbm_bytes_per_s : float
+        W_HBM, memory bandwidth, B/s.
+    gradient_bytes : int
+        g, bytes per gradient element.
+    efficiency : float, default 1.0
+        eta, the share of the peak the matmuls reach.
+
+    Returns
+    -------
+    forward_s, backward_s, optimizer_s : numpy.ndarray
+        Times in s, one per token count.
+
+    Notes
+    -----
     .. math::
-        T_{fwd} = \\frac{2 N_{mm} D}{\\eta C}, \\quad T_{bwd} = \\frac{4 N_{mm} D}{\\eta C}, \\quad
-        T_{opt} = \\frac{(26 + g) N}{W_{HBM}}
 
-    with D tokens per GPU, C the dense BF16 peak, eta the share of it reached, g bytes per gradient
-    element (see :data:`OPTIMIZER_BYTES_PER_PARAM`).
+        T_{fwd} = \frac{2 N_{mm} D}{\eta C}, \quad T_{bwd} = \frac{4 N_{mm} D}{\eta C}, \quad
+        T_{opt} = \frac{(26 + g) N}{W_{HBM}}
 
+    Two FLOPs per matmul parameter per token forward and four backward (Kaplan et al.,
+    ``arxiv-kaplan-scaling``, section 2.1). The optimizer is memory-bound: 26 bytes per parameter
+    besides the gradient (:data:`OPTIMIZER_BYTES_PER_PARAM`, our estimate from the ZeRO paper's
+    12 bytes of Adam state, https://arxiv.org/abs/1910.02054, section 3.1).
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
     >>> w = Workload.from_params(8e9, 32)
     >>> fwd, bwd, opt = compute_times_s(w, 4096, 989.4e12, 3.35e12, 2)
     >>> f"{fwd[0] * 1e3:.1f} ms", f"{bwd[0] * 1e3:.1f} ms", f"{opt[0] * 1e3:.1f} ms"
     ('66.2 ms', '132.5 ms', '66.9 ms')
+    >>> fwd, _, opt = compute_times_s(w, 4096, Q_(989.4, "TFLOP/s"), Q_(3.35, "TB/s"), 2)
+    >>> f"{fwd[0] * 1e3:.1f} ms", f"{opt[0] * 1e3:.1f} ms"
+    ('66.2 ms', '66.9 ms')
     """
     tokens = np.atleast_1d(np.asarray(tokens_per_gpu, dtype=float))
     rate = flops_per_s * efficiency
@@ -235,24 +322,55 @@ class Buckets:
 
     @property
     def end_bytes(self) -> np.ndarray:
-        """Cumulative bytes at the end of each bucket (the last is the whole gradient)."""
+        """Cumulative bytes at the end of each bucket, B (the last is the whole gradient)."""
         ends = (np.arange(self.count, dtype=float) + 1) * self.size_bytes
         ends[-1] = self.gradient_bytes
         return ends
 
     @property
     def sizes_bytes(self) -> np.ndarray:
+        """Size of each bucket, B (the last may be smaller)."""
         sizes = np.full(self.count, self.size_bytes)
         sizes[-1] = self.last_bytes
         return sizes
 
 
+@expects(gradient_bytes="B", bucket_bytes="B")
 def make_buckets(gradient_bytes: float, bucket_bytes: float) -> Buckets:
-    """Cut ``gradient_bytes`` into buckets of at most ``bucket_bytes``, saying what was changed.
+    r"""Cut a gradient into buckets of at most a given size, saying what was changed.
 
+    Parameters
+    ----------
+    gradient_bytes : float
+        G, the gradient's size, B.
+    bucket_bytes : float
+        b, the bucket capacity, B (PyTorch DDP: 25 MiB, :data:`DEFAULT_BUCKET_BYTES`).
+
+    Returns
+    -------
+    Buckets
+        Count, full size and last size in B, and notes when the size was changed.
+
+    Raises
+    ------
+    ValueError
+        When ``bucket_bytes`` is not a positive finite number.
+
+    Notes
+    -----
+    .. math:: n = \lceil G / b \rceil, \qquad s_{last} = G - (n - 1) \, b
+
+    A bucket larger than the gradient holds it all; more than :data:`MAX_BUCKETS` buckets are
+    merged into that many.
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
     >>> b = make_buckets(16e9, 25 * 2**20)
-    >>> b.count, f"{b.last_bytes:.4g}"
-    (611, '9.216e+06')
+    >>> b.count, f"{b.last_bytes:.4g} B"
+    (611, '9.216e+06 B')
+    >>> make_buckets(Q_(16, "GB"), Q_(25, "MiB")).count
+    611
     >>> make_buckets(1e9, 5e9).notes[0]
     'A bucket of 5 GB is larger than the 1 GB gradient: one bucket holds it all, so nothing can overlap.'
     """
@@ -286,24 +404,64 @@ def _bytes_text(size: float) -> str:
 
 @dataclass(frozen=True)
 class Production:
-    """When gradient bytes become ready: the share of the backward pass elapsed when byte x of the
-    gradient is ready is ``interp(x, bytes_knots, fraction_knots)`` (piecewise linear, non-decreasing)."""
+    """When gradient bytes become ready during the backward pass (piecewise linear, non-decreasing).
+
+    The share of the backward pass elapsed when byte x of the gradient is ready is
+    ``interp(x, bytes_knots, fraction_knots)``.
+    """
 
     bytes_knots: tuple[float, ...]
     fraction_knots: tuple[float, ...]
 
+    @expects(at_bytes="B")
     def fraction(self, at_bytes: np.ndarray) -> np.ndarray:
+        """Compute the share of the backward pass elapsed when the given gradient bytes are ready.
+
+        Parameters
+        ----------
+        at_bytes : numpy.ndarray
+            Positions in the gradient, B.
+
+        Returns
+        -------
+        numpy.ndarray
+            Fractions in [0, 1].
+
+        Examples
+        --------
+        >>> Production((0.0, 100e6), (0.0, 1.0)).fraction(np.array([25e6, 100e6])).tolist()
+        [0.25, 1.0]
+        """
         return np.interp(at_bytes, self.bytes_knots, self.fraction_knots)
 
 
 def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode: str) -> Production:
-    """Backward order of gradient bytes: output layer first, blocks, input embedding last.
+    """Order the gradient bytes as the backward pass produces them: output layer first, blocks, input embedding last.
 
-    The output layer's share of backward time is its share of matmul parameters; the blocks fill the
-    rest evenly; the embedding's gradient (a scatter-add, almost free) is complete only at the end.
-    A tied output layer computes first but its gradient, shared with the embedding, is ready last.
-    ``ideal`` (or a model without that information) streams gradients evenly over the backward pass.
+    Parameters
+    ----------
+    workload : Workload
+        The model.
+    gradient_bytes_per_param : int
+        g, bytes per gradient element.
+    mode : {"overlap", "none", "ideal"}
+        ``ideal`` streams gradients evenly over the backward pass.
 
+    Returns
+    -------
+    Production
+        Knots in B and in backward-pass share.
+
+    Notes
+    -----
+    Our model of the backward order: the output layer's share of backward time is its share of
+    matmul parameters, :math:`N_{head} / N_{mm}`; the blocks fill the rest evenly; the embedding's
+    gradient (a scatter-add, almost free) is complete only at the end. A tied output layer computes
+    first but its gradient, shared with the embedding, is ready last. A model without that
+    information streams gradients evenly.
+
+    Examples
+    --------
     >>> from interconnect.models.presets import load_model_presets
     >>> p = gradient_production(Workload.from_preset(load_model_presets()["llama3-8b"]), 2, "overlap")
     >>> [round(f, 3) for f in p.fraction_knots]
@@ -351,13 +509,47 @@ class EventList:
         return int(self.start_s.size)
 
     def label(self, index: int) -> str:
+        """Describe one event in words.
+
+        Parameters
+        ----------
+        index : int
+            The event's index.
+
+        Returns
+        -------
+        str
+            ``forward``, ``backward``, ``optimizer step`` or ``all-reduce of bucket 3 (26.2 MB)``.
+
+        Examples
+        --------
+        >>> buckets = make_buckets(100e6, 25e6)
+        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+        >>> step.events.label(1), step.events.label(3)
+        ('backward', 'all-reduce of bucket 1 (25 MB)')
+        """
         kind = int(self.kind[index])
         if kind == _BUCKET:
             return f"all-reduce of bucket {int(self.bucket[index]) + 1} ({_bytes_text(float(self.size_bytes[index]))})"
         return self.KINDS[kind]
 
     def rows(self) -> list[dict[str, object]]:
-        """One dict per event: ``start_s``, ``end_s``, ``lane``, ``label`` (and ``size_bytes`` for buckets)."""
+        """List the events as dicts: ``start_s``, ``end_s`` (s), ``lane``, ``label`` (and ``size_bytes`` for buckets).
+
+        Returns
+        -------
+        list of dict
+            One dict per event, JSON-ready.
+
+        Examples
+        --------
+        >>> buckets = make_buckets(100e6, 25e6)
+        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+        >>> step.events.rows()[0]
+        {'start_s': 0.0, 'end_s': 0.03, 'lane': 'compute', 'label': 'forward'}
+        """
         rows = []
         for i in range(len(self)):
             row: dict[str, object] = {"start_s": float(self.start_s[i]), "end_s": float(self.end_s[i]),
@@ -368,7 +560,21 @@ class EventList:
         return rows
 
     def buckets(self) -> tuple[np.ndarray, np.ndarray]:
-        """(start_s, end_s) of the bucket all-reduces only."""
+        """Return the start and end times of the bucket all-reduces only.
+
+        Returns
+        -------
+        start_s, end_s : numpy.ndarray
+            Times in s from the start of the step, one per bucket.
+
+        Examples
+        --------
+        >>> buckets = make_buckets(100e6, 25e6)
+        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
+        >>> [f"{t * 1e3:.0f} ms" for t in step.events.buckets()[1]]
+        ['47 ms', '62 ms', '77 ms', '92 ms']
+        """
         mask = self.kind == _BUCKET
         return self.start_s[mask], self.end_s[mask]
 
@@ -406,19 +612,22 @@ class StepResult:
 
     @property
     def compute_s(self) -> float:
+        """Forward, backward and optimizer time added up, s (no contention)."""
         return self.forward_s + self.backward_s + self.optimizer_s
 
     @property
     def compute_utilization(self) -> float:
+        """Share of the step spent computing, compute_s / step_s (MFU-style when efficiency is 1)."""
         return self.compute_s / self.step_s if self.step_s > 0 else 1.0
 
     @property
     def overlap_fraction(self) -> float:
-        """f = 1 - exposed / total communication (1 when there is nothing to communicate)."""
+        """Share f of communication hidden, 1 - exposed / total (1 when there is nothing to communicate)."""
         return 1.0 - self.exposed_comm_s / self.comm_s if self.comm_s > 0 else 1.0
 
     @property
     def saved_s(self) -> float:
+        """Time saved against the same step without overlap, s."""
         return self.no_overlap_step_s - self.step_s
 
     @property
@@ -478,10 +687,32 @@ def _contended(forward_s: np.ndarray, backward_s: np.ndarray, sm_contention: flo
 
 
 def bucket_times_s(cluster: Cluster, buckets: Buckets, algorithm: str = "auto") -> tuple[float, float, str]:
-    """All-reduce time (s) of a full bucket and of the last one on ``cluster``, and the algorithm used.
+    """Time the all-reduce of a full bucket and of the last one on a cluster.
 
-    A forced algorithm the cluster cannot run (NVLS across nodes, SHARP without the switches) falls
-    back to the NCCL-like choice; the returned name says which ran (``auto -> tree``).
+    Parameters
+    ----------
+    cluster : Cluster
+        Every GPU is one data-parallel rank.
+    buckets : Buckets
+        The bucket sizes in B.
+    algorithm : str, default "auto"
+        An all-reduce algorithm, or ``auto`` for the NCCL-like choice.
+
+    Returns
+    -------
+    full_s, last_s : float
+        All-reduce times in s.
+    algorithm : str
+        The algorithm that ran: a forced one the cluster cannot run (NVLS across nodes, SHARP
+        without the switches) falls back to the NCCL-like choice.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> full, last, algorithm = bucket_times_s(cluster, make_buckets(16e9, 25 * 2**20))
+    >>> f"{full * 1e3:.2f} ms", algorithm
+    ('0.36 ms', 'nvls_tree')
     """
     sizes = [buckets.size_bytes, buckets.last_bytes]
     result = allreduce(cluster, sizes, algorithm)
@@ -490,6 +721,7 @@ def bucket_times_s(cluster: Cluster, buckets: Buckets, algorithm: str = "auto") 
     return float(result.time_us[0]) * 1e-6, float(result.time_us[1]) * 1e-6, str(result.algorithm[0])
 
 
+@expects(bucket_bytes="B")
 def step_schedule(
     cluster: Cluster,
     workload: Workload,
@@ -504,7 +736,7 @@ def step_schedule(
     catalog: Catalog | None = None,
     bucket_time_fn: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> StepResult:
-    """One data-parallel training step of one GPU as an event list, and its summary.
+    r"""Schedule one data-parallel training step of one GPU as an event list, and summarise it.
 
     Parameters
     ----------
@@ -515,40 +747,60 @@ def step_schedule(
     tokens_per_gpu : float
         Tokens one GPU processes in the backward pass that ends with the all-reduce (>= 1).
     bucket_bytes : float
-        Bucket capacity in bytes (PyTorch default 25 MiB).
-    gradient_dtype : str
-        ``bf16``, ``fp16`` or ``fp32``: bytes per gradient element sent.
+        Bucket capacity in B (PyTorch default 25 MiB), or a data-size Quantity.
+    gradient_dtype : {"bf16", "fp16", "fp32"}
+        Bytes per gradient element sent.
     sm_contention : float
         c in [0, 0.9]: the share of compute speed lost while communication kernels run (``overlap`` only).
-    mode : str
-        ``overlap``, ``none`` or ``ideal`` (see the module docstring).
+    mode : {"overlap", "none", "ideal"}
+        See the module docstring.
     efficiency : float
         Share of the GPU's dense BF16 peak the matmuls reach (1 = the rooflines' assumption).
+    algorithm : str, default "auto"
+        The all-reduce algorithm for the buckets.
+    catalog : interconnect.catalog.Catalog, optional
+        Where the GPU's rates come from.
     bucket_time_fn : callable, optional
-        Bucket size (bytes, array) -> all-reduce time (s, array); default: the cluster model.
+        Bucket size (B, array) -> all-reduce time (s, array); default: the cluster model.
 
     Returns
     -------
     StepResult
-        With ``step_s = compute_s + contention_s + exposed_comm_s``.
+        Times in s, with ``step_s = compute_s + contention_s + exposed_comm_s``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mode or dtype, or a value out of range.
 
     Notes
     -----
-    .. math::
-        T_{step} = \\max_j\\,(r_j - S_j) + S_n + T_{opt}, \\qquad
-        r_j = T_{fwd} + \\phi(e_j)\\,T_{bwd}
+    DDP starts each bucket's all-reduce once its gradients exist and queues buckets on one stream
+    (Li et al., "PyTorch Distributed", VLDB 2020, https://arxiv.org/abs/2006.15704, section 3.2:
+    gradient bucketing and overlap).
+    The closed form of that queue is ours:
 
-    where bucket j holds gradient bytes up to e_j, phi is the backward share at which that byte is
-    ready (:func:`gradient_production`), and S_j sums the all-reduce times before bucket j.
-    Without overlap, T_step = T_fwd + T_bwd + sum_j t_j + T_opt.
+    .. math::
+
+        T_{step} = T_{fwd} + \max\bigl(T_{bwd},\ \max_j (r_j - S_j) + S_n - T_{fwd}\bigr) + T_{opt},
+        \qquad r_j = T_{fwd} + \phi(e_j) \, T_{bwd}
+
+    where bucket :math:`j` holds gradient bytes up to :math:`e_j`, :math:`\phi` is the backward
+    share at which that byte is ready (:func:`gradient_production`), and :math:`S_j` sums the
+    all-reduce times before bucket :math:`j`. Without overlap,
+    :math:`T_{step} = T_{fwd} + T_{bwd} + \sum_j t_j + T_{opt}`.
 
     Examples
     --------
     >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096)
     >>> f"{step.step_s * 1e3:.0f} ms", step.buckets.count, f"{step.exposed_comm_s * 1e3:.1f} ms exposed"
     ('352 ms', 611, '86.7 ms exposed')
+    >>> same = step_schedule(cluster, Workload.from_params(8e9, 32), 4096, bucket_bytes=Q_(25, "MiB"))
+    >>> same.step_s == step.step_s
+    True
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -580,14 +832,48 @@ def step_schedule(
     return replace(step, notes=(*step.notes, *notes)) if notes else step
 
 
+@expects(forward_s="s", backward_s="s", optimizer_s="s", bucket_time_s="s", last_bucket_time_s="s")
 def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: float, backward_s: float,
                         optimizer_s: float, buckets: Buckets, bucket_time_s: float, last_bucket_time_s: float, *,
                         production: Production, mode: str = "overlap", sm_contention: float = 0.0,
                         algorithm: str = "given") -> StepResult:
-    """The step from given phase times and bucket all-reduce times (what :func:`step_schedule` computes).
+    r"""Schedule the step from given phase times and bucket all-reduce times (what :func:`step_schedule` computes).
 
-    For measured compute times (``benchmarks/overlap_accuracy.py`` uses a published 1-GPU iteration).
+    Parameters
+    ----------
+    workload : Workload
+        The model.
+    tokens_per_gpu : float
+        Tokens per GPU (for the hide threshold).
+    forward_s, backward_s, optimizer_s : float
+        Phase times, s.
+    buckets : Buckets
+        The buckets (B).
+    bucket_time_s, last_bucket_time_s : float
+        All-reduce time of a full bucket and of the last one, s.
+    production : Production
+        When gradient bytes are ready.
+    mode : {"overlap", "none", "ideal"}
+        The schedule.
+    sm_contention : float, default 0.0
+        c, compute speed lost while communication runs (``overlap`` only).
+    algorithm : str, default "given"
+        The name to record.
 
+    Returns
+    -------
+    StepResult
+        As :func:`step_schedule` (same formulas), for measured compute times
+        (``benchmarks/overlap_accuracy.py`` uses a published 1-GPU iteration).
+
+    Notes
+    -----
+    With SM contention, compute loses :math:`c` seconds per second of overlapped communication
+    :math:`O`; our fixed point stretches the backward pass to :math:`T_{bwd} + c \, O` and
+    re-schedules until it settles.
+
+    Examples
+    --------
     >>> buckets = make_buckets(100e6, 25e6)
     >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
     ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
@@ -681,12 +967,40 @@ def _sweep_rows(fwd: np.ndarray, bwd: np.ndarray, opt: np.ndarray, buckets: Buck
     return {"exposed": exposed, "utilization": compute / step, "step": step, "comm": comm}
 
 
+@expects(bucket_bytes="B")
 def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *, bucket_bytes: float,
                 gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
                 modes: Sequence[str] = ("none", "overlap", "ideal"), algorithm: str = "auto",
                 catalog: Catalog | None = None) -> Sweep:
-    """Exposed communication and utilisation against tokens per GPU, for each mode (bucket times fixed).
+    """Sweep exposed communication and utilisation against tokens per GPU, for each mode.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster (bucket times are fixed along the sweep).
+    workload : Workload
+        The model.
+    tokens : sequence of float
+        Tokens per GPU.
+    bucket_bytes : float
+        Bucket capacity, B.
+    gradient_dtype, sm_contention, efficiency, algorithm, catalog
+        As for :func:`step_schedule`.
+    modes : sequence of str
+        One series per mode.
+
+    Returns
+    -------
+    Sweep
+        Exposed time, step time and communication in s, utilisation as a fraction; shape
+        (modes, tokens).
+
+    Notes
+    -----
+    The same closed form as :func:`step_schedule`, vectorised over the token axis.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> sweep = token_sweep(cluster, Workload.from_params(8e9, 32), [512, 4096, 32768], bucket_bytes=25 * 2**20)
@@ -705,14 +1019,44 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
                  np.array([r["comm"] for r in rows]))
 
 
+@expects(bucket_bytes="B")
 def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node_counts: Sequence[int], *,
                bucket_bytes: float, gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
                algorithms: Sequence[str] = ("auto", "ring"), catalog: Catalog | None = None) -> Sweep:
-    """Bucketed overlap against the number of nodes, one series per all-reduce algorithm.
+    """Sweep bucketed overlap against the number of nodes, one series per all-reduce algorithm.
 
-    Each node count re-times the buckets on the bigger cluster; ``ring`` shows the 2(n - 1) latency
-    steps of a ring growing with the GPU count (the Playbook's warning about 512+ GPUs), ``auto``
-    what an NCCL-like chooser does instead.
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster; each node count re-times the buckets on a bigger copy of it.
+    workload : Workload
+        The model.
+    tokens_per_gpu : float
+        Tokens per GPU.
+    node_counts : sequence of int
+        The x axis.
+    bucket_bytes : float
+        Bucket capacity, B.
+    gradient_dtype, sm_contention, efficiency, catalog
+        As for :func:`step_schedule`.
+    algorithms : sequence of str
+        One series per algorithm: ``ring`` shows the :math:`2(n - 1)` latency steps of a ring
+        growing with the GPU count (the Ultra-Scale Playbook's warning about 512+ GPUs,
+        ``ultrascale-playbook``), ``auto`` what an NCCL-like chooser does instead.
+
+    Returns
+    -------
+    Sweep
+        Exposed time, step time and communication in s, utilisation as a fraction; shape
+        (algorithms, node counts).
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> sweep = node_sweep(cluster, Workload.from_params(8e9, 32), 4096, [2, 64], bucket_bytes=25 * 2**20)
+    >>> sweep.series, sweep.exposed_s.shape
+    (('auto', 'ring'), (2, 2))
     """
     grad = GRADIENT_BYTES[gradient_dtype]
     flops, hbm = gpu_rates(cluster.gpu, catalog)
@@ -736,34 +1080,97 @@ def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node
 # ------------------------------------------------------------------------------------------------
 
 
+@expects(compute_s="s", comm_s="s")
 def overlap_step_time(compute_s: object, comm_s: object, overlap_fraction: object) -> np.ndarray:
-    """Iteration time when a fraction f of the communication hides behind compute.
+    r"""Compute the iteration time when a fraction of the communication hides behind compute.
 
-    .. math:: T = T_{comp} + (1 - f)\\,T_{comm}
+    Parameters
+    ----------
+    compute_s : array_like
+        T_comp, s.
+    comm_s : array_like
+        T_comm, s.
+    overlap_fraction : array_like
+        f, the share of communication hidden.
 
+    Returns
+    -------
+    numpy.ndarray
+        Iteration time, s.
+
+    Notes
+    -----
+    .. math:: T = T_{comp} + (1 - f) \, T_{comm}
+
+    The textbook overlap model (as the Ultra-Scale Playbook writes it, ``ultrascale-playbook``,
+    data-parallelism section); contention is left out.
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
     >>> overlap_step_time(100.0, 50.0, 0.85).tolist()
     [107.5]
+    >>> f"{overlap_step_time(Q_(0.1, 's'), Q_(50, 'ms'), 0.85)[0]:.4f} s"
+    '0.1075 s'
     """
     return np.atleast_1d(np.asarray(compute_s, float) + (1 - np.asarray(overlap_fraction, float))
                          * np.asarray(comm_s, float))
 
 
 def time_saved_fraction(comm_share: object, overlap_fraction: object) -> np.ndarray:
-    """Share of the serialized step saved by overlapping a fraction f of communication.
+    r"""Compute the share of the serialized step saved by overlapping a fraction of communication.
 
-    With s = T_comm / (T_comp + T_comm): saved = f T_comm / (T_comp + T_comm) = f s.
+    Parameters
+    ----------
+    comm_share : array_like
+        s = T_comm / (T_comp + T_comm).
+    overlap_fraction : array_like
+        f, the share of communication hidden.
 
-    >>> float(time_saved_fraction(0.353, 0.85)[0])
-    0.30005
+    Returns
+    -------
+    numpy.ndarray
+        The saving, a fraction of the serialized step.
+
+    Notes
+    -----
+    From :func:`overlap_step_time` (our rearrangement):
+
+    .. math:: \frac{f \, T_{comm}}{T_{comp} + T_{comm}} = f \, s
+
+    Examples
+    --------
+    >>> f"{float(time_saved_fraction(0.353, 0.85)[0]):.1%}"
+    '30.0%'
     """
     return np.atleast_1d(np.asarray(overlap_fraction, float) * np.asarray(comm_share, float))
 
 
 def comm_share_for_saving(saving: float, overlap_fraction: float) -> float:
-    """The communication share s that makes ``saving = f s`` true (above 1: impossible).
+    r"""Compute the communication share that makes a claimed saving true.
 
-    >>> round(comm_share_for_saving(0.30, 0.85), 3)
-    0.353
+    Parameters
+    ----------
+    saving : float
+        The claimed saving, a fraction of the serialized step.
+    overlap_fraction : float
+        f, the share of communication hidden.
+
+    Returns
+    -------
+    float
+        s = saving / f (above 1: impossible; infinite for f <= 0).
+
+    Notes
+    -----
+    .. math:: s = \frac{\text{saving}}{f}
+
+    the inverse of :func:`time_saved_fraction`.
+
+    Examples
+    --------
+    >>> f"{comm_share_for_saving(0.30, 0.85):.1%}"
+    '35.3%'
     """
     if overlap_fraction <= 0:
         return math.inf
@@ -786,10 +1193,38 @@ class ClaimCheck:
 
 def check_claim(step: StepResult, *, fraction: float = CLAIM_OVERLAP_FRACTION,
                 saving: float = CLAIM_TIME_SAVED) -> ClaimCheck:
-    """What communication share makes the claim true, and the same quantities for ``step``.
+    r"""Check the 85 % -> 30 % claim: what communication share makes it true, and what a step gives.
 
-    The needed share is s = saving / f (35.3 % for 30 % at f = 0.85); communication is then
-    s / (1 - s) = 0.55 of compute. The step's own saving is measured against its no-overlap step.
+    Parameters
+    ----------
+    step : StepResult
+        A scheduled step.
+    fraction : float, default :data:`CLAIM_OVERLAP_FRACTION`
+        f, the claimed overlap.
+    saving : float, default :data:`CLAIM_TIME_SAVED`
+        The claimed saving.
+
+    Returns
+    -------
+    ClaimCheck
+        Fractions (dimensionless) for the claim and for ``step``.
+
+    Notes
+    -----
+    The needed share is :math:`s = \text{saving} / f` (35.3 % for 30 % at f = 0.85);
+    communication is then
+
+    .. math:: \frac{T_{comm}}{T_{comp}} = \frac{s}{1 - s} = 0.55
+
+    of compute. The step's own saving is measured against its no-overlap step.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> check = check_claim(step_schedule(cluster, Workload.from_params(8e9, 32), 4096))
+    >>> f"{check.needed_comm_share:.1%}", f"{check.needed_comm_over_compute:.2f}"
+    ('35.3%', '0.55')
     """
     share = comm_share_for_saving(saving, fraction)
     serial = step.no_overlap_step_s
@@ -824,17 +1259,35 @@ class Roofline:
 
 
 def scaling_book_rooflines(catalog: Catalog | None = None) -> list[Roofline]:
-    """The three data-parallel rooflines of the Scaling Book's GPU chapter, from the catalog.
+    """Rebuild the three data-parallel rooflines of the Scaling Book's GPU chapter from the catalog.
 
-    Compute-bound data parallelism needs tokens per GPU > C / W_collective (bf16 gradients, in-place
-    of the book's per-layer MLP derivation), with W the GPU's NVLink egress inside a node and the
-    node's scale-out egress beyond it (the book: 990e12 / 450e9 = 2,200; 990e12 / 400e9 = 2,475;
-    B200 2250e12 / 400e9 = 5,625; :data:`SCALING_BOOK_URL`). Here C is the catalog's dense BF16
-    figure and W the catalog's NVLink rate per direction, or the reference server's NICs x the NIC
-    line rate per direction.
+    Parameters
+    ----------
+    catalog : interconnect.catalog.Catalog, optional
+        The catalog (the packaged one by default).
 
-    >>> [f"{r.tokens:,.0f}" for r in scaling_book_rooflines()]
-    ['2,199', '2,474', '5,625']
+    Returns
+    -------
+    list of Roofline
+        Tokens per GPU above which data parallelism is compute-bound, ours and the book's.
+
+    Notes
+    -----
+    Compute-bound data parallelism needs
+
+    .. math:: D > C / W
+
+    tokens per GPU, with bf16 gradients (in place of the book's per-layer MLP derivation), W the
+    GPU's NVLink egress inside a node and the node's scale-out egress beyond it (the book:
+    990e12 / 450e9 = 2,200; 990e12 / 400e9 = 2,475; B200 2250e12 / 400e9 = 5,625;
+    :data:`SCALING_BOOK_URL`, section "Rooflines for LLM Scaling on GPUs"). Here C is the catalog's
+    dense BF16 figure and W the catalog's NVLink rate per direction, or the reference server's NICs
+    x the NIC line rate per direction.
+
+    Examples
+    --------
+    >>> [f"{r.tokens:,.0f} tokens" for r in scaling_book_rooflines()]
+    ['2,199 tokens', '2,474 tokens', '5,625 tokens']
     """
     catalog = catalog or get_catalog()
     rows = []
@@ -858,15 +1311,35 @@ def scaling_book_rooflines(catalog: Catalog | None = None) -> list[Roofline]:
 
 
 def cluster_roofline_tokens(cluster: Cluster, gradient_dtype: str = "bf16", catalog: Catalog | None = None) -> float:
-    """The Scaling Book's C / W for this cluster (spec figures), scaled by gradient bytes / 2.
+    r"""Compute the Scaling Book's C / W threshold for a cluster (spec figures), scaled by gradient bytes / 2.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    gradient_dtype : {"bf16", "fp16", "fp32"}
+        Bytes per gradient element (the book assumes 2).
+    catalog : interconnect.catalog.Catalog, optional
+        Where the GPU's rates come from.
+
+    Returns
+    -------
+    float
+        Tokens per GPU.
+
+    Notes
+    -----
+    .. math:: D^* = \frac{C}{W} \cdot \frac{g}{2}
 
     W is the GPU's scale-up rate per direction when the job fits in one NVLink domain, else the
-    domain's NIC line rate per direction added up.
+    domain's NIC line rate per direction added up (:data:`SCALING_BOOK_URL`).
 
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=4)
-    >>> round(cluster_roofline_tokens(cluster))
-    5625
+    >>> f"{cluster_roofline_tokens(cluster):,.0f} tokens per GPU"
+    '5,625 tokens per GPU'
     """
     flops, _ = gpu_rates(cluster.gpu, catalog)
     if cluster.domains <= 1:
@@ -878,18 +1351,50 @@ def cluster_roofline_tokens(cluster: Cluster, gradient_dtype: str = "bf16", cata
 
 def playbook_ratios(workload: Workload, tokens_per_gpu: float, cluster: Cluster,
                     catalog: Catalog | None = None) -> dict[str, float]:
-    """t_comm / t_compute for each kind of parallelism, as the Ultra-Scale Playbook's appendix A3 states
-    its overlap conditions (ratio <= 1: the communication can hide), evaluated for this cluster.
+    r"""Compute t_comm / t_compute for each kind of parallelism, from the Ultra-Scale Playbook's overlap conditions.
 
-    * ``dp``: ((DP-1)/DP) C / (D W). The Playbook prints (N / 2D) ((DP-1)/DP) (C / W), which keeps a
-      stray factor of N (it compares one bucket with the whole backward pass); this is the
-      dimensionally consistent form for the whole gradient (bf16) against the backward pass.
-    * ``zero3``: (1 / (2 seq mbs)) ((DP-1)/DP) (C / W), per layer's parameter all-gather, with
-      seq x mbs = the tokens per GPU.
-    * ``tp``: ((TP-1) / (2 h)) (C / W_nvlink), TP = GPUs per NVLink domain (at most 8 here).
-    * ``pp``: C / (32 h L_stage W), one stage per node.
+    Parameters
+    ----------
+    workload : Workload
+        The model (width h and layers L).
+    tokens_per_gpu : float
+        D, tokens per GPU.
+    cluster : Cluster
+        The cluster.
+    catalog : interconnect.catalog.Catalog, optional
+        Where the GPU's rates come from.
 
-    W is the node egress per GPU-group as in :func:`cluster_roofline_tokens` (per-GPU NIC for pp).
+    Returns
+    -------
+    dict of str to float
+        ``dp``, ``zero3``, ``tp`` and ``pp`` ratios (dimensionless; at most 1: the communication
+        can hide).
+
+    Notes
+    -----
+    The Playbook's appendix A3 (``ultrascale-playbook``), evaluated for this cluster, with C the
+    GPU's dense BF16 rate and W as in :func:`cluster_roofline_tokens` (per-GPU NIC for pp):
+
+    .. math::
+
+        r_{dp} = \frac{DP - 1}{DP} \frac{C}{D W}, \quad
+        r_{zero3} = \frac{r_{dp}}{2}, \quad
+        r_{tp} = \frac{TP - 1}{2 h} \frac{C}{W_{NVLink}}, \quad
+        r_{pp} = \frac{C}{32 \, h \, L_{stage} \, W_{NIC}}
+
+    The Playbook prints :math:`(N / 2D) ((DP-1)/DP) (C / W)` for dp, which keeps a stray factor of
+    N (it compares one bucket with the whole backward pass); the form above is our dimensionally
+    consistent one for the whole gradient (bf16) against the backward pass. For zero3,
+    seq x mbs = the tokens per GPU; TP = GPUs per NVLink domain (at most 8); one pipeline stage per
+    node.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> ratios = playbook_ratios(Workload.from_params(8e9, 32), 4096, cluster)
+    >>> f"dp {ratios['dp']:.2f}, zero3 {ratios['zero3']:.2f}"
+    'dp 0.59, zero3 0.29'
     """
     flops, _ = gpu_rates(cluster.gpu, catalog)
     dp = max(cluster.ranks, 1)

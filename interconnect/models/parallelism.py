@@ -42,7 +42,7 @@ import numpy as np
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import collective
 from interconnect.models.presets import ModelPreset
-from interconnect.units import InterconnectError
+from interconnect.units import InterconnectError, expects
 
 __all__ = [
     "DIMENSIONS",
@@ -81,14 +81,19 @@ _TABLE_SIZES = 2.0 ** np.arange(0, 40.5, 0.5)
 
 
 class LayoutError(InterconnectError, ValueError):
-    """A layout that cannot run (degrees that do not multiply to the GPU count, TP not dividing the
-    heads, EP without experts, ...). The message says what to change."""
+    """A layout that cannot run; the message says what to change.
+
+    For example degrees that do not multiply to the GPU count, TP not dividing the heads, or EP
+    without experts.
+    """
 
 
 @dataclass(frozen=True)
 class Layout:
-    """Degrees of parallelism and the ZeRO stage. ``tp * cp * dp * pp`` is the GPU count; EP groups
-    are carved out of DP (``ep`` divides ``dp``)."""
+    """Degrees of parallelism and the ZeRO stage.
+
+    ``tp * cp * dp * pp`` is the GPU count; EP groups are carved out of DP (``ep`` divides ``dp``).
+    """
 
     tp: int = 1
     pp: int = 1
@@ -99,12 +104,37 @@ class Layout:
 
     @property
     def gpus(self) -> int:
+        """GPUs the layout uses: tp x pp x dp x cp."""
         return self.tp * self.pp * self.dp * self.cp
 
     def as_dict(self) -> dict[str, int]:
+        """Return the degrees and the ZeRO stage as a dict.
+
+        Returns
+        -------
+        dict of str to int
+            ``tp``, ``pp``, ``dp``, ``cp``, ``ep`` and ``zero`` (JSON-ready).
+
+        Examples
+        --------
+        >>> Layout(tp=8, dp=2, zero=1).as_dict()
+        {'tp': 8, 'pp': 1, 'dp': 2, 'cp': 1, 'ep': 1, 'zero': 1}
+        """
         return {"tp": self.tp, "pp": self.pp, "dp": self.dp, "cp": self.cp, "ep": self.ep, "zero": self.zero}
 
     def label(self) -> str:
+        """Write the layout for people.
+
+        Returns
+        -------
+        str
+            TP, PP and DP always, CP and EP above 1 only, and the ZeRO stage.
+
+        Examples
+        --------
+        >>> Layout(tp=8, dp=2, zero=1).label()
+        'TP8 × PP1 × DP2, ZeRO-1'
+        """
         parts = [f"TP{self.tp}", f"PP{self.pp}", f"DP{self.dp}"]
         parts += [f"CP{self.cp}"] if self.cp > 1 else []
         parts += [f"EP{self.ep}"] if self.ep > 1 else []
@@ -133,6 +163,24 @@ class Workload:
     bucket_bytes: float = 25e6
 
     def tokens(self, model: ModelPreset) -> int:
+        """Return the sequence length in tokens: the workload's, else the model's pre-training length.
+
+        Parameters
+        ----------
+        model : ModelPreset
+            The model.
+
+        Returns
+        -------
+        int
+            Tokens per sequence.
+
+        Examples
+        --------
+        >>> from interconnect.models.presets import load_model_presets
+        >>> Workload().tokens(load_model_presets()["llama3-8b"]), Workload(seq_len=4096).tokens(None)
+        (8192, 4096)
+        """
         return int(self.seq_len or model.seq_len)
 
 
@@ -141,15 +189,46 @@ class Workload:
 # ------------------------------------------------------------------------------------------------
 
 
+@expects(gradient_bytes="B")
 def dp_traffic_bytes(gradient_bytes: float, dp: int, zero: int = 0) -> float:
-    """Bytes each GPU sends per step for data parallelism (nccl-tests' bus factors).
+    r"""Compute the bytes each GPU sends per step for data parallelism.
 
-    ZeRO-0 all-reduces the gradients: ``2(n-1)/n · G``. ZeRO-1/2 reduce-scatter the gradients and
-    all-gather the updated BF16 weights: ``(n-1)/n · G`` each, the same total. ZeRO-3 adds a second
-    all-gather of the weights (forward and backward): ``3 (n-1)/n · G`` (Playbook: "3Ψ instead of 2Ψ").
+    Parameters
+    ----------
+    gradient_bytes : float
+        G, the gradient each GPU holds, B (or a data-size Quantity).
+    dp : int
+        n, the data-parallel degree.
+    zero : int, default 0
+        The ZeRO stage.
 
-    >>> dp_traffic_bytes(1e9, 8) / 1e9, dp_traffic_bytes(1e9, 8, zero=3) / 1e9
-    (1.75, 2.625)
+    Returns
+    -------
+    float
+        Bytes sent per GPU per step, B.
+
+    Notes
+    -----
+    .. math::
+
+        V = \begin{cases}
+        2 \frac{n-1}{n} G & \text{ZeRO-0, 1, 2} \\
+        3 \frac{n-1}{n} G & \text{ZeRO-3}
+        \end{cases}
+
+    ZeRO-0 all-reduces the gradients; ZeRO-1/2 reduce-scatter the gradients and all-gather the
+    updated BF16 weights, :math:`(n-1)/n \cdot G` each, the same total; ZeRO-3 adds a second
+    all-gather of the weights (forward and backward): "3Ψ instead of 2Ψ" (``ultrascale-playbook``,
+    ZeRO-3 section; ZeRO paper, https://arxiv.org/abs/1910.02054, section 7). The
+    :math:`(n-1)/n` factors are nccl-tests' bus factors (``nccl-tests-performance``).
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
+    >>> f"{dp_traffic_bytes(1e9, 8) / 1e9} GB", f"{dp_traffic_bytes(1e9, 8, zero=3) / 1e9} GB"
+    ('1.75 GB', '2.625 GB')
+    >>> dp_traffic_bytes(Q_(1, "GB"), 8) == dp_traffic_bytes(1e9, 8)
+    True
     """
     if dp <= 1:
         return 0.0
@@ -157,16 +236,41 @@ def dp_traffic_bytes(gradient_bytes: float, dp: int, zero: int = 0) -> float:
     return gradient_bytes * share * (3.0 if zero >= 3 else 2.0)
 
 
+@expects(dtype_bytes="B")
 def tp_bytes_per_layer(seq_len: int, micro_batch: int, hidden: int, tp: int, dtype_bytes: int = 2) -> float:
-    """Bytes each GPU sends per transformer layer in the forward pass of Megatron TP.
+    r"""Compute the bytes each GPU sends per transformer layer in the forward pass of Megatron TP.
 
-    Two all-reduces of the activations ``A = s·b·h`` (after attention and after the MLP) move
-    ``2 · 2(t-1)/t · A``; with sequence parallelism the same volume goes as 2 all-gathers and 2
-    reduce-scatters, ``4 (t-1)/t · A`` (Playbook, "Sequence Parallelism"; Korthikanti et al.
-    section 4.2.2). The backward pass moves as much again.
+    Parameters
+    ----------
+    seq_len : int
+        s, tokens per sequence.
+    micro_batch : int
+        b, sequences per micro-batch.
+    hidden : int
+        h, the model width.
+    tp : int
+        t, the tensor-parallel degree.
+    dtype_bytes : int, default 2
+        Bytes per activation element, B (2 for BF16).
 
-    >>> tp_bytes_per_layer(4096, 1, 8192, 8) / 2**20   # 4 x 7/8 x 64 MiB
-    224.0
+    Returns
+    -------
+    float
+        Bytes per GPU per layer, forward pass, B (the backward pass moves as much again).
+
+    Notes
+    -----
+    Two all-reduces of the activations :math:`A = s b h` (after attention and after the MLP), or
+    with sequence parallelism 2 all-gathers and 2 reduce-scatters of the same volume
+    (``ultrascale-playbook``, "Sequence Parallelism"; Korthikanti et al.,
+    https://arxiv.org/abs/2205.05198, section 4.2.2):
+
+    .. math:: V = 2 \cdot 2 \frac{t-1}{t} A = 4 \frac{t-1}{t} \, s \, b \, h \cdot \mathrm{bytes}
+
+    Examples
+    --------
+    >>> f"{tp_bytes_per_layer(4096, 1, 8192, 8) / 2**20} MiB"  # 4 x 7/8 x 64 MiB
+    '224.0 MiB'
     """
     if tp <= 1:
         return 0.0
@@ -174,13 +278,32 @@ def tp_bytes_per_layer(seq_len: int, micro_batch: int, hidden: int, tp: int, dty
 
 
 def pipeline_bubble_fraction(pp: int, micro_batches: int) -> float:
-    """Share of a 1F1B pipeline step spent idle: ``(p-1) / (m + p - 1)``.
+    r"""Compute the share of a 1F1B pipeline step spent idle.
 
-    The bubble is ``(p-1)/m`` of the ideal compute time (Narayanan et al. 2021, section 2.2.1; the
-    Playbook writes the same ratio), so of the whole step it is ``(p-1)/(m+p-1)``.
+    Parameters
+    ----------
+    pp : int
+        p, pipeline stages.
+    micro_batches : int
+        m, micro-batches per step.
 
-    >>> round(pipeline_bubble_fraction(4, 12), 4)
-    0.2
+    Returns
+    -------
+    float
+        The idle share of the whole step (0 for one stage).
+
+    Notes
+    -----
+    The bubble is :math:`(p-1)/m` of the ideal compute time (Narayanan et al.,
+    https://arxiv.org/abs/2104.04473, section 2.2.1; ``ultrascale-playbook`` writes the same
+    ratio), so of the whole step it is
+
+    .. math:: \beta = \frac{p - 1}{m + p - 1}
+
+    Examples
+    --------
+    >>> f"{pipeline_bubble_fraction(4, 12):.0%}"
+    '20%'
     """
     if pp <= 1:
         return 0.0
@@ -193,7 +316,23 @@ def pipeline_bubble_fraction(pp: int, micro_batches: int) -> float:
 
 
 def rank_grid(layout: Layout) -> np.ndarray:
-    """Ranks arranged as ``(pp, dp, cp, tp)`` in Megatron's order (TP fastest)."""
+    """Arrange the ranks as ``(pp, dp, cp, tp)`` in Megatron-LM's order (TP fastest).
+
+    Parameters
+    ----------
+    layout : Layout
+        The degrees.
+
+    Returns
+    -------
+    numpy.ndarray
+        Rank ids, shape (pp, dp, cp, tp).
+
+    Examples
+    --------
+    >>> rank_grid(Layout(tp=2, dp=2)).tolist()
+    [[[[0, 1]], [[2, 3]]]]
+    """
     return np.arange(layout.gpus).reshape(layout.pp, layout.dp, layout.cp, layout.tp)
 
 
@@ -211,8 +350,22 @@ def _groups(layout: Layout, dim: str) -> np.ndarray:
 
 
 def groups_of(layout: Layout, dim: str) -> np.ndarray:
-    """Rank ids of every group of ``dim`` (tp, cp, ep, dp, pp): shape (groups, group size).
+    """List the rank ids of every group of one dimension.
 
+    Parameters
+    ----------
+    layout : Layout
+        The degrees.
+    dim : {"tp", "cp", "ep", "dp", "pp"}
+        The dimension.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (groups, group size).
+
+    Examples
+    --------
     >>> groups_of(Layout(tp=2, dp=2), "dp").tolist()
     [[0, 2], [1, 3]]
     """
@@ -220,8 +373,27 @@ def groups_of(layout: Layout, dim: str) -> np.ndarray:
 
 
 def group_domains(layout: Layout, dim: str, domain_size: int) -> tuple[np.ndarray, int]:
-    """Per group of ``dim``: how many scale-up domains it spans; and the most members any group has
-    in one domain. A TP group of 8 on 8-GPU nodes spans 1 domain; of 16, it spans 2 (8 each).
+    """Count the scale-up domains each group of a dimension spans, and its most members in one domain.
+
+    Parameters
+    ----------
+    layout : Layout
+        The degrees.
+    dim : {"tp", "cp", "ep", "dp", "pp"}
+        The dimension.
+    domain_size : int
+        GPUs per scale-up domain (consecutive ranks).
+
+    Returns
+    -------
+    spans : numpy.ndarray
+        Domains spanned, one per group.
+    per_domain : int
+        The most members any group has in one domain.
+
+    Examples
+    --------
+    A TP group of 8 on 8-GPU nodes spans 1 domain; of 16, it spans 2 (8 each):
 
     >>> spans, per_domain = group_domains(Layout(tp=16, dp=2), "tp", 8)
     >>> spans.tolist(), per_domain
@@ -250,14 +422,26 @@ def _longest_run(change: np.ndarray) -> int:
 
 
 def seat_map(layout: Layout, domain_size: int) -> dict[str, np.ndarray]:
-    """Where every rank sits and which groups it belongs to, for drawing the seating chart.
+    """Place every rank and name the groups it belongs to, for drawing the seating chart.
 
-    Arrays of one entry per rank: ``domain`` (which scale-up domain), ``tp``, ``cp``, ``dp``, ``pp``
-    (the rank's index in each dimension), ``ep`` (its expert group within DP) and, per dimension,
-    ``straddle_<dim>``: the rank's group crosses a domain boundary it should not: any TP group that
-    spans two domains (its all-reduces then go over the NICs), a CP or EP group that spans more
-    domains than its size needs. DP and PP groups cross domains by design and are never flagged.
+    Parameters
+    ----------
+    layout : Layout
+        The degrees.
+    domain_size : int
+        GPUs per scale-up domain.
 
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        One entry per rank: ``rank``, ``domain``, ``tp``, ``cp``, ``dp``, ``pp`` (the rank's index
+        in each dimension), ``ep`` (its expert group within DP) and, per dimension,
+        ``straddle_<dim>``: the rank's group crosses a domain boundary it should not. Any TP group
+        that spans two domains is flagged (its all-reduces then go over the NICs), a CP or EP group
+        that spans more domains than its size needs; DP and PP groups cross domains by design.
+
+    Examples
+    --------
     >>> seats = seat_map(Layout(tp=4, dp=3), 6)
     >>> seats["domain"].tolist(), seats["straddle_tp"].tolist()[:8]
     ([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], [False, False, False, False, True, True, True, True])
@@ -293,8 +477,11 @@ def seat_map(layout: Layout, domain_size: int) -> dict[str, np.ndarray]:
 
 
 def _group_cluster(cluster: Cluster, per_domain: int, domains: int) -> Cluster:
-    """The cluster as one group sees it: ``per_domain`` GPUs in each of ``domains`` NVLink domains,
-    each GPU with its share of the node's NICs (all groups of a dimension run at the same time)."""
+    """Shrink the cluster to what one group sees.
+
+    ``per_domain`` GPUs in each of ``domains`` NVLink domains, each GPU with its share of the node's
+    NICs (all groups of a dimension run at the same time).
+    """
     share = cluster.nics_per_node / cluster.gpus_per_node
     return replace(
         cluster,
@@ -340,7 +527,34 @@ def _time_s(cluster: Cluster, name: str, per_domain: np.ndarray, domains: np.nda
 
 
 def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> list[str]:
-    """Why a layout cannot run, one sentence each (empty when it can)."""
+    """Say why a layout cannot run, one sentence each.
+
+    Parameters
+    ----------
+    model : ModelPreset
+        The model (heads, layers, experts).
+    cluster : Cluster
+        The cluster (GPU count).
+    layout : Layout
+        The degrees.
+    workload : Workload
+        Batch and sequence length.
+
+    Returns
+    -------
+    list of str
+        Empty when the layout can run.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.models.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> for problem in layout_problems(load_model_presets()["llama3-8b"], cluster, Layout(tp=3, dp=2), Workload()):
+    ...     print(problem[:59])
+    TP × PP × DP × CP = 3 × 1 × 2 × 1 = 6 GPUs, but the cluster
+    TP = 3 does not divide the model's 32 attention heads.
+    """
     problems: list[str] = []
     degrees = {"TP": layout.tp, "PP": layout.pp, "DP": layout.dp, "CP": layout.cp, "EP": layout.ep}
     for name, value in degrees.items():
@@ -376,7 +590,30 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
 
 
 def check_layout(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> None:
-    """Raise :class:`LayoutError` with every problem of the layout, or return quietly."""
+    """Raise :class:`LayoutError` with every problem of the layout, or return quietly.
+
+    Parameters
+    ----------
+    model, cluster, layout, workload
+        As for :func:`layout_problems`.
+
+    Returns
+    -------
+    None
+        When the layout can run.
+
+    Raises
+    ------
+    LayoutError
+        With every sentence of :func:`layout_problems`.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.models.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> check_layout(load_model_presets()["llama3-8b"], cluster, Layout(tp=8), Workload(global_batch=8))
+    """
     problems = layout_problems(model, cluster, layout, workload)
     if problems:
         raise LayoutError(" ".join(problems))
@@ -606,6 +843,19 @@ class Dimension:
     exposed_s: float
 
     def as_json(self) -> dict[str, object]:
+        """Return the row as JSON-ready data, each number with its unit.
+
+        Returns
+        -------
+        dict of str to object
+            Bytes per step in ``B``, times in ``ms``, and the row's words.
+
+        Examples
+        --------
+        >>> row = Dimension("dp", "Data (DP)", 2, "all-reduce", "NVLink", 1, 2e9, 80, 0.05, "mostly", 0.001)
+        >>> row.as_json()["time"], row.as_json()["bytes_per_step"]
+        ({'value': 50.0, 'unit': 'ms'}, {'value': 2000000000.0, 'unit': 'B'})
+        """
         return {
             "dimension": self.name, "label": self.label, "degree": self.degree, "collective": self.collective,
             "tier": self.tier, "domains_spanned": self.domains_spanned,
@@ -629,10 +879,12 @@ class Memory:
 
     @property
     def total(self) -> float:
+        """Bytes per GPU of every kind together, B."""
         return self.params + self.grads + self.optimizer + self.activations
 
     @property
     def fits(self) -> bool:
+        """Whether the total fits in the GPU's memory."""
         return self.total <= self.capacity
 
 
@@ -656,6 +908,7 @@ class Plan:
 
     @property
     def fits(self) -> bool:
+        """Whether the layout's memory per GPU fits."""
         return self.memory.fits
 
 
@@ -669,9 +922,46 @@ _OVERLAP = {"tp": "no: the forward pass waits for it",
 
 
 def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload | None = None) -> Plan:
-    """The bill of one layout: bytes, calls, tier, time and exposed time per dimension; step time,
-    utilisation, bubble and memory. Raises :class:`LayoutError` for a layout that cannot run.
+    r"""Write the bill of one layout: traffic, time and exposed time per dimension; step, bubble, memory.
 
+    Parameters
+    ----------
+    model : ModelPreset
+        The model.
+    cluster : Cluster
+        The cluster; its scale-up domains and NICs set each group's tier.
+    layout : Layout
+        The degrees and ZeRO stage.
+    workload : Workload, optional
+        Batch, sequence, recomputation; ``Workload()`` by default.
+
+    Returns
+    -------
+    Plan
+        Per dimension: bytes per GPU per step (B), calls, tier, time and exposed time (s); the
+        step time (s), the pipeline bubble and MFU (fractions) and the memory per GPU (B).
+
+    Raises
+    ------
+    LayoutError
+        For a layout that cannot run.
+
+    Notes
+    -----
+    Compute per step is :math:`6 N_{active} D + 6 L s h D` FLOPs for :math:`D` tokens
+    (``arxiv-kaplan-scaling``, section 2.1, plus causal attention), shared by the GPUs at the
+    workload's share of the dense BF16 peak; the step is
+
+    .. math:: T_{step} = T_{comp} \, \frac{m + p - 1}{m} + \sum_{d} E_d
+
+    with the 1F1B bubble (:func:`pipeline_bubble_fraction`) and the exposed time :math:`E_d` of
+    each dimension, timed by :func:`~interconnect.models.collectives.collective` on the group's own
+    slice of the cluster. Traffic per dimension follows ``ultrascale-playbook`` (appendix A3) and
+    Korthikanti et al. (https://arxiv.org/abs/2205.05198); which shares hide is our reading of
+    those sources, stated per row in ``overlap``.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> from interconnect.models.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
@@ -679,6 +969,8 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
     ...             Workload(global_batch=16))
     >>> [(d.name, d.tier) for d in bill.dimensions if d.degree > 1]
     [('tp', 'NVLink'), ('dp', 'network (NIC)')]
+    >>> f"{bill.step_s:.1f} s per step, {bill.mfu:.0%} MFU"
+    '9.6 s per step, 39% MFU'
     """
     workload = workload or Workload()
     check_layout(model, cluster, layout, workload)
@@ -710,9 +1002,43 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
 
 def memory_per_gpu(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload | None = None,
                    *, recompute: str | None = None) -> Memory:
-    """Memory per GPU of a layout (no validity check beyond positive degrees); ``recompute``
-    overrides the workload's choice (the page shows all three).
+    r"""Compute the memory per GPU of a layout (no validity check beyond positive degrees).
 
+    Parameters
+    ----------
+    model : ModelPreset
+        The model.
+    cluster : Cluster
+        The cluster (the GPU's memory).
+    layout : Layout
+        The degrees and ZeRO stage.
+    workload : Workload, optional
+        Batch and sequence; ``Workload()`` by default.
+    recompute : {"none", "selective", "full"}, optional
+        Overrides the workload's choice (the page shows all three).
+
+    Returns
+    -------
+    Memory
+        Bytes per GPU of weights, gradients, optimizer state and activations, and the capacity, B.
+
+    Notes
+    -----
+    Mixed-precision Adam holds :math:`2 + 2 + 12` bytes per parameter (ZeRO paper,
+    https://arxiv.org/abs/1910.02054, section 3.1, K = 12); ZeRO stage 1 shards the 12, stage 2 the
+    gradients too, stage 3 the weights as well, over the data-parallel degree. Per GPU, with
+    :math:`\Psi = N / (t \, p)` parameters:
+
+    .. math:: M_{states} = \Psi \left(\frac{2}{d_3} + \frac{2}{d_2} + \frac{12}{d_1}\right),
+        \qquad d_k = \begin{cases} DP & \text{stage} \ge k \\ 1 & \text{otherwise} \end{cases}
+
+    Activations per layer and micro-batch with tensor and sequence parallelism are
+    :math:`s b h (34 + 5 a s / h) / t` stored, :math:`34 s b h / t` with selective and
+    :math:`2 s b h / t` with full recomputation (Korthikanti et al.,
+    https://arxiv.org/abs/2205.05198, Table 2), for :math:`\min(p, m)` micro-batches in flight.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> from interconnect.models.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
@@ -731,9 +1057,34 @@ def memory_per_gpu(model: ModelPreset, cluster: Cluster, layout: Layout, workloa
 
 def tp_comparison(model: ModelPreset, cluster: Cluster, layout: Layout,
                   workload: Workload | None = None) -> tuple[Plan | str, Plan | str]:
-    """"TP inside the scale-up domain" against "TP across it": the same layout with TP equal to the
-    domain size and with twice that, DP (or PP) making up the GPU count. Each side is a :class:`Plan`
-    or the sentence saying why it cannot run."""
+    """Compare "TP inside the scale-up domain" with "TP across it" for the same layout.
+
+    Parameters
+    ----------
+    model : ModelPreset
+        The model.
+    cluster : Cluster
+        The cluster.
+    layout : Layout
+        The layout to vary; DP (or PP) makes up the GPU count.
+    workload : Workload, optional
+        Batch and sequence.
+
+    Returns
+    -------
+    inside, across : Plan or str
+        The layout with TP equal to the domain size and with twice that; each a :class:`Plan` or
+        the sentence saying why it cannot run.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.models.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> inside, across = tp_comparison(load_model_presets()["llama3-70b"], cluster, Layout(tp=8, dp=4))
+    >>> inside.step_s < across.step_s
+    True
+    """
     workload = workload or Workload()
     domain = cluster.domain_size
     sides: list[Plan | str] = []
@@ -795,12 +1146,36 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
 
 def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | None = None, *,
                    zero_stages: tuple[int, ...] = (0, 1, 2, 3), max_cp: int = 1) -> SearchResult:
-    """Try every factorization TP x CP x PP x DP (x EP inside DP for MoE models, x ZeRO stage) of the
-    GPU count that can run, evaluate them all at once (numpy over layouts), and return the fastest
-    whose memory fits. Never returns a layout that does not fit: ``best`` is None then. Context
-    parallelism is tried up to ``max_cp`` (default 1: CP is the tool for sequences too long for one
-    GPU's memory, and the model counts its traffic as hidden behind attention, which flatters it).
+    """Find the fastest layout that runs and fits, trying every factorisation of the GPU count.
 
+    Parameters
+    ----------
+    model : ModelPreset
+        The model.
+    cluster : Cluster
+        The cluster.
+    workload : Workload, optional
+        Batch and sequence; ``Workload()`` by default.
+    zero_stages : tuple of int, default (0, 1, 2, 3)
+        ZeRO stages to try.
+    max_cp : int, default 1
+        Largest context-parallel degree to try. CP is the tool for sequences too long for one GPU's
+        memory, and the model counts its traffic as hidden behind attention, which flatters it.
+
+    Returns
+    -------
+    SearchResult
+        The best :class:`Plan` (None when nothing fits: a layout that does not fit is never
+        returned), the counts tried, valid and fitting, and every valid layout's step time (s).
+
+    Notes
+    -----
+    Every TP x CP x PP x DP (x EP inside DP for MoE models, x ZeRO stage) is evaluated at once
+    (numpy over layouts) with the formulas of :func:`plan`. Equal step times go to the lower ZeRO
+    stage and smaller TP: less communication for the same result.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> from interconnect.models.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)

@@ -43,6 +43,8 @@ class ModelPresetError(InterconnectError, ValueError):
 
 @dataclass(frozen=True)
 class ModelSource:
+    """A ``[[source]]`` entry of ``models.toml``: a model's paper or published configuration."""
+
     id: str
     title: str
     url: str
@@ -77,18 +79,28 @@ class ModelPreset:
 
     @property
     def is_moe(self) -> bool:
+        """Whether the model routes tokens to experts (a mixture of experts)."""
         return self.experts > 0
 
     @property
     def head_dim(self) -> int:
-        """Width of one attention head: hidden / heads."""
+        """Width of one attention head: hidden / heads (a count of dimensions)."""
         return self.hidden // self.heads
 
     @property
     def expert_params(self) -> float:
-        """Parameters in routed experts, from the published totals: with e parameters per expert,
-        ``total = dense + E·e`` and ``active = dense + k·e``, so ``E·e = E (total - active) / (E - k)``.
+        r"""Parameters in routed experts, from the published totals (a count; 0 for a dense model).
 
+        Notes
+        -----
+        Our derivation: with :math:`e` parameters per expert, :math:`E` experts and top-:math:`k`
+        routing, the published totals are :math:`N = N_{dense} + E e` and :math:`N_{active} =
+        N_{dense} + k e`, so
+
+        .. math:: E e = \frac{E \, (N - N_{active})}{E - k}
+
+        Examples
+        --------
         >>> round(load_model_presets()["mixtral-8x7b"].expert_params / 1e9, 1)
         45.1
         """
@@ -98,7 +110,7 @@ class ModelPreset:
 
     @property
     def dense_params(self) -> float:
-        """Parameters every token uses (attention, embeddings, dense MLPs, shared experts)."""
+        """Parameters every token uses (attention, embeddings, dense MLPs, shared experts): N - E e."""
         return self.params - self.expert_params
 
 
@@ -168,15 +180,49 @@ def _packaged() -> tuple[dict[str, ModelPreset], dict[str, ModelSource]]:
 
 
 def load_model_presets(path: str | Path | None = None) -> dict[str, ModelPreset]:
-    """Every ``[[model]]`` of ``models.toml`` by id (the packaged file is read once per process)."""
+    """Read every ``[[model]]`` of ``models.toml``, by id.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file (read once per process) by default.
+
+    Returns
+    -------
+    dict of str to ModelPreset
+        Counts as plain numbers (parameters, layers, heads, tokens).
+
+    Raises
+    ------
+    ModelPresetError
+        When the file is malformed; the message names the entry and the problem.
+
+    Examples
+    --------
+    >>> m = load_model_presets()["llama3-8b"]
+    >>> m.layers, m.hidden, f"{m.params / 1e9:.1f}B parameters"
+    (32, 4096, '8.0B parameters')
+    """
     if path is None:
         return dict(_packaged()[0])
     return _read(Path(path))[0]
 
 
 def model_sources(path: str | Path | None = None) -> dict[str, ModelSource]:
-    """The ``[[source]]`` entries of ``models.toml`` by id.
+    """Read the ``[[source]]`` entries of ``models.toml``, by id.
 
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file by default.
+
+    Returns
+    -------
+    dict of str to ModelSource
+        Title, URL and kind per source.
+
+    Examples
+    --------
     >>> model_sources()["llama3-paper"].url
     'https://arxiv.org/abs/2407.21783'
     """
@@ -187,16 +233,47 @@ def model_sources(path: str | Path | None = None) -> dict[str, ModelSource]:
 
 def custom_model(params: float, layers: int, hidden: int, heads: int, *, seq_len: int = 8192, experts: int = 0,
                  top_k: int = 0, active_params: float | None = None) -> tuple[ModelPreset, list[str]]:
-    """A model described by hand, and what had to be adjusted to make it consistent (one sentence each).
+    r"""Describe a model by hand, adjusting what is inconsistent.
 
-    Assumptions for what is not given: MLP width 4 x hidden, key/value heads = heads, a 128,256-token
-    vocabulary (Llama 3's). Heads are lowered to the nearest divisor of hidden; top-k is clamped to
-    1..experts for a mixture of experts and ignored for a dense model; active parameters default to
-    all of them (dense) or ``params x top_k / experts`` plus nothing shared (MoE, a lower bound).
+    Parameters
+    ----------
+    params : float
+        Parameter count.
+    layers, hidden, heads : int
+        Transformer layers, hidden width and attention heads.
+    seq_len : int, default 8192
+        Sequence length in tokens.
+    experts, top_k : int, default 0
+        Routed experts per MoE layer and how many one token uses (0 for a dense model).
+    active_params : float, optional
+        Parameters one token uses (MoE only).
 
+    Returns
+    -------
+    model : ModelPreset
+        The model, with id ``"custom"``.
+    notes : list of str
+        What had to be adjusted, one sentence each.
+
+    Notes
+    -----
+    Assumptions for what is not given (ours): MLP width 4 x hidden, key/value heads = heads, a
+    128,256-token vocabulary (Llama 3's, https://arxiv.org/abs/2407.21783, section 3.2). Heads are
+    lowered to the nearest divisor of hidden; top-k is clamped to 1..experts for a mixture of
+    experts and ignored for a dense model; active parameters default to all of them (dense) or
+
+    .. math:: N_{active} = N \, k / E
+
+    for a mixture of experts (a lower bound: nothing shared).
+
+    Examples
+    --------
     >>> model, notes = custom_model(7e9, 32, 4096, 30)
     >>> model.heads, notes
     (32, ['heads: 30 does not divide the hidden size 4096; using 32'])
+    >>> moe, _ = custom_model(47e9, 32, 4096, 32, experts=8, top_k=2)
+    >>> f"{moe.active_params / 1e9:.2f}B active parameters"
+    '11.75B active parameters'
     """
     notes: list[str] = []
     layers, hidden = max(1, int(layers)), max(1, int(hidden))

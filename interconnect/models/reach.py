@@ -32,7 +32,7 @@ import numpy as np
 from interconnect.catalog import Link
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import allreduce, ring_allreduce_time_us
-from interconnect.units import Q_, QuantityInputError, format_quantity, parse_quantity
+from interconnect.units import Q_, QuantityInputError, expects, format_quantity, parse_quantity
 
 __all__ = [
     "BLURAY_BYTES",
@@ -129,16 +129,17 @@ class Propagation:
 
     @property
     def velocity_m_per_s(self) -> float:
+        """Signal speed in m/s, the inverse of :attr:`delay_s_per_m`."""
         return 1.0 / self.delay_s_per_m
 
     @property
     def velocity_factor(self) -> float:
-        """The speed as a fraction of the speed of light in vacuum."""
+        """Signal speed as a fraction of the speed of light in vacuum (dimensionless)."""
         return self.velocity_m_per_s / SPEED_OF_LIGHT_M_PER_S
 
     @property
     def group_index(self) -> float:
-        """c over the signal's speed (about 1.47 for silica fibre)."""
+        """Group index n_g = c / v (dimensionless; about 1.47 for silica fibre)."""
         return 1.0 / self.velocity_factor
 
 
@@ -190,14 +191,30 @@ _MEDIUM_WORDS: tuple[tuple[str, str], ...] = (
 
 
 def propagation_medium_of(link: Link) -> tuple[str, bool]:
-    """The propagation medium of a link's *reach*, and whether it was inferred from text.
+    """Name the medium a link's *reach* figure travels through, and say whether it was inferred.
 
-    A catalog link may name its medium (``propagation_medium``, a key of :data:`PROPAGATION` or
-    of the catalog's media); otherwise the medium is read from the reach figure's note, then from
-    the link's ``medium`` text, taking the word that comes first (``"copper DAC up to 2 m, optics
-    beyond"`` is twinax copper for a 2 m reach). A link with no telling word is taken to be fibre, the
-    medium of everything longer than a rack.
+    Parameters
+    ----------
+    link : interconnect.catalog.Link
+        A catalog link.
 
+    Returns
+    -------
+    medium_id : str
+        A key of :data:`PROPAGATION` (or of the catalog's media).
+    inferred : bool
+        True when the medium was read from the link's text rather than named by the catalog.
+
+    Notes
+    -----
+    A link that names its ``propagation_medium`` gets that medium. Otherwise the reach figure's note
+    is searched, then the link's ``medium`` text, and the telling word that comes first wins
+    (``"copper DAC up to 2 m, optics beyond"`` is twinax copper for a 2 m reach). A link with no
+    telling word is taken to be fibre, the medium of everything longer than a rack. This rule is
+    ours.
+
+    Examples
+    --------
     >>> from interconnect.catalog import get_catalog
     >>> propagation_medium_of(get_catalog().link("400zr"))[0]
     'fibre'
@@ -223,13 +240,27 @@ def propagation_medium_of(link: Link) -> tuple[str, bool]:
 
 
 def propagation_for(medium_id: str, catalog: object | None = None) -> Propagation:
-    """The :class:`Propagation` of a medium id, from the catalog's media when it has them.
+    """Look up the :class:`Propagation` of a medium, preferring the catalog's own figure.
 
-    A catalog with a ``media`` table whose entry has a ``delay`` figure (a quantity per length)
-    provides the figure; otherwise :data:`PROPAGATION`; an unknown id falls back to fibre.
+    Parameters
+    ----------
+    medium_id : str
+        A key of :data:`PROPAGATION` or of the catalog's ``media`` table.
+    catalog : interconnect.catalog.Catalog, optional
+        A catalog whose medium entry has a ``delay`` figure (a time per length); that figure wins.
 
+    Returns
+    -------
+    Propagation
+        The medium's one-way delay per metre (s/m) with its basis and source. An unknown id falls
+        back to fibre.
+
+    Examples
+    --------
     >>> f"{propagation_for('fibre').delay_s_per_m * 1e9:.3f} ns/m"
     '4.897 ns/m'
+    >>> f"{propagation_for('copper-twinax').delay_s_per_m * 1e9:.1f} ns/m"
+    '4.5 ns/m'
     """
     media = getattr(catalog, "media", None) or {}
     entry = media.get(medium_id) if isinstance(media, Mapping) else None
@@ -249,48 +280,136 @@ def propagation_for(medium_id: str, catalog: object | None = None) -> Propagatio
 # --- propagation, round trip, bandwidth-delay product --------------------------------------------
 
 
+@expects(distance_m="m", delay_s_per_m="s/m")
 def one_way_delay_s(distance_m: float | np.ndarray, delay_s_per_m: float) -> float | np.ndarray:
-    """Propagation time one way, in seconds.
+    r"""Compute the one-way propagation time over a distance.
 
-    .. math:: t_{1} = d \\cdot \\tau = d \\, n_g / c
+    Parameters
+    ----------
+    distance_m : float or numpy.ndarray
+        Distance in m (or a length Quantity).
+    delay_s_per_m : float
+        One-way delay of the medium in s/m (:attr:`Propagation.delay_s_per_m`).
 
-    with τ the delay per metre of the medium (fibre: n_g ≈ 1.468, τ ≈ 4.9 µs/km). Equipment
-    (transceivers, switches, amplifiers) adds to this; propagation is the floor no engineering
-    removes.
+    Returns
+    -------
+    float or numpy.ndarray
+        Propagation time in s, the shape of ``distance_m``.
 
-    >>> f"{one_way_delay_s(1_000_000, PROPAGATION['fibre'].delay_s_per_m) * 1e3:.2f} ms"  # 1,000 km
+    Notes
+    -----
+    .. math:: t_1 = d \, \tau = d \, n_g / c
+
+    with :math:`\tau` the delay per metre of the medium. For silica fibre the group index
+    :math:`n_g \approx 1.468` (sources ``hnkoptic-fibre``, ``mapyourtech-fibre``) and
+    :math:`c = 299\,792\,458` m/s exactly (``nist-speed-of-light``), so
+    :math:`\tau \approx 4.9` µs/km. Transceivers, switches and amplifiers add to this;
+    propagation is the floor no engineering removes.
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
+    >>> fibre = PROPAGATION["fibre"].delay_s_per_m
+    >>> f"{one_way_delay_s(1_000_000, fibre) * 1e3:.2f} ms"
+    '4.90 ms'
+    >>> f"{one_way_delay_s(Q_(1000, 'km'), fibre) * 1e3:.2f} ms"
     '4.90 ms'
     """
     return distance_m * delay_s_per_m
 
 
+@expects(distance_m="m", delay_s_per_m="s/m")
 def round_trip_s(distance_m: float | np.ndarray, delay_s_per_m: float) -> float | np.ndarray:
-    """Round trip over a distance, in seconds: there and back, :math:`2 d \\tau`.
+    r"""Compute the round-trip propagation time over a distance: there and back.
 
+    Parameters
+    ----------
+    distance_m : float or numpy.ndarray
+        One-way distance in m (or a length Quantity).
+    delay_s_per_m : float
+        One-way delay of the medium in s/m.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Round-trip time in s.
+
+    Notes
+    -----
+    .. math:: \mathrm{RTT} = 2 \, d \, \tau
+
+    Propagation only (see :func:`one_way_delay_s` for :math:`\tau` and its sources).
+
+    Examples
+    --------
     >>> f"{round_trip_s(11, PROPAGATION['copper-cable'].delay_s_per_m) * 1e9:.0f} ns"  # the episode's 11 m
     '110 ns'
     """
     return 2.0 * distance_m * delay_s_per_m
 
 
+@expects(rate_bytes_per_s="B/s", rtt_s="s")
 def bdp_bytes(rate_bytes_per_s: float | np.ndarray, rtt_s: float | np.ndarray) -> float | np.ndarray:
-    """Bandwidth-delay product: the bytes that must be in flight to keep a link busy.
+    r"""Compute the bandwidth-delay product: the bytes that must be in flight to keep a link busy.
 
-    .. math:: \\mathrm{BDP} = R \\cdot \\mathrm{RTT}
+    Parameters
+    ----------
+    rate_bytes_per_s : float or numpy.ndarray
+        Link rate in B/s (or a bandwidth Quantity).
+    rtt_s : float or numpy.ndarray
+        Round-trip time in s.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Bytes in flight, B.
+
+    Notes
+    -----
+    .. math:: \mathrm{BDP} = R \cdot \mathrm{RTT}
 
     A sender that waits for acknowledgements must have sent BDP bytes before the first one comes
-    back, or the link idles. 400 Gbit/s (50 GB/s) over 1,000 km of fibre (RTT 9.8 ms):
+    back, or the link idles (RFC 7323, section 1.1, https://www.rfc-editor.org/rfc/rfc7323#section-1.1).
 
+    Examples
+    --------
+    400 Gbit/s (50 GB/s) over 1,000 km of fibre (RTT 9.8 ms):
+
+    >>> from interconnect.units import Q_
     >>> rtt = round_trip_s(1_000_000, PROPAGATION["fibre"].delay_s_per_m)
     >>> f"{bdp_bytes(50e9, rtt) / 1e6:.0f} MB"
+    '490 MB'
+    >>> f"{bdp_bytes(Q_(400, 'Gbit/s'), Q_(rtt * 1e3, 'ms')) / 1e6:.0f} MB"
     '490 MB'
     """
     return rate_bytes_per_s * rtt_s
 
 
+@expects(window_bytes="B", rtt_s="s")
 def window_limited_rate_bytes_per_s(window_bytes: float, rtt_s: float) -> float:
-    """The most a sender can move when at most ``window_bytes`` may be unacknowledged: window / RTT.
+    r"""Compute the most a sender can move when at most a window of bytes may be unacknowledged.
 
+    Parameters
+    ----------
+    window_bytes : float
+        Bytes the sender may have in flight, B.
+    rtt_s : float
+        Round-trip time in s.
+
+    Returns
+    -------
+    float
+        Rate in B/s (infinite for a zero round trip).
+
+    Notes
+    -----
+    .. math:: R_{max} = W / \mathrm{RTT}
+
+    The throughput bound of a window protocol (RFC 7323, section 1.1,
+    https://www.rfc-editor.org/rfc/rfc7323#section-1.1).
+
+    Examples
+    --------
     NCCL's default buffer between two GPUs (4 MiB) over 1,000 km of fibre:
 
     >>> rtt = round_trip_s(1_000_000, PROPAGATION["fibre"].delay_s_per_m)
@@ -300,24 +419,46 @@ def window_limited_rate_bytes_per_s(window_bytes: float, rtt_s: float) -> float:
     return math.inf if rtt_s <= 0 else window_bytes / rtt_s
 
 
+@expects(bytes_per_handshake="B", rtt_s="s")
 def handshake_limited_rate_bytes_per_s(bytes_per_handshake: float, rtt_s: float) -> float:
-    """The most a lock-step handshake can move: one acknowledged transfer per round trip.
+    r"""Compute the most a lock-step handshake can move: one acknowledged transfer per round trip.
 
-    A LapLink cable (PLIP mode 0) sends half a byte, one nibble, per handshake, so over the
-    episode's 11 m of copper propagation alone would allow
+    Parameters
+    ----------
+    bytes_per_handshake : float
+        Bytes moved per handshake, B (half a byte for a nibble).
+    rtt_s : float
+        Round-trip time in s.
+
+    Returns
+    -------
+    float
+        Rate in B/s (infinite for a zero round trip).
+
+    Notes
+    -----
+    .. math:: R_{max} = b / \mathrm{RTT}
+
+    Our derivation: a sender that waits for each transfer's acknowledgement before the next moves
+    :math:`b` bytes per round trip, a window protocol whose window is one transfer.
+
+    Examples
+    --------
+    A LapLink cable (PLIP mode 0) sends one nibble per handshake, so over the episode's 11 m of
+    copper propagation alone would allow
 
     >>> rtt = round_trip_s(11, PROPAGATION["copper-cable"].delay_s_per_m)
     >>> f"{handshake_limited_rate_bytes_per_s(0.5, rtt) / 1e6:.1f} MB/s"
     '4.5 MB/s'
 
-    hundreds of times the 12 kB/s measured on such a cable: the port and its software, not the
-    wire's length, set that speed.
+    hundreds of times the 12 kB/s measured on such a cable (``freehold-interlnk``): the port and
+    its software, not the wire's length, set that speed.
     """
     return math.inf if rtt_s <= 0 else bytes_per_handshake / rtt_s
 
 
 def _count(number: float) -> str:
-    """A count in words: ``4.2``, ``42``, ``1,020``, ``4.2 billion``."""
+    """Write a count in words: ``4.2``, ``42``, ``1,020``, ``4.2 billion``."""
     for factor, word in ((1e12, " trillion"), (1e9, " billion"), (1e6, " million")):
         if number >= factor:
             scaled = number / factor
@@ -326,8 +467,20 @@ def _count(number: float) -> str:
 
 
 def bdp_in_words(bdp: float) -> str:
-    """A bandwidth-delay product in human terms, against one 50 GB Blu-ray disc.
+    """Put a bandwidth-delay product in human terms, against one 50 GB Blu-ray disc.
 
+    Parameters
+    ----------
+    bdp : float
+        Bytes in flight, B (from :func:`bdp_bytes`).
+
+    Returns
+    -------
+    str
+        The amount and how many round trips one disc takes (or how many discs are in flight).
+
+    Examples
+    --------
     >>> bdp_in_words(1.2e9)
     '1.2 GB in flight: a Blu-ray every 42 round trips'
     >>> bdp_in_words(49e6)
@@ -357,13 +510,27 @@ class DistanceReading:
     warning: str = ""
 
 
+@expects(distance_m="m")
 def distance_text(distance_m: float) -> str:
-    """A distance as a person writes it: ``11 m``, ``2.5 km``, ``30 cm``, ``20000 km``.
+    """Write a distance as a person would: ``11 m``, ``2.5 km``, ``30 cm``.
 
+    Parameters
+    ----------
+    distance_m : float
+        Distance in m (or a length Quantity).
+
+    Returns
+    -------
+    str
+        Four significant figures at most, in cm below 1 m and km from 1 km.
+
+    Examples
+    --------
     >>> distance_text(11), distance_text(0.3), distance_text(2_000_000), distance_text(1.5)
     ('11 m', '30 cm', '2000 km', '1.5 m')
-    >>> distance_text(20_000_000)
-    '20000 km'
+    >>> from interconnect.units import Q_
+    >>> distance_text(20_000_000), distance_text(Q_(3, "ft"))
+    ('20000 km', '91.44 cm')
     """
     if distance_m >= 1000:
         value, unit = distance_m / 1000, "km"
@@ -377,10 +544,28 @@ def distance_text(distance_m: float) -> str:
 def read_distance(text: object) -> DistanceReading:
     """Read a typed distance with the project's strict parser and clamp it to 10 cm .. 20,000 km.
 
-    Anything that is not a length raises :class:`~interconnect.units.QuantityInputError` with a
-    message that says what was expected and what arrived. Zero, negative and astronomical lengths
-    are clamped, with a warning that says so (in our own formatting: typed text is never echoed).
+    Parameters
+    ----------
+    text : str
+        What the person typed (``"11 m"``, ``"3 ft"``, ``"2 light-seconds"``).
 
+    Returns
+    -------
+    DistanceReading
+        The distance used in m, the text to show and a warning when it was clamped.
+
+    Raises
+    ------
+    interconnect.units.QuantityInputError
+        When the text is not a length; the message says what was expected and what arrived.
+
+    Notes
+    -----
+    Zero, negative and astronomical lengths are clamped, with a warning in our own formatting
+    (typed text is never echoed).
+
+    Examples
+    --------
     >>> read_distance("11 m")
     DistanceReading(distance_m=11.0, text='11 m', warning='')
     >>> f"{read_distance('3 ft').distance_m:.4f} m"
@@ -440,11 +625,27 @@ LANDMARKS: tuple[Landmark, ...] = (
 )
 
 
+@expects(distance_m="m")
 def nearest_landmark(distance_m: float) -> Landmark:
-    """The landmark closest to a distance on a log scale.
+    r"""Find the landmark closest to a distance on a log scale.
 
+    Parameters
+    ----------
+    distance_m : float
+        Distance in m (or a length Quantity).
+
+    Returns
+    -------
+    Landmark
+        The entry of :data:`LANDMARKS` nearest in :math:`\log_{10} d`.
+
+    Examples
+    --------
     >>> nearest_landmark(11).label
     'along a row of racks'
+    >>> from interconnect.units import Q_
+    >>> nearest_landmark(Q_(4000, "km")).label
+    'across a continent'
     """
     return min(LANDMARKS, key=lambda mark: abs(math.log10(mark.distance_m) - math.log10(max(distance_m, 1e-9))))
 
@@ -466,14 +667,71 @@ class LinkReach:
     medium_inferred: bool
     delay_s_per_m: float
 
+    @expects(distance_m="m")
     def reaches(self, distance_m: float) -> bool:
-        """True when the link's reach covers the distance (a boundary distance counts as reached)."""
+        """Say whether the link's reach covers a distance (a boundary distance counts as reached).
+
+        Parameters
+        ----------
+        distance_m : float
+            Distance in m (or a length Quantity).
+
+        Returns
+        -------
+        bool
+            True when ``distance_m`` is at most the reach, within a relative 1e-9.
+
+        Examples
+        --------
+        >>> from interconnect.units import Q_
+        >>> dac = LinkReach("dac", "DAC", "cable", 50.0, 2.0, "spec", "copper-twinax", False, 4.5e-9)
+        >>> dac.reaches(2.0), dac.reaches(Q_(3, "m"))
+        (True, False)
+        """
         return distance_m <= self.reach_m * (1 + 1e-9)
 
+    @expects(distance_m="m")
     def rtt_s(self, distance_m: float) -> float:
+        r"""Compute the round trip over a distance in this link's medium.
+
+        Parameters
+        ----------
+        distance_m : float
+            Distance in m (or a length Quantity).
+
+        Returns
+        -------
+        float
+            Round-trip time in s, :math:`2 d \tau` (:func:`round_trip_s`).
+
+        Examples
+        --------
+        >>> dac = LinkReach("dac", "DAC", "cable", 50.0, 2.0, "spec", "copper-twinax", False, 4.5e-9)
+        >>> f"{dac.rtt_s(2.0) * 1e9:.0f} ns"
+        '18 ns'
+        """
         return float(round_trip_s(distance_m, self.delay_s_per_m))
 
+    @expects(distance_m="m")
     def bdp_bytes(self, distance_m: float) -> float:
+        """Compute the bytes in flight at this link's rate over a distance.
+
+        Parameters
+        ----------
+        distance_m : float
+            Distance in m (or a length Quantity).
+
+        Returns
+        -------
+        float
+            Bytes in flight, B: the rate (GB/s x 1e9) times :meth:`rtt_s` (:func:`bdp_bytes`).
+
+        Examples
+        --------
+        >>> dac = LinkReach("dac", "DAC", "cable", 50.0, 2.0, "spec", "copper-twinax", False, 4.5e-9)
+        >>> f"{dac.bdp_bytes(2.0):.0f} B"
+        '900 B'
+        """
         return float(bdp_bytes(self.rate_gbps * 1e9, self.rtt_s(distance_m)))
 
 
@@ -494,11 +752,23 @@ def _reach_row(link: Link, catalog: object | None) -> LinkReach | None:
 
 
 def media_with_reach(links: Iterable[Link], catalog: object | None = None) -> list[LinkReach]:
-    """Every link with a usable reach figure, shortest reach first (fastest first at equal reach).
+    """List every link with a usable reach figure, shortest reach first (fastest first at equal reach).
 
-    Links without a reach (the catalog says "not found" rather than guess) are left out; see
-    :func:`links_without_reach`.
+    Parameters
+    ----------
+    links : iterable of interconnect.catalog.Link
+        Catalog links; those without a reach (the catalog says "not found" rather than guess) are
+        left out, see :func:`links_without_reach`.
+    catalog : interconnect.catalog.Catalog, optional
+        Where to look up each medium's propagation (:func:`propagation_for`).
 
+    Returns
+    -------
+    list of LinkReach
+        Rate in GB/s per direction, reach in m and delay in s/m per link.
+
+    Examples
+    --------
     >>> from interconnect.catalog import get_catalog
     >>> rows = media_with_reach(get_catalog().links.values())
     >>> all(a.reach_m <= b.reach_m for a, b in zip(rows, rows[1:]))
@@ -509,13 +779,47 @@ def media_with_reach(links: Iterable[Link], catalog: object | None = None) -> li
 
 
 def links_without_reach(links: Iterable[Link]) -> list[Link]:
-    """Links the catalog gives no reach for (they cannot be placed on a distance scale)."""
+    """List the links the catalog gives no reach for (they cannot be placed on a distance scale).
+
+    Parameters
+    ----------
+    links : iterable of interconnect.catalog.Link
+        Catalog links.
+
+    Returns
+    -------
+    list of interconnect.catalog.Link
+        Those whose ``reach`` is None.
+
+    Examples
+    --------
+    >>> from interconnect.catalog import get_catalog
+    >>> links = list(get_catalog().links.values())
+    >>> len(links_without_reach(links)) + len(media_with_reach(links)) <= len(links)
+    True
+    """
     return [link for link in links if link.reach is None]
 
 
+@expects(distance_m="m")
 def fastest_reaching(media: Sequence[LinkReach], distance_m: float) -> LinkReach | None:
-    """The fastest link whose reach covers ``distance_m``; None when nothing catalogued reaches.
+    """Find the fastest link whose reach covers a distance.
 
+    Parameters
+    ----------
+    media : sequence of LinkReach
+        Candidate links (from :func:`media_with_reach`).
+    distance_m : float
+        Distance in m (or a length Quantity).
+
+    Returns
+    -------
+    LinkReach or None
+        The highest ``rate_gbps`` among links that reach (the longer reach breaks a tie), or None
+        when nothing catalogued reaches.
+
+    Examples
+    --------
     >>> dac = LinkReach("dac", "DAC", "cable", 50.0, 1.5, "spec", "copper-twinax", False, 4.5e-9)
     >>> fibre = LinkReach("lr", "LR", "cable", 12.5, 10_000, "spec", "fibre", False, 4.9e-6 / 1000)
     >>> fastest_reaching([dac, fibre], 1.5).id, fastest_reaching([dac, fibre], 30).id
@@ -540,12 +844,30 @@ class LeashStep:
 
 
 def leash_steps(media: Sequence[LinkReach]) -> list[LeashStep]:
-    """The fastest rate available at each distance, as steps going outwards.
+    r"""List the fastest rate available at each distance, as steps going outwards.
 
-    The envelope ``R(d) = max{rate : reach >= d}`` falls in steps; each step ends at the reach of
-    the link that was fastest inside it. A slower link that never wins (a 15 m parallel cable) does
-    not appear.
+    Parameters
+    ----------
+    media : sequence of LinkReach
+        Candidate links (from :func:`media_with_reach`).
 
+    Returns
+    -------
+    list of LeashStep
+        One step per link that is ever the fastest, ordered by reach (m), with the factor of rate
+        lost against the step inside it.
+
+    Notes
+    -----
+    The envelope
+
+    .. math:: R(d) = \max \{ R_i : \mathrm{reach}_i \ge d \}
+
+    falls in steps; each step ends at the reach of the link that was fastest inside it. A slower
+    link that never wins (a 15 m parallel cable) does not appear. This construction is ours.
+
+    Examples
+    --------
     >>> fast = LinkReach("nv", "NVLink", "scale-up", 900.0, 2.0, "spec", "copper-cable", False, 5e-9)
     >>> optic = LinkReach("zr", "800ZR", "long-reach", 100.0, 120_000, "spec", "fibre", False, 4.9e-9)
     >>> slow = LinkReach("lpt", "LapLink", "historical", 1.2e-5, 15.0, "spec", "copper-cable", False, 5e-9)
@@ -569,11 +891,29 @@ def leash_steps(media: Sequence[LinkReach]) -> list[LeashStep]:
 
 
 def ib_ack_timeout_s(exponent: int) -> float:
-    """InfiniBand's local ACK timeout for the exponent t: 4.096 µs x 2^t; t = 0 (or 32+) never fires.
+    r"""Compute InfiniBand's local ACK timeout for the exponent t.
 
-    NCCL sets t from ``NCCL_IB_TIMEOUT`` (default 20 since NCCL 2.23: about 4.3 s per try, and 7
-    retries make about 30 s before NCCL reports a network error).
+    Parameters
+    ----------
+    exponent : int
+        The timeout exponent t (``NCCL_IB_TIMEOUT``); 0 or 32 and above means the timer never fires.
 
+    Returns
+    -------
+    float
+        Timeout in s (``inf`` when it never fires).
+
+    Notes
+    -----
+    .. math:: T_{ack} = 4.096\,\mu\mathrm{s} \times 2^{t}
+
+    InfiniBand Architecture Specification Vol. 1, 12.7.34, as quoted in NCCL's documentation of
+    ``NCCL_IB_TIMEOUT`` (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout).
+    NCCL's default t = 20 (since 2.23) gives about 4.3 s per try, and its 7 retries make about 30 s
+    before NCCL reports a network error.
+
+    Examples
+    --------
     >>> f"{ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT):.2f} s", f"{ib_ack_timeout_s(14) * 1e3:.1f} ms"
     ('4.29 s', '67.1 ms')
     >>> ib_ack_timeout_s(0)
@@ -585,9 +925,30 @@ def ib_ack_timeout_s(exponent: int) -> float:
     return IB_ACK_TIMEOUT_UNIT_S * 2.0**t
 
 
+@expects(timeout_s="s", delay_s_per_m="s/m")
 def distance_at_timeout_m(timeout_s: float, delay_s_per_m: float) -> float:
-    """The longest link whose round trip still fits inside a timeout: ``timeout / (2 τ)``.
+    r"""Compute the longest link whose round trip still fits inside a timeout.
 
+    Parameters
+    ----------
+    timeout_s : float
+        Handshake timeout in s (or a time Quantity); ``inf`` never times out.
+    delay_s_per_m : float
+        One-way delay of the medium in s/m.
+
+    Returns
+    -------
+    float
+        Distance in m.
+
+    Notes
+    -----
+    .. math:: d_{max} = \frac{T}{2 \tau}
+
+    Our rearrangement of :math:`\mathrm{RTT} = 2 d \tau \le T` (propagation only).
+
+    Examples
+    --------
     Propagation alone would time PLIP's 500 µs trigger out after about 50 km of copper cable;
     NCCL's default InfiniBand timeout only beyond the Moon (about 384,400 km away):
 
@@ -702,12 +1063,54 @@ class TwoSiteAllreduce:
     notes: tuple[str, ...] = ()
 
     def at(self, index: int) -> dict[str, float]:
-        """The three times at one of the computed distances (µs): ``ring``, ``hierarchical``, ``periodic``."""
+        """Return the three times at one of the computed distances.
+
+        Parameters
+        ----------
+        index : int
+            Index into :attr:`distance_m`.
+
+        Returns
+        -------
+        dict of str to float
+            ``ring``, ``hierarchical`` and ``periodic`` times per training step, µs.
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+        >>> result = two_site_allreduce(cluster, 2**30, [0.0, 1e6])
+        >>> result.at(1) == result.at_distance(1e6)
+        True
+        """
         return {"ring": float(self.ring_us[index]), "hierarchical": float(self.hierarchical_us[index]),
                 "periodic": float(self.periodic_us[index])}
 
+    @expects(distance_m="m")
     def at_distance(self, distance_m: float) -> dict[str, float]:
-        """The three times (µs) at any distance, from the same closed forms (no new collective run)."""
+        """Return the three times (µs) at any distance, from the same closed forms (no new collective run).
+
+        Parameters
+        ----------
+        distance_m : float
+            Distance between the sites in m (or a length Quantity).
+
+        Returns
+        -------
+        dict of str to float
+            ``ring``, ``hierarchical`` and ``periodic`` times per training step, µs
+            (the formulas of :func:`two_site_allreduce`).
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> from interconnect.units import Q_
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+        >>> result = two_site_allreduce(cluster, 2**30, [0.0])
+        >>> far = result.at_distance(Q_(1000, "km"))
+        >>> f"{(far['ring'] - result.ring_us[0]) / 1e3:.0f} ms"
+        '304 ms'
+        """
         gap_us = distance_m * self.delay_s_per_m * 1e6
         hierarchical = self.hierarchical_local_us + self.hierarchical_gap_steps * gap_us
         return {"ring": self.ring_local_us + self.ring_gap_steps * gap_us, "hierarchical": hierarchical,
@@ -715,12 +1118,28 @@ class TwoSiteAllreduce:
 
 
 def two_site_cluster(cluster: Cluster) -> tuple[Cluster, str]:
-    """The cluster as two equal sites, with no NVLink domain spanning them.
+    """Split a cluster into two equal sites, with no NVLink domain spanning them.
 
-    NVLink does not leave a building: each site gets half of the nodes (at least one; an odd count
-    is rounded up) and its own scale-up domains, at most one site's GPUs each. Returns the cluster
-    to model and a note when something had to change.
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster as if in one building.
 
+    Returns
+    -------
+    cluster : Cluster
+        The cluster to model: an even node count (at least two), and scale-up domains of at most
+        one site's GPUs.
+    note : str
+        What had to change, or ``""``.
+
+    Notes
+    -----
+    NVLink does not leave a building: each site gets half of the nodes (an odd count is rounded up)
+    and its own scale-up domains.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=3)
     >>> split, note = two_site_cluster(cluster)
@@ -741,6 +1160,7 @@ def two_site_cluster(cluster: Cluster) -> tuple[Cluster, str]:
     return replace(cluster, nodes=nodes, scaleup_domain=domain), " ".join(notes)
 
 
+@expects(size_bytes="B", distance_m="m")
 def two_site_allreduce(
     cluster: Cluster,
     size_bytes: float,
@@ -750,32 +1170,68 @@ def two_site_allreduce(
     sync_every: int = 1,
     catalog: object | None = None,
 ) -> TwoSiteAllreduce:
-    """All-reduce per training step for a cluster split evenly between two sites ``distance_m`` apart.
+    r"""Time an all-reduce per training step for a cluster split evenly between two sites.
 
-    The gap adds its one-way propagation delay δ = d·τ (τ of ``medium_id``) to every step that has
-    to wait for data from the other site. Three ways to synchronise:
+    Parameters
+    ----------
+    cluster : Cluster
+        The whole cluster; :func:`two_site_cluster` splits it.
+    size_bytes : float
+        All-reduce payload per GPU, B (or a data-size Quantity).
+    distance_m : float or sequence of float or numpy.ndarray
+        Distances between the sites, m (or a length Quantity).
+    medium_id : str, default "fibre"
+        The medium of the gap (a key of :data:`PROPAGATION`).
+    sync_every : int, default 1
+        H, the number of training steps per synchronisation for the periodic scheme.
+    catalog : interconnect.catalog.Catalog, optional
+        Where to look up the medium's propagation.
 
-    * **ring** across both sites (NCCL's ring, timed by :func:`~interconnect.models.collectives.allreduce`
-      for the same cluster in one building, plus the gap): the ring must cross the gap to close,
-      so in the textbook lock-step model each of its 2(n−1) steps waits for a transfer across it:
+    Returns
+    -------
+    TwoSiteAllreduce
+        Per distance: the ring, hierarchical and periodic times per step in µs, with the local
+        terms and step counts that produced them.
 
-      .. math:: T_{ring}(d) = T_{ring}(0) + 2(n-1)\\,\\delta
+    Raises
+    ------
+    ValueError
+        When ``size_bytes`` is not a positive finite number.
 
-    * **hierarchical**: reduce inside each site (timed as one site's own all-reduce, which moves the
-      data of a reduce-scatter plus an all-gather), then each GPU swaps its 1/n_s shard with its
-      twin at the other site (a two-rank ring: 2 steps, one per phase), then gathers inside the site:
+    Notes
+    -----
+    The gap adds its one-way delay :math:`\delta = d \tau` to every step that waits for data from
+    the other site. With :math:`n` ranks in all, :math:`n_s` per site, message size :math:`S` and
+    NIC rate :math:`B_{NIC}` per GPU:
 
-      .. math:: T_{hier}(d) = T_{site} + 2(\\alpha_{net} + \\delta) + \\frac{S/n_s}{B_{NIC}}
+    * **ring** across both sites (NCCL's ring, timed by
+      :func:`~interconnect.models.collectives.allreduce` for the same cluster in one building, plus
+      the gap). The ring must cross the gap to close, so in the lock-step model each of its
+      :math:`2(n-1)` steps (Patarasuk and Yuan, J. Parallel Distrib. Comput. 69(2), 2009,
+      pp. 117-124, https://doi.org/10.1016/j.jpdc.2008.09.002) waits for a transfer across it:
 
-    * **sync every H steps** (DiLoCo, arXiv 2311.08105: H inner steps, then one all-reduce): the
-      hierarchical all-reduce once every H steps, :math:`T_{hier}(d)/H` per step.
+      .. math:: T_{ring}(d) = T_{ring}(0) + 2(n-1)\,\delta
 
-    Assumptions: the link between the sites carries each GPU's full NIC rate (enough fibre or
-    wavelengths), and the NICs keep a bandwidth-delay product in flight. A pipelined ring (NCCL's)
-    pays fewer delays than the lock-step model but needs that window; with NCCL's default 4 MiB
-    buffer per pair it would be slower still at long distances (:func:`window_limited_rate_bytes_per_s`).
+    * **hierarchical**: reduce inside each site (timed as one site's own all-reduce), then each GPU
+      swaps its :math:`1/n_s` shard with its twin at the other site (a two-rank ring: two steps),
+      then gathers inside the site. Our composition:
 
+      .. math:: T_{hier}(d) = T_{site} + 2(\alpha_{net} + \delta) + \frac{S / n_s}{B_{NIC}}
+
+      with :math:`\alpha_{net}` = :data:`NET_HOP_US` plus the fabric's hop latency.
+
+    * **sync every H steps** (DiLoCo, ``arxiv-diloco``: H inner steps, then one all-reduce): the
+      hierarchical all-reduce once every H steps, :math:`T_{hier}(d) / H` per step.
+
+    Assumptions: the link between the sites carries each GPU's full NIC rate, and the NICs keep a
+    bandwidth-delay product in flight. A pipelined ring (NCCL's) pays fewer delays than the
+    lock-step model but needs that window; with NCCL's default 4 MiB buffer per pair it would be
+    slower still at long distances (:func:`window_limited_rate_bytes_per_s`).
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> far = two_site_allreduce(cluster, 2**30, [0.0, 1_000_000.0], sync_every=100)
     >>> far.ring_gap_steps, far.hierarchical_gap_steps
@@ -784,6 +1240,9 @@ def two_site_allreduce(
     '304 ms'
     >>> f"{(far.hierarchical_us[1] - far.hierarchical_us[0]) / 1e3:.1f} ms"
     '9.8 ms'
+    >>> same = two_site_allreduce(cluster, Q_(1, "GiB"), Q_([0, 1000], "km"), sync_every=100)
+    >>> f"{same.ring_us[1] / 1e3:.0f} ms" == f"{far.ring_us[1] / 1e3:.0f} ms"
+    True
     """
     if not (math.isfinite(size_bytes) and size_bytes > 0):
         raise ValueError(f"size_bytes must be a positive number, got {size_bytes!r}")

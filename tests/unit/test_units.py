@@ -174,3 +174,19 @@ def test_the_topic_errors_join_the_family_and_pickle():
         assert isinstance(error, InterconnectError)
         restored = pickle.loads(pickle.dumps(error))
         assert type(restored) is type(error) and str(restored) == str(error)
+
+
+def test_expects_converts_positional_keyword_and_keyword_only_arguments() -> None:
+    from interconnect.units import UnitMismatchError, expects
+
+    @expects(size_bytes="B", time_us="us", distance_m="m")
+    def rate(size_bytes, time_us=1.0, *, distance_m=0.0):
+        return size_bytes / time_us, distance_m
+
+    assert rate(Q_(2, "kB"), Q_(1, "ms")) == (2.0, 0.0)  # 2000 B / 1000 us
+    assert rate(2000, time_us=Q_(1, "ms"), distance_m=Q_(3, "km")) == (2.0, 3000.0)
+    assert rate(2000.0, 1000.0, distance_m=5) == (2.0, 5)  # plain numbers pass through untouched
+    with pytest.raises(UnitMismatchError, match=r"rate\(distance_m=\.\.\.\) expects a length \(in m\), got a time"):
+        rate(1, distance_m=Q_(1, "s"))
+    with pytest.raises(TypeError, match="does not take"):
+        expects(size_bytes="B")(lambda n: n)
