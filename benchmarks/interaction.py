@@ -26,6 +26,8 @@ TARGET_RATIO = 1.3
 #: The same bare page redrawing this many charts on each change: Streamlit's own cost of a control
 #: that changes four figures (the All-reduce and Overlap pages), for reading their ratios.
 FLOOR_CHARTS = 4
+#: Changes the page never answered (the browser dropped the keystroke), by URL path.
+DROPPED: dict[str, int] = {}
 
 #: (page name, URL path, widget key of a number input, two values to alternate, charts on first load)
 PAGES = [
@@ -51,10 +53,17 @@ def number_changer(page, key: str, value: int):
 
 
 def measure(srv, context, path: str, key: str, values: tuple[int, int], charts: int, changes: int) -> list[float]:
+    """Change-to-redraw times of ``changes`` changes (after one warm-up); a change the page never
+    answered is left out and counted in ``DROPPED``."""
     page = context.new_page()
     open_and_watch(page, srv, path, charts)
     page.locator(".st-key-" + key.replace(".", "-") + " input").first.wait_for(state="visible", timeout=30_000)
-    timings = [timed_change(page, number_changer(page, key, values[i % 2])) for i in range(changes + 1)]
+    timings = []
+    for i in range(changes + 1):
+        try:
+            timings.append(timed_change(page, number_changer(page, key, values[i % 2])))
+        except PlaywrightError:
+            DROPPED[path] = DROPPED.get(path, 0) + 1
     page.close()
     return timings[1:]  # the first change warms caches of the new value
 
@@ -91,6 +100,9 @@ def main() -> None:
         print(line(name, timings, bare_ms))
     for name, reason in failures:
         print(f"{name:<16} FAILED: {reason}")
+    if DROPPED:
+        print("changes left out (no script run started, even when made twice): "
+              + ", ".join(f"{path} {count}" for path, count in DROPPED.items()))
 
 
 if __name__ == "__main__":
