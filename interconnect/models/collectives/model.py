@@ -527,9 +527,18 @@ def _ring_buses(p: _Params) -> tuple[float, float, float]:
     return (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
 
 
-def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """NCCL ring: tuning.cc latency ``base + (nsteps - nInter)·intraLat + nInter·interLat``."""
-    nsteps, ninter = 2 * (p.n - 1), 2 * (p.kd - 1)
+def _ring_passes(p: _Params, size: np.ndarray, passes: int, volume: float, est: np.ndarray,
+                 real: np.ndarray) -> None:
+    """A ring of ``passes`` trips around the n ranks (2 for all-reduce: reduce-scatter then
+    all-gather; 1 for all-gather, reduce-scatter and broadcast), moving ``volume`` x S per rank.
+
+    tuning.cc: ``nsteps = passes·(n-1)`` steps, of which ``nInter = passes·(k-1)`` cross the
+    network; latency ``base + (nsteps - nInter)·max(intraLat, netOverhead) + nInter·interLat``, the
+    network step from :func:`_net_latency` (real and tuner views). The tuner multiplies a multi-node
+    Simple ring's latency by 1.4; the model's real time adds the Simple pipeline start-up once per
+    network pass over TCP-class transports only (:class:`~interconnect.models.cluster.FabricModel`).
+    """
+    nsteps, ninter = passes * (p.n - 1), passes * (p.kd - 1)
     buses = _ring_buses(p)
     for proto in (_LL, _LL128, _SIMPLE):
         if buses[proto] <= 0:
@@ -539,12 +548,17 @@ def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> No
             intra = max(intra, _NET_OVERHEAD_US[proto])
         inter_real, inter_tuner = _net_latency(p, "ring", proto)
         lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra
-        move = _transfer(size, buses[proto] * p.n / nsteps)
-        staged = 2 * _net_fill(p, size) if (p.staged and proto == _SIMPLE and p.kd > 1) else 0.0
+        move = _transfer(size, buses[proto] / volume)
+        staged = passes * _net_fill(p, size) if (p.staged and proto == _SIMPLE and p.kd > 1) else 0.0
         real[proto] = p.lib.launch_us + lat + ninter * inter_real + move + staged
         # NCCL's tuner multiplies a multi-node Simple ring's latency by 1.4 ("plateau effect").
         plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
         est[proto] = p.lib.launch_us + (lat + ninter * inter_tuner) * plateau + move
+
+
+def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """NCCL ring all-reduce: two passes (reduce-scatter, all-gather), 2(n-1)/n x S per rank."""
+    _ring_passes(p, size, 2, 2 * (p.n - 1) / p.n, est, real)
 
 
 def _tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
@@ -931,16 +945,11 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
     """Predicted time (µs) of a collective with nccl-tests' size convention.
 
     * ``all_reduce``: :func:`allreduce` (S = buffer per rank).
-    * ``all_gather`` / ``reduce_scatter`` (S = the whole gathered array, nccl-tests' size column):
-      ring, ``base + (n-1)·hop + (n-1)/n · S / busbw_ring`` with busbw_ring as for all-reduce
-      (measured 8 x H200: all-gather 361, reduce-scatter 363, ring all-reduce 367 GB/s, ml-engineering
-      network/README.md).
-    * ``alltoall`` (S = the per-rank send buffer, S/n to every peer): the NVLink part
-      ``(g-1)/n · S / B_intra`` and the network part ``(n-g)/n · S / NIC-per-GPU`` run in parallel
-      (sjeaugey, nccl-tests #267: all-to-all "cannot aggregate the bandwidth of multiple NICs").
-    * ``broadcast`` (S = buffer): pipelined ring, ``base + (n-1)·hop + S / busbw_ring``.
-
-    Best protocol of LL / LL128 / Simple for the ring-based ones, as for all-reduce.
+    * ``all_gather``, ``reduce_scatter``, ``alltoall``: the models of
+      :mod:`~interconnect.models.collectives.others` (S = the whole gathered array, or each rank's
+      send buffer for all-to-all), with NCCL's pick of algorithm and protocol.
+    * ``broadcast`` (S = buffer): a pipelined ring, one pass of n-1 steps moving S per rank, with
+      the ring all-reduce's per-step rules (:func:`_ring_passes`); fastest protocol.
 
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
@@ -954,30 +963,14 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
         return np.zeros_like(size)
     if key in ("all_reduce", "allreduce"):
         return allreduce(cluster, size).time_us
-    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
-    if key in ("alltoall", "all_to_all"):
-        hop = p.lib.hw_net["ring"][_SIMPLE] + p.hop_extra if p.kd > 1 else p.lib.hw_intra["ring"][_SIMPLE]
-        intra = (p.gd - 1) / p.n * size / (_RING_EFFICIENCY * p.b_intra * 1e3)
-        inter = (p.n - p.gd) / p.n * size / (p.nic_gpu * 1e3) if p.kd > 1 else 0.0 * size
-        fill = 2 * p.fill_net if p.kd > 1 else 0.0
-        return p.lib.launch_us + p.lib.base["ring"][_SIMPLE] + (p.n - 1) * hop * 0.25 + fill + np.maximum(intra, inter)
-    if key in ("all_gather", "allgather", "reduce_scatter", "reducescatter"):
-        steps, inter_steps, volume = p.n - 1, p.kd - 1, (p.n - 1) / p.n
-    elif key == "broadcast":
-        steps, inter_steps, volume = p.n - 1, p.kd - 1, 1.0
-    else:
-        raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}")
-    buses = (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
-    best = np.full_like(size, np.inf)
-    for proto in (_LL, _LL128, _SIMPLE):
-        if buses[proto] <= 0:
-            continue
-        intra = p.lib.hw_intra["ring"][proto]
-        if p.kd > 1:
-            intra = max(intra, _NET_OVERHEAD_US[proto])
-        inter = p.lib.hw_net["ring"][proto] + p.hop_extra
-        lat = p.lib.base["ring"][proto] + (steps - inter_steps) * intra + inter_steps * inter
-        fill = 2 * p.fill_net if (proto == _SIMPLE and p.kd > 1) else 0.0
-        t = p.lib.launch_us + lat + fill + volume * size / (buses[proto] * 1e3)
-        best = np.minimum(best, t)
-    return best
+    if key == "broadcast":
+        est = np.full((len(PROTOCOLS), size.size), np.inf)
+        real = np.full((len(PROTOCOLS), size.size), np.inf)
+        _ring_passes(p, size, 1, 1.0, est, real)
+        return real.min(axis=0)
+    from interconnect.models.collectives.others import collective as _other_collective
+
+    try:
+        return _other_collective(cluster, key, size).time_us
+    except ValueError:
+        raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}") from None

@@ -38,12 +38,9 @@ from interconnect.models.collectives.fitting import fit_alpha_beta
 from interconnect.models.collectives.measurements import Comparison, compare_sweep
 from interconnect.models.collectives.model import (
     _LL,
-    _LL128,
-    _NET_OVERHEAD_US,
     _NVLS_EFFICIENCY,
     _NVLS_MEASURED_OVER_MODEL,
     _RING_EFFICIENCY,
-    _RING_PLATEAU,
     _SIMPLE,
     PROTOCOLS,
     AllreduceResult,
@@ -52,7 +49,7 @@ from interconnect.models.collectives.model import (
     _nvls_fill,
     _Params,
     _params,
-    _ring_buses,
+    _ring_passes,
     allreduce,
     as_size_bytes,
     busbw_factor,
@@ -150,23 +147,10 @@ def _result(collective: str, size: np.ndarray, time: np.ndarray, algos: np.ndarr
 
 
 def _ring_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """Ring: n-1 steps, of which (domains - 1) cross the network (tuning.cc ``nInterSteps`` for
-    all-gather and reduce-scatter); each rank moves (n-1)/n x S over the slowest link."""
-    nsteps, ninter = p.n - 1, p.kd - 1
-    buses = _ring_buses(p)
-    for proto in (_LL, _LL128, _SIMPLE):
-        if buses[proto] <= 0:
-            continue
-        intra = p.lib.hw_intra["ring"][proto]
-        if p.kd > 1:
-            intra = max(intra, _NET_OVERHEAD_US[proto])
-        inter = p.lib.hw_net["ring"][proto] + p.hop_extra
-        lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra + ninter * inter
-        move = (p.n - 1) / p.n * size / (buses[proto] * 1e3)
-        fill = _net_fill(p, size) if (proto == _SIMPLE and p.kd > 1) else 0.0
-        real[proto] = p.lib.launch_us + lat + fill + move
-        plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
-        est[proto] = p.lib.launch_us + lat * plateau + move
+    """Ring: one pass of n-1 steps, of which (domains - 1) cross the network (tuning.cc
+    ``nInterSteps`` for all-gather and reduce-scatter); each rank moves (n-1)/n x S over the slowest
+    link. The per-step rules are the all-reduce ring's (:func:`_ring_passes`)."""
+    _ring_passes(p, size, 1, (p.n - 1) / p.n, est, real)
 
 
 def _nvls_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
