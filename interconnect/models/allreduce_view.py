@@ -25,17 +25,20 @@ from interconnect.models.collectives import (
 __all__ = [
     "NODE_COUNTS",
     "PLAYBOOK_CLUSTER",
+    "P5_TUNER_PICKS_256MB",
     "PLAYBOOK_SIZE",
     "SIZES_BYTES",
     "SMOL_PLAYBOOK_P5",
     "AllreduceView",
     "NodeCurve",
+    "P5TunerCheck",
     "PickChange",
     "PublishedCurve",
     "allreduce_view",
     "hierarchical_speedup",
     "measured_busbw_gbps",
     "node_count_curve",
+    "p5_tuner_check",
     "playbook_curve",
     "traffic_per_gpu",
 ]
@@ -242,6 +245,70 @@ PLAYBOOK_SIZE = "256 MB"
 SMOL_PLAYBOOK_P5: tuple[tuple[int, float, float], ...] = ((1, 480.0, 480.0), (2, 479.0, 479.0),
                                                          (3, 320.0, 350.0), (16, 320.0, 350.0))
 SMOL_PLAYBOOK_URL = "https://huggingface.co/spaces/HuggingFaceTB/smol-training-playbook"
+
+
+#: The all-reduce algorithm and protocol that aws-ofi-nccl's tuner sets on AWS p5/p5e for a 256 MB message,
+#: at the Playbook's node counts (8 ranks per node). Read from the (size, ranks) polygons of
+#: ``region_init_internal_p5_p5e`` in aws-ofi-nccl ``src/tuner/nccl_ofi_regions.cpp`` (region tuner, shipped
+#: since aws-ofi-nccl 1.13): Tree/LL128 up to 36 MiB at 32 ranks, 112 MiB at 64, 288 MiB at 128 and 256 and
+#: 320 MiB at 512 ranks, Ring/LL128 above that edge (to 1.4-2 GiB). The tuner leaves two nodes or fewer to
+#: NCCL's own choice ("the regions are not well defined", ``region_get_coll_info_internal_v3``).
+P5_TUNER_PICKS_256MB: dict[int, tuple[str, str]] = {
+    4: ("ring", "LL128"), 8: ("ring", "LL128"), 16: ("tree", "LL128"), 32: ("tree", "LL128"), 64: ("tree", "LL128"),
+}
+
+
+@dataclass(frozen=True)
+class P5TunerCheck:
+    """The model's busbw on the Playbook's cluster with its own pick and with AWS's tuner's pick (one node count)."""
+
+    nodes: int
+    model_algorithm: str
+    model_protocol: str
+    model_busbw_gbps: float
+    tuner_algorithm: str
+    tuner_protocol: str
+    tuner_busbw_gbps: float
+
+
+def p5_tuner_check(size_bytes: float = 256e6) -> list[P5TunerCheck]:
+    """Compare the model's pick with aws-ofi-nccl's p5 tuner pick at the Playbook's node counts.
+
+    Parameters
+    ----------
+    size_bytes : float
+        Message size in B; the tuner picks of :data:`P5_TUNER_PICKS_256MB` hold for 256 MB.
+
+    Returns
+    -------
+    list of P5TunerCheck
+        One entry per node count of :data:`P5_TUNER_PICKS_256MB`, busbw in GB/s.
+
+    Notes
+    -----
+    Both columns are the same model (:func:`~interconnect.models.collectives.allreduce`) on
+    :data:`PLAYBOOK_CLUSTER`; only the algorithm and protocol differ. It shows how much the AWS tuner's
+    choice alone could move the model toward the Playbook's curve.
+
+    Examples
+    --------
+    >>> rows = p5_tuner_check()
+    >>> [(row.nodes, row.tuner_algorithm) for row in rows][:2]
+    [(4, 'ring'), (8, 'ring')]
+    """
+    from interconnect.models.cluster import resolve_cluster
+    from interconnect.models.collectives import allreduce
+
+    inputs = dict(PLAYBOOK_CLUSTER)
+    gpu = str(inputs.pop("gpu"))
+    rows = []
+    for nodes, (algorithm, protocol) in P5_TUNER_PICKS_256MB.items():
+        cluster, _ = resolve_cluster(gpu, **{**inputs, "nodes": nodes})
+        own = allreduce(cluster, [size_bytes])
+        tuned = allreduce(cluster, [size_bytes], algorithm, protocol=protocol)
+        rows.append(P5TunerCheck(nodes, str(own.algorithm[0]), str(own.protocol[0]), float(own.busbw_gbps[0]),
+                                 algorithm, protocol, float(tuned.busbw_gbps[0])))
+    return rows
 
 
 def playbook_curve() -> PublishedCurve:
