@@ -16,7 +16,19 @@ __all__ = ["AlphaBetaFit", "MeasuredCluster", "cluster_from_fit", "efficiency_vs
 
 @dataclass(frozen=True)
 class AlphaBetaFit:
-    """``t = latency_us + S / bandwidth`` fitted to measured rows (bandwidth as algbw, GB/s)."""
+    """A line ``t = latency_us + S / bandwidth`` fitted to measured rows.
+
+    Attributes
+    ----------
+    latency_us : float
+        Intercept a, µs.
+    bandwidth_gbps : float
+        Slope's inverse B as algorithm bandwidth, GB/s.
+    points : int
+        Rows used.
+    rms_relative_error : float
+        Root-mean-square relative residual of the fit (dimensionless).
+    """
 
     latency_us: float
     bandwidth_gbps: float
@@ -160,9 +172,15 @@ def efficiency_vs_spec(cluster: Cluster, busbw_gbps: object) -> np.ndarray:
 class MeasuredCluster:
     """The cluster settings under which the model reproduces a measured sweep's fitted line.
 
-    ``nic_gbit_s`` is the per-NIC line rate to type as a custom NIC (its achievable share is the
-    fabric's efficiency, as for any typed rate) and ``hop_latency_us`` the extra latency per network
-    hop; both None when the run stayed inside one NVLink domain (the network played no part).
+    Attributes
+    ----------
+    nic_gbit_s : float or None
+        Per-NIC line rate to type as a custom NIC, Gbit/s (its achievable share is the fabric's
+        efficiency, as for any typed rate); None when the run stayed inside one NVLink domain.
+    hop_latency_us : float or None
+        Extra latency per network hop, µs; None as above.
+    note : str
+        Why the fit cannot be matched by the NICs alone, or why there is nothing to take ('' otherwise).
     """
 
     nic_gbit_s: float | None

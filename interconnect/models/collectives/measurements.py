@@ -258,7 +258,25 @@ def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
 
 @dataclass(frozen=True, eq=False)
 class Comparison:
-    """Model against one measured sweep (arrays: one entry per measured size)."""
+    """Model against one measured sweep (arrays: one entry per measured size).
+
+    Attributes
+    ----------
+    size_bytes : numpy.ndarray
+        Measured sizes, B.
+    measured_time_us, model_time_us : numpy.ndarray
+        Times, µs (the model's includes the benchmark's launch overhead).
+    measured_busbw_gbps, model_busbw_gbps : numpy.ndarray
+        nccl-tests busbw of both, GB/s.
+    algorithm, protocol : numpy.ndarray
+        The model's choice per size.
+    ranks : int
+        Number of ranks.
+    fit : AlphaBetaFit or None
+        Fit of the measured rows (None with fewer than two rows).
+    notes : list of str
+        Remarks for the reader.
+    """
 
     size_bytes: np.ndarray
     measured_time_us: np.ndarray

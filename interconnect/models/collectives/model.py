@@ -869,8 +869,22 @@ def _best_protocol(estimate: np.ndarray, real: np.ndarray, chooser: str = "nccl"
 class AllreduceResult:
     """Model output for one cluster and a set of message sizes (arrays have one entry per size).
 
-    ``algorithm`` / ``protocol`` hold the choice per size; ``busbw_gbps`` uses nccl-tests' ring factor
-    2(n-1)/n whatever the algorithm, as nccl-tests does.
+    Attributes
+    ----------
+    size_bytes : numpy.ndarray
+        Message sizes per rank, B.
+    time_us : numpy.ndarray
+        Predicted times, µs (``inf`` where the choice is unavailable).
+    algbw_gbps : numpy.ndarray
+        Algorithm bandwidth S/t, GB/s.
+    busbw_gbps : numpy.ndarray
+        nccl-tests' bus bandwidth, algbw x 2(n-1)/n whatever the algorithm, GB/s.
+    algorithm : numpy.ndarray
+        The algorithm chosen per size (``"none"`` where unavailable).
+    protocol : numpy.ndarray
+        The protocol chosen per size.
+    ranks : int
+        Number of ranks n.
     """
 
     size_bytes: np.ndarray
@@ -1020,8 +1034,14 @@ def _choose(estimate: np.ndarray, real: np.ndarray, names: Sequence[str], size: 
 class AllreduceDetail:
     """One cluster, every view of it from a single pass of the model.
 
-    ``by_algorithm``: each algorithm with the protocol NCCL's tuner would pick (µs); ``chosen``:
-    NCCL's pick (or the forced algorithm); ``fastest``: the fastest algorithm and protocol.
+    Attributes
+    ----------
+    by_algorithm : dict of str to numpy.ndarray
+        Each algorithm's time in µs, with the protocol NCCL's tuner would pick.
+    chosen : AllreduceResult
+        NCCL's pick (or the forced algorithm and protocol).
+    fastest : AllreduceResult
+        The fastest algorithm and protocol the model knows at each size.
     """
 
     by_algorithm: dict[str, np.ndarray]
