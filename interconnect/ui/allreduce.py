@@ -373,9 +373,7 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
             f"[Smol Training Playbook]({SMOL_PLAYBOOK_URL}) ran nccl-tests on AWS p5, very likely the same machines, "
             "and reports 480 GB/s on one node, 479 on two and 320-350 GB/s from 3 to 16 nodes. One idle p5 cluster "
             "cannot give both curves. The model is fitted to neither: its constants come from NCCL's source and "
-            "other published runs."
-        )
-        st.markdown(
+            "other published runs.\n\n"
             "**What the model leaves out, and the evidence.** The model is one NCCL job on an idle, "
             "non-blocking fabric. On this cluster it gives "
             + ", ".join(f"{ratio:.2g}× the Playbook's median at {n} node{'s' if n > 1 else ''}" for n, ratio in ratios)
