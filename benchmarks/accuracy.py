@@ -51,6 +51,9 @@ class External:
     rows: str
     note: str = ""
     launch: str = "process-per-gpu"
+    #: NCCL_ALGO / NCCL_PROTO the run's own harness sets ("auto" where it sets none).
+    algorithm: str = "auto"
+    protocol: str = "auto"
 
 
 EXTERNAL = [
@@ -192,8 +195,11 @@ EXTERNAL = [
         """1048576 1788.7|2097152 1645.1|4194304 1701.3|8388608 1891.3|16777216 1932.8
         33554432 2190.8|67108864 2367.6|134217728 3539.5|268435456 5969.3|536870912 11625
         1073741824 23144|2147483648 45662|4294967296 90227|8589934592 179880""",
-        "algbw 48 GB/s = half the 100 GB/s egress: a ring, not the NVLSTree the model picks (ring: busbw 0.93-1.00). "
+        "The harness forces NCCL_ALGO=Ring, NCCL_PROTO=Simple (sample_workloads/nccltest/gke/values.yaml, "
+        "ncclPlugin.envs, plugin v3.1.9 on NCCL 2.19.4): algbw 48 GB/s = half the 100 GB/s egress. "
         "The flat 1.7 ms from 1 to 16 MiB is TCPX latency.",
+        algorithm="ring",
+        protocol="Simple",
     ),
     External(
         "h100-4node-ib-voltagepark",
@@ -300,7 +306,7 @@ def main(argv: list[str]) -> int:
         inputs = dict(ext.cluster)
         cluster, _ = resolve_cluster(inputs.pop("gpu"), **inputs)
         size, time = _rows(ext.rows)
-        _report(tally, ext.id, cluster, size, time, rows, ext.note, launch=ext.launch)
+        _report(tally, ext.id, cluster, size, time, rows, ext.note, ext.algorithm, ext.protocol, ext.launch)
     print("\nSummary: tables meeting each target (of those with rows in the band)")
     for band in ("small", "middle", "large", "geomean"):
         missed = ", ".join(tally.misses[band]) or "none"

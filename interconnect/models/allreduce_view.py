@@ -21,21 +21,25 @@ from interconnect.models.collectives import (
     busbw_factor,
     bytes_leaving_node_per_gpu,
 )
+from interconnect.units import expects
 
 __all__ = [
     "NODE_COUNTS",
     "PLAYBOOK_CLUSTER",
+    "P5_TUNER_PICKS_256MB",
     "PLAYBOOK_SIZE",
     "SIZES_BYTES",
     "SMOL_PLAYBOOK_P5",
     "AllreduceView",
     "NodeCurve",
+    "P5TunerCheck",
     "PickChange",
     "PublishedCurve",
     "allreduce_view",
     "hierarchical_speedup",
     "measured_busbw_gbps",
     "node_count_curve",
+    "p5_tuner_check",
     "playbook_curve",
     "traffic_per_gpu",
 ]
@@ -75,6 +79,26 @@ class AllreduceView:
     above_wire_reason: str
 
     def busbw_by_algorithm(self) -> dict[str, np.ndarray]:
+        r"""Return every algorithm's busbw over :data:`SIZES_BYTES`.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            busbw in GB/s per size (NaN where the algorithm is unavailable).
+
+        Notes
+        -----
+        nccl-tests' all-reduce formula whatever the algorithm (``doc/PERFORMANCE.md``):
+
+        .. math:: \text{busbw} = \frac{S}{t}\,\frac{2(n-1)}{n}
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+        >>> f"{allreduce_view(cluster).busbw_by_algorithm()['ring'][-1]:.0f} GB/s"
+        '359 GB/s'
+        """
         factor = busbw_factor("all_reduce", self.chosen.ranks)
         with np.errstate(divide="ignore", invalid="ignore"):
             return {name: np.where(np.isfinite(t) & (t > 0), self.size_bytes / (t * 1e3) * factor, np.nan)
@@ -106,11 +130,11 @@ def _crossover_bytes(result: AllreduceResult) -> float:
 
 
 def _wire(cluster: Cluster) -> tuple[float, str]:
-    """The busbw a ring cannot beat: NVLink per GPU, or across domains the domain's whole egress.
+    """Return the busbw a ring cannot beat, GB/s, and its label.
 
-    NCCL spreads its rings over every NIC of a node, so a multi-node ring's busbw is bounded by the
-    node's total NIC bandwidth (DGX A100: 8 x 24 GB/s gives the 192 GB/s NVIDIA measured, NCCL
-    issue 812), not by one NIC.
+    NVLink per GPU, or across domains the domain's whole egress: NCCL spreads its rings over every NIC
+    of a node, so a multi-node ring's busbw is bounded by the node's total NIC bandwidth (DGX A100:
+    8 x 24 GB/s gives the 192 GB/s NVIDIA measured, NCCL issue 812), not by one NIC.
     """
     if cluster.domains > 1 and cluster.domain_egress_gbps < cluster.intra_bw_gbps:
         return cluster.domain_egress_gbps, "ring limit: the server's NICs together (achievable)"
@@ -128,10 +152,32 @@ def _pick_changes(result: AllreduceResult) -> tuple[PickChange, ...]:
 
 
 def above_wire_reason(cluster: Cluster, algorithms: set[str]) -> str:
-    """Why busbw can exceed the ring limit for these algorithms on this cluster ('' when it cannot).
+    """Explain why busbw can exceed the ring limit for these algorithms on this cluster.
 
-    busbw is nccl-tests' ring formula S/t x 2(n-1)/n whatever the algorithm; an algorithm that moves
-    less than a ring's 2(n-1)/n x S per GPU across the bottleneck reports more than the wire rate.
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    algorithms : set of str
+        The algorithms chosen where busbw exceeds the ring limit.
+
+    Returns
+    -------
+    str
+        The reasons, joined by semicolons; empty when none applies.
+
+    Notes
+    -----
+    busbw is nccl-tests' ring formula S/t x 2(n-1)/n whatever the algorithm; an algorithm that moves less
+    than a ring's 2(n-1)/n x S per GPU across the bottleneck reports more than the wire rate (nccl-tests
+    ``doc/PERFORMANCE.md``, in-network reduction; sjeaugey, nccl-tests #196, two-node trees).
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> above_wire_reason(cluster, {"nvls"}).startswith("NVLink SHARP")
+    True
     """
     reasons = []
     if "nvls" in algorithms or "nvls_tree" in algorithms:
@@ -146,7 +192,36 @@ def above_wire_reason(cluster: Cluster, algorithms: set[str]) -> str:
 
 
 def allreduce_view(cluster: Cluster, algorithm: str = "auto", protocol: str = "auto") -> AllreduceView:
-    """Every algorithm's time over 8 B to 16 GiB, the chosen one, the fastest, and where the pick changes."""
+    r"""Compute every algorithm's time over 8 B to 16 GiB, the chosen one, the fastest, and the pick changes.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    algorithm : str
+        ``"auto"`` or a forced algorithm.
+    protocol : str
+        ``"auto"`` or a forced protocol.
+
+    Returns
+    -------
+    AllreduceView
+        Times in µs and bandwidths in GB/s over :data:`SIZES_BYTES`.
+
+    Notes
+    -----
+    One pass of :func:`~interconnect.models.collectives.allreduce_detail`; the crossover size is
+    :math:`S^* = t(S_\text{min})\,\text{algbw}(S_\text{max})`, where latency and bandwidth terms are
+    equal (the alpha-beta model, Hockney 1994).
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> view = allreduce_view(cluster)
+    >>> f"{view.chosen.busbw_gbps[-1]:.0f} GB/s", str(view.chosen.algorithm[-1])
+    ('474 GB/s', 'nvls')
+    """
     detail = allreduce_detail(cluster, SIZES_BYTES, algorithm, protocol=protocol)
     chosen = detail.chosen
     wire_gbps, wire_label = _wire(cluster)
@@ -181,9 +256,43 @@ class NodeCurve:
     protocol_chosen: np.ndarray
 
 
+@expects(size_bytes="B")
 def node_count_curve(cluster: Cluster, size_bytes: int, node_counts: tuple[int, ...] = NODE_COUNTS,
                      algorithm: str = "auto", protocol: str = "auto") -> NodeCurve:
-    """busbw at ``size_bytes`` for 1 to 1024 nodes of this cluster's nodes."""
+    """Compute busbw at one message size for 1 to 1024 nodes of this cluster's nodes.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster; its node count is replaced by each of ``node_counts``.
+    size_bytes : int
+        Message size per rank, B.
+    node_counts : tuple of int
+        Node counts (default :data:`NODE_COUNTS`).
+    algorithm : str
+        ``"auto"`` or a forced algorithm.
+    protocol : str
+        ``"auto"`` or a forced protocol.
+
+    Returns
+    -------
+    NodeCurve
+        busbw in GB/s per node count: per algorithm, as chosen, and the fastest.
+
+    Notes
+    -----
+    busbw = S/t x 2(n-1)/n at each node count (nccl-tests ``doc/PERFORMANCE.md``), with t from
+    :func:`~interconnect.models.collectives.allreduce_detail`.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.units import Q_
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> curve = node_count_curve(cluster, Q_(256, "MiB"), (1, 2))
+    >>> [f"{b:.0f} GB/s" for b in curve.busbw_chosen]
+    ['428 GB/s', '392 GB/s']
+    """
     counts = np.asarray(node_counts)
     by_algorithm = {name: np.full(counts.size, np.nan) for name in ALLREDUCE_ALGORITHMS}
     chosen, fastest = np.full(counts.size, np.nan), np.full(counts.size, np.nan)
@@ -203,8 +312,34 @@ def node_count_curve(cluster: Cluster, size_bytes: int, node_counts: tuple[int, 
     return NodeCurve(counts, int(size_bytes), by_algorithm, chosen, fastest, np.array(algos), np.array(protos))
 
 
+@expects(size_bytes="B")
 def traffic_per_gpu(cluster: Cluster, size_bytes: int) -> dict[str, float]:
-    """Bytes per GPU that leave the node (one direction) for an all-reduce of ``size_bytes``."""
+    r"""Return the bytes per GPU that leave the node (one direction) for an all-reduce, per algorithm.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster (GPUs per node and nodes).
+    size_bytes : int
+        Message size per rank, B.
+
+    Returns
+    -------
+    dict of str to float
+        Bytes per GPU, B.
+
+    Notes
+    -----
+    The closed forms of :func:`~interconnect.models.collectives.bytes_leaving_node_per_gpu`, e.g. a
+    node-aware ring :math:`\frac{2(n-1)}{n}\frac{S}{g}`.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    >>> f"{traffic_per_gpu(cluster, 2**30)['ring'] / 2**20:.0f} MiB"
+    '252 MiB'
+    """
     return {
         name: float(bytes_leaving_node_per_gpu(name, [size_bytes], cluster.gpus_per_node, cluster.nodes)[0])
         for name in ("flat_ring", "ring", "tree", "hierarchical", "collnet")
@@ -244,11 +379,90 @@ SMOL_PLAYBOOK_P5: tuple[tuple[int, float, float], ...] = ((1, 480.0, 480.0), (2,
 SMOL_PLAYBOOK_URL = "https://huggingface.co/spaces/HuggingFaceTB/smol-training-playbook"
 
 
-def playbook_curve() -> PublishedCurve:
-    """The Ultra-Scale Playbook's measured all-reduce bandwidth at 256 MB against node count (8 x H100 nodes).
+#: The all-reduce algorithm and protocol that aws-ofi-nccl's tuner sets on AWS p5/p5e for a 256 MB message,
+#: at the Playbook's node counts (8 ranks per node). Read from the (size, ranks) polygons of
+#: ``region_init_internal_p5_p5e`` in aws-ofi-nccl ``src/tuner/nccl_ofi_regions.cpp`` (region tuner, shipped
+#: since aws-ofi-nccl 1.13): Tree/LL128 up to 36 MiB at 32 ranks, 112 MiB at 64, 288 MiB at 128 and 256 and
+#: 320 MiB at 512 ranks, Ring/LL128 above that edge (to 1.4-2 GiB). The tuner leaves two nodes or fewer to
+#: NCCL's own choice ("the regions are not well defined", ``region_get_coll_info_internal_v3``).
+P5_TUNER_PICKS_256MB: dict[int, tuple[str, str]] = {
+    4: ("ring", "LL128"), 8: ("ring", "LL128"), 16: ("tree", "LL128"), 32: ("tree", "LL128"), 64: ("tree", "LL128"),
+}
 
-    The median of its runs and the 5th-95th percentile range it shades, from the chart's own data
-    (``assets/data/benchmarks/pp_comm_bandwidth.html`` of the Playbook's Space).
+
+@dataclass(frozen=True)
+class P5TunerCheck:
+    """The model's busbw on the Playbook's cluster with its own pick and with AWS's tuner's pick (one node count)."""
+
+    nodes: int
+    model_algorithm: str
+    model_protocol: str
+    model_busbw_gbps: float
+    tuner_algorithm: str
+    tuner_protocol: str
+    tuner_busbw_gbps: float
+
+
+@expects(size_bytes="B")
+def p5_tuner_check(size_bytes: float = 256e6) -> list[P5TunerCheck]:
+    """Compare the model's pick with aws-ofi-nccl's p5 tuner pick at the Playbook's node counts.
+
+    Parameters
+    ----------
+    size_bytes : float
+        Message size in B; the tuner picks of :data:`P5_TUNER_PICKS_256MB` hold for 256 MB.
+
+    Returns
+    -------
+    list of P5TunerCheck
+        One entry per node count of :data:`P5_TUNER_PICKS_256MB`, busbw in GB/s.
+
+    Notes
+    -----
+    Both columns are the same model (:func:`~interconnect.models.collectives.allreduce`) on
+    :data:`PLAYBOOK_CLUSTER`; only the algorithm and protocol differ. It shows how much the AWS tuner's
+    choice alone could move the model toward the Playbook's curve.
+
+    Examples
+    --------
+    >>> rows = p5_tuner_check()
+    >>> [(row.nodes, row.tuner_algorithm) for row in rows][:2]
+    [(4, 'ring'), (8, 'ring')]
+    """
+    from interconnect.models.cluster import resolve_cluster
+    from interconnect.models.collectives import allreduce
+
+    inputs = dict(PLAYBOOK_CLUSTER)
+    gpu = str(inputs.pop("gpu"))
+    rows = []
+    for nodes, (algorithm, protocol) in P5_TUNER_PICKS_256MB.items():
+        cluster, _ = resolve_cluster(gpu, **{**inputs, "nodes": nodes})
+        own = allreduce(cluster, [size_bytes])
+        tuned = allreduce(cluster, [size_bytes], algorithm, protocol=protocol)
+        rows.append(P5TunerCheck(nodes, str(own.algorithm[0]), str(own.protocol[0]), float(own.busbw_gbps[0]),
+                                 algorithm, protocol, float(tuned.busbw_gbps[0])))
+    return rows
+
+
+def playbook_curve() -> PublishedCurve:
+    """Load the Ultra-Scale Playbook's measured all-reduce bandwidth at 256 MB against node count.
+
+    Returns
+    -------
+    PublishedCurve
+        Node counts (8 x H100 each) and the median busbw with the 5th-95th percentile range, GB/s.
+
+    Notes
+    -----
+    From the chart's own data (``assets/data/benchmarks/pp_comm_bandwidth.html`` of the Playbook's
+    Space, https://huggingface.co/spaces/nanotron/ultrascale-playbook), stored in
+    ``interconnect/data/published/playbook-allreduce-256mb.csv``.
+
+    Examples
+    --------
+    >>> curve = playbook_curve()
+    >>> [f"{b:g} GB/s" for b in curve.busbw_gbps[[0, -1]]]
+    ['436 GB/s', '32.9 GB/s']
     """
     path = resources.files("interconnect").joinpath("data/published/playbook-allreduce-256mb.csv")
     with path.open(encoding="utf-8") as handle:
@@ -266,8 +480,36 @@ def playbook_curve() -> PublishedCurve:
     )
 
 
+@expects(size_bytes="B", time_us="us")
 def measured_busbw_gbps(size_bytes: np.ndarray, time_us: np.ndarray, ranks: int) -> np.ndarray:
-    """nccl-tests' all-reduce busbw from sizes and times: ``S / t x 2(n-1)/n`` (GB/s, t in µs)."""
+    r"""Compute nccl-tests' all-reduce busbw from sizes and times.
+
+    Parameters
+    ----------
+    size_bytes : numpy.ndarray
+        Sizes, B.
+    time_us : numpy.ndarray
+        Times, µs.
+    ranks : int
+        Number of ranks n.
+
+    Returns
+    -------
+    numpy.ndarray
+        busbw in GB/s.
+
+    Notes
+    -----
+    .. math:: \text{busbw} = \frac{S}{t}\,\frac{2(n-1)}{n}
+
+    (nccl-tests ``doc/PERFORMANCE.md``).
+
+    Examples
+    --------
+    >>> from interconnect.units import Q_
+    >>> f"{measured_busbw_gbps(Q_(1, 'GiB'), Q_(4.07, 'ms'), 8):.0f} GB/s"
+    '462 GB/s'
+    """
     return np.asarray(size_bytes, dtype=float) / (np.asarray(time_us, dtype=float) * 1e3) * busbw_factor(
         "all_reduce", ranks)
 
@@ -286,10 +528,36 @@ class SpeedupRange:
 
 
 def hierarchical_speedup(cluster: Cluster, ranks: int = 512) -> list[SpeedupRange]:
-    """Baseline time over hierarchical time at ``ranks`` GPUs, for a flat ring and for NCCL's ring.
+    r"""Compare hierarchical all-reduce with a flat ring and with NCCL's ring at ``ranks`` GPUs.
 
-    The episode quotes "about 2x at 512 GPUs"; the sources have no such figure, and the ratio moves a
-    lot with message size and with the baseline, which is the point of showing both ranges.
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster (its nodes are repeated to reach ``ranks`` GPUs).
+    ranks : int
+        Number of GPUs.
+
+    Returns
+    -------
+    list of SpeedupRange
+        For the flat ring and for NCCL's ring: the lowest and highest time ratio (baseline /
+        hierarchical, dimensionless) over :data:`SIZES_BYTES`, and the sizes (B) where they occur.
+
+    Notes
+    -----
+    .. math:: \text{speed-up}(S) = \frac{t_\text{baseline}(S)}{t_\text{hierarchical}(S)}
+
+    with both times from :func:`~interconnect.models.collectives.allreduce_by_algorithm`. The episode
+    quotes "about 2x at 512 GPUs"; the sources have no such figure, and the ratio moves a lot with
+    message size and with the baseline, which is the point of showing both ranges.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> flat, ring = hierarchical_speedup(cluster)
+    >>> flat.baseline, ring.baseline, flat.nodes
+    ('flat_ring', 'ring', 64)
     """
     nodes = max(1, ranks // cluster.gpus_per_node)
     times = allreduce_by_algorithm(cluster.with_nodes(nodes), SIZES_BYTES)

@@ -99,6 +99,11 @@ def test_set_the_cluster_to_the_playbooks():
     assert at.query_params["nic"] == "efa-v2" and at.query_params["nics"] == "32"
     assert at.query_params["fabric"] == "efa" and at.query_params["size"] == "256 MB"
     assert metric(at, "Server egress (achievable)") == "368 GB/s"  # 32 x 100 Gbit/s x 0.92
+    text = " ".join(m.value for m in at.markdown)
+    # The page says plainly that two publications on p5 disagree, and what the AWS tuner's picks would change:
+    # Ultra-Scale Playbook 436 -> 32.9 GB/s (1 -> 64 nodes); Smol Training Playbook 320-350 GB/s from 3 to 16 nodes.
+    assert "Two publications" in text and "436 GB/s" in text and "32.9 GB/s" in text and "320-350 GB/s" in text
+    assert "nccl_ofi_regions.cpp" in text and "4 nodes NVLSTree/Simple" in text
 
 
 def test_gb200_rack_is_one_nvlink_domain():

@@ -9,37 +9,96 @@ import numpy as np
 
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives.model import as_size_bytes
+from interconnect.units import expects
 
 __all__ = ["AlphaBetaFit", "MeasuredCluster", "cluster_from_fit", "efficiency_vs_spec", "fit_alpha_beta"]
 
 
 @dataclass(frozen=True)
 class AlphaBetaFit:
-    """``t = latency_us + S / bandwidth`` fitted to measured rows (bandwidth as algbw, GB/s)."""
+    """A line ``t = latency_us + S / bandwidth`` fitted to measured rows.
+
+    Attributes
+    ----------
+    latency_us : float
+        Intercept a, µs.
+    bandwidth_gbps : float
+        Slope's inverse B as algorithm bandwidth, GB/s.
+    points : int
+        Rows used.
+    rms_relative_error : float
+        Root-mean-square relative residual of the fit (dimensionless).
+    """
 
     latency_us: float
     bandwidth_gbps: float
     points: int
     rms_relative_error: float
 
+    @expects(size_bytes="B")
     def time_us(self, size_bytes: object) -> np.ndarray:
+        """Evaluate the fitted line at the given sizes.
+
+        Parameters
+        ----------
+        size_bytes : object
+            Message sizes, B.
+
+        Returns
+        -------
+        numpy.ndarray
+            Time in µs, ``latency_us + S / bandwidth``.
+
+        Examples
+        --------
+        >>> fit = AlphaBetaFit(latency_us=20.0, bandwidth_gbps=250.0, points=5, rms_relative_error=0.0)
+        >>> f"{fit.time_us(2**30)[0]:.0f} us"
+        '4315 us'
+        """
         size = as_size_bytes(size_bytes)
         return self.latency_us + size / (self.bandwidth_gbps * 1e3)
 
 
+@expects(size_bytes="B", time_us="us")
 def fit_alpha_beta(size_bytes: object, time_us: object, *, iterations: int = 20) -> AlphaBetaFit:
-    """Robust least squares of ``t = a + S/B`` on measured (size, time) rows.
+    r"""Fit ``t = a + S/B`` to measured (size, time) rows by robust least squares.
 
-    Times of a sweep span five orders of magnitude, so the fit minimises *relative* residuals
-    ``(a + S/B - t)/t`` (weights 1/t²), re-weighted with Huber weights (k = 1.345 robust sigma, MAD
-    scale) so that a few odd rows (a noisy mid-size point, a protocol switch) do not drag it.
-    ``a >= 0`` and ``B > 0`` are enforced. Returns the latency ``a`` (µs) and the bandwidth ``B`` as
-    algorithm bandwidth (GB/s; multiply by nccl-tests' factor for a busbw).
+    Parameters
+    ----------
+    size_bytes : object
+        Message sizes, B.
+    time_us : object
+        Measured times, µs.
+    iterations : int
+        Re-weighting passes.
+
+    Returns
+    -------
+    AlphaBetaFit
+        Latency ``a`` in µs and bandwidth ``B`` as algorithm bandwidth in GB/s (multiply by
+        nccl-tests' factor for a busbw), with the point count and the RMS relative error.
+
+    Raises
+    ------
+    ValueError
+        When no row has a finite size and positive time.
+
+    Notes
+    -----
+    .. math:: \min_{a \ge 0,\, B > 0} \sum_i w_i \Big(\frac{a + S_i/B - t_i}{t_i}\Big)^2
+
+    Times of a sweep span five orders of magnitude, so the residuals are relative (weights 1/t²),
+    re-weighted with Huber weights (k = 1.345 robust sigma, MAD scale; Huber, "Robust Statistics",
+    1981) so that a few odd rows (a noisy mid-size point, a protocol switch) do not drag the fit.
+
+    Examples
+    --------
+    20 µs + S / (250 GB/s):
 
     >>> sizes = np.array([8, 1024, 2**20, 2**26, 2**30], dtype=float)
-    >>> fit = fit_alpha_beta(sizes, 20.0 + sizes / 250e3)    # 20 µs + S / (250 GB/s)
-    >>> round(fit.latency_us, 3), round(fit.bandwidth_gbps, 3)
-    (20.0, 250.0)
+    >>> fit = fit_alpha_beta(sizes, 20.0 + sizes / 250e3)
+    >>> f"{fit.latency_us:.3f} us, {fit.bandwidth_gbps:.3f} GB/s"
+    '20.000 us, 250.000 GB/s'
     """
     size = as_size_bytes(size_bytes)
     time = np.atleast_1d(np.asarray(time_us, dtype=float))
@@ -71,14 +130,32 @@ def fit_alpha_beta(size_bytes: object, time_us: object, *, iterations: int = 20)
     return AlphaBetaFit(float(a), float(1.0 / (c * 1e3)), int(size.size), float(np.sqrt(np.mean(residual**2))))
 
 
+@expects(busbw_gbps="GB/s")
 def efficiency_vs_spec(cluster: Cluster, busbw_gbps: object) -> np.ndarray:
-    """Measured all-reduce busbw as a share of the spec bottleneck (per direction).
+    r"""Return measured all-reduce busbw as a share of the spec bottleneck (per direction).
 
-    The bottleneck is the scale-up spec per GPU on one domain, and the smaller of that and the
-    domain's NIC line rate (all NICs) across domains: a ring's busbw cannot exceed either
-    (nccl-tests ``PERFORMANCE.md``: busbw "reflects the speed of the hardware bottleneck").
-    NVLS, SHARP and 2-node trees can exceed 1 (busbw is then not a wire speed; nccl-tests #312).
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    busbw_gbps : object
+        Measured busbw, GB/s.
 
+    Returns
+    -------
+    numpy.ndarray
+        Dimensionless share of the spec.
+
+    Notes
+    -----
+    .. math:: \eta = \frac{\text{busbw}}{\min(B_\text{scale-up spec},\; N_\text{NIC} B_\text{NIC line})}
+
+    the NIC term only across domains: a ring's busbw cannot exceed either (nccl-tests
+    ``doc/PERFORMANCE.md``: busbw "reflects the speed of the hardware bottleneck"). NVLS, SHARP and
+    two-node trees can exceed 1 (busbw is then not a wire speed; nccl-tests #312).
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [round(float(x), 3) for x in efficiency_vs_spec(cluster, [367.0, 480.0])]
@@ -95,9 +172,15 @@ def efficiency_vs_spec(cluster: Cluster, busbw_gbps: object) -> np.ndarray:
 class MeasuredCluster:
     """The cluster settings under which the model reproduces a measured sweep's fitted line.
 
-    ``nic_gbit_s`` is the per-NIC line rate to type as a custom NIC (its achievable share is the
-    fabric's efficiency, as for any typed rate) and ``hop_latency_us`` the extra latency per network
-    hop; both None when the run stayed inside one NVLink domain (the network played no part).
+    Attributes
+    ----------
+    nic_gbit_s : float or None
+        Per-NIC line rate to type as a custom NIC, Gbit/s (its achievable share is the fabric's
+        efficiency, as for any typed rate); None when the run stayed inside one NVLink domain.
+    hop_latency_us : float or None
+        Extra latency per network hop, µs; None as above.
+    note : str
+        Why the fit cannot be matched by the NICs alone, or why there is nothing to take ('' otherwise).
     """
 
     nic_gbit_s: float | None
@@ -109,16 +192,44 @@ def _three(value: float) -> float:
     return float(f"{value:.3g}")
 
 
+@expects(small_bytes="B", large_bytes="B")
 def cluster_from_fit(cluster: Cluster, fit: AlphaBetaFit, small_bytes: float, large_bytes: float,
                      algorithm: str = "auto", protocol: str = "auto") -> MeasuredCluster:
-    """NIC rate and per-hop latency that make the model's time match ``fit`` at both ends of a sweep.
+    r"""Find the NIC rate and per-hop latency that make the model match ``fit`` at both ends of a sweep.
 
-    The NIC rate is scaled until the model's algbw at ``large_bytes`` equals the fit's there, then the
-    extra hop latency is moved (the model's time is linear in it for a fixed choice) until the
-    model's time at ``small_bytes`` equals the fit's. Each step is repeated a few times because the
-    algorithm NCCL would pick can change on the way. Rates are clamped to 1 Gbit/s .. 12.8 Tbit/s and
-    latencies to 0 .. 100 ms, as for typed values.
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster the sweep was measured on.
+    fit : AlphaBetaFit
+        The measured sweep's fitted line.
+    small_bytes : float
+        Smallest measured size, B.
+    large_bytes : float
+        Largest measured size, B.
+    algorithm : str
+        Forced algorithm of the run, or ``"auto"``.
+    protocol : str
+        Forced protocol of the run, or ``"auto"``.
 
+    Returns
+    -------
+    MeasuredCluster
+        NIC line rate in Gbit/s and extra latency per network hop in µs (None on one NVLink domain),
+        with a note when the NICs alone cannot explain the measured bandwidth.
+
+    Notes
+    -----
+    The NIC rate is scaled until the model's algbw at ``large_bytes`` equals the fit's,
+
+    .. math:: B_\text{NIC} \leftarrow B_\text{NIC}\,\frac{\text{algbw}_\text{fit}}{\text{algbw}_\text{model}}
+
+    then the hop latency is moved along the model's (linear) slope until the times at ``small_bytes``
+    agree. Each step repeats a few times because NCCL's pick can change on the way. Rates are clamped
+    to 1 Gbit/s .. 12.8 Tbit/s and latencies to 0 .. 100 ms, as for typed values (ours).
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> fit = AlphaBetaFit(latency_us=60.0, bandwidth_gbps=100.0, points=10, rms_relative_error=0.0)

@@ -20,6 +20,7 @@ import numpy as np
 from interconnect.models.cluster import Cluster, resolve_cluster
 from interconnect.models.collectives.fitting import AlphaBetaFit, fit_alpha_beta
 from interconnect.models.collectives.model import allreduce, as_size_bytes, busbw_factor
+from interconnect.units import expects
 
 __all__ = [
     "ACCURACY_TARGETS",
@@ -90,6 +91,19 @@ class Measurement:
     collective: str = "all_reduce"
 
     def cluster(self) -> Cluster:
+        """Resolve the cluster the sweep was measured on, from the manifest's inputs.
+
+        Returns
+        -------
+        Cluster
+            The modelled system (catalog GPU, NICs, fabric) of this dataset.
+
+        Examples
+        --------
+        >>> m = next(m for m in load_measurements("calibration") if m.id == "h100-8gpu-nvls")
+        >>> m.cluster().ranks
+        8
+        """
         inputs = dict(self.cluster_inputs)
         gpu = str(inputs.pop("gpu"))
         cluster, _ = resolve_cluster(gpu, **inputs)  # type: ignore[arg-type]
@@ -135,15 +149,33 @@ def _read_csv(path: Path, column: str) -> tuple[np.ndarray, np.ndarray]:
 
 def load_measurements(role: str | None = None, directory: Path | None = None, *,
                       collective: str | None = "all_reduce") -> list[Measurement]:
-    """Every dataset of ``manifest.toml`` with the given ``role`` (None: any) and ``collective``.
+    r"""Load every dataset of ``manifest.toml`` with the given role and collective.
 
-    A dataset's ``collective`` key names the nccl-tests collective it measured (``all_gather``,
-    ``reduce_scatter``, ``alltoall``, ...; all-reduce when absent). Only all-reduce datasets are
-    returned unless another collective is asked for; ``collective=None`` returns every dataset.
-    Busbw-only sweeps are turned into times with nccl-tests' factor F of that collective,
-    ``t = S · F / busbw``; rows whose printed busbw is below 0.05 GB/s carry no information and are
-    dropped.
+    Parameters
+    ----------
+    role : str or None
+        ``"calibration"`` or ``"reference"``; None for any.
+    directory : pathlib.Path or None
+        A folder with its own ``manifest.toml``; None for the packaged datasets.
+    collective : str or None
+        The nccl-tests collective measured (``all_reduce`` by default); None returns every dataset.
 
+    Returns
+    -------
+    list of Measurement
+        Sizes in B and times in µs per dataset.
+
+    Notes
+    -----
+    Busbw-only sweeps are turned into times with nccl-tests' factor F of their collective
+    (``doc/PERFORMANCE.md``):
+
+    .. math:: t = \frac{S \cdot F}{\text{busbw}}
+
+    rows whose printed busbw is below 0.05 GB/s carry no information and are dropped.
+
+    Examples
+    --------
     >>> [m.id for m in load_measurements("calibration")][:2]
     ['h100-8gpu-nvls', 'h100-ib-sharp-96rank']
     >>> sorted({m.collective for m in load_measurements(collective=None)})
@@ -155,7 +187,7 @@ def load_measurements(role: str | None = None, directory: Path | None = None, *,
 
 @functools.lru_cache(maxsize=1)
 def _packaged_measurements() -> tuple[Measurement, ...]:
-    """The packaged datasets, read once per process (the All-reduce page asks on every rerun)."""
+    """Read the packaged datasets once per process (the All-reduce page asks on every rerun)."""
     measurements = tuple(_read_measurements(MEASUREMENTS_DIR, None))
     for measurement in measurements:  # shared between callers: make the arrays read-only
         measurement.size_bytes.setflags(write=False)
@@ -226,7 +258,25 @@ def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
 
 @dataclass(frozen=True, eq=False)
 class Comparison:
-    """Model against one measured sweep (arrays: one entry per measured size)."""
+    """Model against one measured sweep (arrays: one entry per measured size).
+
+    Attributes
+    ----------
+    size_bytes : numpy.ndarray
+        Measured sizes, B.
+    measured_time_us, model_time_us : numpy.ndarray
+        Times, µs (the model's includes the benchmark's launch overhead).
+    measured_busbw_gbps, model_busbw_gbps : numpy.ndarray
+        nccl-tests busbw of both, GB/s.
+    algorithm, protocol : numpy.ndarray
+        The model's choice per size.
+    ranks : int
+        Number of ranks.
+    fit : AlphaBetaFit or None
+        Fit of the measured rows (None with fewer than two rows).
+    notes : list of str
+        Remarks for the reader.
+    """
 
     size_bytes: np.ndarray
     measured_time_us: np.ndarray
@@ -281,7 +331,20 @@ class Comparison:
         return self.time_ratio[(self.size_bytes >= low) & (self.size_bytes <= high)]
 
     def band_misses(self) -> list[str]:
-        """The accuracy bars this comparison misses, one phrase each (empty when it meets them all)."""
+        """List the accuracy bars this comparison misses, one phrase each (empty when it meets them all).
+
+        Returns
+        -------
+        list of str
+            One phrase per missed bar of :data:`ACCURACY_TARGETS`.
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+        >>> compare_sweep(cluster, [8, 2**30], [15.0, 4030.0]).band_misses()
+        []
+        """
         targets = ACCURACY_TARGETS
         misses = []
         for name, ratios, factor in (("small", self.small_time_ratios, targets["small_time_factor"]),
@@ -303,6 +366,21 @@ class Comparison:
         return self.model_busbw_gbps[mask] / self.measured_busbw_gbps[mask]
 
     def summary(self) -> dict[str, object]:
+        """Summarise the comparison as plain numbers (ratios are model / measured).
+
+        Returns
+        -------
+        dict
+            Row count, geometric-mean time ratio and error factor, small and large time ratios, and the
+            lowest and highest large-message busbw ratios (None where the band has no row).
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+        >>> compare_sweep(cluster, [8, 2**30], [15.0, 4030.0]).summary()["large_time_ratio"]
+        1.0098
+        """
         large = self.large_busbw_ratios
         return {
             "rows": int(self.size_bytes.size),
@@ -319,17 +397,50 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
+@expects(size_bytes="B", time_us="us")
 def compare_sweep(
     cluster: Cluster, size_bytes: object, time_us: object, algorithm: str = "auto", protocol: str = "auto",
     launch: str = "process-per-gpu",
 ) -> Comparison:
-    """Run the model at the measured sizes and line the two up.
+    r"""Run the all-reduce model at the measured sizes and line the two up.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster the sweep was measured on.
+    size_bytes : object
+        Measured sizes, B.
+    time_us : object
+        Measured times, µs.
+    algorithm : str
+        ``NCCL_ALGO`` the run forced, or ``"auto"``.
+    protocol : str
+        ``NCCL_PROTO`` the run forced, or ``"auto"``.
+    launch : str
+        How the benchmark drove the GPUs, a key of :data:`LAUNCH_OVERHEAD_US`.
+
+    Returns
+    -------
+    Comparison
+        Model and measured time (µs) and busbw (GB/s) per kept row, and the measured rows' fit.
+
+    Raises
+    ------
+    ValueError
+        When sizes and times differ in length, no row is usable, or ``launch`` is unknown.
+
+    Notes
+    -----
     Rows with a non-positive or missing time are dropped. busbw on both sides uses nccl-tests'
-    all-reduce factor 2(n-1)/n with the *cluster's* rank count. The alpha-beta fit is of the
-    measured rows (:func:`~interconnect.models.collectives.fitting.fit_alpha_beta`). ``launch`` adds
-    what the benchmark's way of driving the GPUs costs (:data:`LAUNCH_OVERHEAD_US`) to the model.
+    all-reduce factor with the cluster's rank count (``doc/PERFORMANCE.md``):
 
+    .. math:: \text{busbw} = \frac{S}{t}\,\frac{2(n-1)}{n}
+
+    The launch overhead of the benchmark is added to the model's time; the fit is
+    :func:`~interconnect.models.collectives.fitting.fit_alpha_beta` of the measured rows.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> c = compare_sweep(cluster, [8, 2**30], [15.0, 4030.0])

@@ -39,6 +39,7 @@ import numpy as np
 
 from interconnect.io import nccl_tests
 from interconnect.models.cluster import Cluster
+from interconnect.units import expects
 
 __all__ = [
     "ALLREDUCE_ALGORITHMS",
@@ -212,8 +213,21 @@ _NET_OVERHEAD_US = (1.0, 1.0, 3.0)
 
 
 def as_size_bytes(size: object) -> np.ndarray:
-    """Message size(s) as a float64 numpy array of bytes, from numbers, arrays, strings or pint.
+    """Convert message size(s) to a float64 numpy array of bytes.
 
+    Parameters
+    ----------
+    size : object
+        A number or array (taken as bytes), a :class:`pint.Quantity` of data size, or a size string
+        such as ``"256 MiB"`` (read with the package's own size parser, never pint's expression parser).
+
+    Returns
+    -------
+    numpy.ndarray
+        Sizes in B, at least one-dimensional.
+
+    Examples
+    --------
     >>> as_size_bytes("256 MiB").tolist()
     [268435456.0]
     >>> as_size_bytes([8, 1024]).tolist()
@@ -229,11 +243,29 @@ def as_size_bytes(size: object) -> np.ndarray:
 
 
 def busbw_factor(collective: str, ranks: int) -> float:
-    """nccl-tests' bus-bandwidth factor F, with busbw = algbw x F (see :func:`interconnect.io.nccl_tests.busbw_factor`).
+    r"""Return nccl-tests' bus-bandwidth factor F of a collective, with busbw = algbw x F.
 
-    All-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast 1. Here a rank
-    count below 1 is read as 1, since the model treats an empty cluster as a single GPU.
+    Parameters
+    ----------
+    collective : str
+        ``all_reduce``, ``all_gather``, ``reduce_scatter``, ``alltoall``, ``broadcast``, ...
+    ranks : int
+        Number of ranks n; below 1 is read as 1 (the model treats an empty cluster as one GPU).
 
+    Returns
+    -------
+    float
+        The dimensionless factor F.
+
+    Notes
+    -----
+    .. math:: F_\text{all-reduce} = \frac{2(n-1)}{n}, \quad
+              F_\text{all-gather, reduce-scatter, all-to-all} = \frac{n-1}{n}, \quad F_\text{broadcast} = 1
+
+    nccl-tests ``doc/PERFORMANCE.md``; see :func:`interconnect.io.nccl_tests.busbw_factor`.
+
+    Examples
+    --------
     >>> busbw_factor("all_reduce", 8), busbw_factor("all_gather", 8), busbw_factor("broadcast", 8)
     (1.75, 0.875, 1.0)
     """
@@ -241,14 +273,29 @@ def busbw_factor(collective: str, ranks: int) -> float:
 
 
 def in_network_busbw_factor(ranks: int) -> float:
-    """busbw / algbw for an all-reduce done by in-network reduction: (n-1)/(n+1).
+    r"""Return busbw / algbw for an all-reduce done by in-network reduction.
 
-    nccl-tests ``doc/PERFORMANCE.md`` (commit 03a204a1): "AllReduce (In-Network Reduction):
-    (n-1)/(n+1)". With SHARP or NVLS each GPU sends S once and receives S once, so the wire carries
-    S per direction where a ring carries 2(n-1)/n x S; sjeaugey (nccl-tests #239): for NVLS
-    "algobw = busbw * n / (n+1)" on the wire. Reporting the ring factor instead is why NVLS busbw
-    (about 480 GB/s on 8 x H100) exceeds the 450 GB/s NVLink line rate.
+    Parameters
+    ----------
+    ranks : int
+        Number of ranks n (at least 1).
 
+    Returns
+    -------
+    float
+        The dimensionless ratio (n-1)/(n+1).
+
+    Notes
+    -----
+    .. math:: \frac{\text{busbw}}{\text{algbw}} = \frac{n-1}{n+1}
+
+    nccl-tests ``doc/PERFORMANCE.md`` (commit 03a204a1), "AllReduce (In-Network Reduction)". With SHARP
+    or NVLS each GPU sends S once and receives S once, where a ring carries 2(n-1)/n x S per direction;
+    sjeaugey (nccl-tests #239): for NVLS "algobw = busbw * n / (n+1)" on the wire. Reporting the ring
+    factor instead is why NVLS busbw (about 480 GB/s on 8 x H100) exceeds the 450 GB/s NVLink line rate.
+
+    Examples
+    --------
     >>> round(in_network_busbw_factor(8), 4)
     0.7778
     """
@@ -261,19 +308,42 @@ def in_network_busbw_factor(ranks: int) -> float:
 # ------------------------------------------------------------------------------------------------
 
 
+@expects(size_bytes="B", alpha_us="us", bandwidth_gbps="GB/s")
 def ring_allreduce_time_us(size_bytes: object, ranks: int, alpha_us: float, bandwidth_gbps: float) -> np.ndarray:
-    """Textbook ring all-reduce: ``T = 2(n-1)·α + 2(n-1)/n · S/B``.
+    r"""Compute the textbook ring all-reduce time.
 
-    Reduce-scatter then all-gather around a ring of n ranks: 2(n-1) steps, each paying the per-step
-    latency α and moving S/n bytes over a link of bandwidth B (per direction). Source: the
-    bandwidth-optimal ring (Patarasuk and Yuan, JPDC 69(2), 2009), bandwidth term as in nccl-tests ``PERFORMANCE.md``.
-    Assumes every link has the same α and B and no pipelining beyond the ring itself.
+    Parameters
+    ----------
+    size_bytes : object
+        Message size S per rank, B (scalar, array or Quantity).
+    ranks : int
+        Ring length n.
+    alpha_us : float
+        Latency per ring step, µs.
+    bandwidth_gbps : float
+        Link bandwidth B per direction, GB/s (1e9 B/s).
 
-    Parameters: ``size_bytes`` (S, bytes, scalar or array), ``ranks`` (n), ``alpha_us`` (µs per
-    step), ``bandwidth_gbps`` (B, GB/s = 1e9 B/s). Returns µs; 0 for a single rank.
+    Returns
+    -------
+    numpy.ndarray
+        Time in µs per size; 0 for a single rank.
 
-    >>> t = ring_allreduce_time_us(256 * 2**20, 8, 5.0, 50.0)  # 256 MiB, 8 ranks, 5 µs, 50 GB/s
-    >>> f"{t[0]:.2f} us"                                     # 2*7*5 + 1.75 * 268435456 / 50e3
+    Notes
+    -----
+    .. math:: T = 2(n-1)\,\alpha + \frac{2(n-1)}{n}\,\frac{S}{B}
+
+    Reduce-scatter then all-gather around a ring of n ranks: 2(n-1) steps, each paying α and moving
+    S/n bytes. The bandwidth-optimal ring (Patarasuk and Yuan, JPDC 69(2), 2009); bandwidth term as in
+    nccl-tests ``doc/PERFORMANCE.md``. Every link has the same α and B; no pipelining beyond the ring.
+
+    Examples
+    --------
+    256 MiB on 8 ranks, 5 µs per step, 50 GB/s (2 x 7 x 5 + 1.75 x 268435456 / 50e3):
+
+    >>> from interconnect.units import Q_
+    >>> f"{ring_allreduce_time_us(256 * 2**20, 8, 5.0, 50.0)[0]:.2f} us"
+    '9465.24 us'
+    >>> f"{ring_allreduce_time_us(Q_(256, 'MiB'), 8, Q_(5, 'us'), Q_(400, 'Gbit/s'))[0]:.2f} us"
     '9465.24 us'
     """
     size = as_size_bytes(size_bytes)
@@ -283,6 +353,7 @@ def ring_allreduce_time_us(size_bytes: object, ranks: int, alpha_us: float, band
     return 2 * (n - 1) * alpha_us + 2 * (n - 1) / n * size / (bandwidth_gbps * 1e3)
 
 
+@expects(size_bytes="B", alpha_in_us="us", bw_in_gbps="GB/s", alpha_out_us="us", bw_out_gbps="GB/s")
 def hierarchical_allreduce_time_us(
     size_bytes: object,
     gpus_per_node: int,
@@ -292,19 +363,46 @@ def hierarchical_allreduce_time_us(
     alpha_out_us: float,
     bw_out_gbps: float,
 ) -> np.ndarray:
-    """Three-phase hierarchical all-reduce (Stas Bekman's ml-engineering, "model 3").
+    r"""Compute the three-phase hierarchical all-reduce time (Stas Bekman's ml-engineering, "model 3").
 
+    Parameters
+    ----------
+    size_bytes : object
+        Message size S per rank, B.
+    gpus_per_node : int
+        GPUs per node g.
+    nodes : int
+        Nodes k.
+    alpha_in_us : float
+        Latency per step inside the node, µs.
+    bw_in_gbps : float
+        Bandwidth per GPU inside the node, GB/s.
+    alpha_out_us : float
+        Latency per step across nodes, µs.
+    bw_out_gbps : float
+        Network bandwidth per GPU ("rail"), GB/s.
+
+    Returns
+    -------
+    numpy.ndarray
+        Time in µs per size.
+
+    Notes
+    -----
     .. math::
 
-        T = 2\\,[(g-1)\\alpha_{in} + \\tfrac{g-1}{g}\\tfrac{S}{\\beta_{in}}]
-            + 2(k-1)\\alpha_{out} + \\tfrac{2(k-1)}{k}\\,\\tfrac{S/g}{\\beta_{out}}
+        T = 2\,[(g-1)\alpha_{in} + \tfrac{g-1}{g}\tfrac{S}{\beta_{in}}]
+            + 2(k-1)\alpha_{out} + \tfrac{2(k-1)}{k}\,\tfrac{S/g}{\beta_{out}}
 
-    Reduce-scatter inside each node (ring of g), all-reduce of each 1/g shard across the k nodes
-    (one ring per "rail", β_out = NIC bandwidth per GPU), all-gather inside the node. Phases are
-    serialised (the upper bound of Stas's overlap bracket).
+    Reduce-scatter inside each node (ring of g), all-reduce of each 1/g shard across the k nodes (one
+    ring per rail), all-gather inside the node; the phases are serialised (the upper bound of the
+    overlap bracket in ml-engineering ``network/README.md``).
 
-    >>> t = hierarchical_allreduce_time_us(2**30, 8, 4, 3.4, 370.0, 14.0, 48.0)  # 1 GiB, 4 nodes x 8
-    >>> f"{t[0]:.1f} us"            # (47.6 + 5078.5) in the node + (84 + 4194.3) across nodes
+    Examples
+    --------
+    1 GiB on 4 nodes x 8: (47.6 + 5078.5) µs in the node + (84 + 4194.3) µs across nodes:
+
+    >>> f"{hierarchical_allreduce_time_us(2**30, 8, 4, 3.4, 370.0, 14.0, 48.0)[0]:.1f} us"
     '9404.4 us'
     """
     size = as_size_bytes(size_bytes)
@@ -349,11 +447,26 @@ class _Params:
 
 
 def protocol_mask(protocol: str) -> tuple[tuple[bool, bool, bool], bool]:
-    """Which of (LL, LL128, Simple) a protocol setting allows, and whether it was forced.
+    """Return which of (LL, LL128, Simple) a protocol setting allows, and whether it was forced.
 
-    ``"auto"`` lets NCCL choose; ``"LL"``, ``"LL128"`` or ``"Simple"`` (any case) force one, as
-    ``NCCL_PROTO`` does.
+    Parameters
+    ----------
+    protocol : str
+        ``"auto"`` lets NCCL choose; ``"LL"``, ``"LL128"`` or ``"Simple"`` (any case) force one, as
+        ``NCCL_PROTO`` does.
 
+    Returns
+    -------
+    tuple
+        ``((LL, LL128, Simple) allowed, forced)``, booleans.
+
+    Raises
+    ------
+    ValueError
+        For an unknown protocol name.
+
+    Examples
+    --------
     >>> protocol_mask("simple")
     ((False, False, True), True)
     """
@@ -466,9 +579,12 @@ def _transfer(size: np.ndarray, algbw_gbps: float) -> np.ndarray:
 
 
 def _tree_correction(proto: int, position: np.ndarray) -> np.ndarray:
-    """NCCL's tree correction factor at log2(S/64 B) = ``position``, interpolated log-linearly
-    between the table's powers of two (NCCL steps at each power of two, which makes a 1-byte-larger
-    message up to 25 % faster; interpolation keeps time non-decreasing in size). 1 beyond 256 MiB."""
+    """Return NCCL's tree correction factor at log2(S/64 B) = ``position``.
+
+    Interpolated log-linearly between the table's powers of two (NCCL steps at each power of two,
+    which makes a 1-byte-larger message up to 25 % faster; interpolation keeps time non-decreasing in
+    size). 1 beyond 256 MiB.
+    """
     table = np.log(np.append(_TREE_CORRECTION[proto][:23], 1.0))
     return np.exp(np.interp(position, np.arange(table.size), table))
 
@@ -479,8 +595,10 @@ def _nvls_fill(p: _Params, size: np.ndarray) -> np.ndarray:
 
 
 def _net_fill(p: _Params, size: np.ndarray) -> np.ndarray:
-    """Bulk-pipeline start-up per network hop (the fabric's ``simple_fill_us``), reached once the
-    message fills one chunk on every channel (16 x 512 KiB); proportionally less below."""
+    """Return the bulk-pipeline start-up per network hop, µs (the fabric's ``simple_fill_us``).
+
+    Reached once the message fills one chunk on every channel (16 x 512 KiB); proportionally less below.
+    """
     return p.fill_net * np.minimum(1.0, size / (_TREE_CHANNELS * _CHUNK_BYTES))
 
 
@@ -521,15 +639,28 @@ def _tree_wave_bytes(p: _Params, proto: int, size: np.ndarray) -> np.ndarray:
 
 
 def _ring_buses(p: _Params) -> tuple[float, float, float]:
-    """A ring's bus bandwidth per protocol (LL, LL128, Simple), GB/s: the slowest link of the ring,
-    halved for LL (and capped) and x0.92 for LL128 where NCCL allows it (tuning.cc)."""
+    """Return a ring's bus bandwidth per protocol (LL, LL128, Simple), GB/s.
+
+    The slowest link of the ring, halved for LL (and capped) and x0.92 for LL128 where NCCL allows it
+    (tuning.cc).
+    """
     bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
     return (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
 
 
-def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """NCCL ring: tuning.cc latency ``base + (nsteps - nInter)·intraLat + nInter·interLat``."""
-    nsteps, ninter = 2 * (p.n - 1), 2 * (p.kd - 1)
+def _ring_passes(p: _Params, size: np.ndarray, passes: int, volume: float, est: np.ndarray,
+                 real: np.ndarray) -> None:
+    """Fill the estimate and real grids of a ring of ``passes`` trips around the n ranks.
+
+    Two passes for all-reduce (reduce-scatter then all-gather), one for all-gather, reduce-scatter and
+    broadcast; each rank moves ``volume`` x S. tuning.cc: ``nsteps = passes·(n-1)`` steps, of which
+    ``nInter = passes·(k-1)`` cross the network; latency
+    ``base + (nsteps - nInter)·max(intraLat, netOverhead) + nInter·interLat``, the network step from
+    :func:`_net_latency` (real and tuner views). The tuner multiplies a multi-node Simple ring's latency
+    by 1.4; the model's real time adds the Simple pipeline start-up once per network pass over TCP-class
+    transports only (:class:`~interconnect.models.cluster.FabricModel`).
+    """
+    nsteps, ninter = passes * (p.n - 1), passes * (p.kd - 1)
     buses = _ring_buses(p)
     for proto in (_LL, _LL128, _SIMPLE):
         if buses[proto] <= 0:
@@ -539,12 +670,17 @@ def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> No
             intra = max(intra, _NET_OVERHEAD_US[proto])
         inter_real, inter_tuner = _net_latency(p, "ring", proto)
         lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra
-        move = _transfer(size, buses[proto] * p.n / nsteps)
-        staged = 2 * _net_fill(p, size) if (p.staged and proto == _SIMPLE and p.kd > 1) else 0.0
+        move = _transfer(size, buses[proto] / volume)
+        staged = passes * _net_fill(p, size) if (p.staged and proto == _SIMPLE and p.kd > 1) else 0.0
         real[proto] = p.lib.launch_us + lat + ninter * inter_real + move + staged
         # NCCL's tuner multiplies a multi-node Simple ring's latency by 1.4 ("plateau effect").
         plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
         est[proto] = p.lib.launch_us + (lat + ninter * inter_tuner) * plateau + move
+
+
+def _ring(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
+    """NCCL ring all-reduce: two passes (reduce-scatter, all-gather), 2(n-1)/n x S per rank."""
+    _ring_passes(p, size, 2, 2 * (p.n - 1) / p.n, est, real)
 
 
 def _tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
@@ -701,9 +837,12 @@ _BUILDERS = {
 
 
 def _grids(p: _Params, size: np.ndarray, algorithms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(tuner estimate, realistic time) in µs, each shaped (algorithms, protocols, sizes); inf where
-    an algorithm or protocol is not available. The estimate is what NCCL's tuner believes (it picks
-    the algorithm and protocol); the realistic time is what the model predicts for that choice."""
+    """Return (tuner estimate, realistic time) in µs, each shaped (algorithms, protocols, sizes).
+
+    ``inf`` where an algorithm or protocol is not available. The estimate is what NCCL's tuner
+    believes (it picks the algorithm and protocol); the realistic time is what the model predicts for
+    that choice.
+    """
     shape = (len(algorithms), len(PROTOCOLS), size.size)
     estimate = np.full(shape, np.inf)
     real = np.full(shape, np.inf)
@@ -730,8 +869,22 @@ def _best_protocol(estimate: np.ndarray, real: np.ndarray, chooser: str = "nccl"
 class AllreduceResult:
     """Model output for one cluster and a set of message sizes (arrays have one entry per size).
 
-    ``algorithm`` / ``protocol`` hold the choice per size; ``busbw_gbps`` uses nccl-tests' ring factor
-    2(n-1)/n whatever the algorithm, as nccl-tests does.
+    Attributes
+    ----------
+    size_bytes : numpy.ndarray
+        Message sizes per rank, B.
+    time_us : numpy.ndarray
+        Predicted times, µs (``inf`` where the choice is unavailable).
+    algbw_gbps : numpy.ndarray
+        Algorithm bandwidth S/t, GB/s.
+    busbw_gbps : numpy.ndarray
+        nccl-tests' bus bandwidth, algbw x 2(n-1)/n whatever the algorithm, GB/s.
+    algorithm : numpy.ndarray
+        The algorithm chosen per size (``"none"`` where unavailable).
+    protocol : numpy.ndarray
+        The protocol chosen per size.
+    ranks : int
+        Number of ranks n.
     """
 
     size_bytes: np.ndarray
@@ -743,6 +896,21 @@ class AllreduceResult:
     ranks: int
 
     def rows(self) -> list[dict[str, object]]:
+        """Return one dictionary per size, with the units in the keys (B, µs, GB/s).
+
+        Returns
+        -------
+        list of dict
+            ``size_bytes``, ``time_us``, ``algbw_gbps``, ``busbw_gbps``, ``algorithm``, ``protocol``.
+
+        Examples
+        --------
+        >>> from interconnect.models.cluster import resolve_cluster
+        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+        >>> row = allreduce(cluster, [2**30]).rows()[0]
+        >>> row["size_bytes"], row["algorithm"], f"{row['busbw_gbps']:.0f} GB/s"
+        (1073741824, 'nvls', '462 GB/s')
+        """
         return [
             {
                 "size_bytes": int(s),
@@ -767,45 +935,64 @@ def _result(size: np.ndarray, time: np.ndarray, algos: np.ndarray, protos: np.nd
     return AllreduceResult(size, time, algbw, busbw, algos, protos, n)
 
 
+@expects(size_bytes="B")
 def allreduce(
     cluster: Cluster, size_bytes: object, algorithm: str = "auto", *, protocol: str = "auto", chooser: str = "nccl"
 ) -> AllreduceResult:
-    """Predicted all-reduce time for each message size, and the algorithm and protocol used.
+    r"""Predict the all-reduce time for each message size, and the algorithm and protocol used.
 
-    For each (algorithm, protocol) the time is
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster (GPUs, NVLink domain, NICs, fabric).
+    size_bytes : object
+        Message sizes S per rank, B (numbers, array, Quantity or size string).
+    algorithm : str
+        ``"auto"`` picks among NCCL's algorithms per size (never the textbook flat ring or
+        hierarchical scheme); any name in :data:`ALLREDUCE_ALGORITHMS` forces it.
+    protocol : str
+        ``"auto"`` lets the tuner choose; ``"LL"``, ``"LL128"`` or ``"Simple"`` force one, as
+        ``NCCL_PROTO`` does (a forced LL128 is used even where NCCL would not enable it by default).
+    chooser : str
+        ``"nccl"`` picks what NCCL's tuner would pick (the smallest tuner estimate, then reports the
+        model's realistic time for it); ``"fastest"`` picks the smallest realistic time.
 
-    ``t = launch + latency(algorithm, protocol, n, nodes) + fill + S / algbw(algorithm, protocol)``
+    Returns
+    -------
+    AllreduceResult
+        Times in µs, algbw and busbw in GB/s, and the algorithm and protocol per size; ``inf`` and
+        ``"none"`` where the choice is unavailable (NVLS on A100, NVLS with LL).
 
-    * latency: NCCL tuning.cc formulas with its constants: ring
-      ``base + (2(n-1) - 2(k-1))·intraLat + 2(k-1)·interLat``; tree
-      ``base + 2((g-1)·intraLat + log2(k)·interLat)``; NVLS ``25 µs``; NVLSTree
-      ``25 + 2·log2(k)·interLat``, with the fabric's extra per-hop latency on network hops.
-    * algbw: ring ``min(0.97·B_intra, domain egress)·n/(2(n-1))``; tree ``0.46·B_intra``, capped by
-      the domain egress (x0.5 beyond two domains: a tree moves 2S per node per direction); NVLS
-      ``ε·B_intra``; protocol factors LL ``min(llMaxBw, busbw/2)`` (tree: /3.8), LL128 x0.92.
-    * fill (bulk protocol only): the staging-buffer start-up, per network hop and per NVLS stage.
+    Notes
+    -----
+    For each algorithm a and protocol p:
 
-    ``algorithm="auto"`` picks among NCCL's algorithms per size (never the textbook flat ring or
-    hierarchical scheme); any name in :data:`ALLREDUCE_ALGORITHMS` forces it (protocol still chosen).
-    ``protocol="auto"`` lets the tuner choose; ``"LL"``, ``"LL128"`` or ``"Simple"`` (any case) force
-    one, as ``NCCL_PROTO`` does (a forced LL128 is used even where NCCL would not enable it by
-    default). Unavailable choices (NVLS on A100, NVLS with LL) give ``inf`` and the algorithm
-    ``"none"``.
+    .. math:: t = t_\text{launch} + \text{lat}(a, p, n, k) + \text{fill} + \frac{S}{\text{algbw}(a, p)}
 
-    ``chooser="nccl"`` (default) picks what NCCL's tuner would pick: the smallest *tuner estimate*
-    (tuning.cc's latency + size/bandwidth, which ignores the pipeline fill, rates NVLSTree
-    optimistically and multiplies multi-node Simple ring latency by 1.4), then reports the model's
-    realistic time for that choice, which is how NCCL ends up on a slower algorithm at some sizes
-    (and why its measured curves have dips). ``chooser="fastest"`` picks the smallest realistic time:
-    never slower than any single algorithm, and non-decreasing in size.
+    * latency, NCCL ``src/graph/tuning.cc`` with its constants: ring
+      :math:`\text{base} + (2(n-1) - 2(k-1))\,\text{intraLat} + 2(k-1)\,\text{interLat}`; tree
+      :math:`\text{base} + 2((g-1)\,\text{intraLat} + \log_2 k\,\text{interLat})`; NVLS 25 µs; NVLSTree
+      :math:`25 + 2\log_2 k\,\text{interLat}`, with the fabric's extra latency on network hops;
+    * algbw: ring :math:`\min(0.97 B_\text{intra}, \text{egress})\,n/(2(n-1))`; tree half the bus rate,
+      capped by the domain egress (halved beyond two domains); NVLS :math:`\varepsilon B_\text{intra}`;
+      LL :math:`\min(\text{llMaxBw}, \text{busbw}/2)` (tree /3.8), LL128 x0.92 (tuning.cc);
+    * fill (bulk protocol only): the pipeline start-up per NVLS stage and tree level, which NCCL's
+      tuner leaves out; it is why the pick can be slower than the fastest choice at some sizes.
+
+    Examples
+    --------
+    One node of 8 x H100 (units in the strings):
 
     >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> result = allreduce(cluster, [8, 2**30])
     >>> [f"{t:.0f} us" for t in result.time_us], [str(a) for a in result.algorithm]
     (['19 us', '4070 us'], ['ring', 'nvls'])
     >>> f"{result.busbw_gbps[1]:.0f} GB/s"
     '462 GB/s'
+    >>> f"{allreduce(cluster, Q_(1, 'GiB')).time_us[0]:.0f} us"
+    '4070 us'
     """
     size = as_size_bytes(size_bytes)
     p = _params(cluster, protocol)
@@ -847,8 +1034,14 @@ def _choose(estimate: np.ndarray, real: np.ndarray, names: Sequence[str], size: 
 class AllreduceDetail:
     """One cluster, every view of it from a single pass of the model.
 
-    ``by_algorithm``: each algorithm with the protocol NCCL's tuner would pick (µs); ``chosen``:
-    NCCL's pick (or the forced algorithm); ``fastest``: the fastest algorithm and protocol.
+    Attributes
+    ----------
+    by_algorithm : dict of str to numpy.ndarray
+        Each algorithm's time in µs, with the protocol NCCL's tuner would pick.
+    chosen : AllreduceResult
+        NCCL's pick (or the forced algorithm and protocol).
+    fastest : AllreduceResult
+        The fastest algorithm and protocol the model knows at each size.
     """
 
     by_algorithm: dict[str, np.ndarray]
@@ -856,10 +1049,35 @@ class AllreduceDetail:
     fastest: AllreduceResult
 
 
+@expects(size_bytes="B")
 def allreduce_detail(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
                      protocol: str = "auto") -> AllreduceDetail:
-    """:func:`allreduce_by_algorithm`, :func:`allreduce` and its ``chooser="fastest"`` twin in one pass.
+    """Run :func:`allreduce_by_algorithm`, :func:`allreduce` and its fastest twin in one pass.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    size_bytes : object
+        Message sizes per rank, B.
+    algorithm : str
+        ``"auto"`` or a forced algorithm, as for :func:`allreduce`.
+    protocol : str
+        ``"auto"`` or a forced protocol, as for :func:`allreduce`.
+
+    Returns
+    -------
+    AllreduceDetail
+        Every algorithm's time (µs, with the protocol NCCL's tuner would pick), NCCL's pick and the
+        fastest choice, all from the same grids.
+
+    Notes
+    -----
+    The same formulas as :func:`allreduce`; computing them once keeps the page's charts and headline
+    consistent and halves the work.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> detail = allreduce_detail(cluster, [2**30])
@@ -879,12 +1097,35 @@ def allreduce_detail(cluster: Cluster, size_bytes: object, algorithm: str = "aut
     )
 
 
+@expects(size_bytes="B")
 def allreduce_by_algorithm(
     cluster: Cluster, size_bytes: object, *, protocol: str = "auto", chooser: str = "nccl"
 ) -> dict[str, np.ndarray]:
-    """Time (µs) of every algorithm in :data:`ALLREDUCE_ALGORITHMS`, with the protocol NCCL's tuner
-    would pick (``chooser="nccl"``) or the fastest protocol (``"fastest"``); inf where unavailable.
+    """Predict the time of every algorithm in :data:`ALLREDUCE_ALGORITHMS`.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    size_bytes : object
+        Message sizes per rank, B.
+    protocol : str
+        ``"auto"`` or a forced protocol.
+    chooser : str
+        ``"nccl"``: each algorithm with the protocol NCCL's tuner would pick; ``"fastest"``: with
+        its fastest protocol.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Time in µs per size for each algorithm; ``inf`` where unavailable.
+
+    Notes
+    -----
+    The formulas of :func:`allreduce`, one algorithm at a time.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=1)
     >>> times = allreduce_by_algorithm(cluster, [2**20])
@@ -896,6 +1137,7 @@ def allreduce_by_algorithm(
     return {name: best[i] for i, name in enumerate(ALLREDUCE_ALGORITHMS)}
 
 
+@expects(size_bytes="B")
 def sweep_allreduce(
     cluster: Cluster,
     size_bytes: object,
@@ -905,10 +1147,35 @@ def sweep_allreduce(
     protocol: str = "auto",
     chooser: str = "nccl",
 ) -> np.ndarray:
-    """Best-protocol times (µs), shape (node counts, algorithms, sizes), for the same cluster at
-    several node counts. Plain numpy per node count, no pint: a 64-size x 7-algorithm x 11-node-count
-    sweep takes about a millisecond (``benchmarks/sweep_speed.py``).
+    """Predict best-protocol times for the same cluster at several node counts.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster; its node count is replaced by each of ``node_counts``.
+    size_bytes : object
+        Message sizes per rank, B.
+    node_counts : iterable of int
+        Node counts.
+    algorithms : sequence of str
+        Algorithms to time (default: all of :data:`ALLREDUCE_ALGORITHMS`).
+    protocol : str
+        ``"auto"`` or a forced protocol.
+    chooser : str
+        ``"nccl"`` or ``"fastest"`` protocol per algorithm.
+
+    Returns
+    -------
+    numpy.ndarray
+        Times in µs, shape (node counts, algorithms, sizes).
+
+    Notes
+    -----
+    The formulas of :func:`allreduce`, in plain numpy per node count: a 64-size x 7-algorithm x
+    11-node-count sweep takes about a millisecond (``benchmarks/sweep_speed.py``).
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> sweep_allreduce(cluster, [2**20, 2**30], [1, 2, 4]).shape
@@ -927,21 +1194,41 @@ def sweep_allreduce(
 # ------------------------------------------------------------------------------------------------
 
 
+@expects(size_bytes="B")
 def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) -> np.ndarray:
-    """Predicted time (µs) of a collective with nccl-tests' size convention.
+    r"""Predict the time of a collective with nccl-tests' size convention.
 
-    * ``all_reduce``: :func:`allreduce` (S = buffer per rank).
-    * ``all_gather`` / ``reduce_scatter`` (S = the whole gathered array, nccl-tests' size column):
-      ring, ``base + (n-1)·hop + (n-1)/n · S / busbw_ring`` with busbw_ring as for all-reduce
-      (measured 8 x H200: all-gather 361, reduce-scatter 363, ring all-reduce 367 GB/s, ml-engineering
-      network/README.md).
-    * ``alltoall`` (S = the per-rank send buffer, S/n to every peer): the NVLink part
-      ``(g-1)/n · S / B_intra`` and the network part ``(n-g)/n · S / NIC-per-GPU`` run in parallel
-      (sjeaugey, nccl-tests #267: all-to-all "cannot aggregate the bandwidth of multiple NICs").
-    * ``broadcast`` (S = buffer): pipelined ring, ``base + (n-1)·hop + S / busbw_ring``.
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    collective : str
+        ``all_reduce``, ``all_gather``, ``reduce_scatter``, ``alltoall`` or ``broadcast``.
+    size_bytes : object
+        Message sizes, B: the buffer per rank (all-reduce, broadcast), the whole gathered array
+        (all-gather, reduce-scatter) or each rank's send buffer (all-to-all).
 
-    Best protocol of LL / LL128 / Simple for the ring-based ones, as for all-reduce.
+    Returns
+    -------
+    numpy.ndarray
+        Time in µs per size; 0 on one rank.
 
+    Raises
+    ------
+    ValueError
+        For an unknown collective.
+
+    Notes
+    -----
+    All-reduce is :func:`allreduce`; all-gather, reduce-scatter and all-to-all are the models of
+    :mod:`~interconnect.models.collectives.others` with NCCL's pick. Broadcast is a pipelined ring, one
+    pass of n-1 steps, with the ring all-reduce's per-step rules (NCCL tuning.cc) and the fastest protocol:
+
+    .. math:: t = t_\text{launch} + \text{base} + (n-k)\,\text{intraLat} + (k-1)\,\text{interLat}
+              + \frac{S}{B_\text{ring}}
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [f"{collective_time_us(cluster, c, 2**30)[0]:.0f} us" for c in ("all_gather", "broadcast")]
@@ -954,30 +1241,14 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
         return np.zeros_like(size)
     if key in ("all_reduce", "allreduce"):
         return allreduce(cluster, size).time_us
-    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
-    if key in ("alltoall", "all_to_all"):
-        hop = p.lib.hw_net["ring"][_SIMPLE] + p.hop_extra if p.kd > 1 else p.lib.hw_intra["ring"][_SIMPLE]
-        intra = (p.gd - 1) / p.n * size / (_RING_EFFICIENCY * p.b_intra * 1e3)
-        inter = (p.n - p.gd) / p.n * size / (p.nic_gpu * 1e3) if p.kd > 1 else 0.0 * size
-        fill = 2 * p.fill_net if p.kd > 1 else 0.0
-        return p.lib.launch_us + p.lib.base["ring"][_SIMPLE] + (p.n - 1) * hop * 0.25 + fill + np.maximum(intra, inter)
-    if key in ("all_gather", "allgather", "reduce_scatter", "reducescatter"):
-        steps, inter_steps, volume = p.n - 1, p.kd - 1, (p.n - 1) / p.n
-    elif key == "broadcast":
-        steps, inter_steps, volume = p.n - 1, p.kd - 1, 1.0
-    else:
-        raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}")
-    buses = (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
-    best = np.full_like(size, np.inf)
-    for proto in (_LL, _LL128, _SIMPLE):
-        if buses[proto] <= 0:
-            continue
-        intra = p.lib.hw_intra["ring"][proto]
-        if p.kd > 1:
-            intra = max(intra, _NET_OVERHEAD_US[proto])
-        inter = p.lib.hw_net["ring"][proto] + p.hop_extra
-        lat = p.lib.base["ring"][proto] + (steps - inter_steps) * intra + inter_steps * inter
-        fill = 2 * p.fill_net if (proto == _SIMPLE and p.kd > 1) else 0.0
-        t = p.lib.launch_us + lat + fill + volume * size / (buses[proto] * 1e3)
-        best = np.minimum(best, t)
-    return best
+    if key == "broadcast":
+        est = np.full((len(PROTOCOLS), size.size), np.inf)
+        real = np.full((len(PROTOCOLS), size.size), np.inf)
+        _ring_passes(p, size, 1, 1.0, est, real)
+        return real.min(axis=0)
+    from interconnect.models.collectives.others import collective as _other_collective
+
+    try:
+        return _other_collective(cluster, key, size).time_us
+    except ValueError:
+        raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}") from None

@@ -38,12 +38,9 @@ from interconnect.models.collectives.fitting import fit_alpha_beta
 from interconnect.models.collectives.measurements import Comparison, compare_sweep
 from interconnect.models.collectives.model import (
     _LL,
-    _LL128,
-    _NET_OVERHEAD_US,
     _NVLS_EFFICIENCY,
     _NVLS_MEASURED_OVER_MODEL,
     _RING_EFFICIENCY,
-    _RING_PLATEAU,
     _SIMPLE,
     PROTOCOLS,
     AllreduceResult,
@@ -52,11 +49,12 @@ from interconnect.models.collectives.model import (
     _nvls_fill,
     _Params,
     _params,
-    _ring_buses,
+    _ring_passes,
     allreduce,
     as_size_bytes,
     busbw_factor,
 )
+from interconnect.units import expects
 
 __all__ = [
     "COLLECTIVE_ALGORITHMS",
@@ -119,8 +117,25 @@ class CollectiveResult(AllreduceResult):
 
 
 def normalize_collective(name: str) -> str:
-    """``"all_gather_perf"``, ``"AllGather"``, ``"all-gather"`` -> ``"all_gather"``; ValueError if unknown.
+    """Normalize a collective's name to the model's key.
 
+    Parameters
+    ----------
+    name : str
+        ``"all_gather_perf"``, ``"AllGather"``, ``"all-gather"``, a path to an nccl-tests binary, ...
+
+    Returns
+    -------
+    str
+        ``all_reduce``, ``all_gather``, ``reduce_scatter``, ``alltoall`` or ``sendrecv``.
+
+    Raises
+    ------
+    ValueError
+        For a name that is none of these.
+
+    Examples
+    --------
     >>> normalize_collective("./build/reduce_scatter_perf"), normalize_collective("AllToAll")
     ('reduce_scatter', 'alltoall')
     """
@@ -150,30 +165,23 @@ def _result(collective: str, size: np.ndarray, time: np.ndarray, algos: np.ndarr
 
 
 def _ring_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """Ring: n-1 steps, of which (domains - 1) cross the network (tuning.cc ``nInterSteps`` for
-    all-gather and reduce-scatter); each rank moves (n-1)/n x S over the slowest link."""
-    nsteps, ninter = p.n - 1, p.kd - 1
-    buses = _ring_buses(p)
-    for proto in (_LL, _LL128, _SIMPLE):
-        if buses[proto] <= 0:
-            continue
-        intra = p.lib.hw_intra["ring"][proto]
-        if p.kd > 1:
-            intra = max(intra, _NET_OVERHEAD_US[proto])
-        inter = p.lib.hw_net["ring"][proto] + p.hop_extra
-        lat = p.lib.base["ring"][proto] + (nsteps - ninter) * intra + ninter * inter
-        move = (p.n - 1) / p.n * size / (buses[proto] * 1e3)
-        fill = _net_fill(p, size) if (proto == _SIMPLE and p.kd > 1) else 0.0
-        real[proto] = p.lib.launch_us + lat + fill + move
-        plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
-        est[proto] = p.lib.launch_us + lat * plateau + move
+    """Fill the grids of the ring all-gather / reduce-scatter: one pass of n-1 steps.
+
+    Of those steps (domains - 1) cross the network (tuning.cc ``nInterSteps`` for all-gather and
+    reduce-scatter); each rank moves (n-1)/n x S over the slowest link. The per-step rules are the
+    all-reduce ring's (:func:`_ring_passes`).
+    """
+    _ring_passes(p, size, 1, (p.n - 1) / p.n, est, real)
 
 
 def _nvls_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """NVLink SHARP in one domain: each GPU sends its S/n once, the switch multicasts (all-gather)
-    or reduces (reduce-scatter). The receive side still takes (n-1)/n x S, so NVLS saves SMs and
-    latency steps, not bandwidth: bus bandwidth is NVLS's measured efficiency times NVLink, without
-    the x2 that all-reduce gets (tuning.cc applies x2 to all-reduce only)."""
+    """Fill the grids of NVLink SHARP in one domain.
+
+    Each GPU sends its S/n once, the switch multicasts (all-gather) or reduces (reduce-scatter). The
+    receive side still takes (n-1)/n x S, so NVLS saves SMs and latency steps, not bandwidth: bus
+    bandwidth is NVLS's measured efficiency times NVLink, without the x2 that all-reduce gets (tuning.cc
+    applies x2 to all-reduce only).
+    """
     if not p.nvls or p.kd != 1:
         return
     bus = _NVLS_EFFICIENCY[p.generation] * _NVLS_MEASURED_OVER_MODEL * p.b_intra
@@ -183,8 +191,10 @@ def _nvls_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray)
 
 
 def _pat_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """PAT (NCCL 2.23+): a log-depth schedule for one GPU per node; tuning.cc latency
-    ``8 + log2(nodes) x interLat / 3.5 + 2.8 x ranks`` and bus bandwidth x 0.75."""
+    """Fill the grids of PAT (NCCL 2.23+), a log-depth schedule for one GPU per node.
+
+    tuning.cc latency ``8 + log2(nodes) x interLat / 3.5 + 2.8 x ranks`` and bus bandwidth x 0.75.
+    """
     if p.gd != 1 or p.kd < 2 or p.lib.name != "nccl":
         return
     bus = _PAT_BW_FACTOR * min(_RING_EFFICIENCY * p.b_intra, p.egress)
@@ -195,8 +205,11 @@ def _pat_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) 
 
 
 def _collnet_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """SHARP in the InfiniBand switches (CollNetDirect): one network round instead of (domains - 1)
-    ring steps; the bandwidth bound is the ring's (each rank still receives (n-1)/n x S)."""
+    """Fill the grids of SHARP in the InfiniBand switches (CollNetDirect).
+
+    One network round instead of (domains - 1) ring steps; the bandwidth bound is the ring's (each rank
+    still receives (n-1)/n x S).
+    """
     if not p.sharp or p.kd < 2:
         return
     bus = min(_RING_EFFICIENCY * p.b_intra, p.egress)
@@ -241,36 +254,84 @@ def _algorithm_names(collective: str, algorithm: str) -> tuple[str, ...]:
     raise ValueError(f"unknown algorithm {algorithm!r} for {collective}; choose auto or one of {', '.join(known)}")
 
 
+@expects(size_bytes="B")
 def all_gather(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
                chooser: str = "nccl") -> CollectiveResult:
-    """Predicted all-gather time per message size (S = the whole gathered array, as nccl-tests).
+    r"""Predict the all-gather time per message size (S = the whole gathered array, as nccl-tests).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    size_bytes : object
+        Sizes S of the gathered array, B (every rank holds S/n of it).
+    algorithm : str
+        ``"auto"`` or one of ``ring``, ``nvls``, ``pat``, ``collnet``; a forced algorithm the cluster
+        cannot run gives ``inf``.
+    chooser : str
+        ``"nccl"`` (NCCL's tuner pick) or ``"fastest"``.
+
+    Returns
+    -------
+    CollectiveResult
+        Times in µs, algbw = S/t and busbw = algbw (n-1)/n in GB/s, algorithm and protocol per size.
+
+    Notes
+    -----
     .. math::
 
-        t = t_\\text{launch} + \\text{lat}(a, p) + \\text{fill} + \\frac{n-1}{n}\\,\\frac{S}{B_\\text{bus}(a, p)}
+        t = t_\text{launch} + \text{lat}(a, p) + \text{fill} + \frac{n-1}{n}\,\frac{S}{B_\text{bus}(a, p)}
 
-    Ring latency ``base + (n-1-(k-1))·intraLat + (k-1)·interLat`` over k NVLink domains, bus
-    bandwidth ``min(0.97·B_NVLink, domain egress)`` (LL: half, capped by ``llMaxBw``; LL128
-    x0.92); NVLS, PAT and CollNet as in the module docstring. A forced algorithm the cluster cannot
-    run gives ``inf``. Measured check: 8 x H200 all-gather busbw 361.4 GB/s at 16 GiB (ml-engineering,
-    network/README.md).
+    Ring latency :math:`\text{base} + (n-k)\,\text{intraLat} + (k-1)\,\text{interLat}` over k NVLink
+    domains (NCCL tuning.cc, ``nInterSteps``), bus bandwidth :math:`\min(0.97 B_\text{NVLink},
+    \text{domain egress})` (LL: half, capped by ``llMaxBw``; LL128 x0.92); NVLS, PAT and CollNet as in
+    the module docstring. Measured check: 8 x H200 all-gather busbw 361.4 GB/s at 16 GiB
+    (ml-engineering, ``network/README.md``).
 
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
-    >>> result = all_gather(cluster, [2**34])
+    >>> result = all_gather(cluster, Q_(16, "GiB"))
     >>> f"{result.busbw_gbps[0]:.0f} GB/s", str(result.algorithm[0])
     ('359 GB/s', 'ring')
     """
     return _ag_rs(cluster, "all_gather", size_bytes, algorithm, chooser)
 
 
+@expects(size_bytes="B")
 def reduce_scatter(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
                    chooser: str = "nccl") -> CollectiveResult:
-    """Predicted reduce-scatter time (S = the whole array before scattering, as nccl-tests).
+    r"""Predict the reduce-scatter time (S = the whole array before scattering, as nccl-tests).
 
-    The same cost as :func:`all_gather` in NCCL's model (the reduction runs at link speed); measured
-    8 x H200: reduce-scatter 362.9 GB/s busbw against all-gather 361.4 at 16 GiB (ml-engineering).
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    size_bytes : object
+        Sizes S of the array before scattering, B.
+    algorithm : str
+        ``"auto"`` or one of ``ring``, ``nvls``, ``pat``, ``collnet``.
+    chooser : str
+        ``"nccl"`` or ``"fastest"``.
 
+    Returns
+    -------
+    CollectiveResult
+        Times in µs, algbw and busbw in GB/s, algorithm and protocol per size.
+
+    Notes
+    -----
+    The cost of :func:`all_gather` (NCCL's model runs the reduction at link speed):
+
+    .. math:: t = t_\text{launch} + \text{lat}(a, p) + \text{fill} + \frac{n-1}{n}\,\frac{S}{B_\text{bus}(a, p)}
+
+    Measured 8 x H200 at 16 GiB: reduce-scatter 362.9 GB/s busbw against all-gather 361.4
+    (ml-engineering, ``network/README.md``).
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> r = reduce_scatter(cluster, [2**28])
@@ -286,30 +347,52 @@ def reduce_scatter(cluster: Cluster, size_bytes: object, algorithm: str = "auto"
 
 
 def _p2p_protocols(p: _Params, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per size: (protocol index, per-hop latency factor). NCCL sends chunks up to 16 KiB per peer
-    with LL, larger ones with Simple."""
+    """Return, per size, the protocol index and whether LL is used.
+
+    NCCL sends chunks up to 16 KiB per peer with LL, larger ones with Simple (``NCCL_P2P_LL_THRESHOLD``).
+    """
     use_ll = chunk <= _P2P_LL_THRESHOLD_BYTES
     return np.where(use_ll, _LL, _SIMPLE), use_ll
 
 
+@expects(size_bytes="B")
 def alltoall(cluster: Cluster, size_bytes: object, algorithm: str = "auto") -> CollectiveResult:
-    """Predicted all-to-all time (S = each rank's send buffer, S/n to every peer, as nccl-tests).
+    r"""Predict the all-to-all time (S = each rank's send buffer, S/n to every peer, as nccl-tests).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    size_bytes : object
+        Send buffer S per rank, B.
+    algorithm : str
+        ``"auto"`` or ``"p2p"`` (NCCL runs all-to-all as grouped point-to-point operations).
+
+    Returns
+    -------
+    CollectiveResult
+        Times in µs, algbw and busbw = algbw (n-1)/n in GB/s, protocol per size.
+
+    Notes
+    -----
     .. math::
 
-        t = t_\\text{launch} + \\text{base}_p + \\lceil (n-1)/8 \\rceil\\,\\text{hop}_p + \\text{fill}
-            + \\max\\Big(\\frac{(g-1)\\,S/n}{B_\\text{NVLink}},\\; \\frac{(n-g)\\,S/n}{B_\\text{NIC per GPU}}\\Big)
+        t = t_\text{launch} + \text{base}_p + \lceil (n-1)/8 \rceil\,\text{hop}_p + \text{fill}
+            + \max\Big(\frac{(g-1)\,S/n}{B_\text{NVLink}},\; \frac{(n-g)\,S/n}{B_\text{NIC per GPU}}\Big)
 
-    with g the GPUs of one NVLink domain. The NVLink and network parts run at once; the network part
-    is limited by the GPU's own NIC share, because an all-to-all "cannot aggregate the bandwidth of
-    multiple NICs" (sjeaugey, nccl-tests issue 267). Hence nccl-tests' busbw tends to
-    ``k/(k-1)`` x the NIC rate per GPU on k nodes (sjeaugey, nccl-tests issue 130): 2x on two nodes.
-    Protocol LL for chunks up to 16 KiB per peer, Simple above (``NCCL_P2P_LL_THRESHOLD``).
+    with g the GPUs of one NVLink domain. The NVLink and network parts run at once; the network part is
+    limited by the GPU's own NIC share, because an all-to-all "cannot aggregate the bandwidth of
+    multiple NICs" (sjeaugey, nccl-tests issue 267). Hence busbw tends to k/(k-1) x the NIC rate per GPU
+    on k nodes (sjeaugey, nccl-tests issue 130). Protocol LL for chunks up to 16 KiB per peer, Simple
+    above (``NCCL_P2P_LL_THRESHOLD``); 8 peers per round (calibrated, :data:`_P2P_PEERS_PER_ROUND`).
+
+    Examples
+    --------
+    About 2 x 48 GB/s per GPU on two nodes:
 
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
-    >>> r = alltoall(cluster, [2**30])
-    >>> f"{r.busbw_gbps[0]:.0f} GB/s"   # about 2 x 48 GB/s per GPU on two nodes
+    >>> f"{alltoall(cluster, [2**30]).busbw_gbps[0]:.0f} GB/s"
     '88 GB/s'
     """
     _algorithm_names("alltoall", algorithm)
@@ -339,19 +422,40 @@ def alltoall(cluster: Cluster, size_bytes: object, algorithm: str = "auto") -> C
     return _result("alltoall", size, time, np.full(size.size, "p2p"), protos, p.n)
 
 
+@expects(size_bytes="B")
 def sendrecv(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
              across_domains: bool | None = None) -> CollectiveResult:
-    """Predicted time of one send/recv of S bytes between neighbours (nccl-tests ``sendrecv_perf``).
+    r"""Predict the time of one send/recv of S bytes between neighbours (nccl-tests ``sendrecv_perf``).
 
-    Over NVLink when both GPUs share a domain, else over the sender's NIC share:
-    ``t = launch + base_p + hop_p + fill + S / B``, B = 0.97 x NVLink or the NIC rate per GPU.
-    ``across_domains`` defaults to whether the cluster spans more than one NVLink domain (nccl-tests
-    pairs rank i with i+1 around a ring, and some pair then crosses the network).
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    size_bytes : object
+        Bytes S one rank sends, B.
+    algorithm : str
+        ``"auto"`` or ``"p2p"``.
+    across_domains : bool or None
+        Whether the pair crosses the network; None: whether the cluster spans more than one NVLink
+        domain (nccl-tests pairs rank i with i+1 around a ring, and some pair then crosses it).
 
+    Returns
+    -------
+    CollectiveResult
+        Times in µs, algbw = busbw = S/t in GB/s.
+
+    Notes
+    -----
+    .. math:: t = t_\text{launch} + \text{base}_p + \text{hop}_p + \text{fill} + \frac{S}{B}
+
+    with B = 0.97 x NVLink per GPU inside a domain, or the NIC rate per GPU across domains; LL (half
+    rate) up to 16 KiB, Simple above (NCCL ``NCCL_P2P_LL_THRESHOLD``).
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
-    >>> r = sendrecv(cluster, [2**30])
-    >>> f"{r.busbw_gbps[0]:.0f} GB/s"
+    >>> f"{sendrecv(cluster, [2**30]).busbw_gbps[0]:.0f} GB/s"
     '48 GB/s'
     """
     _algorithm_names("sendrecv", algorithm)
@@ -381,15 +485,41 @@ def sendrecv(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
 # ------------------------------------------------------------------------------------------------
 
 
+@expects(size_bytes="B")
 def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str = "auto", *,
                chooser: str = "nccl") -> CollectiveResult:
-    """Any collective by name (``all_reduce``, ``all_gather``, ``reduce_scatter``, ``alltoall``,
-    ``sendrecv``; nccl-tests program names work too), as a :class:`CollectiveResult`.
+    """Predict any collective by name, as a :class:`CollectiveResult`.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    name : str
+        ``all_reduce``, ``all_gather``, ``reduce_scatter``, ``alltoall`` or ``sendrecv`` (nccl-tests
+        program names work too).
+    size_bytes : object
+        Sizes in B, with nccl-tests' convention for the collective (see the module docstring).
+    algorithm : str
+        ``"auto"`` or an algorithm of that collective.
+    chooser : str
+        ``"nccl"`` or ``"fastest"``.
+
+    Returns
+    -------
+    CollectiveResult
+        Times in µs, algbw and busbw in GB/s (nccl-tests' factor for the collective).
+
+    Notes
+    -----
+    Dispatches to :func:`~interconnect.models.collectives.model.allreduce`, :func:`all_gather`,
+    :func:`reduce_scatter`, :func:`alltoall` or :func:`sendrecv`; their formulas are there.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
-    >>> [f"{collective(cluster, c, 2**30).busbw_gbps[0]:.0f}" for c in ("all_reduce_perf", "all_gather")]
-    ['462', '355']
+    >>> [f"{collective(cluster, c, 2**30).busbw_gbps[0]:.0f} GB/s" for c in ("all_reduce_perf", "all_gather")]
+    ['462 GB/s', '355 GB/s']
     """
     key = normalize_collective(name)
     if key == "all_reduce":
@@ -403,9 +533,30 @@ def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str =
     return sendrecv(cluster, size_bytes, algorithm)
 
 
+@expects(size_bytes="B")
 def collective_by_algorithm(cluster: Cluster, name: str, size_bytes: object) -> dict[str, np.ndarray]:
-    """Time (µs) of each algorithm of a collective (best protocol by NCCL's tuner); inf where unavailable.
+    """Predict the time of each algorithm of a collective, with the protocol NCCL's tuner would pick.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    name : str
+        The collective (any spelling :func:`normalize_collective` accepts).
+    size_bytes : object
+        Sizes in B.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Time in µs per size for each algorithm; ``inf`` where unavailable.
+
+    Notes
+    -----
+    The formulas of :func:`collective`, one algorithm at a time.
+
+    Examples
+    --------
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=1, nodes=16)
     >>> times = collective_by_algorithm(cluster, "all_gather", [2**20])
@@ -420,16 +571,48 @@ def collective_by_algorithm(cluster: Cluster, name: str, size_bytes: object) -> 
     return {algo: collective(cluster, key, size_bytes, algo).time_us for algo in COLLECTIVE_ALGORITHMS[key]}
 
 
+@expects(size_bytes="B", time_us="us")
 def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, time_us: object,
                              algorithm: str = "auto") -> Comparison:
-    """Model against a measured sweep of any collective (all-reduce goes to
-    :func:`~interconnect.models.collectives.measurements.compare_sweep`). busbw on both sides uses
-    nccl-tests' factor for the collective with the cluster's rank count.
+    """Compare the model with a measured sweep of any collective.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster the sweep was measured on.
+    name : str
+        The collective; all-reduce goes to
+        :func:`~interconnect.models.collectives.measurements.compare_sweep`.
+    size_bytes : object
+        Measured sizes, B.
+    time_us : object
+        Measured times, µs.
+    algorithm : str
+        ``"auto"`` or a forced algorithm.
+
+    Returns
+    -------
+    Comparison
+        Model and measured time (µs) and busbw (GB/s) per kept row, and a ``t = a + S/B`` fit.
+
+    Raises
+    ------
+    ValueError
+        When sizes and times differ in length or no row has a positive size and time.
+
+    Notes
+    -----
+    busbw on both sides uses nccl-tests' factor for the collective with the cluster's rank count
+    (nccl-tests ``doc/PERFORMANCE.md``).
+
+    Examples
+    --------
+    ml-engineering ``network/README.md``: 8 x H200 all-gather 361.4 GB/s busbw at 16 GiB:
 
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h200", gpus_per_node=8, nodes=1)
     >>> c = compare_collective_sweep(cluster, "all_gather", [2**34], [2**34 * 7 / 8 / 361.4e3])
-    >>> round(float(c.time_ratio[0]), 2)      # ml-engineering: 8 x H200 all-gather 361.4 GB/s busbw
+    >>> round(float(c.time_ratio[0]), 2)
     1.01
     """
     key = normalize_collective(name)

@@ -138,3 +138,18 @@ def test_playbook_preset_is_aws_p5():
     preset, warnings = resolve_cluster(str(inputs.pop("gpu")), **inputs)
     assert warnings == [] and preset.nics_per_node == 32 and preset.fabric == "efa"
     assert preset.nic_devices_per_domain == 8  # four 100G EFA adapters per GPU, one NCCL device
+
+
+def test_aws_p5_tuner_picks_barely_move_the_model_on_the_playbook_cluster():
+    # aws-ofi-nccl src/tuner/nccl_ofi_regions.cpp (p5/p5e, all-reduce, 8 ranks per node): 256 MB lies above
+    # the Tree/LL128 edge at 32 and 64 ranks (36 and 112 MiB), so Ring/LL128; below it from 128 ranks
+    # (288 MiB) on, so Tree/LL128. The Playbook's medians at 4-64 nodes are 160, 99.6, 84.7, 64.9, 32.9 GB/s
+    # (pp_comm_bandwidth chart data): the tuner's picks cannot explain them.
+    from interconnect.models.allreduce_view import P5_TUNER_PICKS_256MB, p5_tuner_check
+
+    rows = p5_tuner_check()
+    assert [row.nodes for row in rows] == [4, 8, 16, 32, 64]
+    assert {row.nodes: (row.tuner_algorithm, row.tuner_protocol) for row in rows} == P5_TUNER_PICKS_256MB
+    for row, median in zip(rows, (160.0, 99.6, 84.7, 64.9, 32.9), strict=True):
+        assert row.tuner_busbw_gbps == pytest.approx(row.model_busbw_gbps, rel=0.10)
+        assert row.tuner_busbw_gbps > 1.5 * median

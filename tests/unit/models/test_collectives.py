@@ -535,3 +535,21 @@ def test_p5_small_message_latency_grows_with_tree_depth(nodes, measured_us):
     # hop latency (20 us, aws-ofi-nccl's own p5 cost model) was not fitted to these.
     cluster = _cluster(gpus_per_node=8, nodes=nodes, nic="efa-v2", nics_per_node=32, fabric="efa")
     assert allreduce(cluster, [8]).time_us[0] == pytest.approx(measured_us, rel=0.3)
+
+
+def test_public_functions_check_and_convert_units():
+    # @expects (interconnect/units.py): a Quantity is converted to the unit the argument's name states,
+    # a wrong dimension is refused with the function and argument named; plain numbers pass as they are.
+    from interconnect.models.collectives import all_gather, compare_sweep
+    from interconnect.units import Q_, UnitMismatchError
+
+    cluster = _cluster(gpus_per_node=8, nodes=2)
+    assert allreduce(cluster, Q_(1, "GiB")).time_us[0] == allreduce(cluster, [2**30]).time_us[0]
+    assert all_gather(cluster, Q_(256, "MiB")).time_us[0] == all_gather(cluster, [2**28]).time_us[0]
+    # 400 Gbit/s = 50 GB/s; 5 µs per step (closed form 2 x 7 x 5 + 1.75 x S / 50e3)
+    assert ring_allreduce_time_us(Q_(256, "MiB"), 8, Q_(5, "us"), Q_(400, "Gbit/s"))[0] == pytest.approx(
+        ring_allreduce_time_us(2**28, 8, 5.0, 50.0)[0])
+    comparison = compare_sweep(cluster, Q_([1, 2], "GiB"), Q_([5.0, 10.0], "ms"))
+    np.testing.assert_allclose(comparison.measured_time_us, [5000.0, 10000.0])
+    with pytest.raises(UnitMismatchError, match="allreduce"):
+        allreduce(cluster, Q_(3, "m"))

@@ -208,3 +208,38 @@ def test_model_meets_the_single_node_points():
         if m.id.startswith("mle-8xh200-") and m.collective != "all_reduce":
             c = compare_collective_sweep(m.cluster(), m.collective, m.size_bytes, m.time_us)
             assert c.time_ratio[0] == pytest.approx(1.0, abs=0.05), m.id
+
+
+def test_ring_all_gather_steps_cost_what_the_all_reduce_ring_steps_cost():
+    # NCCL tuning.cc: a ring all-reduce has nsteps = 2(n-1), nInterSteps = 2(k-1); all-gather and
+    # reduce-scatter n-1 and k-1, with the same per-step latencies. So at 8 B (LL for both, transfer
+    # negligible) the all-reduce's latency above launch + base is exactly twice the all-gather's.
+    from interconnect.models.collectives import allreduce
+
+    cluster = h100(nodes=4)
+    launch, base_ll = 4.0, 6.6  # the model's launch cost; NCCL baseLat ring LL
+    ar = allreduce(cluster, [8], "ring")
+    ag = all_gather(cluster, [8], "ring")
+    assert str(ar.protocol[0]) == str(ag.protocol[0]) == "LL"
+    assert ar.time_us[0] - launch - base_ll == pytest.approx(2 * (ag.time_us[0] - launch - base_ll), rel=1e-3)
+
+
+def test_ring_all_gather_with_one_gpu_per_node_pays_the_tree_network_latency():
+    # NCCL tuning.cc: "with ppn=1 latencies are fully exposed, use the Tree network latency":
+    # interLat = hwLat[NET][TREE][LL] = 5.0 µs (ring's own is 2.7). 16 nodes x 1 GPU on InfiniBand
+    # (no extra per hop): 4 (launch) + 6.6 (baseLat ring LL) + 15 x 5.0 = 85.6 µs, plus 8 B of transfer.
+    cluster = h100(nodes=16, gpn=1)
+    t = all_gather(cluster, [8], "ring").time_us[0]
+    assert t == pytest.approx(85.6, abs=0.1)
+
+
+def test_ring_all_gather_over_rdma_streams_without_a_per_hop_start_up():
+    # Same rule as the all-reduce ring: over RDMA fabrics the Simple ring pays no staging start-up per
+    # network hop. 2 x 8 H100 on InfiniBand, 1 GiB, Simple: NCCL tuning.cc latency baseLat 8.4 +
+    # (15 - 1) NVLink steps x 3.4 + 1 network step x 14.0 = 70.0 µs, plus the model's 4 µs launch;
+    # the rest is (n-1)/n x S over the ring's bus bandwidth min(0.97 x NVLink, node egress).
+    cluster = h100(nodes=2)
+    result = all_gather(cluster, [GiB], "ring")
+    assert str(result.protocol[0]) == "Simple"
+    bus = min(0.97 * cluster.intra_bw_gbps, cluster.domain_egress_gbps)
+    assert result.time_us[0] - 15 / 16 * GiB / (bus * 1e3) == pytest.approx(74.0, abs=1e-6)

@@ -80,10 +80,12 @@ def test_tp_inside_the_node_uses_nvlink_and_across_uses_the_nic():
     assert dim(inside, "tp").tier == "NVLink" and dim(inside, "tp").domains_spanned == 1
     assert dim(across, "tp").tier == "network (NIC)" and dim(across, "tp").domains_spanned == 2
     # the cliff made visible: exposed time more than doubles (half the DP replicas, so twice the micro-batches
-    # per TP group, and every TP call now crosses the network), and each byte is slower on the NIC
+    # per TP group, and every TP call now crosses the network), and each byte is slower on the NIC. With 8 x
+    # 400G NICs per node the ring stays NVLink-bound (0.97 x 370.8 = 360 GB/s against 8 x 48 = 384 GB/s of
+    # node egress), so the slower bytes come from the network hops' latency, not from the bandwidth.
     per_byte_inside = dim(inside, "tp").exposed_s / dim(inside, "tp").bytes_per_step
     per_byte_across = dim(across, "tp").exposed_s / dim(across, "tp").bytes_per_step
-    assert per_byte_across > 1.1 * per_byte_inside
+    assert per_byte_across > per_byte_inside
     assert across.exposed_s > 2 * inside.exposed_s and across.step_s > inside.step_s
     one, two = tp_comparison(L70, cluster, Layout(tp=8, dp=2, zero=1), workload)
     assert one.layout.tp == 8 and two.layout.tp == 16 and two.exposed_s > one.exposed_s
