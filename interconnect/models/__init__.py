@@ -28,8 +28,9 @@ module of the package does not import all of them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from interconnect import lazy_exports
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load lazily
     from interconnect.models.cliff import cliff_summary
@@ -68,17 +69,4 @@ __all__ = [
     "two_site_allreduce",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import an exported name from its module on first use (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    """List the exported names with the module's own attributes."""
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,8 +8,9 @@ does not import Streamlit.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from interconnect import lazy_exports
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load lazily
     from interconnect.ui.cluster import cluster_controls
@@ -19,17 +20,4 @@ _EXPORTS: dict[str, str] = {"PageState": "page", "cluster_controls": "cluster", 
 
 __all__ = ["PageState", "cluster_controls", "page_setup"]
 
-
-def __getattr__(name: str) -> Any:
-    """Import an exported name from its module on first use (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    """List the exported names with the module's own attributes."""
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
