@@ -873,20 +873,23 @@ def step_time_s(params: float, tokens_per_step: float, gpus_per_site: int, peak_
 
 
 @functools.lru_cache(maxsize=256)
-def site_allreduce_algbw(gpu: str, gpus_per_site: int) -> float:
+def site_allreduce_algbw(gpu: str, gpus_per_site: int, scaleup_bandwidth: str = "") -> float:
     """Bytes/s of one all-reduce inside a site (algbw at 1 GiB, bandwidth-bound), from the collectives model.
 
     A site is the GPU's reference server repeated (8 per node for H100) on its usual NIC. One GPU per
-    site needs no in-site step (infinite).
+    site needs no in-site step (infinite). ``scaleup_bandwidth`` (per direction, ``"3.6 TB/s"``) makes
+    the GPU a custom one built on ``gpu`` (:mod:`interconnect.models.custom`).
     """
     if gpus_per_site <= 1:
         return math.inf
     from interconnect.models.cluster import resolve_cluster
     from interconnect.models.collectives import allreduce
 
-    cluster, _ = resolve_cluster(gpu, nodes=1)
+    custom = {"gpu": "custom", "gpu_base": gpu, "scaleup_bandwidth": scaleup_bandwidth} if scaleup_bandwidth else {}
+    cluster, _ = resolve_cluster(**{"gpu": gpu, **custom}, nodes=1)
     per_node = min(cluster.gpus_per_node, gpus_per_site)
-    cluster, _ = resolve_cluster(gpu, gpus_per_node=per_node, nodes=math.ceil(gpus_per_site / per_node))
+    cluster, _ = resolve_cluster(**{"gpu": gpu, **custom}, gpus_per_node=per_node,
+                                 nodes=math.ceil(gpus_per_site / per_node))
     size = float(2**30)
     return size / (float(allreduce(cluster, [size]).time_us[0]) * 1e-6)
 

@@ -22,11 +22,13 @@ from streamlit.errors import StreamlitAPIException
 from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, TourStep, get_catalog, load_tour
 from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure, readable_figure
-from interconnect.ui.pagespecs import known_link_keys
+from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_SOURCE, MAX_NAME_CHARS
+from interconnect.ui.pagespecs import known_link_keys, page_gpu
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 from interconnect.units import format_bandwidth
 
-__all__ = ["PageState", "direction_text", "escape_markdown", "figure_label", "figure_sources", "footer", "gpu_picker",
+__all__ = ["CUSTOM_SOURCE_TEXT", "PageState", "custom_gpu_controls", "direction_text", "escape_markdown",
+           "figure_label", "figure_sources", "footer", "gpu_picker",
            "nic_picker", "page_setup", "show_entry", "source_popover"]
 
 PAGES = {
@@ -41,6 +43,11 @@ PAGES = {
     "units": ("pages/8_Unit_traps.py", "Unit traps"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
 }
+
+#: What the sources panel says for a figure the viewer typed (a custom GPU or NIC): it has no source.
+CUSTOM_SOURCE_TEXT = "custom (your input)"
+#: The GPU picker's entry for a custom GPU (its name, bandwidth and base are set below the picker).
+CUSTOM_GPU_LABEL = "Custom GPU (describe it below)"
 
 _CSS = """
 <style>
@@ -213,10 +220,43 @@ class PageState:
 
 def gpu_picker(state: PageState, name: str = "gpu", label: str = "GPU", catalog: Catalog | None = None,
                container: Any = st) -> Gpu:
+    """The GPU selectbox; on a page with a custom GPU's keys it offers "custom" too (and returns that GPU).
+
+    Draw :func:`custom_gpu_controls` somewhere on the page for the custom GPU's own fields.
+    """
     catalog = catalog or get_catalog()
     options = list(catalog.gpus)
-    gpu_id = container.selectbox(label, options, key=state.key(name), format_func=lambda i: catalog.gpus[i].name)
-    return catalog.gpu(gpu_id)
+    custom = "gpu_bw" in state.specs_by_key
+    if custom:
+        options.append(CUSTOM_GPU_ID)
+
+    def label_of(gpu_id: str) -> str:  # fixed labels: the options keep one identity between runs
+        return CUSTOM_GPU_LABEL if gpu_id == CUSTOM_GPU_ID else catalog.gpus[gpu_id].name
+
+    gpu_id = container.selectbox(label, options, key=state.key(name), format_func=label_of)
+    return page_gpu(state.values()) if custom else catalog.gpu(gpu_id)
+
+
+def custom_gpu_controls(state: PageState, catalog: Catalog | None = None, container: Any = st) -> None:
+    """The custom GPU's name, scale-up bandwidth and base, shown only while ``gpu=custom``."""
+    if state["gpu"] != CUSTOM_GPU_ID:
+        return
+    catalog = catalog or get_catalog()
+    gpu = page_gpu(state.values())
+    with container.container(border=True):
+        c1, c2, c3 = st.columns([2, 2, 3])
+        c1.text_input("Custom GPU: name", key=state.key("gpu_name"), max_chars=MAX_NAME_CHARS,
+                      help="Letters, digits, spaces and plain punctuation.")
+        c2.text_input("Scale-up per direction", key=state.key("gpu_bw"),
+                      help="One direction, e.g. '1.8 TB/s' or '900 GB/s'. Makers usually quote both directions "
+                           "added up: NVLink 5's '1.8 TB/s' is 900 GB/s per direction.")
+        c3.selectbox("Compute, memory and server of", list(catalog.gpus), key=state.key("gpu_base"),
+                     format_func=lambda i: catalog.gpus[i].name)
+        up = gpu.scaleup_bandwidth
+        st.caption(f"**{escape_markdown(gpu.name)}**: {format_bandwidth(up.per_direction())} per direction = "
+                   f"{format_bandwidth(up.both_directions())} both directions added up. Everything else is the "
+                   f"{escape_markdown(catalog.gpu(state['gpu_base']).name)}'s. Not in the catalog: the source of a "
+                   "custom figure is your input.")
 
 
 def nic_picker(state: PageState, name: str = "nic", label: str = "Network card (per GPU)",
@@ -236,6 +276,9 @@ def figure_sources(catalog: Catalog, figure: Figure) -> str:
     """Markdown list of a figure's sources, from our own catalog (trusted text, escaped anyway)."""
     lines = []
     for source_id in figure.source_ids:
+        if source_id == CUSTOM_SOURCE:
+            lines.append(f"- {CUSTOM_SOURCE_TEXT}")
+            continue
         source = catalog.source(source_id)
         note = f" — {escape_markdown(source.note)}" if source.note else ""
         lines.append(f"- [{escape_markdown(source.title)}]({source.url}) *({source.kind})*{note}")
