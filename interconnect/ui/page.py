@@ -375,7 +375,9 @@ _WRITTEN = "url.written."
 
 _PRESENT_CSS = """
 <style>
-  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] { display: none; }
+  /* The sidebar and its opener (stExpandSidebarButton in Streamlit 1.4x; stSidebarCollapsedControl before). */
+  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+  [data-testid="stExpandSidebarButton"] { display: none; }
   .block-container { max-width: 100%; padding-top: 1rem; }
   h1 { font-size: 2.4rem !important; }
   p, li, [data-testid="stCaptionContainer"] { font-size: 1.25rem !important; }
@@ -384,19 +386,21 @@ _PRESENT_CSS = """
 """
 
 #: Arrow keys move through the tour by clicking the banner's Previous/Next links (our constant script).
+#: The handler is replaced by every new banner: a listener whose iframe was removed (the page before,
+#: in this single-page app) is never called again by the browser, so a "install once" guard would
+#: leave the keys dead after the first step.
 _TOUR_KEYS_HTML = """<script>
 const doc = window.parent.document;
-if (!doc.__interconnectTourKeys) {
-  doc.__interconnectTourKeys = true;
-  doc.addEventListener('keydown', (event) => {
-    const tag = (event.target.tagName || '').toLowerCase();
-    if (tag === 'input' || tag === 'textarea' || event.target.isContentEditable) return;
-    const word = event.key === 'ArrowRight' ? 'Next' : event.key === 'ArrowLeft' ? 'Previous' : null;
-    if (!word) return;
-    const link = [...doc.querySelectorAll('a')].find(a => a.textContent.trim().startsWith(word + ':'));
-    if (link) { event.preventDefault(); link.click(); }
-  });
-}
+if (doc.__interconnectTourKeys) doc.removeEventListener('keydown', doc.__interconnectTourKeys);
+doc.__interconnectTourKeys = (event) => {
+  const tag = (event.target.tagName || '').toLowerCase();
+  if (tag === 'input' || tag === 'textarea' || event.target.isContentEditable) return;
+  const word = event.key === 'ArrowRight' ? 'Next' : event.key === 'ArrowLeft' ? 'Previous' : null;
+  if (!word) return;
+  const link = [...doc.querySelectorAll('a')].find(a => a.textContent.trim().startsWith(word + ':'));
+  if (link) { event.preventDefault(); link.click(); }
+};
+doc.addEventListener('keydown', doc.__interconnectTourKeys);
 </script>"""
 
 
