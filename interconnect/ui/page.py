@@ -23,7 +23,7 @@ from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, No
 from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure, readable_figure
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_SOURCE, MAX_NAME_CHARS
-from interconnect.ui.pagespecs import known_link_keys, page_gpu
+from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, known_link_keys, page_gpu
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 from interconnect.units import format_bandwidth
 
@@ -234,7 +234,9 @@ def gpu_picker(state: PageState, name: str = "gpu", label: str = "GPU", catalog:
         return CUSTOM_GPU_LABEL if gpu_id == CUSTOM_GPU_ID else catalog.gpus[gpu_id].name
 
     gpu_id = container.selectbox(label, options, key=state.key(name), format_func=label_of)
-    return page_gpu(state.values()) if custom else catalog.gpu(gpu_id)
+    if gpu_id != CUSTOM_GPU_ID:
+        return catalog.gpu(gpu_id)
+    return page_gpu({key: state[key] for key in (name, *CUSTOM_GPU_KEYS)})
 
 
 def custom_gpu_controls(state: PageState, catalog: Catalog | None = None, container: Any = st) -> None:
@@ -242,7 +244,7 @@ def custom_gpu_controls(state: PageState, catalog: Catalog | None = None, contai
     if state["gpu"] != CUSTOM_GPU_ID:
         return
     catalog = catalog or get_catalog()
-    gpu = page_gpu(state.values())
+    gpu = page_gpu({key: state[key] for key in ("gpu", *CUSTOM_GPU_KEYS)})
     with container.container(border=True):
         c1, c2, c3 = st.columns([2, 2, 3])
         c1.text_input("Custom GPU: name", key=state.key("gpu_name"), max_chars=MAX_NAME_CHARS,
