@@ -110,3 +110,12 @@ def test_the_cliff_of_a_custom_gpu_is_its_scaleup_over_its_nics():
     assert bars["scaleup"].bandwidth.to("GB/s").m == pytest.approx(3600)
     assert bars["node"].bandwidth.to("GB/s").m == pytest.approx(400)
     assert "custom" not in CATALOG.gpus and CUSTOM_NIC_ID not in CATALOG.links  # the shared catalog is untouched
+
+
+def test_across_sites_times_the_in_site_all_reduce_on_the_custom_scaleup():
+    from interconnect.models.crossdc import site_allreduce_algbw
+
+    base = site_allreduce_algbw("h100-sxm", 8)
+    assert site_allreduce_algbw("h100-sxm", 8, "450 GB/s") == pytest.approx(base)  # the base's own bandwidth
+    faster = site_allreduce_algbw("h100-sxm", 8, "900 GB/s")
+    assert faster / base == pytest.approx(2.0, rel=0.1)  # one server: the all-reduce runs on the scale-up links
