@@ -49,8 +49,15 @@ def timed(page: str | None, query: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
+#: A custom GPU's keys, written to the address bar only while ``gpu=custom`` (so not in a default run).
+CUSTOM_KEYS = ("gpu_base", "gpu_bw", "gpu_name", "nic_bw")
+
+
 def page_keys(page: str | None) -> list[str]:
-    return sorted(run(page, {}).query_params)
+    keys = set(run(page, {}).query_params)
+    if "gpu" in keys:
+        keys.update(CUSTOM_KEYS)
+    return sorted(keys)
 
 
 def random_junk(rng: random.Random) -> str:
@@ -71,6 +78,9 @@ def cases_for(keys: list[str], count: int, rng: random.Random) -> list[dict[str,
         if rng.random() < 0.2:
             case[random_junk(rng)[:20] or "x"] = rng.choice(HOSTILE_VALUES)
         cases.append(case)
+    for case in cases:  # a custom GPU's keys count with gpu=custom (and nic_bw with nic=custom)
+        if set(case) & set(CUSTOM_KEYS) and "gpu" not in case:
+            case.update(gpu="custom", nic="custom")
     return cases
 
 

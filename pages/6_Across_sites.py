@@ -12,8 +12,16 @@ from interconnect.models.crossdc_view import (
     crossdc_view,
     table4_check,
 )
-from interconnect.ui.page import PageState, chart, escape_markdown, footer, gpu_picker, page_setup
-from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
+from interconnect.ui.page import (
+    PageState,
+    chart,
+    custom_gpu_controls,
+    escape_markdown,
+    footer,
+    gpu_picker,
+    page_setup,
+)
+from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, crossdc_inputs, crossdc_specs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
 page_setup("Across sites: training between data centres",
@@ -21,7 +29,7 @@ page_setup("Across sites: training between data centres",
            "and send less. How much WAN bandwidth keeps the GPUs busy, per method.")
 catalog = get_catalog()
 data = get_crossdc_data()
-state = PageState("crossdc", crossdc_specs(), shared=("gpu",))
+state = PageState("crossdc", crossdc_specs(), shared=("gpu", *CUSTOM_GPU_KEYS))
 state.show_warnings()
 
 CONFIDENCE_WORDS = {"high": "high (read in the paper's own text)",
@@ -86,6 +94,7 @@ def explorer() -> None:
                         help="Data centres, each with a full replica of the model.")
         c3.number_input("GPUs per site", min_value=1, max_value=1_000_000, step=1, key=state.key("gpus"))
         gpu_picker(state, catalog=catalog, container=c4)
+        custom_gpu_controls(state, catalog)
         l1, l2, l3 = st.columns([1, 1, 2])
         l1.text_input("WAN bandwidth per site", key=state.key("bw"), help="Each direction, e.g. '10 Gbit/s'.")
         l2.text_input("Round-trip time", key=state.key("rtt"), help="e.g. '20 ms' or '100 us'.")

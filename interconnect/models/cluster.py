@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from interconnect.catalog import Catalog, Gpu, Link, UnknownIdError, get_catalog
+from interconnect.models.custom import CUSTOM_GPU_ID, clean_name, custom_gpu, read_scaleup
 from interconnect.units import QuantityInputError, parse_quantity
 
 __all__ = [
@@ -273,6 +274,9 @@ class Cluster:
     #: A per-hop network latency given by the user (µs), replacing the fabric's own
     #: ``hop_latency_us``; None means the fabric's value.
     hop_latency_override_us: float | None = None
+    #: A custom GPU (``gpu="custom"``): ``gpu`` is then its base (compute, memory, tuning) and the
+    #: scale-up figures and ``gpu_name`` are the user's (:mod:`interconnect.models.custom`).
+    gpu_custom: bool = False
 
     # --- derived sizes ------------------------------------------------------------------------
 
@@ -426,6 +430,9 @@ class Cluster:
         )
         if self.hop_latency_override_us is not None:
             text += f", {self.hop_latency_override_us:g} µs extra per network hop"
+        if self.gpu_custom:
+            text += (f"; custom GPU: {self.scaleup_spec_gbps:g} GB/s scale-up per direction "
+                     f"({2 * self.scaleup_spec_gbps:g} GB/s both directions), otherwise like the {self.gpu} entry")
         return text
 
     def as_dict(self) -> dict[str, object]:
@@ -444,6 +451,7 @@ class Cluster:
         return {
             "gpu": self.gpu,
             "gpu_name": self.gpu_name,
+            **({"gpu_custom": True} if self.gpu_custom else {}),  # only then: catalog clusters read as before
             "architecture": self.architecture,
             "gpus_per_node": self.gpus_per_node,
             "nodes": self.nodes,
@@ -583,6 +591,9 @@ def resolve_cluster(
     node: str | None = None,
     in_network_reduction: object = None,
     hop_latency: object = None,
+    gpu_base: object = None,
+    scaleup_bandwidth: object = None,
+    gpu_name: object = None,
     catalog: Catalog | None = None,
 ) -> tuple[Cluster, list[str]]:
     """Build a :class:`Cluster` from user inputs, clamping absurd values and saying so.
@@ -614,6 +625,11 @@ def resolve_cluster(
         Extra latency per network hop on top of NCCL's own constants, replacing the fabric's
         (``"25 us"``, or a number of µs). Default (None or ``""``): the fabric's value. Used to make
         a cluster match a measured log; clamped to 0..100 ms.
+    gpu_base, scaleup_bandwidth, gpu_name : str
+        Only for ``gpu="custom"``, a hypothetical GPU: the catalog GPU it is built on (default
+        ``h100-sxm``; compute, memory, tuning and server come from it), its scale-up bandwidth per
+        direction (``"3.6 TB/s"``; default the base's; clamped to 1 GB/s..100 TB/s) and its name.
+        See :mod:`interconnect.models.custom`.
 
     Returns
     -------
@@ -631,6 +647,9 @@ def resolve_cluster(
     ...                              fabric="roce")
     >>> round(cluster.node_egress_gbps, 1), cluster.nic_label
     (184.0, '100 Gbit/s')
+    >>> cluster, _ = resolve_cluster("custom", gpu_base="h100-sxm", scaleup_bandwidth="3.6 TB/s", gpu_name="X")
+    >>> cluster.gpu, cluster.gpu_name, cluster.scaleup_spec_gbps, cluster.gpu_custom
+    ('h100-sxm', 'X', 3600.0, True)
     """
     catalog = catalog or get_catalog()
     warnings: list[str] = []
@@ -639,9 +658,16 @@ def resolve_cluster(
         preset = catalog.node(node)
         if gpu != preset.gpu:
             gpu = preset.gpu
+    custom = gpu == CUSTOM_GPU_ID
+    if custom:
+        gpu = str(gpu_base or "h100-sxm")
     gpu_entry = catalog.gpu(gpu)
+    if custom:
+        base_gbps = float(gpu_entry.scaleup_bandwidth.per_direction().to("GB/s").magnitude)
+        gpu_entry = custom_gpu(gpu_entry, read_scaleup(scaleup_bandwidth, base_gbps, warnings),
+                               clean_name(gpu_name, warnings))
     if preset is None:
-        preset = _preset_for(catalog, gpu_entry.id)
+        preset = _preset_for(catalog, gpu)
 
     default_g = int(getattr(preset, "gpus", 8)) if preset is not None else 8
     g = _clamp_int("gpus_per_node", gpus_per_node, default_g, 1, MAX_GPUS_PER_NODE, warnings)
@@ -730,7 +756,7 @@ def resolve_cluster(
         sharp = False
 
     cluster = Cluster(
-        gpu=gpu_entry.id,
+        gpu=gpu,
         gpu_name=gpu_entry.name,
         architecture=gpu_entry.architecture,
         vendor=gpu_entry.vendor,
@@ -751,6 +777,7 @@ def resolve_cluster(
         fabric=chosen_fabric,
         in_network_reduction=sharp,
         hop_latency_override_us=hop_override,
+        gpu_custom=custom,
     )
     return cluster, warnings
 

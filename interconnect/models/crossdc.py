@@ -1217,7 +1217,7 @@ def step_time_s(params: float, tokens_per_step: float, gpus_per_site: int, peak_
 
 
 @functools.lru_cache(maxsize=256)
-def site_allreduce_algbw(gpu: str, gpus_per_site: int) -> float:
+def site_allreduce_algbw(gpu: str, gpus_per_site: int, scaleup_bandwidth: str = "") -> float:
     r"""Compute the algbw of one all-reduce inside a site, from the collectives model.
 
     Parameters
@@ -1226,6 +1226,9 @@ def site_allreduce_algbw(gpu: str, gpus_per_site: int) -> float:
         A GPU id of the catalog.
     gpus_per_site : int
         GPUs per site; the site is the GPU's reference server repeated, on its usual NIC.
+    scaleup_bandwidth : str
+        Per direction (``"3.6 TB/s"``): makes the GPU a custom one built on ``gpu``
+        (:mod:`interconnect.models.custom`); empty for the catalog GPU.
 
     Returns
     -------
@@ -1249,9 +1252,11 @@ def site_allreduce_algbw(gpu: str, gpus_per_site: int) -> float:
     from interconnect.models.cluster import resolve_cluster
     from interconnect.models.collectives import allreduce
 
-    cluster, _ = resolve_cluster(gpu, nodes=1)
+    custom = {"gpu": "custom", "gpu_base": gpu, "scaleup_bandwidth": scaleup_bandwidth} if scaleup_bandwidth else {}
+    cluster, _ = resolve_cluster(**{"gpu": gpu, **custom}, nodes=1)
     per_node = min(cluster.gpus_per_node, gpus_per_site)
-    cluster, _ = resolve_cluster(gpu, gpus_per_node=per_node, nodes=math.ceil(gpus_per_site / per_node))
+    cluster, _ = resolve_cluster(**{"gpu": gpu, **custom}, gpus_per_node=per_node,
+                                 nodes=math.ceil(gpus_per_site / per_node))
     size = float(2**30)
     return size / (float(allreduce(cluster, [size]).time_us[0]) * 1e-6)
 

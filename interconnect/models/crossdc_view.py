@@ -67,6 +67,8 @@ class PageInputs:
     index_bits: int = 12
     overlap: bool = True
     target_utilization: float = 0.95
+    #: A custom GPU's scale-up per direction (``"3.6 TB/s"``), built on ``gpu``; "" for the catalog GPU.
+    scaleup_bandwidth: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,7 +156,7 @@ def crossdc_view(inputs: PageInputs) -> CrossDCView:
                          f"{format_duration(Q_(step, 's'))}")
         except CrossDCError as exc:
             warnings.append(f"Step time: {exc}; using the typed step time.")
-    site_rate = site_allreduce_algbw(inputs.gpu, inputs.gpus_per_site)
+    site_rate = site_allreduce_algbw(inputs.gpu, inputs.gpus_per_site, inputs.scaleup_bandwidth)
     scenario = Scenario(inputs.params, inputs.sites, step, inputs.wan_bytes_per_s, inputs.rtt_s, method,
                         gpus_per_site=inputs.gpus_per_site, layers=inputs.layers, overlap=inputs.overlap,
                         target_utilization=inputs.target_utilization, site_algbw_bytes_per_s=site_rate,

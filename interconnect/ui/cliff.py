@@ -27,24 +27,47 @@ from interconnect.models.cliff import (
     short_link_name,
     transfer_time,
 )
+from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
 from interconnect.ui.page import (
     PageState,
+    custom_gpu_controls,
     direction_text,
     escape_markdown,
     figure_sources,
     gpu_picker,
     source_popover,
 )
-from interconnect.ui.pagespecs import DIRECTIONS
-from interconnect.units import format_bandwidth, format_duration
+from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
+from interconnect.units import format_bandwidth, format_duration, parse_quantity
 
 PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")
+#: The page's keys shared with the other pages' cluster (a custom GPU or NIC travels too).
+CLIFF_SHARED = ("gpu", *CUSTOM_GPU_KEYS, "nic", "nic_bw", "nics")
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def view_catalog(custom: tuple):
+    """The catalog plus the custom GPU and/or NIC the link describes.
+
+    ``custom`` is ``(custom GPU values or (), custom NIC rate or "", catalog GPU whose server's NIC family
+    a custom NIC takes)``, or ``()`` for the catalog as it is.
+    """
+    base = get_catalog()
+    if not custom:
+        return base
+    gpu_values, nic_bw, like_gpu = custom
+    gpu_entry = page_gpu(dict(gpu_values)) if gpu_values else None
+    nic_entry = None
+    if nic_bw:
+        rate_gbit_s = float(parse_quantity(nic_bw, "bandwidth").quantity.to("Gbit/s").magnitude)
+        nic_entry = custom_nic(rate_gbit_s, base.nic(base.reference_node(like_gpu).nic))
+    return catalog_with(base, gpu_entry, nic_entry)
 
 
 # Figures are pure functions of a few ids and numbers: built once per server process for each view.
 @st.cache_resource(show_spinner=False, max_entries=512)
-def _cliff_chart(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: str, basis: str):
-    bars = cliff_bars(get_catalog(), gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
+def _cliff_chart(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: str, basis: str, custom: tuple = ()):
+    bars = cliff_bars(view_catalog(custom), gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
     return cliff_figure(bars, unit_key, direction, basis)
 
 
@@ -73,15 +96,27 @@ def _properties(link) -> str:
 def cliff_view(state: PageState) -> None:
     """The controls, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
     catalog = get_catalog()
-    left, middle, right = st.columns([2, 2, 1])
+    left, middle, rate, right = st.columns([2, 2, 1, 1])
     gpu = gpu_picker(state, catalog=catalog, container=left)
+    custom_gpu_controls(state, catalog)
+    custom_nic_chosen = state["nic"] == "custom"
+    custom_key = ()
+    if gpu.id == CUSTOM_GPU_ID or custom_nic_chosen:
+        custom_key = (tuple((key, state[key]) for key in ("gpu", *CUSTOM_GPU_KEYS)) if gpu.id == CUSTOM_GPU_ID else (),
+                      state["nic_bw"] if custom_nic_chosen else "",
+                      state["gpu_base"] if gpu.id == CUSTOM_GPU_ID else gpu.id)
+    catalog = view_catalog(custom_key)
     node = catalog.reference_node(gpu.id)
     nics = catalog.nics()
     nic_names = {"auto": f"As in its server: {short_link_name(nics[node.nic].name)}",
-                 **{nic_id: link.name for nic_id, link in nics.items()}}
+                 **{nic_id: link.name for nic_id, link in nics.items() if nic_id != CUSTOM_NIC_ID},
+                 "custom": "Custom rate…"}
     nic_choice = middle.selectbox("Network card", list(nic_names), key=state.key("nic"), format_func=nic_names.get,
                                   help=f"The GPU's reference server is the {node.name}.")
-    nic_id = None if nic_choice == "auto" else nic_choice
+    if custom_nic_chosen:  # in the link only while in use, so drawn only then
+        rate.text_input("Custom NIC rate", key=state.key("nic_bw"),
+                        help="Per direction, e.g. '800 Gbit/s' or '1.6 Tbit/s'.")
+    nic_id = None if nic_choice == "auto" else CUSTOM_NIC_ID if custom_nic_chosen else nic_choice
     auto_nics = server_nics(catalog, gpu.id, nic_id).nics
     right.number_input("NICs per server", min_value=1, max_value=144, step=1, key=state.key("nics"),
                        placeholder=f"{auto_nics} (auto)",
@@ -170,8 +205,8 @@ def cliff_view(state: PageState) -> None:
 
 
     bars = cliff_bars(catalog, gpu.id, nic.id, direction=direction, basis=state["basis"], nics_per_node=server.nics)
-    st.plotly_chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"]), width="stretch",
-                    key="cliff-chart")
+    st.plotly_chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"], custom_key),
+                    width="stretch", key="cliff-chart")
     if state["basis"] == "achieved":
         fallback = [bar.label for bar in bars if bar.basis != "achieved"]
         if fallback:
@@ -192,7 +227,9 @@ def cliff_view(state: PageState) -> None:
                 st.caption(bar.figure.note)
             st.markdown(figure_sources(catalog, bar.figure))
 
-    claims = quoted_claims(catalog, bars)
+    # A custom GPU only borrows its base's scale-up link: the popular figures about that link are not about it.
+    claims = quoted_claims(catalog, [bar for bar in bars
+                                     if gpu.id != CUSTOM_GPU_ID or bar.key not in ("scaleup", "peer")])
     if claims:
         st.subheader("Popular figures, checked")
         for link_name, claim in claims:

@@ -14,7 +14,8 @@ import streamlit as st
 
 from interconnect.catalog import Catalog, get_catalog
 from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
-from interconnect.ui.page import PageState, escape_markdown, gpu_picker, source_popover
+from interconnect.models.custom import custom_gpu, custom_nic
+from interconnect.ui.page import PageState, custom_gpu_controls, escape_markdown, gpu_picker, source_popover
 from interconnect.ui.pagespecs import FABRIC_CHOICES, FABRIC_LABELS, cluster_inputs, cluster_widget_values
 
 #: How Streamlit's caches key a cluster: by its repr (every field, deterministic), one string. Without
@@ -49,6 +50,7 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
                         key=state.key("nics"))
         n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
         n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
+        custom_gpu_controls(state, catalog)
 
 
 def resolve_page_cluster(values: dict[str, Any]) -> tuple[Cluster, list[str]]:
@@ -68,7 +70,11 @@ def show_cluster_sources(cluster: Cluster, catalog: Catalog | None = None) -> No
     st.caption(escape_markdown(cluster.describe()))
     p1, p2, _ = st.columns([1, 1, 2])
     gpu = catalog.gpu(cluster.gpu)
+    if cluster.gpu_custom:  # the base's figures, the scale-up typed by the viewer
+        gpu = custom_gpu(gpu, cluster.scaleup_spec_gbps, cluster.gpu_name)
     source_popover(gpu, f"Sources: {gpu.name}", catalog, container=p1)
     if cluster.nic in catalog.nics():
         nic = catalog.nic(cluster.nic)
-        source_popover(nic, f"Sources: {nic.name}", catalog, container=p2)
+    else:  # a typed rate
+        nic = custom_nic(cluster.nic_line_gbps * 8, catalog.nic(catalog.gpu(cluster.gpu).typical_nic))
+    source_popover(nic, f"Sources: {nic.name}", catalog, container=p2)

@@ -24,11 +24,13 @@ from streamlit.errors import StreamlitAPIException
 from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, TourStep, get_catalog, load_tour
 from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure, readable_figure
-from interconnect.ui.pagespecs import known_link_keys
+from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_SOURCE, MAX_NAME_CHARS
+from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, known_link_keys, page_gpu
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 from interconnect.units import format_bandwidth
 
-__all__ = ["PageState", "direction_text", "escape_markdown", "figure_label", "figure_sources", "footer", "gpu_picker",
+__all__ = ["CUSTOM_SOURCE_TEXT", "PageState", "custom_gpu_controls", "direction_text", "escape_markdown",
+           "figure_label", "figure_sources", "footer", "gpu_picker",
            "nic_picker", "page_setup", "show_entry", "source_popover"]
 
 PAGES = {
@@ -43,6 +45,11 @@ PAGES = {
     "units": ("pages/8_Unit_traps.py", "Unit traps"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
 }
+
+#: What the sources panel says for a figure the viewer typed (a custom GPU or NIC): it has no source.
+CUSTOM_SOURCE_TEXT = "custom (your input)"
+#: The GPU picker's entry for a custom GPU (its name, bandwidth and base are set below the picker).
+CUSTOM_GPU_LABEL = "Custom GPU (describe it below)"
 
 _CSS = """
 <style>
@@ -216,10 +223,45 @@ class PageState:
 
 def gpu_picker(state: PageState, name: str = "gpu", label: str = "GPU", catalog: Catalog | None = None,
                container: Any = st) -> Gpu:
+    """The GPU selectbox; on a page with a custom GPU's keys it offers "custom" too (and returns that GPU).
+
+    Draw :func:`custom_gpu_controls` somewhere on the page for the custom GPU's own fields.
+    """
     catalog = catalog or get_catalog()
     options = list(catalog.gpus)
-    gpu_id = container.selectbox(label, options, key=state.key(name), format_func=lambda i: catalog.gpus[i].name)
-    return catalog.gpu(gpu_id)
+    custom = "gpu_bw" in state.specs_by_key
+    if custom:
+        options.append(CUSTOM_GPU_ID)
+
+    def label_of(gpu_id: str) -> str:  # fixed labels: the options keep one identity between runs
+        return CUSTOM_GPU_LABEL if gpu_id == CUSTOM_GPU_ID else catalog.gpus[gpu_id].name
+
+    gpu_id = container.selectbox(label, options, key=state.key(name), format_func=label_of)
+    if gpu_id != CUSTOM_GPU_ID:
+        return catalog.gpu(gpu_id)
+    return page_gpu({key: state[key] for key in (name, *CUSTOM_GPU_KEYS)})
+
+
+def custom_gpu_controls(state: PageState, catalog: Catalog | None = None, container: Any = st) -> None:
+    """The custom GPU's name, scale-up bandwidth and base, shown only while ``gpu=custom``."""
+    if state["gpu"] != CUSTOM_GPU_ID:
+        return
+    catalog = catalog or get_catalog()
+    gpu = page_gpu({key: state[key] for key in ("gpu", *CUSTOM_GPU_KEYS)})
+    with container.container(border=True):
+        c1, c2, c3 = st.columns([2, 2, 3])
+        c1.text_input("Custom GPU: name", key=state.key("gpu_name"), max_chars=MAX_NAME_CHARS,
+                      help="Letters, digits, spaces and plain punctuation.")
+        c2.text_input("Scale-up per direction", key=state.key("gpu_bw"),
+                      help="One direction, e.g. '1.8 TB/s' or '900 GB/s'. Makers usually quote both directions "
+                           "added up: NVLink 5's '1.8 TB/s' is 900 GB/s per direction.")
+        c3.selectbox("Compute, memory and server of", list(catalog.gpus), key=state.key("gpu_base"),
+                     format_func=lambda i: catalog.gpus[i].name)
+        up = gpu.scaleup_bandwidth
+        st.caption(f"**{escape_markdown(gpu.name)}**: {format_bandwidth(up.per_direction())} per direction = "
+                   f"{format_bandwidth(up.both_directions())} both directions added up. Everything else is the "
+                   f"{escape_markdown(catalog.gpu(state['gpu_base']).name)}'s. Not in the catalog: the source of a "
+                   "custom figure is your input.")
 
 
 def nic_picker(state: PageState, name: str = "nic", label: str = "Network card (per GPU)",
@@ -239,6 +281,9 @@ def figure_sources(catalog: Catalog, figure: Figure) -> str:
     """Markdown list of a figure's sources, from our own catalog (trusted text, escaped anyway)."""
     lines = []
     for source_id in figure.source_ids:
+        if source_id == CUSTOM_SOURCE:
+            lines.append(f"- {CUSTOM_SOURCE_TEXT}")
+            continue
         source = catalog.source(source_id)
         note = f" — {escape_markdown(source.note)}" if source.note else ""
         lines.append(f"- [{escape_markdown(source.title)}]({source.url}) *({source.kind})*{note}")
@@ -335,7 +380,9 @@ _WRITTEN = "url.written."
 
 _PRESENT_CSS = """
 <style>
-  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] { display: none; }
+  /* The sidebar and its opener (stExpandSidebarButton in Streamlit 1.4x; stSidebarCollapsedControl before). */
+  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+  [data-testid="stExpandSidebarButton"] { display: none; }
   .block-container { max-width: 100%; padding-top: 1rem; }
   h1 { font-size: 2.4rem !important; }
   p, li, [data-testid="stCaptionContainer"] { font-size: 1.25rem !important; }
@@ -344,19 +391,21 @@ _PRESENT_CSS = """
 """
 
 #: Arrow keys move through the tour by clicking the banner's Previous/Next links (our constant script).
+#: The handler is replaced by every new banner: a listener whose iframe was removed (the page before,
+#: in this single-page app) is never called again by the browser, so a "install once" guard would
+#: leave the keys dead after the first step.
 _TOUR_KEYS_HTML = """<script>
 const doc = window.parent.document;
-if (!doc.__interconnectTourKeys) {
-  doc.__interconnectTourKeys = true;
-  doc.addEventListener('keydown', (event) => {
-    const tag = (event.target.tagName || '').toLowerCase();
-    if (tag === 'input' || tag === 'textarea' || event.target.isContentEditable) return;
-    const word = event.key === 'ArrowRight' ? 'Next' : event.key === 'ArrowLeft' ? 'Previous' : null;
-    if (!word) return;
-    const link = [...doc.querySelectorAll('a')].find(a => a.textContent.trim().startsWith(word + ':'));
-    if (link) { event.preventDefault(); link.click(); }
-  });
-}
+if (doc.__interconnectTourKeys) doc.removeEventListener('keydown', doc.__interconnectTourKeys);
+doc.__interconnectTourKeys = (event) => {
+  const tag = (event.target.tagName || '').toLowerCase();
+  if (tag === 'input' || tag === 'textarea' || event.target.isContentEditable) return;
+  const word = event.key === 'ArrowRight' ? 'Next' : event.key === 'ArrowLeft' ? 'Previous' : null;
+  if (!word) return;
+  const link = [...doc.querySelectorAll('a')].find(a => a.textContent.trim().startsWith(word + ':'));
+  if (link) { event.preventDefault(); link.click(); }
+};
+doc.addEventListener('keydown', doc.__interconnectTourKeys);
 </script>"""
 
 

@@ -6,9 +6,11 @@ Kept in the core (not in the page scripts) so the CLI, tests and the browser tes
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
-from interconnect.catalog import get_catalog
-from interconnect.ui.urlstate import AutoIntParam, ChoiceParam, FloatParam, IntParam
+from interconnect.catalog import Gpu, get_catalog
+from interconnect.models.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
+from interconnect.ui.urlstate import AutoIntParam, ChoiceParam, FloatParam, IntParam, QuantityParam
 
 #: Link keys every page accepts (presentation mode and the guided tour).
 GLOBAL_KEYS = frozenset({"present", "tour", "step"})
@@ -18,13 +20,78 @@ UNITS = ("GBps", "Gbitps", "bluray")
 BASES = ("spec", "achieved")
 
 
+@dataclass(frozen=True)
+class NameParam(QuantityParam):
+    """A custom GPU's name (``gpu_name=Rubin``): plain words, at most 40 characters, never markup.
+
+    A :class:`~interconnect.ui.urlstate.QuantityParam` only so that the page warns about typed text it
+    could not use; it reads no quantity. See :func:`interconnect.models.custom.name_problem`.
+
+    >>> NameParam("gpu_name", "Custom GPU").parse("<script>")[0]
+    'Custom GPU'
+    """
+
+    def parse(self, raw: str) -> tuple[object, str | None]:
+        name = " ".join(raw.split())
+        if not name:
+            return self.default, None
+        problem = name_problem(name)
+        return (self.default, problem) if problem else (name, None)
+
+
+#: URL keys of a custom GPU (``gpu=custom``): the catalog GPU it is built on, its scale-up
+#: bandwidth per direction, and its name. Shared between pages like the other cluster keys.
+CUSTOM_GPU_KEYS = ("gpu_base", "gpu_bw", "gpu_name")
+
+
+def custom_gpu_specs() -> list:
+    """The parameters of a custom GPU; they matter only when ``gpu=custom``."""
+    custom = ("gpu", CUSTOM_GPU_ID)
+    return [
+        ChoiceParam("gpu_base", "h100-sxm", "Custom GPU: compute, memory and server of",
+                    choices=tuple(get_catalog().gpus), when=custom),
+        QuantityParam("gpu_bw", "900 GB/s", "Custom GPU: scale-up per direction", dimension="bandwidth",
+                      minimum="1 GB/s", maximum="100 TB/s", when=custom),
+        NameParam("gpu_name", DEFAULT_NAME, "Custom GPU: name", when=custom),
+    ]
+
+
+def gpu_spec() -> ChoiceParam:
+    """The GPU picker's parameter: a catalog id or ``custom``."""
+    return ChoiceParam("gpu", "h100-sxm", "GPU", choices=(*get_catalog().gpus, CUSTOM_GPU_ID))
+
+
+def nic_bw_spec(when: tuple[str, str] | None = None) -> QuantityParam:
+    """A custom NIC's rate per direction (``nic=custom&nic_bw=800 Gbit/s``)."""
+    return QuantityParam("nic_bw", "200 Gbit/s", "Custom NIC rate", dimension="bandwidth", minimum="1 Gbit/s",
+                         maximum="12800 Gbit/s", when=when)
+
+
+def page_gpu(values: dict) -> Gpu:
+    """The GPU a page's values name: a catalog entry, or for ``gpu=custom`` the custom GPU they describe.
+
+    >>> page_gpu({"gpu": "custom", "gpu_base": "b200", "gpu_bw": "3.6 TB/s", "gpu_name": "Next"}).name
+    'Next'
+    """
+    from interconnect.models.custom import read_scaleup
+
+    catalog = get_catalog()
+    if values["gpu"] != CUSTOM_GPU_ID:
+        return catalog.gpu(values["gpu"])
+    base = catalog.gpu(values.get("gpu_base") or "h100-sxm")
+    default = float(base.scaleup_bandwidth.per_direction().to("GB/s").magnitude)
+    return custom_gpu(base, read_scaleup(values.get("gpu_bw"), default, []), values.get("gpu_name") or DEFAULT_NAME)
+
+
 def cliff_specs() -> list:
     catalog = get_catalog()
     return [
-        ChoiceParam("gpu", "h100-sxm", "GPU", choices=tuple(catalog.gpus)),
+        gpu_spec(),
+        *custom_gpu_specs(),
         # "auto": the GPU's own reference server (Gaudi 3: 24 on-chip 200 GbE ports); an explicit
         # nic=ib-ndr&nics=8 (every link written before "auto" existed) keeps meaning exactly that.
-        ChoiceParam("nic", "auto", "Network card", choices=("auto", *catalog.nics())),
+        ChoiceParam("nic", "auto", "Network card", choices=("auto", *catalog.nics(), "custom")),
+        nic_bw_spec(when=("nic", "custom")),  # the cluster pages have always written nic_bw; this page only in use
         AutoIntParam("nics", None, "NICs per server", minimum=1, maximum=144),
         ChoiceParam("dir", "per", "Direction", choices=tuple(DIRECTIONS)),
         ChoiceParam("unit", "GBps", "Unit", choices=UNITS),
@@ -37,7 +104,8 @@ FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
 
 #: The URL keys that describe a cluster. Every page that times a collective uses these same keys,
 #: so a cluster travels between pages (in the session) and between people (in the link).
-CLUSTER_KEYS = ("gpu", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain", "sharp", "lat")
+CLUSTER_KEYS = ("gpu", "gpu_base", "gpu_bw", "gpu_name", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain",
+                "sharp", "lat")
 
 FABRIC_LABELS = {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet (TCP)",
                  "efa": "AWS EFA"}
@@ -49,16 +117,16 @@ ALGORITHM_SHORT_NAMES = {"flat_ring": "Flat ring", "ring": "Ring", "tree": "Tree
 
 def cluster_specs(*, nodes: int = 4) -> list:
     """The parameters of a cluster description (GPU, node shape, NICs, fabric), with their URL keys."""
-    from interconnect.ui.urlstate import BoolParam, QuantityParam
+    from interconnect.ui.urlstate import BoolParam
 
     catalog = get_catalog()
     return [
-        ChoiceParam("gpu", "h100-sxm", "GPU", choices=tuple(catalog.gpus)),
+        gpu_spec(),
+        *custom_gpu_specs(),
         IntParam("gpn", 8, "GPUs per node", minimum=1, maximum=1024),
         IntParam("nodes", nodes, "Nodes", minimum=1, maximum=100_000),
         ChoiceParam("nic", "auto", "NIC", choices=("auto", *catalog.nics(), "custom")),
-        QuantityParam("nic_bw", "200 Gbit/s", "Custom NIC rate", dimension="bandwidth", minimum="1 Gbit/s",
-                      maximum="12800 Gbit/s"),
+        nic_bw_spec(),
         IntParam("nics", 0, "NICs per node (0 = one per GPU)", minimum=0, maximum=4096),
         ChoiceParam("fabric", "auto", "Fabric", choices=FABRIC_CHOICES),
         IntParam("domain", 0, "NVLink domain (0 = the GPU's usual)", minimum=0, maximum=576),
@@ -95,7 +163,10 @@ def cluster_widget_values(inputs: dict, nic_ids: tuple[str, ...] | list[str]) ->
     'custom'
     """
     nic = str(inputs.get("nic", "auto"))
+    custom = {"gpu_base": inputs.get("gpu_base"), "gpu_bw": inputs.get("scaleup_bandwidth"),
+              "gpu_name": inputs.get("gpu_name")}
     values = {
+        **{key: str(value) for key, value in custom.items() if value is not None and inputs["gpu"] == CUSTOM_GPU_ID},
         "gpu": inputs["gpu"],
         "gpn": int(inputs.get("gpus_per_node", 8)),
         "nodes": int(inputs.get("nodes", 1)),
@@ -116,7 +187,12 @@ def cluster_widget_values(inputs: dict, nic_ids: tuple[str, ...] | list[str]) ->
 def cluster_inputs(values: dict) -> dict:
     """The page's URL values as keyword arguments of :func:`interconnect.models.cluster.resolve_cluster`."""
     nic = values["nic"]
+    custom = {}
+    if values["gpu"] == CUSTOM_GPU_ID:
+        custom = {"gpu_base": values.get("gpu_base"), "scaleup_bandwidth": values.get("gpu_bw"),
+                  "gpu_name": values.get("gpu_name")}
     return {
+        **custom,
         "gpus_per_node": values["gpn"],
         "nodes": values["nodes"],
         "nic": None if nic == "auto" else values["nic_bw"] if nic == "custom" else nic,
@@ -246,7 +322,8 @@ def crossdc_specs() -> list:
         CountParam("params", "1e9", "Model parameters", low=PARAMS_RANGE[0], high=PARAMS_RANGE[1]),
         IntParam("sites", 2, "Sites", minimum=2, maximum=10_000),
         IntParam("gpus", 8, "GPUs per site", minimum=1, maximum=1_000_000),
-        ChoiceParam("gpu", "h100-sxm", "GPU", choices=tuple(get_catalog().gpus)),
+        gpu_spec(),
+        *custom_gpu_specs(),
         ChoiceParam("method", "diloco", "Method", choices=METHODS),
         IntParam("h", 0, "Inner steps H (0 = the paper's)", minimum=0, maximum=1_000_000),
         ChoiceParam("bits", "auto", "Bits per value", choices=("auto", "32", "16", "8", "4", "2", "1")),
@@ -282,7 +359,7 @@ def crossdc_inputs(values: dict):
         params=parse_count(values["params"]),
         sites=values["sites"],
         gpus_per_site=values["gpus"],
-        gpu=values["gpu"],
+        gpu=values.get("gpu_base", "h100-sxm") if values["gpu"] == CUSTOM_GPU_ID else values["gpu"],
         method=values["method"],
         wan_bytes_per_s=float(parse_quantity(values["bw"], "bandwidth").quantity.to("B/s").magnitude),
         rtt_s=seconds(values["rtt"]),
@@ -301,6 +378,7 @@ def crossdc_inputs(values: dict):
         index_bits=values["ibits"],
         overlap=values["overlap"],
         target_utilization=values["target"] / 100,
+        scaleup_bandwidth=values.get("gpu_bw", "") if values["gpu"] == CUSTOM_GPU_ID else "",
     )
 
 

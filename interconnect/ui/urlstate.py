@@ -82,6 +82,9 @@ class _Param:
     key: str
     default: Any
     label: str = ""
+    #: ``(key, value)``: the parameter is written to the link only while parameter ``key`` has ``value``
+    #: (a custom GPU's bandwidth only with ``gpu=custom``); it is read from a link either way.
+    when: tuple[str, str] | None = field(default=None, kw_only=True)
 
     def parse(self, raw: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -281,8 +284,15 @@ def parse_state(specs: Sequence[Param], query: Mapping[str, object]) -> tuple[di
 
 
 def to_query(specs: Sequence[Param], values: Mapping[str, Any]) -> dict[str, str]:
-    """The query-string form of a page's state (every parameter, in spec order)."""
-    return {spec.key: spec.to_text(values.get(spec.key, spec.default)) for spec in specs}
+    """The query-string form of a page's state (every parameter in use, in spec order).
+
+    >>> specs = [ChoiceParam("gpu", "b200"), IntParam("up", 9, when=("gpu", "custom"))]
+    >>> to_query(specs, {"gpu": "b200", "up": 5}), to_query(specs, {"gpu": "custom", "up": 5})
+    ({'gpu': 'b200'}, {'gpu': 'custom', 'up': '5'})
+    """
+    full = {spec.key: values.get(spec.key, spec.default) for spec in specs}
+    return {spec.key: spec.to_text(full[spec.key]) for spec in specs
+            if spec.when is None or full.get(spec.when[0]) == spec.when[1]}
 
 
 def unknown_keys(specs: Sequence[Param], query: Mapping[str, object], known: frozenset[str] = frozenset()) -> list[str]:

@@ -2,7 +2,10 @@
 
 import pytest
 
-from interconnect.catalog import load_claims
+from interconnect.catalog import get_catalog, load_claims
+from interconnect.ui import pagespecs
+from interconnect.ui.page import PAGES, page_exists
+from interconnect.ui.urlstate import parse_state
 from tests.app.conftest import run_page
 
 CLAIMS = "pages/7_Claims.py"
@@ -23,6 +26,42 @@ def test_claims_page_filters_by_verdict_from_the_link():
     assert not at.exception
     wrong = [c for c in load_claims() if c.verdict == "wrong"]
     assert any(c.value.startswith(f"{len(wrong)} claim") for c in at.caption)
+
+
+#: Each page's link parameters (the home page has none).
+PAGE_SPECS = {"home": list, "cliff": pagespecs.cliff_specs, "allreduce": pagespecs.allreduce_specs,
+              "overlap": pagespecs.overlap_specs, "seating": pagespecs.seating_specs, "reach": pagespecs.reach_specs,
+              "crossdc": pagespecs.crossdc_specs, "claims": pagespecs.claims_specs, "units": pagespecs.units_specs,
+              "catalog": pagespecs.catalog_specs}
+CROSS_SITE = [claim for claim in load_claims() if claim.page == "crossdc"]
+
+
+def test_every_claims_link_opens_an_existing_page_with_parameters_it_accepts():
+    assert set(PAGE_SPECS) == set(PAGES)
+    for claim in load_claims():
+        assert page_exists(claim.page), claim.id
+        specs = PAGE_SPECS[claim.page]()
+        params = dict(claim.params)
+        assert set(params) <= {spec.key for spec in specs}, claim.id
+        _, warnings = parse_state(specs, params)
+        assert not warnings, (claim.id, [w.message() for w in warnings])
+
+
+def test_the_episodes_cross_site_claims_are_on_the_claims_page():
+    assert len(CROSS_SITE) >= 6
+    assert {claim.verdict for claim in CROSS_SITE} >= {"wrong", "unsourced", "roughly right", "right"}
+
+
+@pytest.mark.parametrize("claim", CROSS_SITE, ids=lambda claim: claim.id)
+def test_a_cross_site_claims_link_opens_the_view_that_shows_its_sources(claim):
+    at = run_page(PAGES[claim.page][0], dict(claim.params))
+    assert not at.exception and not at.warning
+    for key, value in claim.params:
+        assert at.query_params[key] == value  # the view the claim points at, not a default
+    text = " ".join(block.value for block in at.markdown)
+    catalog = get_catalog()
+    shown = [source_id for source_id in claim.source_ids if catalog.source(source_id).url in text]
+    assert shown, f"{claim.id}: none of its sources is on the page"
 
 
 @pytest.mark.parametrize("query", [{"verdict": "<b>"}, {"verdict": "9^9^8"}])

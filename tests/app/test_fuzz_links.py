@@ -21,7 +21,11 @@ SCRIPTS = [script if script != "app.py" else None for name, (script, _) in PAGES
 
 @functools.cache
 def keys_of(script: str | None) -> tuple[str, ...]:
-    return tuple(sorted(run_page(script).query_params))
+    """The page's link keys: those of its default view, and a custom GPU's (in the link only with gpu=custom)."""
+    keys = set(run_page(script).query_params)
+    if "gpu" in keys:
+        keys.update(("gpu_base", "gpu_bw", "gpu_name", "nic_bw"))
+    return tuple(sorted(keys))
 
 
 values = st.one_of(st.sampled_from(HOSTILE_VALUES), st.text(max_size=80))
@@ -43,3 +47,21 @@ def test_hostile_links_never_raise_and_echo_input_inert(script, data):
     for warning in at.warning:
         outside_code = re.sub(r"`[^`]*`", "", warning.value)
         assert "<script" not in outside_code and "<img" not in outside_code  # user text only inside code spans
+
+
+GPU_SCRIPTS = [script for script in SCRIPTS if script and "gpu" in keys_of(script)]
+
+
+@pytest.mark.parametrize("script", GPU_SCRIPTS)
+@settings(max_examples=4, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_hostile_custom_hardware_never_raises(script, data):
+    query = {"gpu": "custom", "nic": "custom"}
+    for key in data.draw(st.lists(st.sampled_from(("gpu_base", "gpu_bw", "gpu_name", "nic_bw", "nics")), unique=True,
+                                  min_size=1)):
+        query[key] = data.draw(values)
+    at = run_page(script, query)
+    assert not at.exception, at.exception[0].value if at.exception else ""
+    for warning in at.warning:
+        assert "<script" not in re.sub(r"`[^`]*`", "", warning.value)

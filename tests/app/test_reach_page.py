@@ -9,10 +9,11 @@ import pytest
 from interconnect.catalog import get_catalog
 from interconnect.models.reach import media_with_reach
 from interconnect.ui.pagespecs import reach_specs
+from interconnect.ui.urlstate import to_query
 from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/5_Reach.py"
-DEFAULTS = {spec.key: spec.to_text(spec.default) for spec in reach_specs()}
+DEFAULTS = to_query(reach_specs(), {})  # every parameter in use at its default
 MEDIA = media_with_reach(get_catalog().links.values(), get_catalog())
 
 

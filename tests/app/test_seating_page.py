@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from interconnect.ui.pagespecs import seating_specs
+from interconnect.ui.urlstate import to_query
 from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/4_Seating_chart.py"
-DEFAULTS = {spec.key: spec.to_text(spec.default) for spec in seating_specs()}
+DEFAULTS = to_query(seating_specs(), {})  # every parameter in use at its default
 
 
 def metric(at, label):

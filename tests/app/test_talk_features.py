@@ -51,9 +51,13 @@ def test_presentation_mode_stays_in_the_link_and_enlarges_chart_text():
     assert at.query_params["present"] == "1" and at.query_params["nodes"] == "2"
 
 
-@pytest.mark.parametrize("name", ["cliff", "allreduce", "catalog", "claims", "units"])
-def test_the_link_to_the_view_holds_every_control_of_the_page(name):
-    at = run_page(PAGES[name][0])
+CUSTOM = {"gpu": "custom", "gpu_bw": "3.6 TB/s", "gpu_name": "Next", "nic": "custom", "nic_bw": "800 Gbit/s"}
+
+
+@pytest.mark.parametrize(("name", "opened"), [("cliff", {}), ("allreduce", {}), ("catalog", {}), ("claims", {}),
+                                              ("units", {}), ("cliff", CUSTOM), ("allreduce", CUSTOM)])
+def test_the_link_to_the_view_holds_every_control_of_the_page(name, opened):
+    at = run_page(PAGES[name][0], opened)
     assert not at.exception
     link = next(code.value for code in at.code if "?" in code.value)
     query = {key: values[-1] for key, values in parse_qs(urlsplit(link).query, keep_blank_values=True).items()}
@@ -63,6 +67,8 @@ def test_the_link_to_the_view_holds_every_control_of_the_page(name):
     controls = {widget.key.removeprefix(prefix) for kind in WIDGET_KINDS for widget in at.get(kind)
                 if widget.key and widget.key.startswith(prefix) and not widget.key.endswith((".upload", ".paste"))}
     assert controls and controls <= set(query), controls - set(query)  # every control travels in the link
+    if opened:  # a custom GPU's and NIC's own controls are drawn, and travel too
+        assert {"gpu_bw", "gpu_name", "gpu_base", "nic_bw"} <= controls
 
 
 WIDGET_KINDS = ("selectbox", "number_input", "text_input", "radio", "toggle", "checkbox", "slider",

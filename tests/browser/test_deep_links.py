@@ -30,11 +30,12 @@ from browser_helpers import (
 from interconnect.catalog import LAYER_TITLES, get_catalog
 from interconnect.models.cliff import cliff_summary
 from interconnect.ui.pagespecs import cliff_specs
+from interconnect.ui.urlstate import to_query
 from interconnect.units import format_bandwidth
 
 pytestmark = pytest.mark.browser
 
-CLIFF_DEFAULTS = {spec.key: spec.to_text(spec.default) for spec in cliff_specs()}
+CLIFF_DEFAULTS = to_query(cliff_specs(), {})  # every parameter in use at its default
 
 
 def non_default_gpu() -> str:

@@ -1,0 +1,87 @@
+"""The guided tour in presentation mode, walked in a real browser from a cold server.
+
+A speaker opens the tour's first step with ``present=1`` and moves on with the banner's Next link
+or the right arrow key. Each step must change the link's ``step``, open the step's page with a
+chart drawn, show a different chart than the step before, and keep the sidebar out of the way.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import (
+    CHART,
+    CHART_SVG,
+    FIRST_RENDER_TIMEOUT_MS,
+    assert_healthy,
+    open_cold,
+    poll,
+    query_of,
+    wait_for_charts,
+    wait_for_run,
+)
+
+from interconnect.ui.page import tour_steps
+
+pytestmark = pytest.mark.browser
+
+STEPS = tour_steps()
+SIDEBAR = '[data-testid="stSidebar"]'
+SIDEBAR_OPENER = '[data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"]'
+
+
+def chart_signature(page) -> str:
+    """What the first chart shows: its title and its axis labels (different charts differ in both)."""
+    chart = page.locator(CHART).first
+    title = " ".join(chart.locator(".gtitle").all_text_contents())
+    ticks = " ".join(chart.locator(".xtick, .ytick").all_text_contents())
+    return f"{title} | {ticks}"
+
+
+def assert_presenting(page, number: int) -> None:
+    """The link holds the step and presentation mode; the step's banner and chart are shown; no sidebar."""
+    query = query_of(page.url)
+    assert query.get("present") == "1" and query.get("tour") == "1" and query.get("step") == str(number), page.url
+    for key, value in STEPS[number - 1].params:
+        assert query.get(key) == value, (key, page.url)
+    assert page.get_by_text(f"step {number} of {len(STEPS)}").count() >= 1
+    assert page.get_by_text("Exit presentation mode").count() == 1
+    sidebar = page.locator(SIDEBAR)
+    assert sidebar.count() == 0 or not sidebar.first.is_visible(), "the sidebar shows in presentation mode"
+    openers = page.locator(SIDEBAR_OPENER)
+    assert all(not openers.nth(i).is_visible() for i in range(openers.count())), "a sidebar opener shows"
+
+
+def wait_for_step(page, server, number: int, before: str) -> str:
+    """Wait until the link says step ``number`` and a chart other than ``before`` is drawn; return it."""
+    assert poll(page, lambda: query_of(page.url).get("step") == str(number), timeout_s=30), page.url
+    wait_for_run(page, server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)  # a page's first run on this server
+    assert_healthy(page, server)
+    wait_for_charts(page)
+    signature = poll(page, lambda: (s := chart_signature(page)) != before and s, timeout_s=30)
+    assert signature and signature != before, f"step {number} still shows the chart of the step before"
+    assert page.locator(CHART_SVG).first.is_visible()
+    return signature
+
+
+def test_the_tour_walks_in_presentation_mode_by_button_and_arrow_key(cold_server, page):
+    assert len(STEPS) >= 4 and STEPS[0].page == "home"
+    open_cold(page, cold_server, "/?tour=1&step=1&present=1")
+    assert_healthy(page, cold_server)
+    wait_for_charts(page)
+    seen = [chart_signature(page)]
+    headings = [page.locator("h1").first.inner_text()]
+    assert_presenting(page, 1)
+
+    for number in range(2, 5):
+        if number == 3:  # the right arrow key moves on as the Next link does
+            page.locator("h1").first.click()  # focus the page, not a text field
+            page.keyboard.press("ArrowRight")
+        else:
+            page.get_by_role("link", name=f"Next: {STEPS[number - 1].title}").click()
+        seen.append(wait_for_step(page, cold_server, number, seen[-1]))
+        headings.append(page.locator("h1").first.inner_text())
+        assert_presenting(page, number)
+
+    assert len(set(seen)) == len(seen), seen  # every step drew a chart of its own
+    # Home, then the cliff twice (H100, then B200: the same page with new parameters), then the seating chart.
+    assert headings[1] == headings[2] != headings[0] and headings[3] != headings[2], headings
