@@ -39,12 +39,13 @@ TOPOLOGY_LABELS = {"auto": "The method's", "ring": "Flat ring (every GPU)", "hie
                    "allgather": "All-gather"}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# Shared, never copied: the view is a frozen result only read here. Keyed by the inputs' repr (one string).
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs={PageInputs: repr})
 def cached_view(inputs: PageInputs):
     return crossdc_view(inputs)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={PageInputs: repr})
 def cached_figures(inputs: PageInputs):
     view = cached_view(inputs)
     chosen = inputs.method

@@ -37,19 +37,27 @@ if chosen:
     entries = [catalog.entry(chosen)]
 state.sync_url()
 
-rows = []
-for entry in entries:
-    for name, figure in entry.figures().items():
-        rows.append({"Entry": entry.name, "id": entry.id, "Figure": figure_label(entry, name), "Value": figure.text(),
-                     "Direction": direction_text(figure) or "—", "Basis": figure.basis,
-                     "Sources": ", ".join(figure.source_ids)})
-if kind == "node":
-    for node in entries:
-        rows.append({"Entry": node.name, "id": node.id, "Figure": "layout",
-                     "Value": f"{node.gpus} × {node.gpu}, NVLink domain {node.scaleup_domain}, "
-                              f"{node.nics} × {node.nic}",
-                     "Direction": "—", "Basis": "spec", "Sources": ", ".join(node.source_ids)})
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def figure_table(kind: str, chosen: str) -> pd.DataFrame:
+    """Every figure of the kind's entries (or of the chosen one), one row each: built once per view."""
+    entries = [catalog.entry(chosen)] if chosen else catalog_entries_of_kind(catalog, kind)
+    rows = []
+    for entry in entries:
+        for name, figure in entry.figures().items():
+            rows.append({"Entry": entry.name, "id": entry.id, "Figure": figure_label(entry, name),
+                         "Value": figure.text(), "Direction": direction_text(figure) or "—", "Basis": figure.basis,
+                         "Sources": ", ".join(figure.source_ids)})
+    if kind == "node":
+        for node in entries:
+            rows.append({"Entry": node.name, "id": node.id, "Figure": "layout",
+                         "Value": f"{node.gpus} × {node.gpu}, NVLink domain {node.scaleup_domain}, "
+                                  f"{node.nics} × {node.nic}",
+                         "Direction": "—", "Basis": "spec", "Sources": ", ".join(node.source_ids)})
+    return pd.DataFrame(rows)
+
+
+st.dataframe(figure_table(kind, chosen or ""), hide_index=True, width="stretch")
 
 for entry in entries:
     with st.expander(f"{entry.name} · `{entry.id}`", expanded=bool(chosen)):

@@ -30,6 +30,7 @@ from interconnect.models.cliff import (
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
 from interconnect.ui.page import (
     PageState,
+    chart,
     custom_gpu_controls,
     direction_text,
     escape_markdown,
@@ -205,8 +206,8 @@ def cliff_view(state: PageState) -> None:
 
 
     bars = cliff_bars(catalog, gpu.id, nic.id, direction=direction, basis=state["basis"], nics_per_node=server.nics)
-    st.plotly_chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"], custom_key),
-                    width="stretch", key="cliff-chart")
+    chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"], custom_key),
+          key="cliff-chart")
     if state["basis"] == "achieved":
         fallback = [bar.label for bar in bars if bar.basis != "achieved"]
         if fallback:
@@ -254,7 +255,7 @@ def generations_section() -> None:
     st.caption("Each GPU in the server its maker ships it in, per GPU: the network is that server's NICs shared out "
                "over its GPUs (Gaudi 3: 24 on-chip 200 GbE ports for 8 cards; GB200: 72 NICs for the 72 GPUs of an "
                "NVL72 rack). By release year; within a year, each maker's generations in order.")
-    st.plotly_chart(_generations_chart(), width="stretch", key="generation-chart")
+    chart(_generations_chart(), key="generation-chart")
 
 
 def layers_section() -> None:
