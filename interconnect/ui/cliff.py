@@ -97,10 +97,12 @@ def _properties(link) -> str:
 def cliff_view(state: PageState) -> None:
     """The controls, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
     catalog = get_catalog()
-    left, middle, rate, right = st.columns([2, 2, 1, 1])
+    custom_nic_chosen = state["nic"] == "custom"
+    # The custom rate's column exists only while it is in use, so the NIC count keeps room for "8 (auto)".
+    columns = st.columns([2, 2, 1.3, 1.3] if custom_nic_chosen else [2, 2, 1.3])
+    left, middle, right = columns[0], columns[1], columns[-1]
     gpu = gpu_picker(state, catalog=catalog, container=left)
     custom_gpu_controls(state, catalog)
-    custom_nic_chosen = state["nic"] == "custom"
     custom_key = ()
     if gpu.id == CUSTOM_GPU_ID or custom_nic_chosen:
         custom_key = (tuple((key, state[key]) for key in ("gpu", *CUSTOM_GPU_KEYS)) if gpu.id == CUSTOM_GPU_ID else (),
@@ -115,7 +117,7 @@ def cliff_view(state: PageState) -> None:
     nic_choice = middle.selectbox("Network card", list(nic_names), key=state.key("nic"), format_func=nic_names.get,
                                   help=f"The GPU's reference server is the {node.name}.")
     if custom_nic_chosen:  # in the link only while in use, so drawn only then
-        rate.text_input("Custom NIC rate", key=state.key("nic_bw"),
+        columns[2].text_input("Custom NIC rate", key=state.key("nic_bw"),
                         help="Per direction, e.g. '800 Gbit/s' or '1.6 Tbit/s'.")
     nic_id = None if nic_choice == "auto" else CUSTOM_NIC_ID if custom_nic_chosen else nic_choice
     auto_nics = server_nics(catalog, gpu.id, nic_id).nics
