@@ -242,7 +242,7 @@ def cliff_view(state: PageState) -> None:
 
     st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
     table_unit = "GBps" if unit_key == "bluray" else unit_key  # the next column already counts discs
-    st.dataframe(pd.DataFrame({
+    st.table(pd.DataFrame({
         "Link": [bar.label for bar in bars],
         "Bandwidth": [bar_text(replace(bar, basis=state["basis"]), table_unit, direction, state["basis"])
                       for bar in bars],  # the basis has its own column
