@@ -34,6 +34,7 @@ from interconnect.models.collectives import (
     compare_sweep,
     normalize_collective,
 )
+from interconnect.models.custom import name_problem
 from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
 
 DEFAULT_SIZE = "256 MiB"
@@ -60,7 +61,13 @@ def _protocol(text: str) -> str:
 
 
 def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, ...] = ALLREDUCE_ALGORITHMS) -> None:
-    parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id (default h100-sxm)")
+    parser.add_argument("--gpu", default="h100-sxm",
+                        help="GPU catalog id (default h100-sxm), or 'custom' with --gpu-bw (and --gpu-base)")
+    parser.add_argument("--gpu-bw", metavar="RATE",
+                        help="a custom GPU's scale-up bandwidth per direction ('3.6 TB/s'), as the page's gpu_bw")
+    parser.add_argument("--gpu-base", metavar="ID",
+                        help="the catalog GPU whose compute, memory and server a custom GPU keeps (default h100-sxm)")
+    parser.add_argument("--gpu-name", metavar="NAME", help="a custom GPU's name in the output (default 'Custom GPU')")
     parser.add_argument("--gpus-per-node", type=_positive_int,
                         help="GPUs per server (default: the GPU's reference node)")
     parser.add_argument("--nodes", type=_positive_int, help="servers (default 1; compare: from the log's rank count)")
@@ -128,12 +135,37 @@ def _check_hop_latency(text: str | None) -> None:
         raise CliError(f"--hop-latency: {exc}") from exc
 
 
+def _custom_gpu(args: argparse.Namespace) -> dict[str, Any]:
+    """The custom GPU the flags describe, checked strictly (the page would warn and fall back)."""
+    given = [flag for flag, value in (("--gpu-bw", args.gpu_bw), ("--gpu-base", args.gpu_base),
+                                      ("--gpu-name", args.gpu_name)) if value is not None]
+    if args.gpu != "custom":
+        if given:
+            raise CliError(f"{given[0]} describes a custom GPU: use it with --gpu custom")
+        return {}
+    if args.gpu_bw is None:
+        raise CliError("--gpu custom needs --gpu-bw, its scale-up bandwidth per direction (e.g. '3.6 TB/s')")
+    try:
+        parse_quantity(args.gpu_bw, "bandwidth")
+    except QuantityInputError as exc:
+        raise CliError(f"--gpu-bw: {exc}") from exc
+    base = args.gpu_base or "h100-sxm"
+    if base not in get_catalog().gpus:
+        raise CliError(f"--gpu-base: unknown GPU id '{base}'; known ids: {', '.join(sorted(get_catalog().gpus))}")
+    problem = name_problem(args.gpu_name) if args.gpu_name is not None else None
+    if problem:
+        raise CliError(f"--gpu-name: {problem}")
+    return {"gpu_base": base, "scaleup_bandwidth": args.gpu_bw, "gpu_name": args.gpu_name}
+
+
 def _cluster(args: argparse.Namespace, nodes: int | None = None) -> tuple[Cluster, list[str]]:
     _check_nic(args.nic)
     _check_hop_latency(args.hop_latency)
+    custom = _custom_gpu(args)
     try:
         return resolve_cluster(
             args.gpu,
+            **custom,
             gpus_per_node=args.gpus_per_node,
             nodes=nodes if nodes is not None else (args.nodes or 1),
             nic=args.nic,

@@ -205,3 +205,38 @@ def test_compare_says_which_cluster_reproduces_the_fit(capsys, two_node_log):
     measured = payload["measured_cluster"]
     assert measured["nic"]["unit"] == "Gbit/s" and measured["hop_latency"]["unit"] == "us"
     assert 50 < measured["nic"]["value"] < 200 and measured["hop_latency"]["value"] >= 0
+
+
+# --- a custom GPU, as the pages' gpu=custom link describes one -----------------------------------------------------
+
+ONE_NODE_1GIB = ["allreduce", "--gpus-per-node", "8", "--size", "1 GiB", "--json"]
+
+
+def test_custom_gpu_with_its_bases_bandwidth_is_the_base(capsys):
+    # H100's NVLink 4: 900 GB/s both directions = 450 GB/s per direction (the catalog's h100-sxm entry).
+    base, _ = _json(capsys, ["allreduce", "--gpu", "h100-sxm", *ONE_NODE_1GIB[1:]])
+    custom, _ = _json(capsys, ["allreduce", "--gpu", "custom", "--gpu-bw", "450 GB/s", *ONE_NODE_1GIB[1:]])
+    assert custom["cluster"]["gpu_custom"] is True and custom["cluster"]["gpu_name"] == "Custom GPU"
+    assert custom["time"]["value"] == pytest.approx(base["time"]["value"], rel=1e-9)
+
+
+def test_custom_gpu_twice_the_scale_up_halves_a_bandwidth_bound_all_reduce(capsys):
+    # 1 GiB on one 8-GPU node is bandwidth-bound: time = latency + 2(n-1)/n * S / busbw, and the latency
+    # term is microseconds against milliseconds, so doubling the scale-up very nearly halves the time.
+    slow, _ = _json(capsys, ["allreduce", "--gpu", "custom", "--gpu-bw", "450 GB/s", *ONE_NODE_1GIB[1:]])
+    fast, _ = _json(capsys, ["allreduce", "--gpu", "custom", "--gpu-bw", "7200 Gbit/s", "--gpu-name", "Next",
+                             *ONE_NODE_1GIB[1:]])
+    assert fast["cluster"]["gpu_name"] == "Next"
+    assert fast["time"]["value"] / slow["time"]["value"] == pytest.approx(0.5, rel=0.02)
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["--gpu", "custom"], "--gpu custom needs --gpu-bw"),
+    (["--gpu-bw", "3 TB/s"], "--gpu-bw describes a custom GPU"),
+    (["--gpu", "custom", "--gpu-bw", "9^9^8 B"], "no arithmetic"),
+    (["--gpu", "custom", "--gpu-bw", "5 parsecs"], "--gpu-bw"),
+    (["--gpu", "custom", "--gpu-bw", "3 TB/s", "--gpu-base", "nope"], "unknown GPU id 'nope'"),
+    (["--gpu", "custom", "--gpu-bw", "3 TB/s", "--gpu-name", "<b>x</b>"], "--gpu-name: only letters"),
+])
+def test_custom_gpu_flags_are_checked_strictly(capsys, argv, fragment):
+    assert fragment in _error(capsys, ["allreduce", *argv])
