@@ -36,6 +36,7 @@ from interconnect.ui.page import (
     escape_markdown,
     figure_sources,
     gpu_picker,
+    quiet_text,
     source_popover,
 )
 from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
@@ -91,6 +92,30 @@ def _properties(link) -> str:
     if link.in_network_reduction:
         words.append("adds up data in the switch")
     return ", ".join(word for word in words if word)
+
+
+def _bar_source(bar, catalog) -> str:
+    """One bar's figure as published, its direction, basis, catalog id, note and sources, in Markdown."""
+    head = (f"**{escape_markdown(bar.label)}**: {bar.figure.text()} as published, {direction_text(bar.figure)}, "
+            f"{bar.basis} · catalog id `{bar.entry_id}`")
+    note = f"  \n{quiet_text(bar.figure.note)}" if bar.figure.note else ""
+    return f"{head}{note}\n\n{figure_sources(catalog, bar.figure)}"
+
+
+@st.cache_resource(show_spinner=False, max_entries=512)
+def _bars_view(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: str, basis: str, custom: tuple = ()):
+    """The bars of one view, their sources as Markdown and the Blu-ray table: built once per view."""
+    catalog = view_catalog(custom)
+    bars = cliff_bars(catalog, gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
+    table_unit = "GBps" if unit_key == "bluray" else unit_key  # the next column already counts discs
+    blu_ray = pd.DataFrame({
+        "Link": [bar.label for bar in bars],
+        "Bandwidth": [bar_text(replace(bar, basis=basis), table_unit, direction, basis)
+                      for bar in bars],  # the basis has its own column
+        "One Blu-ray takes": [format_duration(transfer_time(bar.bandwidth)) for bar in bars],
+        "Basis": [bar.basis for bar in bars],
+    })
+    return bars, "\n\n".join(_bar_source(bar, catalog) for bar in bars), blu_ray
 
 
 @st.fragment
@@ -207,7 +232,8 @@ def cliff_view(state: PageState) -> None:
 
 
 
-    bars = cliff_bars(catalog, gpu.id, nic.id, direction=direction, basis=state["basis"], nics_per_node=server.nics)
+    bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"],
+                                            custom_key)
     chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"], custom_key),
           key="cliff-chart")
     if state["basis"] == "achieved":
@@ -222,13 +248,7 @@ def cliff_view(state: PageState) -> None:
                    container=s3)
 
     with st.expander("Where every bar comes from"):
-        for bar in bars:
-            st.markdown(f"**{escape_markdown(bar.label)}**: {bar.figure.text()} as published, "
-                        f"{direction_text(bar.figure)}, "
-                        f"{bar.basis} · catalog id `{bar.entry_id}`")
-            if bar.figure.note:
-                st.caption(bar.figure.note)
-            st.markdown(figure_sources(catalog, bar.figure))
+        st.markdown(bar_sources)  # one element: a fast redraw
 
     # A custom GPU only borrows its base's scale-up link: the popular figures about that link are not about it.
     claims = quoted_claims(catalog, [bar for bar in bars
@@ -241,14 +261,7 @@ def cliff_view(state: PageState) -> None:
                 st.markdown(f"**What the sources say:** {claim['correction']}")
 
     st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
-    table_unit = "GBps" if unit_key == "bluray" else unit_key  # the next column already counts discs
-    st.table(pd.DataFrame({
-        "Link": [bar.label for bar in bars],
-        "Bandwidth": [bar_text(replace(bar, basis=state["basis"]), table_unit, direction, state["basis"])
-                      for bar in bars],  # the basis has its own column
-        "One Blu-ray takes": [format_duration(transfer_time(bar.bandwidth)) for bar in bars],
-        "Basis": [bar.basis for bar in bars],
-    }), hide_index=True, width="stretch")
+    st.table(blu_ray, hide_index=True, width="stretch")
 
 
 def generations_section() -> None:
