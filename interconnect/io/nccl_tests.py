@@ -1176,6 +1176,17 @@ class _TextParser:
         self.inferred_layouts[key] = layout
         return layout
 
+    def _append_row(self, line_number: int, size: int, count: int, dtype: str, redop: str,
+                    out_values: tuple | list, in_values: tuple | list) -> None:
+        """Keep one accepted data row: its line, size, count, type, operation and both placements' values."""
+        self.row_lines.append(line_number)
+        self.sizes.append(size)
+        self.counts.append(count)
+        self.dtypes.append(dtype)
+        self.redops.append(redop)
+        self.out_values.extend(out_values)
+        self.in_values.extend(in_values)
+
     def _add_row(self, tokens: list[str], line_number: int) -> None:
         self._check_row_count(line_number)
         layout = self.header_layout
@@ -1226,13 +1237,7 @@ class _TextParser:
             return
         if wrong:
             self.wrong_rows.append(line_number)
-        self.row_lines.append(line_number)
-        self.sizes.append(size)
-        self.counts.append(count)
-        self.dtypes.append(dtype)
-        self.redops.append(redop)
-        self.out_values.extend(out_values)
-        self.in_values.extend(in_values)
+        self._append_row(line_number, size, count, dtype, redop, out_values, in_values)
 
     def _add_plain_row(self, tokens: list[str], layout: _Layout, line_number: int) -> bool:
         """Add the common row by the fast path.
@@ -1277,13 +1282,7 @@ class _TextParser:
             out_values, in_values = values, (math.nan, math.nan, math.nan)
         else:
             out_values, in_values = (math.nan, math.nan, math.nan), values
-        self.row_lines.append(line_number)
-        self.sizes.append(size)
-        self.counts.append(count)
-        self.dtypes.append(dtype)
-        self.redops.append(redop)
-        self.out_values.extend(out_values)
-        self.in_values.extend(in_values)
+        self._append_row(line_number, size, count, dtype, redop, out_values, in_values)
         return True
 
     def _check_dtype(self, dtype: str, line_number: int) -> None:

@@ -69,7 +69,7 @@ def view_catalog(custom: tuple):
 # Figures are pure functions of a few ids and numbers: built once per server process for each view.
 @st.cache_resource(show_spinner=False, max_entries=512)
 def _cliff_chart(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: str, basis: str, custom: tuple = ()):
-    bars = cliff_bars(view_catalog(custom), gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
+    bars = _bars_view(gpu_id, nic_id, nics, direction, unit_key, basis, custom)[0]  # the same bars as the text
     return cliff_figure(bars, unit_key, direction, basis)
 
 
