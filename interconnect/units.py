@@ -411,10 +411,12 @@ def format_duration(quantity: pint.Quantity) -> str:
 def format_seconds(seconds: float) -> str:
     """:func:`format_duration` for a plain number of seconds (no pint conversion: for hot loops).
 
-    >>> format_seconds(0.0123), format_seconds(34.4), format_seconds(2.5e-7)
-    ('12.3 ms', '34.4 s', '250 ns')
+    >>> format_seconds(0.0123), format_seconds(34.4), format_seconds(2.5e-7), format_seconds(0.0)
+    ('12.3 ms', '34.4 s', '250 ns', '0 s')
     """
     magnitude = abs(seconds)
+    if magnitude == 0:  # nothing exposed, no wait: in seconds, not in the smallest unit there is
+        return "0 s"
     if magnitude >= 2 * 86400:
         return f"{_three_significant(seconds / 86400)} days"
     if magnitude >= 3600:

@@ -1,24 +1,17 @@
 """Page: the seating chart. Seat each kind of parallelism on the wire it can afford, and see the bill."""
 
-from dataclasses import replace
 
-import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.seating import MAX_GRID_GPUS, bill_figure, gpu_grid_figure, memory_figure
-from interconnect.models.cluster import Cluster
+from interconnect.figures.seating import MAX_GRID_GPUS
 from interconnect.models.parallelism import (
     Layout,
     Workload,
     layout_problems,
-    memory_per_gpu,
-    plan,
-    search_layouts,
-    tp_comparison,
 )
-from interconnect.models.presets import ModelPreset, custom_model, load_model_presets, model_sources
-from interconnect.ui.cluster import CLUSTER_HASH, cluster_controls, resolve_page_cluster, show_cluster_sources
+from interconnect.models.presets import custom_model, load_model_presets, model_sources
+from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
 from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import (
     CLUSTER_KEYS,
@@ -27,6 +20,15 @@ from interconnect.ui.pagespecs import (
     SEATING_COMPARISONS,
     seating_specs,
 )
+from interconnect.ui.seating import (
+    bill_view,
+    cached_plan,
+    cached_search,
+    grid_figure,
+    memory_view,
+    tp_pair,
+)
+from interconnect.units import format_seconds
 
 page_setup("The seating chart",
            "Which kind of parallelism sits on which wire, what it sends per step, and what that costs.")
@@ -35,76 +37,9 @@ PRESETS = load_model_presets()
 state = PageState("seating", seating_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
 
-# --- cached core calls (pure functions of hashable inputs) ----------------------------------------
-# Shared, never copied (cache_resource): the results are frozen dataclasses and figures that are only
-# read. Keys are the inputs' reprs (every field, one string) rather than Streamlit's field-by-field walk.
-HASH = {**CLUSTER_HASH, ModelPreset: repr, Layout: repr, Workload: repr}
-
-
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
-def _plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
-    return plan(model, cluster, layout, workload)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
-def _memory_by_stage(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
-    stages = {z: memory_per_gpu(model, cluster, replace(layout, zero=z), workload) for z in range(4)}
-    modes = {m: memory_per_gpu(model, cluster, layout, workload, recompute=m).activations
-             for m in ("none", "selective", "full")}
-    return stages, modes
-
-
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
-def _grid(layout: Layout, domain: int, colour: str, label: str):
-    # figures are cached as objects (no pickling); Streamlit only reads them
-    return gpu_grid_figure(layout, domain, colour, domain_label=label)
-
-
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
-def _bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
-    bill = plan(model, cluster, layout, workload)
-    rows = [d for d in bill.dimensions if d.degree > 1]
-    table = pd.DataFrame({
-        "dimension": [d.label for d in rows],
-        "degree": [d.degree for d in rows],
-        "collective": [d.collective for d in rows],
-        "tier": [d.tier for d in rows],
-        "GB per step per GPU": [round(d.bytes_per_step / 1e9, 3) for d in rows],
-        "calls per step": [int(d.calls_per_step) for d in rows],
-        "time on the tier": [_seconds(d.time_s) for d in rows],
-        "can it overlap?": [d.overlap for d in rows],
-        "exposed": [_seconds(d.exposed_s) for d in rows],
-    })
-    return bill_figure(bill), table
-
-
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
-def _memory_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
-    stages, modes = _memory_by_stage(model, cluster, layout, workload)
-    return memory_figure(stages, layout.zero, recompute=workload.recompute), modes
-
-
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
-def _search(model: ModelPreset, cluster: Cluster, workload: Workload):
-    return search_layouts(model, cluster, workload)
-
-
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
-def _tp_pair(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
-    return tp_comparison(model, cluster, layout, workload)
-
-
 def _use_layout(layout: Layout) -> None:
     for key, value in layout.as_dict().items():
         st.session_state[state.key(key)] = value
-
-
-def _seconds(value: float) -> str:
-    if value >= 1:
-        return f"{value:.3g} s"
-    if value >= 1e-3:
-        return f"{value * 1e3:.3g} ms"
-    return f"{value * 1e6:.3g} µs"
 
 
 # --- controls -------------------------------------------------------------------------------------
@@ -177,10 +112,10 @@ if problems:
     st.error("**This layout cannot run.** " + " ".join(escape_markdown(p) for p in problems))
     st.caption("Change the degrees above, or let the page find the fastest layout that fits (Compare with, below).")
 else:
-    bill = _plan(model, cluster, layout, workload)
+    bill = cached_plan(model, cluster, layout, workload)
     k1, k2, k3, k4, k5 = st.columns(5)
-    k1.metric("Step time", _seconds(bill.step_s))
-    k2.metric("Exposed communication", _seconds(bill.exposed_s),
+    k1.metric("Step time", format_seconds(bill.step_s))
+    k2.metric("Exposed communication", format_seconds(bill.exposed_s),
               help="Communication nothing hides: the part of the step spent waiting on the wire.")
     k3.metric("Utilisation (MFU)", f"{bill.mfu:.0%}", help="Model FLOPs per second over the GPUs' BF16 peak.")
     k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=f"{bill.micro_batches} micro-batches per step.")
@@ -210,7 +145,7 @@ def grid_section() -> None:
                 "still covers all of them.")
         return
     colour = state["colour"]
-    chart(_grid(layout, cluster.domain_size, colour, domain_label), key="seating-grid")
+    chart(grid_figure(layout, cluster.domain_size, colour, domain_label), key="seating-grid")
     st.caption(
         f"Each box is one {domain_label}: its GPUs share NVLink. Green rings: a group's traffic on NVLink; blue dashed "
         f"lines: traffic that has to leave the {domain_label} through the NICs (the first groups are drawn). A red "
@@ -222,7 +157,7 @@ grid_section()
 
 if bill is not None:
     st.subheader("The bill, per dimension")
-    figure, table = _bill_view(model, cluster, layout, workload)
+    figure, table = bill_view(model, cluster, layout, workload)
     chart(figure, key="seating-bill")
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, all-gather, "
@@ -230,7 +165,7 @@ if bill is not None:
                "each group actually spans.")
 
     st.subheader("Memory per GPU")
-    figure, modes = _memory_view(model, cluster, layout, workload)
+    figure, modes = memory_view(model, cluster, layout, workload)
     chart(figure, key="seating-memory")
     st.caption(
         f"Activations with this layout: {modes['none'] / 1e9:.1f} GB stored as they are, "
@@ -248,7 +183,7 @@ def comparison_section() -> None:
     state.sync_url()
     choice = state["cmp"]
     if choice == "tp":
-        inside, across = _tp_pair(model, cluster, layout, workload)
+        inside, across = tp_pair(model, cluster, layout, workload)
         cols = st.columns(2)
         for col, side, title in ((cols[0], inside, "TP inside the NVLink domain"),
                                  (cols[1], across, "TP across two domains")):
@@ -260,25 +195,25 @@ def comparison_section() -> None:
                 tp_row = next(d for d in side.dimensions if d.name == "tp")
                 st.markdown(f"{escape_markdown(side.layout.label())}: TP traffic on **{tp_row.tier}**")
                 a, b = st.columns(2)
-                a.metric("Step time", _seconds(side.step_s))
-                b.metric("TP exposed", _seconds(tp_row.exposed_s))
+                a.metric("Step time", format_seconds(side.step_s))
+                b.metric("TP exposed", format_seconds(tp_row.exposed_s))
         if not isinstance(inside, str) and not isinstance(across, str):
             ratio = across.step_s / inside.step_s
             st.markdown(f"Crossing the {domain_label} boundary makes each step **{ratio:.2f}×** as long here. "
                         "Nothing in the model says where TP belongs: the NIC is simply slower per call than NVLink, "
                         "and TP calls sit on the critical path.")
     elif choice == "search":
-        found = _search(model, cluster, workload)
+        found = cached_search(model, cluster, workload)
         if found.best is None:
             st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid} valid layouts "
                      "tried). Add GPUs, shorten the sequence or the micro-batch, or recompute activations.")
             return
         best = found.best
         st.markdown(f"Tried {found.tried:,} factorizations: {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
-                    f"**{escape_markdown(best.layout.label())}**, step {_seconds(best.step_s)}, MFU {best.mfu:.0%}, "
-                    f"{best.memory.total / 1e9:.0f} GB per GPU.")
+                    f"**{escape_markdown(best.layout.label())}**, step {format_seconds(best.step_s)}, "
+                    f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
         if bill is not None:
-            st.caption(f"This page's layout: step {_seconds(bill.step_s)} "
+            st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "
                        f"({bill.step_s / best.step_s:.2f}× the fastest).")
         st.button("Use this layout", on_click=_use_layout, args=(best.layout,), key="seating.use-best")
 

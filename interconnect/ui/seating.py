@@ -1,0 +1,76 @@
+"""The Seating chart page's cached core calls: pure functions of hashable inputs, computed once per view.
+
+Kept out of ``pages/4_Seating_chart.py`` so the page only reads its inputs, calls these and draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from interconnect.figures.seating import bill_figure, gpu_grid_figure, memory_figure
+from interconnect.models.cluster import Cluster
+from interconnect.models.parallelism import Layout, Workload, memory_per_gpu, plan, search_layouts, tp_comparison
+from interconnect.models.presets import ModelPreset
+from interconnect.ui.cluster import CLUSTER_HASH
+from interconnect.units import format_seconds
+
+# --- cached core calls (pure functions of hashable inputs) ----------------------------------------
+# Shared, never copied (cache_resource): the results are frozen dataclasses and figures that are only
+# read. Keys are the inputs' reprs (every field, one string) rather than Streamlit's field-by-field walk.
+HASH = {**CLUSTER_HASH, ModelPreset: repr, Layout: repr, Workload: repr}
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def cached_plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    return plan(model, cluster, layout, workload)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def memory_by_stage(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    stages = {z: memory_per_gpu(model, cluster, replace(layout, zero=z), workload) for z in range(4)}
+    modes = {m: memory_per_gpu(model, cluster, layout, workload, recompute=m).activations
+             for m in ("none", "selective", "full")}
+    return stages, modes
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def grid_figure(layout: Layout, domain: int, colour: str, label: str):
+    # figures are cached as objects (no pickling); Streamlit only reads them
+    return gpu_grid_figure(layout, domain, colour, domain_label=label)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    bill = plan(model, cluster, layout, workload)
+    rows = [d for d in bill.dimensions if d.degree > 1]
+    table = pd.DataFrame({
+        "dimension": [d.label for d in rows],
+        "degree": [d.degree for d in rows],
+        "collective": [d.collective for d in rows],
+        "tier": [d.tier for d in rows],
+        "GB per step per GPU": [round(d.bytes_per_step / 1e9, 3) for d in rows],
+        "calls per step": [int(d.calls_per_step) for d in rows],
+        "time on the tier": [format_seconds(d.time_s) for d in rows],
+        "can it overlap?": [d.overlap for d in rows],
+        "exposed": [format_seconds(d.exposed_s) for d in rows],
+    })
+    return bill_figure(bill), table
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def memory_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    stages, modes = memory_by_stage(model, cluster, layout, workload)
+    return memory_figure(stages, layout.zero, recompute=workload.recompute), modes
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def cached_search(model: ModelPreset, cluster: Cluster, workload: Workload):
+    return search_layouts(model, cluster, workload)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def tp_pair(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    return tp_comparison(model, cluster, layout, workload)
