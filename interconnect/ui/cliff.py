@@ -36,6 +36,7 @@ from interconnect.ui.page import (
     escape_markdown,
     figure_sources,
     gpu_picker,
+    markdown_table,
     quiet_text,
     source_popover,
 )
@@ -79,11 +80,11 @@ def _generations_chart():
 
 
 @st.cache_resource(show_spinner=False)
-def _layer_table(layer: str) -> pd.DataFrame:
-    return pd.DataFrame([{
+def _layer_table(layer: str) -> str:
+    return markdown_table(pd.DataFrame([{
         "Link": link.name, "What it is": link.summary, "Medium": link.medium,
         "Reach": link.reach.text() if link.reach else "—", "Properties": _properties(link), "Made by": link.vendor,
-    } for link in get_catalog().layer(layer).values()])
+    } for link in get_catalog().layer(layer).values()]))
 
 
 def _properties(link) -> str:
@@ -108,13 +109,13 @@ def _bars_view(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: st
     catalog = view_catalog(custom)
     bars = cliff_bars(catalog, gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
     table_unit = "GBps" if unit_key == "bluray" else unit_key  # the next column already counts discs
-    blu_ray = pd.DataFrame({
+    blu_ray = markdown_table(pd.DataFrame({
         "Link": [bar.label for bar in bars],
         "Bandwidth": [bar_text(replace(bar, basis=basis), table_unit, direction, basis)
                       for bar in bars],  # the basis has its own column
         "One Blu-ray takes": [format_duration(transfer_time(bar.bandwidth)) for bar in bars],
         "Basis": [bar.basis for bar in bars],
-    })
+    }))
     return bars, "\n\n".join(_bar_source(bar, catalog) for bar in bars), blu_ray
 
 
@@ -261,7 +262,7 @@ def cliff_view(state: PageState) -> None:
                 st.markdown(f"**What the sources say:** {claim['correction']}")
 
     st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
-    st.table(blu_ray, hide_index=True, width="stretch")
+    st.markdown(blu_ray)  # a Markdown table: lighter for the browser than st.table
 
 
 def generations_section() -> None:
@@ -279,8 +280,9 @@ def layers_section() -> None:
     st.markdown("These are layers of one system, not rival products: a real cluster uses all of them at once.")
     tabs = st.tabs([LAYER_TITLES[layer] for layer in PHYSICAL_LAYERS])
     for tab, layer in zip(tabs, PHYSICAL_LAYERS, strict=True):
-        # A static table wraps long text: every column stays on screen at 1280 px, nothing is cut off.
-        tab.table(_layer_table(layer), hide_index=True)
+        # A Markdown table wraps long text (every column stays on screen at 1280 px) and costs the browser
+        # less than st.table.
+        tab.markdown(_layer_table(layer))
     st.caption("NVLink and NVSwitch are NVIDIA's; so, since NVIDIA bought Mellanox (closed April 2020), is most "
                "InfiniBand. RoCE v2 carries the same RDMA verbs over routable UDP/IP Ethernet. Infinity Fabric is "
                "AMD's; Gaudi's scale-up and scale-out ports are standard Ethernet (RoCE v2) on the chip itself.")

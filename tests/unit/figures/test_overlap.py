@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from interconnect.figures.overlap import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
+from interconnect.figures.overlap import (
+    TIMELINE_SEGMENTS,
+    claim_figure,
+    node_sweep_figure,
+    timeline_figure,
+    token_sweep_figure,
+)
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.overlap import (
     Workload,
@@ -40,6 +46,13 @@ def test_timeline_of_405b_merges_thirty_thousand_buckets_into_one_trace():
     assert comm.base[0] == pytest.approx(starts[0]) and comm.base[-1] + comm.x[-1] == pytest.approx(ends[-1])
     assert figure.layout.xaxis.title.text == "time into the step (s)"
     assert f"{step.buckets.count:,} buckets" in figure.layout.title.text
+
+
+def test_timeline_draws_at_most_its_default_segment_count():
+    step = step_schedule(CLUSTER, Workload.from_preset(load_model_presets()["llama3-405b"]), 4096)
+    comm = timeline_figure(step).data[1]
+    assert TIMELINE_SEGMENTS < 600 and len(comm.x) <= TIMELINE_SEGMENTS + 1
+    assert np.sum(comm.x) == pytest.approx(step.events.buckets()[1][-1] - step.events.buckets()[0][0], rel=0.05)
 
 
 def test_timeline_shades_the_exposed_tail():
