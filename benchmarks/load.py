@@ -38,6 +38,7 @@ def main() -> None:
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else ROUNDS
     timings: list[float] = []
     leaks: list[str] = []
+    page_errors: list[str] = []  # uncaught errors in Streamlit's front end, any session
     with server() as app, chromium() as first_context:
         browser = first_context.browser
         before = peak = rss_mib(app.process.pid)
@@ -45,6 +46,7 @@ def main() -> None:
         for i in range(sessions):
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
+            page.on("pageerror", lambda error: page_errors.append(str(error)))
             if i % 2 == 0:
                 path, key, url_key, base = "/All_reduce", "allreduce.nodes", "nodes", 2 + i
                 query = f"?gpu={GPUS[i % len(GPUS)]}&nodes={base}"
@@ -70,8 +72,9 @@ def main() -> None:
     print(f"sessions: {sessions}; interactions: {len(timings)}; sessions that saw another's state: {len(leaks)}")
     print(f"change -> redraw: p50 {statistics.median(timings):.0f} ms, p95 {p95:.0f} ms")
     print(f"server memory (RSS): before {before:.0f} MiB, peak {peak:.0f} MiB, after {after:.0f} MiB")
-    for leak in leaks[:5]:
-        print("  " + leak)
+    print(f"uncaught errors in the browser: {len(page_errors)}")
+    for problem in [*leaks[:5], *page_errors[:5]]:
+        print("  " + problem)
 
 
 if __name__ == "__main__":

@@ -84,7 +84,9 @@ with st.container(border=True):
                     help="Expert parallelism: only for a mixture-of-experts model.")
     l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
 
-state.sync_url()
+# The URL and the share link are written by the two fragments below, which run in every full run too:
+# a fragment may only update the title's link slot if it wrote it in the last full run, and a third
+# write from here made Streamlit's front end fail on about one cold visit in six (a blank page).
 values = state.values()
 cluster, cluster_warnings = resolve_page_cluster(values)
 for warning in cluster_warnings:

@@ -424,7 +424,6 @@ def link_to(name: str, label: str, **options: Any) -> None:
 # --- talks: presentation mode, the guided tour, the link to the view --------------------------
 
 _LINK_SLOT = "talk.link_slot"
-_LINK_WRITTEN = "talk.link_written"  # (the slot, the link it shows)
 _WRITTEN = "url.written."
 
 _PRESENT_CSS = """
@@ -543,14 +542,6 @@ def show_share_link(query: dict[str, str]) -> None:
     slot = st.session_state.get(_LINK_SLOT)
     if slot is None:
         return
-    # Once per slot and link: a page that syncs its URL in several places (the Seating chart: the page and
-    # its two fragments) would otherwise replace the slot's pop-over up to three times in one run, and
-    # Chromium then failed to draw the page at all about one cold visit in six ("Cannot set a node at a
-    # delta path" in Streamlit's front end). A fragment rerun that changes the link writes it again.
-    written = st.session_state.get(_LINK_WRITTEN)
-    if written is not None and written[0] is slot and written[1] == query:
-        return
-    st.session_state[_LINK_WRITTEN] = (slot, dict(query))
     try:
         base = st.context.url or ""
     except Exception:  # no browser context (AppTest)

@@ -8,7 +8,8 @@ has never served a page catches a deep link that breaks when it is the first req
 - ``cold_server`` (function scope): a server started for one test; open it with
   :func:`browser_helpers.open_cold` so the first page request it ever sees is the deep link.
 - ``page``: a new browser context per test (its own Streamlit session). Requests to anything but
-  127.0.0.1 are aborted and listed in the ``blocked_requests`` fixture.
+  127.0.0.1 are aborted and listed in the ``blocked_requests`` fixture; an uncaught error in the
+  page's JavaScript fails the test at teardown.
 
 A cold deep-link test for a new page is one function::
 
@@ -95,7 +96,13 @@ def page(browser: Any, blocked_requests: list[str]) -> Iterator[Any]:
             route.abort()
 
     context.route("**/*", only_localhost)
+    errors: list[str] = []
     try:
-        yield context.new_page()
+        opened = context.new_page()
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        yield opened
     finally:
         context.close()
+    # An uncaught error in Streamlit's front end can leave a blank or half-drawn page that the test's
+    # own checks happen to pass (a blank Seating chart once did): every browser test fails on one.
+    assert not errors, f"the page raised in the browser: {errors}"
