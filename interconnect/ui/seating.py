@@ -42,6 +42,14 @@ def grid_figure(layout: Layout, domain: int, colour: str, label: str):
     return gpu_grid_figure(layout, domain, colour, domain_label=label)
 
 
+def _gigabytes(size_bytes: float) -> str:
+    """Bytes as GB for the bill's table: three significant figures, thousands separated (2,405; 4.42; 0.0113)."""
+    value = size_bytes / 1e9
+    if 0 < value < 0.001:
+        return "< 0.001"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
     bill = plan(model, cluster, layout, workload)
@@ -51,8 +59,8 @@ def bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Wo
         "degree": [d.degree for d in rows],
         "collective": [d.collective for d in rows],
         "tier": [d.tier for d in rows],
-        "GB per step per GPU": [round(d.bytes_per_step / 1e9, 3) for d in rows],
-        "calls per step": [int(d.calls_per_step) for d in rows],
+        "GB per step per GPU": [_gigabytes(d.bytes_per_step) for d in rows],
+        "calls per step": [f"{int(d.calls_per_step):,}" for d in rows],
         "time on the tier": [format_seconds(d.time_s) for d in rows],
         "can it overlap?": [d.overlap for d in rows],
         "exposed": [format_seconds(d.exposed_s) for d in rows],

@@ -38,8 +38,8 @@ def test_every_control_from_the_link():
     assert at.radio(key="seating.colour").value == "dp"
     grid = chart_specs(at)[0]
     assert "coloured by data-parallel replica" in grid["layout"]["title"]["text"]
-    table = at.dataframe[0].value
-    assert "Expert (EP)" in table["dimension"].tolist()
+    table = next(m.value for m in at.markdown if m.value.startswith("| dimension |"))
+    assert "| Expert \\(EP\\) |" in table  # one row per dimension, escaped Markdown
 
 
 def test_custom_model_fields():
