@@ -40,13 +40,12 @@ def first_chart_ms(browser, base_url: str, path: str, name: str = "") -> float |
     try:
         page.goto(base_url + path, wait_until="commit", timeout=60_000)
         page.locator(CHART_SVG).first.wait_for(state="visible", timeout=60_000)
+        return (time.perf_counter() - started) * 1000
     except PlaywrightError:
         NEVER_DREW[name or path] = NEVER_DREW.get(name or path, 0) + 1
         return None
     finally:
-        elapsed = (time.perf_counter() - started) * 1000
         context.close()
-    return elapsed
 
 
 def drawn(times: list[float | None]) -> list[float]:

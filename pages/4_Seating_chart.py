@@ -12,7 +12,7 @@ from interconnect.models.parallelism import (
 )
 from interconnect.models.presets import custom_model, load_model_presets, model_sources
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
-from interconnect.ui.page import PageState, chart, escape_markdown, footer, markdown_table, page_setup
+from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import (
     CLUSTER_KEYS,
     DTYPE_BYTES,
@@ -161,7 +161,7 @@ if bill is not None:
     st.subheader("The bill, per dimension")
     figure, table = bill_view(model, cluster, layout, workload)
     chart(figure, key="seating-bill")
-    st.markdown(markdown_table(table))  # static: as Markdown it loads sooner and grows on a projector
+    st.markdown(table)  # a Markdown table: it loads sooner than a data grid and grows on a projector
     st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, all-gather, "
                "reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective models on the tier "
                "each group actually spans.")

@@ -15,7 +15,8 @@ from interconnect.models.cluster import Cluster
 from interconnect.models.parallelism import Layout, Workload, memory_per_gpu, plan, search_layouts, tp_comparison
 from interconnect.models.presets import ModelPreset
 from interconnect.ui.cluster import CLUSTER_HASH
-from interconnect.units import format_seconds
+from interconnect.ui.page import markdown_table
+from interconnect.units import Q_, format_quantity, format_seconds
 
 # --- cached core calls (pure functions of hashable inputs) ----------------------------------------
 # Shared, never copied (cache_resource): the results are frozen dataclasses and figures that are only
@@ -42,16 +43,9 @@ def grid_figure(layout: Layout, domain: int, colour: str, label: str):
     return gpu_grid_figure(layout, domain, colour, domain_label=label)
 
 
-def _gigabytes(size_bytes: float) -> str:
-    """Bytes as GB for the bill's table: three significant figures, thousands separated (2,405; 4.42; 0.0113)."""
-    value = size_bytes / 1e9
-    if 0 < value < 0.001:
-        return "< 0.001"
-    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
-
-
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
+    """The bill's chart and its table as Markdown (static, so it grows with a projector's text)."""
     bill = plan(model, cluster, layout, workload)
     rows = [d for d in bill.dimensions if d.degree > 1]
     table = pd.DataFrame({
@@ -59,13 +53,13 @@ def bill_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Wo
         "degree": [d.degree for d in rows],
         "collective": [d.collective for d in rows],
         "tier": [d.tier for d in rows],
-        "GB per step per GPU": [_gigabytes(d.bytes_per_step) for d in rows],
+        "sent per step per GPU": [format_quantity(Q_(d.bytes_per_step, "B")) for d in rows],
         "calls per step": [f"{int(d.calls_per_step):,}" for d in rows],
         "time on the tier": [format_seconds(d.time_s) for d in rows],
         "can it overlap?": [d.overlap for d in rows],
         "exposed": [format_seconds(d.exposed_s) for d in rows],
     })
-    return bill_figure(bill), table
+    return bill_figure(bill), markdown_table(table)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)

@@ -39,9 +39,9 @@ def test_cold_deep_link_to_seating_page(cold_server, page, blocked_requests):
 
 
 def test_new_sessions_always_draw_the_page(streamlit_server, browser):
-    """Six new sessions in a row each draw the page's charts with no front-end error. Before the share link
-    was written once per run, the page replaced it three times in one run and Streamlit's front end threw
-    "Cannot set a node at a delta path" on about one cold visit in six (4 of 25), leaving a blank page."""
+    """Six new sessions in a row each draw the page's charts with no front-end error. When the page also synced
+    its URL outside its two fragments, it replaced the title's share link three times in one run and Streamlit's
+    front end threw "Cannot set a node at a delta path" on about one cold visit in six (4 of 25): a blank page."""
     errors: list[str] = []
     for _ in range(6):
         context = browser.new_context(viewport={"width": 1440, "height": 900})
