@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import importlib
 import json
+import pkgutil
 import random
 import re
 import sys
@@ -108,8 +110,10 @@ def _apply(pattern: re.Pattern[str], how: str) -> Callable[[str], object]:
 
 
 def regex_audit(sizes: tuple[int, ...] = (100_000, 1_000_000)) -> bool:
-    """Time every module-level pattern of nccl_tests on adversarial text; True if all look linear."""
-    patterns = {name: value for name, value in vars(nccl_tests).items() if isinstance(value, re.Pattern)}
+    """Time every module-level pattern of the nccl_tests package on adversarial text; True if all look linear."""
+    names = [f"{nccl_tests.__name__}.{info.name}" for info in pkgutil.iter_modules(nccl_tests.__path__)]
+    patterns = {name: value for module in map(importlib.import_module, names)
+                for name, value in vars(module).items() if isinstance(value, re.Pattern)}
     unknown = sorted(set(patterns) - set(REGEX_USE))
     if unknown:
         raise SystemExit(f"fuzz_logs.py: add {', '.join(unknown)} to REGEX_USE (how the parser applies it)")
