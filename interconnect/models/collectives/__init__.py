@@ -1,18 +1,24 @@
 """Collective communication cost models: all-reduce and friends, checked against nccl-tests runs.
 
 Everything is plain numpy with units in the names: sizes in bytes, times in µs, bandwidths in GB/s
-(1 GB = 1e9 B, as nccl-tests prints them). Modules:
+(1 GB = 1e9 B, as nccl-tests prints them). Modules, bottom first (each imports only those above it
+in this list):
 
+* :mod:`~interconnect.models.collectives.params`: NCCL's and RCCL's constants, the per-cluster parameter
+  record, the protocol mask, :func:`as_size_bytes`, busbw factors and the result record.
+* :mod:`~interconnect.models.collectives.steps`: network latency, pipeline fills and ring passes
+  shared by every collective.
 * :mod:`~interconnect.models.collectives.model`: textbook alpha-beta formulas and the NCCL-like model of a
   :class:`~interconnect.models.cluster.Cluster` (:func:`allreduce`, :func:`allreduce_by_algorithm`,
-  :func:`sweep_allreduce`, :func:`collective_time_us`), busbw factors.
-* :mod:`~interconnect.models.collectives.others`: all-gather, reduce-scatter, all-to-all and send/recv
-  with NCCL's algorithms and protocols (:func:`collective` takes any of them by name).
-* :mod:`~interconnect.models.collectives.traffic`: bytes leaving the node per algorithm; the
-  "87 % less inter-node traffic" claim under both baselines.
+  :func:`sweep_allreduce`).
 * :mod:`~interconnect.models.collectives.fitting`: robust ``t = a + S/B`` fit, efficiency against spec.
 * :mod:`~interconnect.models.collectives.measurements`: the published sweeps the model is calibrated on and
   :func:`compare_sweep`, the comparison the CLI, benchmarks and tests share.
+* :mod:`~interconnect.models.collectives.others`: all-gather, reduce-scatter, all-to-all and send/recv
+  with NCCL's algorithms and protocols (:func:`collective` takes any of them by name;
+  :func:`collective_time_us` adds broadcast).
+* :mod:`~interconnect.models.collectives.traffic`: bytes leaving the node per algorithm; the
+  "87 % less inter-node traffic" claim under both baselines.
 """
 
 from interconnect.models.collectives.fitting import (
@@ -46,7 +52,6 @@ from interconnect.models.collectives.model import (
     allreduce_detail,
     as_size_bytes,
     busbw_factor,
-    collective_time_us,
     hierarchical_allreduce_time_us,
     in_network_busbw_factor,
     protocol_mask,
@@ -62,6 +67,7 @@ from interconnect.models.collectives.others import (
     alltoall,
     collective,
     collective_by_algorithm,
+    collective_time_us,
     compare_collective_sweep,
     normalize_collective,
     reduce_scatter,

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.models.cluster import Cluster
-from interconnect.models.collectives.model import as_size_bytes
+from interconnect.models.collectives.model import allreduce
+from interconnect.models.collectives.params import as_size_bytes
 from interconnect.units import expects
 
 __all__ = ["AlphaBetaFit", "MeasuredCluster", "cluster_from_fit", "efficiency_vs_spec", "fit_alpha_beta"]
@@ -240,7 +241,6 @@ def cluster_from_fit(cluster: Cluster, fit: AlphaBetaFit, small_bytes: float, la
     from dataclasses import replace
 
     from interconnect.models.cluster import MAX_HOP_LATENCY_US, MAX_NIC_GBIT_S, MIN_NIC_GBIT_S
-    from interconnect.models.collectives.model import allreduce
 
     if cluster.domains <= 1:
         return MeasuredCluster(None, None, "The run stayed inside one NVLink domain, so the network played no part: "

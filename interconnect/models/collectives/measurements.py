@@ -19,7 +19,8 @@ import numpy as np
 
 from interconnect.models.cluster import Cluster, resolve_cluster
 from interconnect.models.collectives.fitting import AlphaBetaFit, fit_alpha_beta
-from interconnect.models.collectives.model import allreduce, as_size_bytes, busbw_factor
+from interconnect.models.collectives.model import allreduce
+from interconnect.models.collectives.params import as_size_bytes, busbw_factor
 from interconnect.units import expects
 
 __all__ = [

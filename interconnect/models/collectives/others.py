@@ -22,8 +22,10 @@ Algorithms (NCCL ``src/graph/tuning.cc``, HEAD 5067397c):
 * all-to-all and send/recv: NCCL runs them as grouped point-to-point operations (no algorithm
   choice); the protocol is LL for small per-peer chunks and Simple otherwise.
 
-Reuses the cluster parameters and NCCL constants of :mod:`~interconnect.models.collectives.model`
-by import; the constants added here say where they come from.
+Reuses the cluster parameters and NCCL constants of :mod:`~interconnect.models.collectives.params`
+and the ring passes of :mod:`~interconnect.models.collectives.steps`; the constants added here say
+where they come from. :func:`collective_time_us` (every collective with NCCL's pick, broadcast
+included) lives here too, above both the all-reduce model and these.
 """
 
 from __future__ import annotations
@@ -36,24 +38,22 @@ import numpy as np
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives.fitting import fit_alpha_beta
 from interconnect.models.collectives.measurements import Comparison, compare_sweep
-from interconnect.models.collectives.model import (
+from interconnect.models.collectives.model import allreduce, allreduce_by_algorithm
+from interconnect.models.collectives.params import (
     _LL,
     _NVLS_EFFICIENCY,
     _NVLS_MEASURED_OVER_MODEL,
     _RING_EFFICIENCY,
     _SIMPLE,
+    COLLECTIVES,
     PROTOCOLS,
     AllreduceResult,
-    _ceil_log2,
-    _net_fill,
-    _nvls_fill,
     _Params,
     _params,
-    _ring_passes,
-    allreduce,
     as_size_bytes,
     busbw_factor,
 )
+from interconnect.models.collectives.steps import _ceil_log2, _net_fill, _nvls_fill, _ring_passes
 from interconnect.units import expects
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "alltoall",
     "collective",
     "collective_by_algorithm",
+    "collective_time_us",
     "compare_collective_sweep",
     "normalize_collective",
     "reduce_scatter",
@@ -565,8 +566,6 @@ def collective_by_algorithm(cluster: Cluster, name: str, size_bytes: object) -> 
     """
     key = normalize_collective(name)
     if key == "all_reduce":
-        from interconnect.models.collectives.model import allreduce_by_algorithm
-
         return allreduce_by_algorithm(cluster, size_bytes)
     return {algo: collective(cluster, key, size_bytes, algo).time_us for algo in COLLECTIVE_ALGORITHMS[key]}
 
@@ -640,3 +639,67 @@ def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, ti
         fit=fit_alpha_beta(size, time) if size.size >= 2 else None,
     )
 
+
+# ------------------------------------------------------------------------------------------------
+# Any collective by name, broadcast included
+# ------------------------------------------------------------------------------------------------
+
+_collective_by_name = collective  # collective_time_us's argument named ``collective`` hides the function
+
+
+@expects(size_bytes="B")
+def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) -> np.ndarray:
+    r"""Predict the time of a collective with nccl-tests' size convention.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    collective : str
+        ``all_reduce``, ``all_gather``, ``reduce_scatter``, ``alltoall`` or ``broadcast``.
+    size_bytes : object
+        Message sizes, B: the buffer per rank (all-reduce, broadcast), the whole gathered array
+        (all-gather, reduce-scatter) or each rank's send buffer (all-to-all).
+
+    Returns
+    -------
+    numpy.ndarray
+        Time in µs per size; 0 on one rank.
+
+    Raises
+    ------
+    ValueError
+        For an unknown collective.
+
+    Notes
+    -----
+    All-reduce is :func:`allreduce`; all-gather, reduce-scatter and all-to-all are the models of
+    :mod:`~interconnect.models.collectives.others` with NCCL's pick. Broadcast is a pipelined ring, one
+    pass of n-1 steps, with the ring all-reduce's per-step rules (NCCL tuning.cc) and the fastest protocol:
+
+    .. math:: t = t_\text{launch} + \text{base} + (n-k)\,\text{intraLat} + (k-1)\,\text{interLat}
+              + \frac{S}{B_\text{ring}}
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> [f"{collective_time_us(cluster, c, 2**30)[0]:.0f} us" for c in ("all_gather", "broadcast")]
+    ['2648 us', '3022 us']
+    """
+    size = as_size_bytes(size_bytes)
+    key = collective.lower().replace("-", "_")
+    p = _params(cluster)
+    if p.n <= 1:
+        return np.zeros_like(size)
+    if key in ("all_reduce", "allreduce"):
+        return allreduce(cluster, size).time_us
+    if key == "broadcast":
+        est = np.full((len(PROTOCOLS), size.size), np.inf)
+        real = np.full((len(PROTOCOLS), size.size), np.inf)
+        _ring_passes(p, size, 1, 1.0, est, real)
+        return real.min(axis=0)
+    try:
+        return _collective_by_name(cluster, key, size).time_us
+    except ValueError:
+        raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}") from None
