@@ -25,8 +25,8 @@ history, and ``ROCm/rccl-tests`` ``src/common.cu``):
 The package holds one module per step: :mod:`.decode` (bytes to text, tokens to numbers),
 :mod:`.layouts` (the column layouts and noise of the text output), :mod:`.text` (the text reader),
 :mod:`.json_file` (the ``-J`` reader), :mod:`.ranks` (busbw factors and the rank count),
-:mod:`.checks` (row checks and the assembly of the result) and :mod:`.run` (:class:`NcclRun`, its
-error and the limits).
+:mod:`.checks` (row checks and the assembly of the result), :mod:`.runs` (several result tables in
+one file) and :mod:`.run` (:class:`NcclRun`, its error and the limits).
 
 Units: sizes in bytes, times in microseconds, bandwidths in GB/s = 1e9 B/s, exactly as nccl-tests
 prints them (``doc/PERFORMANCE.md``: ``algbw = S/t``).
@@ -38,6 +38,7 @@ from interconnect.io.nccl_tests.decode import _decode
 from interconnect.io.nccl_tests.json_file import _parse_json
 from interconnect.io.nccl_tests.ranks import busbw_factor, infer_ranks
 from interconnect.io.nccl_tests.run import MAX_LINE_CHARS, MAX_LINES, MAX_LOG_BYTES, MAX_ROWS, NcclLogError, NcclRun
+from interconnect.io.nccl_tests.runs import MAX_RUNS, split_runs
 from interconnect.io.nccl_tests.text import _TextParser
 from interconnect.units import expects
 
@@ -47,9 +48,11 @@ __all__ = [
     "MAX_LOG_BYTES",
     "MAX_ROWS",
     "NcclLogError",
+    "MAX_RUNS",
     "NcclRun",
     "busbw_factor",
     "infer_ranks",
+    "parse_nccl_runs",
     "parse_nccl_tests",
 ]
 
@@ -117,3 +120,48 @@ def parse_nccl_tests(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> Nc
     parser = _TextParser(text)
     parser.run()
     return parser.result()
+
+
+@expects(max_bytes="B")
+def parse_nccl_runs(data: str | bytes, *, max_bytes: int = MAX_LOG_BYTES) -> list[NcclRun]:
+    r"""Parse every result table of a log, each as a run of its own with its own header.
+
+    Parameters
+    ----------
+    data : str or bytes
+        The whole log, as for :func:`parse_nccl_tests`.
+    max_bytes : int
+        Reject larger inputs, B (default :data:`MAX_LOG_BYTES`).
+
+    Returns
+    -------
+    list of NcclRun
+        One run per table in the order of the file (one for a JSON file): a sweep over node counts,
+        or several collectives pasted together, come back as separate runs.
+
+    Raises
+    ------
+    NcclLogError
+        As :func:`parse_nccl_tests`, naming the run from the second on, or with more than
+        :data:`MAX_RUNS` tables.
+
+    Notes
+    -----
+    :func:`parse_nccl_tests` reads the first table and warns about the others; this reads them all
+    (:func:`~interconnect.io.nccl_tests.runs.split_runs`), with the same checks per table.
+
+    Examples
+    --------
+    >>> row = "1048576 262144 float sum -1 8.52 123.07 215.37 0 8.41 124.68 218.19 0"
+    >>> header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong"
+    >>> runs = parse_nccl_runs(chr(10).join([header, row, header, row.replace("8.52", "9.10")]))
+    >>> [run.time_us.tolist() for run in runs]
+    [[8.52], [9.1]]
+    """
+    text = _decode(data, max_bytes)
+    if text.lstrip()[:1] == "{":
+        return [_parse_json(text)]
+    lines = text.count("\n") + 1
+    if lines > MAX_LINES:
+        return [parse_nccl_tests(text, max_bytes=max_bytes)]  # raises the same message
+    return split_runs(text)

@@ -99,6 +99,9 @@ class NcclRun:
         Non-fatal oddities, each a complete sentence.
     format : str
         ``"text"`` or ``"json"``.
+    gpus_per_process : int or None
+        GPUs one process drives, nThread x nGpus from the header (1: one process per GPU, under MPI or
+        Slurm; 8: ``-g 8``, one process drives all eight); None when the header does not say.
     """
 
     collective: str | None
@@ -120,3 +123,4 @@ class NcclRun:
     hostnames: list[str]
     warnings: list[str]
     format: str
+    gpus_per_process: int | None = None

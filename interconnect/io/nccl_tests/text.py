@@ -109,6 +109,7 @@ class _TextParser:
         self.single_group_headerless = False
         self.unknown_dtypes: set[str] = set()
         self.layout_time_scale_warned = False
+        self.truncated_row: tuple[int, int, int] | None = None  # (line, columns found, columns expected)
 
     # -- main loop ---------------------------------------------------------------------------
 
@@ -133,6 +134,21 @@ class _TextParser:
                 self._dispatch(text, index + 1)
             if self.stopped:
                 break
+        self._flush_last_row()
+
+    def _flush_last_row(self) -> None:
+        """Read the row still waiting for continuation lines when the input ends.
+
+        A log copied or written only in part ends inside a row: with rows read before it, that row
+        is left out with a warning that says so, rather than refusing the whole log.
+        """
+        if self.pending is not None and self.sizes and not self.stopped:
+            line_number, tokens = self.pending
+            expected = self.header_layout.n_columns if self.header_layout else 13
+            if len(tokens) < expected:
+                self.pending = None
+                self.truncated_row = (line_number, len(tokens), expected)
+                return
         self._flush_pending()
 
     def _only_prefixes(self, text: str) -> bool:
@@ -813,11 +829,18 @@ class _TextParser:
             )
         if self.long_lines:
             warnings.append(self._long_lines_message())
+        if self.truncated_row is not None:
+            line_number, found, expected = self.truncated_row
+            warnings.insert(0,
+                f"the log ends in the middle of a row (line {line_number}: {found} of {expected} columns), as a "
+                f"copy that stopped early does; that row was left out and the {len(self.sizes):,} complete rows "
+                "before it were read"
+            )
         if self.nccl_warns:
             listed = "; ".join(list(self.nccl_warns)[:_MAX_WARNINGS_LISTED])
             more = len(self.nccl_warns) - _MAX_WARNINGS_LISTED
             warnings.append(f"NCCL WARN: {listed}" + (f" (and {more} more)" if more > 0 else ""))
-        return _build_run(
+        run = _build_run(
             collective=collective,
             ranks=ranks,
             ranks_source=ranks_source,
@@ -834,3 +857,6 @@ class _TextParser:
             warnings=warnings,
             fmt="text",
         )
+        if self.nthread_ngpus is None:
+            return run
+        return dataclasses.replace(run, gpus_per_process=self.nthread_ngpus[0] * self.nthread_ngpus[1])
