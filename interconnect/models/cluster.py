@@ -277,6 +277,9 @@ class Cluster:
     #: A custom GPU (``gpu="custom"``): ``gpu`` is then its base (compute, memory, tuning) and the
     #: scale-up figures and ``gpu_name`` are the user's (:mod:`interconnect.models.custom`).
     gpu_custom: bool = False
+    #: Latency added to every collective (µs): a calibration's extra latency and the benchmark's launch
+    #: mode (:mod:`interconnect.models.collectives.calibration`); 0 for the model as it stands.
+    extra_latency_us: float = 0.0
 
     # --- derived sizes ------------------------------------------------------------------------
 
@@ -430,6 +433,8 @@ class Cluster:
         )
         if self.hop_latency_override_us is not None:
             text += f", {self.hop_latency_override_us:g} µs extra per network hop"
+        if self.extra_latency_us:
+            text += f", {self.extra_latency_us:+g} µs on every collective"
         if self.gpu_custom:
             text += (f"; custom GPU: {self.scaleup_spec_gbps:g} GB/s scale-up per direction "
                      f"({2 * self.scaleup_spec_gbps:g} GB/s both directions), otherwise like the {self.gpu} entry")

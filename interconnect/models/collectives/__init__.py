@@ -19,8 +19,17 @@ in this list):
   :func:`collective_time_us` adds broadcast).
 * :mod:`~interconnect.models.collectives.traffic`: bytes leaving the node per algorithm; the
   "87 % less inter-node traffic" claim under both baselines.
+* :mod:`~interconnect.models.collectives.calibration`: a measured sweep's wire efficiency and extra
+  latency (:func:`calibrate`), applied with :func:`apply_calibration`; the hardware stays the catalog's.
 """
 
+from interconnect.models.collectives.calibration import (
+    Calibration,
+    apply_calibration,
+    calibrate,
+    compare_collective,
+    wire_efficiency,
+)
 from interconnect.models.collectives.fitting import (
     AlphaBetaFit,
     MeasuredCluster,
@@ -76,6 +85,11 @@ from interconnect.models.collectives.others import (
 from interconnect.models.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
 
 __all__ = [
+    "Calibration",
+    "apply_calibration",
+    "calibrate",
+    "compare_collective",
+    "wire_efficiency",
     "ACCURACY_TARGETS",
     "ALGORITHM_LABELS",
     "COLLECTIVE_ALGORITHMS",

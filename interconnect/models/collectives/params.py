@@ -11,6 +11,7 @@ the protocol mask, the size and bus-bandwidth helpers at the boundary, and the r
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -366,6 +367,8 @@ def _nvls_tuning(cluster: Cluster, fabric_chunk: int) -> tuple[int, int, int]:
 
 def _params(cluster: Cluster, protocol: str = "auto") -> _Params:
     lib = _RCCL if cluster.library == "rccl" else _NCCL
+    if cluster.extra_latency_us:  # a calibration or the benchmark's launch mode: on every call, like the launch
+        lib = dataclasses.replace(lib, launch_us=lib.launch_us + cluster.extra_latency_us)
     kd = cluster.domains
     fabric = cluster.fabric_model
     devices = cluster.nic_devices_per_domain
