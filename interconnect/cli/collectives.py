@@ -21,19 +21,22 @@ import numpy as np
 
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
+from interconnect.models.allreduce_view import launch_from_log, vendor_words
 from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_ALGORITHMS,
     COLLECTIVE_LABELS,
+    LAUNCH_OVERHEAD_US,
     PROTOCOLS,
     allreduce,
+    apply_calibration,
     busbw_factor,
-    cluster_from_fit,
-    compare_collective_sweep,
-    compare_sweep,
+    calibrate,
+    compare_collective,
     normalize_collective,
 )
+from interconnect.models.collectives.calibration import MAX_WIRE_EFFICIENCY, MIN_WIRE_EFFICIENCY
 from interconnect.models.custom import name_problem
 from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
 
@@ -48,6 +51,20 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _efficiency(text: str) -> float:
+    """``--net-efficiency`` / ``--scaleup-efficiency``: a share of the line rate, '87%' or 0.87."""
+    raw = text.strip()
+    try:
+        value = float(raw.rstrip("%").strip()) / (100.0 if raw.endswith("%") else 1.0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a share of the line rate such as '87%' or 0.87, "
+                                         f"got '{text}'") from None
+    if not MIN_WIRE_EFFICIENCY <= value <= MAX_WIRE_EFFICIENCY:
+        raise argparse.ArgumentTypeError(f"must be between {MIN_WIRE_EFFICIENCY:.0%} and {MAX_WIRE_EFFICIENCY:.0%}, "
+                                         f"got '{text}'")
     return value
 
 
@@ -79,6 +96,16 @@ def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, .
     parser.add_argument("--sharp", action="store_true", help="in-network reduction (SHARP) in an InfiniBand fabric")
     parser.add_argument("--hop-latency", metavar="TIME",
                         help="extra latency per network hop instead of the fabric's ('25 us'), as in the page's lat")
+    parser.add_argument("--net-efficiency", type=_efficiency, metavar="SHARE",
+                        help="calibration: share of each NIC's line rate reached ('87%%'), as the page's net_eff")
+    parser.add_argument("--scaleup-efficiency", type=_efficiency, metavar="SHARE",
+                        help="calibration: share of the GPU's scale-up spec reached ('80%%'), as the page's up_eff")
+    parser.add_argument("--extra-latency", metavar="TIME",
+                        help="calibration: added to every collective call ('5 us', may be negative), as xlat")
+    parser.add_argument("--launch", choices=("auto", *LAUNCH_OVERHEAD_US), default="auto",
+                        help="how the benchmark drives the GPUs: one process per GPU, or one process for all "
+                             "(-g 8, +20 us per call), as the page's launch; default auto: compare reads it from "
+                             "the log, other commands model one process per GPU")
     parser.add_argument("--algorithm", default="auto", choices=("auto", *algorithms),
                         help="force an algorithm (default auto: what NCCL would pick per size)")
     parser.add_argument("--protocol", default="auto", type=_protocol, metavar="{auto,ll,ll128,simple}",
@@ -97,6 +124,8 @@ def register(commands: Any) -> None:
         "compare", help="compare an nccl-tests/rccl-tests log (all-reduce, all-gather, reduce-scatter, all-to-all, "
                         "send/recv) with the model of that collective")
     compare.add_argument("logfile", help="nccl-tests stdout or -J JSON file ('-' for stdin)")
+    compare.add_argument("--run", type=_positive_int, default=1,
+                         help="which result table of a file holding several (default 1, the first)")
     every = dict.fromkeys((*ALLREDUCE_ALGORITHMS, *(a for algos in COLLECTIVE_ALGORITHMS.values() for a in algos)))
     _add_cluster_flags(compare, tuple(every))
     compare.set_defaults(handler=run_compare)
@@ -158,12 +187,34 @@ def _custom_gpu(args: argparse.Namespace) -> dict[str, Any]:
     return {"gpu_base": base, "scaleup_bandwidth": args.gpu_bw, "gpu_name": args.gpu_name}
 
 
-def _cluster(args: argparse.Namespace, nodes: int | None = None) -> tuple[Cluster, list[str]]:
+def _extra_latency_us(text: str | None) -> float:
+    if text is None:
+        return 0.0
+    negative = text.strip().startswith("-")
+    try:
+        quantity = parse_quantity(text.strip().lstrip("-"), "time", allow_zero=True).quantity
+    except QuantityInputError as exc:
+        raise CliError(f"--extra-latency: {exc}") from exc
+    value = float(quantity.to("us").magnitude)
+    return -value if negative else value
+
+
+def _calibrated(args: argparse.Namespace, cluster: Cluster, launch: str) -> Cluster:
+    """The cluster with the calibration flags and the launch mode applied."""
+    return apply_calibration(cluster, network_efficiency=args.net_efficiency,
+                             scaleup_efficiency=args.scaleup_efficiency,
+                             extra_latency_us=_extra_latency_us(args.extra_latency), launch=launch)
+
+
+def _cluster(args: argparse.Namespace, nodes: int | None = None, *,
+             with_launch: bool = True) -> tuple[Cluster, list[str]]:
+    """The cluster the flags describe, calibrated by the calibration flags (and the launch mode)."""
     _check_nic(args.nic)
     _check_hop_latency(args.hop_latency)
+    _extra_latency_us(args.extra_latency)
     custom = _custom_gpu(args)
     try:
-        return resolve_cluster(
+        cluster, warnings = resolve_cluster(
             args.gpu,
             **custom,
             gpus_per_node=args.gpus_per_node,
@@ -177,6 +228,8 @@ def _cluster(args: argparse.Namespace, nodes: int | None = None) -> tuple[Cluste
         )
     except UnknownIdError as exc:
         raise CliError(str(exc)) from exc
+    launch = "process-per-gpu" if args.launch == "auto" or not with_launch else args.launch
+    return _calibrated(args, cluster, launch), warnings
 
 
 def _warn(warnings: list[str]) -> None:
@@ -267,15 +320,17 @@ def _unavailable(args: argparse.Namespace, cluster: Cluster) -> str:
     what = " with ".join(part for part in (
         f"--algorithm {args.algorithm}" if args.algorithm != "auto" else "",
         f"--protocol {args.protocol}" if args.protocol != "auto" else "") if part)
-    return (f"{what or 'this choice'}: NCCL has no algorithm and protocol for it on {cluster.describe()} "
-            "(NVLS, NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch domain)")
+    words = vendor_words(cluster)
+    return (f"{what or 'this choice'}: {words.library} has no algorithm and protocol for it on "
+            f"{cluster.describe()} (NVLS, NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer "
+            "and an NVSwitch domain)")
 
 
 # --- compare -----------------------------------------------------------------------------------
 
 
-def _read_log(path_text: str) -> tuple[Any, str]:
-    from interconnect.io.nccl_tests import NcclLogError, parse_nccl_tests
+def _read_log(path_text: str) -> tuple[list[Any], str]:
+    from interconnect.io.nccl_tests import NcclLogError, parse_nccl_runs
 
     if path_text == "-":
         data: bytes = sys.stdin.buffer.read()
@@ -292,14 +347,26 @@ def _read_log(path_text: str) -> tuple[Any, str]:
         except OSError as exc:
             raise CliError(f"cannot read {label}: {exc.strerror or exc}") from None
     try:
-        return parse_nccl_tests(data), label
+        return parse_nccl_runs(data), label
     except NcclLogError as exc:
         raise CliError(f"{label}: {exc}") from exc
 
 
+def _run_label(run: Any) -> str:
+    return f"{run.collective or 'collective not named'}, {run.size_bytes.size} rows, {run.ranks or '?'} ranks"
+
+
 def run_compare(args: argparse.Namespace) -> int:
-    run, label = _read_log(args.logfile)
+    runs, label = _read_log(args.logfile)
     warnings: list[str] = []
+    if args.run > len(runs):
+        raise CliError(f"--run: {label} holds {len(runs)} result table{'s' if len(runs) > 1 else ''}, "
+                       f"not {args.run}")
+    run = runs[args.run - 1]
+    if len(runs) > 1:
+        listed = "; ".join(f"{i + 1}: {_run_label(r)}" for i, r in enumerate(runs))
+        warnings.append(f"the file holds {len(runs)} runs ({listed}); comparing run {args.run} "
+                        "(choose another with --run N)")
     if run.collective:
         try:
             collective = normalize_collective(run.collective)
@@ -314,23 +381,30 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.algorithm != "auto" and args.algorithm not in algorithms:
         raise CliError(f"--algorithm: {args.algorithm} is not an algorithm of {COLLECTIVE_LABELS[collective]}; "
                        f"choose auto or one of {', '.join(algorithms)}")
+    if args.protocol != "auto" and collective != "all_reduce":
+        raise CliError(f"--protocol: the model forces a protocol for all-reduce only, not {collective}")
 
     log_ranks = run.ranks
     nodes = args.nodes
     if nodes is None and log_ranks:
-        probe, _ = _cluster(args, nodes=1)
+        probe, _ = _cluster(args, nodes=1, with_launch=False)
         g = probe.gpus_per_node
         if log_ranks % g == 0:
             nodes = log_ranks // g
         else:
             nodes = max(1, round(log_ranks / g))
-    cluster, cluster_warnings = _cluster(args, nodes=nodes)
+    cluster, cluster_warnings = _cluster(args, nodes=nodes, with_launch=False)
     warnings.extend(cluster_warnings)
     if log_ranks and log_ranks != cluster.ranks:
         warnings.append(
             f"ranks: the log has {log_ranks} ranks ({run.ranks_source}) but the cluster flags give "
             f"{cluster.ranks} ({cluster.nodes} x {cluster.gpus_per_node}); the model uses {cluster.ranks}"
         )
+    if args.launch == "auto":
+        launch, launch_source = launch_from_log(run.gpus_per_process, log_ranks)
+    else:
+        launch, launch_source = args.launch, "--launch"
+    model_cluster = cluster
     time = np.asarray(run.time_us, dtype=float)
     busbw_log = np.asarray(run.busbw_gbps, dtype=float)
     if not np.isfinite(time).any():  # in-place-only tables (rccl-tests -O 0 style)
@@ -342,18 +416,23 @@ def run_compare(args: argparse.Namespace) -> int:
     if not keep.any():
         raise CliError(f"{label}: no rows with a positive size and time")
     try:
-        if collective == "all_reduce":
-            comparison = compare_sweep(cluster, size[keep], time[keep], args.algorithm, args.protocol)
-        elif args.protocol != "auto":
-            raise CliError(f"--protocol: the model forces a protocol for all-reduce only, not {collective}")
-        else:
-            comparison = compare_collective_sweep(cluster, collective, size[keep], time[keep], args.algorithm)
+        comparison = compare_collective(model_cluster, collective, size[keep], time[keep], args.algorithm,
+                                        args.protocol, launch)
+        calibration = calibrate(model_cluster, size[keep], time[keep], collective, args.algorithm, args.protocol,
+                                launch)
+        share = calibration.wire_efficiency
+        calibrated = compare_collective(
+            apply_calibration(model_cluster, extra_latency_us=calibration.extra_latency_us,
+                              network_efficiency=share if calibration.wire == "network" else None,
+                              scaleup_efficiency=share if calibration.wire == "scale-up" else None),
+            collective, size[keep], time[keep], args.algorithm, args.protocol, launch)
     except ValueError as exc:
         raise CliError(f"{label}: {exc}") from exc
     if not np.isfinite(comparison.model_time_us).all():
         raise CliError(_unavailable(args, cluster))
     busbw_log = busbw_log[keep]
     warnings.extend(run.warnings)
+    words = vendor_words(cluster)
 
     rows = []
     for i in range(comparison.size_bytes.size):
@@ -371,26 +450,29 @@ def run_compare(args: argparse.Namespace) -> int:
     fit = comparison.fit
     factor = busbw_factor(collective, max(cluster.ranks, 1))
     summary = comparison.summary()
-    measured = (cluster_from_fit(cluster, fit, float(comparison.size_bytes.min()), float(comparison.size_bytes.max()),
-                                 args.algorithm, args.protocol) if fit and fit.points >= 2 else None)
+    after = calibrated.summary()
+    flags = " ".join(f"--{flag} '{value}'" for flag, value in (
+        ("net-efficiency", calibration.link_values()["net_eff"].replace(" ", "")),
+        ("scaleup-efficiency", calibration.link_values()["up_eff"].replace(" ", "")),
+        ("extra-latency", calibration.link_values()["xlat"])) if value)
     if args.json:
         print_json({
             "log": {"path": label, "collective": run.collective, "ranks": log_ranks,
-                    "ranks_source": run.ranks_source, "rows": int(size.size), "format": run.format},
+                    "ranks_source": run.ranks_source, "rows": int(size.size), "format": run.format,
+                    "run": args.run, "runs": len(runs)},
             "collective": collective,
+            "library": words.library,
+            "launch": {"mode": launch, "source": launch_source, "overhead_us": LAUNCH_OVERHEAD_US[launch]},
             "busbw_factor": round(factor, 6),
             "ranks": log_ranks,
             "cluster": cluster.as_dict(),
-            "description": cluster.describe(),
+            "description": model_cluster.describe(),
             "warnings": warnings,
             "fitted_latency_us": round(fit.latency_us, 3) if fit else None,
             "fitted_bandwidth_gbps": round(fit.bandwidth_gbps, 3) if fit else None,
             "fitted_busbw_gbps": round(fit.bandwidth_gbps * factor, 3) if fit else None,
-            "measured_cluster": None if measured is None or measured.nic_gbit_s is None else {
-                "nic": _quantity(measured.nic_gbit_s, "Gbit/s"),
-                "hop_latency": _quantity(measured.hop_latency_us or 0.0, "us"),
-                "note": measured.note,
-            },
+            "calibration": calibration.as_dict(),
+            "calibrated": {**after, "model_time_us": [round(float(t), 3) for t in calibrated.model_time_us]},
             "summary": summary,
             "geomean_time_ratio": summary["geomean_time_ratio"],
             "rows": rows,
@@ -400,7 +482,8 @@ def run_compare(args: argparse.Namespace) -> int:
     named = f" ({run.collective})" if run.collective else " (not named in the log)"
     print(f"{label}: {COLLECTIVE_LABELS[collective]}{named}, {size.size} rows, {log_ranks or '?'} ranks "
           f"({run.ranks_source})")
-    print(f"model: {COLLECTIVE_LABELS[collective]} on {cluster.describe()}")
+    print(f"model: {COLLECTIVE_LABELS[collective]} with {words.library} on {model_cluster.describe()}")
+    print(f"launch: {launch} ({launch_source}; +{LAUNCH_OVERHEAD_US[launch]:g} us per call)")
     print(f"{'size':>10} {'measured':>11} {'model':>11} {'ratio':>6} {'busbw meas':>10} {'busbw model':>11}  algorithm")
     for row in rows:
         print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} "
@@ -413,9 +496,8 @@ def run_compare(args: argparse.Namespace) -> int:
               f"(algbw; busbw {fit.bandwidth_gbps * factor:.1f} GB/s)")
     print(f"model/measured time: geometric mean {summary['geomean_time_ratio']}, "
           f"typical error x{summary['geomean_error_factor']}")
-    if measured is not None and measured.nic_gbit_s is not None:
-        print(f"the model matches this fit with --nic '{measured.nic_gbit_s:g} Gbit/s' "
-              f"--hop-latency '{measured.hop_latency_us:g} us'")
-    if measured is not None and measured.note:
-        print(measured.note)
+    print("calibration: " + " ".join(calibration.sentences()))
+    if calibration.changes_anything:
+        print(f"calibrated model/measured time: geometric mean {after['geomean_time_ratio']}, typical error "
+              f"x{after['geomean_error_factor']}; apply it with {flags}")
     return 0

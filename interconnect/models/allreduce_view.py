@@ -15,11 +15,16 @@ import numpy as np
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
+    COLLECTIVE_ALGORITHMS,
     AllreduceResult,
+    CollectiveResult,
     allreduce_by_algorithm,
     allreduce_detail,
     busbw_factor,
     bytes_leaving_node_per_gpu,
+    collective,
+    collective_by_algorithm,
+    normalize_collective,
 )
 from interconnect.units import expects
 
@@ -31,17 +36,22 @@ __all__ = [
     "SIZES_BYTES",
     "SMOL_PLAYBOOK_P5",
     "AllreduceView",
+    "CollectiveView",
+    "VendorWords",
     "NodeCurve",
     "P5TunerCheck",
     "PickChange",
     "PublishedCurve",
     "allreduce_view",
+    "collective_view",
+    "launch_from_log",
     "hierarchical_speedup",
     "measured_busbw_gbps",
     "node_count_curve",
     "p5_tuner_check",
     "playbook_curve",
     "traffic_per_gpu",
+    "vendor_words",
 ]
 
 #: 8 B to 16 GiB in half-octave steps: the range nccl-tests users sweep (``-b 8 -e 16G``).
@@ -116,6 +126,94 @@ class AllreduceView:
             return bool(np.any(self.fastest.time_us < self.chosen.time_us * 0.97))
 
 
+@dataclass(frozen=True)
+class VendorWords:
+    """The maker's own words for a cluster's collective library and scale-up, for every message about it.
+
+    Attributes
+    ----------
+    library : str
+        The collective library: NCCL (NVIDIA), RCCL (AMD), HCCL (Intel Gaudi).
+    tests : str
+        Its benchmark: nccl-tests, rccl-tests, or the library's own demo.
+    scaleup : str
+        The scale-up fabric's family name: NVLink, Infinity Fabric, Gaudi's on-chip RoCE.
+    domain : str
+        One scale-up domain in words ("one NVLink domain", "one Infinity Fabric node").
+    pick : str
+        The tuner's choice in a legend ("NCCL's pick").
+    """
+
+    library: str
+    tests: str
+    scaleup: str
+    domain: str
+    pick: str
+
+
+_WORDS = {
+    "nccl": VendorWords("NCCL", "nccl-tests", "NVLink", "one NVLink domain", "NCCL's pick"),
+    "rccl": VendorWords("RCCL", "rccl-tests", "Infinity Fabric", "one Infinity Fabric node", "RCCL's pick"),
+    "hccl": VendorWords("HCCL", "hccl_demo", "Gaudi's on-chip RoCE", "one Gaudi node (on-chip RoCE)",
+                        "HCCL's pick (modelled as NCCL's)"),
+    "other": VendorWords("the collective library", "its benchmark", "the scale-up links", "one scale-up domain",
+                         "the library's pick (modelled as NCCL's)"),
+}
+
+
+def vendor_words(cluster: Cluster) -> VendorWords:
+    """Return the maker's words for the cluster's GPU (library, benchmark, scale-up fabric).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+
+    Returns
+    -------
+    VendorWords
+        NVIDIA: NCCL and NVLink; AMD: RCCL and Infinity Fabric; Intel Gaudi: HCCL and on-chip RoCE.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> [vendor_words(resolve_cluster(g)[0]).library for g in ("h100-sxm", "mi300x", "gaudi3")]
+    ['NCCL', 'RCCL', 'HCCL']
+    """
+    if cluster.library == "other" and "intel" in cluster.vendor.lower():
+        return _WORDS["hccl"]
+    return _WORDS.get(cluster.library, _WORDS["other"])
+
+
+def launch_from_log(gpus_per_process: int | None, ranks: int | None) -> tuple[str, str]:
+    """Read how a benchmark was launched from its header, and say how it was read.
+
+    Parameters
+    ----------
+    gpus_per_process : int or None
+        nThread x nGpus from the header (:attr:`~interconnect.io.nccl_tests.NcclRun.gpus_per_process`).
+    ranks : int or None
+        The run's rank count.
+
+    Returns
+    -------
+    (str, str)
+        A launch mode (a key of
+        :data:`~interconnect.models.collectives.measurements.LAUNCH_OVERHEAD_US`) and where it came from.
+
+    Examples
+    --------
+    >>> launch_from_log(8, 8)[0], launch_from_log(1, 16)[0], launch_from_log(None, 8)[0]
+    ('single-process', 'process-per-gpu', 'process-per-gpu')
+    """
+    if gpus_per_process is None:
+        return "process-per-gpu", "the log does not say (no nThread/nGpus line); assumed one process per GPU"
+    if gpus_per_process > 1 and (ranks is None or ranks > 1):
+        return "single-process", (f"the header's nThread x nGpus = {gpus_per_process}: one process drives "
+                                  f"{gpus_per_process} GPUs")
+    return "process-per-gpu", "the header's nThread x nGpus = 1: one process per GPU"
+
+
 def _crossover_bytes(result: AllreduceResult) -> float:
     """Size where latency and bandwidth terms are equal: ``S* = t(smallest) x algbw(largest)``.
 
@@ -138,7 +236,7 @@ def _wire(cluster: Cluster) -> tuple[float, str]:
     """
     if cluster.domains > 1 and cluster.domain_egress_gbps < cluster.intra_bw_gbps:
         return cluster.domain_egress_gbps, "ring limit: the server's NICs together (achievable)"
-    return cluster.intra_bw_gbps, "ring limit: NVLink per GPU (achievable)"
+    return cluster.intra_bw_gbps, f"ring limit: {vendor_words(cluster).scaleup} per GPU (achievable)"
 
 
 def _pick_changes(result: AllreduceResult) -> tuple[PickChange, ...]:
@@ -568,3 +666,74 @@ def hierarchical_speedup(cluster: Cluster, ranks: int = 512) -> list[SpeedupRang
         out.append(SpeedupRange(baseline, nodes * cluster.gpus_per_node, nodes, float(ratio[low]),
                                 int(SIZES_BYTES[low]), float(ratio[high]), int(SIZES_BYTES[high])))
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class CollectiveView:
+    """Any collective over :data:`SIZES_BYTES` for one cluster: each algorithm's time and the library's pick.
+
+    Attributes
+    ----------
+    name : str
+        The collective (``all_gather``, ``reduce_scatter``, ``alltoall``, ``sendrecv``, ``all_reduce``).
+    size_bytes : numpy.ndarray
+        Sizes, B, with nccl-tests' convention for the collective.
+    time_us_by_algorithm : dict of str to numpy.ndarray
+        Each algorithm's time, µs (``inf`` where unavailable).
+    chosen : CollectiveResult
+        The pick (time in µs, algbw and busbw in GB/s with the collective's factor).
+    busbw_factor : float
+        nccl-tests' factor busbw / algbw for this collective and rank count.
+    pick_changes : tuple of PickChange
+        Where the pick changes.
+    """
+
+    name: str
+    size_bytes: np.ndarray
+    time_us_by_algorithm: dict[str, np.ndarray]
+    chosen: CollectiveResult
+    busbw_factor: float
+    pick_changes: tuple[PickChange, ...]
+
+
+def collective_view(cluster: Cluster, name: str) -> CollectiveView:
+    """Compute a collective's time and busbw over 8 B to 16 GiB, per algorithm and as the library picks.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    name : str
+        The collective, any spelling :func:`~interconnect.models.collectives.normalize_collective` accepts.
+
+    Returns
+    -------
+    CollectiveView
+        Times in µs and bandwidths in GB/s over :data:`SIZES_BYTES`.
+
+    Notes
+    -----
+    :func:`~interconnect.models.collectives.collective` for the pick and
+    :func:`~interconnect.models.collectives.collective_by_algorithm` per algorithm; busbw is
+    nccl-tests' (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for send/recv.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> view = collective_view(cluster, "all_gather_perf")
+    >>> view.name, f"{view.chosen.busbw_gbps[-1]:.0f} GB/s", sorted(view.time_us_by_algorithm)
+    ('all_gather', '359 GB/s', ['collnet', 'nvls', 'pat', 'ring'])
+    """
+    key = normalize_collective(name)
+    chosen = collective(cluster, key, SIZES_BYTES)
+    by_algorithm = collective_by_algorithm(cluster, key, SIZES_BYTES)
+    algorithms = ALLREDUCE_ALGORITHMS if key == "all_reduce" else COLLECTIVE_ALGORITHMS[key]
+    return CollectiveView(
+        name=key,
+        size_bytes=SIZES_BYTES,
+        time_us_by_algorithm={a: by_algorithm[a] for a in algorithms if a in by_algorithm},
+        chosen=chosen,
+        busbw_factor=busbw_factor(key, max(cluster.ranks, 1)),
+        pick_changes=_pick_changes(chosen),
+    )

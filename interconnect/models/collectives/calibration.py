@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
+from interconnect.models.cluster import FABRICS, Cluster
 from interconnect.models.collectives.measurements import LAUNCH_OVERHEAD_US, Comparison, compare_sweep
 from interconnect.models.collectives.others import compare_collective_sweep, normalize_collective
 from interconnect.models.collectives.params import as_size_bytes
@@ -419,7 +419,7 @@ def calibrate(cluster: Cluster, size_bytes: object, time_us: object, collective:
     wire = "network" if cluster.domains > 1 else "scale-up"
     line, model_share = wire_efficiency(cluster, wire)
     if wire == "network":
-        label = f"{cluster.nic_line_gbps * 8:g} Gbit/s {cluster.nic_label}"
+        label = f"{cluster.nic_line_gbps * 8:g} Gbit/s {FABRICS[cluster.fabric].label} NIC"
     else:
         label = f"{cluster.scaleup_spec_gbps:g} GB/s {cluster.scaleup_link}"
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from interconnect.cli import main
 from interconnect.models.collectives import load_measurements
 from interconnect.models.collectives.measurements import MEASUREMENTS_DIR
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
 
 HEADER = (
     "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 30 agg iters: 1 "
@@ -199,12 +202,49 @@ def test_hop_latency_flag_is_the_clusters_own(capsys):
     # times up and back: at least 2 x 100 us more, less whatever the tuner now picks instead
 
 
-def test_compare_says_which_cluster_reproduces_the_fit(capsys, two_node_log):
-    payload, _ = _json(capsys, ["compare", str(two_node_log), "--fabric", "ethernet", "--nic", "100 Gbit/s",
-                                "--json"])
-    measured = payload["measured_cluster"]
-    assert measured["nic"]["unit"] == "Gbit/s" and measured["hop_latency"]["unit"] == "us"
-    assert 50 < measured["nic"]["value"] < 200 and measured["hop_latency"]["value"] >= 0
+def test_compare_reports_a_calibration_without_a_nic_rate_of_its_own(capsys, two_node_log):
+    payload, _ = _json(capsys, ["compare", str(two_node_log), "--json"])
+    assert "measured_cluster" not in payload
+    calibration = payload["calibration"]
+    assert calibration["wire"] == "network"
+    assert not any("nic" in key for key in calibration)
+    assert set(calibration["link"]) == {"net_eff", "up_eff", "xlat"}
+    # The calibrated model is never worse on the run it was fitted to, and today's figures stay beside it.
+    assert payload["calibrated"]["geomean_error_factor"] <= payload["summary"]["geomean_error_factor"]
+    assert payload["calibrated"]["geomean_time_ratio"] > 0 and payload["geomean_time_ratio"] > 0
+    assert calibration["geomean_error_factor_after"] == payload["calibrated"]["geomean_error_factor"]
+
+
+def test_the_calibration_flags_give_the_calibrated_model(capsys, two_node_log):
+    first, _ = _json(capsys, ["compare", str(two_node_log), "--json"])
+    link = first["calibration"]["link"]
+    flags = [f for flag, key in (("--net-efficiency", "net_eff"), ("--extra-latency", "xlat")) if link[key]
+             for f in (flag, link[key].replace(" %", "%"))]
+    again, _ = _json(capsys, ["compare", str(two_node_log), *flags, "--json"])
+    assert again["geomean_time_ratio"] == pytest.approx(first["calibrated"]["geomean_time_ratio"], abs=2e-4)
+
+
+def test_compare_reads_the_launch_mode_from_the_header(capsys):
+    log = DATA / "rccl-tests-all_reduce-8xMI300X.log"  # nThread 1 nGpus 8: one process drives all eight
+    auto, _ = _json(capsys, ["compare", str(log), "--gpu", "mi300x", "--json"])
+    assert auto["launch"]["mode"] == "single-process" and "nGpus" in auto["launch"]["source"]
+    assert auto["library"] == "RCCL"
+    forced, _ = _json(capsys, ["compare", str(log), "--gpu", "mi300x", "--launch", "process-per-gpu", "--json"])
+    difference = auto["rows"][0]["model_time_us"] - forced["rows"][0]["model_time_us"]
+    assert difference == pytest.approx(20.0, abs=0.01)  # LAUNCH_OVERHEAD_US["single-process"]
+
+
+def test_compare_picks_a_run_of_a_file_holding_several(capsys, tmp_path):
+    path = tmp_path / "two.log"
+    path.write_text((DATA / "rccl-tests-all_reduce-8xMI300X.log").read_text() + "\n"
+                    + (DATA / "nccl-tests-2.19-all_gather-2node-socket.log").read_text())
+    first, err = _json(capsys, ["compare", str(path), "--gpu", "mi300x", "--json"])
+    assert first["log"]["runs"] == 2 and first["collective"] == "all_reduce"
+    assert any("holds 2 runs" in w for w in first["warnings"])
+    second, _ = _json(capsys, ["compare", str(path), "--run", "2", "--gpus-per-node", "1", "--json"])
+    assert second["collective"] == "all_gather"
+    message = _error(capsys, ["compare", str(path), "--run", "3"])
+    assert "holds 2 result tables, not 3" in message
 
 
 # --- a custom GPU, as the pages' gpu=custom link describes one -----------------------------------------------------
