@@ -13,6 +13,12 @@ Three groups of tables:
 * **external**: further published sweeps, used only as checks and kept here
   with their URL (they are not calibration data of the package).
 
+Then, for every run of the manifest (every collective), the calibration of issue 24
+(:func:`~interconnect.models.collectives.calibrate`: a wire efficiency and an extra latency, the hardware
+unchanged): the geometric-mean error factor before and after calibrating on that same run, and, for runs
+of the same system (:data:`SAME_SYSTEM`), the error on each later run before and after applying the
+calibration taken from the first: the test of a calibration on data it has not seen.
+
 For each table, per size band, against the targets of issue 8 (``ACCURACY_TARGETS``):
 
 * small (<= 64 KiB): model/measured time, lowest-highest row, target within x2;
@@ -36,7 +42,29 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from interconnect.models.cluster import resolve_cluster  # noqa: E402
-from interconnect.models.collectives import ACCURACY_TARGETS, compare_sweep, load_measurements  # noqa: E402
+from interconnect.models.collectives import (  # noqa: E402
+    ACCURACY_TARGETS,
+    apply_calibration,
+    calibrate,
+    compare_collective,
+    compare_sweep,
+    load_measurements,
+)
+
+#: Runs of one system in the manifest: the first calibrates, the others check (same machines or the same
+#: cloud instance type, as their sources say; the collective is the same within a group).
+SAME_SYSTEM = {
+    "8-node H100 InfiniBand cluster of nccl-tests#309": ["h100-2of8node-ib", "h100-4of8node-ib", "h100-8node-ib",
+                                                         "h100-8node-ib-minctas24", "h100-2of8node-ib-ring"],
+    "CoreWeave GB200 NVL72 (README tables)": ["gb200-nvl72-2rack", "gb200-nvl72-20rack", "gb200-nvl72-1rack"],
+    "AWS p5.48xlarge, 2 nodes (Slurm, then EKS)": ["aws-p5-2node-efa", "aws-p5-2node-efa-eks"],
+    "AWS p6-b200 (Stas Bekman, 1 and 4 nodes)": ["mle-4x8xb200-efa", "mle-8xb200-1node"],
+    "Ultra-Scale Playbook all-gather on AWS p5": ["playbook-ag-2nodes", "playbook-ag-4nodes", "playbook-ag-8nodes",
+                                                  "playbook-ag-16nodes", "playbook-ag-32nodes", "playbook-ag-64nodes"],
+    "Ultra-Scale Playbook reduce-scatter on AWS p5": ["playbook-rs-2nodes", "playbook-rs-4nodes", "playbook-rs-8nodes",
+                                                      "playbook-rs-16nodes", "playbook-rs-32nodes",
+                                                      "playbook-rs-64nodes"],
+}
 
 # --- external checks -------------------------------------------------------------------------------
 # Out-of-place (size bytes, time µs) rows as published. Only a subset of rows where the source is long.
@@ -279,6 +307,50 @@ def _report(tally: Tally, name: str, cluster, size, time, rows: bool, note: str 
                   f"{comparison.algorithm[i]}/{comparison.protocol[i]}")
 
 
+def _calibrated(cluster, calibration):
+    share = calibration.wire_efficiency
+    return apply_calibration(cluster, extra_latency_us=calibration.extra_latency_us,
+                             network_efficiency=share if calibration.wire == "network" else None,
+                             scaleup_efficiency=share if calibration.wire == "scale-up" else None)
+
+
+def _calibration_report() -> None:
+    runs = {m.id: m for m in load_measurements(collective=None)}
+    print("\nCalibrated on each run (wire efficiency of the line rate, extra latency per call; geomean error factor)")
+    print(f"  {'run':30s} {'collective':15s} {'wire':8s} {'model':>6s} {'fitted':>7s} {'xlat':>8s}  "
+          f"{'before':>7s} {'after':>7s}")
+    calibrations = {}
+    for m in runs.values():
+        c = calibrate(m.cluster(), m.size_bytes, m.time_us, m.collective, m.algorithm, m.protocol, m.launch)
+        calibrations[m.id] = c
+        fitted = "-" if c.wire_efficiency is None else f"{c.wire_efficiency:.1%}"
+        print(f"  {m.id:30s} {m.collective:15s} {c.wire:8s} {c.model_efficiency:6.1%} {fitted:>7s} "
+              f"{c.extra_latency_us:+7.1f}us  x{c.error_before:5.3f} x{c.error_after:5.3f}")
+    print("\nCalibrated on one run of a system, checked on each of its other runs (geomean error factor, "
+          "before -> after)")
+    verdicts = {"better": 0, "same": 0, "worse": 0}
+    for system, ids in SAME_SYSTEM.items():
+        print(f"  {system}")
+        for source in ids:
+            c = calibrations[source]
+            fitted = "-" if c.wire_efficiency is None else f"{c.wire_efficiency:.1%}"
+            checks = []
+            for other in ids:
+                if other == source:
+                    continue
+                m = runs[other]
+                cluster = m.cluster()
+                before = compare_collective(cluster, m.collective, m.size_bytes, m.time_us, m.algorithm,
+                                            m.protocol, m.launch).geomean_error_factor
+                after = compare_collective(_calibrated(cluster, c), m.collective, m.size_bytes, m.time_us,
+                                           m.algorithm, m.protocol, m.launch).geomean_error_factor
+                verdict = "better" if after < before - 1e-4 else "worse" if after > before + 1e-4 else "same"
+                verdicts[verdict] += 1
+                checks.append(f"{other} {before:.3f}->{after:.3f}")
+            print(f"    on {source} ({fitted}, {c.extra_latency_us:+.1f} us): " + "; ".join(checks))
+    print(f"  checks: {verdicts['better']} better, {verdicts['same']} the same, {verdicts['worse']} worse")
+
+
 def _header() -> None:
     print(f"  {'run':40s} {'ranks':7s} {'small time':>15s}  {'middle time':>15s}  {'large busbw':>15s}  geomean")
 
@@ -311,6 +383,7 @@ def main(argv: list[str]) -> int:
     for band in ("small", "middle", "large", "geomean"):
         missed = ", ".join(tally.misses[band]) or "none"
         print(f"  {band:8s} {tally.met[band]:3d} of {tally.total[band]:3d}   missed: {missed}")
+    _calibration_report()
     return 0
 
 
