@@ -451,10 +451,11 @@ def run_compare(args: argparse.Namespace) -> int:
     factor = busbw_factor(collective, max(cluster.ranks, 1))
     summary = comparison.summary()
     after = calibrated.summary()
-    flags = " ".join(f"--{flag} '{value}'" for flag, value in (
-        ("net-efficiency", calibration.link_values()["net_eff"].replace(" ", "")),
-        ("scaleup-efficiency", calibration.link_values()["up_eff"].replace(" ", "")),
-        ("extra-latency", calibration.link_values()["xlat"])) if value)
+    link = calibration.link_values()
+    flags = " ".join(f"--{flag} '{text}'" for flag, value, text in (
+        ("net-efficiency", link["net_eff"], f"{link['net_eff']:g}%"),
+        ("scaleup-efficiency", link["up_eff"], f"{link['up_eff']:g}%"),
+        ("extra-latency", link["xlat"], f"{link['xlat']:g} us")) if value)
     if args.json:
         print_json({
             "log": {"path": label, "collective": run.collective, "ranks": log_ranks,

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
 from interconnect.models.allreduce_view import AllreduceView, NodeCurve, PublishedCurve
-from interconnect.models.collectives import ALGORITHM_LABELS
+from interconnect.models.collectives import ALGORITHM_LABELS, COLLECTIVE_LABELS
 from interconnect.units import Q_, format_size
 
 __all__ = [
@@ -36,9 +36,15 @@ ALGORITHM_COLOURS = {
     "nvls": "#7b1fa2",
     "nvls_tree": "#c2185b",
     "collnet": "#00838f",
+    "pat": "#6d4c41",
+    "p2p": "#1565c0",
 }
+#: Algorithms of the other collectives, in the legend.
+_OTHER_LABELS = {"pat": "PAT (parallel aggregated trees, one GPU per node)",
+                 "p2p": "Point-to-point (grouped send/recv)"}
+_FIT = "#dc2626"
 SHORT_NAMES = {"flat_ring": "Flat ring", "ring": "Ring", "tree": "Tree", "hierarchical": "Hierarchical",
-               "nvls": "NVLS", "nvls_tree": "NVLSTree", "collnet": "SHARP", "none": "none"}
+               "nvls": "NVLS", "nvls_tree": "NVLSTree", "collnet": "SHARP", "pat": "PAT", "p2p": "P2P", "none": "none"}
 _SIZE_TICKS = [2**p for p in range(3, 35, 3)]
 _LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0}
 _CHOSEN = "#111827"
@@ -52,17 +58,17 @@ def _finish(figure: go.Figure, height: int) -> go.Figure:
     return figure
 
 
-def choice_label(algorithm: str, protocol: str) -> str:
-    """The name of the chosen line: NCCL's pick, or what the user forced.
+def choice_label(algorithm: str, protocol: str, library: str = "NCCL") -> str:
+    """The name of the chosen line: the library's pick (NCCL's, RCCL's, ...), or what the user forced.
 
-    >>> choice_label("auto", "auto"), choice_label("ring", "simple")
-    ("NCCL's pick", 'Forced: Ring, Simple')
+    >>> choice_label("auto", "auto"), choice_label("ring", "simple"), choice_label("auto", "auto", "RCCL")
+    ("NCCL's pick", 'Forced: Ring, Simple', "RCCL's pick")
     """
     if algorithm == "auto" and protocol.lower() == "auto":
-        return "NCCL's pick"
+        return f"{library}'s pick"
     names = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}
-    parts = [SHORT_NAMES.get(algorithm, algorithm) if algorithm != "auto" else "NCCL's algorithm",
-             names.get(protocol.lower(), protocol) if protocol.lower() != "auto" else "NCCL's protocol"]
+    parts = [SHORT_NAMES.get(algorithm, algorithm) if algorithm != "auto" else f"{library}'s algorithm",
+             names.get(protocol.lower(), protocol) if protocol.lower() != "auto" else f"{library}'s protocol"]
     return "Forced: " + ", ".join(parts)
 
 
@@ -123,8 +129,9 @@ class Overlay:
         self.busbw_gbps = np.asarray(busbw_gbps, dtype=float)
 
 
-def _size_axis(figure: go.Figure) -> None:
-    figure.update_xaxes(type="log", title="message size per GPU", tickvals=_SIZE_TICKS,
+def _size_axis(figure: go.Figure, collective: str = "all_reduce") -> None:
+    title = "message size per GPU" if collective == "all_reduce" else "message size (nccl-tests' size column)"
+    figure.update_xaxes(type="log", title=title, tickvals=_SIZE_TICKS,
                         ticktext=[format_size(Q_(v, "B")) for v in _SIZE_TICKS], gridcolor="#e5e7eb",
                         minor={"showgrid": False, "ticks": ""})
 
@@ -173,10 +180,23 @@ def _pick_markers(figure: go.Figure, view: AllreduceView) -> None:
         )
 
 
-def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick"
-                ) -> go.Figure:
-    """All-reduce time against message size for every algorithm; the chosen one drawn thick, where
-    the pick changes marked, and the fastest the model knows when it is faster."""
+def _title(view: AllreduceView, what: str) -> str:
+    name = COLLECTIVE_LABELS.get(view.collective, view.collective)
+    return f"{name[0].upper()}{name[1:]} {what}"
+
+
+def _level(figure: go.Figure, size: np.ndarray, value: float | None, label: str) -> None:
+    """A measured level (the log's latency floor or plateau) as a red line across the sizes."""
+    if value is None or not math.isfinite(value) or value <= 0:
+        return
+    figure.add_trace(go.Scatter(x=[size[0], size[-1]], y=[value, value], mode="lines", name=label,
+                                line={"color": _FIT, "width": 2, "dash": "dashdot"}, hoverinfo="name"))
+
+
+def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick",
+                floor_us: float | None = None, floor_label: str = "") -> go.Figure:
+    """A collective's time against message size for every algorithm; the chosen one drawn thick, where
+    the pick changes marked, the fastest the model knows when it is faster, and a log's latency floor."""
     figure = go.Figure()
     size = view.size_bytes
     if np.isfinite(view.crossover_bytes):
@@ -215,16 +235,17 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen
         ))
     _pick_markers(figure, view)
     _overlay_traces(figure, overlays, "time_us", _time_text)
-    figure.update_layout(title={"text": "All-reduce time against message size"})
-    _size_axis(figure)
+    _level(figure, size, floor_us, floor_label or f"your latency floor: {_time_text(floor_us or 0.0)}")
+    figure.update_layout(title={"text": _title(view, "time against message size")})
+    _size_axis(figure, view.collective)
     figure.update_xaxes(range=[math.log10(float(size[0])), math.log10(float(size[-1]))])
     _log_axis(figure, [chosen.time_us, *[o.time_us for o in overlays]], "time", _time_text, floor_fraction=None)
     return _finish(figure, 600)
 
 
-def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick"
-                 ) -> go.Figure:
-    """algbw and busbw of the chosen algorithm, busbw per algorithm, and the ring limit."""
+def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick",
+                 plateau_gbps: float | None = None, plateau_label: str = "") -> go.Figure:
+    """algbw and busbw of the chosen algorithm, busbw per algorithm, the ring limit and a log's plateau."""
     figure = go.Figure()
     size = view.size_bytes
     for name, busbw in view.busbw_by_algorithm().items():
@@ -254,8 +275,11 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chose
                                 name=f"{view.wire_label}: {_bw_text(view.wire_gbps)}",
                                 line={"color": "#b91c1c", "dash": "dash", "width": 2}, hoverinfo="skip"))
     _overlay_traces(figure, overlays, "busbw_gbps", _bw_text)
-    figure.update_layout(title={"text": "Bandwidth as nccl-tests reports it"})
-    _size_axis(figure)
+    _level(figure, size, plateau_gbps, plateau_label or f"your plateau busbw: {_bw_text(plateau_gbps or 0.0)}")
+    title = "Bandwidth as nccl-tests reports it"
+    figure.update_layout(title={"text": title if view.collective == "all_reduce" else _title(view, "bandwidth as "
+                                                                                              "nccl-tests reports it")})
+    _size_axis(figure, view.collective)
     # From a thousandth of the peak: below that the curve is pure latency and says nothing new; the
     # size axis starts where the chosen busbw enters the chart, so no third of it stays empty.
     floor = _log_axis(figure, [chosen.busbw_gbps, np.array([view.wire_gbps]), *[o.busbw_gbps for o in overlays]],
@@ -268,7 +292,7 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chose
 
 
 def _label(name: str) -> str:
-    return ALGORITHM_LABELS.get(name, name)
+    return ALGORITHM_LABELS.get(name, _OTHER_LABELS.get(name, name))
 
 
 def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None, *,

@@ -17,7 +17,6 @@ from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_ALGORITHMS,
     AllreduceResult,
-    CollectiveResult,
     allreduce_by_algorithm,
     allreduce_detail,
     busbw_factor,
@@ -36,7 +35,6 @@ __all__ = [
     "SIZES_BYTES",
     "SMOL_PLAYBOOK_P5",
     "AllreduceView",
-    "CollectiveView",
     "VendorWords",
     "NodeCurve",
     "P5TunerCheck",
@@ -87,6 +85,8 @@ class AllreduceView:
     wire_label: str
     pick_changes: tuple[PickChange, ...]
     above_wire_reason: str
+    #: The collective timed (``all_reduce`` for :func:`allreduce_view`; see :func:`collective_view`).
+    collective: str = "all_reduce"
 
     def busbw_by_algorithm(self) -> dict[str, np.ndarray]:
         r"""Return every algorithm's busbw over :data:`SIZES_BYTES`.
@@ -98,7 +98,8 @@ class AllreduceView:
 
         Notes
         -----
-        nccl-tests' all-reduce formula whatever the algorithm (``doc/PERFORMANCE.md``):
+        nccl-tests' formula of the collective whatever the algorithm (``doc/PERFORMANCE.md``), for
+        all-reduce
 
         .. math:: \text{busbw} = \frac{S}{t}\,\frac{2(n-1)}{n}
 
@@ -109,7 +110,7 @@ class AllreduceView:
         >>> f"{allreduce_view(cluster).busbw_by_algorithm()['ring'][-1]:.0f} GB/s"
         '359 GB/s'
         """
-        factor = busbw_factor("all_reduce", self.chosen.ranks)
+        factor = busbw_factor(self.collective, max(self.chosen.ranks, 1))
         with np.errstate(divide="ignore", invalid="ignore"):
             return {name: np.where(np.isfinite(t) & (t > 0), self.size_bytes / (t * 1e3) * factor, np.nan)
                     for name, t in self.time_us_by_algorithm.items()}
@@ -668,36 +669,8 @@ def hierarchical_speedup(cluster: Cluster, ranks: int = 512) -> list[SpeedupRang
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class CollectiveView:
-    """Any collective over :data:`SIZES_BYTES` for one cluster: each algorithm's time and the library's pick.
-
-    Attributes
-    ----------
-    name : str
-        The collective (``all_gather``, ``reduce_scatter``, ``alltoall``, ``sendrecv``, ``all_reduce``).
-    size_bytes : numpy.ndarray
-        Sizes, B, with nccl-tests' convention for the collective.
-    time_us_by_algorithm : dict of str to numpy.ndarray
-        Each algorithm's time, µs (``inf`` where unavailable).
-    chosen : CollectiveResult
-        The pick (time in µs, algbw and busbw in GB/s with the collective's factor).
-    busbw_factor : float
-        nccl-tests' factor busbw / algbw for this collective and rank count.
-    pick_changes : tuple of PickChange
-        Where the pick changes.
-    """
-
-    name: str
-    size_bytes: np.ndarray
-    time_us_by_algorithm: dict[str, np.ndarray]
-    chosen: CollectiveResult
-    busbw_factor: float
-    pick_changes: tuple[PickChange, ...]
-
-
-def collective_view(cluster: Cluster, name: str) -> CollectiveView:
-    """Compute a collective's time and busbw over 8 B to 16 GiB, per algorithm and as the library picks.
+def collective_view(cluster: Cluster, name: str) -> AllreduceView:
+    """Compute any collective over 8 B to 16 GiB: each algorithm, the library's pick and the fastest.
 
     Parameters
     ----------
@@ -708,13 +681,14 @@ def collective_view(cluster: Cluster, name: str) -> CollectiveView:
 
     Returns
     -------
-    CollectiveView
-        Times in µs and bandwidths in GB/s over :data:`SIZES_BYTES`.
+    AllreduceView
+        The same view as :func:`allreduce_view` (times in µs, bandwidths in GB/s over
+        :data:`SIZES_BYTES`), with ``collective`` set and busbw by nccl-tests' factor of that collective.
 
     Notes
     -----
-    :func:`~interconnect.models.collectives.collective` for the pick and
-    :func:`~interconnect.models.collectives.collective_by_algorithm` per algorithm; busbw is
+    :func:`~interconnect.models.collectives.collective` for the pick (and with ``chooser="fastest"``)
+    and :func:`~interconnect.models.collectives.collective_by_algorithm` per algorithm; busbw is
     nccl-tests' (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for send/recv.
 
     Examples
@@ -722,18 +696,25 @@ def collective_view(cluster: Cluster, name: str) -> CollectiveView:
     >>> from interconnect.models.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> view = collective_view(cluster, "all_gather_perf")
-    >>> view.name, f"{view.chosen.busbw_gbps[-1]:.0f} GB/s", sorted(view.time_us_by_algorithm)
+    >>> view.collective, f"{view.chosen.busbw_gbps[-1]:.0f} GB/s", sorted(view.time_us_by_algorithm)
     ('all_gather', '359 GB/s', ['collnet', 'nvls', 'pat', 'ring'])
     """
     key = normalize_collective(name)
+    if key == "all_reduce":
+        return allreduce_view(cluster)
     chosen = collective(cluster, key, SIZES_BYTES)
     by_algorithm = collective_by_algorithm(cluster, key, SIZES_BYTES)
-    algorithms = ALLREDUCE_ALGORITHMS if key == "all_reduce" else COLLECTIVE_ALGORITHMS[key]
-    return CollectiveView(
-        name=key,
+    wire_gbps, wire_label = _wire(cluster)
+    above = chosen.busbw_gbps > wire_gbps * 1.0001
+    return AllreduceView(
         size_bytes=SIZES_BYTES,
-        time_us_by_algorithm={a: by_algorithm[a] for a in algorithms if a in by_algorithm},
+        time_us_by_algorithm={a: by_algorithm[a] for a in COLLECTIVE_ALGORITHMS[key] if a in by_algorithm},
         chosen=chosen,
-        busbw_factor=busbw_factor(key, max(cluster.ranks, 1)),
+        fastest=collective(cluster, key, SIZES_BYTES, chooser="fastest"),
+        crossover_bytes=_crossover_bytes(chosen),
+        wire_gbps=wire_gbps,
+        wire_label=wire_label,
         pick_changes=_pick_changes(chosen),
+        above_wire_reason=above_wire_reason(cluster, set(chosen.algorithm[above].tolist())) if above.any() else "",
+        collective=key,
     )

@@ -27,54 +27,69 @@ from interconnect.figures.allreduce import (
     time_figure,
     traffic_figure,
 )
-from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_tests
+from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.models.allreduce_view import (
     PLAYBOOK_CLUSTER,
     PLAYBOOK_SIZE,
     SMOL_PLAYBOOK_P5,
     SMOL_PLAYBOOK_URL,
     allreduce_view,
+    collective_view,
     hierarchical_speedup,
+    launch_from_log,
     measured_busbw_gbps,
     node_count_curve,
     p5_tuner_check,
     playbook_curve,
     traffic_per_gpu,
+    vendor_words,
 )
 from interconnect.models.cluster import Cluster, resolve_cluster
 from interconnect.models.collectives import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
+    COLLECTIVE_LABELS,
+    LAUNCH_OVERHEAD_US,
     allreduce,
-    cluster_from_fit,
-    compare_sweep,
+    apply_calibration,
+    calibrate,
+    compare_collective,
     efficiency_vs_spec,
     hierarchical_traffic_claim,
     load_measurements,
+    normalize_collective,
 )
+from interconnect.models.collectives import collective as collective_model
 from interconnect.ui.cluster import CLUSTER_HASH, set_cluster
 from interconnect.ui.page import PageState, chart, escape_markdown
-from interconnect.ui.pagespecs import PROTOCOL_CHOICES, cluster_inputs
+from interconnect.ui.pagespecs import LAUNCH_LABELS, PROTOCOL_CHOICES, calibration_inputs, cluster_inputs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
 __all__ = ["analysis", "page_cluster"]
 
 MEASUREMENTS = {m.id: m for m in load_measurements()}
-PROTOCOL_NAMES = {"auto": "NCCL's choice", "LL": "LL (low latency)", "LL128": "LL128", "Simple": "Simple (bulk)"}
+PROTOCOL_NAMES = {"auto": "The library's choice", "LL": "LL (low latency)", "LL128": "LL128", "Simple": "Simple (bulk)"}
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _resolve(gpu: str, inputs: tuple) -> tuple[Cluster, list[str]]:
-    return resolve_cluster(gpu, **dict(inputs))
+def _resolve(gpu: str, inputs: tuple, calibration: tuple) -> tuple[Cluster, list[str]]:
+    cluster, warnings = resolve_cluster(gpu, **dict(inputs))
+    return apply_calibration(cluster, **dict(calibration)), warnings
 
 
-def page_cluster(values: dict) -> tuple[Cluster, list[str]]:
-    """The cluster the page's values describe (cached by those values), and its warnings."""
-    return _resolve(values["gpu"], tuple(sorted(cluster_inputs(values).items())))
+def page_cluster(values: dict, *, calibrated: bool = True) -> tuple[Cluster, list[str]]:
+    """The cluster the page's values describe, calibrated as the link says (cached by those values).
+
+    ``calibrated=False`` gives the same cluster with the launch mode only: what a log is calibrated against.
+    """
+    calibration = calibration_inputs(values if calibrated else {**values, "cal": False})
+    return _resolve(values["gpu"], tuple(sorted(cluster_inputs(values).items())), tuple(sorted(calibration.items())))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
-def _view(cluster: Cluster, algorithm: str, protocol: str):
+def _view(cluster: Cluster, algorithm: str, protocol: str, coll: str = "all_reduce"):
+    if coll != "all_reduce":
+        return collective_view(cluster, coll)
     return allreduce_view(cluster, algorithm, protocol)
 
 
@@ -84,19 +99,23 @@ def _node_curve(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
-def _time_and_busbw_figures(cluster: Cluster, algorithm: str, protocol: str, overlay_id: str, log_key: str,
-                            _log_overlay: Overlay | None):
-    view = _view(cluster, algorithm, protocol)
+def _time_and_busbw_figures(cluster: Cluster, algorithm: str, protocol: str, coll: str, overlay_id: str,
+                            log_key: str, _log: LogFit | None):
+    view = _view(cluster, algorithm, protocol, coll)
     overlays = []
-    if overlay_id != "none":
+    if overlay_id != "none" and MEASUREMENTS[overlay_id].collective == coll:
         measurement = MEASUREMENTS[overlay_id]
         ranks = measurement.cluster().ranks
         overlays.append(Overlay(f"measured: {measurement.system}", measurement.size_bytes, measurement.time_us,
                                 measured_busbw_gbps(measurement.size_bytes, measurement.time_us, ranks)))
-    if _log_overlay is not None:
-        overlays.append(_log_overlay)
-    label = choice_label(algorithm, protocol)
-    return time_figure(view, overlays, chosen_label=label), busbw_figure(view, overlays, chosen_label=label)
+    floor = plateau = None
+    if _log is not None and _log.collective == coll:
+        overlays.append(_log.overlay)
+        floor, plateau = _log.calibration.latency_floor_us, _log.calibration.plateau_busbw_gbps
+    label = choice_label(algorithm if coll == "all_reduce" else "auto", protocol if coll == "all_reduce" else "auto",
+                         vendor_words(cluster).library)
+    return (time_figure(view, overlays, chosen_label=label, floor_us=floor),
+            busbw_figure(view, overlays, chosen_label=label, plateau_gbps=plateau))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
@@ -130,14 +149,28 @@ def _speedups(cluster: Cluster):
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _parse_log(data: bytes):
-    return parse_nccl_tests(data)
+    return parse_nccl_runs(data)
 
 
-def _use_measurement(state: PageState, nic_gbit_s: float, hop_latency_us: float) -> None:
-    """Button callback: the fitted NIC rate and hop latency become the cluster's own (and the URL's)."""
-    st.session_state[state.key("nic")] = "custom"
-    st.session_state[state.key("nic_bw")] = f"{nic_gbit_s:g} Gbit/s"
-    st.session_state[state.key("lat")] = f"{hop_latency_us:g} us"
+class LogFit:
+    """A log read on the page: its points, its collective and the calibration fitted to it."""
+
+    def __init__(self, overlay: Overlay, collective: str, calibration) -> None:
+        self.overlay = overlay
+        self.collective = collective
+        self.calibration = calibration
+
+
+def _use_measurement(state: PageState, link: dict) -> None:
+    """Button callback: the log's calibration becomes the cluster's (and the link's): cal, net_eff, up_eff, xlat."""
+    st.session_state[state.key("cal")] = True
+    for key in ("net_eff", "up_eff", "xlat"):
+        st.session_state[state.key(key)] = float(link[key])
+
+
+def _set_value(state: PageState, key: str, value: str) -> None:
+    """Button callback: set one of the page's controls (the launch mode, the collective shown)."""
+    st.session_state[state.key(key)] = value
 
 
 def _set_playbook(state: PageState) -> None:
@@ -171,101 +204,156 @@ _UPLOAD_NOTE_CSS = ('<style>.st-key-allreduce-upload [data-testid="stFileUploade
                     "{ display: none; }</style>")
 
 
-def _log_section(state: PageState, cluster: Cluster, algorithm: str, protocol: str) -> Overlay | None:
-    """Upload or paste an nccl-tests log: read it, compare, and offer to make its fit the cluster's own."""
-    log_overlay = None
-    with st.expander("Compare your own nccl-tests / rccl-tests output", expanded=False):
-        st.markdown("Upload or paste the output of `all_reduce_perf` (text, or the JSON file written with `-J`), "
-                    f"up to {LOG_LIMIT}. It is read here and never stored; set the cluster above to the system it "
-                    "ran on.")
+def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: str, protocol: str
+                 ) -> LogFit | None:
+    """Upload or paste a benchmark log: read it, compare it with the model of its collective, calibrate."""
+    words = vendor_words(cluster)
+    with st.expander(f"Compare your own {words.tests} output", expanded=False):
+        st.markdown(f"Upload or paste the output of `all_reduce_perf`, `all_gather_perf`, `reduce_scatter_perf`, "
+                    f"`alltoall_perf` or `sendrecv_perf` (nccl-tests or rccl-tests text, or the JSON file written "
+                    f"with `-J`), up to {LOG_LIMIT}. It is read here and never stored; set the cluster above to "
+                    "the system it ran on.")
         st.markdown(_UPLOAD_NOTE_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
-        upload = st.file_uploader(f"nccl-tests output (up to {LOG_LIMIT})", key="allreduce.upload",
+        upload = st.file_uploader(f"Benchmark output (up to {LOG_LIMIT})", key="allreduce.upload",
                                   max_upload_size=_UPLOAD_CEILING_MB)
         pasted = st.text_area("…or paste it", key="allreduce.paste", height=150, max_chars=MAX_LOG_BYTES)
         data = upload.getvalue() if upload is not None else pasted.encode("utf-8") if pasted.strip() else None
         if data is None:
             return None
         try:
-            run = _parse_log(data)
+            runs = _parse_log(data)
         except NcclLogError as exc:
-            st.error(f"Could not read this as nccl-tests output: {escape_markdown(str(exc))}")
+            st.error(f"Could not read this as {words.tests} output: {escape_markdown(str(exc))}")
             return None
+        index = 0
+        if len(runs) > 1:
+            names = [f"Run {i + 1}: {r.collective or 'collective not named'}, {r.size_bytes.size} rows, "
+                     f"{r.ranks or '?'} ranks" for i, r in enumerate(runs)]
+            st.info(f"This file holds {len(runs)} runs, each read with its own header; pick the one to compare.")
+            index = st.selectbox("Run in this file", range(len(runs)), format_func=lambda i: names[i],
+                                 key="allreduce.run")
+        run = runs[index]
         for warning in run.warnings:
             st.warning(escape_markdown(warning))
+        try:
+            key = normalize_collective(run.collective) if run.collective else "all_reduce"
+        except ValueError:
+            st.error(f"The log holds {escape_markdown(run.collective or '')}, which the model does not time "
+                     f"(it times {', '.join(COLLECTIVE_LABELS.values())}).")
+            return None
+        name = COLLECTIVE_LABELS[key]
+        source = (f"`{escape_markdown(run.collective)}`" if run.collective
+                  else "the log does not name it, so it is read as all-reduce")
+        st.markdown(f"**Read: {name}** ({source}), {run.size_bytes.size} rows, "
+                    f"{run.ranks or 'unknown'} ranks ({escape_markdown(run.ranks_source)}).")
         if run.ranks and run.ranks != cluster.ranks:
-            st.warning(f"The log has {run.ranks} ranks ({escape_markdown(run.ranks_source)}); "
-                       f"the cluster above has {cluster.ranks}. Set GPUs per node and nodes to match.")
+            st.warning(f"The log has {run.ranks} ranks; the cluster above has {cluster.ranks}. Set GPUs per node "
+                       "and nodes to match.")
+        launch, launch_source = launch_from_log(run.gpus_per_process, run.ranks)
+        if run.gpus_per_process is not None and launch != values["launch"]:
+            st.info(f"How it was launched: {escape_markdown(launch_source)}, which adds about "
+                    f"{LAUNCH_OVERHEAD_US[launch]:g} µs per call; the page models "
+                    f"\"{LAUNCH_LABELS[values['launch']]}\".")
+            if st.button(f"Model it as launched: {LAUNCH_LABELS[launch]}", key="allreduce.set_launch",
+                         on_click=_set_value, args=(state, "launch", launch)):
+                st.rerun()
         times = run.time_us
         if not np.isfinite(times).any() and np.isfinite(run.inplace_time_us).any():
             st.info("The log has no out-of-place times; comparing its in-place column.")
             times = run.inplace_time_us
+        base, _ = page_cluster(values, calibrated=False)
+        forced_algo = algorithm if key == "all_reduce" else "auto"
+        forced_proto = protocol if key == "all_reduce" else "auto"
         try:
-            comparison = compare_sweep(cluster, run.size_bytes, times, algorithm, protocol)
+            comparison = compare_collective(cluster, key, run.size_bytes, times, forced_algo, forced_proto)
+            calibration = calibrate(base, run.size_bytes, times, key, forced_algo, forced_proto)
         except ValueError as exc:
             st.error(f"Could not compare this log with the model: {escape_markdown(str(exc))}")
             return None
-        log_overlay = Overlay("your log", comparison.size_bytes, comparison.measured_time_us,
-                              comparison.measured_busbw_gbps)
+        overlay = Overlay("your log", comparison.size_bytes, comparison.measured_time_us,
+                          comparison.measured_busbw_gbps)
         f1, f2, f3, f4 = st.columns(4)
         f1.metric("Rows read", f"{comparison.size_bytes.size}")
-        if comparison.fit is not None:
-            f2.metric("Fitted latency", format_duration(Q_(comparison.fit.latency_us, "us")))
-            f3.metric("Fitted bandwidth (algbw)", format_bandwidth(Q_(comparison.fit.bandwidth_gbps, "GB/s")))
+        if calibration.latency_floor_us is not None:
+            f2.metric("Latency floor (measured)", format_duration(Q_(calibration.latency_floor_us, "us")),
+                      help=f"Median time of the rows up to 8 KiB; the model gives "
+                           f"{format_duration(Q_(calibration.model_latency_floor_us, 'us'))} uncalibrated.")
+        if calibration.plateau_busbw_gbps is not None:
+            f3.metric("Plateau busbw (measured)", format_bandwidth(Q_(calibration.plateau_busbw_gbps, "GB/s")),
+                      help=f"Median busbw of the largest rows; the model gives "
+                           f"{format_bandwidth(Q_(calibration.model_plateau_busbw_gbps, 'GB/s'))} uncalibrated.")
         f4.metric("Model ÷ measured time (geomean)", f"{comparison.geomean_time_ratio:.2f}")
-        if comparison.fit is not None and comparison.fit.points >= 2:
-            measured = cluster_from_fit(cluster, comparison.fit, float(comparison.size_bytes.min()),
-                                        float(comparison.size_bytes.max()), algorithm, protocol)
-            if measured.nic_gbit_s is None:
-                st.info(measured.note)
-            else:
-                st.markdown(
-                    f"**Use my measurement:** the model reproduces this fit with NICs of "
-                    f"**{measured.nic_gbit_s:g} Gbit/s** and **{measured.hop_latency_us:g} µs** of extra "
-                    "latency per network hop. One click makes them this cluster's own; they travel in the "
-                    "link (`nic=custom`, `nic_bw`, `lat`) to every page that times a collective.")
-                if measured.note:
-                    st.caption(escape_markdown(measured.note))
-                if st.button("Use my measurement", key="allreduce.use_measurement", on_click=_use_measurement,
-                             args=(state, measured.nic_gbit_s, measured.hop_latency_us)):
+        with st.container(border=True):
+            st.markdown("**What the log says about this system** (red lines on the charts: the latency floor "
+                        "and the plateau)\n\n" + "\n".join(f"- {escape_markdown(s)}" for s in calibration.sentences()))
+            if calibration.changes_anything:
+                link = calibration.link_values()
+                applied = values["cal"] and all(abs(float(values[k]) - float(link[k])) < 0.05
+                                                for k in ("net_eff", "up_eff", "xlat"))
+                if applied:
+                    st.caption("This calibration is in use: every page that times a collective uses it, through "
+                               "the link (`cal`, `net_eff`, `up_eff`, `xlat`).")
+                elif st.button("Use my measurement", key="allreduce.use_measurement", on_click=_use_measurement,
+                               args=(state, link), help="The hardware stays what it is; the wire efficiency and "
+                               "the extra latency go in the link and every page that times a collective uses them."):
                     st.rerun()
         efficiency = efficiency_vs_spec(cluster, comparison.measured_busbw_gbps)
         st.dataframe(_results_table(comparison, efficiency), hide_index=True, width="stretch")
-    return log_overlay
+        if key != values["coll"]:
+            st.info(f"The charts below show {COLLECTIVE_LABELS[values['coll']]}; this log is {name}.")
+            if st.button(f"Show the {name} view", key="allreduce.show_collective", on_click=_set_value,
+                         args=(state, "coll", key)):
+                st.rerun()
+    return LogFit(overlay, key, calibration)
 
 
 @st.fragment
 def analysis(state: PageState) -> None:
     """Everything below the cluster box: the view controls and what they drive (one fragment)."""
+    values = state.values()
+    all_reduce = values["coll"] == "all_reduce"
     with st.container(border=True):
-        s1, s2, s3, s4 = st.columns([2, 3, 2, 3])
+        s0, s1, s2, s3, s4 = st.columns([2, 2, 3, 2, 3])
+        s0.selectbox("Collective", list(COLLECTIVE_LABELS), key=state.key("coll"),
+                     format_func=lambda c: COLLECTIVE_LABELS[c].capitalize(),
+                     help="The time and bandwidth charts show this collective, with the algorithms the library "
+                          "would choose; the cluster-size and traffic sections below are all-reduce.")
         s1.text_input("Message size", key=state.key("size"),
                       help="For the summary, the cluster-size chart and the traffic chart.")
-        s2.selectbox("Algorithm", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
-                     format_func=lambda a: "NCCL's choice" if a == "auto" else ALGORITHM_LABELS[a])
+        s2.selectbox("Algorithm", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"), disabled=not all_reduce,
+                     format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a],
+                     help="Forcing one is modelled for all-reduce." if not all_reduce else None)
         s3.selectbox("Protocol", list(PROTOCOL_CHOICES), key=state.key("proto"), format_func=PROTOCOL_NAMES.get,
+                     disabled=not all_reduce,
                      help="Force one as NCCL_PROTO does (many cloud guides set NCCL_PROTO=simple).")
         s4.selectbox("Overlay a published measurement", ["none", *MEASUREMENTS], key=state.key("overlay"),
-                     format_func=lambda m: "None" if m == "none" else MEASUREMENTS[m].system)
+                     format_func=lambda m: "None" if m == "none" else
+                     f"{MEASUREMENTS[m].system} ({COLLECTIVE_LABELS[MEASUREMENTS[m].collective]})")
     state.sync_url()
     values = state.values()
+    coll = values["coll"]
     cluster, _ = page_cluster(values)
+    words = vendor_words(cluster)
     size_bytes = int(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
-    algorithm, protocol = values["algo"], values["proto"]
-    label = choice_label(algorithm, protocol)
+    algorithm, protocol = (values["algo"], values["proto"]) if coll == "all_reduce" else ("auto", "auto")
+    label = choice_label(algorithm, protocol, words.library)
 
-    at_size = _at_size(cluster, size_bytes, algorithm, protocol)
+    if coll == "all_reduce":
+        at_size = _at_size(cluster, size_bytes, algorithm, protocol)
+    else:
+        at_size = collective_model(cluster, coll, [size_bytes])
     m1, m2, m3, m4, m5 = st.columns(5)
     m1.metric("GPUs (ranks)", f"{cluster.ranks:,}")
     if not np.isfinite(at_size.time_us[0]):
-        st.error(f"NCCL has no algorithm and protocol for {escape_markdown(label)} on this cluster (NVLS, NVLSTree "
-                 "and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch domain).")
+        st.error(f"{words.library} has no algorithm and protocol for {escape_markdown(label)} on this cluster (NVLS, "
+                 "NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch domain).")
     else:
         m2.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}",
                   format_duration(Q_(float(at_size.time_us[0]), "us")))
         m3.metric("busbw", format_bandwidth(Q_(float(at_size.busbw_gbps[0]), "GB/s")))
         chosen_name = str(at_size.algorithm[0])
         m4.metric(f"Algorithm · {at_size.protocol[0]}", SHORT_NAMES.get(chosen_name, chosen_name),
-                  help=f"{label}: {ALGORITHM_LABELS.get(chosen_name, '')}, {at_size.protocol[0]} protocol. "
+                  help=f"{label}: {ALGORITHM_LABELS.get(chosen_name, chosen_name)}, {at_size.protocol[0]} protocol. "
                        "The same choice as every chart below and the command line.")
     m5.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
 
@@ -280,22 +368,29 @@ def analysis(state: PageState) -> None:
                          args=(state, dict(measurement.cluster_inputs))):
                 st.rerun()
 
-    log_overlay = _log_section(state, cluster, algorithm, protocol)
-    log_key = "" if log_overlay is None else hashlib.sha1(log_overlay.time_us.tobytes()).hexdigest()
-    time_fig, busbw_fig = _time_and_busbw_figures(cluster, algorithm, protocol, values["overlay"], log_key,
-                                                  log_overlay)
-    view = _view(cluster, algorithm, protocol)
+    log = _log_section(state, values, cluster, algorithm, protocol)
+    log_key = "" if log is None else (log.collective + hashlib.sha1(log.overlay.time_us.tobytes()).hexdigest()
+                                      + repr(log.calibration.link_values()))
+    time_fig, busbw_fig = _time_and_busbw_figures(cluster, algorithm, protocol, coll, values["overlay"], log_key, log)
+    view = _view(cluster, algorithm, protocol, coll)
+    if values["overlay"] != "none" and MEASUREMENTS[values["overlay"]].collective != coll:
+        st.caption(f"The overlay is {COLLECTIVE_LABELS[MEASUREMENTS[values['overlay']].collective]}: it is drawn "
+                   "on that collective's view.")
     chart(time_fig, key="allreduce-time")
     picks = ", ".join(f"{SHORT_NAMES.get(c.algorithm, c.algorithm)} {c.protocol} from "
                       f"{format_size(Q_(c.size_bytes, 'B'))}" for c in view.pick_changes)
     st.caption(
-        f"Dotted: each algorithm on its own (the protocol NCCL's tuner would pick). Thick grey: {label}, the "
-        "one number the summary above, every chart and the command line share"
+        f"Dotted: each algorithm on its own (the protocol {words.library}'s tuner would pick). Thick grey: "
+        f"{label}, the one number the summary above, every chart and the command line share"
         + (f"; it changes to {picks} (dotted verticals)" if picks else "") + ". "
-        + ("Orange dashes: the fastest algorithm and protocol the model knows, where NCCL's tuner, which "
+        + (f"Orange dashes: the fastest algorithm and protocol the model knows, where {words.library}'s tuner, which "
            "estimates without the pipeline start-up, picks a slower one. " if view.fastest_differs else "")
         + "Left of the shaded boundary the fixed latency of each step dominates; right of it, the bandwidth of "
-        "the slowest link does. Flat ring and hierarchical are textbook schemes NCCL does not pick by name."
+        "the slowest link does."
+        + (f" Flat ring and hierarchical are textbook schemes {words.library} does not pick by name."
+           if coll == "all_reduce" else "")
+        + (" Red dash-dots: your log's latency floor and plateau." if log is not None and log.collective == coll
+           else "")
     )
     chart(busbw_fig, key="allreduce-busbw")
     if view.above_wire_reason:
@@ -321,12 +416,13 @@ def analysis(state: PageState) -> None:
     nic_line = format_bandwidth(Q_(cluster.nic_line_gbps, "GB/s"))
     nic_model = format_bandwidth(Q_(cluster.nic_achieved_gbps, "GB/s"))
     devices = cluster.nic_devices_per_domain
-    merged = (f" NCCL sees the {cluster.nics_per_node} NICs of a node as {devices} network devices of "
+    merged = (f" {words.library} sees the {cluster.nics_per_node} NICs of a node as {devices} network devices of "
               f"{format_bandwidth(Q_(cluster.nic_device_gbps, 'GB/s'))} each (the ports next to one GPU merged), "
               "which is how NVLSTree can use all of them." if cluster.nics_per_domain > cluster.domain_size else "")
     st.markdown(
         f"The model runs on achievable rates, not datasheet ones: {escape_markdown(cluster.scaleup_link)} per GPU is "
-        f"{scaleup_spec} per direction on paper and {scaleup_model} in the model (NCCL's own per-link figure); "
+        f"{scaleup_spec} per direction on paper and {scaleup_model} in the model ({words.library}'s own per-link "
+        "figure); "
         f"each NIC is {nic_line} per direction on paper and {nic_model} in the model. Software reaching about "
         f"80 % of the wire is normal; the gap is protocol overhead, not a fault.{merged}"
     )
@@ -401,6 +497,7 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
 
 
 def _traffic_section(cluster: Cluster, size_bytes: int) -> None:
+    library = vendor_words(cluster).library
     st.subheader("Bytes that leave the node")
     chart(_traffic_figure(cluster, size_bytes), key="allreduce-traffic")
     claim = hierarchical_traffic_claim(cluster.gpus_per_node, max(cluster.nodes, 2))
@@ -411,7 +508,7 @@ def _traffic_section(cluster: Cluster, size_bytes: int) -> None:
             f"{claim.flat_ring_fraction:.3g} × S crosses the network), {claim.gpus_per_node} GPUs per node and "
             f"{claim.nodes} nodes give **{claim.saving_vs_flat_ring:.1%}** less; the limit for many nodes is "
             f"1 − 1/g = {1 - 1 / claim.gpus_per_node:.1%}.\n\n"
-            f"**Against what NCCL actually runs** (node-aware rings, {claim.node_aware_ring_fraction:.3g} × S per "
+            f"**Against what {library} actually runs** (node-aware rings, {claim.node_aware_ring_fraction:.3g} × S per "
             f"GPU): **{claim.saving_vs_node_aware_ring:.1%}** less. The claim is not in the Ultra-Scale Playbook."
         )
     flat, nccl_ring = _speedups(cluster)
@@ -421,7 +518,7 @@ def _traffic_section(cluster: Cluster, size_bytes: int) -> None:
             f"GPUs.\n\n**In this model** ({flat.nodes} nodes × {cluster.gpus_per_node} = {flat.ranks} GPUs of this "
             f"cluster): against a node-unaware flat ring, **{flat.lowest:.2g}×** (at "
             f"{format_size(Q_(flat.lowest_at_bytes, 'B'))}) to **{flat.highest:.2g}×** (at "
-            f"{format_size(Q_(flat.highest_at_bytes, 'B'))}); against NCCL's node-aware ring, "
+            f"{format_size(Q_(flat.highest_at_bytes, 'B'))}); against {library}'s node-aware ring, "
             f"**{nccl_ring.lowest:.2g}×** to **{nccl_ring.highest:.2g}×**. The answer depends on the message size "
             "and on what \"flat\" means, and no source gives the 2× figure."
         )

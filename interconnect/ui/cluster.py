@@ -14,15 +14,23 @@ import streamlit as st
 
 from interconnect.catalog import Catalog, get_catalog
 from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
+from interconnect.models.collectives.calibration import apply_calibration
 from interconnect.models.custom import custom_gpu, custom_nic
 from interconnect.ui.page import PageState, custom_gpu_controls, escape_markdown, gpu_picker, source_popover
-from interconnect.ui.pagespecs import FABRIC_CHOICES, FABRIC_LABELS, cluster_inputs, cluster_widget_values
+from interconnect.ui.pagespecs import (
+    FABRIC_CHOICES,
+    FABRIC_LABELS,
+    LAUNCH_LABELS,
+    calibration_inputs,
+    cluster_inputs,
+    cluster_widget_values,
+)
 
 #: How Streamlit's caches key a cluster: by its repr (every field, deterministic), one string. Without
 #: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.
 CLUSTER_HASH = {Cluster: repr}
 
-__all__ = ["cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources"]
+__all__ = ["calibration_controls", "cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources"]
 
 
 def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster") -> None:
@@ -51,11 +59,33 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
         n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
         n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
         custom_gpu_controls(state, catalog)
+        calibration_controls(state)
+
+
+def calibration_controls(state: PageState) -> None:
+    """The calibration from the viewer's own log and the launch mode (one row; they travel in the link)."""
+    k1, k2, k3, k4, k5 = st.columns([2, 2, 2, 2, 3])
+    k1.toggle("Calibrated", key=state.key("cal"),
+              help="Use a measured wire efficiency and extra latency (the All-reduce page fits them to your "
+                   "nccl-tests log). The hardware stays what the catalog says.")
+    if state["cal"]:  # drawn only when on: the three numbers travel in the link only then (cal=1)
+        k2.number_input("NIC % of line rate", min_value=0.0, max_value=100.0, step=1.0, key=state.key("net_eff"),
+                        help="0: the fabric's own efficiency.")
+        k3.number_input("Scale-up % of line rate", min_value=0.0, max_value=100.0, step=1.0,
+                        key=state.key("up_eff"), help="0: the catalog's achievable rate.")
+        k4.number_input("Extra µs per call", min_value=-1000.0, max_value=100_000.0, step=1.0, key=state.key("xlat"))
+    else:
+        k2.caption("Calibrate the model with the wire efficiency and extra latency of your own log "
+                   "(All-reduce page, \"Compare your own\").")
+    k5.selectbox("Launch", list(LAUNCH_LABELS), key=state.key("launch"), format_func=LAUNCH_LABELS.get,
+                 help="How the benchmark drives the GPUs. One process driving all of a node's GPUs adds about "
+                      "20 µs to every call (8 x H100 and 8 x MI300X, one process per GPU against -g 8).")
 
 
 def resolve_page_cluster(values: dict[str, Any]) -> tuple[Cluster, list[str]]:
     """The :class:`Cluster` the page's values describe, and warnings for anything clamped."""
-    return resolve_cluster(values["gpu"], **cluster_inputs(values))
+    cluster, warnings = resolve_cluster(values["gpu"], **cluster_inputs(values))
+    return apply_calibration(cluster, **calibration_inputs(values)), warnings
 
 
 def set_cluster(state: PageState, inputs: dict[str, Any]) -> None:

@@ -105,7 +105,7 @@ FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
 #: The URL keys that describe a cluster. Every page that times a collective uses these same keys,
 #: so a cluster travels between pages (in the session) and between people (in the link).
 CLUSTER_KEYS = ("gpu", "gpu_base", "gpu_bw", "gpu_name", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain",
-                "sharp", "lat")
+                "sharp", "lat", "cal", "net_eff", "up_eff", "xlat", "launch")
 
 FABRIC_LABELS = {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet (TCP)",
                  "efa": "AWS EFA"}
@@ -133,11 +133,58 @@ def cluster_specs(*, nodes: int = 4) -> list:
         BoolParam("sharp", False, "SHARP in the InfiniBand switches"),
         QuantityParam("lat", "", "Extra latency per network hop", dimension="time", minimum="0 us",
                       maximum="100 ms", optional=True, allow_zero=True),
+        *calibration_specs(),
     ]
 
 
+#: How a benchmark drives the GPUs (``launch=``): the keys of the models' LAUNCH_OVERHEAD_US.
+LAUNCH_CHOICES = ("process-per-gpu", "single-process", "pytorch")
+LAUNCH_LABELS = {"process-per-gpu": "One process per GPU (MPI, Slurm)",
+                 "single-process": "One process drives every GPU of a node (-g 8)",
+                 "pytorch": "Timed from PyTorch (torch.distributed)"}
+
+
+def calibration_specs() -> list:
+    """A calibration from the viewer's own log (``cal=1&net_eff=87&xlat=5``) and the benchmark's launch mode.
+
+    ``net_eff`` and ``up_eff`` are shares of the line rate in percent (0: the model's own), ``xlat`` the µs
+    added to every collective call; they appear in a link only with ``cal=1``.
+    """
+    from interconnect.ui.urlstate import BoolParam, FloatParam
+
+    return [
+        BoolParam("cal", False, "Calibrate the model with my measurement"),
+        FloatParam("net_eff", 0.0, "Network: % of each NIC's line rate reached (0 = the model's)", minimum=0.0,
+                   maximum=100.0, when=("cal", True)),
+        FloatParam("up_eff", 0.0, "Scale-up: % of the GPU's line rate reached (0 = the model's)", minimum=0.0,
+                   maximum=100.0, when=("cal", True)),
+        FloatParam("xlat", 0.0, "Extra latency per collective call (µs)", minimum=-1000.0, maximum=100_000.0,
+                   when=("cal", True)),
+        ChoiceParam("launch", "process-per-gpu", "How the benchmark drives the GPUs", choices=LAUNCH_CHOICES),
+    ]
+
+
+def calibration_inputs(values: dict) -> dict:
+    """The page's calibration values as keyword arguments of ``apply_calibration`` (models.collectives).
+
+    >>> calibration_inputs({"cal": True, "net_eff": 87.0, "up_eff": 0.0, "xlat": 5.0, "launch": "single-process"})
+    {'network_efficiency': 0.87, 'scaleup_efficiency': None, 'extra_latency_us': 5.0, 'launch': 'single-process'}
+    """
+    def share(percent: object) -> float | None:
+        value = float(percent or 0.0)
+        return None if value <= 0 else min(max(value, 5.0), 100.0) / 100.0
+
+    on = bool(values.get("cal"))
+    return {
+        "network_efficiency": share(values.get("net_eff")) if on else None,
+        "scaleup_efficiency": share(values.get("up_eff")) if on else None,
+        "extra_latency_us": float(values.get("xlat") or 0.0) if on else 0.0,
+        "launch": values.get("launch", "process-per-gpu"),
+    }
+
+
 def allreduce_specs() -> list:
-    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, load_measurements
+    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, OTHER_COLLECTIVES, load_measurements
     from interconnect.ui.urlstate import QuantityParam
 
     return [
@@ -146,6 +193,7 @@ def allreduce_specs() -> list:
         ChoiceParam("algo", "auto", "Algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
         ChoiceParam("proto", "auto", "Protocol", choices=PROTOCOL_CHOICES),
         ChoiceParam("overlay", "none", "Published measurement", choices=("none", *[m.id for m in load_measurements()])),
+        ChoiceParam("coll", "all_reduce", "Collective", choices=("all_reduce", *OTHER_COLLECTIVES)),
     ]
 
 
@@ -175,6 +223,7 @@ def cluster_widget_values(inputs: dict, nic_ids: tuple[str, ...] | list[str]) ->
         "domain": int(inputs.get("scaleup_domain", 0)),
         "sharp": bool(inputs.get("in_network_reduction", False)),
         "lat": str(inputs.get("hop_latency", "") or ""),
+        "cal": False,  # a calibration belongs to the system it was measured on
     }
     if nic in nic_ids or nic == "auto":
         values["nic"] = nic

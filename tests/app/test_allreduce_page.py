@@ -7,7 +7,14 @@ import pytest
 from interconnect.catalog import get_catalog
 from interconnect.io.nccl_tests import parse_nccl_tests
 from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce, fit_alpha_beta, load_measurements
+from interconnect.models.collectives import (
+    allreduce,
+    apply_calibration,
+    calibrate,
+    collective,
+    compare_collective,
+    load_measurements,
+)
 from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/2_All_reduce.py"
@@ -52,7 +59,8 @@ def test_single_h100_node_picks_nvls_for_large_messages():
 def test_every_parameter_from_the_link():
     query = {"gpu": "a100-sxm", "gpn": "8", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s", "nics": "16",
              "fabric": "roce", "domain": "8", "sharp": "0", "lat": "25 us", "size": "64 MiB", "algo": "ring",
-             "proto": "LL128", "overlay": "none"}
+             "proto": "LL128", "overlay": "none", "cal": "1", "net_eff": "80", "up_eff": "0", "xlat": "5",
+             "launch": "single-process", "coll": "all_reduce"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query
@@ -65,9 +73,12 @@ def test_every_parameter_from_the_link():
     assert metric(at, "Algorithm ·").startswith("Ring") and any(m.label == "Algorithm · LL128" for m in at.metric)
     time_chart = chart_specs(at)[0]
     assert "time" in time_chart["layout"]["title"]["text"]
-    # The typed latency is the cluster's own: the model's time is the CLI's with --hop-latency 25 us.
+    # The typed latency is the cluster's own: the model's time is the CLI's with --hop-latency 25 us; the
+    # calibration and the launch mode in the link are applied as the CLI's --net-efficiency 80% --extra-latency
+    # '5 us' --launch single-process apply them.
     cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=2, nic="100 Gbit/s", nics_per_node=16,
                                  fabric="roce", scaleup_domain=8, hop_latency="25 us")
+    cluster = apply_calibration(cluster, network_efficiency=0.8, extra_latency_us=5.0, launch="single-process")
     expected = allreduce(cluster, [64 * 2**20], "ring", protocol="LL128").busbw_gbps[0]
     assert metric(at, "busbw") == f"{expected:.0f} GB/s"
 
@@ -134,9 +145,15 @@ def test_pasted_log_is_compared_with_the_model():
     at.text_area(key="allreduce.paste").input(text).run()
     assert not at.exception
     assert metric(at, "Rows read") == "31"
-    assert "µs" in metric(at, "Fitted latency")
+    assert "µs" in metric(at, "Latency floor")
+    assert "B/s" in metric(at, "Plateau busbw")
+    assert any("Read: all-reduce" in m.value for m in at.markdown)
     names = [trace.get("name", "") for trace in chart_specs(at)[0]["data"]]
     assert "your log" in names
+    assert any(name.startswith("your latency floor") for name in names)
+    assert any(name.startswith("your plateau busbw") for name in
+               [trace.get("name", "") for trace in chart_specs(at)[1]["data"]])
+    assert not any("cannot reach the measured" in m.value for m in [*at.markdown, *at.caption])
     assert "nccl" not in [w.value for w in at.warning]
     # Results table in readable units: "49.2 µs", not "49.2004"; busbw with a unit, not "0.000002".
     table = at.dataframe[0].value
@@ -146,22 +163,78 @@ def test_pasted_log_is_compared_with_the_model():
     assert all(len(cell.split()[0].replace(".", "")) <= 4 for cell in table["measured time"])
 
 
-def test_use_my_measurement_makes_the_fit_the_clusters_own():
+def test_use_my_measurement_calibrates_without_inventing_hardware():
     text = (LOGS / "h100-2node-unidentified.txt").read_text()
-    at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "2", "fabric": "ethernet"})
+    at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "2"})
     at.text_area(key="allreduce.paste").input(text).run()
     at.button(key="allreduce.use_measurement").click().run()
     assert not at.exception
-    assert at.query_params["nic"] == "custom"
-    assert at.query_params["nic_bw"].endswith("Gbit/s") and at.query_params["lat"].endswith("us")
-    # The cluster now reproduces the log's fitted line (t = a + S/B) at both ends of its sweep: the
-    # model's time at 8 B and 8 GiB is the fit's there.
+    # The hardware stays the catalog's: no custom NIC; the calibration travels in the link.
+    assert at.query_params["nic"] == "auto" and at.query_params["cal"] == "1"
     run = parse_nccl_tests(text.encode())
-    fit = fit_alpha_beta(run.size_bytes, run.time_us)
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    calibration = calibrate(cluster, run.size_bytes, run.time_us)
+    link = calibration.link_values()
+    assert float(at.query_params["xlat"]) == pytest.approx(link["xlat"])
+    assert float(at.query_params["net_eff"]) == pytest.approx(link["net_eff"])
+    # The page's table is now the calibrated model, and its error on the log is the calibration's.
     table = at.dataframe[0].value
     ratios = [float(r) for r in table["model ÷ measured"]]
-    fit_ratio = fit.time_us([run.size_bytes[0], run.size_bytes[-1]]) / run.time_us[[0, -1]]
-    assert ratios[0] == pytest.approx(fit_ratio[0], rel=0.05) and ratios[-1] == pytest.approx(fit_ratio[1], rel=0.05)
+    calibrated = compare_collective(
+        apply_calibration(cluster, network_efficiency=calibration.wire_efficiency,
+                          extra_latency_us=calibration.extra_latency_us), "all_reduce", run.size_bytes, run.time_us)
+    assert ratios == pytest.approx(calibrated.time_ratio.tolist(), abs=0.006)
+    assert any("in use" in c.value for c in at.caption)
+
+
+def test_an_all_gather_log_is_drawn_against_the_all_gather_model():
+    text = (LOGS / "nccl-tests-2021-all_gather-8xV100-error-column.log").read_text()
+    at = run_page(PAGE, {"gpu": "v100", "gpn": "8", "nodes": "1"})
+    at.text_area(key="allreduce.paste").input(text).run()
+    assert not at.exception
+    assert any("Read: all-gather" in m.value for m in at.markdown)
+    at.button(key="allreduce.show_collective").click().run()
+    assert not at.exception and at.query_params["coll"] == "all_gather"
+    specs = chart_specs(at)
+    assert specs[0]["layout"]["title"]["text"].startswith("All-gather time")
+    assert "your log" in [trace.get("name", "") for trace in specs[0]["data"]]
+    # The header's nThread 1 nGpus 8: the page offers to model one process driving all eight GPUs.
+    at.button(key="allreduce.set_launch").click().run()
+    assert at.query_params["launch"] == "single-process"
+
+
+@pytest.mark.parametrize("coll", ["all_gather", "reduce_scatter", "alltoall", "sendrecv"])
+def test_every_collective_has_a_time_and_busbw_view(coll):
+    at = run_page(PAGE, {"gpu": "h100-sxm", "gpn": "8", "nodes": "2", "coll": coll, "size": "64 MiB"})
+    assert not at.exception and not at.warning
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    expected = collective(cluster, coll, [64 * 2**20]).busbw_gbps[0]
+    assert metric(at, "busbw") == f"{expected:.0f} GB/s"
+    specs = chart_specs(at)
+    assert "time" in specs[0]["layout"]["title"]["text"] and "bandwidth" in specs[1]["layout"]["title"]["text"]
+
+
+def test_an_amd_cluster_speaks_rccl_and_infinity_fabric():
+    at = run_page(PAGE, {"gpu": "mi300x", "gpn": "8", "nodes": "1"})
+    assert not at.exception
+    names = [trace.get("name", "") for trace in chart_specs(at)[0]["data"]]
+    assert "RCCL's pick" in names and "NCCL's pick" not in names
+    # The page's own words (source lists, which quote titles such as "NVLink, NIC and PCIe tables", aside).
+    text = " ".join(m.value for m in [*at.markdown, *at.caption] if "](http" not in m.value)
+    assert "NVLink" not in text.replace("NVLink SHARP", "") and "NCCL" not in text.replace("NCCL_PROTO", "")
+    assert "Infinity Fabric" in text
+
+
+def test_a_file_with_two_runs_offers_each():
+    text = ((LOGS / "rccl-tests-all_reduce-8xMI300X.log").read_text() + "\n"
+            + (LOGS / "nccl-tests-2021-all_gather-8xV100-error-column.log").read_text())
+    at = run_page(PAGE, {"gpu": "mi300x", "gpn": "8", "nodes": "1"})
+    at.text_area(key="allreduce.paste").input(text).run()
+    assert not at.exception
+    assert at.selectbox(key="allreduce.run").options == [
+        "Run 1: collective not named, 28 rows, 8 ranks", "Run 2: all_gather_perf, 23 rows, 8 ranks"]
+    at.selectbox(key="allreduce.run").select_index(1).run()
+    assert any("Read: all-gather" in m.value for m in at.markdown)
 
 
 def test_log_with_other_rank_count_warns():

@@ -34,7 +34,7 @@ def test_every_parameter_from_the_link():
     query = {"gpu": "b200", "gpn": "8", "nodes": "2", "nic": "ib-ndr", "nic_bw": "200 Gbit/s", "nics": "8",
              "fabric": "infiniband", "domain": "0", "sharp": "0", "lat": "", "model": "custom", "params": "1.3",
              "layers": "24", "tokens": "16384", "bucket": "100 MiB", "dtype": "fp32", "sm": "0.15", "eff": "0.5",
-             "mode": "ideal", "algo": "ring"}
+             "mode": "ideal", "algo": "ring", "cal": "0", "launch": "process-per-gpu"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query

@@ -112,24 +112,24 @@ class Calibration:
         """True when the calibration changes the wire's efficiency or adds latency."""
         return self.wire_efficiency is not None or self.extra_latency_us != 0.0
 
-    def link_values(self) -> dict[str, str]:
-        """Return the page link's values for this calibration (``net_eff`` or ``up_eff``, and ``xlat``).
+    def link_values(self) -> dict[str, float]:
+        """Return the page link's values for this calibration: ``net_eff``, ``up_eff`` (%) and ``xlat`` (µs).
 
         Returns
         -------
-        dict of str to str
-            Empty strings mean "the model's own".
+        dict of str to float
+            Shares of the line rate in percent (0: the model's own) and the extra latency in µs.
 
         Examples
         --------
         >>> c = Calibration("network", "NIC", 50.0, 0.8, 0.87, 3.0, 20.0, 17.0, 350.0, 322.0, 1.2, 1.1)
         >>> c.link_values()
-        {'net_eff': '87 %', 'up_eff': '', 'xlat': '3 us'}
+        {'net_eff': 87.0, 'up_eff': 0.0, 'xlat': 3.0}
         """
-        efficiency = "" if self.wire_efficiency is None else f"{self.wire_efficiency * 100:.3g} %"
-        return {"net_eff": efficiency if self.wire == "network" else "",
-                "up_eff": efficiency if self.wire == "scale-up" else "",
-                "xlat": f"{self.extra_latency_us:.3g} us" if self.extra_latency_us else ""}
+        percent = 0.0 if self.wire_efficiency is None else round(self.wire_efficiency * 100, 1)
+        return {"net_eff": percent if self.wire == "network" else 0.0,
+                "up_eff": percent if self.wire == "scale-up" else 0.0,
+                "xlat": round(self.extra_latency_us, 1)}
 
     def sentences(self) -> list[str]:
         """Say what the calibration means, one sentence per number (Markdown-free text).

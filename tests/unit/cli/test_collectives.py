@@ -218,8 +218,8 @@ def test_compare_reports_a_calibration_without_a_nic_rate_of_its_own(capsys, two
 def test_the_calibration_flags_give_the_calibrated_model(capsys, two_node_log):
     first, _ = _json(capsys, ["compare", str(two_node_log), "--json"])
     link = first["calibration"]["link"]
-    flags = [f for flag, key in (("--net-efficiency", "net_eff"), ("--extra-latency", "xlat")) if link[key]
-             for f in (flag, link[key].replace(" %", "%"))]
+    flags = [f for flag, key, unit in (("--net-efficiency", "net_eff", "%"), ("--extra-latency", "xlat", " us"))
+             if link[key] for f in (flag, f"{link[key]:g}{unit}")]
     again, _ = _json(capsys, ["compare", str(two_node_log), *flags, "--json"])
     assert again["geomean_time_ratio"] == pytest.approx(first["calibrated"]["geomean_time_ratio"], abs=2e-4)
 
