@@ -312,6 +312,7 @@ def analysis(state: PageState) -> None:
     """Everything below the cluster box: the view controls and what they drive (one fragment)."""
     values = state.values()
     all_reduce = values["coll"] == "all_reduce"
+    library = vendor_words(page_cluster(values)[0]).library
     with st.container(border=True):
         s0, s1, s2, s3, s4 = st.columns([2, 2, 3, 2, 3])
         s0.selectbox("Collective", list(COLLECTIVE_LABELS), key=state.key("coll"),
@@ -321,9 +322,10 @@ def analysis(state: PageState) -> None:
         s1.text_input("Message size", key=state.key("size"),
                       help="For the summary, the cluster-size chart and the traffic chart.")
         s2.selectbox("Algorithm", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"), disabled=not all_reduce,
-                     format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a],
+                     format_func=lambda a: f"{library}'s choice" if a == "auto" else ALGORITHM_LABELS[a],
                      help="Forcing one is modelled for all-reduce." if not all_reduce else None)
-        s3.selectbox("Protocol", list(PROTOCOL_CHOICES), key=state.key("proto"), format_func=PROTOCOL_NAMES.get,
+        s3.selectbox("Protocol", list(PROTOCOL_CHOICES), key=state.key("proto"),
+                     format_func=lambda p: f"{library}'s choice" if p == "auto" else PROTOCOL_NAMES[p],
                      disabled=not all_reduce,
                      help="Force one as NCCL_PROTO does (many cloud guides set NCCL_PROTO=simple).")
         s4.selectbox("Overlay a published measurement", ["none", *MEASUREMENTS], key=state.key("overlay"),

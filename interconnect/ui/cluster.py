@@ -64,19 +64,23 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
 
 def calibration_controls(state: PageState) -> None:
     """The calibration from the viewer's own log and the launch mode (one row; they travel in the link)."""
-    k1, k2, k3, k4, k5 = st.columns([2, 2, 2, 2, 3])
+    on = bool(state["cal"])
+    if on:
+        k1, k2, k3, k4, k5 = st.columns([2, 2, 2, 2, 3])
+    else:
+        k1, k2, k5 = st.columns([2, 6, 3])
     k1.toggle("Calibrated", key=state.key("cal"),
               help="Use a measured wire efficiency and extra latency (the All-reduce page fits them to your "
                    "nccl-tests log). The hardware stays what the catalog says.")
-    if state["cal"]:  # drawn only when on: the three numbers travel in the link only then (cal=1)
+    if on:  # drawn only when on: the three numbers travel in the link only then (cal=1)
         k2.number_input("NIC % of line rate", min_value=0.0, max_value=100.0, step=1.0, key=state.key("net_eff"),
                         help="0: the fabric's own efficiency.")
         k3.number_input("Scale-up % of line rate", min_value=0.0, max_value=100.0, step=1.0,
                         key=state.key("up_eff"), help="0: the catalog's achievable rate.")
         k4.number_input("Extra µs per call", min_value=-1000.0, max_value=100_000.0, step=1.0, key=state.key("xlat"))
     else:
-        k2.caption("Calibrate the model with the wire efficiency and extra latency of your own log "
-                   "(All-reduce page, \"Compare your own\").")
+        k2.caption("Off: the model as sourced. The All-reduce page fits a wire efficiency and an extra latency to "
+                   "your own log (\"Compare your own\") and sets them here.")
     k5.selectbox("Launch", list(LAUNCH_LABELS), key=state.key("launch"), format_func=LAUNCH_LABELS.get,
                  help="How the benchmark drives the GPUs. One process driving all of a node's GPUs adds about "
                       "20 µs to every call (8 x H100 and 8 x MI300X, one process per GPU against -g 8).")

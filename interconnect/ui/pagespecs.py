@@ -139,9 +139,9 @@ def cluster_specs(*, nodes: int = 4) -> list:
 
 #: How a benchmark drives the GPUs (``launch=``): the keys of the models' LAUNCH_OVERHEAD_US.
 LAUNCH_CHOICES = ("process-per-gpu", "single-process", "pytorch")
-LAUNCH_LABELS = {"process-per-gpu": "One process per GPU (MPI, Slurm)",
-                 "single-process": "One process drives every GPU of a node (-g 8)",
-                 "pytorch": "Timed from PyTorch (torch.distributed)"}
+LAUNCH_LABELS = {"process-per-gpu": "One process per GPU",
+                 "single-process": "One process, all GPUs (-g)",
+                 "pytorch": "Timed in PyTorch"}
 
 
 def calibration_specs() -> list:
