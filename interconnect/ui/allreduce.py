@@ -214,7 +214,7 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
                     f"with `-J`), up to {LOG_LIMIT}. It is read here and never stored; set the cluster above to "
                     "the system it ran on.")
         st.markdown(_UPLOAD_NOTE_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
-        upload = st.file_uploader(f"Benchmark output (up to {LOG_LIMIT})", key="allreduce.upload",
+        upload = st.file_uploader(f"{words.tests} output (up to {LOG_LIMIT})", key="allreduce.upload",
                                   max_upload_size=_UPLOAD_CEILING_MB)
         pasted = st.text_area("…or paste it", key="allreduce.paste", height=150, max_chars=MAX_LOG_BYTES)
         data = upload.getvalue() if upload is not None else pasted.encode("utf-8") if pasted.strip() else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -278,7 +279,7 @@ def _parse_json(text: str) -> NcclRun:
         _check_complete(sweep, sizes, dtypes, redops, skipped_sweep, ranks, warnings)
     if not cputime:
         _check_algbw(collective, sizes_arr, out, inp, [f"results[{i}]" for i in kept], warnings)
-    return _build_run(
+    run = _build_run(
         collective=collective,
         ranks=ranks,
         ranks_source=ranks_source,
@@ -295,3 +296,4 @@ def _parse_json(text: str) -> NcclRun:
         warnings=warnings,
         fmt="json",
     )
+    return run if header_ranks is None else dataclasses.replace(run, gpus_per_process=header_ranks)

@@ -91,6 +91,12 @@ def test_the_header_says_how_many_gpus_one_process_drives(text: str, expected: i
     assert parse_nccl_tests(text).gpus_per_process == expected
 
 
+def test_the_json_config_says_it_too() -> None:
+    # nccl-tests -J writes config.nthreads and config.ngpus (1 and 8 in this file: -g 8).
+    data = (DATA / "nccl-tests-2.19-all_reduce-2x8xH100.json").read_bytes()
+    assert parse_nccl_tests(data).gpus_per_process == 8
+
+
 def test_a_log_without_the_header_line_does_not_guess_the_launch() -> None:
     assert parse_nccl_tests("1048576 262144 float sum -1 8.52 123.07 215.37 0 8.41 124.68 218.19 0"
                             ).gpus_per_process is None
