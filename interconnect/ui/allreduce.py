@@ -121,7 +121,8 @@ def _time_and_busbw_figures(cluster: Cluster, algorithm: str, protocol: str, col
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _node_figure(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str, size_label: str):
     curve = _node_curve(cluster, size_bytes, algorithm, protocol)
-    return node_count_figure(curve, playbook_curve(), chosen_label=choice_label(algorithm, protocol),
+    return node_count_figure(curve, playbook_curve(),
+                             chosen_label=choice_label(algorithm, protocol, vendor_words(cluster).library),
                              size_label=size_label,
                              reference_band=SMOL_PLAYBOOK_P5,
                              reference_label="Smol Training Playbook, nccl-tests on AWS p5 (large messages)")

@@ -280,3 +280,11 @@ def test_custom_gpu_twice_the_scale_up_halves_a_bandwidth_bound_all_reduce(capsy
 ])
 def test_custom_gpu_flags_are_checked_strictly(capsys, argv, fragment):
     assert fragment in _error(capsys, ["allreduce", *argv])
+
+
+def test_an_amd_cluster_is_described_in_amds_words(capsys):
+    message = _error(capsys, ["allreduce", "--gpu", "mi300x", "--algorithm", "nvls"])
+    assert "RCCL has no algorithm" in message and "NCCL has" not in message
+    payload, _ = _json(capsys, ["compare", str(DATA / "rccl-tests-all_reduce-8xMI300X.log"), "--gpu", "mi300x",
+                                "--json"])
+    assert payload["library"] == "RCCL" and "Infinity Fabric" in payload["description"]
