@@ -315,7 +315,7 @@ def analysis(state: PageState) -> None:
     all_reduce = values["coll"] == "all_reduce"
     library = vendor_words(page_cluster(values)[0]).library
     with st.container(border=True):
-        s0, s1, s2, s3, s4 = st.columns([2, 2, 3, 2, 3])
+        s0, s1, s2, s3, s4 = st.columns([2, 2, 3, 2.6, 3])
         s0.selectbox("Collective", list(COLLECTIVE_LABELS), key=state.key("coll"),
                      format_func=lambda c: COLLECTIVE_LABELS[c].capitalize(),
                      help="The time and bandwidth charts show this collective, with the algorithms the library "
