@@ -39,3 +39,21 @@ def test_fragment_control_updates_the_url_and_the_playbook_button(streamlit_serv
     assert settled["nics"] == "32" and settled["fabric"] == "efa" and settled["size"] == "256 MB"
     assert poll(page, lambda: page.locator(METRIC_VALUE).first.inner_text().strip() == "64" or None)  # 8 x 8 GPUs
     assert_healthy(page, streamlit_server)
+
+
+def test_a_pasted_log_calibrates_the_model_through_the_link(streamlit_server, page):
+    from pathlib import Path
+
+    log = (Path(__file__).resolve().parents[1] / "unit" / "data" / "nccl_logs" / "h100-2node-unidentified.txt")
+    open_page(page, streamlit_server, "/All_reduce?gpu=h100-sxm&gpn=8&nodes=2")
+    wait_for_charts(page, minimum=4)
+    page.get_by_text("Compare your own nccl-tests output").click()
+    widget(page, "allreduce.paste").locator("textarea").fill(log.read_text())
+    page.keyboard.press("Control+Enter")
+    assert poll(page, lambda: page.get_by_text("What the log says about this system").count() == 1 or None,
+                timeout_s=30)
+    page.get_by_role("button", name="Use my measurement").click()
+    settled = poll(page, lambda: query_of(page.url) if query_of(page.url).get("cal") == "1" else None, timeout_s=20)
+    assert float(settled["net_eff"]) > 0 and settled["nic"] == "auto", settled  # the hardware stays the catalog's
+    assert poll(page, lambda: page.get_by_text("This calibration is in use").count() == 1 or None, timeout_s=20)
+    assert_healthy(page, streamlit_server)
