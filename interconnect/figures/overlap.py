@@ -125,9 +125,15 @@ def timeline_figure(step: StepResult, *, max_segments: int = TIMELINE_SEGMENTS) 
     compute = events.lane == 0
     starts, ends = events.start_s[compute], events.end_s[compute]
     names = ["forward", "backward", "optimizer step"]
+    lag = step.wait_s / (step.forward_s + step.backward_s) if step.wait_s > 0 else 0.0
+
+    def waited(seconds: float) -> str:
+        return f", +{_duration(seconds * lag)} waiting for the slowest GPU" if lag > 0 else ""
+
     details = [
-        f"{2 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP",
-        f"{4 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP"
+        f"{2 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP" + waited(step.forward_s),
+        f"{4 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP" + waited(step.backward_s)
+        + (f", +{_duration(step.launch_s)} bucket launches" if step.launch_s > 0 else "")
         + (f", +{_duration(step.contention_s)} SM contention" if step.contention_s > 0 else ""),
         "Adam, memory-bound (estimate)",
     ]
@@ -155,7 +161,7 @@ def timeline_figure(step: StepResult, *, max_segments: int = TIMELINE_SEGMENTS) 
             "hovertemplate": label + ": %{customdata[2]:.4g} " + unit + "<extra>all-reduce</extra>",
         })
     shapes, annotations = [], []
-    backward_end = step.forward_s + step.backward_s + step.contention_s
+    backward_end = step.backward_end_s
     if step.exposed_comm_s > 0:
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": backward_end * scale,
                        "x1": (backward_end + step.exposed_comm_s) * scale, "y0": 0, "y1": 1, "fillcolor": _EXPOSED,

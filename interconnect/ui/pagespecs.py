@@ -388,10 +388,11 @@ def crossdc_inputs(values: dict):
 def overlap_specs() -> list:
     """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
     from interconnect.models.collectives import ALLREDUCE_ALGORITHMS
-    from interconnect.models.overlap import GRADIENT_BYTES, MODES
+    from interconnect.models.overlap import GRADIENT_BYTES, MODES, load_bucket_costs
     from interconnect.models.presets import load_model_presets
     from interconnect.ui.urlstate import QuantityParam
 
+    costs = load_bucket_costs()  # what a bucket costs besides its bytes: sourced defaults
     return [
         *cluster_specs(),
         ChoiceParam("model", "llama3-8b", "Model", choices=(*load_model_presets(), "custom")),
@@ -400,7 +401,9 @@ def overlap_specs() -> list:
         IntParam("tokens", 4096, "Tokens per GPU per step", minimum=1, maximum=100_000_000),
         QuantityParam("bucket", "25 MiB", "Bucket size", dimension="size", minimum="1 KiB", maximum="1 TiB"),
         ChoiceParam("dtype", "bf16", "Gradient type", choices=tuple(GRADIENT_BYTES)),
-        FloatParam("sm", 0.0, "SM contention", minimum=0.0, maximum=0.9),
+        FloatParam("sm", costs.contention, "SM contention", minimum=0.0, maximum=0.9),
+        FloatParam("launch", round(costs.launch_s * 1e6, 6), "Launch per bucket (µs)", minimum=0.0, maximum=10_000.0),
+        FloatParam("spread", round(costs.spread * 100, 6), "GPU speed spread (%)", minimum=0.0, maximum=50.0),
         FloatParam("eff", 1.0, "Share of peak FLOP/s", minimum=0.05, maximum=1.0),
         ChoiceParam("mode", "overlap", "Overlap", choices=MODES),
         ChoiceParam("algo", "auto", "Bucket all-reduce algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
