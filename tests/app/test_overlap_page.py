@@ -34,7 +34,7 @@ def test_defaults_render_the_timeline_sweeps_and_claim_and_write_the_url():
     assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
     assert metric(at, "Compute share") == f"{step.compute_utilization:.0%}"
     # the breakdown names each cost a bucket adds, with its time and its source
-    breakdown = next(m.value for m in at.markdown if "| part of the step |" in m.value)
+    breakdown = next(m.value for m in at.markdown if "| part of the step |" in m.value).replace("\u00a0", " ")
     for words in ("Waiting for the slowest GPU", "Bucket launches", "SM contention", "Exposed communication",
                   duration(step.wait_s), duration(step.launch_s), duration(step.contention_s),
                   "arxiv.org/abs/2507.03114", "arxiv.org/abs/2208.11035", "benchmarks/distributed/ddp"):
@@ -144,3 +144,17 @@ def test_a_forced_algorithm_the_cluster_cannot_run_warns_and_falls_back():
     assert not at.exception
     assert any("nvls all-reduce cannot run" in w.value.replace("\\", "") for w in at.warning)
     assert len(at.get("plotly_chart")) == 4
+
+
+def test_the_ddp_check_sets_model_and_bytes_only_beside_the_runs():
+    from interconnect.models.ddp_benchmark import compare_ddp_benchmark
+
+    at = run_page(PAGE)
+    text = " ".join(m.value for m in at.markdown)
+    assert "of the extra time" in text and "1 MB buckets" in text
+    table = next(m.value for m in at.markdown if "| iteration: measured |" in m.value)
+    # PyTorch DDP benchmark README: resnext101_32x8d, 16 GPUs (2M/8G), p50 0.450 s; 1 GPU with DDP 0.425 s
+    row = next(line for line in table.splitlines() if line.startswith("| resnext101_32x8d | 16 |"))
+    assert "| 450 ms |" in row and "| 25 ms |" in row
+    model = next(r for r in compare_ddp_benchmark() if r.model == "resnext101_32x8d" and r.gpus == 16)
+    assert duration(model.model_comm_overhead_s) in row and f"{model.model_bucket1_diff:+.1%}" in row
