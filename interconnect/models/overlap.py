@@ -36,6 +36,7 @@ with the all-reduce.
 
 from __future__ import annotations
 
+import functools
 import math
 import tomllib
 from collections.abc import Callable, Sequence
@@ -531,6 +532,7 @@ class BucketCosts:
         return self.gpu_spread.value
 
 
+@functools.cache
 def load_bucket_costs() -> BucketCosts:
     """Read the sourced per-bucket costs (``data/published/ddp-bucket-costs.toml``).
 
