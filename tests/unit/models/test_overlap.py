@@ -270,10 +270,13 @@ def test_bucket_costs_reject_out_of_range_values():
     bucket_mib=st.sampled_from([1, 4, 25, 100, 1000]),
     low=st.integers(min_value=1, max_value=200_000),
     factor=st.floats(min_value=1.0, max_value=50.0),
+    launch_us=st.sampled_from([0.0, 12.0, 200.0]),
+    spread=st.sampled_from([0.0, 0.08, 0.3]),
 )
-def test_more_tokens_never_increase_exposed_time(preset, mode, contention, bucket_mib, low, factor):
+def test_more_tokens_never_increase_exposed_time(preset, mode, contention, bucket_mib, low, factor, launch_us, spread):
     workload = CUSTOM_8B if preset == "custom" else Workload.from_preset(PRESETS[preset])
-    kwargs = {"mode": mode, "sm_contention": contention, "bucket_bytes": bucket_mib * 2**20}
+    kwargs = {"mode": mode, "sm_contention": contention, "bucket_bytes": bucket_mib * 2**20,
+              "bucket_launch_s": launch_us * 1e-6, "speed_spread": spread}
     fewer = step_schedule(CLUSTER, workload, low, **kwargs)
     more = step_schedule(CLUSTER, workload, low * factor, **kwargs)
     assert more.exposed_comm_s <= fewer.exposed_comm_s * (1 + 1e-9) + 1e-12
@@ -400,3 +403,22 @@ def test_an_algorithm_the_cluster_cannot_run_falls_back_with_a_note(algorithm):
     assert f"The {algorithm} all-reduce cannot run on this cluster" in step.notes[-1]
     sweep = token_sweep(CLUSTER, LLAMA_8B, [4096], bucket_bytes=DEFAULT_BUCKET_BYTES, algorithm=algorithm)
     assert np.all(np.isfinite(sweep.exposed_s))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    mode=st.sampled_from(["overlap", "none"]),
+    bucket_mib=st.sampled_from([1, 25, 400]),
+    tokens=st.integers(min_value=64, max_value=500_000),
+    launch_us=st.floats(min_value=0.0, max_value=500.0),
+    contention=st.floats(min_value=0.0, max_value=0.8),
+    spread=st.floats(min_value=0.0, max_value=0.5),
+)
+def test_costs_per_bucket_never_make_a_step_faster(mode, bucket_mib, tokens, launch_us, contention, spread):
+    kwargs = {"mode": mode, "bucket_bytes": bucket_mib * 2**20}
+    plain = step_schedule(CLUSTER, LLAMA_8B, tokens, **kwargs)
+    costly = step_schedule(CLUSTER, LLAMA_8B, tokens, bucket_launch_s=launch_us * 1e-6, sm_contention=contention,
+                           speed_spread=spread, **kwargs)
+    assert costly.step_s >= plain.step_s * (1 - 1e-12)
+    assert costly.step_s == pytest.approx(costly.compute_s + costly.wait_s + costly.launch_s + costly.contention_s
+                                          + costly.exposed_comm_s, rel=1e-12)
