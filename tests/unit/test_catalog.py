@@ -700,6 +700,9 @@ def test_every_source_is_cited_by_some_entry():
     from interconnect.models.crossdc import get_crossdc_data
 
     cited |= get_crossdc_data().source_ids()  # the Across sites page's figures
+    from interconnect.models.wires import get_wires
+
+    cited |= get_wires().source_ids()  # the protocols and media of the Reach page
     assert set(catalog.sources) - cited == set()
 
 
