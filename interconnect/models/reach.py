@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -143,40 +144,30 @@ class Propagation:
         return 1.0 / self.velocity_factor
 
 
-_FIBRE_GROUP_INDEX = 1.468
-#: Propagation per medium. Keys match the catalog's propagation media where it has them; a catalog
-#: figure, when present, wins over these (see :func:`propagation_for`).
-PROPAGATION: dict[str, Propagation] = {
-    "fibre": Propagation(
-        "fibre", "Silica fibre", _FIBRE_GROUP_INDEX / SPEED_OF_LIGHT_M_PER_S, "spec",
-        # 1.468 / c = 4.897 us/km: "4.897 us/km at 1550 nm" and 204,190 km/s (which is 68 % of c), MapYourTech,
-        # "The 5 microsecond rule" (https://mapyourtech.com/the-5-microsecond-rule-fiber-propagation-latency-per-kilometer/);
-        # a calculator with n = 1.4682 gives 4.90 us/km (https://redzilla.aiscnet.com/en/latencia-fibra/).
-        "Group index about 1.468 (4.9 µs per km): MapYourTech, 'The 5 microsecond rule' "
-        "(https://mapyourtech.com/the-5-microsecond-rule-fiber-propagation-latency-per-kilometer/)",
-    ),
-    "copper-twinax": Propagation(
-        "copper-twinax", "Twinax copper (DAC)", 4.5e-9, "spec",
-        # NVIDIA LinkX MCP4Y10 passive DAC specification, electrical table: "Time propagation delay
-        # max 4.5 ns/m (informative)"; the same figure in the MCP1650 200GbE DAC specification.
-        "At most 4.5 ns per metre: NVIDIA LinkX MCP4Y10 passive DAC specifications "
-        "(https://docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub/specifications)",
-    ),
-    "copper-cable": Propagation(
-        "copper-cable", "Multi-core copper cable", 5.0e-9, "estimate",
-        # No figure for a 1980s parallel or serial cable was found; 5 ns/m sits in the 4.8-5.3 ns/m
-        # measured on Cat 5 twisted pair (about 0.64 c), electronics.stackexchange question 45492,
-        # and the 40-75 % velocity of propagation of twisted pair (technologyuk.net).
-        "Estimate, 5 ns per metre: Cat 5 twisted pair measures 4.8-5.3 ns/m "
-        "(https://electronics.stackexchange.com/questions/45492); twisted pair runs at 40-75 % of c "
-        "(https://www.technologyuk.net/telecommunications/telecom-principles/velocity-of-propagation.shtml)",
-    ),
-    "vacuum": Propagation(
-        "vacuum", "Vacuum (free space)", 1.0 / SPEED_OF_LIGHT_M_PER_S, "spec",
-        "The speed of light, exact by the SI definition of the metre "
-        "(https://www.bipm.org/en/publications/si-brochure)",
-    ),
-}
+def _source_text(catalog: Any, source_ids: Sequence[str]) -> str:
+    sources = [catalog.sources[sid] for sid in source_ids if sid in catalog.sources]
+    return "; ".join(f"{source.title} ({source.url})" for source in sources)
+
+
+def _propagation_table() -> dict[str, Propagation]:
+    """Every medium of the catalog (``data/media.toml``) as a :class:`Propagation`, with its sources.
+
+    The fibre figure is its group index over the speed of light (1.468 / c = 4.897 µs per km, from a
+    fibre maker's data sheet); copper cable is an estimate (the data says so). No figure lives here.
+    """
+    from interconnect.catalog import get_catalog
+
+    catalog = get_catalog()
+    return {
+        medium_id: Propagation(medium_id, medium.name, float(medium.delay.quantity.to("s/m").magnitude),
+                               medium.delay.basis, _source_text(catalog, medium.delay.source_ids))
+        for medium_id, medium in catalog.media.items()
+    }
+
+
+#: Propagation per medium, read from the catalog's media (``data/media.toml``): fibre, twinax copper
+#: (DAC), multi-core copper cable and vacuum, each with the basis and sources of its figure.
+PROPAGATION: dict[str, Propagation] = _propagation_table()
 
 #: The media a person can pick for the gap (page and CLI): public names -> :data:`PROPAGATION` keys.
 GAP_MEDIA: dict[str, str] = {"fibre": "fibre", "copper": "copper-twinax", "vacuum": "vacuum"}
