@@ -43,11 +43,12 @@ __all__ = [
     "IEEE1284_CABLE_M",
     "LANDMARKS",
     "LAPLINK_CONDUCTORS",
-    "LAPLINK_MEASURED_BYTES_PER_S",
+    "INTERLNK_TAPE_BACKUP_BYTES_PER_S",
     "MAX_DISTANCE_M",
     "MIN_DISTANCE_M",
     "NCCL_BUFFSIZE_BYTES",
     "NCCL_IB_RETRY_CNT_DEFAULT",
+    "NCCL_IB_TIMEOUT_BY_VERSION",
     "NCCL_IB_TIMEOUT_DEFAULT",
     "NET_HOP_US",
     "PLIP_RANGE_M",
@@ -68,6 +69,7 @@ __all__ = [
     "fastest_reaching",
     "handshake_limited_rate_bytes_per_s",
     "ib_ack_timeout_s",
+    "ib_give_up_s",
     "leash_steps",
     "links_without_reach",
     "media_with_reach",
@@ -102,12 +104,16 @@ BLURAY_BYTES = 50e9
 #: NCCL's buffer between a pair of GPUs: ``NCCL_BUFFSIZE`` default 4194304 bytes (4 MiB), NVIDIA NCCL
 #: ``docs/userguide/source/env.rst`` (NVIDIA/nccl 5067397c, 2026-06-11).
 NCCL_BUFFSIZE_BYTES = 4 * 1024 * 1024
-#: NCCL's InfiniBand verbs timeout exponent: "The default value used by NCCL is 20 (since 2.23; it was
-#: 18 since 2.14, and 14 before that)" and retry count default 7, "approximately 30 seconds of
-#: waiting (7 retries, each lasting 4.3 seconds)": NVIDIA NCCL ``docs/userguide/source/env.rst``,
-#: sections NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT; ``src/transport/net_ib/connect.cc``
-#: ``NCCL_PARAM(IbTimeout, "IB_TIMEOUT", 20)`` (NVIDIA/nccl 5067397c).
+#: NCCL's InfiniBand verbs timeout exponent by version: "The default value used by NCCL is 20 (since
+#: 2.23; it was 18 since 2.14, and 14 before that)", and the retry count, default 7: NVIDIA NCCL
+#: ``docs/userguide/source/env.rst``, sections NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT;
+#: ``src/transport/net_ib/connect.cc`` ``NCCL_PARAM(IbTimeout, "IB_TIMEOUT", 20)`` (NVIDIA/nccl 5067397c).
+#: NCCL's page says the defaults give "approximately 30 seconds of waiting (7 retries, each lasting
+#: 4.3 seconds)"; counting the first try too, 1 + 7 = 8 timeouts of 4.29 s is 34 s
+#: (:func:`ib_give_up_s`).
 NCCL_IB_TIMEOUT_DEFAULT = 20
+NCCL_IB_TIMEOUT_BY_VERSION: tuple[tuple[str, int], ...] = (("before 2.14", 14), ("2.14 to 2.22", 18),
+                                                           ("2.23 and later", 20))
 NCCL_IB_RETRY_CNT_DEFAULT = 7
 #: The InfiniBand local ACK timeout unit: timeout = 4.096 us x 2^t (InfiniBand Architecture
 #: Specification Vol. 1, 12.7.34, as quoted in NCCL's env.rst; Linux ``drivers/infiniband/hw/qib``
@@ -442,8 +448,8 @@ def handshake_limited_rate_bytes_per_s(bytes_per_handshake: float, rtt_s: float)
     >>> f"{handshake_limited_rate_bytes_per_s(0.5, rtt) / 1e6:.1f} MB/s"
     '4.5 MB/s'
 
-    hundreds of times the 12 kB/s measured on such a cable (``freehold-interlnk``): the port and
-    its software, not the wire's length, set that speed.
+    far beyond the roughly 50 kB/s quoted for nibble mode (``ieee1284-nibble-tutorial``): the port
+    and its software, not the wire's length, set the speed.
     """
     return math.inf if rtt_s <= 0 else bytes_per_handshake / rtt_s
 
@@ -900,8 +906,8 @@ def ib_ack_timeout_s(exponent: int) -> float:
 
     InfiniBand Architecture Specification Vol. 1, 12.7.34, as quoted in NCCL's documentation of
     ``NCCL_IB_TIMEOUT`` (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout).
-    NCCL's default t = 20 (since 2.23) gives about 4.3 s per try, and its 7 retries make about 30 s
-    before NCCL reports a network error.
+    NCCL's default t = 20 (since 2.23) gives about 4.3 s per try; with the first try and its 7
+    retries that is 34 s before NCCL reports a network error (:func:`ib_give_up_s`).
 
     Examples
     --------
@@ -914,6 +920,40 @@ def ib_ack_timeout_s(exponent: int) -> float:
     if t <= 0 or t >= 32:
         return math.inf
     return IB_ACK_TIMEOUT_UNIT_S * 2.0**t
+
+
+def ib_give_up_s(exponent: int, retries: int = NCCL_IB_RETRY_CNT_DEFAULT) -> float:
+    r"""Compute how long a reliable InfiniBand connection waits before it reports a lost peer.
+
+    Parameters
+    ----------
+    exponent : int
+        The timeout exponent t (``NCCL_IB_TIMEOUT``).
+    retries : int, default 7
+        ``NCCL_IB_RETRY_CNT``: retransmissions after the first try.
+
+    Returns
+    -------
+    float
+        Seconds: the first try and every retry each wait one ACK timeout.
+
+    Notes
+    -----
+    .. math:: T_{give\,up} = (1 + r) \, T_{ack}(t)
+
+    Our count: the retry count is the number of retransmissions (InfiniBand specification Vol. 1,
+    12.7.38, as NCCL's documentation cites it), so the sender waits one more timeout than it retries.
+    NCCL's documentation rounds its defaults to "approximately 30 seconds (7 retries, each lasting
+    4.3 seconds)", leaving the first try out.
+
+    Examples
+    --------
+    >>> f"{ib_give_up_s(NCCL_IB_TIMEOUT_DEFAULT):.1f} s"
+    '34.4 s'
+    >>> [f"{ib_give_up_s(t):.3g} s" for _, t in NCCL_IB_TIMEOUT_BY_VERSION]
+    ['0.537 s', '8.59 s', '34.4 s']
+    """
+    return (1 + max(0, int(retries))) * ib_ack_timeout_s(exponent)
 
 
 @expects(timeout_s="s", delay_s_per_m="s/m")
@@ -983,11 +1023,18 @@ TIMEOUTS: tuple[TimeoutCase, ...] = (
         "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout)",
     ),
     TimeoutCase(
+        "ib-t18", "InfiniBand ACK timeout, t = 18 (NCCL's default from 2.14 to 2.22)", ib_ack_timeout_s(18),
+        "fibre",
+        "NVIDIA NCCL docs/userguide/source/env.rst, NCCL_IB_TIMEOUT "
+        "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout)",
+    ),
+    TimeoutCase(
         "ib-t20", "InfiniBand ACK timeout, t = 20 (NCCL's default since 2.23)",
         ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), "fibre",
         "NVIDIA NCCL docs/userguide/source/env.rst, NCCL_IB_TIMEOUT "
         "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout)",
-        "Seven retries of 4.3 s: about 30 s before NCCL reports a network error.",
+        "The first try and 7 retries of 4.3 s each: 8 x 4.3 s = 34 s before NCCL reports a network error "
+        "(NCCL's page rounds it to 'approximately 30 seconds', counting the retries only).",
     ),
 )
 
@@ -1014,9 +1061,11 @@ PLIP_RANGE_M = 15.0  # "Limited range, 15 m", Linux Documentation/networking/pli
 #: A null-printer (LapLink) cable joins ten signal pins crosswise plus pins 17 and 25 (ground): 12
 #: conductors (pin table in Linux Documentation/networking/plip.rst, "Parallel Transfer Mode 0 Cable").
 LAPLINK_CONDUCTORS = 12
-#: The one published LapLink measurement found: DOS 6 INTERLNK over a LapLink cable moved 1.7 MB in
-#: 2 min 22 s, "700K per minute" (http://freeholdcomputer.com/htdocs/interlnk.html): about 12 kB/s.
-LAPLINK_MEASURED_BYTES_PER_S = 700e3 / 60
+#: Not a LapLink speed: a laptop backed up to a desktop's *tape drive* over DOS 6 INTERLNK and a
+#: LapLink cable, compressed, moved 1.7 MB in 2 min 22 s with the tape's start and stop included,
+#: "700K per minute" (http://freeholdcomputer.com/htdocs/interlnk.html), about 12 kB/s. The tape, the
+#: compression and the software set that figure, so no published LapLink cable speed was found.
+INTERLNK_TAPE_BACKUP_BYTES_PER_S = 700e3 / 60
 
 
 # --- what distance does to an all-reduce between two sites --------------------------------------

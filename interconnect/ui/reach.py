@@ -28,11 +28,11 @@ from interconnect.models.reach import (
     IEEE1284_CABLE_M,
     LANDMARKS,
     LAPLINK_CONDUCTORS,
-    LAPLINK_MEASURED_BYTES_PER_S,
     MAX_DISTANCE_M,
     MIN_DISTANCE_M,
     NCCL_BUFFSIZE_BYTES,
     NCCL_IB_RETRY_CNT_DEFAULT,
+    NCCL_IB_TIMEOUT_BY_VERSION,
     NCCL_IB_TIMEOUT_DEFAULT,
     PLIP_RANGE_M,
     PROPAGATION,
@@ -42,6 +42,7 @@ from interconnect.models.reach import (
     distance_text,
     fastest_reaching,
     ib_ack_timeout_s,
+    ib_give_up_s,
     leash_steps,
     links_without_reach,
     media_with_reach,
@@ -256,6 +257,7 @@ def _timeout_texts() -> dict[str, str]:
     plip = next(case for case in TIMEOUTS if case.id == "plip-trigger")
     episode_rtt = float(round_trip_s(EPISODE.distance_m, copper.delay_s_per_m))
     ib, old = ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), ib_ack_timeout_s(14)
+    versions = ", ".join(f"{t} ({_time(ib_ack_timeout_s(t))} per try) {when}" for when, t in NCCL_IB_TIMEOUT_BY_VERSION)
     return {
         "story": (
             f"**Often quoted** (the episode): a LapLink parallel cable \"rated for three metres\" ran at \"maybe "
@@ -264,8 +266,9 @@ def _timeout_texts() -> dict[str, str]:
             f"**What the sources say:** no 3 m rating and no 60 KB/s figure were found. IEEE 1284 rates parallel "
             f"cables at {IEEE1284_CABLE_M['AB (older)']:g} m (older AB cables) to "
             f"{IEEE1284_CABLE_M['IEEE 1284 CC']:g} m (1284 CC); Linux's PLIP driver documents {PLIP_RANGE_M:g} m "
-            f"for the LapLink cable; the one measurement found (DOS 6 INTERLNK over LapLink) moved about "
-            f"{format_bandwidth(Q_(LAPLINK_MEASURED_BYTES_PER_S, 'B/s'))}. Over {EPISODE.distance_m:g} m of copper "
+            f"for the LapLink cable. The \"700K per minute\" sometimes quoted for LapLink was a compressed backup "
+            "to a tape drive over DOS INTERLNK (1.7 MB in 2 min 22 s, the tape's start and stop included): a "
+            f"speed of the tape and its software, not of the cable. Over {EPISODE.distance_m:g} m of copper "
             f"the round trip is about {_time(episode_rtt)}, {plip.timeout_s / episode_rtt:,.0f} times shorter than "
             f"PLIP's {_time(plip.timeout_s)} handshake timeout: propagation alone would need about "
             f"{_length(distance_at_timeout_m(plip.timeout_s, copper.delay_s_per_m))} of cable to trip it.\n\n"
@@ -277,9 +280,11 @@ def _timeout_texts() -> dict[str, str]:
         ),
         "infiniband": (
             "**The same physics in InfiniBand.** A reliable connection retransmits when no acknowledgement comes "
-            f"back within 4.096 µs × 2^t. NCCL sets t = {NCCL_IB_TIMEOUT_DEFAULT} by default (since NCCL 2.23): "
-            f"{_time(ib)} per try, about {_time(ib * NCCL_IB_RETRY_CNT_DEFAULT)} over {NCCL_IB_RETRY_CNT_DEFAULT} "
-            f"retries before NCCL reports an error. A fibre round trip that long needs "
+            f"back within 4.096 µs × 2^t. NCCL's default t is {versions}. At t = {NCCL_IB_TIMEOUT_DEFAULT} each "
+            f"try waits {_time(ib)}; the first try and {NCCL_IB_RETRY_CNT_DEFAULT} retries make "
+            f"{1 + NCCL_IB_RETRY_CNT_DEFAULT} × {_time(ib)} = **{_time(ib_give_up_s(NCCL_IB_TIMEOUT_DEFAULT))}** "
+            "before NCCL reports an error (NCCL's page rounds it to \"approximately 30 seconds\", counting the "
+            "retries only). A fibre round trip that long needs "
             f"{_far(distance_at_timeout_m(ib, fibre.delay_s_per_m))} of link: farther than the Moon (about "
             f"384,400 km). Before NCCL 2.14 the default was t = 14 ({_time(old)}), which "
             f"{_far(distance_at_timeout_m(old, fibre.delay_s_per_m))} of fibre would already exceed. So a timer "
@@ -293,7 +298,8 @@ _STORY_SOURCES = (
     "Sources: [Linux plip.rst](https://github.com/torvalds/linux/blob/master/Documentation/networking/plip.rst) "
     "(15 m, 500 µs, pin table); [plip.c](https://github.com/torvalds/linux/blob/master/drivers/net/plip/plip.c) "
     "(500 and 3000 µs); [connectworld: IEEE 1284](http://www.connectworld.net/ieee1284.html) (6 m and 10 m cables); "
-    "[DOS 6 INTERLNK](http://freeholdcomputer.com/htdocs/interlnk.html) (700K per minute)."
+    "[DOS 6 INTERLNK tape backup](http://freeholdcomputer.com/htdocs/interlnk.html) (700K per minute, "
+    "compressed, to tape)."
 )
 _NVLINK = (
     "**NVLink's leash.** No official maximum NVLink cable length was found; the catalog puts NVLink 5 at about 2 m, "

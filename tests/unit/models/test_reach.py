@@ -22,9 +22,9 @@ from interconnect.models.reach import (
     BLURAY_BYTES,
     EPISODE,
     IEEE1284_CABLE_M,
+    INTERLNK_TAPE_BACKUP_BYTES_PER_S,
     LANDMARKS,
     LAPLINK_CONDUCTORS,
-    LAPLINK_MEASURED_BYTES_PER_S,
     MAX_DISTANCE_M,
     MIN_DISTANCE_M,
     NCCL_BUFFSIZE_BYTES,
@@ -343,8 +343,9 @@ def test_the_episodes_figures_are_labelled_and_differ_from_the_sources():
     assert sorted(IEEE1284_CABLE_M.values()) == [6.0, 10.0]
     assert PLIP_RANGE_M == 15.0
     assert EPISODE.rated_length_m < min(IEEE1284_CABLE_M.values())
-    # DOS 6 INTERLNK over LapLink: '700K per minute' (freeholdcomputer.com), about 12 kB/s, not 60.
-    assert LAPLINK_MEASURED_BYTES_PER_S == pytest.approx(11_667, rel=1e-3)
+    # freeholdcomputer.com: a compressed backup to tape over DOS 6 INTERLNK, '700K per minute' (12 kB/s);
+    # a speed of the tape, not of the LapLink cable.
+    assert INTERLNK_TAPE_BACKUP_BYTES_PER_S == pytest.approx(11_667, rel=1e-3)
     # A null-printer cable needs 12 conductors (plip.rst pin table): more than a four-core cable has.
     assert LAPLINK_CONDUCTORS == 12
 
