@@ -105,6 +105,7 @@ class LinkMedium:
     power: Power | None = None
     source_ids: tuple[str, ...] = ()
     notes: str = ""
+    links: tuple[str, ...] = ()
 
     @property
     def rate_gbps(self) -> float:
@@ -191,6 +192,16 @@ class Wires:
     def options(self) -> list[Option]:
         """Every (protocol, medium) pair the data allows, in file order of the media."""
         return [Option(self.protocols[pid], medium) for medium in self.media.values() for pid in medium.carries]
+
+    def catalog_link_ids(self) -> set[str]:
+        """List the catalog links this file describes again, as a protocol or as a medium."""
+        return ({p.link for p in self.protocols.values() if p.link}
+                | {link for medium in self.media.values() for link in medium.links})
+
+    def fastest_carried(self, medium_id: str) -> Protocol:
+        """Return the fastest protocol a medium carries (its point on a rate-against-reach chart)."""
+        medium = self.media[medium_id]
+        return max((self.protocols[pid] for pid in medium.carries), key=lambda p: (p.rate_gbps, p.id))
 
     def source_ids(self) -> set[str]:
         """Every source id the file cites (figures and prose)."""
@@ -427,7 +438,7 @@ def load_wires(path: str | Path | None = None, source_ids: frozenset[str] | None
         where = f"{file}: medium '{raw.get('id', '?')}'"
         _check(where, raw, {"id": str, "name": str, "kind": str, "rate": dict, "reach": dict, "carries": list,
                             "propagation": str, "standard": str},
-               {"power": dict, "sources": list, "notes": str})
+               {"power": dict, "sources": list, "notes": str, "links": list})
         if raw["id"] in media:
             raise WiresDataError(f"{where}: duplicate id")
         if raw["kind"] not in MEDIUM_KINDS:
@@ -438,6 +449,8 @@ def load_wires(path: str | Path | None = None, source_ids: frozenset[str] | None
         missing = [pid for pid in raw["carries"] if pid not in protocols]
         if not raw["carries"] or missing:
             raise WiresDataError(f"{where}: 'carries' must list protocol ids; unknown: {missing!r}")
+        if any(link not in link_ids for link in raw.get("links", [])):
+            raise WiresDataError(f"{where}: 'links' must list catalog link ids, got {raw['links']!r}")
         if any(s not in ids for s in raw.get("sources", [])):
             raise WiresDataError(f"{where}: 'sources' must list known source ids, got {raw['sources']!r}")
         rate = _figure(where, "rate", raw["rate"], "bandwidth", ids)
@@ -445,7 +458,7 @@ def load_wires(path: str | Path | None = None, source_ids: frozenset[str] | None
         power = _power(where, raw["power"], ids) if "power" in raw else None
         media[raw["id"]] = LinkMedium(raw["id"], raw["name"], raw["kind"], rate, reach, tuple(raw["carries"]),
                                       raw["propagation"], raw["standard"], power, tuple(raw.get("sources", ())),
-                                      raw.get("notes", ""))
+                                      raw.get("notes", ""), tuple(raw.get("links", ())))
     if not protocols or not media:
         raise WiresDataError(f"{file}: needs at least one [[protocol]] and one [[medium]]")
     return Wires(protocols, media)

@@ -159,9 +159,9 @@ def test_a_short_passive_dac_reaches_1_5_m_not_30_m():
     rows = media_with_reach([dac])
     assert rows[0].reaches(1.5) and not rows[0].reaches(30)
     assert rows[0].medium_id == "copper-twinax"
-    # The packaged catalog's NDR port is reached over a passive DAC of at most 2 m (LinkX MCP4Y10).
-    ndr = next(row for row in media_with_reach(CATALOG.links.values()) if row.id == "ib-ndr")
-    assert ndr.reaches(1.5) and not ndr.reaches(30)
+    # The packaged catalog's passive 400G DAC reaches 3 m at 100G-PAM4 (NVIDIA LinkX overview), not 30 m.
+    dac = next(row for row in media_with_reach(CATALOG.links.values()) if row.id == "dac-400g-passive")
+    assert dac.reaches(1.5) and dac.reaches(3) and not dac.reaches(30)
 
 
 def test_reach_boundary_is_inclusive_and_ordering_is_by_reach():
