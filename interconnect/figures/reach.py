@@ -394,7 +394,8 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
     labels = {key: " / ".join(_short_link_name(row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 24,
                                                whole_words=True) for row in rows)
               for key, rows in points.items()}
-    best_point = max((key for key in points if key[2]), key=lambda key: (key[1], key[0]), default=None)
+    # The fastest that reaches; among equally fast ones the one that only just reaches (as fastest_reaching).
+    best_point = max((key for key in points if key[2]), key=lambda key: (key[1], -key[0]), default=None)
     on_leash = {(step.reach_m, step.link.rate_gbps) for step in leash_steps(media)}
     # Labels in order of importance: the fastest that reaches, the leash's steps, then reaching and fast first.
     keys = sorted(points, key=lambda key: (key != best_point, key[:2] not in on_leash, not key[2], -key[1], key[0]))

@@ -77,6 +77,7 @@ __all__ = [
     "one_way_delay_s",
     "propagation_for",
     "propagation_medium_of",
+    "reach_rows",
     "read_distance",
     "round_trip_s",
     "two_site_allreduce",
@@ -775,6 +776,49 @@ def media_with_reach(links: Iterable[Link], catalog: object | None = None) -> li
     return sorted(rows, key=lambda row: (row.reach_m, -row.rate_gbps, row.name))
 
 
+def reach_rows(wires: Any = None, catalog: Any = None) -> list[LinkReach]:
+    """List the Reach page's points: every medium of ``wires.toml``, then the catalog's other links.
+
+    Parameters
+    ----------
+    wires : interconnect.models.wires.Wires, optional
+        The protocols and media; the packaged ``wires.toml`` by default.
+    catalog : interconnect.catalog.Catalog, optional
+        The catalog; the packaged one by default.
+
+    Returns
+    -------
+    list of LinkReach
+        One row per medium, at the rate of the fastest protocol it carries, with the chart layer of
+        its kind (:data:`~interconnect.models.wires.KIND_LAYERS`); then every catalog link with a reach
+        that the wires file does not describe again (old parallel and serial cables, MetroX, long-haul
+        wavelengths), shortest reach first as in :func:`media_with_reach`.
+
+    Examples
+    --------
+    >>> rows = {row.id: row for row in reach_rows()}
+    >>> rows["sr8-800g"].rate_gbps, rows["sr8-800g"].reach_m, rows["sr8-800g"].layer
+    (100.0, 50.0, 'cable')
+    >>> "laplink-parallel" in rows, "ib-ndr" in rows, "400zr" in rows and rows["400zr"].name.startswith("OIF")
+    (True, False, True)
+    """
+    from interconnect.catalog import get_catalog
+    from interconnect.models.wires import KIND_LAYERS, get_wires
+
+    data = wires or get_wires()
+    catalog = catalog or get_catalog()
+    rows = []
+    for medium in data.media.values():
+        propagation = propagation_for(medium.propagation, catalog)
+        rows.append(LinkReach(medium.id, medium.name, KIND_LAYERS.get(medium.kind, "cable"),
+                              data.fastest_carried(medium.id).rate_gbps, medium.reach_m, medium.reach.basis,
+                              propagation.id, False, propagation.delay_s_per_m))
+    covered = data.catalog_link_ids()
+    others = [link for link in catalog.links.values() if link.id not in covered]
+    rows += media_with_reach(others, catalog)
+    return sorted(rows, key=lambda row: (row.reach_m, -row.rate_gbps, row.name))
+
+
 def links_without_reach(links: Iterable[Link]) -> list[Link]:
     """List the links the catalog gives no reach for (they cannot be placed on a distance scale).
 
@@ -812,8 +856,8 @@ def fastest_reaching(media: Sequence[LinkReach], distance_m: float) -> LinkReach
     Returns
     -------
     LinkReach or None
-        The highest ``rate_gbps`` among links that reach (the longer reach breaks a tie), or None
-        when nothing catalogued reaches.
+        The highest ``rate_gbps`` among links that reach (the shorter reach breaks a tie: the link
+        that only just reaches is the usual choice), or None when nothing catalogued reaches.
 
     Examples
     --------
@@ -825,7 +869,7 @@ def fastest_reaching(media: Sequence[LinkReach], distance_m: float) -> LinkReach
     True
     """
     reaching = [row for row in media if row.reaches(distance_m)]
-    return max(reaching, key=lambda row: (row.rate_gbps, row.reach_m), default=None)
+    return max(reaching, key=lambda row: (row.rate_gbps, -row.reach_m), default=None)
 
 
 @dataclass(frozen=True)

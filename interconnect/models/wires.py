@@ -34,6 +34,8 @@ from interconnect.catalog import BASES, CatalogError, Figure, _parse_figure
 from interconnect.units import Q_, InterconnectError, expects
 
 __all__ = [
+    "KIND_LABELS",
+    "KIND_LAYERS",
     "MEDIUM_KINDS",
     "LinkMedium",
     "Option",
@@ -55,6 +57,9 @@ KIND_LABELS = {
     "acc": "Active copper (ACC)", "aoc": "Active optical cable", "multimode": "Multimode optics",
     "single-mode": "Single-mode optics", "coherent": "Coherent optics",
 }
+#: The catalog layer whose colour and legend name a kind of medium borrows on charts.
+KIND_LAYERS = {"board": "scale-up", "nvlink-copper": "scale-up", "dac": "cable", "acc": "cable", "aoc": "cable",
+               "multimode": "cable", "single-mode": "cable", "coherent": "long-reach"}
 _DATA_FILE = "wires.toml"
 _PROPAGATION_IDS = ("fibre", "copper-twinax", "copper-cable", "vacuum")
 
