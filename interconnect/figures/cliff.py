@@ -119,7 +119,10 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         y = EDGE_ROW
         figure.add_shape(type="line", xref="paper", x0=0, x1=1, y0=y, y1=y, yref="y",
                          line={"dash": "dash", "color": CHASSIS_RED, "width": 2})
-        figure.add_annotation(xref="paper", x=1.0, y=y, showarrow=False, xanchor="right", yanchor="middle",
+        # Anchored at the left of the plot: the right end has no room to spare at any width (the value
+        # texts of the bars sit there), and the arrow glyphs come from a fallback font whose width
+        # Plotly under-estimates, so a right-anchored label was cut off at the figure's edge.
+        figure.add_annotation(xref="paper", x=0.0, y=y, showarrow=False, xanchor="left", yanchor="middle",
                               bgcolor="white", borderpad=2, text="edge of the chassis: inside ▲ outside ▼",
                               font={"color": CHASSIS_RED, "size": 14})
     return figure
