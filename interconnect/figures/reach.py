@@ -423,8 +423,8 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
         points.setdefault((row.reach_m, row.rate_gbps, row.reaches(distance_m)), []).append(row)
     rates = [row.rate_gbps for row in media] or [1.0]
     y_range = [math.log10(min(rates) / 3), math.log10(max(rates) * 3)]
-    labels = {key: " / ".join(_short_link_name(row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 24,
-                                               whole_words=True) for row in rows)
+    labels = {key: " / ".join(_MAP_LABELS.get(row.id) or _short_link_name(
+        row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 24, whole_words=True) for row in rows)
               for key, rows in points.items()}
     # The fastest that reaches; among equally fast ones the one that only just reaches (as fastest_reaching).
     best_point = max((key for key in points if key[2]), key=lambda key: (key[1], -key[0]), default=None)

@@ -216,6 +216,12 @@ def _protocol_table(distance_m: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _short_protocol(name: str) -> str:
+    """``800 GbE``, ``IB NDR``, ``NVLink 5``: a protocol's name for a narrow table cell."""
+    short = name.split(" (")[0].replace(" Gigabit Ethernet", " GbE").replace(" Terabit Ethernet", " TbE")
+    return short.replace("InfiniBand ", "IB ")
+
+
 def _reach_text(figure: Any) -> str:
     metres = float(figure.quantity.to("m").magnitude)
     return _length(metres) + ("" if figure.basis == "spec" else f" ({figure.basis})")
@@ -234,7 +240,7 @@ def _reach_table(distance_m: float) -> pd.DataFrame:
             "Reaches": ("fastest" if row.id == best_id else "yes") if row.reaches(distance_m) else "no",
             "Link": row.name,
             "Kind": KIND_LABELS.get(medium.kind, medium.kind) if medium else row.layer.capitalize(),
-            "Carries": ", ".join(wires.protocols[p].name.split(" (")[0] for p in medium.carries) if medium else "—",
+            "Carries": ", ".join(_short_protocol(wires.protocols[p].name) for p in medium.carries) if medium else "—",
             "Rate per direction": _rate(row.rate_gbps),
             "Reach": _length(row.reach_m) + ("" if row.reach_basis == "spec" else f" ({row.reach_basis})"),
             "Power per end": (f"{medium.power_w:g} W" if medium.power_w is not None else "not found")
