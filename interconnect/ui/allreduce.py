@@ -309,10 +309,13 @@ def analysis(state: PageState) -> None:
             "- busbw can exceed the ring limit when the data crosses the bottleneck fewer times than a ring sends "
             "it: in-switch reduction (NVLS inside an NVSwitch domain, SHARP in InfiniBand switches) sends each "
             "GPU's data once, and on exactly two nodes a tree sends each byte across the network once per node. "
-            "nccl-tests now documents a separate factor (n−1)/(n+1) for in-network reduction."
+            "nccl-tests' own documentation gives only 2(n−1)/n, (n−1)/n and 1; a factor (n−1)/(n+1) for "
+            "in-network reduction comes from an unmerged contributor pull request (nccl-tests #239) and the "
+            "maintainer's reply in its thread, not from the tool."
         )
         st.markdown("Sources: [nccl-tests doc/PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/"
-                    "doc/PERFORMANCE.md); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
+                    "doc/PERFORMANCE.md); [nccl-tests #239](https://github.com/NVIDIA/nccl-tests/pull/239) "
+                    "(open pull request); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
                     "(two-node trees).")
 
     st.subheader("Spec against achievable")

@@ -48,6 +48,10 @@ def test_cliff_figure_has_one_bar_per_link_on_a_log_axis_in_the_chosen_unit():
     # The edge of the chassis has its own empty row between the last bar inside and the first outside.
     rows = list(figure.layout.yaxis.categoryarray)[::-1]
     assert rows.index(" ") == [bar.key for bar in bars].index("node")
+    # Its words start at the plot's left edge, so no width cuts them off at the right (issue 23).
+    edge = next(a for a in figure.layout.annotations if a.text.startswith("edge of the chassis"))
+    assert (edge.xref, edge.xanchor) == ("paper", "left") and 0 < edge.x <= 0.05
+    assert edge.text.isascii()  # no fallback-font glyphs whose width Plotly mis-measures
 
 
 def test_cliff_figure_marks_bars_whose_basis_differs():
