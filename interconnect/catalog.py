@@ -596,7 +596,8 @@ class Catalog:
 _TABLES = ("source", "gpu", "link", "node", "medium")
 #: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
 #: models.toml: model presets for the parallelism pages; crossdc.toml: the Across sites page's published figures.
-NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml"})
+#: fabric.toml: the Fabric page's switches, module power, distance classes and published designs.
+NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml", "fabric.toml"})
 
 
 def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:

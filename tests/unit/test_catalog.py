@@ -700,6 +700,9 @@ def test_every_source_is_cited_by_some_entry():
     from interconnect.models.crossdc import get_crossdc_data
 
     cited |= get_crossdc_data().source_ids()  # the Across sites page's figures
+    from interconnect.models.fabric import get_fabric_data
+
+    cited |= get_fabric_data().source_ids()  # the Fabric page's switches, module power and designs
     assert set(catalog.sources) - cited == set()
 
 
