@@ -299,6 +299,17 @@ class FabricInputs:
     uplink_gbit_s: float | None = None
     distances: tuple[str, ...] = ()
     server: str = ""
+    rails: int = 0
+
+    @property
+    def rail_count(self) -> int:
+        """Rails of a rail-optimised fabric: ``rails``, else the largest divisor of the NIC count up to 8.
+
+        8 for a DGX; a 72-NIC NVL72 rack then puts 9 links on each rail leaf.
+        """
+        if self.rails:
+            return self.rails
+        return max(d for d in range(1, min(8, self.nics_per_server) + 1) if self.nics_per_server % d == 0)
 
     @property
     def gpus(self) -> int:
@@ -445,7 +456,7 @@ class Fabric:
                 "switch_power_w": self.switch_power_w,
             },
             "servers_per_group": self.servers_per_group,
-            "rails": self.rails,
+            "rails": self.rails if self.inputs.topology == "rail-leaf-spine" else None,
             "pods": self.pods,
             "bisection_bandwidth": {"gbit_s_per_direction": self.bisection_gbit_s,
                                     "per_gpu_gbit_s": round(self.bisection_per_gpu_gbit_s, 3)},
@@ -522,8 +533,13 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
 
     leaf_down, leaf_up = _split(switch, r_n, r_up, i.oversubscription_at(0))
     if i.topology == "rail-leaf-spine":
-        rails = i.nics_per_server
-        per_group = leaf_down
+        rails = i.rail_count
+        if i.nics_per_server % rails:
+            raise FabricError(f"rails: {rails} does not divide the {i.nics_per_server} NICs of a server")
+        per_group = leaf_down // (i.nics_per_server // rails)
+        if per_group < 1:
+            raise FabricError(f"a rail leaf has {leaf_down} server ports, fewer than the "
+                              f"{i.nics_per_server // rails} links one server puts on each rail: use more rails")
         groups = math.ceil(i.servers / per_group)
         leaves_per_plane = rails * groups
     else:
@@ -574,7 +590,7 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
 def server_inputs(server: str, gpus: int, switch_id: str, *, topology: str = "rail-leaf-spine",
                   oversubscription: float | tuple[float, ...] = 1.0, nic_gbit_s: float | None = None,
                   nics_per_server: int | None = None, distances: tuple[str, ...] = (),
-                  catalog: Any = None) -> tuple[FabricInputs, list[str]]:
+                  rails: int = 0, catalog: Any = None) -> tuple[FabricInputs, list[str]]:
     """:class:`FabricInputs` for ``gpus`` GPUs in catalog servers (``dgx-h100``), with warnings.
 
     The GPU count is rounded up to whole servers (the warning says so); the NIC rate and count are
@@ -603,7 +619,7 @@ def server_inputs(server: str, gpus: int, switch_id: str, *, topology: str = "ra
     return FabricInputs(servers=servers, gpus_per_server=node.gpus, nics_per_server=nics_per_server or node.nics,
                         nic_gbit_s=rate, switch=data.switches[switch_id], topology=topology,
                         oversubscription=ratios * 2 if len(ratios) == 1 else ratios, distances=distances,
-                        server=server), warnings
+                        server=server, rails=rails), warnings
 
 
 def design_inputs(design_id: str) -> FabricInputs:
