@@ -58,6 +58,7 @@ __all__ = [
     "ModulePower",
     "Switch",
     "Tier",
+    "TopologySpec",
     "apply_topology",
     "build_fabric",
     "design_inputs",
@@ -648,6 +649,38 @@ class FabricTopology:
     def from_fabric(cls, fabric: Fabric, shared: float = 0.0) -> FabricTopology:
         """Return the collective-relevant part of a built fabric."""
         return cls(fabric.inputs.topology, fabric.servers_per_group, fabric.inputs.oversubscription_at(0), shared)
+
+
+@dataclass(frozen=True)
+class TopologySpec:
+    """A fabric as a cluster's link gives it: topology, switch, leaf oversubscription, shared share.
+
+    ``shared`` is the share (0..0.9) of the spine's capacity other traffic takes.
+    """
+
+    topology: str = "rail-leaf-spine"
+    switch: str = "quantum-2-qm9700"
+    oversubscription: float = 1.0
+    shared: float = 0.0
+
+    def for_servers(self, nics_per_server: int, nic_gbit_s: float) -> FabricTopology:
+        """Return the :class:`FabricTopology` of this fabric under servers of ``nics_per_server`` NICs.
+
+        >>> TopologySpec().for_servers(8, 400.0).servers_per_group
+        32
+        """
+        data = get_fabric_data()
+        switch = data.switches.get(self.switch) or data.switches["quantum-2-qm9700"]
+        rate = min(nic_gbit_s, switch.port_gbit_s)
+        down, _ = _split(switch, rate, switch.port_gbit_s, max(1.0, self.oversubscription))
+        probe = FabricInputs(servers=1, gpus_per_server=1, nics_per_server=nics_per_server, nic_gbit_s=rate,
+                             switch=switch, topology=self.topology)
+        if self.topology == "rail-leaf-spine":
+            per_group = down // max(1, nics_per_server // probe.rail_count)
+        else:
+            per_group = down // nics_per_server
+        return FabricTopology(self.topology, max(1, per_group), max(1.0, self.oversubscription),
+                              min(0.9, max(0.0, self.shared)))
 
 
 def network_share(topology: FabricTopology | None, servers: int, collective: str = "all_reduce") -> tuple[float, str]:

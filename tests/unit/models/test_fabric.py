@@ -196,3 +196,24 @@ def test_topology_slows_the_allreduce_only_past_the_leaf_group():
     slowed = allreduce(apply_topology(big, topology)[0], size).time_us[0]
     assert slowed > 2.0 * allreduce(big, size).time_us[0]
     assert math.isfinite(slowed)
+
+
+def test_cluster_topology_is_optional_and_changes_nothing_when_absent():
+    from interconnect.models.collectives import allreduce
+    from interconnect.models.collectives.others import alltoall
+    from interconnect.models.fabric import TopologySpec
+
+    plain, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=64)
+    assert plain.topology is None and plain.fabric_share == 1.0 and plain.seen_by("alltoall") is plain
+    tapered, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=64,
+                                 topology=TopologySpec("rail-leaf-spine", "quantum-2-qm9700", 2.0))
+    assert tapered.topology.servers_per_group == 42  # 2:1 leaves: 42 of 64 ports face the servers
+    assert tapered.fabric_share == 0.5 and "2:1 at the leaves" in tapered.describe()
+    size = 2**28
+    assert allreduce(tapered, size).busbw_gbps[0] < allreduce(plain, size).busbw_gbps[0]
+    small, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4,
+                               topology=TopologySpec("rail-leaf-spine", "quantum-2-qm9700", 2.0))
+    small_plain, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    # A ring of 4 servers stays in its rail group; all-to-all crosses rails through the spine.
+    assert allreduce(small, size).time_us[0] == allreduce(small_plain, size).time_us[0]
+    assert alltoall(small, size).time_us[0] > alltoall(small_plain, size).time_us[0]
