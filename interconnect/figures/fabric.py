@@ -134,16 +134,15 @@ def fabric_figure(fabric: Fabric, path: str = "cross_rail") -> go.Figure:
         labels[name] = f"{tier.switches:,} {name if tier.switches == 1 else plural}"
     for name, text in labels.items():
         figure.add_annotation(x=-0.25, y=_Y[name], text=f"<b>{text}</b>", showarrow=False, xanchor="right")
-    if rail_fabric:
-        figure.add_annotation(x=width + 0.2, y=_Y["leaf"] - 0.5, xanchor="left", showarrow=False,
-                              text=f"{fabric.rails} rails:<br>NIC i of each<br>server to leaf i")
 
     top = max(_Y[name] for name in tiers)
-    title = f"{PATHS[path]}: {switch_hops} switch hop{'s' if switch_hops != 1 else ''} (a sample of the fabric)"
+    title = f"{PATHS[path]}: {switch_hops} switch hop{'s' if switch_hops != 1 else ''}"
+    if rail_fabric:
+        title += f" · {fabric.rails} rails (NIC i of each server to leaf i)"
     apply_theme(figure, height=430 if top < 3 else 500, template=False)
     figure.update_layout(title={"text": title, "x": 0, "xanchor": "left"}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
                          plot_bgcolor="white")
-    figure.update_xaxes(visible=False, range=[-2.6, width + 1.6])
+    figure.update_xaxes(visible=False, range=[-2.6, width + 0.4])
     figure.update_yaxes(visible=False, range=[-0.55, top + 0.35])
     return figure
 
@@ -155,7 +154,7 @@ def playbook_figure(rows: list[PlaybookRow], tapered: dict[float, list[float]]) 
     if rows and rows[0].low_gbps is not None:
         figure.add_trace(go.Scatter(
             x=nodes + nodes[::-1], y=[r.high_gbps for r in rows] + [r.low_gbps for r in rows][::-1], fill="toself",
-            fillcolor="rgba(211,47,47,0.12)", line={"width": 0}, name="Playbook, 5th-95th percentile",
+            mode="lines", fillcolor="rgba(211,47,47,0.12)", line={"width": 0}, name="Playbook, 5th-95th percentile",
             hoverinfo="skip"))
     figure.add_trace(go.Scatter(x=nodes, y=[r.measured_gbps for r in rows], mode="lines+markers",
                                 name="Playbook, measured median", line={"color": _PATH, "width": 3}))

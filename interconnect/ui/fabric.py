@@ -48,21 +48,23 @@ def controls(state: PageState) -> None:
         c1.number_input("GPUs", min_value=1, max_value=1_000_000, step=8, key=state.key("gpus"))
         c2.selectbox("Server", list(catalog.nodes), key=state.key("server"),
                      format_func=lambda i: catalog.node(i).name)
-        c3.selectbox("Switch", list(switches), key=state.key("switch"), format_func=lambda i: switches[i].name)
+        c3.selectbox("Switch", list(switches), key=state.key("switch"),
+                     format_func=lambda i: switches[i].name.split(" (")[0])
         c4.selectbox("Topology", list(TOPOLOGY_LABELS), key=state.key("topo"), format_func=TOPOLOGY_LABELS.get)
         d1, d2, d3, d4, d5, d6, d7 = st.columns(7)
-        d1.number_input("Leaf oversubscription", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
-                        help="Down : up at the leaves; 2 means 2:1.")
-        d2.number_input("Spine oversubscription", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
-                        help="Down : up at the spines, when there is a third tier.")
+        d1.number_input("Leaf taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
+                        help="Oversubscription at the leaves, down : up; 2 means 2:1.")
+        d2.number_input("Spine taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
+                        help="Oversubscription at the spines (down : up), when there is a third tier.")
         d3.selectbox("Tiers", ["auto", "2", "3"], key=state.key("tiers"),
-                     format_func=lambda t: "Fewest that reach" if t == "auto" else t)
-        d4.number_input("Rails (0 = auto)", min_value=0, max_value=1024, step=1, key=state.key("rails"),
-                        help="Rails of a rail-optimised fabric; automatic: the NIC count, at most 8.")
+                     format_func=lambda t: "Auto" if t == "auto" else t,
+                     help="Auto: the fewest tiers that reach every leaf.")
+        d4.number_input("Rails", min_value=0, max_value=1024, step=1, key=state.key("rails"),
+                        help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).")
         names = {"auto": "Usual", "rack": "In the rack (3 m)", "row": "Across a row (50 m)",
                  "hall": "Across a hall (500 m)"}
-        for column, key, label in ((d5, "d1", "Servers to leaves"), (d6, "d2", "Leaves to spines"),
-                                   (d7, "d3", "Spines to cores")):
+        for column, key, label in ((d5, "d1", "Server-leaf run"), (d6, "d2", "Leaf-spine run"),
+                                   (d7, "d3", "Spine-core run")):
             column.selectbox(label, list(names), key=state.key(key), format_func=names.get)
 
 
@@ -158,18 +160,19 @@ def designs_section() -> None:
         model_switches = tuple(t.switches for t in fabric.tiers)
         model_links = tuple(t.links_down for t in fabric.tiers)
         same = model_switches == design.expected_switches and model_links == design.expected_links
-        sources = ", ".join(f"[{i + 1}]({catalog.source(s).url})" for i, s in enumerate(design.sources))
         rows.append({
             "Design": design.name,
-            "Inputs": f"{design.inputs.gpus:,} GPUs, {design.inputs.switch.name}",
+            "Inputs": f"{design.inputs.gpus:,} GPUs, {design.inputs.switch.name.split(' (')[0]}",
             "Published switches": " / ".join(f"{n:,}" for n in design.expected_switches),
             "Model switches": " / ".join(f"{n:,}" for n in model_switches),
             "Published links": " / ".join(f"{n:,}" for n in design.expected_links),
             "Model links": " / ".join(f"{n:,}" for n in model_links),
             "Match": "yes" if same else "NO",
-            "Sources": sources,
         })
     st.markdown(markdown_table(pd.DataFrame(rows)))
+    cited = dict.fromkeys(s for design in get_fabric_data().designs.values() for s in design.sources)
+    st.markdown("Sources: " + "; ".join(f"[{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})"
+                                        for s in cited))
     st.caption("Switches and links per tier from the leaves up. The tests rebuild each design from the inputs its "
                "publication states; the table is the same comparison, run live.")
 
@@ -180,10 +183,11 @@ def collectives_section(values: dict[str, Any], fabric: Fabric) -> None:
     topo = fabric.inputs.topology
     group = fabric.servers_per_group
     ratio = fabric.inputs.oversubscription_at(0)
+    crossing = (f"where the leaves' **{ratio:g}:1** taper caps each NIC at {1 / ratio:.0%} of its rate"
+                if ratio > 1 else "which at 1:1 takes nothing away (other traffic on the spine still would)")
     st.markdown(
         f"A ring or tree of NCCL follows the rails: on this fabric it stays under one set of leaves up to "
-        f"**{group:,} servers**, then crosses the spine, where the leaves' **{ratio:g}:1** taper caps each NIC at "
-        f"{1 / ratio:.0%} of its rate. All-to-all (expert parallelism) "
+        f"**{group:,} servers**, then crosses the spine, {crossing}. All-to-all (expert parallelism) "
         + ("crosses the spine as soon as two servers take part: NIC *i* only reaches rail *i*."
            if topo == "rail-leaf-spine" else f"stays on a top-of-rack leaf up to {group:,} servers.")
     )
