@@ -68,8 +68,25 @@ def controls(state: PageState) -> None:
             column.selectbox(label, list(names), key=state.key(key), format_func=names.get)
 
 
+_FABRIC_KEYS = ("gpus", "server", "switch", "topo", "osub", "sosub", "tiers", "rails", "d1", "d2", "d3")
+
+
 def fabric_from_values(values: dict[str, Any]) -> tuple[Fabric | None, list[str]]:
-    """Build the fabric the page's values describe; ``(None, [reason])`` when it cannot be built."""
+    """Build the fabric the page's values describe; ``(None, [reason])`` when it cannot be built.
+
+    Cached by the values that define it (the path drawn is not one of them).
+    """
+    fabric, problems = _fabric_cached(tuple((key, values[key]) for key in _FABRIC_KEYS))
+    return fabric, list(problems)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _fabric_cached(items: tuple) -> tuple[Fabric | None, tuple[str, ...]]:
+    fabric, problems = _build(dict(items))
+    return fabric, tuple(problems)
+
+
+def _build(values: dict[str, Any]) -> tuple[Fabric | None, list[str]]:
     usual = DEFAULT_DISTANCES[values["topo"]]
     distances = tuple(usual[i] if values[k] == "auto" else values[k] for i, k in enumerate(("d1", "d2", "d3")))
     try:
@@ -145,14 +162,45 @@ def summary_section(fabric: Fabric) -> None:
 def picture_section(state: PageState, fabric: Fabric) -> None:
     """The picture of the fabric with one path between two GPUs, and the choice of path."""
     st.radio("Path between two GPUs", list(PATHS), key=state.key("path"), format_func=PATHS.get, horizontal=True)
-    chart(fabric_figure(fabric, state["path"]), key="fabric-picture")
+    chart(_picture(fabric, state["path"]), key="fabric-picture")
     st.caption("A sample of the fabric: at most three leaf groups, four servers each, eight rails, eight spines and "
                "four cores are drawn; the labels on the left give the real counts. Rail colours: NIC i of each "
                "server goes to the leaf of the same colour.")
 
 
+@st.cache_resource(show_spinner=False, max_entries=64, hash_funcs={Fabric: repr})
+def _picture(fabric: Fabric, path: str):
+    """The picture, built once per fabric and path (a few hundred Plotly objects: about 0.1 s)."""
+    return fabric_figure(fabric, path)
+
+
+@st.cache_resource(show_spinner=False)
+def _hypothesis():
+    """The Playbook chart and table (Markdown): the same for every visitor."""
+    rows, tapered = playbook_hypothesis()
+    table = pd.DataFrame([{
+        "Nodes": r.nodes,
+        "Measured": f"{r.measured_gbps:g} GB/s",
+        "Model, no fabric limit": f"{r.model_gbps:.0f} GB/s",
+        "Share it behaves as if it had": f"{r.implied_share:.0%}",
+        "As oversubscription alone": "none" if r.implied_share >= 0.95 else f"{r.implied_oversubscription:.1f}:1",
+        "As other traffic alone": "none" if r.implied_share >= 0.95 else f"{r.implied_shared:.0%} of the spine",
+    } for r in rows])
+    return playbook_figure(rows, tapered), markdown_table(table)
+
+
 def designs_section() -> None:
     """Published fabrics rebuilt from their stated inputs, with both sets of counts side by side."""
+    table, sources = _designs_markdown()
+    st.markdown(table)
+    st.markdown(sources)
+    st.caption("Switches and links per tier from the leaves up. The tests rebuild each design from the inputs its "
+               "publication states; the table is the same comparison, run live.")
+
+
+@st.cache_resource(show_spinner=False)
+def _designs_markdown() -> tuple[str, str]:
+    """The designs' table and their sources as Markdown: the same for every visitor."""
     catalog = get_catalog()
     rows = []
     for design in get_fabric_data().designs.values():
@@ -169,12 +217,10 @@ def designs_section() -> None:
             "Model links": " / ".join(f"{n:,}" for n in model_links),
             "Match": "yes" if same else "NO",
         })
-    st.markdown(markdown_table(pd.DataFrame(rows)))
     cited = dict.fromkeys(s for design in get_fabric_data().designs.values() for s in design.sources)
-    st.markdown("Sources: " + "; ".join(f"[{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})"
-                                        for s in cited))
-    st.caption("Switches and links per tier from the leaves up. The tests rebuild each design from the inputs its "
-               "publication states; the table is the same comparison, run live.")
+    return (markdown_table(pd.DataFrame(rows)),
+            "Sources: " + "; ".join(f"[{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})"
+                                    for s in cited))
 
 
 def collectives_section(values: dict[str, Any], fabric: Fabric) -> None:
@@ -198,7 +244,7 @@ def collectives_section(values: dict[str, Any], fabric: Fabric) -> None:
 
 def hypothesis_section() -> None:
     """The Playbook's 256 MB curve against the model, and what taper or shared traffic would explain it."""
-    rows, tapered = playbook_hypothesis()
+    figure, table = _hypothesis()
     st.markdown(
         "The Ultra-Scale Playbook measured a 256 MB all-reduce falling from **436 GB/s** busbw on one node to "
         "**32.9 GB/s** on 64; the same team's later nccl-tests on its AWS p5 cluster report **320-350 GB/s** from 3 "
@@ -206,16 +252,8 @@ def hypothesis_section() -> None:
         "each NIC's rate the first curve behaves as if it had, and the taper or the other traffic that would cost "
         "exactly that on its own."
     )
-    chart(playbook_figure(rows, tapered), key="fabric-playbook")
-    table = pd.DataFrame([{
-        "Nodes": r.nodes,
-        "Measured": f"{r.measured_gbps:g} GB/s",
-        "Model, no fabric limit": f"{r.model_gbps:.0f} GB/s",
-        "Share it behaves as if it had": f"{r.implied_share:.0%}",
-        "As oversubscription alone": "none" if r.implied_share >= 0.95 else f"{r.implied_oversubscription:.1f}:1",
-        "As other traffic alone": "none" if r.implied_share >= 0.95 else f"{r.implied_shared:.0%} of the spine",
-    } for r in rows])
-    st.markdown(markdown_table(table))
+    chart(figure, key="fabric-playbook")
+    st.markdown(table)
     st.markdown(
         "- **Oversubscription** (a taper in the fabric) gives a step and then a flat line (the dashed curves); the "
         "measured curve keeps falling, so one taper does not explain it, several nested ones could. Against it: the "
