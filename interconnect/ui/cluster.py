@@ -61,6 +61,14 @@ def topology_controls(state: PageState) -> None:
 
     switches = get_fabric_data().switches
     names = {"none": "No fabric modelled", **TOPOLOGY_LABELS}
+    off = state["topo"] == "none"
+    title = "Network fabric: none modelled (every NIC at its full rate)" if off else \
+        f"Network fabric: {names[state['topo']].lower()}, {state['osub']:g}:1 at the leaves"
+    with st.expander(title, expanded=not off):
+        _topology_row(state, names, switches)
+
+
+def _topology_row(state: PageState, names: dict, switches: dict) -> None:
     t1, t2, t3, t4 = st.columns([3, 3, 2, 2])
     t1.selectbox("Fabric topology", list(names), key=state.key("topo"), format_func=names.get,
                  help="Rings and trees stay in their rail until the job outgrows one leaf group; all-to-all "
@@ -70,7 +78,7 @@ def topology_controls(state: PageState) -> None:
                  disabled=off)
     t3.number_input("Leaf oversubscription", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
                     disabled=off, help="Down : up at the leaves; 2 means 2:1.")
-    t4.number_input("Spine taken by others (%)", min_value=0.0, max_value=90.0, step=5.0, key=state.key("shared"),
+    t4.number_input("Spine used by others, %", min_value=0.0, max_value=90.0, step=5.0, key=state.key("shared"),
                     disabled=off, help="Share of the spine's capacity other jobs use while this one runs.")
 
 
