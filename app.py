@@ -47,6 +47,8 @@ ENTRY_POINTS = (
      "Per direction or both, Gbit or GB, busbw or algbw: and a converter."),
     ("catalog", None, "Catalog and sources",
      "Every figure with its unit, its direction and where it comes from."),
+    ("fabric", None, "Fabric",
+     "From GPUs to switches, optics and watts: tiers, rails, oversubscription and what they cost."),
 )
 #: The cards' look (a constant of ours, never user text): a tinted card and the link in body-size type.
 ENTRY_STYLE = """

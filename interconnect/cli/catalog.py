@@ -10,7 +10,7 @@ from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.models.cliff import cliff_summary
 from interconnect.units import format_bandwidth
 
-KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS)
+KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS, "switch")
 _JSON_UNITS = {"[information] / [time]": "GB/s", "[information]": "GB", "[length]": "m", "[time]": "us",
                "[compute] / [time]": "TFLOP/s"}
 
@@ -72,7 +72,25 @@ def _entry_json(catalog: Catalog, entry: Entry) -> dict[str, Any]:
     return payload
 
 
+def _run_switches(as_json: bool) -> int:
+    """The switch catalogue of the Fabric page (``data/fabric.toml``), not part of ``--kind all``."""
+    from interconnect.cli.fabric import switch_rows
+
+    rows = switch_rows()
+    if as_json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        power = "power not found" if row["power"] is None else f"{row['power']['value']:g} W"
+        print(f"{row['id']}  (switch) {row['name']}")
+        print(f"    {row['ports']} ports x {row['port_rate']['value']:g} Gbit/s per direction "
+              f"({row['capacity']['value']:g} Tbit/s), {power}  [{', '.join(s['id'] for s in row['sources'])}]")
+    return 0
+
+
 def run_catalog(args: argparse.Namespace) -> int:
+    if args.kind == "switch":
+        return _run_switches(args.json)
     catalog = get_catalog()
     entries = _select(catalog, args.kind)
     if args.json:

@@ -45,6 +45,7 @@ PAGES = {
     "claims": ("pages/7_Claims.py", "Claims checked"),
     "units": ("pages/8_Unit_traps.py", "Unit traps"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
+    "fabric": ("pages/10_Fabric.py", "Fabric"),
 }
 
 #: What the sources panel says for a figure the viewer typed (a custom GPU or NIC): it has no source.

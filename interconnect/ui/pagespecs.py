@@ -105,7 +105,9 @@ FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
 #: The URL keys that describe a cluster. Every page that times a collective uses these same keys,
 #: so a cluster travels between pages (in the session) and between people (in the link).
 CLUSTER_KEYS = ("gpu", "gpu_base", "gpu_bw", "gpu_name", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain",
-                "sharp", "lat")
+                "sharp", "lat", *("topo", "switch", "osub", "shared"))
+#: The fabric topology keys of a cluster (default: no topology; left out of a link until set).
+TOPOLOGY_KEYS = ("topo", "switch", "osub", "shared")
 
 FABRIC_LABELS = {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet (TCP)",
                  "efa": "AWS EFA"}
@@ -133,7 +135,31 @@ def cluster_specs(*, nodes: int = 4) -> list:
         BoolParam("sharp", False, "SHARP in the InfiniBand switches"),
         QuantityParam("lat", "", "Extra latency per network hop", dimension="time", minimum="0 us",
                       maximum="100 ms", optional=True, allow_zero=True),
+        *topology_specs(),
     ]
+
+
+def topology_specs() -> list:
+    """The cluster's optional fabric topology: ``topo=none`` (the default) models no fabric at all."""
+    from interconnect.models.fabric import MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+
+    return [
+        ChoiceParam("topo", "none", "Fabric topology", choices=("none", *TOPOLOGIES), quiet=True),
+        ChoiceParam("switch", "quantum-2-qm9700", "Switch", choices=tuple(get_fabric_data().switches), quiet=True),
+        FloatParam("osub", 1.0, "Leaf oversubscription (down : up)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION,
+                   quiet=True),
+        FloatParam("shared", 0.0, "Spine capacity taken by other traffic (%)", minimum=0.0, maximum=90.0, quiet=True),
+    ]
+
+
+def topology_input(values: dict):
+    """The :class:`~interconnect.models.fabric.TopologySpec` a page's values name, or None (``topo=none``)."""
+    from interconnect.models.fabric import TopologySpec
+
+    if values.get("topo", "none") == "none":
+        return None
+    return TopologySpec(values["topo"], values.get("switch", "quantum-2-qm9700"), float(values.get("osub", 1.0)),
+                        float(values.get("shared", 0.0)) / 100.0)
 
 
 def allreduce_specs() -> list:
@@ -201,6 +227,7 @@ def cluster_inputs(values: dict) -> dict:
         "scaleup_domain": values["domain"] or None,
         "in_network_reduction": values["sharp"],
         "hop_latency": values.get("lat") or None,
+        **({"topology": topology} if (topology := topology_input(values)) is not None else {}),
     }
 
 
@@ -476,4 +503,31 @@ def reach_specs() -> list:
         IntParam("h", 100, "Synchronise every H steps", minimum=1, maximum=100_000),
         ChoiceParam("medium", "fibre", "Between the sites", choices=tuple(GAP_MEDIA)),
         *[_remembered(spec) for spec in cluster_specs()],
+    ]
+
+
+# --- Fabric page
+
+#: Where the picture's path runs (URL values); see :data:`interconnect.figures.fabric.PATHS`.
+FABRIC_PATHS = ("same_rail", "cross_rail", "cross_group", "cross_pod")
+
+
+def fabric_specs() -> list:
+    """The Fabric page: GPUs, server, switch, topology, tapers, distance classes and the drawn path."""
+    from interconnect.models.fabric import DISTANCE_IDS, MAX_GPUS, MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+
+    distances = ("auto", *DISTANCE_IDS)
+    return [
+        IntParam("gpus", 1024, "GPUs", minimum=1, maximum=MAX_GPUS),
+        ChoiceParam("server", "dgx-h100", "Server", choices=tuple(get_catalog().nodes)),
+        ChoiceParam("switch", "quantum-2-qm9700", "Switch", choices=tuple(get_fabric_data().switches)),
+        ChoiceParam("topo", "rail-leaf-spine", "Topology", choices=TOPOLOGIES),
+        FloatParam("osub", 1.0, "Leaf oversubscription (down : up)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION),
+        FloatParam("sosub", 1.0, "Spine oversubscription (three tiers)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION),
+        ChoiceParam("tiers", "auto", "Tiers", choices=("auto", "2", "3")),
+        IntParam("rails", 0, "Rails (0 = automatic)", minimum=0, maximum=1024),
+        ChoiceParam("d1", "auto", "Servers to leaves", choices=distances),
+        ChoiceParam("d2", "auto", "Leaves to spines", choices=distances),
+        ChoiceParam("d3", "auto", "Spines to cores", choices=distances),
+        ChoiceParam("path", "cross_rail", "Path drawn", choices=FABRIC_PATHS),
     ]

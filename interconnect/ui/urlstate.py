@@ -85,6 +85,9 @@ class _Param:
     #: ``(key, value)``: the parameter is written to the link only while parameter ``key`` has ``value``
     #: (a custom GPU's bandwidth only with ``gpu=custom``); it is read from a link either way.
     when: tuple[str, str] | None = field(default=None, kw_only=True)
+    #: Left out of the link while at its default: for keys added to a page after its links were
+    #: published (the cluster's fabric topology), so every link written before keeps its exact form.
+    quiet: bool = field(default=False, kw_only=True)
 
     def parse(self, raw: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -292,7 +295,8 @@ def to_query(specs: Sequence[Param], values: Mapping[str, Any]) -> dict[str, str
     """
     full = {spec.key: values.get(spec.key, spec.default) for spec in specs}
     return {spec.key: spec.to_text(full[spec.key]) for spec in specs
-            if spec.when is None or full.get(spec.when[0]) == spec.when[1]}
+            if (spec.when is None or full.get(spec.when[0]) == spec.when[1])
+            and not (spec.quiet and full[spec.key] == spec.default)}
 
 
 def unknown_keys(specs: Sequence[Param], query: Mapping[str, object], known: frozenset[str] = frozenset()) -> list[str]:

@@ -43,7 +43,7 @@ def test_home_page_opens_with_a_way_into_every_page():
     from interconnect.ui.page import PAGES, page_exists
 
     assert cards == [f"explore-{name}" for name in PAGES if name != "home" and page_exists(name)]
-    assert len(cards) == 9
+    assert len(cards) == 10
 
 
 def test_home_page_cleans_a_stray_query_string_and_says_so():
