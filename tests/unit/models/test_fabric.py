@@ -160,7 +160,7 @@ def test_data_loader_rejects_unknown_keys_and_sources(tmp_path: Path):
     bad.write_text(text.replace('ports = 64\n', 'ports = 64\nradix = 64\n', 1))
     with pytest.raises(FabricDataError, match="unknown key radix"):
         load_fabric_data(bad)
-    bad.write_text(text.replace('"nvidia-qm97xx-interfaces"', '"no-such-source"', 1))
+    bad.write_text(text.replace('"nvidia-qm97xx-manual"', '"no-such-source"', 1))
     with pytest.raises(FabricDataError, match="no-such-source"):
         load_fabric_data(bad, frozenset(get_catalog().sources))
 
