@@ -76,3 +76,31 @@ def cached_search(model: ModelPreset, cluster: Cluster, workload: Workload):
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def tp_pair(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload):
     return tp_comparison(model, cluster, layout, workload)
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def reference_view() -> tuple[str, list[str], str]:
+    """The published runs with model / paper as a Markdown table, the runs missed by over 15 %, the sources."""
+    from interconnect.models.reference_runs import load_reference_runs, predict, reference_sources
+
+    sources = reference_sources()
+    rows, misses = [], []
+    for run in load_reference_runs():
+        p = predict(run)
+        b = p.bill
+        schedule = {"1f1b": "1F1B", "interleaved": f"interleaved (v = {b.virtual_stages})",
+                    "zero-bubble": "zero-bubble"}[run.schedule]
+        rows.append({
+            "run": run.name,
+            "layout": f"TP{run.tp} × CP{run.cp} × PP{run.pp} × DP{run.dp}",
+            "schedule, recomputation": f"{schedule}, {run.recompute}",
+            "paper TFLOP/s per GPU": f"{run.achieved_tflops:g}",
+            "model": f"{p.tflops:.0f}",
+            "model / paper": f"{p.ratio:.2f}",
+            "memory": "fits" if b.fits else f"does not fit ({(b.memory.total + b.memory.reserved) / 1e9:.0f} GB)",
+            "source": f"{run.source}: {run.table}",
+        })
+        if not 0.85 <= p.ratio <= 1.15 or not b.fits:
+            misses.append(run.id)
+    links = "\n".join(f"- {key}: [{s['title']}]({s['url']})" for key, s in sources.items())
+    return markdown_table(pd.DataFrame(rows)), misses, links
