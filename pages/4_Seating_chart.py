@@ -149,15 +149,14 @@ if problems:
     st.caption("Change the degrees above, or let the page find the fastest layout that fits (Compare with, below).")
 else:
     bill = cached_plan(model, cluster, layout, workload)
-    k0, k1, k2, k3, k4, k5 = st.columns(6)
-    k0.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}",
-              help=f"Model FLOPs per second per GPU (as MFU counts them); {bill.hardware_tflops_per_gpu / 1e12:.0f} "
-                   f"with recomputation counted (as Megatron-LM's tables count them). Kernels: "
-                   f"{bill.efficiency_basis}.")
+    k1, k2, k3, k4, k5 = st.columns(5)
     k1.metric("Step time", format_seconds(bill.step_s))
     k2.metric("Exposed communication", format_seconds(bill.exposed_s),
               help="Communication nothing hides: the part of the step spent waiting on the wire.")
-    k3.metric("Utilisation (MFU)", f"{bill.mfu:.0%}", help="Model FLOPs per second over the GPUs' BF16 peak.")
+    k3.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}", delta=f"{bill.mfu:.0%} MFU", delta_color="off",
+              help=f"Model FLOPs per second per GPU, and their share of the BF16 peak (MFU); "
+                   f"{bill.hardware_tflops_per_gpu / 1e12:.0f} TFLOP/s with recomputation counted (as Megatron-LM's "
+                   f"tables count them). Kernels: {bill.efficiency_basis}.")
     k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=bill.bubble_reason)
     k5.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.0f} GB",
               delta="fits" if bill.fits else "does not fit", delta_color="normal" if bill.fits else "inverse",
@@ -209,11 +208,16 @@ if bill is not None:
     st.subheader("Memory per GPU")
     figure, modes = memory_view(model, cluster, layout, workload)
     chart(figure, key="seating-memory")
+    flash_note = (" Flash attention never writes the attention scores, so selective recomputation saves nothing "
+                  "more here." if abs(modes["none"] - modes["selective"]) < 1e6 else "")
     st.caption(
-        f"Activations with this layout: {modes['none'] / 1e9:.1f} GB stored as they are, "
+        f"Activations with this layout, on the first pipeline stage ({workload.schedule} holds its micro-batches in "
+        f"flight): {modes['none'] / 1e9:.1f} GB stored as they are, "
         f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "
-        "recomputing whole layers (full). Mixed-precision Adam: 2 + 2 + 12 bytes per parameter, sharded by ZeRO "
-        "(Rajbhandari et al. 2019); activations per Korthikanti et al. 2022."
+        "recomputing whole layers (full)." + flash_note + " Mixed-precision Adam: 2 + 2 + 12 bytes per parameter, "
+        "sharded by ZeRO (Rajbhandari et al. 2019); activations per Korthikanti et al. 2022; 10 % of the GPU's memory "
+        "kept for the CUDA and NCCL context, buffers and fragmentation (our allowance; the ZeRO paper saw "
+        "fragmentation alone leave up to 30 % unusable)."
     )
 
 

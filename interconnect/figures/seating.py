@@ -210,7 +210,7 @@ def bill_figure(bill: Plan) -> go.Figure:
 
 def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "selective") -> go.Figure:
     """Memory per GPU by ZeRO stage (stacked: weights, gradients, optimizer, activations) against the
-    GPU's memory; bars over the line do not fit."""
+    GPU's memory less the reserve for buffers and fragmentation; bars over that line do not fit."""
     kinds = (("params", "weights (BF16)", "#1565c0"), ("grads", "gradients (BF16)", "#5c6bc0"),
              ("optimizer", "optimizer (FP32 master, Adam m, v)", "#7b1fa2"),
              ("activations", f"activations ({recompute} recomputation)", "#ef6c00"))
@@ -224,9 +224,16 @@ def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "s
     figure.add_hline(y=capacity, line={"color": _WARNING, "width": 2, "dash": "dash"})
     figure.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"the GPU's memory ({capacity:.0f} GB)",
                                 line={"color": _WARNING, "width": 2, "dash": "dash"}))
+    reserved = next(iter(stages.values())).reserved / 1e9
+    usable = capacity - reserved
+    if reserved > 0:  # what the formulas do not count: context, buffers, fragmentation
+        figure.add_hline(y=usable, line={"color": "#6b7280", "width": 1.5, "dash": "dot"})
+        figure.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": "#6b7280", "width": 1.5,
+                                                                            "dash": "dot"},
+                                    name=f"after {reserved:.0f} GB kept for buffers and fragmentation"))
     totals = [m.total / 1e9 for m in stages.values()]
     figure.add_trace(go.Scatter(x=x, y=totals, mode="text", showlegend=False, hoverinfo="skip",
-                                text=[f"{t:.0f} GB" + ("" if t <= capacity else " · does not fit") for t in totals],
+                                text=[f"{t:.0f} GB" + ("" if t <= usable else " · does not fit") for t in totals],
                                 textposition="top center", textfont={"size": 15}))
     apply_theme(figure, height=460)
     top = max(max(totals), capacity) * 1.18
