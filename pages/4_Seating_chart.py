@@ -290,23 +290,12 @@ with st.expander("Checked against published training runs"):
         "schedule, recomputation, batch) and run with the sourced kernel figures, nothing set per run. TFLOP/s are "
         "counted the way each paper counts them (Megatron-LM's formula with recomputation, or model FLOPs).")
     st.markdown(table)
+    st.markdown("**Where the model misses (outside ±15 % or not fitting), and why.**\n\n"
+                + "\n".join(f"- {miss}" for miss in misses))
     st.markdown(
-        "**Where the model misses, and why.** "
-        "*MT-NLG 530B and BLOOM 176B* (2021-22, DeepSpeed's pipeline engine with Megatron-LM): the model is 40-55 % "
-        "too fast. It gives the 2,240-GPU MT-NLG layout about 188 TFLOP/s with full recomputation; NVIDIA's own "
-        "2022 measurement of 530B on 2,240 A100 with full recomputation (42.1 % MFU, Korthikanti et al. 2022) is "
-        "about 175, within 7 % of the model, so the gap is the older software, which the model does not know. "
-        "*Llama 3 405B at 128K tokens*: attention is over half the work and Meta's all-gather context parallelism "
-        "and its FLOP count for causal attention are not published in enough detail; the model is far too fast. "
-        "*Llama 3 405B at 8K*: 17-22 % too fast, and the memory model says the layout does not fit: with no "
-        "recomputation, Korthikanti's count (about 34 bytes per token and hidden unit per layer, divided by TP) "
-        "times the micro-batches the first stage holds under interleaved 1F1B comes to over 75 GB, where the paper "
-        "reports it ran; what Meta changed in its schedule to hold fewer is not published. "
-        "*GPT 22B on 8 A100*: 24 % too fast; the smallest hidden size of the set, where the memory-bound work "
-        "between GEMMs weighs most. "
-        f"Runs outside ±15 % or not fitting: {len(misses)}. The scale-out pairs (Llama 3: 8,192 → 16,384 GPUs; "
-        "MT-NLG: 2,240 → 3,360) lose per GPU what the papers report within 5 points: the bubble grows with fewer "
-        "micro-batches per pipeline, and the gradient reduce-scatter overlaps only the last micro-batch's backward.")
+        "The scale-out pairs (Llama 3: 8,192 → 16,384 GPUs; MT-NLG: 2,240 → 3,360) lose per GPU what the papers "
+        "report within 5 points: with half the micro-batches per pipeline the bubble's share doubles, and the "
+        "gradient reduce-scatter has only the last micro-batch's backward to hide behind.")
     st.markdown(reference_links)
 
 with st.expander("Sources"):

@@ -158,3 +158,11 @@ def test_plan_json_and_the_page_agree(query, capsys):
     payload = json.loads(capsys.readouterr().out)
     assert metric(at, "TFLOP/s per GPU").value == f"{payload['tflops_per_gpu']['value']:.0f}"
     assert metric(at, "TFLOP/s per GPU").delta == f"{payload['mfu']:.0%} MFU"
+
+
+def test_published_runs_and_the_misses_are_on_the_page():
+    at = run_page(PAGE)
+    table = next(m.value for m in at.markdown if m.value.startswith("| run |"))
+    assert table.count("\n") >= 11 and "model / paper" in table  # header, rule and one row per run
+    misses = next(m.value for m in at.markdown if m.value.startswith("**Where the model misses"))
+    assert "MT\\-NLG" in misses or "MT-NLG" in misses
