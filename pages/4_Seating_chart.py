@@ -69,7 +69,8 @@ with st.container(border=True):
     r2.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
                  format_func=SEATING_SCHEDULES.get,
                  help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU (p − 1)/v; "
-                      "zero-bubble (ZB-H1) about a third of 1F1B's.")
+                      "zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) (p/2 − 1) × 2/3, and hides "
+                      "the expert all-to-all behind compute.")
     r3.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
                     disabled=state["sched"] != "interleaved", help="Model chunks per GPU, interleaved schedule only.")
     r4.selectbox("Attention kernel", ["flash", "unfused"], key=state.key("attn"),

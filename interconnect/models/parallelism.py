@@ -81,8 +81,13 @@ DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
 #: interleaved 1F1B with v model chunks per GPU (p - 1) / v, for v times the stage-boundary sends
 #: (same paper, section 2.2.2); zero-bubble ZB-H1 about a third of 1F1B's at 1F1B's memory, by
 #: splitting the backward pass into input and weight gradients and filling the bubble with the latter
-#: (Qi et al. 2023, arXiv 2401.10241, section 3).
-SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)"}
+#: (Qi et al. 2023, arXiv 2401.10241, section 3); DualPipe, bidirectional, as DeepSeek-V3 trained:
+#: (p/2 - 1)(F&B + B - 3W), i.e. (p/2 - 1) x 2/3 micro-batch times with F = W = 1, B = 2, F&B = F + B,
+#: for two copies of the weights and p + 1 micro-batches in flight, with the expert all-to-all of one
+#: chunk hidden behind the other's compute (deepseek-ai/DualPipe README; DeepSeek-V3 report,
+#: arXiv 2412.19437, section 3.2.1).
+SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
+             "dualpipe": "DualPipe"}
 #: Memory set aside per GPU for what the formulas do not count: the CUDA and NCCL context, communication
 #: buffers and the caching allocator's fragmentation. Our allowance, 10 % of the GPU's memory; the ZeRO
 #: paper (arXiv 1910.02054, section 3.2 and 6.3) reports fragmentation alone leaving 30 % unusable in
@@ -381,7 +386,7 @@ def pipeline_bubble_fraction(pp: int, micro_batches: int, schedule: str = "1f1b"
         p, pipeline stages.
     micro_batches : int
         m, micro-batches per step.
-    schedule : {"1f1b", "interleaved", "zero-bubble"}, default "1f1b"
+    schedule : {"1f1b", "interleaved", "zero-bubble", "dualpipe"}, default "1f1b"
         The pipeline schedule.
     virtual_stages : int, default 1
         v, model chunks per GPU (interleaved only).
@@ -410,7 +415,7 @@ def pipeline_bubble_fraction(pp: int, micro_batches: int, schedule: str = "1f1b"
     if pp <= 1:
         return 0.0
     idle = {"1f1b": pp - 1.0, "interleaved": (pp - 1.0) / max(1, virtual_stages),
-            "zero-bubble": (pp - 1.0) / 3.0}[schedule]
+            "zero-bubble": (pp - 1.0) / 3.0, "dualpipe": max(pp / 2 - 1.0, 0.0) * 2 / 3}[schedule]
     return idle / (micro_batches + idle)
 
 
@@ -676,6 +681,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"PP = {layout.pp} is more stages than the model's {model.layers} layers.")
     if workload.schedule not in SCHEDULES:
         problems.append(f"Schedule '{workload.schedule}' is not one of {', '.join(SCHEDULES)}.")
+    elif workload.schedule == "dualpipe" and layout.pp % 2:
+        problems.append(f"DualPipe needs an even number of pipeline stages (got PP = {layout.pp}).")
     if workload.recompute not in ("none", "selective", "full"):
         problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
     if workload.tokens(model) % layout.cp:
@@ -904,8 +911,11 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     else:
         ep_layer = ep_layer_bytes = np.zeros_like(tp_)
 
+    # DualPipe runs a forward and a backward chunk at once: one's all-to-all hides behind the other's compute
+    ep_layer_exposed = np.maximum(0.0, ep_layer - layer_compute) if workload.schedule == "dualpipe" else ep_layer
+
     # --- one micro-batch (forward + backward) on the slowest stage -----------------------------
-    per_layer_total = layer_compute + tp_layer + cp_layer_exposed + ep_layer
+    per_layer_total = layer_compute + tp_layer + cp_layer_exposed + ep_layer_exposed
     stage_full = most * per_layer_total
     stage_last = last * per_layer_total + out_compute
     t_micro = np.maximum(stage_full, np.where(pp_ > 1, stage_last, stage_full + out_compute))
@@ -920,6 +930,9 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
         fill_sends = 2 * (pp_ * v - 1)
     elif workload.schedule == "zero-bubble":
         idle_micro = (pp_ - 1) / 3.0
+        fill_sends = 2 * (pp_ - 1)
+    elif workload.schedule == "dualpipe":
+        idle_micro = np.maximum(pp_ / 2 - 1, 0.0) * 2 / 3
         fill_sends = 2 * (pp_ - 1)
     else:
         idle_micro = pp_ - 1.0
@@ -943,7 +956,7 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
                cp_time=layers_per_step * cp_layer, cp_exposed=layers_per_step * cp_layer_exposed,
                cp_domains=cp_dom, cp_per=cp_per)
     out.update(ep_bytes=layers_per_step * ep_layer_bytes, ep_calls=np.where(ep_ > 1, layers_per_step * 4, 0.0),
-               ep_time=layers_per_step * ep_layer, ep_exposed=layers_per_step * ep_layer,
+               ep_time=layers_per_step * ep_layer, ep_exposed=layers_per_step * ep_layer_exposed,
                ep_domains=ep_dom, ep_per=ep_per)
 
     # --- DP: gradients (and weights under ZeRO) across replicas ---------------------------------
@@ -1017,8 +1030,9 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
         return (dense_gpu * bytes_per_param / np.where(on, shard_dense, 1.0)
                 + expert_gpu * bytes_per_param / np.where(on, shard_expert, 1.0))
 
-    out["mem_params"] = sharded(PARAM_BYTES, 3)
-    out["mem_grads"] = sharded(GRAD_BYTES, 2)
+    copies = 2.0 if workload.schedule == "dualpipe" else 1.0  # DualPipe keeps the weights twice
+    out["mem_params"] = copies * sharded(PARAM_BYTES, 3)
+    out["mem_grads"] = copies * sharded(GRAD_BYTES, 2)
     out["mem_optimizer"] = sharded(OPTIMIZER_BYTES, 1)
     out["mem_activations"] = _activations(model, workload, tp_, pp_, cp_, micro, v=v, most=most)
     out["mem_total"] = out["mem_params"] + out["mem_grads"] + out["mem_optimizer"] + out["mem_activations"]
@@ -1089,6 +1103,8 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     in_flight = np.minimum(pp, micro)
     if workload.schedule == "interleaved":
         in_flight = in_flight * (1 + (pp - 1) / (pp * np.maximum(v, 1.0)))
+    elif workload.schedule == "dualpipe":
+        in_flight = np.minimum(pp + 1, micro)
     s = workload.tokens(model) / cp
     logits = 4 * s * workload.micro_batch * model.vocab / tp
     return per_layer * most * in_flight + logits
@@ -1208,6 +1224,10 @@ def _bubble_reason(workload: Workload, pp: int, micro: int, v: int, idle_micro: 
     if workload.schedule == "interleaved":
         return (f"Interleaved 1F1B with {v} model chunks per GPU: the pipeline idles (p − 1)/v = {pp - 1}/{v} = "
                 f"{idle_micro:.2f} micro-batch times against {micro} of work, for {v}× the stage-boundary sends.")
+    if workload.schedule == "dualpipe":
+        return (f"DualPipe: micro-batches enter from both ends; it idles (p/2 − 1) × 2/3 = {idle_micro:.2f} "
+                f"micro-batch times against {micro} of work, keeps the weights twice and hides each chunk's expert "
+                "all-to-all behind the other chunk's compute.")
     if workload.schedule == "zero-bubble":
         return (f"Zero-bubble (ZB-H1): weight gradients fill most of the pipeline's idle time; it idles about "
                 f"(p − 1)/3 = {idle_micro:.2f} micro-batch times against {micro} of work.")

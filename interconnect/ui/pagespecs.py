@@ -249,7 +249,8 @@ DTYPE_BYTES = {"bf16": 2, "fp8": 1, "fp32": 4}
 #: What the GPU grid can be coloured by.
 SEATING_COLOURS = {"tp": "TP group", "pp": "PP stage", "dp": "DP replica", "cp": "CP group", "ep": "EP group"}
 #: Pipeline schedules the page offers (the model's SCHEDULES, named for people).
-SEATING_SCHEDULES = {"1f1b": "1F1B", "interleaved": "Interleaved 1F1B", "zero-bubble": "Zero-bubble (ZB-H1)"}
+SEATING_SCHEDULES = {"1f1b": "1F1B", "interleaved": "Interleaved 1F1B", "zero-bubble": "Zero-bubble (ZB-H1)",
+                     "dualpipe": "DualPipe"}
 #: The page's one-click comparisons.
 SEATING_COMPARISONS = {"none": "None", "tp": "TP inside vs across the node", "search": "Fastest layout that fits"}
 

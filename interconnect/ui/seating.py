@@ -106,7 +106,7 @@ def reference_view() -> tuple[str, list[str], str]:
         p = predict(run)
         b = p.bill
         schedule = {"1f1b": "1F1B", "interleaved": f"interleaved (v = {b.virtual_stages})",
-                    "zero-bubble": "zero-bubble"}[run.schedule]
+                    "zero-bubble": "zero-bubble", "dualpipe": "DualPipe"}[run.schedule]
         rows.append({
             "run": run.name,
             "layout": f"TP{run.tp} × CP{run.cp} × PP{run.pp} × DP{run.dp}",

@@ -6,7 +6,7 @@ import pytest
 
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.kernels import gemm_shape_factor, kernel_figures
-from interconnect.models.parallelism import Layout, Workload, pipeline_bubble_fraction, plan
+from interconnect.models.parallelism import Layout, LayoutError, Workload, pipeline_bubble_fraction, plan
 from interconnect.models.presets import load_model_presets
 from interconnect.models.reference_runs import load_reference_runs, paper_flops, predict
 
@@ -86,3 +86,24 @@ def test_gemm_shape_factor_closed_forms():
     # a narrow slice (N = 576, as TP 64 would cut GPT-3's QKV): 80 tiles of 128 x 128, 90 % useful, on 108 SMs
     assert float(gemm_shape_factor(2048, 576, 12288, sms)) == pytest.approx(0.9 * 80 / 108)
     assert kernel_figures("v100") is None  # no published kernel figures: the 0.5 assumption, said in the bill
+
+
+def test_dualpipe_hides_the_expert_all_to_all_across_nodes():
+    # deepseek-ai/DualPipe README: bubble (PP/2 - 1)(F&B + B - 3W), 2x parameters, PP + 1 activations; with
+    # F = W = 1, B = 2 and F&B = F + B that is (p/2 - 1) x 2/3 micro-batch times
+    assert pipeline_bubble_fraction(16, 64, "dualpipe") == pytest.approx(7 * 2 / 3 / (64 + 7 * 2 / 3))
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=256)
+    model = load_model_presets()["deepseek-v3"]
+    layout = Layout(tp=1, pp=16, dp=128, ep=64, zero=1)  # DeepSeek-V3's PP 16 and EP 64 over 8 nodes
+    bills = {s: plan(model, cluster, layout, Workload(global_batch=1024, seq_len=4096, schedule=s))
+             for s in ("1f1b", "dualpipe")}
+    ep = {s: next(d for d in b.dimensions if d.name == "ep") for s, b in bills.items()}
+    assert ep["1f1b"].tier == "network (NIC)" and ep["1f1b"].domains_spanned == 8  # where MoE meets the cliff
+    assert ep["1f1b"].exposed_s == ep["1f1b"].time_s  # nothing to hide behind under 1F1B
+    assert ep["dualpipe"].time_s == pytest.approx(ep["1f1b"].time_s)
+    assert ep["dualpipe"].exposed_s < 0.6 * ep["dualpipe"].time_s
+    assert bills["dualpipe"].memory.params == pytest.approx(2 * bills["1f1b"].memory.params)
+    small, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=3)
+    with pytest.raises(LayoutError, match="even number of pipeline stages"):
+        plan(load_model_presets()["llama3-70b"], small, Layout(tp=8, pp=3), Workload(global_batch=24,
+                                                                                      schedule="dualpipe"))
