@@ -26,9 +26,11 @@ Units are in the names: bytes, seconds (``_s``), FLOP. Sources of the formulas:
   (Rajbhandari et al. 2019, arXiv 1910.02054, Figure 1); activations per layer
   ``s·b·h·(34 + 5·a·s/h)/t`` with TP and sequence parallelism, ``34·s·b·h/t`` with selective and
   ``2·s·b·h/t`` with full recomputation (Korthikanti et al. 2022, Table 2 and section 5);
-* compute: ``6·N_active`` FLOP per token plus causal attention ``6·L·s·h`` (Kaplan et al. 2020,
-  arXiv 2001.08361, section 2.1); pipeline bubble ``(p-1)/m`` of the ideal time for 1F1B
-  (Narayanan et al. 2021, arXiv 2104.04473, section 2.2).
+* compute: model FLOPs ``6·N_active + 12·L·h·s`` per token (PaLM, arXiv 2204.02311, appendix B);
+  time per layer from the sourced GEMM and flash-attention rates of the GPU family at the layout's
+  GEMM shapes (:mod:`interconnect.models.kernels`) plus the HBM traffic of the stored activations;
+  the slowest pipeline stage sets the pace; the bubble by schedule (:data:`SCHEDULES`: 1F1B,
+  interleaved, zero-bubble, DualPipe; Narayanan et al. 2021, arXiv 2104.04473, section 2.2).
 """
 
 from __future__ import annotations
@@ -1052,7 +1054,7 @@ def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp:
         return np.minimum(float(workload.virtual_stages), np.maximum(most, 1.0))
     best_v = np.ones_like(most)
     best_t = np.full_like(most, np.inf)
-    for v in range(1, int(np.max(most)) + 1):
+    for v in range(1, min(int(np.max(most)), 64) + 1):  # beyond 64 chunks the bubble gain is below 2 % of p - 1
         ok = (v <= most) & (np.mod(most, v) == 0)  # whole layers per model chunk
         t = (micro + (pp - 1) / v) * t_micro + 2 * (pp * v - 1) * t_p2p
         better = ok & (t < best_t - 1e-12)
