@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import LAYER_COLOURS, apply_theme
-from interconnect.models.parallelism import DIMENSION_LABELS, Layout, Memory, Plan, groups_of, seat_map
+from interconnect.models.parallelism import DIMENSION_LABELS, SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
 
 __all__ = ["COLOUR_BY", "MAX_GRID_GPUS", "bill_figure", "gpu_grid_figure", "grid_positions", "memory_figure"]
 
@@ -175,10 +175,13 @@ def bill_figure(bill: Plan) -> go.Figure:
     """Time per step by dimension: the exposed part solid, the part hidden behind compute pale,
     coloured by the tier it runs on; compute and the pipeline bubble for scale."""
     rows = [d for d in bill.dimensions if d.degree > 1]
-    bubble_s = bill.compute_s * bill.bubble_fraction / max(1e-12, 1 - bill.bubble_fraction)
+    bubble_s = bill.bubble_fraction * bill.step_s  # the idle share of the step, whatever the schedule
     longest = max([bill.compute_s, bubble_s, *(d.time_s for d in rows)] or [1.0])
     scale, unit = _time_unit(longest)
-    labels = ["Compute", "Pipeline bubble", *(f"{d.label}, {d.tier}" for d in rows)]
+    schedule = SCHEDULES.get(bill.workload.schedule, bill.workload.schedule)
+    if bill.workload.schedule == "interleaved":
+        schedule += f", v = {bill.virtual_stages}"
+    labels = ["Compute", f"Pipeline bubble ({schedule})", *(f"{d.label}, {d.tier}" for d in rows)]
     exposed = [0.0, bubble_s, *(d.exposed_s for d in rows)]
     hidden = [bill.compute_s, 0.0, *(max(0.0, d.time_s - d.exposed_s) for d in rows)]
     colours = ["#6b7280", "#f59e0b", *(_NVLINK if d.tier == "NVLink" else _NIC for d in rows)]
