@@ -4,9 +4,13 @@
 --pp 1 --dp 2 --zero 1`` prints one row per parallelism dimension (collective, tier, bytes and calls
 per step, time, overlap, exposed time), the step time, utilisation and pipeline bubble, and the
 memory per GPU; ``--search`` tries every factorization of the GPU count and reports the fastest that
-fits. ``--json`` gives ``step_time``, ``exposed_comm`` and ``memory_per_gpu`` as ``{"value", "unit"}``,
-``fits``, ``layout`` and ``dimensions``. A layout that cannot run (degrees that do not multiply to
-the GPU count, TP not dividing the heads, EP without experts) is a one-line error, exit status 2.
+fits. ``--json`` gives ``step_time``, ``exposed_comm``, ``memory_per_gpu``, ``tflops_per_gpu`` (model FLOPs,
+as MFU counts them) and ``hardware_tflops_per_gpu`` (recomputation counted, as Megatron-LM's tables)
+as ``{"value", "unit"}``, ``fits``, ``layout``, ``workload`` (what ``--search`` chose too),
+``schedule`` and ``dimensions``. ``--model custom`` with ``--params --layers --hidden --heads``
+describes any published run; ``--schedule`` and ``--virtual-stages`` its pipeline. A layout that
+cannot run (degrees that do not multiply to the GPU count, TP not dividing the heads, EP without
+experts) is a one-line error, exit status 2.
 """
 
 from __future__ import annotations
@@ -154,6 +158,10 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
         "cluster": bill.cluster.as_dict(),
         "description": bill.cluster.describe(),
         "layout": bill.layout.as_dict(),
+        "workload": {"micro_batch": bill.workload.micro_batch, "global_batch": bill.workload.global_batch,
+                     "seq_len": bill.workload.tokens(bill.model), "recompute": bill.workload.recompute,
+                     "sequence_parallel": bill.workload.sequence_parallel, "schedule": bill.workload.schedule,
+                     "attention": bill.workload.attention, "dtype_bytes": bill.workload.dtype_bytes},
         "step_time": _quantity(bill.step_s, "s"),
         "compute_time": _quantity(bill.compute_s, "s"),
         "exposed_comm": _quantity(bill.exposed_s, "s"),
@@ -184,7 +192,9 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
 
 def _print_bill(bill: Plan) -> None:
     print(f"{bill.model.name} on {bill.cluster.describe()}")
-    print(f"layout: {bill.layout.label()}  ({bill.micro_batches} micro-batches per step)")
+    w = bill.workload
+    print(f"layout: {bill.layout.label()}  ({bill.micro_batches} micro-batches of {w.micro_batch} per step; "
+          f"{w.recompute} recomputation, {SCHEDULES[w.schedule]}, {w.attention} attention)")
     print(f"{'dimension':<14} {'deg':>4}  {'collective':<38} {'tier':<14} {'GB/step':>9} {'calls':>8} "
           f"{'time ms':>9} {'exposed ms':>10}")
     for d in bill.dimensions:
