@@ -760,7 +760,10 @@ def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str
     from interconnect.models.kernels import kernel_figures
 
     peak = _peak_flops(cluster)
-    scale = 2.0 if workload.dtype_bytes == 1 else 1.0  # FP8 GEMMs: twice the BF16 rate (H100 data sheet)
+    # FP8 GEMMs run at twice the BF16 rate on GPUs with FP8 tensor cores (Hopper, Blackwell, CDNA 3 data
+    # sheets); Ampere and older have none, so FP8 there only halves the bytes
+    has_fp8 = cluster.gpu not in ("p100", "v100", "a100-sxm")
+    scale = 2.0 if workload.dtype_bytes == 1 and has_fp8 else 1.0
     if workload.compute_efficiency is not None:
         eff = float(workload.compute_efficiency)
         return peak * eff * scale, peak * eff, 0, f"{eff:.0%} of the BF16 peak (set by hand)"
