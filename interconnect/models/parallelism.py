@@ -1110,9 +1110,14 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
         in_flight = in_flight * (1 + (pp - 1) / (pp * np.maximum(v, 1.0)))
     elif workload.schedule == "dualpipe":
         in_flight = np.minimum(pp + 1, micro)
+    # stage i holds (p - i) micro-batches; with lighter ends the first stage has a layer fewer, and the
+    # second stage, one micro-batch fewer in flight but a full share of layers, may hold more
+    lighter = workload.lighter_ends & (pp > 2)
+    layer_flight = np.where(lighter, np.maximum((most - 1) * in_flight, most * np.maximum(in_flight - 1, 1)),
+                            most * in_flight)
     s = workload.tokens(model) / cp
     logits = 4 * s * workload.micro_batch * model.vocab / tp
-    return per_layer * most * in_flight + logits
+    return per_layer * layer_flight + logits
 
 
 # ------------------------------------------------------------------------------------------------
