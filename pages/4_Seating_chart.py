@@ -212,8 +212,8 @@ if bill is not None:
     flash_note = (" Flash attention never writes the attention scores, so selective recomputation saves nothing "
                   "more here." if abs(modes["none"] - modes["selective"]) < 1e6 else "")
     st.caption(
-        f"Activations with this layout, on the first pipeline stage ({workload.schedule} holds its micro-batches in "
-        f"flight): {modes['none'] / 1e9:.1f} GB stored as they are, "
+        f"Activations with this layout, on the fullest pipeline stage ({SEATING_SCHEDULES[workload.schedule]} holds "
+        f"its micro-batches in flight): {modes['none'] / 1e9:.1f} GB stored as they are, "
         f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "
         "recomputing whole layers (full)." + flash_note + " Mixed-precision Adam: 2 + 2 + 12 bytes per parameter, "
         "sharded by ZeRO (Rajbhandari et al. 2019); activations per Korthikanti et al. 2022; 10 % of the GPU's memory "
