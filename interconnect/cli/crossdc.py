@@ -33,11 +33,13 @@ from interconnect.models.crossdc import (
 )
 from interconnect.units import (
     Q_,
+    IntegerInputError,
     QuantityInputError,
     format_bandwidth,
     format_duration,
     format_quantity,
     parse_quantity,
+    read_int,
 )
 
 DEFAULT_STEP_TIME = "1 s"
@@ -48,9 +50,9 @@ DEFAULT_MFU = 0.4
 
 def _int(text: str) -> int:
     try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+        return read_int(text)
+    except IntegerInputError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text[:40]}'") from None
 
 
 def _float(text: str) -> float:

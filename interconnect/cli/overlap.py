@@ -28,7 +28,15 @@ from interconnect.models.overlap import (
     step_schedule,
 )
 from interconnect.models.presets import load_model_presets
-from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
+from interconnect.units import (
+    Q_,
+    IntegerInputError,
+    QuantityInputError,
+    format_duration,
+    format_size,
+    parse_quantity,
+    read_int,
+)
 
 MAX_PARAMS = 1e14
 MIN_PARAMS = 1e6
@@ -38,6 +46,14 @@ DEFAULT_BUCKET = "25 MiB"
 
 def _number(name: str, low: float, high: float, *, whole: bool = False):
     def parse(text: str) -> float:
+        if whole:
+            try:
+                value = read_int(text)
+            except IntegerInputError as exc:
+                raise argparse.ArgumentTypeError(f"{name}: {exc.reason}, got '{text[:40]}'") from None
+            if not low <= value <= high:
+                raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {value:,}")
+            return value
         try:
             value = float(text.replace(",", "").replace("_", ""))
         except ValueError:

@@ -19,7 +19,7 @@ from interconnect.cli.output import CliError, print_json
 from interconnect.models.cluster import FABRICS, resolve_cluster
 from interconnect.models.parallelism import Layout, LayoutError, Plan, Workload, plan, search_layouts
 from interconnect.models.presets import load_model_presets
-from interconnect.units import QuantityInputError, parse_quantity
+from interconnect.units import IntegerInputError, QuantityInputError, parse_quantity, read_int
 
 __all__ = ["register", "run_plan"]
 
@@ -27,12 +27,10 @@ __all__ = ["register", "run_plan"]
 def _whole(minimum: int):
     def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
+            return read_int(text, minimum=minimum)
+        except IntegerInputError as exc:
+            reason = f"must be at least {minimum}" if exc.nearest is not None else "expected a whole number"
+            raise argparse.ArgumentTypeError(f"{reason}, got '{text[:40]}'") from None
     return parse
 
 
