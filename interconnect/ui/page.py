@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -612,6 +612,20 @@ def prepared_figure(figure: Any, *, present: bool = False) -> SentFigure:
         while len(_PREPARED) > _PREPARED_MAX:
             _PREPARED.popitem(last=False)
     return ready
+
+
+def built_figure(what: str, build: Callable[..., Any], *args: Any) -> Any:
+    """``build(*args)``; if it fails, None and one line saying the ``what`` chart is not drawn and why.
+
+    Figure builders are meant never to raise on finite data; this is the page's last guard, so a
+    number nobody foresaw (a pasted log's row) costs one chart, not the page or the session.
+    """
+    try:
+        return build(*args)
+    except Exception as exc:  # noqa: BLE001 - anything a builder raises; Streamlit's reruns are BaseExceptions
+        st.warning(f"The {what} chart is not drawn: these numbers are outside what it can plot "
+                   f"(`{safe_echo(f'{type(exc).__name__}: {exc}')}`). The rest of the page is unaffected.")
+        return None
 
 
 def chart(figure: Any, key: str, *, exports: bool = True) -> None:
