@@ -95,9 +95,19 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run_overlap)
 
 
-def _bucket_bytes(text: str) -> float:
+def _bucket_bytes(text: str, warnings: list[str]) -> float:
+    """``--bucket`` read as the Overlap page reads its ``bucket`` (1 KiB to 1 TiB): a size outside is
+    clamped with the page's message, added to ``warnings``; text that is not a size is an error."""
+    from interconnect.ui.pagespecs import overlap_specs
+
+    spec = next(spec for spec in overlap_specs() if spec.key == "bucket")
+    value, problem = spec.parse(text)
+    if problem and value in (spec.minimum, spec.maximum):
+        warnings.append(f"--bucket: {problem} (got '{text[:40]}'); using {value}")
+    elif problem:
+        raise CliError(f"--bucket: {problem}")
     try:
-        quantity = parse_quantity(text, "size").quantity
+        quantity = parse_quantity(value, "size").quantity
     except QuantityInputError as exc:
         raise CliError(f"--bucket: {exc}") from exc
     return float(quantity.to("B").magnitude)
@@ -153,8 +163,8 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
 
 
 def run_overlap(args: argparse.Namespace) -> int:
-    bucket = _bucket_bytes(args.bucket)
     cluster, warnings = _cluster(args)
+    bucket = _bucket_bytes(args.bucket, warnings)
     workload = _workload(args)
     try:
         step = step_schedule(cluster, workload, args.tokens_per_gpu, bucket_bytes=bucket,

@@ -1392,6 +1392,8 @@ class _TextParser:
                                 [f"line {n}" for n in self.row_lines], warnings)
         if not keep.all():
             out, inp = out[keep], inp[keep]
+            rows = zip(self.sizes, self.dtypes, self.redops, strict=True)
+            self.skipped_sweep += [row for row, kept in zip(rows, keep, strict=True) if not kept]  # reached
             for name in ("row_lines", "sizes", "counts", "dtypes", "redops"):
                 setattr(self, name, [value for value, kept in zip(getattr(self, name), keep, strict=True) if kept])
         if self.wrong_rows:
@@ -2023,6 +2025,7 @@ def _parse_json(text: str) -> NcclRun:
                             [f"results[{i}]" for i in kept], warnings)
     if not keep.all():
         out, inp = out[keep], inp[keep]
+        skipped_sweep += [row for row, k in zip(zip(sizes, dtypes, redops, strict=True), keep, strict=True) if not k]
         sizes, counts, dtypes, redops, kept = ([value for value, k in zip(column, keep, strict=True) if k]
                                                for column in (sizes, counts, dtypes, redops, kept))
     sizes_arr = np.array(sizes, dtype=np.int64)
