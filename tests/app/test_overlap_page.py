@@ -116,3 +116,14 @@ def test_a_forced_algorithm_the_cluster_cannot_run_warns_and_falls_back():
     assert not at.exception
     assert any("nvls all-reduce cannot run" in w.value.replace("\\", "") for w in at.warning)
     assert len(at.get("plotly_chart")) == 4
+
+
+def test_the_smallest_legal_bucket_on_the_largest_model_says_it_simplifies():
+    # Issue 21 item 6: 1 KiB buckets of DeepSeek-V3's gradient would be 1.3 billion all-reduces; the page
+    # merges them into MAX_BUCKETS and says so (benchmarks/fuzz_urls.py times it against the default view).
+    from interconnect.models.overlap import MAX_BUCKETS
+
+    at = run_page(PAGE, {"model": "deepseek-v3", "bucket": "1 KiB"})
+    assert not at.exception
+    assert any("buckets would make" in w.value and f"{MAX_BUCKETS:,} buckets" in w.value for w in at.warning)
+    assert at.query_params["bucket"] == "1 KiB"  # the link keeps what was asked for

@@ -289,3 +289,11 @@ def test_an_algorithm_the_cluster_cannot_run_falls_back_with_a_note(algorithm):
     assert f"The {algorithm} all-reduce cannot run on this cluster" in step.notes[-1]
     sweep = token_sweep(CLUSTER, LLAMA_8B, [4096], bucket_bytes=DEFAULT_BUCKET_BYTES, algorithm=algorithm)
     assert np.all(np.isfinite(sweep.exposed_s))
+
+
+@pytest.mark.parametrize("bucket_bytes", [1e-320, 5e-324, 1.0])
+def test_a_denormal_bucket_is_merged_like_any_tiny_one_not_an_overflow(bucket_bytes):
+    # Issue 21: ceil(gradient / 1e-320) was ceil(inf), an OverflowError.
+    buckets = make_buckets(16e9, bucket_bytes)
+    assert buckets.count == MAX_BUCKETS and buckets.size_bytes == pytest.approx(16e9 / MAX_BUCKETS)
+    assert f"({MAX_BUCKETS:,} buckets)" in buckets.notes[0]
