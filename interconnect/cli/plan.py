@@ -61,7 +61,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--dp", type=_whole(1), help="data-parallel replicas (default: GPUs / (TP x PP x CP))")
     parser.add_argument("--cp", type=_whole(1), default=1, help="context-parallel degree (default 1)")
     parser.add_argument("--ep", type=_whole(1), default=1, help="expert-parallel degree, inside DP (default 1)")
-    parser.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage (default 0)")
+    parser.add_argument("--zero", type=_whole(0), choices=(0, 1, 2, 3), default=0, help="ZeRO stage (default 0)")
     parser.add_argument("--micro-batch", type=_whole(1), default=1, help="sequences per micro-batch (default 1)")
     parser.add_argument("--global-batch", type=_whole(1), default=256, help="sequences per step (default 256)")
     parser.add_argument("--seq-len", type=_whole(1), help="tokens per sequence (default: the model's)")
