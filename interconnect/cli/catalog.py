@@ -8,7 +8,7 @@ from typing import Any
 from interconnect.catalog import LAYERS, Catalog, Entry, Figure, Node, get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.models.cliff import cliff_summary
-from interconnect.units import format_bandwidth
+from interconnect.units import IntegerInputError, format_bandwidth, read_int
 
 KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS, "switch")
 _JSON_UNITS = {"[information] / [time]": "GB/s", "[information]": "GB", "[length]": "m", "[time]": "us",
@@ -24,11 +24,19 @@ def register(commands: Any) -> None:
     cliff = commands.add_parser("cliff", help="scale-up against scale-out bandwidth for a GPU and a NIC")
     cliff.add_argument("--gpu", required=True, help="GPU id, e.g. h100-sxm")
     cliff.add_argument("--nic", help="NIC id, e.g. ib-ndr (default: the NIC the GPU's reference server uses)")
-    cliff.add_argument("--nics-per-node", type=int, default=None,
+    cliff.add_argument("--nics-per-node", type=_whole_number, default=None,
                        help="NICs per server (default: as many as the GPU's reference server has for its own NIC, "
                             "else one per GPU)")
     cliff.add_argument("--json", action="store_true", help="machine-readable output")
     cliff.set_defaults(handler=run_cliff)
+
+
+def _whole_number(text: str) -> int:
+    """A whole number read by the project's strict reader (ASCII digits, short)."""
+    try:
+        return read_int(text)
+    except IntegerInputError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text[:40]}'") from None
 
 
 def _select(catalog: Catalog, kind: str) -> list[Entry]:

@@ -31,7 +31,15 @@ from interconnect.models.overlap import (
     step_schedule,
 )
 from interconnect.models.presets import load_model_presets
-from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
+from interconnect.units import (
+    Q_,
+    IntegerInputError,
+    QuantityInputError,
+    format_duration,
+    format_size,
+    parse_quantity,
+    read_int,
+)
 
 MAX_PARAMS = 1e14
 MIN_PARAMS = 1e6
@@ -41,6 +49,14 @@ DEFAULT_BUCKET = "25 MiB"
 
 def _number(name: str, low: float, high: float, *, whole: bool = False):
     def parse(text: str) -> float:
+        if whole:
+            try:
+                value = read_int(text)
+            except IntegerInputError as exc:
+                raise argparse.ArgumentTypeError(f"{name}: {exc.reason}, got '{text[:40]}'") from None
+            if not low <= value <= high:
+                raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {value:,}")
+            return value
         try:
             value = float(text.replace(",", "").replace("_", ""))
         except ValueError:
@@ -91,9 +107,19 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run_overlap)
 
 
-def _bucket_bytes(text: str) -> float:
+def _bucket_bytes(text: str, warnings: list[str]) -> float:
+    """``--bucket`` read as the Overlap page reads its ``bucket`` (1 KiB to 1 TiB): a size outside is
+    clamped with the page's message, added to ``warnings``; text that is not a size is an error."""
+    from interconnect.ui.pagespecs import overlap_specs
+
+    spec = next(spec for spec in overlap_specs() if spec.key == "bucket")
+    value, problem = spec.parse(text)
+    if problem and value in (spec.minimum, spec.maximum):
+        warnings.append(f"--bucket: {problem} (got '{text[:40]}'); using {value}")
+    elif problem:
+        raise CliError(f"--bucket: {problem}")
     try:
-        quantity = parse_quantity(text, "size").quantity
+        quantity = parse_quantity(value, "size").quantity
     except QuantityInputError as exc:
         raise CliError(f"--bucket: {exc}") from exc
     return float(quantity.to("B").magnitude)
@@ -152,8 +178,8 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
 
 
 def run_overlap(args: argparse.Namespace) -> int:
-    bucket = _bucket_bytes(args.bucket)
     cluster, warnings = _cluster(args)
+    bucket = _bucket_bytes(args.bucket, warnings)
     workload = _workload(args)
     try:
         step = step_schedule(cluster, workload, args.tokens_per_gpu, bucket_bytes=bucket,

@@ -32,7 +32,7 @@ from interconnect.models.parallelism import (
     search_layouts,
 )
 from interconnect.models.presets import custom_model, load_model_presets
-from interconnect.units import QuantityInputError, parse_quantity
+from interconnect.units import IntegerInputError, QuantityInputError, parse_quantity, read_int
 
 __all__ = ["register", "run_plan"]
 
@@ -40,12 +40,10 @@ __all__ = ["register", "run_plan"]
 def _whole(minimum: int):
     def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
+            return read_int(text, minimum=minimum)
+        except IntegerInputError as exc:
+            reason = f"must be at least {minimum}" if exc.nearest is not None else "expected a whole number"
+            raise argparse.ArgumentTypeError(f"{reason}, got '{text[:40]}'") from None
     return parse
 
 
@@ -105,7 +103,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--cp", type=_whole(1), default=d["cp"], help=f"context-parallel degree (default {d['cp']})")
     parser.add_argument("--ep", type=_whole(1), default=d["ep"], help=f"expert-parallel degree, inside DP "
                                                                         f"(default {d['ep']})")
-    parser.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=d["zero"],
+    parser.add_argument("--zero", type=_whole(0), choices=(0, 1, 2, 3), default=d["zero"],
                         help=f"ZeRO stage (default {d['zero']}: the distributed optimizer)")
     parser.add_argument("--schedule", choices=tuple(SCHEDULES), default=d["schedule"],
                         help=f"pipeline schedule (default {d['schedule']})")

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
+from interconnect.figures.ticks import powers_of_ten
 from interconnect.models.overlap import MODE_LABELS, StepResult, Sweep
 from interconnect.units import format_seconds
 
@@ -65,9 +66,7 @@ def _duration(seconds: float) -> str:
 
 def _decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     """Decade tick values in seconds between ``low`` and ``high`` with readable labels (1 ms, 10 s)."""
-    first = math.floor(math.log10(max(low, 1e-9)))
-    last = math.ceil(math.log10(max(high, low, 1e-9)))
-    values = [10.0**p for p in range(first, last + 1)]
+    values = powers_of_ten(max(low, 1e-9), max(high, low, 1e-9))
     return values, [_duration(v) for v in values]
 
 

@@ -393,12 +393,14 @@ def make_buckets(gradient_bytes: float, bucket_bytes: float) -> Buckets:
             notes.append(f"A bucket of {_bytes_text(size)} is larger than the {_bytes_text(gradient)} gradient: "
                          "one bucket holds it all, so nothing can overlap.")
         size = gradient
-    count = math.ceil(gradient / size - 1e-9)
+    ratio = gradient / size  # infinite for a denormal size: never handed to ceil()
+    count = math.ceil(ratio - 1e-9) if ratio <= MAX_BUCKETS else MAX_BUCKETS + 1
     if count > MAX_BUCKETS:
         wanted = size
         size = gradient / MAX_BUCKETS
         count = MAX_BUCKETS
-        notes.append(f"{_bytes_text(wanted)} buckets would make {math.ceil(gradient / wanted):,} of them; "
+        many = f"{math.ceil(ratio):,}" if math.isfinite(ratio) else f"far more than {MAX_BUCKETS:,}"
+        notes.append(f"{_bytes_text(wanted)} buckets would make {many} of them; "
                      f"using {_bytes_text(size)} ({MAX_BUCKETS:,} buckets).")
     last = gradient - (count - 1) * size
     return Buckets(gradient, size, count, max(last, 0.0), tuple(notes))

@@ -6,14 +6,83 @@ Kept in the core (not in the page scripts) so the CLI, tests and the browser tes
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from interconnect.catalog import Gpu, get_catalog
 from interconnect.models.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
-from interconnect.ui.urlstate import AutoIntParam, ChoiceParam, FloatParam, IntParam, QuantityParam
+from interconnect.ui.urlstate import (
+    AutoIntParam,
+    ChoiceParam,
+    FloatParam,
+    IntParam,
+    ParamWarning,
+    QuantityParam,
+    safe_echo,
+)
+from interconnect.units import IntegerInputError, read_int
 
-#: Link keys every page accepts (presentation mode and the guided tour).
-GLOBAL_KEYS = frozenset({"present", "tour", "step"})
+#: Link keys every page accepts (presentation mode, the guided tour and the tour's stop).
+GLOBAL_KEYS = frozenset({"present", "tour", "stop"})
+#: The Across-sites page's step-time modes (its key ``step``).
+STEP_MODES = ("typed", "derived")
+#: Links made before the tour's stop had its own key carried it in ``step`` (``tour=1&step=3``),
+#: the key the Across-sites page uses for its step-time mode. The two never share a value.
+LEGACY_TOUR_STEP_KEY = "step"
+
+
+def is_legacy_tour_step(query: Mapping[str, object]) -> bool:
+    """True if ``query`` is an old tour link whose ``step`` is the tour's stop, not a step-time mode.
+
+    >>> is_legacy_tour_step({"tour": "1", "step": "8"}), is_legacy_tour_step({"tour": "1", "step": "derived"})
+    (True, False)
+    >>> is_legacy_tour_step({"step": "8"}), is_legacy_tour_step({"tour": "1", "stop": "8", "step": "8"})
+    (False, False)
+    """
+    if _text(query.get("tour")).strip() != "1" or "stop" in query or LEGACY_TOUR_STEP_KEY not in query:
+        return False
+    return _text(query.get(LEGACY_TOUR_STEP_KEY)).strip().lower() not in STEP_MODES
+
+
+def page_query(query: Mapping[str, object]) -> dict[str, object]:
+    """The link as a page reads its own keys: an old tour link's ``step`` belongs to the tour.
+
+    >>> page_query({"tour": "1", "step": "8", "bw": "1 Gbit/s"})
+    {'tour': '1', 'bw': '1 Gbit/s'}
+    """
+    if not is_legacy_tour_step(query):
+        return dict(query)
+    return {key: value for key, value in query.items() if key != LEGACY_TOUR_STEP_KEY}
+
+
+def tour_stop(query: Mapping[str, object], stops: int) -> tuple[int, ParamWarning | None]:
+    """The guided tour's stop (1-based; 0 = not on the tour) and a warning if the link's was unusable.
+
+    Read from ``stop``, or from an old link's ``step``, with the strict whole-number reader; a stop
+    that is not a number of this tour falls back to the first, with a warning naming the key.
+
+    >>> tour_stop({"tour": "1", "stop": "3"}, 9), tour_stop({"tour": "1", "step": "3"}, 9), tour_stop({}, 9)
+    ((3, None), (3, None), (0, None))
+    >>> tour_stop({"tour": "1", "stop": "\u00b2"}, 9)[1].message()
+    'Guided tour stop (link parameter `stop`): not a whole number (ASCII digits only) (got `²`); using `1`.'
+    """
+    if _text(query.get("tour")).strip() != "1":
+        return 0, None
+    key = "stop" if "stop" in query else LEGACY_TOUR_STEP_KEY if is_legacy_tour_step(query) else None
+    if key is None:
+        return 1, None
+    raw = _text(query.get(key))
+    try:
+        return read_int(raw, minimum=1, maximum=max(stops, 1)), None
+    except IntegerInputError as exc:
+        reason = exc.reason if exc.nearest is None else f"not a stop of this tour (1 to {stops})"
+        return 1, ParamWarning(key, safe_echo(raw), "1", reason, "Guided tour stop")
+
+
+def _text(raw: object) -> str:
+    if isinstance(raw, list | tuple):
+        raw = raw[-1] if raw else ""
+    return "" if raw is None else raw if isinstance(raw, str) else str(raw)
 
 DIRECTIONS = {"per": "per_direction", "both": "both_directions"}
 UNITS = ("GBps", "Gbitps", "bluray")
@@ -374,7 +443,7 @@ def crossdc_specs() -> list:
         IntParam("ibits", sparse.index_bits, "Index bits", minimum=1, maximum=32),
         BoolParam("overlap", True, "Overlap with compute"),
         FloatParam("target", 95.0, "Target utilisation (%)", minimum=1.0, maximum=99.9),
-        ChoiceParam("step", "typed", "Step time", choices=("typed", "derived")),
+        ChoiceParam("step", "typed", "Step time", choices=STEP_MODES),
         QuantityParam("t", "1 s", "Step time", dimension="time", minimum="1 ms", maximum="1 h"),
         CountParam("tokens", "1M", "Tokens per step per site", low=1.0, high=1e12),
         FloatParam("mfu", 40.0, "MFU (%)", minimum=1.0, maximum=100.0),

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from interconnect.units import ParsedQuantity, QuantityInputError, parse_quantity
+from interconnect.units import IntegerInputError, ParsedQuantity, QuantityInputError, parse_quantity, read_int
 
 __all__ = [
     "AutoIntParam",
@@ -128,19 +128,10 @@ class IntParam(_Param):
     maximum: int = 1_000_000
 
     def parse(self, raw: str) -> tuple[Any, str | None]:
-        text = raw.strip().replace("_", "").replace(",", "")
         try:
-            number = float(text)
-        except ValueError:
-            return self.default, "not a whole number"
-        if not math.isfinite(number) or number != int(number):
-            return self.default, "not a whole number"
-        value = int(number)
-        if value < self.minimum:
-            return self.minimum, f"below the minimum {self.minimum}"
-        if value > self.maximum:
-            return self.maximum, f"above the maximum {self.maximum}"
-        return value, None
+            return read_int(raw, minimum=self.minimum, maximum=self.maximum), None
+        except IntegerInputError as exc:  # out of range: the bound it broke; not a number: the default
+            return (self.default if exc.nearest is None else exc.nearest), exc.reason
 
 
 @dataclass(frozen=True)

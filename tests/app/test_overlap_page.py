@@ -158,3 +158,14 @@ def test_the_ddp_check_sets_model_and_bytes_only_beside_the_runs():
     assert "| 450 ms |" in row and "| 25 ms |" in row
     model = next(r for r in compare_ddp_benchmark() if r.model == "resnext101_32x8d" and r.gpus == 16)
     assert duration(model.model_comm_overhead_s) in row and f"{model.model_bucket1_diff:+.1%}" in row
+
+
+def test_the_smallest_legal_bucket_on_the_largest_model_says_it_simplifies():
+    # Issue 21 item 6: 1 KiB buckets of DeepSeek-V3's gradient would be 1.3 billion all-reduces; the page
+    # merges them into MAX_BUCKETS and says so (benchmarks/fuzz_urls.py times it against the default view).
+    from interconnect.models.overlap import MAX_BUCKETS
+
+    at = run_page(PAGE, {"model": "deepseek-v3", "bucket": "1 KiB"})
+    assert not at.exception
+    assert any("buckets would make" in w.value and f"{MAX_BUCKETS:,} buckets" in w.value for w in at.warning)
+    assert at.query_params["bucket"] == "1 KiB"  # the link keeps what was asked for

@@ -198,3 +198,18 @@ def test_forced_choice_is_named_and_fastest_line_only_when_faster():
     names = [trace.name for trace in figure.data]
     assert "Forced: Ring, Simple" in names
     assert ("fastest the model knows (NCCL does not pick it)" in names) == view.fastest_differs
+
+
+@pytest.mark.parametrize("extreme", [1e308, 1.7e308, 5e-324, 1e-320, 1e-30])
+def test_allreduce_figures_never_raise_on_finite_extremes(extreme):
+    # Issue 21: one log row timed at 1e308 us overflowed the time axis's decade ticks (10.0**309).
+    from interconnect.figures.allreduce import Overlay, decade_ticks
+
+    view = allreduce_view(resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)[0])
+    sizes = np.array([1024.0, 1048576.0, 268435456.0])
+    overlay = Overlay("your log", sizes, np.array([10.0, extreme, 1000.0]), np.array([1.0, extreme, 300.0]))
+    time, busbw = time_figure(view, [overlay]), busbw_figure(view, [overlay])
+    for figure in (time, busbw):
+        ticks = figure.layout.yaxis.tickvals or ()
+        assert all(math.isfinite(v) and v > 0 for v in ticks)
+    assert decade_ticks(1e307, 1.6e308, str)[0][-1] == 1e308

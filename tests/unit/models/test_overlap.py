@@ -422,3 +422,11 @@ def test_costs_per_bucket_never_make_a_step_faster(mode, bucket_mib, tokens, lau
     assert costly.step_s >= plain.step_s * (1 - 1e-12)
     assert costly.step_s == pytest.approx(costly.compute_s + costly.wait_s + costly.launch_s + costly.contention_s
                                           + costly.exposed_comm_s, rel=1e-12)
+
+
+@pytest.mark.parametrize("bucket_bytes", [1e-320, 5e-324, 1.0])
+def test_a_denormal_bucket_is_merged_like_any_tiny_one_not_an_overflow(bucket_bytes):
+    # Issue 21: ceil(gradient / 1e-320) was ceil(inf), an OverflowError.
+    buckets = make_buckets(16e9, bucket_bytes)
+    assert buckets.count == MAX_BUCKETS and buckets.size_bytes == pytest.approx(16e9 / MAX_BUCKETS)
+    assert f"({MAX_BUCKETS:,} buckets)" in buckets.notes[0]
