@@ -38,7 +38,15 @@ from interconnect.models.collectives import (
 )
 from interconnect.models.collectives.calibration import MAX_WIRE_EFFICIENCY, MIN_WIRE_EFFICIENCY
 from interconnect.models.custom import name_problem
-from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
+from interconnect.units import (
+    Q_,
+    IntegerInputError,
+    QuantityInputError,
+    format_duration,
+    format_size,
+    parse_quantity,
+    read_int,
+)
 
 DEFAULT_SIZE = "256 MiB"
 SWEEP_SIZES = [8 * 2**i for i in range(31)]  # 8 B .. 8 GiB, as all_reduce_perf -b 8 -e 8G -f 2
@@ -46,12 +54,10 @@ SWEEP_SIZES = [8 * 2**i for i in range(31)]  # 8 B .. 8 GiB, as all_reduce_perf 
 
 def _positive_int(text: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+        return read_int(text, minimum=1)
+    except IntegerInputError as exc:
+        reason = "must be at least 1" if exc.nearest is not None else "expected a whole number"
+        raise argparse.ArgumentTypeError(f"{reason}, got '{text[:40]}'") from None
 
 
 def _efficiency(text: str) -> float:
@@ -102,10 +108,10 @@ def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, .
                         help="calibration: share of the GPU's scale-up spec reached ('80%%'), as the page's up_eff")
     parser.add_argument("--extra-latency", metavar="TIME",
                         help="calibration: added to every collective call ('5 us', may be negative), as xlat")
-    parser.add_argument("--launch", choices=("auto", *LAUNCH_OVERHEAD_US), default="auto",
-                        help="how the benchmark drives the GPUs: one process per GPU, or one process for all "
-                             "(-g 8, +20 us per call), as the page's launch; default auto: compare reads it from "
-                             "the log, other commands model one process per GPU")
+    parser.add_argument("--procs", choices=("auto", *LAUNCH_OVERHEAD_US), default="auto",
+                        help="how the benchmark drives the GPUs (its launch mode): one process per GPU, or one "
+                             "process for all (-g 8, +20 us per call), as the page's procs; default auto: "
+                             "compare reads it from the log, other commands model one process per GPU")
     parser.add_argument("--algorithm", default="auto", choices=("auto", *algorithms),
                         help="force an algorithm (default auto: what NCCL would pick per size)")
     parser.add_argument("--protocol", default="auto", type=_protocol, metavar="{auto,ll,ll128,simple}",
@@ -228,7 +234,7 @@ def _cluster(args: argparse.Namespace, nodes: int | None = None, *,
         )
     except UnknownIdError as exc:
         raise CliError(str(exc)) from exc
-    launch = "process-per-gpu" if args.launch == "auto" or not with_launch else args.launch
+    launch = "process-per-gpu" if args.procs == "auto" or not with_launch else args.procs
     return _calibrated(args, cluster, launch), warnings
 
 
@@ -400,10 +406,10 @@ def run_compare(args: argparse.Namespace) -> int:
             f"ranks: the log has {log_ranks} ranks ({run.ranks_source}) but the cluster flags give "
             f"{cluster.ranks} ({cluster.nodes} x {cluster.gpus_per_node}); the model uses {cluster.ranks}"
         )
-    if args.launch == "auto":
+    if args.procs == "auto":
         launch, launch_source = launch_from_log(run.gpus_per_process, log_ranks)
     else:
-        launch, launch_source = args.launch, "--launch"
+        launch, launch_source = args.procs, "--procs"
     model_cluster = cluster
     time = np.asarray(run.time_us, dtype=float)
     busbw_log = np.asarray(run.busbw_gbps, dtype=float)

@@ -61,7 +61,7 @@ from interconnect.models.collectives import (
 )
 from interconnect.models.collectives import collective as collective_model
 from interconnect.ui.cluster import CLUSTER_HASH, set_cluster
-from interconnect.ui.page import PageState, chart, escape_markdown
+from interconnect.ui.page import PageState, built_figure, chart, escape_markdown
 from interconnect.ui.pagespecs import LAUNCH_LABELS, PROTOCOL_CHOICES, calibration_inputs, cluster_inputs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
@@ -251,12 +251,12 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
             st.warning(f"The log has {run.ranks} ranks; the cluster above has {cluster.ranks}. Set GPUs per node "
                        "and nodes to match.")
         launch, launch_source = launch_from_log(run.gpus_per_process, run.ranks)
-        if run.gpus_per_process is not None and launch != values["launch"]:
+        if run.gpus_per_process is not None and launch != values["procs"]:
             st.info(f"How it was launched: {escape_markdown(launch_source)}, which adds about "
                     f"{LAUNCH_OVERHEAD_US[launch]:g} µs per call; the page models "
-                    f"\"{LAUNCH_LABELS[values['launch']]}\".")
+                    f"\"{LAUNCH_LABELS[values['procs']]}\".")
             if st.button(f"Model it as launched: {LAUNCH_LABELS[launch]}", key="allreduce.set_launch",
-                         on_click=_set_value, args=(state, "launch", launch)):
+                         on_click=_set_value, args=(state, "procs", launch)):
                 st.rerun()
         times = run.time_us
         if not np.isfinite(times).any() and np.isfinite(run.inplace_time_us).any():
@@ -374,12 +374,14 @@ def analysis(state: PageState) -> None:
     log = _log_section(state, values, cluster, algorithm, protocol)
     log_key = "" if log is None else (log.collective + hashlib.sha1(log.overlay.time_us.tobytes()).hexdigest()
                                       + repr(log.calibration.link_values()))
-    time_fig, busbw_fig = _time_and_busbw_figures(cluster, algorithm, protocol, coll, values["overlay"], log_key, log)
+    time_fig, busbw_fig = built_figure("time and busbw", _time_and_busbw_figures, cluster, algorithm, protocol, coll,
+                                       values["overlay"], log_key, log) or (None, None)
     view = _view(cluster, algorithm, protocol, coll)
     if values["overlay"] != "none" and MEASUREMENTS[values["overlay"]].collective != coll:
         st.caption(f"The overlay is {COLLECTIVE_LABELS[MEASUREMENTS[values['overlay']].collective]}: it is drawn "
                    "on that collective's view.")
-    chart(time_fig, key="allreduce-time")
+    if time_fig is not None:
+        chart(time_fig, key="allreduce-time")
     picks = ", ".join(f"{SHORT_NAMES.get(c.algorithm, c.algorithm)} {c.protocol} from "
                       f"{format_size(Q_(c.size_bytes, 'B'))}" for c in view.pick_changes)
     st.caption(
@@ -395,7 +397,8 @@ def analysis(state: PageState) -> None:
         + (" Red dash-dots: your log's latency floor and plateau." if log is not None and log.collective == coll
            else "")
     )
-    chart(busbw_fig, key="allreduce-busbw")
+    if busbw_fig is not None:
+        chart(busbw_fig, key="allreduce-busbw")
     if view.above_wire_reason:
         st.caption("busbw above the ring limit is not a faster wire: " + escape_markdown(view.above_wire_reason)
                    + ".")
@@ -407,10 +410,13 @@ def analysis(state: PageState) -> None:
             "- busbw can exceed the ring limit when the data crosses the bottleneck fewer times than a ring sends "
             "it: in-switch reduction (NVLS inside an NVSwitch domain, SHARP in InfiniBand switches) sends each "
             "GPU's data once, and on exactly two nodes a tree sends each byte across the network once per node. "
-            "nccl-tests now documents a separate factor (n−1)/(n+1) for in-network reduction."
+            "nccl-tests' own documentation gives only 2(n−1)/n, (n−1)/n and 1; a factor (n−1)/(n+1) for "
+            "in-network reduction comes from an unmerged contributor pull request (nccl-tests #239) and the "
+            "maintainer's reply in its thread, not from the tool."
         )
         st.markdown("Sources: [nccl-tests doc/PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/"
-                    "doc/PERFORMANCE.md); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
+                    "doc/PERFORMANCE.md); [nccl-tests #239](https://github.com/NVIDIA/nccl-tests/pull/239) "
+                    "(open pull request); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
                     "(two-node trees).")
 
     st.subheader("Spec against achievable")

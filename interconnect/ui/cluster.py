@@ -30,7 +30,8 @@ from interconnect.ui.pagespecs import (
 #: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.
 CLUSTER_HASH = {Cluster: repr}
 
-__all__ = ["calibration_controls", "cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources"]
+__all__ = ["calibration_controls", "cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources",
+           "topology_controls"]
 
 
 def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster") -> None:
@@ -58,6 +59,8 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
                         key=state.key("nics"))
         n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
         n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
+        if "topo" in state.specs_by_key:
+            topology_controls(state)
         custom_gpu_controls(state, catalog)
         calibration_controls(state)
 
@@ -81,9 +84,36 @@ def calibration_controls(state: PageState) -> None:
     else:
         k2.caption("Off: the model as sourced. The All-reduce page fits a wire efficiency and an extra latency to "
                    "your own log (\"Compare your own\") and sets them here.")
-    k5.selectbox("Launch", list(LAUNCH_LABELS), key=state.key("launch"), format_func=LAUNCH_LABELS.get,
+    k5.selectbox("Launch", list(LAUNCH_LABELS), key=state.key("procs"), format_func=LAUNCH_LABELS.get,
                  help="How the benchmark drives the GPUs. One process driving all of a node's GPUs adds about "
                       "20 µs to every call (8 x H100 and 8 x MI300X, one process per GPU against -g 8).")
+
+
+def topology_controls(state: PageState) -> None:
+    """The cluster's optional fabric: topology, switch, leaf oversubscription, other traffic (one row)."""
+    from interconnect.models.fabric import TOPOLOGY_LABELS, get_fabric_data
+
+    switches = get_fabric_data().switches
+    names = {"none": "No fabric modelled", **TOPOLOGY_LABELS}
+    off = state["topo"] == "none"
+    title = "Network fabric: none modelled (every NIC at its full rate)" if off else \
+        f"Network fabric: {names[state['topo']].lower()}, {state['osub']:g}:1 at the leaves"
+    with st.expander(title, expanded=not off):
+        _topology_row(state, names, switches)
+
+
+def _topology_row(state: PageState, names: dict, switches: dict) -> None:
+    t1, t2, t3, t4 = st.columns([3, 3, 2, 2])
+    t1.selectbox("Fabric topology", list(names), key=state.key("topo"), format_func=names.get,
+                 help="Rings and trees stay in their rail until the job outgrows one leaf group; all-to-all "
+                      "crosses rails through the spine. 'No fabric modelled': every NIC gets its full rate.")
+    off = state["topo"] == "none"
+    t2.selectbox("Switch", list(switches), key=state.key("switch"), format_func=lambda i: switches[i].name,
+                 disabled=off)
+    t3.number_input("Leaf oversubscription", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
+                    disabled=off, help="Down : up at the leaves; 2 means 2:1.")
+    t4.number_input("Spine used by others, %", min_value=0.0, max_value=90.0, step=5.0, key=state.key("shared"),
+                    disabled=off, help="Share of the spine's capacity other jobs use while this one runs.")
 
 
 def resolve_page_cluster(values: dict[str, Any]) -> tuple[Cluster, list[str]]:

@@ -60,7 +60,7 @@ def test_every_parameter_from_the_link():
     query = {"gpu": "a100-sxm", "gpn": "8", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s", "nics": "16",
              "fabric": "roce", "domain": "8", "sharp": "0", "lat": "25 us", "size": "64 MiB", "algo": "ring",
              "proto": "LL128", "overlay": "none", "cal": "1", "net_eff": "80", "up_eff": "0", "xlat": "5",
-             "launch": "single-process", "coll": "all_reduce"}
+             "procs": "single-process", "coll": "all_reduce"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query
@@ -75,7 +75,7 @@ def test_every_parameter_from_the_link():
     assert "time" in time_chart["layout"]["title"]["text"]
     # The typed latency is the cluster's own: the model's time is the CLI's with --hop-latency 25 us; the
     # calibration and the launch mode in the link are applied as the CLI's --net-efficiency 80% --extra-latency
-    # '5 us' --launch single-process apply them.
+    # '5 us' --procs single-process apply them.
     cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=2, nic="100 Gbit/s", nics_per_node=16,
                                  fabric="roce", scaleup_domain=8, hop_latency="25 us")
     cluster = apply_calibration(cluster, network_efficiency=0.8, extra_latency_us=5.0, launch="single-process")
@@ -200,7 +200,7 @@ def test_an_all_gather_log_is_drawn_against_the_all_gather_model():
     assert "your log" in [trace.get("name", "") for trace in specs[0]["data"]]
     # The header's nThread 1 nGpus 8: the page offers to model one process driving all eight GPUs.
     at.button(key="allreduce.set_launch").click().run()
-    assert at.query_params["launch"] == "single-process"
+    assert at.query_params["procs"] == "single-process"
 
 
 @pytest.mark.parametrize("coll", ["all_gather", "reduce_scatter", "alltoall", "sendrecv"])
@@ -235,6 +235,34 @@ def test_a_file_with_two_runs_offers_each():
         "Run 1: collective not named, 28 rows, 8 ranks", "Run 2: all_gather_perf, 23 rows, 8 ranks"]
     at.selectbox(key="allreduce.run").select_index(1).run()
     assert any("Read: all-gather" in m.value for m in at.markdown)
+
+
+def row_1mib(time_us: str, algbw: str, busbw: str) -> str:
+    """The 1 MiB row of the 8 x H100 log with its two times, algbw and busbw replaced."""
+    return (f"     1048576        262144     float     sum      -1    {time_us}   {algbw}   {busbw}       0    "
+            f"{time_us}   {algbw}   {busbw}       0")
+
+
+@pytest.mark.parametrize("row", [
+    # Issue 21: one row at 1e308 us overflowed the time axis; the paste stayed, so every later run failed too.
+    row_1mib("1e308", "1.00", "1.75"),
+    row_1mib("1e-320", "1.00", "1.75"),
+    row_1mib("22.56", "67.00", "0.00"),  # busbw 0 beside algbw 67 GB/s
+])
+def test_an_impossible_row_is_refused_by_name_and_the_next_change_draws_too(row):
+    text = (LOGS / "nccl-tests-2.19-all_reduce-8xH100.log").read_text()
+    original = row_1mib("22.56", "46.48", "81.34").replace("22.56   46.48   81.34       0    22.56   46.48   81.34",
+                                                              "22.56   46.48   81.34       0    22.32   46.99   82.23")
+    assert original in text
+    at = run_page(PAGE, {"gpn": "8", "nodes": "1"})
+    at.text_area(key="allreduce.paste").input(text.replace(original, row)).run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 4
+    assert any("refused" in w.value and "line 61" in w.value for w in at.warning)  # that row, named, and why
+    assert metric(at, "Rows read") == "24"  # the log has 25 rows: the other 24 are still compared
+    at.number_input(key="allreduce.nodes").set_value(2).run()  # the paste stays in the session
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 4
 
 
 def test_log_with_other_rank_count_warns():

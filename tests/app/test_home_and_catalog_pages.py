@@ -5,6 +5,8 @@ import re
 import pytest
 
 from interconnect.catalog import LAYERS, get_catalog
+from interconnect.figures.theme import LAYER_LEGEND_NAMES
+from interconnect.models.reach import reach_rows
 from tests.app.conftest import chart_specs, run_page
 
 CATALOG = get_catalog()
@@ -19,9 +21,14 @@ def test_home_page_shows_layers_and_the_reach_chart():
         assert word in text
     reach = chart_specs(at)[0]
     labels = {annotation["text"] for annotation in reach["layout"]["annotations"]}
-    assert {"NVLink 5", "LapLink cable"} <= labels
+    assert {"NVLink copper spine", "SR8 multimode", "LapLink cable"} <= labels
     plotted = " / ".join(row[0] for trace in reach["data"] for row in trace["customdata"])  # hover names
-    assert all(link.name in plotted for link in CATALOG.links.values() if link.reach is not None)
+    assert all(row.name in plotted for row in reach_rows())
+    # Every point is named: beside it, or (where no label fits) by its own legend entry.
+    layer_names = set(LAYER_LEGEND_NAMES.values())
+    for trace in reach["data"]:
+        if trace["name"] not in layer_names:
+            assert len(trace["x"]) == 1
     # Each maker's scale-up, not only NVIDIA's.
     assert "Infinity Fabric" in text and "Gaudi" in text
 
@@ -36,7 +43,7 @@ def test_home_page_opens_with_a_way_into_every_page():
     from interconnect.ui.page import PAGES, page_exists
 
     assert cards == [f"explore-{name}" for name in PAGES if name != "home" and page_exists(name)]
-    assert len(cards) == 9
+    assert len(cards) == 10
 
 
 def test_home_page_cleans_a_stray_query_string_and_says_so():

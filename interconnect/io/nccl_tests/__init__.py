@@ -34,6 +34,7 @@ prints them (``doc/PERFORMANCE.md``: ``algbw = S/t``).
 
 from __future__ import annotations
 
+from interconnect.io.nccl_tests.checks import MAX_ROW_RATE_GBPS, MAX_ROW_TIME_US, MIN_ROW_TIME_US
 from interconnect.io.nccl_tests.decode import _decode
 from interconnect.io.nccl_tests.json_file import _parse_json
 from interconnect.io.nccl_tests.ranks import busbw_factor, infer_ranks
@@ -47,6 +48,9 @@ __all__ = [
     "MAX_LINE_CHARS",
     "MAX_LOG_BYTES",
     "MAX_ROWS",
+    "MAX_ROW_RATE_GBPS",
+    "MAX_ROW_TIME_US",
+    "MIN_ROW_TIME_US",
     "NcclLogError",
     "MAX_RUNS",
     "NcclRun",

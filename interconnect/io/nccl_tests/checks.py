@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from interconnect.io.nccl_tests.decode import _SHOWN_CHARS
 from interconnect.io.nccl_tests.layouts import _Sweep
 from interconnect.io.nccl_tests.ranks import _ALGBW_IS_SIZE_OVER_TIME, _collective_key
-from interconnect.io.nccl_tests.run import NcclRun
+from interconnect.io.nccl_tests.run import NcclLogError, NcclRun
 
 
 def _and_the_others(count: int, rows: str) -> str:
@@ -121,6 +123,69 @@ def _check_algbw(
         warnings.append(
             f"{first_detail} ({int(bad.sum())} rows differ by more than 5%); check the time unit and the size column"
         )
+
+
+#: Bounds of a row a real run could print. One collective on GPUs takes at least a nanosecond (a
+#: kernel launch alone takes microseconds) and, inside a benchmark sweep, less than 1,000 s; no row
+#: moves more than 100 TB/s, over ten times the fastest link or memory in the catalogue (a test keeps
+#: that true). Rows outside them are refused, not fitted.
+MIN_ROW_TIME_US = 1e-3
+MAX_ROW_TIME_US = 1e9
+MAX_ROW_RATE_GBPS = 1e5
+_REFUSED_LISTED = 5
+
+
+def _row_problem(size: float, values: np.ndarray, check_algbw: bool, ratio: float | None) -> str | None:
+    """Why one placement's (time µs, algbw GB/s, busbw GB/s) cannot come from a real run, else None."""
+    time_us, algbw, busbw = (float(v) for v in values)
+    if not math.isfinite(time_us):
+        return None  # a missing placement (NaN); infinities are skipped as unusable before this
+    if time_us < MIN_ROW_TIME_US:
+        return f"time {time_us:.3g} µs is under a nanosecond; no collective is that quick"
+    if time_us > MAX_ROW_TIME_US:
+        return f"time {time_us:.3g} µs is over 1,000 s for one operation"
+    rate = size / time_us / 1e3
+    if rate > MAX_ROW_RATE_GBPS:
+        return f"size/time is {rate:.3g} GB/s, orders of magnitude beyond any link"
+    if check_algbw and math.isfinite(algbw) and (
+        (algbw >= 0.1 and not algbw / 10 <= rate <= algbw * 10) or (algbw < 0.1 and rate >= 1.0)
+    ):
+        return f"algbw {algbw:g} GB/s but size/time is {rate:.3g} GB/s (more than ten times apart)"
+    if ratio is not None and algbw >= 1.0 and math.isfinite(busbw) and abs(busbw / algbw - ratio) > 0.1 * ratio + 0.02:
+        return (f"busbw {busbw:g} GB/s beside algbw {algbw:g} GB/s (busbw/algbw {busbw / algbw:.3g}; "
+                f"the other rows' is {ratio:.3g})")
+    return None
+
+
+def _impossible_rows(collective: str | None, sizes: np.ndarray, out: np.ndarray, inp: np.ndarray, cputime: bool,
+                     row_labels: list[str], warnings: list[str]) -> np.ndarray:
+    """Which rows to keep: a row no real run could print is refused, with a warning naming it and why.
+
+    Raises :class:`NcclLogError` if every row is refused.
+    Bandwidths are compared only where printing (two decimals) leaves them precise enough.
+    """
+    key = _collective_key(collective) if collective else None
+    check_algbw = not cputime and key in _ALGBW_IS_SIZE_OVER_TIME and not (collective and key is None)
+    both = np.concatenate([out, inp])
+    usable = np.isfinite(both[:, 1]) & (both[:, 1] >= 1.0) & np.isfinite(both[:, 2])
+    ratio = float(np.median(both[usable, 2] / both[usable, 1])) if usable.sum() >= 3 else None
+    keep = np.ones(len(sizes), dtype=bool)
+    refused: list[str] = []
+    for i, size in enumerate(sizes.astype(np.float64)):
+        for name, values in (("out-of-place", out[i]), ("in-place", inp[i])):
+            problem = _row_problem(float(size), values, check_algbw, ratio)
+            if problem:
+                keep[i] = False
+                refused.append(f"{row_labels[i]} ({name}): {problem}")
+                break
+    if not refused:
+        return keep
+    if not keep.any():
+        raise NcclLogError(f"every row is impossible for a real run, so nothing is fitted; first, {refused[0]}")
+    more = len(refused) - _REFUSED_LISTED
+    warnings.append(f"{len(refused)} rows refused as impossible for a real run: " + "; ".join(refused[:_REFUSED_LISTED])
+                    + (f"; and {more} more" if more > 0 else ""))
+    return keep
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ import math
 import re
 
 from interconnect.io.nccl_tests.run import _BINARY_MESSAGE, NcclLogError
+from interconnect.units import IntegerInputError, read_int
 
 # ---------------------------------------------------------------------------------------------
 # Small token helpers
@@ -14,7 +15,6 @@ from interconnect.io.nccl_tests.run import _BINARY_MESSAGE, NcclLogError
 _INT64_MAX = 2**63 - 1
 _INT32_MAX = 2**31 - 1  # nccl-tests prints ranks, thread and GPU counts with %d
 _MAX_INT_CHARS = 32  # longer than any int64 with sign, commas or underscores: not read with int()
-_COMMA_INT_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+")
 _NA_TOKENS = frozenset({"N/A", "n/a", "NA"})
 _FLOAT_WORDS = frozenset({"inf", "infinity", "nan"})
 _SHOWN_CHARS = 40  # user text quoted in a message is cut to this length
@@ -27,13 +27,9 @@ def _as_int(token: str) -> int | None:
     Tokens longer than :data:`_MAX_INT_CHARS` are None without calling ``int()``: Python refuses
     strings over 4,300 digits with ValueError and converts long ones in super-linear time.
     """
-    if len(token) > _MAX_INT_CHARS or not token.lstrip("+-").replace("_", "").replace(",", "").isdecimal():
-        return None  # (the second test refuses only what int() and _COMMA_INT_RE refuse, without a ValueError)
-    try:
-        return int(token)
-    except ValueError:
-        if "," in token and _COMMA_INT_RE.fullmatch(token):
-            return int(token.replace(",", ""))
+    try:  # the project's one strict reader: ASCII digits only, a length cap
+        return read_int(token, max_chars=_MAX_INT_CHARS)
+    except IntegerInputError:
         return None
 
 
@@ -72,8 +68,10 @@ def _bounded_int(digits: str, limit: int) -> int | None:
     digits = digits.lstrip("0") or "0"
     if len(digits) > len(str(limit)):
         return None
-    value = int(digits)
-    return value if value <= limit else None
+    try:
+        return read_int(digits, minimum=0, maximum=limit)
+    except IntegerInputError:  # a Unicode digit the regex's \d let through, or past the limit
+        return None
 
 
 def _is_continuation_token(token: str) -> bool:

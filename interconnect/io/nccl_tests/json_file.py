@@ -15,6 +15,7 @@ from interconnect.io.nccl_tests.checks import (
     _build_run,
     _check_algbw,
     _check_complete,
+    _impossible_rows,
     _skipped_rows_warning,
 )
 from interconnect.io.nccl_tests.decode import _INT32_MAX, _INT64_MAX, _NAME_CHARS, _SHOWN_CHARS, _as_int, _show
@@ -268,6 +269,13 @@ def _parse_json(text: str) -> NcclRun:
         if average.get("okay") in (False, "false"):
             warnings.append("nccl-tests marked the average bus bandwidth as failing its NCCL_TESTS_MIN_BW check")
 
+    keep = _impossible_rows(collective, np.array(sizes, dtype=np.int64), out, inp, cputime,
+                            [f"results[{i}]" for i in kept], warnings)
+    if not keep.all():
+        out, inp = out[keep], inp[keep]
+        skipped_sweep += [row for row, k in zip(zip(sizes, dtypes, redops, strict=True), keep, strict=True) if not k]
+        sizes, counts, dtypes, redops, kept = ([value for value, k in zip(column, keep, strict=True) if k]
+                                               for column in (sizes, counts, dtypes, redops, kept))
     sizes_arr = np.array(sizes, dtype=np.int64)
     algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
     busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])

@@ -13,6 +13,7 @@ from interconnect.io.nccl_tests.checks import (
     _build_run,
     _check_algbw,
     _check_complete,
+    _impossible_rows,
     _skipped_rows_warning,
 )
 from interconnect.io.nccl_tests.decode import (
@@ -785,6 +786,14 @@ class _TextParser:
         if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
             warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
         collective = self.collective or self.collective_from_command
+        keep = _impossible_rows(collective, np.array(self.sizes, dtype=np.int64), out, inp, self.cputime,
+                                [f"line {n}" for n in self.row_lines], warnings)
+        if not keep.all():
+            out, inp = out[keep], inp[keep]
+            rows = zip(self.sizes, self.dtypes, self.redops, strict=True)
+            self.skipped_sweep += [row for row, kept in zip(rows, keep, strict=True) if not kept]  # reached
+            for name in ("row_lines", "sizes", "counts", "dtypes", "redops"):
+                setattr(self, name, [value for value, kept in zip(getattr(self, name), keep, strict=True) if kept])
         if self.wrong_rows:
             warnings.append(
                 f"{len(self.wrong_rows)} rows report wrong elements (#wrong > 0), first at line {self.wrong_rows[0]}: "

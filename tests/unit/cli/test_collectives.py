@@ -229,7 +229,7 @@ def test_compare_reads_the_launch_mode_from_the_header(capsys):
     auto, _ = _json(capsys, ["compare", str(log), "--gpu", "mi300x", "--json"])
     assert auto["launch"]["mode"] == "single-process" and "nGpus" in auto["launch"]["source"]
     assert auto["library"] == "RCCL"
-    forced, _ = _json(capsys, ["compare", str(log), "--gpu", "mi300x", "--launch", "process-per-gpu", "--json"])
+    forced, _ = _json(capsys, ["compare", str(log), "--gpu", "mi300x", "--procs", "process-per-gpu", "--json"])
     difference = auto["rows"][0]["model_time_us"] - forced["rows"][0]["model_time_us"]
     assert difference == pytest.approx(20.0, abs=0.01)  # LAUNCH_OVERHEAD_US["single-process"]
 
