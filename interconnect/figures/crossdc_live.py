@@ -53,7 +53,7 @@ def bandwidth_family_spec(family: BandwidthFamily, current_bytes_per_s: float, m
         name = labels.get(method_id, method_id) + (" (H = 1)" if method_id == "dp" else "")
         series.append(LiveSeries(name, METHOD_COLOURS.get(method_id, "#374151"), table, width=4.0 if chosen else 2.0,
                                  dash="solid" if chosen else "dot"))
-    ticks = tuple((10.0**p, f"{10**p:,}") for p in range(0, 6) if steps[0] <= 10.0**p <= steps[-1])
+    ticks = tuple((10.0**p, f"{10**p:,}") for p in range(0, 7) if steps[0] <= 10.0**p <= steps[-1])
     x_axis = LiveAxis("inner steps H between synchronisations", True, steps[0] / 1.2, steps[-1] * 1.2, ticks)
     y_axis = LiveAxis("GPU utilisation", False, 0.0, 1.04, _SHARE_TICKS)
     name = labels.get(method, method)

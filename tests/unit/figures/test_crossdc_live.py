@@ -76,3 +76,13 @@ def test_present_mode_enlarges_the_text():
     view = crossdc_view(PageInputs(1e9, 2, 8, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02))
     family = bandwidth_family(view.scenario, (1.25e9,), (500,))
     assert bandwidth_family_spec(family, 1.25e9, "diloco", 500, view.labels, present=True)["font_scale"] > 1
+
+
+def test_an_h_beyond_the_grid_widens_the_axis_and_its_ticks():
+    view = crossdc_view(PageInputs(1e9, 2, 8, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02,
+                                   inner_steps=1_000_000))
+    family = bandwidth_family(view.scenario, (1.25e9,), live_inner_steps(1_000_000))
+    spec = bandwidth_family_spec(family, 1.25e9, "diloco", 1_000_000, view.labels)
+    assert spec["x"]["ticks"][-1]["text"] == "1,000,000"
+    assert spec["markers"][0]["x"] == 1e6
+    assert spec["readouts"][0].startswith("10 Gbit/s per site: DiLoCo at H = 1,000,000")
