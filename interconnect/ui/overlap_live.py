@@ -49,4 +49,6 @@ def live_tokens(state: PageState, inputs: StepInputs) -> None:
     live_chart("overlap.live_tokens", spec, set_tokens)
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
                "rest of the page and the link follow when you let go. Too small a bucket pays its launch and "
-               "latency many times; too big a one leaves the last bucket's all-reduce with nothing to hide behind.")
+               "latency many times; too big a one leaves the last bucket's all-reduce with nothing to hide behind. "
+               "Where the bucketed and ideal lines meet, communication alone sets the step: the buckets' all-reduces, "
+               "each paying its latency, outlast the backward pass however well they overlap.")
