@@ -36,6 +36,7 @@ def _number(shown: str) -> str:
 
 #: (page name, deep link, the URL key the live slider writes, the link's value for the slider's label)
 PAGES = [
+    ("Bandwidth cliff", "/Bandwidth_cliff?nics=8", "nics", _number),
     ("All-reduce", "/All_reduce?nodes=4", "nodes", _number),
     ("Overlap", "/Overlap?nodes=4&tokens=4096", "tokens", _number),
     ("Across sites", "/Across_sites?bw=10+Gbit/s", "bw", str),
@@ -105,7 +106,7 @@ def drag_page(context, srv, path: str, url_key: str, link_value: Callable[[str],
 
 
 def main() -> None:
-    print(f"{'page':<13} {'way':<8} {'median':>7} {'p95':>6} {'n':>4}  (ms, input event to next paint; target "
+    print(f"{'page':<16} {'way':<8} {'median':>7} {'p95':>6} {'n':>4}  (ms, input event to next paint; target "
           f"{TARGET_MS:.0f} ms)")
     failures = []
     with server() as srv, chromium() as context:
@@ -117,10 +118,10 @@ def main() -> None:
                     failures.append(f"{name} {way}: no redraw recorded")
                     continue
                 median = statistics.median(samples)
-                print(f"{name:<13} {way:<8} {median:>7.1f} {_percentile(samples, 0.95):>6.1f} {len(samples):>4}")
+                print(f"{name:<16} {way:<8} {median:>7.1f} {_percentile(samples, 0.95):>6.1f} {len(samples):>4}")
                 if median > TARGET_MS:
                     failures.append(f"{name} {way}: median {median:.1f} ms")
-            print(f"{name:<13} frames while the pointer moved: {result['fps']:.0f} per second; {result['link']}")
+            print(f"{name:<16} frames while the pointer moved: {result['fps']:.0f} per second; {result['link']}")
     print("all within target" if not failures else "over target: " + "; ".join(failures))
 
 

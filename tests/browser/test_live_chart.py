@@ -135,3 +135,39 @@ def test_crossdc_bandwidth_moves_the_chart_at_once_and_the_link_follows(cold_ser
     page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     assert poll(page, lambda: _shown(page)[0] == "50 Gbit/s" or None)
     assert_healthy(page, cold_server)
+
+
+def _cliff_expected(nics: int) -> str:
+    """What the cliff's live readout says at a NIC count: the page's own cliff summary with that count."""
+    from interconnect.catalog import get_catalog
+    from interconnect.models.cliff import cliff_summary
+
+    summary = cliff_summary(get_catalog(), "h100-sxm", "ib-ndr", nics_per_node=nics)
+    return (f"{nics} InfiniBand NDR NICs for 8 GPUs: {format_bandwidth(summary.network_per_gpu_per_direction)} per "
+            f"GPU per direction against 450 GB/s of NVLink, {summary.ratio_like_for_like:.3g} to 1.")
+
+
+def test_cliff_nics_move_the_chart_at_once_and_the_link_follows(cold_server, page):
+    open_cold(page, cold_server, "/Bandwidth_cliff?gpu=h100-sxm&nic=ib-ndr&nics=8")
+    slider = page.locator(SLIDER).first
+    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert slider.get_attribute("aria-label") == "NICs per server"
+    value, readout, path = _shown(page)
+    assert value == "8 NICs"
+    assert readout.startswith(_cliff_expected(8)), readout
+    slider.focus()
+    for nics in (16, 24):
+        page.keyboard.press("ArrowRight")
+        value_now, readout_now, path_now = _shown(page)
+        assert value_now == f"{nics} NICs"
+        assert readout_now.startswith(_cliff_expected(nics)), readout_now
+        assert path_now != path
+        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
+        path = path_now
+    assert poll(page, lambda: query_of(page.url).get("nics") == "24" or None, timeout_s=20), page.url
+    assert poll(page, lambda: widget(page, "cliff.nics").locator("input").input_value() == "24" or None)
+    assert_healthy(page, cold_server)
+    page.goto(page.url)
+    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert poll(page, lambda: _shown(page)[0] == "24 NICs" or None)
+    assert_healthy(page, cold_server)
