@@ -18,9 +18,10 @@ A folded Clos (fat tree) of identical switches, built from the leaves up:
 * **Planes**: with NICs of several ports going to separate switches (HPN's dual ToR, dual plane),
   each plane is its own fabric; the counts add up.
 
-Every tier's links get a medium from :func:`interconnect.models.fabric_media.medium_for` for the
-distance class of that tier (rack, row, hall), with the count of transceivers (two ends per optical
-link, none for copper) and their power.
+Every tier's links get a medium from :func:`interconnect.models.fabric_media.medium_for` (the Reach
+page's media catalogue, ``data/wires.toml``) for the distance class of that tier (rack, row, hall)
+and the protocol its ports speak, with the count of transceivers (two ends per optical link, none
+for copper) and their power.
 
 The counts are checked against NVIDIA's DGX SuperPOD reference architectures and Alibaba HPN in
 ``tests/unit/models/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``).
@@ -55,7 +56,6 @@ __all__ = [
     "FabricError",
     "FabricInputs",
     "FabricTopology",
-    "ModulePower",
     "PlaybookRow",
     "Switch",
     "Tier",
@@ -120,16 +120,6 @@ class Switch:
 
 
 @dataclass(frozen=True)
-class ModulePower:
-    """The power of one end of a catalog medium (a cable plug or a transceiver module)."""
-
-    link: str
-    power_w: float
-    sources: tuple[str, ...]
-    note: str = ""
-
-
-@dataclass(frozen=True)
 class DistanceClass:
     """A class of run: in the rack, across a row, across a hall, with the longest run it stands for."""
 
@@ -155,14 +145,12 @@ class Design:
 @dataclass(frozen=True)
 class FabricData:
     switches: Mapping[str, Switch]
-    module_power: Mapping[str, ModulePower]
     distances: Mapping[str, DistanceClass]
     designs: Mapping[str, Design]
 
     def source_ids(self) -> set[str]:
-        """Every source id the file cites (switches, module power, designs)."""
+        """Every source id the file cites (switches, designs)."""
         ids = {s for sw in self.switches.values() for s in (*sw.sources, *sw.power_sources)}
-        ids |= {s for m in self.module_power.values() for s in m.sources}
         return ids | {s for d in self.designs.values() for s in d.sources}
 
 
@@ -200,7 +188,7 @@ def _sources(where: str, ids: Any, known: frozenset[str]) -> tuple[str, ...]:
 
 
 def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> FabricData:
-    """Read and check ``fabric.toml`` (switches, module power, distance classes, published designs).
+    """Read and check ``fabric.toml`` (switches, distance classes, published designs).
 
     >>> data = load_fabric_data()
     >>> data.switches["quantum-2-qm9700"].ports, data.distances["row"].length_m
@@ -216,7 +204,7 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
         raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise FabricDataError(f"{Path(path).name}: not valid TOML: {exc}") from exc
-    unknown = set(raw) - {"switch", "module", "distance", "design"}
+    unknown = set(raw) - {"switch", "distance", "design"}
     if unknown:
         raise FabricDataError(f"{Path(path).name}: unknown table {', '.join(sorted(unknown))}")
 
@@ -236,12 +224,6 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
             sources=_sources(where, row["sources"], source_ids), note=row["note"], power_w=power,
             power_sources=_sources(where, row["power_sources"], source_ids) if power is not None else (),
         )
-    modules: dict[str, ModulePower] = {}
-    for row in raw.get("module", []):
-        where = f"fabric.toml: module {row.get('link', '?')!r}"
-        _check(where, row, {"link", "power_per_end", "sources"}, {"note"})
-        modules[row["link"]] = ModulePower(row["link"], _power_w(where, row["power_per_end"]),
-                                           _sources(where, row["sources"], source_ids), row.get("note", ""))
     distances: dict[str, DistanceClass] = {}
     for row in raw.get("distance", []):
         where = f"fabric.toml: distance {row.get('id', '?')!r}"
@@ -268,7 +250,7 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
         )
         designs[row["id"]] = Design(row["id"], row["name"], _sources(where, row["sources"], source_ids), row["where"],
                                     inputs, tuple(row["expected_switches"]), tuple(row["expected_links"]))
-    return FabricData(switches, modules, distances, designs)
+    return FabricData(switches, distances, designs)
 
 
 @functools.cache
@@ -364,8 +346,9 @@ class Tier:
             "oversubscription": round(self.oversubscription, 4) if self.up_ports else None,
             "distance": self.distance,
             "medium": None if medium is None else {
-                "id": medium.link_id, "name": medium.name, "reach_m": medium.reach_m,
-                "ends_per_port": medium.ends_per_port, "power_per_end_w": medium.power_per_port_end_w,
+                "id": medium.link_id, "name": medium.name, "kind": medium.kind, "protocol": medium.protocol_id,
+                "reach_m": medium.reach_m, "ends_per_port": medium.ends_per_port,
+                "ports_per_plug": medium.ports_per_plug, "power_per_end_w": medium.power_per_port_end_w,
                 "sources": list(medium.sources)},
             "transceivers": self.transceivers,
             "cables": self.cables,
@@ -487,12 +470,12 @@ def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gb
     from interconnect.models.fabric_media import medium_for
 
     length_m = get_fabric_data().distances[distance].length_m
-    medium = medium_for(length_m, down_gbit_s)
+    medium = medium_for(length_m, down_gbit_s, switch.fabric)
     if medium is None:
         transceivers, power = 0, None
     else:
-        # One module (or cable plug) at each end of each link; a port faster than the medium's own
-        # rate draws the power of several of its ends (a twin-port 2 x 400G module on an 800G port).
+        # One module (or cable plug) at each end of each link; a twin-port plug's watts are shared by
+        # the ports it carries (a 17 W 2 x 400G module is 8.5 W per 400G port).
         transceivers = 0 if medium.copper else 2 * links_down
         power = None if medium.power_per_port_end_w is None else 2 * links_down * medium.power_per_port_end_w
     return Tier(

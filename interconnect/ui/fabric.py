@@ -147,13 +147,19 @@ def summary_section(fabric: Fabric) -> None:
         switch = fabric.inputs.switch
         lines = [f"**{escape_markdown(switch.name)}**: {escape_markdown(switch.note)}"]
         lines += [f"- [{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})" for s in switch.sources]
-        module_power = get_fabric_data().module_power
         for tier in fabric.tiers:
-            if tier.medium is None:
+            medium = tier.medium
+            if medium is None:
                 continue
-            power = module_power.get(tier.medium.link_id)
-            lines.append(f"**{escape_markdown(tier.medium.name)}** ({tier.name}): reach {tier.medium.reach_m:g} m"
-                         + (f"; {escape_markdown(power.note)}" if power else "; power not found"))
+            if medium.power_per_end_w is None:
+                power = "power not found"
+            else:
+                power = f"{medium.power_per_end_w:g} W per plug"
+                if medium.ports_per_plug > 1:
+                    power += f", {medium.ports_per_plug} ports per plug"
+                if medium.power_note:
+                    power += f" ({escape_markdown(medium.power_note)})"
+            lines.append(f"**{escape_markdown(medium.name)}** ({tier.name}): reach {medium.reach_m:g} m; {power}")
             lines += [f"- [{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})"
                       for s in tier.medium.sources]
         st.markdown("\n".join(lines))

@@ -44,7 +44,7 @@ def test_oversubscription_and_fat_tree(capsys):
     # 2:1 of 64 ports: 42 down; the 22 left all face up, so the tier reports the ratio it really has.
     assert leaf["ports_down_per_switch"] == 42 and leaf["ports_up_per_switch"] == 22
     assert leaf["oversubscription"] == pytest.approx(42 / 22, abs=1e-4)
-    assert leaf["medium"]["id"] == "dac-400g-passive"  # top-of-rack leaves: copper in the rack
+    assert leaf["medium"]["id"] == "dac-100g-pam4"  # top-of-rack leaves: copper in the rack
 
 
 def test_text_output_and_three_tiers(capsys):

@@ -130,17 +130,26 @@ def test_hops_by_placement():
 
 
 def test_media_follow_distance_and_count_transceivers_and_power():
-    assert medium_for(2.0, 400.0).link_id == "dac-400g-passive"
-    assert medium_for(4.0, 400.0).link_id == "acc-400g"
-    assert medium_for(40.0, 400.0).link_id == "400g-sr4-multimode"
-    assert medium_for(400.0, 400.0).link_id == "400g-dr4"
-    assert medium_for(5_000.0, 400.0).power_per_end_w is None  # beyond 500 m: no power figure read
+    # The media are the Reach page's (wires.toml): least power per port at one end among the media
+    # that reach and carry the ports' protocol (NDR for 400G InfiniBand ports).
+    assert medium_for(2.0, 400.0).link_id == "dac-100g-pam4"
+    assert medium_for(4.0, 400.0).link_id == "acc-100g-pam4"
+    assert medium_for(40.0, 400.0).link_id == "sr8-800g"  # 8.5 W per port beats the 9 W single-port SR4
+    assert medium_for(400.0, 400.0).link_id == "dr8-800g"
+    assert medium_for(400.0, 800.0, "infiniband").power_per_end_w is None  # XDR optics: no power figure read
+    assert medium_for(1_000.0, 400.0).power_per_end_w is None  # beyond 500 m: the 2 km FR4 has no figure
+    assert medium_for(4.0, 300.0, "ethernet") is None  # no protocol at that rate
     fabric = build_fabric(design_inputs("superpod-h100-4su"))
     leaf = fabric.tiers[0]
     assert leaf.transceivers == 2 * 1016
-    assert leaf.media_power_w == pytest.approx(2 * 1016 * 8.0)  # 8 W per 400G multimode end (NVIDIA)
+    # NVIDIA's twin-port 800G multimode OSFP: 17 W at most, two 400G ports, 8.5 W per port end.
+    assert leaf.media_power_w == pytest.approx(2 * 1016 * 17.0 / 2)
     copper = build_fabric(_inputs(16, nics=8, topology="fat-tree", distances=("rack",)))
-    assert copper.tiers[0].transceivers == 0 and copper.tiers[0].media_power_w == 0.0
+    # Passive copper: '<0.1 Watts' per twin-port plug (NVIDIA), 0.05 W per 400G port end.
+    assert copper.tiers[0].transceivers == 0
+    assert copper.tiers[0].media_power_w == pytest.approx(2 * copper.tiers[0].links_down * 0.05)
+    ethernet = medium_for(40.0, 800.0, "ethernet")
+    assert (ethernet.link_id, ethernet.ports_per_plug, ethernet.power_per_port_end_w) == ("sr8-800g", 1, 17.0)
 
 
 def test_bad_inputs_name_the_input():
