@@ -23,9 +23,11 @@ Units are in the names: bytes, seconds (``_s``), FLOP. Sources of the formulas:
   and 2 reduce-scatters of ``s·b·h`` per layer in the forward pass, the same volume as 2 all-reduces
   (Korthikanti et al. 2022, arXiv 2205.05198, section 4.2.2);
 * memory: mixed-precision Adam, ``2 + 2 + 12`` bytes per parameter, sharded by ZeRO stage
-  (Rajbhandari et al. 2019, arXiv 1910.02054, Figure 1); activations per layer
+  (Rajbhandari et al. 2019, arXiv 1910.02054, Figure 1); activations per layer counted tensor by
+  tensor as Korthikanti et al. 2022 (Table 2) do, for the layer's own shape (grouped-query attention's
+  KV heads, a gated MLP's three matrices, dropout masks only with dropout): a GPT gives their
   ``s·b·h·(34 + 5·a·s/h)/t`` with TP and sequence parallelism, ``34·s·b·h/t`` with selective and
-  ``2·s·b·h/t`` with full recomputation (Korthikanti et al. 2022, Table 2 and section 5);
+  ``2·s·b·h/t`` with full recomputation; micro-batches in flight as Megatron-LM's schedules count them;
 * compute: model FLOPs ``6·N_active + 12·L·h·s`` per token (PaLM, arXiv 2204.02311, appendix B);
   time per layer from the sourced GEMM and flash-attention rates of the GPU family at the layout's
   GEMM shapes (:mod:`interconnect.models.kernels`) plus the HBM traffic of the stored activations;
@@ -248,7 +250,9 @@ class Workload:
     ``lighter_ends`` gives the first and the last pipeline stage one transformer layer fewer, to
     make room for the embedding and the output layer (Llama 3, arXiv 2407.21783, section 3.3.2);
     ``attention`` ``flash`` (fused, scores never stored) or ``unfused`` (scores written to memory,
-    as Megatron-LM before 2023).
+    as Megatron-LM before 2023); ``dropout`` whether the layers apply dropout, which stores a 1-byte
+    mask per value after attention and after the MLP (Megatron-LM's GPT default; Llama-style models
+    train without it).
     """
 
     micro_batch: int = 1
@@ -263,6 +267,7 @@ class Workload:
     virtual_stages: int = 0
     lighter_ends: bool = False
     attention: str = "flash"
+    dropout: bool = False
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -1068,56 +1073,94 @@ def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp:
 
 def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray,
                       mode: str) -> np.ndarray:
-    """Activation bytes one layer stores for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2).
+    """Activation bytes one layer stores for one micro-batch on one GPU, counted tensor by tensor.
 
-    With sequence parallelism ``s b h (34 + 5 a s / h) / t`` stored, ``34 s b h / t`` without the
-    attention scores (selective recomputation, or flash attention, which never writes them),
-    ``2 s b h / t`` with full recomputation; without sequence parallelism ``s b h (10 + 24/t +
-    5 a s / (h t))``. CP splits the sequence.
+    Korthikanti et al. 2022 (arXiv 2205.05198, section 4.1 and Table 2) count the tensors a layer keeps
+    for its backward pass, in 16-bit values (2 bytes) and 1-byte dropout masks, per token:
+
+    * the inputs of the two norms (2 h each) and of the QKV and first MLP projections (2 h each);
+    * the queries (2 h) and the keys and values (2 x 2 kv_heads·head_dim: with grouped-query attention
+      only the KV heads are stored; Ainslie et al. 2023, arXiv 2305.13245);
+    * the attention output, the output projection's input (2 h);
+    * the MLP's intermediate tensors: the first projection's output(s) and the second projection's
+      input, ``2 x mlp_params / h`` bytes (GELU MLP, 2 matrices: 8 h + 8 h; SwiGLU, 3 matrices of width
+      f: gate and up 4 f plus the product 2 f, Shazeer 2020, arXiv 2002.05202);
+    * with dropout, a 1-byte mask after attention and after the MLP (h each);
+    * unfused attention also keeps the scores: softmax 2 a s, with dropout its mask a s and output 2 a s.
+
+    For a GPT (multi-head, 4 h GELU MLP, dropout) that is the paper's ``34 s b h`` plus ``5 a s² b``.
+    Sequence parallelism shards every term over TP; without it the norms' inputs, the projections'
+    inputs and the masks are whole on each GPU (the paper's ``10 + 24/t``). Flash attention keeps
+    no scores (only a 4-byte softmax statistic per head and token, left out here: below 0.1 %); full
+    recomputation keeps the layer's input only (``2 s b h``, /t with SP). CP splits the sequence.
     """
     s = workload.tokens(model) / cp
-    b, h, a = workload.micro_batch, model.hidden, model.heads
+    b, h, a = workload.micro_batch, float(model.hidden), model.heads
     seq_total = workload.tokens(model)
-    score_term = 5 * a * seq_total / h if workload.attention == "unfused" else 0.0
+    per_layer, _ = layer_params(model)
+    kv_width = 2.0 * model.kv_heads * model.head_dim
+    kv_split = np.minimum(tp, max(model.kv_heads, 1))  # KV heads are not split below one per GPU
+    mlp_params = np.maximum(per_layer - (h * (h + kv_width) + h * h), 0.0)
+    mask = 1.0 if workload.dropout else 0.0
+    whole = 2 * h + 2 * h + 2 * h + 2 * h + 2 * mask * h  # norm inputs, QKV and MLP inputs, dropout masks
+    split = 2 * h + 2 * h + 2 * mlp_params / h           # queries, attention output, MLP intermediates
+    kv = 2 * kv_width / kv_split                          # keys and values
+    scores = (2 + 3 * mask) * a * seq_total / tp if workload.attention == "unfused" else 0.0
     if workload.sequence_parallel:
-        full = s * b * h * (34 + score_term) / tp
-        selective = 34 * s * b * h / tp
+        selective = s * b * ((whole + split) / tp + kv)
         minimal = 2 * s * b * h / tp
     else:
-        full = s * b * h * (10 + 24 / tp + score_term / tp)
-        selective = s * b * h * (10 + 24 / tp)
+        selective = s * b * (whole + split / tp + kv)
         minimal = 2 * s * b * h * np.ones_like(tp)
+    full = selective + s * b * scores
     return {"none": full, "selective": selective, "full": minimal}[mode]
+
+
+def _in_flight(schedule: str, pp: np.ndarray, micro: np.ndarray, v: np.ndarray | float,
+               rank: int) -> np.ndarray:
+    """Micro-batches whose activations pipeline rank ``rank`` holds at its fullest, in units of its layers.
+
+    1F1B and ZB-H1: ``min(p - rank, m)`` (the warm-up forwards plus one; Narayanan et al. 2021, section
+    2.2.1). Interleaved with ``v`` chunks, as Megatron-LM's interleaved schedule counts its warm-up
+    (``megatron/core/pipeline_parallel/schedules.py``): ``2 (p - rank - 1) + (v - 1) p`` chunk forwards
+    (micro-batch groups of p), capped at all ``m v`` of them, plus the one the steady state runs before
+    its first backward; each chunk holds 1/v of the stage's layers. On rank 0 that is Korthikanti et
+    al.'s ``p (1 + (p - 1)/(p v))`` (section 4.2.3). DualPipe: ``p + 1`` (its README).
+    """
+    pp = np.asarray(pp, dtype=float)
+    micro = np.asarray(micro, dtype=float)
+    v = np.maximum(np.asarray(v, dtype=float), 1.0)
+    later = np.maximum(pp - rank, 1.0)
+    if schedule == "interleaved":
+        warm = 2 * np.maximum(pp - rank - 1, 0.0) + (v - 1) * pp
+        return np.minimum(warm + 1, micro * v) / v
+    if schedule == "dualpipe":
+        return np.minimum(pp + 1 - rank, micro)
+    return np.minimum(later, micro)
 
 
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
                  micro: np.ndarray, recompute: str | None = None, *, v: np.ndarray | float = 1.0,
                  most: np.ndarray | None = None) -> np.ndarray:
-    """Activation bytes on the first pipeline stage, which holds the most micro-batches in flight.
+    """Activation bytes on the pipeline stage that holds the most: per layer x layers x micro-batches in flight.
 
-    Per layer and micro-batch as :func:`_per_layer_stored`. Under 1F1B (and ZB-H1) the first stage
-    holds ``min(p, m)`` micro-batches of its layers; interleaved with ``v`` chunks, ``(1 + (p - 1) /
-    (p v))`` times that (Korthikanti et al. 2022, section 4.2.3). Plus the FP32 logits of the output
-    layer, ``4 s b V / t`` (on the last stage, counted here as the worse case).
+    Per layer and micro-batch as :func:`_per_layer_stored`; in flight as :func:`_in_flight`. The first
+    stage holds the most micro-batches; with lighter ends it has a layer fewer, so the second stage
+    (a full share of layers, slightly fewer in flight) may be the fullest: the larger of the two.
+    Plus the FP32 logits of the output layer, ``4 s b V / t`` (on the last stage, counted here as the
+    worse case).
     """
     mode = recompute or workload.recompute
     per_layer = _per_layer_stored(model, workload, tp, cp, mode)
     if most is None:
         most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
     pp = np.asarray(pp, dtype=float)
-    in_flight = np.minimum(pp, micro)
-    if workload.schedule == "interleaved":
-        in_flight = in_flight * (1 + (pp - 1) / (pp * np.maximum(v, 1.0)))
-    elif workload.schedule == "dualpipe":
-        in_flight = np.minimum(pp + 1, micro)
-    # stage i holds (p - i) micro-batches; with lighter ends the first stage has a layer fewer, and the
-    # second stage, one micro-batch fewer in flight but a full share of layers, may hold more
     lighter = workload.lighter_ends & (pp > 2)
-    layer_flight = np.where(lighter, np.maximum((most - 1) * in_flight, most * np.maximum(in_flight - 1, 1)),
-                            most * in_flight)
+    first = np.where(lighter, most - 1, most) * _in_flight(workload.schedule, pp, micro, v, 0)
+    second = np.where(pp > 1, most * _in_flight(workload.schedule, pp, micro, v, 1), 0.0)
     s = workload.tokens(model) / cp
     logits = 4 * s * workload.micro_batch * model.vocab / tp
-    return per_layer * layer_flight + logits
+    return per_layer * np.maximum(first, second) + logits
 
 
 # ------------------------------------------------------------------------------------------------

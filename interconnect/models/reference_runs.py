@@ -69,6 +69,7 @@ class ReferenceRun:
     nics_per_node: int | None = None
     mfu: float | None = None
     from_table: str = ""
+    dropout: bool = False
 
     def model(self) -> ModelPreset:
         """Return the run's model as a preset (id ``ref:<run id>``)."""
@@ -93,7 +94,7 @@ class ReferenceRun:
                         dtype_bytes=_PRECISION_BYTES[self.precision], recompute=self.recompute,
                         sequence_parallel=self.sequence_parallel, schedule=self.schedule,
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
-                        attention=self.attention)
+                        attention=self.attention, dropout=self.dropout)
 
 
 @functools.lru_cache(maxsize=1)
