@@ -856,7 +856,12 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
                                                                                         "selective")
     mem_fwd = _MEMORY_PASSES_FWD * stored / hbm
     layer_fwd = gemm_fwd + attn_fwd + mem_fwd
-    layer_bwd = 2 * (gemm_fwd + attn_fwd) + _MEMORY_PASSES_BWD * stored / hbm
+    # flash attention's backward recomputes the scores: 5 matrix products to the forward's 2, 2.5 times its
+    # FLOPs (as FlashAttention's own benchmark counts them, Dao-AILab/flash-attention,
+    # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
+    # attention's backward is twice its forward, as a GEMM's
+    attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
+    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm
     layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
                 "full": layer_fwd}[workload.recompute]
     layer_compute = layer_fwd + layer_bwd + layer_re
@@ -909,7 +914,7 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     kv = 2 * (s / cp_) * b * model.kv_heads * model.head_dim * nbytes / np.where(tp_ <= model.kv_heads, tp_, 1)
     t_send = _time_s(cluster, "sendrecv", cp_per, cp_dom, kv)
     cp_layer = np.where(cp_ > 1, 3 * (cp_ - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
-    attn_window = attn_fwd * (3.0 + (1.0 if workload.recompute != "none" else 0.0))
+    attn_window = attn_fwd + attn_bwd + (attn_fwd if workload.recompute != "none" else 0.0)
     cp_layer_exposed = np.maximum(0.0, cp_layer - attn_window)
 
     # --- EP: dispatch and combine all-to-alls in every MoE layer, forward and backward ---------
