@@ -252,7 +252,10 @@ class Workload:
     ``attention`` ``flash`` (fused, scores never stored) or ``unfused`` (scores written to memory,
     as Megatron-LM before 2023); ``dropout`` whether the layers apply dropout, which stores a 1-byte
     mask per value after attention and after the MLP (Megatron-LM's GPT default; Llama-style models
-    train without it).
+    train without it); ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
+    overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
+    PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
+    last micro-batch).
     """
 
     micro_batch: int = 1
@@ -268,6 +271,7 @@ class Workload:
     lighter_ends: bool = False
     attention: str = "flash"
     dropout: bool = False
+    pipeline_engine: str = "megatron"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -937,8 +941,13 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     compute_micro = np.maximum(most * layer_compute, last * layer_compute + out_compute)
 
     # --- PP: activations forward, their gradients backward, at every stage boundary ------------
-    boundary = (s / cp_) * b * h * nbytes / (tp_ if workload.sequence_parallel else 1)
+    # each TP rank sends its 1/t of the activation: with SP it holds only that; without, Megatron-LM's
+    # scatter/gather optimisation (Narayanan et al. 2021, section 4.1) and DeepSpeed's partitioned pipeline
+    # buffers (PipelineEngine.is_pipe_partitioned when TP > 1) split it and all-gather it inside the TP group
+    boundary = (s / cp_) * b * h * nbytes / tp_
     t_p2p = _time_s(cluster, "sendrecv", pp_per, pp_dom, boundary)
+    if not workload.sequence_parallel:
+        t_p2p = t_p2p + np.where(tp_ > 1, _time_s(cluster, "all_gather", tp_per, tp_dom, boundary * tp_), 0.0)
     v = _virtual_stages(workload, most, micro, pp_, t_micro, t_p2p)
     if workload.schedule == "interleaved":
         idle_micro = (pp_ - 1) / v
@@ -955,6 +964,11 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     idle_micro = np.where(pp_ > 1, idle_micro, 0.0)
     pp_calls = np.where(pp_ > 1, 2 * micro * v, 0.0)
     pp_exposed = np.where(pp_ > 1, fill_sends * t_p2p, 0.0)
+    if workload.pipeline_engine == "deepspeed":
+        # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
+        # middle stage waits for its activation in, its activation out, the gradient in and the gradient out
+        # of every micro-batch, idle slots included
+        pp_exposed = pp_exposed + np.where(pp_ > 1, 4 * (micro + idle_micro) * t_p2p, 0.0)
     out.update(pp_bytes=pp_calls * boundary, pp_calls=pp_calls, pp_time=pp_calls * t_p2p, pp_exposed=pp_exposed,
                pp_domains=pp_dom, pp_per=pp_per, virtual=v)
 
@@ -1008,6 +1022,10 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
+        if workload.pipeline_engine == "deepspeed" and workload.schedule != "dualpipe":
+            # DeepSpeed's TrainSchedule reduces the gradients after the last micro-batch (runtime/pipe/schedule.py:
+            # ReduceTiedGrads, ReduceGrads, OptimizerStep at the last step): nothing overlaps them
+            hidden_grad = np.where(pp_ > 1, grad_part, hidden_grad)
         gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
                                                         np.maximum(layer_ag, z3_ag - micro * compute_micro)))
         exposed = hidden_grad + gather_exposed

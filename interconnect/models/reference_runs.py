@@ -70,6 +70,7 @@ class ReferenceRun:
     mfu: float | None = None
     from_table: str = ""
     dropout: bool = False
+    pipeline_engine: str = "megatron"
 
     def model(self) -> ModelPreset:
         """Return the run's model as a preset (id ``ref:<run id>``)."""
@@ -94,7 +95,8 @@ class ReferenceRun:
                         dtype_bytes=_PRECISION_BYTES[self.precision], recompute=self.recompute,
                         sequence_parallel=self.sequence_parallel, schedule=self.schedule,
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
-                        attention=self.attention, dropout=self.dropout)
+                        attention=self.attention, dropout=self.dropout,
+                        pipeline_engine=self.pipeline_engine)
 
 
 @functools.lru_cache(maxsize=1)

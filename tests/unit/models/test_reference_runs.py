@@ -107,3 +107,24 @@ def test_dualpipe_hides_the_expert_all_to_all_across_nodes():
     with pytest.raises(LayoutError, match="even number of pipeline stages"):
         plan(load_model_presets()["llama3-70b"], small, Layout(tp=8, pp=3), Workload(global_batch=24,
                                                                                       schedule="dualpipe"))
+
+
+def test_deepspeed_pipeline_engine_blocks_its_sends_and_reduces_after_the_flush():
+    # DeepSpeed's PipelineEngine: p2p sends without async_op (runtime/pipe/p2p.py); ReduceGrads only at the last
+    # step of TrainSchedule (runtime/pipe/schedule.py). The same run under Megatron-LM's engine is faster.
+    from dataclasses import replace
+
+    run = RUNS["mtnlg-530b-2240"]
+    assert run.pipeline_engine == "deepspeed"
+    model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
+    ds = plan(model, cluster, layout, workload)
+    mg = plan(model, cluster, layout, replace(workload, pipeline_engine="megatron"))
+    dim = {b: {d.name: d for d in bill.dimensions} for b, bill in (("ds", ds), ("mg", mg))}
+    assert ds.step_s > mg.step_s
+    assert dim["ds"]["pp"].exposed_s > dim["mg"]["pp"].exposed_s
+    assert dim["ds"]["dp"].exposed_s > dim["mg"]["dp"].exposed_s
+    # blocking sends: four transfers per micro-batch slot (activation in and out, gradient in and out)
+    micro, idle = ds.micro_batches, run.pp - 1
+    extra = dim["ds"]["pp"].exposed_s - dim["mg"]["pp"].exposed_s
+    assert extra == pytest.approx(4 * (micro + idle) * dim["ds"]["pp"].time_s / dim["ds"]["pp"].calls_per_step,
+                                  rel=1e-6)
