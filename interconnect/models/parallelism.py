@@ -255,7 +255,8 @@ class Workload:
     train without it); ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
     overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
     PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
-    last micro-batch).
+    last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
+    around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did).
     """
 
     micro_batch: int = 1
@@ -272,6 +273,7 @@ class Workload:
     attention: str = "flash"
     dropout: bool = False
     pipeline_engine: str = "megatron"
+    context_parallel: str = "ring"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -916,10 +918,20 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
 
     # --- CP: ring attention passes K and V around the CP group; it hides behind attention --------
     kv = 2 * (s / cp_) * b * model.kv_heads * model.head_dim * nbytes / np.where(tp_ <= model.kv_heads, tp_, 1)
-    t_send = _time_s(cluster, "sendrecv", cp_per, cp_dom, kv)
-    cp_layer = np.where(cp_ > 1, 3 * (cp_ - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
     attn_window = attn_fwd + attn_bwd + (attn_fwd if workload.recompute != "none" else 0.0)
-    cp_layer_exposed = np.maximum(0.0, cp_layer - attn_window)
+    if workload.context_parallel == "all-gather":
+        # Llama 3's context parallelism (arXiv 2407.21783, section 3.3.2): K and V all-gathered before attention
+        # (again in the backward pass), their gradients reduce-scattered after it; attention waits for them
+        t_gather = _time_s(cluster, "all_gather", cp_per, cp_dom, kv * cp_)
+        t_scatter = _time_s(cluster, "reduce_scatter", cp_per, cp_dom, kv * cp_)
+        cp_layer = np.where(cp_ > 1, (passes - 1) * t_gather + t_gather + t_scatter, 0.0)
+        cp_layer_exposed = cp_layer
+        cp_calls_layer = passes + 1.0
+    else:
+        t_send = _time_s(cluster, "sendrecv", cp_per, cp_dom, kv)
+        cp_layer = np.where(cp_ > 1, 3 * (cp_ - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
+        cp_layer_exposed = np.maximum(0.0, cp_layer - attn_window)
+        cp_calls_layer = 3 * (cp_ - 1)
 
     # --- EP: dispatch and combine all-to-alls in every MoE layer, forward and backward ---------
     if model.is_moe:
@@ -980,8 +992,9 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
                tp_calls=np.where(tp_ > 1, layers_per_step * calls_layer, 0.0),
                tp_time=layers_per_step * tp_layer, tp_exposed=layers_per_step * tp_layer,
                tp_domains=tp_dom, tp_per=tp_per)
-    out.update(cp_bytes=np.where(cp_ > 1, layers_per_step * 3 * (cp_ - 1) * kv, 0.0),
-               cp_calls=np.where(cp_ > 1, layers_per_step * 3 * (cp_ - 1), 0.0),
+    cp_volume = (passes + 1.0) * (cp_ - 1) * kv if workload.context_parallel == "all-gather" else 3 * (cp_ - 1) * kv
+    out.update(cp_bytes=np.where(cp_ > 1, layers_per_step * cp_volume, 0.0),
+               cp_calls=np.where(cp_ > 1, layers_per_step * cp_calls_layer, 0.0),
                cp_time=layers_per_step * cp_layer, cp_exposed=layers_per_step * cp_layer_exposed,
                cp_domains=cp_dom, cp_per=cp_per)
     out.update(ep_bytes=layers_per_step * ep_layer_bytes, ep_calls=np.where(ep_ > 1, layers_per_step * 4, 0.0),
@@ -1373,12 +1386,15 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
         degree = getattr(layout, dim)
         spans = int(r[f"{dim}_domains"][0]) if degree > 1 else 1
         coll = zero_collective if dim == "dp" else _COLLECTIVES[dim][1 if workload.sequence_parallel else 0]
+        overlap = _OVERLAP[dim]
+        if dim == "cp" and workload.context_parallel == "all-gather":
+            coll, overlap = "all-gather + reduce-scatter", "no: attention waits for the gathered K and V"
         rows.append(Dimension(
             name=dim, label=DIMENSION_LABELS[dim], degree=degree, collective=coll if degree > 1 else "none",
             tier=("NVLink" if spans == 1 else "network (NIC)") if degree > 1 else "none",
             domains_spanned=spans, bytes_per_step=float(r[f"{dim}_bytes"][0]),
             calls_per_step=float(r[f"{dim}_calls"][0]), time_s=float(r[f"{dim}_time"][0]),
-            overlap=_OVERLAP[dim] if degree > 1 else "n/a", exposed_s=float(r[f"{dim}_exposed"][0]),
+            overlap=overlap if degree > 1 else "n/a", exposed_s=float(r[f"{dim}_exposed"][0]),
         ))
     memory = Memory(float(r["mem_params"][0]), float(r["mem_grads"][0]), float(r["mem_optimizer"][0]),
                     float(r["mem_activations"][0]), float(r["mem_capacity"][0]), float(r["mem_reserved"][0]))

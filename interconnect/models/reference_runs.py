@@ -71,6 +71,7 @@ class ReferenceRun:
     from_table: str = ""
     dropout: bool = False
     pipeline_engine: str = "megatron"
+    context_parallel: str = "ring"
 
     def model(self) -> ModelPreset:
         """Return the run's model as a preset (id ``ref:<run id>``)."""
@@ -96,7 +97,7 @@ class ReferenceRun:
                         sequence_parallel=self.sequence_parallel, schedule=self.schedule,
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
                         attention=self.attention, dropout=self.dropout,
-                        pipeline_engine=self.pipeline_engine)
+                        pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel)
 
 
 @functools.lru_cache(maxsize=1)

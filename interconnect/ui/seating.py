@@ -92,9 +92,9 @@ MISS_REASONS = {
              "without sequence parallelism, on Omni-Path; like MT-NLG, the rest of the gap is older software "
              "with no published breakdown.",
     "llama3-405b-128k": "attention is over half the work at 131,072 tokens. The model charges flash attention's "
-                        "backward at 2.5 times its forward, but treats Meta's context parallelism as a ring hidden "
-                        "behind attention; Meta all-gathers K and V instead, and how it counts FLOPs under its "
-                        "document masks is not published. Its memory is the 8K runs' per GPU (CP splits the 131,072 "
+                        "backward at 2.5 times its forward and Meta's all-gathered K and V as exposed; how Meta "
+                        "counts attention FLOPs under its document masks, and what its attention kernels reached "
+                        "at this length, are not published. Its memory is the 8K runs' per GPU (CP splits the 131,072 "
                         "tokens to 8,192 per GPU) plus less optimizer sharding over DP 8: 80 GB, with recomputation "
                         "assumed off, which the paper does not state at 128K.",
     "llama3-405b-8k": "the memory model says it does not fit. Counted tensor by tensor for this layer (8 KV heads, "

@@ -128,3 +128,19 @@ def test_deepspeed_pipeline_engine_blocks_its_sends_and_reduces_after_the_flush(
     extra = dim["ds"]["pp"].exposed_s - dim["mg"]["pp"].exposed_s
     assert extra == pytest.approx(4 * (micro + idle) * dim["ds"]["pp"].time_s / dim["ds"]["pp"].calls_per_step,
                                   rel=1e-6)
+
+
+def test_all_gather_context_parallelism_is_exposed():
+    # Llama 3 (arXiv 2407.21783, section 3.3.2) gathers K and V before attention instead of passing them in a ring:
+    # forward all-gather, backward all-gather and reduce-scatter of their gradients, none behind attention
+    from dataclasses import replace
+
+    run = RUNS["llama3-405b-128k-16384"]
+    assert run.context_parallel == "all-gather"
+    model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
+    gathered = {d.name: d for d in plan(model, cluster, layout, workload).dimensions}["cp"]
+    ring_bill = plan(model, cluster, layout, replace(workload, context_parallel="ring"))
+    ring = {d.name: d for d in ring_bill.dimensions}["cp"]
+    assert gathered.collective == "all-gather + reduce-scatter" and gathered.exposed_s == gathered.time_s > 0
+    assert ring.exposed_s < gathered.exposed_s
+    assert gathered.bytes_per_step == pytest.approx(ring.bytes_per_step)  # 3 (cp - 1) x K,V per layer either way
