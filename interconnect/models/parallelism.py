@@ -243,7 +243,7 @@ class Workload:
     sourced kernel figures with one share of the GPU's dense BF16 peak for every kernel (None: use
     :mod:`interconnect.models.kernels`, what GEMM and attention kernels reach on this GPU family at
     these matrix shapes); ``bucket_bytes`` the gradient bucket of data parallelism (PyTorch DDP's
-    25 MB default, Playbook appendix A3).
+    25 MB default, Playbook appendix A3; 0 or less: one per transformer layer, as FSDP reduces).
 
     ``schedule`` is the pipeline schedule (see :data:`SCHEDULES`); ``virtual_stages`` the model
     chunks per GPU of the interleaved schedule (0: the fastest the stage's layers allow);
@@ -256,7 +256,9 @@ class Workload:
     overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
     PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
     last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
-    around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did).
+    around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did);
+    ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
+    4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did).
     """
 
     micro_batch: int = 1
@@ -274,6 +276,7 @@ class Workload:
     dropout: bool = False
     pipeline_engine: str = "megatron"
     context_parallel: str = "ring"
+    grad_bytes: int = 0
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -1002,12 +1005,15 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
                ep_domains=ep_dom, ep_per=ep_per)
 
     # --- DP: gradients (and weights under ZeRO) across replicas ---------------------------------
-    grad_dense = dense_gpu * nbytes
-    grad_expert = expert_gpu * nbytes
-    bucket = workload.bucket_bytes
+    grad_bytes = float(workload.grad_bytes or nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
+    grad_dense = dense_gpu * grad_bytes
+    grad_expert = expert_gpu * grad_bytes
+    # bucket_bytes <= 0: one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit (a
+    # layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3)
+    bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
     def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        calls = np.maximum(1, np.ceil(total / bucket))
+        calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers_stage)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
 
     dp_time = np.zeros_like(tp_)
@@ -1078,7 +1084,7 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
 
     copies = 2.0 if workload.schedule == "dualpipe" else 1.0  # DualPipe keeps the weights twice
     out["mem_params"] = copies * sharded(PARAM_BYTES, 3)
-    out["mem_grads"] = copies * sharded(GRAD_BYTES, 2)
+    out["mem_grads"] = copies * sharded(float(workload.grad_bytes or GRAD_BYTES), 2)
     out["mem_optimizer"] = sharded(OPTIMIZER_BYTES, 1)
     out["mem_activations"] = _activations(model, workload, tp_, pp_, cp_, micro, v=v, most=most)
     out["mem_total"] = out["mem_params"] + out["mem_grads"] + out["mem_optimizer"] + out["mem_activations"]
