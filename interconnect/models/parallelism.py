@@ -1167,7 +1167,9 @@ def _in_flight(schedule: str, pp: np.ndarray, micro: np.ndarray, v: np.ndarray |
     (``megatron/core/pipeline_parallel/schedules.py``): ``2 (p - rank - 1) + (v - 1) p`` chunk forwards
     (micro-batch groups of p), capped at all ``m v`` of them, plus the one the steady state runs before
     its first backward; each chunk holds 1/v of the stage's layers. On rank 0 that is Korthikanti et
-    al.'s ``p (1 + (p - 1)/(p v))`` (section 4.2.3). DualPipe: ``p + 1`` (its README).
+    al.'s ``p (1 + (p - 1)/(p v))`` (section 4.2.3). DualPipe: ``p + 1`` (its README). The group of p
+    is Megatron-LM's default ``microbatch_group_size_per_vp_stage``; a smaller group (Llama 3's tunable
+    N, arXiv 2407.21783, section 3.3.2) holds fewer, but no published run states it.
     """
     pp = np.asarray(pp, dtype=float)
     micro = np.asarray(micro, dtype=float)
