@@ -982,8 +982,9 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     if workload.pipeline_engine == "deepspeed":
         # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
         # middle stage waits for its activation in, its activation out, the gradient in and the gradient out
-        # of every micro-batch, idle slots included
-        pp_exposed = pp_exposed + np.where(pp_ > 1, 4 * (micro + idle_micro) * t_p2p, 0.0)
+        # of every micro-batch, idle slots included (with two stages, each has one neighbour: two transfers)
+        blocking = np.where(pp_ > 2, 4.0, 2.0)
+        pp_exposed = pp_exposed + np.where(pp_ > 1, blocking * (micro + idle_micro) * t_p2p, 0.0)
     out.update(pp_bytes=pp_calls * boundary, pp_calls=pp_calls, pp_time=pp_calls * t_p2p, pp_exposed=pp_exposed,
                pp_domains=pp_dom, pp_per=pp_per, virtual=v)
 
