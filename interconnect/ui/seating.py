@@ -96,8 +96,9 @@ MISS_REASONS = {
                         "counts attention FLOPs under its document masks, and which attention kernels it ran, are "
                         "not published. The model's attention rate is FlashAttention-3's (0.6 of peak); "
                         "FlashAttention-3 appeared in July 2024, and its paper puts FlashAttention-2 at 35 % of an "
-                        "H100: at that rate the model gives 1.24 for this run (1.18 and 1.14 for the 8K runs). Its memory is the 8K runs' per GPU (CP splits the 131,072 "
-                        "tokens to 8,192 per GPU) plus less optimizer sharding over DP 8: 80 GB, with recomputation "
+                        "H100: at that rate the model gives 1.24 for this run (1.18 and 1.14 for the 8K runs). Its "
+                        "memory is the 8K runs' per GPU (CP splits the 131,072 tokens to 8,192 per GPU) plus less "
+                        "optimizer and gradient sharding over DP 8: 81 GB, with recomputation "
                         "assumed off, which the paper does not state at 128K.",
     "llama3-405b-8k": "the memory model says it does not fit. Counted tensor by tensor for this layer (8 KV heads, "
                       "SwiGLU MLP, no dropout: about 32 bytes per token and hidden unit per layer over TP, where "
