@@ -13,6 +13,11 @@ CONSTRAINTS ?= constraints.txt
 PIN := $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
 # Extra pip flags; `make test-latest` passes --upgrade.
 PIP_FLAGS ?=
+# pytest workers (pytest-xdist): the browser tests mostly wait on Chromium and Streamlit, so two
+# workers on two cores roughly halve the suite. Work stealing keeps the long browser tests from
+# piling up on one worker; each worker starts its own servers on free ports. PYTEST_WORKERS=0 runs
+# everything in one process.
+PYTEST_WORKERS ?= 2
 LATEST_VENV ?= .venv-latest
 LOCK_VENV ?= .venv-lock
 
@@ -38,7 +43,7 @@ lint: $(VENV)/.installed-test
 	$(PY) -m ruff check .
 
 test: $(VENV)/.installed-test lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 bench: $(VENV)/.installed-test
 	@for script in benchmarks/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
