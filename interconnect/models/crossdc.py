@@ -16,8 +16,9 @@ call. Floats carry their unit in their name (``step_s``, ``wan_bytes_per_s``, ``
 
 The published figures the page shows and the tests check (method defaults, CrossPipe's network
 classes, Streaming DiLoCo's Table 4, INTELLECT-1's Table 2, the SparseLoCo encoding, the reported
-results) live in ``interconnect/data/crossdc.toml``, read by :func:`load_crossdc_data` with strict
-key checks; their sources are ids in ``sources.toml``.
+results) live in ``interconnect/data/crossdc.toml``, read and checked by the data layer
+(:mod:`interconnect.datafiles.crossdc`, whose names this module re-exports); their sources are ids in
+``sources.toml``.
 
 What the simple model leaves out: the per-layer order in which gradients become ready (only the last
 layer's share is kept exposed), queueing of one exchange behind another beyond link saturation,
@@ -31,16 +32,21 @@ from __future__ import annotations
 import functools
 import math
 import re
-import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from interconnect.units import InterconnectError, QuantityInputError, expects, parse_quantity
+from interconnect.datafiles.crossdc import (
+    CONFIDENCES,
+    METHODS,
+    TOPOLOGIES,
+    CrossDCData,
+    CrossDCDataError,
+    get_crossdc_data,
+    load_crossdc_data,
+)
+from interconnect.units import InterconnectError, expects
 
 __all__ = [
     "CONFIDENCES",
@@ -73,11 +79,6 @@ __all__ = [
     "wan_traffic",
 ]
 
-#: Method ids (public schema: URL values and CLI choices).
-METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco")
-#: How the sites exchange their payloads.
-TOPOLOGIES = ("ring", "hierarchical", "allgather")
-CONFIDENCES = ("high", "medium", "low")
 #: Bits per value a dense payload may use (FP32, BF16/FP16, int8, 4-bit E3M0).
 DENSE_BITS = (32, 16, 8, 4)
 
@@ -85,9 +86,6 @@ PARAMS_RANGE = (1e6, 1e13)
 SITES_RANGE = (2, 10_000)
 GPUS_PER_SITE_RANGE = (1, 1_000_000)
 INNER_STEPS_MAX = 1_000_000
-
-_DATA_FILE = "crossdc.toml"
-
 
 # --- errors -------------------------------------------------------------------------------------
 
@@ -98,415 +96,6 @@ class CrossDCError(InterconnectError, ValueError):
 
 class CrossDCInputError(CrossDCError):
     """A user input that cannot be used; the message names the input and the accepted range."""
-
-
-class CrossDCDataError(CrossDCError):
-    """``crossdc.toml`` is inconsistent; the message names the table and the key."""
-
-
-# --- the data file ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MethodDefaults:
-    """What a paper ran: the defaults of one method, with where they are stated."""
-
-    id: str
-    name: str
-    inner_steps: int
-    bits: int
-    topology: str
-    sources: tuple[str, ...]
-    where: str
-    overlap_steps: int = 0
-    layers_per_fragment: int = 0
-    chunk: int = 0
-    topk: int = 0
-    index_bits: int = 0
-
-
-@dataclass(frozen=True)
-class NetworkClass:
-    """A class of link between sites (CrossPipe §2.3), with the preset's latency and bandwidth."""
-
-    id: str
-    name: str
-    published: str
-    latency_s: float
-    bandwidth_bytes_per_s: float
-    per_port: bool
-    sources: tuple[str, ...]
-    where: str
-
-    @property
-    def rtt_s(self) -> float:
-        """Round trip in s: twice the one-way latency."""
-        return 2 * self.latency_s
-
-
-@dataclass(frozen=True)
-class Table4Row:
-    """One model of Streaming DiLoCo's Table 4: its shape, step time (s) and WAN Gbit/s per utilisation target."""
-
-    model: str
-    params: float
-    layers: int
-    step_s: float
-    variant: str
-    required_gbit_per_s: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class Table4:
-    """Streaming DiLoCo's Table 4: simulated WAN bandwidth for a target compute utilisation."""
-
-    sources: tuple[str, ...]
-    where: str
-    utilization: tuple[float, ...]
-    sites: int
-    inner_steps: int
-    grid_step: float
-    rows: tuple[Table4Row, ...]
-
-
-@dataclass(frozen=True)
-class IntellectSpan:
-    """One span of INTELLECT-1's Table 2: the median all-reduce time (s) and the utilisation (%)."""
-
-    name: str
-    allreduce_s: float
-    utilization_percent: float
-
-
-@dataclass(frozen=True)
-class Intellect1:
-    """INTELLECT-1's Table 2: compute per round and the median all-reduce time per span."""
-
-    sources: tuple[str, ...]
-    where: str
-    confidence: str
-    params: float
-    inner_steps: int
-    compute_s: float
-    spans: tuple[IntellectSpan, ...]
-
-
-@dataclass(frozen=True)
-class SparseEncoding:
-    """SparseLoCo's payload encoding as run in Covenant-72B."""
-
-    sources: tuple[str, ...]
-    where: str
-    chunk: int
-    topk: int
-    value_bits: int
-    index_bits: int
-    index_bits_lower_bound: float
-    compression_vs_fp32_at_least: float
-
-
-@dataclass(frozen=True)
-class ComputeRule:
-    """Training FLOPs per parameter per token, and the backward pass's share of them."""
-
-    sources: tuple[str, ...]
-    where: str
-    flops_per_param_per_token: float
-    backward_flops_per_param_per_token: float
-
-    @property
-    def backward_fraction(self) -> float:
-        """The backward pass's share of a training step's FLOPs (dimensionless; 4/6 by the 6N rule)."""
-        return self.backward_flops_per_param_per_token / self.flops_per_param_per_token
-
-
-@dataclass(frozen=True)
-class Reported:
-    """One published result, as a card: a headline number, a sentence, the source and our confidence."""
-
-    id: str
-    work: str
-    headline: str
-    claim: str
-    sources: tuple[str, ...]
-    where: str
-    confidence: str
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Quoted:
-    """A claim heard in talks, and what the sources say."""
-
-    claim: str
-    correction: str
-    sources: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Limit:
-    """A limit of the simple model, stated with its sources."""
-
-    text: str
-    sources: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class CrossDCData:
-    """Everything in ``crossdc.toml``, checked."""
-
-    methods: Mapping[str, MethodDefaults]
-    networks: Mapping[str, NetworkClass]
-    compute: ComputeRule
-    table4: Table4
-    intellect1: Intellect1
-    sparseloco: SparseEncoding
-    reported: tuple[Reported, ...]
-    quoted: tuple[Quoted, ...]
-    limits: tuple[Limit, ...]
-
-    def source_ids(self) -> set[str]:
-        """Collect every source id the file cites (so the catalog's "every source is cited" check can count them).
-
-        Returns
-        -------
-        set of str
-            Ids of ``sources.toml``.
-
-        Examples
-        --------
-        >>> "arxiv-diloco" in get_crossdc_data().source_ids()
-        True
-        """
-        groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
-                  self.sparseloco, *self.reported, *self.quoted, *self.limits]
-        return {source_id for group in groups for source_id in group.sources}
-
-
-_NUMBER = (int, float)
-
-
-class _Reader:
-    """Strict reads of one TOML table: every key known, every required key present, types checked."""
-
-    def __init__(self, where: str, raw: object, required: Mapping[str, Any], optional: Mapping[str, Any] | None = None,
-                 source_ids: frozenset[str] = frozenset()) -> None:
-        if not isinstance(raw, Mapping):
-            raise CrossDCDataError(f"{where}: must be a table")
-        optional = optional or {}
-        unknown = sorted(set(raw) - set(required) - set(optional))
-        if unknown:
-            raise CrossDCDataError(f"{where}: unknown key(s) {', '.join(unknown)}")
-        missing = sorted(set(required) - set(raw))
-        if missing:
-            raise CrossDCDataError(f"{where}: missing key(s) {', '.join(missing)}")
-        for key, value in raw.items():
-            kind = required.get(key, optional.get(key))
-            if kind is float:
-                kind = _NUMBER
-            if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-                raise CrossDCDataError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
-        self.where = where
-        self.raw = raw
-        if "sources" in raw:
-            sources = raw["sources"]
-            if not sources or any(not isinstance(s, str) or s not in source_ids for s in sources):
-                raise CrossDCDataError(f"{where}: 'sources' must list known source ids, got {sources!r}")
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.raw.get(key, default)
-
-    def sources(self) -> tuple[str, ...]:
-        return tuple(self.raw["sources"])
-
-    def quantity(self, key: str, dimension: str, unit: str) -> float:
-        try:
-            return float(parse_quantity(self.raw[key], dimension).quantity.to(unit).magnitude)
-        except QuantityInputError as exc:
-            raise CrossDCDataError(f"{self.where}: '{key}': {exc}") from exc
-
-    def positive(self, key: str) -> float:
-        value = self.raw[key]
-        if not value > 0 or not math.isfinite(value):
-            raise CrossDCDataError(f"{self.where}: '{key}' must be a positive number")
-        return float(value)
-
-    def choice(self, key: str, choices: tuple[str, ...]) -> str:
-        if self.raw[key] not in choices:
-            raise CrossDCDataError(f"{self.where}: '{key}' must be one of {', '.join(choices)}")
-        return self.raw[key]
-
-
-def _rows(data: Mapping[str, Any], key: str, file: str) -> list:
-    rows = data.get(key)
-    if not isinstance(rows, list) or not rows:
-        raise CrossDCDataError(f"{file}: needs at least one [[{key}]]")
-    return rows
-
-
-_S = {"sources": list, "where": str}
-
-
-def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> CrossDCData:
-    """Read and check ``crossdc.toml``.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path, optional
-        Another file in the same format; the packaged file by default.
-    source_ids : frozenset of str, optional
-        The ids a ``sources`` list may use; those of the packaged catalog by default.
-
-    Returns
-    -------
-    CrossDCData
-        Every table of the file, with quantities converted to the unit in each field's name.
-
-    Raises
-    ------
-    CrossDCDataError
-        Naming the table and key, for an unknown or missing key, a wrong type or dimension, or an
-        unknown source id.
-
-    Examples
-    --------
-    >>> data = load_crossdc_data()
-    >>> f"{data.networks['cross-region'].rtt_s * 1e3:g} ms round trip", sorted(data.methods) == sorted(METHODS)
-    ('100 ms round trip', True)
-    """
-    if path is None:
-        path = Path(str(resources.files("interconnect").joinpath("data", _DATA_FILE)))
-    path = Path(path)
-    if source_ids is None:
-        from interconnect.catalog import get_catalog
-
-        source_ids = frozenset(get_catalog().sources)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise CrossDCDataError(f"{path.name}: not valid TOML: {exc}") from exc
-    file = path.name
-    known = {"method", "network", "compute", "streaming_diloco_table4", "intellect1", "sparseloco_encoding",
-             "reported", "quoted", "limit"}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise CrossDCDataError(f"{file}: unknown table(s) {', '.join(unknown)}")
-    ids = source_ids
-
-    methods: dict[str, MethodDefaults] = {}
-    for raw in _rows(data, "method", file):
-        where = f"{file}: method '{raw.get('id', '?')}'"
-        r = _Reader(where, raw, {"id": str, "name": str, "inner_steps": int, "bits": int, "topology": str, **_S},
-                    {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int},
-                    ids)
-        if raw["id"] not in METHODS or raw["id"] in methods:
-            raise CrossDCDataError(f"{where}: id must be one of {', '.join(METHODS)}, once each")
-        r.choice("topology", TOPOLOGIES)
-        if raw["inner_steps"] < 1 or raw["bits"] < 1:
-            raise CrossDCDataError(f"{where}: inner_steps and bits must be at least 1")
-        methods[raw["id"]] = MethodDefaults(**{**raw, "sources": r.sources()})
-    if set(methods) != set(METHODS):
-        raise CrossDCDataError(f"{file}: needs a [[method]] for each of {', '.join(METHODS)}")
-    streaming, sparse = methods["streaming-diloco"], methods["sparseloco"]
-    if streaming.layers_per_fragment < 1 or streaming.overlap_steps < 0:
-        raise CrossDCDataError(f"{file}: method 'streaming-diloco' needs layers_per_fragment >= 1")
-    if not 1 <= sparse.topk <= sparse.chunk or sparse.index_bits < 1:
-        raise CrossDCDataError(f"{file}: method 'sparseloco' needs 1 <= topk <= chunk and index_bits >= 1")
-
-    networks: dict[str, NetworkClass] = {}
-    for raw in _rows(data, "network", file):
-        where = f"{file}: network '{raw.get('id', '?')}'"
-        r = _Reader(where, raw, {"id": str, "name": str, "published": str, "latency": str, "bandwidth": str,
-                                 "per_port": bool, **_S}, {}, ids)
-        networks[raw["id"]] = NetworkClass(
-            raw["id"], raw["name"], raw["published"], r.quantity("latency", "time", "s"),
-            r.quantity("bandwidth", "bandwidth", "B/s"), raw["per_port"], r.sources(), raw["where"])
-
-    r = _Reader(f"{file}: [compute]", data.get("compute"), {"flops_per_param_per_token": float,
-                                                            "backward_flops_per_param_per_token": float, **_S},
-                source_ids=ids)
-    compute = ComputeRule(r.sources(), r.get("where"), r.positive("flops_per_param_per_token"),
-                          r.positive("backward_flops_per_param_per_token"))
-    if compute.backward_fraction >= 1:
-        raise CrossDCDataError(f"{file}: [compute] backward FLOPs must be less than the total")
-
-    where = f"{file}: [streaming_diloco_table4]"
-    raw_table = data.get("streaming_diloco_table4")
-    r = _Reader(where, raw_table, {"utilization": list, "sites": int, "inner_steps": int, "grid_step": float,
-                                   "row": list, **_S}, source_ids=ids)
-    utilizations = tuple(float(u) for u in raw_table["utilization"])
-    if not all(0 < u < 1 for u in utilizations):
-        raise CrossDCDataError(f"{where}: utilization values must lie between 0 and 1")
-    rows = []
-    for raw in raw_table["row"]:
-        row_where = f"{where} row {raw.get('model', '?')} {raw.get('variant', '?')}"
-        rr = _Reader(row_where, raw, {"model": str, "params": float, "layers": int, "step_time": str,
-                                      "variant": str, "required_gbit_per_s": list})
-        required = tuple(float(v) for v in raw["required_gbit_per_s"])
-        if len(required) != len(utilizations) or not all(v > 0 for v in required):
-            raise CrossDCDataError(f"{row_where}: needs one positive bandwidth per utilization")
-        rows.append(Table4Row(raw["model"], rr.positive("params"), raw["layers"],
-                              rr.quantity("step_time", "time", "s"), raw["variant"], required))
-    table4 = Table4(r.sources(), raw_table["where"], utilizations, raw_table["sites"], raw_table["inner_steps"],
-                    r.positive("grid_step"), tuple(rows))
-
-    where = f"{file}: [intellect1]"
-    raw_i = data.get("intellect1")
-    r = _Reader(where, raw_i, {"confidence": str, "params": float, "inner_steps": int, "compute_time": str,
-                               "span": list, **_S}, source_ids=ids)
-    r.choice("confidence", CONFIDENCES)
-    spans = []
-    for raw in raw_i["span"]:
-        rs = _Reader(f"{where} span '{raw.get('name', '?')}'", raw,
-                     {"name": str, "allreduce_time": str, "utilization_percent": float})
-        spans.append(IntellectSpan(raw["name"], rs.quantity("allreduce_time", "time", "s"),
-                                   rs.positive("utilization_percent")))
-    intellect1 = Intellect1(r.sources(), raw_i["where"], raw_i["confidence"], r.positive("params"),
-                            raw_i["inner_steps"], r.quantity("compute_time", "time", "s"), tuple(spans))
-
-    raw_s = data.get("sparseloco_encoding")
-    r = _Reader(f"{file}: [sparseloco_encoding]", raw_s,
-                {"chunk": int, "topk": int, "value_bits": int, "index_bits": int, "index_bits_lower_bound": float,
-                 "compression_vs_fp32_at_least": float, **_S}, source_ids=ids)
-    sparseloco = SparseEncoding(r.sources(), raw_s["where"], raw_s["chunk"], raw_s["topk"], raw_s["value_bits"],
-                                raw_s["index_bits"], r.positive("index_bits_lower_bound"),
-                                r.positive("compression_vs_fp32_at_least"))
-
-    reported = []
-    for raw in _rows(data, "reported", file):
-        where = f"{file}: reported '{raw.get('id', '?')}'"
-        r = _Reader(where, raw, {"id": str, "work": str, "headline": str, "claim": str, "confidence": str, **_S},
-                    {"note": str}, ids)
-        r.choice("confidence", CONFIDENCES)
-        reported.append(Reported(**{**raw, "sources": r.sources()}))
-    quoted = []
-    for i, raw in enumerate(_rows(data, "quoted", file)):
-        r = _Reader(f"{file}: quoted #{i + 1}", raw, {"claim": str, "correction": str, "sources": list},
-                    source_ids=ids)
-        quoted.append(Quoted(raw["claim"], raw["correction"], r.sources()))
-    limits = []
-    for i, raw in enumerate(_rows(data, "limit", file)):
-        r = _Reader(f"{file}: limit #{i + 1}", raw, {"text": str, "sources": list}, source_ids=ids)
-        limits.append(Limit(raw["text"], r.sources()))
-    return CrossDCData(methods, networks, compute, table4, intellect1, sparseloco, tuple(reported), tuple(quoted),
-                       tuple(limits))
-
-
-@functools.lru_cache(maxsize=1)
-def get_crossdc_data() -> CrossDCData:
-    """Return the packaged ``crossdc.toml``, read once per process.
-
-    Returns
-    -------
-    CrossDCData
-        As :func:`load_crossdc_data` gives it.
-
-    Examples
-    --------
-    >>> get_crossdc_data().methods["diloco"].inner_steps
-    500
-    """
-    return load_crossdc_data()
 
 
 # --- methods ------------------------------------------------------------------------------------

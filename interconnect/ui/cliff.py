@@ -11,14 +11,16 @@ The arithmetic is in :mod:`interconnect.models.cliff`; the figures in :mod:`inte
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
 
-from interconnect.catalog import LAYER_TITLES, get_catalog
+from interconnect.catalog import LAYER_TITLES, Catalog, Gpu, get_catalog
 from interconnect.figures.cliff import bar_text, cliff_figure, generation_figure
 from interconnect.figures.theme import FORMAT_UNITS
 from interconnect.models.cliff import (
+    CliffSummary,
     cliff_bars,
     cliff_summary,
     generation_ratios,
@@ -28,6 +30,7 @@ from interconnect.models.cliff import (
     transfer_time,
 )
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
+from interconnect.ui.cliff_live import live_nics
 from interconnect.ui.page import (
     PageState,
     chart,
@@ -119,9 +122,17 @@ def _bars_view(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: st
     return bars, "\n\n".join(_bar_source(bar, catalog) for bar in bars), blu_ray
 
 
-@st.fragment
-def cliff_view(state: PageState) -> None:
-    """The controls, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
+class _Hardware(NamedTuple):
+    """What the first row of controls chose: the GPU, the NIC (None: its server's own) and the catalog with them."""
+
+    gpu: Gpu
+    nic_id: str | None
+    catalog: Catalog
+    custom_key: tuple
+
+
+def _hardware_controls(state: PageState) -> _Hardware:
+    """The GPU, network card and NIC count pickers (and a custom GPU's or NIC's fields while in use)."""
     catalog = get_catalog()
     custom_nic_chosen = state["nic"] == "custom"
     # The custom rate's column exists only while it is in use, so the NIC count keeps room for "8 (auto)".
@@ -144,15 +155,18 @@ def cliff_view(state: PageState) -> None:
                                   help=f"The GPU's reference server is the {node.name}.")
     if custom_nic_chosen:  # in the link only while in use, so drawn only then
         columns[2].text_input("Custom NIC rate", key=state.key("nic_bw"),
-                        help="Per direction, e.g. '800 Gbit/s' or '1.6 Tbit/s'.")
+                              help="Per direction, e.g. '800 Gbit/s' or '1.6 Tbit/s'.")
     nic_id = None if nic_choice == "auto" else CUSTOM_NIC_ID if custom_nic_chosen else nic_choice
     auto_nics = server_nics(catalog, gpu.id, nic_id).nics
     right.number_input("NICs per server", min_value=1, max_value=144, step=1, key=state.key("nics"),
                        placeholder=f"{auto_nics} (auto)",
                        help=f"Empty: as many as the GPU's own server has ({node.name}: {node.nics}); "
                             "one per GPU for another card.")
-    brand, library = gpu.scaleup_brand.name, gpu.collective_library.name
-    short_brand = short_link_name(brand)  # "Gaudi on-chip RoCE" once the full name has been given
+    return _Hardware(gpu, nic_id, catalog, custom_key)
+
+
+def _view_controls(state: PageState, library: str) -> None:
+    """Direction, unit and basis: how the same figures are shown."""
     a, b, c = st.columns(3)
     a.radio("Direction", list(DIRECTIONS), key=state.key("dir"), horizontal=True,
             format_func=lambda d: "Per direction" if d == "per" else "Both directions summed")
@@ -160,15 +174,11 @@ def cliff_view(state: PageState) -> None:
             format_func={"GBps": "GB/s", "Gbitps": "Gbit/s", "bluray": "Blu-rays/s"}.get)
     c.radio("Figures", ["spec", "achieved"], key=state.key("basis"), horizontal=True,
             format_func={"spec": "Spec sheet", "achieved": f"What {library} achieves"}.get)
-    state.sync_url()
 
-    direction = DIRECTIONS[state["dir"]]
-    unit_key = state["unit"]
-    fmt_unit = FORMAT_UNITS[unit_key]
-    summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
-    server = summary.server
-    nic = summary.nic
 
+def _headline_metrics(gpu: Gpu, summary: CliffSummary, fmt_unit: str) -> None:
+    """The ratio like for like, as often quoted, as achieved, and the whole server's egress."""
+    brand, library, server = gpu.scaleup_brand.name, gpu.collective_library.name, summary.server
     st.subheader("The headline ratio, two ways")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Like for like (per direction)", f"{summary.ratio_like_for_like:.3g} : 1",
@@ -184,73 +194,56 @@ def cliff_view(state: PageState) -> None:
               help=f"All {server.nics} NICs of the {server.word} together, per direction.")
 
 
-    def network_words() -> str:
-        """The network one GPU gets, in words: 'one InfiniBand NDR port', '3 RoCE v2 over 200 GbE ports'."""
-        name = short_link_name(nic.name)
-        per_gpu = summary.nics_per_gpu
-        if per_gpu == 1:
-            return f"its own {name} card"
-        if per_gpu > 1 and per_gpu == int(per_gpu):
-            return f"{int(per_gpu)} {name} ports"
-        return f"a {server.nics}/{server.gpus} share of the {server.word}'s {name} cards"
+def _network_words(summary: CliffSummary) -> str:
+    """The network one GPU gets, in words: 'its own ... card', '3 RoCE v2 over 200 GbE ports', 'a 1/2 share ...'."""
+    server, name, per_gpu = summary.server, short_link_name(summary.nic.name), summary.nics_per_gpu
+    if per_gpu == 1:
+        return f"its own {name} card"
+    if per_gpu > 1 and per_gpu == int(per_gpu):
+        return f"{int(per_gpu)} {name} ports"
+    return f"a {server.nics}/{server.gpus} share of the {server.word}'s {name} cards"
 
 
-    with st.container(border=True):
-        up_pd = format_bandwidth(summary.scaleup_per_direction)
-        up_both = format_bandwidth(summary.scaleup_both_directions)
-        net_pd = format_bandwidth(summary.network_per_gpu_per_direction)
-        net_bits = format_bandwidth(summary.network_per_gpu_per_direction, "bit/s")
-        lines = [
-            f"**Often quoted:** {gpu.name} has {up_both} of {brand} against {net_pd} for the network, "
-            f"so the cliff is {summary.ratio_as_quoted:.3g} to 1.",
-            f"**Corrected:** {up_both} is both directions added up; the network's {net_pd} ({net_bits}, "
-            f"{network_words()}) is one direction. Like for like it is {up_pd} against {net_pd}: "
-            f"**{summary.ratio_like_for_like:.3g} to 1**.",
-        ]
-        if summary.is_mesh and summary.scaleup_per_peer_per_direction is not None:
-            peer = format_bandwidth(summary.scaleup_per_peer_per_direction)
-            basis = gpu.scaleup_per_peer.basis if gpu.scaleup_per_peer else "spec"
-            hedge = {"estimate": " (our estimate)", "measured": " (one measurement)"}.get(basis, "")
-            lines.append(
-                f"**A mesh, not a switch:** {short_brand} wires each GPU straight to its peers, so {up_pd} per "
-                f"direction is the sum over all {server.gpus - 1} peers at once. To one neighbour a GPU sends {peer} "
-                f"per direction{hedge}: {summary.ratio_one_peer:.3g} to 1 against its network."
-            )
-        if server.is_reference:
-            how = f"the {node.name} has {server.nics} × {short_link_name(nic.name)} for its {server.gpus} GPUs"
-        else:
-            how = (f"with {server.nics} × {short_link_name(nic.name)} for its {server.gpus} GPUs (the {node.name} "
-                   f"ships with {node.nics} × {short_link_name(nics[node.nic].name)})")
+def _corrected_lines(gpu: Gpu, summary: CliffSummary, catalog: Catalog) -> list[str]:
+    """The popular ratio, the corrected one, the mesh caveat and the whole server, as Markdown paragraphs."""
+    brand = gpu.scaleup_brand.name
+    short_brand = short_link_name(brand)  # "Gaudi on-chip RoCE" once the full name has been given
+    server, nic, node = summary.server, summary.nic, catalog.reference_node(gpu.id)
+    up_pd = format_bandwidth(summary.scaleup_per_direction)
+    up_both = format_bandwidth(summary.scaleup_both_directions)
+    net_pd = format_bandwidth(summary.network_per_gpu_per_direction)
+    net_bits = format_bandwidth(summary.network_per_gpu_per_direction, "bit/s")
+    lines = [
+        f"**Often quoted:** {gpu.name} has {up_both} of {brand} against {net_pd} for the network, "
+        f"so the cliff is {summary.ratio_as_quoted:.3g} to 1.",
+        f"**Corrected:** {up_both} is both directions added up; the network's {net_pd} ({net_bits}, "
+        f"{_network_words(summary)}) is one direction. Like for like it is {up_pd} against {net_pd}: "
+        f"**{summary.ratio_like_for_like:.3g} to 1**.",
+    ]
+    if summary.is_mesh and summary.scaleup_per_peer_per_direction is not None:
+        peer = format_bandwidth(summary.scaleup_per_peer_per_direction)
+        basis = gpu.scaleup_per_peer.basis if gpu.scaleup_per_peer else "spec"
+        hedge = {"estimate": " (our estimate)", "measured": " (one measurement)"}.get(basis, "")
         lines.append(
-            f"**And the {server.word} is not one NIC:** {how}, so it sends "
-            f"{format_bandwidth(summary.node_egress_per_direction)} per direction, against "
-            f"{format_bandwidth(summary.node_scaleup_per_direction)} of {short_brand} among its GPUs."
+            f"**A mesh, not a switch:** {short_brand} wires each GPU straight to its peers, so {up_pd} per "
+            f"direction is the sum over all {server.gpus - 1} peers at once. To one neighbour a GPU sends {peer} "
+            f"per direction{hedge}: {summary.ratio_one_peer:.3g} to 1 against its network."
         )
-        st.markdown("\n\n".join(lines))
-        if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
-            st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
-                       "900 GB/s per direction) against the same 400 Gbit/s card.")
+    if server.is_reference:
+        how = f"the {node.name} has {server.nics} × {short_link_name(nic.name)} for its {server.gpus} GPUs"
+    else:
+        how = (f"with {server.nics} × {short_link_name(nic.name)} for its {server.gpus} GPUs (the {node.name} "
+               f"ships with {node.nics} × {short_link_name(catalog.nics()[node.nic].name)})")
+    lines.append(
+        f"**And the {server.word} is not one NIC:** {how}, so it sends "
+        f"{format_bandwidth(summary.node_egress_per_direction)} per direction, against "
+        f"{format_bandwidth(summary.node_scaleup_per_direction)} of {short_brand} among its GPUs."
+    )
+    return lines
 
 
-
-    bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"],
-                                            custom_key)
-    chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, state["basis"], custom_key),
-          key="cliff-chart")
-    if state["basis"] == "achieved":
-        fallback = [bar.label for bar in bars if bar.basis != "achieved"]
-        if fallback:
-            st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or measured "
-                       "figure is shown, marked on its bar.")
-    s1, s2, s3 = st.columns(3)
-    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
-    source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
-    source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
-                   container=s3)
-
-    with st.expander("Where every bar comes from"):
-        st.markdown(bar_sources)  # one element: a fast redraw
-
+def _popular_claims(catalog: Catalog, gpu: Gpu, bars: list) -> None:
+    """The popular figures about the links on the chart, each with what the sources say."""
     # A custom GPU only borrows its base's scale-up link: the popular figures about that link are not about it.
     claims = quoted_claims(catalog, [bar for bar in bars
                                      if gpu.id != CUSTOM_GPU_ID or bar.key not in ("scaleup", "peer")])
@@ -260,6 +253,41 @@ def cliff_view(state: PageState) -> None:
             with st.container(border=True):
                 st.markdown(f"**Often quoted** ({claim['by']}, on {link_name}): {claim['claim']}")
                 st.markdown(f"**What the sources say:** {claim['correction']}")
+
+
+@st.fragment
+def cliff_view(state: PageState) -> None:
+    """The controls, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
+    gpu, nic_id, catalog, custom_key = _hardware_controls(state)
+    _view_controls(state, gpu.collective_library.name)
+    state.sync_url()
+
+    direction, unit_key, basis = DIRECTIONS[state["dir"]], state["unit"], state["basis"]
+    summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
+    server, nic = summary.server, summary.nic
+    _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key])
+    with st.container(border=True):
+        st.markdown("\n\n".join(_corrected_lines(gpu, summary, catalog)))
+        if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
+            st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
+                       "900 GB/s per direction) against the same 400 Gbit/s card.")
+
+    bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key)
+    chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key), key="cliff-chart")
+    if basis == "achieved":
+        fallback = [bar.label for bar in bars if bar.basis != "achieved"]
+        if fallback:
+            st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or measured "
+                       "figure is shown, marked on its bar.")
+    live_nics(state, catalog, summary, custom_key)
+    s1, s2, s3 = st.columns(3)
+    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
+    source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
+    source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
+                   container=s3)
+    with st.expander("Where every bar comes from"):
+        st.markdown(bar_sources)  # one element: a fast redraw
+    _popular_claims(catalog, gpu, bars)
 
     st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
     st.markdown(blu_ray)  # a Markdown table: lighter for the browser than st.table

@@ -1,6 +1,6 @@
 """The package keeps one folder per kind of code, and imports only go downward.
 
-``models/``, ``io/``, ``catalog.py`` and ``units.py`` are the core: no Plotly-free rule is needed
+``models/``, ``io/``, ``datafiles/``, ``catalog.py`` and ``units.py`` are the core: no Plotly-free rule is needed
 for them to be testable, but they must never reach up into ``figures/``, ``ui/`` or ``cli/``.
 Streamlit is imported only by ``ui/``, ``pages/`` and ``app.py``.
 """
@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "interconnect"
 TOP_LEVEL_MODULES = {"__init__.py", "__main__.py", "catalog.py", "units.py", "testing.py"}
-CORE = ("models", "io")
+CORE = ("models", "io", "datafiles")
 UPPER = ("interconnect.figures", "interconnect.ui", "interconnect.cli")
 
 
@@ -58,6 +58,13 @@ def test_core_never_imports_upward(path):
     assert not upward, f"{relative} imports {sorted(upward)} from a layer above it"
     plotting = {name for name in imported_modules(path) if name.startswith("plotly")}
     assert not plotting, f"{relative} imports Plotly; figures belong in interconnect/figures/"
+
+
+def test_the_data_layer_does_not_import_models_or_io():
+    # datafiles/ sits beside catalog.py, below the models that use its records.
+    for path in (PACKAGE / "datafiles").rglob("*.py"):
+        bad = {n for n in imported_modules(path) if n.startswith(("interconnect.models", "interconnect.io"))}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
 
 
 def test_figures_do_not_import_ui_or_cli():

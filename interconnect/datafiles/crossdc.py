@@ -1,0 +1,382 @@
+"""``crossdc.toml``, read and checked: what the papers on training across data centres ran and reported.
+
+The records here are the published figures the Across sites page shows and the tests check: each
+method's defaults, CrossPipe's network classes, the 6N compute rule, Streaming DiLoCo's Table 4,
+INTELLECT-1's Table 2, the SparseLoCo encoding, the reported results, quoted claims and the model's
+limits. Times are in s and rates in B/s, as each field's name says; sources are ids in ``sources.toml``.
+The arithmetic on them is :mod:`interconnect.models.crossdc`, which re-exports these names.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from interconnect.catalog import CatalogError, get_catalog
+from interconnect.datafiles.tables import DataFile, packaged_data_file
+
+__all__ = [
+    "CONFIDENCES",
+    "METHODS",
+    "TOPOLOGIES",
+    "ComputeRule",
+    "CrossDCData",
+    "CrossDCDataError",
+    "Intellect1",
+    "IntellectSpan",
+    "Limit",
+    "MethodDefaults",
+    "NetworkClass",
+    "Quoted",
+    "Reported",
+    "SparseEncoding",
+    "Table4",
+    "Table4Row",
+    "get_crossdc_data",
+    "load_crossdc_data",
+]
+
+#: Method ids (public schema: URL values and CLI choices); the file holds one [[method]] for each.
+METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco")
+#: How the sites exchange their payloads.
+TOPOLOGIES = ("ring", "hierarchical", "allgather")
+#: How sure we are of a reported result.
+CONFIDENCES = ("high", "medium", "low")
+
+_DATA_FILE = "crossdc.toml"
+
+
+class CrossDCDataError(CatalogError):
+    """``crossdc.toml`` is inconsistent; the message names the file, the table and the key."""
+
+
+class _CrossDCFile(DataFile):
+    error = CrossDCDataError
+
+
+@dataclass(frozen=True)
+class MethodDefaults:
+    """What a paper ran: the defaults of one method, with where they are stated."""
+
+    id: str
+    name: str
+    inner_steps: int
+    bits: int
+    topology: str
+    sources: tuple[str, ...]
+    where: str
+    overlap_steps: int = 0
+    layers_per_fragment: int = 0
+    chunk: int = 0
+    topk: int = 0
+    index_bits: int = 0
+
+
+@dataclass(frozen=True)
+class NetworkClass:
+    """A class of link between sites (CrossPipe §2.3), with the preset's latency and bandwidth."""
+
+    id: str
+    name: str
+    published: str
+    latency_s: float
+    bandwidth_bytes_per_s: float
+    per_port: bool
+    sources: tuple[str, ...]
+    where: str
+
+    @property
+    def rtt_s(self) -> float:
+        """Round trip in s: twice the one-way latency."""
+        return 2 * self.latency_s
+
+
+@dataclass(frozen=True)
+class Table4Row:
+    """One model of Streaming DiLoCo's Table 4: its shape, step time (s) and WAN Gbit/s per utilisation target."""
+
+    model: str
+    params: float
+    layers: int
+    step_s: float
+    variant: str
+    required_gbit_per_s: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Table4:
+    """Streaming DiLoCo's Table 4: simulated WAN bandwidth for a target compute utilisation."""
+
+    sources: tuple[str, ...]
+    where: str
+    utilization: tuple[float, ...]
+    sites: int
+    inner_steps: int
+    grid_step: float
+    rows: tuple[Table4Row, ...]
+
+
+@dataclass(frozen=True)
+class IntellectSpan:
+    """One span of INTELLECT-1's Table 2: the median all-reduce time (s) and the utilisation (%)."""
+
+    name: str
+    allreduce_s: float
+    utilization_percent: float
+
+
+@dataclass(frozen=True)
+class Intellect1:
+    """INTELLECT-1's Table 2: compute per round and the median all-reduce time per span."""
+
+    sources: tuple[str, ...]
+    where: str
+    confidence: str
+    params: float
+    inner_steps: int
+    compute_s: float
+    spans: tuple[IntellectSpan, ...]
+
+
+@dataclass(frozen=True)
+class SparseEncoding:
+    """SparseLoCo's payload encoding as run in Covenant-72B."""
+
+    sources: tuple[str, ...]
+    where: str
+    chunk: int
+    topk: int
+    value_bits: int
+    index_bits: int
+    index_bits_lower_bound: float
+    compression_vs_fp32_at_least: float
+
+
+@dataclass(frozen=True)
+class ComputeRule:
+    """Training FLOPs per parameter per token, and the backward pass's share of them."""
+
+    sources: tuple[str, ...]
+    where: str
+    flops_per_param_per_token: float
+    backward_flops_per_param_per_token: float
+
+    @property
+    def backward_fraction(self) -> float:
+        """The backward pass's share of a training step's FLOPs (dimensionless; 4/6 by the 6N rule)."""
+        return self.backward_flops_per_param_per_token / self.flops_per_param_per_token
+
+
+@dataclass(frozen=True)
+class Reported:
+    """One published result, as a card: a headline number, a sentence, the source and our confidence."""
+
+    id: str
+    work: str
+    headline: str
+    claim: str
+    sources: tuple[str, ...]
+    where: str
+    confidence: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A claim heard in talks, and what the sources say."""
+
+    claim: str
+    correction: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit of the simple model, stated with its sources."""
+
+    text: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CrossDCData:
+    """Everything in ``crossdc.toml``, checked."""
+
+    methods: Mapping[str, MethodDefaults]
+    networks: Mapping[str, NetworkClass]
+    compute: ComputeRule
+    table4: Table4
+    intellect1: Intellect1
+    sparseloco: SparseEncoding
+    reported: tuple[Reported, ...]
+    quoted: tuple[Quoted, ...]
+    limits: tuple[Limit, ...]
+
+    def source_ids(self) -> set[str]:
+        """Collect every source id the file cites (so the catalog's "every source is cited" check can count them).
+
+        Returns
+        -------
+        set of str
+            Ids of ``sources.toml``.
+
+        Examples
+        --------
+        >>> "arxiv-diloco" in get_crossdc_data().source_ids()
+        True
+        """
+        groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
+                  self.sparseloco, *self.reported, *self.quoted, *self.limits]
+        return {source_id for group in groups for source_id in group.sources}
+
+
+_S = {"sources": list, "where": str}
+
+
+def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> CrossDCData:
+    """Read and check ``crossdc.toml``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file by default.
+    source_ids : frozenset of str, optional
+        The ids a ``sources`` list may use; those of the packaged catalog by default.
+
+    Returns
+    -------
+    CrossDCData
+        Every table of the file, with quantities converted to the unit in each field's name.
+
+    Raises
+    ------
+    CrossDCDataError
+        Naming the table and key, for an unknown or missing key, a wrong type or dimension, or an
+        unknown source id.
+
+    Examples
+    --------
+    >>> data = load_crossdc_data()
+    >>> f"{data.networks['cross-region'].rtt_s * 1e3:g} ms round trip", sorted(data.methods) == sorted(METHODS)
+    ('100 ms round trip', True)
+    """
+    if source_ids is None:
+        source_ids = get_catalog().sources
+    toml = _CrossDCFile(path or packaged_data_file(_DATA_FILE), source_ids)
+    toml.only_tables(("method", "network", "compute", "streaming_diloco_table4", "intellect1", "sparseloco_encoding",
+                      "reported", "quoted", "limit"))
+    data, file = toml.data, toml.name
+
+    methods: dict[str, MethodDefaults] = {}
+    for raw in toml.rows("method"):
+        where = f"{file}: method '{raw.get('id', '?')}'"
+        r = toml.table(where, raw, {"id": str, "name": str, "inner_steps": int, "bits": int, "topology": str, **_S},
+                       {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int})
+        if raw["id"] not in METHODS or raw["id"] in methods:
+            raise CrossDCDataError(f"{where}: id must be one of {', '.join(METHODS)}, once each")
+        r.choice("topology", TOPOLOGIES)
+        if raw["inner_steps"] < 1 or raw["bits"] < 1:
+            raise CrossDCDataError(f"{where}: inner_steps and bits must be at least 1")
+        methods[raw["id"]] = MethodDefaults(**{**raw, "sources": r.sources()})
+    if set(methods) != set(METHODS):
+        raise CrossDCDataError(f"{file}: needs a [[method]] for each of {', '.join(METHODS)}")
+    streaming, sparse = methods["streaming-diloco"], methods["sparseloco"]
+    if streaming.layers_per_fragment < 1 or streaming.overlap_steps < 0:
+        raise CrossDCDataError(f"{file}: method 'streaming-diloco' needs layers_per_fragment >= 1")
+    if not 1 <= sparse.topk <= sparse.chunk or sparse.index_bits < 1:
+        raise CrossDCDataError(f"{file}: method 'sparseloco' needs 1 <= topk <= chunk and index_bits >= 1")
+
+    networks: dict[str, NetworkClass] = {}
+    for raw in toml.rows("network"):
+        where = f"{file}: network '{raw.get('id', '?')}'"
+        r = toml.table(where, raw, {"id": str, "name": str, "published": str, "latency": str, "bandwidth": str,
+                                    "per_port": bool, **_S})
+        networks[raw["id"]] = NetworkClass(
+            raw["id"], raw["name"], raw["published"], r.quantity("latency", "time", "s"),
+            r.quantity("bandwidth", "bandwidth", "B/s"), raw["per_port"], r.sources(), raw["where"])
+
+    r = toml.table(f"{file}: [compute]", data.get("compute"), {"flops_per_param_per_token": float,
+                                                               "backward_flops_per_param_per_token": float, **_S})
+    compute = ComputeRule(r.sources(), r.get("where"), r.positive("flops_per_param_per_token"),
+                          r.positive("backward_flops_per_param_per_token"))
+    if compute.backward_fraction >= 1:
+        raise CrossDCDataError(f"{file}: [compute] backward FLOPs must be less than the total")
+
+    where = f"{file}: [streaming_diloco_table4]"
+    raw_table = data.get("streaming_diloco_table4")
+    r = toml.table(where, raw_table, {"utilization": list, "sites": int, "inner_steps": int, "grid_step": float,
+                                      "row": list, **_S})
+    utilizations = tuple(float(u) for u in raw_table["utilization"])
+    if not all(0 < u < 1 for u in utilizations):
+        raise CrossDCDataError(f"{where}: utilization values must lie between 0 and 1")
+    rows = []
+    for raw in raw_table["row"]:
+        row_where = f"{where} row {raw.get('model', '?')} {raw.get('variant', '?')}"
+        rr = toml.table(row_where, raw, {"model": str, "params": float, "layers": int, "step_time": str,
+                                         "variant": str, "required_gbit_per_s": list})
+        required = tuple(float(v) for v in raw["required_gbit_per_s"])
+        if len(required) != len(utilizations) or not all(v > 0 for v in required):
+            raise CrossDCDataError(f"{row_where}: needs one positive bandwidth per utilization")
+        rows.append(Table4Row(raw["model"], rr.positive("params"), raw["layers"],
+                              rr.quantity("step_time", "time", "s"), raw["variant"], required))
+    table4 = Table4(r.sources(), raw_table["where"], utilizations, raw_table["sites"], raw_table["inner_steps"],
+                    r.positive("grid_step"), tuple(rows))
+
+    where = f"{file}: [intellect1]"
+    raw_i = data.get("intellect1")
+    r = toml.table(where, raw_i, {"confidence": str, "params": float, "inner_steps": int, "compute_time": str,
+                                  "span": list, **_S})
+    r.choice("confidence", CONFIDENCES)
+    spans = []
+    for raw in raw_i["span"]:
+        rs = toml.table(f"{where} span '{raw.get('name', '?')}'", raw,
+                        {"name": str, "allreduce_time": str, "utilization_percent": float})
+        spans.append(IntellectSpan(raw["name"], rs.quantity("allreduce_time", "time", "s"),
+                                   rs.positive("utilization_percent")))
+    intellect1 = Intellect1(r.sources(), raw_i["where"], raw_i["confidence"], r.positive("params"),
+                            raw_i["inner_steps"], r.quantity("compute_time", "time", "s"), tuple(spans))
+
+    raw_s = data.get("sparseloco_encoding")
+    r = toml.table(f"{file}: [sparseloco_encoding]", raw_s,
+                   {"chunk": int, "topk": int, "value_bits": int, "index_bits": int, "index_bits_lower_bound": float,
+                    "compression_vs_fp32_at_least": float, **_S})
+    sparseloco = SparseEncoding(r.sources(), raw_s["where"], raw_s["chunk"], raw_s["topk"], raw_s["value_bits"],
+                                raw_s["index_bits"], r.positive("index_bits_lower_bound"),
+                                r.positive("compression_vs_fp32_at_least"))
+
+    reported = []
+    for raw in toml.rows("reported"):
+        where = f"{file}: reported '{raw.get('id', '?')}'"
+        r = toml.table(where, raw, {"id": str, "work": str, "headline": str, "claim": str, "confidence": str, **_S},
+                       {"note": str})
+        r.choice("confidence", CONFIDENCES)
+        reported.append(Reported(**{**raw, "sources": r.sources()}))
+    quoted = []
+    for i, raw in enumerate(toml.rows("quoted")):
+        r = toml.table(f"{file}: quoted #{i + 1}", raw, {"claim": str, "correction": str, "sources": list})
+        quoted.append(Quoted(raw["claim"], raw["correction"], r.sources()))
+    limits = []
+    for i, raw in enumerate(toml.rows("limit")):
+        r = toml.table(f"{file}: limit #{i + 1}", raw, {"text": str, "sources": list})
+        limits.append(Limit(raw["text"], r.sources()))
+    return CrossDCData(methods, networks, compute, table4, intellect1, sparseloco, tuple(reported), tuple(quoted),
+                       tuple(limits))
+
+
+@functools.lru_cache(maxsize=1)
+def get_crossdc_data() -> CrossDCData:
+    """Return the packaged ``crossdc.toml``, read once per process.
+
+    Returns
+    -------
+    CrossDCData
+        As :func:`load_crossdc_data` gives it.
+
+    Examples
+    --------
+    >>> get_crossdc_data().methods["diloco"].inner_steps
+    500
+    """
+    return load_crossdc_data()
