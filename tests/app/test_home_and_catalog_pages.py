@@ -14,10 +14,14 @@ CATALOG_PAGE = "pages/9_Catalog.py"
 def test_home_page_shows_layers_and_the_reach_chart():
     at = run_page()
     assert not at.exception
-    text = " ".join(block.value for block in at.markdown)
-    for word in ("NVLink", "InfiniBand", "Wide-area"):
+    text = " ".join(block.value for block in [*at.markdown, *at.caption])
+    for word in ("NVLink", "InfiniBand", "wide-area"):
         assert word in text
-    reach = chart_specs(at)[0]
+    layers, reach = chart_specs(at)[:2]  # the layers picture, then the reach map
+    pictured = " ".join(annotation["text"] for annotation in layers["layout"]["annotations"])
+    for words in ("Inside the server", "Between servers", "Between buildings", "NVLink 4", "InfiniBand NDR",
+                  "Another building"):
+        assert words in pictured
     labels = {annotation["text"] for annotation in reach["layout"]["annotations"]}
     assert {"NVLink 5", "LapLink cable"} <= labels
     plotted = " / ".join(row[0] for trace in reach["data"] for row in trace["customdata"])  # hover names
