@@ -33,6 +33,7 @@ from interconnect.ui.talk import (
     clear_focus_slot,
     focus_figure,
     is_focus,
+    link_preview,
     reserve_focus_slot,
 )
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
@@ -126,8 +127,10 @@ def page_setup(title: str, caption: str | None = None) -> None:
 
     The guided tour and presentation mode are read from the link (``tour``/``step``/``present``).
     """
+    description = page_description(title, caption)
     st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide",
-                       initial_sidebar_state="collapsed" if _presenting() else "auto")
+                       initial_sidebar_state="collapsed" if _presenting() else "auto",
+                       menu_items={"About": f"**Interconnect Explorer** · {title}: {description}"})
     st.markdown(_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
     talk = talk_state()
     if talk.present:
@@ -152,11 +155,24 @@ def page_setup(title: str, caption: str | None = None) -> None:
         st.session_state[_LINK_SLOT] = link_slot.empty()
     if caption and not (talk.present and talk.tour_step):  # on a tour step the step's caption says it
         st.caption(caption)
+    link_preview(f"{title} · Interconnect Explorer", description)
     clear_focus_slot()
     if talk.tour_step:
         show_tour_banner(talk)
         if talk.present:
             reserve_focus_slot(tour_steps()[talk.tour_step - 1].chart)
+
+
+def page_description(title: str, caption: str | None) -> str:
+    """One line on what a page shows, for its link preview: its caption's first sentence, or its title.
+
+    >>> page_description("Overlap", "Hide it behind the backward pass. What is left, the step waits for.")
+    'Hide it behind the backward pass.'
+    """
+    if not caption:
+        return f"{title}: GPU interconnect explained, every figure with its unit and source."
+    first = caption.split(". ")[0].strip()
+    return first if first.endswith((".", "?", "!")) else first + "."
 
 
 class PageState:

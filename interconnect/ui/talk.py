@@ -10,18 +10,21 @@ Streamlit allows for a container the fragment wrote to in the last full run).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
+import streamlit.components.v1  # noqa: F401  (st.components.v1.html: a zero-height frame for the script)
 
-__all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "chart_container", "focus_figure", "reserve_focus_slot"]
+__all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "chart_container", "focus_figure", "link_preview", "preview_script",
+           "reserve_focus_slot"]
 
 _FOCUS_SLOT = "talk.focus_slot"
 _FOCUS_KEY = "talk.focus_key"
 
 #: The tallest a step's chart is drawn in presentation mode: title, tour caption and chart then fit a
 #: 1280 x 720 window (a common projector) without scrolling.
-FOCUS_HEIGHT_PX = 430
+FOCUS_HEIGHT_PX = 450
 
 #: Presentation mode's look (a constant of ours, never user input): no sidebar, no Streamlit top bar
 #: (it covered the top of "Link to this view"), a compact title and tour banner, and type sized for a room.
@@ -40,6 +43,10 @@ PRESENT_CSS = """
   .st-key-talk-banner [data-testid="stMarkdownContainer"] p { line-height: 1.45; }
   .st-key-talk-banner [data-testid="stPageLink-NavLink"] { padding: 0 0.4rem; }
   .st-key-talk-head { gap: 0.5rem !important; }
+  /* The zero-height helpers (style blocks, the tour keys' and link preview's script frames) take no row of
+     their own: each empty row still cost a 1 rem gap above the chart. Hidden frames still run their scripts. */
+  [data-testid="stElementContainer"]:has(iframe[data-testid="stIFrame"]),
+  [data-testid="stElementContainer"]:has(style) { display: none; }
 </style>
 """
 
@@ -73,7 +80,7 @@ def focus_figure(figure: Any) -> Any:
 
     >>> import plotly.graph_objects as go
     >>> focus_figure(go.Figure(layout={"height": 600})).layout.height
-    430
+    450
     >>> focus_figure(go.Figure(layout={"height": 300})).layout.height
     300
     """
@@ -89,3 +96,44 @@ def focus_figure(figure: Any) -> Any:
         if item is not None and getattr(item, "yref", None) == "container" and item.y is not None:
             item.y = 1 - (1 - item.y) * height / FOCUS_HEIGHT_PX
     return smaller
+
+
+#: The site's name in every page title and preview.
+SITE_NAME = "Interconnect Explorer"
+
+
+def _js_string(text: str) -> str:
+    r"""``text`` as a JavaScript string literal that cannot end its script element.
+
+    >>> print(_js_string('a "b" </script>'))
+    "a \"b\" \u003c/script>"
+    """
+    return json.dumps(text).replace("<", "\\u003c")
+
+
+def preview_script(title: str, description: str) -> str:
+    """The script that writes a page's preview metadata into the app's document head: the description,
+    and the Open Graph and Twitter card fields link previews read (title, description, site name)."""
+    fields = [("name", "description", description), ("property", "og:title", title),
+              ("property", "og:description", description), ("property", "og:site_name", SITE_NAME),
+              ("property", "og:type", "website"), ("name", "twitter:card", "summary"),
+              ("name", "twitter:title", title), ("name", "twitter:description", description)]
+    lines = [f"  put({_js_string(attribute)}, {_js_string(name)}, {_js_string(content)});"
+             for attribute, name, content in fields]
+    return ("<script>\nconst head = window.parent.document.head;\n"
+            "function put(attribute, name, content) {\n"
+            "  let tag = head.querySelector(`meta[${attribute}=\"${name}\"]`);\n"
+            "  if (!tag) { tag = window.parent.document.createElement('meta'); tag.setAttribute(attribute, name);"
+            " head.appendChild(tag); }\n"
+            "  tag.setAttribute('content', content);\n}\n" + "\n".join(lines) + "\n</script>")
+
+
+def link_preview(title: str, description: str) -> None:
+    """Give the open page its preview metadata (description, Open Graph, Twitter card).
+
+    Streamlit serves the same static ``index.html`` (title "Streamlit", no description) for every
+    page and fills in the page's title with JavaScript. A browser's tab, bookmarks and history, and
+    any previewer that runs JavaScript, see the page's own title and this description; chat apps'
+    link unfurlers that read only the served HTML (Slack, Teams, Discord, ...) see "Streamlit".
+    """
+    st.components.v1.html(preview_script(title, description), height=0)
