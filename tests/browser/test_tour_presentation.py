@@ -93,7 +93,9 @@ STAGE_CHECK_JS = """(chartKey) => {
   const visible = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
   const problems = [];
-  document.querySelectorAll('[data-testid="stAlert"], [data-testid="stException"], [data-testid="stToast"]')
+  // Warnings and errors (an info or success box is the page's content, not a problem).
+  document.querySelectorAll('[data-testid="stAlertContentWarning"], [data-testid="stAlertContentError"], '
+    + '[data-testid="stException"], [data-testid="stToast"]')
     .forEach((el) => { if (visible(el)) problems.push('shown to the room: ' + el.innerText.slice(0, 120)); });
   // Controls on the first screen: wholly inside the window, and their labels not cut short.
   const controls = document.querySelectorAll('[data-testid="stMain"] button, [data-testid="stPageLink-NavLink"], '
