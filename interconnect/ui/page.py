@@ -64,7 +64,7 @@ CUSTOM_GPU_LABEL = "Custom GPU (describe it below)"
 _CSS = """
 <style>
   /* Larger type for projectors; the charts carry their own 16 px theme. */
-  [data-testid="stMetricValue"] { font-size: 2.1rem; }
+  [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.1rem; }
   .block-container { padding-top: 2.2rem; max-width: 1280px; }
 </style>
 """

@@ -36,7 +36,7 @@ PRESENT_CSS = """
   .block-container { max-width: 100%; padding-top: 0.6rem !important; padding-bottom: 2rem; }
   h1 { font-size: 2.1rem !important; padding: 0.2rem 0 !important; }
   p, li, [data-testid="stCaptionContainer"] { font-size: 1.25rem !important; }
-  [data-testid="stMetricValue"], [data-testid="stMetricValue"] div { font-size: 2.6rem !important; }
+  [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.6rem !important; line-height: 1.2; }
   [data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
   .st-key-talk-banner { padding: 0.5rem 1rem !important; gap: 0.3rem !important; }
   .st-key-talk-banner [data-testid="stProgress"] p { font-size: 1.2rem !important; }
