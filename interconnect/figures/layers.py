@@ -30,9 +30,9 @@ LAYERS = (("scale-up", "Inside the server"), ("scale-out", "Between servers"),
 #: The boxes of the picture, left to right along the way out (x in picture units); the NVLink switch
 #: sits above the GPU, on a hop of its own.
 _BOXES = {"gpu": (0.0, 0.0), "switch": (0.0, 1.0), "nic": (1.45, 0.0), "leaf": (2.95, 0.0), "spine": (4.45, 0.0),
-          "site": (6.05, 0.0)}
+          "site": (6.2, 0.0)}
 #: Where each layer's band starts and ends on x.
-_BANDS = ((-0.55, 2.05), (2.05, 5.2), (5.2, 6.75))
+_BANDS = ((-0.55, 2.05), (2.05, 5.25), (5.25, 7.0))
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def layers_figure(hops: Sequence[LayerHop], gpu_name: str, *, height: int = 340)
     apply_theme(figure, height=height, template=False)
     figure.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white", showlegend=False,
                          hovermode="closest", dragmode=False)
-    figure.update_xaxes(visible=False, range=[-0.58, 6.78], fixedrange=True)
+    figure.update_xaxes(visible=False, range=[-0.58, 7.03], fixedrange=True)
     figure.update_yaxes(visible=False, range=[-0.6, 1.5], fixedrange=True)
     return figure
 
