@@ -7,6 +7,7 @@ import streamlit as st
 from interconnect.catalog import get_catalog
 from interconnect.figures.layers import layer_hops, layers_figure
 from interconnect.figures.reach import reach_figure
+from interconnect.models.reach import reach_rows
 from interconnect.ui.page import (
     PAGES,
     PageState,
@@ -49,6 +50,8 @@ ENTRY_POINTS = (
      "Per direction or both, Gbit or GB, busbw or algbw: and a converter."),
     ("catalog", None, "Catalog and sources",
      "Every figure with its unit, its direction and where it comes from."),
+    ("fabric", None, "Fabric",
+     "From GPUs to switches, optics and watts: tiers, rails, oversubscription and what they cost."),
 )
 #: The cards' look (a constant of ours, never user text): a tinted card and the link in body-size type.
 ENTRY_STYLE = """
@@ -93,22 +96,24 @@ note.caption("One H100 SXM in an HGX server, on the way out: each line is as thi
              "by all of a site's GPUs. Other makers' scale-up plays NVLink's part: AMD's Infinity Fabric, "
              "Gaudi's on-chip Ethernet.")
 with sources.popover("Sources"):
-    for hop in hops:
-        st.markdown(f"**{escape_markdown(hop.link.name)}** · id `{hop.link.id}`")
-        show_entry(hop.link, get_catalog())
+    for entry in [part for hop in hops for part in (hop.link, hop.medium) if part is not None]:
+        st.markdown(f"**{escape_markdown(entry.name)}** · id `{entry.id}`")
+        show_entry(entry, get_catalog())
 
 
 @st.cache_resource(show_spinner=False)
 def home_map():
     """The reach map is the same for every visitor: built once per server process (placing its labels
     takes a few hundred milliseconds)."""
-    return reach_figure(list(get_catalog().links.values()))
+    return reach_figure(reach_rows(catalog=get_catalog()))
 
 
 chart(home_map(), key="reach-chart")
-st.caption("Only links whose reach the catalog can source are drawn; links are named where a label fits, and "
-           "every point names its links when you hover over it. Copper that carries hundreds of GB/s stops at a "
-           "few metres; optics trade rate for kilometres; a 1980s parallel cable was slow and short.")
+st.caption("Each point is a medium (copper, optics, NVLink's own copper) at the fastest protocol it carries, or an "
+           "older cable or long-haul link from the catalog; only sourced reaches are drawn. Points are named "
+           "beside them where a label fits and in the legend where it does not; hover for every name. Copper that "
+           "carries hundreds of GB/s stops at a few metres; optics trade rate for kilometres; a 1980s parallel "
+           "cable was slow and short.")
 st.markdown(
     "Every view is a link: the address bar always holds the page's settings, so you can paste it "
     "into a chat or a slide and it reopens exactly what you saw."

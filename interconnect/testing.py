@@ -82,6 +82,10 @@ HOSTILE_VALUES: tuple[str, ...] = (
     "\x00", "\u202e\u0000", "\ufeff", "🚀" * 60, "../../etc/passwd", "%00", "%27%22", "' OR 1=1 --",
     "None", "True", "[]", "{}", "x" * 10_000, "1,2,3", "1.5", "1e3", "0x10", "١٢٣", "Ⅻ",
     "h100-sxm", "H100-SXM", "ib-ndr", "auto", "custom", "256 MiB", "400 Gbit/s", "11 m",
+    # Issue 21: Unicode digits that str.isdigit() accepts and int() refuses (or reads), numbers just past
+    # Python's 4,300-digit limit for int(), and the finite extremes of a float, bare and with units.
+    "\u00b2", "\u0663", "\uff18", "9" * 4301, "1e308", "-1e308", "5e-324", "1e-320",
+    "1e308 B", "5e-324 B", "1e308 Gbit/s", "1e-320 Gbit/s", "1e308 s", "5e-324 s", "1 KiB",
 )
 
 
@@ -99,4 +103,8 @@ HOSTILE_LINKS: tuple[str, ...] = (
     "/All_reduce?nodes=100000&gpn=1024",
     "/Bandwidth_cliff?gpu=" + "x" * 5000 + "&nics=" + "9" * 5000,
     "/Catalog?kind=%3Cimg%20src=x%20onerror=alert(1)%3E&entry=" + "z" * 5000,
+    # Issue 21: a superscript two as the tour's stop drew nothing on every page; 4,301 digits too.
+    "/?tour=1&step=%C2%B2",
+    "/Across_sites?tour=1&stop=" + "9" * 4301,
+    "/Overlap?model=deepseek-v3&bucket=1%20KiB",
 )

@@ -29,7 +29,9 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "DIMENSIONS",
+    "IntegerInputError",
     "InterconnectError",
+    "MAX_INT_CHARS",
     "Q_",
     "QuantityInputError",
     "UnitMismatchError",
@@ -41,6 +43,7 @@ __all__ = [
     "format_seconds",
     "format_size",
     "parse_quantity",
+    "read_int",
     "ureg",
 ]
 
@@ -275,6 +278,70 @@ def parse_quantity(text: object, expected: str, *, allow_zero: bool = False) -> 
     if magnitude < 0 or (magnitude == 0 and not allow_zero):
         raise QuantityInputError(f"expected a positive {want.split(' ', 1)[1]}, got {raw}")
     return ParsedQuantity(quantity, note)
+
+
+# --- whole numbers typed by people (links, widgets, logs, the command line) ----------------
+
+#: The longest whole number read (sign and separators included): more than any 64-bit count, far
+#: below Python's 4,300-digit limit for ``int()``, so reading one is always short and linear.
+MAX_INT_CHARS = 32
+_ASCII_INT_RE = re.compile(r"[+-]?[0-9]+")
+_GROUPED_INT_RE = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+")
+
+
+class IntegerInputError(InterconnectError, ValueError):
+    """Text that is not a usable whole number; ``nearest`` is the bound it broke (None if not a number)."""
+
+    def __init__(self, reason: str, nearest: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.nearest = nearest
+
+
+def read_int(text: object, *, minimum: int | None = None, maximum: int | None = None,
+             max_chars: int = MAX_INT_CHARS) -> int:
+    """The one strict reader of a whole number typed by a person or found in a file.
+
+    ASCII digits only, with an optional sign, ``_`` between digits or ``,`` between groups of three
+    (``1_000``, ``1,048,576``); surrounding blanks are ignored. Unicode digits (``²``, ``٣``, ``８``),
+    decimals, exponents and text longer than ``max_chars`` are refused before ``int()`` sees them.
+    Raises :class:`IntegerInputError` with a reason; out of range, its ``nearest`` is the bound.
+
+    >>> read_int(" 1,048,576 "), read_int("-3"), read_int("1_000")
+    (1048576, -3, 1000)
+    >>> for bad in ("²", "8.0", "1e3", "9" * 4301):
+    ...     try:
+    ...         read_int(bad)
+    ...     except IntegerInputError as exc:
+    ...         print(exc)
+    not a whole number (ASCII digits only)
+    not a whole number (ASCII digits only)
+    not a whole number (ASCII digits only)
+    4,301 characters is too long for a whole number
+    >>> try:
+    ...     read_int("0", minimum=1)
+    ... except IntegerInputError as exc:
+    ...     print(exc, exc.nearest)
+    below the minimum 1 1
+    """
+    raw = text if isinstance(text, str) else str(text)
+    if len(raw) > max_chars * 4:  # not even stripped: a long text is refused in constant time
+        raise IntegerInputError(f"{len(raw):,} characters is too long for a whole number")
+    raw = raw.strip()
+    if len(raw) > max_chars:
+        raise IntegerInputError(f"{len(raw):,} characters is too long for a whole number")
+    if _GROUPED_INT_RE.fullmatch(raw):
+        raw = raw.replace(",", "")
+    elif "_" in raw and not raw.startswith(("_", "+_", "-_")) and not raw.endswith("_") and "__" not in raw:
+        raw = raw.replace("_", "")
+    if not _ASCII_INT_RE.fullmatch(raw):
+        raise IntegerInputError("not a whole number (ASCII digits only)")
+    value = int(raw)
+    if minimum is not None and value < minimum:
+        raise IntegerInputError(f"below the minimum {minimum}", minimum)
+    if maximum is not None and value > maximum:
+        raise IntegerInputError(f"above the maximum {maximum}", maximum)
+    return value
 
 
 # --- units at the model boundary ---------------------------------------------------------

@@ -8,6 +8,7 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.ui.allreduce import analysis, page_cluster
+from interconnect.ui.allreduce_live import live_nodes
 from interconnect.ui.cluster import cluster_controls, show_cluster_sources
 from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, allreduce_specs
@@ -22,5 +23,6 @@ cluster, cluster_warnings = page_cluster(state.values())
 for warning in cluster_warnings:
     st.warning(escape_markdown(warning))
 show_cluster_sources(cluster, catalog)
+live_nodes(state, cluster)
 analysis(state)
 footer()

@@ -8,6 +8,7 @@ from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show
 from interconnect.ui.overlap import (
     StepInputs,
     nodes_figure,
+    show_breakdown,
     show_claim,
     show_ddp_check,
     show_metrics,
@@ -51,6 +52,7 @@ def overlap_view() -> None:
     show_cluster_sources(cluster, catalog)
     show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]))
     show_timeline(step, timeline, cluster)
+    show_breakdown(step, cluster)
 
     st.subheader("When does it hide?")
     chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
@@ -85,14 +87,27 @@ with st.expander("How the step is modelled"):
         "as their backward runs, the input embedding's at the end. PyTorch never splits a tensor across "
         "buckets and caps its first bucket at 1 MiB; this model cuts evenly.\n"
         "- Each bucket's all-reduce time comes from the cluster's all-reduce model at that size, and buckets "
-        "queue on one stream. Ideal overlap streams gradients evenly and ignores contention.\n"
-        "- SM contention: while communication runs, compute runs slower by the factor you set (a fixed point: "
-        "the backward pass is stretched by c × the communication that overlaps it). No published measurement "
-        "gives c for a DP all-reduce, so it defaults to 0. NCCL runs on 16 SMs by default, 32 for a tree at full "
-        "speed, of an H100's 132 ([NCCL issue 1649](https://github.com/NVIDIA/nccl/issues/1649)), and "
+        "queue on one stream. Ideal overlap streams gradients evenly and charges none of the costs below.\n"
+        "- What a bucket costs besides its bytes, three terms with measured defaults (each can be set above):\n"
+        "  - Launch per bucket: the compute lane pays a fixed time per bucket (the reducer finishing the bucket, "
+        "the collective's launch), so many small buckets cost more. Default 12 µs: in PyTorch's DDP benchmark "
+        "on one GPU, where no bytes move, 1 MB buckets added 3-16 µs per extra bucket over 25 MB ones (median "
+        "12 µs); an NCCL all-reduce of a few bytes takes about 10 µs "
+        "([NCCL issue 757](https://github.com/NVIDIA/nccl/issues/757)).\n"
+        "  - SM contention: while communication runs, compute runs slower by c (a fixed point: the backward pass "
+        "is stretched by c × the communication that overlaps it). Small buckets pay it more: each all-reduce "
+        "also pays its latency, so the SMs are shared longer. Default 0.19, the average compute slowdown "
+        "measured under overlapped communication on A100, H100, MI250 and MI210 "
+        "([arXiv 2507.03114](https://arxiv.org/abs/2507.03114)). NCCL runs on 16 SMs by default, 32 for a tree "
+        "at full speed, of an H100's 132 ([NCCL issue 1649](https://github.com/NVIDIA/nccl/issues/1649)); "
         "Calculon's H100 system file assumes 0.15 while NVLink traffic runs and 0.02 for the network "
         "([calculon systems/h100_80g_nvl8.json](https://github.com/calculon-ai/calculon/blob/main/systems/"
         "h100_80g_nvl8.json)).\n"
+        "  - Waiting for the slowest GPU: no bucket's all-reduce can finish before every rank has its gradients, "
+        "so forward and backward run at the pace of the slowest GPU. GPUs of one model differ: 8 % on average "
+        "(at most 22 %) across V100 clusters ([Sinha et al., SC22](https://arxiv.org/abs/2208.11035)). Taking "
+        "speeds uniform over that range, the slowest of N GPUs is w/2 · (N−1)/(N+1) behind a typical one "
+        "(our model).\n"
         "- Left out: attention's sequence-dependent FLOPs (more compute, so easier hiding), gradient "
         "accumulation, and tensor/pipeline/FSDP communication (see the panels above)."
     )

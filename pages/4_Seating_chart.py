@@ -8,6 +8,7 @@ from interconnect.figures.seating import MAX_GRID_GPUS
 from interconnect.models.parallelism import (
     Layout,
     Workload,
+    fit_layout,
     layout_problems,
 )
 from interconnect.models.presets import custom_model, load_model_presets, model_sources
@@ -18,6 +19,7 @@ from interconnect.ui.pagespecs import (
     DTYPE_BYTES,
     SEATING_COLOURS,
     SEATING_COMPARISONS,
+    SEATING_SCHEDULES,
     seating_specs,
 )
 from interconnect.ui.seating import (
@@ -26,6 +28,7 @@ from interconnect.ui.seating import (
     cached_search,
     grid_figure,
     memory_view,
+    reference_view,
     tp_pair,
 )
 from interconnect.units import format_seconds
@@ -37,9 +40,14 @@ PRESETS = load_model_presets()
 state = PageState("seating", seating_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
 
-def _use_layout(layout: Layout) -> None:
+def _use_layout(layout: Layout, workload: Workload | None = None) -> None:
     for key, value in layout.as_dict().items():
         st.session_state[state.key(key)] = value
+    if workload is not None:  # the search may also have changed recomputation, micro-batch and schedule
+        st.session_state[state.key("recompute")] = workload.recompute
+        st.session_state[state.key("mb")] = workload.micro_batch
+        st.session_state[state.key("sched")] = workload.schedule
+        st.session_state[state.key("vs")] = workload.virtual_stages
 
 
 # --- controls -------------------------------------------------------------------------------------
@@ -56,11 +64,24 @@ with st.container(border=True):
     m4.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
                     help="Sequences per optimizer step, over all data-parallel replicas.")
     m5.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
-    r1, r2, r3 = st.columns([2, 2, 3])
+    r1, r2, r3, r4, r5 = st.columns([2, 2, 2, 2, 3])
     r1.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"))
-    r2.toggle("Sequence parallelism", key=state.key("sp"))
-    r3.slider("Compute efficiency (share of BF16 peak)", 0.05, 1.0, step=0.05, key=state.key("eff"),
-              help="An assumption: large runs report 30-50 % of peak (model FLOPs utilisation).")
+    r2.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
+                 format_func=SEATING_SCHEDULES.get,
+                 help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU (p − 1)/v; "
+                      "zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) (p/2 − 1) × 2/3, and hides "
+                      "the expert all-to-all behind compute.")
+    r3.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
+                    disabled=state["sched"] != "interleaved", help="Model chunks per GPU, interleaved schedule only.")
+    r4.selectbox("Attention kernel", ["flash", "unfused"], key=state.key("attn"),
+                 help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) does.")
+    r5.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
+              help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
+                   "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.")
+    t1, t2 = st.columns(2)
+    t1.toggle("Sequence parallelism", key=state.key("sp"))
+    t2.toggle("First and last stage one layer lighter", key=state.key("ends"),
+              help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).")
     if state["model"] == "custom":
         c1, c2, c3, c4, c5, c6, c7 = st.columns(7)
         c1.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
@@ -70,6 +91,11 @@ with st.container(border=True):
         c5.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
         c6.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
         c7.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
+        d1, d2, d3 = st.columns(3)
+        d1.number_input("KV heads (0 = heads)", min_value=0, max_value=1024, key=state.key("kv"))
+        d2.number_input("MLP width (0 = 4 × hidden)", min_value=0, max_value=1_048_576, step=1024, key=state.key("ffn"))
+        d3.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
+                        key=state.key("vocab"))
 
 with st.container(border=True):
     st.markdown("**The layout** (TP × PP × DP × CP must equal the GPU count; EP is carved out of DP)")
@@ -94,17 +120,26 @@ for warning in cluster_warnings:
 if values["model"] == "custom":
     model, model_notes = custom_model(values["params"] * 1e9, values["layers"], values["hidden"], values["heads"],
                                       experts=values["experts"], top_k=values["topk"],
-                                      active_params=values["active"] * 1e9 or None)
+                                      active_params=values["active"] * 1e9 or None,
+                                      kv_heads=values["kv"] or None, ffn_hidden=values["ffn"] or None,
+                                      vocab=values["vocab"] or None, seq_len=values["seq"] or 8192)
     for note in model_notes:
         st.warning(escape_markdown(note))
 else:
     model = PRESETS[values["model"]]
 workload = Workload(micro_batch=values["mb"], global_batch=values["gb"], seq_len=values["seq"] or None,
                     dtype_bytes=DTYPE_BYTES[values["dtype"]], recompute=values["recompute"],
-                    sequence_parallel=values["sp"], compute_efficiency=values["eff"])
-rest = cluster.ranks // max(1, values["tp"] * values["pp"] * values["cp"])
-layout = Layout(tp=values["tp"], pp=values["pp"], dp=values["dp"] or max(1, rest), cp=values["cp"], ep=values["ep"],
-                zero=values["zero"])
+                    sequence_parallel=values["sp"], compute_efficiency=values["eff"] or None,
+                    schedule=values["sched"], virtual_stages=values["vs"], lighter_ends=values["ends"],
+                    attention=values["attn"])
+if values["dp"]:
+    layout = Layout(tp=values["tp"], pp=values["pp"], dp=values["dp"], cp=values["cp"], ep=values["ep"],
+                    zero=values["zero"])
+else:  # DP takes the rest; when TP x PP x CP does not fit the cluster, keep TP, shrink PP
+    layout, layout_change = fit_layout(model, cluster.ranks, values["tp"], values["pp"], values["cp"], values["ep"],
+                                       values["zero"])
+    if layout_change:
+        st.info(escape_markdown(layout_change + " Set DP above to choose it yourself."))
 domain_label = "rack" if cluster.domain_size > 16 else "node"
 show_cluster_sources(cluster, catalog)
 
@@ -119,13 +154,18 @@ else:
     k1.metric("Step time", format_seconds(bill.step_s))
     k2.metric("Exposed communication", format_seconds(bill.exposed_s),
               help="Communication nothing hides: the part of the step spent waiting on the wire.")
-    k3.metric("Utilisation (MFU)", f"{bill.mfu:.0%}", help="Model FLOPs per second over the GPUs' BF16 peak.")
-    k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=f"{bill.micro_batches} micro-batches per step.")
+    k3.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}", delta=f"{bill.mfu:.0%} MFU", delta_color="off",
+              help=f"Model FLOPs per second per GPU, and their share of the BF16 peak (MFU); "
+                   f"{bill.hardware_tflops_per_gpu / 1e12:.0f} TFLOP/s with recomputation counted (as Megatron-LM's "
+                   f"tables count them). Kernels: {bill.efficiency_basis}.")
+    k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=bill.bubble_reason)
     k5.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.0f} GB",
               delta="fits" if bill.fits else "does not fit", delta_color="normal" if bill.fits else "inverse",
               help="Weights, gradients, optimizer state and activations, against the GPU's memory.")
+    st.caption(escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes)))
     if not bill.fits:
-        st.error(f"**Does not fit:** {bill.memory.total / 1e9:.0f} GB per GPU against "
+        st.error(f"**Does not fit:** {bill.memory.total / 1e9:.0f} GB per GPU, plus "
+                 f"{bill.memory.reserved / 1e9:.0f} GB kept for buffers and fragmentation, against "
                  f"{bill.memory.capacity / 1e9:.0f} GB. Raise the ZeRO stage, TP or PP, recompute activations, "
                  "or shrink the micro-batch.")
 
@@ -169,11 +209,16 @@ if bill is not None:
     st.subheader("Memory per GPU")
     figure, modes = memory_view(model, cluster, layout, workload)
     chart(figure, key="seating-memory")
+    flash_note = (" Flash attention never writes the attention scores, so selective recomputation saves nothing "
+                  "more here." if abs(modes["none"] - modes["selective"]) < 1e6 else "")
     st.caption(
-        f"Activations with this layout: {modes['none'] / 1e9:.1f} GB stored as they are, "
+        f"Activations with this layout, on the fullest pipeline stage ({SEATING_SCHEDULES[workload.schedule]} holds "
+        f"its micro-batches in flight): {modes['none'] / 1e9:.1f} GB stored as they are, "
         f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "
-        "recomputing whole layers (full). Mixed-precision Adam: 2 + 2 + 12 bytes per parameter, sharded by ZeRO "
-        "(Rajbhandari et al. 2019); activations per Korthikanti et al. 2022."
+        "recomputing whole layers (full)." + flash_note + " Mixed-precision Adam: 2 + 2 + 12 bytes per parameter, "
+        "sharded by ZeRO (Rajbhandari et al. 2019); activations per Korthikanti et al. 2022; 10 % of the GPU's memory "
+        "kept for the CUDA and NCCL context, buffers and fragmentation (our allowance; the ZeRO paper saw "
+        "fragmentation alone leave up to 30 % unusable)."
     )
 
 
@@ -207,17 +252,23 @@ def comparison_section() -> None:
     elif choice == "search":
         found = cached_search(model, cluster, workload)
         if found.best is None:
-            st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid} valid layouts "
-                     "tried). Add GPUs, shorten the sequence or the micro-batch, or recompute activations.")
+            st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid:,} valid layouts "
+                     "tried, with every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules). "
+                     + " ".join(escape_markdown(a) for a in found.advice))
             return
         best = found.best
-        st.markdown(f"Tried {found.tried:,} factorizations: {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
-                    f"**{escape_markdown(best.layout.label())}**, step {format_seconds(best.step_s)}, "
+        bw = best.workload
+        st.markdown(f"Tried {found.tried:,} layouts (factorizations × ZeRO stage × recomputation × micro-batch × "
+                    f"schedule): {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
+                    f"**{escape_markdown(best.layout.label())}**, {bw.recompute} recomputation, micro-batch "
+                    f"{bw.micro_batch}, {SEATING_SCHEDULES[bw.schedule]}"
+                    + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
+                    + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
                     f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
         if bill is not None:
             st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "
                        f"({bill.step_s / best.step_s:.2f}× the fastest).")
-        st.button("Use this layout", on_click=_use_layout, args=(best.layout,), key="seating.use-best")
+        st.button("Use this layout", on_click=_use_layout, args=(best.layout, best.workload), key="seating.use-best")
 
 
 comparison_section()
@@ -232,6 +283,21 @@ with st.container(border=True):
         "H100 nodes the NICs together nearly match NVLink's bandwidth, but every TP call then pays network latency "
         "on the critical path. On B200, NVLink 5 doubles and the gap per byte opens too."
     )
+
+with st.expander("Checked against published training runs"):
+    table, misses, reference_links = reference_view()
+    st.markdown(
+        "Each published run below is described to the model as its paper gives it (model shape, GPUs, layout, "
+        "schedule, recomputation, batch) and run with the sourced kernel figures, nothing set per run. TFLOP/s are "
+        "counted the way each paper counts them (Megatron-LM's formula with recomputation, or model FLOPs).")
+    st.markdown(table)
+    st.markdown("**Where the model misses (outside ±15 % or not fitting), and why.**\n\n"
+                + "\n".join(f"- {miss}" for miss in misses))
+    st.markdown(
+        "The scale-out pairs (Llama 3: 8,192 → 16,384 GPUs; MT-NLG: 2,240 → 3,360) lose per GPU what the papers "
+        "report within 5 points: with half the micro-batches per pipeline the bubble's share doubles, and the "
+        "gradient reduce-scatter has only the last micro-batch's backward to hide behind.")
+    st.markdown(reference_links)
 
 with st.expander("Sources"):
     if values["model"] != "custom":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from interconnect.cli.output import CliError
@@ -24,28 +25,38 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``interconnect`` argument parser with every topic's sub-commands."""
-    from interconnect.cli import catalog, collectives, crossdc, export, overlap, plan, reach
+    from interconnect.cli import catalog, collectives, crossdc, export, fabric, overlap, plan, reach
 
     parser = _Parser(prog="interconnect", description="GPU interconnect figures and models, with units and sources.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for module in (catalog, collectives, crossdc, export, overlap, plan, reach):
+    for module in (catalog, collectives, crossdc, export, fabric, overlap, plan, reach):
         module.register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return its exit status (2 for a user error, printed as one line)."""
+    """Run one command; return its exit status (2 for a user error, printed as one line).
+
+    numpy's RuntimeWarnings (an overflow on the way to an infinite result) never reach stderr: a
+    result that cannot be computed is reported in the output or as the one-line error.
+    """
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return int(args.handler(args) or 0)
     except CliError as exc:
         message = " ".join(str(exc).split())
         print(f"interconnect: error: {message}", file=sys.stderr)
         return 2
     except KeyError as exc:  # UnknownIdError from the catalog
         print(f"interconnect: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except ArithmeticError as exc:  # a number no model step can hold (an overflow): one line, not a traceback
+        print(f"interconnect: error: the inputs give numbers outside what can be computed ({type(exc).__name__}: "
+              f"{' '.join(str(exc).split())[:80]})", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -8,9 +8,9 @@ from typing import Any
 from interconnect.catalog import LAYERS, Catalog, Entry, Figure, Node, get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.models.cliff import cliff_summary
-from interconnect.units import format_bandwidth
+from interconnect.units import IntegerInputError, format_bandwidth, read_int
 
-KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS)
+KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS, "switch")
 _JSON_UNITS = {"[information] / [time]": "GB/s", "[information]": "GB", "[length]": "m", "[time]": "us",
                "[compute] / [time]": "TFLOP/s"}
 
@@ -24,11 +24,19 @@ def register(commands: Any) -> None:
     cliff = commands.add_parser("cliff", help="scale-up against scale-out bandwidth for a GPU and a NIC")
     cliff.add_argument("--gpu", required=True, help="GPU id, e.g. h100-sxm")
     cliff.add_argument("--nic", help="NIC id, e.g. ib-ndr (default: the NIC the GPU's reference server uses)")
-    cliff.add_argument("--nics-per-node", type=int, default=None,
+    cliff.add_argument("--nics-per-node", type=_whole_number, default=None,
                        help="NICs per server (default: as many as the GPU's reference server has for its own NIC, "
                             "else one per GPU)")
     cliff.add_argument("--json", action="store_true", help="machine-readable output")
     cliff.set_defaults(handler=run_cliff)
+
+
+def _whole_number(text: str) -> int:
+    """A whole number read by the project's strict reader (ASCII digits, short)."""
+    try:
+        return read_int(text)
+    except IntegerInputError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text[:40]}'") from None
 
 
 def _select(catalog: Catalog, kind: str) -> list[Entry]:
@@ -72,7 +80,25 @@ def _entry_json(catalog: Catalog, entry: Entry) -> dict[str, Any]:
     return payload
 
 
+def _run_switches(as_json: bool) -> int:
+    """The switch catalogue of the Fabric page (``data/fabric.toml``), not part of ``--kind all``."""
+    from interconnect.cli.fabric import switch_rows
+
+    rows = switch_rows()
+    if as_json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        power = "power not found" if row["power"] is None else f"{row['power']['value']:g} W"
+        print(f"{row['id']}  (switch) {row['name']}")
+        print(f"    {row['ports']} ports x {row['port_rate']['value']:g} Gbit/s per direction "
+              f"({row['capacity']['value']:g} Tbit/s), {power}  [{', '.join(s['id'] for s in row['sources'])}]")
+    return 0
+
+
 def run_catalog(args: argparse.Namespace) -> int:
+    if args.kind == "switch":
+        return _run_switches(args.json)
     catalog = get_catalog()
     entries = _select(catalog, args.kind)
     if args.json:

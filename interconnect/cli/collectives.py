@@ -35,7 +35,15 @@ from interconnect.models.collectives import (
     normalize_collective,
 )
 from interconnect.models.custom import name_problem
-from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
+from interconnect.units import (
+    Q_,
+    IntegerInputError,
+    QuantityInputError,
+    format_duration,
+    format_size,
+    parse_quantity,
+    read_int,
+)
 
 DEFAULT_SIZE = "256 MiB"
 SWEEP_SIZES = [8 * 2**i for i in range(31)]  # 8 B .. 8 GiB, as all_reduce_perf -b 8 -e 8G -f 2
@@ -43,12 +51,10 @@ SWEEP_SIZES = [8 * 2**i for i in range(31)]  # 8 B .. 8 GiB, as all_reduce_perf 
 
 def _positive_int(text: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+        return read_int(text, minimum=1)
+    except IntegerInputError as exc:
+        reason = "must be at least 1" if exc.nearest is not None else "expected a whole number"
+        raise argparse.ArgumentTypeError(f"{reason}, got '{text[:40]}'") from None
 
 
 def _protocol(text: str) -> str:

@@ -33,11 +33,13 @@ from interconnect.models.crossdc import (
 )
 from interconnect.units import (
     Q_,
+    IntegerInputError,
     QuantityInputError,
     format_bandwidth,
     format_duration,
     format_quantity,
     parse_quantity,
+    read_int,
 )
 
 DEFAULT_STEP_TIME = "1 s"
@@ -48,9 +50,9 @@ DEFAULT_MFU = 0.4
 
 def _int(text: str) -> int:
     try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+        return read_int(text)
+    except IntegerInputError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text[:40]}'") from None
 
 
 def _float(text: str) -> float:
@@ -98,11 +100,23 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run_crossdc)
 
 
+#: The Across-sites page's link key of each typed flag: the command line accepts the page's range.
+_PAGE_KEYS = {"--step-time": "t", "--wan-bandwidth": "bw", "--rtt": "rtt"}
+
+
 def _quantity(flag: str, text: str, dimension: str, unit: str, *, allow_zero: bool = False) -> float:
     try:
-        return float(parse_quantity(text, dimension, allow_zero=allow_zero).quantity.to(unit).magnitude)
+        value = float(parse_quantity(text, dimension, allow_zero=allow_zero).quantity.to(unit).magnitude)
     except QuantityInputError as exc:
         raise CliError(f"{flag}: {exc}") from exc
+    if flag in _PAGE_KEYS:  # outside the page's range (1e-320 Gbit/s): one line, not infinities and warnings
+        from interconnect.ui.pagespecs import crossdc_specs
+
+        spec = next(spec for spec in crossdc_specs() if spec.key == _PAGE_KEYS[flag])
+        used, problem = spec.parse(text)
+        if problem and used in (spec.minimum, spec.maximum) and not (allow_zero and value == 0):
+            raise CliError(f"{flag}: {problem} (got '{text[:40]}')")
+    return value
 
 
 def _scenario(args: argparse.Namespace) -> tuple[Scenario, str]:

@@ -7,6 +7,8 @@ roofline; ``--json`` adds the event list (every bucket's all-reduce), with times
 ``{"value", "unit"}``. ``--model llama3-70b`` uses a preset's exact shape instead of ``--params``.
 User errors (0 tokens, "5 parsecs" as a bucket size, an unknown GPU) exit with status 2 and one
 line on stderr; a bucket larger than the whole gradient is a warning (one bucket, no overlap).
+What a bucket costs besides its bytes (``--bucket-launch-us``, ``--sm-contention``,
+``--gpu-spread``) defaults to the sourced values the Overlap page uses (``load_bucket_costs``).
 """
 
 from __future__ import annotations
@@ -25,10 +27,19 @@ from interconnect.models.overlap import (
     Workload,
     check_claim,
     cluster_roofline_tokens,
+    load_bucket_costs,
     step_schedule,
 )
 from interconnect.models.presets import load_model_presets
-from interconnect.units import Q_, QuantityInputError, format_duration, format_size, parse_quantity
+from interconnect.units import (
+    Q_,
+    IntegerInputError,
+    QuantityInputError,
+    format_duration,
+    format_size,
+    parse_quantity,
+    read_int,
+)
 
 MAX_PARAMS = 1e14
 MIN_PARAMS = 1e6
@@ -38,6 +49,14 @@ DEFAULT_BUCKET = "25 MiB"
 
 def _number(name: str, low: float, high: float, *, whole: bool = False):
     def parse(text: str) -> float:
+        if whole:
+            try:
+                value = read_int(text)
+            except IntegerInputError as exc:
+                raise argparse.ArgumentTypeError(f"{name}: {exc.reason}, got '{text[:40]}'") from None
+            if not low <= value <= high:
+                raise argparse.ArgumentTypeError(f"{name} must be between {low:g} and {high:g}, got {value:,}")
+            return value
         try:
             value = float(text.replace(",", "").replace("_", ""))
         except ValueError:
@@ -71,17 +90,36 @@ def register(commands: Any) -> None:
                         help="overlap (bucketed, as DDP), none, or ideal (default overlap)")
     parser.add_argument("--gradient-dtype", choices=sorted(GRADIENT_BYTES), default="bf16",
                         help="bytes per gradient element sent (default bf16)")
-    parser.add_argument("--sm-contention", type=_number("--sm-contention", 0.0, 0.9), default=0.0,
-                        help="share of compute speed lost while communication kernels run (default 0)")
+    costs = load_bucket_costs()
+    parser.add_argument("--bucket-launch-us", type=_number("--bucket-launch-us", 0.0, 10_000.0),
+                        default=costs.launch_s * 1e6,
+                        help=f"compute-lane time per bucket, microseconds (default {costs.launch.text}: "
+                             "PyTorch's DDP benchmark, one GPU, 1 MB against 25 MB buckets)")
+    parser.add_argument("--sm-contention", type=_number("--sm-contention", 0.0, 0.9), default=costs.contention,
+                        help=f"share of compute speed lost while communication kernels run (default "
+                             f"{costs.contention:g}: arXiv 2507.03114, average measured slowdown)")
+    parser.add_argument("--gpu-spread", type=_number("--gpu-spread", 0.0, 0.5), default=costs.spread,
+                        help=f"range of speeds between GPUs of one model, a fraction; the step waits for the "
+                             f"slowest (default {costs.spread:g}: Sinha et al., SC22)")
     parser.add_argument("--efficiency", type=_number("--efficiency", 0.01, 1.0), default=1.0,
                         help="share of the GPU's dense BF16 peak the matmuls reach (default 1)")
     _add_cluster_flags(parser)
     parser.set_defaults(handler=run_overlap)
 
 
-def _bucket_bytes(text: str) -> float:
+def _bucket_bytes(text: str, warnings: list[str]) -> float:
+    """``--bucket`` read as the Overlap page reads its ``bucket`` (1 KiB to 1 TiB): a size outside is
+    clamped with the page's message, added to ``warnings``; text that is not a size is an error."""
+    from interconnect.ui.pagespecs import overlap_specs
+
+    spec = next(spec for spec in overlap_specs() if spec.key == "bucket")
+    value, problem = spec.parse(text)
+    if problem and value in (spec.minimum, spec.maximum):
+        warnings.append(f"--bucket: {problem} (got '{text[:40]}'); using {value}")
+    elif problem:
+        raise CliError(f"--bucket: {problem}")
     try:
-        quantity = parse_quantity(text, "size").quantity
+        quantity = parse_quantity(value, "size").quantity
     except QuantityInputError as exc:
         raise CliError(f"--bucket: {exc}") from exc
     return float(quantity.to("B").magnitude)
@@ -110,6 +148,8 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
         "tokens_per_gpu": int(step.tokens_per_gpu),
         "gradient_dtype": args.gradient_dtype,
         "sm_contention": args.sm_contention,
+        "bucket_launch_per_bucket": {"value": round(args.bucket_launch_us, 6), "unit": "us"},
+        "gpu_spread": args.gpu_spread,
         "efficiency": args.efficiency,
         "step_time": _ms(step.step_s),
         "exposed_comm": _ms(step.exposed_comm_s),
@@ -118,7 +158,8 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
         else None,
         "scaling_book_roofline_tokens": round(roofline, 1),
         "compute": {"forward": _ms(step.forward_s), "backward": _ms(step.backward_s),
-                    "optimizer": _ms(step.optimizer_s), "sm_contention": _ms(step.contention_s)},
+                    "optimizer": _ms(step.optimizer_s), "sm_contention": _ms(step.contention_s),
+                    "bucket_launches": _ms(step.launch_s), "slowest_gpu_wait": _ms(step.wait_s)},
         "communication": {"total": _ms(step.comm_s), "overlap_fraction": round(step.overlap_fraction, 6),
                           "algorithm": step.algorithm,
                           "bucket_count": buckets.count,
@@ -137,13 +178,14 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
 
 
 def run_overlap(args: argparse.Namespace) -> int:
-    bucket = _bucket_bytes(args.bucket)
     cluster, warnings = _cluster(args)
+    bucket = _bucket_bytes(args.bucket, warnings)
     workload = _workload(args)
     try:
         step = step_schedule(cluster, workload, args.tokens_per_gpu, bucket_bytes=bucket,
                              gradient_dtype=args.gradient_dtype, sm_contention=args.sm_contention, mode=args.mode,
-                             efficiency=args.efficiency, algorithm=args.algorithm)
+                             efficiency=args.efficiency, algorithm=args.algorithm,
+                             bucket_launch_s=args.bucket_launch_us * 1e-6, speed_spread=args.gpu_spread)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
     warnings = [*warnings, *step.notes]
@@ -164,8 +206,14 @@ def run_overlap(args: argparse.Namespace) -> int:
     print(f"  step time            {t(step.step_s)}")
     print(f"    compute            {t(step.compute_s)} (forward {t(step.forward_s)}, backward {t(step.backward_s)}, "
           f"optimizer {t(step.optimizer_s)})")
+    if step.wait_s > 0:
+        print(f"    slowest GPU wait   {t(step.wait_s)} (the slowest of {cluster.ranks:,} GPUs sets the pace, "
+              f"speeds spread {args.gpu_spread:.0%})")
+    if step.launch_s > 0:
+        print(f"    bucket launches    {t(step.launch_s)} ({buckets.count:,} x {t(args.bucket_launch_us * 1e-6)})")
     if step.contention_s > 0:
-        print(f"    SM contention      {t(step.contention_s)}")
+        print(f"    SM contention      {t(step.contention_s)} (compute {args.sm_contention:.0%} slower while "
+              "all-reduces run)")
     print(f"    exposed comm       {t(step.exposed_comm_s)}")
     plural = "bucket" if buckets.count == 1 else "buckets"
     print(f"  all-reduce           {buckets.count:,} {plural} of {format_size(Q_(buckets.size_bytes, 'B'))} x "

@@ -4,9 +4,13 @@
 --pp 1 --dp 2 --zero 1`` prints one row per parallelism dimension (collective, tier, bytes and calls
 per step, time, overlap, exposed time), the step time, utilisation and pipeline bubble, and the
 memory per GPU; ``--search`` tries every factorization of the GPU count and reports the fastest that
-fits. ``--json`` gives ``step_time``, ``exposed_comm`` and ``memory_per_gpu`` as ``{"value", "unit"}``,
-``fits``, ``layout`` and ``dimensions``. A layout that cannot run (degrees that do not multiply to
-the GPU count, TP not dividing the heads, EP without experts) is a one-line error, exit status 2.
+fits. ``--json`` gives ``step_time``, ``exposed_comm``, ``memory_per_gpu``, ``tflops_per_gpu`` (model FLOPs,
+as MFU counts them) and ``hardware_tflops_per_gpu`` (recomputation counted, as Megatron-LM's tables)
+as ``{"value", "unit"}``, ``fits``, ``layout``, ``workload`` (what ``--search`` chose too),
+``schedule`` and ``dimensions``. ``--model custom`` with ``--params --layers --hidden --heads``
+describes any published run; ``--schedule`` and ``--virtual-stages`` its pipeline. A layout that
+cannot run (degrees that do not multiply to the GPU count, TP not dividing the heads, EP without
+experts) is a one-line error, exit status 2.
 """
 
 from __future__ import annotations
@@ -17,9 +21,18 @@ from typing import Any
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json
 from interconnect.models.cluster import FABRICS, resolve_cluster
-from interconnect.models.parallelism import Layout, LayoutError, Plan, Workload, plan, search_layouts
-from interconnect.models.presets import load_model_presets
-from interconnect.units import QuantityInputError, parse_quantity
+from interconnect.models.parallelism import (
+    PLAN_DEFAULTS,
+    SCHEDULES,
+    LayoutError,
+    Plan,
+    Workload,
+    fit_layout,
+    plan,
+    search_layouts,
+)
+from interconnect.models.presets import custom_model, load_model_presets
+from interconnect.units import IntegerInputError, QuantityInputError, parse_quantity, read_int
 
 __all__ = ["register", "run_plan"]
 
@@ -27,12 +40,10 @@ __all__ = ["register", "run_plan"]
 def _whole(minimum: int):
     def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
+            return read_int(text, minimum=minimum)
+        except IntegerInputError as exc:
+            reason = f"must be at least {minimum}" if exc.nearest is not None else "expected a whole number"
+            raise argparse.ArgumentTypeError(f"{reason}, got '{text[:40]}'") from None
     return parse
 
 
@@ -46,32 +57,75 @@ def _share(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+_DTYPE_BYTES = {"bf16": 2, "fp8": 1, "fp32": 4}
+
+
 def register(commands: Any) -> None:
+    d = PLAN_DEFAULTS
     parser = commands.add_parser("plan", help="seat TP x PP x DP (x CP, EP) on a cluster: traffic per tier, "
                                               "step time, memory; --search for the fastest layout that fits")
-    parser.add_argument("--model", default="llama3-70b",
-                        help=f"model preset ({', '.join(load_model_presets())}; default llama3-70b)")
-    parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id (default h100-sxm)")
+    parser.add_argument("--model", default=d["model"],
+                        help=f"model preset ({', '.join(load_model_presets())}) or 'custom' with --params, "
+                             f"--layers, --hidden, --heads (default {d['model']})")
+    custom = parser.add_argument_group("custom model (--model custom)")
+    custom.add_argument("--params", type=_positive, help="parameters, e.g. 175e9")
+    custom.add_argument("--layers", type=_whole(1), help="transformer layers")
+    custom.add_argument("--hidden", type=_whole(1), help="hidden size")
+    custom.add_argument("--heads", type=_whole(1), help="attention heads")
+    custom.add_argument("--kv-heads", type=_whole(1), help="key/value heads (default: = heads)")
+    custom.add_argument("--ffn", type=_whole(1), help="MLP width (default 4 x hidden)")
+    custom.add_argument("--vocab", type=_whole(1), help="vocabulary (default 128,256)")
+    custom.add_argument("--experts", type=_whole(0), default=0, help="routed experts (default 0: dense)")
+    custom.add_argument("--top-k", type=_whole(0), default=0, help="experts per token")
+    custom.add_argument("--active-params", type=_positive, help="parameters one token uses (MoE)")
+    parser.add_argument("--gpu", default=d["gpu"], help=f"GPU catalog id (default {d['gpu']})")
     parser.add_argument("--gpus-per-node", type=_whole(1), help="GPUs per server (default: the GPU's reference node)")
-    parser.add_argument("--nodes", type=_whole(1), default=1, help="servers (default 1)")
+    parser.add_argument("--nodes", type=_whole(1), default=d["nodes"], help=f"servers (default {d['nodes']})")
     parser.add_argument("--nic", help="NIC catalog id (ib-ndr) or bandwidth per NIC ('400 Gbit/s')")
     parser.add_argument("--nics-per-node", type=_whole(1), help="NICs per server (default one per GPU)")
     parser.add_argument("--fabric", choices=sorted(FABRICS), help="scale-out fabric (default: from the NIC)")
     parser.add_argument("--scaleup-domain", type=_whole(1), help="GPUs per NVLink domain (default: preset)")
-    parser.add_argument("--tp", type=_whole(1), default=1, help="tensor-parallel degree (default 1)")
-    parser.add_argument("--pp", type=_whole(1), default=1, help="pipeline stages (default 1)")
-    parser.add_argument("--dp", type=_whole(1), help="data-parallel replicas (default: GPUs / (TP x PP x CP))")
-    parser.add_argument("--cp", type=_whole(1), default=1, help="context-parallel degree (default 1)")
-    parser.add_argument("--ep", type=_whole(1), default=1, help="expert-parallel degree, inside DP (default 1)")
-    parser.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage (default 0)")
-    parser.add_argument("--micro-batch", type=_whole(1), default=1, help="sequences per micro-batch (default 1)")
-    parser.add_argument("--global-batch", type=_whole(1), default=256, help="sequences per step (default 256)")
+    parser.add_argument("--tp", type=_whole(1), default=d["tp"], help=f"tensor-parallel degree (default {d['tp']})")
+    parser.add_argument("--pp", type=_whole(1), default=d["pp"],
+                        help=f"pipeline stages; need not divide the layers (default {d['pp']})")
+    parser.add_argument("--dp", type=_whole(1), help="data-parallel replicas (default: GPUs / (TP x PP x CP); when "
+                                                      "TP x PP x CP does not fit the GPUs, PP shrinks first)")
+    parser.add_argument("--cp", type=_whole(1), default=d["cp"], help=f"context-parallel degree (default {d['cp']})")
+    parser.add_argument("--ep", type=_whole(1), default=d["ep"], help=f"expert-parallel degree, inside DP "
+                                                                        f"(default {d['ep']})")
+    parser.add_argument("--zero", type=_whole(0), choices=(0, 1, 2, 3), default=d["zero"],
+                        help=f"ZeRO stage (default {d['zero']}: the distributed optimizer)")
+    parser.add_argument("--schedule", choices=tuple(SCHEDULES), default=d["schedule"],
+                        help=f"pipeline schedule (default {d['schedule']})")
+    parser.add_argument("--virtual-stages", type=_whole(0), default=d["virtual_stages"],
+                        help="model chunks per GPU for --schedule interleaved (default 0: the fastest)")
+    parser.add_argument("--lighter-ends", action="store_true",
+                        help="first and last stage hold one layer fewer (room for embedding and output, as Llama 3)")
+    parser.add_argument("--micro-batch", type=_whole(1), default=d["micro_batch"],
+                        help=f"sequences per micro-batch (default {d['micro_batch']})")
+    parser.add_argument("--global-batch", type=_whole(1), default=d["global_batch"],
+                        help=f"sequences per step (default {d['global_batch']})")
     parser.add_argument("--seq-len", type=_whole(1), help="tokens per sequence (default: the model's)")
-    parser.add_argument("--recompute", choices=("none", "selective", "full"), default="selective",
-                        help="activation recomputation (default selective)")
+    parser.add_argument("--recompute", choices=("none", "selective", "full"), default=d["recompute"],
+                        help=f"activation recomputation (default {d['recompute']})")
     parser.add_argument("--no-sequence-parallel", action="store_true", help="TP without sequence parallelism")
-    parser.add_argument("--efficiency", type=_share, default=0.5,
-                        help="share of the GPU's BF16 peak the matrix multiplies reach (default 0.5)")
+    parser.add_argument("--attention", choices=("flash", "unfused"), default=d["attention"],
+                        help="attention kernel: flash (scores never stored) or unfused (default flash)")
+    parser.add_argument("--dtype", choices=tuple(_DTYPE_BYTES), default=d["dtype"],
+                        help=f"training precision (default {d['dtype']})")
+    parser.add_argument("--efficiency", type=_share, default=None,
+                        help="override: one share of the GPU's BF16 peak for every kernel (default: the sourced "
+                             "GEMM and attention figures of the GPU family, at the layout's matrix shapes)")
     parser.add_argument("--search", action="store_true", help="find the fastest layout that fits (ignores --tp ...)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
@@ -102,11 +156,21 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
         "cluster": bill.cluster.as_dict(),
         "description": bill.cluster.describe(),
         "layout": bill.layout.as_dict(),
+        "workload": {"micro_batch": bill.workload.micro_batch, "global_batch": bill.workload.global_batch,
+                     "seq_len": bill.workload.tokens(bill.model), "recompute": bill.workload.recompute,
+                     "sequence_parallel": bill.workload.sequence_parallel, "schedule": bill.workload.schedule,
+                     "attention": bill.workload.attention, "dtype_bytes": bill.workload.dtype_bytes},
         "step_time": _quantity(bill.step_s, "s"),
         "compute_time": _quantity(bill.compute_s, "s"),
         "exposed_comm": _quantity(bill.exposed_s, "s"),
         "bubble_fraction": round(bill.bubble_fraction, 6),
         "mfu": round(bill.mfu, 6),
+        "tflops_per_gpu": _quantity(bill.tflops_per_gpu / 1e12, "TFLOP/s"),
+        "hardware_tflops_per_gpu": _quantity(bill.hardware_tflops_per_gpu / 1e12, "TFLOP/s"),
+        "schedule": {"name": bill.workload.schedule, "virtual_stages": bill.virtual_stages,
+                     "bubble": bill.bubble_reason},
+        "stage_layers": {"fullest": bill.stage_layers[0], "last": bill.stage_layers[1]},
+        "compute_basis": bill.efficiency_basis,
         "micro_batches": bill.micro_batches,
         "memory_per_gpu": _quantity(memory.total / 1e9, "GB"),
         "memory": {
@@ -114,6 +178,7 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
             "optimizer": _quantity(memory.optimizer / 1e9, "GB"),
             "activations": _quantity(memory.activations / 1e9, "GB"),
             "capacity": _quantity(memory.capacity / 1e9, "GB"),
+            "reserved": _quantity(memory.reserved / 1e9, "GB"),
         },
         "fits": bill.fits,
         "dimensions": [d.as_json() for d in bill.dimensions],
@@ -125,7 +190,9 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
 
 def _print_bill(bill: Plan) -> None:
     print(f"{bill.model.name} on {bill.cluster.describe()}")
-    print(f"layout: {bill.layout.label()}  ({bill.micro_batches} micro-batches per step)")
+    w = bill.workload
+    print(f"layout: {bill.layout.label()}  ({bill.micro_batches} micro-batches of {w.micro_batch} per step; "
+          f"{w.recompute} recomputation, {SCHEDULES[w.schedule]}, {w.attention} attention)")
     print(f"{'dimension':<14} {'deg':>4}  {'collective':<38} {'tier':<14} {'GB/step':>9} {'calls':>8} "
           f"{'time ms':>9} {'exposed ms':>10}")
     for d in bill.dimensions:
@@ -135,25 +202,46 @@ def _print_bill(bill: Plan) -> None:
               f"{d.calls_per_step:>8.0f} {d.time_s * 1e3:>9.1f} {d.exposed_s * 1e3:>10.1f}")
     print(f"step time {bill.step_s:.3f} s: compute {bill.compute_s:.3f} s, pipeline bubble "
           f"{bill.bubble_fraction:.1%}, exposed communication {bill.exposed_s:.3f} s; utilisation (MFU) {bill.mfu:.1%}")
+    print(f"throughput {bill.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU (model FLOPs), "
+          f"{bill.hardware_tflops_per_gpu / 1e12:.0f} with recomputation; kernels: {bill.efficiency_basis}")
+    print(f"schedule: {bill.bubble_reason}")
+    for note in bill.notes:
+        print(f"note: {note}")
     m = bill.memory
     verdict = "fits" if m.fits else "DOES NOT FIT"
-    print(f"memory per GPU {m.total / 1e9:.1f} GB of {m.capacity / 1e9:.0f} GB ({verdict}): weights "
-          f"{m.params / 1e9:.1f}, gradients {m.grads / 1e9:.1f}, optimizer {m.optimizer / 1e9:.1f}, "
-          f"activations {m.activations / 1e9:.1f} GB")
+    print(f"memory per GPU {m.total / 1e9:.1f} GB of {m.capacity / 1e9:.0f} GB ({verdict}, {m.reserved / 1e9:.0f} GB "
+          f"kept for buffers and fragmentation): weights {m.params / 1e9:.1f}, gradients {m.grads / 1e9:.1f}, "
+          f"optimizer {m.optimizer / 1e9:.1f}, activations {m.activations / 1e9:.1f} GB")
+
+
+def _model(args: argparse.Namespace, warnings: list[str]):
+    presets = load_model_presets()
+    if args.model == "custom":
+        missing = [f"--{k}" for k in ("params", "layers", "hidden", "heads") if getattr(args, k) is None]
+        if missing:
+            raise CliError(f"--model custom needs {', '.join(missing)}")
+        model, notes = custom_model(args.params, args.layers, args.hidden, args.heads,
+                                    seq_len=args.seq_len or 8192, experts=args.experts, top_k=args.top_k,
+                                    active_params=args.active_params, kv_heads=args.kv_heads, ffn_hidden=args.ffn,
+                                    vocab=args.vocab)
+        warnings.extend(notes)
+        return model
+    if args.model not in presets:
+        raise CliError(f"--model: unknown model '{args.model}'; known: {', '.join(presets)}, custom")
+    return presets[args.model]
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    presets = load_model_presets()
-    if args.model not in presets:
-        raise CliError(f"--model: unknown model '{args.model}'; known: {', '.join(presets)}")
-    model = presets[args.model]
     cluster, warnings = _cluster(args)
+    model = _model(args, warnings)
+    workload = Workload(micro_batch=args.micro_batch, global_batch=args.global_batch, seq_len=args.seq_len,
+                        dtype_bytes=_DTYPE_BYTES[args.dtype], recompute=args.recompute,
+                        sequence_parallel=not args.no_sequence_parallel, compute_efficiency=args.efficiency,
+                        schedule=args.schedule, virtual_stages=args.virtual_stages, lighter_ends=args.lighter_ends,
+                        attention=args.attention)
     for warning in warnings:
         if not args.json:
             print(f"interconnect: warning: {warning}")
-    workload = Workload(micro_batch=args.micro_batch, global_batch=args.global_batch, seq_len=args.seq_len,
-                        recompute=args.recompute, sequence_parallel=not args.no_sequence_parallel,
-                        compute_efficiency=args.efficiency)
     search_info = None
     if args.search:
         found = search_layouts(model, cluster, workload)
@@ -162,6 +250,8 @@ def run_plan(args: argparse.Namespace) -> int:
             message = (f"no layout of {cluster.ranks:,} GPUs fits {model.name} in "
                        f"{get_catalog().gpu(cluster.gpu).memory.text()} per GPU "
                        f"({found.valid} valid layouts tried)")
+            if found.advice:
+                message += ". " + " ".join(found.advice)
             if args.json:
                 print_json({"model": {"id": model.id, "name": model.name}, "cluster": cluster.as_dict(),
                             "layout": None, "fits": False, "message": message, "search": search_info,
@@ -171,9 +261,16 @@ def run_plan(args: argparse.Namespace) -> int:
             return 0
         bill = found.best
     else:
-        rest = cluster.ranks // max(1, args.tp * args.pp * args.cp)
-        layout = Layout(tp=args.tp, pp=args.pp, dp=args.dp if args.dp is not None else max(1, rest), cp=args.cp,
-                        ep=args.ep, zero=args.zero)
+        if args.dp is not None:
+            from interconnect.models.parallelism import Layout
+
+            layout = Layout(tp=args.tp, pp=args.pp, dp=args.dp, cp=args.cp, ep=args.ep, zero=args.zero)
+        else:
+            layout, change = fit_layout(model, cluster.ranks, args.tp, args.pp, args.cp, args.ep, args.zero)
+            if change:
+                warnings.append(change)
+                if not args.json:
+                    print(f"interconnect: note: {change}")
         try:
             bill = plan(model, cluster, layout, workload)
         except LayoutError as exc:

@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
+from interconnect.figures.ticks import powers_of_ten
 from interconnect.models.allreduce_view import AllreduceView, NodeCurve, PublishedCurve
 from interconnect.models.collectives import ALGORITHM_LABELS
 from interconnect.units import Q_, format_size
@@ -72,9 +73,7 @@ def decade_ticks(low: float, high: float, formatter) -> tuple[list[float], list[
     >>> decade_ticks(3.0, 2e3, lambda v: f"{v:g}")
     ([1.0, 10.0, 100.0, 1000.0, 10000.0], ['1', '10', '100', '1000', '10000'])
     """
-    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= low:
-        return [], []
-    values = [10.0**e for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
+    values = powers_of_ten(low, high) if high > low else []  # clipped to what a float holds
     return values, [formatter(v) for v in values]
 
 

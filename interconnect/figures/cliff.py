@@ -119,8 +119,11 @@ def cliff_figure(bars: Sequence[CliffBar], unit_key: str = "GBps", direction: st
         y = EDGE_ROW
         figure.add_shape(type="line", xref="paper", x0=0, x1=1, y0=y, y1=y, yref="y",
                          line={"dash": "dash", "color": CHASSIS_RED, "width": 2})
-        figure.add_annotation(xref="paper", x=1.0, y=y, showarrow=False, xanchor="right", yanchor="middle",
-                              bgcolor="white", borderpad=2, text="edge of the chassis: inside ▲ outside ▼",
+        # Near the left of the plot, in words only: the right end has no room to spare at any width (the
+        # value texts of the bars sit there), and the arrow glyphs it used came from a fallback font whose
+        # width Plotly under-estimates, so the label was cut off at the figure's edge.
+        figure.add_annotation(xref="paper", x=0.02, y=y, showarrow=False, xanchor="left", yanchor="middle",
+                              bgcolor="white", borderpad=2, text="edge of the chassis: inside above, outside below",
                               font={"color": CHASSIS_RED, "size": 14})
     return figure
 

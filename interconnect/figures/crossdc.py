@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
+from interconnect.figures.ticks import powers_of_ten
 from interconnect.units import Q_, format_bandwidth, format_quantity
 
 __all__ = ["METHOD_COLOURS", "bytes_figure", "required_bandwidth_figure", "utilization_figure"]
@@ -29,12 +30,12 @@ _LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "l
 
 def _bit_ticks(low_bits: float, high_bits: float) -> tuple[list[float], list[str]]:
     """Decade ticks in bit/s between two rates, labelled '1 Mbit/s', '10 Gbit/s'."""
-    values = [10.0**p for p in range(math.floor(math.log10(low_bits)), math.ceil(math.log10(high_bits)) + 1)]
+    values = powers_of_ten(low_bits, high_bits)
     return values, [format_bandwidth(Q_(v, "bit/s"), "bit/s") for v in values]
 
 
 def _size_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
-    values = [10.0**p for p in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
+    values = powers_of_ten(low, high)
     return values, [format_quantity(Q_(v, "B")) for v in values]
 
 
@@ -145,7 +146,7 @@ def required_bandwidth_figure(params: np.ndarray, curves: Mapping[str, np.ndarra
     figure.update_layout(title={"text": f"WAN bandwidth for {target_utilization:.0%} utilisation, by model size"})
     apply_theme(figure, height=480)
     figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 110, "t": 70})
-    xticks = [10.0**p for p in range(math.floor(math.log10(sizes[0])), math.ceil(math.log10(sizes[-1])) + 1)]
+    xticks = powers_of_ten(float(sizes[0]), float(sizes[-1]))
     figure.update_xaxes(type="log", title="model parameters", tickvals=xticks,
                         ticktext=[_count_label(v) for v in xticks],
                         range=[math.log10(sizes[0]), math.log10(sizes[-1])], gridcolor="#e5e7eb")

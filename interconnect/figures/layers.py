@@ -51,25 +51,33 @@ class LayerHop:
     note: str = ""
     #: A short name for the picture ("" = the link's name up to its first bracket).
     label: str = ""
+    #: The cable or optics the link runs over, when the link is a protocol whose reach is its medium's.
+    medium: Link | None = None
+
+    @property
+    def reach(self):
+        """The catalog figure of how far the hop reaches: its medium's, else its link's own (or None)."""
+        return (self.medium or self.link).reach
 
     def rate_text(self) -> str:
         rate = format_bandwidth(self.link.bandwidth.per_direction())
         return f"{rate} per GPU" if self.gpus_sharing == 1 else f"{rate}, whole site"
 
     def reach_text(self) -> str:
-        reach = self.link.reach
+        reach = self.reach
         if reach is None:
             return "reach not sourced"
         approx = "about " if reach.basis == "estimate" else "up to "
         return approx + format_quantity(reach.quantity)
 
 
-def layer_hops(catalog: Catalog, gpu_id: str = "h100-sxm", *, leaf_spine: str = "400g-dr4",
-               between_sites: str = "400zr") -> tuple[LayerHop, ...]:
+def layer_hops(catalog: Catalog, gpu_id: str = "h100-sxm", *, server_leaf: str = "dac-400g-passive",
+               leaf_spine: str = "400g-dr4", between_sites: str = "400zr") -> tuple[LayerHop, ...]:
     """The hops out of one GPU of ``gpu_id``'s reference server, from the catalog.
 
-    Scale-up is the GPU's own link; the NIC is its usual card, one per GPU (HGX-style servers); leaf
-    to spine is ``leaf_spine`` optics, at the NIC's rate per GPU in a non-blocking fat tree (as many
+    Scale-up is the GPU's own link; the NIC is its usual card, one per GPU (HGX-style servers), over
+    ``server_leaf`` (a protocol's reach is its medium's: passive copper inside the rack); leaf to spine
+    is ``leaf_spine`` optics, at the NIC's rate per GPU in a non-blocking fat tree (as many
     uplinks as downlinks); between buildings one ``between_sites`` wavelength serves the whole site.
 
     >>> from interconnect.catalog import get_catalog
@@ -81,7 +89,7 @@ def layer_hops(catalog: Catalog, gpu_id: str = "h100-sxm", *, leaf_spine: str = 
     return (
         LayerHop("gpu", "switch", "scale-up", catalog.link(gpu.scaleup_link), note="to every other GPU of the server"),
         LayerHop("gpu", "nic", "scale-up", catalog.link(gpu.host_link), note="GPU to its network card"),
-        LayerHop("nic", "leaf", "scale-out", nic, note="server to leaf switch"),
+        LayerHop("nic", "leaf", "scale-out", nic, note="server to leaf switch", medium=catalog.link(server_leaf)),
         LayerHop("leaf", "spine", "scale-out", catalog.link(leaf_spine), note="non-blocking fat tree",
                  label="400G DR4 optics"),
         LayerHop("spine", "site", "long-reach", catalog.link(between_sites), gpus_sharing=0,
@@ -121,7 +129,8 @@ def layers_figure(hops: Sequence[LayerHop], gpu_name: str, *, height: int = 340)
             x=[xa, (xa + xb) / 2, xb], y=[ya, (ya + yb) / 2, yb], mode="lines", showlegend=False,
             line={"width": _width_px(hop, fastest), "color": colour, "dash": "dot" if hop.gpus_sharing != 1 else None},
             hoverinfo="text", hoveron="points",
-            hovertext=f"{hop.link.name}: {rate}, {hop.reach_text()} ({hop.note}). "
+            hovertext=f"{hop.link.name}: {rate}, {hop.reach_text()}"
+                      + (f" over {hop.medium.name}" if hop.medium else "") + f" ({hop.note}). "
                       f"{hop.link.bandwidth.text()} in the catalog, {hop.link.bandwidth.direction.replace('_', ' ')}.",
         ))
         short = hop.label or hop.link.name.split(" (")[0]

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
+from interconnect.figures.ticks import powers_of_ten
 from interconnect.models.overlap import MODE_LABELS, StepResult, Sweep
 from interconnect.units import format_seconds
 
@@ -65,9 +66,7 @@ def _duration(seconds: float) -> str:
 
 def _decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     """Decade tick values in seconds between ``low`` and ``high`` with readable labels (1 ms, 10 s)."""
-    first = math.floor(math.log10(max(low, 1e-9)))
-    last = math.ceil(math.log10(max(high, low, 1e-9)))
-    values = [10.0**p for p in range(first, last + 1)]
+    values = powers_of_ten(max(low, 1e-9), max(high, low, 1e-9))
     return values, [_duration(v) for v in values]
 
 
@@ -125,9 +124,15 @@ def timeline_figure(step: StepResult, *, max_segments: int = TIMELINE_SEGMENTS) 
     compute = events.lane == 0
     starts, ends = events.start_s[compute], events.end_s[compute]
     names = ["forward", "backward", "optimizer step"]
+    lag = step.wait_s / (step.forward_s + step.backward_s) if step.wait_s > 0 else 0.0
+
+    def waited(seconds: float) -> str:
+        return f", +{_duration(seconds * lag)} waiting for the slowest GPU" if lag > 0 else ""
+
     details = [
-        f"{2 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP",
-        f"{4 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP"
+        f"{2 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP" + waited(step.forward_s),
+        f"{4 * step.workload.matmul_params * step.tokens_per_gpu:.3g} FLOP" + waited(step.backward_s)
+        + (f", +{_duration(step.launch_s)} bucket launches" if step.launch_s > 0 else "")
         + (f", +{_duration(step.contention_s)} SM contention" if step.contention_s > 0 else ""),
         "Adam, memory-bound (estimate)",
     ]
@@ -155,7 +160,7 @@ def timeline_figure(step: StepResult, *, max_segments: int = TIMELINE_SEGMENTS) 
             "hovertemplate": label + ": %{customdata[2]:.4g} " + unit + "<extra>all-reduce</extra>",
         })
     shapes, annotations = [], []
-    backward_end = step.forward_s + step.backward_s + step.contention_s
+    backward_end = step.backward_end_s
     if step.exposed_comm_s > 0:
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": backward_end * scale,
                        "x1": (backward_end + step.exposed_comm_s) * scale, "y0": 0, "y1": 1, "fillcolor": _EXPOSED,

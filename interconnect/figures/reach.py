@@ -146,6 +146,10 @@ _MAP_MARKER_PX = 14
 #: Short names for the map's labels (the hover box gives the catalog's full name); the order is the
 #: order labels are placed in: the story first (copper inside the box, optics outwards, old cables).
 _MAP_LABELS = {
+    "nvlink-spine": "NVLink copper spine", "board": "Baseboard NVLink", "dac-100g-pam4": "Copper DAC",
+    "acc-100g-pam4": "Active copper", "sr8-800g": "SR8 multimode", "sr4-400g": "SR4 multimode",
+    "dr8-800g": "DR8 single-mode", "fr4-2km": "2xFR4, 2 km", "lr8-10km": "LR8, 10 km", "400gbase-sr8": "400GBASE-SR8",
+    "dr4-400g": "DR4, 100 m", "dr4-xdr": "XDR DR4",
     "nvlink5": "NVLink 5", "nvlink4": "NVLink 4", "pcie5-x16": "PCIe 5.0 x16", "ib-ndr": "InfiniBand NDR",
     "dac-400g-passive": "Copper DAC", "aoc-200g": "Active optical cable", "400g-dr4": "DR4 optics",
     "400g-lr8": "LR8 optics", "400zr": "400ZR", "800zr": "800ZR", "metrox": "MetroX",
@@ -161,9 +165,22 @@ _MAP_FAR = ((0, 46), (0, -46), (60, 40), (-60, 40), (60, -40), (-60, -40), (0, 7
             (-90, 66), (90, -66), (-90, -66), (130, 30), (130, -30))
 
 
-def _map_label_name(links: Sequence[Link]) -> str:
-    """The label of the links at one spot: the first one's short name (the hover box lists them all)."""
-    return _MAP_LABELS.get(links[0].id, links[0].name.split(" (")[0])
+def _map_label_name(links: Sequence) -> str:
+    """The label of the links at one spot: the short name of the one that comes first in :data:`_MAP_LABELS`
+    (the hover box lists them all)."""
+    rank = list(_MAP_LABELS)
+    first = min(links, key=lambda link: rank.index(link.id) if link.id in _MAP_LABELS else len(rank))
+    return _MAP_LABELS.get(first.id, first.name.split(" (")[0])
+
+
+def _map_point(item: Link | LinkReach) -> tuple[str, float, float] | None:
+    """(layer, reach m, rate GB/s per direction) of a catalog link with a reach or a Reach page row."""
+    if isinstance(item, LinkReach):
+        return item.layer, item.reach_m, item.rate_gbps
+    if item.reach is None:
+        return None
+    return (item.layer, float(item.reach.quantity.to("m").magnitude),
+            float(item.bandwidth.per_direction().to("GB/s").magnitude))
 
 
 def _map_top_px() -> int:
@@ -253,43 +270,58 @@ def _map_place_labels(spots: Sequence[tuple[float, float, str]]) -> list[str | t
     return positions
 
 
-def reach_figure(links: Sequence[Link]) -> go.Figure:
-    """Bandwidth per direction against reach, log-log, one point per link with a known reach.
+def reach_figure(links: Sequence[Link | LinkReach]) -> go.Figure:
+    """Bandwidth per direction against reach, log-log, one point per link or medium with a known reach.
 
-    The shape of the field in one picture: the fastest links are the shortest (copper inside a
-    rack), optics trade a little rate for kilometres, and old parallel cables were slow *and* short.
-    Links of one layer at the same spot share a point. Points are named where a label fits without
-    touching another label or marker at every width of :data:`_MAP_WIDTHS_PX` (the story's links
-    first, in the order of :data:`_MAP_LABELS`); every point names its links on hover. Axes read in
-    bytes per second and in centimetres, metres and kilometres.
+    ``links`` are catalog links (those without a reach are left out) or the Reach page's rows
+    (:func:`~interconnect.models.reach.reach_rows`: every medium of ``wires.toml`` at the fastest
+    protocol it carries, then the catalog's other links). The shape of the field in one picture: the
+    fastest links are the shortest (copper inside a rack), optics trade a little rate for
+    kilometres, and old parallel cables were slow *and* short. Links of one layer at the same spot
+    share a point. Points are named where a label fits without touching another label or marker at
+    every width of :data:`_MAP_WIDTHS_PX` (the story's links first, in the order of
+    :data:`_MAP_LABELS`); a point left without a label gets its own legend entry, and every point
+    names its links on hover. Axes read in bytes per second and in centimetres, metres and kilometres.
     """
-    spots: dict[tuple[str, float, float], list[Link]] = {}
+    spots: dict[tuple[str, float, float], list] = {}
     for link in links:
-        if link.reach is not None:
-            where = (link.layer, float(link.reach.quantity.to("m").magnitude),
-                     float(link.bandwidth.per_direction().to("GB/s").magnitude))
+        if (where := _map_point(link)) is not None:
             spots.setdefault(where, []).append(link)
     rank = {link_id: index for index, link_id in enumerate(_MAP_LABELS)}
     order = sorted(spots, key=lambda key: min(rank.get(link.id, len(rank)) for link in spots[key]))
     texts = {key: _map_label_name(spots[key]) for key in spots}
-    placed = _map_place_labels([(x, y, texts[(layer, x, y)]) for layer, x, y in order])
+    placed = dict(zip(order, _map_place_labels([(x, y, texts[(layer, x, y)]) for layer, x, y in order]),
+                      strict=True))
     layers = [layer for layer in LAYER_COLOURS if any(key[0] == layer for key in spots)]
     layers += [layer for layer in dict.fromkeys(key[0] for key in spots) if layer not in LAYER_COLOURS]
     figure = go.Figure()
+
+    def hover(keys: list) -> list:
+        return [[" / ".join(link.name for link in spots[key]), format_quantity(Q_(key[1], "m")),
+                 format_bandwidth(Q_(key[2], "GB/s"))] for key in keys]
+
+    template = "<b>%{customdata[0]}</b><br>reach %{customdata[1]}<br>%{customdata[2]} per direction<extra></extra>"
     for layer in layers:
-        keys = [key for key in spots if key[0] == layer]
+        keys = [key for key in spots if key[0] == layer and placed[key] is not None]
+        if not keys:
+            continue
         figure.add_trace(go.Scatter(
-            x=[x for _, x, _ in keys], y=[y for _, _, y in keys],
-            mode="markers",
-            marker={"size": _MAP_MARKER_PX, "color": LAYER_COLOURS.get(layer, "#455a64"),
+            x=[x for _, x, _ in keys], y=[y for _, _, y in keys], mode="markers",
+            marker={"size": _MAP_MARKER_PX, "color": LAYER_COLOURS.get(layer, _OTHER_COLOUR),
                     "line": {"width": 1, "color": "white"}},
-            name=LAYER_LEGEND_NAMES.get(layer, layer),
-            customdata=[[" / ".join(link.name for link in spots[key]), format_quantity(Q_(key[1], "m")),
-                         format_bandwidth(Q_(key[2], "GB/s"))] for key in keys],
-            hovertemplate="<b>%{customdata[0]}</b><br>reach %{customdata[1]}<br>%{customdata[2]} per direction"
-                          "<extra></extra>",
+            name=LAYER_LEGEND_NAMES.get(layer, layer), legendgroup=layer,
+            customdata=hover(keys), hovertemplate=template,
         ))
-    for (_, x, y), position in zip(order, placed, strict=True):
+    # A point with no room for its label is named in the legend instead (its marker and its name).
+    symbols = ("diamond", "square", "triangle-up", "cross", "star", "hexagon", "triangle-down", "x")
+    for index, key in enumerate(key for key in order if placed[key] is None):
+        figure.add_trace(go.Scatter(
+            x=[key[1]], y=[key[2]], mode="markers",
+            marker={"size": _MAP_MARKER_PX, "color": LAYER_COLOURS.get(key[0], _OTHER_COLOUR),
+                    "symbol": symbols[index % len(symbols)], "line": {"width": 1, "color": "white"}},
+            name=texts[key], legendgroup=key[0], customdata=hover([key]), hovertemplate=template,
+        ))
+    for (_, x, y), position in placed.items():
         if position is None:
             continue
         text = texts[(_, x, y)]
@@ -391,10 +423,11 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
         points.setdefault((row.reach_m, row.rate_gbps, row.reaches(distance_m)), []).append(row)
     rates = [row.rate_gbps for row in media] or [1.0]
     y_range = [math.log10(min(rates) / 3), math.log10(max(rates) * 3)]
-    labels = {key: " / ".join(_short_link_name(row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 24,
-                                               whole_words=True) for row in rows)
+    labels = {key: " / ".join(_MAP_LABELS.get(row.id) or _short_link_name(
+        row.name.removeprefix("OIF ").removeprefix("NVIDIA "), 24, whole_words=True) for row in rows)
               for key, rows in points.items()}
-    best_point = max((key for key in points if key[2]), key=lambda key: (key[1], key[0]), default=None)
+    # The fastest that reaches; among equally fast ones the one that only just reaches (as fastest_reaching).
+    best_point = max((key for key in points if key[2]), key=lambda key: (key[1], -key[0]), default=None)
     on_leash = {(step.reach_m, step.link.rate_gbps) for step in leash_steps(media)}
     # Labels in order of importance: the fastest that reaches, the leash's steps, then reaching and fast first.
     keys = sorted(points, key=lambda key: (key != best_point, key[:2] not in on_leash, not key[2], -key[1], key[0]))

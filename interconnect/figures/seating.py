@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import LAYER_COLOURS, apply_theme
-from interconnect.models.parallelism import DIMENSION_LABELS, Layout, Memory, Plan, groups_of, seat_map
+from interconnect.models.parallelism import DIMENSION_LABELS, SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
 
 __all__ = ["COLOUR_BY", "MAX_GRID_GPUS", "bill_figure", "gpu_grid_figure", "grid_positions", "memory_figure"]
 
@@ -175,10 +175,13 @@ def bill_figure(bill: Plan) -> go.Figure:
     """Time per step by dimension: the exposed part solid, the part hidden behind compute pale,
     coloured by the tier it runs on; compute and the pipeline bubble for scale."""
     rows = [d for d in bill.dimensions if d.degree > 1]
-    bubble_s = bill.compute_s * bill.bubble_fraction / max(1e-12, 1 - bill.bubble_fraction)
+    bubble_s = bill.bubble_fraction * bill.step_s  # the idle share of the step, whatever the schedule
     longest = max([bill.compute_s, bubble_s, *(d.time_s for d in rows)] or [1.0])
     scale, unit = _time_unit(longest)
-    labels = ["Compute", "Pipeline bubble", *(f"{d.label}, {d.tier}" for d in rows)]
+    schedule = SCHEDULES.get(bill.workload.schedule, bill.workload.schedule)
+    if bill.workload.schedule == "interleaved":
+        schedule += f", v = {bill.virtual_stages}"
+    labels = ["Compute", f"Pipeline bubble ({schedule})", *(f"{d.label}, {d.tier}" for d in rows)]
     exposed = [0.0, bubble_s, *(d.exposed_s for d in rows)]
     hidden = [bill.compute_s, 0.0, *(max(0.0, d.time_s - d.exposed_s) for d in rows)]
     colours = ["#6b7280", "#f59e0b", *(_NVLINK if d.tier == "NVLink" else _NIC for d in rows)]
@@ -210,7 +213,7 @@ def bill_figure(bill: Plan) -> go.Figure:
 
 def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "selective") -> go.Figure:
     """Memory per GPU by ZeRO stage (stacked: weights, gradients, optimizer, activations) against the
-    GPU's memory; bars over the line do not fit."""
+    GPU's memory less the reserve for buffers and fragmentation; bars over that line do not fit."""
     kinds = (("params", "weights (BF16)", "#1565c0"), ("grads", "gradients (BF16)", "#5c6bc0"),
              ("optimizer", "optimizer (FP32 master, Adam m, v)", "#7b1fa2"),
              ("activations", f"activations ({recompute} recomputation)", "#ef6c00"))
@@ -224,9 +227,16 @@ def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "s
     figure.add_hline(y=capacity, line={"color": _WARNING, "width": 2, "dash": "dash"})
     figure.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"the GPU's memory ({capacity:.0f} GB)",
                                 line={"color": _WARNING, "width": 2, "dash": "dash"}))
+    reserved = next(iter(stages.values())).reserved / 1e9
+    usable = capacity - reserved
+    if reserved > 0:  # what the formulas do not count: context, buffers, fragmentation
+        figure.add_hline(y=usable, line={"color": "#6b7280", "width": 1.5, "dash": "dot"})
+        figure.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": "#6b7280", "width": 1.5,
+                                                                            "dash": "dot"},
+                                    name=f"after {reserved:.0f} GB kept for buffers and fragmentation"))
     totals = [m.total / 1e9 for m in stages.values()]
     figure.add_trace(go.Scatter(x=x, y=totals, mode="text", showlegend=False, hoverinfo="skip",
-                                text=[f"{t:.0f} GB" + ("" if t <= capacity else " · does not fit") for t in totals],
+                                text=[f"{t:.0f} GB" + ("" if t <= usable else " · does not fit") for t in totals],
                                 textposition="top center", textfont={"size": 15}))
     apply_theme(figure, height=460)
     top = max(max(totals), capacity) * 1.18

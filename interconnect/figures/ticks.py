@@ -12,7 +12,10 @@ import math
 
 from interconnect.units import Q_, format_bandwidth, format_quantity
 
-__all__ = ["bandwidth_ticks", "decades", "length_ticks", "log_axis"]
+__all__ = ["bandwidth_ticks", "decades", "length_ticks", "log_axis", "powers_of_ten"]
+
+#: The decades a float holds: ``10.0**309`` overflows and ``10.0**-324`` is zero.
+_FIRST_DECADE, _LAST_DECADE = -323, 308
 
 #: One Blu-ray per ... (seconds per disc) -> the words on the axis.
 _BLURAY_RATES = (
@@ -27,10 +30,35 @@ _BLURAY_RATES = (
 def decades(low_log10: float, high_log10: float) -> list[int]:
     """The whole powers of ten inside ``[low_log10, high_log10]``.
 
+    Only decades a float can hold, and none for a bound that is not finite (data of 1e308 with
+    headroom): a figure builder never raises on finite data.
+
     >>> decades(-1.3, 2.5)
     [-1, 0, 1, 2]
+    >>> decades(300, float("inf")), decades(306.5, 309.1)
+    ([], [307, 308])
     """
-    return list(range(math.ceil(low_log10), math.floor(high_log10) + 1))
+    if not (math.isfinite(low_log10) and math.isfinite(high_log10)):
+        return []
+    return list(range(max(math.ceil(low_log10), _FIRST_DECADE), min(math.floor(high_log10), _LAST_DECADE) + 1))
+
+
+def powers_of_ten(low: float, high: float) -> list[float]:
+    """Every power of ten from the one at or below ``low`` to the one at or above ``high`` (data units).
+
+    Empty unless ``0 < low <= high`` are finite; clipped to the powers a float holds, so 1e308 or
+    5e-324 in the data gives ticks, never an OverflowError.
+
+    >>> powers_of_ten(3.0, 2e3)
+    [1.0, 10.0, 100.0, 1000.0, 10000.0]
+    >>> powers_of_ten(1e307, 1.6e308), powers_of_ten(0.0, 1.0), len(powers_of_ten(5e-324, 1e-322))
+    ([1e+307, 1e+308], [], 2)
+    """
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high < low:
+        return []
+    first = max(math.floor(math.log10(low)), _FIRST_DECADE)
+    last = min(math.ceil(math.log10(high)), _LAST_DECADE)
+    return [10.0**p for p in range(first, last + 1)]
 
 
 def _labelled_decades(low_log10: float, high_log10: float, step: int) -> list[int]:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.units import InterconnectError, expects
+from interconnect.units import IntegerInputError, InterconnectError, expects, read_int
 
 __all__ = [
     "MAX_LINES",
@@ -424,7 +424,6 @@ def infer_ranks(collective: str | None, algbw: np.ndarray, busbw: np.ndarray) ->
 _INT64_MAX = 2**63 - 1
 _INT32_MAX = 2**31 - 1  # nccl-tests prints ranks, thread and GPU counts with %d
 _MAX_INT_CHARS = 32  # longer than any int64 with sign, commas or underscores: not read with int()
-_COMMA_INT_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+")
 _NA_TOKENS = frozenset({"N/A", "n/a", "NA"})
 _FLOAT_WORDS = frozenset({"inf", "infinity", "nan"})
 _SHOWN_CHARS = 40  # user text quoted in a message is cut to this length
@@ -437,13 +436,9 @@ def _as_int(token: str) -> int | None:
     Tokens longer than :data:`_MAX_INT_CHARS` are None without calling ``int()``: Python refuses
     strings over 4,300 digits with ValueError and converts long ones in super-linear time.
     """
-    if len(token) > _MAX_INT_CHARS or not token.lstrip("+-").replace("_", "").replace(",", "").isdecimal():
-        return None  # (the second test refuses only what int() and _COMMA_INT_RE refuse, without a ValueError)
-    try:
-        return int(token)
-    except ValueError:
-        if "," in token and _COMMA_INT_RE.fullmatch(token):
-            return int(token.replace(",", ""))
+    try:  # the project's one strict reader: ASCII digits only, a length cap
+        return read_int(token, max_chars=_MAX_INT_CHARS)
+    except IntegerInputError:
         return None
 
 
@@ -482,8 +477,10 @@ def _bounded_int(digits: str, limit: int) -> int | None:
     digits = digits.lstrip("0") or "0"
     if len(digits) > len(str(limit)):
         return None
-    value = int(digits)
-    return value if value <= limit else None
+    try:
+        return read_int(digits, minimum=0, maximum=limit)
+    except IntegerInputError:  # a Unicode digit the regex's \d let through, or past the limit
+        return None
 
 
 def _is_continuation_token(token: str) -> bool:
@@ -1391,6 +1388,14 @@ class _TextParser:
         if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
             warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
         collective = self.collective or self.collective_from_command
+        keep = _impossible_rows(collective, np.array(self.sizes, dtype=np.int64), out, inp, self.cputime,
+                                [f"line {n}" for n in self.row_lines], warnings)
+        if not keep.all():
+            out, inp = out[keep], inp[keep]
+            rows = zip(self.sizes, self.dtypes, self.redops, strict=True)
+            self.skipped_sweep += [row for row, kept in zip(rows, keep, strict=True) if not kept]  # reached
+            for name in ("row_lines", "sizes", "counts", "dtypes", "redops"):
+                setattr(self, name, [value for value, kept in zip(getattr(self, name), keep, strict=True) if kept])
         if self.wrong_rows:
             warnings.append(
                 f"{len(self.wrong_rows)} rows report wrong elements (#wrong > 0), first at line {self.wrong_rows[0]}: "
@@ -1652,6 +1657,69 @@ def _check_algbw(
         warnings.append(
             f"{first_detail} ({int(bad.sum())} rows differ by more than 5%); check the time unit and the size column"
         )
+
+
+#: Bounds of a row a real run could print. One collective on GPUs takes at least a nanosecond (a
+#: kernel launch alone takes microseconds) and, inside a benchmark sweep, less than 1,000 s; no row
+#: moves more than 100 TB/s, over ten times the fastest link or memory in the catalogue (a test keeps
+#: that true). Rows outside them are refused, not fitted.
+MIN_ROW_TIME_US = 1e-3
+MAX_ROW_TIME_US = 1e9
+MAX_ROW_RATE_GBPS = 1e5
+_REFUSED_LISTED = 5
+
+
+def _row_problem(size: float, values: np.ndarray, check_algbw: bool, ratio: float | None) -> str | None:
+    """Why one placement's (time µs, algbw GB/s, busbw GB/s) cannot come from a real run, else None."""
+    time_us, algbw, busbw = (float(v) for v in values)
+    if not math.isfinite(time_us):
+        return None  # a missing placement (NaN); infinities are skipped as unusable before this
+    if time_us < MIN_ROW_TIME_US:
+        return f"time {time_us:.3g} µs is under a nanosecond; no collective is that quick"
+    if time_us > MAX_ROW_TIME_US:
+        return f"time {time_us:.3g} µs is over 1,000 s for one operation"
+    rate = size / time_us / 1e3
+    if rate > MAX_ROW_RATE_GBPS:
+        return f"size/time is {rate:.3g} GB/s, orders of magnitude beyond any link"
+    if check_algbw and math.isfinite(algbw) and (
+        (algbw >= 0.1 and not algbw / 10 <= rate <= algbw * 10) or (algbw < 0.1 and rate >= 1.0)
+    ):
+        return f"algbw {algbw:g} GB/s but size/time is {rate:.3g} GB/s (more than ten times apart)"
+    if ratio is not None and algbw >= 1.0 and math.isfinite(busbw) and abs(busbw / algbw - ratio) > 0.1 * ratio + 0.02:
+        return (f"busbw {busbw:g} GB/s beside algbw {algbw:g} GB/s (busbw/algbw {busbw / algbw:.3g}; "
+                f"the other rows' is {ratio:.3g})")
+    return None
+
+
+def _impossible_rows(collective: str | None, sizes: np.ndarray, out: np.ndarray, inp: np.ndarray, cputime: bool,
+                     row_labels: list[str], warnings: list[str]) -> np.ndarray:
+    """Which rows to keep: a row no real run could print is refused, with a warning naming it and why.
+
+    Raises :class:`NcclLogError` if every row is refused.
+    Bandwidths are compared only where printing (two decimals) leaves them precise enough.
+    """
+    key = _collective_key(collective) if collective else None
+    check_algbw = not cputime and key in _ALGBW_IS_SIZE_OVER_TIME and not (collective and key is None)
+    both = np.concatenate([out, inp])
+    usable = np.isfinite(both[:, 1]) & (both[:, 1] >= 1.0) & np.isfinite(both[:, 2])
+    ratio = float(np.median(both[usable, 2] / both[usable, 1])) if usable.sum() >= 3 else None
+    keep = np.ones(len(sizes), dtype=bool)
+    refused: list[str] = []
+    for i, size in enumerate(sizes.astype(np.float64)):
+        for name, values in (("out-of-place", out[i]), ("in-place", inp[i])):
+            problem = _row_problem(float(size), values, check_algbw, ratio)
+            if problem:
+                keep[i] = False
+                refused.append(f"{row_labels[i]} ({name}): {problem}")
+                break
+    if not refused:
+        return keep
+    if not keep.any():
+        raise NcclLogError(f"every row is impossible for a real run, so nothing is fitted; first, {refused[0]}")
+    more = len(refused) - _REFUSED_LISTED
+    warnings.append(f"{len(refused)} rows refused as impossible for a real run: " + "; ".join(refused[:_REFUSED_LISTED])
+                    + (f"; and {more} more" if more > 0 else ""))
+    return keep
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -1953,6 +2021,13 @@ def _parse_json(text: str) -> NcclRun:
         if average.get("okay") in (False, "false"):
             warnings.append("nccl-tests marked the average bus bandwidth as failing its NCCL_TESTS_MIN_BW check")
 
+    keep = _impossible_rows(collective, np.array(sizes, dtype=np.int64), out, inp, cputime,
+                            [f"results[{i}]" for i in kept], warnings)
+    if not keep.all():
+        out, inp = out[keep], inp[keep]
+        skipped_sweep += [row for row, k in zip(zip(sizes, dtypes, redops, strict=True), keep, strict=True) if not k]
+        sizes, counts, dtypes, redops, kept = ([value for value, k in zip(column, keep, strict=True) if k]
+                                               for column in (sizes, counts, dtypes, redops, kept))
     sizes_arr = np.array(sizes, dtype=np.int64)
     algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
     busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])

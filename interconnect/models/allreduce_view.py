@@ -169,8 +169,8 @@ def above_wire_reason(cluster: Cluster, algorithms: set[str]) -> str:
     Notes
     -----
     busbw is nccl-tests' ring formula S/t x 2(n-1)/n whatever the algorithm; an algorithm that moves less
-    than a ring's 2(n-1)/n x S per GPU across the bottleneck reports more than the wire rate (nccl-tests
-    ``doc/PERFORMANCE.md``, in-network reduction; sjeaugey, nccl-tests #196, two-node trees).
+    than a ring's 2(n-1)/n x S per GPU across the bottleneck reports more than the wire rate (NCCL's
+    maintainer in nccl-tests #212 and #239 for NVLS; sjeaugey, nccl-tests #196, two-node trees).
 
     Examples
     --------
@@ -182,7 +182,7 @@ def above_wire_reason(cluster: Cluster, algorithms: set[str]) -> str:
     reasons = []
     if "nvls" in algorithms or "nvls_tree" in algorithms:
         reasons.append("NVLink SHARP adds the data up inside the NVSwitch, so each GPU sends its data once "
-                       "instead of 2(n-1)/n times (nccl-tests PERFORMANCE.md: in-network reduction)")
+                       "instead of 2(n-1)/n times (NCCL's maintainer in nccl-tests #212 and #239)")
     if "collnet" in algorithms:
         reasons.append("SHARP adds the data up in the InfiniBand switches, so each node sends it once")
     if ("tree" in algorithms or "nvls_tree" in algorithms) and cluster.domains == 2:

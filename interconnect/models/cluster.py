@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from interconnect.catalog import Catalog, Gpu, Link, UnknownIdError, get_catalog
 from interconnect.models.custom import CUSTOM_GPU_ID, clean_name, custom_gpu, read_scaleup
@@ -277,6 +278,11 @@ class Cluster:
     #: A custom GPU (``gpu="custom"``): ``gpu`` is then its base (compute, memory, tuning) and the
     #: scale-up figures and ``gpu_name`` are the user's (:mod:`interconnect.models.custom`).
     gpu_custom: bool = False
+    #: The scale-out fabric (:class:`interconnect.models.fabric.FabricTopology`), or None: no fabric
+    #: modelled, every NIC gets its full achievable rate (the models behave exactly as without it).
+    topology: Any = None
+    #: The collective this view of the cluster is for (``seen_by``): all-to-all crosses rails.
+    topology_collective: str = "all_reduce"
 
     # --- derived sizes ------------------------------------------------------------------------
 
@@ -334,8 +340,32 @@ class Cluster:
 
     @property
     def nic_bw_per_gpu_gbps(self) -> float:
-        """Achievable scale-out bandwidth per GPU per direction, GB/s: NICs x achieved rate / GPUs."""
-        return self.nic_achieved_gbps * self.nics_per_node / self.gpus_per_node
+        """Achievable scale-out bandwidth per GPU per direction, GB/s: NICs x achieved rate / GPUs.
+
+        With a fabric topology, times :attr:`fabric_share` (what the spine leaves the collective).
+        """
+        if self.topology is None:
+            return self.nic_achieved_gbps * self.nics_per_node / self.gpus_per_node
+        return self.nic_achieved_gbps * self.nics_per_node / self.gpus_per_node * self.fabric_share
+
+    @property
+    def fabric_share(self) -> float:
+        """Share of the NIC rate the fabric leaves this collective (1.0 without a topology).
+
+        See :func:`interconnect.models.fabric.network_share`: a ring stays in its rail until the job
+        spans more than one leaf group; all-to-all is never rail-local.
+        """
+        if self.topology is None:
+            return 1.0
+        from interconnect.models.fabric import network_share
+
+        return network_share(self.topology, self.domains, self.topology_collective)[0]
+
+    def seen_by(self, collective: str) -> Cluster:
+        """Return the same cluster as the collective ``collective`` sees it through the fabric."""
+        if self.topology is None or collective == self.topology_collective:
+            return self
+        return replace(self, topology_collective=collective)
 
     @property
     def node_egress_gbps(self) -> float:
@@ -372,7 +402,9 @@ class Cluster:
     @property
     def nic_device_gbps(self) -> float:
         """Achievable bandwidth of one network device as NCCL sees it (GB/s per direction)."""
-        return self.nic_achieved_gbps * self.nics_per_domain / self.nic_devices_per_domain
+        if self.topology is None:
+            return self.nic_achieved_gbps * self.nics_per_domain / self.nic_devices_per_domain
+        return self.nic_achieved_gbps * self.nics_per_domain / self.nic_devices_per_domain * self.fabric_share
 
     @property
     def nic_device_line_gbps(self) -> float:
@@ -430,6 +462,12 @@ class Cluster:
         )
         if self.hop_latency_override_us is not None:
             text += f", {self.hop_latency_override_us:g} µs extra per network hop"
+        if self.topology is not None:
+            t = self.topology
+            text += (f"; fabric: {t.topology}, leaf groups of {t.servers_per_group} servers, "
+                     f"{t.oversubscription:g}:1 at the leaves")
+            if t.shared:
+                text += f", {t.shared:.0%} of the spine taken by other traffic"
         if self.gpu_custom:
             text += (f"; custom GPU: {self.scaleup_spec_gbps:g} GB/s scale-up per direction "
                      f"({2 * self.scaleup_spec_gbps:g} GB/s both directions), otherwise like the {self.gpu} entry")
@@ -595,6 +633,7 @@ def resolve_cluster(
     scaleup_bandwidth: object = None,
     gpu_name: object = None,
     catalog: Catalog | None = None,
+    topology: object = None,
 ) -> tuple[Cluster, list[str]]:
     """Build a :class:`Cluster` from user inputs, clamping absurd values and saying so.
 
@@ -630,6 +669,9 @@ def resolve_cluster(
         ``h100-sxm``; compute, memory, tuning and server come from it), its scale-up bandwidth per
         direction (``"3.6 TB/s"``; default the base's; clamped to 1 GB/s..100 TB/s) and its name.
         See :mod:`interconnect.models.custom`.
+    topology : TopologySpec, optional
+        The scale-out fabric (:class:`interconnect.models.fabric.TopologySpec`). Default None: no
+        fabric is modelled and every result is exactly what it is without this argument.
 
     Returns
     -------
@@ -779,6 +821,8 @@ def resolve_cluster(
         hop_latency_override_us=hop_override,
         gpu_custom=custom,
     )
+    if topology is not None:
+        cluster = replace(cluster, topology=topology.for_servers(nics, line * 8))
     return cluster, warnings
 
 

@@ -16,9 +16,11 @@ modes, with every bucket's all-reduce time taken from the cluster model
 * ``overlap``: bucketed overlap as DDP runs it. Gradients appear in backward order: the output
   layer's first, the transformer blocks' in proportion to their compute, the input embedding's at
   the very end (its backward costs almost nothing). Buckets queue on one communication stream.
-  While communication kernels run, compute slows by the SM-contention factor ``c``.
+  While communication kernels run, compute slows by the SM-contention factor ``c``, and every
+  bucket costs the compute lane a fixed launch time (the reducer's bookkeeping and the collective's
+  launch), whether or not bytes move (:func:`load_bucket_costs` gives sourced values for both).
 * ``ideal``: the textbook bound. Gradients stream out evenly over the backward pass and there is no
-  contention, so with enough tokens only the last bucket is exposed.
+  contention and no per-bucket cost, so with enough tokens only the last bucket is exposed.
 
 Conventions: times in seconds (``_s``), sizes in bytes, rates in FLOP/s and bytes/s; a dense
 transformer computes ``2 N`` FLOPs per token forward and ``4 N`` backward over its ``N`` matmul
@@ -34,9 +36,12 @@ with the all-reduce.
 
 from __future__ import annotations
 
+import functools
 import math
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from importlib import resources
 
 import numpy as np
 
@@ -44,7 +49,7 @@ from interconnect.catalog import Catalog, get_catalog
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import allreduce
 from interconnect.models.presets import ModelPreset
-from interconnect.units import expects
+from interconnect.units import Q_, expects
 
 __all__ = [
     "CLAIM_OVERLAP_FRACTION",
@@ -59,6 +64,8 @@ __all__ = [
     "SCALING_BOOK_URL",
     "ClaimCheck",
     "EventList",
+    "BucketCost",
+    "BucketCosts",
     "Buckets",
     "Production",
     "Roofline",
@@ -70,12 +77,14 @@ __all__ = [
     "comm_share_for_saving",
     "gpu_rates",
     "gradient_production",
+    "load_bucket_costs",
     "make_buckets",
     "node_sweep",
     "overlap_step_time",
     "playbook_ratios",
     "scaling_book_rooflines",
     "schedule_from_times",
+    "slowest_rank_lag",
     "step_schedule",
     "time_saved_fraction",
     "token_sweep",
@@ -384,12 +393,14 @@ def make_buckets(gradient_bytes: float, bucket_bytes: float) -> Buckets:
             notes.append(f"A bucket of {_bytes_text(size)} is larger than the {_bytes_text(gradient)} gradient: "
                          "one bucket holds it all, so nothing can overlap.")
         size = gradient
-    count = math.ceil(gradient / size - 1e-9)
+    ratio = gradient / size  # infinite for a denormal size: never handed to ceil()
+    count = math.ceil(ratio - 1e-9) if ratio <= MAX_BUCKETS else MAX_BUCKETS + 1
     if count > MAX_BUCKETS:
         wanted = size
         size = gradient / MAX_BUCKETS
         count = MAX_BUCKETS
-        notes.append(f"{_bytes_text(wanted)} buckets would make {math.ceil(gradient / wanted):,} of them; "
+        many = f"{math.ceil(ratio):,}" if math.isfinite(ratio) else f"far more than {MAX_BUCKETS:,}"
+        notes.append(f"{_bytes_text(wanted)} buckets would make {many} of them; "
                      f"using {_bytes_text(size)} ({MAX_BUCKETS:,} buckets).")
     last = gradient - (count - 1) * size
     return Buckets(gradient, size, count, max(last, 0.0), tuple(notes))
@@ -480,6 +491,119 @@ def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode:
             xs.append(x)
             fs.append(f)
     return Production(tuple(xs), tuple(fs))
+
+
+# ------------------------------------------------------------------------------------------------
+# What a bucket costs besides its bytes
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BucketCost:
+    """One sourced constant: ``value`` in SI units (s, or a fraction), where it comes from and how."""
+
+    value: float
+    text: str
+    basis: str
+    source: str
+    url: str
+    note: str
+
+
+@dataclass(frozen=True)
+class BucketCosts:
+    """Per-bucket launch time (s), SM contention and GPU speed spread (fractions), each with its source."""
+
+    launch: BucketCost
+    sm_contention: BucketCost
+    gpu_spread: BucketCost
+
+    @property
+    def launch_s(self) -> float:
+        """Compute-lane time per bucket, s."""
+        return self.launch.value
+
+    @property
+    def contention(self) -> float:
+        """Share of compute speed lost while a collective runs, in [0, 1)."""
+        return self.sm_contention.value
+
+    @property
+    def spread(self) -> float:
+        """Range of speeds between GPUs of one model, a fraction of the median."""
+        return self.gpu_spread.value
+
+
+@functools.cache
+def load_bucket_costs() -> BucketCosts:
+    """Read the sourced per-bucket costs (``data/published/ddp-bucket-costs.toml``).
+
+    Returns
+    -------
+    BucketCosts
+        ``launch_s`` (s per bucket) and ``contention`` (fraction), each with value text, basis,
+        source, address and a note saying how it was obtained.
+
+    Notes
+    -----
+    ``launch``: the median, over the four one-GPU rows of PyTorch's DDP benchmark (no bytes move on
+    one GPU), of the time 1 MB buckets add over 25 MB buckets per bucket they add.
+    ``sm_contention``: the average compute slowdown under overlapped communication measured on
+    A100, H100, MI250 and MI210 (arXiv 2507.03114, abstract: 18.9 %).
+    ``gpu_spread``: the average performance variation between GPUs of one SKU (Sinha et al., SC22,
+    arXiv 2208.11035: 8 %).
+
+    Examples
+    --------
+    >>> costs = load_bucket_costs()
+    >>> f"{costs.launch_s * 1e6:.0f} us", costs.contention, costs.spread
+    ('12 us', 0.19, 0.08)
+    """
+    text = resources.files("interconnect").joinpath("data/published/ddp-bucket-costs.toml").read_text("utf-8")
+    data = tomllib.loads(text)
+    out = {}
+    for key, unit in (("launch", "s"), ("sm_contention", ""), ("gpu_spread", "")):
+        row = data[key]
+        quantity = Q_(row["value"])
+        value = float(quantity.to(unit).magnitude) if unit else float(quantity.to("dimensionless").magnitude)
+        note = " ".join(row["note"].split())
+        out[key] = BucketCost(value, row["value"], row["basis"], row["source"], row["url"], note)
+    return BucketCosts(**out)
+
+
+def slowest_rank_lag(ranks: object, spread: float) -> np.ndarray:
+    r"""Compute how far the slowest of ``ranks`` GPUs lags a typical one, for speeds spread over ``spread``.
+
+    Parameters
+    ----------
+    ranks : int or array of int
+        GPUs that synchronise at every bucket (the data-parallel group).
+    spread : float
+        w, the range of speeds of GPUs of one model, as a fraction of the median (0.08: 8 %).
+
+    Returns
+    -------
+    numpy.ndarray
+        s, the fraction by which the slowest rank is slower than a typical one (0 for one rank).
+
+    Notes
+    -----
+    Our model: GPU speeds uniform over :math:`[-w/2, w/2]` around the median, ranks drawn at
+    random; the slowest of :math:`N` is on average
+
+    .. math:: s_N = \frac{w}{2} \, \frac{N - 1}{N + 1}
+
+    slower than the median GPU, which a one-GPU run measures on average. Sinha et al. (SC22,
+    arXiv 2208.11035) measured 8 % average performance variation (at most 22 %) between V100s of
+    one SKU on Summit, Vortex and Longhorn (:func:`load_bucket_costs`, ``gpu_spread``).
+
+    Examples
+    --------
+    >>> [round(float(s), 4) for s in slowest_rank_lag(np.array([1, 2, 8]), 0.08)]
+    [0.0, 0.0133, 0.0311]
+    """
+    n = np.maximum(np.asarray(ranks, dtype=float), 1.0)
+    return spread / 2 * (n - 1) / (n + 1)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -583,7 +707,10 @@ class EventList:
 class StepResult:
     """One training step of one GPU in one mode. Times in seconds.
 
-    ``step_s = compute_s + contention_s + exposed_comm_s``; ``comm_s`` is every bucket's all-reduce
+    ``step_s = compute_s + wait_s + launch_s + contention_s + exposed_comm_s``; ``wait_s`` is the
+    time spent waiting for the slowest rank (forward and backward run at its pace); ``launch_s`` is
+    what the buckets' launches cost the compute lane (count x per-bucket time); ``comm_s`` is every
+    bucket's all-reduce
     time added up; ``overlap_fraction`` is the share of ``comm_s`` hidden behind compute;
     ``compute_utilization`` is ``compute_s / step_s`` (MFU-style when efficiency is 1);
     ``saved_s`` is the time saved against the same step without overlap;
@@ -609,11 +736,18 @@ class StepResult:
     hide_threshold_tokens: float
     events: EventList
     notes: tuple[str, ...] = field(default=())
+    launch_s: float = 0.0
+    wait_s: float = 0.0
 
     @property
     def compute_s(self) -> float:
         """Forward, backward and optimizer time added up, s (no contention)."""
         return self.forward_s + self.backward_s + self.optimizer_s
+
+    @property
+    def backward_end_s(self) -> float:
+        """When the (stretched) backward pass ends, s from the step's start."""
+        return self.forward_s + self.backward_s + self.wait_s + self.launch_s + self.contention_s
 
     @property
     def compute_utilization(self) -> float:
@@ -667,21 +801,24 @@ def _comm_end_s(forward_s: np.ndarray, backward_s: np.ndarray, fractions: np.nda
 
 def _contended(forward_s: np.ndarray, backward_s: np.ndarray, sm_contention: float, fractions: np.ndarray,
                index: np.ndarray, count: int, t_full_s: np.ndarray, t_last_s: np.ndarray,
-               comm_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               comm_s: np.ndarray, launch_s: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(stretched backward, end of communication): compute loses ``c`` seconds per second of overlap.
+
+    Every bucket's launch first adds ``launch_s`` to the backward pass (``count`` x ``launch_s``).
 
     The overlapped communication is everything but what runs after the backward pass:
     O = T_comm - (end - T_bwd_end), since after the last gradient is ready the stream never idles.
     The backward pass is stretched to T_bwd + c O and the schedule recomputed until it settles
     (T_comp (1 + c f T_comm / T_comp) + (1 - f) T_comm, applied bucket by bucket).
     """
-    stretched = backward_s
+    base = backward_s + count * launch_s
+    stretched = base
     end = _comm_end_s(forward_s, stretched, fractions, index, count, t_full_s, t_last_s)
     if sm_contention <= 0:
         return stretched, end
     for _ in range(_CONTENTION_PASSES):
         overlapped = np.clip(comm_s - (end - forward_s - stretched), 0.0, np.minimum(comm_s, stretched))
-        stretched = backward_s + sm_contention * overlapped
+        stretched = base + sm_contention * overlapped
         end = _comm_end_s(forward_s, stretched, fractions, index, count, t_full_s, t_last_s)
     return stretched, end
 
@@ -721,7 +858,7 @@ def bucket_times_s(cluster: Cluster, buckets: Buckets, algorithm: str = "auto") 
     return float(result.time_us[0]) * 1e-6, float(result.time_us[1]) * 1e-6, str(result.algorithm[0])
 
 
-@expects(bucket_bytes="B")
+@expects(bucket_bytes="B", bucket_launch_s="s")
 def step_schedule(
     cluster: Cluster,
     workload: Workload,
@@ -735,6 +872,8 @@ def step_schedule(
     algorithm: str = "auto",
     catalog: Catalog | None = None,
     bucket_time_fn: Callable[[np.ndarray], np.ndarray] | None = None,
+    bucket_launch_s: float = 0.0,
+    speed_spread: float = 0.0,
 ) -> StepResult:
     r"""Schedule one data-parallel training step of one GPU as an event list, and summarise it.
 
@@ -762,11 +901,17 @@ def step_schedule(
         Where the GPU's rates come from.
     bucket_time_fn : callable, optional
         Bucket size (B, array) -> all-reduce time (s, array); default: the cluster model.
+    bucket_launch_s : float, default 0.0
+        Compute-lane time per bucket, s (``overlap`` and ``none``; :func:`load_bucket_costs` gives
+        a sourced value).
+    speed_spread : float, default 0.0
+        Range of speeds between the cluster's GPUs, a fraction in [0, 0.5]: the step runs at the
+        pace of the slowest rank (:func:`slowest_rank_lag`).
 
     Returns
     -------
     StepResult
-        Times in s, with ``step_s = compute_s + contention_s + exposed_comm_s``.
+        Times in s, with ``step_s = compute_s + launch_s + contention_s + exposed_comm_s``.
 
     Raises
     ------
@@ -813,6 +958,10 @@ def step_schedule(
         raise ValueError(f"SM contention must be in [0, 1), got {sm_contention!r}")
     if not (0 < efficiency <= 1):
         raise ValueError(f"efficiency must be in (0, 1], got {efficiency!r}")
+    if not (math.isfinite(bucket_launch_s) and 0 <= bucket_launch_s <= 0.01):
+        raise ValueError(f"the launch time per bucket must be in [0, 10 ms], got {bucket_launch_s!r} s")
+    if not (math.isfinite(speed_spread) and 0 <= speed_spread <= 0.5):
+        raise ValueError(f"the GPU speed spread must be in [0, 0.5], got {speed_spread!r}")
     grad = GRADIENT_BYTES[gradient_dtype]
     flops, hbm = gpu_rates(cluster.gpu, catalog)
     fwd, bwd, opt = (float(a[0]) for a in compute_times_s(workload, tokens, flops, hbm, grad, efficiency))
@@ -828,15 +977,18 @@ def step_schedule(
         t_full, t_last, algo = float(times[0]), float(times[1]), "given"
     step = schedule_from_times(workload, tokens, fwd, bwd, opt, buckets, t_full, t_last,
                                production=gradient_production(workload, grad, mode), mode=mode,
-                               sm_contention=sm_contention, algorithm=algo)
+                               sm_contention=sm_contention, algorithm=algo, bucket_launch_s=bucket_launch_s,
+                               straggler=float(slowest_rank_lag(cluster.ranks, speed_spread)))
     return replace(step, notes=(*step.notes, *notes)) if notes else step
 
 
-@expects(forward_s="s", backward_s="s", optimizer_s="s", bucket_time_s="s", last_bucket_time_s="s")
+@expects(forward_s="s", backward_s="s", optimizer_s="s", bucket_time_s="s", last_bucket_time_s="s",
+         bucket_launch_s="s")
 def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: float, backward_s: float,
                         optimizer_s: float, buckets: Buckets, bucket_time_s: float, last_bucket_time_s: float, *,
                         production: Production, mode: str = "overlap", sm_contention: float = 0.0,
-                        algorithm: str = "given") -> StepResult:
+                        algorithm: str = "given", bucket_launch_s: float = 0.0,
+                        straggler: float = 0.0) -> StepResult:
     r"""Schedule the step from given phase times and bucket all-reduce times (what :func:`step_schedule` computes).
 
     Parameters
@@ -859,6 +1011,12 @@ def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: fl
         c, compute speed lost while communication runs (``overlap`` only).
     algorithm : str, default "given"
         The name to record.
+    bucket_launch_s : float, default 0.0
+        Compute-lane time per bucket, s: the reducer's bookkeeping and the collective's launch
+        (``overlap`` and ``none``; the ``ideal`` bound has none).
+    straggler : float, default 0.0
+        How much slower than this GPU the slowest rank computes, a fraction
+        (:func:`slowest_rank_lag`; ``overlap`` and ``none``).
 
     Returns
     -------
@@ -868,9 +1026,13 @@ def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: fl
 
     Notes
     -----
-    With SM contention, compute loses :math:`c` seconds per second of overlapped communication
-    :math:`O`; our fixed point stretches the backward pass to :math:`T_{bwd} + c \, O` and
-    re-schedules until it settles.
+    Each of the :math:`n` buckets costs the compute lane :math:`t_{launch}`; with SM contention,
+    compute also loses :math:`c` seconds per second of overlapped communication :math:`O`. Our
+    fixed point stretches the backward pass to :math:`T_{bwd} + n \, t_{launch} + c \, O` and
+    re-schedules until it settles. Small buckets pay both terms more often: more launches, and
+    more communication time (each all-reduce pays its latency) for the SMs to share. No bucket's
+    all-reduce can finish before the slowest rank has its gradients, so forward and backward run
+    at that rank's pace, :math:`(1 + s)` times this GPU's; the difference is ``wait_s``.
 
     Examples
     --------
@@ -880,21 +1042,29 @@ def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: fl
     >>> f"{step.step_s * 1e3:.1f} ms", f"{step.exposed_comm_s * 1e3:.1f} ms"
     ('92.0 ms', '2.0 ms')
     """
-    fwd, bwd, opt, t_full, t_last = forward_s, backward_s, optimizer_s, bucket_time_s, last_bucket_time_s
+    if not (math.isfinite(straggler) and 0 <= straggler < 1):
+        raise ValueError(f"the slowest rank's lag must be a fraction in [0, 1), got {straggler!r}")
+    fwd0, bwd0, opt, t_full, t_last = forward_s, backward_s, optimizer_s, bucket_time_s, last_bucket_time_s
     tokens = float(tokens_per_gpu)
     comm = (buckets.count - 1) * t_full + t_last
     contention = sm_contention if mode == "overlap" else 0.0
-    no_overlap_step = fwd + bwd + comm + opt
+    launch = buckets.count * bucket_launch_s if mode != "ideal" else 0.0
+    lag = straggler if mode != "ideal" else 0.0
+    # Every bucket waits for the slowest rank's gradients, so the step runs at that rank's pace.
+    fwd, bwd = fwd0 * (1 + lag), bwd0 * (1 + lag)
+    wait = (fwd0 + bwd0) * lag
+    no_overlap_step = fwd0 + bwd0 + (fwd0 + bwd0) * straggler + buckets.count * bucket_launch_s + comm + opt
 
     if mode == "none":
-        stretched = bwd
-        comm_end = fwd + bwd + comm
-        starts = fwd + bwd + np.arange(buckets.count) * t_full
+        stretched = bwd + launch
+        comm_end = fwd + stretched + comm
+        starts = fwd + stretched + np.arange(buckets.count) * t_full
     else:
         index = _candidates(production, buckets)
         fractions = production.fraction(buckets.end_bytes[index])
         stretched_a, _ = _contended(np.array([fwd]), np.array([bwd]), contention, fractions, index, buckets.count,
-                                    np.array([t_full]), np.array([t_last]), np.array([comm]))
+                                    np.array([t_full]), np.array([t_last]), np.array([comm]),
+                                    launch / buckets.count)
         stretched = float(stretched_a[0])
         ready = fwd + production.fraction(buckets.end_bytes) * stretched
         before = np.arange(buckets.count) * t_full  # S_j: every bucket before j is full
@@ -905,14 +1075,15 @@ def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: fl
     exposed = max(comm_end - (fwd + stretched), 0.0)
     step = fwd + stretched + exposed + opt
     events = _events(fwd, stretched, opt, comm_end, starts, durations, buckets)
-    per_token_bwd = bwd / tokens
+    per_token_bwd = bwd0 / tokens
     # Enough backward pass to cover every bucket but the last, which by construction ends the step.
     threshold = (comm - t_last) / per_token_bwd if per_token_bwd > 0 and buckets.count > 1 else math.inf
     return StepResult(
-        mode=mode, workload=workload, tokens_per_gpu=tokens, forward_s=fwd, backward_s=bwd, optimizer_s=opt,
-        contention_s=stretched - bwd, comm_s=comm, exposed_comm_s=exposed, step_s=step,
+        mode=mode, workload=workload, tokens_per_gpu=tokens, forward_s=fwd0, backward_s=bwd0, optimizer_s=opt,
+        contention_s=stretched - bwd - launch, comm_s=comm, exposed_comm_s=exposed, step_s=step,
         no_overlap_step_s=no_overlap_step, buckets=buckets, bucket_time_s=t_full, last_bucket_time_s=t_last,
-        algorithm=algorithm, hide_threshold_tokens=threshold, events=events, notes=buckets.notes,
+        algorithm=algorithm, hide_threshold_tokens=threshold, events=events, notes=buckets.notes, launch_s=launch,
+        wait_s=wait,
     )
 
 
@@ -952,26 +1123,31 @@ class Sweep:
 
 
 def _sweep_rows(fwd: np.ndarray, bwd: np.ndarray, opt: np.ndarray, buckets: Buckets, production: Production,
-                t_full: np.ndarray, t_last: np.ndarray, contention: float, mode: str) -> dict[str, np.ndarray]:
+                t_full: np.ndarray, t_last: np.ndarray, contention: float, mode: str,
+                launch_s: float = 0.0, lag: object = 0.0) -> dict[str, np.ndarray]:
     comm = (buckets.count - 1) * t_full + t_last
+    launch = launch_s if mode != "ideal" else 0.0
+    compute = fwd + bwd + opt
+    if mode != "ideal":
+        fwd, bwd = fwd * (1 + np.asarray(lag)), bwd * (1 + np.asarray(lag))
     if mode == "none":
-        stretched = bwd
-        end = fwd + bwd + comm
+        stretched = bwd + buckets.count * launch
+        end = fwd + stretched + comm
     else:
         index = _candidates(production, buckets)
         fractions = production.fraction(buckets.end_bytes[index])
-        stretched, end = _contended(fwd, bwd, contention, fractions, index, buckets.count, t_full, t_last, comm)
+        stretched, end = _contended(fwd, bwd, contention, fractions, index, buckets.count, t_full, t_last, comm,
+                                    launch)
     exposed = np.maximum(end - (fwd + stretched), 0.0)
     step = fwd + stretched + exposed + opt
-    compute = fwd + bwd + opt
     return {"exposed": exposed, "utilization": compute / step, "step": step, "comm": comm}
 
 
-@expects(bucket_bytes="B")
+@expects(bucket_bytes="B", bucket_launch_s="s")
 def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *, bucket_bytes: float,
                 gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
                 modes: Sequence[str] = ("none", "overlap", "ideal"), algorithm: str = "auto",
-                catalog: Catalog | None = None) -> Sweep:
+                catalog: Catalog | None = None, bucket_launch_s: float = 0.0, speed_spread: float = 0.0) -> Sweep:
     """Sweep exposed communication and utilisation against tokens per GPU, for each mode.
 
     Parameters
@@ -984,7 +1160,7 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
         Tokens per GPU.
     bucket_bytes : float
         Bucket capacity, B.
-    gradient_dtype, sm_contention, efficiency, algorithm, catalog
+    gradient_dtype, sm_contention, efficiency, algorithm, catalog, bucket_launch_s, speed_spread
         As for :func:`step_schedule`.
     modes : sequence of str
         One series per mode.
@@ -1013,16 +1189,18 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
     buckets = make_buckets(workload.params * grad, bucket_bytes)
     t_full, t_last, _ = bucket_times_s(cluster, buckets, algorithm)
     rows = [_sweep_rows(fwd, bwd, opt, buckets, gradient_production(workload, grad, mode), np.full_like(fwd, t_full),
-                        np.full_like(fwd, t_last), sm_contention if mode == "overlap" else 0.0, mode) for mode in modes]
+                        np.full_like(fwd, t_last), sm_contention if mode == "overlap" else 0.0, mode, bucket_launch_s,
+                        slowest_rank_lag(cluster.ranks, speed_spread)) for mode in modes]
     return Sweep(np.asarray(tokens, dtype=float), tuple(modes), np.array([r["exposed"] for r in rows]),
                  np.array([r["utilization"] for r in rows]), np.array([r["step"] for r in rows]),
                  np.array([r["comm"] for r in rows]))
 
 
-@expects(bucket_bytes="B")
+@expects(bucket_bytes="B", bucket_launch_s="s")
 def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node_counts: Sequence[int], *,
                bucket_bytes: float, gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
-               algorithms: Sequence[str] = ("auto", "ring"), catalog: Catalog | None = None) -> Sweep:
+               algorithms: Sequence[str] = ("auto", "ring"), catalog: Catalog | None = None,
+               bucket_launch_s: float = 0.0, speed_spread: float = 0.0) -> Sweep:
     """Sweep bucketed overlap against the number of nodes, one series per all-reduce algorithm.
 
     Parameters
@@ -1037,7 +1215,7 @@ def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node
         The x axis.
     bucket_bytes : float
         Bucket capacity, B.
-    gradient_dtype, sm_contention, efficiency, catalog
+    gradient_dtype, sm_contention, efficiency, catalog, bucket_launch_s, speed_spread
         As for :func:`step_schedule`.
     algorithms : sequence of str
         One series per algorithm: ``ring`` shows the :math:`2(n - 1)` latency steps of a ring
@@ -1068,8 +1246,9 @@ def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node
     rows = []
     for algorithm in algorithms:
         times = np.array([bucket_times_s(cluster.with_nodes(int(k)), buckets, algorithm)[:2] for k in counts])
+        lag = slowest_rank_lag(counts * cluster.gpus_per_node, speed_spread)
         rows.append(_sweep_rows(fwd, bwd, opt, buckets, production, times[:, 0], times[:, 1], sm_contention,
-                                "overlap"))
+                                "overlap", bucket_launch_s, lag))
     return Sweep(counts, tuple(algorithms), np.array([r["exposed"] for r in rows]),
                  np.array([r["utilization"] for r in rows]), np.array([r["step"] for r in rows]),
                  np.array([r["comm"] for r in rows]))

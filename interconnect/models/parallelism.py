@@ -26,9 +26,11 @@ Units are in the names: bytes, seconds (``_s``), FLOP. Sources of the formulas:
   (Rajbhandari et al. 2019, arXiv 1910.02054, Figure 1); activations per layer
   ``s·b·h·(34 + 5·a·s/h)/t`` with TP and sequence parallelism, ``34·s·b·h/t`` with selective and
   ``2·s·b·h/t`` with full recomputation (Korthikanti et al. 2022, Table 2 and section 5);
-* compute: ``6·N_active`` FLOP per token plus causal attention ``6·L·s·h`` (Kaplan et al. 2020,
-  arXiv 2001.08361, section 2.1); pipeline bubble ``(p-1)/m`` of the ideal time for 1F1B
-  (Narayanan et al. 2021, arXiv 2104.04473, section 2.2).
+* compute: model FLOPs ``6·N_active + 12·L·h·s`` per token (PaLM, arXiv 2204.02311, appendix B);
+  time per layer from the sourced GEMM and flash-attention rates of the GPU family at the layout's
+  GEMM shapes (:mod:`interconnect.models.kernels`) plus the HBM traffic of the stored activations;
+  the slowest pipeline stage sets the pace; the bubble by schedule (:data:`SCHEDULES`: 1F1B,
+  interleaved, zero-bubble, DualPipe; Narayanan et al. 2021, arXiv 2104.04473, section 2.2).
 """
 
 from __future__ import annotations
@@ -46,6 +48,12 @@ from interconnect.units import InterconnectError, expects
 
 __all__ = [
     "DIMENSIONS",
+    "PLAN_DEFAULTS",
+    "fit_layout",
+    "layer_params",
+    "stage_layers",
+    "RESERVED_SHARE",
+    "SCHEDULES",
     "DIMENSION_LABELS",
     "Dimension",
     "Layout",
@@ -70,6 +78,27 @@ __all__ = [
 ]
 
 DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
+#: Pipeline schedules, with the idle time each pays in units of one micro-batch's forward and backward
+#: on the slowest stage: 1F1B p - 1 (Narayanan et al. 2021, arXiv 2104.04473, section 2.2.1);
+#: interleaved 1F1B with v model chunks per GPU (p - 1) / v, for v times the stage-boundary sends
+#: (same paper, section 2.2.2); zero-bubble ZB-H1 about a third of 1F1B's at 1F1B's memory, by
+#: splitting the backward pass into input and weight gradients and filling the bubble with the latter
+#: (Qi et al. 2023, arXiv 2401.10241, section 3); DualPipe, bidirectional, as DeepSeek-V3 trained:
+#: (p/2 - 1)(F&B + B - 3W), i.e. (p/2 - 1) x 2/3 micro-batch times with F = W = 1, B = 2, F&B = F + B,
+#: for two copies of the weights and p + 1 micro-batches in flight, with the expert all-to-all of one
+#: chunk hidden behind the other's compute (deepseek-ai/DualPipe README; DeepSeek-V3 report,
+#: arXiv 2412.19437, section 3.2.1).
+SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
+             "dualpipe": "DualPipe"}
+#: Memory set aside per GPU for what the formulas do not count: the CUDA and NCCL context, communication
+#: buffers and the caching allocator's fragmentation. Our allowance, 10 % of the GPU's memory; the ZeRO
+#: paper (arXiv 1910.02054, section 3.2 and 6.3) reports fragmentation alone leaving 30 % unusable in
+#: extreme cases, which its memory defragmentation removes.
+RESERVED_SHARE = 0.10
+#: Bytes moved through HBM per byte of stored activations: written and read back in the forward
+#: pass, read and its gradient written in the backward pass (our count; the stored bytes per layer
+#: are Korthikanti et al. 2022's, Table 2).
+_MEMORY_PASSES_FWD, _MEMORY_PASSES_BWD = 2.0, 2.0
 DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
                     "pp": "Pipeline (PP)"}
 #: Bytes per parameter of mixed-precision Adam: BF16 weights 2, BF16 gradients 2, FP32 master weights,
@@ -78,6 +107,67 @@ PARAM_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2.0, 2.0, 12.0
 #: Message sizes at which each collective is tabulated (two per octave, 1 B to 1 TiB); times between
 #: them are interpolated log-log, which keeps one layout's bill and the search in exact agreement.
 _TABLE_SIZES = 2.0 ** np.arange(0, 40.5, 0.5)
+
+
+#: Defaults shared by the Seating chart page and ``interconnect plan`` (the page's link keys in brackets):
+#: Llama 3 70B on 8 nodes of 8 H100, TP 8 x PP 4 with DP taking the rest, ZeRO-1 (the distributed
+#: optimizer), 1F1B, selective recomputation, sequence parallelism, BF16, micro-batch 1, global batch 256.
+PLAN_DEFAULTS = {"model": "llama3-70b", "gpu": "h100-sxm", "nodes": 8, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "zero": 1,
+                 "micro_batch": 1, "global_batch": 256, "recompute": "selective", "sequence_parallel": True,
+                 "schedule": "1f1b", "virtual_stages": 0, "attention": "flash", "dtype": "bf16"}
+
+
+def fit_layout(model: ModelPreset, gpus: int, tp: int, pp: int, cp: int = 1, ep: int = 1,
+               zero: int = 1) -> tuple[Layout, str]:
+    """Fit a layout to a GPU count: keep TP, shrink PP, let DP take the rest; say what changed.
+
+    Parameters
+    ----------
+    model : ModelPreset
+        The model (TP must divide its heads, PP may not exceed its layers).
+    gpus : int
+        The cluster's GPU count.
+    tp, pp, cp, ep, zero : int
+        The layout asked for (DP is what is left).
+
+    Returns
+    -------
+    layout : Layout
+        ``tp x pp x cp x dp = gpus``; TP, then CP, are kept when they divide the GPU count, PP is the
+        largest that still does, DP takes the rest; EP becomes 1 when it no longer divides DP.
+    change : str
+        One sentence saying what changed, or "" when the layout fitted as asked.
+
+    Examples
+    --------
+    >>> from interconnect.models.presets import load_model_presets
+    >>> layout, change = fit_layout(load_model_presets()["llama3-70b"], 16, tp=8, pp=4)
+    >>> layout.label()
+    'TP8 × PP2 × DP1, ZeRO-1'
+    >>> print(change)
+    The cluster has 16 GPUs, not the 32 that TP 8 × PP 4 needs: kept TP 8, PP 4 → 2, DP takes the rest (1).
+    """
+    gpus = max(1, int(gpus))
+    tp0, pp0, cp0 = max(1, tp), max(1, pp), max(1, cp)
+    if gpus % (tp0 * pp0 * cp0) == 0 or model.heads % tp0:  # fits, or TP itself is wrong: say so, do not guess
+        dp = max(1, gpus // (tp0 * pp0 * cp0))
+        return Layout(tp=tp0, pp=pp0, dp=dp, cp=cp0, ep=ep if dp % max(ep, 1) == 0 else 1, zero=zero), ""
+    new_tp = tp0 if gpus % tp0 == 0 else max(d for d in _divisors(gpus) if d <= tp0 and model.heads % d == 0)
+    rest = gpus // new_tp
+    new_cp = cp0 if rest % cp0 == 0 else 1
+    rest //= new_cp
+    new_pp = max(d for d in _divisors(rest) if d <= min(pp0, model.layers))
+    dp = rest // new_pp
+    new_ep = ep if dp % max(ep, 1) == 0 else 1
+    kept = [f"kept TP {tp0}" if new_tp == tp0 else f"TP {tp0} → {new_tp}"]
+    if cp0 > 1:
+        kept.append(f"kept CP {cp0}" if new_cp == cp0 else f"CP {cp0} → {new_cp}")
+    kept.append(f"kept PP {pp0}" if new_pp == pp0 else f"PP {pp0} → {new_pp}")
+    need = tp0 * pp0 * cp0
+    why = (f"not the {need:,} that TP {tp0} × PP {pp0}" + (f" × CP {cp0}" if cp0 > 1 else "") + " needs"
+           if need > gpus else f"which TP {tp0} × PP {pp0}" + (f" × CP {cp0}" if cp0 > 1 else "") + " does not divide")
+    change = f"The cluster has {gpus:,} GPUs, {why}: {', '.join(kept)}, DP takes the rest ({dp:,})."
+    return Layout(tp=new_tp, pp=new_pp, dp=dp, cp=new_cp, ep=new_ep, zero=zero), change
 
 
 class LayoutError(InterconnectError, ValueError):
@@ -147,10 +237,18 @@ class Workload:
 
     ``micro_batch`` and ``global_batch`` count sequences; ``seq_len`` tokens (None: the model's
     pre-training length); ``dtype_bytes`` of weights, activations and gradients on the wire (2 for
-    BF16); ``recompute`` ``none``, ``selective`` or ``full``; ``compute_efficiency`` the share of the
-    GPU's dense BF16 peak its matrix multiplies reach (an assumption: 0.5 is typical of large runs,
-    the Ultra-Scale Playbook reports MFU of roughly 30-50 %); ``bucket_bytes`` the gradient bucket of
-    data parallelism (PyTorch DDP's 25 MB default, Playbook appendix A3).
+    BF16); ``recompute`` ``none``, ``selective`` or ``full``; ``compute_efficiency`` overrides the
+    sourced kernel figures with one share of the GPU's dense BF16 peak for every kernel (None: use
+    :mod:`interconnect.models.kernels`, what GEMM and attention kernels reach on this GPU family at
+    these matrix shapes); ``bucket_bytes`` the gradient bucket of data parallelism (PyTorch DDP's
+    25 MB default, Playbook appendix A3).
+
+    ``schedule`` is the pipeline schedule (see :data:`SCHEDULES`); ``virtual_stages`` the model
+    chunks per GPU of the interleaved schedule (0: the fastest the stage's layers allow);
+    ``lighter_ends`` gives the first and the last pipeline stage one transformer layer fewer, to
+    make room for the embedding and the output layer (Llama 3, arXiv 2407.21783, section 3.3.2);
+    ``attention`` ``flash`` (fused, scores never stored) or ``unfused`` (scores written to memory,
+    as Megatron-LM before 2023).
     """
 
     micro_batch: int = 1
@@ -159,8 +257,12 @@ class Workload:
     dtype_bytes: int = 2
     recompute: str = "selective"
     sequence_parallel: bool = True
-    compute_efficiency: float = 0.5
+    compute_efficiency: float | None = None
     bucket_bytes: float = 25e6
+    schedule: str = "1f1b"
+    virtual_stages: int = 0
+    lighter_ends: bool = False
+    attention: str = "flash"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -277,8 +379,8 @@ def tp_bytes_per_layer(seq_len: int, micro_batch: int, hidden: int, tp: int, dty
     return 4 * (tp - 1) / tp * seq_len * micro_batch * hidden * dtype_bytes
 
 
-def pipeline_bubble_fraction(pp: int, micro_batches: int) -> float:
-    r"""Compute the share of a 1F1B pipeline step spent idle.
+def pipeline_bubble_fraction(pp: int, micro_batches: int, schedule: str = "1f1b", virtual_stages: int = 1) -> float:
+    r"""Compute the share of a pipeline step spent idle, by schedule.
 
     Parameters
     ----------
@@ -286,6 +388,10 @@ def pipeline_bubble_fraction(pp: int, micro_batches: int) -> float:
         p, pipeline stages.
     micro_batches : int
         m, micro-batches per step.
+    schedule : {"1f1b", "interleaved", "zero-bubble", "dualpipe"}, default "1f1b"
+        The pipeline schedule.
+    virtual_stages : int, default 1
+        v, model chunks per GPU (interleaved only).
 
     Returns
     -------
@@ -294,20 +400,25 @@ def pipeline_bubble_fraction(pp: int, micro_batches: int) -> float:
 
     Notes
     -----
-    The bubble is :math:`(p-1)/m` of the ideal compute time (Narayanan et al.,
-    https://arxiv.org/abs/2104.04473, section 2.2.1; ``ultrascale-playbook`` writes the same
-    ratio), so of the whole step it is
+    The idle time in units of one micro-batch's forward and backward is :math:`I = p - 1` for 1F1B
+    (Narayanan et al., https://arxiv.org/abs/2104.04473, section 2.2.1: the bubble is
+    :math:`(p-1)/m` of the ideal time), :math:`(p - 1)/v` for the interleaved schedule (same paper,
+    section 2.2.2) and about :math:`(p - 1)/3` for ZB-H1 (Qi et al.,
+    https://arxiv.org/abs/2401.10241, with equal forward, input-gradient and weight-gradient
+    times). Of the whole step it is
 
-    .. math:: \beta = \frac{p - 1}{m + p - 1}
+    .. math:: \beta = \frac{I}{m + I}
 
     Examples
     --------
-    >>> f"{pipeline_bubble_fraction(4, 12):.0%}"
-    '20%'
+    >>> f"{pipeline_bubble_fraction(4, 12):.0%}", f"{pipeline_bubble_fraction(16, 32, 'interleaved', 4):.1%}"
+    ('20%', '10.5%')
     """
     if pp <= 1:
         return 0.0
-    return (pp - 1) / (micro_batches + pp - 1)
+    idle = {"1f1b": pp - 1.0, "interleaved": (pp - 1.0) / max(1, virtual_stages),
+            "zero-bubble": (pp - 1.0) / 3.0, "dualpipe": max(pp / 2 - 1.0, 0.0) * 2 / 3}[schedule]
+    return idle / (micro_batches + idle)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -568,8 +679,14 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
                         f"to the GPU count.")
     if model.heads % layout.tp:
         problems.append(f"TP = {layout.tp} does not divide the model's {model.heads} attention heads.")
-    if model.layers % layout.pp:
-        problems.append(f"PP = {layout.pp} does not divide the model's {model.layers} layers.")
+    if layout.pp > model.layers:
+        problems.append(f"PP = {layout.pp} is more stages than the model's {model.layers} layers.")
+    if workload.schedule not in SCHEDULES:
+        problems.append(f"Schedule '{workload.schedule}' is not one of {', '.join(SCHEDULES)}.")
+    elif workload.schedule == "dualpipe" and layout.pp % 2:
+        problems.append(f"DualPipe needs an even number of pipeline stages (got PP = {layout.pp}).")
+    if workload.recompute not in ("none", "selective", "full"):
+        problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
     if workload.tokens(model) % layout.cp:
         problems.append(f"CP = {layout.cp} does not divide the sequence length of {workload.tokens(model):,} tokens.")
     if layout.ep > 1 and not model.is_moe:
@@ -632,29 +749,114 @@ def _memory_bytes(cluster: Cluster) -> float:
     return float(get_catalog().gpu(cluster.gpu).memory.quantity.to("B").magnitude)
 
 
+def _hbm_bytes_per_s(cluster: Cluster) -> float:
+    from interconnect.catalog import get_catalog
+
+    return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude)
+
+
+def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str]:
+    """GEMM rate (FLOP/s), attention rate (FLOP/s), SMs and the basis, for this GPU and workload."""
+    from interconnect.models.kernels import kernel_figures
+
+    peak = _peak_flops(cluster)
+    # FP8 GEMMs run at twice the BF16 rate on GPUs with FP8 tensor cores (Hopper, Blackwell, CDNA 3 data
+    # sheets); Ampere and older have none, so FP8 there only halves the bytes
+    has_fp8 = cluster.gpu not in ("p100", "v100", "a100-sxm")
+    scale = 2.0 if workload.dtype_bytes == 1 and has_fp8 else 1.0
+    if workload.compute_efficiency is not None:
+        eff = float(workload.compute_efficiency)
+        return peak * eff * scale, peak * eff, 0, f"{eff:.0%} of the BF16 peak (set by hand)"
+    k = kernel_figures(cluster.gpu)
+    if k is None:
+        return peak * 0.5 * scale, peak * 0.5, 0, "50 % of the BF16 peak (no published kernel figures for this GPU)"
+    return k.gemm_flops * scale, peak * k.attention_share, k.sms, k.gemm_basis
+
+
+def layer_params(model: ModelPreset) -> tuple[float, float]:
+    """Count the parameters one token meets per transformer layer, and the embedding's.
+
+    The active parameters minus the input embedding and the output layer (``V h`` each), shared by
+    the layers; MoE layers count the experts a token uses.
+
+    Examples
+    --------
+    >>> from interconnect.models.presets import load_model_presets
+    >>> per_layer, embed = layer_params(load_model_presets()["llama3-70b"])
+    >>> f"{per_layer / 1e6:.0f}M per layer, {embed / 1e9:.2f}B per embedding"
+    '856M per layer, 1.05B per embedding'
+    """
+    embed = float(model.vocab) * model.hidden
+    per_layer = max(model.active_params - 2 * embed, 0.5 * model.active_params) / model.layers
+    return per_layer, embed
+
+
+def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Count the transformer layers on the fullest pipeline stage and on the last (which adds the output).
+
+    Layers are spread as evenly as they go; the last stage gets the floor. With ``lighter_ends``
+    the first and last stage each count the embedding or the output layer as one layer's slot.
+
+    Examples
+    --------
+    >>> most, last = stage_layers(126, np.array([16]), lighter_ends=True)   # Llama 3 405B on 16 stages
+    >>> int(most[0]), int(last[0])
+    (8, 7)
+    >>> [int(v[0]) for v in stage_layers(126, np.array([16]), lighter_ends=False)]
+    [8, 7]
+    """
+    pp = np.asarray(pp, dtype=float)
+    slots = layers + (2.0 if lighter_ends else 0.0)
+    slots = np.where(pp > 2, slots, layers)
+    most = np.ceil(slots / pp)
+    last = np.floor(slots / pp) - np.where((pp > 2) & lighter_ends, 1.0, 0.0)
+    last = np.where(pp <= 1, layers, np.maximum(last, 1.0))
+    return most, last
+
+
 def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray,
               dp: np.ndarray, cp: np.ndarray, ep: np.ndarray, zero: np.ndarray) -> dict[str, np.ndarray]:
     """Everything per layout, as arrays (the layouts must be valid)."""
+    from interconnect.models.kernels import gemm_shape_factor
+
     f = {k: np.asarray(v, dtype=float) for k, v in dict(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, zero=zero).items()}
     tp_, pp_, dp_, cp_, ep_, z = f["tp"], f["pp"], f["dp"], f["cp"], f["ep"], f["zero"]
     domain = cluster.domain_size
-    s, b, h, L = workload.tokens(model), workload.micro_batch, model.hidden, model.layers
+    s, b, h, L, V = workload.tokens(model), workload.micro_batch, model.hidden, model.layers, model.vocab
     nbytes = workload.dtype_bytes
-    eff = workload.compute_efficiency
     peak = _peak_flops(cluster)
+    gemm_rate, attn_rate, sms, _ = _rates(cluster, workload)
+    hbm = _hbm_bytes_per_s(cluster)
     micro = workload.global_batch / (dp_ * b)  # micro-batches per step per pipeline
-    layers_stage = L / pp_
     tokens_step = workload.global_batch * s
     n_gpus = tp_ * pp_ * dp_ * cp_
+    per_layer_params, embed_params = layer_params(model)
+    unfused = workload.attention == "unfused"
 
-    # --- compute -----------------------------------------------------------------------------
-    model_flops = 6 * model.active_params * tokens_step + 6 * L * s * h * tokens_step  # fwd + bwd
-    extra = {"none": 0.0, "selective": 2 * L * s * h * tokens_step,  # attention core again
-             "full": 2 * model.active_params * tokens_step + 2 * L * s * h * tokens_step}[workload.recompute]
-    compute_s = (model_flops + extra) / n_gpus / (peak * eff)
-    ideal_s = model_flops / n_gpus / peak
-    per_micro_s = compute_s / micro
-    attention_s = 6 * L * s * h * tokens_step / n_gpus / (peak * eff)
+    # --- compute of one layer, one micro-batch, on one GPU (seconds) ----------------------------
+    T = s * b / cp_  # tokens of a micro-batch on one CP rank (all TP ranks see them all)
+    kv_width = 2 * model.kv_heads * model.head_dim
+    attn_w = h * (h + kv_width) + h * h
+    mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
+    ffn = float(model.ffn_hidden)
+    shapes = ((h + kv_width) / tp_, h, h * (h + kv_width)), (h, h / tp_, h * h), \
+        (mlp_w / (2 * h) / tp_, h, mlp_w / 2), (h, np.maximum(ffn / tp_, 1.0), mlp_w / 2)
+    weighted = sum(w for _, _, w in shapes)
+    inv_factor = sum(w / gemm_shape_factor(T, n, k, sms) for n, k, w in shapes) / weighted
+    gemm_fwd = 2 * T * per_layer_params / tp_ / gemm_rate * inv_factor
+    attn_flops_fwd = 4 * T * (s if unfused else s / 2) * h / tp_  # flash skips the masked half
+    attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
+    stored = _per_layer_stored(model, workload, tp_, cp_, "none")
+    scores = _per_layer_stored(model, workload, tp_, cp_, "none") - _per_layer_stored(model, workload, tp_, cp_,
+                                                                                        "selective")
+    mem_fwd = _MEMORY_PASSES_FWD * stored / hbm
+    layer_fwd = gemm_fwd + attn_fwd + mem_fwd
+    layer_bwd = 2 * (gemm_fwd + attn_fwd) + _MEMORY_PASSES_BWD * stored / hbm
+    layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
+                "full": layer_fwd}[workload.recompute]
+    layer_compute = layer_fwd + layer_bwd + layer_re
+    # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward
+    out_compute = 6 * T * h * V / tp_ / gemm_rate / gemm_shape_factor(T, V / tp_, h, sms)
 
     # --- group shapes ------------------------------------------------------------------------
     def shape(size: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -670,53 +872,99 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     edp_per, edp_dom = shape(edp, tp_ * cp_ * ep_)
     pp_per, pp_dom = shape(pp_, tp_ * cp_ * dp_)
 
-    # --- parameters per GPU ------------------------------------------------------------------
-    dense_gpu = model.dense_params / (tp_ * pp_)
-    expert_gpu = model.expert_params / (tp_ * pp_ * ep_)
+    # --- stages --------------------------------------------------------------------------------
+    most, last = stage_layers(L, pp_, workload.lighter_ends)
+    layers_stage = most  # the fullest stage sets the pace and holds the most weights
+
+    # --- parameters per GPU (the fullest stage, with the embedding or output layer) -------------
+    dense_layer = (model.dense_params - 2 * embed_params) / L
+    expert_layer = model.expert_params / L
+    dense_gpu = (np.maximum(dense_layer * most, dense_layer * last + embed_params)
+                 + np.where(pp_ <= 1, embed_params, 0.0)) / tp_
+    expert_gpu = expert_layer * most / (tp_ * ep_)
     psi = dense_gpu + expert_gpu
 
     out: dict[str, np.ndarray] = {}
 
     # --- TP: 2 all-reduces per layer forward, 2 backward (or 2 AG + 2 RS each way with SP) -------
     act = (s / cp_) * b * h * nbytes
-    fwd_extra = 1.0 if workload.recompute == "full" else 0.0
-    passes = 2.0 + fwd_extra  # forward, backward, and the recomputed forward
+    passes = 2.0 + (1.0 if workload.recompute == "full" else 0.0)  # forward, backward, recomputed forward
     if workload.sequence_parallel:
         t_ag = _time_s(cluster, "all_gather", tp_per, tp_dom, act)
         t_rs = _time_s(cluster, "reduce_scatter", tp_per, tp_dom, act)
-        tp_calls = micro * layers_stage * passes * 4
-        tp_time = micro * layers_stage * passes * 2 * (t_ag + t_rs)
+        tp_layer = passes * 2 * (t_ag + t_rs)
+        calls_layer = passes * 4
     else:
         t_ar = _time_s(cluster, "all_reduce", tp_per, tp_dom, act)
-        tp_calls = micro * layers_stage * passes * 2
-        tp_time = tp_calls * t_ar
-    tp_bytes = micro * layers_stage * passes * 4 * np.where(tp_ > 1, (tp_ - 1) / tp_, 0) * act
-    tp_time = np.where(tp_ > 1, tp_time, 0.0)
-    tp_calls = np.where(tp_ > 1, tp_calls, 0.0)
-    out.update(tp_bytes=tp_bytes, tp_calls=tp_calls, tp_time=tp_time, tp_exposed=tp_time, tp_domains=tp_dom,
-               tp_per=tp_per)
+        tp_layer = passes * 2 * t_ar
+        calls_layer = passes * 2
+    tp_layer = np.where(tp_ > 1, tp_layer, 0.0)
 
-    # --- CP: ring attention passes K and V around the CP group, hidden behind attention --------
+    # --- CP: ring attention passes K and V around the CP group; it hides behind attention --------
     kv = 2 * (s / cp_) * b * model.kv_heads * model.head_dim * nbytes / np.where(tp_ <= model.kv_heads, tp_, 1)
     t_send = _time_s(cluster, "sendrecv", cp_per, cp_dom, kv)
-    cp_steps = micro * layers_stage * 3 * (cp_ - 1)  # forward K,V; backward K,V and their gradients
-    cp_time = np.where(cp_ > 1, cp_steps * t_send, 0.0)
-    out.update(cp_bytes=np.where(cp_ > 1, cp_steps * kv, 0.0), cp_calls=np.where(cp_ > 1, cp_steps, 0.0),
-               cp_time=cp_time, cp_exposed=np.maximum(0.0, cp_time - attention_s), cp_domains=cp_dom, cp_per=cp_per)
+    cp_layer = np.where(cp_ > 1, 3 * (cp_ - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
+    attn_window = attn_fwd * (3.0 + (1.0 if workload.recompute != "none" else 0.0))
+    cp_layer_exposed = np.maximum(0.0, cp_layer - attn_window)
 
     # --- EP: dispatch and combine all-to-alls in every MoE layer, forward and backward ---------
     if model.is_moe:
         a2a = (s / cp_) * b / (tp_ if workload.sequence_parallel else 1) * model.top_k * h * nbytes
         t_a2a = _time_s(cluster, "alltoall", ep_per, ep_dom, a2a)
-        ep_calls = micro * layers_stage * 4
-        ep_time = np.where(ep_ > 1, ep_calls * t_a2a, 0.0)
-        ep_bytes = np.where(ep_ > 1, ep_calls * (ep_ - 1) / ep_ * a2a, 0.0)
+        ep_layer = np.where(ep_ > 1, 4 * t_a2a, 0.0)
+        ep_layer_bytes = np.where(ep_ > 1, 4 * (ep_ - 1) / ep_ * a2a, 0.0)
     else:
-        ep_time = ep_bytes = ep_calls = np.zeros_like(tp_)
-    out.update(ep_bytes=ep_bytes, ep_calls=np.where(ep_ > 1, ep_calls, 0.0), ep_time=ep_time, ep_exposed=ep_time,
+        ep_layer = ep_layer_bytes = np.zeros_like(tp_)
+
+    # DualPipe runs a forward and a backward chunk at once: one's all-to-all hides behind the other's compute
+    ep_layer_exposed = np.maximum(0.0, ep_layer - layer_compute) if workload.schedule == "dualpipe" else ep_layer
+
+    # --- one micro-batch (forward + backward) on the slowest stage -----------------------------
+    per_layer_total = layer_compute + tp_layer + cp_layer_exposed + ep_layer_exposed
+    stage_full = most * per_layer_total
+    stage_last = last * per_layer_total + out_compute
+    t_micro = np.maximum(stage_full, np.where(pp_ > 1, stage_last, stage_full + out_compute))
+    compute_micro = np.maximum(most * layer_compute, last * layer_compute + out_compute)
+
+    # --- PP: activations forward, their gradients backward, at every stage boundary ------------
+    boundary = (s / cp_) * b * h * nbytes / (tp_ if workload.sequence_parallel else 1)
+    t_p2p = _time_s(cluster, "sendrecv", pp_per, pp_dom, boundary)
+    v = _virtual_stages(workload, most, micro, pp_, t_micro, t_p2p)
+    if workload.schedule == "interleaved":
+        idle_micro = (pp_ - 1) / v
+        fill_sends = 2 * (pp_ * v - 1)
+    elif workload.schedule == "zero-bubble":
+        idle_micro = (pp_ - 1) / 3.0
+        fill_sends = 2 * (pp_ - 1)
+    elif workload.schedule == "dualpipe":
+        idle_micro = np.maximum(pp_ / 2 - 1, 0.0) * 2 / 3
+        fill_sends = 2 * (pp_ - 1)
+    else:
+        idle_micro = pp_ - 1.0
+        fill_sends = 2 * (pp_ - 1)
+    idle_micro = np.where(pp_ > 1, idle_micro, 0.0)
+    pp_calls = np.where(pp_ > 1, 2 * micro * v, 0.0)
+    pp_exposed = np.where(pp_ > 1, fill_sends * t_p2p, 0.0)
+    out.update(pp_bytes=pp_calls * boundary, pp_calls=pp_calls, pp_time=pp_calls * t_p2p, pp_exposed=pp_exposed,
+               pp_domains=pp_dom, pp_per=pp_per, virtual=v)
+
+    pipeline_s = (micro + idle_micro) * t_micro
+
+    # totals per step of the communication that sits inside the micro-batches
+    layers_per_step = micro * most
+    out.update(tp_bytes=layers_per_step * passes * 4 * np.where(tp_ > 1, (tp_ - 1) / tp_, 0) * act,
+               tp_calls=np.where(tp_ > 1, layers_per_step * calls_layer, 0.0),
+               tp_time=layers_per_step * tp_layer, tp_exposed=layers_per_step * tp_layer,
+               tp_domains=tp_dom, tp_per=tp_per)
+    out.update(cp_bytes=np.where(cp_ > 1, layers_per_step * 3 * (cp_ - 1) * kv, 0.0),
+               cp_calls=np.where(cp_ > 1, layers_per_step * 3 * (cp_ - 1), 0.0),
+               cp_time=layers_per_step * cp_layer, cp_exposed=layers_per_step * cp_layer_exposed,
+               cp_domains=cp_dom, cp_per=cp_per)
+    out.update(ep_bytes=layers_per_step * ep_layer_bytes, ep_calls=np.where(ep_ > 1, layers_per_step * 4, 0.0),
+               ep_time=layers_per_step * ep_layer, ep_exposed=layers_per_step * ep_layer_exposed,
                ep_domains=ep_dom, ep_per=ep_per)
 
-    # --- DP: gradients (and weights under ZeRO) across replicas, overlapped with backward ------
+    # --- DP: gradients (and weights under ZeRO) across replicas ---------------------------------
     grad_dense = dense_gpu * nbytes
     grad_expert = expert_gpu * nbytes
     bucket = workload.bucket_bytes
@@ -729,6 +977,8 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     dp_calls = np.zeros_like(tp_)
     dp_bytes = np.zeros_like(tp_)
     exposed_dp = np.zeros_like(tp_)
+    backward_window = 2 / 3 * compute_micro  # the last micro-batch's backward on this stage
+    forward_window = 1 / 3 * compute_micro   # the next step's first forward
     for grads, per, dom, degree in ((grad_dense, dp_per, dp_dom, dp_), (grad_expert, edp_per, edp_dom, edp)):
         active = (degree > 1) & (grads > 0)
         if not active.any():
@@ -742,13 +992,14 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
         calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, rs_calls + 2 * micro * layers_stage))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
         volume = grads * share * np.where(z == 0, 2.0, np.where(z < 3, 2.0, 1.0 + 2 * micro))
-        # Gradient reduction overlaps the last micro-batch's backward (2/3 of its compute); the last
-        # bucket cannot. ZeRO-1/2's weight all-gather waits for the optimizer; ZeRO-3's gathers are
-        # prefetched one layer ahead of the compute that needs them.
+        # Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what
+        # is left, and at least the last bucket, is exposed. ZeRO-1/2's weight all-gather overlaps the
+        # next step's first forward; ZeRO-3's gathers are prefetched a layer ahead of the compute.
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
-        hidden_grad = np.maximum(last_bucket, grad_part - 2 / 3 * per_micro_s)
-        gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, ag, np.maximum(layer_ag, z3_ag - compute_s)))
+        hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
+        gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
+                                                        np.maximum(layer_ag, z3_ag - micro * compute_micro)))
         exposed = hidden_grad + gather_exposed
         dp_time += np.where(active, t, 0.0)
         dp_calls += np.where(active, calls, 0.0)
@@ -757,21 +1008,23 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     out.update(dp_bytes=dp_bytes, dp_calls=dp_calls, dp_time=dp_time, dp_exposed=exposed_dp, dp_domains=dp_dom,
                dp_per=dp_per)
 
-    # --- PP: activations forward, their gradients backward, at every stage boundary ------------
-    boundary = (s / cp_) * b * h * nbytes / (tp_ if workload.sequence_parallel else 1)
-    t_p2p = _time_s(cluster, "sendrecv", pp_per, pp_dom, boundary)
-    pp_calls = np.where(pp_ > 1, 2 * micro, 0.0)
-    pp_time = pp_calls * t_p2p
-    out.update(pp_bytes=pp_calls * boundary, pp_calls=pp_calls, pp_time=pp_time,
-               pp_exposed=np.where(pp_ > 1, 2 * (pp_ - 1) * t_p2p, 0.0), pp_domains=pp_dom, pp_per=pp_per)
+    # --- optimizer: Adam reads and writes its 16 bytes per (sharded) parameter once per step ------
+    shard = np.where(z >= 1, dp_, 1.0)
+    optimizer_s = 2 * 16 * psi / shard / hbm
 
     # --- step ----------------------------------------------------------------------------------
-    bubble = np.where(pp_ > 1, (pp_ - 1) / (micro + pp_ - 1), 0.0)
-    compute_with_bubble = compute_s * (micro + pp_ - 1) / micro
+    step = pipeline_s + out["pp_exposed"] + exposed_dp + optimizer_s
     exposed = sum(out[f"{d}_exposed"] for d in DIMENSIONS)
-    step = compute_with_bubble + exposed
-    out.update(compute_s=compute_s, ideal_s=ideal_s, bubble=bubble, exposed_s=exposed, step_s=step,
-               mfu=ideal_s / step, micro=micro)
+    model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
+    extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
+             "full": (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
+    compute_s = micro * compute_micro
+    bubble_s = idle_micro * t_micro
+    out.update(compute_s=compute_s, ideal_s=model_flops / n_gpus / peak, bubble=bubble_s / step, exposed_s=exposed,
+               step_s=step, mfu=model_flops / n_gpus / peak / step, micro=micro,
+               tflops=model_flops / n_gpus / step, hw_tflops=(model_flops + extra) / n_gpus / step,
+               optimizer_s=optimizer_s, t_micro=t_micro, idle_micro=idle_micro, stage_most=most, stage_last=last,
+               gemm_share=(micro * most * gemm_fwd * 3) / step)
 
     # --- memory ----------------------------------------------------------------------------------
     shard_dense = np.where(dp_ > 1, dp_, 1.0)
@@ -782,43 +1035,89 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
         return (dense_gpu * bytes_per_param / np.where(on, shard_dense, 1.0)
                 + expert_gpu * bytes_per_param / np.where(on, shard_expert, 1.0))
 
-    out["mem_params"] = sharded(PARAM_BYTES, 3)
-    out["mem_grads"] = sharded(GRAD_BYTES, 2)
+    copies = 2.0 if workload.schedule == "dualpipe" else 1.0  # DualPipe keeps the weights twice
+    out["mem_params"] = copies * sharded(PARAM_BYTES, 3)
+    out["mem_grads"] = copies * sharded(GRAD_BYTES, 2)
     out["mem_optimizer"] = sharded(OPTIMIZER_BYTES, 1)
-    out["mem_activations"] = _activations(model, workload, tp_, pp_, cp_, micro)
+    out["mem_activations"] = _activations(model, workload, tp_, pp_, cp_, micro, v=v, most=most)
     out["mem_total"] = out["mem_params"] + out["mem_grads"] + out["mem_optimizer"] + out["mem_activations"]
     out["mem_capacity"] = np.full_like(tp_, _memory_bytes(cluster))
-    out["fits"] = out["mem_total"] <= out["mem_capacity"]
+    out["mem_reserved"] = RESERVED_SHARE * out["mem_capacity"]
+    out["fits"] = out["mem_total"] + out["mem_reserved"] <= out["mem_capacity"]
     out["psi"] = psi
     return out
 
 
-def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
-                 micro: np.ndarray, recompute: str | None = None) -> np.ndarray:
-    """Activation bytes per GPU (Korthikanti et al. 2022, Table 2, with 2-byte activations).
+def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp: np.ndarray,
+                    t_micro: np.ndarray, t_p2p: np.ndarray) -> np.ndarray:
+    """Model chunks per GPU: 1 unless interleaved; the workload's, else the fastest the layers allow."""
+    if workload.schedule != "interleaved":
+        return np.ones_like(most)
+    if workload.virtual_stages > 0:
+        return np.minimum(float(workload.virtual_stages), np.maximum(most, 1.0))
+    best_v = np.ones_like(most)
+    best_t = np.full_like(most, np.inf)
+    for v in range(1, min(int(np.max(most)), 64) + 1):  # beyond 64 chunks the bubble gain is below 2 % of p - 1
+        ok = (v <= most) & (np.mod(most, v) == 0)  # whole layers per model chunk
+        t = (micro + (pp - 1) / v) * t_micro + 2 * (pp * v - 1) * t_p2p
+        better = ok & (t < best_t - 1e-12)
+        best_v = np.where(better, v, best_v)
+        best_t = np.where(better, t, best_t)
+    return best_v
 
-    Per layer and micro-batch, with tensor and sequence parallelism: ``s·b·h·(34 + 5·a·s/h) / t``
-    stored without recomputation, ``34·s·b·h / t`` with selective recomputation (the attention
-    scores are recomputed), ``2·s·b·h / t`` (the layer input) with full recomputation; without
-    sequence parallelism ``s·b·h·(10 + 24/t + 5·a·s/(h·t))``. The first pipeline stage holds
-    ``min(p, m)`` micro-batches of its ``L/p`` layers under 1F1B. Plus the FP32 logits of the last
-    layer, ``4·s·b·V / t``.
+
+def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray,
+                      mode: str) -> np.ndarray:
+    """Activation bytes one layer stores for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2).
+
+    With sequence parallelism ``s b h (34 + 5 a s / h) / t`` stored, ``34 s b h / t`` without the
+    attention scores (selective recomputation, or flash attention, which never writes them),
+    ``2 s b h / t`` with full recomputation; without sequence parallelism ``s b h (10 + 24/t +
+    5 a s / (h t))``. CP splits the sequence.
     """
     s = workload.tokens(model) / cp
     b, h, a = workload.micro_batch, model.hidden, model.heads
-    mode = recompute or workload.recompute
+    seq_total = workload.tokens(model)
+    score_term = 5 * a * seq_total / h if workload.attention == "unfused" else 0.0
     if workload.sequence_parallel:
-        full = s * b * h * (34 + 5 * a * s / h) / tp
+        full = s * b * h * (34 + score_term) / tp
         selective = 34 * s * b * h / tp
         minimal = 2 * s * b * h / tp
     else:
-        full = s * b * h * (10 + 24 / tp + 5 * a * s / (h * tp))
+        full = s * b * h * (10 + 24 / tp + score_term / tp)
         selective = s * b * h * (10 + 24 / tp)
-        minimal = 2 * s * b * h
-    per_layer = {"none": full, "selective": selective, "full": minimal}[mode]
+        minimal = 2 * s * b * h * np.ones_like(tp)
+    return {"none": full, "selective": selective, "full": minimal}[mode]
+
+
+def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
+                 micro: np.ndarray, recompute: str | None = None, *, v: np.ndarray | float = 1.0,
+                 most: np.ndarray | None = None) -> np.ndarray:
+    """Activation bytes on the first pipeline stage, which holds the most micro-batches in flight.
+
+    Per layer and micro-batch as :func:`_per_layer_stored`. Under 1F1B (and ZB-H1) the first stage
+    holds ``min(p, m)`` micro-batches of its layers; interleaved with ``v`` chunks, ``(1 + (p - 1) /
+    (p v))`` times that (Korthikanti et al. 2022, section 4.2.3). Plus the FP32 logits of the output
+    layer, ``4 s b V / t`` (on the last stage, counted here as the worse case).
+    """
+    mode = recompute or workload.recompute
+    per_layer = _per_layer_stored(model, workload, tp, cp, mode)
+    if most is None:
+        most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
+    pp = np.asarray(pp, dtype=float)
     in_flight = np.minimum(pp, micro)
-    logits = 4 * s * b * model.vocab / tp
-    return per_layer * (model.layers / pp) * in_flight + logits
+    if workload.schedule == "interleaved":
+        in_flight = in_flight * (1 + (pp - 1) / (pp * np.maximum(v, 1.0)))
+    elif workload.schedule == "dualpipe":
+        in_flight = np.minimum(pp + 1, micro)
+    # stage i holds (p - i) micro-batches; with lighter ends the first stage has a layer fewer, and the
+    # second stage, one micro-batch fewer in flight but a full share of layers, may hold more
+    lighter = workload.lighter_ends & (pp > 2)
+    layer_flight = np.where(lighter, np.maximum((most - 1) * in_flight, most * np.maximum(in_flight - 1, 1)),
+                            most * in_flight)
+    s = workload.tokens(model) / cp
+    logits = 4 * s * workload.micro_batch * model.vocab / tp
+    return per_layer * layer_flight + logits
 
 
 # ------------------------------------------------------------------------------------------------
@@ -876,16 +1175,17 @@ class Memory:
     optimizer: float
     activations: float
     capacity: float
+    reserved: float = 0.0
 
     @property
     def total(self) -> float:
-        """Bytes per GPU of every kind together, B."""
+        """Bytes per GPU of every counted kind together, B (the reserve not included)."""
         return self.params + self.grads + self.optimizer + self.activations
 
     @property
     def fits(self) -> bool:
-        """Whether the total fits in the GPU's memory."""
-        return self.total <= self.capacity
+        """Whether the total and the reserve for buffers and fragmentation fit in the GPU's memory."""
+        return self.total + self.reserved <= self.capacity
 
 
 @dataclass(frozen=True)
@@ -905,6 +1205,12 @@ class Plan:
     mfu: float
     micro_batches: int
     notes: tuple[str, ...] = field(default=())
+    tflops_per_gpu: float = 0.0
+    hardware_tflops_per_gpu: float = 0.0
+    virtual_stages: int = 1
+    stage_layers: tuple[int, int] = (0, 0)
+    bubble_reason: str = ""
+    efficiency_basis: str = ""
 
     @property
     def fits(self) -> bool:
@@ -919,6 +1225,24 @@ _OVERLAP = {"tp": "no: the forward pass waits for it",
             "ep": "partly: needs a schedule such as DualPipe; counted exposed",
             "dp": "mostly: behind the backward pass",
             "pp": "yes, except filling and draining the pipeline"}
+
+
+def _bubble_reason(workload: Workload, pp: int, micro: int, v: int, idle_micro: float) -> str:
+    """One sentence: the bubble this schedule pays and why."""
+    if pp <= 1:
+        return "No pipeline: no bubble."
+    if workload.schedule == "interleaved":
+        return (f"Interleaved 1F1B with {v} model chunks per GPU: the pipeline idles (p − 1)/v = {pp - 1}/{v} = "
+                f"{idle_micro:.2f} micro-batch times against {micro} of work, for {v}× the stage-boundary sends.")
+    if workload.schedule == "dualpipe":
+        return (f"DualPipe: micro-batches enter from both ends; it idles (p/2 − 1) × 2/3 = {idle_micro:.2f} "
+                f"micro-batch times against {micro} of work, keeps the weights twice and hides each chunk's expert "
+                "all-to-all behind the other chunk's compute.")
+    if workload.schedule == "zero-bubble":
+        return (f"Zero-bubble (ZB-H1): weight gradients fill most of the pipeline's idle time; it idles about "
+                f"(p − 1)/3 = {idle_micro:.2f} micro-batch times against {micro} of work.")
+    return (f"1F1B: filling and draining {pp} stages idles p − 1 = {pp - 1} micro-batch times against {micro} of "
+            "work; more micro-batches or an interleaved schedule shrink it.")
 
 
 def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload | None = None) -> Plan:
@@ -970,7 +1294,7 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
     >>> [(d.name, d.tier) for d in bill.dimensions if d.degree > 1]
     [('tp', 'NVLink'), ('dp', 'network (NIC)')]
     >>> f"{bill.step_s:.1f} s per step, {bill.mfu:.0%} MFU"
-    '9.6 s per step, 39% MFU'
+    '7.8 s per step, 52% MFU'
     """
     workload = workload or Workload()
     check_layout(model, cluster, layout, workload)
@@ -991,13 +1315,22 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
             overlap=_OVERLAP[dim] if degree > 1 else "n/a", exposed_s=float(r[f"{dim}_exposed"][0]),
         ))
     memory = Memory(float(r["mem_params"][0]), float(r["mem_grads"][0]), float(r["mem_optimizer"][0]),
-                    float(r["mem_activations"][0]), float(r["mem_capacity"][0]))
+                    float(r["mem_activations"][0]), float(r["mem_capacity"][0]), float(r["mem_reserved"][0]))
     notes = []
     if model.is_moe:
         notes.append("MoE: expert weights are split over EP; activations use the dense formula.")
+    v = int(r["virtual"][0])
+    most, last = int(r["stage_most"][0]), int(r["stage_last"][0])
+    micro = int(round(float(r["micro"][0])))
+    reason = _bubble_reason(workload, layout.pp, micro, v, float(r["idle_micro"][0]))
+    if layout.pp > 1 and (most != last or model.layers % layout.pp):
+        notes.append(f"Uneven stages: the fullest holds {most} layers, the last {last} and the output layer; the "
+                     "slowest stage sets the pace.")
+    _, _, _, basis = _rates(cluster, workload)
     return Plan(model, cluster, layout, workload, tuple(rows), memory, float(r["compute_s"][0]),
                 float(r["step_s"][0]), float(r["exposed_s"][0]), float(r["bubble"][0]), float(r["mfu"][0]),
-                int(round(float(r["micro"][0]))), tuple(notes))
+                micro, tuple(notes), float(r["tflops"][0]), float(r["hw_tflops"][0]), v, (most, last), reason,
+                basis)
 
 
 def memory_per_gpu(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload | None = None,
@@ -1052,7 +1385,7 @@ def memory_per_gpu(model: ModelPreset, cluster: Cluster, layout: Layout, workloa
     r = _evaluate(model, cluster, workload, *(np.array([v]) for v in (layout.tp, layout.pp, layout.dp, layout.cp,
                                                                       layout.ep, layout.zero)))
     return Memory(float(r["mem_params"][0]), float(r["mem_grads"][0]), float(r["mem_optimizer"][0]),
-                  float(r["mem_activations"][0]), float(r["mem_capacity"][0]))
+                  float(r["mem_activations"][0]), float(r["mem_capacity"][0]), float(r["mem_reserved"][0]))
 
 
 def tp_comparison(model: ModelPreset, cluster: Cluster, layout: Layout,
@@ -1121,6 +1454,7 @@ class SearchResult:
     valid: int
     fitting: int
     layouts: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    advice: tuple[str, ...] = ()
 
 
 def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
@@ -1137,15 +1471,28 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
                 for ep in eps or [1]:
                     for zero in zero_stages:
                         tried += 1
-                        if (model.heads % tp or model.layers % pp or seq % cp or cp > max_cp
+                        if (model.heads % tp or pp > model.layers or seq % cp or cp > max_cp
                                 or workload.global_batch % (dp * workload.micro_batch)):
                             continue
                         rows.append((tp, pp, dp, cp, ep, zero))
     return np.array(rows, dtype=int).reshape(-1, 6), tried
 
 
+def _variants(workload: Workload, vary: bool) -> list[Workload]:
+    """List the workload and what the search may change in it: recomputation, micro-batch, schedule."""
+    if not vary:
+        return [workload]
+    out = []
+    for recompute in ("none", "selective", "full"):
+        for mb in sorted({workload.micro_batch, 1, 2}):
+            for schedule in sorted({workload.schedule, "1f1b", "interleaved"}):
+                out.append(replace(workload, recompute=recompute, micro_batch=mb, schedule=schedule,
+                                   virtual_stages=workload.virtual_stages if schedule == workload.schedule else 0))
+    return out
+
+
 def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | None = None, *,
-                   zero_stages: tuple[int, ...] = (0, 1, 2, 3), max_cp: int = 1) -> SearchResult:
+                   zero_stages: tuple[int, ...] = (0, 1, 2, 3), max_cp: int = 1, vary: bool = True) -> SearchResult:
     """Find the fastest layout that runs and fits, trying every factorisation of the GPU count.
 
     Parameters
@@ -1161,18 +1508,23 @@ def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | No
     max_cp : int, default 1
         Largest context-parallel degree to try. CP is the tool for sequences too long for one GPU's
         memory, and the model counts its traffic as hidden behind attention, which flatters it.
+    vary : bool, default True
+        Also try every recomputation (none, selective, full), micro-batches of 1 and 2 besides the
+        workload's, and the 1F1B and interleaved schedules; the winner's workload says which.
 
     Returns
     -------
     SearchResult
         The best :class:`Plan` (None when nothing fits: a layout that does not fit is never
-        returned), the counts tried, valid and fitting, and every valid layout's step time (s).
+        returned), the counts tried, valid and fitting, every valid layout's step time (s) at the
+        workload as given, and when nothing fits, ``advice``: what would (more GPUs, FP8, full
+        recomputation, offloading the optimizer state).
 
     Notes
     -----
     Every TP x CP x PP x DP (x EP inside DP for MoE models, x ZeRO stage) is evaluated at once
-    (numpy over layouts) with the formulas of :func:`plan`. Equal step times go to the lower ZeRO
-    stage and smaller TP: less communication for the same result.
+    (numpy over layouts) with the formulas of :func:`plan`, once per workload variant. Equal step
+    times go to the lower ZeRO stage and smaller TP: less communication for the same result.
 
     Examples
     --------
@@ -1184,18 +1536,64 @@ def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | No
     (True, True)
     """
     workload = workload or Workload()
-    rows, tried = _candidates(model, cluster, workload, zero_stages, max_cp)
+    tried = valid = fitting = 0
+    best: tuple | None = None
+    layouts: dict[str, np.ndarray] = {}
+    for variant in _variants(workload, vary):
+        rows, n_tried = _candidates(model, cluster, variant, zero_stages, max_cp)
+        tried += n_tried
+        if rows.size == 0:
+            continue
+        r = _evaluate(model, cluster, variant, *rows.T)
+        fits = r["fits"]
+        valid += len(rows)
+        fitting += int(fits.sum())
+        if variant == workload:
+            layouts = {"tp": rows[:, 0], "pp": rows[:, 1], "dp": rows[:, 2], "cp": rows[:, 3], "ep": rows[:, 4],
+                       "zero": rows[:, 5], "step_s": r["step_s"], "fits": fits, "mem_total": r["mem_total"]}
+        if not fits.any():
+            continue
+        step = np.where(fits, r["step_s"], np.inf)
+        # ties (equal time) go to the lower ZeRO stage and smaller TP: less communication for the same result
+        order = np.lexsort((rows[:, 0], rows[:, 5], np.round(step, 12)))
+        key = (round(float(step[order[0]]), 12), int(rows[order[0], 5]), int(rows[order[0], 0]))
+        if best is None or key < best[0]:
+            best = (key, rows[order[0]], variant)
+    if best is None:
+        return SearchResult(None, tried, valid, 0, layouts, tuple(_advice(model, cluster, workload, zero_stages)))
+    _, row, variant = best
+    layout = Layout(*(int(v) for v in row))
+    return SearchResult(plan(model, cluster, layout, variant), tried, valid, fitting, layouts)
+
+
+def _smallest_need(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
+                   *, drop_optimizer: bool = False) -> float:
+    """Smallest memory per GPU (with the reserve) over every layout, minus the capacity, B."""
+    rows, _ = _candidates(model, cluster, workload, zero_stages, 1)
     if rows.size == 0:
-        return SearchResult(None, tried, 0, 0)
+        return np.inf
     r = _evaluate(model, cluster, workload, *rows.T)
-    fits = r["fits"]
-    layouts = {"tp": rows[:, 0], "pp": rows[:, 1], "dp": rows[:, 2], "cp": rows[:, 3], "ep": rows[:, 4],
-               "zero": rows[:, 5], "step_s": r["step_s"], "fits": fits, "mem_total": r["mem_total"]}
-    if not fits.any():
-        return SearchResult(None, tried, len(rows), 0, layouts)
-    step = np.where(fits, r["step_s"], np.inf)
-    # ties (equal time) go to the lower ZeRO stage and smaller TP: less communication for the same result
-    order = np.lexsort((rows[:, 0], rows[:, 5], np.round(step, 12)))
-    best = rows[order[0]]
-    layout = Layout(*(int(v) for v in best))
-    return SearchResult(plan(model, cluster, layout, workload), tried, len(rows), int(fits.sum()), layouts)
+    need = r["mem_total"] + r["mem_reserved"] - (r["mem_optimizer"] if drop_optimizer else 0.0)
+    return float(np.min(need - r["mem_capacity"]))
+
+
+def _advice(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...]) -> list[str]:
+    """Say what would fit when nothing does: more GPUs, FP8, full recomputation, offloading."""
+    out = []
+    full = replace(workload, recompute="full", micro_batch=1)
+    if _smallest_need(model, cluster, full, zero_stages) > 0:
+        for factor in (2, 4, 8, 16):
+            bigger = replace(cluster, nodes=cluster.nodes * factor)
+            if _smallest_need(model, bigger, full, zero_stages) <= 0:
+                out.append(f"{factor}× the GPUs ({bigger.ranks:,}) would fit, with full recomputation.")
+                break
+        if _smallest_need(model, cluster, replace(full, dtype_bytes=1), zero_stages) <= 0:
+            out.append("FP8 weights and activations would fit on these GPUs.")
+        if _smallest_need(model, cluster, full, zero_stages, drop_optimizer=True) <= 0:
+            out.append("Offloading the optimizer state to CPU memory (ZeRO-Offload) would fit.")
+        if not out:
+            out.append("Nothing tried fits: more than 16× the GPUs, or GPUs with more memory.")
+    else:
+        out.append("Full recomputation with micro-batch 1 would fit; the search found no valid layout with it at "
+                   "this global batch.")
+    return out

@@ -232,7 +232,8 @@ def model_sources(path: str | Path | None = None) -> dict[str, ModelSource]:
 
 
 def custom_model(params: float, layers: int, hidden: int, heads: int, *, seq_len: int = 8192, experts: int = 0,
-                 top_k: int = 0, active_params: float | None = None) -> tuple[ModelPreset, list[str]]:
+                 top_k: int = 0, active_params: float | None = None, kv_heads: int | None = None,
+                 ffn_hidden: int | None = None, vocab: int | None = None) -> tuple[ModelPreset, list[str]]:
     r"""Describe a model by hand, adjusting what is inconsistent.
 
     Parameters
@@ -247,6 +248,8 @@ def custom_model(params: float, layers: int, hidden: int, heads: int, *, seq_len
         Routed experts per MoE layer and how many one token uses (0 for a dense model).
     active_params : float, optional
         Parameters one token uses (MoE only).
+    kv_heads, ffn_hidden, vocab : int, optional
+        Key/value heads (grouped-query attention), MLP width and vocabulary; defaults below.
 
     Returns
     -------
@@ -299,8 +302,18 @@ def custom_model(params: float, layers: int, hidden: int, heads: int, *, seq_len
         active = float(active_params)
     else:
         active = params * top_k / experts
+    kv = heads if kv_heads is None else max(1, int(kv_heads))
+    if heads % kv:
+        better = max(d for d in range(1, heads + 1) if heads % d == 0 and d <= kv)
+        notes.append(f"kv-heads: {kv} does not divide the {heads} heads; using {better}")
+        kv = better
+    ffn = 4 * hidden if ffn_hidden is None else max(1, int(ffn_hidden))
+    vocab_size = 128256 if vocab is None else max(1, int(vocab))
+    given = [name for name, value in (("KV heads", kv_heads), ("MLP width", ffn_hidden), ("vocabulary", vocab))
+             if value is not None]
+    note = ("Described by hand" + (f" ({', '.join(given)} given)" if given else "")
+            + ": the rest as assumed (MLP 4 x hidden, KV heads = heads, Llama 3's vocabulary).")
     model = ModelPreset(id="custom", name="Custom model", params=params, layers=layers, hidden=hidden,
-                        ffn_hidden=4 * hidden, heads=heads, kv_heads=heads, vocab=128256, seq_len=max(1, int(seq_len)),
-                        experts=experts, top_k=top_k, active_params=active, source_ids=(),
-                        note="Described by hand: MLP 4 x hidden, no grouped-query attention, Llama 3's vocabulary.")
+                        ffn_hidden=ffn, heads=heads, kv_heads=kv, vocab=vocab_size, seq_len=max(1, int(seq_len)),
+                        experts=experts, top_k=top_k, active_params=active, source_ids=(), note=note)
     return model, notes

@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -42,11 +43,12 @@ __all__ = [
     "IEEE1284_CABLE_M",
     "LANDMARKS",
     "LAPLINK_CONDUCTORS",
-    "LAPLINK_MEASURED_BYTES_PER_S",
+    "INTERLNK_TAPE_BACKUP_BYTES_PER_S",
     "MAX_DISTANCE_M",
     "MIN_DISTANCE_M",
     "NCCL_BUFFSIZE_BYTES",
     "NCCL_IB_RETRY_CNT_DEFAULT",
+    "NCCL_IB_TIMEOUT_BY_VERSION",
     "NCCL_IB_TIMEOUT_DEFAULT",
     "NET_HOP_US",
     "PLIP_RANGE_M",
@@ -67,6 +69,7 @@ __all__ = [
     "fastest_reaching",
     "handshake_limited_rate_bytes_per_s",
     "ib_ack_timeout_s",
+    "ib_give_up_s",
     "leash_steps",
     "links_without_reach",
     "media_with_reach",
@@ -74,6 +77,7 @@ __all__ = [
     "one_way_delay_s",
     "propagation_for",
     "propagation_medium_of",
+    "reach_rows",
     "read_distance",
     "round_trip_s",
     "two_site_allreduce",
@@ -101,12 +105,16 @@ BLURAY_BYTES = 50e9
 #: NCCL's buffer between a pair of GPUs: ``NCCL_BUFFSIZE`` default 4194304 bytes (4 MiB), NVIDIA NCCL
 #: ``docs/userguide/source/env.rst`` (NVIDIA/nccl 5067397c, 2026-06-11).
 NCCL_BUFFSIZE_BYTES = 4 * 1024 * 1024
-#: NCCL's InfiniBand verbs timeout exponent: "The default value used by NCCL is 20 (since 2.23; it was
-#: 18 since 2.14, and 14 before that)" and retry count default 7, "approximately 30 seconds of
-#: waiting (7 retries, each lasting 4.3 seconds)": NVIDIA NCCL ``docs/userguide/source/env.rst``,
-#: sections NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT; ``src/transport/net_ib/connect.cc``
-#: ``NCCL_PARAM(IbTimeout, "IB_TIMEOUT", 20)`` (NVIDIA/nccl 5067397c).
+#: NCCL's InfiniBand verbs timeout exponent by version: "The default value used by NCCL is 20 (since
+#: 2.23; it was 18 since 2.14, and 14 before that)", and the retry count, default 7: NVIDIA NCCL
+#: ``docs/userguide/source/env.rst``, sections NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT;
+#: ``src/transport/net_ib/connect.cc`` ``NCCL_PARAM(IbTimeout, "IB_TIMEOUT", 20)`` (NVIDIA/nccl 5067397c).
+#: NCCL's page says the defaults give "approximately 30 seconds of waiting (7 retries, each lasting
+#: 4.3 seconds)"; counting the first try too, 1 + 7 = 8 timeouts of 4.29 s is 34 s
+#: (:func:`ib_give_up_s`).
 NCCL_IB_TIMEOUT_DEFAULT = 20
+NCCL_IB_TIMEOUT_BY_VERSION: tuple[tuple[str, int], ...] = (("before 2.14", 14), ("2.14 to 2.22", 18),
+                                                           ("2.23 and later", 20))
 NCCL_IB_RETRY_CNT_DEFAULT = 7
 #: The InfiniBand local ACK timeout unit: timeout = 4.096 us x 2^t (InfiniBand Architecture
 #: Specification Vol. 1, 12.7.34, as quoted in NCCL's env.rst; Linux ``drivers/infiniband/hw/qib``
@@ -143,40 +151,30 @@ class Propagation:
         return 1.0 / self.velocity_factor
 
 
-_FIBRE_GROUP_INDEX = 1.468
-#: Propagation per medium. Keys match the catalog's propagation media where it has them; a catalog
-#: figure, when present, wins over these (see :func:`propagation_for`).
-PROPAGATION: dict[str, Propagation] = {
-    "fibre": Propagation(
-        "fibre", "Silica fibre", _FIBRE_GROUP_INDEX / SPEED_OF_LIGHT_M_PER_S, "spec",
-        # 1.468 / c = 4.897 us/km: "4.897 us/km at 1550 nm" and 204,190 km/s (which is 68 % of c), MapYourTech,
-        # "The 5 microsecond rule" (https://mapyourtech.com/the-5-microsecond-rule-fiber-propagation-latency-per-kilometer/);
-        # a calculator with n = 1.4682 gives 4.90 us/km (https://redzilla.aiscnet.com/en/latencia-fibra/).
-        "Group index about 1.468 (4.9 µs per km): MapYourTech, 'The 5 microsecond rule' "
-        "(https://mapyourtech.com/the-5-microsecond-rule-fiber-propagation-latency-per-kilometer/)",
-    ),
-    "copper-twinax": Propagation(
-        "copper-twinax", "Twinax copper (DAC)", 4.5e-9, "spec",
-        # NVIDIA LinkX MCP4Y10 passive DAC specification, electrical table: "Time propagation delay
-        # max 4.5 ns/m (informative)"; the same figure in the MCP1650 200GbE DAC specification.
-        "At most 4.5 ns per metre: NVIDIA LinkX MCP4Y10 passive DAC specifications "
-        "(https://docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub/specifications)",
-    ),
-    "copper-cable": Propagation(
-        "copper-cable", "Multi-core copper cable", 5.0e-9, "estimate",
-        # No figure for a 1980s parallel or serial cable was found; 5 ns/m sits in the 4.8-5.3 ns/m
-        # measured on Cat 5 twisted pair (about 0.64 c), electronics.stackexchange question 45492,
-        # and the 40-75 % velocity of propagation of twisted pair (technologyuk.net).
-        "Estimate, 5 ns per metre: Cat 5 twisted pair measures 4.8-5.3 ns/m "
-        "(https://electronics.stackexchange.com/questions/45492); twisted pair runs at 40-75 % of c "
-        "(https://www.technologyuk.net/telecommunications/telecom-principles/velocity-of-propagation.shtml)",
-    ),
-    "vacuum": Propagation(
-        "vacuum", "Vacuum (free space)", 1.0 / SPEED_OF_LIGHT_M_PER_S, "spec",
-        "The speed of light, exact by the SI definition of the metre "
-        "(https://www.bipm.org/en/publications/si-brochure)",
-    ),
-}
+def _source_text(catalog: Any, source_ids: Sequence[str]) -> str:
+    sources = [catalog.sources[sid] for sid in source_ids if sid in catalog.sources]
+    return "; ".join(f"{source.title} ({source.url})" for source in sources)
+
+
+def _propagation_table() -> dict[str, Propagation]:
+    """Every medium of the catalog (``data/media.toml``) as a :class:`Propagation`, with its sources.
+
+    The fibre figure is its group index over the speed of light (1.468 / c = 4.897 µs per km, from a
+    fibre maker's data sheet); copper cable is an estimate (the data says so). No figure lives here.
+    """
+    from interconnect.catalog import get_catalog
+
+    catalog = get_catalog()
+    return {
+        medium_id: Propagation(medium_id, medium.name, float(medium.delay.quantity.to("s/m").magnitude),
+                               medium.delay.basis, _source_text(catalog, medium.delay.source_ids))
+        for medium_id, medium in catalog.media.items()
+    }
+
+
+#: Propagation per medium, read from the catalog's media (``data/media.toml``): fibre, twinax copper
+#: (DAC), multi-core copper cable and vacuum, each with the basis and sources of its figure.
+PROPAGATION: dict[str, Propagation] = _propagation_table()
 
 #: The media a person can pick for the gap (page and CLI): public names -> :data:`PROPAGATION` keys.
 GAP_MEDIA: dict[str, str] = {"fibre": "fibre", "copper": "copper-twinax", "vacuum": "vacuum"}
@@ -451,8 +449,8 @@ def handshake_limited_rate_bytes_per_s(bytes_per_handshake: float, rtt_s: float)
     >>> f"{handshake_limited_rate_bytes_per_s(0.5, rtt) / 1e6:.1f} MB/s"
     '4.5 MB/s'
 
-    hundreds of times the 12 kB/s measured on such a cable (``freehold-interlnk``): the port and
-    its software, not the wire's length, set that speed.
+    far beyond the roughly 50 kB/s quoted for nibble mode (``ieee1284-nibble-tutorial``): the port
+    and its software, not the wire's length, set the speed.
     """
     return math.inf if rtt_s <= 0 else bytes_per_handshake / rtt_s
 
@@ -778,6 +776,49 @@ def media_with_reach(links: Iterable[Link], catalog: object | None = None) -> li
     return sorted(rows, key=lambda row: (row.reach_m, -row.rate_gbps, row.name))
 
 
+def reach_rows(wires: Any = None, catalog: Any = None) -> list[LinkReach]:
+    """List the Reach page's points: every medium of ``wires.toml``, then the catalog's other links.
+
+    Parameters
+    ----------
+    wires : interconnect.models.wires.Wires, optional
+        The protocols and media; the packaged ``wires.toml`` by default.
+    catalog : interconnect.catalog.Catalog, optional
+        The catalog; the packaged one by default.
+
+    Returns
+    -------
+    list of LinkReach
+        One row per medium, at the rate of the fastest protocol it carries, with the chart layer of
+        its kind (:data:`~interconnect.models.wires.KIND_LAYERS`); then every catalog link with a reach
+        that the wires file does not describe again (old parallel and serial cables, MetroX, long-haul
+        wavelengths), shortest reach first as in :func:`media_with_reach`.
+
+    Examples
+    --------
+    >>> rows = {row.id: row for row in reach_rows()}
+    >>> rows["sr8-800g"].rate_gbps, rows["sr8-800g"].reach_m, rows["sr8-800g"].layer
+    (100.0, 50.0, 'cable')
+    >>> "laplink-parallel" in rows, "ib-ndr" in rows, "400zr" in rows and rows["400zr"].name.startswith("OIF")
+    (True, False, True)
+    """
+    from interconnect.catalog import get_catalog
+    from interconnect.models.wires import KIND_LAYERS, get_wires
+
+    data = wires or get_wires()
+    catalog = catalog or get_catalog()
+    rows = []
+    for medium in data.media.values():
+        propagation = propagation_for(medium.propagation, catalog)
+        rows.append(LinkReach(medium.id, medium.name, KIND_LAYERS.get(medium.kind, "cable"),
+                              data.fastest_carried(medium.id).rate_gbps, medium.reach_m, medium.reach.basis,
+                              propagation.id, False, propagation.delay_s_per_m))
+    covered = data.catalog_link_ids()
+    others = [link for link in catalog.links.values() if link.id not in covered]
+    rows += media_with_reach(others, catalog)
+    return sorted(rows, key=lambda row: (row.reach_m, -row.rate_gbps, row.name))
+
+
 def links_without_reach(links: Iterable[Link]) -> list[Link]:
     """List the links the catalog gives no reach for (they cannot be placed on a distance scale).
 
@@ -815,8 +856,8 @@ def fastest_reaching(media: Sequence[LinkReach], distance_m: float) -> LinkReach
     Returns
     -------
     LinkReach or None
-        The highest ``rate_gbps`` among links that reach (the longer reach breaks a tie), or None
-        when nothing catalogued reaches.
+        The highest ``rate_gbps`` among links that reach (the shorter reach breaks a tie: the link
+        that only just reaches is the usual choice), or None when nothing catalogued reaches.
 
     Examples
     --------
@@ -828,7 +869,7 @@ def fastest_reaching(media: Sequence[LinkReach], distance_m: float) -> LinkReach
     True
     """
     reaching = [row for row in media if row.reaches(distance_m)]
-    return max(reaching, key=lambda row: (row.rate_gbps, row.reach_m), default=None)
+    return max(reaching, key=lambda row: (row.rate_gbps, -row.reach_m), default=None)
 
 
 @dataclass(frozen=True)
@@ -909,8 +950,8 @@ def ib_ack_timeout_s(exponent: int) -> float:
 
     InfiniBand Architecture Specification Vol. 1, 12.7.34, as quoted in NCCL's documentation of
     ``NCCL_IB_TIMEOUT`` (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout).
-    NCCL's default t = 20 (since 2.23) gives about 4.3 s per try, and its 7 retries make about 30 s
-    before NCCL reports a network error.
+    NCCL's default t = 20 (since 2.23) gives about 4.3 s per try; with the first try and its 7
+    retries that is 34 s before NCCL reports a network error (:func:`ib_give_up_s`).
 
     Examples
     --------
@@ -923,6 +964,40 @@ def ib_ack_timeout_s(exponent: int) -> float:
     if t <= 0 or t >= 32:
         return math.inf
     return IB_ACK_TIMEOUT_UNIT_S * 2.0**t
+
+
+def ib_give_up_s(exponent: int, retries: int = NCCL_IB_RETRY_CNT_DEFAULT) -> float:
+    r"""Compute how long a reliable InfiniBand connection waits before it reports a lost peer.
+
+    Parameters
+    ----------
+    exponent : int
+        The timeout exponent t (``NCCL_IB_TIMEOUT``).
+    retries : int, default 7
+        ``NCCL_IB_RETRY_CNT``: retransmissions after the first try.
+
+    Returns
+    -------
+    float
+        Seconds: the first try and every retry each wait one ACK timeout.
+
+    Notes
+    -----
+    .. math:: T_{give\,up} = (1 + r) \, T_{ack}(t)
+
+    Our count: the retry count is the number of retransmissions (InfiniBand specification Vol. 1,
+    12.7.38, as NCCL's documentation cites it), so the sender waits one more timeout than it retries.
+    NCCL's documentation rounds its defaults to "approximately 30 seconds (7 retries, each lasting
+    4.3 seconds)", leaving the first try out.
+
+    Examples
+    --------
+    >>> f"{ib_give_up_s(NCCL_IB_TIMEOUT_DEFAULT):.1f} s"
+    '34.4 s'
+    >>> [f"{ib_give_up_s(t):.3g} s" for _, t in NCCL_IB_TIMEOUT_BY_VERSION]
+    ['0.537 s', '8.59 s', '34.4 s']
+    """
+    return (1 + max(0, int(retries))) * ib_ack_timeout_s(exponent)
 
 
 @expects(timeout_s="s", delay_s_per_m="s/m")
@@ -992,11 +1067,18 @@ TIMEOUTS: tuple[TimeoutCase, ...] = (
         "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout)",
     ),
     TimeoutCase(
+        "ib-t18", "InfiniBand ACK timeout, t = 18 (NCCL's default from 2.14 to 2.22)", ib_ack_timeout_s(18),
+        "fibre",
+        "NVIDIA NCCL docs/userguide/source/env.rst, NCCL_IB_TIMEOUT "
+        "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout)",
+    ),
+    TimeoutCase(
         "ib-t20", "InfiniBand ACK timeout, t = 20 (NCCL's default since 2.23)",
         ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), "fibre",
         "NVIDIA NCCL docs/userguide/source/env.rst, NCCL_IB_TIMEOUT "
         "(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-timeout)",
-        "Seven retries of 4.3 s: about 30 s before NCCL reports a network error.",
+        "The first try and 7 retries of 4.3 s each: 8 x 4.3 s = 34 s before NCCL reports a network error "
+        "(NCCL's page rounds it to 'approximately 30 seconds', counting the retries only).",
     ),
 )
 
@@ -1023,9 +1105,11 @@ PLIP_RANGE_M = 15.0  # "Limited range, 15 m", Linux Documentation/networking/pli
 #: A null-printer (LapLink) cable joins ten signal pins crosswise plus pins 17 and 25 (ground): 12
 #: conductors (pin table in Linux Documentation/networking/plip.rst, "Parallel Transfer Mode 0 Cable").
 LAPLINK_CONDUCTORS = 12
-#: The one published LapLink measurement found: DOS 6 INTERLNK over a LapLink cable moved 1.7 MB in
-#: 2 min 22 s, "700K per minute" (http://freeholdcomputer.com/htdocs/interlnk.html): about 12 kB/s.
-LAPLINK_MEASURED_BYTES_PER_S = 700e3 / 60
+#: Not a LapLink speed: a laptop backed up to a desktop's *tape drive* over DOS 6 INTERLNK and a
+#: LapLink cable, compressed, moved 1.7 MB in 2 min 22 s with the tape's start and stop included,
+#: "700K per minute" (http://freeholdcomputer.com/htdocs/interlnk.html), about 12 kB/s. The tape, the
+#: compression and the software set that figure, so no published LapLink cable speed was found.
+INTERLNK_TAPE_BACKUP_BYTES_PER_S = 700e3 / 60
 
 
 # --- what distance does to an all-reduce between two sites --------------------------------------

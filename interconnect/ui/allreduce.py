@@ -53,7 +53,7 @@ from interconnect.models.collectives import (
     load_measurements,
 )
 from interconnect.ui.cluster import CLUSTER_HASH, set_cluster
-from interconnect.ui.page import PageState, chart, escape_markdown
+from interconnect.ui.page import PageState, built_figure, chart, escape_markdown
 from interconnect.ui.pagespecs import PROTOCOL_CHOICES, cluster_inputs
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
@@ -282,10 +282,11 @@ def analysis(state: PageState) -> None:
 
     log_overlay = _log_section(state, cluster, algorithm, protocol)
     log_key = "" if log_overlay is None else hashlib.sha1(log_overlay.time_us.tobytes()).hexdigest()
-    time_fig, busbw_fig = _time_and_busbw_figures(cluster, algorithm, protocol, values["overlay"], log_key,
-                                                  log_overlay)
+    time_fig, busbw_fig = built_figure("time and busbw", _time_and_busbw_figures, cluster, algorithm, protocol,
+                                       values["overlay"], log_key, log_overlay) or (None, None)
     view = _view(cluster, algorithm, protocol)
-    chart(time_fig, key="allreduce-time")
+    if time_fig is not None:
+        chart(time_fig, key="allreduce-time")
     picks = ", ".join(f"{SHORT_NAMES.get(c.algorithm, c.algorithm)} {c.protocol} from "
                       f"{format_size(Q_(c.size_bytes, 'B'))}" for c in view.pick_changes)
     st.caption(
@@ -297,7 +298,8 @@ def analysis(state: PageState) -> None:
         + "Left of the shaded boundary the fixed latency of each step dominates; right of it, the bandwidth of "
         "the slowest link does. Flat ring and hierarchical are textbook schemes NCCL does not pick by name."
     )
-    chart(busbw_fig, key="allreduce-busbw")
+    if busbw_fig is not None:
+        chart(busbw_fig, key="allreduce-busbw")
     if view.above_wire_reason:
         st.caption("busbw above the ring limit is not a faster wire: " + escape_markdown(view.above_wire_reason)
                    + ".")
@@ -309,10 +311,13 @@ def analysis(state: PageState) -> None:
             "- busbw can exceed the ring limit when the data crosses the bottleneck fewer times than a ring sends "
             "it: in-switch reduction (NVLS inside an NVSwitch domain, SHARP in InfiniBand switches) sends each "
             "GPU's data once, and on exactly two nodes a tree sends each byte across the network once per node. "
-            "nccl-tests now documents a separate factor (n−1)/(n+1) for in-network reduction."
+            "nccl-tests' own documentation gives only 2(n−1)/n, (n−1)/n and 1; a factor (n−1)/(n+1) for "
+            "in-network reduction comes from an unmerged contributor pull request (nccl-tests #239) and the "
+            "maintainer's reply in its thread, not from the tool."
         )
         st.markdown("Sources: [nccl-tests doc/PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/"
-                    "doc/PERFORMANCE.md); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
+                    "doc/PERFORMANCE.md); [nccl-tests #239](https://github.com/NVIDIA/nccl-tests/pull/239) "
+                    "(open pull request); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
                     "(two-node trees).")
 
     st.subheader("Spec against achievable")

@@ -22,7 +22,7 @@ from interconnect.ui.pagespecs import FABRIC_CHOICES, FABRIC_LABELS, cluster_inp
 #: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.
 CLUSTER_HASH = {Cluster: repr}
 
-__all__ = ["cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources"]
+__all__ = ["cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources", "topology_controls"]
 
 
 def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster") -> None:
@@ -50,7 +50,36 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
                         key=state.key("nics"))
         n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
         n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
+        if "topo" in state.specs_by_key:
+            topology_controls(state)
         custom_gpu_controls(state, catalog)
+
+
+def topology_controls(state: PageState) -> None:
+    """The cluster's optional fabric: topology, switch, leaf oversubscription, other traffic (one row)."""
+    from interconnect.models.fabric import TOPOLOGY_LABELS, get_fabric_data
+
+    switches = get_fabric_data().switches
+    names = {"none": "No fabric modelled", **TOPOLOGY_LABELS}
+    off = state["topo"] == "none"
+    title = "Network fabric: none modelled (every NIC at its full rate)" if off else \
+        f"Network fabric: {names[state['topo']].lower()}, {state['osub']:g}:1 at the leaves"
+    with st.expander(title, expanded=not off):
+        _topology_row(state, names, switches)
+
+
+def _topology_row(state: PageState, names: dict, switches: dict) -> None:
+    t1, t2, t3, t4 = st.columns([3, 3, 2, 2])
+    t1.selectbox("Fabric topology", list(names), key=state.key("topo"), format_func=names.get,
+                 help="Rings and trees stay in their rail until the job outgrows one leaf group; all-to-all "
+                      "crosses rails through the spine. 'No fabric modelled': every NIC gets its full rate.")
+    off = state["topo"] == "none"
+    t2.selectbox("Switch", list(switches), key=state.key("switch"), format_func=lambda i: switches[i].name,
+                 disabled=off)
+    t3.number_input("Leaf oversubscription", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
+                    disabled=off, help="Down : up at the leaves; 2 means 2:1.")
+    t4.number_input("Spine used by others, %", min_value=0.0, max_value=90.0, step=5.0, key=state.key("shared"),
+                    disabled=off, help="Share of the spine's capacity other jobs use while this one runs.")
 
 
 def resolve_page_cluster(values: dict[str, Any]) -> tuple[Cluster, list[str]]:

@@ -28,6 +28,7 @@ from interconnect.models.overlap import (
     Workload,
     check_claim,
     cluster_roofline_tokens,
+    load_bucket_costs,
     node_sweep,
     playbook_ratios,
     scaling_book_rooflines,
@@ -39,13 +40,17 @@ from interconnect.ui.page import PageState, chart, escape_markdown
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
-__all__ = ["StepInputs", "nodes_figure", "show_claim", "show_ddp_check", "show_metrics", "show_rooflines",
-           "show_timeline", "show_why_not", "step_and_timeline", "step_controls", "tokens_figure", "workload_for"]
+__all__ = ["StepInputs", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check", "show_metrics",
+           "show_rooflines", "show_timeline", "show_why_not", "step_and_timeline", "step_controls", "tokens_figure",
+           "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 MODEL_NAMES = {**{key: preset.name for key, preset in load_model_presets().items()},
                "custom": "Custom: parameters and layers"}
+
+
+NBSP = "\u00a0"  # keeps a number with its unit in a narrow table cell
 
 
 def duration(seconds: float) -> str:
@@ -78,6 +83,14 @@ class StepInputs:
     mode: str
     algo: str
     identity: tuple  # the cluster's and the model's URL values
+    launch_us: float = 0.0
+    spread_pct: float = 0.0
+
+    @property
+    def costs(self) -> dict:
+        """The per-bucket costs as :func:`step_schedule` takes them (SI units)."""
+        return {"sm_contention": self.sm, "bucket_launch_s": self.launch_us * 1e-6,
+                "speed_spread": self.spread_pct / 100}
 
     @classmethod
     def from_values(cls, values: dict, cluster: Cluster, cluster_keys: tuple[str, ...]) -> StepInputs:
@@ -86,18 +99,19 @@ class StepInputs:
         bucket = float(parse_quantity(values["bucket"], "size").quantity.to("B").magnitude)
         return cls(cluster, workload_for(model, values["params"], values["layers"]), values["tokens"], bucket,
                    values["dtype"], values["sm"], values["eff"], values["mode"], values["algo"],
-                   (tuple(values[key] for key in cluster_keys), model_key))
+                   (tuple(values[key] for key in cluster_keys), model_key), values["launch"], values["spread"])
 
     @property
     def common(self) -> tuple:
-        return (*self.identity, self.tokens, self.bucket_bytes, self.dtype, self.sm, self.eff)
+        return (*self.identity, self.tokens, self.bucket_bytes, self.dtype, self.sm, self.eff, self.launch_us,
+                self.spread_pct)
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
 def _step_and_timeline(key: tuple, _inputs: StepInputs):
     i = _inputs
     step = step_schedule(i.cluster, i.workload, i.tokens, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
-                         sm_contention=i.sm, mode=i.mode, efficiency=i.eff, algorithm=i.algo)
+                         mode=i.mode, efficiency=i.eff, algorithm=i.algo, **i.costs)
     return step, timeline_figure(step)
 
 
@@ -110,7 +124,7 @@ def step_and_timeline(inputs: StepInputs):
 def _tokens_figure(key: tuple, _inputs: StepInputs, threshold: float):
     i = _inputs
     sweep = token_sweep(i.cluster, i.workload, TOKEN_GRID, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
-                        sm_contention=i.sm, efficiency=i.eff, algorithm=i.algo)
+                        efficiency=i.eff, algorithm=i.algo, **i.costs)
     return token_sweep_figure(sweep, current_tokens=i.tokens, hide_threshold_tokens=threshold,
                               roofline_tokens=cluster_roofline_tokens(i.cluster, i.dtype))
 
@@ -125,7 +139,7 @@ def _nodes_figure(key: tuple, _inputs: StepInputs):
     i = _inputs
     counts = [k for k in NODE_GRID if k * i.cluster.gpus_per_node <= 1_000_000]
     sweep = node_sweep(i.cluster, i.workload, i.tokens, counts, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
-                       sm_contention=i.sm, efficiency=i.eff)
+                       efficiency=i.eff, **i.costs)
     return node_sweep_figure(sweep, gpus_per_node=i.cluster.gpus_per_node, current_nodes=i.cluster.nodes,
                              labels={"auto": "NCCL-like choice", "ring": "ring (forced)"})
 
@@ -155,18 +169,29 @@ def step_controls(state: PageState) -> None:
         m4.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
                         key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
                                                       "with the all-reduce (micro-batch x sequence length).")
-        s1, s2, s3, s4 = st.columns([2, 2, 2, 2])
+        costs = load_bucket_costs()
+        s1, s2, s3 = st.columns([2, 2, 2])
         s1.text_input("Bucket size", key=state.key("bucket"),
                       help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
         s2.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"))
-        s3.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
-                  help="Share of compute speed lost while communication kernels run. No source measures it for "
-                       "a DP all-reduce. NCCL uses 16 of an H100's 132 SMs by default; Calculon's H100 system file "
-                       "assumes 0.15 while NVLink traffic runs and 0.02 on the network (see 'How the step is "
-                       "modelled' below).")
-        s4.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
+        s3.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
                   help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
                        "(Meta, The Llama 3 Herd of Models, Table 4).")
+        st.markdown("**What a bucket costs besides its bytes** (defaults from measurements; sources below the "
+                    "timeline)")
+        c1, c2, c3 = st.columns([2, 2, 2])
+        c1.number_input("Launch per bucket (µs)", min_value=0.0, max_value=10_000.0, step=1.0, format="%g",
+                        key=state.key("launch"),
+                        help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
+                             f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
+                             "move: 1 MB buckets against 25 MB.")
+        c2.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
+                  help=f"Share of compute speed lost while communication kernels run beside it. Default "
+                       f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
+                       "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
+        c3.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"),
+                  help=f"Range of speeds between GPUs of one model. Every bucket waits for the slowest rank, so "
+                       f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
         o1, o2 = st.columns([3, 2])
         o1.radio("Overlap", list(MODES), key=state.key("mode"), horizontal=True, format_func=MODE_LABELS.get)
         o2.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
@@ -206,6 +231,35 @@ def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
            "cannot hide. " if step.mode == "overlap" and step.workload.embedding_params > 0 else "")
         + "The optimizer step waits for the last bucket."
     )
+
+
+def show_breakdown(step: StepResult, cluster: Cluster) -> None:
+    """Where the step's time goes: compute, then each cost a bucket adds besides its bytes, with sources."""
+    costs = load_bucket_costs()
+    rows = [
+        ("Compute (forward, backward, optimizer)", step.compute_s, "FLOPs at the share of peak you set; "
+         "the optimizer at HBM speed"),
+        ("Waiting for the slowest GPU", step.wait_s,
+         f"Forward and backward run at the pace of the slowest of {cluster.ranks:,} GPUs. "
+         f"[{escape_markdown(costs.gpu_spread.source)}]({costs.gpu_spread.url})"),
+        ("Bucket launches", step.launch_s,
+         f"{step.buckets.count:,} × the launch per bucket. [{escape_markdown(costs.launch.source)}]"
+         f"({costs.launch.url})"),
+        ("SM contention", step.contention_s,
+         f"Compute slowed while all-reduces run beside it. [{escape_markdown(costs.sm_contention.source)}]"
+         f"({costs.sm_contention.url})"),
+        ("Exposed communication", step.exposed_comm_s, "All-reduce time after the backward pass (the last "
+         "bucket at least)"),
+    ]
+    lines = ["| part of the step | time | share | from |", "|---|---|---|---|"]
+    for name, seconds, why in rows:
+        share = seconds / step.step_s if step.step_s > 0 else 0.0
+        lines.append(f"| {name} | {duration(seconds).replace(' ', NBSP)} | {share:.1%} | {why} |")
+    lines.append(f"| **Step** | **{duration(step.step_s).replace(' ', NBSP)}** | 100% | |")
+    note = (" The ideal bound charges none of the three costs between compute and exposed communication."
+            if step.mode == "ideal" else "")
+    st.markdown("Where the step's time goes, and what each bucket costs besides its bytes." + note + "\n\n"
+                + "\n".join(lines))
 
 
 def show_claim(step: StepResult) -> None:
@@ -288,12 +342,17 @@ def _ddp_rows():
 
 @st.cache_resource(show_spinner=False)
 def _ddp_table() -> str:
-    lines = ["| model | GPUs | measured | model | measured − 1 GPU with DDP | model: exposed |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| model | GPUs | iteration: measured | model | extra over 1 GPU with DDP: measured | model | "
+             "bytes only | 1 MB buckets: measured | model | bytes only |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in _ddp_rows():
-        if row.gpus in (8, 16):
-            lines.append(f"| {row.model} | {row.gpus} | {duration(row.measured_s)} | {duration(row.model_s)} | "
-                         f"{duration(row.measured_comm_overhead_s)} | {duration(row.model_exposed_s)} |")
+        if row.gpus in (2, 8, 16):
+            lines.append(
+                f"| {row.model} | {row.gpus} | {duration(row.measured_s)} | {duration(row.model_s)} | "
+                f"{duration(row.measured_comm_overhead_s)} | {duration(row.model_comm_overhead_s)} | "
+                f"{duration(row.bytes_only_comm_overhead_s)} | "
+                f"{row.measured_bucket1_diff:+.1%} | {row.model_bucket1_diff:+.1%} | "
+                f"{row.bytes_only_bucket1_diff:+.1%} |")
     return "\n".join(lines)
 
 
@@ -301,16 +360,33 @@ def show_ddp_check() -> None:
     """The model beside PyTorch's published DDP benchmark (ResNet and ResNeXt on DGX-1 V100 machines)."""
     from interconnect.models.ddp_benchmark import DDP_BENCHMARK_SOURCE
 
+    rows = _ddp_rows()
+    multi = [row for row in rows if row.gpus > 1]
+    ratios = sorted(row.model_comm_overhead_s / row.measured_comm_overhead_s for row in multi)
+    worst = max(abs(row.ratio - 1) for row in rows)
+    plain_exposed = [row.bytes_only_exposed_s for row in multi]
+    measured_extra = [row.measured_comm_overhead_s for row in multi]
+    small = [-row.model_bucket1_diff for row in rows]
+    small_measured = [-row.measured_bucket1_diff for row in rows if row.measured_bucket1_diff is not None]
     st.markdown(
         "PyTorch's own DDP benchmark times torchvision models at batch 32 per GPU on DGX-1 machines (8 × V100, "
-        "4 × 100 Gbit/s InfiniBand each), on one GPU without DDP and on 2-16 GPUs with it. Run with the measured "
-        "one-GPU iteration as compute and 25 MiB buckets of fp32 gradients, the model lands within 10 % of every "
-        "run, and it says the all-reduce hides behind the backward pass except for about one bucket. The runs "
-        "spend a few milliseconds more than that (3-25 ms, growing with the model's size, not with the GPU count): "
-        "DDP's own per-parameter and per-bucket work, which the model leaves out. The same runs were 0-4 % slower "
-        "with 1 MB buckets, where the model sees no difference."
+        "4 × 100 Gbit/s InfiniBand each), on one GPU without DDP and on 2-16 GPUs with it, and again with 1 MB "
+        "buckets. Run with the measured one-GPU iteration as compute, 25 MiB buckets of fp32 gradients and the "
+        f"page's default costs per bucket, the model lands within {worst:.0%} of every run. Counting bytes only, "
+        f"it hid all but one bucket ({min(plain_exposed) * 1e3:.1f}-{max(plain_exposed) * 1e3:.1f} ms exposed) "
+        f"where the runs lose {min(measured_extra) * 1e3:.0f}-{max(measured_extra) * 1e3:.0f} ms to the extra "
+        "GPUs, and it made 1 MB buckets faster where every run was slower. What the bytes leave out: each bucket "
+        "waits for the slowest GPU (the largest share, growing with the model's compute and the GPU count), NCCL "
+        "takes SMs from the backward pass while it runs, and each bucket's launch costs the compute lane. With "
+        f"those, the model gives {ratios[0]:.0%}-{ratios[-1]:.0%} of the extra time (median "
+        f"{ratios[len(ratios) // 2]:.0%}) and makes 1 MB buckets {min(small):.1%}-{max(small):.1%} slower "
+        f"(measured {min(small_measured):.1%}-{max(small_measured):.1%}). Still left out: DDP's per-parameter "
+        "bookkeeping (one GPU with DDP is 2-10 ms slower than without), and the runs' step from 4 to 8 GPUs is "
+        "larger than the model's."
     )
     st.markdown(_ddp_table())
+    st.caption("Extra time, model: waiting for the slowest GPU + SM contention + exposed communication; bytes only: "
+               "exposed communication alone. 1 MB buckets: the change in throughput against 25 MB buckets.")
     st.caption(f"Source: [{DDP_BENCHMARK_SOURCE}](https://github.com/pytorch/pytorch/blob/"
                "bf69c149b872e3c19ad493406a6d67ce3e97d716/benchmarks/distributed/ddp/README.md). "
                "All rows: `benchmarks/overlap_accuracy.py`.")

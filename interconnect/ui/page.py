@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, No
 from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure, readable_figure
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_SOURCE, MAX_NAME_CHARS
-from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, known_link_keys, page_gpu
+from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, known_link_keys, page_gpu, page_query, tour_stop
 from interconnect.ui.talk import (
     PRESENT_CSS,
     chart_container,
@@ -54,6 +54,7 @@ PAGES = {
     "claims": ("pages/7_Claims.py", "Claims checked"),
     "units": ("pages/8_Unit_traps.py", "Unit traps"),
     "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
+    "fabric": ("pages/10_Fabric.py", "Fabric"),
 }
 
 #: What the sources panel says for a figure the viewer typed (a custom GPU or NIC): it has no source.
@@ -125,7 +126,7 @@ def redirect_mistyped_page() -> None:
 def page_setup(title: str, caption: str | None = None) -> None:
     """First call of every page: page config, shared style, title, caption, tour banner and link slot.
 
-    The guided tour and presentation mode are read from the link (``tour``/``step``/``present``).
+    The guided tour and presentation mode are read from the link (``tour``/``stop``/``present``).
     """
     description = page_description(title, caption)
     st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide",
@@ -159,6 +160,9 @@ def page_setup(title: str, caption: str | None = None) -> None:
     clear_focus_slot()
     if talk.tour_step:
         show_tour_banner(talk)
+        _, problem = tour_stop(st.query_params.to_dict(), len(tour_steps()))
+        if problem:
+            st.warning(problem.message())
         if talk.present:
             reserve_focus_slot(tour_steps()[talk.tour_step - 1].chart)
 
@@ -189,7 +193,7 @@ class PageState:
         self.specs_by_key = {spec.key: spec for spec in self.specs}
         self.shared = tuple(key for key in shared if key in self.specs_by_key)
         self._cleaned: dict[tuple, Any] = {}
-        query = st.query_params.to_dict()
+        query = page_query(st.query_params.to_dict())
         self._query = query
         values, self.warnings = parse_state(self.specs, query)
         # The address changed since this page last wrote it (a tour step, a claim's link, a pasted
@@ -489,12 +493,8 @@ def _presenting() -> bool:
 
 
 def talk_state() -> TalkState:
-    """Read ``present`` and ``tour``/``step`` from the link; a bad step falls back to no tour."""
-    steps = tour_steps()
-    tour_step = 0
-    if str(st.query_params.get("tour", "0")).strip() == "1":
-        raw = str(st.query_params.get("step", "1")).strip()
-        tour_step = int(raw) if raw.isdigit() and 1 <= int(raw) <= len(steps) else 1
+    """Read ``present`` and ``tour``/``stop`` from the link; a bad stop falls back to the first."""
+    tour_step, _ = tour_stop(st.query_params.to_dict(), len(tour_steps()))
     return TalkState(present=_presenting(), tour_step=tour_step)
 
 
@@ -504,7 +504,7 @@ def talk_query(talk: TalkState) -> dict[str, str]:
     if talk.present:
         query["present"] = "1"
     if talk.tour_step:
-        query.update({"tour": "1", "step": str(talk.tour_step)})
+        query.update({"tour": "1", "stop": str(talk.tour_step)})
     return query
 
 
@@ -632,6 +632,20 @@ def prepared_figure(figure: Any, *, present: bool = False) -> SentFigure:
         while len(_PREPARED) > _PREPARED_MAX:
             _PREPARED.popitem(last=False)
     return ready
+
+
+def built_figure(what: str, build: Callable[..., Any], *args: Any) -> Any:
+    """``build(*args)``; if it fails, None and one line saying the ``what`` chart is not drawn and why.
+
+    Figure builders are meant never to raise on finite data; this is the page's last guard, so a
+    number nobody foresaw (a pasted log's row) costs one chart, not the page or the session.
+    """
+    try:
+        return build(*args)
+    except Exception as exc:  # noqa: BLE001 - anything a builder raises; Streamlit's reruns are BaseExceptions
+        st.warning(f"The {what} chart is not drawn: these numbers are outside what it can plot "
+                   f"(`{safe_echo(f'{type(exc).__name__}: {exc}')}`). The rest of the page is unaffected.")
+        return None
 
 
 def chart(figure: Any, key: str, *, exports: bool = True) -> None:

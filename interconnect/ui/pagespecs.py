@@ -6,14 +6,83 @@ Kept in the core (not in the page scripts) so the CLI, tests and the browser tes
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from interconnect.catalog import Gpu, get_catalog
 from interconnect.models.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
-from interconnect.ui.urlstate import AutoIntParam, ChoiceParam, FloatParam, IntParam, QuantityParam
+from interconnect.ui.urlstate import (
+    AutoIntParam,
+    ChoiceParam,
+    FloatParam,
+    IntParam,
+    ParamWarning,
+    QuantityParam,
+    safe_echo,
+)
+from interconnect.units import IntegerInputError, read_int
 
-#: Link keys every page accepts (presentation mode and the guided tour).
-GLOBAL_KEYS = frozenset({"present", "tour", "step"})
+#: Link keys every page accepts (presentation mode, the guided tour and the tour's stop).
+GLOBAL_KEYS = frozenset({"present", "tour", "stop"})
+#: The Across-sites page's step-time modes (its key ``step``).
+STEP_MODES = ("typed", "derived")
+#: Links made before the tour's stop had its own key carried it in ``step`` (``tour=1&step=3``),
+#: the key the Across-sites page uses for its step-time mode. The two never share a value.
+LEGACY_TOUR_STEP_KEY = "step"
+
+
+def is_legacy_tour_step(query: Mapping[str, object]) -> bool:
+    """True if ``query`` is an old tour link whose ``step`` is the tour's stop, not a step-time mode.
+
+    >>> is_legacy_tour_step({"tour": "1", "step": "8"}), is_legacy_tour_step({"tour": "1", "step": "derived"})
+    (True, False)
+    >>> is_legacy_tour_step({"step": "8"}), is_legacy_tour_step({"tour": "1", "stop": "8", "step": "8"})
+    (False, False)
+    """
+    if _text(query.get("tour")).strip() != "1" or "stop" in query or LEGACY_TOUR_STEP_KEY not in query:
+        return False
+    return _text(query.get(LEGACY_TOUR_STEP_KEY)).strip().lower() not in STEP_MODES
+
+
+def page_query(query: Mapping[str, object]) -> dict[str, object]:
+    """The link as a page reads its own keys: an old tour link's ``step`` belongs to the tour.
+
+    >>> page_query({"tour": "1", "step": "8", "bw": "1 Gbit/s"})
+    {'tour': '1', 'bw': '1 Gbit/s'}
+    """
+    if not is_legacy_tour_step(query):
+        return dict(query)
+    return {key: value for key, value in query.items() if key != LEGACY_TOUR_STEP_KEY}
+
+
+def tour_stop(query: Mapping[str, object], stops: int) -> tuple[int, ParamWarning | None]:
+    """The guided tour's stop (1-based; 0 = not on the tour) and a warning if the link's was unusable.
+
+    Read from ``stop``, or from an old link's ``step``, with the strict whole-number reader; a stop
+    that is not a number of this tour falls back to the first, with a warning naming the key.
+
+    >>> tour_stop({"tour": "1", "stop": "3"}, 9), tour_stop({"tour": "1", "step": "3"}, 9), tour_stop({}, 9)
+    ((3, None), (3, None), (0, None))
+    >>> tour_stop({"tour": "1", "stop": "\u00b2"}, 9)[1].message()
+    'Guided tour stop (link parameter `stop`): not a whole number (ASCII digits only) (got `²`); using `1`.'
+    """
+    if _text(query.get("tour")).strip() != "1":
+        return 0, None
+    key = "stop" if "stop" in query else LEGACY_TOUR_STEP_KEY if is_legacy_tour_step(query) else None
+    if key is None:
+        return 1, None
+    raw = _text(query.get(key))
+    try:
+        return read_int(raw, minimum=1, maximum=max(stops, 1)), None
+    except IntegerInputError as exc:
+        reason = exc.reason if exc.nearest is None else f"not a stop of this tour (1 to {stops})"
+        return 1, ParamWarning(key, safe_echo(raw), "1", reason, "Guided tour stop")
+
+
+def _text(raw: object) -> str:
+    if isinstance(raw, list | tuple):
+        raw = raw[-1] if raw else ""
+    return "" if raw is None else raw if isinstance(raw, str) else str(raw)
 
 DIRECTIONS = {"per": "per_direction", "both": "both_directions"}
 UNITS = ("GBps", "Gbitps", "bluray")
@@ -105,7 +174,9 @@ FABRIC_CHOICES = ("auto", "infiniband", "roce", "ethernet", "efa")
 #: The URL keys that describe a cluster. Every page that times a collective uses these same keys,
 #: so a cluster travels between pages (in the session) and between people (in the link).
 CLUSTER_KEYS = ("gpu", "gpu_base", "gpu_bw", "gpu_name", "gpn", "nodes", "nic", "nic_bw", "nics", "fabric", "domain",
-                "sharp", "lat")
+                "sharp", "lat", *("topo", "switch", "osub", "shared"))
+#: The fabric topology keys of a cluster (default: no topology; left out of a link until set).
+TOPOLOGY_KEYS = ("topo", "switch", "osub", "shared")
 
 FABRIC_LABELS = {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet (TCP)",
                  "efa": "AWS EFA"}
@@ -133,7 +204,31 @@ def cluster_specs(*, nodes: int = 4) -> list:
         BoolParam("sharp", False, "SHARP in the InfiniBand switches"),
         QuantityParam("lat", "", "Extra latency per network hop", dimension="time", minimum="0 us",
                       maximum="100 ms", optional=True, allow_zero=True),
+        *topology_specs(),
     ]
+
+
+def topology_specs() -> list:
+    """The cluster's optional fabric topology: ``topo=none`` (the default) models no fabric at all."""
+    from interconnect.models.fabric import MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+
+    return [
+        ChoiceParam("topo", "none", "Fabric topology", choices=("none", *TOPOLOGIES), quiet=True),
+        ChoiceParam("switch", "quantum-2-qm9700", "Switch", choices=tuple(get_fabric_data().switches), quiet=True),
+        FloatParam("osub", 1.0, "Leaf oversubscription (down : up)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION,
+                   quiet=True),
+        FloatParam("shared", 0.0, "Spine capacity taken by other traffic (%)", minimum=0.0, maximum=90.0, quiet=True),
+    ]
+
+
+def topology_input(values: dict):
+    """The :class:`~interconnect.models.fabric.TopologySpec` a page's values name, or None (``topo=none``)."""
+    from interconnect.models.fabric import TopologySpec
+
+    if values.get("topo", "none") == "none":
+        return None
+    return TopologySpec(values["topo"], values.get("switch", "quantum-2-qm9700"), float(values.get("osub", 1.0)),
+                        float(values.get("shared", 0.0)) / 100.0)
 
 
 def allreduce_specs() -> list:
@@ -201,6 +296,7 @@ def cluster_inputs(values: dict) -> dict:
         "scaleup_domain": values["domain"] or None,
         "in_network_reduction": values["sharp"],
         "hop_latency": values.get("lat") or None,
+        **({"topology": topology} if (topology := topology_input(values)) is not None else {}),
     }
 
 
@@ -248,6 +344,9 @@ def units_specs() -> list:
 DTYPE_BYTES = {"bf16": 2, "fp8": 1, "fp32": 4}
 #: What the GPU grid can be coloured by.
 SEATING_COLOURS = {"tp": "TP group", "pp": "PP stage", "dp": "DP replica", "cp": "CP group", "ep": "EP group"}
+#: Pipeline schedules the page offers (the model's SCHEDULES, named for people).
+SEATING_SCHEDULES = {"1f1b": "1F1B", "interleaved": "Interleaved 1F1B", "zero-bubble": "Zero-bubble (ZB-H1)",
+                     "dualpipe": "DualPipe"}
 #: The page's one-click comparisons.
 SEATING_COMPARISONS = {"none": "None", "tp": "TP inside vs across the node", "search": "Fastest layout that fits"}
 
@@ -267,13 +366,21 @@ def seating_specs() -> list:
         IntParam("heads", 64, "Attention heads (custom)", minimum=1, maximum=1024),
         IntParam("experts", 0, "Experts (custom, 0 = dense)", minimum=0, maximum=1024),
         IntParam("topk", 0, "Experts per token (custom)", minimum=0, maximum=64),
+        IntParam("kv", 0, "KV heads (custom, 0 = heads)", minimum=0, maximum=1024),
+        IntParam("ffn", 0, "MLP width (custom, 0 = 4 x hidden)", minimum=0, maximum=1_048_576),
+        IntParam("vocab", 0, "Vocabulary (custom, 0 = 128,256)", minimum=0, maximum=1_048_576),
         IntParam("seq", 0, "Sequence length (0 = the model's)", minimum=0, maximum=1_048_576),
         IntParam("mb", 1, "Micro-batch (sequences)", minimum=1, maximum=1024),
         IntParam("gb", 256, "Global batch (sequences)", minimum=1, maximum=1_000_000),
         ChoiceParam("dtype", "bf16", "Data type", choices=tuple(DTYPE_BYTES)),
         ChoiceParam("recompute", "selective", "Activation recomputation", choices=("none", "selective", "full")),
         BoolParam("sp", True, "Sequence parallelism"),
-        FloatParam("eff", 0.5, "Compute efficiency (share of BF16 peak)", minimum=0.05, maximum=1.0),
+        FloatParam("eff", 0.0, "Compute efficiency override (share of BF16 peak, 0 = sourced kernel figures)",
+                   minimum=0.0, maximum=1.0),
+        ChoiceParam("sched", "1f1b", "Pipeline schedule", choices=tuple(SEATING_SCHEDULES)),
+        IntParam("vs", 0, "Virtual stages per GPU (interleaved, 0 = fastest)", minimum=0, maximum=128),
+        BoolParam("ends", False, "First and last stage one layer lighter"),
+        ChoiceParam("attn", "flash", "Attention kernel", choices=("flash", "unfused")),
         IntParam("tp", 8, "TP", minimum=1, maximum=1024),
         IntParam("pp", 4, "PP", minimum=1, maximum=1024),
         IntParam("dp", 0, "DP (0 = the rest)", minimum=0, maximum=1_000_000),
@@ -336,7 +443,7 @@ def crossdc_specs() -> list:
         IntParam("ibits", sparse.index_bits, "Index bits", minimum=1, maximum=32),
         BoolParam("overlap", True, "Overlap with compute"),
         FloatParam("target", 95.0, "Target utilisation (%)", minimum=1.0, maximum=99.9),
-        ChoiceParam("step", "typed", "Step time", choices=("typed", "derived")),
+        ChoiceParam("step", "typed", "Step time", choices=STEP_MODES),
         QuantityParam("t", "1 s", "Step time", dimension="time", minimum="1 ms", maximum="1 h"),
         CountParam("tokens", "1M", "Tokens per step per site", low=1.0, high=1e12),
         FloatParam("mfu", 40.0, "MFU (%)", minimum=1.0, maximum=100.0),
@@ -388,10 +495,11 @@ def crossdc_inputs(values: dict):
 def overlap_specs() -> list:
     """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
     from interconnect.models.collectives import ALLREDUCE_ALGORITHMS
-    from interconnect.models.overlap import GRADIENT_BYTES, MODES
+    from interconnect.models.overlap import GRADIENT_BYTES, MODES, load_bucket_costs
     from interconnect.models.presets import load_model_presets
     from interconnect.ui.urlstate import QuantityParam
 
+    costs = load_bucket_costs()  # what a bucket costs besides its bytes: sourced defaults
     return [
         *cluster_specs(),
         ChoiceParam("model", "llama3-8b", "Model", choices=(*load_model_presets(), "custom")),
@@ -400,7 +508,9 @@ def overlap_specs() -> list:
         IntParam("tokens", 4096, "Tokens per GPU per step", minimum=1, maximum=100_000_000),
         QuantityParam("bucket", "25 MiB", "Bucket size", dimension="size", minimum="1 KiB", maximum="1 TiB"),
         ChoiceParam("dtype", "bf16", "Gradient type", choices=tuple(GRADIENT_BYTES)),
-        FloatParam("sm", 0.0, "SM contention", minimum=0.0, maximum=0.9),
+        FloatParam("sm", costs.contention, "SM contention", minimum=0.0, maximum=0.9),
+        FloatParam("launch", round(costs.launch_s * 1e6, 6), "Launch per bucket (µs)", minimum=0.0, maximum=10_000.0),
+        FloatParam("spread", round(costs.spread * 100, 6), "GPU speed spread (%)", minimum=0.0, maximum=50.0),
         FloatParam("eff", 1.0, "Share of peak FLOP/s", minimum=0.05, maximum=1.0),
         ChoiceParam("mode", "overlap", "Overlap", choices=MODES),
         ChoiceParam("algo", "auto", "Bucket all-reduce algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
@@ -473,4 +583,31 @@ def reach_specs() -> list:
         IntParam("h", 100, "Synchronise every H steps", minimum=1, maximum=100_000),
         ChoiceParam("medium", "fibre", "Between the sites", choices=tuple(GAP_MEDIA)),
         *[_remembered(spec) for spec in cluster_specs()],
+    ]
+
+
+# --- Fabric page
+
+#: Where the picture's path runs (URL values); see :data:`interconnect.figures.fabric.PATHS`.
+FABRIC_PATHS = ("same_rail", "cross_rail", "cross_group", "cross_pod")
+
+
+def fabric_specs() -> list:
+    """The Fabric page: GPUs, server, switch, topology, tapers, distance classes and the drawn path."""
+    from interconnect.models.fabric import DISTANCE_IDS, MAX_GPUS, MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+
+    distances = ("auto", *DISTANCE_IDS)
+    return [
+        IntParam("gpus", 1024, "GPUs", minimum=1, maximum=MAX_GPUS),
+        ChoiceParam("server", "dgx-h100", "Server", choices=tuple(get_catalog().nodes)),
+        ChoiceParam("switch", "quantum-2-qm9700", "Switch", choices=tuple(get_fabric_data().switches)),
+        ChoiceParam("topo", "rail-leaf-spine", "Topology", choices=TOPOLOGIES),
+        FloatParam("osub", 1.0, "Leaf oversubscription (down : up)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION),
+        FloatParam("sosub", 1.0, "Spine oversubscription (three tiers)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION),
+        ChoiceParam("tiers", "auto", "Tiers", choices=("auto", "2", "3")),
+        IntParam("rails", 0, "Rails (0 = automatic)", minimum=0, maximum=1024),
+        ChoiceParam("d1", "auto", "Servers to leaves", choices=distances),
+        ChoiceParam("d2", "auto", "Leaves to spines", choices=distances),
+        ChoiceParam("d3", "auto", "Spines to cores", choices=distances),
+        ChoiceParam("path", "cross_rail", "Path drawn", choices=FABRIC_PATHS),
     ]

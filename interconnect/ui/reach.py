@@ -28,11 +28,11 @@ from interconnect.models.reach import (
     IEEE1284_CABLE_M,
     LANDMARKS,
     LAPLINK_CONDUCTORS,
-    LAPLINK_MEASURED_BYTES_PER_S,
     MAX_DISTANCE_M,
     MIN_DISTANCE_M,
     NCCL_BUFFSIZE_BYTES,
     NCCL_IB_RETRY_CNT_DEFAULT,
+    NCCL_IB_TIMEOUT_BY_VERSION,
     NCCL_IB_TIMEOUT_DEFAULT,
     PLIP_RANGE_M,
     PROPAGATION,
@@ -42,16 +42,17 @@ from interconnect.models.reach import (
     distance_text,
     fastest_reaching,
     ib_ack_timeout_s,
+    ib_give_up_s,
     leash_steps,
-    links_without_reach,
-    media_with_reach,
     nearest_landmark,
     propagation_for,
+    reach_rows,
     read_distance,
     round_trip_s,
     two_site_allreduce,
     window_limited_rate_bytes_per_s,
 )
+from interconnect.models.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.page import PAGES, PageState, chart, escape_markdown, link_to, page_exists, source_popover
 from interconnect.ui.pagespecs import CLUSTER_KEYS
@@ -98,6 +99,12 @@ def _nearest_stop(metres: float) -> float:
     return min(STOPS, key=lambda stop: abs(math.log10(stop) - math.log10(metres)))
 
 
+@functools.lru_cache(maxsize=256)
+def _slider_options(metres: float) -> tuple[float, ...]:
+    """The slider's stops with the distance in use among them, so the slider shows what the box says."""
+    return tuple(sorted({*STOPS, metres}))
+
+
 @functools.lru_cache(maxsize=1024)
 def _metres(text: str) -> float:
     """The distance a valid ``d`` value stands for (the text was read once already)."""
@@ -141,7 +148,7 @@ def _typed(state: PageState) -> None:
         st.session_state[NOTE_KEY] = f"Distance: {exc}. Still showing {distance_text(_metres(state['d']))}."
         return
     st.session_state[state.key("d")] = reading.text
-    st.session_state[SLIDER_KEY] = _nearest_stop(reading.distance_m)
+    st.session_state[SLIDER_KEY] = reading.distance_m
     st.session_state[NOTE_KEY] = f"Distance: {reading.warning}." if reading.warning else ""
     if reading.warning:
         st.session_state[TEXT_KEY] = reading.text
@@ -159,7 +166,17 @@ def _dragged(state: PageState) -> None:
 
 @st.cache_resource
 def _media() -> list:
-    return media_with_reach(get_catalog().links.values(), get_catalog())
+    """Every medium of wires.toml and the catalog's other links with a reach (:func:`reach_rows`)."""
+    return reach_rows(get_wires(), get_catalog())
+
+
+def _watts(option: Option) -> str:
+    """Watts per port at one end of a link, or why there is no figure."""
+    power = option.power_w_per_port
+    if power is None:
+        return "not found"
+    share = f" ({option.medium.power_w:g} W plug, {option.ports_per_plug} ports)" if option.ports_per_plug > 1 else ""
+    return f"{power:.2g} W{share}"
 
 
 @st.cache_resource(max_entries=256)
@@ -174,18 +191,63 @@ def _timeout_chart() -> Any:
 
 
 @st.cache_data(max_entries=256)
+def _protocol_table(distance_m: float) -> pd.DataFrame:
+    """One row per protocol: the medium to use at this distance, its reach and its watts."""
+    wires = get_wires()
+    best = fastest_option(distance_m, wires)
+    rows = []
+    for pid, option in fastest_by_protocol(distance_m, wires).items():
+        protocol = wires.protocols[pid]
+        if option is None:
+            longest = max((m.reach_m for m in wires.media_of(pid)), default=None)
+            medium = ("none catalogued" if longest is None else
+                      f"nothing reaches (longest: {_length(longest)})")
+        else:
+            medium = option.medium.name + (" ★" if best is not None and option.id == best.id else "")
+        rows.append({
+            "Protocol": protocol.name,
+            "Rate per direction": _rate(protocol.rate_gbps),
+            "Medium to use here": medium,
+            "Its reach": "—" if option is None else _reach_text(option.medium.reach),
+            "Power per port, one end": "—" if option is None else _watts(option),
+            "Round trip here": "—" if option is None else _time(2 * distance_m * propagation_for(
+                option.medium.propagation, get_catalog()).delay_s_per_m),
+        })
+    return pd.DataFrame(rows)
+
+
+def _short_protocol(name: str) -> str:
+    """``800 GbE``, ``IB NDR``, ``NVLink 5``: a protocol's name for a narrow table cell."""
+    short = name.split(" (")[0].replace(" Gigabit Ethernet", " GbE").replace(" Terabit Ethernet", " TbE")
+    return short.replace("InfiniBand ", "IB ")
+
+
+def _reach_text(figure: Any) -> str:
+    metres = float(figure.quantity.to("m").magnitude)
+    return _length(metres) + ("" if figure.basis == "spec" else f" ({figure.basis})")
+
+
+@st.cache_data(max_entries=256)
 def _reach_table(distance_m: float) -> pd.DataFrame:
-    media = _media()
-    best = fastest_reaching(media, distance_m)
-    return pd.DataFrame([{
-        "Reaches": ("fastest" if best is not None and row.id == best.id else "yes")
-        if row.reaches(distance_m) else "no",
-        "Link": row.name,
-        "Rate per direction": _rate(row.rate_gbps),
-        "Reach": _length(row.reach_m) + ("" if row.reach_basis == "spec" else f" ({row.reach_basis})"),
-        "Round trip here": _time(row.rtt_s(distance_m)) if row.reaches(distance_m) else "—",
-        "In flight to fill it": _bytes(row.bdp_bytes(distance_m)) if row.reaches(distance_m) else "—",
-    } for row in media])
+    """Every medium (and the catalog's other links with a reach): does it reach, and at what cost."""
+    wires = get_wires()
+    best = fastest_option(distance_m, wires)
+    best_id = best.medium.id if best is not None else getattr(fastest_reaching(_media(), distance_m), "id", None)
+    rows = []
+    for row in _media():
+        medium = wires.media.get(row.id)
+        rows.append({
+            "Reaches": ("fastest" if row.id == best_id else "yes") if row.reaches(distance_m) else "no",
+            "Link": row.name,
+            "Kind": KIND_LABELS.get(medium.kind, medium.kind) if medium else row.layer.capitalize(),
+            "Carries": ", ".join(_short_protocol(wires.protocols[p].name) for p in medium.carries) if medium else "—",
+            "Rate per direction": _rate(row.rate_gbps),
+            "Reach": _length(row.reach_m) + ("" if row.reach_basis == "spec" else f" ({row.reach_basis})"),
+            "Power per end": (f"{medium.power_w:g} W" if medium.power_w is not None else "not found")
+            if medium else "—",
+            "Round trip here": _time(row.rtt_s(distance_m)) if row.reaches(distance_m) else "—",
+        })
+    return pd.DataFrame(rows)
 
 
 @st.cache_data
@@ -198,12 +260,31 @@ def _steps_table() -> pd.DataFrame:
     } for step in leash_steps(_media())])
 
 
+def _best_text(option: Option | None, best: Any, distance_m: float) -> str | None:
+    """The sentence naming the fastest real link at a distance, with its watts."""
+    if option is not None:
+        medium = option.medium
+        rtt = 2 * distance_m * propagation_for(medium.propagation, get_catalog()).delay_s_per_m
+        watts = ("no power figure was found for it" if medium.power_w is None else
+                 f"**{medium.power_w:g} W** at each end (the maker's figure for the plug"
+                 + (f", {option.power_w_per_port:.2g} W per port" if option.ports_per_plug > 1 else "") + ")")
+        return (f"**{escape_markdown(option.protocol.name)}** over **{escape_markdown(medium.name)}**: "
+                f"{_rate(option.rate_gbps)} per direction; {watts}. "
+                f"{escape_markdown(medium.standard)}. To keep it busy: "
+                f"{bdp_in_words(option.rate_gbps * 1e9 * rtt)}.")
+    if best is not None:
+        return (f"**{escape_markdown(best.name)}**, {_rate(best.rate_gbps)} per direction. To keep it busy: "
+                f"{bdp_in_words(best.bdp_bytes(distance_m))}.")
+    return None
+
+
 @st.cache_data(max_entries=256)
 def _distance_texts(distance_m: float) -> dict[str, Any]:
     """Every number the distance section writes, formatted once per distance."""
     media = _media()
     fibre = propagation_for("fibre", get_catalog())
     rtt = float(round_trip_s(distance_m, fibre.delay_s_per_m))
+    option = fastest_option(distance_m)
     best = fastest_reaching(media, distance_m)
     window = window_limited_rate_bytes_per_s(NCCL_BUFFSIZE_BYTES, rtt)
     copper = PROPAGATION["copper-cable"]
@@ -218,8 +299,8 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
         "rtt": _time(rtt),
         "fibre_help": f"{fibre.delay_s_per_m * 1e9:.2g} µs per km: light in glass at {fibre.velocity_factor:.0%} of c.",
         "reaching": f"{sum(row.reaches(distance_m) for row in media)} of {len(media)}",
-        "best": None if best is None else (best.name, _rate(best.rate_gbps), bdp_in_words(best.bdp_bytes(distance_m))),
-        "best_id": None if best is None else best.id,
+        "best": _best_text(option, best, distance_m),
+        "best_id": option.medium.id if option is not None else (None if best is None else best.id),
         "latency": [(f"{_SHORT_MEDIUM.get(medium.id, medium.name)}: one way / RTT",
                      f"{_time(distance_m * medium.delay_s_per_m)} / {_time(2 * distance_m * medium.delay_s_per_m)}",
                      f"{medium.delay_s_per_m * 1e9:.3g} ns per metre ({medium.velocity_factor:.0%} of c). "
@@ -256,6 +337,7 @@ def _timeout_texts() -> dict[str, str]:
     plip = next(case for case in TIMEOUTS if case.id == "plip-trigger")
     episode_rtt = float(round_trip_s(EPISODE.distance_m, copper.delay_s_per_m))
     ib, old = ib_ack_timeout_s(NCCL_IB_TIMEOUT_DEFAULT), ib_ack_timeout_s(14)
+    versions = ", ".join(f"{t} ({_time(ib_ack_timeout_s(t))} per try) {when}" for when, t in NCCL_IB_TIMEOUT_BY_VERSION)
     return {
         "story": (
             f"**Often quoted** (the episode): a LapLink parallel cable \"rated for three metres\" ran at \"maybe "
@@ -264,8 +346,9 @@ def _timeout_texts() -> dict[str, str]:
             f"**What the sources say:** no 3 m rating and no 60 KB/s figure were found. IEEE 1284 rates parallel "
             f"cables at {IEEE1284_CABLE_M['AB (older)']:g} m (older AB cables) to "
             f"{IEEE1284_CABLE_M['IEEE 1284 CC']:g} m (1284 CC); Linux's PLIP driver documents {PLIP_RANGE_M:g} m "
-            f"for the LapLink cable; the one measurement found (DOS 6 INTERLNK over LapLink) moved about "
-            f"{format_bandwidth(Q_(LAPLINK_MEASURED_BYTES_PER_S, 'B/s'))}. Over {EPISODE.distance_m:g} m of copper "
+            f"for the LapLink cable. The \"700K per minute\" sometimes quoted for LapLink was a compressed backup "
+            "to a tape drive over DOS INTERLNK (1.7 MB in 2 min 22 s, the tape's start and stop included): a "
+            f"speed of the tape and its software, not of the cable. Over {EPISODE.distance_m:g} m of copper "
             f"the round trip is about {_time(episode_rtt)}, {plip.timeout_s / episode_rtt:,.0f} times shorter than "
             f"PLIP's {_time(plip.timeout_s)} handshake timeout: propagation alone would need about "
             f"{_length(distance_at_timeout_m(plip.timeout_s, copper.delay_s_per_m))} of cable to trip it.\n\n"
@@ -277,9 +360,11 @@ def _timeout_texts() -> dict[str, str]:
         ),
         "infiniband": (
             "**The same physics in InfiniBand.** A reliable connection retransmits when no acknowledgement comes "
-            f"back within 4.096 µs × 2^t. NCCL sets t = {NCCL_IB_TIMEOUT_DEFAULT} by default (since NCCL 2.23): "
-            f"{_time(ib)} per try, about {_time(ib * NCCL_IB_RETRY_CNT_DEFAULT)} over {NCCL_IB_RETRY_CNT_DEFAULT} "
-            f"retries before NCCL reports an error. A fibre round trip that long needs "
+            f"back within 4.096 µs × 2^t. NCCL's default t is {versions}. At t = {NCCL_IB_TIMEOUT_DEFAULT} each "
+            f"try waits {_time(ib)}; the first try and {NCCL_IB_RETRY_CNT_DEFAULT} retries make "
+            f"{1 + NCCL_IB_RETRY_CNT_DEFAULT} × {_time(ib)} = **{_time(ib_give_up_s(NCCL_IB_TIMEOUT_DEFAULT))}** "
+            "before NCCL reports an error (NCCL's page rounds it to \"approximately 30 seconds\", counting the "
+            "retries only). A fibre round trip that long needs "
             f"{_far(distance_at_timeout_m(ib, fibre.delay_s_per_m))} of link: farther than the Moon (about "
             f"384,400 km). Before NCCL 2.14 the default was t = 14 ({_time(old)}), which "
             f"{_far(distance_at_timeout_m(old, fibre.delay_s_per_m))} of fibre would already exceed. So a timer "
@@ -293,7 +378,8 @@ _STORY_SOURCES = (
     "Sources: [Linux plip.rst](https://github.com/torvalds/linux/blob/master/Documentation/networking/plip.rst) "
     "(15 m, 500 µs, pin table); [plip.c](https://github.com/torvalds/linux/blob/master/drivers/net/plip/plip.c) "
     "(500 and 3000 µs); [connectworld: IEEE 1284](http://www.connectworld.net/ieee1284.html) (6 m and 10 m cables); "
-    "[DOS 6 INTERLNK](http://freeholdcomputer.com/htdocs/interlnk.html) (700K per minute)."
+    "[DOS 6 INTERLNK tape backup](http://freeholdcomputer.com/htdocs/interlnk.html) (700K per minute, "
+    "compressed, to tape)."
 )
 _NVLINK = (
     "**NVLink's leash.** No official maximum NVLink cable length was found; the catalog puts NVLink 5 at about 2 m, "
@@ -361,6 +447,49 @@ def _training_texts(cluster_values: tuple, size_bytes: float, sync_every: int, m
     }
 
 
+_PROTOCOL_INTRO = (
+    "A link is a **protocol** (what the two ports speak: NVLink, InfiniBand NDR, 800 Gigabit Ethernet) carried by "
+    "a **medium** (what joins them: passive copper, active copper, multimode or single-mode optics, coherent "
+    "optics). The protocol sets the rate; the medium sets the reach and the watts. InfiniBand NDR runs over 3 m "
+    "of copper, 50 m of multimode fibre or 2 km of single-mode fibre at the same 400 Gbit/s."
+)
+
+
+@st.cache_data(max_entries=64)
+def _medium_source_lines(medium_id: str) -> list[str]:
+    """Each figure of a medium with its value, basis, note and sources, as Markdown lines."""
+    wires, catalog = get_wires(), get_catalog()
+    medium = wires.media[medium_id]
+
+    def cite(ids: Any) -> str:
+        return "; ".join(f"[{escape_markdown(catalog.sources[i].title)}]({catalog.sources[i].url}) "
+                         f"({catalog.sources[i].kind})" for i in ids)
+
+    lines = [f"**{escape_markdown(medium.name)}** · id `{medium.id}` · {escape_markdown(medium.standard)}"]
+    for label, figure in (("Plug rate", medium.rate), ("Reach", medium.reach)):
+        note = f" {escape_markdown(figure.note)}" if figure.note else ""
+        lines.append(f"- {label}: {figure.text()} ({figure.basis}).{note} Sources: {cite(figure.source_ids)}")
+    if medium.power is not None:
+        note = f" {escape_markdown(medium.power.note)}" if medium.power.note else ""
+        lines.append(f"- Power per end: {medium.power.watts:g} W ({medium.power.basis}).{note} "
+                     f"Sources: {cite(medium.power.source_ids)}")
+    else:
+        lines.append("- Power per end: no maker figure was read.")
+    carried = [wires.protocols[p] for p in medium.carries]
+    lines.append("- Carries: " + "; ".join(f"{escape_markdown(p.name)} at {p.rate.text()} "
+                                          f"({cite(p.rate.source_ids)})" for p in carried))
+    if medium.notes:
+        lines.append(f"- {escape_markdown(medium.notes)}")
+    if medium.source_ids:
+        lines.append(f"- Also: {cite(medium.source_ids)}")
+    return lines
+
+
+def _medium_sources(medium_id: str, container: Any) -> None:
+    with container.popover("Sources"):
+        st.markdown("\n".join(_medium_source_lines(medium_id)))
+
+
 # --- the sections -----------------------------------------------------------------------------------
 
 
@@ -405,13 +534,16 @@ def distance_section(state: PageState) -> None:
     if TEXT_KEY not in st.session_state:
         st.session_state[TEXT_KEY] = state["d"]
     if SLIDER_KEY not in st.session_state:
-        st.session_state[SLIDER_KEY] = _nearest_stop(_metres(state["d"]))
+        st.session_state[SLIDER_KEY] = _metres(state["d"])
     with st.container(border=True):
         t1, t2 = st.columns([1, 3])
         t1.text_input("Distance between two GPUs", key=TEXT_KEY, on_change=_typed, args=(state,),
                       help="A length with its unit: '11 m', '3 ft', '1000 km', '2 light-seconds'. 10 cm to 20,000 km.")
-        t2.select_slider("…or drag it (log scale)", options=STOPS, key=SLIDER_KEY, on_change=_dragged, args=(state,),
-                         format_func=_stop_label)
+        options = _slider_options(_metres(state["d"]))
+        if st.session_state.get(SLIDER_KEY) not in options:  # the box holds a distance the slider must show
+            st.session_state[SLIDER_KEY] = _metres(state["d"])
+        t2.select_slider("…or drag it (log scale)", options=options, key=SLIDER_KEY, on_change=_dragged,
+                         args=(state,), format_func=_stop_label)
     note = st.session_state.get(NOTE_KEY, "")
     if note:
         st.warning(escape_markdown(note))
@@ -427,32 +559,38 @@ def distance_section(state: PageState) -> None:
         st.error(f"No catalogued link reaches {texts['distance']} on its own: beyond this, data crosses amplified or "
                  "regenerated long-haul paths, or a cloud backbone.")
     else:
-        name, rate, in_flight = texts["best"]
-        st.success(f"Fastest link that still reaches {texts['distance']}: **{escape_markdown(name)}**, {rate} per "
-                   f"direction. To keep it busy: {in_flight}.")
+        st.success(f"Fastest link that still reaches {texts['distance']}: {texts['best']}")
     chart(_leash_chart(distance_m), key="reach-leash")
     st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
                "collide, hover a point for its name (every link is in the table below). The step line is the "
                "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
 
     st.subheader("Which links still work")
+    st.markdown(_PROTOCOL_INTRO)
     table = _reach_table(distance_m)
     st.dataframe(table, hide_index=True, width="stretch", key="reach-table", height=35 * (len(table) + 1) + 3)
-    missing = links_without_reach(get_catalog().links.values())
-    if missing:
-        with st.expander(f"{len(missing)} catalog links have no sourced reach: not guessed, so not drawn"):
-            st.markdown(", ".join(escape_markdown(link.name) for link in missing) + ".")
+    st.markdown(f"**Each protocol at {texts['distance']}: the medium to use, and what it costs**")
+    protocols = _protocol_table(distance_m)
+    st.dataframe(protocols, hide_index=True, width="stretch", key="reach-protocols",
+                 height=35 * (len(protocols) + 1) + 3)
+    st.caption("The medium to use is the one with the fewest watts per port among those that reach (★ marks the "
+               "fastest link of all here); where two draw the same, the shorter reach, as copper inside a rack and "
+               "multimode across a row. Power is the maker's maximum for one plug, shared by the ports it carries; "
+               "'not found' where no maker figure was read.")
     st.markdown("**The rate lost at each step outwards**")
     st.dataframe(_steps_table(), hide_index=True, width="stretch", key="reach-steps")
     media = _media()
     if media:
         catalog = get_catalog()
-        if SOURCE_KEY not in st.session_state:
-            st.session_state[SOURCE_KEY] = texts["best_id"] or media[0].id
+        names = {row.id: row.name for row in media}
+        if st.session_state.get(SOURCE_KEY) not in names:
+            st.session_state[SOURCE_KEY] = texts["best_id"] if texts["best_id"] in names else media[0].id
         s1, s2 = st.columns([2, 1])
-        chosen = s1.selectbox("Where a link's figures come from", [row.id for row in media], key=SOURCE_KEY,
-                              format_func=lambda link_id: catalog.links[link_id].name)
-        if chosen in catalog.links:
+        chosen = s1.selectbox("Where a link's figures come from", list(names), key=SOURCE_KEY,
+                              format_func=names.get)
+        if chosen in get_wires().media:
+            _medium_sources(chosen, s2)
+        elif chosen in catalog.links:
             source_popover(catalog.links[chosen], "Sources", catalog, container=s2)
 
     st.subheader("Latency: distance costs time, whatever the rate")

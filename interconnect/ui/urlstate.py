@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from interconnect.units import ParsedQuantity, QuantityInputError, parse_quantity
+from interconnect.units import IntegerInputError, ParsedQuantity, QuantityInputError, parse_quantity, read_int
 
 __all__ = [
     "AutoIntParam",
@@ -85,6 +85,9 @@ class _Param:
     #: ``(key, value)``: the parameter is written to the link only while parameter ``key`` has ``value``
     #: (a custom GPU's bandwidth only with ``gpu=custom``); it is read from a link either way.
     when: tuple[str, str] | None = field(default=None, kw_only=True)
+    #: Left out of the link while at its default: for keys added to a page after its links were
+    #: published (the cluster's fabric topology), so every link written before keeps its exact form.
+    quiet: bool = field(default=False, kw_only=True)
 
     def parse(self, raw: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -125,19 +128,10 @@ class IntParam(_Param):
     maximum: int = 1_000_000
 
     def parse(self, raw: str) -> tuple[Any, str | None]:
-        text = raw.strip().replace("_", "").replace(",", "")
         try:
-            number = float(text)
-        except ValueError:
-            return self.default, "not a whole number"
-        if not math.isfinite(number) or number != int(number):
-            return self.default, "not a whole number"
-        value = int(number)
-        if value < self.minimum:
-            return self.minimum, f"below the minimum {self.minimum}"
-        if value > self.maximum:
-            return self.maximum, f"above the maximum {self.maximum}"
-        return value, None
+            return read_int(raw, minimum=self.minimum, maximum=self.maximum), None
+        except IntegerInputError as exc:  # out of range: the bound it broke; not a number: the default
+            return (self.default if exc.nearest is None else exc.nearest), exc.reason
 
 
 @dataclass(frozen=True)
@@ -292,7 +286,8 @@ def to_query(specs: Sequence[Param], values: Mapping[str, Any]) -> dict[str, str
     """
     full = {spec.key: values.get(spec.key, spec.default) for spec in specs}
     return {spec.key: spec.to_text(full[spec.key]) for spec in specs
-            if spec.when is None or full.get(spec.when[0]) == spec.when[1]}
+            if (spec.when is None or full.get(spec.when[0]) == spec.when[1])
+            and not (spec.quiet and full[spec.key] == spec.default)}
 
 
 def unknown_keys(specs: Sequence[Param], query: Mapping[str, object], known: frozenset[str] = frozenset()) -> list[str]:

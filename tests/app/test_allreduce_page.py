@@ -164,6 +164,34 @@ def test_use_my_measurement_makes_the_fit_the_clusters_own():
     assert ratios[0] == pytest.approx(fit_ratio[0], rel=0.05) and ratios[-1] == pytest.approx(fit_ratio[1], rel=0.05)
 
 
+def row_1mib(time_us: str, algbw: str, busbw: str) -> str:
+    """The 1 MiB row of the 8 x H100 log with its two times, algbw and busbw replaced."""
+    return (f"     1048576        262144     float     sum      -1    {time_us}   {algbw}   {busbw}       0    "
+            f"{time_us}   {algbw}   {busbw}       0")
+
+
+@pytest.mark.parametrize("row", [
+    # Issue 21: one row at 1e308 us overflowed the time axis; the paste stayed, so every later run failed too.
+    row_1mib("1e308", "1.00", "1.75"),
+    row_1mib("1e-320", "1.00", "1.75"),
+    row_1mib("22.56", "67.00", "0.00"),  # busbw 0 beside algbw 67 GB/s
+])
+def test_an_impossible_row_is_refused_by_name_and_the_next_change_draws_too(row):
+    text = (LOGS / "nccl-tests-2.19-all_reduce-8xH100.log").read_text()
+    original = row_1mib("22.56", "46.48", "81.34").replace("22.56   46.48   81.34       0    22.56   46.48   81.34",
+                                                              "22.56   46.48   81.34       0    22.32   46.99   82.23")
+    assert original in text
+    at = run_page(PAGE, {"gpn": "8", "nodes": "1"})
+    at.text_area(key="allreduce.paste").input(text.replace(original, row)).run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 4
+    assert any("refused" in w.value and "line 61" in w.value for w in at.warning)  # that row, named, and why
+    assert metric(at, "Rows read") == "24"  # the log has 25 rows: the other 24 are still compared
+    at.number_input(key="allreduce.nodes").set_value(2).run()  # the paste stays in the session
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 4
+
+
 def test_log_with_other_rank_count_warns():
     text = (LOGS / "h100-2node-unidentified.txt").read_text()
     at = run_page(PAGE, {"nodes": "4"})

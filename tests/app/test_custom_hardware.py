@@ -11,7 +11,7 @@ import pytest
 
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.collectives import allreduce
-from interconnect.models.overlap import Workload, step_schedule
+from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
 from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
 from interconnect.ui.page import CUSTOM_GPU_LABEL, CUSTOM_SOURCE_TEXT, PAGES
@@ -100,7 +100,9 @@ def test_one_node_allreduce_is_faster_with_more_scaleup():
 
 def test_the_overlap_step_follows_the_custom_cluster():
     at = run_page(PAGES["overlap"][0], NEXT)
-    step = step_schedule(custom_cluster(nodes=4), Workload.from_preset(load_model_presets()["llama3-8b"]), 4096)
+    costs = load_bucket_costs()  # the Overlap page's default costs per bucket
+    step = step_schedule(custom_cluster(nodes=4), Workload.from_preset(load_model_presets()["llama3-8b"]), 4096,
+                         sm_contention=costs.contention, bucket_launch_s=costs.launch_s, speed_spread=costs.spread)
     assert metric(at, "Step time") == duration(step.step_s)
     assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
 

@@ -5,6 +5,8 @@ import re
 import pytest
 
 from interconnect.catalog import LAYERS, get_catalog
+from interconnect.figures.theme import LAYER_LEGEND_NAMES
+from interconnect.models.reach import reach_rows
 from tests.app.conftest import chart_specs, run_page
 
 CATALOG = get_catalog()
@@ -23,9 +25,14 @@ def test_home_page_shows_layers_and_the_reach_chart():
                   "Another building"):
         assert words in pictured
     labels = {annotation["text"] for annotation in reach["layout"]["annotations"]}
-    assert {"NVLink 5", "LapLink cable"} <= labels
+    assert {"NVLink copper spine", "SR8 multimode", "LapLink cable"} <= labels
     plotted = " / ".join(row[0] for trace in reach["data"] for row in trace["customdata"])  # hover names
-    assert all(link.name in plotted for link in CATALOG.links.values() if link.reach is not None)
+    assert all(row.name in plotted for row in reach_rows())
+    # Every point is named: beside it, or (where no label fits) by its own legend entry.
+    layer_names = set(LAYER_LEGEND_NAMES.values())
+    for trace in reach["data"]:
+        if trace["name"] not in layer_names:
+            assert len(trace["x"]) == 1
     # Each maker's scale-up, not only NVIDIA's.
     assert "Infinity Fabric" in text and "Gaudi" in text
 
@@ -34,13 +41,14 @@ def test_home_page_opens_with_a_way_into_every_page():
     at = run_page()
     main = [element for element in at.main]
     # The entry cards come first on the page, before the introduction.
-    first_text = next(i for i, element in enumerate(main) if getattr(element, "value", "").startswith("Training"))
+    first_text = next(i for i, element in enumerate(main)
+                      if str(getattr(element, "value", "") or "").startswith("Training"))
     keys = [getattr(element, "key", None) or "" for element in main[:first_text]]
     cards = [key for key in keys if key.startswith("explore-")]
     from interconnect.ui.page import PAGES, page_exists
 
     assert cards == [f"explore-{name}" for name in PAGES if name != "home" and page_exists(name)]
-    assert len(cards) == 9
+    assert len(cards) == 10
 
 
 def test_home_page_cleans_a_stray_query_string_and_says_so():

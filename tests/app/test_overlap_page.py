@@ -3,7 +3,7 @@
 import pytest
 
 from interconnect.models.cluster import resolve_cluster
-from interconnect.models.overlap import Workload, step_schedule
+from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
 from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
 from tests.app.conftest import chart_specs, run_page
@@ -24,17 +24,28 @@ def test_defaults_render_the_timeline_sweeps_and_claim_and_write_the_url():
     assert at.query_params["model"] == "llama3-8b" and at.query_params["bucket"] == "25 MiB"
     assert at.query_params["tokens"] == "4096" and at.query_params["nodes"] == "4"
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096)
+    costs = load_bucket_costs()  # the page's defaults: the sourced costs per bucket
+    assert at.slider(key="overlap.sm").value == pytest.approx(costs.contention)
+    assert at.number_input(key="overlap.launch").value == pytest.approx(costs.launch_s * 1e6)
+    assert at.slider(key="overlap.spread").value == pytest.approx(costs.spread * 100)
+    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096,
+                         sm_contention=costs.contention, bucket_launch_s=costs.launch_s, speed_spread=costs.spread)
     assert metric(at, "Step time") == duration(step.step_s)
     assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
     assert metric(at, "Compute share") == f"{step.compute_utilization:.0%}"
+    # the breakdown names each cost a bucket adds, with its time and its source
+    breakdown = next(m.value for m in at.markdown if "| part of the step |" in m.value).replace("\u00a0", " ")
+    for words in ("Waiting for the slowest GPU", "Bucket launches", "SM contention", "Exposed communication",
+                  duration(step.wait_s), duration(step.launch_s), duration(step.contention_s),
+                  "arxiv.org/abs/2507.03114", "arxiv.org/abs/2208.11035", "benchmarks/distributed/ddp"):
+        assert words in breakdown, words
 
 
 def test_every_parameter_from_the_link():
     query = {"gpu": "b200", "gpn": "8", "nodes": "2", "nic": "ib-ndr", "nic_bw": "200 Gbit/s", "nics": "8",
              "fabric": "infiniband", "domain": "0", "sharp": "0", "lat": "", "model": "custom", "params": "1.3",
              "layers": "24", "tokens": "16384", "bucket": "100 MiB", "dtype": "fp32", "sm": "0.15", "eff": "0.5",
-             "mode": "ideal", "algo": "ring"}
+             "mode": "ideal", "algo": "ring", "launch": "30", "spread": "4"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query
@@ -46,9 +57,23 @@ def test_every_parameter_from_the_link():
     cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=2, nic="ib-ndr", nics_per_node=8,
                                  fabric="infiniband")
     step = step_schedule(cluster, Workload.from_params(1.3e9, 24), 16384, bucket_bytes=100 * 2**20,
-                         gradient_dtype="fp32", sm_contention=0.15, mode="ideal", efficiency=0.5, algorithm="ring")
+                         gradient_dtype="fp32", sm_contention=0.15, mode="ideal", efficiency=0.5, algorithm="ring",
+                         bucket_launch_s=30e-6, speed_spread=0.04)
     assert metric(at, "Step time") == duration(step.step_s)
     assert "Ideal overlap" in chart_specs(at)[0]["layout"]["title"]["text"]
+
+
+def test_the_costs_per_bucket_from_the_link_change_the_step():
+    query = {"launch": "200", "spread": "20", "sm": "0.3", "mode": "overlap"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096,
+                         sm_contention=0.3, bucket_launch_s=200e-6, speed_spread=0.2)
+    assert metric(at, "Step time") == duration(step.step_s)
+    bare = run_page(PAGE, {"launch": "0", "spread": "0", "sm": "0"})
+    plain = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096)
+    assert metric(bare, "Step time") == duration(plain.step_s) != duration(step.step_s)
 
 
 @pytest.mark.parametrize("mode", ["none", "overlap", "ideal"])
@@ -77,6 +102,9 @@ def test_each_preset_including_405b(model):
         ({"params": "0", "model": "custom"}, "params"),
         ({"params": "nan", "model": "custom"}, "params"),
         ({"sm": "-1"}, "sm"),
+        ({"launch": "-5"}, "launch"),
+        ({"launch": "1e9"}, "launch"),
+        ({"spread": "lots"}, "spread"),
         ({"eff": "0"}, "eff"),
         ({"mode": "<script>alert(1)</script>"}, "mode"),
         ({"model": "llama9-1t"}, "model"),
@@ -116,3 +144,28 @@ def test_a_forced_algorithm_the_cluster_cannot_run_warns_and_falls_back():
     assert not at.exception
     assert any("nvls all-reduce cannot run" in w.value.replace("\\", "") for w in at.warning)
     assert len(at.get("plotly_chart")) == 4
+
+
+def test_the_ddp_check_sets_model_and_bytes_only_beside_the_runs():
+    from interconnect.models.ddp_benchmark import compare_ddp_benchmark
+
+    at = run_page(PAGE)
+    text = " ".join(m.value for m in at.markdown)
+    assert "of the extra time" in text and "1 MB buckets" in text
+    table = next(m.value for m in at.markdown if "| iteration: measured |" in m.value)
+    # PyTorch DDP benchmark README: resnext101_32x8d, 16 GPUs (2M/8G), p50 0.450 s; 1 GPU with DDP 0.425 s
+    row = next(line for line in table.splitlines() if line.startswith("| resnext101_32x8d | 16 |"))
+    assert "| 450 ms |" in row and "| 25 ms |" in row
+    model = next(r for r in compare_ddp_benchmark() if r.model == "resnext101_32x8d" and r.gpus == 16)
+    assert duration(model.model_comm_overhead_s) in row and f"{model.model_bucket1_diff:+.1%}" in row
+
+
+def test_the_smallest_legal_bucket_on_the_largest_model_says_it_simplifies():
+    # Issue 21 item 6: 1 KiB buckets of DeepSeek-V3's gradient would be 1.3 billion all-reduces; the page
+    # merges them into MAX_BUCKETS and says so (benchmarks/fuzz_urls.py times it against the default view).
+    from interconnect.models.overlap import MAX_BUCKETS
+
+    at = run_page(PAGE, {"model": "deepseek-v3", "bucket": "1 KiB"})
+    assert not at.exception
+    assert any("buckets would make" in w.value and f"{MAX_BUCKETS:,} buckets" in w.value for w in at.warning)
+    assert at.query_params["bucket"] == "1 KiB"  # the link keeps what was asked for

@@ -6,15 +6,16 @@ import re
 
 import pytest
 
-from interconnect.catalog import get_catalog
-from interconnect.models.reach import media_with_reach
+from interconnect.models.reach import reach_rows
+from interconnect.models.wires import fastest_option
+from interconnect.ui.page import escape_markdown
 from interconnect.ui.pagespecs import reach_specs
 from interconnect.ui.urlstate import to_query
 from tests.app.conftest import chart_specs, run_page
 
 PAGE = "pages/5_Reach.py"
 DEFAULTS = to_query(reach_specs(), {})  # every parameter in use at its default
-MEDIA = media_with_reach(get_catalog().links.values(), get_catalog())
+MEDIA = reach_rows()  # every medium of wires.toml, then the catalog's other links with a reach
 
 
 def metric(at, label_start: str) -> str:
@@ -57,11 +58,33 @@ def test_the_table_marks_the_links_that_reach():
     marks = dict(zip(table["Link"], table["Reaches"], strict=True))
     for row in MEDIA:
         assert (marks[row.name] != "no") == row.reaches(30.0)
-    best = max((row for row in MEDIA if row.reaches(30.0)), key=lambda row: (row.rate_gbps, row.reach_m),
-               default=None)
-    if best is not None:
-        assert marks[best.name] == "fastest"
-        assert best.name in at.success[0].value
+    # At 30 m the fastest link is 800 GbE over NVIDIA's twin-port 2xSR4 multimode optics (50 m, 17 W).
+    best = fastest_option(30.0)
+    assert (best.protocol.id, best.medium.id) == ("eth-800g", "sr8-800g")
+    assert marks[best.medium.name] == "fastest"
+    assert escape_markdown(best.medium.name) in at.success[0].value and "17 W" in at.success[0].value
+
+
+def test_each_protocol_gets_its_medium_and_watts():
+    at = run_page(PAGE, {"d": "3 m"})
+    table = at.dataframe[1].value
+    rows = dict(zip(table["Protocol"], table["Medium to use here"], strict=True))
+    # NVIDIA LinkX: 100G-PAM4 DAC up to 3 m, under 0.1 W; no DAC at 200G-PAM4 lanes (XDR).
+    assert rows["InfiniBand NDR (400 Gbit/s)"].startswith("Passive copper DAC")
+    assert rows["InfiniBand XDR (800 Gbit/s)"].startswith("Single-mode DR4")
+    assert rows["NVLink 4 (H100, H200)"].startswith("nothing reaches")
+    assert "W" in dict(zip(table["Protocol"], table["Power per port, one end"], strict=True))[
+        "InfiniBand NDR (400 Gbit/s)"]
+
+
+@pytest.mark.parametrize(("typed", "metres"), [("1.5 m", 1.5), ("7 m", 7.0), ("333 km", 333_000.0)])
+def test_slider_and_box_show_the_same_distance(typed, metres):
+    # The issue: /Reach?d=1.5+m showed "2 m" on the slider while the box said 1.5 m.
+    at = run_page(PAGE, {"d": typed})
+    assert at.select_slider(key="reach.d_slider").value == pytest.approx(metres)
+    assert at.text_input(key="reach.d_text").value == typed
+    at.text_input(key="reach.d_text").set_value("4.2 m").run()
+    assert at.select_slider(key="reach.d_slider").value == pytest.approx(4.2)
 
 
 @pytest.mark.parametrize(("typed", "shown", "one_way"), [("1000 km", "1000 km", "4.9 ms"), ("3 ft", "91.44 cm", None),

@@ -112,3 +112,57 @@ def test_does_not_fit_is_shown():
 def test_hostile_links_warn_and_still_render(query):
     at = run_page(PAGE, query)
     assert not at.exception
+
+
+def test_a_smaller_cluster_keeps_tp_and_shrinks_pp():
+    # issue 22: /Seating_chart?nodes=2 drew nothing (TP 8 x PP 4 needs 32 GPUs); now the layout follows the cluster
+    at = run_page(PAGE, {"nodes": "2"})
+    assert not at.exception
+    assert any("kept TP 8, PP 4 → 2" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 3
+    # 70B on 16 GPUs with ZeRO-1 does not fit in 80 GB: said plainly, with the chart still drawn
+    assert all("Does not fit" in e.value for e in at.error)
+
+
+def test_schedule_and_stages_from_the_link():
+    at = run_page(PAGE, {"sched": "interleaved", "vs": "2", "ends": "1", "attn": "unfused"})
+    assert not at.exception and not at.error
+    assert at.selectbox(key="seating.sched").value == "interleaved"
+    assert any("Interleaved 1F1B with 2 model chunks per GPU" in c.value for c in at.caption)
+    one = run_page(PAGE, {"sched": "1f1b"})
+    # the interleaved schedule idles (p-1)/v instead of p-1 micro-batch times
+    def bubble(page):
+        return float(metric(page, "Pipeline bubble").value.rstrip("%"))
+
+    assert bubble(at) < bubble(one)
+
+
+def test_search_says_what_would_fit_when_nothing_does():
+    at = run_page(PAGE, {"model": "llama3-405b", "nodes": "1", "gb": "8", "cmp": "search"})
+    assert not at.exception
+    message = " ".join(e.value for e in at.error)
+    assert "No layout of 8 GPUs" in message and "would fit" in message
+
+
+@pytest.mark.parametrize("query", [{}, {"nodes": "2", "sched": "interleaved", "recompute": "full", "gb": "64"}])
+def test_plan_json_and_the_page_agree(query, capsys):
+    import json
+
+    from interconnect.cli import main
+
+    at = run_page(PAGE, query)
+    values = {**DEFAULTS, **query}
+    argv = ["plan", "--nodes", values["nodes"], "--global-batch", values["gb"], "--recompute", values["recompute"],
+            "--schedule", values["sched"], "--json"]
+    assert main(argv) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert metric(at, "TFLOP/s per GPU").value == f"{payload['tflops_per_gpu']['value']:.0f}"
+    assert metric(at, "TFLOP/s per GPU").delta == f"{payload['mfu']:.0%} MFU"
+
+
+def test_published_runs_and_the_misses_are_on_the_page():
+    at = run_page(PAGE)
+    table = next(m.value for m in at.markdown if m.value.startswith("| run |"))
+    assert table.count("\n") >= 11 and "model / paper" in table  # header, rule and one row per run
+    misses = next(m.value for m in at.markdown if m.value.startswith("**Where the model misses"))
+    assert "MT\\-NLG" in misses or "MT-NLG" in misses

@@ -17,10 +17,10 @@ def script(page: str) -> str | None:
 @pytest.mark.parametrize("number", range(1, len(STEPS) + 1))
 def test_every_tour_step_renders_its_page_with_its_caption(number):
     step = STEPS[number - 1]
-    at = run_page(script(step.page), {**dict(step.params), "tour": "1", "step": str(number)})
-    assert not at.exception
+    at = run_page(script(step.page), {**dict(step.params), "tour": "1", "stop": str(number)})
+    assert not at.exception and not at.warning  # no stop's own link draws a warning
     assert f"step {number} of {len(STEPS)}" in at.get("progress")[0].proto.text
-    assert at.query_params["tour"] == "1" and at.query_params["step"] == str(number)
+    assert at.query_params["tour"] == "1" and at.query_params["stop"] == str(number)
     for key, value in step.params:
         assert at.query_params[key] == value  # the step's view, not the session's
 
@@ -28,21 +28,44 @@ def test_every_tour_step_renders_its_page_with_its_caption(number):
 def test_tour_step_to_the_same_page_with_new_parameters_replaces_the_widgets():
     first, second = STEPS[1], STEPS[2]  # two Bandwidth-cliff steps: H100, then B200
     assert first.page == second.page == "cliff"
-    at = run_page(PAGES["cliff"][0], {**dict(first.params), "tour": "1", "step": "2"})
+    at = run_page(PAGES["cliff"][0], {**dict(first.params), "tour": "1", "stop": "2"})
     assert at.selectbox(key="cliff.gpu").value == "h100-sxm"
     for key in list(at.query_params):
         del at.query_params[key]
-    for key, value in {**dict(second.params), "tour": "1", "step": "3"}.items():
+    for key, value in {**dict(second.params), "tour": "1", "stop": "3"}.items():
         at.query_params[key] = value
     at.run()
     assert at.selectbox(key="cliff.gpu").value == "b200"
 
 
-@pytest.mark.parametrize("step", ["999", "0", "-1", "<script>", "9^9^8"])
-def test_a_broken_tour_step_falls_back_to_the_first(step):
-    at = run_page(None, {"tour": "1", "step": step})
+@pytest.mark.parametrize("key", ["stop", "step"])  # step: the key of links made before stop existed
+@pytest.mark.parametrize("step", ["999", "0", "-1", "<script>", "9^9^8", "\u00b2", "\u0663", "\uff18", "9" * 4301])
+def test_a_broken_tour_step_falls_back_to_the_first_and_says_so(key, step):
+    at = run_page(None, {"tour": "1", key: step})
     assert not at.exception
     assert "step 1 of" in at.get("progress")[0].proto.text
+    assert any(f"link parameter `{key}`" in warning.value and "using `1`" in warning.value for warning in at.warning)
+
+
+@pytest.mark.parametrize("number", range(1, len(STEPS) + 1))
+def test_a_published_tour_link_with_step_opens_the_same_stop(number):
+    step = STEPS[number - 1]
+    at = run_page(script(step.page), {**dict(step.params), "tour": "1", "step": str(number)})
+    assert not at.exception and not at.warning
+    assert f"step {number} of {len(STEPS)}" in at.get("progress")[0].proto.text
+    assert at.query_params["stop"] == str(number)  # rewritten to the new key
+    assert dict(at.query_params).get("step") in (None, "typed")  # only Across sites has one: its mode
+
+
+@pytest.mark.parametrize("mode", ["typed", "derived"])
+def test_the_across_sites_step_mode_and_the_tour_stop_travel_together(mode):
+    number = next(i for i, step in enumerate(STEPS, start=1) if step.page == "crossdc")
+    for query in ({"tour": "1", "stop": str(number), "step": mode}, {"tour": "1", "step": mode}):
+        at = run_page(PAGES["crossdc"][0], query)
+        assert not at.exception and not at.warning
+        assert at.radio(key="crossdc.step").value == mode
+        shown = int(query.get("stop", "1"))
+        assert f"step {shown} of {len(STEPS)}" in at.get("progress")[0].proto.text
 
 
 def test_presentation_mode_stays_in_the_link_and_enlarges_chart_text():
@@ -66,7 +89,12 @@ def test_the_link_to_the_view_holds_every_control_of_the_page(name, opened):
               "units": "units."}[name]
     controls = {widget.key.removeprefix(prefix) for kind in WIDGET_KINDS for widget in at.get(kind)
                 if widget.key and widget.key.startswith(prefix) and not widget.key.endswith((".upload", ".paste"))}
-    assert controls and controls <= set(query), controls - set(query)  # every control travels in the link
+    # Every control travels in the link, but for the cluster's fabric keys, which stay out of it while no
+    # fabric is chosen (so links written before they existed keep their form; absent means the default).
+    from interconnect.ui.pagespecs import TOPOLOGY_KEYS
+
+    quiet = set(TOPOLOGY_KEYS) if query.get("topo", "none") == "none" else set()
+    assert controls and controls - quiet <= set(query), controls - quiet - set(query)
     if opened:  # a custom GPU's and NIC's own controls are drawn, and travel too
         assert {"gpu_bw", "gpu_name", "gpu_base", "nic_bw"} <= controls
 

@@ -191,6 +191,15 @@ def widget(page: Any, key: str) -> Any:
     return page.locator(".st-key-" + re.sub(r"[^A-Za-z0-9_-]", "-", key))
 
 
+def open_select(page: Any, key: str) -> None:
+    """Open the select box with key ``key``, scrolled into view first: a select box's menu closes when
+    the page scrolls, and a click on a box below the fold scrolls the page as it clicks."""
+    box = widget(page, key).get_by_role("combobox")
+    box.scroll_into_view_if_needed()
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    box.click()
+
+
 def query_of(url: str) -> dict[str, str]:
     """The query string of ``url`` as a flat dict (last value wins, as the app reads it)."""
     return {key: values[-1] for key, values in parse_qs(urlsplit(url).query, keep_blank_values=True).items()}

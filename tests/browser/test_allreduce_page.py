@@ -6,7 +6,17 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-from browser_helpers import METRIC_VALUE, assert_healthy, open_cold, open_page, poll, query_of, wait_for_charts, widget
+from browser_helpers import (
+    METRIC_VALUE,
+    assert_healthy,
+    open_cold,
+    open_page,
+    open_select,
+    poll,
+    query_of,
+    wait_for_charts,
+    widget,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +37,7 @@ def test_cold_deep_link_with_protocol_and_hop_latency(cold_server, page):
 def test_fragment_control_updates_the_url_and_the_playbook_button(streamlit_server, page):
     open_page(page, streamlit_server, "/All_reduce?nodes=2")
     wait_for_charts(page, minimum=4)
-    widget(page, "allreduce.proto").get_by_role("combobox").click()
+    open_select(page, "allreduce.proto")
     page.get_by_role("option", name="Simple (bulk)", exact=True).click()
     assert poll(page, lambda: query_of(page.url).get("proto") == "Simple" or None), page.url
     assert poll(page, lambda: page.get_by_text("Algorithm · Simple").count() == 1 or None)

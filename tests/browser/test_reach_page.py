@@ -55,4 +55,12 @@ def test_cold_deep_link_to_reach_page(cold_server, page, blocked_requests):
     assert_healthy(page, cold_server)
     assert page.locator(CHART).count() >= 3
     assert query_of(page.url)["medium"] == "vacuum", "moving the distance lost another control's state"
+
+    # A distance between the slider's stops: the slider shows what the box says (issue 23: 1.5 m showed 2 m).
+    box.fill("1.5 m")
+    box.press("Enter")
+    assert poll(page, lambda: query_of(page.url).get("d") == "1.5 m"), page.url
+    wait_for_run(page, cold_server)
+    assert poll(page, lambda: "1.5 m" in widget(page, "reach.d_slider").inner_text()), \
+        widget(page, "reach.d_slider").inner_text()
     assert blocked_requests == [], f"the page tried to reach the internet: {blocked_requests}"

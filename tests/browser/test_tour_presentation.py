@@ -40,7 +40,7 @@ def chart_signature(page) -> str:
 def assert_presenting(page, number: int) -> None:
     """The link holds the step and presentation mode; the step's banner and chart are shown; no sidebar."""
     query = query_of(page.url)
-    assert query.get("present") == "1" and query.get("tour") == "1" and query.get("step") == str(number), page.url
+    assert query.get("present") == "1" and query.get("tour") == "1" and query.get("stop") == str(number), page.url
     for key, value in STEPS[number - 1].params:
         assert query.get(key) == value, (key, page.url)
     assert page.get_by_text(f"step {number} of {len(STEPS)}").count() >= 1
@@ -53,7 +53,7 @@ def assert_presenting(page, number: int) -> None:
 
 def wait_for_step(page, server, number: int, before: str) -> str:
     """Wait until the link says step ``number`` and a chart other than ``before`` is drawn; return it."""
-    assert poll(page, lambda: query_of(page.url).get("step") == str(number), timeout_s=30), page.url
+    assert poll(page, lambda: query_of(page.url).get("stop") == str(number), timeout_s=30), page.url
     wait_for_run(page, server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)  # a page's first run on this server
     assert_healthy(page, server)
     wait_for_charts(page)
@@ -65,7 +65,7 @@ def wait_for_step(page, server, number: int, before: str) -> str:
 
 def test_the_tour_walks_in_presentation_mode_by_button_and_arrow_key(cold_server, page):
     assert len(STEPS) >= 4 and STEPS[0].page == "home"
-    open_cold(page, cold_server, "/?tour=1&step=1&present=1")
+    open_cold(page, cold_server, "/?tour=1&stop=1&present=1")
     assert_healthy(page, cold_server)
     wait_for_charts(page)
     seen = [chart_signature(page)]

@@ -509,8 +509,8 @@ def test_ib_ndr_is_50_gbytes_per_direction():
     assert_quantity_close(ndr.bandwidth.per_direction(), Q_(50, "GB/s"))
     # nccl-tests #319 (AddyLaddy, NVIDIA): "around 48GB/s from each CX7 NIC at 400Gbps"; #290: "46-48GB/s".
     assert_quantity_close(ndr.achieved.per_direction(), Q_(48, "GB/s"))
-    # NVIDIA LinkX MCP4Y10: passive twin-port DAC up to 2 m.
-    assert_quantity_close(ndr.reach.quantity, Q_(2, "m"))
+    # A protocol has no reach of its own: the medium has (wires.toml; LinkX MCP4Y10 DAC 2 m, 2xFR4 2 km).
+    assert ndr.reach is None
 
 
 def test_other_nic_generations():
@@ -700,6 +700,12 @@ def test_every_source_is_cited_by_some_entry():
     from interconnect.models.crossdc import get_crossdc_data
 
     cited |= get_crossdc_data().source_ids()  # the Across sites page's figures
+    from interconnect.models.wires import get_wires
+
+    cited |= get_wires().source_ids()  # the protocols and media of the Reach page
+    from interconnect.models.fabric import get_fabric_data
+
+    cited |= get_fabric_data().source_ids()  # the Fabric page's switches, module power and designs
     assert set(catalog.sources) - cited == set()
 
 

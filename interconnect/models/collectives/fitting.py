@@ -102,7 +102,8 @@ def fit_alpha_beta(size_bytes: object, time_us: object, *, iterations: int = 20)
     """
     size = as_size_bytes(size_bytes)
     time = np.atleast_1d(np.asarray(time_us, dtype=float))
-    mask = np.isfinite(size) & np.isfinite(time) & (time > 0) & (size >= 0)
+    with np.errstate(divide="ignore", over="ignore"):  # a denormal time (1e-320 µs) has no finite weight 1/t
+        mask = np.isfinite(size) & np.isfinite(time) & (time > 0) & (size >= 0) & np.isfinite(1.0 / time)
     size, time = size[mask], time[mask]
     if size.size == 0:
         raise ValueError("no usable (size, time) rows to fit")
@@ -114,7 +115,10 @@ def fit_alpha_beta(size_bytes: object, time_us: object, *, iterations: int = 20)
     for _ in range(iterations):
         w = robust / time
         design = np.column_stack([np.ones_like(size), size]) * w[:, None]
-        (a, c), *_ = np.linalg.lstsq(design, time * w, rcond=None)
+        try:
+            (a, c), *_ = np.linalg.lstsq(design, time * w, rcond=None)
+        except np.linalg.LinAlgError as exc:  # rows spanning more than a float's range: no line to report
+            raise ValueError(f"these rows cannot be fitted with one line ({exc})") from None
         if a < 0 or c <= 0:
             if c <= 0:
                 c = max(float(np.sum(w * w * size * time) / max(np.sum(w * w * size * size), 1e-300)), 1e-12)
@@ -245,6 +249,11 @@ def cluster_from_fit(cluster: Cluster, fit: AlphaBetaFit, small_bytes: float, la
     if cluster.domains <= 1:
         return MeasuredCluster(None, None, "The run stayed inside one NVLink domain, so the network played no part: "
                                            "there is no NIC rate or network latency to take from it.")
+    if not (math.isfinite(fit.bandwidth_gbps) and fit.bandwidth_gbps > 0 and math.isfinite(fit.latency_us)
+            and fit.latency_us >= 0):
+        return MeasuredCluster(None, None, "The fitted line is not physical (bandwidth "
+                                           f"{fit.bandwidth_gbps:.3g} GB/s, latency {fit.latency_us:.3g} µs), so "
+                                           "there is no measurement to offer.")
     efficiency = cluster.fabric_model.efficiency
     target_algbw = float(large_bytes) / (float(fit.time_us(large_bytes)[0]) * 1e3)
     tuned = cluster

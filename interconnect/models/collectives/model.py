@@ -289,9 +289,11 @@ def in_network_busbw_factor(ranks: int) -> float:
     -----
     .. math:: \frac{\text{busbw}}{\text{algbw}} = \frac{n-1}{n+1}
 
-    nccl-tests ``doc/PERFORMANCE.md`` (commit 03a204a1), "AllReduce (In-Network Reduction)". With SHARP
-    or NVLS each GPU sends S once and receives S once, where a ring carries 2(n-1)/n x S per direction;
-    sjeaugey (nccl-tests #239): for NVLS "algobw = busbw * n / (n+1)" on the wire. Reporting the ring
+    Not in nccl-tests' own ``doc/PERFORMANCE.md``, which lists only 2(n-1)/n, (n-1)/n and 1: this
+    factor comes from an unmerged contributor pull request (nccl-tests #239, still open, which its
+    author calls "probably not mergable") and its thread, where NCCL's maintainer (sjeaugey) writes
+    for NVLS "algobw = busbw * n / (n+1)". With SHARP or NVLS each GPU sends S once and receives S
+    once, where a ring carries 2(n-1)/n x S per direction. Reporting the ring
     factor instead is why NVLS busbw (about 480 GB/s on 8 x H100) exceeds the 450 GB/s NVLink line rate.
 
     Examples

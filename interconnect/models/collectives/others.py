@@ -397,6 +397,7 @@ def alltoall(cluster: Cluster, size_bytes: object, algorithm: str = "auto") -> C
     """
     _algorithm_names("alltoall", algorithm)
     size = as_size_bytes(size_bytes)
+    cluster = cluster.seen_by("alltoall")  # a fabric topology: all-to-all is never rail-local
     p = _params(cluster)
     if p.n <= 1:
         zeros = np.zeros_like(size)

@@ -8,7 +8,7 @@ import pytest
 
 from interconnect.cli import main
 from interconnect.models.cluster import resolve_cluster
-from interconnect.models.overlap import Workload, step_schedule
+from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
 
 ISSUE_EXAMPLE = ["overlap", "--params", "8e9", "--tokens-per-gpu", "4096", "--gpu", "h100-sxm", "--gpus-per-node", "8",
                  "--nodes", "4"]
@@ -37,7 +37,13 @@ def test_json_has_the_keys_the_page_and_scripts_rely_on(capsys):
     assert 0 < payload["compute_utilization"] <= 1
     assert payload["hide_threshold_tokens"] > 0
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096, bucket_bytes=25e6)
+    costs = load_bucket_costs()  # the CLI's defaults are the sourced per-bucket costs, as on the page
+    step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096, bucket_bytes=25e6,
+                         sm_contention=costs.contention, bucket_launch_s=costs.launch_s, speed_spread=costs.spread)
+    assert payload["sm_contention"] == costs.contention and payload["gpu_spread"] == costs.spread
+    assert payload["bucket_launch_per_bucket"] == {"value": pytest.approx(costs.launch_s * 1e6), "unit": "us"}
+    assert payload["compute"]["bucket_launches"]["value"] == pytest.approx(640 * costs.launch_s * 1e3, rel=1e-6)
+    assert payload["compute"]["slowest_gpu_wait"]["value"] == pytest.approx(step.wait_s * 1e3, rel=1e-6)
     assert payload["step_time"]["value"] == pytest.approx(step.step_s * 1e3, rel=1e-6)
     assert payload["exposed_comm"]["value"] == pytest.approx(step.exposed_comm_s * 1e3, rel=1e-6)
     assert payload["communication"]["bucket_count"] == step.buckets.count == 640  # 16 GB / 25 MB
@@ -53,15 +59,22 @@ def test_json_has_the_keys_the_page_and_scripts_rely_on(capsys):
 
 def test_no_overlap_json_step_is_compute_plus_communication(capsys):
     payload, _ = _json(capsys, [*ISSUE_EXAMPLE, "--mode", "none", "--json"])
-    compute = sum(payload["compute"][k]["value"] for k in ("forward", "backward", "optimizer"))
+    parts = ("forward", "backward", "optimizer", "bucket_launches", "slowest_gpu_wait")
+    compute = sum(payload["compute"][k]["value"] for k in parts)
     assert payload["step_time"]["value"] == pytest.approx(compute + payload["communication"]["total"]["value"])
+    # bytes only: the step is compute plus communication and nothing else
+    bare, _ = _json(capsys, [*ISSUE_EXAMPLE, "--mode", "none", "--bucket-launch-us", "0", "--gpu-spread", "0",
+                             "--json"])
+    compute = sum(bare["compute"][k]["value"] for k in ("forward", "backward", "optimizer"))
+    assert bare["step_time"]["value"] == pytest.approx(compute + bare["communication"]["total"]["value"])
     assert payload["communication"]["overlap_fraction"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_text_output_names_the_parts_of_the_step(capsys):
     assert main(ISSUE_EXAMPLE) == 0
     out = capsys.readouterr().out
-    for words in ("step time", "exposed comm", "compute utilization", "hides from", "Scaling Book C/W", "611 buckets"):
+    for words in ("step time", "exposed comm", "compute utilization", "hides from", "Scaling Book C/W", "611 buckets",
+                  "slowest GPU wait", "bucket launches   ", "611 x 12 µs", "SM contention"):
         assert words in out, words
 
 
@@ -81,6 +94,8 @@ def test_a_preset_uses_its_published_shape(capsys):
         (["--params", "nan"], "finite"),
         (["--params", "1e30"], "--params must be between"),
         (["--sm-contention", "2"], "--sm-contention must be between"),
+        (["--bucket-launch-us", "-3"], "--bucket-launch-us must be between"),
+        (["--gpu-spread", "abc"], "--gpu-spread: expected a number"),
         (["--gpu", "h9000"], "unknown GPU id 'h9000'"),
         (["--mode", "sometimes"], "invalid choice"),
         (["--params", "8e9", "--model", "llama3-8b"], "not allowed with"),

@@ -21,7 +21,7 @@ def _json(capsys, argv):
     return json.loads(out)
 
 
-BASE = ["plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "2"]
+BASE = ["plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "2", "--pp", "1"]
 
 
 def test_json_has_the_keys_the_issue_lists(capsys):
@@ -79,3 +79,35 @@ def test_errors_are_one_line_with_status_2(capsys, extra, message):
     code, _, err = _run(capsys, [*BASE, *extra])
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_defaults_are_the_pages():
+    # issue 22: the CLI and the page share every default (the page's link keys at their defaults)
+    from interconnect.models.parallelism import PLAN_DEFAULTS
+    from interconnect.ui.pagespecs import seating_specs
+
+    specs = {spec.key: spec.default for spec in seating_specs()}
+    assert (specs["model"], specs["gpu"], specs["nodes"]) == (PLAN_DEFAULTS["model"], PLAN_DEFAULTS["gpu"],
+                                                              PLAN_DEFAULTS["nodes"])
+    assert (specs["tp"], specs["pp"], specs["cp"], specs["ep"], specs["zero"]) == tuple(
+        PLAN_DEFAULTS[k] for k in ("tp", "pp", "cp", "ep", "zero"))
+    assert (specs["mb"], specs["gb"], specs["recompute"], specs["sp"], specs["sched"], specs["vs"], specs["attn"],
+            specs["dtype"]) == tuple(PLAN_DEFAULTS[k] for k in ("micro_batch", "global_batch", "recompute",
+                                                                "sequence_parallel", "schedule", "virtual_stages",
+                                                                "attention", "dtype"))
+
+
+def test_custom_model_schedule_and_uneven_stages(capsys):
+    # GPT-3 175B as Korthikanti et al. 2022 ran it (TP 8 x PP 8 on 64 A100), and Llama 3's 126 layers on 16 stages
+    payload = _json(capsys, ["plan", "--model", "custom", "--params", "175e9", "--layers", "96", "--hidden", "12288",
+                             "--heads", "96", "--vocab", "51200", "--seq-len", "2048", "--gpu", "a100-sxm",
+                             "--nodes", "8", "--tp", "8", "--pp", "8", "--global-batch", "64",
+                             "--schedule", "interleaved", "--virtual-stages", "2", "--attention", "unfused"])
+    assert payload["layout"]["pp"] == 8 and payload["schedule"]["virtual_stages"] == 2
+    assert payload["tflops_per_gpu"]["unit"] == "TFLOP/s" and payload["tflops_per_gpu"]["value"] > 0
+    assert payload["hardware_tflops_per_gpu"]["value"] >= payload["tflops_per_gpu"]["value"]
+    uneven = _json(capsys, ["plan", "--model", "llama3-405b", "--nodes", "16", "--tp", "8", "--pp", "16",
+                            "--global-batch", "64", "--lighter-ends", "--recompute", "full"])
+    assert uneven["stage_layers"] == {"fullest": 8, "last": 7}
+    code, _, err = _run(capsys, ["plan", "--model", "custom", "--layers", "8"])
+    assert code == 2 and "--params" in err

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from interconnect.catalog import get_catalog
 from interconnect.cli import main
-from interconnect.models.reach import media_with_reach
+from interconnect.models.reach import reach_rows
+from interconnect.models.wires import fastest_option, get_wires
 
-CATALOG = get_catalog()
-MEDIA = {row.id: row for row in media_with_reach(CATALOG.links.values(), CATALOG)}
+MEDIA = {row.id: row for row in reach_rows()}
+WIRES = get_wires()
 
 
 def run_json(capsys, *args):
@@ -79,10 +79,38 @@ def test_text_output_lists_media_and_the_fastest_that_reaches(capsys):
     assert "one way 53.9 ns, round trip 108 ns" in out
     for row in MEDIA.values():
         assert row.name in out
-    best = max((row for row in MEDIA.values() if row.reaches(11.0)), key=lambda row: row.rate_gbps, default=None)
-    if best is not None:
-        assert f"Fastest that still reaches: {best.name}" in out
+    best = fastest_option(11.0)
+    assert f"Fastest that still reaches: {best.medium.name}, carrying {best.protocol.name}" in out
+    assert "17 W per end" in out  # NVIDIA LinkX: 800G twin-port multimode OSFP, 17 W maximum
+    for protocol in WIRES.protocols.values():
+        assert protocol.name in out
     assert main(["reach", "--distance", "20000 km"]) == 0
     out, _ = capsys.readouterr()
     if not any(row.reaches(2e7) for row in MEDIA.values()):
         assert "No catalogued link reaches 20000 km." in out
+
+
+def test_json_lists_each_protocol_with_the_media_that_carry_it(capsys):
+    payload, _ = run_json(capsys, "--distance", "3 m")
+    protocols = {item["id"]: item for item in payload["protocols"]}
+    assert set(protocols) == set(WIRES.protocols)
+    for pid, item in protocols.items():
+        assert item["rate"]["unit"] == "GB/s"
+        assert all(WIRES.media[m["id"]].reach_m >= 3.0 and pid in WIRES.media[m["id"]].carries for m in item["media"])
+        assert item["use"] == (item["media"][0]["id"] if item["media"] else None)
+    # NVIDIA LinkX: a 100G-PAM4 DAC reaches 3 m at under 0.1 W; at 200G-PAM4 (XDR) there is no DAC.
+    ndr = protocols["ib-ndr"]
+    assert ndr["use"] == "dac-100g-pam4"
+    assert ndr["media"][0]["power_per_end"] == {"value": 0.1, "unit": "W"}
+    assert ndr["media"][0]["ports_per_plug"] == 2
+    assert protocols["ib-xdr"]["use"] == "dr4-xdr"
+    assert protocols["nvlink4"]["media"] == [] and protocols["ualink-200g"]["use"] is None
+    assert payload["fastest"]["protocol"] == "eth-800g" and payload["fastest"]["medium"] == "dac-100g-pam4"
+    media = {item["id"]: item for item in payload["media"]}
+    assert media["sr8-800g"]["power_per_end"] == {"value": 17.0, "unit": "W"}
+    assert media["sr8-800g"]["carries"][0] == "eth-800g"
+
+
+def test_at_eleven_metres_the_fastest_is_not_a_coherent_module(capsys):
+    payload, _ = run_json(capsys, "--distance", "11 m")
+    assert payload["fastest"]["medium"] == "sr8-800g" and payload["fastest_reaching"] == "sr8-800g"

@@ -48,6 +48,10 @@ def test_cliff_figure_has_one_bar_per_link_on_a_log_axis_in_the_chosen_unit():
     # The edge of the chassis has its own empty row between the last bar inside and the first outside.
     rows = list(figure.layout.yaxis.categoryarray)[::-1]
     assert rows.index(" ") == [bar.key for bar in bars].index("node")
+    # Its words start at the plot's left edge, so no width cuts them off at the right (issue 23).
+    edge = next(a for a in figure.layout.annotations if a.text.startswith("edge of the chassis"))
+    assert (edge.xref, edge.xanchor) == ("paper", "left") and 0 < edge.x <= 0.05
+    assert edge.text.isascii()  # no fallback-font glyphs whose width Plotly mis-measures
 
 
 def test_cliff_figure_marks_bars_whose_basis_differs():
@@ -194,3 +198,18 @@ def test_forced_choice_is_named_and_fastest_line_only_when_faster():
     names = [trace.name for trace in figure.data]
     assert "Forced: Ring, Simple" in names
     assert ("fastest the model knows (NCCL does not pick it)" in names) == view.fastest_differs
+
+
+@pytest.mark.parametrize("extreme", [1e308, 1.7e308, 5e-324, 1e-320, 1e-30])
+def test_allreduce_figures_never_raise_on_finite_extremes(extreme):
+    # Issue 21: one log row timed at 1e308 us overflowed the time axis's decade ticks (10.0**309).
+    from interconnect.figures.allreduce import Overlay, decade_ticks
+
+    view = allreduce_view(resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)[0])
+    sizes = np.array([1024.0, 1048576.0, 268435456.0])
+    overlay = Overlay("your log", sizes, np.array([10.0, extreme, 1000.0]), np.array([1.0, extreme, 300.0]))
+    time, busbw = time_figure(view, [overlay]), busbw_figure(view, [overlay])
+    for figure in (time, busbw):
+        ticks = figure.layout.yaxis.tickvals or ()
+        assert all(math.isfinite(v) and v > 0 for v in ticks)
+    assert decade_ticks(1e307, 1.6e308, str)[0][-1] == 1e308

@@ -20,12 +20,13 @@ def test_the_picture_goes_from_the_gpu_to_another_building_with_catalog_figures(
         assert f"<b>{box}</b>" in labels
     for hop in hops:  # each hop's label holds the catalog's own rate and reach, formatted the project's way
         rate = format_bandwidth(hop.link.bandwidth.per_direction())
-        reach = format_quantity(hop.link.reach.quantity)
+        reach = format_quantity(hop.reach.quantity)  # the medium's reach where the link is a protocol
         assert any(rate in label and reach in label for label in labels), hop.link.id
     # H100 SXM: NVLink 4 is 450 GB/s per direction (NVIDIA H100 datasheet: 900 GB/s both directions);
     # NDR InfiniBand 400 Gbit/s = 50 GB/s per direction (NVIDIA ConnectX-7 / Quantum-2 datasheets).
     assert "<b>NVLink 4</b><br>450 GB/s per GPU<br>about 50 cm" in labels
-    assert "<b>InfiniBand NDR</b><br>50 GB/s per GPU<br>up to 2 m" in labels
+    # NDR over a passive copper DAC: up to 3 m (NVIDIA LinkX 100G-PAM4 cable overview).
+    assert "<b>InfiniBand NDR</b><br>50 GB/s per GPU<br>up to 3 m" in labels
 
 
 def test_lines_are_as_thick_as_the_rate_per_gpu_and_the_site_link_is_shared():

@@ -10,6 +10,7 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.reach import _label_positions, leash_figure, reach_figure, timeout_figure, training_figure
+from interconnect.figures.theme import LAYER_LEGEND_NAMES
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.reach import (
     PROPAGATION,
@@ -163,4 +164,19 @@ def test_home_map_keeps_working_with_an_unknown_layer():
     from dataclasses import replace
 
     odd = replace(next(link for link in links if link.reach), id="odd", layer="a-layer-nobody-knows-yet")
-    assert any(t.name == "a-layer-nobody-knows-yet" for t in reach_figure([*links, odd]).data)
+    names = {t.name for t in reach_figure([*links, odd]).data}
+    assert "a-layer-nobody-knows-yet" in names or odd.name.split(" (")[0] in names
+
+
+def test_home_map_draws_the_media_and_names_every_point():
+    from interconnect.models.reach import reach_rows
+
+    rows = reach_rows()
+    figure = reach_figure(rows)
+    spots = {(row.layer, row.reach_m, row.rate_gbps) for row in rows}
+    assert sum(len(t.x) for t in figure.data) == len(spots)
+    labels = {a.text for a in figure.layout.annotations}
+    legend_only = [t for t in figure.data if t.name not in LAYER_LEGEND_NAMES.values()]
+    assert all(len(t.x) == 1 for t in legend_only)
+    assert len(labels) + len(legend_only) == len(spots)  # each point: a label beside it or its own legend entry
+    assert "SR8 multimode" in labels  # NVIDIA's 800G 2xSR4 ('SR8'), 50 m: the 11 m answer

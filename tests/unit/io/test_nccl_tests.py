@@ -899,6 +899,11 @@ def test_round_trip_with_nccl_tests_rounding(rows, cputime):
     values = np.array([r[3] for r in rows], dtype=np.float64)
     # nccl-tests never prints a time of 0.00 us (a launch alone takes microseconds); the parser skips such rows
     values[:, [0, 3]] = np.maximum(values[:, [0, 3]], 0.01)
+    # and a real row's columns agree (the parser refuses rows that no run could print, issue 21):
+    # at most 10 TB/s, algbw = size/time, busbw = algbw x all-reduce's 2(n-1)/n (8 ranks: 1.75)
+    values[:, [0, 3]] = np.maximum(values[:, [0, 3]], sizes[:, None] / 1e7)
+    values[:, [1, 4]] = sizes[:, None] / values[:, [0, 3]] / 1e3
+    values[:, [2, 5]] = values[:, [1, 4]] * 1.75
     run = NcclRun(
         collective="all_reduce_perf",
         ranks=None,
@@ -1504,3 +1509,61 @@ def test_mutated_logs_give_finite_runs_or_nccl_log_errors(data):
     assert_arrays_finite_or_absent(run)
     assert len(run.warnings) <= 20 and all(len(w) < 1000 for w in run.warnings)
     assert run.ranks is None or 1 <= run.ranks <= 2**31
+
+
+# ---------------------------------------------------------------------------------------------
+# Impossible rows are refused, one by one, with the row and why (issue 21)
+# ---------------------------------------------------------------------------------------------
+
+EIGHT_H100 = "nccl-tests-2.19-all_reduce-8xH100.log"
+# Line 61 of that log: 1 MiB in 22.56 µs, algbw 46.48 GB/s, busbw 81.34 GB/s (x 1.75: 8 ranks).
+
+
+def with_row_61(*values: str) -> str:
+    """The 8 x H100 log with line 61's two placements (time, algbw, busbw) replaced by ``values``."""
+    text = read_text(EIGHT_H100)
+    original = re.search(r"^ +1048576 +262144 .*$", text, flags=re.M).group(0)
+    t, a, b = values
+    return text.replace(original, nccl_row(1048576, 262144, "float", "sum", -1, t, a, b, 0, t, a, b, 0))
+
+
+@pytest.mark.parametrize(("values", "why"), [
+    (("1e308", "1.00", "1.75"), "over 1,000 s"),
+    (("1e-30", "1.00", "1.75"), "under a nanosecond"),
+    (("1e-320", "1.00", "1.75"), "under a nanosecond"),
+    (("22.56", "67.00", "0.00"), "busbw 0 GB/s beside algbw 67 GB/s"),
+    (("22.56", "4648.00", "8134.00"), "size/time is 46.5 GB/s"),
+    (("0.0010", "1048576.00", "1835008.00"), "orders of magnitude beyond any link"),
+])
+def test_an_impossible_row_is_refused_with_its_line_and_why(values, why):
+    good = parse_nccl_tests(read_text(EIGHT_H100))
+    run = parse_nccl_tests(with_row_61(*values))
+    (refusal,) = [w for w in run.warnings if "refused" in w]
+    assert "line 61" in refusal and why in refusal, refusal
+    assert 1048576 not in run.size_bytes and run.size_bytes.size == good.size_bytes.size - 1
+
+
+@pytest.mark.parametrize("time_us", ["1e308", "1e-30"])
+def test_a_log_of_only_impossible_rows_is_refused_whole(time_us):
+    text = read_text(EIGHT_H100)
+    rows = re.findall(r"^ +(\d+) +(\d+) +float +sum +-1 .*$", text, flags=re.M)
+    lines = [nccl_row(s, c, "float", "sum", -1, time_us, "0.00", "0.00", 0, time_us, "0.00", "0.00", 0)
+             for s, c in rows]
+    with pytest.raises(NcclLogError, match="every row is impossible"):
+        parse_nccl_tests("# Collective test starting: all_reduce_perf\n" + "\n".join(lines))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.iterdir() if p.suffix in (".txt", ".log", ".json")))
+def test_no_row_of_a_real_log_is_refused(name):
+    assert not [w for w in parse_file(name).warnings if "refused" in w]
+
+
+def test_the_rate_bound_is_far_beyond_every_catalogued_link_and_memory():
+    from interconnect.catalog import Link, get_catalog
+    from interconnect.io.nccl_tests import MAX_ROW_RATE_GBPS
+
+    catalog = get_catalog()
+    fastest = max([e.bandwidth.quantity.to("GB/s").magnitude for e in catalog.entries() if isinstance(e, Link)]
+                  + [g.memory_bandwidth.quantity.to("GB/s").magnitude for g in catalog.gpus.values()]
+                  + [g.scaleup_bandwidth.quantity.to("GB/s").magnitude for g in catalog.gpus.values()])
+    assert 10 * fastest <= MAX_ROW_RATE_GBPS

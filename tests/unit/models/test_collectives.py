@@ -81,7 +81,7 @@ def test_busbw_factors_match_nccl_tests(n):
     assert busbw_factor("broadcast", n) == 1.0
     for name in ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"):
         assert busbw_factor(name, n) == pytest.approx(nccl_tests.busbw_factor(name, n))
-    # PERFORMANCE.md (03a204a1): "AllReduce (In-Network Reduction): (n-1)/(n+1)"
+    # (n-1)/(n+1): nccl-tests PR #239 (an unmerged contributor change) and its thread, not PERFORMANCE.md
     assert in_network_busbw_factor(n) == pytest.approx((n - 1) / (n + 1))
 
 
@@ -553,3 +553,25 @@ def test_public_functions_check_and_convert_units():
     np.testing.assert_allclose(comparison.measured_time_us, [5000.0, 10000.0])
     with pytest.raises(UnitMismatchError, match="allreduce"):
         allreduce(cluster, Q_(3, "m"))
+
+
+def test_a_denormal_time_is_left_out_of_the_fit_not_an_svd_failure():
+    # Issue 21: one time of 1e-320 µs gave numpy's "SVD did not converge".
+    from interconnect.models.collectives import fit_alpha_beta
+
+    sizes = np.array([8, 1024, 2**20, 2**26, 2**30], dtype=float)
+    times = 20.0 + sizes / 250e3
+    times[2] = 1e-320
+    fit = fit_alpha_beta(sizes, times)
+    assert fit.points == 4 and fit.bandwidth_gbps == pytest.approx(250.0, rel=1e-6)
+
+
+def test_a_fit_that_is_not_physical_is_not_offered():
+    from interconnect.models.cluster import resolve_cluster
+    from interconnect.models.collectives.fitting import AlphaBetaFit, cluster_from_fit
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    for fit in (AlphaBetaFit(0.0, math.inf, 10, 0.0), AlphaBetaFit(math.nan, 100.0, 10, 0.0),
+                AlphaBetaFit(0.0, -1.0, 10, 0.0)):
+        measured = cluster_from_fit(cluster, fit, 8, 2**30)
+        assert measured.nic_gbit_s is None and "not physical" in measured.note

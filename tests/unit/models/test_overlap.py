@@ -13,16 +13,20 @@ from interconnect.models.collectives import allreduce
 from interconnect.models.overlap import (
     DEFAULT_BUCKET_BYTES,
     MAX_BUCKETS,
+    Production,
     Workload,
     check_claim,
     cluster_roofline_tokens,
     comm_share_for_saving,
     gradient_production,
+    load_bucket_costs,
     make_buckets,
     node_sweep,
     overlap_step_time,
     playbook_ratios,
     scaling_book_rooflines,
+    schedule_from_times,
+    slowest_rank_lag,
     step_schedule,
     time_saved_fraction,
     token_sweep,
@@ -148,6 +152,113 @@ def test_node_sweep_ring_latency_stops_dp_from_hiding_at_scale():
     assert ring[3] == pytest.approx(point.exposed_comm_s, rel=1e-9)
 
 
+# --- what a bucket costs besides its bytes ---------------------------------------------------------
+
+LINEAR = Production((0.0, 100e6), (0.0, 1.0))
+
+
+def _four_buckets(mode, **kwargs):
+    # 100 MB of gradient in four 25 MB buckets of 2 ms each; forward 30 ms, backward 60 ms, optimizer 5 ms
+    return schedule_from_times(Workload.from_params(25e6, 50), 1, 0.030, 0.060, 0.005, make_buckets(100e6, 25e6),
+                               0.002, 0.002, production=LINEAR, mode=mode, **kwargs)
+
+
+def test_launch_cost_without_overlap_is_count_times_launch_on_the_serial_step():
+    step = _four_buckets("none", bucket_launch_s=50e-6)
+    # closed form: T = T_fwd + T_bwd + n t_launch + n t_bucket + T_opt = 30 + 60 + 0.2 + 8 + 5 ms
+    assert step.step_s == pytest.approx(0.1032, rel=1e-12)
+    assert step.launch_s == pytest.approx(4 * 50e-6, rel=1e-12)
+    assert step.no_overlap_step_s == pytest.approx(step.step_s, rel=1e-12)
+
+
+def test_launch_cost_with_hidden_buckets_stretches_the_backward_pass_only():
+    # every bucket but the last hides (2 ms each against 15 ms of backward per bucket), so
+    # T = T_fwd + (T_bwd + n t_launch) + t_last + T_opt = 30 + 60.2 + 2 + 5 ms
+    step = _four_buckets("overlap", bucket_launch_s=50e-6)
+    assert step.step_s == pytest.approx(0.0972, rel=1e-12)
+    assert step.exposed_comm_s == pytest.approx(0.002, rel=1e-9)
+    assert step.backward_end_s == pytest.approx(0.0902, rel=1e-12)
+
+
+def test_the_ideal_bound_charges_no_launch_contention_or_wait():
+    ideal = _four_buckets("ideal", bucket_launch_s=50e-6, sm_contention=0.3, straggler=0.05)
+    assert (ideal.launch_s, ideal.contention_s, ideal.wait_s) == (0.0, 0.0, 0.0)
+    assert ideal.step_s == pytest.approx(0.097, rel=1e-12)
+
+
+def test_the_slowest_rank_sets_the_pace_of_forward_and_backward():
+    plain, lagged = _four_buckets("overlap"), _four_buckets("overlap", straggler=0.05)
+    # closed form: forward and backward 5 % longer, the rest unchanged: wait = 0.05 x 90 ms
+    assert lagged.wait_s == pytest.approx(0.0045, rel=1e-12)
+    assert lagged.step_s - plain.step_s == pytest.approx(0.0045, rel=1e-9)
+    assert lagged.forward_s == plain.forward_s and lagged.backward_s == plain.backward_s
+
+
+def test_step_is_the_sum_of_its_breakdown_with_every_cost_on():
+    step = step_schedule(CLUSTER, LLAMA_8B, 8192, sm_contention=0.19, bucket_launch_s=12e-6, speed_spread=0.08)
+    assert step.step_s == pytest.approx(step.compute_s + step.wait_s + step.launch_s + step.contention_s
+                                        + step.exposed_comm_s, rel=1e-12)
+    assert step.launch_s == pytest.approx(step.buckets.count * 12e-6, rel=1e-12)
+    # 32 ranks: the slowest of 32 lags w/2 x 31/33 behind a typical GPU
+    assert step.wait_s == pytest.approx(0.04 * 31 / 33 * (step.forward_s + step.backward_s), rel=1e-9)
+    assert step.events.end_s.max() == pytest.approx(step.step_s)
+
+
+def test_slowest_rank_lag_is_the_expected_maximum_of_uniform_speeds():
+    spread = 0.08
+    assert slowest_rank_lag(1, spread) == 0
+    grid = np.linspace(-spread / 2, spread / 2, 200_001)
+    for n in (2, 3, 8, 16):
+        # E[max of n uniform draws] = integral of x d(F(x)^n), F uniform on [-w/2, w/2], by the trapezoid rule
+        cdf_n = ((grid + spread / 2) / spread) ** n
+        expected = grid[-1] - np.trapezoid(cdf_n, grid)
+        assert float(slowest_rank_lag(n, spread)) == pytest.approx(expected, rel=1e-6)
+    assert float(slowest_rank_lag(10**6, spread)) == pytest.approx(spread / 2, rel=1e-5)
+
+
+def test_sourced_bucket_costs_match_their_sources():
+    costs = load_bucket_costs()
+    # arXiv 2507.03114, abstract: "an average computational slowdown of 18.9%, with a maximum of 40.0%"
+    assert costs.contention == pytest.approx(0.189, abs=0.005)
+    # Sinha et al., SC22 (arXiv 2208.11035), abstract: "8% (max 22%) average performance variation"
+    assert costs.spread == 0.08
+    # PyTorch DDP benchmark README, the four 1-GPU DDP rows: p50 with 25 MB buckets and the throughput
+    # change with 1 MB buckets; the per-bucket cost is the time added over the buckets added (median)
+    from interconnect.models.ddp_benchmark import load_ddp_benchmark
+    per_bucket = []
+    for row in load_ddp_benchmark():
+        if row["gpus"] == 1 and row["machines"] == 1:
+            added = make_buckets(row["params"] * 4, 2**20).count - make_buckets(row["params"] * 4, 25 * 2**20).count
+            slower = row["p50_s"] / (1 + row["bucket1_diff_pct"] / 100) - row["p50_s"]
+            per_bucket.append(slower / added)
+    assert len(per_bucket) == 4
+    assert costs.launch_s == pytest.approx(float(np.median(per_bucket)), abs=1e-6)
+    for cost in (costs.launch, costs.sm_contention, costs.gpu_spread):
+        assert cost.url.startswith("https://") and cost.source and cost.note
+
+
+def test_sweeps_carry_the_bucket_costs_like_the_schedule():
+    kwargs = {"sm_contention": 0.19, "bucket_launch_s": 12e-6, "speed_spread": 0.08}
+    tokens = [1024, 16384]
+    sweep = token_sweep(CLUSTER, LLAMA_8B, tokens, bucket_bytes=DEFAULT_BUCKET_BYTES, **kwargs)
+    for row, mode in enumerate(sweep.series):
+        for column, count in enumerate(tokens):
+            step = step_schedule(CLUSTER, LLAMA_8B, count, mode=mode, **kwargs)
+            assert sweep.step_s[row, column] == pytest.approx(step.step_s, rel=1e-9)
+    nodes = node_sweep(CLUSTER, LLAMA_8B, 8192, [2, 16], bucket_bytes=DEFAULT_BUCKET_BYTES, algorithms=("auto",),
+                       **kwargs)
+    for column, count in enumerate([2, 16]):
+        step = step_schedule(CLUSTER.with_nodes(count), LLAMA_8B, 8192, **kwargs)
+        assert nodes.step_s[0, column] == pytest.approx(step.step_s, rel=1e-9)
+
+
+def test_bucket_costs_reject_out_of_range_values():
+    with pytest.raises(ValueError, match="launch time per bucket"):
+        step_schedule(CLUSTER, LLAMA_8B, 8192, bucket_launch_s=-1e-6)
+    with pytest.raises(ValueError, match="speed spread"):
+        step_schedule(CLUSTER, LLAMA_8B, 8192, speed_spread=0.9)
+
+
 # --- properties -----------------------------------------------------------------------------------
 
 
@@ -159,10 +270,13 @@ def test_node_sweep_ring_latency_stops_dp_from_hiding_at_scale():
     bucket_mib=st.sampled_from([1, 4, 25, 100, 1000]),
     low=st.integers(min_value=1, max_value=200_000),
     factor=st.floats(min_value=1.0, max_value=50.0),
+    launch_us=st.sampled_from([0.0, 12.0, 200.0]),
+    spread=st.sampled_from([0.0, 0.08, 0.3]),
 )
-def test_more_tokens_never_increase_exposed_time(preset, mode, contention, bucket_mib, low, factor):
+def test_more_tokens_never_increase_exposed_time(preset, mode, contention, bucket_mib, low, factor, launch_us, spread):
     workload = CUSTOM_8B if preset == "custom" else Workload.from_preset(PRESETS[preset])
-    kwargs = {"mode": mode, "sm_contention": contention, "bucket_bytes": bucket_mib * 2**20}
+    kwargs = {"mode": mode, "sm_contention": contention, "bucket_bytes": bucket_mib * 2**20,
+              "bucket_launch_s": launch_us * 1e-6, "speed_spread": spread}
     fewer = step_schedule(CLUSTER, workload, low, **kwargs)
     more = step_schedule(CLUSTER, workload, low * factor, **kwargs)
     assert more.exposed_comm_s <= fewer.exposed_comm_s * (1 + 1e-9) + 1e-12
@@ -289,3 +403,30 @@ def test_an_algorithm_the_cluster_cannot_run_falls_back_with_a_note(algorithm):
     assert f"The {algorithm} all-reduce cannot run on this cluster" in step.notes[-1]
     sweep = token_sweep(CLUSTER, LLAMA_8B, [4096], bucket_bytes=DEFAULT_BUCKET_BYTES, algorithm=algorithm)
     assert np.all(np.isfinite(sweep.exposed_s))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    mode=st.sampled_from(["overlap", "none"]),
+    bucket_mib=st.sampled_from([1, 25, 400]),
+    tokens=st.integers(min_value=64, max_value=500_000),
+    launch_us=st.floats(min_value=0.0, max_value=500.0),
+    contention=st.floats(min_value=0.0, max_value=0.8),
+    spread=st.floats(min_value=0.0, max_value=0.5),
+)
+def test_costs_per_bucket_never_make_a_step_faster(mode, bucket_mib, tokens, launch_us, contention, spread):
+    kwargs = {"mode": mode, "bucket_bytes": bucket_mib * 2**20}
+    plain = step_schedule(CLUSTER, LLAMA_8B, tokens, **kwargs)
+    costly = step_schedule(CLUSTER, LLAMA_8B, tokens, bucket_launch_s=launch_us * 1e-6, sm_contention=contention,
+                           speed_spread=spread, **kwargs)
+    assert costly.step_s >= plain.step_s * (1 - 1e-12)
+    assert costly.step_s == pytest.approx(costly.compute_s + costly.wait_s + costly.launch_s + costly.contention_s
+                                          + costly.exposed_comm_s, rel=1e-12)
+
+
+@pytest.mark.parametrize("bucket_bytes", [1e-320, 5e-324, 1.0])
+def test_a_denormal_bucket_is_merged_like_any_tiny_one_not_an_overflow(bucket_bytes):
+    # Issue 21: ceil(gradient / 1e-320) was ceil(inf), an OverflowError.
+    buckets = make_buckets(16e9, bucket_bytes)
+    assert buckets.count == MAX_BUCKETS and buckets.size_bytes == pytest.approx(16e9 / MAX_BUCKETS)
+    assert f"({MAX_BUCKETS:,} buckets)" in buckets.notes[0]

@@ -23,7 +23,7 @@ from interconnect.models.parallelism import (
     tp_bytes_per_layer,
     tp_comparison,
 )
-from interconnect.models.presets import load_model_presets
+from interconnect.models.presets import custom_model, load_model_presets
 
 PRESETS = load_model_presets()
 L70 = PRESETS["llama3-70b"]
@@ -117,7 +117,8 @@ def test_pipeline_traffic_and_bubble():
     assert pipeline_bubble_fraction(1, 4) == 0.0
     workload = Workload(global_batch=16, micro_batch=1)
     bill = plan(L70, h100(nodes=4), Layout(tp=8, pp=4, dp=1), workload)
-    assert bill.micro_batches == 16 and bill.bubble_fraction == pytest.approx(3 / 19)
+    # the step also pays exposed DP/PP traffic and the optimizer, so the bubble is a little under 3/19
+    assert bill.micro_batches == 16 and bill.bubble_fraction == pytest.approx(3 / 19, rel=0.03)
     pp = dim(bill, "pp")
     # each micro-batch: its activations forward and their gradient backward, s·b·h/t bytes with SP
     assert pp.calls_per_step == 32
@@ -168,9 +169,13 @@ def test_activations_with_and_without_recomputation():
     # Korthikanti et al. 2022 Table 2 (TP + SP): none s·b·h(34 + 5as/h)/t > selective 34 sbh/t > full 2 sbh/t
     cluster = h100(nodes=1)
     layout = Layout(tp=8, dp=1)
-    workload = Workload(global_batch=1)
+    workload = Workload(global_batch=1, attention="unfused")  # scores written to memory, as in the paper
     values = {mode: memory_per_gpu(L70, cluster, layout, workload, recompute=mode).activations
               for mode in ("none", "selective", "full")}
+    # flash attention never stores the scores: nothing left for selective recomputation to save
+    flash = {mode: memory_per_gpu(L70, cluster, layout, Workload(global_batch=1), recompute=mode).activations
+             for mode in ("none", "selective")}
+    assert flash["none"] == pytest.approx(flash["selective"]) == pytest.approx(values["selective"])
     assert values["none"] > values["selective"] > values["full"]
     s, h, t, a, layers = 8192, 8192, 8, 64, 80
     logits = 4 * s * L70.vocab / t
@@ -217,7 +222,6 @@ def test_search_uses_expert_parallelism_only_for_moe():
     [
         (Layout(tp=8, dp=3), "must multiply to the GPU count"),
         (Layout(tp=3, dp=1), "does not divide the model's 64 attention heads"),
-        (Layout(tp=1, pp=3, dp=1), "does not divide the model's 80 layers"),
         (Layout(tp=8, dp=2, ep=2), "needs a mixture-of-experts model"),
         (Layout(tp=8, dp=2, zero=4), "ZeRO stage must be"),
         (Layout(tp=0, dp=2), "TP must be at least 1"),
@@ -227,6 +231,16 @@ def test_impossible_layouts_give_a_clear_message(layout, message):
     cluster = h100(nodes=2)
     with pytest.raises(LayoutError, match=message):
         check_layout(L70, cluster, layout, Workload(global_batch=16))
+
+
+def test_uneven_stages_are_allowed_but_not_more_stages_than_layers():
+    # 80 layers on 3 stages run (27, 27, 26): the fullest stage sets the pace (Llama 3 ran 126 layers on 16)
+    check_layout(L70, h100(nodes=3, gpn=1), Layout(pp=3), Workload(global_batch=16))
+    bill = plan(L70, h100(nodes=3, gpn=1), Layout(pp=3), Workload(global_batch=16))
+    assert bill.stage_layers == (27, 26) and any("Uneven stages" in n for n in bill.notes)
+    tiny, _ = custom_model(1e9, 4, 2048, 16)
+    with pytest.raises(LayoutError, match="more stages than the model's 4 layers"):
+        check_layout(tiny, h100(nodes=1), Layout(pp=8), Workload(global_batch=16))
 
 
 def test_batch_and_expert_divisibility():

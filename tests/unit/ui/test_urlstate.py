@@ -58,7 +58,7 @@ def test_each_bad_value_names_the_parameter_and_the_fallback():
 
 
 def test_clamping_above_maximum():
-    values, warnings = parse_state(SPECS, {"nodes": "1e9", "nic_bw": "1 Pbit/s"})
+    values, warnings = parse_state(SPECS, {"nodes": "1000000000", "nic_bw": "1 Pbit/s"})
     assert values["nodes"] == 1024
     assert values["nic_bw"] == "100 Tbit/s"
     assert len(warnings) == 2
@@ -85,3 +85,12 @@ def test_any_query_parses_to_valid_values(query):
     assert isinstance(values["nvls"], bool)
     for warning in warnings:
         assert "`" not in warning.received
+
+
+def test_whole_numbers_are_ascii_digits_only_and_short():
+    specs = [IntParam("nodes", 8, minimum=1, maximum=1024)]
+    for raw in ("\u00b2", "\u0663", "\uff18", "9" * 4301, "8.0", "1e3", "0x10", "1__0", "_1"):
+        values, warnings = parse_state(specs, {"nodes": raw})
+        assert values["nodes"] == 8 and warnings and warnings[0].key == "nodes", raw
+    assert parse_state(specs, {"nodes": " 1,000 "})[0]["nodes"] == 1000
+    assert parse_state(specs, {"nodes": "1_0"})[0]["nodes"] == 10

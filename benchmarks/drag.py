@@ -1,0 +1,118 @@
+"""Drag a live control and time each redraw, in headless Chromium: input event to the chart's next paint.
+
+For every page with a live chart, the slider is moved two ways: with the arrow keys (one press every
+60 ms, as a held key or a presenter's clicker) and with the pointer (pressed on the thumb and moved
+across the track in small steps, about 60 moves a second). The page's own script records, for each
+``input`` event, the time from the event to two animation frames after the redraw (the frame that
+showed it). Prints the median, 95th percentile and count per page and way, the frame rate while the
+pointer moved, and whether the link followed when the movement ended. Target: median at most 50 ms.
+
+Run from the repository root: ``.venv/bin/python benchmarks/drag.py``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from browser_bench import chromium, open_and_watch, server  # noqa: E402
+
+TARGET_MS = 50.0
+KEY_PRESSES = 20
+POINTER_MOVES = 60
+
+#: (page name, deep link, the URL key the live slider writes)
+PAGES = [
+    ("All-reduce", "/All_reduce?nodes=4", "nodes"),
+]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _samples(page) -> list[float]:
+    return list(page.evaluate("() => window.__liveChartLatencyMs || []"))
+
+
+def _reset(page) -> None:
+    page.evaluate("() => { window.__liveChartLatencyMs = []; }")
+
+
+def drag_page(context, srv, path: str, url_key: str) -> dict:
+    page = context.new_page()
+    open_and_watch(page, srv, path, 0)
+    slider = page.locator("input[type=range]").first
+    slider.wait_for(state="visible", timeout=60_000)
+    time.sleep(1.0)
+    result = {}
+
+    _reset(page)
+    slider.focus()
+    for i in range(KEY_PRESSES):
+        page.keyboard.press("ArrowRight" if (i // 5) % 2 == 0 else "ArrowLeft")
+        time.sleep(0.06)
+    time.sleep(0.3)
+    result["keys"] = _samples(page)
+
+    time.sleep(2.0)  # the last key's value reaches the server; let that rerun settle
+    _reset(page)
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.evaluate("""() => { window.__frames = 0; const tick = () => { window.__frames += 1;
+                     if (window.__counting) requestAnimationFrame(tick); }; window.__counting = true;
+                     requestAnimationFrame(tick); }""")
+    started = time.perf_counter()
+    page.mouse.move(box["x"] + 4, y)
+    page.mouse.down()
+    for step in range(POINTER_MOVES):
+        page.mouse.move(box["x"] + 4 + (box["width"] - 8) * (step + 1) / POINTER_MOVES, y)
+        time.sleep(1 / 60)
+    page.mouse.up()
+    elapsed = time.perf_counter() - started
+    frames = page.evaluate("() => { window.__counting = false; return window.__frames; }")
+    result["pointer"] = _samples(page)
+    result["fps"] = frames / elapsed
+    shown = page.locator(".live-value").first.inner_text()
+    wanted = "".join(ch for ch in shown.split()[0] if ch.isdigit() or ch == ".")
+    deadline, value = time.time() + 20, ""
+    while time.time() < deadline:
+        search = page.evaluate("() => location.search")
+        query = dict(part.split("=", 1) for part in search.lstrip("?").split("&") if "=" in part)
+        value = query.get(url_key, "")
+        if value == wanted:
+            break
+        time.sleep(0.2)
+    result["link"] = (f"link {url_key}={value} {time.time() - deadline + 20:.1f} s after release"
+                      f" (slider shows {shown})")
+    page.close()
+    return result
+
+
+def main() -> None:
+    print(f"{'page':<12} {'way':<8} {'median':>7} {'p95':>6} {'n':>4}  (ms, input event to next paint; target "
+          f"{TARGET_MS:.0f} ms)")
+    failures = []
+    with server() as srv, chromium() as context:
+        for name, path, key in PAGES:
+            result = drag_page(context, srv, path, key)
+            for way in ("keys", "pointer"):
+                samples = result[way]
+                if not samples:
+                    failures.append(f"{name} {way}: no redraw recorded")
+                    continue
+                median = statistics.median(samples)
+                print(f"{name:<12} {way:<8} {median:>7.1f} {_percentile(samples, 0.95):>6.1f} {len(samples):>4}")
+                if median > TARGET_MS:
+                    failures.append(f"{name} {way}: median {median:.1f} ms")
+            print(f"{name:<12} frames while the pointer moved: {result['fps']:.0f} per second; {result['link']}")
+    print("all within target" if not failures else "over target: " + "; ".join(failures))
+
+
+if __name__ == "__main__":
+    main()

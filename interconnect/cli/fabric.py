@@ -1,0 +1,138 @@
+"""CLI sub-command ``fabric``: the switches, links, optics and power of a GPU cluster's network.
+
+``interconnect fabric --gpus 1024 --server dgx-h100 --switch quantum-2-qm9700 --topology rail-leaf-spine``
+prints the tiers from the leaves up (switches, links down and up, the medium of each tier's links for
+its distance class, transceivers and their power), the totals, the bisection bandwidth and the
+switch hops between two GPUs. ``--json`` prints the same: a ``tiers`` list (``name``, ``switches``,
+``links_down``, ``links_up``, ``medium``, ``transceivers``, ``media_power_w``...) beside ``totals``,
+``bisection_bandwidth`` and ``hops``. Bad input is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from interconnect.cli.output import CliError, print_json
+from interconnect.models.fabric import (
+    DISTANCE_IDS,
+    MAX_OVERSUBSCRIPTION,
+    TOPOLOGIES,
+    FabricError,
+    build_fabric,
+    get_fabric_data,
+    server_inputs,
+)
+from interconnect.units import Q_, QuantityInputError, format_bandwidth, parse_quantity
+
+__all__ = ["register", "run_fabric"]
+
+
+def register(commands: Any) -> None:
+    fabric = commands.add_parser("fabric", help="switches, links, optics and power of a cluster's network fabric")
+    fabric.add_argument("--gpus", type=int, required=True, help="GPUs in the cluster, e.g. 1024")
+    fabric.add_argument("--server", default="dgx-h100", help="server (node id of the catalog, default dgx-h100)")
+    fabric.add_argument("--switch", default="quantum-2-qm9700",
+                        help="switch id (see 'interconnect catalog --kind switch'; default quantum-2-qm9700)")
+    fabric.add_argument("--topology", default="rail-leaf-spine", choices=TOPOLOGIES,
+                        help="rail-optimised leaf-spine (NIC i of every server on rail leaf i) or a fat tree "
+                             "with top-of-rack leaves (default rail-leaf-spine)")
+    fabric.add_argument("--oversubscription", type=float, default=1.0,
+                        help="down : up at the leaves, e.g. 2 for 2:1 (default 1, non-blocking)")
+    fabric.add_argument("--spine-oversubscription", type=float, default=None,
+                        help="down : up at the spines of a three-tier fabric (default: as the leaves)")
+    fabric.add_argument("--tiers", type=int, default=0, choices=(0, 2, 3),
+                        help="force two or three tiers (default 0: the fewest that reach)")
+    fabric.add_argument("--distance", default="",
+                        help=f"distance class of the links into each tier, leaves first ({', '.join(DISTANCE_IDS)}) "
+                             "(default: row,hall,hall rail-optimised; rack,row,hall fat tree)")
+    fabric.add_argument("--rails", type=int, default=0,
+                        help="rails of a rail-optimised fabric (default 0: the NIC count, at most 8)")
+    fabric.add_argument("--nic-rate", default=None, help="NIC rate per direction (default: the server's NIC)")
+    fabric.add_argument("--json", action="store_true", help="machine-readable output")
+    fabric.set_defaults(handler=run_fabric)
+
+
+def _distances(text: str) -> tuple[str, ...]:
+    classes = tuple(part.strip().lower() for part in text.split(",") if part.strip())
+    bad = [c for c in classes if c not in DISTANCE_IDS]
+    if bad or len(classes) > 3:
+        raise CliError(f"--distance: got {text!r}; give up to three of {', '.join(DISTANCE_IDS)}, comma-separated")
+    return classes
+
+
+def _ratio(name: str, value: float | None) -> float | None:
+    if value is not None and not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
+        raise CliError(f"{name}: got {value:g}; give a down : up ratio between 1 and {MAX_OVERSUBSCRIPTION:g}")
+    return value
+
+
+def run_fabric(args: argparse.Namespace) -> int:
+    leaf = _ratio("--oversubscription", args.oversubscription)
+    spine = _ratio("--spine-oversubscription", args.spine_oversubscription)
+    nic_gbit_s = None
+    if args.nic_rate:
+        try:
+            nic_gbit_s = float(parse_quantity(args.nic_rate, "bandwidth").quantity.to("Gbit/s").magnitude)
+        except QuantityInputError as exc:
+            raise CliError(f"--nic-rate: {exc}") from exc
+    if not 0 <= args.rails <= 1024:
+        raise CliError(f"--rails: got {args.rails}; give 0 (automatic) to 1024")
+    try:
+        inputs, warnings = server_inputs(args.server, args.gpus, args.switch, topology=args.topology,
+                                         oversubscription=(leaf, spine if spine is not None else leaf),
+                                         nic_gbit_s=nic_gbit_s, distances=_distances(args.distance),
+                                         rails=args.rails)
+        fabric = build_fabric(inputs, tiers=args.tiers)
+    except FabricError as exc:
+        raise CliError(str(exc)) from exc
+    switch = inputs.switch
+    if args.json:
+        payload = fabric.as_dict()
+        payload["switch_name"] = switch.name
+        payload["switch_sources"] = list(switch.sources)
+        payload["warnings"] = warnings
+        print_json(payload)
+        return 0
+    for warning in warnings:
+        print(f"interconnect: warning: {warning}", file=sys.stderr)
+    i = fabric.inputs
+    print(f"{i.gpus} GPUs in {i.servers} x {i.server} ({i.nics_per_server} NICs of "
+          f"{format_bandwidth(Q_(i.nic_gbit_s, 'Gbit/s'), 'bit/s')} each), {switch.name}, {args.topology}:")
+    print(f"  {'tier':<6} {'switches':>8} {'links in':>9} {'links up':>9}  {'medium (distance)':<44} "
+          f"{'modules':>8} {'power':>9}")
+    for tier in fabric.tiers:
+        medium = "none reaches" if tier.medium is None else f"{tier.medium.name} ({tier.distance})"
+        power = "not found" if tier.media_power_w is None else f"{tier.media_power_w / 1e3:.1f} kW"
+        print(f"  {tier.name:<6} {tier.switches:>8} {tier.links_down:>9} {tier.links_up:>9}  {medium[:44]:<44} "
+              f"{tier.transceivers:>8} {power:>9}")
+    power = fabric.media_power_w
+    print(f"  total: {fabric.switches} switches, {fabric.links} links, {fabric.transceivers} transceivers"
+          + ("" if power is None else f", {power / 1e3:.1f} kW in cable ends and modules"))
+    print(f"  bisection: {format_bandwidth(Q_(fabric.bisection_gbit_s, 'Gbit/s'), 'bit/s')} per direction "
+          f"({fabric.bisection_per_gpu_gbit_s:.0f} Gbit/s per GPU of one half)")
+    print("  switch hops: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in fabric.hops().items()))
+    for note in fabric.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def switch_rows() -> list[dict[str, Any]]:
+    """The switch catalogue as JSON-ready rows (``interconnect catalog --kind switch``)."""
+    from interconnect.catalog import get_catalog
+
+    catalog = get_catalog()
+    rows = []
+    for switch in get_fabric_data().switches.values():
+        rows.append({
+            "id": switch.id, "kind": "switch", "name": switch.name, "vendor": switch.vendor, "fabric": switch.fabric,
+            "ports": switch.ports,
+            "port_rate": {"value": switch.port_gbit_s, "unit": "Gbit/s", "direction": "per_direction"},
+            "capacity": {"value": switch.capacity_gbit_s / 1e3, "unit": "Tbit/s", "direction": "per_direction"},
+            "power": None if switch.power_w is None else {"value": switch.power_w, "unit": "W"},
+            "note": switch.note,
+            "sources": [{"id": s, "title": catalog.source(s).title, "url": catalog.source(s).url}
+                        for s in (*switch.sources, *switch.power_sources)],
+        })
+    return rows

@@ -1,0 +1,796 @@
+"""The scale-out fabric: from GPUs to switches, links, optics and their power.
+
+A folded Clos (fat tree) of identical switches, built from the leaves up:
+
+* **Leaves.** Each leaf gives a share ``o / (1 + o)`` of its capacity to the servers below it and
+  the rest to the tier above (``o`` is the leaf's oversubscription, down : up). In a
+  **rail-optimised** fabric (``rail-leaf-spine``), NIC *i* of every server of a group goes to the
+  same leaf, the rail leaf *i*: a group holds as many servers as a leaf has down ports, and there
+  are ``rails x groups`` leaves. In a plain **fat tree** (``fat-tree``), all the NICs of a server go
+  to one leaf (top of rack), which holds ``down ports / NICs`` servers.
+* **Spines**, and **cores** when two tiers are not enough. Two tiers reach as long as every leaf can
+  meet every top switch: leaves (per plane) <= the top switch's down ports. Otherwise a third tier
+  is added; its pods are as many leaves as a spine has down ports. The switches of a tier are the
+  links coming into it divided by the down ports of one switch (Al-Fares et al., SIGCOMM 2008: with
+  radix k and no oversubscription, two tiers reach k^2/2 end ports and three k^3/4).
+* The **top tier** has no uplinks unless ``top_oversubscription`` reserves some (Alibaba HPN keeps
+  8 of 128 aggregation ports, 15:1, for a core above the Pod).
+* **Planes**: with NICs of several ports going to separate switches (HPN's dual ToR, dual plane),
+  each plane is its own fabric; the counts add up.
+
+Every tier's links get a medium from :func:`interconnect.models.fabric_media.medium_for` for the
+distance class of that tier (rack, row, hall), with the count of transceivers (two ends per optical
+link, none for copper) and their power.
+
+The counts are checked against NVIDIA's DGX SuperPOD reference architectures and Alibaba HPN in
+``tests/unit/models/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``).
+
+What the topology does to collectives (:func:`network_share`): a ring or tree of NCCL stays within
+a rail, so it crosses the spine only when the job spans more servers than one leaf group; all-to-all
+is never rail-local on a rail-optimised fabric (NIC *i* reaches only rail *i*, so GPU *i* talking to
+GPU *j != i* of another server goes through a spine), and whatever crosses the spine gets at most
+``1 / oversubscription`` of the NIC rate, less any share other traffic takes.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from interconnect.units import Q_, InterconnectError, parse_quantity
+
+__all__ = [
+    "DISTANCE_IDS",
+    "TOPOLOGIES",
+    "Design",
+    "DistanceClass",
+    "Fabric",
+    "FabricDataError",
+    "FabricError",
+    "FabricInputs",
+    "FabricTopology",
+    "ModulePower",
+    "PlaybookRow",
+    "Switch",
+    "Tier",
+    "TopologySpec",
+    "apply_topology",
+    "build_fabric",
+    "design_inputs",
+    "get_fabric_data",
+    "load_fabric_data",
+    "network_share",
+    "playbook_hypothesis",
+    "server_inputs",
+]
+
+#: The topologies the model builds (the link and the CLI use these names).
+TOPOLOGIES = ("rail-leaf-spine", "fat-tree")
+TOPOLOGY_LABELS = {"rail-leaf-spine": "Rail-optimised leaf-spine", "fat-tree": "Fat tree (top-of-rack leaves)"}
+#: Tier names from the servers up.
+TIER_NAMES = ("leaf", "spine", "core")
+#: The distance classes' ids, shortest first.
+DISTANCE_IDS = ("rack", "row", "hall")
+#: Default distance class of the links into each tier: servers to rail leaves sit in one row (the
+#: SuperPOD puts a scalable unit's leaves in its own rack), top-of-rack leaves in the rack itself;
+#: links to spines and cores cross the hall.
+DEFAULT_DISTANCES = {"rail-leaf-spine": ("row", "hall", "hall"), "fat-tree": ("rack", "row", "hall")}
+MAX_OVERSUBSCRIPTION = 64.0
+MAX_GPUS = 1_000_000
+_DATA_FILE = "fabric.toml"
+_EPS = 1e-9
+
+
+class FabricError(InterconnectError, ValueError):
+    """A fabric that cannot be built from the inputs; the message names the input."""
+
+
+class FabricDataError(InterconnectError, ValueError):
+    """``fabric.toml`` is inconsistent; the message names the table and the key."""
+
+
+# --- the data ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A switch model: its port count at its native port rate, and its power where known."""
+
+    id: str
+    name: str
+    vendor: str
+    fabric: str
+    ports: int
+    port_gbit_s: float
+    sources: tuple[str, ...]
+    note: str = ""
+    power_w: float | None = None
+    power_sources: tuple[str, ...] = ()
+
+    @property
+    def capacity_gbit_s(self) -> float:
+        """Switching capacity per direction (Gbit/s): ports x rate."""
+        return self.ports * self.port_gbit_s
+
+
+@dataclass(frozen=True)
+class ModulePower:
+    """The power of one end of a catalog medium (a cable plug or a transceiver module)."""
+
+    link: str
+    power_w: float
+    sources: tuple[str, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DistanceClass:
+    """A class of run: in the rack, across a row, across a hall, with the longest run it stands for."""
+
+    id: str
+    name: str
+    length_m: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Design:
+    """A published fabric: its stated inputs and counts (tiers from the leaves up)."""
+
+    id: str
+    name: str
+    sources: tuple[str, ...]
+    where: str
+    inputs: FabricInputs
+    expected_switches: tuple[int, ...]
+    expected_links: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FabricData:
+    switches: Mapping[str, Switch]
+    module_power: Mapping[str, ModulePower]
+    distances: Mapping[str, DistanceClass]
+    designs: Mapping[str, Design]
+
+    def source_ids(self) -> set[str]:
+        """Every source id the file cites (switches, module power, designs)."""
+        ids = {s for sw in self.switches.values() for s in (*sw.sources, *sw.power_sources)}
+        ids |= {s for m in self.module_power.values() for s in m.sources}
+        return ids | {s for d in self.designs.values() for s in d.sources}
+
+
+def _power_w(where: str, text: Any) -> float:
+    try:
+        quantity = Q_(str(text))
+        return float(quantity.to("W").magnitude)
+    except Exception as exc:  # noqa: BLE001 - any pint failure is a data error with a location
+        raise FabricDataError(f"{where}: expected a power like '9 W', got {text!r}") from exc
+
+
+def _quantity(where: str, text: Any, dimension: str, unit: str) -> float:
+    try:
+        return float(parse_quantity(text, dimension, allow_zero=True).quantity.to(unit).magnitude)
+    except InterconnectError as exc:
+        raise FabricDataError(f"{where}: {exc}") from exc
+
+
+def _check(where: str, row: Mapping[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
+    missing = required - set(row)
+    unknown = set(row) - required - set(optional)
+    if missing:
+        raise FabricDataError(f"{where}: missing {', '.join(sorted(missing))}")
+    if unknown:
+        raise FabricDataError(f"{where}: unknown key {', '.join(sorted(unknown))}")
+
+
+def _sources(where: str, ids: Any, known: frozenset[str]) -> tuple[str, ...]:
+    if not isinstance(ids, list) or not ids:
+        raise FabricDataError(f"{where}: sources must be a non-empty list of source ids")
+    bad = [i for i in ids if i not in known]
+    if bad:
+        raise FabricDataError(f"{where}: unknown source id {', '.join(map(repr, bad))}")
+    return tuple(ids)
+
+
+def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> FabricData:
+    """Read and check ``fabric.toml`` (switches, module power, distance classes, published designs).
+
+    >>> data = load_fabric_data()
+    >>> data.switches["quantum-2-qm9700"].ports, data.distances["row"].length_m
+    (64, 50.0)
+    """
+    if path is None:
+        path = Path(str(resources.files("interconnect").joinpath("data", _DATA_FILE)))
+    if source_ids is None:
+        from interconnect.catalog import get_catalog
+
+        source_ids = frozenset(get_catalog().sources)
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise FabricDataError(f"{Path(path).name}: not valid TOML: {exc}") from exc
+    unknown = set(raw) - {"switch", "module", "distance", "design"}
+    if unknown:
+        raise FabricDataError(f"{Path(path).name}: unknown table {', '.join(sorted(unknown))}")
+
+    switches: dict[str, Switch] = {}
+    for row in raw.get("switch", []):
+        where = f"fabric.toml: switch {row.get('id', '?')!r}"
+        _check(where, row, {"id", "name", "vendor", "fabric", "ports", "port_rate", "sources", "note"},
+               {"power", "power_sources"})
+        if row["fabric"] not in ("infiniband", "ethernet"):
+            raise FabricDataError(f"{where}: fabric must be infiniband or ethernet")
+        if not isinstance(row["ports"], int) or row["ports"] < 2:
+            raise FabricDataError(f"{where}: ports must be a whole number of at least 2")
+        power = _power_w(where, row["power"]) if "power" in row else None
+        switches[row["id"]] = Switch(
+            id=row["id"], name=row["name"], vendor=row["vendor"], fabric=row["fabric"], ports=row["ports"],
+            port_gbit_s=_quantity(where, row["port_rate"], "bandwidth", "Gbit/s"),
+            sources=_sources(where, row["sources"], source_ids), note=row["note"], power_w=power,
+            power_sources=_sources(where, row["power_sources"], source_ids) if power is not None else (),
+        )
+    modules: dict[str, ModulePower] = {}
+    for row in raw.get("module", []):
+        where = f"fabric.toml: module {row.get('link', '?')!r}"
+        _check(where, row, {"link", "power_per_end", "sources"}, {"note"})
+        modules[row["link"]] = ModulePower(row["link"], _power_w(where, row["power_per_end"]),
+                                           _sources(where, row["sources"], source_ids), row.get("note", ""))
+    distances: dict[str, DistanceClass] = {}
+    for row in raw.get("distance", []):
+        where = f"fabric.toml: distance {row.get('id', '?')!r}"
+        _check(where, row, {"id", "name", "length"}, {"note"})
+        distances[row["id"]] = DistanceClass(row["id"], row["name"], _quantity(where, row["length"], "length", "m"),
+                                             row.get("note", ""))
+    if tuple(distances) != DISTANCE_IDS:
+        raise FabricDataError(f"fabric.toml: distance classes must be {', '.join(DISTANCE_IDS)} in that order")
+    designs: dict[str, Design] = {}
+    for row in raw.get("design", []):
+        where = f"fabric.toml: design {row.get('id', '?')!r}"
+        _check(where, row, {"id", "name", "sources", "where", "servers", "server", "gpus_per_server",
+                            "nics_per_server", "nic_rate", "switch", "topology", "oversubscription", "planes",
+                            "expected_switches", "expected_links"}, {"uplink_rate", "top_oversubscription"})
+        if row["switch"] not in switches:
+            raise FabricDataError(f"{where}: unknown switch {row['switch']!r}")
+        inputs = FabricInputs(
+            servers=row["servers"], gpus_per_server=row["gpus_per_server"], nics_per_server=row["nics_per_server"],
+            nic_gbit_s=_quantity(where, row["nic_rate"], "bandwidth", "Gbit/s"), switch=switches[row["switch"]],
+            topology=row["topology"], oversubscription=tuple(float(o) for o in row["oversubscription"]),
+            top_oversubscription=row.get("top_oversubscription"), planes=row["planes"],
+            uplink_gbit_s=_quantity(where, row["uplink_rate"], "bandwidth", "Gbit/s") if "uplink_rate" in row else None,
+            server=row["server"],
+        )
+        designs[row["id"]] = Design(row["id"], row["name"], _sources(where, row["sources"], source_ids), row["where"],
+                                    inputs, tuple(row["expected_switches"]), tuple(row["expected_links"]))
+    return FabricData(switches, modules, distances, designs)
+
+
+@functools.cache
+def get_fabric_data() -> FabricData:
+    """Return the packaged ``fabric.toml``, read once per process."""
+    return load_fabric_data()
+
+
+# --- the topology -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FabricInputs:
+    """What defines a fabric: the servers, their NICs, the switch, the topology and its tapers.
+
+    ``oversubscription`` holds down : up for each tier below the top, from the leaves up (a missing
+    entry is 1, non-blocking); ``top_oversubscription`` reserves uplinks on the top tier (``None``:
+    every top port faces down). ``uplink_gbit_s`` is the rate of switch-to-switch links (default: the
+    switch's own port rate). ``distances`` are distance-class ids for the links into each tier.
+    """
+
+    servers: int
+    gpus_per_server: int
+    nics_per_server: int
+    nic_gbit_s: float
+    switch: Switch
+    topology: str = "rail-leaf-spine"
+    oversubscription: tuple[float, ...] = ()
+    top_oversubscription: float | None = None
+    planes: int = 1
+    uplink_gbit_s: float | None = None
+    distances: tuple[str, ...] = ()
+    server: str = ""
+    rails: int = 0
+
+    @property
+    def rail_count(self) -> int:
+        """Rails of a rail-optimised fabric: ``rails``, else the largest divisor of the NIC count up to 8.
+
+        8 for a DGX; a 72-NIC NVL72 rack then puts 9 links on each rail leaf.
+        """
+        if self.rails:
+            return self.rails
+        return max(d for d in range(1, min(8, self.nics_per_server) + 1) if self.nics_per_server % d == 0)
+
+    @property
+    def gpus(self) -> int:
+        """GPUs in all the servers."""
+        return self.servers * self.gpus_per_server
+
+    @property
+    def up_gbit_s(self) -> float:
+        """Rate of one switch-to-switch link (Gbit/s per direction)."""
+        return self.uplink_gbit_s or self.switch.port_gbit_s
+
+    def oversubscription_at(self, tier: int) -> float:
+        """Down : up ratio of tier ``tier`` (0 = the leaves); 1 where none was given."""
+        return self.oversubscription[tier] if tier < len(self.oversubscription) else 1.0
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of switches and the links that come into it from below."""
+
+    name: str
+    switches: int
+    down_ports: int
+    up_ports: int
+    links_down: int
+    links_up: int
+    down_gbit_s: float
+    up_gbit_s: float
+    oversubscription: float
+    distance: str
+    medium: Any  # MediumChoice | None
+    transceivers: int
+    cables: int
+    media_power_w: float | None
+    switch_power_w: float | None
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the tier as JSON-ready values (the CLI's ``tiers`` entries)."""
+        medium = self.medium
+        return {
+            "name": self.name,
+            "switches": self.switches,
+            "ports_down_per_switch": self.down_ports,
+            "ports_up_per_switch": self.up_ports,
+            "links_down": self.links_down,
+            "links_up": self.links_up,
+            "link_rate_down_gbit_s": self.down_gbit_s,
+            "link_rate_up_gbit_s": self.up_gbit_s,
+            "oversubscription": round(self.oversubscription, 4) if self.up_ports else None,
+            "distance": self.distance,
+            "medium": None if medium is None else {
+                "id": medium.link_id, "name": medium.name, "reach_m": medium.reach_m,
+                "ends_per_port": medium.ends_per_port, "power_per_end_w": medium.power_per_port_end_w,
+                "sources": list(medium.sources)},
+            "transceivers": self.transceivers,
+            "cables": self.cables,
+            "media_power_w": self.media_power_w,
+            "switch_power_w": self.switch_power_w,
+        }
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """A built fabric: its tiers from the leaves up and what follows from them."""
+
+    inputs: FabricInputs
+    tiers: tuple[Tier, ...]
+    servers_per_group: int
+    rails: int
+    pods: int
+    bisection_gbit_s: float
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def switches(self) -> int:
+        """Switches in every tier."""
+        return sum(t.switches for t in self.tiers)
+
+    @property
+    def links(self) -> int:
+        """Links in every tier (servers to leaves included)."""
+        return sum(t.links_down for t in self.tiers)
+
+    @property
+    def transceivers(self) -> int:
+        """Transceiver modules in every tier (none for copper)."""
+        return sum(t.transceivers for t in self.tiers)
+
+    @property
+    def media_power_w(self) -> float | None:
+        """Power of every cable end and module (W); ``None`` if one tier's medium has no figure."""
+        powers = [t.media_power_w for t in self.tiers]
+        return None if any(p is None for p in powers) else float(sum(powers))
+
+    @property
+    def switch_power_w(self) -> float | None:
+        """Power of every switch (W); ``None`` when the switch's power was not found."""
+        powers = [t.switch_power_w for t in self.tiers]
+        return None if any(p is None for p in powers) else float(sum(powers))
+
+    @property
+    def bisection_per_gpu_gbit_s(self) -> float:
+        """Bisection bandwidth per GPU of one half (Gbit/s per direction)."""
+        return self.bisection_gbit_s / max(1, self.inputs.gpus / 2)
+
+    @property
+    def groups(self) -> int:
+        """Leaf groups: scalable units (rail-optimised) or top-of-rack leaves (fat tree) per plane."""
+        return math.ceil(self.inputs.servers / self.servers_per_group)
+
+    def hops(self) -> dict[str, int]:
+        """Switches a message crosses between two GPUs of different servers, by where they sit.
+
+        ``same_rail``: same leaf group, same NIC index; ``cross_rail``: same group, other NIC index
+        (on a rail-optimised fabric it goes up to a spine and back, unless NCCL's PXN first moves it
+        over NVLink to the GPU on the right rail); ``cross_group``: another leaf group (scalable unit)
+        of the same pod; ``cross_pod``: another pod (three tiers only).
+        """
+        rail = self.inputs.topology == "rail-leaf-spine"
+        hops = {"same_rail": 1, "cross_rail": 3 if rail else 1, "cross_group": 3}
+        if len(self.tiers) == 3:
+            hops["cross_pod"] = 5
+        return hops
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the fabric as JSON-ready values (the CLI's ``--json`` output)."""
+        i = self.inputs
+        return {
+            "gpus": i.gpus,
+            "servers": i.servers,
+            "server": i.server,
+            "gpus_per_server": i.gpus_per_server,
+            "nics_per_server": i.nics_per_server,
+            "nic_rate_gbit_s": i.nic_gbit_s,
+            "planes": i.planes,
+            "switch": i.switch.id,
+            "topology": i.topology,
+            "tiers": [t.as_dict() for t in self.tiers],
+            "totals": {
+                "switches": self.switches,
+                "links": self.links,
+                "transceivers": self.transceivers,
+                "media_power_w": self.media_power_w,
+                "switch_power_w": self.switch_power_w,
+            },
+            "servers_per_group": self.servers_per_group,
+            "rails": self.rails if self.inputs.topology == "rail-leaf-spine" else None,
+            "pods": self.pods,
+            "bisection_bandwidth": {"gbit_s_per_direction": self.bisection_gbit_s,
+                                    "per_gpu_gbit_s": round(self.bisection_per_gpu_gbit_s, 3)},
+            "hops": self.hops(),
+            "notes": list(self.notes),
+        }
+
+
+def _ports(capacity_gbit_s: float, share: float, rate_gbit_s: float) -> int:
+    return int(math.floor(capacity_gbit_s * share / rate_gbit_s + _EPS))
+
+
+def _split(switch: Switch, down_gbit_s: float, up_gbit_s: float, oversubscription: float | None) -> tuple[int, int]:
+    """Down and up ports of one switch for a down : up ratio (``None``: all ports face down)."""
+    capacity = switch.capacity_gbit_s
+    if oversubscription is None:
+        return _ports(capacity, 1.0, down_gbit_s), 0
+    down = _ports(capacity, oversubscription / (1.0 + oversubscription), down_gbit_s)
+    up = _ports(capacity - down * down_gbit_s, 1.0, up_gbit_s)
+    return down, up
+
+
+def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gbit_s: float, up_gbit_s: float,
+          distance: str, switch: Switch) -> Tier:
+    from interconnect.models.fabric_media import medium_for
+
+    length_m = get_fabric_data().distances[distance].length_m
+    medium = medium_for(length_m, down_gbit_s)
+    if medium is None:
+        transceivers, power = 0, None
+    else:
+        # One module (or cable plug) at each end of each link; a port faster than the medium's own
+        # rate draws the power of several of its ends (a twin-port 2 x 400G module on an 800G port).
+        transceivers = 0 if medium.copper else 2 * links_down
+        power = None if medium.power_per_port_end_w is None else 2 * links_down * medium.power_per_port_end_w
+    return Tier(
+        name=name, switches=switches, down_ports=down, up_ports=up, links_down=links_down,
+        links_up=switches * up, down_gbit_s=down_gbit_s, up_gbit_s=up_gbit_s,
+        oversubscription=(down * down_gbit_s) / (up * up_gbit_s) if up else math.inf,
+        distance=distance, medium=medium, transceivers=transceivers, cables=links_down, media_power_w=power,
+        switch_power_w=None if switch.power_w is None else switches * switch.power_w,
+    )
+
+
+def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
+    """Build the fabric ``inputs`` describe: two tiers if they reach, else three.
+
+    ``tiers`` forces 2 or 3 (0: the fewest that reach). Raises :class:`FabricError`, naming the
+    input, when the switch cannot build it (a leaf too small for one server in a fat tree, more
+    than three tiers needed, an oversubscription out of range).
+
+    >>> data = get_fabric_data()
+    >>> fabric = build_fabric(data.designs["superpod-h100-4su"].inputs)
+    >>> [(t.name, t.switches, t.links_down) for t in fabric.tiers]
+    [('leaf', 32, 1016), ('spine', 16, 1024)]
+    """
+    i = inputs
+    if i.topology not in TOPOLOGIES:
+        raise FabricError(f"topology {i.topology!r} is not one of {', '.join(TOPOLOGIES)}")
+    if i.servers < 1 or i.gpus_per_server < 1 or i.nics_per_server < 1 or i.planes < 1:
+        raise FabricError("servers, GPUs per server, NICs per server and planes must be at least 1")
+    for value in (*i.oversubscription, *([i.top_oversubscription] if i.top_oversubscription else [])):
+        if not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
+            raise FabricError(f"oversubscription {value:g} must be between 1 and {MAX_OVERSUBSCRIPTION:g}")
+    if tiers not in (0, 2, 3):
+        raise FabricError(f"tiers must be 2 or 3 (or 0 for the fewest that reach), got {tiers}")
+    switch, r_n, r_up = i.switch, i.nic_gbit_s, i.up_gbit_s
+    if r_n > switch.port_gbit_s * 1.0001 or r_up > switch.port_gbit_s * 1.0001:
+        raise FabricError(f"a {r_n:g} Gbit/s NIC or {r_up:g} Gbit/s uplink is faster than the switch's "
+                          f"{switch.port_gbit_s:g} Gbit/s ports")
+    distances = tuple(i.distances) or DEFAULT_DISTANCES[i.topology]
+    distances = (*distances, *DEFAULT_DISTANCES[i.topology][len(distances):])
+    notes: list[str] = []
+
+    leaf_down, leaf_up = _split(switch, r_n, r_up, i.oversubscription_at(0))
+    if i.topology == "rail-leaf-spine":
+        rails = i.rail_count
+        if i.nics_per_server % rails:
+            raise FabricError(f"rails: {rails} does not divide the {i.nics_per_server} NICs of a server")
+        per_group = leaf_down // (i.nics_per_server // rails)
+        if per_group < 1:
+            raise FabricError(f"a rail leaf has {leaf_down} server ports, fewer than the "
+                              f"{i.nics_per_server // rails} links one server puts on each rail: use more rails")
+        groups = math.ceil(i.servers / per_group)
+        leaves_per_plane = rails * groups
+    else:
+        rails = 1
+        per_group = leaf_down // i.nics_per_server
+        if per_group < 1:
+            raise FabricError(f"a leaf has {leaf_down} server ports, fewer than the {i.nics_per_server} NICs of one "
+                              "server: use the rail-optimised topology or fewer NICs per server")
+        leaves_per_plane = math.ceil(i.servers / per_group)
+    end_ports = i.servers * i.nics_per_server * i.planes
+    top_down_2, top_up_2 = _split(switch, r_up, r_up, i.top_oversubscription)
+    needs = 2 if leaves_per_plane <= top_down_2 else 3
+    if tiers and tiers < needs:
+        raise FabricError(f"two tiers cannot reach {leaves_per_plane} leaves per plane with "
+                          f"{top_down_2} down ports per spine; three tiers are needed")
+    count = tiers or needs
+    leaves = leaves_per_plane * i.planes
+    built = [_tier("leaf", leaves, leaf_down, leaf_up, end_ports, r_n, r_up, distances[0], switch)]
+    leaf_links_up = leaves * leaf_up
+    pods = 1
+    if count == 2:
+        spines = i.planes * math.ceil(leaf_links_up / i.planes / top_down_2)
+        built.append(_tier("spine", spines, top_down_2, top_up_2, leaf_links_up, r_up, r_up, distances[1], switch))
+        bisection = 0.5 * min(end_ports * r_n, leaf_links_up * r_up)
+    else:
+        spine_down, spine_up = _split(switch, r_up, r_up, i.oversubscription_at(1))
+        spines_per_plane = math.ceil(leaf_links_up / i.planes / spine_down)
+        pods = math.ceil(leaves_per_plane / spine_down)
+        core_down, core_up = _split(switch, r_up, r_up, i.top_oversubscription)
+        if pods > core_down:
+            raise FabricError(f"{pods} pods of {spine_down} leaves need more than three tiers of {switch.name} "
+                              f"({core_down} down ports per core switch): fewer GPUs or a larger switch")
+        spine_links_up = spines_per_plane * i.planes * spine_up
+        cores = i.planes * math.ceil(spine_links_up / i.planes / core_down)
+        built.append(_tier("spine", spines_per_plane * i.planes, spine_down, spine_up, leaf_links_up, r_up, r_up,
+                           distances[1], switch))
+        built.append(_tier("core", cores, core_down, core_up, spine_links_up, r_up, r_up, distances[2], switch))
+        bisection = 0.5 * min(end_ports * r_n, leaf_links_up * r_up, spine_links_up * r_up)
+    if any(t.medium is None for t in built):
+        notes.append("No medium in the catalogue reaches one of the distance classes; its power is not counted.")
+    if any(t.medium is not None and t.medium.power_per_end_w is None for t in built):
+        notes.append("A medium without a power figure in the catalogue is used; its power is not counted.")
+    if switch.power_w is None:
+        notes.append(f"{switch.name}: switch power not found in a maker's document read; not counted.")
+    return Fabric(i, tuple(built), per_group, rails, pods, bisection, tuple(notes))
+
+
+def server_inputs(server: str, gpus: int, switch_id: str, *, topology: str = "rail-leaf-spine",
+                  oversubscription: float | tuple[float, ...] = 1.0, nic_gbit_s: float | None = None,
+                  nics_per_server: int | None = None, distances: tuple[str, ...] = (),
+                  rails: int = 0, catalog: Any = None) -> tuple[FabricInputs, list[str]]:
+    """:class:`FabricInputs` for ``gpus`` GPUs in catalog servers (``dgx-h100``), with warnings.
+
+    The GPU count is rounded up to whole servers (the warning says so); the NIC rate and count are
+    the server's own unless given. ``oversubscription`` is one ratio for every tier below the top
+    or one per tier.
+    """
+    from interconnect.catalog import get_catalog
+
+    catalog = catalog or get_catalog()
+    data = get_fabric_data()
+    node = catalog.node(server)
+    if switch_id not in data.switches:
+        from interconnect.catalog import UnknownIdError
+
+        raise UnknownIdError("switch", switch_id, data.switches)
+    warnings: list[str] = []
+    if not 1 <= gpus <= MAX_GPUS:
+        raise FabricError(f"GPUs: got {gpus}; give between 1 and {MAX_GPUS:,}")
+    servers = math.ceil(gpus / node.gpus)
+    if servers * node.gpus != gpus:
+        warnings.append(f"GPUs: {gpus} is not a whole number of {node.name} servers ({node.gpus} GPUs each); "
+                        f"using {servers} server{'' if servers == 1 else 's'}, {servers * node.gpus} GPUs")
+    rate = nic_gbit_s or float(catalog.nic(node.nic).bandwidth.per_direction().to("Gbit/s").magnitude)
+    ratios = (oversubscription,) if isinstance(oversubscription, (int, float)) else tuple(oversubscription)
+    ratios = tuple(float(r) for r in ratios)
+    return FabricInputs(servers=servers, gpus_per_server=node.gpus, nics_per_server=nics_per_server or node.nics,
+                        nic_gbit_s=rate, switch=data.switches[switch_id], topology=topology,
+                        oversubscription=ratios * 2 if len(ratios) == 1 else ratios, distances=distances,
+                        server=server, rails=rails), warnings
+
+
+def design_inputs(design_id: str) -> FabricInputs:
+    """Return the stated inputs of a published design of ``fabric.toml``."""
+    return get_fabric_data().designs[design_id].inputs
+
+
+# --- what the topology does to collectives -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FabricTopology:
+    """The part of a fabric the collective models need (kept small: it rides on a cluster).
+
+    ``servers_per_group``: servers under one set of leaves (a scalable unit on a rail-optimised
+    fabric, one top-of-rack leaf on a plain fat tree); ``oversubscription``: the taper between the
+    leaves and the tier above; ``shared``: the share of the spine's capacity other traffic takes.
+    """
+
+    topology: str
+    servers_per_group: int
+    oversubscription: float = 1.0
+    shared: float = 0.0
+
+    @classmethod
+    def from_fabric(cls, fabric: Fabric, shared: float = 0.0) -> FabricTopology:
+        """Return the collective-relevant part of a built fabric."""
+        return cls(fabric.inputs.topology, fabric.servers_per_group, fabric.inputs.oversubscription_at(0), shared)
+
+
+@dataclass(frozen=True)
+class TopologySpec:
+    """A fabric as a cluster's link gives it: topology, switch, leaf oversubscription, shared share.
+
+    ``shared`` is the share (0..0.9) of the spine's capacity other traffic takes.
+    """
+
+    topology: str = "rail-leaf-spine"
+    switch: str = "quantum-2-qm9700"
+    oversubscription: float = 1.0
+    shared: float = 0.0
+
+    def for_servers(self, nics_per_server: int, nic_gbit_s: float) -> FabricTopology:
+        """Return the :class:`FabricTopology` of this fabric under servers of ``nics_per_server`` NICs.
+
+        >>> TopologySpec().for_servers(8, 400.0).servers_per_group
+        32
+        """
+        data = get_fabric_data()
+        switch = data.switches.get(self.switch) or data.switches["quantum-2-qm9700"]
+        rate = min(nic_gbit_s, switch.port_gbit_s)
+        down, _ = _split(switch, rate, switch.port_gbit_s, max(1.0, self.oversubscription))
+        probe = FabricInputs(servers=1, gpus_per_server=1, nics_per_server=nics_per_server, nic_gbit_s=rate,
+                             switch=switch, topology=self.topology)
+        if self.topology == "rail-leaf-spine":
+            per_group = down // max(1, nics_per_server // probe.rail_count)
+        else:
+            per_group = down // nics_per_server
+        return FabricTopology(self.topology, max(1, per_group), max(1.0, self.oversubscription),
+                              min(0.9, max(0.0, self.shared)))
+
+
+def network_share(topology: FabricTopology | None, servers: int, collective: str = "all_reduce") -> tuple[float, str]:
+    """Return the share of each NIC's rate a collective over ``servers`` servers gets, and why.
+
+    1.0 with no topology (the models then behave exactly as without one), or when the collective's
+    traffic stays under one leaf group. A ring or tree of NCCL follows the rails, so all-reduce,
+    all-gather, reduce-scatter and broadcast cross the spine only beyond one group; all-to-all on a
+    rail-optimised fabric crosses it as soon as two servers take part. Crossing the spine gets
+    ``(1 - shared) / oversubscription`` of the rate (never more than 1).
+
+    >>> network_share(None, 64)
+    (1.0, '')
+    >>> t = FabricTopology("rail-leaf-spine", 32, oversubscription=2.0)
+    >>> network_share(t, 16)[0], network_share(t, 64)[0], network_share(t, 2, "alltoall")[0]
+    (1.0, 0.5, 0.5)
+    """
+    if topology is None or servers <= 1:
+        return 1.0, ""
+    key = collective.lower().replace("-", "_")
+    crosses_rails = key in ("alltoall", "all_to_all") and topology.topology == "rail-leaf-spine"
+    if servers <= topology.servers_per_group and not crosses_rails:
+        return 1.0, f"stays under one leaf group ({servers} of {topology.servers_per_group} servers)"
+    share = min(1.0, (1.0 - topology.shared) / topology.oversubscription)
+    why = ("all-to-all is never rail-local: it crosses the spine" if crosses_rails
+           else f"{servers} servers span more than one leaf group of {topology.servers_per_group}: "
+                "the traffic crosses the spine")
+    if share < 1.0:
+        why += f", which gives it {share:.0%} of the NIC rate"
+        parts = []
+        if topology.oversubscription > 1:
+            parts.append(f"{topology.oversubscription:g}:1 oversubscription")
+        if topology.shared > 0:
+            parts.append(f"{topology.shared:.0%} taken by other traffic")
+        why += " (" + ", ".join(parts) + ")"
+    return share, why
+
+
+def apply_topology(cluster: Any, topology: FabricTopology | None, collective: str = "all_reduce") -> tuple[Any, str]:
+    """Return the cluster as a collective sees it through the fabric (NIC rate scaled by :func:`network_share`).
+
+    With no topology the very same cluster object comes back (so every model behaves exactly as
+    before).
+    """
+    if topology is None:
+        return cluster, ""
+    share, why = network_share(topology, cluster.domains, collective)
+    if share >= 1.0:
+        return cluster, why
+    return replace(cluster, nic_achieved_gbps=cluster.nic_achieved_gbps * share), why
+
+
+# --- the Ultra-Scale Playbook's 256 MB curve: a hypothesis, not a fit ----------------------------------
+
+
+@dataclass(frozen=True)
+class PlaybookRow:
+    """One node count of the Playbook's 256 MB all-reduce, beside the model without a fabric.
+
+    ``implied_share`` = measured / model: the share of each NIC's rate the measurement behaves as if it
+    had. ``implied_oversubscription`` is 1 / that share (a taper that would explain it alone),
+    ``implied_shared`` is 1 - that share (other traffic that would explain it alone). Inverted point by
+    point: nothing is fitted.
+    """
+
+    nodes: int
+    measured_gbps: float
+    low_gbps: float | None
+    high_gbps: float | None
+    model_gbps: float
+    implied_share: float
+    implied_oversubscription: float
+    implied_shared: float
+
+
+def playbook_hypothesis(oversubscriptions: tuple[float, ...] = (2.0, 7.0), servers_per_group: int = 2
+                        ) -> tuple[list[PlaybookRow], dict[float, list[float]]]:
+    """Return the Playbook's measured busbw against the model on its cluster, and fixed tapers for comparison.
+
+    Returns the rows (one per node count, :class:`PlaybookRow`) and, for each oversubscription in
+    ``oversubscriptions``, the model's busbw at the same node counts with that taper beyond leaf
+    groups of ``servers_per_group`` servers: a fixed taper gives a step, then a flat line.
+
+    >>> rows, _ = playbook_hypothesis()
+    >>> rows[-1].nodes, rows[-1].measured_gbps, round(rows[-1].implied_oversubscription)
+    (64, 32.9, 7)
+    """
+    from interconnect.models.allreduce_view import PLAYBOOK_CLUSTER, playbook_curve
+    from interconnect.models.cluster import resolve_cluster
+    from interconnect.models.collectives import allreduce
+
+    curve = playbook_curve()
+    size_bytes = 256e6
+    rows: list[PlaybookRow] = []
+    tapered: dict[float, list[float]] = {o: [] for o in oversubscriptions}
+    for index, nodes in enumerate(int(n) for n in curve.x):
+        inputs = {**PLAYBOOK_CLUSTER, "nodes": nodes}
+        cluster, _ = resolve_cluster(**inputs)
+        model = float(allreduce(cluster, size_bytes).busbw_gbps[0])
+        measured = float(curve.busbw_gbps[index])
+        share = measured / model
+        rows.append(PlaybookRow(
+            nodes=nodes, measured_gbps=measured,
+            low_gbps=None if curve.low_gbps is None else float(curve.low_gbps[index]),
+            high_gbps=None if curve.high_gbps is None else float(curve.high_gbps[index]),
+            model_gbps=model, implied_share=share, implied_oversubscription=1.0 / share if share > 0 else math.inf,
+            implied_shared=max(0.0, 1.0 - share)))
+        for o in oversubscriptions:
+            topology = FabricTopology("rail-leaf-spine", servers_per_group, o)
+            tapered[o].append(float(allreduce(replace(cluster, topology=topology), size_bytes).busbw_gbps[0]))
+    return rows, tapered

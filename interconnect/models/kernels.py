@@ -1,0 +1,145 @@
+"""What a GPU's kernels reach: sourced GEMM and attention throughput per GPU family, and GEMM shape.
+
+The figures live in ``data/published/gpu-kernels.toml`` (one set per family, each with its source):
+the sustained or best measured dense BF16 matrix-multiply rate, flash attention's share of the peak,
+and the number of SMs that GEMM tiles are spread over. :func:`gemm_shape_factor` says how much of
+that rate a GEMM of a given shape keeps: a GEMM is cut into output tiles (256 x 128 or 128 x 128,
+whichever wastes least), and the tiles run in waves of one per SM; a partly filled last wave or
+tile is idle hardware (NVIDIA's "Matrix Multiplication Background" guide; Anthony et al. 2024,
+arXiv 2401.14489). Tensor parallelism slices the GEMMs, so narrow slices lose more of it.
+
+>>> k = kernel_figures("a100-sxm")
+>>> k.family, k.gemm_flops / 1e12, k.sms
+('ampere', 226.5, 108)
+>>> f"{float(gemm_shape_factor(8192, 4608, 12288, k.sms)):.3f}"   # GPT-3's QKV slice at TP 8
+'0.970'
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from interconnect.units import InterconnectError
+
+__all__ = ["KernelFigures", "gemm_shape_factor", "kernel_figures", "kernel_sources"]
+
+#: Output tile shapes (rows x columns) a GEMM library picks from (NVIDIA's matmul guide's examples).
+TILES = ((256, 128), (128, 256), (128, 128))
+
+
+@dataclass(frozen=True)
+class KernelFigures:
+    """Sourced kernel throughput of one GPU family (``gemm_flops`` in FLOP/s)."""
+
+    family: str
+    name: str
+    gemm_flops: float
+    gemm_basis: str
+    attention_share: float
+    attention_basis: str
+    sms: int
+    sources: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=1)
+def _read() -> tuple[dict[str, KernelFigures], dict[str, dict]]:
+    text = resources.files("interconnect").joinpath("data/published/gpu-kernels.toml").read_text("utf-8")
+    data = tomllib.loads(text)
+    sources = {s["id"]: s for s in data["source"]}
+    by_gpu: dict[str, KernelFigures] = {}
+    for row in data["family"]:
+        cited = (*row["gemm_sources"], *row["attention_sources"], *row["sms_sources"])
+        unknown = [s for s in cited if s not in sources]
+        if unknown:
+            raise InterconnectError(f"gpu-kernels.toml: family '{row['id']}' cites unknown sources {unknown}")
+        figures = KernelFigures(row["id"], row["name"], float(row["gemm_tflops"]) * 1e12, row["gemm_basis"],
+                                float(row["attention_share"]), row["attention_basis"], int(row["sms"]),
+                                tuple(dict.fromkeys(cited)))
+        for gpu in row["gpus"]:
+            by_gpu[gpu] = figures
+    return by_gpu, sources
+
+
+def kernel_figures(gpu: str) -> KernelFigures | None:
+    """Return the sourced kernel figures of a GPU's family, or None when none are published.
+
+    Parameters
+    ----------
+    gpu : str
+        A GPU catalog id.
+
+    Returns
+    -------
+    KernelFigures or None
+        GEMM rate (FLOP/s), attention share of peak, SM count and source ids.
+
+    Examples
+    --------
+    >>> kernel_figures("h100-sxm").gemm_flops / 1e12, kernel_figures("v100")
+    (698.6, None)
+    """
+    return _read()[0].get(gpu)
+
+
+def kernel_sources() -> dict[str, dict]:
+    """Return the ``[[source]]`` entries of ``gpu-kernels.toml`` by id (title and url).
+
+    Returns
+    -------
+    dict of str to dict
+        ``id``, ``title`` and ``url`` per source.
+
+    Examples
+    --------
+    >>> kernel_sources()["fa2"]["url"]
+    'https://arxiv.org/abs/2307.08691'
+    """
+    return dict(_read()[1])
+
+
+def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarray | float, sms: int) -> np.ndarray:
+    r"""Share of the large-GEMM rate an (m x k) @ (k x n) GEMM keeps, from tile and wave quantization.
+
+    Parameters
+    ----------
+    m, n, k : array_like
+        Rows of the output (tokens), its columns and the reduced dimension.
+    sms : int
+        SMs the tiles are spread over; 0 means unknown (factor 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Between 0 and 1: the best over the tile shapes of
+
+        .. math:: \frac{m n}{\lceil m / t_m \rceil t_m \lceil n / t_n \rceil t_n}
+                  \cdot \frac{T}{\lceil T / S \rceil S}, \qquad
+                  T = \lceil m / t_m \rceil \lceil n / t_n \rceil
+
+        (useful share of the tiles, times the share of SMs busy over the waves), with ``k`` only
+        below 1,024 lowering it further in proportion (too little work per tile to hide loads; our
+        assumption). Whole waves are what measured best shapes have (the MAMF tables' winners).
+
+    Examples
+    --------
+    >>> float(gemm_shape_factor(6912, 16384, 2048, 108))  # the A100's best measured shape: 54 x 128 tiles
+    1.0
+    >>> f"{float(gemm_shape_factor(2048, 1536, 12288, 108)):.2f}"   # a narrow TP slice: 96 tiles on 108 SMs
+    '0.89'
+    """
+    m, n, k = (np.asarray(v, dtype=float) for v in (m, n, k))
+    if sms <= 0:
+        return np.ones(np.broadcast(m, n, k).shape)
+    best = np.zeros(np.broadcast(m, n, k).shape)
+    for tm, tn in TILES:
+        rows, cols = np.ceil(m / tm), np.ceil(n / tn)
+        tiles = rows * cols
+        useful = (m * n) / (rows * tm * cols * tn)
+        waves = np.ceil(tiles / sms)
+        best = np.maximum(best, useful * tiles / (waves * sms))
+    return best * np.minimum(1.0, k / 1024.0)

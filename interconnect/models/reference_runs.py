@@ -1,0 +1,216 @@
+"""Published training runs (``data/published/training-runs.toml``) and what the seating model says of them.
+
+Each run is a model shape, a cluster, a layout and a workload as its paper gives them, with the
+throughput per GPU the paper reports. :func:`predict` runs :func:`~interconnect.models.parallelism.plan`
+on it with the sourced kernel figures (nothing set per run) and counts the FLOPs the way the paper
+counted them, so that model / paper compares like with like.
+
+>>> runs = load_reference_runs()
+>>> len(runs) >= 10, len({r.source for r in runs}) >= 5
+(True, True)
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+from interconnect.models.cluster import Cluster, resolve_cluster
+from interconnect.models.parallelism import Layout, Plan, Workload, plan
+from interconnect.models.presets import ModelPreset
+from interconnect.units import InterconnectError
+
+__all__ = ["Prediction", "ReferenceRun", "load_reference_runs", "paper_flops", "predict", "reference_sources"]
+
+_PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
+
+
+@dataclass(frozen=True)
+class ReferenceRun:
+    """One published run: the fields of a ``[[run]]`` entry (counts as plain numbers)."""
+
+    id: str
+    name: str
+    source: str
+    table: str
+    params: float
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn: int
+    vocab: int
+    gated_mlp: bool
+    gpu: str
+    gpus: int
+    nic: str
+    tp: int
+    cp: int
+    pp: int
+    dp: int
+    virtual_stages: int
+    schedule: str
+    uneven_stages: bool
+    recompute: str
+    sequence_parallel: bool
+    zero: int
+    precision: str
+    attention: str
+    seq_len: int
+    global_batch: int
+    micro_batch: int
+    achieved_tflops: float
+    counts: str
+    ran: bool
+    checked: str
+    note: str
+    nics_per_node: int | None = None
+    mfu: float | None = None
+    from_table: str = ""
+
+    def model(self) -> ModelPreset:
+        """Return the run's model as a preset (id ``ref:<run id>``)."""
+        return ModelPreset(id=f"ref:{self.id}", name=self.name, params=self.params, layers=self.layers,
+                           hidden=self.hidden, ffn_hidden=self.ffn, heads=self.heads, kv_heads=self.kv_heads,
+                           vocab=self.vocab, seq_len=self.seq_len, experts=0, top_k=0, active_params=self.params,
+                           source_ids=(), note=self.note)
+
+    def cluster(self) -> Cluster:
+        """Return the run's cluster: 8 GPUs per node, its NIC."""
+        cluster, _ = resolve_cluster(self.gpu, gpus_per_node=8, nodes=self.gpus // 8, nic=self.nic,
+                                     nics_per_node=self.nics_per_node)
+        return cluster
+
+    def layout(self) -> Layout:
+        """Return the run's degrees and ZeRO stage."""
+        return Layout(tp=self.tp, pp=self.pp, dp=self.dp, cp=self.cp, zero=self.zero)
+
+    def workload(self) -> Workload:
+        """Return the run's batch, sequence, recomputation, schedule and precision (kernels sourced)."""
+        return Workload(micro_batch=self.micro_batch, global_batch=self.global_batch, seq_len=self.seq_len,
+                        dtype_bytes=_PRECISION_BYTES[self.precision], recompute=self.recompute,
+                        sequence_parallel=self.sequence_parallel, schedule=self.schedule,
+                        virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
+                        attention=self.attention)
+
+
+@functools.lru_cache(maxsize=1)
+def _read() -> tuple[tuple[ReferenceRun, ...], dict[str, dict]]:
+    text = resources.files("interconnect").joinpath("data/published/training-runs.toml").read_text("utf-8")
+    data = tomllib.loads(text)
+    sources = {s["id"]: s for s in data["source"]}
+    runs = []
+    for row in data["run"]:
+        if row["source"] not in sources:
+            raise InterconnectError(f"training-runs.toml: run '{row['id']}' cites unknown source '{row['source']}'")
+        if row["tp"] * row["cp"] * row["pp"] * row["dp"] != row["gpus"]:
+            raise InterconnectError(f"training-runs.toml: run '{row['id']}': TP x CP x PP x DP is not its GPU count")
+        runs.append(ReferenceRun(**row))
+    return tuple(runs), sources
+
+
+def load_reference_runs() -> list[ReferenceRun]:
+    """Read every ``[[run]]`` of ``training-runs.toml``.
+
+    Returns
+    -------
+    list of ReferenceRun
+        In file order.
+
+    Examples
+    --------
+    >>> run = load_reference_runs()[0]
+    >>> run.name, run.achieved_tflops, run.counts
+    ('Llama 3 405B, 8,192 H100', 430, 'model')
+    """
+    return list(_read()[0])
+
+
+def reference_sources() -> dict[str, dict]:
+    """Return the ``[[source]]`` entries (title, url) of the reference runs by id.
+
+    Returns
+    -------
+    dict of str to dict
+        Title and url per source id.
+
+    Examples
+    --------
+    >>> reference_sources()["llama3"]["url"]
+    'https://arxiv.org/abs/2407.21783'
+    """
+    return dict(_read()[1])
+
+
+def paper_flops(run: ReferenceRun) -> float:
+    r"""FLOPs of one step counted the way the run's source counts them.
+
+    Parameters
+    ----------
+    run : ReferenceRun
+        The run.
+
+    Returns
+    -------
+    float
+        FLOP per step, all GPUs.
+
+    Notes
+    -----
+    ``megatron-hardware`` and ``megatron-model``: Narayanan et al. 2021, eq. 3,
+
+    .. math:: F = k \, B s l h^2 \left(1 + \frac{s}{6h} + \frac{V}{16 l h}\right)
+
+    with :math:`k = 96` when full recomputation is counted, 72 otherwise. ``model``: PaLM's
+    :math:`6N + 12 l h s` per token (arXiv 2204.02311, appendix B).
+
+    Examples
+    --------
+    >>> run = next(r for r in load_reference_runs() if r.id == "narayanan-1t-3072")
+    >>> f"{paper_flops(run) / 3072 / 1e15:.1f} PFLOP per GPU per step"
+    '16.7 PFLOP per GPU per step'
+    """
+    B, s, n_layers, h, V = run.global_batch, run.seq_len, run.layers, run.hidden, run.vocab
+    if run.counts.startswith("megatron"):
+        k = 96 if run.counts == "megatron-hardware" and run.recompute == "full" else 72
+        return k * B * s * n_layers * h * h * (1 + s / (6 * h) + V / (16 * n_layers * h))
+    return (6 * run.params + 12 * n_layers * h * s) * B * s
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the model says of a run: its bill and the TFLOP/s per GPU counted as the paper counts."""
+
+    run: ReferenceRun
+    bill: Plan
+    tflops: float
+
+    @property
+    def ratio(self) -> float:
+        """Model / paper, achieved TFLOP/s per GPU."""
+        return self.tflops / self.run.achieved_tflops
+
+
+def predict(run: ReferenceRun) -> Prediction:
+    """Run the seating model on a published run.
+
+    Parameters
+    ----------
+    run : ReferenceRun
+        The run.
+
+    Returns
+    -------
+    Prediction
+        The bill, and the predicted TFLOP/s per GPU counted as the source counts them.
+
+    Examples
+    --------
+    >>> p = predict(load_reference_runs()[0])
+    >>> 0.5 < p.ratio < 2.0
+    True
+    """
+    bill = plan(run.model(), run.cluster(), run.layout(), run.workload())
+    return Prediction(run, bill, paper_flops(run) / run.gpus / bill.step_s / 1e12)

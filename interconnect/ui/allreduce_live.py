@@ -1,0 +1,48 @@
+"""The All-reduce page's live chart: drag the node count and busbw against message size follows.
+
+The family of curves over every offered node count is computed once per cluster and view (cached,
+shared between sessions); the browser redraws from it while the slider moves. When the movement
+ends, the chosen count becomes the page's ``nodes`` value, so the cluster box, the other charts and
+the link all follow.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from interconnect.figures.allreduce import choice_label
+from interconnect.figures.allreduce_live import node_family_spec
+from interconnect.models.allreduce_family import live_node_counts, node_family
+from interconnect.models.cluster import Cluster
+from interconnect.ui.cluster import CLUSTER_HASH
+from interconnect.ui.live import live_chart
+from interconnect.ui.page import PageState, talk_state
+from interconnect.units import InterconnectError, parse_quantity
+
+__all__ = ["live_nodes"]
+
+NODES_MAXIMUM = 100_000
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
+def _spec(cluster: Cluster, algorithm: str, protocol: str, size_bytes: float, present: bool) -> dict:
+    family = node_family(cluster, live_node_counts(cluster.nodes, NODES_MAXIMUM), algorithm, protocol)
+    return node_family_spec(family, cluster.nodes, size_bytes, choice_label(algorithm, protocol), present=present)
+
+
+def live_nodes(state: PageState, cluster: Cluster) -> None:
+    """The live chart under the cluster box; its slider sets the page's node count."""
+    values = state.values()
+    try:
+        size_bytes = float(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
+    except InterconnectError:  # the size box reports its own error; the chart reads 256 MiB meanwhile
+        size_bytes = float(2**28)
+
+    def set_nodes(chosen: float) -> None:
+        st.session_state[state.key("nodes")] = max(1, min(int(round(chosen)), NODES_MAXIMUM))
+
+    spec = _spec(cluster, values["algo"], values["proto"], size_bytes, talk_state().present)
+    live_chart("allreduce.live_nodes", spec, set_nodes)
+    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; "
+               "the rest of the page and the link follow when you let go. Dotted: each algorithm on its own; "
+               "thick: the one the page's summary uses.")

@@ -1,0 +1,68 @@
+"""The live chart component: a slider whose chart redraws in the browser while the hand moves.
+
+One Streamlit component (``st.components.v2``, inline, no build step) draws a family of curves
+prepared by :mod:`interconnect.figures.live`. Its JavaScript (``live_chart.js`` beside this module)
+picks among the server's numbers while the slider moves; when the movement ends it sends the chosen
+value back, and :func:`live_chart` hands it to the page's ``on_value`` callback, which sets the
+page's own widget and so the link. The slider is an ``<input type="range">``: arrow keys, a
+presenter's clicker and screen readers work with it.
+
+Nothing a visitor typed reaches the component's HTML: the markup below is a constant, and the
+script writes every text from the server with ``textContent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+
+import streamlit as st
+
+__all__ = ["live_chart"]
+
+_HTML = (
+    '<div class="live-chart">'
+    '<div class="live-control"><label><span class="live-label"></span> '
+    '<input type="range"></label> <strong class="live-value"></strong></div>'
+    '<div class="live-readout" aria-live="polite"></div>'
+    '<svg role="img" preserveAspectRatio="xMidYMid meet"></svg>'
+    '<div class="live-legend"></div>'
+    "</div>"
+)
+_CSS = """
+.live-chart { font-family: "Source Sans Pro", Inter, Helvetica, Arial, sans-serif; font-size: var(--live-font, 15px);
+              color: #111827; }
+.live-control { display: flex; align-items: center; gap: 0.6em; flex-wrap: wrap; }
+.live-control label { display: flex; align-items: center; gap: 0.6em; }
+.live-control input[type=range] { width: min(420px, 60vw); accent-color: #1565c0; }
+.live-readout { min-height: 1.4em; margin: 0.2em 0 0.3em; color: #374151; }
+.live-chart svg { width: 100%; height: auto; display: block; aspect-ratio: 1000 / 340; }
+.live-grid line { stroke: #e5e7eb; stroke-width: 1; }
+.live-grid text, .live-title { fill: #374151; }
+.live-legend { display: flex; flex-wrap: wrap; gap: 0.3em 1.2em; margin-top: 0.2em; min-height: 1.5em; }
+.live-key { display: inline-flex; align-items: center; gap: 0.4em; }
+.live-key i { display: inline-block; width: 1.8em; height: 0; }
+"""
+
+
+@st.cache_resource(show_spinner=False)
+def _component():
+    script = resources.files("interconnect.ui").joinpath("live_chart.js").read_text(encoding="utf-8")
+    return st.components.v2.component("interconnect_live_chart", html=_HTML, css=_CSS, js=script)
+
+
+def live_chart(key: str, spec: dict, on_value: Callable[[float], None]) -> None:
+    """Mount a live chart; ``on_value`` gets the slider's value when a movement ends.
+
+    The callback runs before the next script run (as a widget's ``on_change`` does), so it may set
+    the page's widgets in ``st.session_state``.
+    """
+
+    def changed() -> None:
+        state = st.session_state.get(key)
+        chosen = None if state is None else state.get("value")
+        if isinstance(chosen, (int, float)) and not isinstance(chosen, bool):
+            on_value(chosen)
+
+    _component()(key=key, data=spec, default={"value": spec["slider"]["values"][spec["slider"]["index"]]},
+                 on_value_change=changed)

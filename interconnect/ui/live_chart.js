@@ -1,0 +1,175 @@
+// A chart that follows its slider within a frame, in the browser.
+//
+// The server sends every curve the slider can show (computed once by the Python models); while the
+// hand or the arrow keys move the slider, this code only picks the precomputed curves and maps them
+// to pixels. It does no arithmetic of the models. When the movement ends (pointer released, or a
+// short pause after the last key), the chosen index goes back to the server as its value, which writes it to the
+// link. Every text from the server is set with textContent, never parsed as HTML.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const VIEW_WIDTH = 1000;
+const KEY_SETTLE_MS = 350;
+const LATENCY_SAMPLES = 400;
+
+function svgNode(tag, attributes, parent) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function axisMap(axis, fromPx, toPx) {
+  const [low, high] = axis.range;
+  return (value) => {
+    if (value === null || value === undefined || !Number.isFinite(value)) return null;
+    if (axis.log && value <= 0) return null;
+    const position = axis.log ? Math.log10(value) : value;
+    return fromPx + ((position - low) / (high - low)) * (toPx - fromPx);
+  };
+}
+
+function pathOf(xs, ys, mapX, mapY) {
+  let d = "";
+  let pen = false;
+  for (let k = 0; k < xs.length; k += 1) {
+    const px = mapX(xs[k]);
+    const py = mapY(ys[k]);
+    if (px === null || py === null) {
+      pen = false;
+      continue;
+    }
+    d += `${pen ? "L" : "M"}${px.toFixed(1)},${py.toFixed(1)}`;
+    pen = true;
+  }
+  return d;
+}
+
+function recordLatency(started) {
+  if (started === null) return;
+  // Two frames: the first runs after this task's layout, the second after the frame it painted.
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    const samples = (window.__liveChartLatencyMs = window.__liveChartLatencyMs || []);
+    samples.push(performance.now() - started);
+    if (samples.length > LATENCY_SAMPLES) samples.shift();
+  }));
+}
+
+export default function (component) {
+  const { parentElement, data, setStateValue } = component;
+  const root = parentElement.querySelector(".live-chart");
+  const input = root.querySelector("input");
+  const label = root.querySelector(".live-label");
+  const value = root.querySelector(".live-value");
+  const readout = root.querySelector(".live-readout");
+  const svg = root.querySelector("svg");
+  const legend = root.querySelector(".live-legend");
+  const spec = data;
+  const scale = spec.font_scale || 1;
+  const height = spec.height || 420;
+  const margin = { left: 96 * scale, right: 24, top: 16, bottom: 56 * scale };
+  const font = 15 * scale;
+
+  root.style.setProperty("--live-font", `${font}px`);
+  label.textContent = spec.slider.label;
+  input.min = "0";
+  input.max = String(spec.slider.values.length - 1);
+  input.step = "1";
+  input.setAttribute("aria-label", spec.slider.label);
+  svg.setAttribute("viewBox", `0 0 ${VIEW_WIDTH} ${height}`);
+  svg.style.aspectRatio = `${VIEW_WIDTH} / ${height}`;
+  svg.setAttribute("aria-label", spec.title);
+
+  const mapX = axisMap(spec.x, margin.left, VIEW_WIDTH - margin.right);
+  const mapY = axisMap(spec.y, height - margin.bottom, margin.top);
+
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
+  const grid = svgNode("g", { class: "live-grid" }, svg);
+  for (const tick of spec.x.ticks) {
+    const px = mapX(tick.value);
+    if (px === null) continue;
+    svgNode("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom }, grid);
+    const text = svgNode("text", { x: px, y: height - margin.bottom + font * 1.3, "text-anchor": "middle",
+                                   "font-size": font }, grid);
+    text.textContent = tick.text;
+  }
+  for (const tick of spec.y.ticks) {
+    const py = mapY(tick.value);
+    if (py === null) continue;
+    svgNode("line", { x1: margin.left, x2: VIEW_WIDTH - margin.right, y1: py, y2: py }, grid);
+    const text = svgNode("text", { x: margin.left - 8, y: py + font * 0.35, "text-anchor": "end",
+                                   "font-size": font }, grid);
+    text.textContent = tick.text;
+  }
+  const xTitle = svgNode("text", { x: (margin.left + VIEW_WIDTH - margin.right) / 2, y: height - 6,
+                                   "text-anchor": "middle", "font-size": font, class: "live-title" }, svg);
+  xTitle.textContent = spec.x.title;
+  const yTitle = svgNode("text", { x: 0, y: 0, "text-anchor": "middle", "font-size": font, class: "live-title",
+                                   transform: `translate(${font}, ${(margin.top + height - margin.bottom) / 2}) rotate(-90)` },
+                         svg);
+  yTitle.textContent = spec.y.title;
+
+  // Lines stop at the plot's edges: values below the axis (an 8-byte busbw) are not drawn over the ticks.
+  const clipId = `live-clip-${Math.random().toString(36).slice(2)}`;
+  const clip = svgNode("clipPath", { id: clipId }, svgNode("defs", {}, svg));
+  svgNode("rect", { x: margin.left, y: margin.top, width: VIEW_WIDTH - margin.left - margin.right,
+                    height: height - margin.top - margin.bottom }, clip);
+  const lines = svgNode("g", { class: "live-lines", "clip-path": `url(#${clipId})` }, svg);
+  const paths = spec.series.map((series) => svgNode("path", {
+    fill: "none", stroke: series.color, "stroke-width": (series.width || 2) * scale,
+    "stroke-dasharray": series.dash === "dot" ? "2 5" : series.dash === "dash" ? "9 6" : "none",
+    "stroke-linejoin": "round", "stroke-linecap": "round",
+  }, lines));
+
+  legend.replaceChildren();
+  for (const series of spec.series) {
+    const entry = document.createElement("span");
+    entry.className = "live-key";
+    const swatch = document.createElement("i");
+    swatch.style.borderTopColor = series.color;
+    swatch.style.borderTopStyle = series.dash === "dot" ? "dotted" : series.dash === "dash" ? "dashed" : "solid";
+    swatch.style.borderTopWidth = `${Math.max(2, series.width || 2)}px`;
+    entry.appendChild(swatch);
+    entry.appendChild(document.createTextNode(series.name));
+    legend.appendChild(entry);
+  }
+
+  function draw(index, started) {
+    spec.series.forEach((series, k) => {
+      paths[k].setAttribute("d", pathOf(spec.x.values, series.y[index], mapX, mapY));
+    });
+    value.textContent = spec.slider.labels[index];
+    readout.textContent = spec.readouts[index];
+    input.setAttribute("aria-valuetext", `${spec.slider.labels[index]}: ${spec.readouts[index]}`);
+    root.dataset.shownIndex = String(index);
+    recordLatency(started);
+  }
+
+  // Keep the hand's position while it still moves; otherwise show what the server sent.
+  const state = (root.__liveState = root.__liveState || { moving: false, timer: null, sent: null });
+  if (!state.moving && state.timer === null) input.value = String(spec.slider.index);
+
+  function send() {
+    state.timer = null;
+    state.moving = false;
+    const chosen = spec.slider.values[Number(input.value)];
+    if (chosen !== state.sent) {
+      state.sent = chosen;
+      setStateValue("value", chosen);
+    }
+  }
+  input.oninput = (event) => {
+    state.moving = true;
+    draw(Number(input.value), event.timeStamp);
+  };
+  input.onpointerup = () => {
+    if (state.timer !== null) clearTimeout(state.timer);
+    send();
+  };
+  input.onchange = () => {
+    // Keys fire a change per step: wait for a pause so a held arrow key asks the server once.
+    if (state.timer !== null) clearTimeout(state.timer);
+    state.timer = setTimeout(send, KEY_SETTLE_MS);
+  };
+  state.sent = spec.slider.values[spec.slider.index];
+  draw(Number(input.value), null);
+}

@@ -1,0 +1,44 @@
+"""Page: Fabric. From GPUs to switches, optics and watts, and what the topology does to collectives.
+
+The arithmetic is in :mod:`interconnect.models.fabric`, the pictures in :mod:`interconnect.figures.fabric`
+and the sections in :mod:`interconnect.ui.fabric`.
+"""
+
+import streamlit as st
+
+from interconnect.ui.fabric import (
+    INTRO,
+    collectives_section,
+    controls,
+    designs_section,
+    fabric_from_values,
+    hypothesis_section,
+    picture_section,
+    summary_section,
+)
+from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.pagespecs import fabric_specs
+
+page_setup("Fabric: from GPUs to switches and optics",
+           "Tiers, rails and oversubscription: the switches, links and watts of a GPU cluster's network, "
+           "and what they do to collectives.")
+state = PageState("fabric", fabric_specs())
+state.show_warnings()
+st.markdown(INTRO)
+controls(state)
+values = state.values()
+fabric, problems = fabric_from_values(values)
+for problem in problems:
+    st.warning(escape_markdown(problem))
+if fabric is not None:
+    summary_section(fabric)
+    st.subheader("The picture")
+    picture_section(state, fabric)
+    st.subheader("What the topology does to collectives")
+    collectives_section(values, fabric)
+st.subheader("Checked against published designs")
+designs_section()
+st.subheader("The Playbook's falling curve: a hypothesis")
+hypothesis_section()
+state.sync_url()
+footer()

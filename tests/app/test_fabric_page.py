@@ -1,0 +1,93 @@
+"""AppTest of the Fabric page: defaults, published designs, links, hostile links, and the cluster pages' topology."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interconnect.ui.pagespecs import allreduce_specs, fabric_specs
+from interconnect.ui.urlstate import to_query
+from tests.app.conftest import chart_specs, run_page
+
+PAGE = "pages/10_Fabric.py"
+DEFAULTS = to_query(fabric_specs(), {})
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def text(at) -> str:
+    return " ".join(block.value for block in at.markdown)
+
+
+def test_defaults_are_the_four_su_superpod():
+    at = run_page(PAGE)
+    assert not at.exception and not at.warning
+    # 1024 H100 in 128 DGX: 32 leaves + 16 spines (NVIDIA's SuperPOD table for 4 SU), 1024 + 1024 links.
+    assert metrics(at)["Switches"] == "48" and metrics(at)["Links"] == "2,048"
+    assert metrics(at)["Bisection per GPU"] == "400 Gbit/s"
+    assert dict(at.query_params) == DEFAULTS
+    assert len(at.get("plotly_chart")) == 2
+    body = text(at)
+    assert "Alibaba HPN" in body and "| NO |" not in body  # every published design reproduced
+    assert "32.9 GB/s" in body and "Hypothesis, not a fit" in body
+
+
+def test_picture_draws_the_chosen_path():
+    at = run_page(PAGE, {"gpus": "4096", "path": "cross_pod"})
+    assert not at.exception
+    picture = chart_specs(at)[0]
+    assert "Other pod" in picture["layout"]["title"]["text"] and "5 switch hops" in picture["layout"]["title"]["text"]
+    labels = [a["text"] for a in picture["layout"]["annotations"]]
+    assert any("128 leaves" in label for label in labels) and any("64 cores" in label for label in labels)
+    at.radio(key="fabric.path").set_value("same_rail").run()
+    assert "1 switch hop" in chart_specs(at)[0]["layout"]["title"]["text"]
+    assert at.query_params["path"] == ["same_rail"] or at.query_params["path"] == "same_rail"
+
+
+def test_oversubscription_and_fat_tree_from_the_link():
+    at = run_page(PAGE, {"topo": "fat-tree", "osub": "3", "d1": "rack"})
+    assert not at.exception and not at.warning
+    body = text(at)
+    assert "Passive copper DAC" in body and "48 / 16" in body  # 3:1 of a 64-port leaf
+
+
+def test_hostile_and_bad_links_give_a_message_not_a_traceback():
+    at = run_page(PAGE, {"gpus": "-5", "topo": "<script>", "osub": "nan", "switch": "x" * 500, "path": "moon",
+                         "d2": "mars", "tiers": "9"})
+    assert not at.exception
+    warning = at.warning[0].value
+    assert "GPUs" in warning and "Topology" in warning and "`<script>`" in warning  # echoed as code, not HTML
+    assert metrics(at)["Switches"]
+
+
+def test_too_big_for_three_tiers_says_so():
+    at = run_page(PAGE, {"gpus": "1000000"})
+    assert not at.exception
+    assert any("more than three tiers" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 1  # the Playbook chart still draws
+
+
+@pytest.mark.parametrize("page, query", [
+    ("pages/2_All_reduce.py", {"nodes": "64"}),
+    ("pages/3_Overlap.py", {"nodes": "64"}),
+    # Data parallelism over 128 servers: more than one leaf group of 51 (4:1 leaves), so it crosses the spine.
+    ("pages/4_Seating_chart.py", {"nodes": "128", "pp": "1"}),
+])
+def test_cluster_pages_take_the_topology_from_the_link(page, query):
+    plain = run_page(page, query)
+    tapered = run_page(page, {**query, "topo": "rail-leaf-spine", "osub": "4"})
+    assert not plain.exception and not tapered.exception and not tapered.warning
+    assert "topo" not in plain.query_params  # no topology: the link keeps its old form
+    assert tapered.query_params["topo"] in ("rail-leaf-spine", ["rail-leaf-spine"])
+    assert [m.value for m in plain.metric] != [m.value for m in tapered.metric]
+
+
+def test_allreduce_without_topology_keeps_its_old_link():
+    at = run_page("pages/2_All_reduce.py")
+    assert dict(at.query_params) == to_query(allreduce_specs(), {})
+    assert not {"topo", "switch", "osub", "shared"} & set(at.query_params)
+    spec = json.dumps(chart_specs(at)[0])
+    assert spec

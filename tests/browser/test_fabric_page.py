@@ -1,0 +1,36 @@
+"""The Fabric page in a real browser: a cold deep link draws the fabric in the linked state, and the URL
+and the picture follow the path chosen."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from browser_helpers import CHART, METRIC_VALUE, assert_healthy, open_cold, poll, query_of, wait_for_charts, widget
+
+pytestmark = pytest.mark.browser
+
+
+def test_cold_deep_link_to_fabric_page(cold_server, page, blocked_requests):
+    params = {"gpus": "4096", "server": "dgx-h100", "switch": "quantum-2-qm9700", "topo": "rail-leaf-spine",
+              "path": "cross_pod"}
+    open_cold(page, cold_server, "/Fabric?" + urlencode(params))
+    assert_healthy(page, cold_server)
+    wait_for_charts(page, minimum=2)
+    assert page.url.split("?")[0].endswith("/Fabric")
+    assert page.locator("h1").first.inner_text().startswith("Fabric")
+    # 16 scalable units of 32 DGX H100: 128 leaves, 128 spines, 64 cores (NVIDIA's SuperPOD table).
+    assert "320" in page.locator(METRIC_VALUE).all_inner_texts()
+    title = page.locator(f"{CHART} .gtitle").first.text_content()
+    assert "Other pod" in title and "5 switch hops" in title
+    url = poll(page, lambda: query_of(page.url) if query_of(page.url).get("path") == "cross_pod" else None)
+    for key, value in params.items():
+        assert url[key] == value
+
+    widget(page, "fabric.path").get_by_text("Same rail, same group").click()
+    assert poll(page, lambda: query_of(page.url).get("path") == "same_rail" or None), page.url
+    assert poll(page, lambda: "1 switch hop" in (page.locator(f"{CHART} .gtitle").first.text_content() or "")
+                or None)
+    assert query_of(page.url)["gpus"] == "4096", "changing the path lost the cluster"
+    assert_healthy(page, cold_server)
+    assert blocked_requests == [], f"the page tried to reach the internet: {blocked_requests}"

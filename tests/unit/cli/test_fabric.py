@@ -1,0 +1,85 @@
+"""``interconnect fabric`` and ``interconnect catalog --kind switch``: JSON keys, counts, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interconnect.cli import main
+from interconnect.models.fabric import get_fabric_data
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_has_tiers_totals_and_bisection(capsys):
+    code, out, err = run(capsys, "fabric", "--gpus", "1024", "--server", "dgx-h100", "--switch", "quantum-2-qm9700",
+                         "--topology", "rail-leaf-spine", "--json")
+    assert code == 0 and err == ""
+    payload = json.loads(out)
+    tiers = payload["tiers"]
+    assert [t["name"] for t in tiers] == ["leaf", "spine"]
+    # DGX SuperPOD, 4 SU (128 DGX H100): 32 leaf, 16 spine, 1024 + 1024 cables (NVIDIA's RA table).
+    assert [t["switches"] for t in tiers] == [32, 16]
+    assert [t["links_down"] for t in tiers] == [1024, 1024]
+    assert tiers[0]["links_up"] == 1024 and tiers[1]["links_up"] == 0
+    for tier in tiers:
+        assert set(tier) >= {"name", "switches", "links_down", "links_up", "medium", "transceivers", "media_power_w"}
+        assert set(tier["medium"]) >= {"id", "name", "reach_m", "power_per_end_w", "sources"}
+    assert payload["totals"]["switches"] == 48 and payload["totals"]["links"] == 2048
+    # Non-blocking: half of 1024 x 400 Gbit/s crosses the bisection.
+    assert payload["bisection_bandwidth"]["gbit_s_per_direction"] == pytest.approx(1024 * 400 / 2)
+    assert payload["hops"] == {"same_rail": 1, "cross_rail": 3, "cross_group": 3}
+
+
+def test_oversubscription_and_fat_tree(capsys):
+    code, out, _ = run(capsys, "fabric", "--gpus", "1024", "--topology", "fat-tree", "--oversubscription", "2",
+                       "--json")
+    assert code == 0
+    leaf = json.loads(out)["tiers"][0]
+    # 2:1 of 64 ports: 42 down; the 22 left all face up, so the tier reports the ratio it really has.
+    assert leaf["ports_down_per_switch"] == 42 and leaf["ports_up_per_switch"] == 22
+    assert leaf["oversubscription"] == pytest.approx(42 / 22, abs=1e-4)
+    assert leaf["medium"]["id"] == "dac-400g-passive"  # top-of-rack leaves: copper in the rack
+
+
+def test_text_output_and_three_tiers(capsys):
+    code, out, err = run(capsys, "fabric", "--gpus", "4096")
+    assert code == 0 and err == ""
+    assert "core" in out and "bisection" in out and "cross pod 5" in out
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--gpus", "1024", "--oversubscription", "0.5"], "--oversubscription: got 0.5"),
+    (["--gpus", "1024", "--switch", "nope"], "unknown switch id 'nope'"),
+    (["--gpus", "1024", "--distance", "moon"], "--distance: got 'moon'"),
+    (["--gpus", "1024", "--nic-rate", "5 kg"], "--nic-rate"),
+    (["--gpus", "0"], "GPUs: got 0"),
+    (["--gpus", "1024", "--server", "nope"], "unknown node id 'nope'"),
+    (["--gpus", "1000000", "--tiers", "2"], "three tiers are needed"),
+])
+def test_bad_input_is_one_line(capsys, args, fragment):
+    code, out, err = run(capsys, "fabric", *args)
+    assert code == 2 and out == ""
+    assert fragment in err and err.count("\n") == 1
+
+
+def test_rounding_to_whole_servers_warns(capsys):
+    code, out, err = run(capsys, "fabric", "--gpus", "1001")
+    assert code == 0 and "using 126 servers" in err
+
+
+def test_catalog_lists_switches_with_sources(capsys):
+    code, out, err = run(capsys, "catalog", "--kind", "switch", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == list(get_fabric_data().switches)
+    qm = rows[0]
+    assert qm["ports"] == 64 and qm["port_rate"] == {"value": 400.0, "unit": "Gbit/s", "direction": "per_direction"}
+    assert all(row["sources"] for row in rows)
+    code, out, _ = run(capsys, "catalog", "--kind", "switch")
+    assert code == 0 and "144 ports x 800 Gbit/s" in out

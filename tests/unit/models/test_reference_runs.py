@@ -1,0 +1,109 @@
+"""The published training runs the seating model is judged against, and what the model says of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from interconnect.models.cluster import resolve_cluster
+from interconnect.models.kernels import gemm_shape_factor, kernel_figures
+from interconnect.models.parallelism import Layout, LayoutError, Workload, pipeline_bubble_fraction, plan
+from interconnect.models.presets import load_model_presets
+from interconnect.models.reference_runs import load_reference_runs, paper_flops, predict
+
+RUNS = {run.id: run for run in load_reference_runs()}
+
+
+def test_at_least_ten_runs_from_five_sources_each_consistent():
+    assert len(RUNS) >= 10 and len({r.source for r in RUNS.values()}) >= 5
+    for run in RUNS.values():
+        assert run.tp * run.cp * run.pp * run.dp == run.gpus, run.id
+        assert run.global_batch % (run.dp * run.micro_batch) == 0, run.id
+        assert run.achieved_tflops > 0 and run.checked, run.id
+
+
+def test_megatron_flop_count_closed_form():
+    # Narayanan et al. 2021, eq. 3: 96·B·s·l·h²·(1 + s/6h + V/16lh) with full recomputation, 72 without
+    run = RUNS["narayanan-1t-3072"]
+    B, s, n, h, V = 3072, 2048, 128, 25600, 51200
+    assert paper_flops(run) == pytest.approx(96 * B * s * n * h * h * (1 + s / (6 * h) + V / (16 * n * h)))
+    # 163 TFLOP/s per GPU (the abstract's 502 PFLOP/s on 3,072 GPUs) means this many seconds per step
+    assert paper_flops(run) / (502e15) == pytest.approx(paper_flops(run) / 3072 / 163e12, rel=0.01)
+
+
+def test_llama3_scale_out_pair_within_five_points():
+    # Llama 3 Table 4: 8,192 -> 16,384 H100 at the same 16M tokens per batch, 430 -> 400 TFLOP/s per GPU (-7 %)
+    small, large = predict(RUNS["llama3-405b-8k-8192"]), predict(RUNS["llama3-405b-8k-16384"])
+    paper = 400 / 430 - 1
+    model = large.tflops / small.tflops - 1
+    assert model < 0 and abs(model - paper) <= 0.05
+    # why: half the micro-batches per pipeline (32 -> 16) doubles the bubble's share, and the gradient
+    # reduce-scatter has the same last-micro-batch window to hide behind in a step half as long
+    assert large.bill.bubble_fraction > 1.5 * small.bill.bubble_fraction
+    dp = {p: next(d for d in p.bill.dimensions if d.name == "dp") for p in (small, large)}
+    assert dp[large].exposed_s / large.bill.step_s > dp[small].exposed_s / small.bill.step_s
+
+
+def test_mtnlg_scale_out_within_five_points():
+    # MT-NLG section 2.4: 2,240 -> 3,360 A100 at batch 1,920, 126 -> 113 TFLOP/s per GPU (-10.3 %)
+    a, b = predict(RUNS["mtnlg-530b-2240"]), predict(RUNS["mtnlg-530b-3360"])
+    assert abs((b.tflops / a.tflops - 1) - (113 / 126 - 1)) <= 0.05
+
+
+def test_memory_fits_for_the_runs_that_ran_except_the_known_miss():
+    # Every run ran. Llama 3 405B without recomputation is the model's known miss (the page says why):
+    # Korthikanti's activation count times the in-flight micro-batches of interleaved 1F1B exceeds 80 GB.
+    missing = {run_id for run_id, run in RUNS.items() if run.ran and not predict(run).bill.fits}
+    assert missing <= {"llama3-405b-8k-8192", "llama3-405b-8k-16384", "llama3-405b-128k-16384"}
+
+
+def test_megatron_2022_runs_are_not_pessimistic():
+    # the issue's complaint: model / paper 0.57-0.88 on every run; with the sourced kernel figures and the
+    # schedules, no Megatron-LM run of Korthikanti et al. 2022 or Narayanan et al. 2021 is under 0.9
+    for run_id in ("korthikanti-175b", "korthikanti-530b", "korthikanti-1t", "narayanan-1t-3072"):
+        assert predict(RUNS[run_id]).ratio > 0.9, run_id
+
+
+def test_interleaving_divides_the_bubble():
+    # Narayanan et al. 2021, section 2.2.2: (p-1)/(v·m) of the ideal time
+    assert pipeline_bubble_fraction(8, 64, "interleaved", 4) == pytest.approx(7 / 4 / (64 + 7 / 4))
+    assert pipeline_bubble_fraction(8, 64, "zero-bubble") == pytest.approx(7 / 3 / (64 + 7 / 3))
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    model = load_model_presets()["llama3-70b"]
+    one = plan(model, cluster, Layout(tp=8, pp=4), Workload(global_batch=16))
+    two = plan(model, cluster, Layout(tp=8, pp=4), Workload(global_batch=16, schedule="interleaved",
+                                                            virtual_stages=2))
+    assert two.virtual_stages == 2 and "(p − 1)/v" in two.bubble_reason
+    assert two.bubble_fraction == pytest.approx(one.bubble_fraction / 2, rel=0.1)
+    # interleaving holds more activations on the first stage: (1 + (p-1)/(p·v)) times (Korthikanti, 4.2.3)
+    assert two.memory.activations > one.memory.activations
+
+
+def test_gemm_shape_factor_closed_forms():
+    sms = kernel_figures("a100-sxm").sms
+    assert sms == 108  # NVIDIA's matmul guide's A100
+    assert float(gemm_shape_factor(6912, 16384, 2048, sms)) == 1.0  # 54 x 128 tiles of 128 x 128: 64 whole waves
+    assert float(gemm_shape_factor(2048, 1536, 12288, sms)) == pytest.approx(96 / 108)  # one wave, 96 of 108 SMs
+    # a narrow slice (N = 576, as TP 64 would cut GPT-3's QKV): 80 tiles of 128 x 128, 90 % useful, on 108 SMs
+    assert float(gemm_shape_factor(2048, 576, 12288, sms)) == pytest.approx(0.9 * 80 / 108)
+    assert kernel_figures("v100") is None  # no published kernel figures: the 0.5 assumption, said in the bill
+
+
+def test_dualpipe_hides_the_expert_all_to_all_across_nodes():
+    # deepseek-ai/DualPipe README: bubble (PP/2 - 1)(F&B + B - 3W), 2x parameters, PP + 1 activations; with
+    # F = W = 1, B = 2 and F&B = F + B that is (p/2 - 1) x 2/3 micro-batch times
+    assert pipeline_bubble_fraction(16, 64, "dualpipe") == pytest.approx(7 * 2 / 3 / (64 + 7 * 2 / 3))
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=256)
+    model = load_model_presets()["deepseek-v3"]
+    layout = Layout(tp=1, pp=16, dp=128, ep=64, zero=1)  # DeepSeek-V3's PP 16 and EP 64 over 8 nodes
+    bills = {s: plan(model, cluster, layout, Workload(global_batch=1024, seq_len=4096, schedule=s))
+             for s in ("1f1b", "dualpipe")}
+    ep = {s: next(d for d in b.dimensions if d.name == "ep") for s, b in bills.items()}
+    assert ep["1f1b"].tier == "network (NIC)" and ep["1f1b"].domains_spanned == 8  # where MoE meets the cliff
+    assert ep["1f1b"].exposed_s == ep["1f1b"].time_s  # nothing to hide behind under 1F1B
+    assert ep["dualpipe"].time_s == pytest.approx(ep["1f1b"].time_s)
+    assert ep["dualpipe"].exposed_s < 0.6 * ep["dualpipe"].time_s
+    assert bills["dualpipe"].memory.params == pytest.approx(2 * bills["1f1b"].memory.params)
+    small, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=3)
+    with pytest.raises(LayoutError, match="even number of pipeline stages"):
+        plan(load_model_presets()["llama3-70b"], small, Layout(tp=8, pp=3), Workload(global_batch=24,
+                                                                                      schedule="dualpipe"))
