@@ -58,6 +58,9 @@ ENTRY_STYLE = """
 <style>
   [class*="st-key-explore-"] { background: #f0f6ff; }
   [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] p { font-size: 1.15rem; }
+  /* A long title wraps instead of ending in an ellipsis when four cards share a 1280 px row. */
+  [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] * { white-space: normal !important;
+    overflow: visible !important; text-overflow: clip !important; }
 </style>
 """
 st.markdown(ENTRY_STYLE, unsafe_allow_html=True)  # a constant of ours, never user input
