@@ -131,11 +131,13 @@ STAGE_CHECK_JS = """(chartKey) => {
 }"""
 
 
-def test_every_step_is_stage_ready_at_1280x720(cold_server, page):
-    """Each step, reached by the right arrow key from step 1 in presentation mode at 1280 x 720: no warning,
-    error or exception; no control outside the window or with a cut label; the step's caption and its
-    chart wholly on the first screen; the page's own title and description in the document head."""
-    page.set_viewport_size({"width": 1280, "height": 720})
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_every_step_is_stage_ready(cold_server, page, size):
+    """Each step, reached by the right arrow key from step 1 in presentation mode at a projector's size
+    (1280 x 720, 1920 x 1080): no warning, error or exception; no control outside the window or with a
+    cut label; the step's caption and its chart wholly on the first screen; the page's own title and
+    description in the document head."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
     open_cold(page, cold_server, "/?tour=1&step=1&present=1")
     before = ""
     report = {}
