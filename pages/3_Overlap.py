@@ -19,6 +19,7 @@ from interconnect.ui.overlap import (
     step_controls,
     tokens_figure,
 )
+from interconnect.ui.overlap_live import live_tokens
 from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
 
@@ -51,6 +52,7 @@ def overlap_view() -> None:
         st.warning(escape_markdown(note))
     show_cluster_sources(cluster, catalog)
     show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]))
+    live_tokens(state, inputs)
     show_timeline(step, timeline, cluster)
     show_breakdown(step, cluster)
 

@@ -12,6 +12,7 @@ from interconnect.models.crossdc_view import (
     crossdc_view,
     table4_check,
 )
+from interconnect.ui.crossdc_live import live_bandwidth
 from interconnect.ui.page import (
     PageState,
     chart,
@@ -176,6 +177,7 @@ def explorer() -> None:
            if result.required_no_overlap_bytes_per_s < float("inf") else "an unreachable bandwidth")
         + f"; with overlap {result.utilization_overlap:.1%}."
     )
+    live_bandwidth(state, inputs, view)
     utilization, sizes, required = cached_figures(inputs)
     chart(utilization, key="crossdc-utilization")
     others = ", ".join(f"{m.name} H = {m.inner_steps}, {m.bits}-bit" for m in data.methods.values() if m.id != method)

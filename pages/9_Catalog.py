@@ -10,23 +10,34 @@ from interconnect.catalog import (
     catalog_kind_of,
     get_catalog,
 )
+from interconnect.models.fabric import get_fabric_data
+from interconnect.ui.fabric import switch_catalog
 from interconnect.ui.page import PageState, direction_text, figure_label, footer, page_setup, show_entry
 from interconnect.ui.pagespecs import catalog_specs
 
 page_setup("Catalog and sources", "Every hardware figure the app uses, with its direction, basis and source.")
 catalog = get_catalog()
-KINDS = ("gpu", *LAYERS, "node")
-KIND_TITLES = {"gpu": "GPUs and accelerators", "node": "Servers and racks", **LAYER_TITLES}
+KINDS = ("gpu", *LAYERS, "node", "switch")
+KIND_TITLES = {"gpu": "GPUs and accelerators", "node": "Servers and racks", **LAYER_TITLES,
+               "switch": "Switches (the Fabric page)"}
+SWITCHES = get_fabric_data().switches
 state = PageState("catalog", catalog_specs())
 state.show_warnings()
 kind_key, entry_key = state.key("kind"), state.key("entry")
 linked_entry = st.session_state.get(entry_key, "")
-if linked_entry and linked_entry not in {e.id for e in catalog_entries_of_kind(catalog, st.session_state[kind_key])}:
+listed = (set(SWITCHES) if st.session_state[kind_key] == "switch"
+          else {e.id for e in catalog_entries_of_kind(catalog, st.session_state[kind_key])})
+if linked_entry and linked_entry not in listed:
     # A link may name an entry under the wrong kind: show the entry (what was asked for), under its own kind.
-    own_kind = catalog_kind_of(catalog, linked_entry)
+    own_kind = "switch" if linked_entry in SWITCHES else catalog_kind_of(catalog, linked_entry)
     st.info(f"`{linked_entry}` is listed under *{KIND_TITLES[own_kind]}*, so that is the list shown.")
     st.session_state[kind_key] = own_kind
 kind = st.radio("Show", KINDS, key=kind_key, horizontal=True, format_func=KIND_TITLES.get)
+if kind == "switch":
+    switch_catalog(entry_key)
+    state.sync_url()
+    footer()
+    st.stop()
 entries = catalog_entries_of_kind(catalog, kind)
 ids = ["", *[entry.id for entry in entries]]
 if st.session_state.get(entry_key) not in ids:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from interconnect.catalog import UnknownIdError, get_catalog
+from interconnect.cli.fabric import add_topology_flags, topology_from_args
 from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.models.collectives import (
@@ -95,6 +96,7 @@ def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, .
 def register(commands: Any) -> None:
     model = commands.add_parser("allreduce", help="predicted all-reduce time, algbw and busbw for a cluster")
     _add_cluster_flags(model)
+    add_topology_flags(model)
     model.add_argument("--size", action="append",
                        help=f"message size per GPU, repeatable (default {DEFAULT_SIZE}); 'sweep' for 8 B .. 8 GiB")
     model.set_defaults(handler=run_allreduce)
@@ -180,6 +182,7 @@ def _cluster(args: argparse.Namespace, nodes: int | None = None) -> tuple[Cluste
             scaleup_domain=args.scaleup_domain,
             in_network_reduction=args.sharp or None,
             hop_latency=args.hop_latency,
+            topology=topology_from_args(args),
         )
     except UnknownIdError as exc:
         raise CliError(str(exc)) from exc

@@ -121,6 +121,19 @@ def register(commands: Any) -> None:
     parser.add_argument("--no-sequence-parallel", action="store_true", help="TP without sequence parallelism")
     parser.add_argument("--attention", choices=("flash", "unfused"), default=d["attention"],
                         help="attention kernel: flash (scores never stored) or unfused (default flash)")
+    parser.add_argument("--dropout", action="store_true",
+                        help="the layers apply dropout (stores a 1-byte mask after attention and after the MLP)")
+    parser.add_argument("--pipeline-engine", choices=("megatron", "deepspeed"), default="megatron",
+                        help="who runs the pipeline: megatron (sends overlap compute) or deepspeed (blocking sends, "
+                             "gradients reduced after the last micro-batch) (default megatron)")
+    parser.add_argument("--context-parallel", choices=("ring", "all-gather"), default="ring",
+                        help="how CP ranks share K and V: ring (behind attention) or all-gather (before it, as "
+                             "Llama 3) (default ring)")
+    parser.add_argument("--fp32-gradients", action="store_true",
+                        help="keep and reduce gradients in FP32 (4 bytes per value), as Llama 3 did")
+    parser.add_argument("--dp-bucket", choices=("25MB", "layer"), default="25MB",
+                        help="gradient reduction unit: 25 MB buckets (PyTorch DDP) or one layer (FSDP) "
+                             "(default 25MB)")
     parser.add_argument("--dtype", choices=tuple(_DTYPE_BYTES), default=d["dtype"],
                         help=f"training precision (default {d['dtype']})")
     parser.add_argument("--efficiency", type=_share, default=None,
@@ -159,7 +172,11 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
         "workload": {"micro_batch": bill.workload.micro_batch, "global_batch": bill.workload.global_batch,
                      "seq_len": bill.workload.tokens(bill.model), "recompute": bill.workload.recompute,
                      "sequence_parallel": bill.workload.sequence_parallel, "schedule": bill.workload.schedule,
-                     "attention": bill.workload.attention, "dtype_bytes": bill.workload.dtype_bytes},
+                     "attention": bill.workload.attention, "dtype_bytes": bill.workload.dtype_bytes,
+                     "dropout": bill.workload.dropout, "pipeline_engine": bill.workload.pipeline_engine,
+                     "context_parallel": bill.workload.context_parallel,
+                     "grad_bytes": bill.workload.grad_bytes or bill.workload.dtype_bytes,
+                     "dp_bucket": "layer" if bill.workload.bucket_bytes <= 0 else bill.workload.bucket_bytes},
         "step_time": _quantity(bill.step_s, "s"),
         "compute_time": _quantity(bill.compute_s, "s"),
         "exposed_comm": _quantity(bill.exposed_s, "s"),
@@ -238,7 +255,9 @@ def run_plan(args: argparse.Namespace) -> int:
                         dtype_bytes=_DTYPE_BYTES[args.dtype], recompute=args.recompute,
                         sequence_parallel=not args.no_sequence_parallel, compute_efficiency=args.efficiency,
                         schedule=args.schedule, virtual_stages=args.virtual_stages, lighter_ends=args.lighter_ends,
-                        attention=args.attention)
+                        attention=args.attention, dropout=args.dropout, pipeline_engine=args.pipeline_engine,
+                        context_parallel=args.context_parallel, grad_bytes=4 if args.fp32_gradients else 0,
+                        bucket_bytes=0.0 if args.dp_bucket == "layer" else 25e6)
     for warning in warnings:
         if not args.json:
             print(f"interconnect: warning: {warning}")

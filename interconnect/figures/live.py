@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LiveAxis", "LiveSeries", "live_spec", "log_axis_ticks"]
+__all__ = ["LiveAxis", "LiveMarker", "LiveSeries", "live_spec", "log_axis_ticks"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,16 @@ class LiveSeries:
     y_by_position: np.ndarray
     width: float = 2.0
     dash: str = "solid"  # "solid", "dot" or "dash"
+
+
+@dataclass(frozen=True)
+class LiveMarker:
+    """A vertical line at one x, the same at every slider position (the page's own bucket size, say)."""
+
+    x: float
+    text: str
+    colour: str = "#111827"
+    dash: str = "dash"  # "solid", "dot" or "dash"
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -90,7 +100,7 @@ def log_axis_ticks(values: np.ndarray, formatter: Callable[[float], str], *, pad
 def live_spec(*, title: str, slider_label: str, slider_values: Sequence[float], slider_labels: Sequence[str],
               index: int, x_axis: LiveAxis, x_values: Sequence[float], y_axis: LiveAxis,
               series: Sequence[LiveSeries], readouts: Sequence[str], present: bool = False,
-              height_px: int = 420) -> dict:
+              height_px: int = 420, markers: Sequence[LiveMarker] = ()) -> dict:
     """The JSON-ready description of a live chart, checked for shape.
 
     Parameters
@@ -112,6 +122,9 @@ def live_spec(*, title: str, slider_label: str, slider_values: Sequence[float], 
         Presentation mode: larger text and lines.
     height_px : int
         The chart's height at a 1000-unit width.
+    markers : sequence of LiveMarker
+        Vertical lines with a label at the top, fixed while the slider moves; one outside the
+        x axis's range is left out.
 
     Returns
     -------
@@ -151,6 +164,8 @@ def live_spec(*, title: str, slider_label: str, slider_values: Sequence[float], 
         "y": y_axis.as_dict(),
         "series": rows,
         "readouts": list(readouts),
+        "markers": [{"x": float(m.x), "text": m.text, "color": m.colour, "dash": m.dash} for m in markers
+                    if math.isfinite(m.x) and min(x_axis.low, x_axis.high) <= m.x <= max(x_axis.low, x_axis.high)],
         "font_scale": 1.35 if present else 1.0,
         "height": int(height_px),
     }

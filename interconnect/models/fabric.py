@@ -18,9 +18,10 @@ A folded Clos (fat tree) of identical switches, built from the leaves up:
 * **Planes**: with NICs of several ports going to separate switches (HPN's dual ToR, dual plane),
   each plane is its own fabric; the counts add up.
 
-Every tier's links get a medium from :func:`interconnect.models.fabric_media.medium_for` for the
-distance class of that tier (rack, row, hall), with the count of transceivers (two ends per optical
-link, none for copper) and their power.
+Every tier's links get a medium from :func:`interconnect.models.fabric_media.medium_for` (the Reach
+page's media catalogue, ``data/wires.toml``) for the distance class of that tier (rack, row, hall)
+and the protocol its ports speak, with the count of transceivers (two ends per optical link, none
+for copper) and their power.
 
 The counts are checked against NVIDIA's DGX SuperPOD reference architectures and Alibaba HPN in
 ``tests/unit/models/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``).
@@ -55,7 +56,6 @@ __all__ = [
     "FabricError",
     "FabricInputs",
     "FabricTopology",
-    "ModulePower",
     "PlaybookRow",
     "Switch",
     "Tier",
@@ -82,6 +82,9 @@ DISTANCE_IDS = ("rack", "row", "hall")
 #: links to spines and cores cross the hall.
 DEFAULT_DISTANCES = {"rail-leaf-spine": ("row", "hall", "hall"), "fat-tree": ("rack", "row", "hall")}
 MAX_OVERSUBSCRIPTION = 64.0
+#: A top-of-rack leaf (``servers_per_leaf``) may carry more uplink than downlink, down to 1 : 2
+#: (Meta's RTSWs ran 1 : 2, then 1 : 1.125; Gangidi et al., SIGCOMM 2024).
+MIN_LEAF_OVERSUBSCRIPTION = 0.5
 MAX_GPUS = 1_000_000
 _DATA_FILE = "fabric.toml"
 _EPS = 1e-9
@@ -120,16 +123,6 @@ class Switch:
 
 
 @dataclass(frozen=True)
-class ModulePower:
-    """The power of one end of a catalog medium (a cable plug or a transceiver module)."""
-
-    link: str
-    power_w: float
-    sources: tuple[str, ...]
-    note: str = ""
-
-
-@dataclass(frozen=True)
 class DistanceClass:
     """A class of run: in the rack, across a row, across a hall, with the longest run it stands for."""
 
@@ -151,18 +144,25 @@ class Design:
     expected_switches: tuple[int, ...]
     expected_links: tuple[int, ...]
 
+    def published_counts(self, fabric: Fabric) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the model's switch and link counts of the tiers the publication states (leaves first)."""
+        return (tuple(t.switches for t in fabric.tiers[:len(self.expected_switches)]),
+                tuple(t.links_down for t in fabric.tiers[:len(self.expected_links)]))
+
+    def reproduced_by(self, fabric: Fabric) -> bool:
+        """Whether ``fabric`` has the stated counts in every tier the publication states."""
+        return self.published_counts(fabric) == (self.expected_switches, self.expected_links)
+
 
 @dataclass(frozen=True)
 class FabricData:
     switches: Mapping[str, Switch]
-    module_power: Mapping[str, ModulePower]
     distances: Mapping[str, DistanceClass]
     designs: Mapping[str, Design]
 
     def source_ids(self) -> set[str]:
-        """Every source id the file cites (switches, module power, designs)."""
+        """Every source id the file cites (switches, designs)."""
         ids = {s for sw in self.switches.values() for s in (*sw.sources, *sw.power_sources)}
-        ids |= {s for m in self.module_power.values() for s in m.sources}
         return ids | {s for d in self.designs.values() for s in d.sources}
 
 
@@ -200,7 +200,7 @@ def _sources(where: str, ids: Any, known: frozenset[str]) -> tuple[str, ...]:
 
 
 def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> FabricData:
-    """Read and check ``fabric.toml`` (switches, module power, distance classes, published designs).
+    """Read and check ``fabric.toml`` (switches, distance classes, published designs).
 
     >>> data = load_fabric_data()
     >>> data.switches["quantum-2-qm9700"].ports, data.distances["row"].length_m
@@ -216,7 +216,7 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
         raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise FabricDataError(f"{Path(path).name}: not valid TOML: {exc}") from exc
-    unknown = set(raw) - {"switch", "module", "distance", "design"}
+    unknown = set(raw) - {"switch", "distance", "design"}
     if unknown:
         raise FabricDataError(f"{Path(path).name}: unknown table {', '.join(sorted(unknown))}")
 
@@ -236,12 +236,6 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
             sources=_sources(where, row["sources"], source_ids), note=row["note"], power_w=power,
             power_sources=_sources(where, row["power_sources"], source_ids) if power is not None else (),
         )
-    modules: dict[str, ModulePower] = {}
-    for row in raw.get("module", []):
-        where = f"fabric.toml: module {row.get('link', '?')!r}"
-        _check(where, row, {"link", "power_per_end", "sources"}, {"note"})
-        modules[row["link"]] = ModulePower(row["link"], _power_w(where, row["power_per_end"]),
-                                           _sources(where, row["sources"], source_ids), row.get("note", ""))
     distances: dict[str, DistanceClass] = {}
     for row in raw.get("distance", []):
         where = f"fabric.toml: distance {row.get('id', '?')!r}"
@@ -255,7 +249,8 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
         where = f"fabric.toml: design {row.get('id', '?')!r}"
         _check(where, row, {"id", "name", "sources", "where", "servers", "server", "gpus_per_server",
                             "nics_per_server", "nic_rate", "switch", "topology", "oversubscription", "planes",
-                            "expected_switches", "expected_links"}, {"uplink_rate", "top_oversubscription"})
+                            "expected_switches", "expected_links"},
+               {"uplink_rate", "top_oversubscription", "servers_per_leaf", "distances"})
         if row["switch"] not in switches:
             raise FabricDataError(f"{where}: unknown switch {row['switch']!r}")
         inputs = FabricInputs(
@@ -264,11 +259,14 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
             topology=row["topology"], oversubscription=tuple(float(o) for o in row["oversubscription"]),
             top_oversubscription=row.get("top_oversubscription"), planes=row["planes"],
             uplink_gbit_s=_quantity(where, row["uplink_rate"], "bandwidth", "Gbit/s") if "uplink_rate" in row else None,
-            server=row["server"],
+            server=row["server"], servers_per_leaf=row.get("servers_per_leaf", 0),
+            distances=tuple(row.get("distances", ())),
         )
+        if any(d not in DISTANCE_IDS for d in inputs.distances):
+            raise FabricDataError(f"{where}: distances must be among {', '.join(DISTANCE_IDS)}")
         designs[row["id"]] = Design(row["id"], row["name"], _sources(where, row["sources"], source_ids), row["where"],
                                     inputs, tuple(row["expected_switches"]), tuple(row["expected_links"]))
-    return FabricData(switches, modules, distances, designs)
+    return FabricData(switches, distances, designs)
 
 
 @functools.cache
@@ -288,6 +286,10 @@ class FabricInputs:
     entry is 1, non-blocking); ``top_oversubscription`` reserves uplinks on the top tier (``None``:
     every top port faces down). ``uplink_gbit_s`` is the rate of switch-to-switch links (default: the
     switch's own port rate). ``distances`` are distance-class ids for the links into each tier.
+    ``servers_per_leaf`` (fat tree only; 0: as many as the leaf's ports hold) gives each leaf a
+    fixed number of servers, a top-of-rack switch for one rack: its uplinks then follow from the
+    leaf oversubscription, which may go below 1 (more uplink than downlink) down to
+    :data:`MIN_LEAF_OVERSUBSCRIPTION`, and its spare ports stay unused.
     """
 
     servers: int
@@ -303,6 +305,7 @@ class FabricInputs:
     distances: tuple[str, ...] = ()
     server: str = ""
     rails: int = 0
+    servers_per_leaf: int = 0
 
     @property
     def rail_count(self) -> int:
@@ -364,8 +367,9 @@ class Tier:
             "oversubscription": round(self.oversubscription, 4) if self.up_ports else None,
             "distance": self.distance,
             "medium": None if medium is None else {
-                "id": medium.link_id, "name": medium.name, "reach_m": medium.reach_m,
-                "ends_per_port": medium.ends_per_port, "power_per_end_w": medium.power_per_port_end_w,
+                "id": medium.link_id, "name": medium.name, "kind": medium.kind, "protocol": medium.protocol_id,
+                "reach_m": medium.reach_m, "ends_per_port": medium.ends_per_port,
+                "ports_per_plug": medium.ports_per_plug, "power_per_end_w": medium.power_per_port_end_w,
                 "sources": list(medium.sources)},
             "transceivers": self.transceivers,
             "cables": self.cables,
@@ -487,12 +491,12 @@ def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gb
     from interconnect.models.fabric_media import medium_for
 
     length_m = get_fabric_data().distances[distance].length_m
-    medium = medium_for(length_m, down_gbit_s)
+    medium = medium_for(length_m, down_gbit_s, switch.fabric)
     if medium is None:
         transceivers, power = 0, None
     else:
-        # One module (or cable plug) at each end of each link; a port faster than the medium's own
-        # rate draws the power of several of its ends (a twin-port 2 x 400G module on an 800G port).
+        # One module (or cable plug) at each end of each link; a twin-port plug's watts are shared by
+        # the ports it carries (a 17 W 2 x 400G module is 8.5 W per 400G port).
         transceivers = 0 if medium.copper else 2 * links_down
         power = None if medium.power_per_port_end_w is None else 2 * links_down * medium.power_per_port_end_w
     return Tier(
@@ -521,9 +525,15 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
         raise FabricError(f"topology {i.topology!r} is not one of {', '.join(TOPOLOGIES)}")
     if i.servers < 1 or i.gpus_per_server < 1 or i.nics_per_server < 1 or i.planes < 1:
         raise FabricError("servers, GPUs per server, NICs per server and planes must be at least 1")
-    for value in (*i.oversubscription, *([i.top_oversubscription] if i.top_oversubscription else [])):
-        if not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
-            raise FabricError(f"oversubscription {value:g} must be between 1 and {MAX_OVERSUBSCRIPTION:g}")
+    if i.servers_per_leaf < 0:
+        raise FabricError(f"servers per leaf: got {i.servers_per_leaf}; give a whole number of at least 1 (or 0)")
+    if i.servers_per_leaf and i.topology != "fat-tree":
+        raise FabricError("servers per leaf: only a fat tree has a leaf per rack; a rail leaf serves every "
+                          "server of its group")
+    for n, value in enumerate((*i.oversubscription, *([i.top_oversubscription] if i.top_oversubscription else []))):
+        low = MIN_LEAF_OVERSUBSCRIPTION if (n == 0 and i.servers_per_leaf and i.oversubscription) else 1.0
+        if not low <= value <= MAX_OVERSUBSCRIPTION:
+            raise FabricError(f"oversubscription {value:g} must be between {low:g} and {MAX_OVERSUBSCRIPTION:g}")
     if tiers not in (0, 2, 3):
         raise FabricError(f"tiers must be 2 or 3 (or 0 for the fewest that reach), got {tiers}")
     switch, r_n, r_up = i.switch, i.nic_gbit_s, i.up_gbit_s
@@ -535,6 +545,13 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
     notes: list[str] = []
 
     leaf_down, leaf_up = _split(switch, r_n, r_up, i.oversubscription_at(0))
+    if i.servers_per_leaf:
+        # A top-of-rack leaf: its server ports are the rack's NICs, its uplinks what the ratio asks.
+        leaf_down = i.servers_per_leaf * i.nics_per_server
+        leaf_up = math.ceil(leaf_down * r_n / (i.oversubscription_at(0) * r_up) - _EPS)
+        if leaf_down * r_n + leaf_up * r_up > switch.capacity_gbit_s * (1 + _EPS):
+            raise FabricError(f"servers per leaf: {i.servers_per_leaf} servers need {leaf_down} ports down and "
+                              f"{leaf_up} up, more than {switch.name} has")
     if i.topology == "rail-leaf-spine":
         rails = i.rail_count
         if i.nics_per_server % rails:
@@ -547,7 +564,7 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
         leaves_per_plane = rails * groups
     else:
         rails = 1
-        per_group = leaf_down // i.nics_per_server
+        per_group = i.servers_per_leaf or leaf_down // i.nics_per_server
         if per_group < 1:
             raise FabricError(f"a leaf has {leaf_down} server ports, fewer than the {i.nics_per_server} NICs of one "
                               "server: use the rail-optimised topology or fewer NICs per server")

@@ -23,9 +23,11 @@ Units are in the names: bytes, seconds (``_s``), FLOP. Sources of the formulas:
   and 2 reduce-scatters of ``s·b·h`` per layer in the forward pass, the same volume as 2 all-reduces
   (Korthikanti et al. 2022, arXiv 2205.05198, section 4.2.2);
 * memory: mixed-precision Adam, ``2 + 2 + 12`` bytes per parameter, sharded by ZeRO stage
-  (Rajbhandari et al. 2019, arXiv 1910.02054, Figure 1); activations per layer
+  (Rajbhandari et al. 2019, arXiv 1910.02054, Figure 1); activations per layer counted tensor by
+  tensor as Korthikanti et al. 2022 (Table 2) do, for the layer's own shape (grouped-query attention's
+  KV heads, a gated MLP's three matrices, dropout masks only with dropout): a GPT gives their
   ``s·b·h·(34 + 5·a·s/h)/t`` with TP and sequence parallelism, ``34·s·b·h/t`` with selective and
-  ``2·s·b·h/t`` with full recomputation (Korthikanti et al. 2022, Table 2 and section 5);
+  ``2·s·b·h/t`` with full recomputation; micro-batches in flight as Megatron-LM's schedules count them;
 * compute: model FLOPs ``6·N_active + 12·L·h·s`` per token (PaLM, arXiv 2204.02311, appendix B);
   time per layer from the sourced GEMM and flash-attention rates of the GPU family at the layout's
   GEMM shapes (:mod:`interconnect.models.kernels`) plus the HBM traffic of the stored activations;
@@ -241,14 +243,22 @@ class Workload:
     sourced kernel figures with one share of the GPU's dense BF16 peak for every kernel (None: use
     :mod:`interconnect.models.kernels`, what GEMM and attention kernels reach on this GPU family at
     these matrix shapes); ``bucket_bytes`` the gradient bucket of data parallelism (PyTorch DDP's
-    25 MB default, Playbook appendix A3).
+    25 MB default, Playbook appendix A3; 0 or less: one per transformer layer, as FSDP reduces).
 
     ``schedule`` is the pipeline schedule (see :data:`SCHEDULES`); ``virtual_stages`` the model
     chunks per GPU of the interleaved schedule (0: the fastest the stage's layers allow);
     ``lighter_ends`` gives the first and the last pipeline stage one transformer layer fewer, to
     make room for the embedding and the output layer (Llama 3, arXiv 2407.21783, section 3.3.2);
     ``attention`` ``flash`` (fused, scores never stored) or ``unfused`` (scores written to memory,
-    as Megatron-LM before 2023).
+    as Megatron-LM before 2023); ``dropout`` whether the layers apply dropout, which stores a 1-byte
+    mask per value after attention and after the MLP (Megatron-LM's GPT default; Llama-style models
+    train without it); ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
+    overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
+    PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
+    last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
+    around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did);
+    ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
+    4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did).
     """
 
     micro_batch: int = 1
@@ -263,6 +273,10 @@ class Workload:
     virtual_stages: int = 0
     lighter_ends: bool = False
     attention: str = "flash"
+    dropout: bool = False
+    pipeline_engine: str = "megatron"
+    context_parallel: str = "ring"
+    grad_bytes: int = 0
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -851,7 +865,12 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
                                                                                         "selective")
     mem_fwd = _MEMORY_PASSES_FWD * stored / hbm
     layer_fwd = gemm_fwd + attn_fwd + mem_fwd
-    layer_bwd = 2 * (gemm_fwd + attn_fwd) + _MEMORY_PASSES_BWD * stored / hbm
+    # flash attention's backward recomputes the scores: 5 matrix products to the forward's 2, 2.5 times its
+    # FLOPs (as FlashAttention's own benchmark counts them, Dao-AILab/flash-attention,
+    # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
+    # attention's backward is twice its forward, as a GEMM's
+    attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
+    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm
     layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
                 "full": layer_fwd}[workload.recompute]
     layer_compute = layer_fwd + layer_bwd + layer_re
@@ -902,10 +921,20 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
 
     # --- CP: ring attention passes K and V around the CP group; it hides behind attention --------
     kv = 2 * (s / cp_) * b * model.kv_heads * model.head_dim * nbytes / np.where(tp_ <= model.kv_heads, tp_, 1)
-    t_send = _time_s(cluster, "sendrecv", cp_per, cp_dom, kv)
-    cp_layer = np.where(cp_ > 1, 3 * (cp_ - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
-    attn_window = attn_fwd * (3.0 + (1.0 if workload.recompute != "none" else 0.0))
-    cp_layer_exposed = np.maximum(0.0, cp_layer - attn_window)
+    attn_window = attn_fwd + attn_bwd + (attn_fwd if workload.recompute != "none" else 0.0)
+    if workload.context_parallel == "all-gather":
+        # Llama 3's context parallelism (arXiv 2407.21783, section 3.3.2): K and V all-gathered before attention
+        # (again in the backward pass), their gradients reduce-scattered after it; attention waits for them
+        t_gather = _time_s(cluster, "all_gather", cp_per, cp_dom, kv * cp_)
+        t_scatter = _time_s(cluster, "reduce_scatter", cp_per, cp_dom, kv * cp_)
+        cp_layer = np.where(cp_ > 1, (passes - 1) * t_gather + t_gather + t_scatter, 0.0)
+        cp_layer_exposed = cp_layer
+        cp_calls_layer = passes + 1.0
+    else:
+        t_send = _time_s(cluster, "sendrecv", cp_per, cp_dom, kv)
+        cp_layer = np.where(cp_ > 1, 3 * (cp_ - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
+        cp_layer_exposed = np.maximum(0.0, cp_layer - attn_window)
+        cp_calls_layer = 3 * (cp_ - 1)
 
     # --- EP: dispatch and combine all-to-alls in every MoE layer, forward and backward ---------
     if model.is_moe:
@@ -927,8 +956,13 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     compute_micro = np.maximum(most * layer_compute, last * layer_compute + out_compute)
 
     # --- PP: activations forward, their gradients backward, at every stage boundary ------------
-    boundary = (s / cp_) * b * h * nbytes / (tp_ if workload.sequence_parallel else 1)
+    # each TP rank sends its 1/t of the activation: with SP it holds only that; without, Megatron-LM's
+    # scatter/gather optimisation (Narayanan et al. 2021, section 4.1) and DeepSpeed's partitioned pipeline
+    # buffers (PipelineEngine.is_pipe_partitioned when TP > 1) split it and all-gather it inside the TP group
+    boundary = (s / cp_) * b * h * nbytes / tp_
     t_p2p = _time_s(cluster, "sendrecv", pp_per, pp_dom, boundary)
+    if not workload.sequence_parallel:
+        t_p2p = t_p2p + np.where(tp_ > 1, _time_s(cluster, "all_gather", tp_per, tp_dom, boundary * tp_), 0.0)
     v = _virtual_stages(workload, most, micro, pp_, t_micro, t_p2p)
     if workload.schedule == "interleaved":
         idle_micro = (pp_ - 1) / v
@@ -945,6 +979,12 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     idle_micro = np.where(pp_ > 1, idle_micro, 0.0)
     pp_calls = np.where(pp_ > 1, 2 * micro * v, 0.0)
     pp_exposed = np.where(pp_ > 1, fill_sends * t_p2p, 0.0)
+    if workload.pipeline_engine == "deepspeed":
+        # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
+        # middle stage waits for its activation in, its activation out, the gradient in and the gradient out
+        # of every micro-batch, idle slots included (with two stages, each has one neighbour: two transfers)
+        blocking = np.where(pp_ > 2, 4.0, 2.0)
+        pp_exposed = pp_exposed + np.where(pp_ > 1, blocking * (micro + idle_micro) * t_p2p, 0.0)
     out.update(pp_bytes=pp_calls * boundary, pp_calls=pp_calls, pp_time=pp_calls * t_p2p, pp_exposed=pp_exposed,
                pp_domains=pp_dom, pp_per=pp_per, virtual=v)
 
@@ -956,8 +996,9 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
                tp_calls=np.where(tp_ > 1, layers_per_step * calls_layer, 0.0),
                tp_time=layers_per_step * tp_layer, tp_exposed=layers_per_step * tp_layer,
                tp_domains=tp_dom, tp_per=tp_per)
-    out.update(cp_bytes=np.where(cp_ > 1, layers_per_step * 3 * (cp_ - 1) * kv, 0.0),
-               cp_calls=np.where(cp_ > 1, layers_per_step * 3 * (cp_ - 1), 0.0),
+    cp_volume = (passes + 1.0) * (cp_ - 1) * kv if workload.context_parallel == "all-gather" else 3 * (cp_ - 1) * kv
+    out.update(cp_bytes=np.where(cp_ > 1, layers_per_step * cp_volume, 0.0),
+               cp_calls=np.where(cp_ > 1, layers_per_step * cp_calls_layer, 0.0),
                cp_time=layers_per_step * cp_layer, cp_exposed=layers_per_step * cp_layer_exposed,
                cp_domains=cp_dom, cp_per=cp_per)
     out.update(ep_bytes=layers_per_step * ep_layer_bytes, ep_calls=np.where(ep_ > 1, layers_per_step * 4, 0.0),
@@ -965,12 +1006,15 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
                ep_domains=ep_dom, ep_per=ep_per)
 
     # --- DP: gradients (and weights under ZeRO) across replicas ---------------------------------
-    grad_dense = dense_gpu * nbytes
-    grad_expert = expert_gpu * nbytes
-    bucket = workload.bucket_bytes
+    grad_bytes = float(workload.grad_bytes or nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
+    grad_dense = dense_gpu * grad_bytes
+    grad_expert = expert_gpu * grad_bytes
+    # bucket_bytes <= 0: one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit (a
+    # layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3)
+    bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
     def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        calls = np.maximum(1, np.ceil(total / bucket))
+        calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers_stage)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
 
     dp_time = np.zeros_like(tp_)
@@ -998,6 +1042,10 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
+        if workload.pipeline_engine == "deepspeed" and workload.schedule != "dualpipe":
+            # DeepSpeed's TrainSchedule reduces the gradients after the last micro-batch (runtime/pipe/schedule.py:
+            # ReduceTiedGrads, ReduceGrads, OptimizerStep at the last step): nothing overlaps them
+            hidden_grad = np.where(pp_ > 1, grad_part, hidden_grad)
         gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
                                                         np.maximum(layer_ag, z3_ag - micro * compute_micro)))
         exposed = hidden_grad + gather_exposed
@@ -1037,7 +1085,7 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
 
     copies = 2.0 if workload.schedule == "dualpipe" else 1.0  # DualPipe keeps the weights twice
     out["mem_params"] = copies * sharded(PARAM_BYTES, 3)
-    out["mem_grads"] = copies * sharded(GRAD_BYTES, 2)
+    out["mem_grads"] = copies * sharded(float(workload.grad_bytes or GRAD_BYTES), 2)
     out["mem_optimizer"] = sharded(OPTIMIZER_BYTES, 1)
     out["mem_activations"] = _activations(model, workload, tp_, pp_, cp_, micro, v=v, most=most)
     out["mem_total"] = out["mem_params"] + out["mem_grads"] + out["mem_optimizer"] + out["mem_activations"]
@@ -1068,56 +1116,96 @@ def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp:
 
 def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray,
                       mode: str) -> np.ndarray:
-    """Activation bytes one layer stores for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2).
+    """Activation bytes one layer stores for one micro-batch on one GPU, counted tensor by tensor.
 
-    With sequence parallelism ``s b h (34 + 5 a s / h) / t`` stored, ``34 s b h / t`` without the
-    attention scores (selective recomputation, or flash attention, which never writes them),
-    ``2 s b h / t`` with full recomputation; without sequence parallelism ``s b h (10 + 24/t +
-    5 a s / (h t))``. CP splits the sequence.
+    Korthikanti et al. 2022 (arXiv 2205.05198, section 4.1 and Table 2) count the tensors a layer keeps
+    for its backward pass, in 16-bit values (2 bytes) and 1-byte dropout masks, per token:
+
+    * the inputs of the two norms (2 h each) and of the QKV and first MLP projections (2 h each);
+    * the queries (2 h) and the keys and values (2 x 2 kv_heads·head_dim: with grouped-query attention
+      only the KV heads are stored; Ainslie et al. 2023, arXiv 2305.13245);
+    * the attention output, the output projection's input (2 h);
+    * the MLP's intermediate tensors: the first projection's output(s) and the second projection's
+      input, ``2 x mlp_params / h`` bytes (GELU MLP, 2 matrices: 8 h + 8 h; SwiGLU, 3 matrices of width
+      f: gate and up 4 f plus the product 2 f, Shazeer 2020, arXiv 2002.05202);
+    * with dropout, a 1-byte mask after attention and after the MLP (h each);
+    * unfused attention also keeps the scores: softmax 2 a s, with dropout its mask a s and output 2 a s.
+
+    For a GPT (multi-head, 4 h GELU MLP, dropout) that is the paper's ``34 s b h`` plus ``5 a s² b``.
+    Sequence parallelism shards every term over TP; without it the norms' inputs, the projections'
+    inputs and the masks are whole on each GPU (the paper's ``10 + 24/t``). Flash attention keeps
+    no scores (only a 4-byte softmax statistic per head and token, left out here: below 0.1 %); full
+    recomputation keeps the layer's input only (``2 s b h``, /t with SP). CP splits the sequence.
     """
     s = workload.tokens(model) / cp
-    b, h, a = workload.micro_batch, model.hidden, model.heads
+    b, h, a = workload.micro_batch, float(model.hidden), model.heads
     seq_total = workload.tokens(model)
-    score_term = 5 * a * seq_total / h if workload.attention == "unfused" else 0.0
+    per_layer, _ = layer_params(model)
+    kv_width = 2.0 * model.kv_heads * model.head_dim
+    kv_split = np.minimum(tp, max(model.kv_heads, 1))  # KV heads are not split below one per GPU
+    mlp_params = np.maximum(per_layer - (h * (h + kv_width) + h * h), 0.0)
+    mask = 1.0 if workload.dropout else 0.0
+    whole = 2 * h + 2 * h + 2 * h + 2 * h + 2 * mask * h  # norm inputs, QKV and MLP inputs, dropout masks
+    split = 2 * h + 2 * h + 2 * mlp_params / h           # queries, attention output, MLP intermediates
+    kv = 2 * kv_width / kv_split                          # keys and values
+    scores = (2 + 3 * mask) * a * seq_total / tp if workload.attention == "unfused" else 0.0
     if workload.sequence_parallel:
-        full = s * b * h * (34 + score_term) / tp
-        selective = 34 * s * b * h / tp
+        selective = s * b * ((whole + split) / tp + kv)
         minimal = 2 * s * b * h / tp
     else:
-        full = s * b * h * (10 + 24 / tp + score_term / tp)
-        selective = s * b * h * (10 + 24 / tp)
+        selective = s * b * (whole + split / tp + kv)
         minimal = 2 * s * b * h * np.ones_like(tp)
+    full = selective + s * b * scores
     return {"none": full, "selective": selective, "full": minimal}[mode]
+
+
+def _in_flight(schedule: str, pp: np.ndarray, micro: np.ndarray, v: np.ndarray | float,
+               rank: int) -> np.ndarray:
+    """Micro-batches whose activations pipeline rank ``rank`` holds at its fullest, in units of its layers.
+
+    1F1B and ZB-H1: ``min(p - rank, m)`` (the warm-up forwards plus one; Narayanan et al. 2021, section
+    2.2.1). Interleaved with ``v`` chunks, as Megatron-LM's interleaved schedule counts its warm-up
+    (``megatron/core/pipeline_parallel/schedules.py``): ``2 (p - rank - 1) + (v - 1) p`` chunk forwards
+    (micro-batch groups of p), capped at all ``m v`` of them, plus the one the steady state runs before
+    its first backward; each chunk holds 1/v of the stage's layers. On rank 0 that is Korthikanti et
+    al.'s ``p (1 + (p - 1)/(p v))`` (section 4.2.3). DualPipe: ``p + 1`` (its README). The group of p
+    is Megatron-LM's default ``microbatch_group_size_per_vp_stage``; a smaller group (Llama 3's tunable
+    N, arXiv 2407.21783, section 3.3.2) holds fewer, but no published run states it.
+    """
+    pp = np.asarray(pp, dtype=float)
+    micro = np.asarray(micro, dtype=float)
+    v = np.maximum(np.asarray(v, dtype=float), 1.0)
+    later = np.maximum(pp - rank, 1.0)
+    if schedule == "interleaved":
+        warm = 2 * np.maximum(pp - rank - 1, 0.0) + (v - 1) * pp
+        return np.minimum(warm + 1, micro * v) / v
+    if schedule == "dualpipe":
+        return np.minimum(pp + 1 - rank, micro)
+    return np.minimum(later, micro)
 
 
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
                  micro: np.ndarray, recompute: str | None = None, *, v: np.ndarray | float = 1.0,
                  most: np.ndarray | None = None) -> np.ndarray:
-    """Activation bytes on the first pipeline stage, which holds the most micro-batches in flight.
+    """Activation bytes on the pipeline stage that holds the most: per layer x layers x micro-batches in flight.
 
-    Per layer and micro-batch as :func:`_per_layer_stored`. Under 1F1B (and ZB-H1) the first stage
-    holds ``min(p, m)`` micro-batches of its layers; interleaved with ``v`` chunks, ``(1 + (p - 1) /
-    (p v))`` times that (Korthikanti et al. 2022, section 4.2.3). Plus the FP32 logits of the output
-    layer, ``4 s b V / t`` (on the last stage, counted here as the worse case).
+    Per layer and micro-batch as :func:`_per_layer_stored`; in flight as :func:`_in_flight`. The first
+    stage holds the most micro-batches; with lighter ends it has a layer fewer, so the second stage
+    (a full share of layers, slightly fewer in flight) may be the fullest: the larger of the two.
+    Plus the FP32 logits of the output layer, ``4 s b V / t`` (on the last stage, counted here as the
+    worse case).
     """
     mode = recompute or workload.recompute
     per_layer = _per_layer_stored(model, workload, tp, cp, mode)
     if most is None:
         most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
     pp = np.asarray(pp, dtype=float)
-    in_flight = np.minimum(pp, micro)
-    if workload.schedule == "interleaved":
-        in_flight = in_flight * (1 + (pp - 1) / (pp * np.maximum(v, 1.0)))
-    elif workload.schedule == "dualpipe":
-        in_flight = np.minimum(pp + 1, micro)
-    # stage i holds (p - i) micro-batches; with lighter ends the first stage has a layer fewer, and the
-    # second stage, one micro-batch fewer in flight but a full share of layers, may hold more
     lighter = workload.lighter_ends & (pp > 2)
-    layer_flight = np.where(lighter, np.maximum((most - 1) * in_flight, most * np.maximum(in_flight - 1, 1)),
-                            most * in_flight)
+    first = np.where(lighter, most - 1, most) * _in_flight(workload.schedule, pp, micro, v, 0)
+    second = np.where(pp > 1, most * _in_flight(workload.schedule, pp, micro, v, 1), 0.0)
     s = workload.tokens(model) / cp
     logits = 4 * s * workload.micro_batch * model.vocab / tp
-    return per_layer * layer_flight + logits
+    return per_layer * np.maximum(first, second) + logits
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1307,12 +1395,15 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
         degree = getattr(layout, dim)
         spans = int(r[f"{dim}_domains"][0]) if degree > 1 else 1
         coll = zero_collective if dim == "dp" else _COLLECTIVES[dim][1 if workload.sequence_parallel else 0]
+        overlap = _OVERLAP[dim]
+        if dim == "cp" and workload.context_parallel == "all-gather":
+            coll, overlap = "all-gather + reduce-scatter", "no: attention waits for the gathered K and V"
         rows.append(Dimension(
             name=dim, label=DIMENSION_LABELS[dim], degree=degree, collective=coll if degree > 1 else "none",
             tier=("NVLink" if spans == 1 else "network (NIC)") if degree > 1 else "none",
             domains_spanned=spans, bytes_per_step=float(r[f"{dim}_bytes"][0]),
             calls_per_step=float(r[f"{dim}_calls"][0]), time_s=float(r[f"{dim}_time"][0]),
-            overlap=_OVERLAP[dim] if degree > 1 else "n/a", exposed_s=float(r[f"{dim}_exposed"][0]),
+            overlap=overlap if degree > 1 else "n/a", exposed_s=float(r[f"{dim}_exposed"][0]),
         ))
     memory = Memory(float(r["mem_params"][0]), float(r["mem_grads"][0]), float(r["mem_optimizer"][0]),
                     float(r["mem_activations"][0]), float(r["mem_capacity"][0]), float(r["mem_reserved"][0]))

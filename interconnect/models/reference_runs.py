@@ -69,6 +69,11 @@ class ReferenceRun:
     nics_per_node: int | None = None
     mfu: float | None = None
     from_table: str = ""
+    dropout: bool = False
+    pipeline_engine: str = "megatron"
+    context_parallel: str = "ring"
+    grad_bytes: int = 0
+    dp_bucket_per_layer: bool = False
 
     def model(self) -> ModelPreset:
         """Return the run's model as a preset (id ``ref:<run id>``)."""
@@ -93,7 +98,9 @@ class ReferenceRun:
                         dtype_bytes=_PRECISION_BYTES[self.precision], recompute=self.recompute,
                         sequence_parallel=self.sequence_parallel, schedule=self.schedule,
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
-                        attention=self.attention)
+                        attention=self.attention, dropout=self.dropout,
+                        pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
+                        grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6)
 
 
 @functools.lru_cache(maxsize=1)

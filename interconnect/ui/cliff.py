@@ -28,6 +28,7 @@ from interconnect.models.cliff import (
     transfer_time,
 )
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
+from interconnect.ui.cliff_live import live_nics
 from interconnect.ui.page import (
     PageState,
     chart,
@@ -242,6 +243,7 @@ def cliff_view(state: PageState) -> None:
         if fallback:
             st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or measured "
                        "figure is shown, marked on its bar.")
+    live_nics(state, catalog, summary, custom_key)
     s1, s2, s3 = st.columns(3)
     source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
     source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)

@@ -18,6 +18,7 @@ from interconnect.models.fabric import (
     TOPOLOGY_LABELS,
     Fabric,
     FabricError,
+    Switch,
     build_fabric,
     get_fabric_data,
     playbook_hypothesis,
@@ -27,7 +28,7 @@ from interconnect.ui.page import PageState, chart, escape_markdown, link_to, mar
 from interconnect.units import Q_, format_bandwidth
 
 __all__ = ["INTRO", "collectives_section", "controls", "designs_section", "fabric_from_values", "hypothesis_section",
-           "picture_section", "summary_section"]
+           "picture_section", "summary_section", "switch_catalog"]
 
 INTRO = (
     "Between the servers sits a network of switches in tiers. Each GPU's NIC goes to a **leaf**; leaves go up to "
@@ -147,13 +148,19 @@ def summary_section(fabric: Fabric) -> None:
         switch = fabric.inputs.switch
         lines = [f"**{escape_markdown(switch.name)}**: {escape_markdown(switch.note)}"]
         lines += [f"- [{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})" for s in switch.sources]
-        module_power = get_fabric_data().module_power
         for tier in fabric.tiers:
-            if tier.medium is None:
+            medium = tier.medium
+            if medium is None:
                 continue
-            power = module_power.get(tier.medium.link_id)
-            lines.append(f"**{escape_markdown(tier.medium.name)}** ({tier.name}): reach {tier.medium.reach_m:g} m"
-                         + (f"; {escape_markdown(power.note)}" if power else "; power not found"))
+            if medium.power_per_end_w is None:
+                power = "power not found"
+            else:
+                power = f"{medium.power_per_end_w:g} W per plug"
+                if medium.ports_per_plug > 1:
+                    power += f", {medium.ports_per_plug} ports per plug"
+                if medium.power_note:
+                    power += f" ({escape_markdown(medium.power_note)})"
+            lines.append(f"**{escape_markdown(medium.name)}** ({tier.name}): reach {medium.reach_m:g} m; {power}")
             lines += [f"- [{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})"
                       for s in tier.medium.sources]
         st.markdown("\n".join(lines))
@@ -207,11 +214,13 @@ def _designs_markdown() -> tuple[str, str]:
         fabric = build_fabric(design.inputs)
         model_switches = tuple(t.switches for t in fabric.tiers)
         model_links = tuple(t.links_down for t in fabric.tiers)
-        same = model_switches == design.expected_switches and model_links == design.expected_links
+        same = design.reproduced_by(fabric)
+        unstated = len(model_switches) - len(design.expected_switches)
         rows.append({
             "Design": design.name,
             "Inputs": f"{design.inputs.gpus:,} GPUs, {design.inputs.switch.name.split(' (')[0]}",
-            "Published switches": " / ".join(f"{n:,}" for n in design.expected_switches),
+            "Published switches": " / ".join(f"{n:,}" for n in design.expected_switches)
+            + (" / not stated" * unstated),
             "Model switches": " / ".join(f"{n:,}" for n in model_switches),
             "Published links": " / ".join(f"{n:,}" for n in design.expected_links),
             "Model links": " / ".join(f"{n:,}" for n in model_links),
@@ -267,3 +276,45 @@ def hypothesis_section() -> None:
     st.caption("Model: the All-reduce page's, on the Playbook's cluster as described there (AWS p5: 8 x H100, "
                "32 x 100 Gbit/s EFA per node), 256 MB. Dashed: the same model with a 2:1 or 7:1 taper beyond leaf "
                "groups of two servers, for comparison only.")
+
+
+def _switch_rows(switch: Switch) -> list[dict[str, str]]:
+    """The Catalog page's rows for one switch: ports, port rate, capacity and power, each with its sources."""
+    sources = ", ".join(switch.sources)
+    rate = format_bandwidth(Q_(switch.port_gbit_s, "Gbit/s"))
+    figures = [
+        ("ports", f"{switch.ports} ({switch.fabric})", "—", sources),
+        ("port rate", f"{rate} ({switch.port_gbit_s:g} Gbit/s)", "per direction", sources),
+        ("switching capacity (ports × rate)", format_bandwidth(Q_(switch.capacity_gbit_s, "Gbit/s")),
+         "per direction", sources),
+        ("power (without modules)", "not found" if switch.power_w is None else f"{switch.power_w:g} W", "—",
+         ", ".join(switch.power_sources) or "—"),
+    ]
+    return [{"Entry": switch.name, "id": switch.id, "Figure": figure, "Value": value, "Direction": direction,
+             "Basis": "spec", "Sources": cited} for figure, value, direction, cited in figures]
+
+
+def switch_catalog(entry_key: str) -> None:
+    """The Catalog page's list of the Fabric page's switches: a figure table, then each switch with its sources.
+
+    ``entry_key`` is the page's entry selectbox key (a switch id, or empty for all of them).
+    """
+    catalog = get_catalog()
+    switches = get_fabric_data().switches
+    ids = ["", *switches]
+    if st.session_state.get(entry_key) not in ids:
+        st.session_state[entry_key] = ""
+    chosen = st.selectbox("Entry (filters the table)", ids, key=entry_key,
+                          format_func=lambda i: "All of them" if not i else switches[i].name)
+    shown = [switches[chosen]] if chosen else list(switches.values())
+    st.dataframe(pd.DataFrame([row for switch in shown for row in _switch_rows(switch)]), hide_index=True,
+                 width="stretch")
+    st.caption("The switches the Fabric page builds with. A switch's power is left as not found where no maker's "
+               "document giving it was read; the fabric's power then counts only its cables and modules.")
+    for switch in shown:
+        with st.expander(f"{switch.name} · `{switch.id}`", expanded=bool(chosen)):
+            lines = [escape_markdown(switch.note), "", f"**Vendor:** {escape_markdown(switch.vendor)}", "",
+                     "**Sources:**"]
+            lines += [f"- [{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})"
+                      for s in dict.fromkeys((*switch.sources, *switch.power_sources))]
+            st.markdown("\n".join(lines))

@@ -108,6 +108,7 @@ export default function (component) {
                          svg);
   yTitle.textContent = spec.y.title;
 
+  const dashOf = (dash) => (dash === "dot" ? "2 5" : dash === "dash" ? "9 6" : "none");
   // Lines stop at the plot's edges: values below the axis (an 8-byte busbw) are not drawn over the ticks.
   const clipId = `live-clip-${Math.random().toString(36).slice(2)}`;
   const clip = svgNode("clipPath", { id: clipId }, svgNode("defs", {}, svg));
@@ -116,9 +117,24 @@ export default function (component) {
   const lines = svgNode("g", { class: "live-lines", "clip-path": `url(#${clipId})` }, svg);
   const paths = spec.series.map((series) => svgNode("path", {
     fill: "none", stroke: series.color, "stroke-width": (series.width || 2) * scale,
-    "stroke-dasharray": series.dash === "dot" ? "2 5" : series.dash === "dash" ? "9 6" : "none",
+    "stroke-dasharray": dashOf(series.dash),
     "stroke-linejoin": "round", "stroke-linecap": "round",
   }, lines));
+
+  // Fixed vertical markers (the page's own value on the x axis), labelled at the foot of the plot, over the lines.
+  for (const marker of spec.markers || []) {
+    const px = mapX(marker.x);
+    if (px === null) continue;
+    const group = svgNode("g", { class: "live-marker" }, svg);
+    svgNode("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom, stroke: marker.color,
+                      "stroke-width": 1.5 * scale, "stroke-dasharray": dashOf(marker.dash) }, group);
+    const nearRight = px > (margin.left + VIEW_WIDTH - margin.right) / 2;
+    const text = svgNode("text", { x: nearRight ? px - 6 : px + 6, y: height - margin.bottom - font * 0.5,
+                                   "text-anchor": nearRight ? "end" : "start", "font-size": font * 0.9,
+                                   fill: marker.color, stroke: "#ffffff", "stroke-width": 4,
+                                   "paint-order": "stroke" }, group);
+    text.textContent = marker.text;
+  }
 
   legend.replaceChildren();
   for (const series of spec.series) {

@@ -302,10 +302,12 @@ def cluster_inputs(values: dict) -> dict:
 
 def catalog_specs() -> list:
     from interconnect.catalog import LAYERS
+    from interconnect.models.fabric import get_fabric_data
 
     catalog = get_catalog()
-    return [ChoiceParam("kind", "gpu", "Kind", choices=("gpu", *LAYERS, "node")),
-            ChoiceParam("entry", "", "Entry", choices=("", *[e.id for e in catalog.entries()]))]
+    switches = tuple(get_fabric_data().switches)  # the Fabric page's switches, listed as kind=switch
+    return [ChoiceParam("kind", "gpu", "Kind", choices=("gpu", *LAYERS, "node", "switch")),
+            ChoiceParam("entry", "", "Entry", choices=("", *[e.id for e in catalog.entries()], *switches))]
 
 
 @functools.cache

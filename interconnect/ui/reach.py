@@ -203,7 +203,7 @@ def _protocol_table(distance_m: float) -> pd.DataFrame:
             medium = ("none catalogued" if longest is None else
                       f"nothing reaches (longest: {_length(longest)})")
         else:
-            medium = option.medium.name + (" ★" if best is not None and option.id == best.id else "")
+            medium = option.medium.name + (" (fastest here)" if best is not None and option.id == best.id else "")
         rows.append({
             "Protocol": protocol.name,
             "Rate per direction": _rate(protocol.rate_gbps),
@@ -573,8 +573,9 @@ def distance_section(state: PageState) -> None:
     protocols = _protocol_table(distance_m)
     st.dataframe(protocols, hide_index=True, width="stretch", key="reach-protocols",
                  height=35 * (len(protocols) + 1) + 3)
-    st.caption("The medium to use is the one with the fewest watts per port among those that reach (★ marks the "
-               "fastest link of all here); where two draw the same, the shorter reach, as copper inside a rack and "
+    st.caption("The medium to use is the one with the fewest watts per port among those that reach "
+               "('fastest here' marks the fastest link of all); where two draw the same, the shorter reach, as "
+               "copper inside a rack and "
                "multimode across a row. Power is the maker's maximum for one plug, shared by the ports it carries; "
                "'not found' where no maker figure was read.")
     st.markdown("**The rate lost at each step outwards**")

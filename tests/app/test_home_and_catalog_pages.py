@@ -120,3 +120,25 @@ def test_catalog_page_hostile_links(query):
     assert not at.exception
     assert len(at.warning) == 1
     assert "(link parameter `" in at.warning[0].value
+
+
+def test_catalog_page_lists_the_fabric_switches_with_their_sources():
+    from interconnect.models.fabric import get_fabric_data
+
+    switches = get_fabric_data().switches
+    at = run_page(CATALOG_PAGE, {"kind": "switch"})
+    assert not at.exception and not at.warning
+    table = at.dataframe[0].value
+    assert set(table["id"]) == set(switches)
+    qm9700 = table[table["id"] == "quantum-2-qm9700"].set_index("Figure")["Value"]
+    # NVIDIA's QM97xx manual: 32 OSFP cages of two 400 Gb/s NDR ports, 64 ports (25.6 Tb/s per direction).
+    assert qm9700["ports"] == "64 (infiniband)" and qm9700["port rate"] == "50 GB/s (400 Gbit/s)"
+    assert qm9700["switching capacity (ports × rate)"] == "3.2 TB/s"
+    assert qm9700["power (without modules)"] == "not found"
+    text = " ".join(block.value for block in at.markdown)
+    assert "docs.nvidia.com/networking/display/QM97X0PUB" in text  # the sources are links
+    # A link to one switch under another kind opens it under Switches, filtered.
+    at = run_page(CATALOG_PAGE, {"kind": "gpu", "entry": "spectrum-4-sn5600"})
+    assert not at.exception and at.radio(key="catalog.kind").value == "switch"
+    assert set(at.dataframe[0].value["id"]) == {"spectrum-4-sn5600"}
+    assert "listed under" in at.info[0].value

@@ -12,19 +12,21 @@ from interconnect.units import Q_, format_bandwidth
 
 pytestmark = pytest.mark.browser
 
-SLIDER = "input[type=range]"
+SLIDER = ".live-chart input[type=range]"
+#: A cold server's first page on a busy machine can take this long to draw.
+LOAD_TIMEOUT_MS = 90_000
 
 
 def _shown(page) -> tuple[str, str, str]:
     live = page.locator(".live-chart").first
     return (live.locator(".live-value").inner_text(), live.locator(".live-readout").inner_text(),
-            live.locator("path").last.get_attribute("d") or "")
+            " ".join(path.get_attribute("d") or "" for path in live.locator("path").all()))
 
 
 def test_keys_move_the_chart_in_the_browser_and_the_link_follows(cold_server, page):
     open_cold(page, cold_server, "/All_reduce?nodes=4&size=256+MiB")
     slider = page.locator(SLIDER).first
-    slider.wait_for(state="visible")
+    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     assert slider.get_attribute("aria-label") == "Nodes"
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     counts = live_node_counts(4)
@@ -52,6 +54,120 @@ def test_keys_move_the_chart_in_the_browser_and_the_link_follows(cold_server, pa
 
     # The link reopens the same view, the slider where it was left.
     page.goto(page.url)
-    page.locator(SLIDER).first.wait_for(state="visible")
+    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     assert poll(page, lambda: _shown(page)[0] == "16 nodes" or None)
+    assert_healthy(page, cold_server)
+
+
+def _overlap_expected(tokens: int) -> str:
+    """What the Overlap page's live readout says at ``tokens``, from the core's own schedule of that step."""
+    from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
+    from interconnect.models.presets import load_model_presets
+    from interconnect.units import format_seconds
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    costs = load_bucket_costs()
+    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), tokens,
+                         bucket_bytes=25 * 2**20, sm_contention=costs.contention, bucket_launch_s=costs.launch_s,
+                         speed_spread=costs.spread)
+    return (f"{tokens:,} tokens per GPU: step {format_seconds(step.step_s)}, {format_seconds(step.exposed_comm_s)} "
+            f"of it exposed communication; compute share {step.compute_utilization:.0%}")
+
+
+def test_overlap_tokens_move_the_chart_at_once_and_the_link_follows(cold_server, page):
+    open_cold(page, cold_server, "/Overlap?nodes=4&tokens=4096&bucket=25+MiB")
+    slider = page.locator(SLIDER).first
+    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert slider.get_attribute("aria-label") == "Tokens per GPU"
+    value, readout, path = _shown(page)
+    assert value == "4,096 tokens"
+    assert readout.startswith(_overlap_expected(4096)), readout
+    slider.focus()
+    for tokens in (6144, 8192):
+        page.keyboard.press("ArrowRight")
+        value_now, readout_now, path_now = _shown(page)
+        assert value_now == f"{tokens:,} tokens"
+        assert readout_now.startswith(_overlap_expected(tokens)), readout_now
+        assert path_now != path
+        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
+        path = path_now
+    assert poll(page, lambda: query_of(page.url).get("tokens") == "8192" or None, timeout_s=20), page.url
+    assert poll(page, lambda: widget(page, "overlap.tokens").locator("input").input_value() == "8192" or None)
+    assert_healthy(page, cold_server)
+    page.goto(page.url)
+    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert poll(page, lambda: _shown(page)[0] == "8,192 tokens" or None)
+    assert_healthy(page, cold_server)
+
+
+def _crossdc_expected(bandwidth_text: str) -> str:
+    """What the Across-sites live readout says at a bandwidth: the page's own view with it typed in the box."""
+    from interconnect.models.crossdc_view import crossdc_view
+    from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
+
+    values = {spec.key: spec.default for spec in crossdc_specs()}
+    view = crossdc_view(crossdc_inputs({**values, "bw": bandwidth_text}))
+    return (f"{bandwidth_text} per site: {view.labels[view.inputs.method]} at H = "
+            f"{view.scenario.method.inner_steps:,} keeps the GPUs {view.result.utilization:.1%} busy")
+
+
+def test_crossdc_bandwidth_moves_the_chart_at_once_and_the_link_follows(cold_server, page):
+    open_cold(page, cold_server, "/Across_sites?bw=10+Gbit/s")
+    slider = page.locator(SLIDER).first
+    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert slider.get_attribute("aria-label") == "WAN bandwidth per site"
+    value, readout, path = _shown(page)
+    assert value == "10 Gbit/s"
+    assert readout.startswith(_crossdc_expected("10 Gbit/s")), readout
+    slider.focus()
+    for text in ("20 Gbit/s", "50 Gbit/s"):
+        page.keyboard.press("ArrowRight")
+        value_now, readout_now, path_now = _shown(page)
+        assert value_now == text
+        assert readout_now.startswith(_crossdc_expected(text)), readout_now
+        assert path_now != path
+        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
+        path = path_now
+    assert poll(page, lambda: query_of(page.url).get("bw") == "50 Gbit/s" or None, timeout_s=20), page.url
+    assert poll(page, lambda: widget(page, "crossdc.bw").locator("input").input_value() == "50 Gbit/s" or None)
+    assert_healthy(page, cold_server)
+    page.goto(page.url)
+    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert poll(page, lambda: _shown(page)[0] == "50 Gbit/s" or None)
+    assert_healthy(page, cold_server)
+
+
+def _cliff_expected(nics: int) -> str:
+    """What the cliff's live readout says at a NIC count: the page's own cliff summary with that count."""
+    from interconnect.catalog import get_catalog
+    from interconnect.models.cliff import cliff_summary
+
+    summary = cliff_summary(get_catalog(), "h100-sxm", "ib-ndr", nics_per_node=nics)
+    return (f"{nics} InfiniBand NDR NICs for 8 GPUs: {format_bandwidth(summary.network_per_gpu_per_direction)} per "
+            f"GPU per direction against 450 GB/s of NVLink, {summary.ratio_like_for_like:.3g} to 1.")
+
+
+def test_cliff_nics_move_the_chart_at_once_and_the_link_follows(cold_server, page):
+    open_cold(page, cold_server, "/Bandwidth_cliff?gpu=h100-sxm&nic=ib-ndr&nics=8")
+    slider = page.locator(SLIDER).first
+    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert slider.get_attribute("aria-label") == "NICs per server"
+    value, readout, path = _shown(page)
+    assert value == "8 NICs"
+    assert readout.startswith(_cliff_expected(8)), readout
+    slider.focus()
+    for nics in (16, 24):
+        page.keyboard.press("ArrowRight")
+        value_now, readout_now, path_now = _shown(page)
+        assert value_now == f"{nics} NICs"
+        assert readout_now.startswith(_cliff_expected(nics)), readout_now
+        assert path_now != path
+        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
+        path = path_now
+    assert poll(page, lambda: query_of(page.url).get("nics") == "24" or None, timeout_s=20), page.url
+    assert poll(page, lambda: widget(page, "cliff.nics").locator("input").input_value() == "24" or None)
+    assert_healthy(page, cold_server)
+    page.goto(page.url)
+    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert poll(page, lambda: _shown(page)[0] == "24 NICs" or None)
     assert_healthy(page, cold_server)

@@ -705,7 +705,7 @@ def test_every_source_is_cited_by_some_entry():
     cited |= get_wires().source_ids()  # the protocols and media of the Reach page
     from interconnect.models.fabric import get_fabric_data
 
-    cited |= get_fabric_data().source_ids()  # the Fabric page's switches, module power and designs
+    cited |= get_fabric_data().source_ids()  # the Fabric page's switches and designs
     assert set(catalog.sources) - cited == set()
 
 

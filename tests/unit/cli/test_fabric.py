@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from interconnect.cli import main
@@ -44,7 +45,7 @@ def test_oversubscription_and_fat_tree(capsys):
     # 2:1 of 64 ports: 42 down; the 22 left all face up, so the tier reports the ratio it really has.
     assert leaf["ports_down_per_switch"] == 42 and leaf["ports_up_per_switch"] == 22
     assert leaf["oversubscription"] == pytest.approx(42 / 22, abs=1e-4)
-    assert leaf["medium"]["id"] == "dac-400g-passive"  # top-of-rack leaves: copper in the rack
+    assert leaf["medium"]["id"] == "dac-100g-pam4"  # top-of-rack leaves: copper in the rack
 
 
 def test_text_output_and_three_tiers(capsys):
@@ -83,3 +84,56 @@ def test_catalog_lists_switches_with_sources(capsys):
     assert all(row["sources"] for row in rows)
     code, out, _ = run(capsys, "catalog", "--kind", "switch")
     assert code == 0 and "144 ports x 800 Gbit/s" in out
+
+
+# --- ``interconnect allreduce`` with the pages' fabric topology (topo, switch, osub, shared) -------
+
+
+def _allreduce_json(capsys, *flags):
+    code, out, err = run(capsys, "allreduce", "--gpu", "h100-sxm", "--size", "256 MB", "--json", *flags)
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def test_allreduce_takes_the_pages_topology(capsys):
+    from interconnect.models.cluster import resolve_cluster
+    from interconnect.models.collectives import allreduce
+    from interconnect.models.fabric import TopologySpec
+
+    plain, _ = _allreduce_json(capsys, "--nodes", "64")
+    tapered, _ = _allreduce_json(capsys, "--nodes", "64", "--topology", "rail-leaf-spine", "--oversubscription", "2")
+    # The same cluster the All-reduce page builds from topo=rail-leaf-spine&osub=2 (64 servers span
+    # two leaf groups of 42, so the ring crosses a 2:1 spine and gets half the NIC rate).
+    spec = TopologySpec("rail-leaf-spine", "quantum-2-qm9700", 2.0)
+    cluster, _ = resolve_cluster("h100-sxm", nodes=64, topology=spec)
+    assert cluster.fabric_share == 0.5
+    expected = allreduce(cluster, np.array([256e6])).rows()[0]
+    row = tapered["results"][0]
+    assert row["busbw"]["value"] == pytest.approx(expected["busbw_gbps"], rel=1e-6)
+    assert row["busbw"]["value"] < plain["results"][0]["busbw"]["value"]
+    assert "2:1 at the leaves" in tapered["description"]
+    # Within one leaf group the fabric changes nothing: 16 servers of a 42-server group.
+    inside, _ = _allreduce_json(capsys, "--nodes", "16", "--topology", "rail-leaf-spine", "--oversubscription", "2")
+    alone, _ = _allreduce_json(capsys, "--nodes", "16")
+    assert inside["results"] == alone["results"]
+    # Traffic sharing the spine: half of a non-blocking spine is half of the NIC rate.
+    shared, _ = _allreduce_json(capsys, "--nodes", "64", "--topology", "fat-tree", "--shared", "50",
+                                "--switch", "spectrum-4-sn5600")
+    assert "50% of the spine taken by other traffic" in shared["description"]
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (("--topology", "fat-tree", "--switch", "no-such"), "--switch: unknown switch 'no-such'"),
+    (("--topology", "fat-tree", "--oversubscription", "0.5"), "--oversubscription: got 0.5"),
+    (("--topology", "fat-tree", "--oversubscription", "nan"), "--oversubscription: got nan"),
+    (("--topology", "fat-tree", "--shared", "95"), "--shared: got 95"),
+])
+def test_allreduce_topology_flags_reject_bad_values_in_one_line(capsys, flags, message):
+    code, out, err = run(capsys, "allreduce", *flags)
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_allreduce_topology_flags_without_a_topology_are_ignored_with_a_warning(capsys):
+    code, out, err = run(capsys, "allreduce", "--nodes", "64", "--switch", "spectrum-4-sn5600", "--shared", "50")
+    assert code == 0 and "--switch: ignored without --topology" in err and "--shared: ignored" in err
+    assert "fabric:" not in out

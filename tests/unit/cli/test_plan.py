@@ -111,3 +111,30 @@ def test_custom_model_schedule_and_uneven_stages(capsys):
     assert uneven["stage_layers"] == {"fullest": 8, "last": 7}
     code, _, err = _run(capsys, ["plan", "--model", "custom", "--layers", "8"])
     assert code == 2 and "--params" in err
+
+
+def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
+    # MT-NLG 530B on 2,240 A100 (DeepSpeed's pipeline engine, no SP, full recomputation) and Llama 3 405B at 128K
+    # (all-gathered CP, FP32 gradients reduced per layer): plan gives the reference model's TFLOP/s per GPU (MT-NLG's
+    # within 1 %: the paper counts with Narayanan et al.'s eq. 3, plan's hardware figure adds recomputation to PaLM's)
+    from interconnect.models.reference_runs import load_reference_runs, predict
+
+    runs = {run.id: run for run in load_reference_runs()}
+    mtnlg = _json(capsys, ["plan", "--model", "custom", "--params", "530e9", "--layers", "105", "--hidden", "20480",
+                           "--heads", "128", "--vocab", "51200", "--seq-len", "2048", "--gpu", "a100-sxm",
+                           "--nic", "ib-hdr", "--nodes", "280", "--tp", "8", "--pp", "35", "--dp", "8",
+                           "--zero", "1", "--global-batch", "1920", "--recompute", "full", "--no-sequence-parallel",
+                           "--attention", "unfused", "--dropout", "--pipeline-engine", "deepspeed"])
+    assert mtnlg["workload"]["pipeline_engine"] == "deepspeed"
+    run = runs["mtnlg-530b-2240"]
+    assert mtnlg["hardware_tflops_per_gpu"]["value"] == pytest.approx(predict(run).tflops, rel=0.01)
+    llama = _json(capsys, ["plan", "--model", "custom", "--params", "405e9", "--layers", "126", "--hidden", "16384",
+                           "--heads", "128", "--kv-heads", "8", "--ffn", "53248", "--vocab", "128256",
+                           "--seq-len", "131072", "--gpu", "h100-sxm", "--nic", "roce-400g", "--nodes", "2048",
+                           "--tp", "8", "--cp", "16", "--pp", "16", "--dp", "8", "--zero", "2",
+                           "--global-batch", "128", "--recompute", "none", "--schedule", "interleaved",
+                           "--lighter-ends", "--context-parallel", "all-gather", "--fp32-gradients",
+                           "--dp-bucket", "layer"])
+    assert llama["workload"]["grad_bytes"] == 4 and llama["workload"]["dp_bucket"] == "layer"
+    assert llama["tflops_per_gpu"]["value"] == pytest.approx(predict(runs["llama3-405b-128k-16384"]).tflops,
+                                                             rel=1e-3)

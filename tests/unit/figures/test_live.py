@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from interconnect.figures.allreduce_live import node_family_spec
-from interconnect.figures.live import LiveAxis, LiveSeries, live_spec, log_axis_ticks
+from interconnect.figures.live import LiveAxis, LiveMarker, LiveSeries, live_spec, log_axis_ticks
 from interconnect.models.allreduce_family import live_node_counts, node_family
 from interconnect.models.allreduce_view import node_count_curve
 from interconnect.models.cluster import resolve_cluster
@@ -39,6 +39,12 @@ def test_spec_turns_non_finite_values_into_gaps_and_log_ranges_into_decades():
     assert spec["series"][0]["y"] == [[None, 1.0], [None, None], [2.0, 3.0]]
     log = LiveAxis("y", True, 1.0, 1000.0, ())
     assert log.as_dict()["range"] == [0.0, 3.0]
+
+
+def test_markers_inside_the_x_range_are_kept_and_the_others_left_out():
+    spec = _spec(markers=[LiveMarker(0.25, "yours"), LiveMarker(2.0, "beyond"), LiveMarker(float("nan"), "none")])
+    assert spec["markers"] == [{"x": 0.25, "text": "yours", "color": "#111827", "dash": "dash"}]
+    assert _spec()["markers"] == []
 
 
 def test_log_axis_ticks_keep_every_value_inside_and_label_decades():

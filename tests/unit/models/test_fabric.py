@@ -7,6 +7,7 @@ page shows); a test rebuilds each design from the inputs the publication states.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,8 +76,37 @@ def test_superpod_h100_four_su_with_127_nodes():
 @pytest.mark.parametrize("design_id", sorted(DATA.designs))
 def test_every_published_design_in_the_data_is_reproduced(design_id):
     design = DATA.designs[design_id]
-    switches, links = _counts(build_fabric(design.inputs))
-    assert (tuple(switches), tuple(links)) == (design.expected_switches, design.expected_links)
+    fabric = build_fabric(design.inputs)
+    assert design.published_counts(fabric) == (design.expected_switches, design.expected_links)
+    assert design.reproduced_by(fabric)
+
+
+# Meta's RoCE training fabric (Gangidi et al., "RDMA over Ethernet for Distributed AI Training at
+# Meta Scale", SIGCOMM 2024; the cluster's counts from "The Llama 3 Herd of Models", 3.3.1): an AI
+# Zone is a two-stage Clos; each rack holds two 8-GPU servers (one 400G NIC per GPU) under one RTSW;
+# 192 racks make a zone of 3,072 GPUs; eight zones (24K GPUs) meet at the ATSWs at 1:7. The paper's
+# RTSWs carry 1:1.125 more uplink than downlink (16 NIC ports, 18 uplinks). What the publications
+# state is compared; the CTSW and ATSW counts are stated by no source read here.
+def test_meta_ai_zone_rtsw_tier_from_its_stated_inputs():
+    zone = build_fabric(design_inputs("meta-ai-zone"))
+    rtsw = zone.tiers[0]
+    assert zone.inputs.gpus == 192 * 16 == 3_072  # GPUs per AI Zone (Llama 3 report)
+    assert rtsw.switches == 192  # one RTSW per rack
+    assert (rtsw.down_ports, rtsw.up_ports) == (16, 18)  # 1 : 1.125
+    assert rtsw.oversubscription == pytest.approx(1 / 1.125)
+    assert (rtsw.links_down, rtsw.links_up) == (3_072, 3_456)
+    assert rtsw.medium.kind == "dac" and zone.tiers[1].medium.kind == "single-mode"  # copper in the rack, SMF up
+    # Eight zones: the 24K-GPU cluster (24,576 GPUs) has 1,536 RTSWs and the same taper per RTSW.
+    cluster = build_fabric(replace(design_inputs("meta-ai-zone"), servers=8 * 384))
+    assert cluster.inputs.gpus == 24_576 and cluster.tiers[0].switches == 8 * 192
+    assert cluster.tiers[0].links_up == 8 * 3_456
+    # A top-of-rack leaf belongs to a fat tree, and only it may carry more uplink than downlink.
+    with pytest.raises(FabricError, match="servers per leaf"):
+        build_fabric(replace(design_inputs("meta-ai-zone"), topology="rail-leaf-spine"))
+    with pytest.raises(FabricError, match="oversubscription"):
+        build_fabric(replace(design_inputs("meta-ai-zone"), servers_per_leaf=0))
+    with pytest.raises(FabricError, match="servers per leaf"):
+        build_fabric(replace(design_inputs("meta-ai-zone"), servers_per_leaf=200))
 
 
 def test_alibaba_hpn_pod():
@@ -130,17 +160,26 @@ def test_hops_by_placement():
 
 
 def test_media_follow_distance_and_count_transceivers_and_power():
-    assert medium_for(2.0, 400.0).link_id == "dac-400g-passive"
-    assert medium_for(4.0, 400.0).link_id == "acc-400g"
-    assert medium_for(40.0, 400.0).link_id == "400g-sr4-multimode"
-    assert medium_for(400.0, 400.0).link_id == "400g-dr4"
-    assert medium_for(5_000.0, 400.0).power_per_end_w is None  # beyond 500 m: no power figure read
+    # The media are the Reach page's (wires.toml): least power per port at one end among the media
+    # that reach and carry the ports' protocol (NDR for 400G InfiniBand ports).
+    assert medium_for(2.0, 400.0).link_id == "dac-100g-pam4"
+    assert medium_for(4.0, 400.0).link_id == "acc-100g-pam4"
+    assert medium_for(40.0, 400.0).link_id == "sr8-800g"  # 8.5 W per port beats the 9 W single-port SR4
+    assert medium_for(400.0, 400.0).link_id == "dr8-800g"
+    assert medium_for(400.0, 800.0, "infiniband").power_per_end_w is None  # XDR optics: no power figure read
+    assert medium_for(1_000.0, 400.0).power_per_end_w is None  # beyond 500 m: the 2 km FR4 has no figure
+    assert medium_for(4.0, 300.0, "ethernet") is None  # no protocol at that rate
     fabric = build_fabric(design_inputs("superpod-h100-4su"))
     leaf = fabric.tiers[0]
     assert leaf.transceivers == 2 * 1016
-    assert leaf.media_power_w == pytest.approx(2 * 1016 * 8.0)  # 8 W per 400G multimode end (NVIDIA)
+    # NVIDIA's twin-port 800G multimode OSFP: 17 W at most, two 400G ports, 8.5 W per port end.
+    assert leaf.media_power_w == pytest.approx(2 * 1016 * 17.0 / 2)
     copper = build_fabric(_inputs(16, nics=8, topology="fat-tree", distances=("rack",)))
-    assert copper.tiers[0].transceivers == 0 and copper.tiers[0].media_power_w == 0.0
+    # Passive copper: '<0.1 Watts' per twin-port plug (NVIDIA), 0.05 W per 400G port end.
+    assert copper.tiers[0].transceivers == 0
+    assert copper.tiers[0].media_power_w == pytest.approx(2 * copper.tiers[0].links_down * 0.05)
+    ethernet = medium_for(40.0, 800.0, "ethernet")
+    assert (ethernet.link_id, ethernet.ports_per_plug, ethernet.power_per_port_end_w) == ("sr8-800g", 1, 17.0)
 
 
 def test_bad_inputs_name_the_input():

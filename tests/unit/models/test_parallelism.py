@@ -166,21 +166,44 @@ def test_zero_paper_figure_1_example():
 
 
 def test_activations_with_and_without_recomputation():
-    # Korthikanti et al. 2022 Table 2 (TP + SP): none s·b·h(34 + 5as/h)/t > selective 34 sbh/t > full 2 sbh/t
+    # Korthikanti et al. 2022 Table 2 (TP + SP) for a GPT (multi-head attention, 4h GELU MLP, dropout):
+    # none s·b·h(34 + 5as/h)/t > selective 34 sbh/t > full 2 sbh/t
+    from dataclasses import replace
+
+    gpt = replace(L70, kv_heads=L70.heads, ffn_hidden=4 * L70.hidden,
+                  params=L70.layers * 12 * L70.hidden ** 2 + 2 * L70.vocab * L70.hidden)
+    gpt = replace(gpt, active_params=gpt.params)
     cluster = h100(nodes=1)
     layout = Layout(tp=8, dp=1)
-    workload = Workload(global_batch=1, attention="unfused")  # scores written to memory, as in the paper
-    values = {mode: memory_per_gpu(L70, cluster, layout, workload, recompute=mode).activations
+    workload = Workload(global_batch=1, attention="unfused", dropout=True)  # scores and masks stored, as in the paper
+    values = {mode: memory_per_gpu(gpt, cluster, layout, workload, recompute=mode).activations
               for mode in ("none", "selective", "full")}
     # flash attention never stores the scores: nothing left for selective recomputation to save
-    flash = {mode: memory_per_gpu(L70, cluster, layout, Workload(global_batch=1), recompute=mode).activations
-             for mode in ("none", "selective")}
+    flash = {mode: memory_per_gpu(gpt, cluster, layout, Workload(global_batch=1, dropout=True),
+                                  recompute=mode).activations for mode in ("none", "selective")}
     assert flash["none"] == pytest.approx(flash["selective"]) == pytest.approx(values["selective"])
     assert values["none"] > values["selective"] > values["full"]
     s, h, t, a, layers = 8192, 8192, 8, 64, 80
     logits = 4 * s * L70.vocab / t
     assert values["selective"] - logits == pytest.approx(34 * s * h / t * layers)
     assert values["none"] - logits == pytest.approx(s * h * (34 + 5 * a * s / h) / t * layers)
+    assert values["full"] - logits == pytest.approx(2 * s * h / t * layers)
+    # without sequence parallelism the norms' and projections' inputs and the masks are whole: 10 + 24/t
+    no_sp = memory_per_gpu(gpt, cluster, layout, replace(workload, sequence_parallel=False), recompute="selective")
+    assert no_sp.activations - logits == pytest.approx(s * h * (10 + 24 / t) * layers)
+
+
+def test_activations_of_grouped_query_attention_and_swiglu():
+    # Llama 3 70B (8 KV heads of 128, SwiGLU of width 28,672, no dropout), tensor by tensor with SP over t = 8:
+    # norms' inputs 4h, QKV and MLP inputs 4h, queries 2h, attention output 2h, keys and values 2 x 2 x 1024,
+    # gate and up 4f, their product 2f (bytes per token), all over t
+    s, h, t, f, layers = 8192, 8192, 8, 28672, 80
+    per_token = 12 * h + 4 * 1024 + 6 * f
+    m = memory_per_gpu(L70, h100(nodes=1), Layout(tp=8, dp=1), Workload(global_batch=1), recompute="selective")
+    logits = 4 * s * L70.vocab / t
+    # the preset's parameter count gives the MLP's width to within its rounding (3 h f per layer)
+    assert m.activations - logits == pytest.approx(s * per_token / t * layers, rel=0.01)
+    assert per_token / h < 34  # fewer bytes than the GPT-shaped 34 sbh
 
 
 def test_does_not_fit_is_reported():
@@ -248,3 +271,15 @@ def test_batch_and_expert_divisibility():
         check_layout(L70, h100(nodes=2), Layout(tp=8, dp=2), Workload(global_batch=3))
     with pytest.raises(LayoutError, match="must divide DP"):
         check_layout(PRESETS["mixtral-8x7b"], h100(nodes=2), Layout(tp=8, dp=2, ep=4), Workload(global_batch=16))
+
+
+def test_micro_batches_in_flight_follow_megatron_interleaved_warm_up():
+    # Megatron-LM's interleaved schedule: rank r runs 2(p - r - 1) + (v - 1)p warm-up chunk forwards, capped at
+    # all m·v, plus one before its first backward; on rank 0 that is Korthikanti et al.'s p(1 + (p - 1)/(p v))
+    from interconnect.models.parallelism import _in_flight
+
+    p, v = 16.0, 8.0
+    assert float(_in_flight("interleaved", p, 32.0, v, 0)) == pytest.approx(p * (1 + (p - 1) / (p * v)))
+    assert float(_in_flight("interleaved", p, 32.0, v, 1)) == pytest.approx((2 * 14 + 7 * 16 + 1) / 8)
+    assert float(_in_flight("interleaved", p, 16.0, v, 0)) == 16.0  # m = p: every forward runs before a backward
+    assert float(_in_flight("1f1b", p, 32.0, 1.0, 0)) == 16.0 and float(_in_flight("1f1b", p, 4.0, 1.0, 0)) == 4.0

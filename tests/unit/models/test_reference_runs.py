@@ -107,3 +107,55 @@ def test_dualpipe_hides_the_expert_all_to_all_across_nodes():
     with pytest.raises(LayoutError, match="even number of pipeline stages"):
         plan(load_model_presets()["llama3-70b"], small, Layout(tp=8, pp=3), Workload(global_batch=24,
                                                                                       schedule="dualpipe"))
+
+
+def test_deepspeed_pipeline_engine_blocks_its_sends_and_reduces_after_the_flush():
+    # DeepSpeed's PipelineEngine: p2p sends without async_op (runtime/pipe/p2p.py); ReduceGrads only at the last
+    # step of TrainSchedule (runtime/pipe/schedule.py). The same run under Megatron-LM's engine is faster.
+    from dataclasses import replace
+
+    run = RUNS["mtnlg-530b-2240"]
+    assert run.pipeline_engine == "deepspeed"
+    model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
+    ds = plan(model, cluster, layout, workload)
+    mg = plan(model, cluster, layout, replace(workload, pipeline_engine="megatron"))
+    dim = {b: {d.name: d for d in bill.dimensions} for b, bill in (("ds", ds), ("mg", mg))}
+    assert ds.step_s > mg.step_s
+    assert dim["ds"]["pp"].exposed_s > dim["mg"]["pp"].exposed_s
+    assert dim["ds"]["dp"].exposed_s > dim["mg"]["dp"].exposed_s
+    # blocking sends: four transfers per micro-batch slot (activation in and out, gradient in and out)
+    micro, idle = ds.micro_batches, run.pp - 1
+    extra = dim["ds"]["pp"].exposed_s - dim["mg"]["pp"].exposed_s
+    assert extra == pytest.approx(4 * (micro + idle) * dim["ds"]["pp"].time_s / dim["ds"]["pp"].calls_per_step,
+                                  rel=1e-6)
+
+
+def test_all_gather_context_parallelism_is_exposed():
+    # Llama 3 (arXiv 2407.21783, section 3.3.2) gathers K and V before attention instead of passing them in a ring:
+    # forward all-gather, backward all-gather and reduce-scatter of their gradients, none behind attention
+    from dataclasses import replace
+
+    run = RUNS["llama3-405b-128k-16384"]
+    assert run.context_parallel == "all-gather"
+    model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
+    gathered = {d.name: d for d in plan(model, cluster, layout, workload).dimensions}["cp"]
+    ring_bill = plan(model, cluster, layout, replace(workload, context_parallel="ring"))
+    ring = {d.name: d for d in ring_bill.dimensions}["cp"]
+    assert gathered.collective == "all-gather + reduce-scatter" and gathered.exposed_s == gathered.time_s > 0
+    assert ring.exposed_s < gathered.exposed_s
+    assert gathered.bytes_per_step == pytest.approx(ring.bytes_per_step)  # 3 (cp - 1) x K,V per layer either way
+
+
+def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_layer():
+    # Llama 3 (section 3.3.4) reduce-scatters gradients in FP32: twice BF16's bytes; FSDP reduces one wrapped layer
+    # at a time (arXiv 2304.11277), so one call per layer of the stage instead of one per 25 MB bucket
+    from dataclasses import replace
+
+    run = RUNS["llama3-405b-8k-8192"]
+    assert run.grad_bytes == 4 and run.dp_bucket_per_layer
+    model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
+    fp32 = {d.name: d for d in plan(model, cluster, layout, workload).dimensions}["dp"]
+    bf16 = {d.name: d for d in plan(model, cluster, layout, replace(workload, grad_bytes=0)).dimensions}["dp"]
+    assert fp32.bytes_per_step == pytest.approx(2 * bf16.bytes_per_step)
+    bill = plan(model, cluster, layout, workload)
+    assert fp32.calls_per_step == 2 * bill.stage_layers[0]  # a reduce-scatter and an all-gather per layer

@@ -1,0 +1,44 @@
+"""The Bandwidth cliff page's live chart: drag the NICs per server and the time to send data out follows at once.
+
+The family over every offered NIC count is computed once per GPU and NIC (cached, shared between
+sessions); the browser redraws from it while the slider moves. When the movement ends, the chosen
+count becomes the page's ``nics`` value, so the headline ratios, the bars and the link all follow.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from interconnect.catalog import Catalog
+from interconnect.figures.cliff_live import nic_family_spec
+from interconnect.models.cliff import CliffSummary, short_link_name
+from interconnect.models.cliff_family import NicFamily, live_nic_counts, nic_family
+from interconnect.ui.live import live_chart
+from interconnect.ui.page import PageState, talk_state
+
+__all__ = ["live_nics"]
+
+NICS_MAXIMUM = 144
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _family(key: tuple, _catalog: Catalog, gpu_id: str, nic_id: str, counts: tuple[int, ...]) -> NicFamily:
+    return nic_family(_catalog, gpu_id, nic_id, counts)
+
+
+def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_key: tuple = ()) -> None:
+    """The live chart under the headline ratios; its slider sets the page's NICs per server."""
+    gpu, nic = summary.gpu, summary.nic
+    counts = live_nic_counts(summary.nics_per_node)
+    family = _family(custom_key, catalog, gpu.id, nic.id, counts)
+
+    def set_nics(chosen: float) -> None:
+        st.session_state[state.key("nics")] = max(1, min(int(round(chosen)), NICS_MAXIMUM))
+
+    spec = nic_family_spec(family, summary.nics_per_node, short_link_name(gpu.scaleup_brand.name),
+                           short_link_name(catalog.link(gpu.host_link).name), short_link_name(nic.name),
+                           present=talk_state().present)
+    live_chart("cliff.live_nics", spec, set_nics)
+    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
+               "rest of the page and the link follow when you let go. Every line is per direction, spec figures; "
+               "the gap between the red line and the blue one is the cliff.")

@@ -1,0 +1,46 @@
+"""The Across-sites page's live chart: drag the WAN bandwidth and utilisation against H follows at once.
+
+The family over every offered bandwidth is computed once per scenario (cached, shared between
+sessions); the browser redraws from it while the slider moves. When the movement ends, the chosen
+bandwidth is written into the page's bandwidth box, so the metrics, the other charts and the link
+all follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from interconnect.figures.crossdc_live import bandwidth_family_spec, bandwidth_label
+from interconnect.models.crossdc import Scenario
+from interconnect.models.crossdc_family import BandwidthFamily, bandwidth_family, live_bandwidths, live_inner_steps
+from interconnect.models.crossdc_view import CrossDCView, PageInputs
+from interconnect.ui.live import live_chart
+from interconnect.ui.page import PageState, talk_state
+
+__all__ = ["live_bandwidth"]
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _family(key: tuple, _scenario: Scenario, bandwidths: tuple[float, ...], steps: tuple[int, ...]) -> BandwidthFamily:
+    return bandwidth_family(_scenario, bandwidths, steps)
+
+
+def live_bandwidth(state: PageState, inputs: PageInputs, view: CrossDCView) -> None:
+    """The live chart under the page's controls; its slider sets the WAN bandwidth box."""
+    scenario = view.scenario
+    bandwidths = live_bandwidths(inputs.wan_bytes_per_s)
+    steps = live_inner_steps(scenario.method.inner_steps)
+    # Keyed by everything but the bandwidth (the grid holds it): every bandwidth on the grid shares one family.
+    family = _family((repr(replace(inputs, wan_bytes_per_s=1.0)), scenario.step_s), scenario, bandwidths, steps)
+
+    def set_bandwidth(chosen: float) -> None:
+        st.session_state[state.key("bw")] = bandwidth_label(chosen)
+
+    spec = bandwidth_family_spec(family, inputs.wan_bytes_per_s, scenario.method.id, scenario.method.inner_steps,
+                                 view.labels, present=talk_state().present)
+    live_chart("crossdc.live_bandwidth", spec, set_bandwidth)
+    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
+               "rest of the page and the link follow when you let go. Thick: the method as set above; dotted: the "
+               "others with their papers' settings. Data parallel synchronises every step, so its line is a level.")

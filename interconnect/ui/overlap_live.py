@@ -1,0 +1,54 @@
+"""The Overlap page's live chart: drag the tokens per GPU and the compute share against bucket size follows.
+
+The family over every offered token count and bucket size is computed once per step's other
+inputs (cached, shared between sessions); the browser redraws from it while the slider moves. When
+the movement ends, the chosen count becomes the page's ``tokens`` value, so the metrics, the
+timeline, the other charts and the link all follow.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from interconnect.figures.overlap_live import token_family_spec
+from interconnect.models.overlap_family import (
+    TokenBucketFamily,
+    live_bucket_sizes,
+    live_token_counts,
+    token_bucket_family,
+)
+from interconnect.ui.live import live_chart
+from interconnect.ui.overlap import StepInputs
+from interconnect.ui.page import PageState, talk_state
+
+__all__ = ["live_tokens"]
+
+TOKENS_MAXIMUM = 100_000_000
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _family(key: tuple, _inputs: StepInputs, tokens: tuple[int, ...], sizes: tuple[float, ...]) -> TokenBucketFamily:
+    i = _inputs
+    return token_bucket_family(i.cluster, i.workload, tokens, sizes, gradient_dtype=i.dtype, efficiency=i.eff,
+                               algorithm=i.algo, **i.costs)
+
+
+def live_tokens(state: PageState, inputs: StepInputs) -> None:
+    """The live chart under the step's metrics; its slider sets the page's tokens per GPU."""
+    tokens = live_token_counts(inputs.tokens, TOKENS_MAXIMUM)
+    sizes = live_bucket_sizes(inputs.bucket_bytes)
+    # Keyed by the grid, not the page's count: every count on the grid shares one family.
+    key = (*inputs.identity, inputs.bucket_bytes, inputs.dtype, inputs.sm, inputs.eff, inputs.launch_us,
+           inputs.spread_pct, inputs.algo)
+    family = _family(key, inputs, tokens, sizes)
+
+    def set_tokens(chosen: float) -> None:
+        st.session_state[state.key("tokens")] = max(1, min(int(round(chosen)), TOKENS_MAXIMUM))
+
+    spec = token_family_spec(family, inputs.tokens, inputs.bucket_bytes, inputs.mode, present=talk_state().present)
+    live_chart("overlap.live_tokens", spec, set_tokens)
+    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
+               "rest of the page and the link follow when you let go. Too small a bucket pays its launch and "
+               "latency many times; too big a one leaves the last bucket's all-reduce with nothing to hide behind. "
+               "Where the bucketed and ideal lines meet, communication alone sets the step: the buckets' all-reduces, "
+               "each paying its latency, outlast the backward pass however well they overlap.")
