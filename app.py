@@ -5,17 +5,20 @@ import math
 import streamlit as st
 
 from interconnect.catalog import get_catalog
+from interconnect.figures.layers import layer_hops, layers_figure
 from interconnect.figures.reach import reach_figure
 from interconnect.models.reach import reach_rows
 from interconnect.ui.page import (
     PAGES,
     PageState,
     chart,
+    escape_markdown,
     footer,
     link_to,
     page_exists,
     page_setup,
     redirect_mistyped_page,
+    show_entry,
 )
 
 redirect_mistyped_page()
@@ -55,6 +58,9 @@ ENTRY_STYLE = """
 <style>
   [class*="st-key-explore-"] { background: #f0f6ff; }
   [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] p { font-size: 1.15rem; }
+  /* A long title wraps instead of ending in an ellipsis when four cards share a 1280 px row. */
+  [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] * { white-space: normal !important;
+    overflow: visible !important; text-overflow: clip !important; }
 </style>
 """
 st.markdown(ENTRY_STYLE, unsafe_allow_html=True)  # a constant of ours, never user input
@@ -75,23 +81,27 @@ st.markdown(
     "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "
     "between them, and *interconnect* is not one wire but several layers, each with its own physics:"
 )
-layers = st.columns(3)
-layers[0].markdown(
-    "#### Inside the server\n**NVLink, Infinity Fabric, Gaudi's on-chip Ethernet.** Short copper links from "
-    "every GPU to switch chips, or straight to every other GPU, on the same board or rack. Hundreds of GB/s "
-    "per GPU; NVIDIA's switches can even add numbers up as they pass."
-)
-layers[1].markdown(
-    "#### Between servers\n**InfiniBand, RoCE, Ethernet.** Usually one network card per GPU, through "
-    "switches, over copper for a few metres and optics beyond. Tens of GB/s per GPU."
-)
-layers[2].markdown(
-    "#### Between buildings\n**Wide-area links.** Coherent optics and leased fibre over kilometres to "
-    "thousands of kilometres. Light in glass needs about 5 µs per km, each way."
-)
-st.info("Choosing *NVLink or InfiniBand* is like choosing *a kitchen or a motorway*: a cluster uses both, "
-        "at different layers, all the time.")
 
+
+@st.cache_resource(show_spinner=False)
+def home_layers():
+    """The layers picture is the same for every visitor: built once per server process."""
+    catalog = get_catalog()
+    return layers_figure(layer_hops(catalog), catalog.gpu("h100-sxm").name), layer_hops(catalog)
+
+
+layers_picture, hops = home_layers()
+chart(layers_picture, key="layers-chart")
+note, sources = st.columns([5, 1], vertical_alignment="center")
+note.caption("One H100 SXM in an HGX server, on the way out: each line is as thick as its rate per GPU, one "
+             "direction. NVLink is the kitchen and InfiniBand or RoCE the motorway: a cluster uses both, all the "
+             "time. Leaf to spine assumes a non-blocking fat tree; a wide-area link to another building is shared "
+             "by all of a site's GPUs. Other makers' scale-up plays NVLink's part: AMD's Infinity Fabric, "
+             "Gaudi's on-chip Ethernet.")
+with sources.popover("Sources"):
+    for entry in [part for hop in hops for part in (hop.link, hop.medium) if part is not None]:
+        st.markdown(f"**{escape_markdown(entry.name)}** · id `{entry.id}`")
+        show_entry(entry, get_catalog())
 
 
 @st.cache_resource(show_spinner=False)

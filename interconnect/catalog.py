@@ -854,6 +854,8 @@ class TourStep:
     title: str
     caption: str
     params: tuple[tuple[str, str], ...]
+    #: The key of the chart the step is about (drawn under the caption in presentation mode); "" for none.
+    chart: str = ""
 
 
 def load_tour(directory: str | Path | None = None) -> tuple[TourStep, ...]:
@@ -866,8 +868,9 @@ def load_tour(directory: str | Path | None = None) -> tuple[TourStep, ...]:
         raise CatalogError(f"{path.name}: not valid TOML: {exc}") from exc
     steps = []
     for number, row in enumerate(rows, start=1):
-        if set(row) != {"page", "title", "caption", "params"}:
-            raise CatalogError(f"{path.name}: step {number} must have page, title, caption and params")
+        if not {"page", "title", "caption", "params"} <= set(row) <= {"page", "title", "caption", "params", "chart"}:
+            raise CatalogError(f"{path.name}: step {number} must have page, title, caption and params "
+                               "(and may name its chart)")
         steps.append(TourStep(row["page"], row["title"], row["caption"],
-                              tuple((str(k), str(v)) for k, v in row["params"].items())))
+                              tuple((str(k), str(v)) for k, v in row["params"].items()), str(row.get("chart", ""))))
     return tuple(steps)

@@ -1,28 +1,47 @@
-"""``interconnect export``: write views of the app as offline HTML files with an index page.
+"""``interconnect export``: write views of the app as offline files a talk can run from.
 
-``interconnect export --out talk/ --tour`` writes every step of the guided tour;
+``interconnect export --out talk/ --tour`` writes every step of the guided tour, each with exactly the
+view the live tour shows at that step (the step's own link parameters, which hold its whole state);
 ``interconnect export --out talk/ "/All_reduce?nodes=8" "http://host/Bandwidth_cliff?gpu=b200"``
-writes the given views. Each chart becomes a self-contained HTML file (plotly.js embedded) and a
-CSV of its points; ``index.html`` lists them with the captions, so a talk runs with no network and
-no server.
+writes the given views. The folder gets:
+
+* ``index.html``: every view with its caption and links to its files;
+* ``deck.html``: one self-contained file (plotly.js inside), one slide per view with its caption and
+  charts, arrow keys and a step counter, for a borrowed laptop with no network;
+* ``viewNN-chartM.html`` and ``.csv`` per chart, loading the folder's one ``plotly.min.js``;
+* with ``--png``, ``viewNN-chartM.png`` per chart, drawn by a headless Chromium (``--chromium PATH``,
+  else the ``CHROMIUM`` environment variable, else ``chromium``, ``chromium-browser``,
+  ``google-chrome`` or ``google-chrome-stable`` on the PATH); without one the rest is written and a
+  message says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from interconnect.cli.output import CliError
 
 MAX_VIEWS = 50
+#: Browser names tried on the PATH for ``--png``, in order.
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+#: Width of a chart's PNG in pixels (a 16:9 slide's width at 1280 x 720).
+PNG_WIDTH_PX = 1280
+PNG_TIMEOUT_S = 60
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("export", help="write views of the app as offline HTML files with an index")
     parser.add_argument("--out", required=True, help="folder to write (created if missing)")
     parser.add_argument("--tour", action="store_true", help="export every step of the guided tour")
+    parser.add_argument("--png", action="store_true", help="also draw each chart as PNG (needs Chromium)")
+    parser.add_argument("--chromium", default=None, help="the Chromium or Chrome program for --png")
     parser.add_argument("views", nargs="*", help="links to views, e.g. '/All_reduce?nodes=8'")
     parser.set_defaults(handler=run)
 
@@ -40,43 +59,116 @@ def _view_of(link: str) -> tuple[str | None, dict[str, str], str]:
     return script, params, f"{path or '/'}?{urlencode(params)}" if params else (path or "/")
 
 
-def run(args: argparse.Namespace) -> int:
-    from interconnect.figures.export import ExportedView, figure_csv, figure_html, index_html
-    from interconnect.ui.export import ViewError, render_view
+def tour_jobs() -> list[tuple[str | None, dict[str, str], str, str, str, str]]:
+    """The tour's steps as export jobs: (script, params, link, title, caption, the step's chart key).
+
+    The params are the step's link parameters, the same the live tour's Next link opens.
+    """
     from interconnect.ui.page import PAGES, tour_steps
 
-    jobs: list[tuple[str | None, dict[str, str], str, str, str]] = []
-    if args.tour:
-        for number, step in enumerate(tour_steps(), start=1):
-            script = None if step.page == "home" else PAGES[step.page][0]
-            path = "/" if script is None else "/" + Path(script).stem.split("_", 1)[1]
-            params = dict(step.params)
-            link = f"{path}?{urlencode(params)}" if params else path
-            jobs.append((script, params, link, f"{number}. {step.title}", step.caption))
+    jobs = []
+    for step in tour_steps():
+        script = None if step.page == "home" else PAGES[step.page][0]
+        path = "/" if script is None else "/" + Path(script).stem.split("_", 1)[1]
+        params = dict(step.params)
+        link = f"{path}?{urlencode(params)}" if params else path
+        jobs.append((script, params, link, step.title, step.caption, step.chart))
+    return jobs
+
+
+def find_chromium(given: str | None) -> str | None:
+    """The browser for PNGs: ``--chromium``, else ``$CHROMIUM``, else the first of :data:`CHROMIUM_NAMES`."""
+    for candidate in (given, os.environ.get("CHROMIUM")):
+        if candidate:
+            return shutil.which(candidate) or (candidate if Path(candidate).is_file() else None)
+    return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
+
+
+def chart_png(browser: str, figure, folder: Path, png: Path) -> bool:
+    """Draw ``figure`` to ``png`` with headless Chromium, using the folder's plotly.js; True if written."""
+    from interconnect.figures.export import PLOTLY_JS_NAME
+
+    height = int(figure.layout.height or 480)
+    page = figure.to_html(include_plotlyjs=PLOTLY_JS_NAME, full_html=True, default_width=f"{PNG_WIDTH_PX}px",
+                          default_height=f"{height}px", config={"staticPlot": True})
+    page = page.replace("<head>", "<head><style>body{margin:0;background:#fff}</style>", 1)
+    with tempfile.NamedTemporaryFile("w", suffix=".html", dir=folder, delete=False, encoding="utf-8") as handle:
+        handle.write(page)
+    try:
+        result = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+             "--virtual-time-budget=5000", f"--window-size={PNG_WIDTH_PX},{height}",
+             f"--screenshot={png.resolve()}", Path(handle.name).resolve().as_uri()],
+            capture_output=True, timeout=PNG_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        Path(handle.name).unlink(missing_ok=True)
+    return result.returncode == 0 and png.is_file() and png.stat().st_size > 0
+
+
+def run(args: argparse.Namespace) -> int:
+    from interconnect.figures.export import (
+        PLOTLY_JS_NAME,
+        DeckStep,
+        ExportedView,
+        deck_html,
+        figure_csv,
+        figure_html,
+        index_html,
+        plotly_js_path,
+    )
+    from interconnect.figures.theme import presentation_figure
+    from interconnect.ui.export import ViewError, render_charts
+
+    jobs = tour_jobs() if args.tour else []
     for link in args.views:
         script, params, shown = _view_of(link)
-        jobs.append((script, params, shown, shown, ""))
+        jobs.append((script, params, shown, shown, "", ""))
     if not jobs:
         raise CliError("nothing to export: give --tour or one or more links such as '/All_reduce?nodes=8'")
     if len(jobs) > MAX_VIEWS:
         raise CliError(f"{len(jobs)} views is more than {MAX_VIEWS}; export them in smaller sets")
+    browser = None
+    if args.png:
+        browser = find_chromium(args.chromium)
+        if browser is None:
+            print("PNG: no Chromium found (tried --chromium, $CHROMIUM, " + ", ".join(CHROMIUM_NAMES) + "); "
+                  "writing HTML, CSV and the deck without PNGs. Install Chromium or pass --chromium PATH.",
+                  file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    exported = []
-    for number, (script, params, link, title, caption) in enumerate(jobs, start=1):
+    shutil.copyfile(plotly_js_path(), out / PLOTLY_JS_NAME)  # the folder's one copy, loaded by every chart file
+    exported, slides, failed_png = [], [], 0
+    for number, (script, params, link, title, caption, focus) in enumerate(jobs, start=1):
         print(f"[{number}/{len(jobs)}] {link}", file=sys.stderr, flush=True)
         try:
-            figures = render_view(script, params)
+            charts = render_charts(script, params)
         except ViewError as exc:
             raise CliError(f"could not render {link}: {exc}") from exc
-        files = []
-        for index, figure in enumerate(figures, start=1):
+        # The step's own chart first, as presentation mode shows it right under the caption.
+        charts.sort(key=lambda pair: pair[0] != focus if focus else False)
+        files, pictures = [], []
+        for index, (_, figure) in enumerate(charts, start=1):
             stem = f"view{number:02d}-chart{index}"
-            (out / f"{stem}.html").write_text(figure_html(figure, title=title, caption=caption), encoding="utf-8")
+            (out / f"{stem}.html").write_text(figure_html(figure, title=title, caption=caption,
+                                                          plotly_src=PLOTLY_JS_NAME), encoding="utf-8")
             (out / f"{stem}.csv").write_text(figure_csv(figure), encoding="utf-8")
             files.append(f"{stem}.html")
-        exported.append(ExportedView(title, caption, link, tuple(files)))
-    (out / "index.html").write_text(index_html(exported), encoding="utf-8")
-    charts = sum(len(view.files) for view in exported)
-    print(f"wrote {len(exported)} views, {charts} charts, to {out / 'index.html'}")
+            if browser:
+                if chart_png(browser, presentation_figure(figure), out, out / f"{stem}.png"):
+                    pictures.append(f"{stem}.png")
+                else:
+                    failed_png += 1
+        exported.append(ExportedView(title, caption, link, tuple(files), tuple(pictures)))
+        slides.append(DeckStep(title, caption, link, tuple(presentation_figure(f) for _, f in charts)))
+    (out / "deck.html").write_text(deck_html(slides), encoding="utf-8")
+    (out / "index.html").write_text(index_html(exported, deck="deck.html"), encoding="utf-8")
+    charts_written = sum(len(view.files) for view in exported)
+    size_mb = sum(path.stat().st_size for path in out.iterdir() if path.is_file()) / 1e6
+    deck_mb = (out / "deck.html").stat().st_size / 1e6
+    if failed_png:
+        print(f"PNG: {failed_png} chart(s) could not be drawn by {browser}", file=sys.stderr)
+    print(f"wrote {len(exported)} views, {charts_written} charts, to {out / 'index.html'}; "
+          f"one-file deck {out / 'deck.html'} ({deck_mb:.1f} MB); folder {size_mb:.1f} MB")
     return 0

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from interconnect.units import InterconnectError
 
-__all__ = ["ViewError", "render_view"]
+__all__ = ["ViewError", "render_charts", "render_view"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,6 +31,12 @@ def render_view(script: str | None, params: dict[str, str], *, timeout_s: float 
     ``script`` is the page file relative to the repository (``"pages/2_All_reduce.py"``) or None
     for the home page.
     """
+    return [figure for _, figure in render_charts(script, params, timeout_s=timeout_s)]
+
+
+def render_charts(script: str | None, params: dict[str, str], *,
+                  timeout_s: float = 120) -> list[tuple[str, go.Figure]]:
+    """Like :func:`render_view`, with each chart's key (``"cliff-chart"``) beside its figure."""
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout_s)
     for key, value in params.items():
@@ -40,4 +46,4 @@ def render_view(script: str | None, params: dict[str, str], *, timeout_s: float 
     at.run()
     if at.exception:
         raise ViewError(f"{script or 'home'}: {at.exception[0].value}")
-    return [go.Figure(json.loads(element.proto.spec)) for element in at.get("plotly_chart")]
+    return [(str(element.key or ""), go.Figure(json.loads(element.proto.spec))) for element in at.get("plotly_chart")]

@@ -27,6 +27,15 @@ from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure, readable_figure
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_SOURCE, MAX_NAME_CHARS
 from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, known_link_keys, page_gpu, page_query, tour_stop
+from interconnect.ui.talk import (
+    PRESENT_CSS,
+    chart_container,
+    clear_focus_slot,
+    focus_figure,
+    is_focus,
+    link_preview,
+    reserve_focus_slot,
+)
 from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 from interconnect.units import format_bandwidth
 
@@ -56,7 +65,7 @@ CUSTOM_GPU_LABEL = "Custom GPU (describe it below)"
 _CSS = """
 <style>
   /* Larger type for projectors; the charts carry their own 16 px theme. */
-  [data-testid="stMetricValue"] { font-size: 2.1rem; }
+  [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.1rem; }
   .block-container { padding-top: 2.2rem; max-width: 1280px; }
 </style>
 """
@@ -119,12 +128,14 @@ def page_setup(title: str, caption: str | None = None) -> None:
 
     The guided tour and presentation mode are read from the link (``tour``/``stop``/``present``).
     """
+    description = page_description(title, caption)
     st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide",
-                       initial_sidebar_state="collapsed" if _presenting() else "auto")
+                       initial_sidebar_state="collapsed" if _presenting() else "auto",
+                       menu_items={"About": f"**Interconnect Explorer** · {title}: {description}"})
     st.markdown(_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
     talk = talk_state()
     if talk.present:
-        st.markdown(_PRESENT_CSS, unsafe_allow_html=True)  # a constant of ours
+        st.markdown(PRESENT_CSS, unsafe_allow_html=True)  # a constant of ours
     with st.sidebar:
         st.markdown("### Interconnect Explorer")
         for name, (_, label) in PAGES.items():
@@ -135,18 +146,37 @@ def page_setup(title: str, caption: str | None = None) -> None:
                   help="Bigger chart text, no sidebar; adds present=1 to the link.")
         if not talk.tour_step:
             st.page_link(PAGES["home"][0], label="▶ Start the guided tour", query_params=tour_query(1, talk.present))
-    head, link_slot = st.columns([5, 2], vertical_alignment="bottom")
-    head.title(title)
-    st.session_state[_LINK_SLOT] = link_slot.empty()
-    if talk.present:
-        link_slot.button("Exit presentation mode", key="talk.exit", on_click=_exit_present)
-    if caption:
+    with st.container(key="talk-head"):
+        if talk.present:  # the title, the link and the way out on one row
+            head, link_slot, leave = st.columns([11, 4, 5], vertical_alignment="center")
+            leave.button("Exit presentation mode", key="talk.exit", on_click=_exit_present)
+        else:
+            head, link_slot = st.columns([5, 2], vertical_alignment="bottom")
+        head.title(title)
+        st.session_state[_LINK_SLOT] = link_slot.empty()
+    if caption and not (talk.present and talk.tour_step):  # on a tour step the step's caption says it
         st.caption(caption)
+    link_preview(f"{title} · Interconnect Explorer", description)
+    clear_focus_slot()
     if talk.tour_step:
         show_tour_banner(talk)
         _, problem = tour_stop(st.query_params.to_dict(), len(tour_steps()))
         if problem:
             st.warning(problem.message())
+        if talk.present:
+            reserve_focus_slot(tour_steps()[talk.tour_step - 1].chart)
+
+
+def page_description(title: str, caption: str | None) -> str:
+    """One line on what a page shows, for its link preview: its caption's first sentence, or its title.
+
+    >>> page_description("Overlap", "Hide it behind the backward pass. What is left, the step waits for.")
+    'Hide it behind the backward pass.'
+    """
+    if not caption:
+        return f"{title}: GPU interconnect explained, every figure with its unit and source."
+    first = caption.split(". ")[0].strip()
+    return first if first.endswith((".", "?", "!")) else first + "."
 
 
 class PageState:
@@ -430,17 +460,6 @@ def link_to(name: str, label: str, **options: Any) -> None:
 _LINK_SLOT = "talk.link_slot"
 _WRITTEN = "url.written."
 
-_PRESENT_CSS = """
-<style>
-  /* The sidebar and its opener (stExpandSidebarButton in Streamlit 1.4x; stSidebarCollapsedControl before). */
-  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
-  [data-testid="stExpandSidebarButton"] { display: none; }
-  .block-container { max-width: 100%; padding-top: 1rem; }
-  h1 { font-size: 2.4rem !important; }
-  p, li, [data-testid="stCaptionContainer"] { font-size: 1.25rem !important; }
-  [data-testid="stMetricValue"] { font-size: 2.6rem; }
-</style>
-"""
 
 #: Arrow keys move through the tour by clicking the banner's Previous/Next links (our constant script).
 #: The handler is replaced by every new banner: a listener whose iframe was removed (the page before,
@@ -510,11 +529,11 @@ def show_tour_banner(talk: TalkState) -> None:
     """The current step's caption, progress and Previous/Next links (arrow keys work too)."""
     steps = tour_steps()
     step = steps[talk.tour_step - 1]
-    with st.container(border=True):
+    with st.container(border=True, key="talk-banner"):
         st.progress(talk.tour_step / len(steps), text=f"Guided tour · step {talk.tour_step} of {len(steps)}: "
                                                       f"**{step.title}**")
         st.markdown(step.caption)
-        back, forward, leave = st.columns(3)
+        back, forward, leave = st.columns([5, 5, 2])
         if talk.tour_step > 1:
             previous = steps[talk.tour_step - 2]
             back.page_link(PAGES[previous.page][0], label=f"Previous: {previous.title}",
@@ -636,9 +655,13 @@ def chart(figure: Any, key: str, *, exports: bool = True) -> None:
     that works with no network (plotly.js embedded) and its points as CSV. Both files are built
     only when clicked.
     """
-    figure = prepared_figure(figure, present=talk_state().present)
+    present = talk_state().present
+    figure = prepared_figure(figure, present=present)
+    if is_focus(key):  # the tour step's own chart: under the caption, on the first screen
+        chart_container(key).plotly_chart(focus_figure(figure), width="stretch", key=key)
+        return
     st.plotly_chart(figure, width="stretch", key=key)
-    if exports and not talk_state().present:
+    if exports and not present:
         with st.popover("Export this chart"):
             st.download_button("Offline HTML (opens without a network)", data=lambda: figure_html(figure),
                                file_name=f"{key}.html", mime="text/html", key=f"{key}.html", on_click="ignore")

@@ -32,7 +32,7 @@ def test_claims_page_filters_by_verdict_from_the_link():
 PAGE_SPECS = {"home": list, "cliff": pagespecs.cliff_specs, "allreduce": pagespecs.allreduce_specs,
               "overlap": pagespecs.overlap_specs, "seating": pagespecs.seating_specs, "reach": pagespecs.reach_specs,
               "crossdc": pagespecs.crossdc_specs, "claims": pagespecs.claims_specs, "units": pagespecs.units_specs,
-              "catalog": pagespecs.catalog_specs}
+              "catalog": pagespecs.catalog_specs, "fabric": pagespecs.fabric_specs}
 CROSS_SITE = [claim for claim in load_claims() if claim.page == "crossdc"]
 
 

@@ -16,10 +16,14 @@ CATALOG_PAGE = "pages/9_Catalog.py"
 def test_home_page_shows_layers_and_the_reach_chart():
     at = run_page()
     assert not at.exception
-    text = " ".join(block.value for block in at.markdown)
-    for word in ("NVLink", "InfiniBand", "Wide-area"):
+    text = " ".join(block.value for block in [*at.markdown, *at.caption])
+    for word in ("NVLink", "InfiniBand", "wide-area"):
         assert word in text
-    reach = chart_specs(at)[0]
+    layers, reach = chart_specs(at)[:2]  # the layers picture, then the reach map
+    pictured = " ".join(annotation["text"] for annotation in layers["layout"]["annotations"])
+    for words in ("Inside the server", "Between servers", "Between buildings", "NVLink 4", "InfiniBand NDR",
+                  "Another building"):
+        assert words in pictured
     labels = {annotation["text"] for annotation in reach["layout"]["annotations"]}
     assert {"NVLink copper spine", "SR8 multimode", "LapLink cable"} <= labels
     plotted = " / ".join(row[0] for trace in reach["data"] for row in trace["customdata"])  # hover names
@@ -37,7 +41,8 @@ def test_home_page_opens_with_a_way_into_every_page():
     at = run_page()
     main = [element for element in at.main]
     # The entry cards come first on the page, before the introduction.
-    first_text = next(i for i, element in enumerate(main) if getattr(element, "value", "").startswith("Training"))
+    first_text = next(i for i, element in enumerate(main)
+                      if str(getattr(element, "value", "") or "").startswith("Training"))
     keys = [getattr(element, "key", None) or "" for element in main[:first_text]]
     cards = [key for key in keys if key.startswith("explore-")]
     from interconnect.ui.page import PAGES, page_exists

@@ -101,3 +101,31 @@ def test_the_link_to_the_view_holds_every_control_of_the_page(name, opened):
 
 WIDGET_KINDS = ("selectbox", "number_input", "text_input", "radio", "toggle", "checkbox", "slider",
                 "select_slider", "segmented_control", "multiselect")
+
+
+def _preview(at) -> dict[str, str]:
+    """The preview metadata a page writes into the document head: {field: content}."""
+    import json
+    import re
+
+    script = next(frame.proto.srcdoc for frame in at.get("iframe") if "og:title" in frame.proto.srcdoc)
+    calls = re.findall(r'put\(("[^"]*"), ("[^"]*"), ("(?:[^"\\]|\\.)*")\);', script)
+    return {json.loads(name): json.loads(content) for _, name, content in calls}
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_gives_a_link_preview_its_title_and_one_line(name):
+    from interconnect.ui.page import page_exists
+
+    if not page_exists(name):
+        pytest.skip(f"{name} is not in this build")
+    at = run_page(script(name))
+    assert not at.exception
+    preview = _preview(at)
+    heading = at.title[0].value
+    assert preview["og:title"] == preview["twitter:title"] == f"{heading} · Interconnect Explorer"
+    description = preview["description"]
+    assert preview["og:description"] == description and preview["og:site_name"] == "Interconnect Explorer"
+    assert 20 <= len(description) <= 200 and "\n" not in description and description.endswith(".")
+    # The line is the page's own: its caption's first sentence (each page has a different one).
+    assert description.rstrip(".") in " ".join(caption.value for caption in at.caption)

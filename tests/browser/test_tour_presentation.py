@@ -85,3 +85,80 @@ def test_the_tour_walks_in_presentation_mode_by_button_and_arrow_key(cold_server
     assert len(set(seen)) == len(seen), seen  # every step drew a chart of its own
     # Home, then the cliff twice (H100, then B200: the same page with new parameters), then the seating chart.
     assert headings[1] == headings[2] != headings[0] and headings[3] != headings[2], headings
+
+
+#: What a room must not see, and what must fit the first screen (Streamlit scrolls inside stMain).
+STAGE_CHECK_JS = """(chartKey) => {
+  const width = window.innerWidth, height = window.innerHeight;
+  const visible = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
+  const problems = [];
+  // Warnings and errors (an info or success box is the page's content, not a problem).
+  document.querySelectorAll('[data-testid="stAlertContentWarning"], [data-testid="stAlertContentError"], '
+    + '[data-testid="stException"], [data-testid="stToast"]')
+    .forEach((el) => { if (visible(el)) problems.push('shown to the room: ' + el.innerText.slice(0, 120)); });
+  // Controls on the first screen: wholly inside the window, and their labels not cut short.
+  const controls = document.querySelectorAll('[data-testid="stMain"] button, [data-testid="stPageLink-NavLink"], '
+    + '[data-testid="stMain"] input, [data-testid="stMain"] [data-baseweb="select"]');
+  controls.forEach((el) => {
+    if (!visible(el)) return;
+    const r = el.getBoundingClientRect();
+    if (r.top >= height) return;  // below the fold: the speaker scrolls to it
+    const name = (el.innerText || el.getAttribute('aria-label') || el.tagName).trim().slice(0, 60);
+    if (r.top < 0 || r.left < 0 || r.right > width + 0.5 || r.bottom > height + 0.5 && r.top < height - r.height)
+      problems.push(`control outside the window: ${name} (${Math.round(r.left)},${Math.round(r.top)})`);
+    el.querySelectorAll('p, span, div').forEach((text) => {
+      if (text.children.length === 0 && text.scrollWidth > text.clientWidth + 1
+          && getComputedStyle(text).textOverflow === 'ellipsis')
+        problems.push(`label cut short: ${name}`);
+    });
+  });
+  let chart = null;
+  if (chartKey) {
+    chart = document.querySelector(`.st-key-${chartKey} .js-plotly-plot`);
+    if (!chart) problems.push(`the step's chart ${chartKey} is missing`);
+    else {
+      const r = chart.getBoundingClientRect();
+      if (r.top < 0 || r.bottom > height + 0.5 || r.right > width + 0.5)
+        problems.push(`the step's chart is not wholly on the first screen: top ${Math.round(r.top)}, `
+          + `bottom ${Math.round(r.bottom)} of ${height}`);
+    }
+  }
+  const caption = document.querySelector('.st-key-talk-banner');
+  if (!caption || caption.getBoundingClientRect().bottom > height) problems.push('the tour caption is not on screen');
+  const description = document.querySelector('meta[name="description"]');
+  return {problems, title: document.title, description: description ? description.content : ''};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_every_step_is_stage_ready(cold_server, page, size):
+    """Each step, reached by the right arrow key from step 1 in presentation mode at a projector's size
+    (1280 x 720, 1920 x 1080): no warning, error or exception; no control outside the window or with a
+    cut label; the step's caption and its chart wholly on the first screen; the page's own title and
+    description in the document head."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_cold(page, cold_server, "/?tour=1&step=1&present=1")
+    before = ""
+    report = {}
+    for number, step in enumerate(STEPS, start=1):
+        if number > 1:
+            page.locator("h1").first.click()
+            page.keyboard.press("ArrowRight")
+            assert poll(page, lambda n=number: page.get_by_text(f"step {n} of {len(STEPS)}").count() > 0,
+                        timeout_s=30), f"step {number} never opened: {page.url}"
+        wait_for_run(page, cold_server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)
+        assert_healthy(page, cold_server)
+        if step.chart:
+            wait_for_charts(page)
+            before = poll(page, lambda b=before: (s := chart_signature(page)) != b and s, timeout_s=30) or before
+        page.wait_for_timeout(600)  # Plotly's second layout pass, late alerts
+        result = page.evaluate(STAGE_CHECK_JS, step.chart)
+        heading = page.locator("h1").first.inner_text().strip()
+        if result["title"] != f"{heading} · Interconnect Explorer":
+            result["problems"].append(f"document title {result['title']!r}")
+        if len(result["description"]) < 20:
+            result["problems"].append(f"no description for link previews: {result['description']!r}")
+        if result["problems"]:
+            report[f"step {number} ({step.title})"] = result["problems"]
+    assert not report, report

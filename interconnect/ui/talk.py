@@ -1,0 +1,139 @@
+"""Presentation mode as a speaker uses it: the step's chart on the first screen, and the tour's banner.
+
+In presentation mode on a tour step, :func:`reserve_focus_slot` keeps a place right under the step's
+caption; :func:`chart_container` hands that place to the chart the step is about (the step's
+``chart`` key in ``data/tour/episode.toml``), so the room sees title, caption and chart without a
+scroll while the page's controls stay below it, where the speaker can still change a number live.
+The chart is drawn in that slot on every full run of the page (also from inside a fragment, which
+Streamlit allows for a container the fragment wrote to in the last full run).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+import streamlit.components.v1  # noqa: F401  (st.components.v1.html: a zero-height frame for the script)
+
+__all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "chart_container", "focus_figure", "link_preview", "preview_script",
+           "reserve_focus_slot"]
+
+_FOCUS_SLOT = "talk.focus_slot"
+_FOCUS_KEY = "talk.focus_key"
+
+#: The tallest a step's chart is drawn in presentation mode: title, tour caption and chart then fit a
+#: 1280 x 720 window (a common projector) without scrolling.
+FOCUS_HEIGHT_PX = 450
+
+#: Presentation mode's look (a constant of ours, never user input): no sidebar, no Streamlit top bar
+#: (it covered the top of "Link to this view"), a compact title and tour banner, and type sized for a room.
+PRESENT_CSS = """
+<style>
+  /* The sidebar and its opener (stExpandSidebarButton in Streamlit 1.4x; stSidebarCollapsedControl before). */
+  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+  [data-testid="stExpandSidebarButton"], [data-testid="stHeader"] { display: none; }
+  .block-container { max-width: 100%; padding-top: 0.6rem !important; padding-bottom: 2rem; }
+  h1 { font-size: 2.1rem !important; padding: 0.2rem 0 !important; }
+  p, li, [data-testid="stCaptionContainer"] { font-size: 1.25rem !important; }
+  [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.6rem !important; line-height: 1.2; }
+  [data-testid="stMetricLabel"] p { font-size: 1.2rem !important; }
+  .st-key-talk-banner { padding: 0.5rem 1rem !important; gap: 0.3rem !important; }
+  .st-key-talk-banner [data-testid="stProgress"] p { font-size: 1.2rem !important; }
+  .st-key-talk-banner [data-testid="stMarkdownContainer"] p { line-height: 1.45; }
+  .st-key-talk-banner [data-testid="stPageLink-NavLink"] { padding: 0 0.4rem; }
+  .st-key-talk-head { gap: 0.5rem !important; }
+  /* The zero-height helpers (style blocks, the tour keys' and link preview's script frames) take no row of
+     their own: each empty row still cost a 1 rem gap above the chart. Hidden frames still run their scripts. */
+  [data-testid="stElementContainer"]:has(iframe[data-testid="stIFrame"]),
+  [data-testid="stElementContainer"]:has(style) { display: none; }
+</style>
+"""
+
+
+def reserve_focus_slot(chart_key: str) -> None:
+    """Keep a place here for the chart ``chart_key`` (the tour step's chart); nothing for an empty key."""
+    st.session_state[_FOCUS_KEY] = chart_key
+    st.session_state[_FOCUS_SLOT] = st.empty() if chart_key else None
+
+
+def clear_focus_slot() -> None:
+    st.session_state[_FOCUS_KEY] = ""
+    st.session_state[_FOCUS_SLOT] = None
+
+
+def chart_container(key: str) -> Any:
+    """Where the chart ``key`` is drawn: the reserved slot under the tour caption for the step's chart,
+    otherwise where the page is writing."""
+    slot = st.session_state.get(_FOCUS_SLOT)
+    if slot is not None and key and st.session_state.get(_FOCUS_KEY) == key:
+        return slot.container()
+    return st
+
+
+def is_focus(key: str) -> bool:
+    return bool(key) and st.session_state.get(_FOCUS_SLOT) is not None and st.session_state.get(_FOCUS_KEY) == key
+
+
+def focus_figure(figure: Any) -> Any:
+    """A copy of a (presentation) figure no taller than :data:`FOCUS_HEIGHT_PX`, for the first screen.
+
+    >>> import plotly.graph_objects as go
+    >>> focus_figure(go.Figure(layout={"height": 600})).layout.height
+    450
+    >>> focus_figure(go.Figure(layout={"height": 300})).layout.height
+    300
+    """
+    import plotly.graph_objects as go
+
+    height = int(figure.layout.height or 450)
+    if height <= FOCUS_HEIGHT_PX:
+        return figure
+    smaller = go.Figure(figure)
+    smaller.layout.height = FOCUS_HEIGHT_PX
+    # Titles and legends placed in pixels from the top (yref "container") keep their pixel offsets.
+    for item in (smaller.layout.title, smaller.layout.legend):
+        if item is not None and getattr(item, "yref", None) == "container" and item.y is not None:
+            item.y = 1 - (1 - item.y) * height / FOCUS_HEIGHT_PX
+    return smaller
+
+
+#: The site's name in every page title and preview.
+SITE_NAME = "Interconnect Explorer"
+
+
+def _js_string(text: str) -> str:
+    r"""``text`` as a JavaScript string literal that cannot end its script element.
+
+    >>> print(_js_string('a "b" </script>'))
+    "a \"b\" \u003c/script>"
+    """
+    return json.dumps(text).replace("<", "\\u003c")
+
+
+def preview_script(title: str, description: str) -> str:
+    """The script that writes a page's preview metadata into the app's document head: the description,
+    and the Open Graph and Twitter card fields link previews read (title, description, site name)."""
+    fields = [("name", "description", description), ("property", "og:title", title),
+              ("property", "og:description", description), ("property", "og:site_name", SITE_NAME),
+              ("property", "og:type", "website"), ("name", "twitter:card", "summary"),
+              ("name", "twitter:title", title), ("name", "twitter:description", description)]
+    lines = [f"  put({_js_string(attribute)}, {_js_string(name)}, {_js_string(content)});"
+             for attribute, name, content in fields]
+    return ("<script>\nconst head = window.parent.document.head;\n"
+            "function put(attribute, name, content) {\n"
+            "  let tag = head.querySelector(`meta[${attribute}=\"${name}\"]`);\n"
+            "  if (!tag) { tag = window.parent.document.createElement('meta'); tag.setAttribute(attribute, name);"
+            " head.appendChild(tag); }\n"
+            "  tag.setAttribute('content', content);\n}\n" + "\n".join(lines) + "\n</script>")
+
+
+def link_preview(title: str, description: str) -> None:
+    """Give the open page its preview metadata (description, Open Graph, Twitter card).
+
+    Streamlit serves the same static ``index.html`` (title "Streamlit", no description) for every
+    page and fills in the page's title with JavaScript. A browser's tab, bookmarks and history, and
+    any previewer that runs JavaScript, see the page's own title and this description; chat apps'
+    link unfurlers that read only the served HTML (Slack, Teams, Discord, ...) see "Streamlit".
+    """
+    st.components.v1.html(preview_script(title, description), height=0)
