@@ -112,6 +112,13 @@ def focus_figure(figure: Any) -> Any:
     for item in (smaller.layout.title, smaller.layout.legend):
         if item is not None and getattr(item, "yref", None) == "container" and item.y is not None:
             item.y = 1 - (1 - item.y) * height / FOCUS_HEIGHT_PX
+    # A legend below the plot (paper y < 0) keeps its distance in pixels from the axis, so the shorter
+    # plot does not pull it up onto the tick labels and the axis title.
+    legend, margin = smaller.layout.legend, smaller.layout.margin
+    if legend is not None and getattr(legend, "yref", None) in (None, "paper") and (legend.y or 0) < 0:
+        spare = (margin.t or 0) + (margin.b or 0)
+        if FOCUS_HEIGHT_PX - spare > 50:
+            legend.y = legend.y * (height - spare) / (FOCUS_HEIGHT_PX - spare)
     return smaller
 
 
