@@ -6,8 +6,10 @@ view the live tour shows at that step (the step's own link parameters, which hol
 writes the given views. The folder gets:
 
 * ``index.html``: every view with its caption and links to its files;
-* ``deck.html``: one self-contained file (plotly.js inside), one slide per view with its caption and
-  charts, arrow keys and a step counter, for a borrowed laptop with no network;
+* ``deck.html``: one slide per view with its caption and charts, arrow keys and a step counter. It
+  loads the folder's ``plotly.min.js`` when beside it and otherwise unpacks its own gzip-compressed
+  copy, so the file alone runs on a borrowed laptop with no network (in a browser from 2023 on), and
+  the folder holds plotly.js once plus that packed copy (the tour: about 7.5 MB in all);
 * ``viewNN-chartM.html`` and ``.csv`` per chart, loading the folder's one ``plotly.min.js``;
 * with ``--png``, ``viewNN-chartM.png`` per chart, drawn by a headless Chromium (``--chromium PATH``,
   else the ``CHROMIUM`` environment variable, else ``chromium``, ``chromium-browser``,

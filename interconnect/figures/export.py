@@ -3,13 +3,17 @@
 A single chart's HTML embeds plotly.js itself (no CDN), so it opens anywhere with no connection. An
 exported folder instead holds one copy of plotly.js beside its chart files (``plotly_src``), and
 :func:`deck_html` writes every step of a talk into one self-contained file (captions, charts, arrow
-keys, a step counter). The CSV holds each trace's points, so a reader can check or re-plot the numbers.
+keys, a step counter) that uses that copy when it sits beside it and otherwise unpacks its own,
+gzip-compressed copy (a third of the size), so the whole folder holds plotly.js once plus a packed copy.
+The CSV holds each trace's points, so a reader can check or re-plot the numbers.
 Captions are our own Markdown; :func:`markdown_html` renders its inline marks (escaping everything).
 """
 
 from __future__ import annotations
 
+import base64
 import csv
+import gzip
 import html
 import io
 import json
@@ -21,7 +25,7 @@ import plotly.graph_objects as go
 from plotly.utils import PlotlyJSONEncoder
 
 __all__ = ["DeckStep", "ExportedView", "deck_html", "figure_csv", "figure_html", "index_html", "markdown_html",
-           "plotly_js_path"]
+           "pack_script", "plotly_js_path"]
 
 #: The file name of the one copy of plotly.js in an exported folder.
 PLOTLY_JS_NAME = "plotly.min.js"
@@ -171,6 +175,7 @@ code{background:#f3f4f6;padding:0 .2rem}
 #bar{position:fixed;bottom:0;left:0;right:0;display:flex;gap:1rem;align-items:center;justify-content:flex-end;
      padding:.4rem 1.2rem;background:rgba(255,255,255,.92);border-top:1px solid #e5e7eb;font-size:1.1rem}
 #bar button{font-size:1.1rem;padding:.2rem .9rem}
+#note{margin-right:auto;color:#b91c1c}
 """
 
 _DECK_SCRIPT = """
@@ -178,6 +183,7 @@ const slides = [...document.querySelectorAll('.slide')];
 const figures = JSON.parse(document.getElementById('deck-figures').textContent);
 let current = 0;
 function draw(index) {
+  if (!window.Plotly) return;  // drawn once plotly.js is ready
   slides[index].querySelectorAll('.chart').forEach((div) => {
     if (div.dataset.drawn) { Plotly.Plots.resize(div); return; }
     const figure = figures[div.dataset.figure];
@@ -192,6 +198,21 @@ function show(index) {
   if (location.hash !== `#${current + 1}`) history.replaceState(null, '', `#${current + 1}`);
   draw(current);
 }
+// plotly.js: the folder's copy if the deck sits beside it (loaded above), else the deck's own packed copy,
+// unpacked by the browser (DecompressionStream: Chrome and Edge 80, Firefox 113, Safari 16.4 and later).
+function unpackPlotly() {
+  if (window.Plotly) return Promise.resolve();
+  if (!window.DecompressionStream) return Promise.reject(new Error('no DecompressionStream'));
+  const text = atob(document.getElementById('plotly-packed').textContent.trim());
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i += 1) bytes[i] = text.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Response(stream).text().then((code) => {
+    const script = document.createElement('script');
+    script.textContent = code;
+    document.head.appendChild(script);
+  });
+}
 document.addEventListener('keydown', (event) => {
   const forward = ['ArrowRight', 'PageDown', ' '].includes(event.key);
   const back = ['ArrowLeft', 'PageUp'].includes(event.key);
@@ -202,6 +223,10 @@ document.addEventListener('keydown', (event) => {
 document.getElementById('prev').onclick = () => show(current - 1);
 document.getElementById('next').onclick = () => show(current + 1);
 show((parseInt(location.hash.slice(1), 10) || 1) - 1);
+unpackPlotly().then(() => draw(current)).catch(() => {
+  document.getElementById('note').textContent = 'This browser cannot unpack the charts: open deck.html '
+    + 'beside plotly.min.js (its export folder), or in a browser from 2023 or later.';
+});
 """
 
 
@@ -210,8 +235,10 @@ def deck_html(steps: Sequence[DeckStep], *, title: str = "Interconnect Explorer:
     """Every step of a talk in one self-contained HTML file: one slide per step (title, caption, charts),
     the arrow keys (and Page Up/Down, Space, Home, End) to move, a step counter, no network.
 
-    plotly.js is embedded once (``plotly_js``: its text; default the copy inside the ``plotly``
-    package) and each chart is drawn when its slide is first shown.
+    The deck first loads ``plotly.min.js`` from beside it (the export folder's one copy, which any
+    browser can run); opened alone, it unpacks its own copy of plotly.js (``plotly_js``: its text;
+    default the copy inside the ``plotly`` package), embedded gzip-compressed and base64-encoded.
+    Each chart is drawn when its slide is first shown.
 
     >>> deck = deck_html([DeckStep("One", "**9 to 1**", "/", (go.Figure(go.Bar(x=["a"], y=[1])),))], plotly_js="")
     >>> "<strong>9 to 1</strong>" in deck, "ArrowRight" in deck, "id='counter'" in deck, "http" in deck
@@ -232,8 +259,20 @@ def deck_html(steps: Sequence[DeckStep], *, title: str = "Interconnect Explorer:
                       "</section>")
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{_DECK_STYLE}</style>"
-            f"<script>{plotly_js}</script></head><body>{''.join(slides)}"
-            "<div id='bar'><button id='prev' title='Previous (left arrow)'>◀</button><span id='counter'></span>"
+            f"<script src='{PLOTLY_JS_NAME}'></script></head><body>{''.join(slides)}"
+            "<div id='bar'><span id='note'></span>"
+            "<button id='prev' title='Previous (left arrow)'>◀</button><span id='counter'></span>"
             "<button id='next' title='Next (right arrow)'>▶</button></div>"
             f"<script type='application/json' id='deck-figures'>{_script_json(figures)}</script>"
+            f"<script type='application/octet-stream' id='plotly-packed'>{pack_script(plotly_js)}</script>"
             f"<script>{_DECK_SCRIPT}</script></body></html>")
+
+
+def pack_script(code: str) -> str:
+    """``code`` gzip-compressed (the same bytes on every run) and base64-encoded, for :func:`deck_html`.
+
+    >>> import base64, gzip
+    >>> gzip.decompress(base64.b64decode(pack_script("Plotly = {};"))).decode()
+    'Plotly = {};'
+    """
+    return base64.b64encode(gzip.compress(code.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")

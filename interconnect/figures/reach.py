@@ -23,6 +23,7 @@ from interconnect.figures.theme import (
     LAYER_COLOURS,
     LAYER_LEGEND_NAMES,
     LEGEND_ROW_PX,
+    PROJECTOR_LABELS,
     TITLE_BAND_PX,
     apply_theme,
     title_over_legend,
@@ -80,35 +81,41 @@ def _short_link_name(name: str, limit: int = 22, *, whole_words: bool = False) -
 
 #: Label geometry at 14 px text, and the plot area of a chart in the page's main column at 1280 px.
 _CHAR_PX, _LINE_PX, _GAP_PX = 8.8, 18.0, 9.0  # a 14 px font, with room for wide glyphs
+#: The leash chart's plot area as presentation mode draws it first on a 1280 x 720 screen (450 px tall
+#: less 80 px above and 120 px below the plot, measured 265 x 1000 px), and its text scale (14 px to 20 px).
+_PROJECTOR_PLOT_PX, _PROJECTOR_SCALE = (1000.0, 265.0), 20 / 14
 
 
 def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str], x_range: Sequence[float],
                      y_range: Sequence[float], *, width_px: float = 600.0, height_px: float = 330.0,
-                     marker_px: Sequence[float] | None = None) -> list[str | None]:
+                     marker_px: Sequence[float] | None = None, scale: float = 1.0) -> list[str | None]:
     """Text positions that keep labels off each other and off the markers on a log-log chart.
 
     Greedy, in the order given (most important first): each label takes the first of right, above,
     below, left and the four corners whose box (estimated from the 14 px font) stays inside the
     plot and overlaps no label placed before it and no marker. A label with no free place gets
     ``None``: it is left off (its point keeps its hover text), rather than drawn over another.
+    ``scale`` enlarges text, gaps and markers (presentation mode's 20 px text: ``20 / 14``).
     """
     px_x = width_px / (x_range[1] - x_range[0])
     px_y = height_px / (y_range[1] - y_range[0])
     centres = [((math.log10(x) - x_range[0]) * px_x, (math.log10(y) - y_range[0]) * px_y) for x, y in points]
     radii = marker_px if marker_px is not None else [8.0] * len(points)
-    boxes = [(cx - r, cy - r, cx + r, cy + r) for (cx, cy), r in zip(centres, radii, strict=True)]  # the markers
+    boxes = [(cx - r * scale, cy - r * scale, cx + r * scale, cy + r * scale)  # the markers
+             for (cx, cy), r in zip(centres, radii, strict=True)]
+    line, gap = _LINE_PX * scale, _GAP_PX * scale
     positions = []
     for index, ((cx, cy), text) in enumerate(zip(centres, texts, strict=True)):
-        width = len(text) * _CHAR_PX
+        width = len(text) * _CHAR_PX * scale
         options = {
-            "middle right": (cx + _GAP_PX, cy - _LINE_PX / 2, cx + _GAP_PX + width, cy + _LINE_PX / 2),
-            "top center": (cx - width / 2, cy + _GAP_PX, cx + width / 2, cy + _GAP_PX + _LINE_PX),
-            "bottom center": (cx - width / 2, cy - _GAP_PX - _LINE_PX, cx + width / 2, cy - _GAP_PX),
-            "middle left": (cx - _GAP_PX - width, cy - _LINE_PX / 2, cx - _GAP_PX, cy + _LINE_PX / 2),
-            "bottom right": (cx + 2, cy - _GAP_PX - _LINE_PX, cx + 2 + width, cy - _GAP_PX),
-            "top right": (cx + 2, cy + _GAP_PX, cx + 2 + width, cy + _GAP_PX + _LINE_PX),
-            "bottom left": (cx - 2 - width, cy - _GAP_PX - _LINE_PX, cx - 2, cy - _GAP_PX),
-            "top left": (cx - 2 - width, cy + _GAP_PX, cx - 2, cy + _GAP_PX + _LINE_PX),
+            "middle right": (cx + gap, cy - line / 2, cx + gap + width, cy + line / 2),
+            "top center": (cx - width / 2, cy + gap, cx + width / 2, cy + gap + line),
+            "bottom center": (cx - width / 2, cy - gap - line, cx + width / 2, cy - gap),
+            "middle left": (cx - gap - width, cy - line / 2, cx - gap, cy + line / 2),
+            "bottom right": (cx + 2, cy - gap - line, cx + 2 + width, cy - gap),
+            "top right": (cx + 2, cy + gap, cx + 2 + width, cy + gap + line),
+            "bottom left": (cx - 2 - width, cy - gap - line, cx - 2, cy - gap),
+            "top left": (cx - 2 - width, cy + gap, cx - 2, cy + gap + line),
         }
         chosen = None
         for name, (x0, y0, x1, y1) in options.items():
@@ -431,9 +438,14 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
     on_leash = {(step.reach_m, step.link.rate_gbps) for step in leash_steps(media)}
     # Labels in order of importance: the fastest that reaches, the leash's steps, then reaching and fast first.
     keys = sorted(points, key=lambda key: (key != best_point, key[:2] not in on_leash, not key[2], -key[1], key[0]))
-    positions = dict(zip(keys, _label_positions([key[:2] for key in keys], [labels[key] for key in keys],
-                                                _DISTANCE_RANGE, y_range,
-                                                marker_px=[14.0 if key == best_point else 8.0 for key in keys]),
+    spots, texts = [key[:2] for key in keys], [labels[key] for key in keys]
+    radii = [14.0 if key == best_point else 8.0 for key in keys]
+    positions = dict(zip(keys, _label_positions(spots, texts, _DISTANCE_RANGE, y_range, marker_px=radii), strict=True))
+    # Presentation mode draws the chart shorter with larger text: its own labels, placed for that (see
+    # PROJECTOR_LABELS in figures.theme), so none lands on another there either.
+    width_px, height_px = _PROJECTOR_PLOT_PX
+    projector = dict(zip(keys, _label_positions(spots, texts, _DISTANCE_RANGE, y_range, width_px=width_px,
+                                                height_px=height_px, marker_px=radii, scale=_PROJECTOR_SCALE),
                          strict=True))
     here = distance_text(distance_m)
     for reaches in (True, False):
@@ -446,6 +458,8 @@ def leash_figure(media: Sequence[LinkReach], distance_m: float) -> go.Figure:
             "text": [labels[key] if positions[key] else "" for key, _ in group],
             "textposition": [positions[key] or "middle right" for key, _ in group],
             "hovertext": [labels[key] for key, _ in group],
+            "meta": {PROJECTOR_LABELS: {"text": [labels[key] if projector[key] else "" for key, _ in group],
+                                        "textposition": [projector[key] or "middle right" for key, _ in group]}},
             "textfont": {"size": 14, "color": "#111827" if reaches else "#6b7280"},
             "marker": {"size": 15 if reaches else 13,
                        "color": [LAYER_COLOURS.get(rows[0].layer, _OTHER_COLOUR) for _, rows in group]

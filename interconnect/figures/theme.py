@@ -97,6 +97,9 @@ def title_over_legend(figure: go.Figure) -> go.Figure:
 PRESENT_MIN_FONT_PX = 20
 PRESENT_LINE_SCALE = 1.6
 PRESENT_MARKER_SCALE = 1.4
+#: The key, in a trace's ``meta``, of labels placed for presentation mode's shorter chart and larger
+#: text (``{"text": [...], "textposition": [...]}``); :func:`presentation_figure` puts them in place.
+PROJECTOR_LABELS = "projector_labels"
 
 
 def _raise_text(figure: go.Figure, minimum_px: int, title_px: int) -> go.Figure:
@@ -154,4 +157,7 @@ def presentation_figure(figure: go.Figure) -> go.Figure:
         marker = getattr(trace, "marker", None)
         if marker is not None and isinstance(getattr(marker, "size", None), int | float):
             marker.size = marker.size * PRESENT_MARKER_SCALE
+        labels = trace.meta.get(PROJECTOR_LABELS) if isinstance(getattr(trace, "meta", None), dict) else None
+        if labels:
+            trace.update(text=labels["text"], textposition=labels["textposition"])
     return big

@@ -3,7 +3,11 @@
 In presentation mode on a tour step, :func:`reserve_focus_slot` keeps a place right under the step's
 caption; :func:`chart_container` hands that place to the chart the step is about (the step's
 ``chart`` key in ``data/tour/episode.toml``), so the room sees title, caption and chart without a
-scroll while the page's controls stay below it, where the speaker can still change a number live.
+scroll. The rest of the page (its controls, prose and other charts) goes into one collapsed expander,
+"Controls and the rest of the page", right under the chart: out of the room's way, one click away
+for a speaker who wants to change a number live. The widgets keep their keys (an expander adds no
+key), so links and tests find them as in normal mode; the expander exists only in presentation mode
+on a tour step with a chart, and normal mode's layout is untouched.
 The chart is drawn in that slot on every full run of the page (also from inside a fragment, which
 Streamlit allows for a container the fragment wrote to in the last full run).
 """
@@ -16,11 +20,14 @@ from typing import Any
 import streamlit as st
 import streamlit.components.v1  # noqa: F401  (st.components.v1.html: a zero-height frame for the script)
 
-__all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "chart_container", "focus_figure", "link_preview", "preview_script",
-           "reserve_focus_slot"]
+__all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "REST_LABEL", "chart_container", "focus_figure", "link_preview",
+           "preview_script", "reserve_focus_slot"]
 
 _FOCUS_SLOT = "talk.focus_slot"
 _FOCUS_KEY = "talk.focus_key"
+
+#: The label of presentation mode's expander that holds the page below the step's chart.
+REST_LABEL = "Controls and the rest of the page"
 
 #: The tallest a step's chart is drawn in presentation mode: title, tour caption and chart then fit a
 #: 1280 x 720 window (a common projector) without scrolling.
@@ -47,14 +54,24 @@ PRESENT_CSS = """
      their own: each empty row still cost a 1 rem gap above the chart. Hidden frames still run their scripts. */
   [data-testid="stElementContainer"]:has(iframe[data-testid="stIFrame"]),
   [data-testid="stElementContainer"]:has(style) { display: none; }
+  /* The expander that holds the page below the step's chart: a quiet one-line bar until opened. */
+  [data-testid="stExpander"] summary p { font-size: 1.05rem !important; }
 </style>
 """
 
 
 def reserve_focus_slot(chart_key: str) -> None:
-    """Keep a place here for the chart ``chart_key`` (the tour step's chart); nothing for an empty key."""
+    """Keep a place here for the chart ``chart_key`` (the tour step's chart), then open the collapsed
+    expander that everything the page writes after this goes into; nothing for an empty key.
+
+    The expander is entered and not left: Streamlit starts every run of a script (and every rerun of
+    a fragment, from the containers it had when first called) with its own stack of containers, so
+    the rest of this run, fragments included, writes into it, and the next run starts afresh.
+    """
     st.session_state[_FOCUS_KEY] = chart_key
     st.session_state[_FOCUS_SLOT] = st.empty() if chart_key else None
+    if chart_key:
+        st.expander(REST_LABEL, expanded=False, icon=":material/tune:").__enter__()
 
 
 def clear_focus_slot() -> None:
@@ -95,6 +112,13 @@ def focus_figure(figure: Any) -> Any:
     for item in (smaller.layout.title, smaller.layout.legend):
         if item is not None and getattr(item, "yref", None) == "container" and item.y is not None:
             item.y = 1 - (1 - item.y) * height / FOCUS_HEIGHT_PX
+    # A legend below the plot (paper y < 0) keeps its distance in pixels from the axis, so the shorter
+    # plot does not pull it up onto the tick labels and the axis title.
+    legend, margin = smaller.layout.legend, smaller.layout.margin
+    if legend is not None and getattr(legend, "yref", None) in (None, "paper") and (legend.y or 0) < 0:
+        spare = (margin.t or 0) + (margin.b or 0)
+        if FOCUS_HEIGHT_PX - spare > 50:
+            legend.y = legend.y * (height - spare) / (FOCUS_HEIGHT_PX - spare)
     return smaller
 
 

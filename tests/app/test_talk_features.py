@@ -129,3 +129,31 @@ def test_every_page_gives_a_link_preview_its_title_and_one_line(name):
     assert 20 <= len(description) <= 200 and "\n" not in description and description.endswith(".")
     # The line is the page's own: its caption's first sentence (each page has a different one).
     assert description.rstrip(".") in " ".join(caption.value for caption in at.caption)
+
+
+CONTROL_KINDS = ("slider", "select_slider", "selectbox", "multiselect", "number_input", "radio", "text_input",
+                 "toggle", "checkbox", "segmented_control")
+
+
+def controls(block) -> list[str]:
+    return sorted(str(widget.key) for kind in CONTROL_KINDS for widget in block.get(kind))
+
+
+@pytest.mark.parametrize("number", [n for n, step in enumerate(STEPS, start=1) if step.chart])
+def test_presentation_mode_puts_the_step_chart_first_and_folds_the_controls_away(number):
+    from interconnect.ui.talk import REST_LABEL
+
+    step = STEPS[number - 1]
+    query = {**dict(step.params), "tour": "1", "stop": str(number)}
+    at = run_page(script(step.page), {**query, "present": "1"})
+    assert not at.exception and not at.warning
+    rest = [expander for expander in at.main.get("expander") if expander.label == REST_LABEL]
+    assert len(rest) == 1 and not rest[0].proto.expanded  # collapsed until the speaker opens it
+    charts = [str(chart.key) for chart in at.main.get("plotly_chart")]
+    assert step.chart in charts and step.chart not in [str(c.key) for c in rest[0].get("plotly_chart")]
+    # Every control of the page is in the folded part (the head keeps only the way out of the mode) and
+    # keeps its key, so the same link opens the same view in either mode.
+    assert controls(rest[0]) == controls(at.main)
+    normal = run_page(script(step.page), query)
+    assert controls(normal.main) == controls(at.main)
+    assert not [expander for expander in normal.main.get("expander") if expander.label == REST_LABEL]

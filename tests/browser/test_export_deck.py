@@ -1,12 +1,14 @@
 """The exported talk opened as a speaker opens it on a borrowed laptop: from files, with no network.
 
-``interconnect export`` writes two views; Chromium opens ``deck.html`` (one self-contained file) and a
-chart file of the folder (plotly.js loaded from beside it). Any request that is not a local file is
+``interconnect export`` writes two views; Chromium opens ``deck.html`` in its folder (plotly.js loaded
+from beside it), the same deck copied alone to another folder (it unpacks its own plotly.js), and a
+chart file of the folder. Any request that is not a local file is
 aborted and fails the test; the right and left arrow keys move the deck and its counter follows.
 """
 
 from __future__ import annotations
 
+import shutil
 from urllib.parse import urlsplit
 
 import pytest
@@ -55,6 +57,13 @@ def test_the_deck_and_the_chart_files_run_from_files_alone(tmp_path, offline_pag
     assert page.locator("#counter").inner_text() == "Step 2 of 2"
     page.keyboard.press("ArrowLeft")
     assert page.locator("#counter").inner_text() == "Step 1 of 2"
+
+    alone = tmp_path / "usb-stick"
+    alone.mkdir()
+    shutil.copy(tmp_path / "deck.html", alone / "deck.html")  # the one file, without the folder's plotly.js
+    page.goto((alone / "deck.html").as_uri() + "#2")
+    page.locator("#step2.on .chart .main-svg").first.wait_for(state="visible", timeout=30_000)
+    assert page.locator("#counter").inner_text() == "Step 2 of 2" and not page.locator("#note").inner_text()
 
     page.goto((tmp_path / "view02-chart1.html").as_uri())  # a chart file loads the folder's plotly.js
     page.locator(".main-svg").first.wait_for(state="visible", timeout=20_000)

@@ -1,5 +1,7 @@
 """``interconnect export``: chart files that share one local plotly.js, CSV, an index and a one-file deck."""
 
+import base64
+import gzip
 import re
 import shutil
 
@@ -25,7 +27,10 @@ def test_export_writes_charts_with_one_local_plotly_a_deck_and_an_index(tmp_path
     assert (tmp_path / "plotly.min.js").read_bytes() == plotly_js_path().read_bytes()
     assert len(list(tmp_path.glob("*.js"))) == 1
     deck = (tmp_path / "deck.html").read_text()
-    assert len(deck) > 1_000_000 and deck.count("<section class='slide'") == 1  # plotly.js inside, one slide
+    assert deck.count("<section class='slide'") == 1 and "<script src='plotly.min.js'>" in deck
+    packed = re.search(r"id='plotly-packed'>([^<]+)</script>", deck).group(1)  # for the deck opened alone
+    assert gzip.decompress(base64.b64decode(packed)) == plotly_js_path().read_bytes()
+    assert len(deck) < 0.5 * len(plotly_js_path().read_bytes())  # packed: the folder holds plotly.js once
     for text in (page, deck, index):
         assert not NETWORK_SCRIPT.search(text) and not NETWORK_LINK.search(text)  # nothing fetched
     csv_text = (tmp_path / "view01-chart1.csv").read_text()

@@ -116,6 +116,24 @@ def test_leash_labels_never_overlap_and_every_point_keeps_its_name_on_hover():
             assert "" in trace.text  # fifteen long names on one row cannot all be written
 
 
+def test_the_leash_in_presentation_mode_gets_labels_placed_for_its_larger_text():
+    from interconnect.figures.theme import presentation_figure
+
+    normal = leash_figure(MEDIA, 11.0)
+    shown = presentation_figure(normal)
+    for before, after in zip(normal.data, shown.data, strict=True):
+        if before.name.startswith(("Reaches", "Cannot")):
+            assert list(before.hovertext) == list(after.hovertext)  # every point keeps its name on hover
+            assert list(after.text) == list(before.meta["projector_labels"]["text"])
+    # At 20 px on the shorter first-screen chart some names are left off rather than drawn over
+    # another; the ringed fastest link that still reaches 11 m keeps its name.
+    best = next(t for t in shown.data if t.name == "Fastest that still reaches")
+    reaching = next(t for t in shown.data if t.name.startswith("Reaches"))
+    spot = list(zip(reaching.x, reaching.y, strict=True)).index((best.x[0], best.y[0]))
+    assert reaching.text[spot] == reaching.hovertext[spot]
+    assert sum(bool(text) for t in shown.data if t.mode == "markers+text" for text in t.text) >= 8
+
+
 def test_timeout_figure_draws_each_timeout_and_the_round_trips_at_the_distance():
     media = [PROPAGATION[key] for key in ("copper-cable", "fibre", "vacuum")]
     figure = timeout_figure(11.0, media, TIMEOUTS)
