@@ -131,16 +131,6 @@ EXTERNAL = [
         "One 10 GiB row (busbw 191.76 GB/s); the same page gives 232 GB/s on one node.",
     ),
     External(
-        "dgx-h100-2node-ib",
-        "2 x DGX H100 (8 x 400 Gbit/s InfiniBand), nccl-tests -g 8, mid sizes erratic in the source",
-        "public GitHub file (same author as the h100-2node calibration table); repository not identified",
-        {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 2},
-        """16 39.09|32 39.07|64 38.80|128 39.71|512 39.28|1024 39.56|2048 40.22|4096 40.82
-        536870912 3345.7|1073741824 5961.9|2147483648 9270.2|4294967296 17662|8589934592 34409
-        17179869184 68195""",
-        "Rows from 8 KiB to 256 MiB are omitted: they swing by 10x in the source.",
-    ),
-    External(
         "h100-8gpu-nvidia-exemplar",
         "8 x H100 (DGX H100), one node, nccl-tests one process per GPU (NVIDIA recipe sample output)",
         "https://github.com/NVIDIA/exemplar-performance/blob/HEAD/microbenchmarks/nccl/README.md",

@@ -34,7 +34,7 @@ CHANGES = [
     ("selectbox", "allreduce.algo", ("ring", "auto")),
     ("selectbox", "allreduce.proto", ("Simple", "auto")),
     ("text_input", "allreduce.size", ("25 MB", "256 MiB")),
-    ("selectbox", "allreduce.overlay", ("h100-2node", "none")),
+    ("selectbox", "allreduce.overlay", ("h100-2node-k8s", "none")),
 ]
 
 

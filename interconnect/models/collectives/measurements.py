@@ -101,9 +101,9 @@ class Measurement:
 
         Examples
         --------
-        >>> m = next(m for m in load_measurements("calibration") if m.id == "h100-8gpu-nvls")
+        >>> m = next(m for m in load_measurements("calibration") if m.id == "h100-ib-sharp-96rank")
         >>> m.cluster().ranks
-        8
+        96
         """
         inputs = dict(self.cluster_inputs)
         gpu = str(inputs.pop("gpu"))
@@ -178,7 +178,7 @@ def load_measurements(role: str | None = None, directory: Path | None = None, *,
     Examples
     --------
     >>> [m.id for m in load_measurements("calibration")][:2]
-    ['h100-8gpu-nvls', 'h100-ib-sharp-96rank']
+    ['h100-ib-sharp-96rank', 'gb200-nvl72-1rack']
     >>> sorted({m.collective for m in load_measurements(collective=None)})
     ['all_gather', 'all_reduce', 'alltoall', 'reduce_scatter']
     """
