@@ -8,18 +8,12 @@ from interconnect.catalog import get_catalog
 from interconnect.figures.layers import layer_hops, layers_figure
 from interconnect.figures.reach import reach_figure
 from interconnect.models.reach import reach_rows
-from interconnect.ui.page import (
-    PAGES,
-    PageState,
-    chart,
-    escape_markdown,
-    footer,
-    link_to,
-    page_exists,
-    page_setup,
-    redirect_mistyped_page,
-    show_entry,
-)
+from interconnect.ui.charts import chart
+from interconnect.ui.chrome import footer, page_setup
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.pages import PAGES, link_to, page_exists, redirect_mistyped_page
+from interconnect.ui.sources import show_entry
+from interconnect.ui.state import PageState
 
 redirect_mistyped_page()
 

@@ -1,6 +1,6 @@
 """Fuzz every page's link parameters with hostile values and print what happened (asserts nothing).
 
-For each page of the app (``interconnect.ui.page.PAGES``), its keys are every key the page writes to
+For each page of the app (``interconnect.ui.pages.PAGES``), its keys are every key the page writes to
 the address bar in one default run, every key of its parameter list (``interconnect.ui.pagespecs``),
 a custom GPU's keys, and the keys every page reads: the tour (``tour``, ``stop``, and ``step``, the
 stop's key in older links) and presentation mode (``present``). Each case sets one or several of
@@ -33,7 +33,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from interconnect.testing import HOSTILE_VALUES  # noqa: E402
 from interconnect.ui import pagespecs  # noqa: E402
-from interconnect.ui.page import PAGES, page_exists  # noqa: E402
+from interconnect.ui.pages import PAGES, page_exists  # noqa: E402
 
 TARGET_S = 1.0
 #: A case over the target is timed this many more times: a case slow because of its input is slow

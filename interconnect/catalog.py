@@ -803,7 +803,7 @@ _CLAIM_KEYS = {"id", "claim", "by", "verdict", "correction", "why", "sources", "
 class Claim:
     """A popular figure checked against the sources: the claim, the verdict, the correction and why.
 
-    ``page`` names the app page that shows it (a key of the page table in :mod:`interconnect.ui.page`)
+    ``page`` names the app page that shows it (a key of the page table in :mod:`interconnect.ui.pages`)
     and ``params`` the link parameters that open the view.
     """
 

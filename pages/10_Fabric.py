@@ -6,6 +6,7 @@ and the sections in :mod:`interconnect.ui.fabric`.
 
 import streamlit as st
 
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.fabric import (
     INTRO,
     collectives_section,
@@ -16,8 +17,9 @@ from interconnect.ui.fabric import (
     picture_section,
     summary_section,
 )
-from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import fabric_specs
+from interconnect.ui.state import PageState
 
 page_setup("Fabric: from GPUs to switches and optics",
            "Tiers, rails and oversubscription: the switches, links and watts of a GPU cluster's network, "

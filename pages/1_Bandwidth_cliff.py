@@ -4,9 +4,10 @@ The controls and what they drive are one fragment (:func:`interconnect.ui.cliff.
 change reruns only that part; the generations chart and the layer tables below depend on no control.
 """
 
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cliff import CLIFF_SHARED, cliff_view, generations_section, layers_section
-from interconnect.ui.page import PageState, footer, page_setup
 from interconnect.ui.pagespecs import cliff_specs
+from interconnect.ui.state import PageState
 
 page_setup("The bandwidth cliff",
            "How much a GPU can send to the other GPUs of its server, against what it can send anywhere else.")

@@ -9,9 +9,11 @@ import streamlit as st
 from interconnect.catalog import get_catalog
 from interconnect.ui.allreduce import analysis, page_cluster
 from interconnect.ui.allreduce_live import live_nodes
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls, show_cluster_sources
-from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import CLUSTER_KEYS, allreduce_specs
+from interconnect.ui.state import PageState
 
 page_setup("All-reduce: what the cliff costs",
            "Time, bandwidth and network traffic of an all-reduce, by algorithm, message size and cluster size.")

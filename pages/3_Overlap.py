@@ -4,7 +4,10 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.models.overlap import cluster_roofline_tokens
+from interconnect.ui.charts import chart
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.overlap import (
     StepInputs,
     nodes_figure,
@@ -20,8 +23,8 @@ from interconnect.ui.overlap import (
     tokens_figure,
 )
 from interconnect.ui.overlap_live import live_tokens
-from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
+from interconnect.ui.state import PageState
 
 page_setup("Overlap: talk while you compute",
            "Data-parallel training all-reduces every gradient each step. Start early and most of it hides "

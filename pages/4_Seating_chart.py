@@ -12,8 +12,10 @@ from interconnect.models.parallelism import (
     layout_problems,
 )
 from interconnect.models.presets import custom_model, load_model_presets, model_sources
+from interconnect.ui.charts import chart
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
-from interconnect.ui.page import PageState, chart, escape_markdown, footer, page_setup
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import (
     CLUSTER_KEYS,
     DTYPE_BYTES,
@@ -31,6 +33,7 @@ from interconnect.ui.seating import (
     reference_view,
     tp_pair,
 )
+from interconnect.ui.state import PageState
 from interconnect.units import format_seconds
 
 page_setup("The seating chart",

@@ -7,9 +7,10 @@ drawn once. The arithmetic is in :mod:`interconnect.models.reach`.
 
 import streamlit as st
 
-from interconnect.ui.page import PageState, footer, page_setup
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, reach_specs
 from interconnect.ui.reach import INTRO, distance_section, timeouts_section
+from interconnect.ui.state import PageState
 
 page_setup("Reach: fast links are on a short leash",
            "Speed and reach are two different numbers. Move two GPUs apart and watch links drop out, "

@@ -5,9 +5,11 @@ import streamlit as st
 from interconnect.catalog import get_catalog
 from interconnect.models.crossdc import get_crossdc_data
 from interconnect.models.crossdc_view import table4_check
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.crossdc import method_controls, run_controls, show_results
-from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, crossdc_inputs, crossdc_specs
+from interconnect.ui.state import PageState
 
 page_setup("Across sites: training between data centres",
            "When training spans buildings or regions, the algorithm bends to the wire: synchronise rarely, "

@@ -4,8 +4,10 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.models.conversions import read_rate
-from interconnect.ui.page import PageState, escape_markdown, footer, page_setup
+from interconnect.ui.chrome import footer, page_setup
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import units_specs
+from interconnect.ui.state import PageState
 from interconnect.units import QuantityInputError
 
 page_setup("Unit traps", "Six ways the same link gets two different numbers, and a converter for what you paste.")

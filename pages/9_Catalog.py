@@ -11,9 +11,11 @@ from interconnect.catalog import (
     get_catalog,
 )
 from interconnect.models.fabric import get_fabric_data
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.fabric import switch_catalog
-from interconnect.ui.page import PageState, direction_text, figure_label, footer, page_setup, show_entry
 from interconnect.ui.pagespecs import catalog_specs
+from interconnect.ui.sources import direction_text, figure_label, show_entry
+from interconnect.ui.state import PageState
 
 page_setup("Catalog and sources", "Every hardware figure the app uses, with its direction, basis and source.")
 catalog = get_catalog()

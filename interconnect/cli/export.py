@@ -49,7 +49,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _view_of(link: str) -> tuple[str | None, dict[str, str], str]:
-    from interconnect.ui.page import PAGES, page_for_path
+    from interconnect.ui.pages import PAGES, page_for_path
 
     parts = urlsplit(link)
     path = parts.path.rstrip("/")
@@ -66,7 +66,8 @@ def tour_jobs() -> list[tuple[str | None, dict[str, str], str, str, str, str]]:
 
     The params are the step's link parameters, the same the live tour's Next link opens.
     """
-    from interconnect.ui.page import PAGES, tour_steps
+    from interconnect.ui.pages import PAGES
+    from interconnect.ui.talk import tour_steps
 
     jobs = []
     for step in tour_steps():

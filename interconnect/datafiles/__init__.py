@@ -7,8 +7,9 @@ into frozen records whose numbers carry their unit in their field name (``latenc
 :class:`~interconnect.catalog.CatalogError` (or a subclass named after the topic) whose message starts
 with the file name and names the table and the key, raised when the file is first read.
 
-The pattern, as :mod:`interconnect.datafiles.crossdc` follows it (``presets.py``, ``overlap.py`` and
-``reach.py`` in ``models/`` are next):
+The pattern, as :mod:`interconnect.datafiles.crossdc` follows it (so do ``presets.py``, ``overlap.py``,
+``kernels.py`` and ``wires.py``; the files of the first three cite their sources themselves, as
+``[[source]]`` entries or addresses, so no ``sources.toml`` ids are checked there):
 
 1. ``datafiles/<topic>.py`` holds the record dataclasses, the ids the file must use (the public schema the
    model shares), a ``<Topic>DataError(CatalogError)``, ``load_<topic>_data(path=None, source_ids=None)``

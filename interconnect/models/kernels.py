@@ -1,6 +1,7 @@
 """What a GPU's kernels reach: sourced GEMM and attention throughput per GPU family, and GEMM shape.
 
-The figures live in ``data/published/gpu-kernels.toml`` (one set per family, each with its source):
+The figures live in ``data/published/gpu-kernels.toml`` (one set per family, each with its source; read
+and checked by :mod:`interconnect.datafiles.kernels`, whose names are re-exported here):
 the sustained or best measured dense BF16 matrix-multiply rate, flash attention's share of the peak,
 and the number of SMs that GEMM tiles are spread over. :func:`gemm_shape_factor` says how much of
 that rate a GEMM of a given shape keeps: a GEMM is cut into output tiles (256 x 128 or 128 x 128,
@@ -17,89 +18,14 @@ arXiv 2401.14489). Tensor parallelism slices the GEMMs, so narrow slices lose mo
 
 from __future__ import annotations
 
-import functools
-import tomllib
-from dataclasses import dataclass
-from importlib import resources
-
 import numpy as np
 
-from interconnect.units import InterconnectError
+from interconnect.datafiles.kernels import KernelFigures, kernel_figures, kernel_sources
 
 __all__ = ["KernelFigures", "gemm_shape_factor", "kernel_figures", "kernel_sources"]
 
 #: Output tile shapes (rows x columns) a GEMM library picks from (NVIDIA's matmul guide's examples).
 TILES = ((256, 128), (128, 256), (128, 128))
-
-
-@dataclass(frozen=True)
-class KernelFigures:
-    """Sourced kernel throughput of one GPU family (``gemm_flops`` in FLOP/s)."""
-
-    family: str
-    name: str
-    gemm_flops: float
-    gemm_basis: str
-    attention_share: float
-    attention_basis: str
-    sms: int
-    sources: tuple[str, ...]
-
-
-@functools.lru_cache(maxsize=1)
-def _read() -> tuple[dict[str, KernelFigures], dict[str, dict]]:
-    text = resources.files("interconnect").joinpath("data/published/gpu-kernels.toml").read_text("utf-8")
-    data = tomllib.loads(text)
-    sources = {s["id"]: s for s in data["source"]}
-    by_gpu: dict[str, KernelFigures] = {}
-    for row in data["family"]:
-        cited = (*row["gemm_sources"], *row["attention_sources"], *row["sms_sources"])
-        unknown = [s for s in cited if s not in sources]
-        if unknown:
-            raise InterconnectError(f"gpu-kernels.toml: family '{row['id']}' cites unknown sources {unknown}")
-        figures = KernelFigures(row["id"], row["name"], float(row["gemm_tflops"]) * 1e12, row["gemm_basis"],
-                                float(row["attention_share"]), row["attention_basis"], int(row["sms"]),
-                                tuple(dict.fromkeys(cited)))
-        for gpu in row["gpus"]:
-            by_gpu[gpu] = figures
-    return by_gpu, sources
-
-
-def kernel_figures(gpu: str) -> KernelFigures | None:
-    """Return the sourced kernel figures of a GPU's family, or None when none are published.
-
-    Parameters
-    ----------
-    gpu : str
-        A GPU catalog id.
-
-    Returns
-    -------
-    KernelFigures or None
-        GEMM rate (FLOP/s), attention share of peak, SM count and source ids.
-
-    Examples
-    --------
-    >>> kernel_figures("h100-sxm").gemm_flops / 1e12, kernel_figures("v100")
-    (698.6, None)
-    """
-    return _read()[0].get(gpu)
-
-
-def kernel_sources() -> dict[str, dict]:
-    """Return the ``[[source]]`` entries of ``gpu-kernels.toml`` by id (title and url).
-
-    Returns
-    -------
-    dict of str to dict
-        ``id``, ``title`` and ``url`` per source.
-
-    Examples
-    --------
-    >>> kernel_sources()["fa2"]["url"]
-    'https://arxiv.org/abs/2307.08691'
-    """
-    return dict(_read()[1])
 
 
 def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarray | float, sms: int) -> np.ndarray:

@@ -36,20 +36,18 @@ with the all-reduce.
 
 from __future__ import annotations
 
-import functools
 import math
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
 
 import numpy as np
 
 from interconnect.catalog import Catalog, get_catalog
+from interconnect.datafiles.overlap import BucketCost, BucketCosts, load_bucket_costs
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import allreduce
 from interconnect.models.presets import ModelPreset
-from interconnect.units import Q_, expects
+from interconnect.units import expects
 
 __all__ = [
     "CLAIM_OVERLAP_FRACTION",
@@ -491,84 +489,6 @@ def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode:
             xs.append(x)
             fs.append(f)
     return Production(tuple(xs), tuple(fs))
-
-
-# ------------------------------------------------------------------------------------------------
-# What a bucket costs besides its bytes
-# ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BucketCost:
-    """One sourced constant: ``value`` in SI units (s, or a fraction), where it comes from and how."""
-
-    value: float
-    text: str
-    basis: str
-    source: str
-    url: str
-    note: str
-
-
-@dataclass(frozen=True)
-class BucketCosts:
-    """Per-bucket launch time (s), SM contention and GPU speed spread (fractions), each with its source."""
-
-    launch: BucketCost
-    sm_contention: BucketCost
-    gpu_spread: BucketCost
-
-    @property
-    def launch_s(self) -> float:
-        """Compute-lane time per bucket, s."""
-        return self.launch.value
-
-    @property
-    def contention(self) -> float:
-        """Share of compute speed lost while a collective runs, in [0, 1)."""
-        return self.sm_contention.value
-
-    @property
-    def spread(self) -> float:
-        """Range of speeds between GPUs of one model, a fraction of the median."""
-        return self.gpu_spread.value
-
-
-@functools.cache
-def load_bucket_costs() -> BucketCosts:
-    """Read the sourced per-bucket costs (``data/published/ddp-bucket-costs.toml``).
-
-    Returns
-    -------
-    BucketCosts
-        ``launch_s`` (s per bucket) and ``contention`` (fraction), each with value text, basis,
-        source, address and a note saying how it was obtained.
-
-    Notes
-    -----
-    ``launch``: the median, over the four one-GPU rows of PyTorch's DDP benchmark (no bytes move on
-    one GPU), of the time 1 MB buckets add over 25 MB buckets per bucket they add.
-    ``sm_contention``: the average compute slowdown under overlapped communication measured on
-    A100, H100, MI250 and MI210 (arXiv 2507.03114, abstract: 18.9 %).
-    ``gpu_spread``: the average performance variation between GPUs of one SKU (Sinha et al., SC22,
-    arXiv 2208.11035: 8 %).
-
-    Examples
-    --------
-    >>> costs = load_bucket_costs()
-    >>> f"{costs.launch_s * 1e6:.0f} us", costs.contention, costs.spread
-    ('12 us', 0.19, 0.08)
-    """
-    text = resources.files("interconnect").joinpath("data/published/ddp-bucket-costs.toml").read_text("utf-8")
-    data = tomllib.loads(text)
-    out = {}
-    for key, unit in (("launch", "s"), ("sm_contention", ""), ("gpu_spread", "")):
-        row = data[key]
-        quantity = Q_(row["value"])
-        value = float(quantity.to(unit).magnitude) if unit else float(quantity.to("dimensionless").magnitude)
-        note = " ".join(row["note"].split())
-        out[key] = BucketCost(value, row["value"], row["basis"], row["source"], row["url"], note)
-    return BucketCosts(**out)
 
 
 def slowest_rank_lag(ranks: object, spread: float) -> np.ndarray:

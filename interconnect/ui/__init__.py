@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 from interconnect import lazy_exports
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load lazily
+    from interconnect.ui.chrome import page_setup
     from interconnect.ui.cluster import cluster_controls
-    from interconnect.ui.page import PageState, page_setup
+    from interconnect.ui.state import PageState
 
-_EXPORTS: dict[str, str] = {"PageState": "page", "cluster_controls": "cluster", "page_setup": "page"}
+_EXPORTS: dict[str, str] = {"PageState": "state", "cluster_controls": "cluster", "page_setup": "chrome"}
 
 __all__ = ["PageState", "cluster_controls", "page_setup"]
 

@@ -60,9 +60,11 @@ from interconnect.models.collectives import (
     normalize_collective,
 )
 from interconnect.models.collectives import collective as collective_model
+from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, set_cluster
-from interconnect.ui.page import PageState, built_figure, chart, escape_markdown
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import LAUNCH_LABELS, PROTOCOL_CHOICES, calibration_inputs, cluster_inputs
+from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
 __all__ = ["analysis", "page_cluster"]

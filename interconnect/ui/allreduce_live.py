@@ -17,7 +17,8 @@ from interconnect.models.allreduce_view import vendor_words
 from interconnect.models.cluster import Cluster
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.live import live_chart
-from interconnect.ui.page import PageState, talk_state
+from interconnect.ui.state import PageState
+from interconnect.ui.talk import talk_state
 from interconnect.units import InterconnectError, parse_quantity
 
 __all__ = ["live_nodes"]

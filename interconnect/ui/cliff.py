@@ -30,20 +30,13 @@ from interconnect.models.cliff import (
     transfer_time,
 )
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
+from interconnect.ui.charts import chart
 from interconnect.ui.cliff_live import live_nics
-from interconnect.ui.page import (
-    PageState,
-    chart,
-    custom_gpu_controls,
-    direction_text,
-    escape_markdown,
-    figure_sources,
-    gpu_picker,
-    markdown_table,
-    quiet_text,
-    source_popover,
-)
+from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text
 from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
+from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
+from interconnect.ui.sources import direction_text, figure_sources, source_popover
+from interconnect.ui.state import PageState
 from interconnect.units import format_bandwidth, format_duration, parse_quantity
 
 PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")

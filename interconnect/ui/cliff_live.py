@@ -14,7 +14,8 @@ from interconnect.figures.cliff_live import nic_family_spec
 from interconnect.models.cliff import CliffSummary, short_link_name
 from interconnect.models.cliff_family import NicFamily, live_nic_counts, nic_family
 from interconnect.ui.live import live_chart
-from interconnect.ui.page import PageState, talk_state
+from interconnect.ui.state import PageState
+from interconnect.ui.talk import talk_state
 
 __all__ = ["live_nics"]
 

@@ -16,7 +16,7 @@ from interconnect.catalog import Catalog, get_catalog
 from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.models.collectives.calibration import apply_calibration
 from interconnect.models.custom import custom_gpu, custom_nic
-from interconnect.ui.page import PageState, custom_gpu_controls, escape_markdown, gpu_picker, source_popover
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import (
     FABRIC_CHOICES,
     FABRIC_LABELS,
@@ -25,6 +25,9 @@ from interconnect.ui.pagespecs import (
     cluster_inputs,
     cluster_widget_values,
 )
+from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
+from interconnect.ui.sources import source_popover
+from interconnect.ui.state import PageState
 
 #: How Streamlit's caches key a cluster: by its repr (every field, deterministic), one string. Without
 #: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.

@@ -14,8 +14,11 @@ from interconnect.catalog import Catalog
 from interconnect.figures.crossdc import bytes_figure, required_bandwidth_figure, utilization_figure
 from interconnect.models.crossdc import METHODS, TOPOLOGIES, get_crossdc_data
 from interconnect.models.crossdc_view import BANDWIDTH_GRID_BYTES_PER_S, PARAMS_GRID, PageInputs, crossdc_view
+from interconnect.ui.charts import chart
 from interconnect.ui.crossdc_live import live_bandwidth
-from interconnect.ui.page import PageState, chart, custom_gpu_controls, escape_markdown, gpu_picker
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
+from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
 TOPOLOGY_LABELS = {"auto": "The method's", "ring": "Flat ring (every GPU)", "hierarchical": "Hierarchical",

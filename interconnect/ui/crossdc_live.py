@@ -17,7 +17,8 @@ from interconnect.models.crossdc import Scenario
 from interconnect.models.crossdc_family import BandwidthFamily, bandwidth_family, live_bandwidths, live_inner_steps
 from interconnect.models.crossdc_view import CrossDCView, PageInputs
 from interconnect.ui.live import live_chart
-from interconnect.ui.page import PageState, talk_state
+from interconnect.ui.state import PageState
+from interconnect.ui.talk import talk_state
 
 __all__ = ["live_bandwidth"]
 

@@ -24,7 +24,10 @@ from interconnect.models.fabric import (
     playbook_hypothesis,
     server_inputs,
 )
-from interconnect.ui.page import PageState, chart, escape_markdown, link_to, markdown_table
+from interconnect.ui.charts import chart
+from interconnect.ui.markdown import escape_markdown, markdown_table
+from interconnect.ui.pages import link_to
+from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_bandwidth
 
 __all__ = ["INTRO", "collectives_section", "controls", "designs_section", "fabric_from_values", "hypothesis_section",

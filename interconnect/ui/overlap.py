@@ -36,8 +36,10 @@ from interconnect.models.overlap import (
     token_sweep,
 )
 from interconnect.models.presets import load_model_presets
-from interconnect.ui.page import PageState, chart, escape_markdown
+from interconnect.ui.charts import chart
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
+from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
 __all__ = ["StepInputs", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check", "show_metrics",

@@ -19,7 +19,8 @@ from interconnect.models.overlap_family import (
 )
 from interconnect.ui.live import live_chart
 from interconnect.ui.overlap import StepInputs
-from interconnect.ui.page import PageState, talk_state
+from interconnect.ui.state import PageState
+from interconnect.ui.talk import talk_state
 
 __all__ = ["live_tokens"]
 

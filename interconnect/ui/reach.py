@@ -53,9 +53,13 @@ from interconnect.models.reach import (
     window_limited_rate_bytes_per_s,
 )
 from interconnect.models.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
+from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
-from interconnect.ui.page import PAGES, PageState, chart, escape_markdown, link_to, page_exists, source_popover
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.pagespecs import CLUSTER_KEYS
+from interconnect.ui.sources import source_popover
+from interconnect.ui.state import PageState
 from interconnect.units import (
     Q_,
     QuantityInputError,

@@ -15,7 +15,7 @@ from interconnect.models.cluster import Cluster
 from interconnect.models.parallelism import Layout, Workload, memory_per_gpu, plan, search_layouts, tp_comparison
 from interconnect.models.presets import ModelPreset
 from interconnect.ui.cluster import CLUSTER_HASH
-from interconnect.ui.page import markdown_table
+from interconnect.ui.markdown import markdown_table
 from interconnect.units import Q_, format_quantity, format_seconds
 
 # --- cached core calls (pure functions of hashable inputs) ----------------------------------------

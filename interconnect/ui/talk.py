@@ -10,18 +10,28 @@ key), so links and tests find them as in normal mode; the expander exists only i
 on a tour step with a chart, and normal mode's layout is untouched.
 The chart is drawn in that slot on every full run of the page (also from inside a fragment, which
 Streamlit allows for a container the fragment wrote to in the last full run).
+
+The tour and presentation mode are read from the link (``tour``/``stop``/``present``): :func:`talk_state`
+gives them, :func:`talk_query` keeps them in the next address, :func:`show_tour_banner` draws a step's banner.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 import streamlit.components.v1  # noqa: F401  (st.components.v1.html: a zero-height frame for the script)
 
-__all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "REST_LABEL", "chart_container", "focus_figure", "link_preview",
-           "preview_script", "reserve_focus_slot"]
+from interconnect.catalog import TourStep, load_tour
+from interconnect.ui.pages import PAGES, page_exists
+from interconnect.ui.pagespecs import tour_stop
+
+__all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "REST_LABEL", "TalkState", "chart_container", "focus_figure",
+           "link_preview", "presenting", "preview_script", "reserve_focus_slot", "show_tour_banner", "talk_query",
+           "talk_state", "tour_query", "tour_steps"]
 
 _FOCUS_SLOT = "talk.focus_slot"
 _FOCUS_KEY = "talk.focus_key"
@@ -161,3 +171,91 @@ def link_preview(title: str, description: str) -> None:
     link unfurlers that read only the served HTML (Slack, Teams, Discord, ...) see "Streamlit".
     """
     st.components.v1.html(preview_script(title, description), height=0)
+
+
+# --- The guided tour and presentation mode as the link gives them ---------------------------------
+
+#: Arrow keys move through the tour by clicking the banner's Previous/Next links (our constant script).
+#: The handler is replaced by every new banner: a listener whose iframe was removed (the page before,
+#: in this single-page app) is never called again by the browser, so a "install once" guard would
+#: leave the keys dead after the first step.
+_TOUR_KEYS_HTML = """<script>
+const doc = window.parent.document;
+if (doc.__interconnectTourKeys) doc.removeEventListener('keydown', doc.__interconnectTourKeys);
+doc.__interconnectTourKeys = (event) => {
+  const tag = (event.target.tagName || '').toLowerCase();
+  if (tag === 'input' || tag === 'textarea' || event.target.isContentEditable) return;
+  const word = event.key === 'ArrowRight' ? 'Next' : event.key === 'ArrowLeft' ? 'Previous' : null;
+  if (!word) return;
+  const link = [...doc.querySelectorAll('a')].find(a => a.textContent.trim().startsWith(word + ':'));
+  if (link) { event.preventDefault(); link.click(); }
+};
+doc.addEventListener('keydown', doc.__interconnectTourKeys);
+</script>"""
+
+
+@dataclass(frozen=True)
+class TalkState:
+    """Presentation mode and the tour step, as the link gives them (already validated)."""
+
+    present: bool
+    tour_step: int  # 1-based; 0 = not on the tour
+
+
+def presenting() -> bool:
+    """Whether the link asks for presentation mode (``present=1``)."""
+    return str(st.query_params.get("present", "0")).strip().lower() in ("1", "true", "on", "yes")
+
+
+def talk_state() -> TalkState:
+    """Read ``present`` and ``tour``/``stop`` from the link; a bad stop falls back to the first."""
+    tour_step, _ = tour_stop(st.query_params.to_dict(), len(tour_steps()))
+    return TalkState(present=presenting(), tour_step=tour_step)
+
+
+def talk_query(talk: TalkState) -> dict[str, str]:
+    """The link parameters that keep presentation mode and the tour step."""
+    query: dict[str, str] = {}
+    if talk.present:
+        query["present"] = "1"
+    if talk.tour_step:
+        query.update({"tour": "1", "stop": str(talk.tour_step)})
+    return query
+
+
+@functools.cache
+def tour_steps() -> tuple[TourStep, ...]:
+    """The tour's steps whose page exists in this build of the app (read once per process)."""
+    return tuple(step for step in load_tour_cached() if step.page in PAGES and page_exists(step.page))
+
+
+@functools.cache
+def load_tour_cached() -> tuple[TourStep, ...]:
+    return load_tour()
+
+
+def tour_query(step_number: int, present: bool) -> dict[str, str]:
+    """The full link parameters of one tour step (its view, the tour position, presentation mode)."""
+    step = tour_steps()[step_number - 1]
+    return {**dict(step.params), **talk_query(TalkState(present, step_number))}
+
+
+def show_tour_banner(talk: TalkState) -> None:
+    """The current step's caption, progress and Previous/Next links (arrow keys work too)."""
+    steps = tour_steps()
+    step = steps[talk.tour_step - 1]
+    with st.container(border=True, key="talk-banner"):
+        st.progress(talk.tour_step / len(steps), text=f"Guided tour · step {talk.tour_step} of {len(steps)}: "
+                                                      f"**{step.title}**")
+        st.markdown(step.caption)
+        back, forward, leave = st.columns([5, 5, 2])
+        if talk.tour_step > 1:
+            previous = steps[talk.tour_step - 2]
+            back.page_link(PAGES[previous.page][0], label=f"Previous: {previous.title}",
+                           query_params=tour_query(talk.tour_step - 1, talk.present))
+        if talk.tour_step < len(steps):
+            following = steps[talk.tour_step]
+            forward.page_link(PAGES[following.page][0], label=f"Next: {following.title}",
+                              query_params=tour_query(talk.tour_step + 1, talk.present))
+        leave.page_link(PAGES[step.page][0], label="Leave the tour", query_params=dict(step.params))
+    st.components.v1.html(_TOUR_KEYS_HTML, height=0)

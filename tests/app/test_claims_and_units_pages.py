@@ -4,7 +4,7 @@ import pytest
 
 from interconnect.catalog import get_catalog, load_claims
 from interconnect.ui import pagespecs
-from interconnect.ui.page import PAGES, page_exists
+from interconnect.ui.pages import PAGES, page_exists
 from interconnect.ui.urlstate import parse_state
 from tests.app.conftest import run_page
 

@@ -136,7 +136,7 @@ def test_bluray_unit():
 
 
 def test_fp16_gpus_say_so_where_they_show_compute():
-    from interconnect.ui.page import figure_label
+    from interconnect.ui.sources import figure_label
 
     assert figure_label(CATALOG.gpu("v100"), "bf16_dense") == "FP16 dense"
     assert figure_label(CATALOG.gpu("h100-sxm"), "bf16_dense") == "BF16 dense"

@@ -14,7 +14,9 @@ from interconnect.models.collectives import allreduce
 from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
 from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
-from interconnect.ui.page import CUSTOM_GPU_LABEL, CUSTOM_SOURCE_TEXT, PAGES
+from interconnect.ui.pages import PAGES
+from interconnect.ui.pickers import CUSTOM_GPU_LABEL
+from interconnect.ui.sources import CUSTOM_SOURCE_TEXT
 from interconnect.units import Q_, format_bandwidth
 from tests.app.conftest import chart_specs, run_page
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from interconnect.testing import HOSTILE_VALUES
 from interconnect.ui import pagespecs
-from interconnect.ui.page import PAGES, page_exists
+from interconnect.ui.pages import PAGES, page_exists
 from tests.app.conftest import run_page
 
 SCRIPTS = [script if script != "app.py" else None for name, (script, _) in PAGES.items() if page_exists(name)]

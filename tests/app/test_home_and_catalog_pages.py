@@ -45,7 +45,7 @@ def test_home_page_opens_with_a_way_into_every_page():
                       if str(getattr(element, "value", "") or "").startswith("Training"))
     keys = [getattr(element, "key", None) or "" for element in main[:first_text]]
     cards = [key for key in keys if key.startswith("explore-")]
-    from interconnect.ui.page import PAGES, page_exists
+    from interconnect.ui.pages import PAGES, page_exists
 
     assert cards == [f"explore-{name}" for name in PAGES if name != "home" and page_exists(name)]
     assert len(cards) == 10

@@ -4,7 +4,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from interconnect.ui.page import PAGES, tour_steps
+from interconnect.ui.pages import PAGES
+from interconnect.ui.talk import tour_steps
 from tests.app.conftest import run_page
 
 STEPS = tour_steps()
@@ -115,7 +116,7 @@ def _preview(at) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_gives_a_link_preview_its_title_and_one_line(name):
-    from interconnect.ui.page import page_exists
+    from interconnect.ui.pages import page_exists
 
     if not page_exists(name):
         pytest.skip(f"{name} is not in this build")

@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from interconnect.cli.export import tour_jobs
 from interconnect.ui.export import render_charts
-from interconnect.ui.page import PAGES, tour_query, tour_steps
+from interconnect.ui.pages import PAGES
+from interconnect.ui.talk import tour_query, tour_steps
 from tests.app.conftest import ROOT
 
 

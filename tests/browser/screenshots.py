@@ -1,7 +1,7 @@
 """Screenshots of every page at the two projector sizes, for the README and for looking at.
 
 Starts ``streamlit run app.py`` on 127.0.0.1 (a free port), opens each page of
-``interconnect.ui.page.PAGES`` in headless Chromium at 1440x900 and 1280x720, and writes two PNGs
+``interconnect.ui.pages.PAGES`` in headless Chromium at 1440x900 and 1280x720, and writes two PNGs
 per page and size into ``assets/screenshots/``:
 
 * ``<page>-<W>x<H>.png``: what fits in the window, the view a room sees first ("above the fold");
@@ -35,7 +35,7 @@ from browser_helpers import (  # noqa: E402
     settled_chart_count,
 )
 
-from interconnect.ui.page import PAGES, page_exists  # noqa: E402
+from interconnect.ui.pages import PAGES, page_exists  # noqa: E402
 
 #: The two sizes the app must read at: a laptop and the usual projector.
 VIEWPORTS = ((1440, 900), (1280, 720))

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from browser_helpers import CHART, assert_healthy, open_page, settled_chart_count, wait_for_charts
 
-from interconnect.ui.page import PAGES, page_exists
+from interconnect.ui.pages import PAGES, page_exists
 
 pytestmark = pytest.mark.browser
 

@@ -20,7 +20,7 @@ from browser_helpers import (
     wait_for_run,
 )
 
-from interconnect.ui.page import tour_steps
+from interconnect.ui.talk import tour_steps
 
 pytestmark = pytest.mark.browser
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from browser_helpers import CHROMIUM_ARGS, REPO_ROOT, StreamlitServer, open_page  # noqa: E402
 from screenshots import OUT_DIR, SCREENSHOT_TIMEOUT_MS, page_path, settle, shrink  # noqa: E402
 
-from interconnect.ui.page import tour_query, tour_steps  # noqa: E402
+from interconnect.ui.talk import tour_query, tour_steps  # noqa: E402
 
 
 def step_path(number: int) -> str:

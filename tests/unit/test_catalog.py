@@ -1102,7 +1102,7 @@ def test_loader_rejects_a_medium_with_a_speed_instead_of_a_delay(tmp_path):
 
 def test_claims_load_with_known_sources_and_pages():
     from interconnect.catalog import VERDICTS, load_claims
-    from interconnect.ui.page import PAGES
+    from interconnect.ui.pages import PAGES
 
     claims = load_claims()
     assert {c.id for c in claims} >= {"cliff-18-to-1", "hierarchical-87-percent", "overlap-85-30", "laplink-3m"}

@@ -84,6 +84,6 @@ def test_cli_subcommands_import_helpers_from_output_not_the_package():
 def test_the_rule_catches_an_upward_import(tmp_path):
     # The checker itself must be able to fail: an upward import in a scratch file is seen.
     scratch = tmp_path / "bad.py"
-    scratch.write_text("from interconnect.ui.page import page_setup\nimport streamlit as st\n")
+    scratch.write_text("from interconnect.ui.chrome import page_setup\nimport streamlit as st\n")
     names = imported_modules(scratch)
     assert any(n.startswith(UPPER) for n in names) and "streamlit" in names

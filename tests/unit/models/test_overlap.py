@@ -1,6 +1,7 @@
 """The data-parallel step schedule, the overlap-fraction model and the rooflines (models/overlap.py)."""
 
 import math
+import shutil
 
 import numpy as np
 import pytest
@@ -430,3 +431,34 @@ def test_a_denormal_bucket_is_merged_like_any_tiny_one_not_an_overflow(bucket_by
     buckets = make_buckets(16e9, bucket_bytes)
     assert buckets.count == MAX_BUCKETS and buckets.size_bytes == pytest.approx(16e9 / MAX_BUCKETS)
     assert f"({MAX_BUCKETS:,} buckets)" in buckets.notes[0]
+
+
+def _copy_bucket_costs(tmp_path):
+    from interconnect.datafiles.tables import packaged_data_file
+
+    target = tmp_path / "ddp-bucket-costs.toml"
+    shutil.copy(packaged_data_file("published/ddp-bucket-costs.toml"), target)
+    return target
+
+
+def test_the_packaged_bucket_costs_read_the_same_from_a_copy(tmp_path):
+    assert load_bucket_costs(_copy_bucket_costs(tmp_path)) == load_bucket_costs()
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('value = "12 us"', 'value = "12 m"', r"\[launch\]: 'value': expected a time"),
+    ('value = "12 us"', 'value = "-12 us"', r"\[launch\]: 'value': expected a positive time"),
+    ('value = "0.19"', 'value = "1.9"', r"\[sm_contention\]: 'value' must be a fraction in \[0, 1\)"),
+    ('basis = "measured"', 'basis = "rumour"', r"\[launch\]: 'basis' must be one of"),
+    ('value = "0.08"\n', '', r"\[gpu_spread\]: missing key\(s\) value"),
+    ('[gpu_spread]', '[gpu_speed]', r"unknown table\(s\) gpu_speed"),
+])
+def test_the_bucket_costs_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
+    from interconnect.datafiles.overlap import OverlapDataError
+
+    path = _copy_bucket_costs(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(OverlapDataError, match=rf"^ddp-bucket-costs\.toml: .*{message}"):
+        load_bucket_costs(path)

@@ -1,0 +1,159 @@
+"""``gpu-kernels.toml``, read and checked: what a GPU family's kernels reach, with the sources of each figure.
+
+One record per GPU family: the dense BF16 matrix-multiply rate (FLOP/s), flash attention's share of the
+peak and the SM count GEMM tiles are spread over, each figure with its basis and the ids of the file's
+own ``[[source]]`` entries. What a GEMM of a given shape keeps of that rate is
+:mod:`interconnect.models.kernels`, which re-exports these names.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from interconnect.catalog import CatalogError
+from interconnect.datafiles.tables import DataFile, packaged_data_file
+
+__all__ = ["KernelDataError", "KernelFigures", "kernel_figures", "kernel_sources", "load_kernel_data"]
+
+_DATA_FILE = "published/gpu-kernels.toml"
+_FAMILY_KEYS = {"id": str, "name": str, "gpus": list, "gemm_tflops": float, "gemm_basis": str, "gemm_sources": list,
+                "attention_share": float, "attention_basis": str, "attention_sources": list, "sms": int,
+                "sms_sources": list}
+_SOURCE_KEYS = {"id": str, "title": str, "url": str}
+
+
+class KernelDataError(CatalogError):
+    """``gpu-kernels.toml`` is inconsistent; the message names the file, the table and the key."""
+
+
+class _KernelsFile(DataFile):
+    error = KernelDataError
+
+
+@dataclass(frozen=True)
+class KernelFigures:
+    """Sourced kernel throughput of one GPU family (``gemm_flops`` in FLOP/s)."""
+
+    family: str
+    name: str
+    gemm_flops: float
+    gemm_basis: str
+    attention_share: float
+    attention_basis: str
+    sms: int
+    sources: tuple[str, ...]
+
+
+def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFigures], dict[str, dict]]:
+    """Read and check ``gpu-kernels.toml``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file by default.
+
+    Returns
+    -------
+    by_gpu : dict of str to KernelFigures
+        Each GPU catalog id the file names, with its family's figures.
+    sources : dict of str to dict
+        The file's ``[[source]]`` entries (``id``, ``title``, ``url``) by id.
+
+    Raises
+    ------
+    KernelDataError
+        For an unknown or missing table or key, a wrong type, a rate that is not positive, an attention
+        share outside (0, 1], a negative SM count, a duplicate id or GPU, or a source id the file does
+        not list; the message names the file, the table and the key.
+
+    Examples
+    --------
+    >>> by_gpu, sources = load_kernel_data()
+    >>> by_gpu["h200"].family, by_gpu["h200"].gemm_flops / 1e12, sorted(sources)[0]
+    ('hopper', 698.6, 'fa2')
+    """
+    data = _KernelsFile(packaged_data_file(_DATA_FILE) if path is None else path, source_ids=())
+    data.only_tables(("source", "family"))
+    sources: dict[str, dict] = {}
+    for raw in data.rows("source"):
+        row = data.table(f"{data.name}: source {raw.get('id', '?')!r}", raw, _SOURCE_KEYS)
+        if row.get("id") in sources:
+            row.fail("duplicate id")
+        if not row.get("url").startswith(("https://", "http://")):
+            row.fail("'url' must be an http(s) address")
+        sources[row.get("id")] = dict(raw)
+    by_gpu: dict[str, KernelFigures] = {}
+    families: set[str] = set()
+    for raw in data.rows("family"):
+        row = data.table(f"{data.name}: family {raw.get('id', '?')!r}", raw, _FAMILY_KEYS)
+        if row.get("id") in families:
+            row.fail("duplicate id")
+        families.add(row.get("id"))
+        for key in ("gemm_sources", "attention_sources", "sms_sources"):
+            cited = row.get(key)
+            # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
+            needed = key != "sms_sources" or row.get("sms") != 0
+            if (needed and not cited) or any(source not in sources for source in cited):
+                row.fail(f"'{key}' must list ids of this file's [[source]] entries, got {cited!r}")
+        gemm_tflops = row.positive("gemm_tflops")
+        share = row.get("attention_share")
+        if not (math.isfinite(share) and 0 < share <= 1):
+            row.fail(f"'attention_share' must be a fraction in (0, 1], got {share!r}")
+        if row.get("sms") < 0:
+            row.fail("'sms' must be 0 (not checked) or a positive count")
+        gpus = row.get("gpus")
+        if not gpus or any(not isinstance(gpu, str) for gpu in gpus):
+            row.fail("'gpus' must list GPU catalog ids")
+        cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"))
+        figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
+                                float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)))
+        for gpu in gpus:
+            if gpu in by_gpu:
+                row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")
+            by_gpu[gpu] = figures
+    return by_gpu, sources
+
+
+@functools.lru_cache(maxsize=1)
+def _packaged() -> tuple[dict[str, KernelFigures], dict[str, dict]]:
+    return load_kernel_data()
+
+
+def kernel_figures(gpu: str) -> KernelFigures | None:
+    """Return the sourced kernel figures of a GPU's family, or None when none are published.
+
+    Parameters
+    ----------
+    gpu : str
+        A GPU catalog id.
+
+    Returns
+    -------
+    KernelFigures or None
+        GEMM rate (FLOP/s), attention share of peak, SM count and source ids.
+
+    Examples
+    --------
+    >>> kernel_figures("h100-sxm").gemm_flops / 1e12, kernel_figures("v100")
+    (698.6, None)
+    """
+    return _packaged()[0].get(gpu)
+
+
+def kernel_sources() -> dict[str, dict]:
+    """Return the ``[[source]]`` entries of ``gpu-kernels.toml`` by id (title and url).
+
+    Returns
+    -------
+    dict of str to dict
+        ``id``, ``title`` and ``url`` per source.
+
+    Examples
+    --------
+    >>> kernel_sources()["fa2"]["url"]
+    'https://arxiv.org/abs/2307.08691'
+    """
+    return dict(_packaged()[1])

@@ -1,0 +1,232 @@
+"""``models.toml``, read and checked: the transformer presets (Llama 3, Mixtral, DeepSeek-V3) and their sources.
+
+Each preset is a frozen :class:`ModelPreset` with plain numbers (counts of parameters, layers, heads,
+tokens) and the ids of the sources its figures come from (the model's paper and its published
+``config.json``, as ``[[source]]`` entries of the same file). The loader is strict like the hardware
+catalog's: an unknown or missing key, a wrong type, an inconsistent figure (active parameters above
+the total, experts without top-k) or an unknown source id is a :class:`ModelPresetError` naming the
+entry. The arithmetic on a preset (the parallelism model, a model described by hand) is in
+:mod:`interconnect.models.presets` and :mod:`interconnect.models.parallelism`, which re-export these names.
+
+>>> presets = load_model_presets()
+>>> m = presets["llama3-70b"]
+>>> m.layers, m.hidden, m.heads, m.kv_heads, f"{m.params / 1e9:.1f}B"
+(80, 8192, 64, 8, '70.6B')
+>>> presets["mixtral-8x7b"].experts, presets["mixtral-8x7b"].top_k
+(8, 2)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from interconnect.catalog import CatalogError
+from interconnect.datafiles.tables import DataFile, packaged_data_file
+
+__all__ = ["MODELS_FILE", "ModelPreset", "ModelPresetError", "ModelSource", "load_model_presets", "model_sources"]
+
+MODELS_FILE = packaged_data_file("models.toml")
+
+_INT_KEYS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len", "experts", "top_k")
+_FLOAT_KEYS = ("params", "active_params")
+_MODEL_KEYS = {"id", "name", "sources", "note", *_INT_KEYS, *_FLOAT_KEYS}
+_SOURCE_KEYS = {"id", "title", "url", "kind"}
+_SOURCE_OPTIONAL = {"note"}
+
+
+class ModelPresetError(CatalogError):
+    """``models.toml`` is malformed; the message names the entry and the problem."""
+
+
+class _ModelsFile(DataFile):
+    error = ModelPresetError
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A ``[[source]]`` entry of ``models.toml``: a model's paper or published configuration."""
+
+    id: str
+    title: str
+    url: str
+    kind: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    """A transformer as the parallelism model needs it. Counts are plain numbers (parameters, tokens).
+
+    ``ffn_hidden`` is the MLP width (per expert in MoE layers); ``seq_len`` the pre-training sequence
+    length in tokens; ``experts`` the routed experts per MoE layer (0 for a dense model) and ``top_k``
+    how many of them one token uses.
+    """
+
+    id: str
+    name: str
+    params: float
+    layers: int
+    hidden: int
+    ffn_hidden: int
+    heads: int
+    kv_heads: int
+    vocab: int
+    seq_len: int
+    experts: int
+    top_k: int
+    active_params: float
+    source_ids: tuple[str, ...]
+    note: str = ""
+
+    @property
+    def is_moe(self) -> bool:
+        """Whether the model routes tokens to experts (a mixture of experts)."""
+        return self.experts > 0
+
+    @property
+    def head_dim(self) -> int:
+        """Width of one attention head: hidden / heads (a count of dimensions)."""
+        return self.hidden // self.heads
+
+    @property
+    def expert_params(self) -> float:
+        r"""Parameters in routed experts, from the published totals (a count; 0 for a dense model).
+
+        Notes
+        -----
+        Our derivation: with :math:`e` parameters per expert, :math:`E` experts and top-:math:`k`
+        routing, the published totals are :math:`N = N_{dense} + E e` and :math:`N_{active} =
+        N_{dense} + k e`, so
+
+        .. math:: E e = \frac{E \, (N - N_{active})}{E - k}
+
+        Examples
+        --------
+        >>> round(load_model_presets()["mixtral-8x7b"].expert_params / 1e9, 1)
+        45.1
+        """
+        if not self.is_moe or self.experts <= self.top_k:
+            return 0.0
+        return self.experts * (self.params - self.active_params) / (self.experts - self.top_k)
+
+    @property
+    def dense_params(self) -> float:
+        """Parameters every token uses (attention, embeddings, dense MLPs, shared experts): N - E e."""
+        return self.params - self.expert_params
+
+
+def _check_model(where: str, row: dict, source_ids: set[str]) -> ModelPreset:
+    missing = _MODEL_KEYS - {"note"} - set(row)
+    unknown = set(row) - _MODEL_KEYS
+    if missing or unknown:
+        parts = [f"missing {', '.join(sorted(missing))}" if missing else "",
+                 f"unknown {', '.join(sorted(unknown))}" if unknown else ""]
+        raise ModelPresetError(f"{where}: " + "; ".join(p for p in parts if p))
+    for key in _INT_KEYS:
+        if isinstance(row[key], bool) or not isinstance(row[key], int) or row[key] < 0:
+            raise ModelPresetError(f"{where}: {key} must be a whole number >= 0, got {row[key]!r}")
+    for key in _FLOAT_KEYS:
+        value = row[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            raise ModelPresetError(f"{where}: {key} must be a positive number, got {value!r}")
+    for key in ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len"):
+        if row[key] < 1:
+            raise ModelPresetError(f"{where}: {key} must be at least 1")
+    if row["hidden"] % row["heads"] or row["heads"] % row["kv_heads"]:
+        raise ModelPresetError(f"{where}: heads must divide hidden and kv_heads must divide heads")
+    if row["active_params"] > row["params"]:
+        raise ModelPresetError(f"{where}: active_params is more than params")
+    if (row["experts"] == 0) != (row["top_k"] == 0) or row["top_k"] > row["experts"]:
+        raise ModelPresetError(f"{where}: experts and top_k must both be 0 (dense) or 1 <= top_k <= experts")
+    if row["experts"] == 0 and row["active_params"] != row["params"]:
+        raise ModelPresetError(f"{where}: a dense model's active_params must equal params")
+    sources = row["sources"]
+    if not isinstance(sources, list) or not sources or any(s not in source_ids for s in sources):
+        raise ModelPresetError(f"{where}: sources must be a non-empty list of [[source]] ids of this file")
+    values = {key: row[key] for key in (*_INT_KEYS, *_FLOAT_KEYS)}
+    return ModelPreset(id=row["id"], name=row["name"], source_ids=tuple(sources), note=row.get("note", ""),
+                       **{k: float(v) if k in _FLOAT_KEYS else int(v) for k, v in values.items()})
+
+
+def _read(path: Path) -> tuple[dict[str, ModelPreset], dict[str, ModelSource]]:
+    data = _ModelsFile(path, source_ids=()).data  # the file's own [[source]] entries, checked below
+    if set(data) - {"model", "source"}:
+        raise ModelPresetError(f"{path.name}: unknown tables {sorted(set(data) - {'model', 'source'})}")
+    sources: dict[str, ModelSource] = {}
+    for row in data.get("source", []):
+        where = f"{path.name}: source '{row.get('id', '?')}'"
+        if not _SOURCE_KEYS <= set(row) or set(row) - _SOURCE_KEYS - _SOURCE_OPTIONAL:
+            raise ModelPresetError(f"{where}: needs exactly {', '.join(sorted(_SOURCE_KEYS))} (and an optional note)")
+        if row["id"] in sources or not str(row["url"]).startswith(("https://", "http://")):
+            raise ModelPresetError(f"{where}: duplicate id or a url that is not http(s)")
+        sources[row["id"]] = ModelSource(**row)
+    presets: dict[str, ModelPreset] = {}
+    for row in data.get("model", []):
+        where = f"{path.name}: model '{row.get('id', '?')}'"
+        preset = _check_model(where, row, set(sources))
+        if preset.id in presets:
+            raise ModelPresetError(f"{where}: duplicate id")
+        presets[preset.id] = preset
+    if not presets:
+        raise ModelPresetError(f"{path.name}: no [[model]] entries")
+    return presets, sources
+
+
+@functools.lru_cache(maxsize=1)
+def _packaged() -> tuple[dict[str, ModelPreset], dict[str, ModelSource]]:
+    return _read(MODELS_FILE)
+
+
+def load_model_presets(path: str | Path | None = None) -> dict[str, ModelPreset]:
+    """Read every ``[[model]]`` of ``models.toml``, by id.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file (read once per process) by default.
+
+    Returns
+    -------
+    dict of str to ModelPreset
+        Counts as plain numbers (parameters, layers, heads, tokens).
+
+    Raises
+    ------
+    ModelPresetError
+        When the file is malformed; the message names the entry and the problem.
+
+    Examples
+    --------
+    >>> m = load_model_presets()["llama3-8b"]
+    >>> m.layers, m.hidden, f"{m.params / 1e9:.1f}B parameters"
+    (32, 4096, '8.0B parameters')
+    """
+    if path is None:
+        return dict(_packaged()[0])
+    return _read(Path(path))[0]
+
+
+def model_sources(path: str | Path | None = None) -> dict[str, ModelSource]:
+    """Read the ``[[source]]`` entries of ``models.toml``, by id.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file by default.
+
+    Returns
+    -------
+    dict of str to ModelSource
+        Title, URL and kind per source.
+
+    Examples
+    --------
+    >>> model_sources()["llama3-paper"].url
+    'https://arxiv.org/abs/2407.21783'
+    """
+    if path is None:
+        return dict(_packaged()[1])
+    return _read(Path(path))[1]

@@ -1,0 +1,114 @@
+"""The frame around every page: :func:`page_setup` first, :func:`footer` last.
+
+``page_setup`` sets the page config and shared style, draws the sidebar's page links and presentation
+switch, the title row with the slot for the share link, the caption, the link preview and, on a tour
+step, the tour's banner. Between the two a page stays thin: it declares its parameters, binds them
+with :class:`~interconnect.ui.state.PageState`, draws widgets on its keys, calls one core function and
+draws the figures from :mod:`interconnect.figures`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from interconnect.ui.pages import PAGES, link_to, page_exists
+from interconnect.ui.pagespecs import tour_stop
+from interconnect.ui.share import hold_share_slot
+from interconnect.ui.talk import (
+    PRESENT_CSS,
+    clear_focus_slot,
+    link_preview,
+    presenting,
+    reserve_focus_slot,
+    show_tour_banner,
+    talk_state,
+    tour_query,
+    tour_steps,
+)
+
+__all__ = ["footer", "page_description", "page_setup"]
+
+_CSS = """
+<style>
+  /* Larger type for projectors; the charts carry their own 16 px theme. */
+  [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.1rem; }
+  .block-container { padding-top: 2.2rem; max-width: 1280px; }
+</style>
+"""
+
+
+def page_setup(title: str, caption: str | None = None) -> None:
+    """First call of every page: page config, shared style, title, caption, tour banner and link slot.
+
+    The guided tour and presentation mode are read from the link (``tour``/``stop``/``present``).
+    """
+    description = page_description(title, caption)
+    st.set_page_config(page_title=f"{title} · Interconnect Explorer", layout="wide",
+                       initial_sidebar_state="collapsed" if presenting() else "auto",
+                       menu_items={"About": f"**Interconnect Explorer** · {title}: {description}"})
+    st.markdown(_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
+    talk = talk_state()
+    if talk.present:
+        st.markdown(PRESENT_CSS, unsafe_allow_html=True)  # a constant of ours
+    with st.sidebar:
+        st.markdown("### Interconnect Explorer")
+        for name, (_, label) in PAGES.items():
+            if page_exists(name):
+                link_to(name, label)
+        st.divider()
+        st.toggle("Presentation mode", value=talk.present, key="talk.present_toggle", on_change=_toggle_present,
+                  help="Bigger chart text, no sidebar; adds present=1 to the link.")
+        if not talk.tour_step:
+            st.page_link(PAGES["home"][0], label="▶ Start the guided tour", query_params=tour_query(1, talk.present))
+    with st.container(key="talk-head"):
+        if talk.present:  # the title, the link and the way out on one row
+            head, link_slot, leave = st.columns([11, 4, 5], vertical_alignment="center")
+            leave.button("Exit presentation mode", key="talk.exit", on_click=_exit_present)
+        else:
+            head, link_slot = st.columns([5, 2], vertical_alignment="bottom")
+        head.title(title)
+        hold_share_slot(link_slot.empty())
+    if caption and not (talk.present and talk.tour_step):  # on a tour step the step's caption says it
+        st.caption(caption)
+    link_preview(f"{title} · Interconnect Explorer", description)
+    clear_focus_slot()
+    if talk.tour_step:
+        show_tour_banner(talk)
+        _, problem = tour_stop(st.query_params.to_dict(), len(tour_steps()))
+        if problem:
+            st.warning(problem.message())
+        if talk.present:
+            reserve_focus_slot(tour_steps()[talk.tour_step - 1].chart)
+
+
+def page_description(title: str, caption: str | None) -> str:
+    """One line on what a page shows, for its link preview: its caption's first sentence, or its title.
+
+    >>> page_description("Overlap", "Hide it behind the backward pass. What is left, the step waits for.")
+    'Hide it behind the backward pass.'
+    """
+    if not caption:
+        return f"{title}: GPU interconnect explained, every figure with its unit and source."
+    first = caption.split(". ")[0].strip()
+    return first if first.endswith((".", "?", "!")) else first + "."
+
+
+def footer() -> None:
+    st.divider()
+    st.caption(
+        "Every figure in this app carries its unit, direction and source. "
+        "See the **Catalog and sources** page for all of them, or the pop-overs beside each chart."
+    )
+    link_to("catalog", "Catalog and sources")
+
+
+def _toggle_present() -> None:
+    if st.session_state.get("talk.present_toggle"):
+        st.query_params["present"] = "1"
+    elif "present" in st.query_params:
+        del st.query_params["present"]
+
+
+def _exit_present() -> None:
+    if "present" in st.query_params:
+        del st.query_params["present"]

@@ -1,0 +1,42 @@
+"""The share link: a copyable address of the exact view, in the slot beside the page's title."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import streamlit as st
+
+__all__ = ["hold_share_slot", "share_url", "show_share_link"]
+
+_LINK_SLOT = "talk.link_slot"
+
+
+def hold_share_slot(slot: Any) -> None:
+    """Keep ``slot`` (an empty element beside the title) for :func:`show_share_link` to fill later in the run."""
+    st.session_state[_LINK_SLOT] = slot
+
+
+def share_url(base_url: str, query: dict[str, str]) -> str:
+    """The address of the current view: the page's URL with every parameter that defines it.
+
+    >>> share_url("http://localhost:8501/All_reduce?old=1", {"gpu": "b200", "size": "256 MiB"})
+    'http://localhost:8501/All_reduce?gpu=b200&size=256+MiB'
+    """
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
+
+
+def show_share_link(query: dict[str, str]) -> None:
+    """Fill the slot beside the title with a copyable link to this exact view."""
+    slot = st.session_state.get(_LINK_SLOT)
+    if slot is None:
+        return
+    try:
+        base = st.context.url or ""
+    except Exception:  # no browser context (AppTest)
+        base = ""
+    with slot.container():
+        with st.popover("Link to this view"):
+            st.caption("Copy it (the icon on the right); it reopens exactly this view, settings included.")
+            st.code(share_url(base or "http://localhost:8501/", query), language=None, wrap_lines=True)

@@ -1,0 +1,40 @@
+"""The GPU kernel figures' loader (datafiles/kernels.py, re-exported by models/kernels.py): a broken file is named."""
+
+import shutil
+
+import pytest
+
+from interconnect.datafiles.kernels import KernelDataError, load_kernel_data
+from interconnect.datafiles.tables import packaged_data_file
+from interconnect.models.kernels import kernel_figures
+
+
+def _copy(tmp_path):
+    target = tmp_path / "gpu-kernels.toml"
+    shutil.copy(packaged_data_file("published/gpu-kernels.toml"), target)
+    return target
+
+
+def test_a_copy_reads_the_same_figures_as_the_packaged_file(tmp_path):
+    by_gpu, _ = load_kernel_data(_copy(tmp_path))
+    assert by_gpu["h200"] == kernel_figures("h200")
+    # Bekman's MSMF table: H200 BF16 sustained 698.6 TFLOP/s, all 8 GPUs busy (the file's hopper figure)
+    assert by_gpu["h200"].gemm_flops == pytest.approx(698.6e12)
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('gemm_tflops = 226.5', 'gemm_tflops = -226.5', r"family 'ampere': 'gemm_tflops' must be a positive number"),
+    ('attention_share = 0.45', 'attention_share = 1.45', r"family 'cdna3': 'attention_share' must be a fraction"),
+    ('attention_sources = ["fa2"]', 'attention_sources = ["fa9"]', r"family 'ampere': 'attention_sources' must list"),
+    ('sms = 108', 'sms = "108"', r"family 'ampere': 'sms' has the wrong type"),
+    ('gpus = ["mi300x", "mi325x"]', 'gpus = ["mi300x", "h200"]', r"family 'cdna3': GPU 'h200' is already in family"),
+    ('[[family]]\nid = "ampere"', '[[family]]\ncolour = "green"\nid = "ampere"', r"family 'ampere': unknown key\(s\)"),
+    ('[[family]]\nid = "ampere"', '[[gpu]]\n[[family]]\nid = "ampere"', r"unknown table\(s\) gpu"),
+])
+def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
+    path = _copy(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(KernelDataError, match=rf"^gpu-kernels\.toml: .*{message}"):
+        load_kernel_data(path)
