@@ -67,7 +67,7 @@ def overlap_view() -> None:
     chart(nodes_figure(inputs), key="overlap-nodes")
     st.caption("Same step, more nodes. A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU "
                "count: the Ultra-Scale Playbook warns that at 512+ GPUs data-parallel communication can no longer "
-               "be fully overlapped. NCCL switches to trees, whose latency grows with log(n).")
+               "be fully overlapped. NCCL and RCCL switch to trees, whose latency grows with log(n).")
 
     st.subheader("Check the claim: 85 % overlapped, 30 % faster")
     show_claim(step)

@@ -13,6 +13,7 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.figures.overlap import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
+from interconnect.models.allreduce_view import vendor_words
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
 from interconnect.models.overlap import (
@@ -143,11 +144,11 @@ def _nodes_figure(key: tuple, _inputs: StepInputs):
     sweep = node_sweep(i.cluster, i.workload, i.tokens, counts, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
                        efficiency=i.eff, **i.costs)
     return node_sweep_figure(sweep, gpus_per_node=i.cluster.gpus_per_node, current_nodes=i.cluster.nodes,
-                             labels={"auto": "NCCL-like choice", "ring": "ring (forced)"})
+                             labels={"auto": f"{vendor_words(i.cluster).library}-like choice", "ring": "ring (forced)"})
 
 
 def nodes_figure(inputs: StepInputs):
-    """Exposed time and compute share against the node count (NCCL-like choice and forced ring), cached."""
+    """Exposed time and compute share against the node count (the library's choice and a forced ring), cached."""
     return _nodes_figure(inputs.common, inputs)
 
 
@@ -197,7 +198,7 @@ def step_controls(state: PageState) -> None:
         o1, o2 = st.columns([3, 2])
         o1.radio("Overlap", list(MODES), key=state.key("mode"), horizontal=True, format_func=MODE_LABELS.get)
         o2.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
-                     format_func=lambda a: "NCCL-like choice" if a == "auto" else ALGORITHM_LABELS[a])
+                     format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a])
 
 
 def show_metrics(step: StepResult, roofline: float) -> None:
