@@ -26,16 +26,16 @@ page_setup("Fabric: from GPUs to switches and optics",
            "and what they do to collectives.")
 state = PageState("fabric", fabric_specs())
 state.show_warnings()
-st.markdown(INTRO)
 controls(state)
 values = state.values()
 fabric, problems = fabric_from_values(values)
 for problem in problems:
     st.warning(escape_markdown(problem))
 if fabric is not None:
+    picture_section(state, fabric)  # the main chart, under the controls and above the fold
+st.markdown(INTRO)
+if fabric is not None:
     summary_section(fabric)
-    st.subheader("The picture")
-    picture_section(state, fabric)
     st.subheader("What the topology does to collectives")
     collectives_section(values, fabric)
 st.subheader("Checked against published designs")

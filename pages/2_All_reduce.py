@@ -24,7 +24,7 @@ cluster_controls(state, catalog)
 cluster, cluster_warnings = page_cluster(state.values())
 for warning in cluster_warnings:
     st.warning(escape_markdown(warning))
+live_nodes(state, cluster)  # the main chart, under the cluster box and above the fold
 show_cluster_sources(cluster, catalog)
-live_nodes(state, cluster)
 analysis(state)
 footer()

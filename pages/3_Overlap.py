@@ -32,30 +32,34 @@ page_setup("Overlap: talk while you compute",
 catalog = get_catalog()
 state = PageState("overlap", overlap_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
-st.markdown(
-    "PyTorch's DistributedDataParallel packs gradients into buckets and starts each bucket's all-reduce as soon "
-    "as its gradients exist, on a second stream, while the backward pass carries on. Below: one step of "
-    "one GPU on two lanes, with every bucket timed by the all-reduce model of the cluster you describe "
-    "(the same model and cluster as the All-reduce page)."
-)
 
 
 @st.fragment
 def overlap_view() -> None:
     cluster_controls(state, catalog)
-    step_controls(state)
+    notes = st.container()  # the warnings, above the step's controls and the main chart beside them
+    controls, main = st.columns([1, 2.6])
+    with controls:
+        step_controls(state)
     state.sync_url()
     values = state.values()
     cluster, cluster_warnings = resolve_page_cluster(values)
     for warning in cluster_warnings:
-        st.warning(escape_markdown(warning))
+        notes.warning(escape_markdown(warning))
     inputs = StepInputs.from_values(values, cluster, CLUSTER_KEYS)
     step, timeline = step_and_timeline(inputs)
     for note in step.notes:
-        st.warning(escape_markdown(note))
-    show_cluster_sources(cluster, catalog)
+        notes.warning(escape_markdown(note))
+    with main:
+        live_tokens(state, inputs)
     show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]))
-    live_tokens(state, inputs)
+    show_cluster_sources(cluster, catalog)
+    st.markdown(
+        "PyTorch's DistributedDataParallel packs gradients into buckets and starts each bucket's all-reduce as "
+        "soon as its gradients exist, on a second stream, while the backward pass carries on. Below: one step of "
+        "one GPU on two lanes, with every bucket timed by the all-reduce model of the cluster you describe "
+        "(the same model and cluster as the All-reduce page)."
+    )
     show_timeline(step, timeline, cluster)
     show_breakdown(step, cluster)
 

@@ -56,58 +56,71 @@ def _use_layout(layout: Layout, workload: Workload | None = None) -> None:
 # --- controls -------------------------------------------------------------------------------------
 
 cluster_controls(state, catalog)
-with st.container(border=True):
+#: The run's keys drawn in its main box; the rest of the run's keys are in "More settings".
+MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
+if "_seating.more_settings_open" not in st.session_state:  # open when the session's link set any of them
+    st.session_state["_seating.more_settings_open"] = any(state[key] != state.specs_by_key[key].default
+                                                          for key in MORE_RUN_KEYS)
+# The controls in a narrow column, the seating chart beside them: both above the fold at 1440 x 900.
+controls_column, chart_column = st.columns([1.25, 2.75])
+notes = chart_column.container()  # warnings about the inputs, above the chart
+with controls_column.container(border=True):
     st.markdown("**The model and the run**")
-    m1, m2, m3, m4, m5 = st.columns([3, 2, 2, 2, 2])
     names = {**{k: v.name for k, v in PRESETS.items()}, "custom": "Custom…"}
-    m1.selectbox("Model", list(names), key=state.key("model"), format_func=names.get)
+    st.selectbox("Model", list(names), key=state.key("model"), format_func=names.get)
+    m2, m3 = st.columns(2)
     m2.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
                     key=state.key("seq"))
     m3.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
+    m4, m5 = st.columns(2)
     m4.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
                     help="Sequences per optimizer step, over all data-parallel replicas.")
     m5.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
-    r1, r2, r3, r4, r5 = st.columns([2, 2, 2, 2, 3])
-    r1.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"))
-    r2.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
-                 format_func=SEATING_SCHEDULES.get,
-                 help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU (p − 1)/v; "
-                      "zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) (p/2 − 1) × 2/3, and hides "
-                      "the expert all-to-all behind compute.")
-    r3.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
-                    disabled=state["sched"] != "interleaved", help="Model chunks per GPU, interleaved schedule only.")
-    r4.selectbox("Attention kernel", ["flash", "unfused"], key=state.key("attn"),
-                 help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) does.")
-    r5.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
-              help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
-                   "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.")
-    t1, t2 = st.columns(2)
-    t1.toggle("Sequence parallelism", key=state.key("sp"))
-    t2.toggle("First and last stage one layer lighter", key=state.key("ends"),
-              help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).")
     if state["model"] == "custom":
-        c1, c2, c3, c4, c5, c6, c7 = st.columns(7)
+        c1, c2 = st.columns(2)
         c1.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
         c2.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
+        c3, c4 = st.columns(2)
         c3.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
         c4.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
+        c5, c6, c7 = st.columns(3)
         c5.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
         c6.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
         c7.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
-        d1, d2, d3 = st.columns(3)
-        d1.number_input("KV heads (0 = heads)", min_value=0, max_value=1024, key=state.key("kv"))
-        d2.number_input("MLP width (0 = 4 × hidden)", min_value=0, max_value=1_048_576, step=1024, key=state.key("ffn"))
-        d3.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
+        st.number_input("KV heads (0 = heads)", min_value=0, max_value=1024, key=state.key("kv"))
+        st.number_input("MLP width (0 = 4 × hidden)", min_value=0, max_value=1_048_576, step=1024, key=state.key("ffn"))
+        st.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
                         key=state.key("vocab"))
+    with st.expander("More settings", expanded=st.session_state["_seating.more_settings_open"]):
+        st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"))
+        st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
+                     format_func=SEATING_SCHEDULES.get,
+                     help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU (p − 1)/v; "
+                          "zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) (p/2 − 1) × 2/3, and "
+                          "hides the expert all-to-all behind compute.")
+        st.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
+                        disabled=state["sched"] != "interleaved",
+                        help="Model chunks per GPU, interleaved schedule only.")
+        st.selectbox("Attention kernel", ["flash", "unfused"], key=state.key("attn"),
+                     help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) does.")
+        st.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
+                  help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
+                       "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.")
+        st.toggle("Sequence parallelism", key=state.key("sp"))
+        st.toggle("First and last stage one layer lighter", key=state.key("ends"),
+                  help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).")
 
-with st.container(border=True):
-    st.markdown("**The layout** (TP × PP × DP × CP must equal the GPU count; EP is carved out of DP)")
-    l1, l2, l3, l4, l5, l6 = st.columns(6)
+with controls_column.container(border=True):
+    st.markdown("**The layout**")
+    st.caption("TP × PP × DP × CP must equal the GPU count; EP is carved out of DP.")
+    l1, l2 = st.columns(2)
     l1.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
     l2.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
+    l3, l4 = st.columns(2)
     l3.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
     l4.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
     moe = state["experts"] > 0 if state["model"] == "custom" else PRESETS[state["model"]].is_moe
+    l5, l6 = st.columns(2)
     l5.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
                     disabled=not moe and state["ep"] == 1,
                     help="Expert parallelism: only for a mixture-of-experts model.")
@@ -119,7 +132,7 @@ with st.container(border=True):
 values = state.values()
 cluster, cluster_warnings = resolve_page_cluster(values)
 for warning in cluster_warnings:
-    st.warning(escape_markdown(warning))
+    notes.warning(escape_markdown(warning))
 if values["model"] == "custom":
     model, model_notes = custom_model(values["params"] * 1e9, values["layers"], values["hidden"], values["heads"],
                                       experts=values["experts"], top_k=values["topk"],
@@ -127,7 +140,7 @@ if values["model"] == "custom":
                                       kv_heads=values["kv"] or None, ffn_hidden=values["ffn"] or None,
                                       vocab=values["vocab"] or None, seq_len=values["seq"] or 8192)
     for note in model_notes:
-        st.warning(escape_markdown(note))
+        notes.warning(escape_markdown(note))
 else:
     model = PRESETS[values["model"]]
 workload = Workload(micro_batch=values["mb"], global_batch=values["gb"], seq_len=values["seq"] or None,
@@ -142,17 +155,23 @@ else:  # DP takes the rest; when TP x PP x CP does not fit the cluster, keep TP,
     layout, layout_change = fit_layout(model, cluster.ranks, values["tp"], values["pp"], values["cp"], values["ep"],
                                        values["zero"])
     if layout_change:
-        st.info(escape_markdown(layout_change + " Set DP above to choose it yourself."))
+        notes.info(escape_markdown(layout_change + " Set DP to choose it yourself."))
 domain_label = "rack" if cluster.domain_size > 16 else "node"
-show_cluster_sources(cluster, catalog)
 
 problems = layout_problems(model, cluster, layout, workload)
 bill = None
 if problems:
-    st.error("**This layout cannot run.** " + " ".join(escape_markdown(p) for p in problems))
-    st.caption("Change the degrees above, or let the page find the fastest layout that fits (Compare with, below).")
+    notes.error("**This layout cannot run.** " + " ".join(escape_markdown(p) for p in problems))
+    notes.caption("Change the layout's degrees, or let the page find the fastest layout that fits (Compare with, "
+                  "below).")
 else:
     bill = cached_plan(model, cluster, layout, workload)
+
+
+def show_metrics() -> None:
+    """The step's headline figures, under the seating chart."""
+    if bill is None:
+        return
     k1, k2, k3, k4, k5 = st.columns(5)
     k1.metric("Step time", format_seconds(bill.step_s))
     k2.metric("Exposed communication", format_seconds(bill.exposed_s),
@@ -198,7 +217,10 @@ def grid_section() -> None:
     )
 
 
-grid_section()
+with chart_column:
+    grid_section()
+show_metrics()
+show_cluster_sources(cluster, catalog)
 
 if bill is not None:
     st.subheader("The bill, per dimension")

@@ -6,7 +6,7 @@ from interconnect.catalog import get_catalog
 from interconnect.models.crossdc import get_crossdc_data
 from interconnect.models.crossdc_view import table4_check
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.crossdc import method_controls, run_controls, show_results
+from interconnect.ui.crossdc import run_controls, show_results
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, crossdc_inputs, crossdc_specs
 from interconnect.ui.state import PageState
@@ -42,17 +42,6 @@ def table4_markdown() -> str:
 @st.fragment
 def explorer() -> None:
     run_controls(state, catalog)
-    method_controls(state)
-    with st.container(border=True):
-        st.markdown("**The step time of one site**")
-        t1, t2, t3, _ = st.columns(4)
-        t1.radio("Step time", ["typed", "derived"], key=state.key("step"), horizontal=True,
-                 format_func={"typed": "Typed", "derived": "From FLOPs"}.get)
-        if state["step"] == "typed":
-            t2.text_input("Step time", key=state.key("t"), help="One inner step of one site, e.g. '1 s'.")
-        else:
-            t2.text_input("Tokens per step per site", key=state.key("tokens"), help="e.g. '1M' or '4e6'.")
-            t3.number_input("MFU (%)", min_value=1.0, max_value=100.0, step=1.0, key=state.key("mfu"))
     state.sync_url()
     show_results(state, crossdc_inputs(state.values()))
 

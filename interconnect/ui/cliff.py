@@ -250,7 +250,7 @@ def _popular_claims(catalog: Catalog, gpu: Gpu, bars: list) -> None:
 
 @st.fragment
 def cliff_view(state: PageState) -> None:
-    """The controls, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
+    """The controls, the live chart, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
     gpu, nic_id, catalog, custom_key = _hardware_controls(state)
     _view_controls(state, gpu.collective_library.name)
     state.sync_url()
@@ -258,6 +258,7 @@ def cliff_view(state: PageState) -> None:
     direction, unit_key, basis = DIRECTIONS[state["dir"]], state["unit"], state["basis"]
     summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
     server, nic = summary.server, summary.nic
+    live_nics(state, catalog, summary, custom_key)  # the main chart, under the controls and above the fold
     _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key])
     with st.container(border=True):
         st.markdown("\n\n".join(_corrected_lines(gpu, summary, catalog)))
@@ -272,7 +273,6 @@ def cliff_view(state: PageState) -> None:
         if fallback:
             st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or measured "
                        "figure is shown, marked on its bar.")
-    live_nics(state, catalog, summary, custom_key)
     s1, s2, s3 = st.columns(3)
     source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
     source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)

@@ -28,7 +28,7 @@ def _family(key: tuple, _catalog: Catalog, gpu_id: str, nic_id: str, counts: tup
 
 
 def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_key: tuple = ()) -> None:
-    """The live chart under the headline ratios; its slider sets the page's NICs per server."""
+    """The live chart under the page's controls; its slider sets the page's NICs per server."""
     gpu, nic = summary.gpu, summary.nic
     counts = live_nic_counts(summary.nics_per_node)
     family = _family(custom_key, catalog, gpu.id, nic.id, counts)

@@ -37,35 +37,67 @@ __all__ = ["calibration_controls", "cluster_controls", "resolve_page_cluster", "
            "topology_controls"]
 
 
+#: The cluster's secondary settings: drawn in the collapsed "More settings" expander under the main row.
+MORE_KEYS = ("domain", "lat", "nics", "sharp", "cal", "net_eff", "up_eff", "xlat", "procs", "topo", "switch", "osub",
+             "shared")
+
+
 def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster") -> None:
-    """Draw the cluster widgets, bound to ``state``'s keys (two rows in a bordered box)."""
+    """Draw the cluster widgets, bound to ``state``'s keys, in a bordered box.
+
+    One row of main settings (GPU, GPUs per node, nodes, NIC and its custom rate, fabric) and a
+    collapsed "More settings" expander with the rest, so the page's main chart fits above the fold at
+    1440 x 900. The expander starts open when the session opened with any of its settings away from
+    the default (a link that sets them shows them).
+    """
     catalog = catalog or get_catalog()
     with st.container(border=True):
         st.markdown(f"**{title}**")
-        c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 3])
+        # The custom rate sits in the main row while it is in use, in "More settings" otherwise (drawn on every
+        # run, so the value a link gives it stays).
+        custom_nic = state["nic"] == "custom"
+        c1, c2, c3, c4, *c5, c6 = st.columns([3, 2, 2, 3, 2, 2.4] if custom_nic else [3, 2, 2, 3, 2.6])
         gpu_picker(state, catalog=catalog, container=c1)
         c2.number_input("GPUs per node", min_value=1, max_value=1024, step=1, key=state.key("gpn"))
         c3.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
-        c4.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
-                        help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.")
-        c5.text_input("Extra latency per network hop", key=state.key("lat"), placeholder="the fabric's own",
-                      help="Added to NCCL's own per-hop latency, e.g. '25 us'. Empty: the fabric's value ("
-                           + ", ".join(f"{FABRIC_LABELS[name]} {model.hop_latency_us:g} µs"
-                                       for name, model in FABRICS.items()) + ").")
-        n1, n2, n3, n4, n5 = st.columns([3, 2, 2, 2, 2])
         nic_names = {"auto": "The GPU's usual NIC", "custom": "Custom rate…",
                      **{k: v.name for k, v in catalog.nics().items()}}
-        n1.selectbox("NIC", list(nic_names), key=state.key("nic"), format_func=nic_names.get)
-        n2.text_input("Custom NIC rate", key=state.key("nic_bw"), disabled=state["nic"] != "custom",
-                      help="Per direction, e.g. '200 Gbit/s' or '25 GB/s'.")
-        n3.number_input("NICs per node (0 = one per GPU)", min_value=0, max_value=4096, step=1,
-                        key=state.key("nics"))
-        n4.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
-        n5.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
-        if "topo" in state.specs_by_key:
-            topology_controls(state)
+        c4.selectbox("NIC", list(nic_names), key=state.key("nic"), format_func=nic_names.get)
+        if custom_nic:
+            _nic_rate(state, c5[0])
+        c6.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
         custom_gpu_controls(state, catalog)
-        calibration_controls(state)
+        with st.expander("More settings: NVLink domain, hop latency, NICs per node, SHARP, topology, calibration",
+                         expanded=_more_open(state)):
+            n1, n2, n3, n4, *n5 = st.columns([2, 2.4, 2, 1.4] if custom_nic else [2, 2.4, 2, 1.4, 2])
+            n1.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
+                            help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.")
+            n2.text_input("Extra latency per network hop", key=state.key("lat"), placeholder="the fabric's own",
+                          help="Added to NCCL's own per-hop latency, e.g. '25 us'. Empty: the fabric's value ("
+                               + ", ".join(f"{FABRIC_LABELS[name]} {model.hop_latency_us:g} µs"
+                                           for name, model in FABRICS.items()) + ").")
+            n3.number_input("NICs per node (0 = one per GPU)", min_value=0, max_value=4096, step=1,
+                            key=state.key("nics"))
+            n4.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
+            if not custom_nic:
+                _nic_rate(state, n5[0])
+            if "topo" in state.specs_by_key:
+                topology_controls(state, nested=True)
+            calibration_controls(state)
+
+
+def _nic_rate(state: PageState, container: Any) -> None:
+    container.text_input("Custom NIC rate", key=state.key("nic_bw"), disabled=state["nic"] != "custom",
+                         help="Per direction, e.g. '200 Gbit/s' or '25 GB/s'; used with NIC 'Custom rate…'.")
+
+
+def _more_open(state: PageState) -> bool:
+    """Whether "More settings" starts open: decided once per session and page, from the values it opened with."""
+    flag = f"_{state.page}.more_settings_open"
+    if flag not in st.session_state:
+        st.session_state[flag] = any(state[key] != state.specs_by_key[key].default
+                                     for key in MORE_KEYS if key in state.specs_by_key)
+    return bool(st.session_state[flag])
 
 
 def calibration_controls(state: PageState) -> None:
@@ -92,8 +124,12 @@ def calibration_controls(state: PageState) -> None:
                       "20 µs to every call (8 x H100 and 8 x MI300X, one process per GPU against -g 8).")
 
 
-def topology_controls(state: PageState) -> None:
-    """The cluster's optional fabric: topology, switch, leaf oversubscription, other traffic (one row)."""
+def topology_controls(state: PageState, *, nested: bool = False) -> None:
+    """The cluster's optional fabric: topology, switch, leaf oversubscription, other traffic (one row).
+
+    In its own expander, or, with ``nested`` (inside another expander, where Streamlit allows none), under
+    a bold line with the same title.
+    """
     from interconnect.models.fabric import TOPOLOGY_LABELS, get_fabric_data
 
     switches = get_fabric_data().switches
@@ -101,6 +137,10 @@ def topology_controls(state: PageState) -> None:
     off = state["topo"] == "none"
     title = "Network fabric: none modelled (every NIC at its full rate)" if off else \
         f"Network fabric: {names[state['topo']].lower()}, {state['osub']:g}:1 at the leaves"
+    if nested:
+        st.markdown(f"**{title}**")
+        _topology_row(state, names, switches)
+        return
     with st.expander(title, expanded=not off):
         _topology_row(state, names, switches)
 

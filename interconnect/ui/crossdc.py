@@ -57,66 +57,108 @@ def _use_network(state: PageState, network_id: str) -> None:
 
 
 def run_controls(state: PageState, catalog: Catalog) -> None:
-    """The model size, sites, GPUs, and the link between sites (typed, or one of CrossPipe's network classes)."""
-    networks = get_crossdc_data().networks
+    """The page's controls in one box: a main row (model size, sites, GPU, method, WAN bandwidth) and a
+    collapsed "More settings" expander with the rest, so the live chart fits above the fold at 1440 x 900.
+
+    The expander starts open when the session opened with any of its settings away from the default (a
+    link that sets them shows them).
+    """
+    methods = get_crossdc_data().methods
     with st.container(border=True):
         st.markdown("**The run and the link between sites**")
-        c1, c2, c3, c4 = st.columns(4)
+        c1, c2, c3, c4, c5 = st.columns([2, 1.6, 3, 2.6, 2.6])
         c1.text_input("Model parameters", key=state.key("params"), help="1e9, 7B, 70e9, 1.5T")
         c2.number_input("Sites", min_value=2, max_value=10_000, step=1, key=state.key("sites"),
                         help="Data centres, each with a full replica of the model.")
-        c3.number_input("GPUs per site", min_value=1, max_value=1_000_000, step=1, key=state.key("gpus"))
-        gpu_picker(state, catalog=catalog, container=c4)
+        gpu_picker(state, catalog=catalog, container=c3)
+        c4.selectbox("Method", list(METHODS), key=state.key("method"), format_func=lambda m: methods[m].name)
+        c5.text_input("WAN bandwidth per site", key=state.key("bw"), help="Each direction, e.g. '10 Gbit/s'.")
         custom_gpu_controls(state, catalog)
-        l1, l2, l3 = st.columns([1, 1, 2])
-        l1.text_input("WAN bandwidth per site", key=state.key("bw"), help="Each direction, e.g. '10 Gbit/s'.")
-        l2.text_input("Round-trip time", key=state.key("rtt"), help="e.g. '20 ms' or '100 us'.")
-        l3.caption("Or pick a network class (CrossPipe, arXiv 2507.00217 §2.3). Campus figures are per port: a "
-                   "site with many ports has that many times the bandwidth.")
-        for column, network in zip(st.columns(len(networks)), networks.values(), strict=True):
-            column.button(network.name.split(",")[0], key=f"crossdc.net.{network.id}", on_click=_use_network,
-                          args=(state, network.id), help=f"Published: {network.published}", width="stretch")
+        with st.expander("More settings: GPUs per site, round trip, the method's knobs, target, overlap, step time",
+                         expanded=_more_open(state)):
+            l1, l2, _ = st.columns([1, 1, 2])
+            l1.number_input("GPUs per site", min_value=1, max_value=1_000_000, step=1, key=state.key("gpus"))
+            l2.text_input("Round-trip time", key=state.key("rtt"), help="e.g. '20 ms' or '100 us'.")
+            method_controls(state)
+            step_time_controls(state)
+
+
+#: The keys of the main row (and the custom GPU's own box); every other key is in "More settings".
+MAIN_KEYS = ("params", "sites", "gpu", "method", "bw", "gpu_name", "gpu_bw", "gpu_base")
+
+
+def _more_open(state: PageState) -> bool:
+    """Whether "More settings" starts open: decided once per session, from the values it opened with."""
+    flag = f"_{state.page}.more_settings_open"
+    if flag not in st.session_state:
+        st.session_state[flag] = any(state[spec.key] != spec.default for spec in state.specs
+                                     if spec.key not in MAIN_KEYS)
+    return bool(st.session_state[flag])
+
+
+def network_buttons(state: PageState) -> None:
+    """One click sets the WAN bandwidth and round trip of one of CrossPipe's network classes."""
+    networks = get_crossdc_data().networks
+    st.caption("Or pick a network class (CrossPipe, arXiv 2507.00217 §2.3); it sets the bandwidth and the round trip. "
+               "Campus figures are per port: a site with many ports has that many times the bandwidth.")
+    for column, network in zip(st.columns(len(networks)), networks.values(), strict=True):
+        column.button(network.name.split(",")[0], key=f"crossdc.net.{network.id}", on_click=_use_network,
+                      args=(state, network.id), help=f"Published: {network.published}", width="stretch")
 
 
 def method_controls(state: PageState) -> None:
-    """The method and its knobs (each defaulting to what its paper ran), layers, target and overlap."""
+    """The method's knobs (each defaulting to what its paper ran), layers, target and overlap."""
     methods = get_crossdc_data().methods
-    with st.container(border=True):
-        st.markdown("**The method**")
-        m1, m2, m3, m4 = st.columns(4)
-        method = m1.selectbox("Method", list(METHODS), key=state.key("method"), format_func=lambda m: methods[m].name)
-        defaults = methods[method]
-        m2.number_input(f"Inner steps H (0 = {defaults.inner_steps})", min_value=0, max_value=1_000_000, step=1,
-                        key=state.key("h"), help="Inner steps between synchronisations; 0 takes the paper's.")
-        m3.selectbox("Bits per value", ["auto", "32", "16", "8", "4", "2", "1"], key=state.key("bits"),
-                     format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b)
-        m4.selectbox("Exchange", ["auto", *TOPOLOGIES], key=state.key("topo"),
-                     format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t])
-        if method in ("streaming-diloco", "sparseloco"):
-            k1, k2, k3, _ = st.columns(4)
-            if method == "streaming-diloco":
-                k1.number_input("Fragments (0 = one per 3 layers)", min_value=0, max_value=100_000, step=1,
-                                key=state.key("frag"))
-                k2.number_input("Overlap steps tau", min_value=0, max_value=1_000_000, step=1, key=state.key("tau"),
-                                help="Inner steps a fragment's exchange may run behind before the worker waits.")
-            else:
-                k1.number_input("Chunk (values)", min_value=2, max_value=1 << 24, step=1, key=state.key("chunk"))
-                k2.number_input("Kept per chunk (top-k)", min_value=1, max_value=1 << 24, step=1,
-                                key=state.key("topk"))
-                k3.number_input("Index bits", min_value=1, max_value=32, step=1, key=state.key("ibits"))
-        o1, o2, o3, o4 = st.columns(4)
-        o1.number_input("Layers (0 = from the size)", min_value=0, max_value=100_000, step=1, key=state.key("layers"))
-        o2.number_input("Target utilisation (%)", min_value=1.0, max_value=99.9, step=0.5, key=state.key("target"))
-        o3.toggle("Overlap", key=state.key("overlap"),
-                  help="Hide the exchange behind the backward pass (and tau steps for Streaming DiLoCo).")
+    st.markdown("**The method**")
+    method = state["method"]
+    defaults = methods[method]
+    m2, m3, m4 = st.columns(3)
+    m2.number_input(f"Inner steps H (0 = {defaults.inner_steps})", min_value=0, max_value=1_000_000, step=1,
+                    key=state.key("h"), help="Inner steps between synchronisations; 0 takes the paper's.")
+    m3.selectbox("Bits per value", ["auto", "32", "16", "8", "4", "2", "1"], key=state.key("bits"),
+                 format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b)
+    m4.selectbox("Exchange", ["auto", *TOPOLOGIES], key=state.key("topo"),
+                 format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t])
+    if method in ("streaming-diloco", "sparseloco"):
+        k1, k2, k3 = st.columns(3)
+        if method == "streaming-diloco":
+            k1.number_input("Fragments (0 = one per 3 layers)", min_value=0, max_value=100_000, step=1,
+                            key=state.key("frag"))
+            k2.number_input("Overlap steps tau", min_value=0, max_value=1_000_000, step=1, key=state.key("tau"),
+                            help="Inner steps a fragment's exchange may run behind before the worker waits.")
+        else:
+            k1.number_input("Chunk (values)", min_value=2, max_value=1 << 24, step=1, key=state.key("chunk"))
+            k2.number_input("Kept per chunk (top-k)", min_value=1, max_value=1 << 24, step=1,
+                            key=state.key("topk"))
+            k3.number_input("Index bits", min_value=1, max_value=32, step=1, key=state.key("ibits"))
+    o1, o2, o3 = st.columns(3)
+    o1.number_input("Layers (0 = from the size)", min_value=0, max_value=100_000, step=1, key=state.key("layers"))
+    o2.number_input("Target utilisation (%)", min_value=1.0, max_value=99.9, step=0.5, key=state.key("target"))
+    o3.toggle("Overlap", key=state.key("overlap"),
+              help="Hide the exchange behind the backward pass (and tau steps for Streaming DiLoCo).")
+
+
+def step_time_controls(state: PageState) -> None:
+    """The step time of one site: typed, or derived from the tokens per step and the MFU."""
+    st.markdown("**The step time of one site**")
+    t1, t2, t3 = st.columns(3)
+    t1.radio("Step time", ["typed", "derived"], key=state.key("step"), horizontal=True,
+             format_func={"typed": "Typed", "derived": "From FLOPs"}.get)
+    if state["step"] == "typed":
+        t2.text_input("Step time", key=state.key("t"), help="One inner step of one site, e.g. '1 s'.")
+    else:
+        t2.text_input("Tokens per step per site", key=state.key("tokens"), help="e.g. '1M' or '4e6'.")
+        t3.number_input("MFU (%)", min_value=1.0, max_value=100.0, step=1.0, key=state.key("mfu"))
 
 
 def show_results(state: PageState, inputs: PageInputs) -> None:
-    """The view's warnings, the five headline metrics, the sentence under them, the live chart and the three
-    charts."""
+    """The view's warnings, the live chart, the network classes, the five headline metrics, the sentence
+    under them and the three charts."""
     view = cached_view(inputs)
     for warning in view.warnings:
         st.warning(escape_markdown(warning))
+    live_bandwidth(state, inputs, view)  # the main chart, first under the controls
+    network_buttons(state)
     result, scenario = view.result, view.scenario
     if inputs.step_mode == "derived":
         st.caption("Step time: " + escape_markdown(view.step_note))
@@ -143,7 +185,6 @@ def show_results(state: PageState, inputs: PageInputs) -> None:
            if result.required_no_overlap_bytes_per_s < float("inf") else "an unreachable bandwidth")
         + f"; with overlap {result.utilization_overlap:.1%}."
     )
-    live_bandwidth(state, inputs, view)
     utilization, sizes, required = cached_figures(inputs)
     chart(utilization, key="crossdc-utilization")
     others = ", ".join(f"{m.name} H = {m.inner_steps}, {m.bits}-bit" for m in get_crossdc_data().methods.values()

@@ -39,7 +39,7 @@ from interconnect.models.overlap import (
 from interconnect.models.presets import load_model_presets
 from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES
+from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
@@ -160,45 +160,70 @@ def claim_chart(key: tuple):
 
 
 def step_controls(state: PageState) -> None:
+    """The step's controls in a narrow bordered column: the main ones (model, tokens per GPU, bucket size,
+    overlap) and a collapsed "More settings" expander with the rest, so the live chart beside them sits
+    above the fold at 1440 x 900. The expander starts open when the session opened with any of its
+    settings away from the default (a link that sets them shows them)."""
     with st.container(border=True):
         st.markdown("**The model and the step**")
         custom = state["model"] == "custom"
-        m1, m2, m3, m4 = st.columns([3, 2, 2, 2])
-        m1.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
-        m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
-                        key=state.key("params"),
-                        disabled=not custom, help="Used with the custom model; presets have their published shape.")
-        m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
-        m4.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
+        st.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
+        if custom:
+            _shape_controls(state, custom)
+        st.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
                         key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
                                                       "with the all-reduce (micro-batch x sequence length).")
-        costs = load_bucket_costs()
-        s1, s2, s3 = st.columns([2, 2, 2])
-        s1.text_input("Bucket size", key=state.key("bucket"),
+        st.text_input("Bucket size", key=state.key("bucket"),
                       help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
-        s2.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"))
-        s3.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
-                  help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
-                       "(Meta, The Llama 3 Herd of Models, Table 4).")
-        st.markdown("**What a bucket costs besides its bytes** (defaults from measurements; sources below the "
-                    "timeline)")
-        c1, c2, c3 = st.columns([2, 2, 2])
-        c1.number_input("Launch per bucket (µs)", min_value=0.0, max_value=10_000.0, step=1.0, format="%g",
-                        key=state.key("launch"),
-                        help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
-                             f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
-                             "move: 1 MB buckets against 25 MB.")
-        c2.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
-                  help=f"Share of compute speed lost while communication kernels run beside it. Default "
-                       f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
-                       "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
-        c3.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"),
-                  help=f"Range of speeds between GPUs of one model. Every bucket waits for the slowest rank, so "
-                       f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
-        o1, o2 = st.columns([3, 2])
-        o1.radio("Overlap", list(MODES), key=state.key("mode"), horizontal=True, format_func=MODE_LABELS.get)
-        o2.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
-                     format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a])
+        st.radio("Overlap", list(MODES), key=state.key("mode"), format_func=MODE_LABELS.get)
+        with st.expander("More settings", expanded=_more_open(state)):
+            if not custom:
+                _shape_controls(state, custom)
+            _more_step_controls(state)
+
+
+#: The step's keys drawn in its main column; every other step key is in "More settings".
+STEP_MAIN_KEYS = ("model", "tokens", "bucket", "mode")
+
+
+def _more_open(state: PageState) -> bool:
+    flag = f"_{state.page}.step_more_open"
+    if flag not in st.session_state:
+        st.session_state[flag] = any(state[spec.key] != spec.default for spec in state.specs
+                                     if spec.key not in (*STEP_MAIN_KEYS, *CLUSTER_KEYS))
+    return bool(st.session_state[flag])
+
+
+def _shape_controls(state: PageState, custom: bool) -> None:
+    m2, m3 = st.columns(2)
+    m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
+                    key=state.key("params"),
+                    disabled=not custom, help="Used with the custom model; presets have their published shape.")
+    m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
+
+
+def _more_step_controls(state: PageState) -> None:
+    costs = load_bucket_costs()
+    st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"))
+    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
+              help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
+                   "(Meta, The Llama 3 Herd of Models, Table 4).")
+    st.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
+                 format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a])
+    st.markdown("**What a bucket costs besides its bytes** (defaults from measurements; sources below the "
+                "timeline)")
+    st.number_input("Launch per bucket (µs)", min_value=0.0, max_value=10_000.0, step=1.0, format="%g",
+                    key=state.key("launch"),
+                    help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
+                         f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
+                         "move: 1 MB buckets against 25 MB.")
+    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
+              help=f"Share of compute speed lost while communication kernels run beside it. Default "
+                   f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
+                   "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
+    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"),
+              help=f"Range of speeds between GPUs of one model. Every bucket waits for the slowest rank, so "
+                   f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
 
 
 def show_metrics(step: StepResult, roofline: float) -> None:

@@ -35,7 +35,7 @@ def _family(key: tuple, _inputs: StepInputs, tokens: tuple[int, ...], sizes: tup
 
 
 def live_tokens(state: PageState, inputs: StepInputs) -> None:
-    """The live chart under the step's metrics; its slider sets the page's tokens per GPU."""
+    """The live chart beside the step's controls; its slider sets the page's tokens per GPU."""
     tokens = live_token_counts(inputs.tokens, TOKENS_MAXIMUM)
     sizes = live_bucket_sizes(inputs.bucket_bytes)
     # Keyed by the grid, not the page's count: every count on the grid shares one family.

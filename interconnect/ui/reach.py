@@ -554,6 +554,10 @@ def distance_section(state: PageState) -> None:
     distance_m = _metres(state["d"])
     texts = _distance_texts(distance_m)
 
+    chart(_leash_chart(distance_m), key="reach-leash")  # the main chart, under the distance and above the fold
+    st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
+               "collide, hover a point for its name (every link is in the table below). The step line is the "
+               "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
     m2.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])
@@ -564,10 +568,6 @@ def distance_section(state: PageState) -> None:
                  "regenerated long-haul paths, or a cloud backbone.")
     else:
         st.success(f"Fastest link that still reaches {texts['distance']}: {texts['best']}")
-    chart(_leash_chart(distance_m), key="reach-leash")
-    st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
-               "collide, hover a point for its name (every link is in the table below). The step line is the "
-               "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
 
     st.subheader("Which links still work")
     st.markdown(_PROTOCOL_INTRO)
