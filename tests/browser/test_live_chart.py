@@ -59,6 +59,37 @@ def test_keys_move_the_chart_in_the_browser_and_the_link_follows(cold_server, pa
     assert_healthy(page, cold_server)
 
 
+def _walk(page, server, link: str, label: str, positions: list[tuple[str, str]], url_key: str, widget_key: str,
+          url_value: str) -> None:
+    """Open ``link`` cold, then check the live chart position by position: ``positions[0]`` is what it shows
+    first, and each arrow key shows the next one at once (value, readout, its announcement and a redrawn
+    line), each readout starting with the core's own sentence. Then the link and the page's widget follow
+    the last value, and reopening the link shows it again."""
+    open_cold(page, server, link)
+    slider = page.locator(SLIDER).first
+    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert slider.get_attribute("aria-label") == label
+    value, readout, path = _shown(page)
+    assert value == positions[0][0]
+    assert readout.startswith(positions[0][1]), readout
+    slider.focus()
+    for shown, expected in positions[1:]:
+        page.keyboard.press("ArrowRight")
+        value_now, readout_now, path_now = _shown(page)
+        assert value_now == shown
+        assert readout_now.startswith(expected), readout_now
+        assert path_now != path
+        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
+        path = path_now
+    assert poll(page, lambda: query_of(page.url).get(url_key) == url_value or None, timeout_s=20), page.url
+    assert poll(page, lambda: widget(page, widget_key).locator("input").input_value() == url_value or None)
+    assert_healthy(page, server)
+    page.goto(page.url)
+    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    assert poll(page, lambda: _shown(page)[0] == positions[-1][0] or None)
+    assert_healthy(page, server)
+
+
 def _overlap_expected(tokens: int) -> str:
     """What the Overlap page's live readout says at ``tokens``, from the core's own schedule of that step."""
     from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
@@ -75,29 +106,9 @@ def _overlap_expected(tokens: int) -> str:
 
 
 def test_overlap_tokens_move_the_chart_at_once_and_the_link_follows(cold_server, page):
-    open_cold(page, cold_server, "/Overlap?nodes=4&tokens=4096&bucket=25+MiB")
-    slider = page.locator(SLIDER).first
-    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
-    assert slider.get_attribute("aria-label") == "Tokens per GPU"
-    value, readout, path = _shown(page)
-    assert value == "4,096 tokens"
-    assert readout.startswith(_overlap_expected(4096)), readout
-    slider.focus()
-    for tokens in (6144, 8192):
-        page.keyboard.press("ArrowRight")
-        value_now, readout_now, path_now = _shown(page)
-        assert value_now == f"{tokens:,} tokens"
-        assert readout_now.startswith(_overlap_expected(tokens)), readout_now
-        assert path_now != path
-        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
-        path = path_now
-    assert poll(page, lambda: query_of(page.url).get("tokens") == "8192" or None, timeout_s=20), page.url
-    assert poll(page, lambda: widget(page, "overlap.tokens").locator("input").input_value() == "8192" or None)
-    assert_healthy(page, cold_server)
-    page.goto(page.url)
-    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
-    assert poll(page, lambda: _shown(page)[0] == "8,192 tokens" or None)
-    assert_healthy(page, cold_server)
+    positions = [(f"{tokens:,} tokens", _overlap_expected(tokens)) for tokens in (4096, 6144, 8192)]
+    _walk(page, cold_server, "/Overlap?nodes=4&tokens=4096&bucket=25+MiB", "Tokens per GPU", positions, "tokens",
+          "overlap.tokens", "8192")
 
 
 def _crossdc_expected(bandwidth_text: str) -> str:
@@ -112,29 +123,9 @@ def _crossdc_expected(bandwidth_text: str) -> str:
 
 
 def test_crossdc_bandwidth_moves_the_chart_at_once_and_the_link_follows(cold_server, page):
-    open_cold(page, cold_server, "/Across_sites?bw=10+Gbit/s")
-    slider = page.locator(SLIDER).first
-    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
-    assert slider.get_attribute("aria-label") == "WAN bandwidth per site"
-    value, readout, path = _shown(page)
-    assert value == "10 Gbit/s"
-    assert readout.startswith(_crossdc_expected("10 Gbit/s")), readout
-    slider.focus()
-    for text in ("20 Gbit/s", "50 Gbit/s"):
-        page.keyboard.press("ArrowRight")
-        value_now, readout_now, path_now = _shown(page)
-        assert value_now == text
-        assert readout_now.startswith(_crossdc_expected(text)), readout_now
-        assert path_now != path
-        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
-        path = path_now
-    assert poll(page, lambda: query_of(page.url).get("bw") == "50 Gbit/s" or None, timeout_s=20), page.url
-    assert poll(page, lambda: widget(page, "crossdc.bw").locator("input").input_value() == "50 Gbit/s" or None)
-    assert_healthy(page, cold_server)
-    page.goto(page.url)
-    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
-    assert poll(page, lambda: _shown(page)[0] == "50 Gbit/s" or None)
-    assert_healthy(page, cold_server)
+    positions = [(text, _crossdc_expected(text)) for text in ("10 Gbit/s", "20 Gbit/s", "50 Gbit/s")]
+    _walk(page, cold_server, "/Across_sites?bw=10+Gbit/s", "WAN bandwidth per site", positions, "bw", "crossdc.bw",
+          "50 Gbit/s")
 
 
 def _cliff_expected(nics: int) -> str:
@@ -148,26 +139,6 @@ def _cliff_expected(nics: int) -> str:
 
 
 def test_cliff_nics_move_the_chart_at_once_and_the_link_follows(cold_server, page):
-    open_cold(page, cold_server, "/Bandwidth_cliff?gpu=h100-sxm&nic=ib-ndr&nics=8")
-    slider = page.locator(SLIDER).first
-    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
-    assert slider.get_attribute("aria-label") == "NICs per server"
-    value, readout, path = _shown(page)
-    assert value == "8 NICs"
-    assert readout.startswith(_cliff_expected(8)), readout
-    slider.focus()
-    for nics in (16, 24):
-        page.keyboard.press("ArrowRight")
-        value_now, readout_now, path_now = _shown(page)
-        assert value_now == f"{nics} NICs"
-        assert readout_now.startswith(_cliff_expected(nics)), readout_now
-        assert path_now != path
-        assert readout_now in (slider.get_attribute("aria-valuetext") or "")
-        path = path_now
-    assert poll(page, lambda: query_of(page.url).get("nics") == "24" or None, timeout_s=20), page.url
-    assert poll(page, lambda: widget(page, "cliff.nics").locator("input").input_value() == "24" or None)
-    assert_healthy(page, cold_server)
-    page.goto(page.url)
-    page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
-    assert poll(page, lambda: _shown(page)[0] == "24 NICs" or None)
-    assert_healthy(page, cold_server)
+    positions = [(f"{nics} NICs", _cliff_expected(nics)) for nics in (8, 16, 24)]
+    _walk(page, cold_server, "/Bandwidth_cliff?gpu=h100-sxm&nic=ib-ndr&nics=8", "NICs per server", positions, "nics",
+          "cliff.nics", "24")
