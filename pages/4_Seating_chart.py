@@ -8,10 +8,9 @@ from interconnect.figures.seating import MAX_GRID_GPUS
 from interconnect.models.parallelism import (
     Layout,
     Workload,
-    fit_layout,
     layout_problems,
 )
-from interconnect.models.presets import custom_model, load_model_presets, model_sources
+from interconnect.models.presets import load_model_presets, model_sources
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
@@ -31,6 +30,7 @@ from interconnect.ui.seating import (
     grid_figure,
     memory_view,
     reference_view,
+    seating_inputs,
     tp_pair,
 )
 from interconnect.ui.state import PageState
@@ -133,29 +133,12 @@ values = state.values()
 cluster, cluster_warnings = resolve_page_cluster(values)
 for warning in cluster_warnings:
     notes.warning(escape_markdown(warning))
-if values["model"] == "custom":
-    model, model_notes = custom_model(values["params"] * 1e9, values["layers"], values["hidden"], values["heads"],
-                                      experts=values["experts"], top_k=values["topk"],
-                                      active_params=values["active"] * 1e9 or None,
-                                      kv_heads=values["kv"] or None, ffn_hidden=values["ffn"] or None,
-                                      vocab=values["vocab"] or None, seq_len=values["seq"] or 8192)
-    for note in model_notes:
-        notes.warning(escape_markdown(note))
-else:
-    model = PRESETS[values["model"]]
-workload = Workload(micro_batch=values["mb"], global_batch=values["gb"], seq_len=values["seq"] or None,
-                    dtype_bytes=DTYPE_BYTES[values["dtype"]], recompute=values["recompute"],
-                    sequence_parallel=values["sp"], compute_efficiency=values["eff"] or None,
-                    schedule=values["sched"], virtual_stages=values["vs"], lighter_ends=values["ends"],
-                    attention=values["attn"])
-if values["dp"]:
-    layout = Layout(tp=values["tp"], pp=values["pp"], dp=values["dp"], cp=values["cp"], ep=values["ep"],
-                    zero=values["zero"])
-else:  # DP takes the rest; when TP x PP x CP does not fit the cluster, keep TP, shrink PP
-    layout, layout_change = fit_layout(model, cluster.ranks, values["tp"], values["pp"], values["cp"], values["ep"],
-                                       values["zero"])
-    if layout_change:
-        notes.info(escape_markdown(layout_change + " Set DP to choose it yourself."))
+inputs = seating_inputs(values, cluster)
+model, workload, layout = inputs.model, inputs.workload, inputs.layout
+for note in inputs.model_notes:
+    notes.warning(escape_markdown(note))
+if inputs.layout_change:
+    notes.info(escape_markdown(inputs.layout_change + " Set DP to choose it yourself."))
 domain_label = "rack" if cluster.domain_size > 16 else "node"
 
 problems = layout_problems(model, cluster, layout, workload)

@@ -5,17 +5,26 @@ Kept out of ``pages/4_Seating_chart.py`` so the page only reads its inputs, call
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
 
 from interconnect.figures.seating import bill_figure, gpu_grid_figure, memory_figure
 from interconnect.models.cluster import Cluster
-from interconnect.models.parallelism import Layout, Workload, memory_per_gpu, plan, search_layouts, tp_comparison
-from interconnect.models.presets import ModelPreset
+from interconnect.models.parallelism import (
+    Layout,
+    Workload,
+    fit_layout,
+    memory_per_gpu,
+    plan,
+    search_layouts,
+    tp_comparison,
+)
+from interconnect.models.presets import ModelPreset, custom_model, load_model_presets
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.markdown import markdown_table
+from interconnect.ui.pagespecs import DTYPE_BYTES
 from interconnect.units import Q_, format_quantity, format_seconds
 
 # --- cached core calls (pure functions of hashable inputs) ----------------------------------------
@@ -143,3 +152,45 @@ def reference_view() -> tuple[str, list[str], str]:
                           + f": {reason}")
     links = "\n".join(f"- {key}: [{s['title']}]({s['url']})" for key, s in sources.items())
     return markdown_table(pd.DataFrame(rows)), misses, links
+
+
+@dataclass(frozen=True)
+class SeatingInputs:
+    """What the page's values describe: the model, the workload and the layout, with the notes to show."""
+
+    model: ModelPreset
+    workload: Workload
+    layout: Layout
+    model_notes: tuple[str, ...]
+    layout_change: str  # "" unless the layout was fitted to the cluster (DP left at 0)
+
+
+def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
+    """Read the page's values into the model, workload and layout the seating model takes.
+
+    A custom model is built from its shape; with DP at 0, DP takes the rest of the GPUs and, when
+    TP x PP x CP does not fit the cluster, TP is kept and PP shrinks (:func:`fit_layout`).
+    """
+    notes: tuple[str, ...] = ()
+    if values["model"] == "custom":
+        model, model_notes = custom_model(values["params"] * 1e9, values["layers"], values["hidden"],
+                                          values["heads"], experts=values["experts"], top_k=values["topk"],
+                                          active_params=values["active"] * 1e9 or None,
+                                          kv_heads=values["kv"] or None, ffn_hidden=values["ffn"] or None,
+                                          vocab=values["vocab"] or None, seq_len=values["seq"] or 8192)
+        notes = tuple(model_notes)
+    else:
+        model = load_model_presets()[values["model"]]
+    workload = Workload(micro_batch=values["mb"], global_batch=values["gb"], seq_len=values["seq"] or None,
+                        dtype_bytes=DTYPE_BYTES[values["dtype"]], recompute=values["recompute"],
+                        sequence_parallel=values["sp"], compute_efficiency=values["eff"] or None,
+                        schedule=values["sched"], virtual_stages=values["vs"], lighter_ends=values["ends"],
+                        attention=values["attn"])
+    change = ""
+    if values["dp"]:
+        layout = Layout(tp=values["tp"], pp=values["pp"], dp=values["dp"], cp=values["cp"], ep=values["ep"],
+                        zero=values["zero"])
+    else:
+        layout, change = fit_layout(model, cluster.ranks, values["tp"], values["pp"], values["cp"], values["ep"],
+                                    values["zero"])
+    return SeatingInputs(model, workload, layout, notes, change or "")
