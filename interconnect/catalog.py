@@ -262,6 +262,8 @@ class Gpu:
     topology: str
     scaleup_achieved: Figure | None = None
     scaleup_per_peer: Figure | None = None
+    #: what the driver reports (NVML, nvidia-smi) where it differs from the label: "80 GB" H100s have 85.5 GB
+    memory_reported: Figure | None = None
     typical_nics_per_gpu: float = 1.0
     dense_format: str = "BF16"
     host_link_basis: str = "spec"
@@ -273,9 +275,13 @@ class Gpu:
     kind = "gpu"
 
     def figures(self) -> dict[str, Figure]:
-        names = ("memory", "memory_bandwidth", "bf16_dense", "scaleup_bandwidth", "scaleup_achieved",
-                 "scaleup_per_peer")
+        names = ("memory", "memory_reported", "memory_bandwidth", "bf16_dense", "scaleup_bandwidth",
+                 "scaleup_achieved", "scaleup_per_peer")
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+
+    def usable_memory(self) -> Figure:
+        """The memory a program can allocate: the driver-reported figure where the catalog has one, else the label."""
+        return self.memory_reported if self.memory_reported is not None else self.memory
 
     def peer_bandwidth(self) -> Figure:
         """What one GPU can send to one other GPU of its server: all of it when switched, one peer's
@@ -351,6 +357,7 @@ _GPU_FIGURES = {
     "scaleup_bandwidth": ("bandwidth", True),
     "scaleup_achieved": ("bandwidth", False),
     "scaleup_per_peer": ("bandwidth", False),
+    "memory_reported": ("size", False),
 }
 _GPU_SCALARS = {
     "id": (str, True), "name": (str, True), "vendor": (str, True), "architecture": (str, True),

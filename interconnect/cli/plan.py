@@ -22,6 +22,7 @@ from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json
 from interconnect.models.cluster import FABRICS, resolve_cluster
 from interconnect.models.parallelism import (
+    ATTENTION_KERNELS,
     PLAN_DEFAULTS,
     SCHEDULES,
     LayoutError,
@@ -119,8 +120,9 @@ def register(commands: Any) -> None:
     parser.add_argument("--recompute", choices=("none", "selective", "full"), default=d["recompute"],
                         help=f"activation recomputation (default {d['recompute']})")
     parser.add_argument("--no-sequence-parallel", action="store_true", help="TP without sequence parallelism")
-    parser.add_argument("--attention", choices=("flash", "unfused"), default=d["attention"],
-                        help="attention kernel: flash (scores never stored) or unfused (default flash)")
+    parser.add_argument("--attention", choices=ATTENTION_KERNELS, default=d["attention"],
+                        help="attention kernel: flash (the newest FlashAttention for the GPU), flash2 "
+                             "(FlashAttention-2, slower on Hopper) or unfused (scores stored; default flash)")
     parser.add_argument("--dropout", action="store_true",
                         help="the layers apply dropout (stores a 1-byte mask after attention and after the MLP)")
     parser.add_argument("--pipeline-engine", choices=("megatron", "deepspeed"), default="megatron",

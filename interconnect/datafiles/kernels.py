@@ -22,6 +22,7 @@ _DATA_FILE = "published/gpu-kernels.toml"
 _FAMILY_KEYS = {"id": str, "name": str, "gpus": list, "gemm_tflops": float, "gemm_basis": str, "gemm_sources": list,
                 "attention_share": float, "attention_basis": str, "attention_sources": list, "sms": int,
                 "sms_sources": list}
+_FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources": list}
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
 
 
@@ -45,6 +46,14 @@ class KernelFigures:
     attention_basis: str
     sms: int
     sources: tuple[str, ...]
+    #: FlashAttention-2's share of the peak where it differs from the newest kernel's (Hopper: FA2 predates its
+    #: asynchronous tensor cores); None means the same as ``attention_share``
+    flash2_share: float | None = None
+    flash2_basis: str = ""
+
+    def attention_share_for(self, kernel: str) -> float:
+        """Share of the BF16 peak of the attention kernel ``"flash"`` (the newest) or ``"flash2"``."""
+        return self.flash2_share if kernel == "flash2" and self.flash2_share is not None else self.attention_share
 
 
 def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFigures], dict[str, dict]]:
@@ -88,12 +97,14 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
     by_gpu: dict[str, KernelFigures] = {}
     families: set[str] = set()
     for raw in data.rows("family"):
-        row = data.table(f"{data.name}: family {raw.get('id', '?')!r}", raw, _FAMILY_KEYS)
+        row = data.table(f"{data.name}: family {raw.get('id', '?')!r}", raw, _FAMILY_KEYS, _FAMILY_OPTIONAL)
         if row.get("id") in families:
             row.fail("duplicate id")
         families.add(row.get("id"))
-        for key in ("gemm_sources", "attention_sources", "sms_sources"):
-            cited = row.get(key)
+        for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources"):
+            if key == "flash2_sources" and row.get("flash2_share") is None:
+                continue
+            cited = row.get(key, [])
             # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
             needed = key != "sms_sources" or row.get("sms") != 0
             if (needed and not cited) or any(source not in sources for source in cited):
@@ -102,14 +113,19 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         share = row.get("attention_share")
         if not (math.isfinite(share) and 0 < share <= 1):
             row.fail(f"'attention_share' must be a fraction in (0, 1], got {share!r}")
+        flash2 = row.get("flash2_share")
+        if flash2 is not None and not (math.isfinite(flash2) and 0 < flash2 <= 1):
+            row.fail(f"'flash2_share' must be a fraction in (0, 1], got {flash2!r}")
         if row.get("sms") < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
         gpus = row.get("gpus")
         if not gpus or any(not isinstance(gpu, str) for gpu in gpus):
             row.fail("'gpus' must list GPU catalog ids")
-        cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"))
+        cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"),
+                 *row.get("flash2_sources", []))
         figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
-                                float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)))
+                                float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)),
+                                None if flash2 is None else float(flash2), row.get("flash2_basis", ""))
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

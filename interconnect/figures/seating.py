@@ -225,7 +225,8 @@ def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "s
                                 hovertemplate="%{x}: %{y:.1f} GB<extra>" + label + "</extra>"))
     capacity = next(iter(stages.values())).capacity / 1e9
     figure.add_hline(y=capacity, line={"color": _WARNING, "width": 2, "dash": "dash"})
-    figure.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"the GPU's memory ({capacity:.0f} GB)",
+    figure.add_trace(go.Scatter(x=[None], y=[None], mode="lines",
+                                name=f"the GPU's memory, as its driver reports it ({capacity:.3g} GB)",
                                 line={"color": _WARNING, "width": 2, "dash": "dash"}))
     reserved = next(iter(stages.values())).reserved / 1e9
     usable = capacity - reserved

@@ -56,6 +56,7 @@ __all__ = [
     "stage_layers",
     "RESERVED_SHARE",
     "SCHEDULES",
+    "ATTENTION_KERNELS",
     "DIMENSION_LABELS",
     "Dimension",
     "Layout",
@@ -90,6 +91,8 @@ DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
 #: for two copies of the weights and p + 1 micro-batches in flight, with the expert all-to-all of one
 #: chunk hidden behind the other's compute (deepseek-ai/DualPipe README; DeepSeek-V3 report,
 #: arXiv 2412.19437, section 3.2.1).
+#: Attention kernels a workload may name (see :class:`Workload`).
+ATTENTION_KERNELS = ("flash", "flash2", "unfused")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
              "dualpipe": "DualPipe"}
 #: Memory set aside per GPU for what the formulas do not count: the CUDA and NCCL context, communication
@@ -249,10 +252,12 @@ class Workload:
     chunks per GPU of the interleaved schedule (0: the fastest the stage's layers allow);
     ``lighter_ends`` gives the first and the last pipeline stage one transformer layer fewer, to
     make room for the embedding and the output layer (Llama 3, arXiv 2407.21783, section 3.3.2);
-    ``attention`` ``flash`` (fused, scores never stored) or ``unfused`` (scores written to memory,
-    as Megatron-LM before 2023); ``dropout`` whether the layers apply dropout, which stores a 1-byte
-    mask per value after attention and after the MLP (Megatron-LM's GPT default; Llama-style models
-    train without it); ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
+    ``attention`` ``flash`` (fused, scores never stored; the newest FlashAttention for the GPU family),
+    ``flash2`` (FlashAttention-2, which runs at a lower share of a Hopper GPU's peak: runs made before
+    FlashAttention-3, July 2024) or ``unfused`` (scores written to memory, as Megatron-LM before 2023);
+    ``dropout`` whether the layers apply dropout, which stores a 1-byte mask per value after attention
+    and after the MLP (Megatron-LM's GPT default; Llama-style models train without it);
+    ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
     overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
     PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
     last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
@@ -760,7 +765,9 @@ def _peak_flops(cluster: Cluster) -> float:
 def _memory_bytes(cluster: Cluster) -> float:
     from interconnect.catalog import get_catalog
 
-    return float(get_catalog().gpu(cluster.gpu).memory.quantity.to("B").magnitude)
+    # what a program can allocate: the driver-reported capacity where the catalog has it ("80 GB" H100s report
+    # 81,559 MiB = 85.5 GB), else the label
+    return float(get_catalog().gpu(cluster.gpu).usable_memory().quantity.to("B").magnitude)
 
 
 def _hbm_bytes_per_s(cluster: Cluster) -> float:
@@ -784,7 +791,7 @@ def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str
     k = kernel_figures(cluster.gpu)
     if k is None:
         return peak * 0.5 * scale, peak * 0.5, 0, "50 % of the BF16 peak (no published kernel figures for this GPU)"
-    return k.gemm_flops * scale, peak * k.attention_share, k.sms, k.gemm_basis
+    return k.gemm_flops * scale, peak * k.attention_share_for(workload.attention), k.sms, k.gemm_basis
 
 
 def layer_params(model: ModelPreset) -> tuple[float, float]:

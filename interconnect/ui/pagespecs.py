@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from interconnect.catalog import Gpu, get_catalog
 from interconnect.models.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
+from interconnect.models.parallelism import ATTENTION_KERNELS
 from interconnect.ui.urlstate import (
     AutoIntParam,
     ChoiceParam,
@@ -431,7 +432,7 @@ def seating_specs() -> list:
         ChoiceParam("sched", "1f1b", "Pipeline schedule", choices=tuple(SEATING_SCHEDULES)),
         IntParam("vs", 0, "Virtual stages per GPU (interleaved, 0 = fastest)", minimum=0, maximum=128),
         BoolParam("ends", False, "First and last stage one layer lighter"),
-        ChoiceParam("attn", "flash", "Attention kernel", choices=("flash", "unfused")),
+        ChoiceParam("attn", "flash", "Attention kernel", choices=ATTENTION_KERNELS),
         IntParam("tp", 8, "TP", minimum=1, maximum=1024),
         IntParam("pp", 4, "PP", minimum=1, maximum=1024),
         IntParam("dp", 0, "DP (0 = the rest)", minimum=0, maximum=1_000_000),

@@ -101,26 +101,26 @@ MISS_REASONS = {
              "without sequence parallelism, on Omni-Path; like MT-NLG, the rest of the gap is older software "
              "with no published breakdown.",
     "llama3-405b-128k": "attention is over half the work at 131,072 tokens. The model charges flash attention's "
-                        "backward at 2.5 times its forward and Meta's all-gathered K and V as exposed; how Meta "
-                        "counts attention FLOPs under its document masks, and which attention kernels it ran, are "
-                        "not published. The model's attention rate is FlashAttention-3's (0.6 of peak); "
-                        "FlashAttention-3 appeared in July 2024, and its paper puts FlashAttention-2 at 35 % of an "
-                        "H100: at that rate the model gives 1.24 for this run (1.18 and 1.14 for the 8K runs). Its "
-                        "memory is the 8K runs' per GPU (CP splits the 131,072 tokens to 8,192 per GPU) plus less "
-                        "optimizer and gradient sharding over DP 8: 81 GB, with recomputation "
-                        "assumed off, which the paper does not state at 128K.",
-    "llama3-405b-8k": "the memory model says it does not fit. Counted tensor by tensor for this layer (8 KV heads, "
-                      "SwiGLU MLP, no dropout: about 32 bytes per token and hidden unit per layer over TP, where "
-                      "Korthikanti's 34 is for a GPT), times the micro-batches Megatron-LM's interleaved schedule "
-                      "keeps on the fullest stage (17.6 at 32 micro-batches per step, 16 at 16), the activations "
-                      "are 69-76 GB. The paper says it ran without recomputation after making the number of "
-                      "micro-batches run back to back per model chunk (N) tunable and freeing stage inputs and "
-                      "outputs. The warm-up holds 2(p - 1) + (v - 1)N chunk forwards (Megatron-LM's "
-                      "microbatch_group_size_per_vp_stage is the same knob): with N of 13 or less instead of p = 16 "
-                      "both 8K runs would fit, but Meta does not publish its N. The catalog's 80 GB is the "
-                      "maker's label; the driver reports 81,559 MiB (85.5 GB) on an H100 80GB. Throughput is 17-22 % "
-                      "above the paper's: no sustained H100 GEMM figure below the H200 one used (699 TFLOP/s) was "
-                      "found; H100 measurements found are bursts (780-792).",
+                        "backward at 2.5 times its forward, at FlashAttention-2's rate (35 % of an H100's peak, "
+                        "from the FlashAttention-3 paper: Llama 3 was pretrained before FlashAttention-3 appeared "
+                        "in July 2024), and Meta's all-gathered K and V as exposed. How Meta counts attention FLOPs "
+                        "under its document masks is not published: had it counted only the unmasked half of a "
+                        "causal attention (6 l h s per token instead of PaLM's 12), the paper's 380 would be 532 "
+                        "counted as here, and the model would be 0.89. Memory: the 8K runs' activations per GPU "
+                        "(CP leaves 8,192 tokens per GPU) with less sharding over DP 8, 81 GB against 77 usable "
+                        "(85.5 GB less the 10 % allowance); it fits if Meta's tunable N is 12 or less (see the 8K "
+                        "runs). Recomputation at 128K is not stated; assumed off.",
+    "llama3-405b-8k": "at 8,192 GPUs the model is 18 % above the paper (14 % at 16,384, inside the band). Its kernel "
+                      "rates are the sourced H100 ones: sustained GEMM 699 TFLOP/s (no lower sustained H100 figure "
+                      "was found) and FlashAttention-2's 35 % of peak. Memory: counted tensor by tensor for this "
+                      "layer (8 KV heads, SwiGLU MLP, no dropout) times the micro-batches Megatron-LM's interleaved "
+                      "schedule keeps on the fullest stage (17.6 at 32 micro-batches per step), the activations "
+                      "are 76 GB and the total 83 GB, against 77 GB usable: the driver-reported 85.5 GB of an "
+                      "'80 GB' H100 less the 10 % allowance. The paper made the number of micro-batches run back to "
+                      "back per model chunk (N) tunable to save memory and frees stage inputs and outputs early; "
+                      "the warm-up holds 2(p - 1) + (v - 1)N chunk forwards (Megatron-LM's "
+                      "microbatch_group_size_per_vp_stage), so with N of 14 or less instead of p = 16 it fits. Meta "
+                      "does not publish its N.",
 }
 
 

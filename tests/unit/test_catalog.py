@@ -43,6 +43,7 @@ CATALOG = load_catalog()
 FIGURE_DIMENSIONS = {
     "gpu": {
         "memory": "size",
+        "memory_reported": "size",
         "memory_bandwidth": "bandwidth",
         "bf16_dense": "flop_rate",
         "scaleup_bandwidth": "bandwidth",
@@ -1118,3 +1119,14 @@ def test_claims_loader_rejects_unknown_sources(tmp_path):
         'sources = ["no-such-source"]\npage = "cliff"\nparams = {}\n')
     with pytest.raises(CatalogError, match="no-such-source"):
         load_claims(directory=tmp_path)
+
+
+def test_driver_reported_memory_is_what_the_seating_chart_can_fill():
+    # Modal's table of what NVML reports (thundergolfer.com, "Why does an NVIDIA H100 80GB card offer 85.52 GB?"):
+    # H100 81,559 MiB = 85.52 GB, H200 143,771 MiB = 150.75 GB, A100 80GB 81,920 MiB = 85.89 GB
+    for gpu_id, label_gb, reported_gb in (("h100-sxm", 80, 85.52), ("h200", 141, 150.75), ("a100-sxm", 80, 85.89)):
+        gpu = CATALOG.gpu(gpu_id)
+        assert gpu.memory.quantity.to("GB").magnitude == pytest.approx(label_gb)
+        assert gpu.usable_memory().quantity.to("GB").magnitude == pytest.approx(reported_gb, abs=0.01)
+    # a GPU without a reported figure falls back to its label
+    assert CATALOG.gpu("mi300x").usable_memory() is CATALOG.gpu("mi300x").memory

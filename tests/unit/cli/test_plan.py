@@ -134,7 +134,7 @@ def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
                            "--tp", "8", "--cp", "16", "--pp", "16", "--dp", "8", "--zero", "2",
                            "--global-batch", "128", "--recompute", "none", "--schedule", "interleaved",
                            "--lighter-ends", "--context-parallel", "all-gather", "--fp32-gradients",
-                           "--dp-bucket", "layer"])
+                           "--dp-bucket", "layer", "--attention", "flash2"])
     assert llama["workload"]["grad_bytes"] == 4 and llama["workload"]["dp_bucket"] == "layer"
     assert llama["tflops_per_gpu"]["value"] == pytest.approx(predict(runs["llama3-405b-128k-16384"]).tflops,
                                                              rel=1e-3)

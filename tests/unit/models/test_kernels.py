@@ -26,6 +26,8 @@ def test_a_copy_reads_the_same_figures_as_the_packaged_file(tmp_path):
     ('gemm_tflops = 226.5', 'gemm_tflops = -226.5', r"family 'ampere': 'gemm_tflops' must be a positive number"),
     ('attention_share = 0.45', 'attention_share = 1.45', r"family 'cdna3': 'attention_share' must be a fraction"),
     ('attention_sources = ["fa2"]', 'attention_sources = ["fa9"]', r"family 'ampere': 'attention_sources' must list"),
+    ('flash2_share = 0.35', 'flash2_share = 0.0', r"family 'hopper': 'flash2_share' must be a fraction"),
+    ('flash2_sources = ["fa3"]', 'flash2_sources = []', r"family 'hopper': 'flash2_sources' must list"),
     ('sms = 108', 'sms = "108"', r"family 'ampere': 'sms' has the wrong type"),
     ('gpus = ["mi300x", "mi325x"]', 'gpus = ["mi300x", "h200"]', r"family 'cdna3': GPU 'h200' is already in family"),
     ('[[family]]\nid = "ampere"', '[[family]]\ncolour = "green"\nid = "ampere"', r"family 'ampere': unknown key\(s\)"),
@@ -38,3 +40,12 @@ def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new,
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(KernelDataError, match=rf"^gpu-kernels\.toml: .*{message}"):
         load_kernel_data(path)
+
+
+def test_flash_attention_2_runs_at_its_own_share_on_hopper_only():
+    # FlashAttention-3 paper (arXiv 2407.08608), abstract: FlashAttention-2 reaches 35 % of an H100's peak
+    hopper, ampere = kernel_figures("h100-sxm"), kernel_figures("a100-sxm")
+    assert hopper.attention_share_for("flash2") == pytest.approx(0.35)
+    assert hopper.attention_share_for("flash") == pytest.approx(hopper.attention_share) != 0.35
+    # on Ampere FlashAttention-2 is the newest kernel: one figure for both names
+    assert ampere.attention_share_for("flash2") == ampere.attention_share_for("flash")

@@ -50,10 +50,21 @@ def test_mtnlg_scale_out_within_five_points():
 
 
 def test_memory_fits_for_the_runs_that_ran_except_the_known_miss():
-    # Every run ran. Llama 3 405B without recomputation is the model's known miss (the page says why):
-    # Korthikanti's activation count times the in-flight micro-batches of interleaved 1F1B exceeds 80 GB.
+    # Every run ran. Llama 3 405B without recomputation at 32 micro-batches per pipeline is the model's known miss
+    # (the page says why: Meta's tunable N is unpublished). Against the driver-reported 85.5 GB of an "80 GB" H100
+    # (Modal's NVML table: 81,559 MiB) the 16,384-GPU run at 8K fits; against the 80 GB label it did not.
     missing = {run_id for run_id, run in RUNS.items() if run.ran and not predict(run).bill.fits}
-    assert missing <= {"llama3-405b-8k-8192", "llama3-405b-8k-16384", "llama3-405b-128k-16384"}
+    assert missing <= {"llama3-405b-8k-8192", "llama3-405b-128k-16384"}
+    assert predict(RUNS["llama3-405b-8k-16384"]).bill.fits
+
+
+def test_a_run_from_a_source_added_after_the_constants_were_set():
+    # Nemotron-4 340B (arXiv 2406.11704, Table 2): 6,144 H100, TP 8 x PP 12 x DP 64, batch 2,304 x 4,096 tokens,
+    # 8.0 s per iteration = 407.5 TFLOP/s per GPU (MFU 41-42 %). Added with no constant chosen for it.
+    p = predict(RUNS["nemotron4-340b-6144"])
+    assert 0.85 <= p.ratio <= 1.15 and p.bill.fits
+    assert RUNS["nemotron4-340b-6144"].achieved_tflops == pytest.approx(
+        paper_flops(RUNS["nemotron4-340b-6144"]) / 8.0 / 6144 / 1e12, rel=1e-3)
 
 
 def test_megatron_2022_runs_are_not_pessimistic():
