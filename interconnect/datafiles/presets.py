@@ -80,6 +80,9 @@ class ModelPreset:
     active_params: float
     source_ids: tuple[str, ...]
     note: str = ""
+    #: the output layer reuses the input embedding's matrix (GPT-2/3, Megatron-LM's GPT, BLOOM): one ``V h``
+    #: matrix in the parameter count instead of two
+    tied_embeddings: bool = False
 
     @property
     def is_moe(self) -> bool:

@@ -808,7 +808,8 @@ def layer_params(model: ModelPreset) -> tuple[float, float]:
     '856M per layer, 1.05B per embedding'
     """
     embed = float(model.vocab) * model.hidden
-    per_layer = max(model.active_params - 2 * embed, 0.5 * model.active_params) / model.layers
+    matrices = 1 if model.tied_embeddings else 2  # a tied output layer reuses the embedding's matrix
+    per_layer = max(model.active_params - matrices * embed, 0.5 * model.active_params) / model.layers
     return per_layer, embed
 
 
@@ -903,7 +904,7 @@ def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.n
     layers_stage = most  # the fullest stage sets the pace and holds the most weights
 
     # --- parameters per GPU (the fullest stage, with the embedding or output layer) -------------
-    dense_layer = (model.dense_params - 2 * embed_params) / L
+    dense_layer = (model.dense_params - (1 if model.tied_embeddings else 2) * embed_params) / L
     expert_layer = model.expert_params / L
     dense_gpu = (np.maximum(dense_layer * most, dense_layer * last + embed_params)
                  + np.where(pp_ <= 1, embed_params, 0.0)) / tp_

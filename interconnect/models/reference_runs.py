@@ -74,13 +74,14 @@ class ReferenceRun:
     context_parallel: str = "ring"
     grad_bytes: int = 0
     dp_bucket_per_layer: bool = False
+    tied_embeddings: bool = False
 
     def model(self) -> ModelPreset:
         """Return the run's model as a preset (id ``ref:<run id>``)."""
         return ModelPreset(id=f"ref:{self.id}", name=self.name, params=self.params, layers=self.layers,
                            hidden=self.hidden, ffn_hidden=self.ffn, heads=self.heads, kv_heads=self.kv_heads,
                            vocab=self.vocab, seq_len=self.seq_len, experts=0, top_k=0, active_params=self.params,
-                           source_ids=(), note=self.note)
+                           source_ids=(), note=self.note, tied_embeddings=self.tied_embeddings)
 
     def cluster(self) -> Cluster:
         """Return the run's cluster: 8 GPUs per node, its NIC."""
