@@ -1,0 +1,347 @@
+"""Layouts and workloads: what a layout asks for and whether it can run.
+
+The degrees TP x CP x PP x DP (EP inside DP) and the ZeRO stage; the workload's batch, sequence,
+schedule, recomputation and precision; the defaults the Seating chart page and ``interconnect plan``
+share; the checks that say what to change; fitting a layout to a GPU count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from interconnect.models.cluster import Cluster
+from interconnect.models.presets import ModelPreset
+from interconnect.units import InterconnectError
+
+__all__ = [
+    "ATTENTION_KERNELS",
+    "DIMENSIONS",
+    "DIMENSION_LABELS",
+    "Layout",
+    "LayoutError",
+    "PLAN_DEFAULTS",
+    "SCHEDULES",
+    "Workload",
+    "check_layout",
+    "fit_layout",
+    "layout_problems",
+]
+
+
+DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
+#: Pipeline schedules, with the idle time each pays in units of one micro-batch's forward and backward
+#: on the slowest stage: 1F1B p - 1 (Narayanan et al. 2021, arXiv 2104.04473, section 2.2.1);
+#: interleaved 1F1B with v model chunks per GPU (p - 1) / v, for v times the stage-boundary sends
+#: (same paper, section 2.2.2); zero-bubble ZB-H1 about a third of 1F1B's at 1F1B's memory, by
+#: splitting the backward pass into input and weight gradients and filling the bubble with the latter
+#: (Qi et al. 2023, arXiv 2401.10241, section 3); DualPipe, bidirectional, as DeepSeek-V3 trained:
+#: (p/2 - 1)(F&B + B - 3W), i.e. (p/2 - 1) x 2/3 micro-batch times with F = W = 1, B = 2, F&B = F + B,
+#: for two copies of the weights and p + 1 micro-batches in flight, with the expert all-to-all of one
+#: chunk hidden behind the other's compute (deepseek-ai/DualPipe README; DeepSeek-V3 report,
+#: arXiv 2412.19437, section 3.2.1).
+#: Attention kernels a workload may name (see :class:`Workload`).
+ATTENTION_KERNELS = ("flash", "flash2", "unfused")
+SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
+             "dualpipe": "DualPipe"}
+DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
+                    "pp": "Pipeline (PP)"}
+
+
+#: Defaults shared by the Seating chart page and ``interconnect plan`` (the page's link keys in brackets):
+#: Llama 3 70B on 8 nodes of 8 H100, TP 8 x PP 4 with DP taking the rest, ZeRO-1 (the distributed
+#: optimizer), 1F1B, selective recomputation, sequence parallelism, BF16, micro-batch 1, global batch 256.
+PLAN_DEFAULTS = {"model": "llama3-70b", "gpu": "h100-sxm", "nodes": 8, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "zero": 1,
+                 "micro_batch": 1, "global_batch": 256, "recompute": "selective", "sequence_parallel": True,
+                 "schedule": "1f1b", "virtual_stages": 0, "attention": "flash", "dtype": "bf16"}
+
+
+def fit_layout(model: ModelPreset, gpus: int, tp: int, pp: int, cp: int = 1, ep: int = 1,
+               zero: int = 1) -> tuple[Layout, str]:
+    """Fit a layout to a GPU count: keep TP, shrink PP, let DP take the rest; say what changed.
+
+    Parameters
+    ----------
+    model : ModelPreset
+        The model (TP must divide its heads, PP may not exceed its layers).
+    gpus : int
+        The cluster's GPU count.
+    tp, pp, cp, ep, zero : int
+        The layout asked for (DP is what is left).
+
+    Returns
+    -------
+    layout : Layout
+        ``tp x pp x cp x dp = gpus``; TP, then CP, are kept when they divide the GPU count, PP is the
+        largest that still does, DP takes the rest; EP becomes 1 when it no longer divides DP.
+    change : str
+        One sentence saying what changed, or "" when the layout fitted as asked.
+
+    Examples
+    --------
+    >>> from interconnect.models.presets import load_model_presets
+    >>> layout, change = fit_layout(load_model_presets()["llama3-70b"], 16, tp=8, pp=4)
+    >>> layout.label()
+    'TP8 × PP2 × DP1, ZeRO-1'
+    >>> print(change)
+    The cluster has 16 GPUs, not the 32 that TP 8 × PP 4 needs: kept TP 8, PP 4 → 2, DP takes the rest (1).
+    """
+    gpus = max(1, int(gpus))
+    tp0, pp0, cp0 = max(1, tp), max(1, pp), max(1, cp)
+    if gpus % (tp0 * pp0 * cp0) == 0 or model.heads % tp0:  # fits, or TP itself is wrong: say so, do not guess
+        dp = max(1, gpus // (tp0 * pp0 * cp0))
+        return Layout(tp=tp0, pp=pp0, dp=dp, cp=cp0, ep=ep if dp % max(ep, 1) == 0 else 1, zero=zero), ""
+    new_tp = tp0 if gpus % tp0 == 0 else max(d for d in _divisors(gpus) if d <= tp0 and model.heads % d == 0)
+    rest = gpus // new_tp
+    new_cp = cp0 if rest % cp0 == 0 else 1
+    rest //= new_cp
+    new_pp = max(d for d in _divisors(rest) if d <= min(pp0, model.layers))
+    dp = rest // new_pp
+    new_ep = ep if dp % max(ep, 1) == 0 else 1
+    kept = [f"kept TP {tp0}" if new_tp == tp0 else f"TP {tp0} → {new_tp}"]
+    if cp0 > 1:
+        kept.append(f"kept CP {cp0}" if new_cp == cp0 else f"CP {cp0} → {new_cp}")
+    kept.append(f"kept PP {pp0}" if new_pp == pp0 else f"PP {pp0} → {new_pp}")
+    need = tp0 * pp0 * cp0
+    why = (f"not the {need:,} that TP {tp0} × PP {pp0}" + (f" × CP {cp0}" if cp0 > 1 else "") + " needs"
+           if need > gpus else f"which TP {tp0} × PP {pp0}" + (f" × CP {cp0}" if cp0 > 1 else "") + " does not divide")
+    change = f"The cluster has {gpus:,} GPUs, {why}: {', '.join(kept)}, DP takes the rest ({dp:,})."
+    return Layout(tp=new_tp, pp=new_pp, dp=dp, cp=new_cp, ep=new_ep, zero=zero), change
+
+
+class LayoutError(InterconnectError, ValueError):
+    """A layout that cannot run; the message says what to change.
+
+    For example degrees that do not multiply to the GPU count, TP not dividing the heads, or EP
+    without experts.
+    """
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Degrees of parallelism and the ZeRO stage.
+
+    ``tp * cp * dp * pp`` is the GPU count; EP groups are carved out of DP (``ep`` divides ``dp``).
+    """
+
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    cp: int = 1
+    ep: int = 1
+    zero: int = 0
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the layout uses: tp x pp x dp x cp."""
+        return self.tp * self.pp * self.dp * self.cp
+
+    def as_dict(self) -> dict[str, int]:
+        """Return the degrees and the ZeRO stage as a dict.
+
+        Returns
+        -------
+        dict of str to int
+            ``tp``, ``pp``, ``dp``, ``cp``, ``ep`` and ``zero`` (JSON-ready).
+
+        Examples
+        --------
+        >>> Layout(tp=8, dp=2, zero=1).as_dict()
+        {'tp': 8, 'pp': 1, 'dp': 2, 'cp': 1, 'ep': 1, 'zero': 1}
+        """
+        return {"tp": self.tp, "pp": self.pp, "dp": self.dp, "cp": self.cp, "ep": self.ep, "zero": self.zero}
+
+    def label(self) -> str:
+        """Write the layout for people.
+
+        Returns
+        -------
+        str
+            TP, PP and DP always, CP and EP above 1 only, and the ZeRO stage.
+
+        Examples
+        --------
+        >>> Layout(tp=8, dp=2, zero=1).label()
+        'TP8 × PP1 × DP2, ZeRO-1'
+        """
+        parts = [f"TP{self.tp}", f"PP{self.pp}", f"DP{self.dp}"]
+        parts += [f"CP{self.cp}"] if self.cp > 1 else []
+        parts += [f"EP{self.ep}"] if self.ep > 1 else []
+        return " × ".join(parts) + f", ZeRO-{self.zero}"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The training job besides the model and the layout.
+
+    ``micro_batch`` and ``global_batch`` count sequences; ``seq_len`` tokens (None: the model's
+    pre-training length); ``dtype_bytes`` of weights, activations and gradients on the wire (2 for
+    BF16); ``recompute`` ``none``, ``selective`` or ``full``; ``compute_efficiency`` overrides the
+    sourced kernel figures with one share of the GPU's dense BF16 peak for every kernel (None: use
+    :mod:`interconnect.models.kernels`, what GEMM and attention kernels reach on this GPU family at
+    these matrix shapes); ``bucket_bytes`` the gradient bucket of data parallelism (PyTorch DDP's
+    25 MB default, Playbook appendix A3; 0 or less: one per transformer layer, as FSDP reduces).
+
+    ``schedule`` is the pipeline schedule (see :data:`SCHEDULES`); ``virtual_stages`` the model
+    chunks per GPU of the interleaved schedule (0: the fastest the stage's layers allow);
+    ``lighter_ends`` gives the first and the last pipeline stage one transformer layer fewer, to
+    make room for the embedding and the output layer (Llama 3, arXiv 2407.21783, section 3.3.2);
+    ``attention`` ``flash`` (fused, scores never stored; the newest FlashAttention for the GPU family),
+    ``flash2`` (FlashAttention-2, which runs at a lower share of a Hopper GPU's peak: runs made before
+    FlashAttention-3, July 2024) or ``unfused`` (scores written to memory, as Megatron-LM before 2023);
+    ``dropout`` whether the layers apply dropout, which stores a 1-byte mask per value after attention
+    and after the MLP (Megatron-LM's GPT default; Llama-style models train without it);
+    ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
+    overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
+    PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
+    last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
+    around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did);
+    ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
+    4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did).
+    """
+
+    micro_batch: int = 1
+    global_batch: int = 256
+    seq_len: int | None = None
+    dtype_bytes: int = 2
+    recompute: str = "selective"
+    sequence_parallel: bool = True
+    compute_efficiency: float | None = None
+    bucket_bytes: float = 25e6
+    schedule: str = "1f1b"
+    virtual_stages: int = 0
+    lighter_ends: bool = False
+    attention: str = "flash"
+    dropout: bool = False
+    pipeline_engine: str = "megatron"
+    context_parallel: str = "ring"
+    grad_bytes: int = 0
+
+    def tokens(self, model: ModelPreset) -> int:
+        """Return the sequence length in tokens: the workload's, else the model's pre-training length.
+
+        Parameters
+        ----------
+        model : ModelPreset
+            The model.
+
+        Returns
+        -------
+        int
+            Tokens per sequence.
+
+        Examples
+        --------
+        >>> from interconnect.models.presets import load_model_presets
+        >>> Workload().tokens(load_model_presets()["llama3-8b"]), Workload(seq_len=4096).tokens(None)
+        (8192, 4096)
+        """
+        return int(self.seq_len or model.seq_len)
+
+
+
+
+def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> list[str]:
+    """Say why a layout cannot run, one sentence each.
+
+    Parameters
+    ----------
+    model : ModelPreset
+        The model (heads, layers, experts).
+    cluster : Cluster
+        The cluster (GPU count).
+    layout : Layout
+        The degrees.
+    workload : Workload
+        Batch and sequence length.
+
+    Returns
+    -------
+    list of str
+        Empty when the layout can run.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.models.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> for problem in layout_problems(load_model_presets()["llama3-8b"], cluster, Layout(tp=3, dp=2), Workload()):
+    ...     print(problem[:59])
+    TP × PP × DP × CP = 3 × 1 × 2 × 1 = 6 GPUs, but the cluster
+    TP = 3 does not divide the model's 32 attention heads.
+    """
+    problems: list[str] = []
+    degrees = {"TP": layout.tp, "PP": layout.pp, "DP": layout.dp, "CP": layout.cp, "EP": layout.ep}
+    for name, value in degrees.items():
+        if value < 1:
+            problems.append(f"{name} must be at least 1 (got {value}).")
+    if problems:
+        return problems
+    if layout.gpus != cluster.ranks:
+        problems.append(f"TP × PP × DP × CP = {layout.tp} × {layout.pp} × {layout.dp} × {layout.cp} = "
+                        f"{layout.gpus:,} GPUs, but the cluster has {cluster.ranks:,}; the degrees must multiply "
+                        f"to the GPU count.")
+    if model.heads % layout.tp:
+        problems.append(f"TP = {layout.tp} does not divide the model's {model.heads} attention heads.")
+    if layout.pp > model.layers:
+        problems.append(f"PP = {layout.pp} is more stages than the model's {model.layers} layers.")
+    if workload.schedule not in SCHEDULES:
+        problems.append(f"Schedule '{workload.schedule}' is not one of {', '.join(SCHEDULES)}.")
+    elif workload.schedule == "dualpipe" and layout.pp % 2:
+        problems.append(f"DualPipe needs an even number of pipeline stages (got PP = {layout.pp}).")
+    if workload.recompute not in ("none", "selective", "full"):
+        problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
+    if workload.tokens(model) % layout.cp:
+        problems.append(f"CP = {layout.cp} does not divide the sequence length of {workload.tokens(model):,} tokens.")
+    if layout.ep > 1 and not model.is_moe:
+        problems.append(f"EP = {layout.ep} needs a mixture-of-experts model; {model.name} has no experts.")
+    elif layout.ep > 1:
+        if model.experts % layout.ep:
+            problems.append(f"EP = {layout.ep} does not divide the model's {model.experts} experts.")
+        if layout.dp % layout.ep:
+            problems.append(f"EP = {layout.ep} must divide DP = {layout.dp} (expert groups are carved out of the "
+                            f"data-parallel ranks).")
+    if layout.zero not in (0, 1, 2, 3):
+        problems.append(f"ZeRO stage must be 0, 1, 2 or 3 (got {layout.zero}).")
+    batch = layout.dp * workload.micro_batch
+    if workload.global_batch % batch:
+        problems.append(f"The global batch of {workload.global_batch:,} sequences is not a multiple of DP × "
+                        f"micro-batch = {batch:,}.")
+    return problems
+
+
+def check_layout(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> None:
+    """Raise :class:`LayoutError` with every problem of the layout, or return quietly.
+
+    Parameters
+    ----------
+    model, cluster, layout, workload
+        As for :func:`layout_problems`.
+
+    Returns
+    -------
+    None
+        When the layout can run.
+
+    Raises
+    ------
+    LayoutError
+        With every sentence of :func:`layout_problems`.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.models.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> check_layout(load_model_presets()["llama3-8b"], cluster, Layout(tp=8), Workload(global_batch=8))
+    """
+    problems = layout_problems(model, cluster, layout, workload)
+    if problems:
+        raise LayoutError(" ".join(problems))
+
+
+
+
+def _divisors(n: int) -> list[int]:
+    small = [d for d in range(1, int(math.isqrt(n)) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))

@@ -1,0 +1,141 @@
+"""Pipeline schedules: the bubble each pays and the micro-batches each keeps in flight.
+
+1F1B, interleaved (virtual stages), zero-bubble and DualPipe; layers per stage, uneven stages included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from interconnect.models.parallelism.layout import Workload
+
+__all__ = [
+    "pipeline_bubble_fraction",
+    "stage_layers",
+]
+
+
+def pipeline_bubble_fraction(pp: int, micro_batches: int, schedule: str = "1f1b", virtual_stages: int = 1) -> float:
+    r"""Compute the share of a pipeline step spent idle, by schedule.
+
+    Parameters
+    ----------
+    pp : int
+        p, pipeline stages.
+    micro_batches : int
+        m, micro-batches per step.
+    schedule : {"1f1b", "interleaved", "zero-bubble", "dualpipe"}, default "1f1b"
+        The pipeline schedule.
+    virtual_stages : int, default 1
+        v, model chunks per GPU (interleaved only).
+
+    Returns
+    -------
+    float
+        The idle share of the whole step (0 for one stage).
+
+    Notes
+    -----
+    The idle time in units of one micro-batch's forward and backward is :math:`I = p - 1` for 1F1B
+    (Narayanan et al., https://arxiv.org/abs/2104.04473, section 2.2.1: the bubble is
+    :math:`(p-1)/m` of the ideal time), :math:`(p - 1)/v` for the interleaved schedule (same paper,
+    section 2.2.2) and about :math:`(p - 1)/3` for ZB-H1 (Qi et al.,
+    https://arxiv.org/abs/2401.10241, with equal forward, input-gradient and weight-gradient
+    times). Of the whole step it is
+
+    .. math:: \beta = \frac{I}{m + I}
+
+    Examples
+    --------
+    >>> f"{pipeline_bubble_fraction(4, 12):.0%}", f"{pipeline_bubble_fraction(16, 32, 'interleaved', 4):.1%}"
+    ('20%', '10.5%')
+    """
+    if pp <= 1:
+        return 0.0
+    idle = {"1f1b": pp - 1.0, "interleaved": (pp - 1.0) / max(1, virtual_stages),
+            "zero-bubble": (pp - 1.0) / 3.0, "dualpipe": max(pp / 2 - 1.0, 0.0) * 2 / 3}[schedule]
+    return idle / (micro_batches + idle)
+
+
+def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Count the transformer layers on the fullest pipeline stage and on the last (which adds the output).
+
+    Layers are spread as evenly as they go; the last stage gets the floor. With ``lighter_ends``
+    the first and last stage each count the embedding or the output layer as one layer's slot.
+
+    Examples
+    --------
+    >>> most, last = stage_layers(126, np.array([16]), lighter_ends=True)   # Llama 3 405B on 16 stages
+    >>> int(most[0]), int(last[0])
+    (8, 7)
+    >>> [int(v[0]) for v in stage_layers(126, np.array([16]), lighter_ends=False)]
+    [8, 7]
+    """
+    pp = np.asarray(pp, dtype=float)
+    slots = layers + (2.0 if lighter_ends else 0.0)
+    slots = np.where(pp > 2, slots, layers)
+    most = np.ceil(slots / pp)
+    last = np.floor(slots / pp) - np.where((pp > 2) & lighter_ends, 1.0, 0.0)
+    last = np.where(pp <= 1, layers, np.maximum(last, 1.0))
+    return most, last
+
+
+def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp: np.ndarray,
+                    t_micro: np.ndarray, t_p2p: np.ndarray) -> np.ndarray:
+    """Model chunks per GPU: 1 unless interleaved; the workload's, else the fastest the layers allow."""
+    if workload.schedule != "interleaved":
+        return np.ones_like(most)
+    if workload.virtual_stages > 0:
+        return np.minimum(float(workload.virtual_stages), np.maximum(most, 1.0))
+    best_v = np.ones_like(most)
+    best_t = np.full_like(most, np.inf)
+    for v in range(1, min(int(np.max(most)), 64) + 1):  # beyond 64 chunks the bubble gain is below 2 % of p - 1
+        ok = (v <= most) & (np.mod(most, v) == 0)  # whole layers per model chunk
+        t = (micro + (pp - 1) / v) * t_micro + 2 * (pp * v - 1) * t_p2p
+        better = ok & (t < best_t - 1e-12)
+        best_v = np.where(better, v, best_v)
+        best_t = np.where(better, t, best_t)
+    return best_v
+
+
+def _in_flight(schedule: str, pp: np.ndarray, micro: np.ndarray, v: np.ndarray | float,
+               rank: int) -> np.ndarray:
+    """Micro-batches whose activations pipeline rank ``rank`` holds at its fullest, in units of its layers.
+
+    1F1B and ZB-H1: ``min(p - rank, m)`` (the warm-up forwards plus one; Narayanan et al. 2021, section
+    2.2.1). Interleaved with ``v`` chunks, as Megatron-LM's interleaved schedule counts its warm-up
+    (``megatron/core/pipeline_parallel/schedules.py``): ``2 (p - rank - 1) + (v - 1) p`` chunk forwards
+    (micro-batch groups of p), capped at all ``m v`` of them, plus the one the steady state runs before
+    its first backward; each chunk holds 1/v of the stage's layers. On rank 0 that is Korthikanti et
+    al.'s ``p (1 + (p - 1)/(p v))`` (section 4.2.3). DualPipe: ``p + 1`` (its README). The group of p
+    is Megatron-LM's default ``microbatch_group_size_per_vp_stage``; a smaller group (Llama 3's tunable
+    N, arXiv 2407.21783, section 3.3.2) holds fewer, but no published run states it.
+    """
+    pp = np.asarray(pp, dtype=float)
+    micro = np.asarray(micro, dtype=float)
+    v = np.maximum(np.asarray(v, dtype=float), 1.0)
+    later = np.maximum(pp - rank, 1.0)
+    if schedule == "interleaved":
+        warm = 2 * np.maximum(pp - rank - 1, 0.0) + (v - 1) * pp
+        return np.minimum(warm + 1, micro * v) / v
+    if schedule == "dualpipe":
+        return np.minimum(pp + 1 - rank, micro)
+    return np.minimum(later, micro)
+
+
+def _bubble_reason(workload: Workload, pp: int, micro: int, v: int, idle_micro: float) -> str:
+    """One sentence: the bubble this schedule pays and why."""
+    if pp <= 1:
+        return "No pipeline: no bubble."
+    if workload.schedule == "interleaved":
+        return (f"Interleaved 1F1B with {v} model chunks per GPU: the pipeline idles (p − 1)/v = {pp - 1}/{v} = "
+                f"{idle_micro:.2f} micro-batch times against {micro} of work, for {v}× the stage-boundary sends.")
+    if workload.schedule == "dualpipe":
+        return (f"DualPipe: micro-batches enter from both ends; it idles (p/2 − 1) × 2/3 = {idle_micro:.2f} "
+                f"micro-batch times against {micro} of work, keeps the weights twice and hides each chunk's expert "
+                "all-to-all behind the other chunk's compute.")
+    if workload.schedule == "zero-bubble":
+        return (f"Zero-bubble (ZB-H1): weight gradients fill most of the pipeline's idle time; it idles about "
+                f"(p − 1)/3 = {idle_micro:.2f} micro-batch times against {micro} of work.")
+    return (f"1F1B: filling and draining {pp} stages idles p − 1 = {pp - 1} micro-batch times against {micro} of "
+            "work; more micro-batches or an interleaved schedule shrink it.")

@@ -1,0 +1,176 @@
+"""The fastest layout that fits, found by trying every factorization of the GPU count.
+
+Recomputation, ZeRO stage and micro-batch are varied too, vectorised over layouts; when nothing fits,
+the search says what would (more GPUs, FP8, full recomputation, offload).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from interconnect.models.cluster import Cluster
+from interconnect.models.parallelism.bill import Plan, plan
+from interconnect.models.parallelism.layout import Layout, Workload, _divisors
+from interconnect.models.parallelism.step import _evaluate
+from interconnect.models.presets import ModelPreset
+
+__all__ = [
+    "SearchResult",
+    "search_layouts",
+]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The fastest valid layout that fits (None if none fits), and how many were tried."""
+
+    best: Plan | None
+    tried: int
+    valid: int
+    fitting: int
+    layouts: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    advice: tuple[str, ...] = ()
+
+
+def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
+                max_cp: int) -> tuple[np.ndarray, int]:
+    n = cluster.ranks
+    rows = []
+    tried = 0
+    seq = workload.tokens(model)
+    for tp in _divisors(n):
+        for cp in _divisors(n // tp):
+            for pp in _divisors(n // (tp * cp)):
+                dp = n // (tp * cp * pp)
+                eps = [e for e in _divisors(dp) if model.is_moe and model.experts % e == 0] if model.is_moe else [1]
+                for ep in eps or [1]:
+                    for zero in zero_stages:
+                        tried += 1
+                        if (model.heads % tp or pp > model.layers or seq % cp or cp > max_cp
+                                or workload.global_batch % (dp * workload.micro_batch)):
+                            continue
+                        rows.append((tp, pp, dp, cp, ep, zero))
+    return np.array(rows, dtype=int).reshape(-1, 6), tried
+
+
+def _variants(workload: Workload, vary: bool) -> list[Workload]:
+    """List the workload and what the search may change in it: recomputation, micro-batch, schedule."""
+    if not vary:
+        return [workload]
+    out = []
+    for recompute in ("none", "selective", "full"):
+        for mb in sorted({workload.micro_batch, 1, 2}):
+            for schedule in sorted({workload.schedule, "1f1b", "interleaved"}):
+                out.append(replace(workload, recompute=recompute, micro_batch=mb, schedule=schedule,
+                                   virtual_stages=workload.virtual_stages if schedule == workload.schedule else 0))
+    return out
+
+
+def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | None = None, *,
+                   zero_stages: tuple[int, ...] = (0, 1, 2, 3), max_cp: int = 1, vary: bool = True) -> SearchResult:
+    """Find the fastest layout that runs and fits, trying every factorisation of the GPU count.
+
+    Parameters
+    ----------
+    model : ModelPreset
+        The model.
+    cluster : Cluster
+        The cluster.
+    workload : Workload, optional
+        Batch and sequence; ``Workload()`` by default.
+    zero_stages : tuple of int, default (0, 1, 2, 3)
+        ZeRO stages to try.
+    max_cp : int, default 1
+        Largest context-parallel degree to try. CP is the tool for sequences too long for one GPU's
+        memory, and the model counts its traffic as hidden behind attention, which flatters it.
+    vary : bool, default True
+        Also try every recomputation (none, selective, full), micro-batches of 1 and 2 besides the
+        workload's, and the 1F1B and interleaved schedules; the winner's workload says which.
+
+    Returns
+    -------
+    SearchResult
+        The best :class:`Plan` (None when nothing fits: a layout that does not fit is never
+        returned), the counts tried, valid and fitting, every valid layout's step time (s) at the
+        workload as given, and when nothing fits, ``advice``: what would (more GPUs, FP8, full
+        recomputation, offloading the optimizer state).
+
+    Notes
+    -----
+    Every TP x CP x PP x DP (x EP inside DP for MoE models, x ZeRO stage) is evaluated at once
+    (numpy over layouts) with the formulas of :func:`plan`, once per workload variant. Equal step
+    times go to the lower ZeRO stage and smaller TP: less communication for the same result.
+
+    Examples
+    --------
+    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.models.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    >>> found = search_layouts(load_model_presets()["llama3-70b"], cluster, Workload(global_batch=256))
+    >>> found.best.layout.tp <= 8, found.best.fits
+    (True, True)
+    """
+    workload = workload or Workload()
+    tried = valid = fitting = 0
+    best: tuple | None = None
+    layouts: dict[str, np.ndarray] = {}
+    for variant in _variants(workload, vary):
+        rows, n_tried = _candidates(model, cluster, variant, zero_stages, max_cp)
+        tried += n_tried
+        if rows.size == 0:
+            continue
+        r = _evaluate(model, cluster, variant, *rows.T)
+        fits = r["fits"]
+        valid += len(rows)
+        fitting += int(fits.sum())
+        if variant == workload:
+            layouts = {"tp": rows[:, 0], "pp": rows[:, 1], "dp": rows[:, 2], "cp": rows[:, 3], "ep": rows[:, 4],
+                       "zero": rows[:, 5], "step_s": r["step_s"], "fits": fits, "mem_total": r["mem_total"]}
+        if not fits.any():
+            continue
+        step = np.where(fits, r["step_s"], np.inf)
+        # ties (equal time) go to the lower ZeRO stage and smaller TP: less communication for the same result
+        order = np.lexsort((rows[:, 0], rows[:, 5], np.round(step, 12)))
+        key = (round(float(step[order[0]]), 12), int(rows[order[0], 5]), int(rows[order[0], 0]))
+        if best is None or key < best[0]:
+            best = (key, rows[order[0]], variant)
+    if best is None:
+        return SearchResult(None, tried, valid, 0, layouts, tuple(_advice(model, cluster, workload, zero_stages)))
+    _, row, variant = best
+    layout = Layout(*(int(v) for v in row))
+    return SearchResult(plan(model, cluster, layout, variant), tried, valid, fitting, layouts)
+
+
+def _smallest_need(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
+                   *, drop_optimizer: bool = False) -> float:
+    """Smallest memory per GPU (with the reserve) over every layout, minus the capacity, B."""
+    rows, _ = _candidates(model, cluster, workload, zero_stages, 1)
+    if rows.size == 0:
+        return np.inf
+    r = _evaluate(model, cluster, workload, *rows.T)
+    need = r["mem_total"] + r["mem_reserved"] - (r["mem_optimizer"] if drop_optimizer else 0.0)
+    return float(np.min(need - r["mem_capacity"]))
+
+
+def _advice(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...]) -> list[str]:
+    """Say what would fit when nothing does: more GPUs, FP8, full recomputation, offloading."""
+    out = []
+    full = replace(workload, recompute="full", micro_batch=1)
+    if _smallest_need(model, cluster, full, zero_stages) > 0:
+        for factor in (2, 4, 8, 16):
+            bigger = replace(cluster, nodes=cluster.nodes * factor)
+            if _smallest_need(model, bigger, full, zero_stages) <= 0:
+                out.append(f"{factor}× the GPUs ({bigger.ranks:,}) would fit, with full recomputation.")
+                break
+        if _smallest_need(model, cluster, replace(full, dtype_bytes=1), zero_stages) <= 0:
+            out.append("FP8 weights and activations would fit on these GPUs.")
+        if _smallest_need(model, cluster, full, zero_stages, drop_optimizer=True) <= 0:
+            out.append("Offloading the optimizer state to CPU memory (ZeRO-Offload) would fit.")
+        if not out:
+            out.append("Nothing tried fits: more than 16× the GPUs, or GPUs with more memory.")
+    else:
+        out.append("Full recomputation with micro-batch 1 would fit; the search found no valid layout with it at "
+                   "this global batch.")
+    return out

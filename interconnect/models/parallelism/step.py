@@ -1,0 +1,384 @@
+"""The vectorised core: one training step of every layout at once, as arrays.
+
+Compute per layer and micro-batch, each dimension's traffic on its tier and what of it is exposed,
+the pipeline bubble and the memory per GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from interconnect.models.cluster import Cluster
+from interconnect.models.parallelism.compute import (
+    _MEMORY_PASSES_BWD,
+    _MEMORY_PASSES_FWD,
+    _hbm_bytes_per_s,
+    _memory_bytes,
+    _peak_flops,
+    _rates,
+    layer_params,
+)
+from interconnect.models.parallelism.layout import DIMENSIONS, Workload
+from interconnect.models.parallelism.memory import (
+    GRAD_BYTES,
+    OPTIMIZER_BYTES,
+    PARAM_BYTES,
+    RESERVED_SHARE,
+    _activations,
+    _per_layer_stored,
+)
+from interconnect.models.parallelism.schedules import _virtual_stages, stage_layers
+from interconnect.models.parallelism.traffic import _time_s
+from interconnect.models.presets import ModelPreset
+
+__all__: list[str] = []
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The layouts under evaluation as float arrays, with what every phase of the step reads.
+
+    ``s`` is the sequence in tokens, ``b`` the micro-batch in sequences, ``h`` the hidden size,
+    ``nbytes`` the bytes per value; ``micro`` the micro-batches per step per pipeline; ``most`` and
+    ``last`` the layers on the fullest and on the last pipeline stage; ``groups`` maps a dimension
+    (and ``edp``, expert data parallelism) to its GPUs per scale-up domain and domains spanned.
+    """
+
+    model: ModelPreset
+    cluster: Cluster
+    workload: Workload
+    tp: np.ndarray
+    pp: np.ndarray
+    dp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    zero: np.ndarray
+    edp: np.ndarray
+    s: float
+    b: int
+    h: int
+    nbytes: float
+    micro: np.ndarray
+    most: np.ndarray
+    last: np.ndarray
+    groups: dict[str, tuple[np.ndarray, np.ndarray]]
+
+    @property
+    def passes(self) -> float:
+        """Passes that run the layer's collectives: forward, backward, and the recomputed forward."""
+        return 2.0 + (1.0 if self.workload.recompute == "full" else 0.0)
+
+
+@dataclass(frozen=True)
+class _LayerTimes:
+    """Seconds one GPU spends on one layer and one micro-batch.
+
+    GEMMs and attention forward, attention backward, all of it with recomputation (``compute``), and the
+    output layer on the last stage.
+    """
+
+    gemm_fwd: np.ndarray
+    attn_fwd: np.ndarray
+    attn_bwd: np.ndarray
+    compute: np.ndarray
+    output: np.ndarray
+
+
+def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray, dp: np.ndarray,
+          cp: np.ndarray, ep: np.ndarray, zero: np.ndarray) -> _Grid:
+    tp, pp, dp, cp, ep, zero = (np.asarray(v, dtype=float) for v in (tp, pp, dp, cp, ep, zero))
+    domain = cluster.domain_size
+
+    def shape(size: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # consecutive ranks share a domain: a group with this stride has `per` members in each of `dom` domains
+        per = np.where(stride < domain, np.maximum(1, np.minimum(size, domain // np.maximum(stride, 1))), 1)
+        per = np.where(size <= 1, 1, per)
+        return per.astype(int), np.ceil(size / per).astype(int)
+
+    edp = np.maximum(1, dp / ep)  # expert-data-parallel degree
+    groups = {"tp": shape(tp, np.ones_like(tp)), "cp": shape(cp, tp), "dp": shape(dp, tp * cp),
+              "ep": shape(ep, tp * cp), "edp": shape(edp, tp * cp * ep), "pp": shape(pp, tp * cp * dp)}
+    most, last = stage_layers(model.layers, pp, workload.lighter_ends)
+    return _Grid(model, cluster, workload, tp, pp, dp, cp, ep, zero, edp, workload.tokens(model),
+                 workload.micro_batch, model.hidden, workload.dtype_bytes,
+                 workload.global_batch / (dp * workload.micro_batch), most, last, groups)
+
+
+def _layer_times(g: _Grid) -> _LayerTimes:
+    """Compute of one layer and one micro-batch on one GPU, from the sourced kernel rates at the layout's shapes."""
+    from interconnect.models.kernels import gemm_shape_factor
+
+    model, workload, h, s = g.model, g.workload, g.h, g.s
+    gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload)
+    hbm = _hbm_bytes_per_s(g.cluster)
+    per_layer_params, _ = layer_params(model)
+    unfused = workload.attention == "unfused"
+    T = s * g.b / g.cp  # tokens of a micro-batch on one CP rank (all TP ranks see them all)
+    kv_width = 2 * model.kv_heads * model.head_dim
+    attn_w = h * (h + kv_width) + h * h
+    mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
+    ffn = float(model.ffn_hidden)
+    shapes = ((h + kv_width) / g.tp, h, h * (h + kv_width)), (h, h / g.tp, h * h), \
+        (mlp_w / (2 * h) / g.tp, h, mlp_w / 2), (h, np.maximum(ffn / g.tp, 1.0), mlp_w / 2)
+    weighted = sum(w for _, _, w in shapes)
+    inv_factor = sum(w / gemm_shape_factor(T, n, k, sms) for n, k, w in shapes) / weighted
+    gemm_fwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_factor
+    attn_flops_fwd = 4 * T * (s if unfused else s / 2) * h / g.tp  # flash skips the masked half
+    attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
+    stored = _per_layer_stored(model, workload, g.tp, g.cp, "none")
+    scores = stored - _per_layer_stored(model, workload, g.tp, g.cp, "selective")
+    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm
+    # flash attention's backward recomputes the scores: 5 matrix products to the forward's 2, 2.5 times its
+    # FLOPs (as FlashAttention's own benchmark counts them, Dao-AILab/flash-attention,
+    # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
+    # attention's backward is twice its forward, as a GEMM's
+    attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
+    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm
+    layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
+                "full": layer_fwd}[workload.recompute]
+    # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward
+    output = 6 * T * h * model.vocab / g.tp / gemm_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
+    return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re, output)
+
+
+def _params_per_gpu(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Dense and expert parameters on one GPU of the fullest stage (with the embedding or the output layer)."""
+    model = g.model
+    _, embed_params = layer_params(model)
+    dense_layer = (model.dense_params - (1 if model.tied_embeddings else 2) * embed_params) / model.layers
+    dense_gpu = (np.maximum(dense_layer * g.most, dense_layer * g.last + embed_params)
+                 + np.where(g.pp <= 1, embed_params, 0.0)) / g.tp
+    expert_gpu = model.expert_params / model.layers * g.most / (g.tp * g.ep)
+    return dense_gpu, expert_gpu
+
+
+def _tensor_parallel(g: _Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """TP per layer and micro-batch: 2 all-reduces each pass (or 2 all-gathers and 2 reduce-scatters with SP).
+
+    Returns the seconds (all exposed: the next matmul waits), the calls and the bytes each GPU sends.
+    """
+    per, dom = g.groups["tp"]
+    act = (g.s / g.cp) * g.b * g.h * g.nbytes
+    if g.workload.sequence_parallel:
+        t_ag = _time_s(g.cluster, "all_gather", per, dom, act)
+        t_rs = _time_s(g.cluster, "reduce_scatter", per, dom, act)
+        seconds, calls = g.passes * 2 * (t_ag + t_rs), g.passes * 4
+    else:
+        seconds, calls = g.passes * 2 * _time_s(g.cluster, "all_reduce", per, dom, act), g.passes * 2
+    on = g.tp > 1
+    sent = g.passes * 4 * np.where(on, (g.tp - 1) / g.tp, 0) * act
+    return np.where(on, seconds, 0.0), np.where(on, calls, 0.0), sent
+
+
+def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """CP per layer and micro-batch: seconds, exposed seconds, calls and bytes each GPU sends.
+
+    Ring attention passes K and V around the CP group and hides behind attention; Llama 3's all-gather
+    CP (arXiv 2407.21783, section 3.3.2) gathers K and V before attention (again in the backward pass) and
+    reduce-scatters their gradients after it, and attention waits for them.
+    """
+    model, workload, cp = g.model, g.workload, g.cp
+    per, dom = g.groups["cp"]
+    kv = 2 * (g.s / cp) * g.b * model.kv_heads * model.head_dim * g.nbytes / np.where(g.tp <= model.kv_heads, g.tp, 1)
+    on = cp > 1
+    if workload.context_parallel == "all-gather":
+        t_gather = _time_s(g.cluster, "all_gather", per, dom, kv * cp)
+        t_scatter = _time_s(g.cluster, "reduce_scatter", per, dom, kv * cp)
+        seconds = np.where(on, (g.passes - 1) * t_gather + t_gather + t_scatter, 0.0)
+        exposed, calls, sent = seconds, g.passes + 1.0, (g.passes + 1.0) * (cp - 1) * kv
+    else:
+        window = lt.attn_fwd + lt.attn_bwd + (lt.attn_fwd if workload.recompute != "none" else 0.0)
+        t_send = _time_s(g.cluster, "sendrecv", per, dom, kv)
+        seconds = np.where(on, 3 * (cp - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
+        exposed, calls, sent = np.maximum(0.0, seconds - window), 3 * (cp - 1), 3 * (cp - 1) * kv
+    return seconds, exposed, np.where(on, calls, 0.0), np.where(on, sent, 0.0)
+
+
+def _expert_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """EP per MoE layer and micro-batch: dispatch and combine all-to-alls forward and backward.
+
+    Returns seconds, exposed seconds (DualPipe runs a forward and a backward chunk at once, so one's
+    all-to-all hides behind the other's compute) and the bytes each GPU sends.
+    """
+    if not g.model.is_moe:
+        zero = np.zeros_like(g.tp)
+        return zero, zero, zero
+    per, dom = g.groups["ep"]
+    a2a = (g.s / g.cp) * g.b / (g.tp if g.workload.sequence_parallel else 1) * g.model.top_k * g.h * g.nbytes
+    on = g.ep > 1
+    seconds = np.where(on, 4 * _time_s(g.cluster, "alltoall", per, dom, a2a), 0.0)
+    sent = np.where(on, 4 * (g.ep - 1) / g.ep * a2a, 0.0)
+    exposed = np.maximum(0.0, seconds - lt.compute) if g.workload.schedule == "dualpipe" else seconds
+    return seconds, exposed, sent
+
+
+def _pipeline(g: _Grid, t_micro: np.ndarray) -> dict[str, np.ndarray]:
+    """PP: activations forward and their gradients backward at every stage boundary; the bubble by schedule.
+
+    Each TP rank sends its 1/t of the activation: with SP it holds only that; without, Megatron-LM's
+    scatter/gather optimisation (Narayanan et al. 2021, section 4.1) and DeepSpeed's partitioned pipeline
+    buffers (PipelineEngine.is_pipe_partitioned when TP > 1) split it and all-gather it inside the TP group.
+    """
+    workload, pp, micro = g.workload, g.pp, g.micro
+    per, dom = g.groups["pp"]
+    boundary = (g.s / g.cp) * g.b * g.h * g.nbytes / g.tp
+    t_p2p = _time_s(g.cluster, "sendrecv", per, dom, boundary)
+    if not workload.sequence_parallel:
+        tp_per, tp_dom = g.groups["tp"]
+        t_p2p = t_p2p + np.where(g.tp > 1, _time_s(g.cluster, "all_gather", tp_per, tp_dom, boundary * g.tp), 0.0)
+    v = _virtual_stages(workload, g.most, micro, pp, t_micro, t_p2p)
+    fill_sends = 2 * (pp - 1)
+    if workload.schedule == "interleaved":
+        idle_micro, fill_sends = (pp - 1) / v, 2 * (pp * v - 1)
+    elif workload.schedule == "zero-bubble":
+        idle_micro = (pp - 1) / 3.0
+    elif workload.schedule == "dualpipe":
+        idle_micro = np.maximum(pp / 2 - 1, 0.0) * 2 / 3
+    else:
+        idle_micro = pp - 1.0
+    on = pp > 1
+    idle_micro = np.where(on, idle_micro, 0.0)
+    calls = np.where(on, 2 * micro * v, 0.0)
+    exposed = np.where(on, fill_sends * t_p2p, 0.0)
+    if workload.pipeline_engine == "deepspeed":
+        # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
+        # middle stage waits for its activation in, its activation out, the gradient in and the gradient out
+        # of every micro-batch, idle slots included (with two stages, each has one neighbour: two transfers)
+        blocking = np.where(pp > 2, 4.0, 2.0)
+        exposed = exposed + np.where(on, blocking * (micro + idle_micro) * t_p2p, 0.0)
+    return dict(pp_bytes=calls * boundary, pp_calls=calls, pp_time=calls * t_p2p, pp_exposed=exposed,
+                pp_domains=dom, pp_per=per, virtual=v, idle_micro=idle_micro)
+
+
+def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
+                   compute_micro: np.ndarray) -> dict[str, np.ndarray]:
+    """DP: gradients (and weights under ZeRO) across replicas, and what of it the last backward cannot hide.
+
+    Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what is left, and
+    at least the last bucket, is exposed. ZeRO-1/2's weight all-gather overlaps the next step's first
+    forward; ZeRO-3's gathers are prefetched a layer ahead of the compute. With ``bucket_bytes <= 0`` there
+    is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit (a layer) at a time
+    (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3).
+    """
+    workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
+    grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
+    bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
+
+    def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
+        return calls * _time_s(cluster, name, per, dom, total / calls), calls
+
+    totals = {key: np.zeros_like(g.tp) for key in ("time", "calls", "bytes", "exposed")}
+    backward_window = 2 / 3 * compute_micro  # the last micro-batch's backward on this stage
+    forward_window = 1 / 3 * compute_micro   # the next step's first forward
+    for grads, (per, dom), degree in ((dense_gpu * grad_bytes, g.groups["dp"], g.dp),
+                                      (expert_gpu * grad_bytes, g.groups["edp"], g.edp)):
+        active = (degree > 1) & (grads > 0)
+        if not active.any():
+            continue
+        ar, ar_calls = sync("all_reduce", grads, per, dom)
+        rs, rs_calls = sync("reduce_scatter", grads, per, dom)
+        ag, ag_calls = sync("all_gather", grads, per, dom)
+        layer_ag = _time_s(cluster, "all_gather", per, dom, grads / layers)
+        z3_ag = 2 * micro * layers * layer_ag  # weights gathered forward and backward, every micro-batch
+        seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
+        calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, rs_calls + 2 * micro * layers))
+        share = np.where(degree > 1, (degree - 1) / degree, 0.0)
+        volume = grads * share * np.where(z == 0, 2.0, np.where(z < 3, 2.0, 1.0 + 2 * micro))
+        last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
+        grad_part = np.where(z == 0, ar, rs)
+        hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
+        if workload.pipeline_engine == "deepspeed" and workload.schedule != "dualpipe":
+            # DeepSpeed's TrainSchedule reduces the gradients after the last micro-batch (runtime/pipe/schedule.py:
+            # ReduceTiedGrads, ReduceGrads, OptimizerStep at the last step): nothing overlaps them
+            hidden_grad = np.where(g.pp > 1, grad_part, hidden_grad)
+        gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
+                                                        np.maximum(layer_ag, z3_ag - micro * compute_micro)))
+        for key, value in (("time", seconds), ("calls", calls), ("bytes", volume),
+                           ("exposed", hidden_grad + gather_exposed)):
+            totals[key] += np.where(active, value, 0.0)
+    per, dom = g.groups["dp"]
+    return dict(dp_bytes=totals["bytes"], dp_calls=totals["calls"], dp_time=totals["time"],
+                dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per)
+
+
+def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
+    """Memory per GPU of the fullest stage by ZeRO stage, and whether it fits beside the allowance."""
+    z, workload = g.zero, g.workload
+    shard_dense = np.where(g.dp > 1, g.dp, 1.0)
+
+    def sharded(bytes_per_param: float, stage: int) -> np.ndarray:
+        on = z >= stage
+        return (dense_gpu * bytes_per_param / np.where(on, shard_dense, 1.0)
+                + expert_gpu * bytes_per_param / np.where(on, g.edp, 1.0))
+
+    copies = 2.0 if workload.schedule == "dualpipe" else 1.0  # DualPipe keeps the weights twice
+    out = {"mem_params": copies * sharded(PARAM_BYTES, 3),
+           "mem_grads": copies * sharded(float(workload.grad_bytes or GRAD_BYTES), 2),
+           "mem_optimizer": sharded(OPTIMIZER_BYTES, 1),
+           "mem_activations": _activations(g.model, workload, g.tp, g.pp, g.cp, g.micro, v=v, most=g.most)}
+    out["mem_total"] = out["mem_params"] + out["mem_grads"] + out["mem_optimizer"] + out["mem_activations"]
+    out["mem_capacity"] = np.full_like(g.tp, _memory_bytes(g.cluster))
+    out["mem_reserved"] = RESERVED_SHARE * out["mem_capacity"]
+    out["fits"] = out["mem_total"] + out["mem_reserved"] <= out["mem_capacity"]
+    return out
+
+
+def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray,
+              dp: np.ndarray, cp: np.ndarray, ep: np.ndarray, zero: np.ndarray) -> dict[str, np.ndarray]:
+    """Everything per layout, as arrays (the layouts must be valid).
+
+    The step is one micro-batch's forward and backward on the slowest stage (its compute plus the TP,
+    CP and EP traffic the layers wait for), times the micro-batches and the schedule's idle slots, plus
+    what of the pipeline sends, the data-parallel reduction and the optimizer does not overlap.
+    """
+    g = _grid(model, cluster, workload, tp, pp, dp, cp, ep, zero)
+    lt = _layer_times(g)
+    dense_gpu, expert_gpu = _params_per_gpu(g)
+    tp_layer, tp_calls, tp_sent = _tensor_parallel(g)
+    cp_layer, cp_exposed, cp_calls, cp_sent = _context_parallel(g, lt)
+    ep_layer, ep_exposed, ep_sent = _expert_parallel(g, lt)
+
+    # one micro-batch (forward + backward) on the slowest stage: the fullest, or the last with the output layer
+    per_layer_total = lt.compute + tp_layer + cp_exposed + ep_exposed
+    stage_full = g.most * per_layer_total
+    stage_last = g.last * per_layer_total + lt.output
+    t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, stage_full + lt.output))
+    compute_micro = np.maximum(g.most * lt.compute, g.last * lt.compute + lt.output)
+
+    out = _pipeline(g, t_micro)
+    idle_micro = out.pop("idle_micro")
+    layers_per_step = g.micro * g.most  # the communication inside the micro-batches, per step
+    for dim, (seconds, exposed, calls, sent) in {"tp": (tp_layer, tp_layer, tp_calls, tp_sent),
+                                                "cp": (cp_layer, cp_exposed, cp_calls, cp_sent),
+                                                "ep": (ep_layer, ep_exposed, np.where(g.ep > 1, 4.0, 0.0),
+                                                       ep_sent)}.items():
+        per, dom = g.groups[dim]
+        out.update({f"{dim}_bytes": layers_per_step * sent, f"{dim}_calls": layers_per_step * calls,
+                    f"{dim}_time": layers_per_step * seconds, f"{dim}_exposed": layers_per_step * exposed,
+                    f"{dim}_domains": dom, f"{dim}_per": per})
+    out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro))
+
+    # optimizer: Adam reads and writes its 16 bytes per (sharded) parameter once per step
+    psi = dense_gpu + expert_gpu
+    optimizer_s = 2 * 16 * psi / np.where(g.zero >= 1, g.dp, 1.0) / _hbm_bytes_per_s(cluster)
+
+    step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s
+    L, s, h = model.layers, g.s, g.h
+    tokens_step = workload.global_batch * s
+    n_gpus = g.tp * g.pp * g.dp * g.cp
+    peak = _peak_flops(cluster)
+    model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
+    extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
+             "full": (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
+    out.update(compute_s=g.micro * compute_micro, ideal_s=model_flops / n_gpus / peak,
+               bubble=idle_micro * t_micro / step, exposed_s=sum(out[f"{d}_exposed"] for d in DIMENSIONS),
+               step_s=step, mfu=model_flops / n_gpus / peak / step, micro=g.micro,
+               tflops=model_flops / n_gpus / step, hw_tflops=(model_flops + extra) / n_gpus / step,
+               optimizer_s=optimizer_s, t_micro=t_micro, idle_micro=idle_micro, stage_most=g.most,
+               stage_last=g.last, gemm_share=(g.micro * g.most * lt.gemm_fwd * 3) / step)
+    out.update(_memory(g, dense_gpu, expert_gpu, out["virtual"]))
+    out["psi"] = psi
+    return out
