@@ -365,17 +365,20 @@ def _run_label(run: Any) -> str:
     return f"{run.collective or 'collective not named'}, {run.size_bytes.size} rows, {run.ranks or '?'} ranks"
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    runs, label = _read_log(args.logfile)
-    warnings: list[str] = []
-    if args.run > len(runs):
+def _pick_run(runs: list[Any], label: str, number: int, warnings: list[str]) -> Any:
+    """Return result table ``number`` (1-based) of the log, saying so when the log holds several."""
+    if number > len(runs):
         raise CliError(f"--run: {label} holds {len(runs)} result table{'s' if len(runs) > 1 else ''}, "
-                       f"not {args.run}")
-    run = runs[args.run - 1]
+                       f"not {number}")
     if len(runs) > 1:
         listed = "; ".join(f"{i + 1}: {_run_label(r)}" for i, r in enumerate(runs))
-        warnings.append(f"the file holds {len(runs)} runs ({listed}); comparing run {args.run} "
+        warnings.append(f"the file holds {len(runs)} runs ({listed}); comparing run {number} "
                         "(choose another with --run N)")
+    return runs[number - 1]
+
+
+def _log_collective(run: Any, label: str, args: argparse.Namespace, warnings: list[str]) -> str:
+    """Return the collective the log measured (all-reduce when it does not say); check --algorithm and --protocol."""
     if run.collective:
         try:
             collective = normalize_collective(run.collective)
@@ -392,7 +395,11 @@ def run_compare(args: argparse.Namespace) -> int:
                        f"choose auto or one of {', '.join(algorithms)}")
     if args.protocol != "auto" and collective != "all_reduce":
         raise CliError(f"--protocol: the model forces a protocol for all-reduce only, not {collective}")
+    return collective
 
+
+def _cluster_for_log(args: argparse.Namespace, run: Any, warnings: list[str]) -> Cluster:
+    """Return the cluster the flags describe; without --nodes, as many nodes as the log's ranks fill."""
     log_ranks = run.ranks
     nodes = args.nodes
     if nodes is None and log_ranks:
@@ -409,18 +416,51 @@ def run_compare(args: argparse.Namespace) -> int:
             f"ranks: the log has {log_ranks} ranks ({run.ranks_source}) but the cluster flags give "
             f"{cluster.ranks} ({cluster.nodes} x {cluster.gpus_per_node}); the model uses {cluster.ranks}"
         )
-    if args.procs == "auto":
-        launch, launch_source = launch_from_log(run.gpus_per_process, log_ranks)
-    else:
-        launch, launch_source = args.procs, "--procs"
-    model_cluster = cluster
+    return cluster
+
+
+def _measured_columns(run: Any, warnings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the log's sizes (B), times (µs) and busbw (GB/s): out of place, or in place when that is all it has."""
     time = np.asarray(run.time_us, dtype=float)
     busbw_log = np.asarray(run.busbw_gbps, dtype=float)
     if not np.isfinite(time).any():  # in-place-only tables (rccl-tests -O 0 style)
         time = np.asarray(run.inplace_time_us, dtype=float)
         busbw_log = np.asarray(run.inplace_busbw_gbps, dtype=float)
         warnings.append("the log has in-place results only; comparing those")
-    size = np.asarray(run.size_bytes, dtype=float)
+    return np.asarray(run.size_bytes, dtype=float), time, busbw_log
+
+
+def _compare_rows(comparison: Any, busbw_log: np.ndarray) -> list[dict[str, object]]:
+    """One JSON-ready row per compared size; the measured busbw is the log's own where it printed one."""
+    rows = []
+    for i in range(comparison.size_bytes.size):
+        measured_bus = float(busbw_log[i]) if np.isfinite(busbw_log[i]) else float(comparison.measured_busbw_gbps[i])
+        rows.append({
+            "size_bytes": int(comparison.size_bytes[i]),
+            "measured_time_us": float(comparison.measured_time_us[i]),
+            "model_time_us": round(float(comparison.model_time_us[i]), 3),
+            "time_ratio": round(float(comparison.time_ratio[i]), 4),
+            "measured_busbw_gbps": measured_bus,
+            "model_busbw_gbps": round(float(comparison.model_busbw_gbps[i]), 3),
+            "algorithm": str(comparison.algorithm[i]),
+            "protocol": str(comparison.protocol[i]),
+        })
+    return rows
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    runs, label = _read_log(args.logfile)
+    warnings: list[str] = []
+    run = _pick_run(runs, label, args.run, warnings)
+    collective = _log_collective(run, label, args, warnings)
+    cluster = _cluster_for_log(args, run, warnings)
+    log_ranks = run.ranks
+    if args.procs == "auto":
+        launch, launch_source = launch_from_log(run.gpus_per_process, log_ranks)
+    else:
+        launch, launch_source = args.procs, "--procs"
+    model_cluster = cluster
+    size, time, busbw_log = _measured_columns(run, warnings)
     keep = np.isfinite(time) & (time > 0) & (size > 0)
     if not keep.any():
         raise CliError(f"{label}: no rows with a positive size and time")
@@ -439,23 +479,9 @@ def run_compare(args: argparse.Namespace) -> int:
         raise CliError(f"{label}: {exc}") from exc
     if not np.isfinite(comparison.model_time_us).all():
         raise CliError(_unavailable(args, cluster))
-    busbw_log = busbw_log[keep]
     warnings.extend(run.warnings)
     words = vendor_words(cluster)
-
-    rows = []
-    for i in range(comparison.size_bytes.size):
-        measured_bus = float(busbw_log[i]) if np.isfinite(busbw_log[i]) else float(comparison.measured_busbw_gbps[i])
-        rows.append({
-            "size_bytes": int(comparison.size_bytes[i]),
-            "measured_time_us": float(comparison.measured_time_us[i]),
-            "model_time_us": round(float(comparison.model_time_us[i]), 3),
-            "time_ratio": round(float(comparison.time_ratio[i]), 4),
-            "measured_busbw_gbps": measured_bus,
-            "model_busbw_gbps": round(float(comparison.model_busbw_gbps[i]), 3),
-            "algorithm": str(comparison.algorithm[i]),
-            "protocol": str(comparison.protocol[i]),
-        })
+    rows = _compare_rows(comparison, busbw_log[keep])
     fit = comparison.fit
     factor = busbw_factor(collective, max(cluster.ranks, 1))
     summary = comparison.summary()

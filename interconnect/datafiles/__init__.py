@@ -8,8 +8,12 @@ into frozen records whose numbers carry their unit in their field name (``latenc
 with the file name and names the table and the key, raised when the file is first read.
 
 The pattern, as :mod:`interconnect.datafiles.crossdc` follows it (so do ``presets.py``, ``overlap.py``,
-``kernels.py`` and ``wires.py``; the files of the first three cite their sources themselves, as
-``[[source]]`` entries or addresses, so no ``sources.toml`` ids are checked there):
+``kernels.py``, ``wires.py``, ``fabric.py``, ``reference_runs.py`` and ``measurements.py``; the files of
+``presets.py``, ``overlap.py``, ``kernels.py`` and ``reference_runs.py`` cite their sources themselves, as
+``[[source]]`` entries or addresses, so no ``sources.toml`` ids are checked there). The published CSV
+tables (``ddp_benchmark.py``, ``playbook.py``, and the sweeps of ``measurements.py``) are read the same
+way by :class:`~interconnect.datafiles.tables.CsvFile`: the columns named, each cell typed, a bad cell
+reported with the file, the line and the column.
 
 1. ``datafiles/<topic>.py`` holds the record dataclasses, the ids the file must use (the public schema the
    model shares), a ``<Topic>DataError(CatalogError)``, ``load_<topic>_data(path=None, source_ids=None)``
@@ -22,5 +26,6 @@ The pattern, as :mod:`interconnect.datafiles.crossdc` follows it (so do ``preset
 4. Loader tests stay beside the model's tests: copy the packaged file to a temporary folder, break one key,
    and match the message.
 
-This package imports only ``catalog.py`` and ``units.py``; nothing here imports ``models/``.
+This package imports only ``catalog.py`` and ``units.py``; nothing here imports ``models/``, and nothing in
+``models/`` reads a file (``tests/unit/test_layout.py`` checks both).
 """

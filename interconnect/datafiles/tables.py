@@ -1,11 +1,14 @@
-"""Strict reading of one TOML data file: every table's keys known, required keys present, types checked.
+"""Strict reading of one data file: every key or column known, required ones present, types checked.
 
-Every complaint is a :class:`~interconnect.catalog.CatalogError` (or the subclass a loader names as
-``DataFile.error``) whose message starts with the file name, the way ``catalog.py`` reports its own files.
+:class:`DataFile` reads a TOML file, :class:`CsvFile` a CSV table with ``#`` comment lines. Every complaint
+is a :class:`~interconnect.catalog.CatalogError` (or the subclass a loader names as ``DataFile.error`` or
+``CsvFile.error``) whose message starts with the file name, the way ``catalog.py`` reports its own files.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -16,7 +19,7 @@ from typing import Any, NoReturn
 from interconnect.catalog import CatalogError
 from interconnect.units import QuantityInputError, parse_quantity
 
-__all__ = ["DataFile", "TableReader", "packaged_data_file"]
+__all__ = ["CsvFile", "DataFile", "TableReader", "packaged_data_file"]
 
 _NUMBER = (int, float)
 
@@ -160,3 +163,76 @@ class TableReader:
         if self.raw[key] not in choices:
             self.fail(f"'{key}' must be one of {', '.join(choices)}")
         return self.raw[key]
+
+
+class CsvFile:
+    r"""One CSV data file: ``#`` lines are comments, the header names the columns, each cell is converted.
+
+    Subclass it and set ``error`` to report through a topic's own subclass of ``CatalogError``.
+    ``columns`` maps each column the header must hold, in that order, to ``int``, ``float`` (finite) or
+    ``str``; a column of ``optional`` may be left empty (its value is then None). With ``columns=None``
+    the header may name any columns and every cell must be a finite number.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "demo.csv"
+    ...     _ = path.write_text("# a comment\nnodes,gbps\n1,436\n2,\n", encoding="utf-8")
+    ...     CsvFile(path, {"nodes": int, "gbps": float}, optional=("gbps",)).rows
+    [{'nodes': 1, 'gbps': 436.0}, {'nodes': 2, 'gbps': None}]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "demo.csv"
+    ...     _ = path.write_text("nodes,gbps\n1,fast\n", encoding="utf-8")
+    ...     CsvFile(path, {"nodes": int, "gbps": float})
+    Traceback (most recent call last):
+    ...
+    interconnect.catalog.CatalogError: demo.csv: line 2: 'gbps' must be a number, got 'fast'
+    """
+
+    error: type[CatalogError] = CatalogError
+
+    def __init__(self, path: str | Path, columns: Mapping[str, type] | None,
+                 optional: Iterable[str] = ()) -> None:
+        self.path = Path(path)
+        self.name = self.path.name
+        numbered = [(number, line) for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1)
+                    if line.strip() and not line.startswith("#")]
+        if not numbered:
+            raise self.error(f"{self.name}: no header line")
+        header_number, header = numbered[0]
+        self.columns: tuple[str, ...] = tuple(name.strip() for name in next(csv.reader(io.StringIO(header))))
+        if columns is not None and self.columns != tuple(columns):
+            raise self.error(f"{self.name}: line {header_number}: the columns must be {', '.join(columns)}; "
+                             f"got {', '.join(self.columns)}")
+        kinds = dict(columns) if columns is not None else dict.fromkeys(self.columns, float)
+        empty_ok = frozenset(optional)
+        self.rows: list[dict[str, Any]] = []
+        for number, line in numbered[1:]:
+            cells = next(csv.reader(io.StringIO(line)))
+            if len(cells) != len(self.columns):
+                raise self.error(f"{self.name}: line {number}: {len(cells)} cells for {len(self.columns)} columns")
+            self.rows.append({name: self._cell(number, name, cell.strip(), kinds[name], name in empty_ok)
+                              for name, cell in zip(self.columns, cells, strict=True)})
+
+    def _cell(self, number: int, name: str, text: str, kind: type, empty_ok: bool) -> Any:
+        if not text:
+            if empty_ok:
+                return None
+            raise self.error(f"{self.name}: line {number}: '{name}' is empty")
+        if kind is str:
+            return text
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value):
+            word = "a whole number" if kind is int else "a number"
+            raise self.error(f"{self.name}: line {number}: '{name}' must be {word}, got {text!r}")
+        return value
+
+    def column(self, name: str) -> list[Any]:
+        """Return one column's values, in file order."""
+        if name not in self.columns:
+            raise self.error(f"{self.name}: no column {name!r} (the columns are {', '.join(self.columns)})")
+        return [row[name] for row in self.rows]

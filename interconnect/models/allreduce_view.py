@@ -6,12 +6,11 @@ GB/s (1e9 B/s, as nccl-tests prints them).
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 
+from interconnect.datafiles.playbook import load_playbook_allreduce
 from interconnect.models.cluster import Cluster
 from interconnect.models.collectives import (
     ALLREDUCE_ALGORITHMS,
@@ -555,7 +554,8 @@ def playbook_curve() -> PublishedCurve:
     -----
     From the chart's own data (``assets/data/benchmarks/pp_comm_bandwidth.html`` of the Playbook's
     Space, https://huggingface.co/spaces/nanotron/ultrascale-playbook), stored in
-    ``interconnect/data/published/playbook-allreduce-256mb.csv``.
+    ``interconnect/data/published/playbook-allreduce-256mb.csv`` (read by
+    :func:`interconnect.datafiles.playbook.load_playbook_allreduce`).
 
     Examples
     --------
@@ -563,18 +563,16 @@ def playbook_curve() -> PublishedCurve:
     >>> [f"{b:g} GB/s" for b in curve.busbw_gbps[[0, -1]]]
     ['436 GB/s', '32.9 GB/s']
     """
-    path = resources.files("interconnect").joinpath("data/published/playbook-allreduce-256mb.csv")
-    with path.open(encoding="utf-8") as handle:
-        rows = [row for row in csv.DictReader(line for line in handle if not line.startswith("#"))]
+    data = load_playbook_allreduce()
     return PublishedCurve(
         label="Ultra-Scale Playbook, measured median (256 MB)",
         source_title="Hugging Face, The Ultra-Scale Playbook: all-reduce bandwidth vs node count",
         source_url="https://huggingface.co/spaces/nanotron/ultrascale-playbook",
-        x=np.array([int(row["nodes"]) for row in rows]),
-        busbw_gbps=np.array([float(row["bandwidth_gbps"]) for row in rows]),
+        x=np.array(data.nodes),
+        busbw_gbps=np.array(data.median_gbps),
         note="The Playbook's chart reports bandwidth per GPU at a fixed 256 MB message; read here as busbw.",
-        low_gbps=np.array([float(row["p5_gbps"]) for row in rows]),
-        high_gbps=np.array([float(row["p95_gbps"]) for row in rows]),
+        low_gbps=np.array(data.p5_gbps),
+        high_gbps=np.array(data.p95_gbps),
         spread_label="Playbook, 5th-95th percentile of its runs",
     )
 

@@ -700,31 +700,9 @@ def resolve_cluster(
     """
     catalog = catalog or get_catalog()
     warnings: list[str] = []
-    preset = None
-    if node:
-        preset = catalog.node(node)
-        if gpu != preset.gpu:
-            gpu = preset.gpu
-    custom = gpu == CUSTOM_GPU_ID
-    if custom:
-        gpu = str(gpu_base or "h100-sxm")
-    gpu_entry = catalog.gpu(gpu)
-    if custom:
-        base_gbps = float(gpu_entry.scaleup_bandwidth.per_direction().to("GB/s").magnitude)
-        gpu_entry = custom_gpu(gpu_entry, read_scaleup(scaleup_bandwidth, base_gbps, warnings),
-                               clean_name(gpu_name, warnings))
-    if preset is None:
-        preset = _preset_for(catalog, gpu)
-
-    default_g = int(getattr(preset, "gpus", 8)) if preset is not None else 8
-    g = _clamp_int("gpus_per_node", gpus_per_node, default_g, 1, MAX_GPUS_PER_NODE, warnings)
-    k = _clamp_int("nodes", nodes, 1, 1, MAX_NODES, warnings)
-    if g * k > MAX_RANKS:
-        capped = max(1, MAX_RANKS // g)
-        warnings.append(
-            f"nodes: {g * k:,} GPUs is more than the {MAX_RANKS:,} this model handles; using {capped:,} nodes"
-        )
-        k = capped
+    gpu, gpu_entry, preset, custom = _choose_gpu(catalog, gpu, node, gpu_base, scaleup_bandwidth, gpu_name,
+                                                 warnings)
+    g, k = _node_counts(preset, gpus_per_node, nodes, warnings)
 
     # Scale-up domain.
     preset_domain = int(getattr(preset, "scaleup_domain", g)) if preset is not None else g
@@ -735,60 +713,18 @@ def resolve_cluster(
     spec, achieved, switched, reduction, link_name = _scaleup(catalog, gpu_entry)
     mesh_peers = 0 if switched else max(preset_domain - 1, 1)
 
-    # NIC: catalog id or bandwidth.
+    # Scale-out: the NIC (a catalog id or a bandwidth), the fabric it runs on, and how many per node.
     default_nic_id = str(getattr(preset, "nic", gpu_entry.typical_nic)) if preset is not None else gpu_entry.typical_nic
-    default_fabric = fabric_from_family(catalog.link(default_nic_id).family)
-    nic_id, nic_label, nic_link = default_nic_id, default_nic_id, catalog.link(default_nic_id)
-    user_rate_gbps: float | None = None
-    if nic is not None and str(nic).strip() != "":
-        text = str(nic).strip()
-        if text in catalog.links:
-            candidate = catalog.links[text]
-            if candidate.layer != "scale-out":
-                warnings.append(f"nic: '{text}' is a {candidate.layer} link, not a NIC; using {default_nic_id}")
-            else:
-                nic_id, nic_label, nic_link = text, text, candidate
-        else:
-            try:
-                parsed = parse_quantity(text, "bandwidth")
-            except QuantityInputError as exc:
-                looks_like_id = all(ch.isalnum() or ch in "-." for ch in text) and not text[:1].isdigit()
-                if looks_like_id:
-                    raise UnknownIdError("NIC", text, catalog.nics()) from exc
-                warnings.append(f"nic: {exc}; using {default_nic_id}")
-            else:
-                rate_gbit = float(parsed.quantity.to("Gbit/s").magnitude)
-                if rate_gbit < MIN_NIC_GBIT_S:
-                    warnings.append(f"nic: {text} is below {MIN_NIC_GBIT_S:g} Gbit/s; using {MIN_NIC_GBIT_S:g} Gbit/s")
-                    rate_gbit = MIN_NIC_GBIT_S
-                elif rate_gbit > MAX_NIC_GBIT_S:
-                    warnings.append(f"nic: {text} is above {MAX_NIC_GBIT_S:g} Gbit/s; using {MAX_NIC_GBIT_S:g} Gbit/s")
-                    rate_gbit = MAX_NIC_GBIT_S
-                user_rate_gbps = rate_gbit / 8.0
-                nic_label = f"{rate_gbit:g} Gbit/s"
-                nic_id = nic_label  # a bare bandwidth is its own id (round-trips through a URL)
-                nic_link = None  # type: ignore[assignment]
-
-    # Fabric.
-    implied = fabric_from_family(nic_link.family) if nic_link is not None else default_fabric
-    chosen_fabric = implied
-    if fabric is not None and str(fabric).strip() != "":
-        wanted = str(fabric).strip().lower().replace("-", "").replace(" ", "")
-        aliases = {"ib": "infiniband", "infiniband": "infiniband", "roce": "roce", "rocev2": "roce",
-                   "ethernet": "ethernet", "eth": "ethernet", "tcp": "ethernet", "efa": "efa"}
-        if wanted in aliases:
-            chosen_fabric = aliases[wanted]
-        else:
-            warnings.append(f"fabric: '{fabric}' is not one of {', '.join(FABRICS)}; using {implied}")
-
-    if nic_link is not None:
-        line, achieved_nic = _nic_rates(nic_link, chosen_fabric)
+    chosen_nic = _choose_nic(catalog, nic, default_nic_id, warnings)
+    # A bare bandwidth runs on the fabric of the default NIC's family unless ``fabric`` says otherwise.
+    implied = fabric_from_family((chosen_nic.link or catalog.link(default_nic_id)).family)
+    chosen_fabric = _choose_fabric(fabric, implied, warnings)
+    if chosen_nic.link is not None:
+        line, achieved_nic = _nic_rates(chosen_nic.link, chosen_fabric)
     else:
-        assert user_rate_gbps is not None
-        line = user_rate_gbps
-        achieved_nic = user_rate_gbps * FABRICS[chosen_fabric].efficiency
-
-    # NICs per node.
+        assert chosen_nic.rate_gbps is not None
+        line = chosen_nic.rate_gbps
+        achieved_nic = chosen_nic.rate_gbps * FABRICS[chosen_fabric].efficiency
     if preset is not None and g == int(getattr(preset, "gpus", -1)):
         default_nics = int(getattr(preset, "nics", g))
     else:
@@ -816,8 +752,8 @@ def resolve_cluster(
         scaleup_spec_gbps=spec,
         intra_bw_full_gbps=achieved,
         mesh_peers=mesh_peers,
-        nic=nic_id,
-        nic_label=nic_label,
+        nic=chosen_nic.id,
+        nic_label=chosen_nic.label,
         nic_line_gbps=line,
         nic_achieved_gbps=achieved_nic,
         nics_per_node=nics,
@@ -829,6 +765,107 @@ def resolve_cluster(
     if topology is not None:
         cluster = replace(cluster, topology=topology.for_servers(nics, line * 8))
     return cluster, warnings
+
+
+# --- the steps of resolve_cluster, in its order (each appends its own warnings) --------------------
+
+
+def _choose_gpu(catalog: Catalog, gpu: str, node: str | None, gpu_base: object, scaleup_bandwidth: object,
+                gpu_name: object, warnings: list[str]) -> tuple[str, Gpu, Any, bool]:
+    """Return the GPU id, its entry (a hypothetical one for ``custom``), the node preset and whether it is custom.
+
+    A node preset's GPU wins over ``gpu``; without a preset, the GPU's own (the biggest domain) is used.
+    """
+    preset = None
+    if node:
+        preset = catalog.node(node)
+        gpu = preset.gpu
+    custom = gpu == CUSTOM_GPU_ID
+    if custom:
+        gpu = str(gpu_base or "h100-sxm")
+    gpu_entry = catalog.gpu(gpu)
+    if custom:
+        base_gbps = float(gpu_entry.scaleup_bandwidth.per_direction().to("GB/s").magnitude)
+        gpu_entry = custom_gpu(gpu_entry, read_scaleup(scaleup_bandwidth, base_gbps, warnings),
+                               clean_name(gpu_name, warnings))
+    if preset is None:
+        preset = _preset_for(catalog, gpu)
+    return gpu, gpu_entry, preset, custom
+
+
+def _node_counts(preset: Any, gpus_per_node: object, nodes: object, warnings: list[str]) -> tuple[int, int]:
+    """Return GPUs per node (default: the preset's) and nodes, clamped, with at most ``MAX_RANKS`` GPUs in all."""
+    default_g = int(getattr(preset, "gpus", 8)) if preset is not None else 8
+    g = _clamp_int("gpus_per_node", gpus_per_node, default_g, 1, MAX_GPUS_PER_NODE, warnings)
+    k = _clamp_int("nodes", nodes, 1, 1, MAX_NODES, warnings)
+    if g * k > MAX_RANKS:
+        capped = max(1, MAX_RANKS // g)
+        warnings.append(
+            f"nodes: {g * k:,} GPUs is more than the {MAX_RANKS:,} this model handles; using {capped:,} nodes"
+        )
+        k = capped
+    return g, k
+
+
+@dataclass(frozen=True)
+class _NicChoice:
+    """The scale-out NIC as read: its id (a bare bandwidth is its own id), label, catalog link or user rate."""
+
+    id: str
+    label: str
+    link: Link | None
+    rate_gbps: float | None = None
+
+
+def _choose_nic(catalog: Catalog, nic: object, default_id: str, warnings: list[str]) -> _NicChoice:
+    """Read ``nic``: a scale-out link id of the catalog, or a per-direction bandwidth clamped to the allowed range.
+
+    Anything else falls back to ``default_id`` with a warning; text that looks like an id but names no
+    link raises :class:`~interconnect.catalog.UnknownIdError`.
+    """
+    default = _NicChoice(default_id, default_id, catalog.link(default_id))
+    if nic is None or str(nic).strip() == "":
+        return default
+    text = str(nic).strip()
+    if text in catalog.links:
+        candidate = catalog.links[text]
+        if candidate.layer != "scale-out":
+            warnings.append(f"nic: '{text}' is a {candidate.layer} link, not a NIC; using {default_id}")
+            return default
+        return _NicChoice(text, text, candidate)
+    try:
+        parsed = parse_quantity(text, "bandwidth")
+    except QuantityInputError as exc:
+        looks_like_id = all(ch.isalnum() or ch in "-." for ch in text) and not text[:1].isdigit()
+        if looks_like_id:
+            raise UnknownIdError("NIC", text, catalog.nics()) from exc
+        warnings.append(f"nic: {exc}; using {default_id}")
+        return default
+    rate_gbit = float(parsed.quantity.to("Gbit/s").magnitude)
+    if rate_gbit < MIN_NIC_GBIT_S:
+        warnings.append(f"nic: {text} is below {MIN_NIC_GBIT_S:g} Gbit/s; using {MIN_NIC_GBIT_S:g} Gbit/s")
+        rate_gbit = MIN_NIC_GBIT_S
+    elif rate_gbit > MAX_NIC_GBIT_S:
+        warnings.append(f"nic: {text} is above {MAX_NIC_GBIT_S:g} Gbit/s; using {MAX_NIC_GBIT_S:g} Gbit/s")
+        rate_gbit = MAX_NIC_GBIT_S
+    label = f"{rate_gbit:g} Gbit/s"
+    return _NicChoice(label, label, None, rate_gbit / 8.0)  # a bare bandwidth is its own id (round-trips in a URL)
+
+
+#: What a user may type for each fabric (lower case, without ``-`` and spaces).
+_FABRIC_ALIASES = {"ib": "infiniband", "infiniband": "infiniband", "roce": "roce", "rocev2": "roce",
+                   "ethernet": "ethernet", "eth": "ethernet", "tcp": "ethernet", "efa": "efa"}
+
+
+def _choose_fabric(fabric: object, implied: str, warnings: list[str]) -> str:
+    """Read ``fabric`` by its aliases; ``implied`` (the NIC's family) when none is given or it is unknown."""
+    if fabric is None or str(fabric).strip() == "":
+        return implied
+    wanted = str(fabric).strip().lower().replace("-", "").replace(" ", "")
+    if wanted in _FABRIC_ALIASES:
+        return _FABRIC_ALIASES[wanted]
+    warnings.append(f"fabric: '{fabric}' is not one of {', '.join(FABRICS)}; using {implied}")
+    return implied
 
 
 def _hop_latency_us(value: object, warnings: list[str]) -> float | None:

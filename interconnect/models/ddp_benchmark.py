@@ -1,6 +1,7 @@
 """PyTorch's published DDP benchmark, and the overlap model run on the same systems.
 
-The measurement (``data/published/pytorch-ddp-benchmark.csv``) comes from pytorch/pytorch
+The measurement (``data/published/pytorch-ddp-benchmark.csv``, read by
+:func:`interconnect.datafiles.ddp_benchmark.load_ddp_benchmark`, re-exported here) comes from pytorch/pytorch
 ``benchmarks/distributed/ddp/README.md``: torchvision models at batch 32 per GPU on DGX-1 machines
 (8 x V100 on NVLink, 4 x 100 Gbit/s InfiniBand each), PyTorch 1.4 with NCCL, as the iteration time
 on 1 GPU without DDP, then 1 to 16 GPUs with DDP's default 25 MB buckets, and the throughput change
@@ -18,11 +19,9 @@ without them (bytes only), so that the benchmark shows what each adds.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
-from importlib import resources
 
+from interconnect.datafiles.ddp_benchmark import load_ddp_benchmark
 from interconnect.models.cluster import resolve_cluster
 from interconnect.models.overlap import (
     BucketCosts,
@@ -100,40 +99,6 @@ class DdpRow:
     def ratio(self) -> float:
         """The model's iteration time over the measured one (dimensionless; 1 is exact agreement)."""
         return self.model_s / self.measured_s
-
-
-def load_ddp_benchmark() -> list[dict[str, object]]:
-    """Read the published rows of PyTorch's DDP benchmark.
-
-    Returns
-    -------
-    list of dict
-        One dict per row: ``model``, ``params`` (count), ``gpus``, ``machines`` (0: one GPU without
-        DDP), ``p50_s`` (median iteration time, s), ``bucket1_p75_s`` (s) and ``bucket1_diff_pct``
-        (throughput change with 1 MB buckets, %); empty cells are None.
-
-    Notes
-    -----
-    Source: pytorch/pytorch ``benchmarks/distributed/ddp/README.md`` (commit bf69c149),
-    :data:`DDP_BENCHMARK_SOURCE`.
-
-    Examples
-    --------
-    >>> row = next(r for r in load_ddp_benchmark() if r["model"] == "resnet50" and r["gpus"] == 16)
-    >>> f"{row['p50_s'] * 1e3:.0f} ms on {row['gpus']} GPUs in {row['machines']} machines"
-    '104 ms on 16 GPUs in 2 machines'
-    """
-    text = resources.files("interconnect").joinpath("data/published/pytorch-ddp-benchmark.csv").read_text("utf-8")
-    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
-    rows = []
-    for raw in csv.DictReader(io.StringIO("\n".join(lines))):
-        rows.append({
-            "model": raw["model"], "params": int(raw["params"]), "gpus": int(raw["gpus"]),
-            "machines": int(raw["machines"]), "p50_s": float(raw["p50_s"]),
-            "bucket1_p75_s": float(raw["bucket1_p75_s"]) if raw["bucket1_p75_s"] else None,
-            "bucket1_diff_pct": float(raw["bucket1_diff_pct"]) if raw["bucket1_diff_pct"] else None,
-        })
-    return rows
 
 
 def _model_step(params: int, gpus: int, machines: int, compute_s: float, bucket_bytes: float,

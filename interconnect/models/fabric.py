@@ -24,7 +24,8 @@ and the protocol its ports speak, with the count of transceivers (two ends per o
 for copper) and their power.
 
 The counts are checked against NVIDIA's DGX SuperPOD reference architectures and Alibaba HPN in
-``tests/unit/models/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``).
+``tests/unit/models/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``, read
+and checked by :mod:`interconnect.datafiles.fabric`, whose records and loader are re-exported here).
 
 What the topology does to collectives (:func:`network_share`): a ring or tree of NCCL stays within
 a rail, so it crosses the spine only when the job spans more servers than one leaf group; all-to-all
@@ -35,16 +36,22 @@ GPU *j != i* of another server goes through a spine), and whatever crosses the s
 
 from __future__ import annotations
 
-import functools
 import math
-import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from interconnect.units import Q_, InterconnectError, parse_quantity
+from interconnect.datafiles.fabric import (
+    DISTANCE_IDS,
+    Design,
+    DistanceClass,
+    FabricData,
+    FabricDataError,
+    FabricInputs,
+    Switch,
+    get_fabric_data,
+    load_fabric_data,
+)
+from interconnect.units import InterconnectError
 
 __all__ = [
     "DISTANCE_IDS",
@@ -52,6 +59,7 @@ __all__ = [
     "Design",
     "DistanceClass",
     "Fabric",
+    "FabricData",
     "FabricDataError",
     "FabricError",
     "FabricInputs",
@@ -75,8 +83,6 @@ TOPOLOGIES = ("rail-leaf-spine", "fat-tree")
 TOPOLOGY_LABELS = {"rail-leaf-spine": "Rail-optimised leaf-spine", "fat-tree": "Fat tree (top-of-rack leaves)"}
 #: Tier names from the servers up.
 TIER_NAMES = ("leaf", "spine", "core")
-#: The distance classes' ids, shortest first.
-DISTANCE_IDS = ("rack", "row", "hall")
 #: Default distance class of the links into each tier: servers to rail leaves sit in one row (the
 #: SuperPOD puts a scalable unit's leaves in its own rack), top-of-rack leaves in the rack itself;
 #: links to spines and cores cross the hall.
@@ -86,7 +92,6 @@ MAX_OVERSUBSCRIPTION = 64.0
 #: (Meta's RTSWs ran 1 : 2, then 1 : 1.125; Gangidi et al., SIGCOMM 2024).
 MIN_LEAF_OVERSUBSCRIPTION = 0.5
 MAX_GPUS = 1_000_000
-_DATA_FILE = "fabric.toml"
 _EPS = 1e-9
 
 
@@ -94,242 +99,7 @@ class FabricError(InterconnectError, ValueError):
     """A fabric that cannot be built from the inputs; the message names the input."""
 
 
-class FabricDataError(InterconnectError, ValueError):
-    """``fabric.toml`` is inconsistent; the message names the table and the key."""
-
-
-# --- the data ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Switch:
-    """A switch model: its port count at its native port rate, and its power where known."""
-
-    id: str
-    name: str
-    vendor: str
-    fabric: str
-    ports: int
-    port_gbit_s: float
-    sources: tuple[str, ...]
-    note: str = ""
-    power_w: float | None = None
-    power_sources: tuple[str, ...] = ()
-
-    @property
-    def capacity_gbit_s(self) -> float:
-        """Switching capacity per direction (Gbit/s): ports x rate."""
-        return self.ports * self.port_gbit_s
-
-
-@dataclass(frozen=True)
-class DistanceClass:
-    """A class of run: in the rack, across a row, across a hall, with the longest run it stands for."""
-
-    id: str
-    name: str
-    length_m: float
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Design:
-    """A published fabric: its stated inputs and counts (tiers from the leaves up)."""
-
-    id: str
-    name: str
-    sources: tuple[str, ...]
-    where: str
-    inputs: FabricInputs
-    expected_switches: tuple[int, ...]
-    expected_links: tuple[int, ...]
-
-    def published_counts(self, fabric: Fabric) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Return the model's switch and link counts of the tiers the publication states (leaves first)."""
-        return (tuple(t.switches for t in fabric.tiers[:len(self.expected_switches)]),
-                tuple(t.links_down for t in fabric.tiers[:len(self.expected_links)]))
-
-    def reproduced_by(self, fabric: Fabric) -> bool:
-        """Whether ``fabric`` has the stated counts in every tier the publication states."""
-        return self.published_counts(fabric) == (self.expected_switches, self.expected_links)
-
-
-@dataclass(frozen=True)
-class FabricData:
-    switches: Mapping[str, Switch]
-    distances: Mapping[str, DistanceClass]
-    designs: Mapping[str, Design]
-
-    def source_ids(self) -> set[str]:
-        """Every source id the file cites (switches, designs)."""
-        ids = {s for sw in self.switches.values() for s in (*sw.sources, *sw.power_sources)}
-        return ids | {s for d in self.designs.values() for s in d.sources}
-
-
-def _power_w(where: str, text: Any) -> float:
-    try:
-        quantity = Q_(str(text))
-        return float(quantity.to("W").magnitude)
-    except Exception as exc:  # noqa: BLE001 - any pint failure is a data error with a location
-        raise FabricDataError(f"{where}: expected a power like '9 W', got {text!r}") from exc
-
-
-def _quantity(where: str, text: Any, dimension: str, unit: str) -> float:
-    try:
-        return float(parse_quantity(text, dimension, allow_zero=True).quantity.to(unit).magnitude)
-    except InterconnectError as exc:
-        raise FabricDataError(f"{where}: {exc}") from exc
-
-
-def _check(where: str, row: Mapping[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
-    missing = required - set(row)
-    unknown = set(row) - required - set(optional)
-    if missing:
-        raise FabricDataError(f"{where}: missing {', '.join(sorted(missing))}")
-    if unknown:
-        raise FabricDataError(f"{where}: unknown key {', '.join(sorted(unknown))}")
-
-
-def _sources(where: str, ids: Any, known: frozenset[str]) -> tuple[str, ...]:
-    if not isinstance(ids, list) or not ids:
-        raise FabricDataError(f"{where}: sources must be a non-empty list of source ids")
-    bad = [i for i in ids if i not in known]
-    if bad:
-        raise FabricDataError(f"{where}: unknown source id {', '.join(map(repr, bad))}")
-    return tuple(ids)
-
-
-def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> FabricData:
-    """Read and check ``fabric.toml`` (switches, distance classes, published designs).
-
-    >>> data = load_fabric_data()
-    >>> data.switches["quantum-2-qm9700"].ports, data.distances["row"].length_m
-    (64, 50.0)
-    """
-    if path is None:
-        path = Path(str(resources.files("interconnect").joinpath("data", _DATA_FILE)))
-    if source_ids is None:
-        from interconnect.catalog import get_catalog
-
-        source_ids = frozenset(get_catalog().sources)
-    try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise FabricDataError(f"{Path(path).name}: not valid TOML: {exc}") from exc
-    unknown = set(raw) - {"switch", "distance", "design"}
-    if unknown:
-        raise FabricDataError(f"{Path(path).name}: unknown table {', '.join(sorted(unknown))}")
-
-    switches: dict[str, Switch] = {}
-    for row in raw.get("switch", []):
-        where = f"fabric.toml: switch {row.get('id', '?')!r}"
-        _check(where, row, {"id", "name", "vendor", "fabric", "ports", "port_rate", "sources", "note"},
-               {"power", "power_sources"})
-        if row["fabric"] not in ("infiniband", "ethernet"):
-            raise FabricDataError(f"{where}: fabric must be infiniband or ethernet")
-        if not isinstance(row["ports"], int) or row["ports"] < 2:
-            raise FabricDataError(f"{where}: ports must be a whole number of at least 2")
-        power = _power_w(where, row["power"]) if "power" in row else None
-        switches[row["id"]] = Switch(
-            id=row["id"], name=row["name"], vendor=row["vendor"], fabric=row["fabric"], ports=row["ports"],
-            port_gbit_s=_quantity(where, row["port_rate"], "bandwidth", "Gbit/s"),
-            sources=_sources(where, row["sources"], source_ids), note=row["note"], power_w=power,
-            power_sources=_sources(where, row["power_sources"], source_ids) if power is not None else (),
-        )
-    distances: dict[str, DistanceClass] = {}
-    for row in raw.get("distance", []):
-        where = f"fabric.toml: distance {row.get('id', '?')!r}"
-        _check(where, row, {"id", "name", "length"}, {"note"})
-        distances[row["id"]] = DistanceClass(row["id"], row["name"], _quantity(where, row["length"], "length", "m"),
-                                             row.get("note", ""))
-    if tuple(distances) != DISTANCE_IDS:
-        raise FabricDataError(f"fabric.toml: distance classes must be {', '.join(DISTANCE_IDS)} in that order")
-    designs: dict[str, Design] = {}
-    for row in raw.get("design", []):
-        where = f"fabric.toml: design {row.get('id', '?')!r}"
-        _check(where, row, {"id", "name", "sources", "where", "servers", "server", "gpus_per_server",
-                            "nics_per_server", "nic_rate", "switch", "topology", "oversubscription", "planes",
-                            "expected_switches", "expected_links"},
-               {"uplink_rate", "top_oversubscription", "servers_per_leaf", "distances"})
-        if row["switch"] not in switches:
-            raise FabricDataError(f"{where}: unknown switch {row['switch']!r}")
-        inputs = FabricInputs(
-            servers=row["servers"], gpus_per_server=row["gpus_per_server"], nics_per_server=row["nics_per_server"],
-            nic_gbit_s=_quantity(where, row["nic_rate"], "bandwidth", "Gbit/s"), switch=switches[row["switch"]],
-            topology=row["topology"], oversubscription=tuple(float(o) for o in row["oversubscription"]),
-            top_oversubscription=row.get("top_oversubscription"), planes=row["planes"],
-            uplink_gbit_s=_quantity(where, row["uplink_rate"], "bandwidth", "Gbit/s") if "uplink_rate" in row else None,
-            server=row["server"], servers_per_leaf=row.get("servers_per_leaf", 0),
-            distances=tuple(row.get("distances", ())),
-        )
-        if any(d not in DISTANCE_IDS for d in inputs.distances):
-            raise FabricDataError(f"{where}: distances must be among {', '.join(DISTANCE_IDS)}")
-        designs[row["id"]] = Design(row["id"], row["name"], _sources(where, row["sources"], source_ids), row["where"],
-                                    inputs, tuple(row["expected_switches"]), tuple(row["expected_links"]))
-    return FabricData(switches, distances, designs)
-
-
-@functools.cache
-def get_fabric_data() -> FabricData:
-    """Return the packaged ``fabric.toml``, read once per process."""
-    return load_fabric_data()
-
-
 # --- the topology -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FabricInputs:
-    """What defines a fabric: the servers, their NICs, the switch, the topology and its tapers.
-
-    ``oversubscription`` holds down : up for each tier below the top, from the leaves up (a missing
-    entry is 1, non-blocking); ``top_oversubscription`` reserves uplinks on the top tier (``None``:
-    every top port faces down). ``uplink_gbit_s`` is the rate of switch-to-switch links (default: the
-    switch's own port rate). ``distances`` are distance-class ids for the links into each tier.
-    ``servers_per_leaf`` (fat tree only; 0: as many as the leaf's ports hold) gives each leaf a
-    fixed number of servers, a top-of-rack switch for one rack: its uplinks then follow from the
-    leaf oversubscription, which may go below 1 (more uplink than downlink) down to
-    :data:`MIN_LEAF_OVERSUBSCRIPTION`, and its spare ports stay unused.
-    """
-
-    servers: int
-    gpus_per_server: int
-    nics_per_server: int
-    nic_gbit_s: float
-    switch: Switch
-    topology: str = "rail-leaf-spine"
-    oversubscription: tuple[float, ...] = ()
-    top_oversubscription: float | None = None
-    planes: int = 1
-    uplink_gbit_s: float | None = None
-    distances: tuple[str, ...] = ()
-    server: str = ""
-    rails: int = 0
-    servers_per_leaf: int = 0
-
-    @property
-    def rail_count(self) -> int:
-        """Rails of a rail-optimised fabric: ``rails``, else the largest divisor of the NIC count up to 8.
-
-        8 for a DGX; a 72-NIC NVL72 rack then puts 9 links on each rail leaf.
-        """
-        if self.rails:
-            return self.rails
-        return max(d for d in range(1, min(8, self.nics_per_server) + 1) if self.nics_per_server % d == 0)
-
-    @property
-    def gpus(self) -> int:
-        """GPUs in all the servers."""
-        return self.servers * self.gpus_per_server
-
-    @property
-    def up_gbit_s(self) -> float:
-        """Rate of one switch-to-switch link (Gbit/s per direction)."""
-        return self.uplink_gbit_s or self.switch.port_gbit_s
-
-    def oversubscription_at(self, tier: int) -> float:
-        """Down : up ratio of tier ``tier`` (0 = the leaves); 1 where none was given."""
-        return self.oversubscription[tier] if tier < len(self.oversubscription) else 1.0
 
 
 @dataclass(frozen=True)

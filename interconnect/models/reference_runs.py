@@ -1,9 +1,11 @@
 """Published training runs (``data/published/training-runs.toml``) and what the seating model says of them.
 
 Each run is a model shape, a cluster, a layout and a workload as its paper gives them, with the
-throughput per GPU the paper reports. :func:`predict` runs :func:`~interconnect.models.parallelism.plan`
-on it with the sourced kernel figures (nothing set per run) and counts the FLOPs the way the paper
-counted them, so that model / paper compares like with like.
+throughput per GPU the paper reports; :mod:`interconnect.datafiles.reference_runs` reads and checks the
+file (its record's fields are a run's keys), and :class:`ReferenceRun` adds what the model needs of one.
+:func:`predict` runs :func:`~interconnect.models.parallelism.plan` on it with the sourced kernel figures
+(nothing set per run) and counts the FLOPs the way the paper counted them, so that model / paper compares
+like with like.
 
 >>> runs = load_reference_runs()
 >>> len(runs) >= 10, len({r.source for r in runs}) >= 5
@@ -13,68 +15,24 @@ counted them, so that model / paper compares like with like.
 from __future__ import annotations
 
 import functools
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 
+from interconnect.datafiles.reference_runs import PublishedRun, ReferenceRunDataError, packaged_training_runs
 from interconnect.models.cluster import Cluster, resolve_cluster
 from interconnect.models.parallelism import Layout, Plan, Workload, plan
 from interconnect.models.presets import ModelPreset
-from interconnect.units import InterconnectError
 
-__all__ = ["Prediction", "ReferenceRun", "load_reference_runs", "paper_flops", "predict", "reference_sources"]
+__all__ = ["Prediction", "PublishedRun", "ReferenceRun", "ReferenceRunDataError", "load_reference_runs", "paper_flops",
+           "predict", "reference_sources"]
 
 _PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
 
 
-@dataclass(frozen=True)
-class ReferenceRun:
-    """One published run: the fields of a ``[[run]]`` entry (counts as plain numbers)."""
+class ReferenceRun(PublishedRun):
+    """One published run as the model sees it: the record's fields, and its model, cluster, layout and workload.
 
-    id: str
-    name: str
-    source: str
-    table: str
-    params: float
-    layers: int
-    hidden: int
-    heads: int
-    kv_heads: int
-    ffn: int
-    vocab: int
-    gated_mlp: bool
-    gpu: str
-    gpus: int
-    nic: str
-    tp: int
-    cp: int
-    pp: int
-    dp: int
-    virtual_stages: int
-    schedule: str
-    uneven_stages: bool
-    recompute: str
-    sequence_parallel: bool
-    zero: int
-    precision: str
-    attention: str
-    seq_len: int
-    global_batch: int
-    micro_batch: int
-    achieved_tflops: float
-    counts: str
-    ran: bool
-    checked: str
-    note: str
-    nics_per_node: int | None = None
-    mfu: float | None = None
-    from_table: str = ""
-    dropout: bool = False
-    pipeline_engine: str = "megatron"
-    context_parallel: str = "ring"
-    grad_bytes: int = 0
-    dp_bucket_per_layer: bool = False
-    tied_embeddings: bool = False
+    The fields are :class:`~interconnect.datafiles.reference_runs.PublishedRun`'s (a ``[[run]]``'s keys).
+    """
 
     def model(self) -> ModelPreset:
         """Return the run's model as a preset (id ``ref:<run id>``)."""
@@ -106,17 +64,8 @@ class ReferenceRun:
 
 @functools.lru_cache(maxsize=1)
 def _read() -> tuple[tuple[ReferenceRun, ...], dict[str, dict]]:
-    text = resources.files("interconnect").joinpath("data/published/training-runs.toml").read_text("utf-8")
-    data = tomllib.loads(text)
-    sources = {s["id"]: s for s in data["source"]}
-    runs = []
-    for row in data["run"]:
-        if row["source"] not in sources:
-            raise InterconnectError(f"training-runs.toml: run '{row['id']}' cites unknown source '{row['source']}'")
-        if row["tp"] * row["cp"] * row["pp"] * row["dp"] != row["gpus"]:
-            raise InterconnectError(f"training-runs.toml: run '{row['id']}': TP x CP x PP x DP is not its GPU count")
-        runs.append(ReferenceRun(**row))
-    return tuple(runs), sources
+    runs, sources = packaged_training_runs()
+    return tuple(ReferenceRun(**vars(run)) for run in runs), sources
 
 
 def load_reference_runs() -> list[ReferenceRun]:

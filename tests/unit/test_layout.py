@@ -2,7 +2,8 @@
 
 ``models/``, ``io/``, ``datafiles/``, ``catalog.py`` and ``units.py`` are the core: no Plotly-free rule is needed
 for them to be testable, but they must never reach up into ``figures/``, ``ui/`` or ``cli/``.
-Streamlit is imported only by ``ui/``, ``pages/`` and ``app.py``.
+Streamlit is imported only by ``ui/``, ``pages/`` and ``app.py``. ``models/`` holds arithmetic only: the
+files under ``interconnect/data/`` are read and checked by ``datafiles/`` and ``catalog.py``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,38 @@ def test_the_data_layer_does_not_import_models_or_io():
     for path in (PACKAGE / "datafiles").rglob("*.py"):
         bad = {n for n in imported_modules(path) if n.startswith(("interconnect.models", "interconnect.io"))}
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+#: Modules that read files; ``models/`` gets its data from ``datafiles/`` and ``catalog.py`` instead.
+FILE_READERS = ("tomllib", "csv", "json", "importlib.resources")
+#: Calls that open a file.
+FILE_CALLS = ("open", "read_text", "read_bytes")
+
+
+def file_reading(path: Path) -> set[str]:
+    """Return the file-reading modules a source file imports and the file-opening calls it makes."""
+    # ``from importlib import resources`` is listed as ``importlib.resources`` by imported_modules.
+    found = {n for n in imported_modules(path) if n in FILE_READERS}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in FILE_CALLS:
+                found.add(f"{name}()")
+    return found
+
+
+def test_models_read_no_files():
+    for path in (PACKAGE / "models").rglob("*.py"):
+        found = file_reading(path)
+        assert not found, (f"{path.relative_to(ROOT)} reads files ({', '.join(sorted(found))}); "
+                           "put the reader in interconnect/datafiles/ and import its records")
+
+
+def test_the_file_reading_rule_can_fail(tmp_path):
+    scratch = tmp_path / "reader.py"
+    scratch.write_text("import csv\nimport tomllib\nfrom importlib import resources\n\n"
+                       "def rows(path):\n    return path.read_text()\n")
+    assert file_reading(scratch) == {"csv", "tomllib", "importlib.resources", "read_text()"}
 
 
 def test_figures_do_not_import_ui_or_cli():

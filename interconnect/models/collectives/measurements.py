@@ -1,7 +1,8 @@
 """Published collective measurements (all-reduce first) and the comparison of the model against a measured sweep.
 
 The data lives in ``interconnect/data/measurements/`` (``manifest.toml`` says, for every file, which
-system produced it, where it comes from and which cluster flags describe it). :func:`compare_sweep`
+system produced it, where it comes from and which cluster flags describe it), read and checked by
+:mod:`interconnect.datafiles.measurements` (whose ``MEASUREMENTS_DIR`` is re-exported here). :func:`compare_sweep`
 is the one comparison used by the ``compare`` CLI command, ``benchmarks/accuracy.py`` and the tests,
 so that all three report the same numbers.
 """
@@ -10,13 +11,17 @@ from __future__ import annotations
 
 import functools
 import math
-import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from interconnect.datafiles.measurements import (
+    MEASUREMENTS_DIR,
+    MeasuredSweep,
+    MeasurementDataError,
+    read_measured_sweeps,
+)
 from interconnect.models.cluster import Cluster, resolve_cluster
 from interconnect.models.collectives.fitting import AlphaBetaFit, fit_alpha_beta
 from interconnect.models.collectives.model import allreduce
@@ -32,11 +37,11 @@ __all__ = [
     "SMALL_BYTES",
     "Comparison",
     "Measurement",
+    "MeasurementDataError",
     "compare_sweep",
     "load_measurements",
 ]
 
-MEASUREMENTS_DIR = Path(str(resources.files("interconnect").joinpath("data/measurements")))
 #: The size bands of the accuracy bar (issue 8): small <= 64 KiB, middle 1-128 MiB, large >= 256 MiB.
 SMALL_BYTES = 64 * 1024
 MIDDLE_BYTES = (1024 * 1024, 128 * 1024 * 1024)
@@ -111,43 +116,6 @@ class Measurement:
         return cluster
 
 
-#: A row whose out-of-place and in-place times differ by more than this factor is a one-off (a first
-#: call, a hiccup): the smaller time is kept. Published examples: 68.5 against 24.7 µs at 8 B and
-#: 1272 against 321 µs at 8 MiB in two nccl-tests#309 runs, whose neighbours agree within 10 %.
-ONE_OFF_FACTOR = 1.5
-
-
-def _read_rows(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Headerless nccl-tests rows: size count type redop root | time algbw busbw #wrong | time ...
-
-    The out-of-place time, unless the row's in-place time is more than :data:`ONE_OFF_FACTOR`
-    smaller (then that one: the system did the same work that fast in the same run).
-    """
-    sizes, times = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        sizes.append(float(fields[0]))
-        time = float(fields[5])
-        if len(fields) >= 10:
-            try:
-                inplace = float(fields[9])
-            except ValueError:
-                inplace = time
-            if 0 < inplace < time / ONE_OFF_FACTOR:
-                time = inplace
-        times.append(time)
-    return np.array(sizes), np.array(times)
-
-
-def _read_csv(path: Path, column: str) -> tuple[np.ndarray, np.ndarray]:
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
-    header = lines[0].split(",")
-    table = np.array([[float(x) for x in line.split(",")] for line in lines[1:]])
-    return table[:, 0], table[:, header.index(column)]
-
-
 def load_measurements(role: str | None = None, directory: Path | None = None, *,
                       collective: str | None = "all_reduce") -> list[Measurement]:
     r"""Load every dataset of ``manifest.toml`` with the given role and collective.
@@ -182,79 +150,38 @@ def load_measurements(role: str | None = None, directory: Path | None = None, *,
     >>> sorted({m.collective for m in load_measurements(collective=None)})
     ['all_gather', 'all_reduce', 'alltoall', 'reduce_scatter']
     """
-    found = _packaged_measurements() if directory is None else _read_measurements(directory, None)
+    if directory is None:
+        found = _packaged_measurements()
+    else:
+        found = tuple(_measurement(sweep) for sweep in read_measured_sweeps(directory))
     return [m for m in found if (role is None or m.role == role) and (collective is None or m.collective == collective)]
 
 
 @functools.lru_cache(maxsize=1)
 def _packaged_measurements() -> tuple[Measurement, ...]:
     """Read the packaged datasets once per process (the All-reduce page asks on every rerun)."""
-    measurements = tuple(_read_measurements(MEASUREMENTS_DIR, None))
+    measurements = tuple(_measurement(sweep) for sweep in read_measured_sweeps(MEASUREMENTS_DIR))
     for measurement in measurements:  # shared between callers: make the arrays read-only
         measurement.size_bytes.setflags(write=False)
         measurement.time_us.setflags(write=False)
     return measurements
 
 
-#: NCCL_PROTO values a manifest may record (lower case; NCCL itself accepts any case).
-PROTOCOLS = ("auto", "ll", "ll128", "simple")
-
-
-def _protocol(entry: dict[str, object]) -> str:
-    protocol = str(entry.get("protocol", "auto")).lower()
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"dataset {entry['id']!r}: protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
-    return protocol
-
-
-def _launch(entry: dict[str, object]) -> str:
-    launch = str(entry.get("launch", "process-per-gpu"))
-    if launch not in LAUNCH_OVERHEAD_US:
-        raise ValueError(f"dataset {entry['id']!r}: launch {launch!r} is not one of {', '.join(LAUNCH_OVERHEAD_US)}")
-    return launch
-
-
-def _read_measurements(folder: Path, role: str | None) -> list[Measurement]:
-    manifest = tomllib.loads((folder / "manifest.toml").read_text(encoding="utf-8"))
-    out: list[Measurement] = []
-    for entry in manifest["dataset"]:
-        if role is not None and entry["role"] != role:
-            continue
-        path = folder / entry["file"]
-        if entry["kind"] == "nccl-rows":
-            size, time = _read_rows(path)
-        else:
-            size, value = _read_csv(path, entry["column"])
-            if entry["kind"] == "busbw":
-                cluster_inputs = dict(entry["cluster"])
-                ranks = int(cluster_inputs.get("gpus_per_node", 8)) * int(cluster_inputs.get("nodes", 1))
-                keep = value >= 0.05
-                size, value = size[keep], value[keep]
-                time = size * busbw_factor(entry.get("collective", "all_reduce"), ranks) / (value * 1e3)
-            else:
-                time = value
-        out.append(
-            Measurement(
-                id=entry["id"],
-                system=entry["system"],
-                source=entry["source"],
-                role=entry["role"],
-                cluster_inputs=dict(entry["cluster"]),
-                size_bytes=size,
-                time_us=time,
-                assumption=entry.get("assumption", ""),
-                algorithm=entry.get("algorithm", "auto"),
-                path=path,
-                protocol=_protocol(entry),
-                nccl_version=str(entry.get("nccl_version", "")),
-                environment=str(entry.get("environment", "")),
-                url=str(entry.get("url", "")),
-                pending=bool(entry.get("pending", False)),
-                collective=entry.get("collective", "all_reduce"),
-                launch=_launch(entry),
-            )
-        )
-    return out
+def _measurement(sweep: MeasuredSweep) -> Measurement:
+    """Return a sweep as times; busbw becomes time with its collective's bus factor (rows below 0.05 GB/s dropped)."""
+    size, time = sweep.size_bytes, sweep.time_us
+    if sweep.busbw_gbps is not None:
+        ranks = int(sweep.cluster_inputs.get("gpus_per_node", 8)) * int(sweep.cluster_inputs.get("nodes", 1))
+        keep = sweep.busbw_gbps >= 0.05
+        size, busbw = size[keep], sweep.busbw_gbps[keep]
+        time = size * busbw_factor(sweep.collective, ranks) / (busbw * 1e3)
+    return Measurement(
+        id=sweep.id, system=sweep.system, source=sweep.source, role=sweep.role,
+        cluster_inputs=dict(sweep.cluster_inputs), size_bytes=size, time_us=time, assumption=sweep.assumption,
+        algorithm=sweep.algorithm, path=sweep.path, protocol=sweep.protocol, nccl_version=sweep.nccl_version,
+        environment=sweep.environment, url=sweep.url, pending=sweep.pending, collective=sweep.collective,
+        launch=sweep.launch,
+    )
 
 
 @dataclass(frozen=True, eq=False)

@@ -133,6 +133,20 @@ def test_playbook_curve_carries_its_published_spread():
     assert np.all(curve.low_gbps <= curve.busbw_gbps) and np.all(curve.busbw_gbps <= curve.high_gbps)
 
 
+def test_a_bad_playbook_row_is_refused_by_name(tmp_path):
+    from interconnect.datafiles.playbook import PlaybookDataError, load_playbook_allreduce
+    from interconnect.datafiles.tables import packaged_data_file
+
+    text = packaged_data_file("published/playbook-allreduce-256mb.csv").read_text(encoding="utf-8")
+    bad = tmp_path / "playbook-allreduce-256mb.csv"
+    bad.write_text(text.replace("64,32.9,12.5,177.4", "64,32.9,40.0,177.4"), encoding="utf-8")
+    with pytest.raises(PlaybookDataError, match="64 nodes: the median must lie within its 5th-95th percentile"):
+        load_playbook_allreduce(bad)
+    bad.write_text(text.replace("64,32.9,", "16,32.9,"), encoding="utf-8")
+    with pytest.raises(PlaybookDataError, match="'nodes' must rise"):
+        load_playbook_allreduce(bad)
+
+
 def test_playbook_preset_is_aws_p5():
     inputs = dict(PLAYBOOK_CLUSTER)
     preset, warnings = resolve_cluster(str(inputs.pop("gpu")), **inputs)

@@ -522,15 +522,38 @@ def test_launch_mode_adds_the_benchmarks_own_cost_only_to_the_comparison():
 def test_one_off_rows_keep_the_in_place_time(tmp_path):
     # nccl-tests#309, 8 x 8 H100: the 8 MiB row took 1272.4 us out of place but 321.4 us in place,
     # its neighbours agree within 10 % (ONE_OFF_FACTOR = 1.5): the row is read as 321.4 us.
-    from interconnect.models.collectives.measurements import _read_rows
+    from interconnect.datafiles.measurements import read_nccl_rows
 
     path = tmp_path / "rows.txt"
     path.write_text("# a header\n"
                     "4194304 1048576 float sum -1 203.8 20.58 40.54 0 203.8 20.58 40.54 0\n"
                     "8388608 2097152 float sum -1 1272.4 6.59 12.99 0 321.4 26.10 51.42 0\n"
                     "16777216 4194304 float sum -1 378.1 44.37 87.42 0 373.5 44.92 88.50 0\n")
-    sizes, times = _read_rows(path)
+    sizes, times = read_nccl_rows(path)
     assert times.tolist() == [203.8, 321.4, 378.1]
+
+
+def test_a_bad_manifest_or_row_is_refused_by_name(tmp_path):
+    from interconnect.datafiles.measurements import LAUNCH_KINDS, MeasurementDataError, read_nccl_rows
+    from interconnect.models.collectives.measurements import LAUNCH_OVERHEAD_US
+
+    assert tuple(LAUNCH_OVERHEAD_US) == LAUNCH_KINDS  # every launch a manifest may name has its cost
+    rows = tmp_path / "rows.txt"
+    rows.write_text("# a header\n8 2 float sum -1 12.5 0.00 0.00 0\n16 4 float sum -1 slow 0.00 0.00 0\n")
+    with pytest.raises(MeasurementDataError, match="^rows.txt: line 3: not an nccl-tests row"):
+        read_nccl_rows(rows)
+    manifest = ('[[dataset]]\nid = "x"\nfile = "sweep.csv"\nkind = "busbw"\nrole = "reference"\nsystem = "s"\n'
+                'source = "s"\ncluster = { gpu = "h100-sxm" }\n')
+    (tmp_path / "sweep.csv").write_text("size_bytes,busbw_gbps\n8,0.1\n1024,n/a\n")
+    (tmp_path / "manifest.toml").write_text(manifest)
+    with pytest.raises(MeasurementDataError, match="dataset 'x': a 'busbw' dataset needs 'column'"):
+        load_measurements(directory=tmp_path, collective=None)
+    (tmp_path / "manifest.toml").write_text(manifest + 'column = "busbw_gbps"\n')
+    with pytest.raises(MeasurementDataError, match="^sweep.csv: line 3: 'busbw_gbps' must be a number, got 'n/a'$"):
+        load_measurements(directory=tmp_path, collective=None)
+    (tmp_path / "manifest.toml").write_text(manifest + 'column = "busbw_gbps"\nroles = "reference"\n')
+    with pytest.raises(MeasurementDataError, match="dataset 'x': unknown key"):
+        load_measurements(directory=tmp_path, collective=None)
 
 
 @pytest.mark.parametrize(("nodes", "measured_us"), [(2, 55.5), (16, 235.0)])

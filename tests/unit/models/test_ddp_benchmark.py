@@ -1,8 +1,12 @@
 """The overlap model against PyTorch's published DDP benchmark (pytorch/pytorch
 benchmarks/distributed/ddp/README.md, commit bf69c149: DGX-1 V100 machines, PyTorch 1.4, NCCL, batch 32)."""
 
+from pathlib import Path
+
 import pytest
 
+from interconnect.datafiles.ddp_benchmark import DdpBenchmarkDataError
+from interconnect.datafiles.tables import packaged_data_file
 from interconnect.models.ddp_benchmark import compare_ddp_benchmark, load_ddp_benchmark
 
 ROWS = compare_ddp_benchmark()
@@ -15,6 +19,22 @@ def test_the_published_table_is_packaged_in_full():
     # README: "resnet50 ... 1 GPUs -- no ddp: p50: 0.097s"; "16 GPUs -- 2M/8G: p50: 0.104s"
     resnet50 = {(row["gpus"], row["machines"]): row["p50_s"] for row in data if row["model"] == "resnet50"}
     assert resnet50[(1, 0)] == 0.097 and resnet50[(16, 2)] == 0.104
+
+
+def test_a_bad_row_is_refused_with_its_file_line_and_column(tmp_path: Path):
+    text = packaged_data_file("published/pytorch-ddp-benchmark.csv").read_text(encoding="utf-8")
+    bad = tmp_path / "pytorch-ddp-benchmark.csv"
+    bad.write_text(text.replace("resnet50,25557032,16,2,0.104,", "resnet50,25557032,16,2,fast,", 1), encoding="utf-8")
+    line = 1 + bad.read_text(encoding="utf-8").splitlines().index("resnet50,25557032,16,2,fast,0.108,-3.8")
+    with pytest.raises(DdpBenchmarkDataError, match=f"^pytorch-ddp-benchmark.csv: line {line}: 'p50_s' must be a "
+                                                    "number, got 'fast'$"):
+        load_ddp_benchmark(bad)
+    bad.write_text(text.replace("resnet50,25557032,16,2,0.104,", "resnet50,25557032,16,2,,", 1), encoding="utf-8")
+    with pytest.raises(DdpBenchmarkDataError, match="'p50_s' is empty"):
+        load_ddp_benchmark(bad)
+    bad.write_text(text.replace("p50_s,", "median_s,", 1), encoding="utf-8")
+    with pytest.raises(DdpBenchmarkDataError, match="the columns must be model, params, gpus, machines, p50_s"):
+        load_ddp_benchmark(bad)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: f"{r.model}-{r.gpus}gpu")

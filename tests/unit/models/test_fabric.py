@@ -197,11 +197,21 @@ def test_data_loader_rejects_unknown_keys_and_sources(tmp_path: Path):
     text = Path(__file__).resolve().parents[3].joinpath("interconnect", "data", "fabric.toml").read_text()
     bad = tmp_path / "fabric.toml"
     bad.write_text(text.replace('ports = 64\n', 'ports = 64\nradix = 64\n', 1))
-    with pytest.raises(FabricDataError, match="unknown key radix"):
+    with pytest.raises(FabricDataError, match=r"^fabric.toml: switch 'quantum-2-qm9700': unknown key\(s\) radix$"):
         load_fabric_data(bad)
     bad.write_text(text.replace('"nvidia-qm97xx-manual"', '"no-such-source"', 1))
     with pytest.raises(FabricDataError, match="no-such-source"):
         load_fabric_data(bad, frozenset(get_catalog().sources))
+    bad.write_text(text.replace('ports = 64\n', 'ports = 64\npower = "9 m"\npower_sources = ["mle-network"]\n', 1))
+    with pytest.raises(FabricDataError, match="'power': expected a power like '9 W', got '9 m'"):
+        load_fabric_data(bad)
+    bad.write_text(text.replace('ports = 64\n', 'ports = "64"\n', 1))
+    with pytest.raises(FabricDataError, match="'ports' has the wrong type"):
+        load_fabric_data(bad)
+    first = text.index("\n[[design]]\n")
+    bad.write_text(text + text[first:text.index("\n[[design]]\n", first + 1)])
+    with pytest.raises(FabricDataError, match="design 'superpod-h100-4su': duplicate id"):
+        load_fabric_data(bad)
 
 
 # --- what the topology does to collectives ------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from interconnect.models.cluster import resolve_cluster
@@ -170,3 +172,23 @@ def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_laye
     assert fp32.bytes_per_step == pytest.approx(2 * bf16.bytes_per_step)
     bill = plan(model, cluster, layout, workload)
     assert fp32.calls_per_step == 2 * bill.stage_layers[0]  # a reduce-scatter and an all-gather per layer
+
+
+def test_a_bad_run_is_refused_by_name(tmp_path):
+    from interconnect.datafiles.reference_runs import ReferenceRunDataError, load_training_runs
+    from interconnect.datafiles.tables import packaged_data_file
+
+    text = packaged_data_file("published/training-runs.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "training-runs.toml"
+    first = text.index("\n[[run]]\n")
+    run_id = text[first:].split('id = "', 1)[1].split('"', 1)[0]
+    for broken, message in (
+        (text[:first] + text[first:].replace("\ntp = ", "\ntensor = ", 1), r"unknown key\(s\) tensor"),
+        (text[:first] + text[first:].replace("\ngpus = ", "\ngpus = 1", 1), "TP x CP x PP x DP"),
+        (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
+        (text[:first] + re.sub(r"\nlayers = (\d+)", r'\nlayers = "\1"', text[first:], count=1),
+         "'layers' has the wrong type"),
+    ):
+        bad.write_text(broken, encoding="utf-8")
+        with pytest.raises(ReferenceRunDataError, match=f"^training-runs.toml: run '{run_id}': {message}"):
+            load_training_runs(bad)

@@ -1,0 +1,310 @@
+"""``fabric.toml``, read and checked: switch models, the distance classes of a hall, published designs.
+
+The records carry numbers with the unit in the field name (``port_gbit_s``, ``length_m``, ``power_w``).
+A published design holds its stated inputs as a :class:`FabricInputs`, the record the fabric model
+builds from; what it builds (tiers, links, optics, power) is :mod:`interconnect.models.fabric`, which
+re-exports these names.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from interconnect.catalog import CatalogError
+from interconnect.datafiles.tables import DataFile, TableReader, packaged_data_file
+from interconnect.units import Q_
+
+__all__ = [
+    "DISTANCE_IDS",
+    "FABRIC_KINDS",
+    "Design",
+    "DistanceClass",
+    "FabricData",
+    "FabricDataError",
+    "FabricInputs",
+    "Switch",
+    "get_fabric_data",
+    "load_fabric_data",
+]
+
+#: The distance classes' ids, shortest first.
+DISTANCE_IDS = ("rack", "row", "hall")
+#: What a switch of the file speaks.
+FABRIC_KINDS = ("infiniband", "ethernet")
+_DATA_FILE = "fabric.toml"
+_SWITCH_KEYS = {"id": str, "name": str, "vendor": str, "fabric": str, "ports": int, "port_rate": str, "sources": list,
+                "note": str}
+_SWITCH_OPTIONAL = {"power": str, "power_sources": list}
+_DISTANCE_KEYS = {"id": str, "name": str, "length": str}
+_DESIGN_KEYS = {"id": str, "name": str, "sources": list, "where": str, "servers": int, "server": str,
+                "gpus_per_server": int, "nics_per_server": int, "nic_rate": str, "switch": str, "topology": str,
+                "oversubscription": list, "planes": int, "expected_switches": list, "expected_links": list}
+_DESIGN_OPTIONAL = {"uplink_rate": str, "top_oversubscription": float, "servers_per_leaf": int, "distances": list}
+
+
+class FabricDataError(CatalogError):
+    """``fabric.toml`` is inconsistent; the message names the file, the table and the key."""
+
+
+class _FabricFile(DataFile):
+    error = FabricDataError
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A switch model: its port count at its native port rate, and its power where known."""
+
+    id: str
+    name: str
+    vendor: str
+    fabric: str
+    ports: int
+    port_gbit_s: float
+    sources: tuple[str, ...]
+    note: str = ""
+    power_w: float | None = None
+    power_sources: tuple[str, ...] = ()
+
+    @property
+    def capacity_gbit_s(self) -> float:
+        """Switching capacity per direction (Gbit/s): ports x rate."""
+        return self.ports * self.port_gbit_s
+
+
+@dataclass(frozen=True)
+class DistanceClass:
+    """A class of run: in the rack, across a row, across a hall, with the longest run it stands for."""
+
+    id: str
+    name: str
+    length_m: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FabricInputs:
+    """What defines a fabric: the servers, their NICs, the switch, the topology and its tapers.
+
+    ``oversubscription`` holds down : up for each tier below the top, from the leaves up (a missing
+    entry is 1, non-blocking); ``top_oversubscription`` reserves uplinks on the top tier (``None``:
+    every top port faces down). ``uplink_gbit_s`` is the rate of switch-to-switch links (default: the
+    switch's own port rate). ``distances`` are distance-class ids for the links into each tier.
+    ``servers_per_leaf`` (fat tree only; 0: as many as the leaf's ports hold) gives each leaf a
+    fixed number of servers, a top-of-rack switch for one rack: its uplinks then follow from the
+    leaf oversubscription, which may go below 1 (more uplink than downlink) down to
+    :data:`interconnect.models.fabric.MIN_LEAF_OVERSUBSCRIPTION`, and its spare ports stay unused.
+    """
+
+    servers: int
+    gpus_per_server: int
+    nics_per_server: int
+    nic_gbit_s: float
+    switch: Switch
+    topology: str = "rail-leaf-spine"
+    oversubscription: tuple[float, ...] = ()
+    top_oversubscription: float | None = None
+    planes: int = 1
+    uplink_gbit_s: float | None = None
+    distances: tuple[str, ...] = ()
+    server: str = ""
+    rails: int = 0
+    servers_per_leaf: int = 0
+
+    @property
+    def rail_count(self) -> int:
+        """Rails of a rail-optimised fabric: ``rails``, else the largest divisor of the NIC count up to 8.
+
+        8 for a DGX; a 72-NIC NVL72 rack then puts 9 links on each rail leaf.
+        """
+        if self.rails:
+            return self.rails
+        return max(d for d in range(1, min(8, self.nics_per_server) + 1) if self.nics_per_server % d == 0)
+
+    @property
+    def gpus(self) -> int:
+        """GPUs in all the servers."""
+        return self.servers * self.gpus_per_server
+
+    @property
+    def up_gbit_s(self) -> float:
+        """Rate of one switch-to-switch link (Gbit/s per direction)."""
+        return self.uplink_gbit_s or self.switch.port_gbit_s
+
+    def oversubscription_at(self, tier: int) -> float:
+        """Down : up ratio of tier ``tier`` (0 = the leaves); 1 where none was given."""
+        return self.oversubscription[tier] if tier < len(self.oversubscription) else 1.0
+
+
+@dataclass(frozen=True)
+class Design:
+    """A published fabric: its stated inputs and counts (tiers from the leaves up)."""
+
+    id: str
+    name: str
+    sources: tuple[str, ...]
+    where: str
+    inputs: FabricInputs
+    expected_switches: tuple[int, ...]
+    expected_links: tuple[int, ...]
+
+    def published_counts(self, fabric: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return a built fabric's switch and link counts of the tiers the publication states (leaves first).
+
+        ``fabric`` is an :class:`interconnect.models.fabric.Fabric`.
+        """
+        return (tuple(t.switches for t in fabric.tiers[:len(self.expected_switches)]),
+                tuple(t.links_down for t in fabric.tiers[:len(self.expected_links)]))
+
+    def reproduced_by(self, fabric: Any) -> bool:
+        """Whether a built fabric has the stated counts in every tier the publication states."""
+        return self.published_counts(fabric) == (self.expected_switches, self.expected_links)
+
+
+@dataclass(frozen=True)
+class FabricData:
+    """Every switch, distance class and published design of ``fabric.toml``, by id in file order."""
+
+    switches: Mapping[str, Switch]
+    distances: Mapping[str, DistanceClass]
+    designs: Mapping[str, Design]
+
+    def source_ids(self) -> set[str]:
+        """Every source id the file cites (switches, designs)."""
+        ids = {s for sw in self.switches.values() for s in (*sw.sources, *sw.power_sources)}
+        return ids | {s for d in self.designs.values() for s in d.sources}
+
+
+def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> FabricData:
+    """Read and check ``fabric.toml`` (switches, distance classes, published designs).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Another file in the same format; the packaged file by default.
+    source_ids : frozenset of str, optional
+        The ids a ``sources`` list may use; the packaged catalog's by default.
+
+    Returns
+    -------
+    FabricData
+
+    Raises
+    ------
+    FabricDataError
+        For an unknown or missing table or key, a wrong type or dimension, an unknown source, switch or
+        distance class, or a duplicate id; the message names the file, the table and the key.
+
+    Examples
+    --------
+    >>> data = load_fabric_data()
+    >>> data.switches["quantum-2-qm9700"].ports, data.distances["row"].length_m
+    (64, 50.0)
+    """
+    if source_ids is None:
+        from interconnect.catalog import get_catalog
+
+        source_ids = frozenset(get_catalog().sources)
+    data = _FabricFile(packaged_data_file(_DATA_FILE) if path is None else path, source_ids)
+    data.only_tables(("switch", "distance", "design"))
+    switches = _unique(data, "switch", (_switch(data, raw) for raw in data.data.get("switch", [])))
+    distances = _unique(data, "distance", (_distance(data, raw) for raw in data.data.get("distance", [])))
+    if tuple(distances) != DISTANCE_IDS:
+        data.fail(f"distance classes must be {', '.join(DISTANCE_IDS)} in that order")
+    designs = _unique(data, "design", (_design(data, raw, switches) for raw in data.data.get("design", [])))
+    return FabricData(switches, distances, designs)
+
+
+@functools.cache
+def get_fabric_data() -> FabricData:
+    """Return the packaged ``fabric.toml``, read once per process."""
+    return load_fabric_data()
+
+
+# --- one table each ---------------------------------------------------------------------------
+
+
+def _unique(data: DataFile, table: str, records: Iterable[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for record in records:
+        if record.id in out:
+            data.fail(f"{table} {record.id!r}: duplicate id")
+        out[record.id] = record
+    return out
+
+
+def _where(data: DataFile, table: str, raw: object) -> str:
+    name = raw.get("id", "?") if isinstance(raw, Mapping) else "?"
+    return f"{data.name}: {table} {name!r}"
+
+
+def _switch(data: DataFile, raw: object) -> Switch:
+    row = data.table(_where(data, "switch", raw), raw, _SWITCH_KEYS, _SWITCH_OPTIONAL)
+    row.choice("fabric", FABRIC_KINDS)
+    if row.get("ports") < 2:
+        row.fail("'ports' must be a whole number of at least 2")
+    power_w = None
+    power_sources: tuple[str, ...] = ()
+    if row.get("power") is not None:
+        power_w = _power_w(row)
+        power_sources = _known_ids(row, "power_sources", data.source_ids)
+    elif row.get("power_sources") is not None:
+        row.fail("'power_sources' given without 'power'")
+    return Switch(id=row.get("id"), name=row.get("name"), vendor=row.get("vendor"), fabric=row.get("fabric"),
+                  ports=row.get("ports"), port_gbit_s=row.quantity("port_rate", "bandwidth", "Gbit/s"),
+                  sources=row.sources(), note=row.get("note"), power_w=power_w, power_sources=power_sources)
+
+
+def _distance(data: DataFile, raw: object) -> DistanceClass:
+    row = data.table(_where(data, "distance", raw), raw, _DISTANCE_KEYS, {"note": str})
+    return DistanceClass(row.get("id"), row.get("name"), row.quantity("length", "length", "m"), row.get("note", ""))
+
+
+def _design(data: DataFile, raw: object, switches: Mapping[str, Switch]) -> Design:
+    row = data.table(_where(data, "design", raw), raw, _DESIGN_KEYS, _DESIGN_OPTIONAL)
+    if row.get("switch") not in switches:
+        row.fail(f"unknown switch {row.get('switch')!r}")
+    distances = tuple(row.get("distances", ()))
+    if any(d not in DISTANCE_IDS for d in distances):
+        row.fail(f"'distances' must be among {', '.join(DISTANCE_IDS)}")
+    inputs = FabricInputs(
+        servers=row.get("servers"), gpus_per_server=row.get("gpus_per_server"),
+        nics_per_server=row.get("nics_per_server"), nic_gbit_s=row.quantity("nic_rate", "bandwidth", "Gbit/s"),
+        switch=switches[row.get("switch")], topology=row.get("topology"),
+        oversubscription=tuple(float(o) for o in _numbers(row, "oversubscription", float)),
+        top_oversubscription=row.get("top_oversubscription"), planes=row.get("planes"),
+        uplink_gbit_s=row.quantity("uplink_rate", "bandwidth", "Gbit/s") if row.get("uplink_rate") else None,
+        server=row.get("server"), servers_per_leaf=row.get("servers_per_leaf", 0), distances=distances,
+    )
+    return Design(row.get("id"), row.get("name"), row.sources(), row.get("where"), inputs,
+                  _numbers(row, "expected_switches", int), _numbers(row, "expected_links", int))
+
+
+def _numbers(row: TableReader, key: str, kind: type) -> tuple:
+    values = row.get(key)
+    allowed = (int, float) if kind is float else kind
+    if any(not isinstance(v, allowed) or isinstance(v, bool) for v in values):
+        row.fail(f"'{key}' must list {'numbers' if kind is float else 'whole numbers'}, got {values!r}")
+    return tuple(values)
+
+
+def _known_ids(row: TableReader, key: str, known: frozenset[str]) -> tuple[str, ...]:
+    ids = row.get(key)
+    if not ids or any(not isinstance(i, str) or i not in known for i in ids):
+        row.fail(f"'{key}' must list known source ids, got {ids!r}")
+    return tuple(ids)
+
+
+def _power_w(row: TableReader) -> float:
+    text = row.get("power")
+    try:
+        watts = float(Q_(text).to("W").magnitude)
+    except Exception as exc:  # noqa: BLE001 - any pint failure is a data error with a location
+        raise row.error(f"{row.where}: 'power': expected a power like '9 W', got {text!r}") from exc
+    if not (math.isfinite(watts) and watts > 0):
+        row.fail(f"'power' must be a positive power, got {text!r}")
+    return watts
