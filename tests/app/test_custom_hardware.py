@@ -114,7 +114,7 @@ def test_the_seating_chart_uses_the_custom_scaleup_and_the_bases_memory():
     custom = run_page(PAGES["seating"][0], NEXT)
     # TP=8 inside the node runs on the custom scale-up: a faster step; memory is the H100's 80 GB.
     assert metric(custom, "Step time") != metric(base, "Step time")
-    assert metric(custom, "Memory per GPU").endswith("/ 80 GB") and metric(base, "Memory per GPU").endswith("/ 80 GB")
+    assert metric(custom, "Memory per GPU").endswith("/ 85.5 GB") and metric(base, "Memory per GPU").endswith("/ 85.5 GB")
 
 
 def test_the_reach_page_splits_the_custom_cluster():
