@@ -39,7 +39,8 @@ def report(label: str, values: list[float]) -> None:
 
 
 def main(runs: int = 20) -> None:
-    from interconnect.models.fabric import build_fabric, get_fabric_data, playbook_hypothesis, server_inputs
+    from interconnect.models.fabric import build_fabric, get_fabric_data, server_inputs
+    from interconnect.models.fabric_playbook import playbook_hypothesis
 
     data = get_fabric_data()
     print("1. Building a fabric")

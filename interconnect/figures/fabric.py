@@ -11,7 +11,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
-from interconnect.models.fabric import Fabric, PlaybookRow
+from interconnect.models.fabric import Fabric
+from interconnect.models.fabric_playbook import PlaybookRow
 
 __all__ = ["PATHS", "fabric_figure", "playbook_figure"]
 

@@ -21,9 +21,9 @@ from interconnect.models.fabric import (
     Switch,
     build_fabric,
     get_fabric_data,
-    playbook_hypothesis,
     server_inputs,
 )
+from interconnect.models.fabric_playbook import playbook_hypothesis
 from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import link_to
