@@ -142,3 +142,14 @@ def test_catalog_page_lists_the_fabric_switches_with_their_sources():
     assert not at.exception and at.radio(key="catalog.kind").value == "switch"
     assert set(at.dataframe[0].value["id"]) == {"spectrum-4-sn5600"}
     assert "listed under" in at.info[0].value
+
+
+def test_catalog_page_shows_the_memory_the_driver_reports_beside_the_label():
+    # Modal's table of NVML figures: an "80 GB" H100 reports 81,559 MiB = 85.5 GB, a "141 GB" H200 150.8 GB
+    at = run_page(CATALOG_PAGE, {"kind": "gpu"})
+    table = at.dataframe[0].value
+    memory = table[table["Figure"].str.startswith("memory") & ~table["Figure"].str.contains("bandwidth")]
+    values = {(row["id"], row["Figure"]): row["Value"] for _, row in memory.iterrows()}
+    assert values[("h100-sxm", "memory")] == "80 GB" and values[("h100-sxm", "memory reported")] == "85.5 GB"
+    assert values[("h200", "memory reported")] == "151 GB"
+    assert ("mi300x", "memory reported") not in values  # no driver figure found: the label alone
