@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import pkgutil
 import re
 
 import numpy as np
@@ -50,9 +51,17 @@ def _dimension_of(name: str) -> str | None:
     return None
 
 
-def _public_functions():
+def _modules():
+    """Each module of MODULES, and every submodule of those that are packages (overlap/, parallelism/, ...)."""
     for module_name in MODULES:
         module = importlib.import_module(module_name)
+        yield module_name, module
+        for info in pkgutil.walk_packages(getattr(module, "__path__", []), prefix=f"{module_name}."):
+            yield info.name, importlib.import_module(info.name)
+
+
+def _public_functions():
+    for module_name, module in _modules():
         for name, value in vars(module).items():
             if name.startswith("_") or getattr(value, "__module__", None) != module_name:
                 continue
@@ -84,6 +93,9 @@ def test_the_boundary_covers_the_functions_that_matter() -> None:
     checked = [name for name, function in FUNCTIONS.items() if getattr(function, "__expects__", None)]
     assert len(checked) >= 30  # a rename that drops the decorators everywhere would pass the test above
     assert "interconnect.models.reach.two_site_allreduce" in checked
+    # functions of the packages are found in their submodules
+    assert "interconnect.models.parallelism.traffic.dp_traffic_bytes" in checked
+    assert any(name.startswith("interconnect.models.overlap.") and name.count(".") >= 4 for name in checked)
 
 
 def _cluster():
