@@ -92,7 +92,7 @@ def test_every_argument_named_with_a_unit_is_checked_in_that_unit(qualname: str)
 def test_the_boundary_covers_the_functions_that_matter() -> None:
     checked = [name for name, function in FUNCTIONS.items() if getattr(function, "__expects__", None)]
     assert len(checked) >= 30  # a rename that drops the decorators everywhere would pass the test above
-    assert "interconnect.models.reach.two_site_allreduce" in checked
+    assert "interconnect.models.reach.two_sites.two_site_allreduce" in checked
     # functions of the packages are found in their submodules
     assert "interconnect.models.parallelism.traffic.dp_traffic_bytes" in checked
     assert any(name.startswith("interconnect.models.overlap.") and name.count(".") >= 4 for name in checked)
