@@ -34,6 +34,7 @@ from interconnect.ui.seating import (
     seating_inputs,
     tp_pair,
 )
+from interconnect.ui.seating_live import live_seating
 from interconnect.ui.state import PageState
 from interconnect.units import format_seconds
 
@@ -209,6 +210,10 @@ with chart_column:
     grid_section()
 show_metrics()
 show_cluster_sources(cluster, catalog)
+
+if bill is not None:
+    st.subheader("More GPUs, same batch")
+    live_seating(state, model, cluster, layout, workload)
 
 if bill is not None:
     st.subheader("The bill, per dimension")

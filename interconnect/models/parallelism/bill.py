@@ -21,7 +21,7 @@ from interconnect.models.parallelism.layout import (
     check_layout,
 )
 from interconnect.models.parallelism.schedules import _bubble_reason
-from interconnect.models.parallelism.step import _evaluate
+from interconnect.models.parallelism.step import evaluate_layouts
 from interconnect.models.presets import ModelPreset
 
 __all__ = [
@@ -189,7 +189,7 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
     """
     workload = workload or Workload()
     check_layout(model, cluster, layout, workload)
-    r = _evaluate(model, cluster, workload, *(np.array([v]) for v in (layout.tp, layout.pp, layout.dp, layout.cp,
+    r = evaluate_layouts(model, cluster, workload, *(np.array([v]) for v in (layout.tp, layout.pp, layout.dp, layout.cp,
                                                                       layout.ep, layout.zero)))
     zero_collective = {0: "all-reduce", 1: "reduce-scatter + all-gather", 2: "reduce-scatter + all-gather",
                        3: "reduce-scatter + all-gather per layer"}[layout.zero]
@@ -276,7 +276,7 @@ def memory_per_gpu(model: ModelPreset, cluster: Cluster, layout: Layout, workloa
     workload = workload or Workload()
     if recompute is not None:
         workload = replace(workload, recompute=recompute)
-    r = _evaluate(model, cluster, workload, *(np.array([v]) for v in (layout.tp, layout.pp, layout.dp, layout.cp,
+    r = evaluate_layouts(model, cluster, workload, *(np.array([v]) for v in (layout.tp, layout.pp, layout.dp, layout.cp,
                                                                       layout.ep, layout.zero)))
     return Memory(float(r["mem_params"][0]), float(r["mem_grads"][0]), float(r["mem_optimizer"][0]),
                   float(r["mem_activations"][0]), float(r["mem_capacity"][0]), float(r["mem_reserved"][0]))

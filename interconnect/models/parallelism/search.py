@@ -13,7 +13,7 @@ import numpy as np
 from interconnect.models.cluster import Cluster
 from interconnect.models.parallelism.bill import Plan, plan
 from interconnect.models.parallelism.layout import Layout, Workload, _divisors
-from interconnect.models.parallelism.step import _evaluate
+from interconnect.models.parallelism.step import evaluate_layouts
 from interconnect.models.presets import ModelPreset
 
 __all__ = [
@@ -121,7 +121,7 @@ def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | No
         tried += n_tried
         if rows.size == 0:
             continue
-        r = _evaluate(model, cluster, variant, *rows.T)
+        r = evaluate_layouts(model, cluster, variant, *rows.T)
         fits = r["fits"]
         valid += len(rows)
         fitting += int(fits.sum())
@@ -149,7 +149,7 @@ def _smallest_need(model: ModelPreset, cluster: Cluster, workload: Workload, zer
     rows, _ = _candidates(model, cluster, workload, zero_stages, 1)
     if rows.size == 0:
         return np.inf
-    r = _evaluate(model, cluster, workload, *rows.T)
+    r = evaluate_layouts(model, cluster, workload, *rows.T)
     need = r["mem_total"] + r["mem_reserved"] - (r["mem_optimizer"] if drop_optimizer else 0.0)
     return float(np.min(need - r["mem_capacity"]))
 

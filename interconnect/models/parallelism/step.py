@@ -33,7 +33,7 @@ from interconnect.models.parallelism.schedules import _virtual_stages, stage_lay
 from interconnect.models.parallelism.traffic import _time_s
 from interconnect.models.presets import ModelPreset
 
-__all__: list[str] = []
+__all__ = ["evaluate_layouts"]
 
 
 @dataclass(frozen=True)
@@ -326,7 +326,7 @@ def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarr
     return out
 
 
-def _evaluate(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray,
+def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray,
               dp: np.ndarray, cp: np.ndarray, ep: np.ndarray, zero: np.ndarray) -> dict[str, np.ndarray]:
     """Everything per layout, as arrays (the layouts must be valid).
 

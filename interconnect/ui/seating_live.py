@@ -1,0 +1,52 @@
+"""The Seating chart's live chart: drag the node count, the layout follows, and TFLOP/s per GPU against the
+global batch follows at once.
+
+The family over every offered node count is computed in one vectorized call of the seating model
+(cached, shared between sessions); the browser redraws from it while the slider moves. When the
+movement ends, the chosen count becomes the page's ``nodes`` value and DP goes back to "the rest",
+so the seating chart, the bill and the link follow what the slider showed.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from interconnect.figures.seating_live import seating_family_spec
+from interconnect.models.cluster import Cluster
+from interconnect.models.parallelism import SCHEDULES, Layout, Workload
+from interconnect.models.presets import ModelPreset
+from interconnect.models.seating_family import BATCHES, live_seating_nodes, seating_family
+from interconnect.ui.live import live_chart
+from interconnect.ui.seating import HASH
+from interconnect.ui.state import PageState
+from interconnect.ui.talk import talk_state
+
+__all__ = ["live_seating"]
+
+NODES_MAXIMUM = 100_000
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def _spec(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload, present: bool) -> dict:
+    page_batch = int(workload.global_batch)
+    batches = sorted({*BATCHES, page_batch})
+    family = seating_family(model, cluster, layout, workload, live_seating_nodes(cluster.nodes, NODES_MAXIMUM),
+                            batches)
+    return seating_family_spec(family, cluster.nodes, page_batch, cluster.gpus_per_node,
+                               SCHEDULES[workload.schedule], present=present)
+
+
+def live_seating(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> None:
+    """The live chart of the page's layout over node counts; its slider sets the page's node count."""
+
+    def set_nodes(chosen: float) -> None:
+        st.session_state[state.key("nodes")] = max(1, min(int(round(chosen)), NODES_MAXIMUM))
+        st.session_state[state.key("dp")] = 0  # DP takes the rest, as the chart's layouts do
+
+    spec = _spec(model, cluster, layout, workload, talk_state().present)
+    live_chart("seating.live_nodes", spec, set_nodes)
+    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; "
+               "the rest of the page and the link follow when you let go (DP then takes the rest of the GPUs). "
+               "Thick: TFLOP/s per GPU as the bill counts the step; dotted: compute alone. At the same global "
+               "batch, more GPUs give each pipeline fewer micro-batches, so the bubble and the exposed gradient "
+               "traffic grow: a bigger cluster needs a bigger batch to stay busy.")
