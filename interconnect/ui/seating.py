@@ -87,6 +87,10 @@ def tp_pair(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Work
     return tp_comparison(model, cluster, layout, workload)
 
 
+#: The smallest compute-efficiency override the page and ``plan --efficiency`` take (a share of the BF16 peak).
+MIN_EFFICIENCY = 0.01
+
+
 #: Why the model misses a published run, by the start of the run's id (our reading of the evidence).
 MISS_REASONS = {
     "mtnlg": "2021 software: DeepSpeed's pipeline engine with Megatron-LM's tensor slicing, no sequence "
@@ -187,9 +191,14 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
         notes = tuple(model_notes)
     else:
         model = load_model_presets()[values["model"]]
+    efficiency = values["eff"] or None
+    if efficiency is not None and efficiency < MIN_EFFICIENCY:  # as `plan --efficiency` refuses below 0.01
+        notes += (f"A compute efficiency override of {efficiency:g} is no training run; used {MIN_EFFICIENCY:g} "
+                  "(0 means the sourced kernel figures).",)
+        efficiency = MIN_EFFICIENCY
     workload = Workload(micro_batch=values["mb"], global_batch=values["gb"], seq_len=values["seq"] or None,
                         dtype_bytes=DTYPE_BYTES[values["dtype"]], recompute=values["recompute"],
-                        sequence_parallel=values["sp"], compute_efficiency=values["eff"] or None,
+                        sequence_parallel=values["sp"], compute_efficiency=efficiency,
                         schedule=values["sched"], virtual_stages=values["vs"], lighter_ends=values["ends"],
                         attention=values["attn"])
     change = ""

@@ -167,3 +167,16 @@ def test_published_runs_and_the_misses_are_on_the_page():
     assert table.count("\n") >= 11 and "model / paper" in table  # header, rule and one row per run
     misses = next(m.value for m in at.markdown if m.value.startswith("**Where the model misses"))
     assert "MT\\-NLG" in misses or "MT-NLG" in misses
+
+
+def test_a_vanishing_efficiency_override_is_raised_to_the_clis_floor_without_numpy_warnings():
+    # every key at the smallest double once overflowed the model's divisions (numpy RuntimeWarnings); an override
+    # below 0.01 of peak is now read as 0.01, as `plan --efficiency` refuses anything lower
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        at = run_page(PAGE, {"eff": "5e-324"})
+    assert not at.exception
+    assert any("used 0" in w.value and "01" in w.value for w in at.warning)
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
