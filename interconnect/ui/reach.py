@@ -4,7 +4,8 @@ Two fragments, so a control reruns only what it drives: :func:`distance_section`
 which links still reach, the leash chart, latency) and, nested in it, :func:`training_section`
 (message size, sync interval, the gap's medium and the cluster). Dragging the distance reruns both
 (training depends on the distance); changing the message size reruns only the training part.
-:func:`timeouts_section` does not depend on any control and stays outside both. Every figure,
+:func:`timeouts_section` depends on no control, but its chart follows the page's "More charts" picker
+(``view=``), so the distance's fragment draws it last. Every figure,
 table and block of text is cached by the values it depends on, so a rerun at a distance seen
 before only sends elements.
 
@@ -57,9 +58,10 @@ from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pages import PAGES, link_to, page_exists
-from interconnect.ui.pagespecs import CLUSTER_KEYS
+from interconnect.ui.pagespecs import CLUSTER_KEYS, REACH_VIEWS
 from interconnect.ui.sources import source_popover
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import (
     Q_,
     QuantityInputError,
@@ -521,7 +523,9 @@ def training_section(state: PageState, distance_m: float) -> None:
     texts = _training_texts(cluster_values, size_bytes, values["h"], values["medium"], distance_m)
     for note in texts["notes"]:
         st.caption(escape_markdown(note))
-    chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m), key="reach-training")
+    if "training" in shown_views(state, REACH_VIEWS):
+        chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m),
+              key="reach-training")
     for column, (label, value, delta) in zip(st.columns(3), texts["metrics"], strict=True):
         column.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
     st.caption(texts["caption"])
@@ -558,6 +562,7 @@ def distance_section(state: PageState) -> None:
     st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
                "collide, hover a point for its name (every link is in the table below). The step line is the "
                "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
+    view_picker(state, REACH_VIEWS)  # the one further chart drawn below (view=)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
     m2.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])
@@ -605,14 +610,16 @@ def distance_section(state: PageState) -> None:
     st.caption(texts["copper_vs_fibre"])
 
     training_section(state, distance_m)
+    timeouts_section("timeouts" in shown_views(state, REACH_VIEWS))
 
 
-def timeouts_section() -> None:
-    """The timeout story. It is the same at every distance, so it sits outside the fragments and a
-    distance change neither reruns nor resends it."""
+def timeouts_section(drawn: bool = True) -> None:
+    """The timeout story; its chart only when ``drawn`` (view=timeouts). It is the same at every distance,
+    but it follows the picker above, so it is drawn by the distance's fragment."""
     texts = _timeout_texts()
     st.subheader("Timeouts: why a fast link still fails far away")
-    chart(_timeout_chart(), key="reach-timeouts")
+    if drawn:
+        chart(_timeout_chart(), key="reach-timeouts")
     with st.container(border=True):
         st.markdown(texts["story"])
         st.caption(_STORY_SOURCES)

@@ -29,8 +29,10 @@ def distance_lines(at) -> list[float]:
 
 
 def assert_page_drawn(at) -> None:
+    """The leash chart first, then at most the one further chart the view asks for."""
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 3
+    keys = [chart.key for chart in at.get("plotly_chart")]
+    assert keys[0] == "reach-leash" and len(keys) <= 2, keys
     assert at.dataframe and len(at.dataframe[0].value) == len(MEDIA)
 
 
@@ -42,7 +44,7 @@ def test_defaults():
     assert metric(at, "One way, in fibre") == "53.9 ns"  # 11 m x 4.897 ns/m
     assert metric(at, "Round trip") == "108 ns"
     assert dict(at.query_params) == DEFAULTS
-    assert distance_lines(at) == [11.0, 11.0]  # leash and training; the timeout chart has none
+    assert distance_lines(at) == [11.0]  # the leash alone: view=auto draws no further chart at the defaults
     assert at.text_input(key="reach.d_text").value == "11 m"
     assert at.select_slider(key="reach.d_slider").value == 11.0
     reaching = sum(row.reaches(11.0) for row in MEDIA)
@@ -112,7 +114,7 @@ def test_out_of_scale_link_distances_are_clamped_with_a_warning(typed, used):
 
 
 def test_typing_and_dragging_the_distance():
-    at = run_page(PAGE)
+    at = run_page(PAGE, {"view": "training"})
     at.text_input(key="reach.d_text").set_value("1000 km").run()
     assert not at.exception and not at.warning
     assert metric(at, "One way, in fibre") == "4.9 ms"
