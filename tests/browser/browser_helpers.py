@@ -40,7 +40,7 @@ CHROMIUM_ARGS = [
 CHART = '[data-testid="stPlotlyChart"]'
 CHART_SVG = ".js-plotly-plot .main-svg"
 #: A live chart (interconnect.ui.live) once its script has drawn its curves.
-LIVE_CHART_SVG = ".live-chart svg path"
+LIVE_CHART_SVG = ".live-chart svg:has(path)"
 #: A page's first chart, whichever kind: a Plotly chart drawn as SVG, or a live chart with its curves.
 FIRST_CHART = f"{CHART_SVG}, {LIVE_CHART_SVG}"
 EXCEPTION = '[data-testid="stException"]'
