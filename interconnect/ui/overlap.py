@@ -307,7 +307,7 @@ def show_claim(step: StepResult, drawn: bool = True) -> None:
             f"**Often quoted:** overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut iteration "
             f"time by about {CLAIM_TIME_SAVED:.0%}.\n\n"
             "**What the sources say:** no source for the claim has been found (it is not in the Ultra-Scale "
-            "Playbook). It is arithmetic, not a law: with $T = T_{comp} + (1 - f)\\,T_{comm}$ the time "
+            "Playbook). It is arithmetic, not a law: with `T = T_comp + (1 − f) × T_comm` the time "
             f"saved is f × the communication share, so it holds only if communication was "
             f"**{check.needed_comm_share:.1%}** of the step without overlap "
             f"({check.needed_comm_over_compute:.2f} × the compute).\n\n"
