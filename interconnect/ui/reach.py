@@ -56,7 +56,7 @@ from interconnect.models.reach import (
 from interconnect.models.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
-from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.pagespecs import CLUSTER_KEYS, REACH_VIEWS
 from interconnect.ui.sources import source_popover
@@ -254,6 +254,21 @@ def _reach_table(distance_m: float) -> pd.DataFrame:
             "Round trip here": _time(row.rtt_s(distance_m)) if row.reaches(distance_m) else "—",
         })
     return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _reach_markdown(distance_m: float) -> str:
+    return markdown_table(_reach_table(distance_m))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _protocol_markdown(distance_m: float) -> str:
+    return markdown_table(_protocol_table(distance_m))
+
+
+@st.cache_data(show_spinner=False)
+def _steps_markdown() -> str:
+    return markdown_table(_steps_table())
 
 
 @st.cache_data
@@ -576,19 +591,17 @@ def distance_section(state: PageState) -> None:
 
     st.subheader("Which links still work")
     st.markdown(_PROTOCOL_INTRO)
-    table = _reach_table(distance_m)
-    st.dataframe(table, hide_index=True, width="stretch", key="reach-table", height=35 * (len(table) + 1) + 3)
+    # Markdown tables, not st.dataframe: the data grid delays a new session's first chart (README: performance).
+    st.markdown(_reach_markdown(distance_m))
     st.markdown(f"**Each protocol at {texts['distance']}: the medium to use, and what it costs**")
-    protocols = _protocol_table(distance_m)
-    st.dataframe(protocols, hide_index=True, width="stretch", key="reach-protocols",
-                 height=35 * (len(protocols) + 1) + 3)
+    st.markdown(_protocol_markdown(distance_m))
     st.caption("The medium to use is the one with the fewest watts per port among those that reach "
                "('fastest here' marks the fastest link of all); where two draw the same, the shorter reach, as "
                "copper inside a rack and "
                "multimode across a row. Power is the maker's maximum for one plug, shared by the ports it carries; "
                "'not found' where no maker figure was read.")
     st.markdown("**The rate lost at each step outwards**")
-    st.dataframe(_steps_table(), hide_index=True, width="stretch", key="reach-steps")
+    st.markdown(_steps_markdown())
     media = _media()
     if media:
         catalog = get_catalog()
