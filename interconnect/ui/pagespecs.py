@@ -221,7 +221,7 @@ ALLREDUCE_VIEWS = PageViews({"time": "Time by message size", "busbw": "busbw by 
                              "nodes": ("allreduce-nodes",), "traffic": ("allreduce-traffic",)},
                             {"time": ("coll", "overlay")})
 OVERLAP_VIEWS = PageViews({"timeline": "One step's timeline", "tokens": "When does it hide?",
-                           "nodes": "More nodes", "claim": "85 % overlapped, 30 % faster?"},
+                           "nodes": "More nodes", "claim": "The 85 % claim"},
                           {"timeline": ("overlap-timeline",), "tokens": ("overlap-tokens",),
                            "nodes": ("overlap-nodes",), "claim": ("overlap-claim",)})
 CROSSDC_VIEWS = PageViews({"utilization": "Utilisation by bandwidth", "bytes": "Bytes per sync",
