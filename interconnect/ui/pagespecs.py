@@ -232,6 +232,9 @@ REACH_VIEWS = PageViews({"training": "Training across the gap", "timeouts": "Tim
                         {"training": ("reach-training",), "timeouts": ("reach-timeouts",)},
                         {"training": ("size", "h", "medium", *CLUSTER_KEYS)})
 FABRIC_VIEWS = PageViews({"playbook": "The Playbook's falling curve"}, {"playbook": ("fabric-playbook",)})
+#: The pages that read ``view``, by their name in :data:`interconnect.ui.pages.PAGES`.
+PAGE_VIEWS = {"cliff": CLIFF_VIEWS, "allreduce": ALLREDUCE_VIEWS, "overlap": OVERLAP_VIEWS, "reach": REACH_VIEWS,
+              "crossdc": CROSSDC_VIEWS, "fabric": FABRIC_VIEWS}
 
 
 def view_spec(views: PageViews) -> ChoiceParam:
