@@ -34,7 +34,9 @@ import fuzz_logs  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 PAGE = "pages/2_All_reduce.py"
-CHARTS = 4
+#: The page opens on its time chart (``view=time``): the chart a pasted log is drawn on. The time and busbw
+#: figures are built together, so a log either cannot draw fails on this one chart, with its line.
+CHARTS = 1
 #: Values no real run prints, put into one row's time, algbw or busbw.
 IMPOSSIBLE = {
     "time": ["1e308", "1e-30", "1e-320", "5e-324", "1.7e308", "0.0000001"],
@@ -105,7 +107,7 @@ def run_case(text: str, timings: list[tuple[float, str]], note: str) -> tuple[li
     problems: list[str] = []
     seen = {"read": False, "refused rows": False, "pressed": False}
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in {"gpn": "8", "nodes": "2"}.items():
+    for key, value in {"gpn": "8", "nodes": "2", "view": "time"}.items():
         at.query_params[key] = value
     at.switch_page(PAGE)
     at.run()

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_bench import chromium, open_and_watch, server, timed_change  # noqa: E402
-from browser_helpers import number_changer  # noqa: E402
+from browser_helpers import number_changer, wait_for_first_chart  # noqa: E402
 
 SESSIONS = 10
 ROUNDS = 4
@@ -53,7 +53,8 @@ def main() -> None:
             else:
                 path, key, url_key, base = "/Bandwidth_cliff", "cliff.nics", "nics", 2 + i
                 query = f"?gpu={GPUS[i % len(GPUS)]}&nics={base}"
-            open_and_watch(page, app, path + query)
+            open_and_watch(page, app, path + query, 0)
+            wait_for_first_chart(page)  # the live chart: these links draw no Plotly chart (view=auto)
             visitors.append((page, key, url_key, base, GPUS[i % len(GPUS)]))
             peak = max(peak, rss_mib(app.process.pid))
         for round_number in range(rounds):

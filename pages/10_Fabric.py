@@ -18,8 +18,9 @@ from interconnect.ui.fabric import (
     summary_section,
 )
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import fabric_specs
+from interconnect.ui.pagespecs import FABRIC_VIEWS, fabric_specs
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 
 page_setup("Fabric: from GPUs to switches and optics",
            "Tiers, rails and oversubscription: the switches, links and watts of a GPU cluster's network, "
@@ -33,6 +34,7 @@ for problem in problems:
     st.warning(escape_markdown(problem))
 if fabric is not None:
     picture_section(state, fabric)  # the main chart, under the controls and above the fold
+view_picker(state, FABRIC_VIEWS)  # the one further chart drawn below (view=)
 st.markdown(INTRO)
 if fabric is not None:
     summary_section(fabric)
@@ -41,6 +43,6 @@ if fabric is not None:
 st.subheader("Checked against published designs")
 designs_section()
 st.subheader("The Playbook's falling curve: a hypothesis")
-hypothesis_section()
+hypothesis_section("playbook" in shown_views(state, FABRIC_VIEWS))
 state.sync_url()
 footer()

@@ -1,11 +1,12 @@
 """Page: the bandwidth cliff at the edge of the server chassis.
 
 The controls and what they drive are one fragment (:func:`interconnect.ui.cliff.cliff_view`), so a
-change reruns only that part; the generations chart and the layer tables below depend on no control.
+change reruns only that part, with the one further chart chosen (``view=``); the layer tables below
+depend on no control.
 """
 
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.cliff import CLIFF_SHARED, cliff_view, generations_section, layers_section
+from interconnect.ui.cliff import CLIFF_SHARED, cliff_view, layers_section
 from interconnect.ui.pagespecs import cliff_specs
 from interconnect.ui.state import PageState
 
@@ -14,6 +15,5 @@ page_setup("The bandwidth cliff",
 state = PageState("cliff", cliff_specs(), shared=CLIFF_SHARED)
 state.show_warnings()
 cliff_view(state)
-generations_section()
 layers_section()
 footer()

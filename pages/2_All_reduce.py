@@ -12,8 +12,9 @@ from interconnect.ui.allreduce_live import live_nodes
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls, show_cluster_sources
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import CLUSTER_KEYS, allreduce_specs
+from interconnect.ui.pagespecs import ALLREDUCE_VIEWS, CLUSTER_KEYS, allreduce_specs
 from interconnect.ui.state import PageState
+from interconnect.ui.views import view_picker
 
 page_setup("All-reduce: what the cliff costs",
            "Time, bandwidth and network traffic of an all-reduce, by algorithm, message size and cluster size.")
@@ -25,6 +26,7 @@ cluster, cluster_warnings = page_cluster(state.values())
 for warning in cluster_warnings:
     st.warning(escape_markdown(warning))
 live_nodes(state, cluster)  # the main chart, under the cluster box and above the fold
+view_picker(state, ALLREDUCE_VIEWS)  # the one further chart drawn below (view=), chosen here or in the link
 show_cluster_sources(cluster, catalog)
 analysis(state)
 footer()

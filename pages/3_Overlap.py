@@ -18,13 +18,15 @@ from interconnect.ui.overlap import (
     show_rooflines,
     show_timeline,
     show_why_not,
-    step_and_timeline,
     step_controls,
+    step_result,
+    timeline_of,
     tokens_figure,
 )
 from interconnect.ui.overlap_live import live_tokens
-from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
+from interconnect.ui.pagespecs import CLUSTER_KEYS, OVERLAP_VIEWS, overlap_specs
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 
 page_setup("Overlap: talk while you compute",
            "Data-parallel training all-reduces every gradient each step. Start early and most of it hides "
@@ -47,34 +49,40 @@ def overlap_view() -> None:
     for warning in cluster_warnings:
         notes.warning(escape_markdown(warning))
     inputs = StepInputs.from_values(values, cluster, CLUSTER_KEYS)
-    step, timeline = step_and_timeline(inputs)
+    step = step_result(inputs)
     for note in step.notes:
         notes.warning(escape_markdown(note))
     with main:
         live_tokens(state, inputs)
+        view_picker(state, OVERLAP_VIEWS)  # the one further chart drawn below (view=)
+    shown = shown_views(state, OVERLAP_VIEWS)
     show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]))
     show_cluster_sources(cluster, catalog)
-    st.markdown(
-        "PyTorch's DistributedDataParallel packs gradients into buckets and starts each bucket's all-reduce as "
-        "soon as its gradients exist, on a second stream, while the backward pass carries on. Below: one step of "
-        "one GPU on two lanes, with every bucket timed by the all-reduce model of the cluster you describe "
-        "(the same model and cluster as the All-reduce page)."
-    )
-    show_timeline(step, timeline, cluster)
+    if "timeline" in shown:
+        st.markdown(
+            "PyTorch's DistributedDataParallel packs gradients into buckets and starts each bucket's all-reduce as "
+            "soon as its gradients exist, on a second stream, while the backward pass carries on. Below: one step "
+            "of one GPU on two lanes, with every bucket timed by the all-reduce model of the cluster you describe "
+            "(the same model and cluster as the All-reduce page)."
+        )
+        show_timeline(step, timeline_of(inputs, step), cluster)
     show_breakdown(step, cluster)
 
-    st.subheader("When does it hide?")
-    chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
-    st.caption("The backward pass grows with the tokens each GPU processes; the all-reduce does not. Once the "
-               "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling Book's "
-               "line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency.")
-    chart(nodes_figure(inputs), key="overlap-nodes")
-    st.caption("Same step, more nodes. A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU "
-               "count: the Ultra-Scale Playbook warns that at 512+ GPUs data-parallel communication can no longer "
-               "be fully overlapped. NCCL and RCCL switch to trees, whose latency grows with log(n).")
+    if "tokens" in shown:
+        st.subheader("When does it hide?")
+        chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
+        st.caption("The backward pass grows with the tokens each GPU processes; the all-reduce does not. Once the "
+                   "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling "
+                   "Book's line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency.")
+    if "nodes" in shown:
+        st.subheader("Same step, more nodes")
+        chart(nodes_figure(inputs), key="overlap-nodes")
+        st.caption("A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU count: the Ultra-Scale "
+                   "Playbook warns that at 512+ GPUs data-parallel communication can no longer be fully overlapped. "
+                   "NCCL and RCCL switch to trees, whose latency grows with log(n).")
 
     st.subheader("Check the claim: 85 % overlapped, 30 % faster")
-    show_claim(step)
+    show_claim(step, "claim" in shown)
     st.subheader("Why not all of it overlaps")
     show_why_not(step, cluster)
 

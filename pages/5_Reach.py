@@ -1,15 +1,15 @@
 """Page: Reach. Fast links are on a short leash: what distance takes away, and what it costs.
 
 The distance and everything it drives are fragments in :mod:`interconnect.ui.reach`, so dragging
-the distance reruns only them; the timeout story below does not depend on the distance and is
-drawn once. The arithmetic is in :mod:`interconnect.models.reach`.
+the distance reruns only them, with the one further chart chosen (``view=``) and the timeout story.
+The arithmetic is in :mod:`interconnect.models.reach`.
 """
 
 import streamlit as st
 
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, reach_specs
-from interconnect.ui.reach import INTRO, distance_section, timeouts_section
+from interconnect.ui.reach import INTRO, distance_section
 from interconnect.ui.state import PageState
 
 page_setup("Reach: fast links are on a short leash",
@@ -19,5 +19,4 @@ state = PageState("reach", reach_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
 st.markdown(INTRO)
 distance_section(state)
-timeouts_section()
 footer()

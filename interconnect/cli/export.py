@@ -79,6 +79,30 @@ def tour_jobs() -> list[tuple[str | None, dict[str, str], str, str, str, str]]:
     return jobs
 
 
+def _further_charts(script: str | None, params: dict[str, str], drawn: set[str]) -> list:
+    """For a link that names no ``view``, the page's further charts it did not draw, one view at a time.
+
+    A page draws its main chart and at most one further chart (``view=``); an exported link without a
+    ``view`` holds all of them, as the page held them before it drew one at a time, and the live
+    chart, which has no static form, is left out. A tour step is exported exactly as the tour shows it.
+    """
+    from interconnect.ui.export import render_charts
+    from interconnect.ui.pages import PAGES
+    from interconnect.ui.pagespecs import PAGE_VIEWS, VIEW_KEY
+
+    name = next((page for page, (path, _) in PAGES.items() if path == script), None)
+    views = PAGE_VIEWS.get(name or "")
+    if views is None or VIEW_KEY in params:
+        return []
+    further = []
+    for view in views.labels:
+        for key, figure in render_charts(script, {**params, VIEW_KEY: view}):
+            if key not in drawn:
+                drawn.add(key)
+                further.append((key, figure))
+    return further
+
+
 def find_chromium(given: str | None) -> str | None:
     """The browser for PNGs: ``--chromium``, else ``$CHROMIUM``, else the first of :data:`CHROMIUM_NAMES`."""
     for candidate in (given, os.environ.get("CHROMIUM")):
@@ -125,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from interconnect.ui.export import ViewError, render_charts
 
     jobs = tour_jobs() if args.tour else []
+    given = len(jobs)  # the links given after the tour's steps: exported with every chart of their page
     for link in args.views:
         script, params, shown = _view_of(link)
         jobs.append((script, params, shown, shown, "", ""))
@@ -147,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{number}/{len(jobs)}] {link}", file=sys.stderr, flush=True)
         try:
             charts = render_charts(script, params)
+            if number > given:
+                charts += _further_charts(script, params, {key for key, _ in charts})
         except ViewError as exc:
             raise CliError(f"could not render {link}: {exc}") from exc
         # The step's own chart first, as presentation mode shows it right under the caption.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,8 +64,15 @@ from interconnect.models.collectives import collective as collective_model
 from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, set_cluster
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import LAUNCH_LABELS, PROTOCOL_CHOICES, calibration_inputs, cluster_inputs
+from interconnect.ui.pagespecs import (
+    ALLREDUCE_VIEWS,
+    LAUNCH_LABELS,
+    PROTOCOL_CHOICES,
+    calibration_inputs,
+    cluster_inputs,
+)
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
 __all__ = ["analysis", "page_cluster"]
@@ -374,32 +382,24 @@ def analysis(state: PageState) -> None:
                 st.rerun()
 
     log = _log_section(state, values, cluster, algorithm, protocol)
+    # Only the secondary chart asked for is built and drawn (view=; a pasted log shows on the time chart).
+    shown = shown_views(state, ALLREDUCE_VIEWS, wanted="time" if log is not None else None)
+    by_size = bool({"time", "busbw"} & shown)
     log_key = "" if log is None else (log.collective + hashlib.sha1(log.overlay.time_us.tobytes()).hexdigest()
                                       + repr(log.calibration.link_values()))
-    time_fig, busbw_fig = built_figure("time and busbw", _time_and_busbw_figures, cluster, algorithm, protocol, coll,
-                                       values["overlay"], log_key, log) or (None, None)
+    time_fig = busbw_fig = None
+    if by_size:
+        time_fig, busbw_fig = built_figure("time and busbw", _time_and_busbw_figures, cluster, algorithm, protocol,
+                                           coll, values["overlay"], log_key, log) or (None, None)
     view = _view(cluster, algorithm, protocol, coll)
-    if values["overlay"] != "none" and MEASUREMENTS[values["overlay"]].collective != coll:
+    if by_size and values["overlay"] != "none" and MEASUREMENTS[values["overlay"]].collective != coll:
         st.caption(f"The overlay is {COLLECTIVE_LABELS[MEASUREMENTS[values['overlay']].collective]}: it is drawn "
                    "on that collective's view.")
-    if time_fig is not None:
+    if time_fig is not None and "time" in shown:
         chart(time_fig, key="allreduce-time")
-    picks = ", ".join(f"{SHORT_NAMES.get(c.algorithm, c.algorithm)} {c.protocol} from "
-                      f"{format_size(Q_(c.size_bytes, 'B'))}" for c in view.pick_changes)
-    st.caption(
-        f"Dotted: each algorithm on its own (the protocol {words.library}'s tuner would pick). Thick grey: "
-        f"{label}, the one number the summary above, every chart and the command line share"
-        + (f"; it changes to {picks} (dotted verticals)" if picks else "") + ". "
-        + (f"Orange dashes: the fastest algorithm and protocol the model knows, where {words.library}'s tuner, which "
-           "estimates without the pipeline start-up, picks a slower one. " if view.fastest_differs else "")
-        + "Left of the shaded boundary the fixed latency of each step dominates; right of it, the bandwidth of "
-        "the slowest link does."
-        + (f" Flat ring and hierarchical are textbook schemes {words.library} does not pick by name."
-           if coll == "all_reduce" else "")
-        + (" Red dash-dots: your log's latency floor and plateau." if log is not None and log.collective == coll
-           else "")
-    )
-    if busbw_fig is not None:
+    if by_size:
+        _by_size_caption(view, words.library, label, coll, log)
+    if busbw_fig is not None and "busbw" in shown:
         chart(busbw_fig, key="allreduce-busbw")
     if view.above_wire_reason:
         st.caption("busbw above the ring limit is not a faster wire: " + escape_markdown(view.above_wire_reason)
@@ -438,12 +438,31 @@ def analysis(state: PageState) -> None:
         f"80 % of the wire is normal; the gap is protocol overhead, not a fault.{merged}"
     )
 
-    _node_section(state, cluster, size_bytes, values["size"], algorithm, protocol, label)
-    _traffic_section(cluster, size_bytes)
+    _node_section(state, cluster, size_bytes, values["size"], algorithm, protocol, label, "nodes" in shown)
+    _traffic_section(cluster, size_bytes, "traffic" in shown)
+
+
+def _by_size_caption(view: Any, library: str, label: str, coll: str, log: LogFit | None) -> None:
+    """What the lines of the time and busbw charts are."""
+    picks = ", ".join(f"{SHORT_NAMES.get(c.algorithm, c.algorithm)} {c.protocol} from "
+                      f"{format_size(Q_(c.size_bytes, 'B'))}" for c in view.pick_changes)
+    st.caption(
+        f"Dotted: each algorithm on its own (the protocol {library}'s tuner would pick). Thick grey: "
+        f"{label}, the one number the summary above, every chart and the command line share"
+        + (f"; it changes to {picks} (dotted verticals)" if picks else "") + ". "
+        + (f"Orange dashes: the fastest algorithm and protocol the model knows, where {library}'s tuner, which "
+           "estimates without the pipeline start-up, picks a slower one. " if view.fastest_differs else "")
+        + "Left of the shaded boundary the fixed latency of each step dominates; right of it, the bandwidth of "
+        "the slowest link does."
+        + (f" Flat ring and hierarchical are textbook schemes {library} does not pick by name."
+           if coll == "all_reduce" else "")
+        + (" Red dash-dots: your log's latency floor and plateau." if log is not None and log.collective == coll
+           else "")
+    )
 
 
 def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text: str, algorithm: str,
-                  protocol: str, label: str) -> None:
+                  protocol: str, label: str, drawn: bool) -> None:
     st.subheader("Bigger clusters, lower bus bandwidth")
     published = playbook_curve()
     b1, b2 = st.columns([2, 5])
@@ -453,13 +472,14 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
     b2.caption("AWS p5: 8 × H100 and 32 × 100 Gbit/s EFA per node, and the Playbook's 256 MB message. The "
                "Playbook says only \"1-64 nodes of 8xH100s\" on its cluster with EFA between nodes; the same team's "
                f"[Smol Training Playbook]({SMOL_PLAYBOOK_URL}) names AWS p5 with four 100G EFA adapters per GPU.")
-    chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), key="allreduce-nodes")
-    st.caption(
-        f"Thick line: {label} at every node count, the same computation as the summary above. Orange: "
-        f"{published.label} and, shaded, the spread of its runs (5th to 95th percentile). "
-        f"[{published.source_title}]({published.source_url}). {published.note} Blue band: the same team's "
-        f"nccl-tests on AWS p5 ([Smol Training Playbook]({SMOL_PLAYBOOK_URL}), message size not stated)."
-    )
+    if drawn:  # the chart only when asked for (view=nodes); the comparison below is text
+        chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), key="allreduce-nodes")
+        st.caption(
+            f"Thick line: {label} at every node count, the same computation as the summary above. Orange: "
+            f"{published.label} and, shaded, the spread of its runs (5th to 95th percentile). "
+            f"[{published.source_title}]({published.source_url}). {published.note} Blue band: the same team's "
+            f"nccl-tests on AWS p5 ([Smol Training Playbook]({SMOL_PLAYBOOK_URL}), message size not stated)."
+        )
     curve = _node_curve(cluster, size_bytes, algorithm, protocol)
     by_nodes = dict(zip(curve.node_counts.tolist(), curve.busbw_chosen.tolist(), strict=True))
     ratios = [(int(n), by_nodes[int(n)] / float(b)) for n, b in zip(published.x, published.busbw_gbps, strict=True)
@@ -507,10 +527,11 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
         )
 
 
-def _traffic_section(cluster: Cluster, size_bytes: int) -> None:
+def _traffic_section(cluster: Cluster, size_bytes: int, drawn: bool) -> None:
     library = vendor_words(cluster).library
     st.subheader("Bytes that leave the node")
-    chart(_traffic_figure(cluster, size_bytes), key="allreduce-traffic")
+    if drawn:  # the chart only when asked for (view=traffic); the claims below are text
+        chart(_traffic_figure(cluster, size_bytes), key="allreduce-traffic")
     claim = hierarchical_traffic_claim(cluster.gpus_per_node, max(cluster.nodes, 2))
     with st.container(border=True):
         st.markdown(

@@ -1,9 +1,10 @@
 """The Streamlit glue of the Bandwidth cliff page: the controls and everything they drive, as one fragment.
 
 :func:`cliff_view` is a Streamlit fragment: a change of GPU, network card, NIC count, direction,
-unit or basis reruns only the headline, the chart, the sources and the Blu-ray table, not the two
-sections below it. :func:`generations_section` and :func:`layers_section` depend on no control and
-are drawn once per page load. The figures are cached by their inputs for the whole server process.
+unit or basis reruns only the headline, the charts, the sources and the Blu-ray table, not the
+section below it. :func:`layers_section` depends on no control and is drawn once per page load;
+:func:`generations_section` depends on none either but is drawn only when asked for (``view=generations``),
+so it sits in the fragment with the picker. The figures are cached by their inputs for the whole server process.
 
 The arithmetic is in :mod:`interconnect.models.cliff`; the figures in :mod:`interconnect.figures.cliff`.
 """
@@ -33,10 +34,11 @@ from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_wit
 from interconnect.ui.charts import chart
 from interconnect.ui.cliff_live import live_nics
 from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text
-from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
+from interconnect.ui.pagespecs import CLIFF_VIEWS, CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.sources import direction_text, figure_sources, source_popover
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_bandwidth, format_duration, parse_quantity
 
 PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")
@@ -259,6 +261,8 @@ def cliff_view(state: PageState) -> None:
     summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
     server, nic = summary.server, summary.nic
     live_nics(state, catalog, summary, custom_key)  # the main chart, under the controls and above the fold
+    view_picker(state, CLIFF_VIEWS)  # the one further chart drawn below (view=)
+    shown = shown_views(state, CLIFF_VIEWS)
     _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key])
     with st.container(border=True):
         st.markdown("\n\n".join(_corrected_lines(gpu, summary, catalog)))
@@ -267,7 +271,8 @@ def cliff_view(state: PageState) -> None:
                        "900 GB/s per direction) against the same 400 Gbit/s card.")
 
     bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key)
-    chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key), key="cliff-chart")
+    if "bars" in shown:
+        chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key), key="cliff-chart")
     if basis == "achieved":
         fallback = [bar.label for bar in bars if bar.basis != "achieved"]
         if fallback:
@@ -284,6 +289,8 @@ def cliff_view(state: PageState) -> None:
 
     st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
     st.markdown(blu_ray)  # a Markdown table: lighter for the browser than st.table
+    if "generations" in shown:  # it depends on no control, but is drawn only when asked for (view=generations)
+        generations_section()
 
 
 def generations_section() -> None:

@@ -17,8 +17,10 @@ from interconnect.models.crossdc_view import BANDWIDTH_GRID_BYTES_PER_S, PARAMS_
 from interconnect.ui.charts import chart
 from interconnect.ui.crossdc_live import live_bandwidth
 from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.pagespecs import CROSSDC_VIEWS
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
 TOPOLOGY_LABELS = {"auto": "The method's", "ring": "Flat ring (every GPU)", "hierarchical": "Hierarchical",
@@ -159,6 +161,8 @@ def show_results(state: PageState, inputs: PageInputs) -> None:
         st.warning(escape_markdown(warning))
     live_bandwidth(state, inputs, view)  # the main chart, first under the controls
     network_buttons(state)
+    view_picker(state, CROSSDC_VIEWS)  # the one further chart drawn below (view=)
+    shown = shown_views(state, CROSSDC_VIEWS)
     result, scenario = view.result, view.scenario
     if inputs.step_mode == "derived":
         st.caption("Step time: " + escape_markdown(view.step_note))
@@ -185,15 +189,20 @@ def show_results(state: PageState, inputs: PageInputs) -> None:
            if result.required_no_overlap_bytes_per_s < float("inf") else "an unreachable bandwidth")
         + f"; with overlap {result.utilization_overlap:.1%}."
     )
+    if not shown:
+        return
     utilization, sizes, required = cached_figures(inputs)
-    chart(utilization, key="crossdc-utilization")
-    others = ", ".join(f"{m.name} H = {m.inner_steps}, {m.bits}-bit" for m in get_crossdc_data().methods.values()
-                       if m.id != inputs.method)
-    st.caption(f"Thick: the method as set above. Dotted: the others as their papers ran them ({others}). Dashed "
-               "line: your WAN bandwidth. Dotted grey lines: CrossPipe's network classes.")
-    chart(sizes, key="crossdc-bytes")
-    chart(required, key="crossdc-required")
-    st.caption("The step time grows in proportion to the model (same tokens per step, same GPUs), so payload and "
-               "compute grow together and data parallel and DiLoCo need the same bandwidth at every size. Streaming "
-               "DiLoCo needs less: a bigger model has more layers, so more and smaller fragments, each hidden behind "
-               "its own overlap window.")
+    if "utilization" in shown:
+        chart(utilization, key="crossdc-utilization")
+        others = ", ".join(f"{m.name} H = {m.inner_steps}, {m.bits}-bit" for m in get_crossdc_data().methods.values()
+                           if m.id != inputs.method)
+        st.caption(f"Thick: the method as set above. Dotted: the others as their papers ran them ({others}). Dashed "
+                   "line: your WAN bandwidth. Dotted grey lines: CrossPipe's network classes.")
+    if "bytes" in shown:
+        chart(sizes, key="crossdc-bytes")
+    if "required" in shown:
+        chart(required, key="crossdc-required")
+        st.caption("The step time grows in proportion to the model (same tokens per step, same GPUs), so payload and "
+                   "compute grow together and data parallel and DiLoCo need the same bandwidth at every size. "
+                   "Streaming DiLoCo needs less: a bigger model has more layers, so more and smaller fragments, each "
+                   "hidden behind its own overlap window.")

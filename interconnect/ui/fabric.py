@@ -263,8 +263,9 @@ def collectives_section(values: dict[str, Any], fabric: Fabric) -> None:
     link_to("allreduce", "Open All-reduce on this cluster and fabric →", query_params=query)
 
 
-def hypothesis_section() -> None:
-    """The Playbook's 256 MB curve against the model, and what taper or shared traffic would explain it."""
+def hypothesis_section(drawn: bool = True) -> None:
+    """The Playbook's 256 MB curve against the model, and what taper or shared traffic would explain it;
+    the chart only when ``drawn`` (view=playbook), the table and the reasoning always."""
     figure, table = _hypothesis()
     st.markdown(
         "The Ultra-Scale Playbook measured a 256 MB all-reduce falling from **436 GB/s** busbw on one node to "
@@ -273,7 +274,8 @@ def hypothesis_section() -> None:
         "each NIC's rate the first curve behaves as if it had, and the taper or the other traffic that would cost "
         "exactly that on its own."
     )
-    chart(figure, key="fabric-playbook")
+    if drawn:
+        chart(figure, key="fabric-playbook")
     st.markdown(table)
     st.markdown(
         "- **Oversubscription** (a taper in the fabric) gives a step and then a flat line (the dashed curves); the "

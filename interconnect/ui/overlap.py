@@ -44,8 +44,8 @@ from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
 __all__ = ["StepInputs", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check", "show_metrics",
-           "show_rooflines", "show_timeline", "show_why_not", "step_and_timeline", "step_controls", "tokens_figure",
-           "workload_for"]
+           "show_rooflines", "show_timeline", "show_why_not", "step_controls", "step_result", "timeline_of",
+           "tokens_figure", "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -111,16 +111,25 @@ class StepInputs:
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
-def _step_and_timeline(key: tuple, _inputs: StepInputs):
+def _step(key: tuple, _inputs: StepInputs) -> StepResult:
     i = _inputs
-    step = step_schedule(i.cluster, i.workload, i.tokens, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
+    return step_schedule(i.cluster, i.workload, i.tokens, bucket_bytes=i.bucket_bytes, gradient_dtype=i.dtype,
                          mode=i.mode, efficiency=i.eff, algorithm=i.algo, **i.costs)
-    return step, timeline_figure(step)
 
 
-def step_and_timeline(inputs: StepInputs):
-    """The step and its timeline figure, cached by the page's values."""
-    return _step_and_timeline((*inputs.common, inputs.mode, inputs.algo), inputs)
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _timeline(key: tuple, _step: StepResult):
+    return timeline_figure(_step)
+
+
+def step_result(inputs: StepInputs) -> StepResult:
+    """The step, cached by the page's values."""
+    return _step((*inputs.common, inputs.mode, inputs.algo), inputs)
+
+
+def timeline_of(inputs: StepInputs, step: StepResult):
+    """The step's timeline figure (27-63 ms to build for a large model), cached; built only when drawn."""
+    return _timeline((*inputs.common, inputs.mode, inputs.algo), step)
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
@@ -290,14 +299,15 @@ def show_breakdown(step: StepResult, cluster: Cluster) -> None:
                 + "\n".join(lines))
 
 
-def show_claim(step: StepResult) -> None:
+def show_claim(step: StepResult, drawn: bool = True) -> None:
+    """The 85 %/30 % claim against this step, in words, and its chart when ``drawn`` (view=claim)."""
     check = check_claim(step)
     with st.container(border=True):
         st.markdown(
             f"**Often quoted:** overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut iteration "
             f"time by about {CLAIM_TIME_SAVED:.0%}.\n\n"
             "**What the sources say:** no source for the claim has been found (it is not in the Ultra-Scale "
-            "Playbook). It is arithmetic, not a law: with $T = T_{comp} + (1 - f)\\,T_{comm}$ the time "
+            "Playbook). It is arithmetic, not a law: with `T = T_comp + (1 − f) × T_comm` the time "
             f"saved is f × the communication share, so it holds only if communication was "
             f"**{check.needed_comm_share:.1%}** of the step without overlap "
             f"({check.needed_comm_over_compute:.2f} × the compute).\n\n"
@@ -305,8 +315,9 @@ def show_claim(step: StepResult) -> None:
             f"{check.step_fraction:.0%} of it hides, which saves **{check.step_saving:.1%}**. Hiding "
             f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
         )
-    key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
-    chart(claim_chart(key), key="overlap-claim")
+    if drawn:
+        key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
+        chart(claim_chart(key), key="overlap-claim")
 
 
 def show_why_not(step: StepResult, cluster: Cluster) -> None:

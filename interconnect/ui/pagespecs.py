@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from interconnect.catalog import Gpu, get_catalog
 from interconnect.models.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
@@ -166,6 +166,7 @@ def cliff_specs() -> list:
         ChoiceParam("dir", "per", "Direction", choices=tuple(DIRECTIONS)),
         ChoiceParam("unit", "GBps", "Unit", choices=UNITS),
         ChoiceParam("basis", "spec", "Spec or achieved", choices=BASES),
+        view_spec(CLIFF_VIEWS),
     ]
 
 
@@ -185,6 +186,92 @@ FABRIC_LABELS = {"auto": "From the NIC", "infiniband": "InfiniBand", "roce": "Ro
 #: Short algorithm names that fit a metric tile and a legend.
 ALGORITHM_SHORT_NAMES = {"flat_ring": "Flat ring", "ring": "Ring", "tree": "Tree", "hierarchical": "Hier.",
                          "nvls": "NVLS", "nvls_tree": "NVLSTree", "collnet": "SHARP", "none": "none"}
+
+
+# --- The secondary chart a page draws under its main one (``view=``)
+
+#: The link key that picks it. Every page with more than one chart reads it; on each page it means
+#: the same thing (which further chart), and no page uses it for anything else.
+VIEW_KEY = "view"
+#: ``auto`` (the default, never written to a link): no secondary chart, unless the page's values set
+#: something only a secondary chart shows (a published measurement overlaid on All-reduce, a
+#: direction or unit on the cliff), then that chart. ``none``: the main chart alone.
+VIEW_AUTO, VIEW_NONE = "auto", "none"
+
+
+@dataclass(frozen=True)
+class PageViews:
+    """The secondary charts of one page: their link values and labels (in page order), the chart
+    keys each draws, and the parameters that, when not at their default, make ``auto`` show it."""
+
+    labels: Mapping[str, str]
+    charts: Mapping[str, tuple[str, ...]]
+    needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def view_for_chart(self, chart_key: str) -> str | None:
+        """The view that draws ``chart_key`` (a tour step's chart), or None."""
+        return next((view for view, keys in self.charts.items() if chart_key in keys), None)
+
+
+CLIFF_VIEWS = PageViews({"bars": "The cliff in bars", "generations": "Across GPU generations"},
+                        {"bars": ("cliff-chart",), "generations": ("generation-chart",)},
+                        {"bars": ("dir", "unit", "basis")})
+ALLREDUCE_VIEWS = PageViews({"time": "Time by message size", "busbw": "busbw by message size",
+                             "nodes": "By cluster size", "traffic": "Bytes that leave the node"},
+                            {"time": ("allreduce-time",), "busbw": ("allreduce-busbw",),
+                             "nodes": ("allreduce-nodes",), "traffic": ("allreduce-traffic",)},
+                            {"time": ("coll", "overlay")})
+OVERLAP_VIEWS = PageViews({"timeline": "One step's timeline", "tokens": "When does it hide?",
+                           "nodes": "More nodes", "claim": "The 85 % claim"},
+                          {"timeline": ("overlap-timeline",), "tokens": ("overlap-tokens",),
+                           "nodes": ("overlap-nodes",), "claim": ("overlap-claim",)})
+CROSSDC_VIEWS = PageViews({"utilization": "Utilisation by bandwidth", "bytes": "Bytes per sync",
+                           "required": "Bandwidth needed by model size"},
+                          {"utilization": ("crossdc-utilization",), "bytes": ("crossdc-bytes",),
+                           "required": ("crossdc-required",)})
+REACH_VIEWS = PageViews({"training": "Training across the gap", "timeouts": "Timeouts"},
+                        {"training": ("reach-training",), "timeouts": ("reach-timeouts",)},
+                        {"training": ("size", "h", "medium", *CLUSTER_KEYS)})
+FABRIC_VIEWS = PageViews({"playbook": "The Playbook's falling curve"}, {"playbook": ("fabric-playbook",)})
+#: The pages that read ``view``, by their name in :data:`interconnect.ui.pages.PAGES`.
+PAGE_VIEWS = {"cliff": CLIFF_VIEWS, "allreduce": ALLREDUCE_VIEWS, "overlap": OVERLAP_VIEWS, "reach": REACH_VIEWS,
+              "crossdc": CROSSDC_VIEWS, "fabric": FABRIC_VIEWS}
+
+
+def view_spec(views: PageViews) -> ChoiceParam:
+    """The page's ``view`` parameter: ``auto``, one of its secondary charts, or ``none``.
+
+    Quiet: left out of a link while ``auto``, so every link written before it existed keeps its form.
+
+    >>> view_spec(REACH_VIEWS).choices
+    ('auto', 'training', 'timeouts', 'none')
+    """
+    return ChoiceParam(VIEW_KEY, VIEW_AUTO, "More charts", choices=(VIEW_AUTO, *views.labels, VIEW_NONE), quiet=True)
+
+
+def resolve_view(view: str, views: PageViews, specs: list, values: Mapping[str, object], *,
+                 wanted: str | None = None) -> str:
+    """The secondary chart drawn: ``view`` itself unless it is ``auto``; then the first chart whose
+    parameters are off their defaults (or ``wanted``, a chart the page needs for its own reasons,
+    such as a pasted log), else ``none``.
+
+    >>> specs = allreduce_specs()
+    >>> defaults = {spec.key: spec.default for spec in specs}
+    >>> resolve_view("auto", ALLREDUCE_VIEWS, specs, defaults)
+    'none'
+    >>> resolve_view("auto", ALLREDUCE_VIEWS, specs, {**defaults, "coll": "all_gather"})
+    'time'
+    >>> resolve_view("nodes", ALLREDUCE_VIEWS, specs, {**defaults, "coll": "all_gather"})
+    'nodes'
+    """
+    if view != VIEW_AUTO:
+        return view if view in views.labels or view == VIEW_NONE else VIEW_NONE
+    defaults = {spec.key: spec.default for spec in specs}
+    for name, keys in dict(views.needs).items():
+        if any(key in defaults and values.get(key, defaults[key]) != defaults[key] for key in keys):
+            return name
+    return wanted if wanted in views.labels else VIEW_NONE
+
 
 
 def cluster_specs(*, nodes: int = 4) -> list:
@@ -290,6 +377,7 @@ def allreduce_specs() -> list:
         ChoiceParam("proto", "auto", "Protocol", choices=PROTOCOL_CHOICES),
         ChoiceParam("overlay", "none", "Published measurement", choices=("none", *[m.id for m in load_measurements()])),
         ChoiceParam("coll", "all_reduce", "Collective", choices=("all_reduce", *OTHER_COLLECTIVES)),
+        view_spec(ALLREDUCE_VIEWS),
     ]
 
 
@@ -502,6 +590,7 @@ def crossdc_specs() -> list:
         QuantityParam("bw", "10 Gbit/s", "WAN bandwidth per site", dimension="bandwidth", minimum="1 kbit/s",
                       maximum="1000 Tbit/s"),
         QuantityParam("rtt", "20 ms", "Round-trip time", dimension="time", minimum="1 us", maximum="10 s"),
+        view_spec(CROSSDC_VIEWS),
     ]
 
 
@@ -566,6 +655,7 @@ def overlap_specs() -> list:
         FloatParam("eff", 1.0, "Share of peak FLOP/s", minimum=0.05, maximum=1.0),
         ChoiceParam("mode", "overlap", "Overlap", choices=MODES),
         ChoiceParam("algo", "auto", "Bucket all-reduce algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
+        view_spec(OVERLAP_VIEWS),
     ]
 
 
@@ -635,6 +725,7 @@ def reach_specs() -> list:
         IntParam("h", 100, "Synchronise every H steps", minimum=1, maximum=100_000),
         ChoiceParam("medium", "fibre", "Between the sites", choices=tuple(GAP_MEDIA)),
         *[_remembered(spec) for spec in cluster_specs()],
+        view_spec(REACH_VIEWS),
     ]
 
 
@@ -662,4 +753,5 @@ def fabric_specs() -> list:
         ChoiceParam("d2", "auto", "Leaves to spines", choices=distances),
         ChoiceParam("d3", "auto", "Spines to cores", choices=distances),
         ChoiceParam("path", "cross_rail", "Path drawn", choices=FABRIC_PATHS),
+        view_spec(FABRIC_VIEWS),
     ]

@@ -4,7 +4,8 @@ Two fragments, so a control reruns only what it drives: :func:`distance_section`
 which links still reach, the leash chart, latency) and, nested in it, :func:`training_section`
 (message size, sync interval, the gap's medium and the cluster). Dragging the distance reruns both
 (training depends on the distance); changing the message size reruns only the training part.
-:func:`timeouts_section` does not depend on any control and stays outside both. Every figure,
+:func:`timeouts_section` depends on no control, but its chart follows the page's "More charts" picker
+(``view=``), so the distance's fragment draws it last. Every figure,
 table and block of text is cached by the values it depends on, so a rerun at a distance seen
 before only sends elements.
 
@@ -55,11 +56,12 @@ from interconnect.models.reach import (
 from interconnect.models.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
-from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import PAGES, link_to, page_exists
-from interconnect.ui.pagespecs import CLUSTER_KEYS
+from interconnect.ui.pagespecs import CLUSTER_KEYS, REACH_VIEWS
 from interconnect.ui.sources import source_popover
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import (
     Q_,
     QuantityInputError,
@@ -252,6 +254,21 @@ def _reach_table(distance_m: float) -> pd.DataFrame:
             "Round trip here": _time(row.rtt_s(distance_m)) if row.reaches(distance_m) else "—",
         })
     return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _reach_markdown(distance_m: float) -> str:
+    return markdown_table(_reach_table(distance_m))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _protocol_markdown(distance_m: float) -> str:
+    return markdown_table(_protocol_table(distance_m))
+
+
+@st.cache_data(show_spinner=False)
+def _steps_markdown() -> str:
+    return markdown_table(_steps_table())
 
 
 @st.cache_data
@@ -521,7 +538,9 @@ def training_section(state: PageState, distance_m: float) -> None:
     texts = _training_texts(cluster_values, size_bytes, values["h"], values["medium"], distance_m)
     for note in texts["notes"]:
         st.caption(escape_markdown(note))
-    chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m), key="reach-training")
+    if "training" in shown_views(state, REACH_VIEWS):
+        chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m),
+              key="reach-training")
     for column, (label, value, delta) in zip(st.columns(3), texts["metrics"], strict=True):
         column.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
     st.caption(texts["caption"])
@@ -558,6 +577,7 @@ def distance_section(state: PageState) -> None:
     st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
                "collide, hover a point for its name (every link is in the table below). The step line is the "
                "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
+    view_picker(state, REACH_VIEWS)  # the one further chart drawn below (view=)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
     m2.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])
@@ -571,19 +591,17 @@ def distance_section(state: PageState) -> None:
 
     st.subheader("Which links still work")
     st.markdown(_PROTOCOL_INTRO)
-    table = _reach_table(distance_m)
-    st.dataframe(table, hide_index=True, width="stretch", key="reach-table", height=35 * (len(table) + 1) + 3)
+    # Markdown tables, not st.dataframe: the data grid delays a new session's first chart (README: performance).
+    st.markdown(_reach_markdown(distance_m))
     st.markdown(f"**Each protocol at {texts['distance']}: the medium to use, and what it costs**")
-    protocols = _protocol_table(distance_m)
-    st.dataframe(protocols, hide_index=True, width="stretch", key="reach-protocols",
-                 height=35 * (len(protocols) + 1) + 3)
+    st.markdown(_protocol_markdown(distance_m))
     st.caption("The medium to use is the one with the fewest watts per port among those that reach "
                "('fastest here' marks the fastest link of all); where two draw the same, the shorter reach, as "
                "copper inside a rack and "
                "multimode across a row. Power is the maker's maximum for one plug, shared by the ports it carries; "
                "'not found' where no maker figure was read.")
     st.markdown("**The rate lost at each step outwards**")
-    st.dataframe(_steps_table(), hide_index=True, width="stretch", key="reach-steps")
+    st.markdown(_steps_markdown())
     media = _media()
     if media:
         catalog = get_catalog()
@@ -605,14 +623,16 @@ def distance_section(state: PageState) -> None:
     st.caption(texts["copper_vs_fibre"])
 
     training_section(state, distance_m)
+    timeouts_section("timeouts" in shown_views(state, REACH_VIEWS))
 
 
-def timeouts_section() -> None:
-    """The timeout story. It is the same at every distance, so it sits outside the fragments and a
-    distance change neither reruns nor resends it."""
+def timeouts_section(drawn: bool = True) -> None:
+    """The timeout story; its chart only when ``drawn`` (view=timeouts). It is the same at every distance,
+    but it follows the picker above, so it is drawn by the distance's fragment."""
     texts = _timeout_texts()
     st.subheader("Timeouts: why a fast link still fails far away")
-    chart(_timeout_chart(), key="reach-timeouts")
+    if drawn:
+        chart(_timeout_chart(), key="reach-timeouts")
     with st.container(border=True):
         st.markdown(texts["story"])
         st.caption(_STORY_SOURCES)

@@ -28,3 +28,8 @@ def chart_specs(at: AppTest) -> list[dict]:
     import json
 
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def live_charts(at: AppTest) -> list:
+    """The page's live charts (the inline component of ``interconnect.ui.live``)."""
+    return list(at.get("bidi_component"))

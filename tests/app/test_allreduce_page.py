@@ -15,7 +15,7 @@ from interconnect.models.collectives import (
     compare_collective,
     load_measurements,
 )
-from tests.app.conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/2_All_reduce.py"
 LOGS = Path(__file__).resolve().parents[1] / "unit" / "data" / "nccl_logs"
@@ -36,10 +36,11 @@ def metric(at, label_start):
     return next(m.value for m in at.metric if m.label.startswith(label_start))
 
 
-def test_defaults_render_four_charts_and_write_the_url():
+def test_defaults_render_the_live_chart_alone_and_write_the_url():
     at = run_page(PAGE)
     assert not at.exception and not at.warning
-    assert len(at.get("plotly_chart")) == 4
+    assert len(live_charts(at)) == 1 and len(at.get("plotly_chart")) == 0  # view=auto: no further chart
+    assert "view" not in at.query_params  # auto is never written: links made before the key keep their form
     assert metric(at, "GPUs (ranks)") == "32"
     assert at.query_params["gpu"] == "h100-sxm" and at.query_params["nodes"] == "4"
     assert at.query_params["size"] == "256 MiB"
@@ -60,7 +61,7 @@ def test_every_parameter_from_the_link():
     query = {"gpu": "a100-sxm", "gpn": "8", "nodes": "2", "nic": "custom", "nic_bw": "100 Gbit/s", "nics": "16",
              "fabric": "roce", "domain": "8", "sharp": "0", "lat": "25 us", "size": "64 MiB", "algo": "ring",
              "proto": "LL128", "overlay": "none", "cal": "1", "net_eff": "80", "up_eff": "0", "xlat": "5",
-             "procs": "single-process", "coll": "all_reduce"}
+             "procs": "single-process", "coll": "all_reduce", "view": "time"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query
@@ -94,8 +95,8 @@ def test_headline_and_cluster_size_chart_agree():
     # Issue 8, fault 1: one NCCL-like choice everywhere. The thick line of the cluster-size chart at
     # this cluster's node count is the headline's busbw (and the CLI's).
     for nodes in ("4", "64"):
-        at = run_page(PAGE, {"nodes": nodes})
-        chart = chart_specs(at)[2]
+        at = run_page(PAGE, {"nodes": nodes, "view": "nodes"})
+        chart = chart_specs(at)[0]
         chosen = next(trace for trace in chart["data"] if trace.get("name") == "NCCL's pick")
         y = dict(zip(values(chosen["x"]), values(chosen["y"]), strict=True))[int(nodes)]
         assert metric(at, "busbw") == f"{y:.0f} GB/s"
@@ -151,8 +152,10 @@ def test_pasted_log_is_compared_with_the_model():
     names = [trace.get("name", "") for trace in chart_specs(at)[0]["data"]]
     assert "your log" in names
     assert any(name.startswith("your latency floor") for name in names)
+    assert [chart.key for chart in at.get("plotly_chart")] == ["allreduce-time"]  # a log shows the time chart
+    at.radio(key="allreduce.view").set_value("busbw").run()
     assert any(name.startswith("your plateau busbw") for name in
-               [trace.get("name", "") for trace in chart_specs(at)[1]["data"]])
+               [trace.get("name", "") for trace in chart_specs(at)[0]["data"]])
     assert not any("cannot reach the measured" in m.value for m in [*at.markdown, *at.caption])
     assert "nccl" not in [w.value for w in at.warning]
     # Results table in readable units: "49.2 µs", not "49.2004"; busbw with a unit, not "0.000002".
@@ -210,12 +213,14 @@ def test_every_collective_has_a_time_and_busbw_view(coll):
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     expected = collective(cluster, coll, [64 * 2**20]).busbw_gbps[0]
     assert metric(at, "busbw") == f"{expected:.0f} GB/s"
-    specs = chart_specs(at)
-    assert "time" in specs[0]["layout"]["title"]["text"] and "bandwidth" in specs[1]["layout"]["title"]["text"]
+    specs = chart_specs(at)  # another collective: auto shows the time chart, where only it is drawn
+    assert len(specs) == 1 and "time" in specs[0]["layout"]["title"]["text"]
+    at.radio(key="allreduce.view").set_value("busbw").run()
+    assert not at.exception and "bandwidth" in chart_specs(at)[0]["layout"]["title"]["text"]
 
 
 def test_an_amd_cluster_speaks_rccl_and_infinity_fabric():
-    at = run_page(PAGE, {"gpu": "mi300x", "gpn": "8", "nodes": "1"})
+    at = run_page(PAGE, {"gpu": "mi300x", "gpn": "8", "nodes": "1", "view": "time"})
     assert not at.exception
     names = [trace.get("name", "") for trace in chart_specs(at)[0]["data"]]
     assert "RCCL's pick" in names and "NCCL's pick" not in names
@@ -257,12 +262,12 @@ def test_an_impossible_row_is_refused_by_name_and_the_next_change_draws_too(row)
     at = run_page(PAGE, {"gpn": "8", "nodes": "1"})
     at.text_area(key="allreduce.paste").input(text.replace(original, row)).run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 4
+    assert [chart.key for chart in at.get("plotly_chart")] == ["allreduce-time"]  # the log's chart
     assert any("refused" in w.value and "line 61" in w.value for w in at.warning)  # that row, named, and why
     assert metric(at, "Rows read") == "24"  # the log has 25 rows: the other 24 are still compared
     at.number_input(key="allreduce.nodes").set_value(2).run()  # the paste stays in the session
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 4
+    assert [chart.key for chart in at.get("plotly_chart")] == ["allreduce-time"]
 
 
 def test_log_with_other_rank_count_warns():
@@ -279,43 +284,46 @@ def test_malformed_paste_gives_one_clear_error(junk):
     assert not at.exception
     assert len(at.error) == 1
     assert at.error[0].value.startswith("Could not read this as nccl-tests output")
-    assert len(at.get("plotly_chart")) == 4  # the rest of the page still renders
+    assert len(live_charts(at)) == 1  # the rest of the page still renders
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        {"nodes": "0", "gpn": "1e9"},
-        {"nic": "<script>alert(1)</script>"},
-        {"nic": "custom", "nic_bw": "5 parsecs"},
-        {"size": "-3 GB", "algo": "quantum"},
-        {"fabric": "carrier-pigeon", "sharp": "perhaps", "domain": "-1"},
-        {"overlay": "x" * 10_000, "gpu": "h1000"},
-        {"nodes": "100000", "gpn": "1024"},
-        # A power in the size once froze the server for a minute (pint evaluated 9^9^8 exactly);
-        # 10^400 overflowed a float and crashed the page. Both must be refused as text.
-        {"size": "9^9^8 B"},
-        {"size": "10^400 B"},
-        {"size": "1e400 B"},
-        {"nic": "custom", "nic_bw": "2**2**2**2**2 Gbit/s"},
-        {"proto": "quantum", "lat": "5 parsecs"},
-        {"lat": "-3 us", "proto": "<b>LL</b>"},
-        {"lat": "1e9 s"},
-    ],
-)
+VIEWS = ("time", "busbw", "nodes", "traffic")
+HOSTILE = [
+    {"nodes": "0", "gpn": "1e9"},
+    {"nic": "<script>alert(1)</script>"},
+    {"nic": "custom", "nic_bw": "5 parsecs"},
+    {"size": "-3 GB", "algo": "quantum"},
+    {"fabric": "carrier-pigeon", "sharp": "perhaps", "domain": "-1"},
+    {"overlay": "x" * 10_000, "gpu": "h1000"},
+    {"nodes": "100000", "gpn": "1024"},
+    # A power in the size once froze the server for a minute (pint evaluated 9^9^8 exactly);
+    # 10^400 overflowed a float and crashed the page. Both must be refused as text.
+    {"size": "9^9^8 B"},
+    {"size": "10^400 B"},
+    {"size": "1e400 B"},
+    {"nic": "custom", "nic_bw": "2**2**2**2**2 Gbit/s"},
+    {"proto": "quantum", "lat": "5 parsecs"},
+    {"lat": "-3 us", "proto": "<b>LL</b>"},
+    {"lat": "1e9 s"},
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
 def test_hostile_or_absurd_links_warn_and_render(query):
-    at = run_page(PAGE, query)
+    view = VIEWS[HOSTILE.index(query) % len(VIEWS)]  # each further chart meets some of them
+    at = run_page(PAGE, {**query, "view": view})
     assert not at.exception
     assert len(at.warning) >= 1
-    assert len(at.get("plotly_chart")) == 4
+    assert len(live_charts(at)) == 1
+    assert [chart.key for chart in at.get("plotly_chart")] == [f"allreduce-{view}"]
 
 
 @pytest.mark.parametrize("gpu_id", sorted(get_catalog().gpus))
 def test_every_gpu_on_one_and_many_nodes(gpu_id):
-    for nodes in ("1", "64"):
-        at = run_page(PAGE, {"gpu": gpu_id, "nodes": nodes})
+    for nodes, view in (("1", "time"), ("64", "nodes")):
+        at = run_page(PAGE, {"gpu": gpu_id, "nodes": nodes, "view": view})
         assert not at.exception
-        assert len(at.get("plotly_chart")) == 4
+        assert len(live_charts(at)) == 1 and [chart.key for chart in at.get("plotly_chart")] == [f"allreduce-{view}"]
         assert metric(at, "GPUs (ranks)") == f"{8 * int(nodes):,}"
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.models.cliff import cliff_summary
-from tests.app.conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/1_Bandwidth_cliff.py"
 CATALOG = get_catalog()
@@ -36,7 +36,7 @@ def test_defaults_show_h100_against_ndr():
     assert metric(at, "Like for like") == "9 : 1"
     assert metric(at, "As often quoted") == "18 : 1"
     assert metric(at, "Whole server out") == "400 GB/s"  # DGX H100: 8 x 400 Gbit/s
-    assert len(at.get("plotly_chart")) == 2
+    assert len(live_charts(at)) == 1 and len(at.get("plotly_chart")) == 0  # view=auto at defaults: no further chart
     assert dict(at.query_params) == {"gpu": "h100-sxm", "nic": "auto", "nics": "auto", "dir": "per",
                                      "unit": "GBps", "basis": "spec"}
 
@@ -58,7 +58,7 @@ def test_every_gpu_from_the_link(gpu_id):
 
 def test_gaudi3_gets_its_own_servers_nics():
     # HLS-3: 24 on-chip 200 GbE ports for 8 cards (Intel's network configuration page): 75 GB/s per card.
-    at = run_page(PAGE, {"gpu": "gaudi3"})
+    at = run_page(PAGE, {"gpu": "gaudi3", "view": "bars"})
     assert not at.exception and not at.warning
     assert metric(at, "Like for like") == "7 : 1"  # 525 / 75, as in the generations chart
     assert metric(at, "Whole server out") == "600 GB/s"
@@ -68,7 +68,9 @@ def test_gaudi3_gets_its_own_servers_nics():
     cliff = chart_specs(at)[0]
     assert bar(cliff, "Server out")[0] == pytest.approx(600.0)
     assert bar(cliff, "One GPU's NICs: 3 × RoCE v2 over 200 GbE")[0] == pytest.approx(75.0)
-    generations = chart_specs(at)[1]["data"][0]
+    at.radio(key="cliff.view").set_value("generations").run()
+    assert at.query_params["view"] == "generations"
+    generations = chart_specs(at)[0]["data"][0]
     assert generations["text"][[t.split("<br>")[0] for t in generations["x"]].index("Gaudi 3")] == "7:1"
 
 
@@ -108,7 +110,7 @@ def test_an_old_link_with_an_explicit_nic_keeps_its_meaning():
 
 def test_mi300x_says_what_one_peer_gets():
     # AMD: 7 Infinity Fabric links of 64 GB/s per direction, one per peer (amd-mi300x-platform).
-    at = run_page(PAGE, {"gpu": "mi300x"})
+    at = run_page(PAGE, {"gpu": "mi300x", "view": "bars"})
     box = headline_box(at)
     assert "A mesh, not a switch" in box and "64 GB/s per direction" in box and "all 7 peers" in box
     cliff = chart_specs(at)[0]
@@ -166,7 +168,7 @@ def test_widget_change_reruns_with_new_state():
     ],
 )
 def test_hostile_links_warn_and_render(query):
-    at = run_page(PAGE, query)
+    at = run_page(PAGE, {**query, "view": "bars"})
     assert not at.exception
     assert len(at.warning) >= 1
     assert len(at.warning) == 1  # every problem of a link in one box
@@ -174,5 +176,5 @@ def test_hostile_links_warn_and_render(query):
         assert "(link parameter `" in warning.value  # named by the control's label, then its URL key
         outside_code = re.sub(r"`[^`]*`", "", warning.value)
         assert "<" not in outside_code and ">" not in outside_code  # user text only inside code spans
-    assert len(at.get("plotly_chart")) == 2
+    assert len(live_charts(at)) == 1 and [chart.key for chart in at.get("plotly_chart")] == ["cliff-chart"]
     assert metric(at, "Like for like")

@@ -4,10 +4,10 @@ import pytest
 
 from interconnect.models.crossdc import METHODS, get_crossdc_data
 from interconnect.models.crossdc_view import crossdc_view
-from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
+from interconnect.ui.pagespecs import CROSSDC_VIEWS, crossdc_inputs, crossdc_specs
 from interconnect.ui.urlstate import parse_state
 from interconnect.units import Q_, format_bandwidth
-from tests.app.conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/6_Across_sites.py"
 
@@ -22,10 +22,10 @@ def expected_view(query):
     return crossdc_view(crossdc_inputs(values))
 
 
-def test_defaults_render_three_charts_the_cards_and_write_the_url():
+def test_defaults_render_the_live_chart_the_cards_and_write_the_url():
     at = run_page(PAGE)
     assert not at.exception and not at.warning
-    assert len(at.get("plotly_chart")) == 3
+    assert len(live_charts(at)) == 1 and len(at.get("plotly_chart")) == 0  # view=auto: no further chart
     # 1e9 parameters of dense DiLoCo at 16 bits between two sites: 2 GB per sync.
     assert metric(at, "Payload per sync") == "2 GB"
     assert at.query_params["method"] == "diloco" and at.query_params["bw"] == "10 Gbit/s"
@@ -33,8 +33,9 @@ def test_defaults_render_three_charts_the_cards_and_write_the_url():
     for card in get_crossdc_data().reported:
         assert card.work in markdown, card.id
     assert "Often quoted" in markdown and "arxiv.org/abs/2501.18512" in markdown
+    at.radio(key="crossdc.view").set_value("utilization").run()
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
-    assert titles[0].startswith("Compute utilisation against WAN bandwidth")
+    assert len(titles) == 1 and titles[0].startswith("Compute utilisation against WAN bandwidth")
 
 
 def test_every_parameter_from_the_link():
@@ -69,7 +70,11 @@ def test_sparseloco_link_shows_its_knobs():
 def test_each_method_renders(method):
     at = run_page(PAGE, {"method": method})
     assert not at.exception and not at.warning
-    assert len(at.get("plotly_chart")) == 3
+    assert len(live_charts(at)) == 1
+    for view in CROSSDC_VIEWS.labels:  # each further chart, one at a time
+        at.radio(key="crossdc.view").set_value(view).run()
+        assert not at.exception
+        assert [chart.key for chart in at.get("plotly_chart")] == [f"crossdc-{view}"]
 
 
 def test_a_network_class_button_sets_bandwidth_and_round_trip():
@@ -113,4 +118,4 @@ def test_hostile_links_warn_and_still_render(query, key):
     at = run_page(PAGE, query)
     assert not at.exception
     assert any(f"`{key}`" in w.value for w in at.warning), [w.value for w in at.warning]
-    assert len(at.get("plotly_chart")) == 3
+    assert len(live_charts(at)) == 1

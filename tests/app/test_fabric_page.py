@@ -29,7 +29,7 @@ def test_defaults_are_the_four_su_superpod():
     assert metrics(at)["Switches"] == "48" and metrics(at)["Links"] == "2,048"
     assert metrics(at)["Bisection per GPU"] == "400 Gbit/s"
     assert dict(at.query_params) == DEFAULTS
-    assert len(at.get("plotly_chart")) == 2
+    assert [chart.key for chart in at.get("plotly_chart")] == ["fabric-picture"]  # view=auto: no further chart
     body = text(at)
     assert "Alibaba HPN" in body and "| NO |" not in body  # every published design reproduced
     assert "32.9 GB/s" in body and "Hypothesis, not a fit" in body
@@ -64,10 +64,10 @@ def test_hostile_and_bad_links_give_a_message_not_a_traceback():
 
 
 def test_too_big_for_three_tiers_says_so():
-    at = run_page(PAGE, {"gpus": "1000000"})
+    at = run_page(PAGE, {"gpus": "1000000", "view": "playbook"})
     assert not at.exception
     assert any("more than three tiers" in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")) == 1  # the Playbook chart still draws
+    assert [chart.key for chart in at.get("plotly_chart")] == ["fabric-playbook"]  # the Playbook chart still draws
 
 
 @pytest.mark.parametrize("page, query", [
@@ -86,8 +86,8 @@ def test_cluster_pages_take_the_topology_from_the_link(page, query):
 
 
 def test_allreduce_without_topology_keeps_its_old_link():
-    at = run_page("pages/2_All_reduce.py")
-    assert dict(at.query_params) == to_query(allreduce_specs(), {})
+    at = run_page("pages/2_All_reduce.py", {"view": "time"})
+    assert dict(at.query_params) == {**to_query(allreduce_specs(), {}), "view": "time"}
     assert not {"topo", "switch", "osub", "shared"} & set(at.query_params)
     spec = json.dumps(chart_specs(at)[0])
     assert spec

@@ -6,7 +6,8 @@ from interconnect.models.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
 from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
-from tests.app.conftest import chart_specs, run_page
+from interconnect.ui.pagespecs import OVERLAP_VIEWS
+from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/3_Overlap.py"
 
@@ -15,12 +16,16 @@ def metric(at, label_start):
     return next(m.value for m in at.metric if m.label.startswith(label_start))
 
 
-def test_defaults_render_the_timeline_sweeps_and_claim_and_write_the_url():
+def test_defaults_render_the_live_chart_and_write_the_url_each_further_chart_on_request():
     at = run_page(PAGE)
     assert not at.exception and not at.warning
-    charts = chart_specs(at)
-    assert len(charts) == 4
-    assert "one step takes" in charts[0]["layout"]["title"]["text"]
+    assert len(live_charts(at)) == 1 and chart_specs(at) == []  # view=auto: no further chart
+    for view in OVERLAP_VIEWS.labels:
+        at.radio(key="overlap.view").set_value(view).run()
+        assert not at.exception and [chart.key for chart in at.get("plotly_chart")] == [f"overlap-{view}"]
+        assert at.query_params["view"] == view
+    at.radio(key="overlap.view").set_value("timeline").run()
+    assert "one step takes" in chart_specs(at)[0]["layout"]["title"]["text"]
     assert at.query_params["model"] == "llama3-8b" and at.query_params["bucket"] == "25 MiB"
     assert at.query_params["tokens"] == "4096" and at.query_params["nodes"] == "4"
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
@@ -46,7 +51,7 @@ def test_every_parameter_from_the_link():
              "fabric": "infiniband", "domain": "0", "sharp": "0", "lat": "", "model": "custom", "params": "1.3",
              "layers": "24", "tokens": "16384", "bucket": "100 MiB", "dtype": "fp32", "sm": "0.15", "eff": "0.5",
              "mode": "ideal", "algo": "ring", "launch": "30", "spread": "4", "cal": "0",
-             "procs": "process-per-gpu"}
+             "procs": "process-per-gpu", "view": "timeline"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     assert dict(at.query_params) == query
@@ -87,9 +92,9 @@ def test_each_mode(mode):
 
 @pytest.mark.parametrize("model", sorted(load_model_presets()))
 def test_each_preset_including_405b(model):
-    at = run_page(PAGE, {"model": model})
+    at = run_page(PAGE, {"model": model, "view": "timeline"})
     assert not at.exception and not at.warning
-    assert len(at.get("plotly_chart")) == 4
+    assert len(live_charts(at)) == 1 and [chart.key for chart in at.get("plotly_chart")] == ["overlap-timeline"]
 
 
 @pytest.mark.parametrize(
@@ -115,11 +120,12 @@ def test_each_preset_including_405b(model):
     ],
 )
 def test_hostile_or_impossible_links_warn_and_render(query, named):
-    at = run_page(PAGE, query)
+    view = list(OVERLAP_VIEWS.labels)[sum(map(ord, str(query))) % len(OVERLAP_VIEWS.labels)]  # each chart meets some
+    at = run_page(PAGE, {**query, "view": view})
     assert not at.exception
     messages = " ".join(w.value for w in at.warning)
     assert f"`{named}`" in messages
-    assert len(at.get("plotly_chart")) == 4
+    assert len(live_charts(at)) == 1 and [chart.key for chart in at.get("plotly_chart")] == [f"overlap-{view}"]
 
 
 def test_a_bucket_larger_than_the_model_says_nothing_can_overlap():
@@ -144,7 +150,7 @@ def test_a_forced_algorithm_the_cluster_cannot_run_warns_and_falls_back():
     at = run_page(PAGE, {"algo": "nvls", "nodes": "4"})
     assert not at.exception
     assert any("nvls all-reduce cannot run" in w.value.replace("\\", "") for w in at.warning)
-    assert len(at.get("plotly_chart")) == 4
+    assert len(live_charts(at)) == 1
 
 
 def test_the_ddp_check_sets_model_and_bytes_only_beside_the_runs():

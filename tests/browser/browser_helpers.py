@@ -39,6 +39,10 @@ CHROMIUM_ARGS = [
 
 CHART = '[data-testid="stPlotlyChart"]'
 CHART_SVG = ".js-plotly-plot .main-svg"
+#: A live chart (interconnect.ui.live) once its script has drawn its curves.
+LIVE_CHART_SVG = ".live-chart svg:has(path)"
+#: A page's first chart, whichever kind: a Plotly chart drawn as SVG, or a live chart with its curves.
+FIRST_CHART = f"{CHART_SVG}, {LIVE_CHART_SVG}"
 EXCEPTION = '[data-testid="stException"]'
 ALERT = '[data-testid="stAlert"], [data-testid="stAlertContentWarning"]'
 METRIC_VALUE = '[data-testid="stMetricValue"]'
@@ -168,6 +172,11 @@ def wait_for_charts(page: Any, minimum: int = 1, timeout_ms: int = FIRST_RENDER_
     page.locator(CHART).nth(minimum - 1).wait_for(state="visible", timeout=timeout_ms)
     page.locator(CHART_SVG).first.wait_for(state="visible", timeout=timeout_ms)
     assert page.locator(CHART).count() >= minimum
+
+
+def wait_for_first_chart(page: Any, timeout_ms: int = FIRST_RENDER_TIMEOUT_MS) -> None:
+    """The page's first chart drawn: a Plotly chart's SVG or a live chart's curves."""
+    page.locator(FIRST_CHART).first.wait_for(state="visible", timeout=timeout_ms)
 
 
 def settled_chart_count(page: Any, quiet_ms: int = 1500, timeout_ms: int = 30_000) -> int:

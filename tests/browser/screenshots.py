@@ -29,6 +29,7 @@ from browser_helpers import (  # noqa: E402
     CHART,
     CHART_SVG,
     CHROMIUM_ARGS,
+    LIVE_CHART_SVG,
     REPO_ROOT,
     StreamlitServer,
     open_page,
@@ -40,6 +41,7 @@ from interconnect.ui.pages import PAGES, page_exists  # noqa: E402
 #: The two sizes the app must read at: a laptop and the usual projector.
 VIEWPORTS = ((1440, 900), (1280, 720))
 OUT_DIR = REPO_ROOT / "assets" / "screenshots"
+LIVE_CHART = ".live-chart"
 #: A full page of charts takes a while to paint on a busy 2-core machine.
 SCREENSHOT_TIMEOUT_MS = 120_000
 
@@ -53,6 +55,8 @@ def page_path(name: str) -> str:
 def settle(page) -> None:
     """Wait until every chart on the page is drawn (Plotly draws after Streamlit goes idle)."""
     charts = settled_chart_count(page)
+    if page.locator(LIVE_CHART).count():  # a live chart draws its curves from its own script
+        page.locator(LIVE_CHART_SVG).first.wait_for(state="attached", timeout=SCREENSHOT_TIMEOUT_MS)
     for index in range(charts):
         page.locator(CHART).nth(index).locator(CHART_SVG).first.wait_for(state="attached")
     page.wait_for_timeout(800)  # fonts and Plotly's second layout pass

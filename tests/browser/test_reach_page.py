@@ -26,7 +26,7 @@ def test_cold_deep_link_to_reach_page(cold_server, page, blocked_requests):
     params = {"d": "1000 km", "size": "256 MiB", "h": "10", "medium": "vacuum"}
     open_cold(page, cold_server, "/Reach?" + urlencode(params))
     assert_healthy(page, cold_server)
-    wait_for_charts(page, minimum=3)
+    wait_for_charts(page, minimum=2)  # the leash, and the training chart that the link's settings need
     assert page.locator(EXCEPTION).count() == 0
     assert page.locator("h1").first.inner_text().startswith("Reach")
     metrics = page.locator(METRIC_VALUE).all_inner_texts()
@@ -53,7 +53,7 @@ def test_cold_deep_link_to_reach_page(cold_server, page, blocked_requests):
     assert poll(page, lambda: query_of(page.url).get("d") not in (None, "40 km")), page.url
     wait_for_run(page, cold_server)
     assert_healthy(page, cold_server)
-    assert page.locator(CHART).count() >= 3
+    assert page.locator(CHART).count() >= 2
     assert query_of(page.url)["medium"] == "vacuum", "moving the distance lost another control's state"
 
     # A distance between the slider's stops: the slider shows what the box says (issue 23: 1.5 m showed 2 m).
