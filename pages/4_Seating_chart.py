@@ -22,6 +22,7 @@ from interconnect.ui.pagespecs import (
     SEATING_COLOURS,
     SEATING_COMPARISONS,
     SEATING_SCHEDULES,
+    SEATING_VIEWS,
     seating_specs,
 )
 from interconnect.ui.seating import (
@@ -36,6 +37,7 @@ from interconnect.ui.seating import (
 )
 from interconnect.ui.seating_live import live_seating
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_seconds
 
 page_setup("The seating chart",
@@ -215,10 +217,13 @@ if bill is not None:
     st.subheader("More GPUs, same batch")
     live_seating(state, model, cluster, layout, workload)
 
+view_picker(state, SEATING_VIEWS)  # the one further chart drawn below (view=)
+shown = shown_views(state, SEATING_VIEWS)
 if bill is not None:
     st.subheader("The bill, per dimension")
     figure, table = bill_view(model, cluster, layout, workload)
-    chart(figure, key="seating-bill")
+    if "bill" in shown:
+        chart(figure, key="seating-bill")
     st.markdown(table)  # a Markdown table: it loads sooner than a data grid and grows on a projector
     st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, all-gather, "
                "reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective models on the tier "
@@ -226,7 +231,8 @@ if bill is not None:
 
     st.subheader("Memory per GPU")
     figure, modes = memory_view(model, cluster, layout, workload)
-    chart(figure, key="seating-memory")
+    if "memory" in shown:
+        chart(figure, key="seating-memory")
     flash_note = (" Flash attention never writes the attention scores, so selective recomputation saves nothing "
                   "more here." if abs(modes["none"] - modes["selective"]) < 1e6 else "")
     st.caption(

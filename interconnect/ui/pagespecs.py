@@ -233,9 +233,11 @@ REACH_VIEWS = PageViews({"training": "Training across the gap", "timeouts": "Tim
                         {"training": ("reach-training",), "timeouts": ("reach-timeouts",)},
                         {"training": ("size", "h", "medium", *CLUSTER_KEYS)})
 FABRIC_VIEWS = PageViews({"playbook": "The Playbook's falling curve"}, {"playbook": ("fabric-playbook",)})
+SEATING_VIEWS = PageViews({"bill": "The bill as a chart", "memory": "Memory by ZeRO stage"},
+                          {"bill": ("seating-bill",), "memory": ("seating-memory",)})
 #: The pages that read ``view``, by their name in :data:`interconnect.ui.pages.PAGES`.
 PAGE_VIEWS = {"cliff": CLIFF_VIEWS, "allreduce": ALLREDUCE_VIEWS, "overlap": OVERLAP_VIEWS, "reach": REACH_VIEWS,
-              "crossdc": CROSSDC_VIEWS, "fabric": FABRIC_VIEWS}
+              "crossdc": CROSSDC_VIEWS, "fabric": FABRIC_VIEWS, "seating": SEATING_VIEWS}
 
 
 def view_spec(views: PageViews) -> ChoiceParam:
@@ -529,6 +531,7 @@ def seating_specs() -> list:
         IntParam("zero", 1, "ZeRO stage", minimum=0, maximum=3),
         ChoiceParam("colour", "tp", "Colour the GPUs by", choices=tuple(SEATING_COLOURS)),
         ChoiceParam("cmp", "none", "Compare with", choices=tuple(SEATING_COMPARISONS)),
+        view_spec(SEATING_VIEWS),
     ]
 
 # --- Across sites page

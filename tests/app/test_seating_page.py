@@ -16,10 +16,12 @@ def metric(at, label):
     return next(m for m in at.metric if m.label == label)
 
 
-def test_defaults_render_three_charts_and_write_the_url():
+def test_defaults_render_the_seating_chart_first_and_write_the_url():
+    # issue 26: a plain link draws the main chart (and the live chart) only; the bill's and memory's charts
+    # are one click (or view=) away, their tables and figures stay
     at = run_page(PAGE)
     assert not at.exception and not at.warning and not at.error
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 1
     assert dict(at.query_params) == DEFAULTS
     # against what the driver reports for an "80 GB" H100: 81,559 MiB = 85.5 GB (Modal's NVML table)
     assert metric(at, "Memory per GPU").value.endswith(" / 85.5 GB")
@@ -49,7 +51,7 @@ def test_custom_model_fields():
     at = run_page(PAGE, query)
     assert not at.exception and not at.error
     assert at.number_input(key="seating.layers").value == 40
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 1
 
 
 def test_tp_across_nodes_is_flagged_and_compared():
@@ -86,10 +88,11 @@ def test_impossible_layout_gives_a_clear_message():
 
 def test_a_million_gpus_skip_the_grid_but_keep_the_bill():
     # 100,000 nodes x 1,024 GPUs is clamped to the model's 1,000,000-rank limit (976 nodes, 999,424 GPUs)
-    at = run_page(PAGE, {"nodes": "976", "gpn": "1024", "tp": "8", "pp": "4", "dp": "0", "gb": "31232"})
+    at = run_page(PAGE, {"nodes": "976", "gpn": "1024", "tp": "8", "pp": "4", "dp": "0", "gb": "31232",
+                         "view": "bill"})
     assert not at.exception and not at.error
     assert any("draws up to 20,000 GPUs" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 1  # the bill's chart, not the grid
 
 
 def test_does_not_fit_is_shown():
@@ -117,10 +120,10 @@ def test_hostile_links_warn_and_still_render(query):
 
 def test_a_smaller_cluster_keeps_tp_and_shrinks_pp():
     # issue 22: /Seating_chart?nodes=2 drew nothing (TP 8 x PP 4 needs 32 GPUs); now the layout follows the cluster
-    at = run_page(PAGE, {"nodes": "2"})
+    at = run_page(PAGE, {"nodes": "2", "view": "memory"})
     assert not at.exception
     assert any("kept TP 8, PP 4 → 2" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 2  # the seating chart and the memory chart asked for
     # 70B on 16 GPUs with ZeRO-1 does not fit in 80 GB: said plainly, with the chart still drawn
     assert all("Does not fit" in e.value for e in at.error)
 
@@ -180,3 +183,16 @@ def test_a_vanishing_efficiency_override_is_raised_to_the_clis_floor_without_num
     assert not at.exception
     assert any("used 0" in w.value and "01" in w.value for w in at.warning)
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize(("view", "keys"), [("bill", ["seating-grid", "seating-bill"]),
+                                            ("memory", ["seating-grid", "seating-memory"]),
+                                            ("none", ["seating-grid"]), ("auto", ["seating-grid"])])
+def test_the_view_key_draws_only_the_chart_asked_for(view, keys):
+    at = run_page(PAGE, {"view": view})
+    assert not at.exception and not at.warning
+    assert len(at.get("plotly_chart")) == len(keys)
+    assert at.radio(key="seating.view").value == view
+    # the bill's table and the memory caption are there whatever the view
+    assert any("sent per step per GPU" in m.value for m in at.markdown)
+    assert any("Activations with this layout" in c.value for c in at.caption)

@@ -13,10 +13,10 @@ pytestmark = pytest.mark.browser
 
 def test_cold_deep_link_to_seating_page(cold_server, page, blocked_requests):
     params = {"gpu": "h100-sxm", "gpn": "8", "nodes": "2", "model": "llama3-70b", "tp": "16", "pp": "1", "dp": "1",
-              "zero": "3", "gb": "16", "colour": "tp"}
+              "zero": "3", "gb": "16", "colour": "tp", "view": "bill"}
     open_cold(page, cold_server, "/Seating_chart?" + urlencode(params))
     assert_healthy(page, cold_server)
-    wait_for_charts(page, minimum=3)
+    wait_for_charts(page, minimum=2)  # the seating chart and the bill's chart the link asks for
     assert page.url.split("?")[0].endswith("/Seating_chart")
     assert page.locator("h1").first.inner_text() == "The seating chart"
     assert page.locator(METRIC_VALUE).count() >= 5
@@ -48,7 +48,7 @@ def test_new_sessions_always_draw_the_page(streamlit_server, browser):
         try:
             visit = context.new_page()
             visit.on("pageerror", lambda error: errors.append(str(error)))
-            visit.goto(streamlit_server.base_url + "/Seating_chart", wait_until="commit")
+            visit.goto(streamlit_server.base_url + "/Seating_chart?view=memory", wait_until="commit")
             wait_for_charts(visit, minimum=2)
         finally:
             context.close()
