@@ -31,3 +31,29 @@ def _scan_component_manifests_once() -> None:
 
 
 _scan_component_manifests_once()
+
+
+#: Tests that take 30-60 s each on a 2-core machine (a page opened in six new sessions, the timed
+#: isolation walk, the tour walked step by step): they start first.
+LONGEST_FIRST = (
+    "tests/browser/test_seating_page.py::test_new_sessions_always_draw_the_page",
+    "tests/browser/test_isolation.py::",
+    "tests/browser/test_tour_presentation.py::",
+)
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    """Run the browser tests first, the longest of them first.
+
+    xdist's work stealing hands each worker a contiguous share of the list and lets an idle worker
+    take the back half of a busy worker's queue. With the long, mostly waiting browser tests at the
+    front, the other worker's CPU-bound tests fill the cores meanwhile and the run ends on many
+    short tests, not on one worker finishing a long browser test alone.
+    """
+
+    def rank(item) -> int:
+        if item.nodeid.startswith(LONGEST_FIRST):
+            return 0
+        return 1 if item.get_closest_marker("browser") else 2
+
+    items.sort(key=rank)  # stable: the order within each group is unchanged
