@@ -25,14 +25,17 @@ TALK_KEYS = ("tour", "stop", "step", "present")
 EXTREMES = ("\u00b2", "\u0663", "\uff18", "9" * 4301, "1e308", "5e-324", "1e308 B", "5e-324 s", "1e-320 Gbit/s")
 
 
+def spec_keys(script: str | None) -> set[str]:
+    """The keys of the page's parameter list (none for a page without one)."""
+    specs = getattr(pagespecs, f"{NAMES[script]}_specs", None)
+    return {spec.key for spec in specs()} if specs is not None else set()
+
+
 @functools.cache
 def keys_of(script: str | None) -> tuple[str, ...]:
     """The page's link keys: those of its default view and of its parameter list, a custom GPU's (in the
     link only with gpu=custom), and the tour's and presentation mode's."""
-    keys = set(run_page(script).query_params)
-    specs = getattr(pagespecs, f"{NAMES[script]}_specs", None)
-    if specs is not None:
-        keys.update(spec.key for spec in specs())
+    keys = set(run_page(script).query_params) | spec_keys(script)
     if "gpu" in keys:
         keys.update(("gpu_base", "gpu_bw", "gpu_name", "nic_bw"))
     keys.update(TALK_KEYS)
@@ -73,7 +76,13 @@ def test_hostile_links_never_raise_and_echo_input_inert(script, data):
     assert_drawn_and_inert(run_page(script, query))
 
 
-GPU_SCRIPTS = [script for script in SCRIPTS if script and "gpu" in keys_of(script)]
+#: Pages with a GPU picker, read from their parameter lists: taking them from keys_of here would run every page
+#: at collection, in every xdist worker. The test below checks the list against the keys of each page's link.
+GPU_SCRIPTS = [script for script in SCRIPTS if script and "gpu" in spec_keys(script)]
+
+
+def test_every_page_whose_link_has_a_gpu_key_gets_custom_hardware():
+    assert [script for script in SCRIPTS if script and "gpu" in keys_of(script)] == GPU_SCRIPTS
 
 
 @pytest.mark.parametrize("script", GPU_SCRIPTS)

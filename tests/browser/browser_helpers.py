@@ -72,6 +72,7 @@ class StreamlitServer:
     port: int = field(default_factory=_free_port)
     process: subprocess.Popen | None = None
     pages_opened: int = 0
+    stopping: bool = False  # asked to exit (SIGTERM sent), perhaps not reaped yet
 
     @property
     def base_url(self) -> str:
@@ -84,18 +85,15 @@ class StreamlitServer:
             return "(no server log)"
 
     def start(self) -> StreamlitServer:
-        """Start the server and wait for its health check; retry on a fresh port if the process dies early."""
-        failure = ""
-        for _attempt in range(SERVER_START_ATTEMPTS):
-            failure = self._start_once()
-            if not failure:
-                return self
-            self.stop()
-            self.port = _free_port()
-        pytest.fail(failure)
+        """Start the server and wait for its health check (:meth:`launch`, then :meth:`ready`)."""
+        return self.launch().ready()
 
-    def _start_once(self) -> str:
-        """One start; returns "" when healthy, else what went wrong with the server's log."""
+    def launch(self) -> StreamlitServer:
+        """Start the process and return at once; :meth:`ready` waits until it answers.
+
+        A server launched ahead of the test that needs it boots while the test before runs; until a
+        page is opened on it, it is as fresh as one started on the spot.
+        """
         command = [
             sys.executable, "-m", "streamlit", "run", "app.py",
             "--server.headless", "true", "--server.address", HOST, "--server.port", str(self.port),
@@ -104,6 +102,28 @@ class StreamlitServer:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(command, cwd=self.app_dir, stdout=log, stderr=subprocess.STDOUT, env=env)
+        self.stopping = False
+        return self
+
+    def ready(self) -> StreamlitServer:
+        """Wait for the health check; if the process dies early (a port taken between choosing and
+        binding it), start it again on a fresh port."""
+        if self.process is None:
+            self.launch()
+        failure = self._wait_healthy()
+        for _attempt in range(SERVER_START_ATTEMPTS - 1):
+            if not failure:
+                return self
+            self.stop()
+            self.port = _free_port()
+            failure = self.launch()._wait_healthy()
+        if failure:
+            pytest.fail(failure)
+        return self
+
+    def _wait_healthy(self) -> str:
+        """"" once the launched process answers its health check, else what went wrong with its log."""
+        assert self.process is not None
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -115,11 +135,23 @@ class StreamlitServer:
             time.sleep(0.1)
         return f"streamlit not healthy after {SERVER_START_TIMEOUT_S} s:\n{self.log_tail()}"
 
-    def stop(self) -> None:
-        """Terminate the process we started (by its own handle), killing it if it does not exit."""
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, wait: bool = True) -> None:
+        """Terminate the process we started (by its own handle), killing it if it does not exit.
+
+        ``wait=False`` only asks it to exit (Streamlit takes a few seconds to shut down); call ``stop()``
+        again later to reap it.
+        """
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
+        if not self.stopping:
+            self.process.terminate()
+            self.stopping = True
+        if not wait:
+            return
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:

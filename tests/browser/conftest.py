@@ -1,12 +1,16 @@
-"""Fixtures for the real-browser tests: a freshly started ``streamlit run`` and headless Chromium.
+"""Fixtures for the real-browser tests: ``streamlit run`` servers and headless Chromium.
 
 Why a real server: Streamlit decides once per server process, on the first script run, how the
 app's pages are routed. AppTest resets that every run, so only a browser against a server that
 has never served a page catches a deep link that breaks when it is the first request.
 
-- ``streamlit_server`` (module scope): one fresh server shared by the tests of a module.
-- ``cold_server`` (function scope): a server started for one test; open it with
-  :func:`browser_helpers.open_cold` so the first page request it ever sees is the deep link.
+- ``streamlit_server``: one server shared by every test of the pytest process (each xdist worker
+  has its own), for tests about what a page does, not about a server's first request. Each test
+  still has its own Streamlit session (its own browser context); a server that died is replaced.
+- ``cold_server`` (function scope): a server no page has been requested from; open it with
+  :func:`browser_helpers.open_cold` so the first page request it ever sees is the deep link. The
+  next one is launched while the test runs (it boots in the background, untouched until handed
+  out), and a used one is stopped without waiting for it to exit.
 - ``page``: a new browser context per test (its own Streamlit session). Requests to anything but
   127.0.0.1 are aborted and listed in the ``blocked_requests`` fixture; an uncaught error in the
   page's JavaScript fails the test at teardown.
@@ -20,7 +24,6 @@ A cold deep-link test for a new page is one function::
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -37,27 +40,67 @@ def _skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
-@contextlib.contextmanager
-def _running_server(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[StreamlitServer]:
-    server = StreamlitServer(tmp_path_factory.mktemp("streamlit") / f"{name}.log")
+class _Servers:
+    """The servers of one pytest process: the shared one, the cold one launched ahead, and those stopping."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self._tmp = tmp_path_factory
+        self._shared: StreamlitServer | None = None
+        self._spare: StreamlitServer | None = None
+        self._stopping: list[StreamlitServer] = []
+
+    def _new(self, name: str) -> StreamlitServer:
+        return StreamlitServer(self._tmp.mktemp("streamlit") / f"{name}.log")
+
+    def shared(self) -> StreamlitServer:
+        if self._shared is None or not self._shared.alive:
+            if self._shared is not None:
+                self.release(self._shared)
+            self._shared = self._new("shared").start()
+        return self._shared
+
+    def cold(self) -> StreamlitServer:
+        server = (self._spare or self._new("cold").launch()).ready()
+        self._spare = self._new("cold").launch()
+        assert server.pages_opened == 0
+        return server
+
+    def release(self, server: StreamlitServer) -> None:
+        server.stop(wait=False)
+        self._stopping.append(server)
+
+    def close(self) -> None:
+        for server in (self._shared, self._spare, *self._stopping):
+            if server is not None:
+                server.stop(wait=False)
+        for server in (self._shared, self._spare, *self._stopping):
+            if server is not None:
+                server.stop()
+
+
+@pytest.fixture(scope="session")
+def _servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Servers]:
+    servers = _Servers(tmp_path_factory)
     try:
-        yield server.start()
+        yield servers
     finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
-    """One fresh server for the whole test module."""
-    with _running_server(tmp_path_factory, "module") as server:
-        yield server
+        servers.close()
 
 
 @pytest.fixture
-def cold_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
-    """A server started for this test alone: no page has been requested from it yet."""
-    with _running_server(tmp_path_factory, "cold") as server:
+def streamlit_server(_servers: _Servers) -> StreamlitServer:
+    """The server this pytest process shares between tests (started on first use)."""
+    return _servers.shared()
+
+
+@pytest.fixture
+def cold_server(_servers: _Servers) -> Iterator[StreamlitServer]:
+    """A server for this test alone: no page has been requested from it yet."""
+    server = _servers.cold()
+    try:
         yield server
+    finally:
+        _servers.release(server)
 
 
 @pytest.fixture(scope="session")

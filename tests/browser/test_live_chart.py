@@ -1,9 +1,13 @@
-"""The live chart in a real browser: the slider redraws at once, matches the core, and sets the link."""
+"""The live chart in a real browser: the slider redraws at once, matches the core, and sets the link.
+
+These run on the shared server: what a cold deep link to each of these pages does is checked by the
+page's own browser test (test_allreduce_page, test_overlap_page, test_crossdc_page, test_deep_links).
+"""
 
 from __future__ import annotations
 
 import pytest
-from browser_helpers import assert_healthy, open_cold, poll, query_of, widget
+from browser_helpers import assert_healthy, open_page, poll, query_of, widget
 
 from interconnect.models.allreduce_family import live_node_counts
 from interconnect.models.allreduce_view import node_count_curve
@@ -13,7 +17,7 @@ from interconnect.units import Q_, format_bandwidth
 pytestmark = pytest.mark.browser
 
 SLIDER = ".live-chart input[type=range]"
-#: A cold server's first page on a busy machine can take this long to draw.
+#: A page's first run on a server, on a busy machine, can take this long to draw.
 LOAD_TIMEOUT_MS = 90_000
 
 
@@ -23,8 +27,8 @@ def _shown(page) -> tuple[str, str, str]:
             " ".join(path.get_attribute("d") or "" for path in live.locator("path").all()))
 
 
-def test_keys_move_the_chart_in_the_browser_and_the_link_follows(cold_server, page):
-    open_cold(page, cold_server, "/All_reduce?nodes=4&size=256+MiB")
+def test_keys_move_the_chart_in_the_browser_and_the_link_follows(streamlit_server, page):
+    open_page(page, streamlit_server, "/All_reduce?nodes=4&size=256+MiB")
     slider = page.locator(SLIDER).first
     slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     assert slider.get_attribute("aria-label") == "Nodes"
@@ -50,22 +54,22 @@ def test_keys_move_the_chart_in_the_browser_and_the_link_follows(cold_server, pa
     # When the keys pause, the value reaches the server: the cluster box and the link follow.
     assert poll(page, lambda: query_of(page.url).get("nodes") == "16" or None, timeout_s=20), page.url
     assert poll(page, lambda: widget(page, "allreduce.nodes").locator("input").input_value() == "16" or None)
-    assert_healthy(page, cold_server)
+    assert_healthy(page, streamlit_server)
 
     # The link reopens the same view, the slider where it was left.
     page.goto(page.url)
     page.locator(SLIDER).first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     assert poll(page, lambda: _shown(page)[0] == "16 nodes" or None)
-    assert_healthy(page, cold_server)
+    assert_healthy(page, streamlit_server)
 
 
 def _walk(page, server, link: str, label: str, positions: list[tuple[str, str]], url_key: str, widget_key: str,
           url_value: str) -> None:
-    """Open ``link`` cold, then check the live chart position by position: ``positions[0]`` is what it shows
+    """Open ``link``, then check the live chart position by position: ``positions[0]`` is what it shows
     first, and each arrow key shows the next one at once (value, readout, its announcement and a redrawn
     line), each readout starting with the core's own sentence. Then the link and the page's widget follow
     the last value, and reopening the link shows it again."""
-    open_cold(page, server, link)
+    open_page(page, server, link)
     slider = page.locator(SLIDER).first
     slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     assert slider.get_attribute("aria-label") == label
@@ -105,9 +109,9 @@ def _overlap_expected(tokens: int) -> str:
             f"of it exposed communication; compute share {step.compute_utilization:.0%}")
 
 
-def test_overlap_tokens_move_the_chart_at_once_and_the_link_follows(cold_server, page):
+def test_overlap_tokens_move_the_chart_at_once_and_the_link_follows(streamlit_server, page):
     positions = [(f"{tokens:,} tokens", _overlap_expected(tokens)) for tokens in (4096, 6144, 8192)]
-    _walk(page, cold_server, "/Overlap?nodes=4&tokens=4096&bucket=25+MiB", "Tokens per GPU", positions, "tokens",
+    _walk(page, streamlit_server, "/Overlap?nodes=4&tokens=4096&bucket=25+MiB", "Tokens per GPU", positions, "tokens",
           "overlap.tokens", "8192")
 
 
@@ -122,9 +126,9 @@ def _crossdc_expected(bandwidth_text: str) -> str:
             f"{view.scenario.method.inner_steps:,} keeps the GPUs {view.result.utilization:.1%} busy")
 
 
-def test_crossdc_bandwidth_moves_the_chart_at_once_and_the_link_follows(cold_server, page):
+def test_crossdc_bandwidth_moves_the_chart_at_once_and_the_link_follows(streamlit_server, page):
     positions = [(text, _crossdc_expected(text)) for text in ("10 Gbit/s", "20 Gbit/s", "50 Gbit/s")]
-    _walk(page, cold_server, "/Across_sites?bw=10+Gbit/s", "WAN bandwidth per site", positions, "bw", "crossdc.bw",
+    _walk(page, streamlit_server, "/Across_sites?bw=10+Gbit/s", "WAN bandwidth per site", positions, "bw", "crossdc.bw",
           "50 Gbit/s")
 
 
@@ -138,7 +142,7 @@ def _cliff_expected(nics: int) -> str:
             f"GPU per direction against 450 GB/s of NVLink, {summary.ratio_like_for_like:.3g} to 1.")
 
 
-def test_cliff_nics_move_the_chart_at_once_and_the_link_follows(cold_server, page):
+def test_cliff_nics_move_the_chart_at_once_and_the_link_follows(streamlit_server, page):
     positions = [(f"{nics} NICs", _cliff_expected(nics)) for nics in (8, 16, 24)]
-    _walk(page, cold_server, "/Bandwidth_cliff?gpu=h100-sxm&nic=ib-ndr&nics=8", "NICs per server", positions, "nics",
-          "cliff.nics", "24")
+    _walk(page, streamlit_server, "/Bandwidth_cliff?gpu=h100-sxm&nic=ib-ndr&nics=8", "NICs per server", positions,
+          "nics", "cliff.nics", "24")

@@ -1,4 +1,5 @@
-"""The guided tour in presentation mode, walked in a real browser from a cold server.
+"""The guided tour in presentation mode, walked in a real browser: from a cold server (its first
+request is the tour's link), and at two projector sizes on the shared server.
 
 A speaker opens the tour's first step with ``present=1`` and moves on with the banner's Next link
 or the right arrow key. Each step must change the link's ``step``, open the step's page with a
@@ -14,6 +15,7 @@ from browser_helpers import (
     FIRST_RENDER_TIMEOUT_MS,
     assert_healthy,
     open_cold,
+    open_page,
     poll,
     query_of,
     wait_for_charts,
@@ -132,13 +134,13 @@ STAGE_CHECK_JS = """(chartKey) => {
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
-def test_every_step_is_stage_ready(cold_server, page, size):
+def test_every_step_is_stage_ready(streamlit_server, page, size):
     """Each step, reached by the right arrow key from step 1 in presentation mode at a projector's size
     (1280 x 720, 1920 x 1080): no warning, error or exception; no control outside the window or with a
     cut label; the step's caption and its chart wholly on the first screen; the page's own title and
     description in the document head."""
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_cold(page, cold_server, "/?tour=1&step=1&present=1")
+    open_page(page, streamlit_server, "/?tour=1&step=1&present=1")
     before = ""
     report = {}
     for number, step in enumerate(STEPS, start=1):
@@ -147,8 +149,8 @@ def test_every_step_is_stage_ready(cold_server, page, size):
             page.keyboard.press("ArrowRight")
             assert poll(page, lambda n=number: page.get_by_text(f"step {n} of {len(STEPS)}").count() > 0,
                         timeout_s=30), f"step {number} never opened: {page.url}"
-        wait_for_run(page, cold_server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)
-        assert_healthy(page, cold_server)
+        wait_for_run(page, streamlit_server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)
+        assert_healthy(page, streamlit_server)
         if step.chart:
             wait_for_charts(page)
             before = poll(page, lambda b=before: (s := chart_signature(page)) != b and s, timeout_s=30) or before

@@ -16,7 +16,7 @@ def test_captions_render_their_marks_and_escape_everything_else():
 def _best_time(n: int) -> float:
     text = "*" * n + "`" * (n + 1) + "a**" * (n // 2)
     best = float("inf")
-    for _ in range(5):
+    for _ in range(5):  # the fastest of five: a worker sharing its core with others is paused now and then
         started = time.perf_counter()
         markdown_html(text)
         best = min(best, time.perf_counter() - started)
