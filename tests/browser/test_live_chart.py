@@ -146,3 +146,24 @@ def test_cliff_nics_move_the_chart_at_once_and_the_link_follows(streamlit_server
     positions = [(f"{nics} NICs", _cliff_expected(nics)) for nics in (8, 16, 24)]
     _walk(page, streamlit_server, "/Bandwidth_cliff?gpu=h100-sxm&nic=ib-ndr&nics=8", "NICs per server", positions,
           "nics", "cliff.nics", "24")
+
+
+def _seating_expected(nodes: int) -> str:
+    """What the Seating chart's live readout says at ``nodes``: the core's family at the page's defaults (Llama 3
+    70B, TP 8 x PP 4, DP the rest, ZeRO-1, global batch 256 on 8-GPU H100 nodes)."""
+    from interconnect.figures.seating_live import seating_family_spec
+    from interconnect.models.parallelism import Layout, Workload
+    from interconnect.models.presets import load_model_presets
+    from interconnect.models.seating_family import BATCHES, live_seating_nodes, seating_family
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    counts = live_seating_nodes(8)
+    family = seating_family(load_model_presets()["llama3-70b"], cluster, Layout(tp=8, pp=4, zero=1), Workload(),
+                            counts, sorted({*BATCHES, 256}))
+    return seating_family_spec(family, 8, 256, 8, "1F1B")["readouts"][counts.index(nodes)]
+
+
+def test_seating_nodes_move_the_chart_at_once_and_the_layout_and_link_follow(streamlit_server, page):
+    positions = [(f"{nodes} nodes", _seating_expected(nodes)) for nodes in (8, 16, 32)]
+    assert "TP8 × PP4 × DP8" in positions[-1][1]  # the layout follows the node count: DP takes the rest
+    _walk(page, streamlit_server, "/Seating_chart?nodes=8", "Nodes", positions, "nodes", "seating.nodes", "32")
