@@ -40,6 +40,7 @@ PAGES = [
     ("All-reduce", "/All_reduce?nodes=4", "nodes", _number),
     ("Overlap", "/Overlap?nodes=4&tokens=4096", "tokens", _number),
     ("Across sites", "/Across_sites?bw=10+Gbit/s", "bw", str),
+    ("Seating chart", "/Seating_chart?nodes=8", "nodes", _number),
 ]
 
 
