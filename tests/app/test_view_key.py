@@ -16,7 +16,9 @@ from interconnect.ui.pagespecs import (
     CROSSDC_VIEWS,
     FABRIC_VIEWS,
     OVERLAP_VIEWS,
+    PAGE_VIEWS,
     REACH_VIEWS,
+    SEATING_VIEWS,
     VIEW_KEY,
 )
 from interconnect.ui.talk import tour_steps
@@ -27,10 +29,12 @@ PAGES = [
     ("pages/1_Bandwidth_cliff.py", "cliff", CLIFF_VIEWS, "live"),
     ("pages/2_All_reduce.py", "allreduce", ALLREDUCE_VIEWS, "live"),
     ("pages/3_Overlap.py", "overlap", OVERLAP_VIEWS, "live"),
+    ("pages/4_Seating_chart.py", "seating", SEATING_VIEWS, "seating-grid"),
     ("pages/5_Reach.py", "reach", REACH_VIEWS, "reach-leash"),
     ("pages/6_Across_sites.py", "crossdc", CROSSDC_VIEWS, "live"),
     ("pages/10_Fabric.py", "fabric", FABRIC_VIEWS, "fabric-picture"),
 ]
+assert {page[1] for page in PAGES} == set(PAGE_VIEWS), "every page that reads view= is checked here"
 HOSTILE = ["<script>alert(1)</script>", "tim\u0435\u202e", "x" * 10_000]
 
 
