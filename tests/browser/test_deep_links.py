@@ -160,9 +160,10 @@ def test_home_page_links_to_the_cliff_page(streamlit_server, page):
     assert link.get_attribute("href").split("?")[0].rstrip("/").endswith("Bandwidth_cliff")
     link.wait_for(state="visible")
     link.click()
+    # the home page draws a chart of its own: wait for the address to change before waiting for the cliff's chart
+    assert poll(page, lambda: page.url.split("?")[0].endswith("/Bandwidth_cliff") or None, timeout_s=30), page.url
     wait_for_first_chart(page)
     assert_healthy(page, streamlit_server)
-    assert page.url.split("?")[0].endswith("/Bandwidth_cliff")
     assert page.locator("h1").first.inner_text() == "The bandwidth cliff"
 
 
