@@ -187,5 +187,11 @@ export default function (component) {
     state.timer = setTimeout(send, KEY_SETTLE_MS);
   };
   state.sent = spec.slider.values[spec.slider.index];
+  // A key's pending send armed before this run belongs to the previous run's component, whose
+  // setStateValue may no longer reach the server: arm it again here, with this run's.
+  if (state.timer !== null) {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(send, KEY_SETTLE_MS);
+  }
   draw(Number(input.value), null);
 }

@@ -52,7 +52,7 @@ def test_keys_move_the_chart_in_the_browser_and_the_link_follows(streamlit_serve
         path = path_now
 
     # When the keys pause, the value reaches the server: the cluster box and the link follow.
-    assert poll(page, lambda: query_of(page.url).get("nodes") == "16" or None, timeout_s=20), page.url
+    assert poll(page, lambda: query_of(page.url).get("nodes") == "16" or None, timeout_s=40), page.url
     assert poll(page, lambda: widget(page, "allreduce.nodes").locator("input").input_value() == "16" or None)
     assert_healthy(page, streamlit_server)
 
@@ -85,7 +85,7 @@ def _walk(page, server, link: str, label: str, positions: list[tuple[str, str]],
         assert path_now != path
         assert readout_now in (slider.get_attribute("aria-valuetext") or "")
         path = path_now
-    assert poll(page, lambda: query_of(page.url).get(url_key) == url_value or None, timeout_s=20), page.url
+    assert poll(page, lambda: query_of(page.url).get(url_key) == url_value or None, timeout_s=40), page.url
     assert poll(page, lambda: widget(page, widget_key).locator("input").input_value() == url_value or None)
     assert_healthy(page, server)
     page.goto(page.url)
