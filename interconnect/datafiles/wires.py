@@ -21,7 +21,7 @@ from interconnect.datafiles.tables import DataFile, packaged_data_file
 from interconnect.units import Q_, expects
 
 __all__ = ["MEDIUM_KINDS", "LinkMedium", "Option", "Power", "Protocol", "Wires", "WiresDataError", "get_wires",
-           "load_wires"]
+           "load_wires", "within_reach"]
 
 #: What joins two ports, from the shortest reach to the longest.
 MEDIUM_KINDS = ("board", "nvlink-copper", "dac", "acc", "aoc", "multimode", "single-mode", "coherent")
@@ -115,7 +115,16 @@ class LinkMedium:
         >>> dac.reaches(3.0), dac.reaches(Q_(11, "m"))
         (True, False)
         """
-        return distance_m <= self.reach_m * (1 + 1e-9)
+        return within_reach(distance_m, self.reach_m)
+
+
+def within_reach(distance_m: float, reach_m: float) -> bool:
+    """Say whether a distance is within a reach; the boundary counts as reached, within a relative 1e-9.
+
+    >>> within_reach(2.0, 2.0), within_reach(2.1, 2.0)
+    (True, False)
+    """
+    return distance_m <= reach_m * (1 + 1e-9)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from interconnect.catalog import Link
+from interconnect.datafiles.wires import within_reach
 from interconnect.models.reach.delay import bdp_bytes, round_trip_s
 from interconnect.models.reach.propagation import propagation_for, propagation_medium_of
 from interconnect.units import expects
@@ -61,7 +62,7 @@ class LinkReach:
         >>> dac.reaches(2.0), dac.reaches(Q_(3, "m"))
         (True, False)
         """
-        return distance_m <= self.reach_m * (1 + 1e-9)
+        return within_reach(distance_m, self.reach_m)
 
     @expects(distance_m="m")
     def rtt_s(self, distance_m: float) -> float:
