@@ -33,6 +33,7 @@ from interconnect.ui.seating import (
     memory_view,
     reference_view,
     seating_inputs,
+    show_bill_metrics,
     tp_pair,
 )
 from interconnect.ui.seating_live import live_seating
@@ -157,32 +158,6 @@ else:
     bill = cached_plan(model, cluster, layout, workload)
 
 
-def show_metrics() -> None:
-    """The step's headline figures, under the seating chart."""
-    if bill is None:
-        return
-    k1, k2, k3, k4, k5 = st.columns(5)
-    k1.metric("Step time", format_seconds(bill.step_s))
-    k2.metric("Exposed communication", format_seconds(bill.exposed_s),
-              help="Communication nothing hides: the part of the step spent waiting on the wire.")
-    k3.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}", delta=f"{bill.mfu:.0%} MFU", delta_color="off",
-              help=f"Model FLOPs per second per GPU, and their share of the BF16 peak (MFU); "
-                   f"{bill.hardware_tflops_per_gpu / 1e12:.0f} TFLOP/s with recomputation counted (as Megatron-LM's "
-                   f"tables count them). Kernels: {bill.efficiency_basis}.")
-    k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=bill.bubble_reason)
-    k5.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.3g} GB",
-              delta="fits" if bill.fits else "does not fit", delta_color="normal" if bill.fits else "inverse",
-              help="Weights, gradients, optimizer state and activations, against the memory the GPU's driver "
-                   "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
-                   "buffers and fragmentation.")
-    st.caption(escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes)))
-    if not bill.fits:
-        st.error(f"**Does not fit:** {bill.memory.total / 1e9:.0f} GB per GPU, plus "
-                 f"{bill.memory.reserved / 1e9:.0f} GB kept for buffers and fragmentation, against "
-                 f"{bill.memory.capacity / 1e9:.0f} GB. Raise the ZeRO stage, TP or PP, recompute activations, "
-                 "or shrink the micro-batch.")
-
-
 # --- the chart ------------------------------------------------------------------------------------
 
 
@@ -210,7 +185,7 @@ def grid_section() -> None:
 
 with chart_column:
     grid_section()
-show_metrics()
+show_bill_metrics(bill)
 show_cluster_sources(cluster, catalog)
 
 if bill is not None:

@@ -14,6 +14,7 @@ from interconnect.figures.seating import bill_figure, gpu_grid_figure, memory_fi
 from interconnect.models.cluster import Cluster
 from interconnect.models.parallelism import (
     Layout,
+    Plan,
     Workload,
     fit_layout,
     memory_per_gpu,
@@ -23,7 +24,7 @@ from interconnect.models.parallelism import (
 )
 from interconnect.models.presets import ModelPreset, custom_model, load_model_presets
 from interconnect.ui.cluster import CLUSTER_HASH
-from interconnect.ui.markdown import markdown_table
+from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pagespecs import DTYPE_BYTES
 from interconnect.units import Q_, format_quantity, format_seconds
 
@@ -209,3 +210,29 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
         layout, change = fit_layout(model, cluster.ranks, values["tp"], values["pp"], values["cp"], values["ep"],
                                     values["zero"])
     return SeatingInputs(model, workload, layout, notes, change or "")
+
+
+def show_bill_metrics(bill: Plan | None) -> None:
+    """The step's headline figures (step time, exposed communication, TFLOP/s, bubble, memory), under the chart."""
+    if bill is None:
+        return
+    k1, k2, k3, k4, k5 = st.columns(5)
+    k1.metric("Step time", format_seconds(bill.step_s))
+    k2.metric("Exposed communication", format_seconds(bill.exposed_s),
+              help="Communication nothing hides: the part of the step spent waiting on the wire.")
+    k3.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}", delta=f"{bill.mfu:.0%} MFU", delta_color="off",
+              help=f"Model FLOPs per second per GPU, and their share of the BF16 peak (MFU); "
+                   f"{bill.hardware_tflops_per_gpu / 1e12:.0f} TFLOP/s with recomputation counted (as Megatron-LM's "
+                   f"tables count them). Kernels: {bill.efficiency_basis}.")
+    k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=bill.bubble_reason)
+    k5.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.3g} GB",
+              delta="fits" if bill.fits else "does not fit", delta_color="normal" if bill.fits else "inverse",
+              help="Weights, gradients, optimizer state and activations, against the memory the GPU's driver "
+                   "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
+                   "buffers and fragmentation.")
+    st.caption(escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes)))
+    if not bill.fits:
+        st.error(f"**Does not fit:** {bill.memory.total / 1e9:.0f} GB per GPU, plus "
+                 f"{bill.memory.reserved / 1e9:.0f} GB kept for buffers and fragmentation, against "
+                 f"{bill.memory.capacity / 1e9:.0f} GB. Raise the ZeRO stage, TP or PP, recompute activations, "
+                 "or shrink the micro-batch.")
