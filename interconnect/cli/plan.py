@@ -200,6 +200,7 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
             "reserved": _quantity(memory.reserved / 1e9, "GB"),
         },
         "fits": bill.fits,
+        "memory_verdict": memory.verdict,
         "dimensions": [d.as_json() for d in bill.dimensions],
         "notes": list(bill.notes),
         "warnings": warnings,
@@ -227,7 +228,7 @@ def _print_bill(bill: Plan) -> None:
     for note in bill.notes:
         print(f"note: {note}")
     m = bill.memory
-    verdict = "fits" if m.fits else "DOES NOT FIT"
+    verdict = {"fits": "fits", "tight": "TIGHT: fits only inside the allowance"}.get(m.verdict, "DOES NOT FIT")
     print(f"memory per GPU {m.total / 1e9:.1f} GB of {m.capacity / 1e9:.0f} GB ({verdict}, {m.reserved / 1e9:.0f} GB "
           f"kept for buffers and fragmentation): weights {m.params / 1e9:.1f}, gradients {m.grads / 1e9:.1f}, "
           f"optimizer {m.optimizer / 1e9:.1f}, activations {m.activations / 1e9:.1f} GB")

@@ -96,6 +96,17 @@ class Memory:
         """Whether the total and the reserve for buffers and fragmentation fit in the GPU's memory."""
         return self.total + self.reserved <= self.capacity
 
+    @property
+    def verdict(self) -> str:
+        """What the memory says: ``"fits"``, ``"tight"`` or ``"does not fit"``.
+
+        Fits with the allowance kept free; tight when the counted bytes fit only if buffers and fragmentation
+        take less than the allowance; does not fit when they alone exceed the GPU's memory.
+        """
+        if self.fits:
+            return "fits"
+        return "tight" if self.total <= self.capacity else "does not fit"
+
 
 @dataclass(frozen=True)
 class Plan:

@@ -51,13 +51,49 @@ def test_mtnlg_scale_out_within_five_points():
     assert abs((b.tflops / a.tflops - 1) - (113 / 126 - 1)) <= 0.05
 
 
-def test_memory_fits_for_the_runs_that_ran_except_the_known_miss():
-    # Every run ran. Llama 3 405B without recomputation at 32 micro-batches per pipeline is the model's known miss
-    # (the page says why: Meta's tunable N is unpublished). Against the driver-reported 85.5 GB of an "80 GB" H100
-    # (Modal's NVML table: 81,559 MiB) the 16,384-GPU run at 8K fits; against the 80 GB label it did not.
-    missing = {run_id for run_id, run in RUNS.items() if run.ran and not predict(run).bill.fits}
-    assert missing <= {"llama3-405b-8k-8192", "llama3-405b-128k-16384"}
-    assert predict(RUNS["llama3-405b-8k-16384"]).bill.fits
+def test_memory_of_every_run_that_ran_fits_in_the_gpu_and_only_llama3_needs_the_allowance():
+    # Every run ran, so none may be "does not fit". Llama 3 405B without recomputation at 32 micro-batches per
+    # pipeline (8K on 8,192 GPUs) and at 128K counts as tight: below the driver-reported 85.5 GB of an "80 GB" H100
+    # (Modal's NVML table: 81,559 MiB) but inside the 10 % allowance (the page says why: Meta's tunable N is
+    # unpublished). The 16,384-GPU run at 8K fits with the allowance kept free.
+    verdicts = {run_id: predict(run).bill.memory.verdict for run_id, run in RUNS.items() if run.ran}
+    assert "does not fit" not in verdicts.values()
+    tight = {run_id for run_id, v in verdicts.items() if v == "tight"}
+    assert tight <= {"llama3-405b-8k-8192", "llama3-405b-128k-16384"}
+    assert verdicts["llama3-405b-8k-16384"] == "fits"
+
+
+def test_memory_verdict_has_three_states():
+    from interconnect.models.parallelism.bill import Memory
+    gb = 1e9
+    assert Memory(10 * gb, 0, 0, 60 * gb, capacity=80 * gb, reserved=8 * gb).verdict == "fits"      # 70 + 8 <= 80
+    assert Memory(10 * gb, 0, 0, 65 * gb, capacity=80 * gb, reserved=8 * gb).verdict == "tight"     # 75 <= 80 < 83
+    assert Memory(10 * gb, 0, 0, 75 * gb, capacity=80 * gb, reserved=8 * gb).verdict == "does not fit"  # 85 > 80
+
+
+def test_megatron_weak_scaling_series_added_after_the_constants_were_set():
+    # Narayanan et al. 2021, Table 1 (Megatron-LM on Selene, A100 80GB, full recomputation, eq. 3 FLOP count):
+    # 1.7B on 32 GPUs 137, 3.6B/64 138, 7.5B/128 142, 18.4B/256 135, 39.1B/512 138, 76.1B/1,024 140,
+    # 145.6B/1,536 148, 310.1B/1,920 155, 529.6B/2,520 163, 1T/3,072 163 TFLOP/s per GPU. Added with no
+    # constant chosen for them: every row within the issue's +-15 %, and the series' spread kept small.
+    series = {"narayanan-1.7b-32": 137, "narayanan-3.6b-64": 138, "narayanan-7.5b-128": 142,
+              "narayanan-18.4b-256": 135, "narayanan-39.1b-512": 138, "narayanan-76.1b-1024": 140,
+              "narayanan-145.6b-1536": 148, "narayanan-310.1b-1920": 155, "narayanan-529.6b-2520": 163,
+              "narayanan-1t-3072": 163}
+    for run_id, tflops in series.items():
+        run = RUNS[run_id]
+        assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id
+        p = predict(run)
+        assert 0.85 <= p.ratio <= 1.15 and p.bill.fits, (run_id, p.ratio)
+
+
+def test_the_mtnlg_gap_is_the_software_not_the_model_shape():
+    # The 530B shape at TP 8 x PP 35 on A100: Megatron-LM's own pipeline on 2,520 GPUs reached 163 TFLOP/s
+    # (Narayanan et al. 2021, Table 1); DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al.
+    # 2022, section 2.4). The model is within 5 % of the first, so its miss on the second is not the shape.
+    megatron, deepspeed = predict(RUNS["narayanan-529.6b-2520"]), predict(RUNS["mtnlg-530b-2240"])
+    assert abs(megatron.ratio - 1) <= 0.05
+    assert deepspeed.ratio > 1.15
 
 
 def test_a_run_from_a_source_added_after_the_constants_were_set():
