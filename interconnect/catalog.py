@@ -264,6 +264,8 @@ class Gpu:
     scaleup_per_peer: Figure | None = None
     #: what the driver reports (NVML, nvidia-smi) where it differs from the label: "80 GB" H100s have 85.5 GB
     memory_reported: Figure | None = None
+    #: dense FP8 tensor-core peak; None where the GPU has no FP8 tensor cores or the catalog has no figure
+    fp8_dense: Figure | None = None
     typical_nics_per_gpu: float = 1.0
     dense_format: str = "BF16"
     host_link_basis: str = "spec"
@@ -275,7 +277,7 @@ class Gpu:
     kind = "gpu"
 
     def figures(self) -> dict[str, Figure]:
-        names = ("memory", "memory_reported", "memory_bandwidth", "bf16_dense", "scaleup_bandwidth",
+        names = ("memory", "memory_reported", "memory_bandwidth", "bf16_dense", "fp8_dense", "scaleup_bandwidth",
                  "scaleup_achieved", "scaleup_per_peer")
         return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 
@@ -354,6 +356,7 @@ _GPU_FIGURES = {
     "memory": ("size", True),
     "memory_bandwidth": ("bandwidth", True),
     "bf16_dense": ("flop_rate", True),
+    "fp8_dense": ("flop_rate", False),
     "scaleup_bandwidth": ("bandwidth", True),
     "scaleup_achieved": ("bandwidth", False),
     "scaleup_per_peer": ("bandwidth", False),

@@ -22,7 +22,8 @@ _DATA_FILE = "published/gpu-kernels.toml"
 _FAMILY_KEYS = {"id": str, "name": str, "gpus": list, "gemm_tflops": float, "gemm_basis": str, "gemm_sources": list,
                 "attention_share": float, "attention_basis": str, "attention_sources": list, "sms": int,
                 "sms_sources": list}
-_FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources": list}
+_FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources": list,
+                    "fp8_gemm_ratio": float, "fp8_basis": str, "fp8_sources": list}
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
 
 
@@ -50,6 +51,9 @@ class KernelFigures:
     #: asynchronous tensor cores); None means the same as ``attention_share``
     flash2_share: float | None = None
     flash2_basis: str = ""
+    #: measured FP8 over BF16 GEMM rate on one GPU of the family; None: not measured (the spec peaks' ratio is used)
+    fp8_gemm_ratio: float | None = None
+    fp8_basis: str = ""
 
     def attention_share_for(self, kernel: str) -> float:
         """Share of the BF16 peak of the attention kernel ``"flash"`` (the newest) or ``"flash2"``."""
@@ -101,8 +105,9 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         if row.get("id") in families:
             row.fail("duplicate id")
         families.add(row.get("id"))
-        for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources"):
-            if key == "flash2_sources" and row.get("flash2_share") is None:
+        for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources", "fp8_sources"):
+            if (key == "flash2_sources" and row.get("flash2_share") is None) or (
+                    key == "fp8_sources" and row.get("fp8_gemm_ratio") is None):
                 continue
             cited = row.get(key, [])
             # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
@@ -116,16 +121,20 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         flash2 = row.get("flash2_share")
         if flash2 is not None and not (math.isfinite(flash2) and 0 < flash2 <= 1):
             row.fail(f"'flash2_share' must be a fraction in (0, 1], got {flash2!r}")
+        fp8 = row.get("fp8_gemm_ratio")
+        if fp8 is not None and not (math.isfinite(fp8) and 1 <= fp8 <= 4):
+            row.fail(f"'fp8_gemm_ratio' must be between 1 and 4 (FP8 over BF16 GEMM rate), got {fp8!r}")
         if row.get("sms") < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
         gpus = row.get("gpus")
         if not gpus or any(not isinstance(gpu, str) for gpu in gpus):
             row.fail("'gpus' must list GPU catalog ids")
         cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"),
-                 *row.get("flash2_sources", []))
+                 *row.get("flash2_sources", []), *row.get("fp8_sources", []))
         figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
                                 float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)),
-                                None if flash2 is None else float(flash2), row.get("flash2_basis", ""))
+                                None if flash2 is None else float(flash2), row.get("flash2_basis", ""),
+                                None if fp8 is None else float(fp8), row.get("fp8_basis", ""))
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

@@ -225,7 +225,8 @@ def show_bill_metrics(bill: Plan | None) -> None:
     k2.metric("Exposed communication", format_seconds(bill.exposed_s),
               help="Communication nothing hides: the part of the step spent waiting on the wire.")
     k3.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}", delta=f"{bill.mfu:.0%} MFU", delta_color="off",
-              help=f"Model FLOPs per second per GPU, and their share of the BF16 peak (MFU); "
+              help=f"Model FLOPs per second per GPU, and their share of the dense peak (MFU): the BF16 peak, or "
+                   f"the FP8 one for an FP8 run on a GPU that has it; "
                    f"{bill.hardware_tflops_per_gpu / 1e12:.0f} TFLOP/s with recomputation counted (as Megatron-LM's "
                    f"tables count them). Kernels: {bill.efficiency_basis}.")
     k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=bill.bubble_reason)

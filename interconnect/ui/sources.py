@@ -39,6 +39,8 @@ def figure_label(entry: Gpu | Link | Node, name: str) -> str:
     without BF16 (P100, V100), whose dense figure is FP16."""
     if name == "bf16_dense":
         return f"{getattr(entry, 'dense_format', 'BF16')} dense"
+    if name == "fp8_dense":
+        return "FP8 dense"
     return name.replace("_", " ")
 
 

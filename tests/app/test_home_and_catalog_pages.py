@@ -84,10 +84,14 @@ def test_catalog_page_says_fp16_for_gpus_without_bf16():
     # NVIDIA's P100 and V100 data sheets give FP16 (half precision) peaks: neither has BF16.
     at = run_page(CATALOG_PAGE, {"kind": "gpu"})
     table = at.dataframe[0].value
-    compute = table[table["Figure"].str.endswith("dense")].set_index("id")["Figure"]
+    dense = table[table["Figure"].str.endswith("dense")]
+    compute = dense[dense["Figure"] != "FP8 dense"].set_index("id")["Figure"]
     assert compute["p100"] == "FP16 dense" and compute["v100"] == "FP16 dense"
     assert compute["h100-sxm"] == "BF16 dense"
-    assert not any("bf16" in figure for figure in table["Figure"])
+    assert not any("bf16" in figure or "fp8" in figure for figure in table["Figure"])
+    # FP8 tensor cores from Hopper on; A100 and older have none, so no FP8 row
+    fp8 = set(dense[dense["Figure"] == "FP8 dense"]["id"])
+    assert "h100-sxm" in fp8 and not fp8 & {"p100", "v100", "a100-sxm"}
 
 
 def test_catalog_page_opens_one_entry_with_its_sources_and_claims():

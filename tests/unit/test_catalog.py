@@ -46,6 +46,7 @@ FIGURE_DIMENSIONS = {
         "memory_reported": "size",
         "memory_bandwidth": "bandwidth",
         "bf16_dense": "flop_rate",
+        "fp8_dense": "flop_rate",
         "scaleup_bandwidth": "bandwidth",
         "scaleup_achieved": "bandwidth",
         "scaleup_per_peer": "bandwidth",

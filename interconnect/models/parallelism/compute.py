@@ -20,11 +20,13 @@ __all__ = [
 _MEMORY_PASSES_FWD, _MEMORY_PASSES_BWD = 2.0, 2.0
 
 
-def _peak_flops(cluster: Cluster) -> float:
+def _peak_flops(cluster: Cluster, workload: Workload | None = None) -> float:
+    """Dense tensor-core peak, FLOP/s: BF16, or FP8 for an FP8 workload on a GPU with an FP8 figure."""
     from interconnect.catalog import get_catalog
 
     gpu = get_catalog().gpu(cluster.gpu)
-    return float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude)
+    figure = gpu.fp8_dense if workload is not None and workload.dtype_bytes == 1 and gpu.fp8_dense else gpu.bf16_dense
+    return float(figure.quantity.to("FLOP/s").magnitude)
 
 
 def _memory_bytes(cluster: Cluster) -> float:
@@ -46,17 +48,30 @@ def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str
     from interconnect.models.kernels import kernel_figures
 
     peak = _peak_flops(cluster)
-    # FP8 GEMMs run at twice the BF16 rate on GPUs with FP8 tensor cores (Hopper, Blackwell, CDNA 3 data
-    # sheets); Ampere and older have none, so FP8 there only halves the bytes
-    has_fp8 = cluster.gpu not in ("p100", "v100", "a100-sxm")
-    scale = 2.0 if workload.dtype_bytes == 1 and has_fp8 else 1.0
+    # FP8 GEMMs: at the FP8 peak over the BF16 one (the catalog's fp8_dense; 2x on Hopper, Blackwell and CDNA 3,
+    # 1x on Gaudi 3), or at the ratio measured on the family's kernels where there is one (H100: 1.765). A GPU
+    # with no FP8 figure (A100 and older) runs them at the BF16 rate: FP8 there only halves the bytes. Attention,
+    # norms and the rest stay in BF16.
+    fp8_peak = _peak_flops(cluster, workload)
+    spec_ratio = fp8_peak / peak
+    k = kernel_figures(cluster.gpu)
+    if workload.dtype_bytes != 1:
+        scale, fp8_note = 1.0, ""
+    elif spec_ratio == 1.0:
+        scale, fp8_note = 1.0, ("; FP8 GEMMs at the BF16 rate: this GPU's FP8 peak is no higher than its BF16 one, "
+                                "or it has no FP8 tensor cores (A100 and older) or no FP8 figure in the catalog")
+    elif k is not None and k.fp8_gemm_ratio is not None:
+        scale, fp8_note = k.fp8_gemm_ratio, f"; {k.fp8_basis}"
+    else:
+        scale = spec_ratio
+        fp8_note = f"; FP8 GEMMs at {spec_ratio:.2g}x the BF16 rate, as the peaks (no FP8 measurement)"
     if workload.compute_efficiency is not None:
         eff = float(workload.compute_efficiency)
-        return peak * eff * scale, peak * eff, 0, f"{eff:.0%} of the BF16 peak (set by hand)"
-    k = kernel_figures(cluster.gpu)
+        return peak * eff * spec_ratio, peak * eff, 0, f"{eff:.0%} of the BF16 peak (set by hand){fp8_note}"
     if k is None:
-        return peak * 0.5 * scale, peak * 0.5, 0, "50 % of the BF16 peak (no published kernel figures for this GPU)"
-    return k.gemm_flops * scale, peak * k.attention_share_for(workload.attention), k.sms, k.gemm_basis
+        return (peak * 0.5 * scale, peak * 0.5, 0,
+                f"50 % of the BF16 peak (no published kernel figures for this GPU){fp8_note}")
+    return k.gemm_flops * scale, peak * k.attention_share_for(workload.attention), k.sms, k.gemm_basis + fp8_note
 
 
 def layer_params(model: ModelPreset) -> tuple[float, float]:

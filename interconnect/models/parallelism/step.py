@@ -369,7 +369,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     L, s, h = model.layers, g.s, g.h
     tokens_step = workload.global_batch * s
     n_gpus = g.tp * g.pp * g.dp * g.cp
-    peak = _peak_flops(cluster)
+    peak = _peak_flops(cluster, workload)  # MFU against the peak of the format the GEMMs run in
     model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
     extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
              "full": (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
