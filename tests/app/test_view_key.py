@@ -30,7 +30,7 @@ PAGES = [
     ("pages/2_All_reduce.py", "allreduce", ALLREDUCE_VIEWS, "live"),
     ("pages/3_Overlap.py", "overlap", OVERLAP_VIEWS, "live"),
     ("pages/4_Seating_chart.py", "seating", SEATING_VIEWS, "seating-grid"),
-    ("pages/5_Reach.py", "reach", REACH_VIEWS, "reach-leash"),
+    ("pages/5_Reach.py", "reach", REACH_VIEWS, "live"),
     ("pages/6_Across_sites.py", "crossdc", CROSSDC_VIEWS, "live"),
     ("pages/10_Fabric.py", "fabric", FABRIC_VIEWS, "fabric-picture"),
 ]
