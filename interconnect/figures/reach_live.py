@@ -34,7 +34,7 @@ _ROW_NAMES = {
 }
 _MARKS = {mark.distance_m: mark.label for mark in LANDMARKS}
 #: The distance axis, padded a little beyond 10 cm .. 20,000 km.
-_X_LOW, _X_HIGH = MIN_DISTANCE_M / 1.6, MAX_DISTANCE_M * 1.6
+_X_LOW, _X_HIGH = MIN_DISTANCE_M / 1.4, MAX_DISTANCE_M * 1.4
 
 
 def distance_label(metres: float) -> str:
@@ -48,16 +48,21 @@ def distance_label(metres: float) -> str:
 
 
 def group_label(group: ReachGroup) -> str:
-    """A row's name and rate, and ``est.`` where its reach is not a maker's or a standard's figure.
+    """A row's name and rate, and a star where its reach is our estimate rather than a sourced figure.
 
     >>> group_label(ReachGroup("dac", "dac", "cable", ("d",), ("DAC",), 100.0, 3.0, "spec"))
     'Passive copper (DAC) · 100 GB/s'
     >>> group_label(ReachGroup("board", "board", "scale-up", ("b",), ("Board",), 900.0, 0.5, "estimate"))
-    'Baseboard NVLink · 900 GB/s (est.)'
+    'Baseboard NVLink · 900 GB/s *'
     """
     name = _ROW_NAMES.get(group.id) or KIND_LABELS.get(group.kind or "") or group.member_names[0].split(" (")[0]
-    return f"{name} · {format_bandwidth(Q_(group.rate_gbps, 'GB/s'))}" + ("" if group.reach_basis == "spec" else
-                                                                          " (est.)")
+    star = " *" if group.reach_basis == "estimate" else ""
+    return f"{name} · {format_bandwidth(Q_(group.rate_gbps, 'GB/s'))}{star}"
+
+
+def _margin_px(names: list[str]) -> int:
+    """Room for the longest row name at the chart's 15-unit text (about 0.56 of the size per character)."""
+    return int(24 + 0.56 * 15 * max((len(name) for name in names), default=10))
 
 
 def _time(seconds: float) -> str:
@@ -126,10 +131,11 @@ def reach_family_spec(family: ReachFamily, current_m: float, *, present: bool = 
     x_ticks = tuple((10.0**d, format_quantity(Q_(10.0**d, "m"))) for d in decades)
     x_axis = LiveAxis("distance between the two GPUs (log scale); each bar ends at the kind's longest reach", True,
                       _X_LOW, _X_HIGH, x_ticks)
-    y_axis = LiveAxis("", False, rows - 0.5, -0.5, tuple((float(k), group_label(g)) for k, g in enumerate(groups)))
+    names = [group_label(g) for g in groups]
+    y_axis = LiveAxis("", False, rows - 0.5, -0.5, tuple((float(k), name) for k, name in enumerate(names)))
     return live_spec(title="Each kind of link out to its reach, and the distance: the kinds it has passed are grey",
                      slider_label="Distance", slider_values=distances,
                      slider_labels=[distance_label(d) for d in distances], index=index, x_axis=x_axis,
                      x_values=x_values, y_axis=y_axis, series=series,
                      readouts=[_readout(family, i) for i in range(positions)], present=present,
-                     height_px=40 + 26 * rows + 56, margin_left=250)
+                     height_px=16 + 22 * rows + 56, margin_left=_margin_px(names))
