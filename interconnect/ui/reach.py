@@ -1,7 +1,8 @@
 """The Streamlit glue of the Reach page: the distance control and the sections it drives.
 
-Two fragments, so a control reruns only what it drives: :func:`distance_section` (the distance,
-which links still reach, the leash chart, latency) and, nested in it, :func:`training_section`
+Two fragments, so a control reruns only what it drives: :func:`distance_section` (the distance and
+its live chart, :mod:`interconnect.ui.reach_live`, which follows the hand in the browser; which links
+still reach, the leash chart when ``view=leash``, latency) and, nested in it, :func:`training_section`
 (message size, sync interval, the gap's medium and the cluster). Dragging the distance reruns both
 (training depends on the distance); changing the message size reruns only the training part.
 :func:`timeouts_section` depends on no control, but its chart follows the page's "More charts" picker
