@@ -127,10 +127,11 @@ def reach_family_spec(family: ReachFamily, current_m: float, *, present: bool = 
     series = [LiveSeries("out of reach at this distance", _OUT, out, width=11.0),
               LiveSeries("still reaches", _REACHES, reaching, width=11.0),
               LiveSeries("the distance", _DISTANCE, line, width=2.5)]
-    decades = range(math.ceil(math.log10(_X_LOW)), math.floor(math.log10(_X_HIGH)) + 1)
+    # every decade; every other one in presentation mode, whose larger text would run the labels together
+    decades = [d for d in range(math.ceil(math.log10(_X_LOW)), math.floor(math.log10(_X_HIGH)) + 1)
+               if not present or d % 2]
     x_ticks = tuple((10.0**d, format_quantity(Q_(10.0**d, "m"))) for d in decades)
-    x_axis = LiveAxis("distance between the two GPUs (log scale); each bar ends at the kind's longest reach", True,
-                      _X_LOW, _X_HIGH, x_ticks)
+    x_axis = LiveAxis("distance between the two GPUs (log scale)", True, _X_LOW, _X_HIGH, x_ticks)
     names = [group_label(g) for g in groups]
     y_axis = LiveAxis("", False, rows - 0.5, -0.5, tuple((float(k), name) for k, name in enumerate(names)))
     return live_spec(title="Each kind of link out to its reach, and the distance: the kinds it has passed are grey",
@@ -138,4 +139,4 @@ def reach_family_spec(family: ReachFamily, current_m: float, *, present: bool = 
                      slider_labels=[distance_label(d) for d in distances], index=index, x_axis=x_axis,
                      x_values=x_values, y_axis=y_axis, series=series,
                      readouts=[_readout(family, i) for i in range(positions)], present=present,
-                     height_px=16 + 22 * rows + 56, margin_left=_margin_px(names))
+                     height_px=16 + (30 if present else 22) * rows + 76, margin_left=_margin_px(names))

@@ -57,3 +57,5 @@ def test_rows_are_named_with_their_rate_and_nothing_is_left_unnamed():
     assert names[0] == "Baseboard NVLink · 900 GB/s *"
     assert sum(name.endswith(" *") for name in names) == sum(g.reach_basis == "estimate" for g in family.groups)
     assert spec["font_scale"] > 1 and spec["margin_left"] > 96
+    # presentation mode's larger text: a labelled tick every other decade (10 cm, 10 m, 1 km, 100 km, 10000 km)
+    assert [tick["text"] for tick in spec["x"]["ticks"]] == ["10 cm", "10 m", "1 km", "100 km", "10000 km"]
