@@ -7,7 +7,8 @@ across the track in small steps, about 60 moves a second). The page's own script
 showed it). Prints the median, 95th percentile and count per page and way, the frame rate while the
 pointer moved, and whether the link followed when the movement ended. Target: median at most 50 ms.
 
-Run from the repository root: ``.venv/bin/python benchmarks/drag.py``.
+Run from the repository root: ``.venv/bin/python benchmarks/drag.py`` (all pages), or name some:
+``.venv/bin/python benchmarks/drag.py Reach "Across sites"``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ PAGES = [
     ("Overlap", "/Overlap?nodes=4&tokens=4096", "tokens", _number),
     ("Across sites", "/Across_sites?bw=10+Gbit/s", "bw", str),
     ("Seating chart", "/Seating_chart?nodes=8", "nodes", _number),
+    ("Reach", "/Reach?d=11+m", "d", lambda shown: shown.split(" · ")[0]),  # '20 m · along a row of racks' -> '20 m'
 ]
 
 
@@ -110,8 +112,14 @@ def main() -> None:
     print(f"{'page':<16} {'way':<8} {'median':>7} {'p95':>6} {'n':>4}  (ms, input event to next paint; target "
           f"{TARGET_MS:.0f} ms)")
     failures = []
+    only = set(sys.argv[1:])
+    unknown = only - {name for name, *_ in PAGES}
+    if unknown:
+        sys.exit(f"no live chart on {', '.join(sorted(unknown))}; pages: {', '.join(name for name, *_ in PAGES)}")
     with server() as srv, chromium() as context:
         for name, path, key, link_value in PAGES:
+            if only and name not in only:
+                continue
             result = drag_page(context, srv, path, key, link_value)
             for way in ("keys", "pointer"):
                 samples = result[way]

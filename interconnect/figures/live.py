@@ -100,7 +100,7 @@ def log_axis_ticks(values: np.ndarray, formatter: Callable[[float], str], *, pad
 def live_spec(*, title: str, slider_label: str, slider_values: Sequence[float], slider_labels: Sequence[str],
               index: int, x_axis: LiveAxis, x_values: Sequence[float], y_axis: LiveAxis,
               series: Sequence[LiveSeries], readouts: Sequence[str], present: bool = False,
-              height_px: int = 420, markers: Sequence[LiveMarker] = ()) -> dict:
+              height_px: int = 420, markers: Sequence[LiveMarker] = (), margin_left: int = 96) -> dict:
     """The JSON-ready description of a live chart, checked for shape.
 
     Parameters
@@ -125,6 +125,8 @@ def live_spec(*, title: str, slider_label: str, slider_values: Sequence[float], 
     markers : sequence of LiveMarker
         Vertical lines with a label at the top, fixed while the slider moves; one outside the
         x axis's range is left out.
+    margin_left : int
+        Room left of the plot for the y ticks, at a 1000-unit width (wider for rows named in words).
 
     Returns
     -------
@@ -168,4 +170,5 @@ def live_spec(*, title: str, slider_label: str, slider_values: Sequence[float], 
                     if math.isfinite(m.x) and min(x_axis.low, x_axis.high) <= m.x <= max(x_axis.low, x_axis.high)],
         "font_scale": 1.35 if present else 1.0,
         "height": int(height_px),
+        "margin_left": int(margin_left),
     }

@@ -66,7 +66,7 @@ export default function (component) {
   const spec = data;
   const scale = spec.font_scale || 1;
   const height = spec.height || 420;
-  const margin = { left: 96 * scale, right: 24, top: 16, bottom: 56 * scale };
+  const margin = { left: (spec.margin_left || 96) * scale, right: 24, top: 16, bottom: 56 * scale };
   const font = 15 * scale;
 
   root.style.setProperty("--live-font", `${font}px`);

@@ -229,8 +229,8 @@ CROSSDC_VIEWS = PageViews({"utilization": "Utilisation by bandwidth", "bytes": "
                            "required": "Bandwidth needed by model size"},
                           {"utilization": ("crossdc-utilization",), "bytes": ("crossdc-bytes",),
                            "required": ("crossdc-required",)})
-REACH_VIEWS = PageViews({"training": "Training across the gap", "timeouts": "Timeouts"},
-                        {"training": ("reach-training",), "timeouts": ("reach-timeouts",)},
+REACH_VIEWS = PageViews({"leash": "Rate against reach", "training": "Training across the gap", "timeouts": "Timeouts"},
+                        {"leash": ("reach-leash",), "training": ("reach-training",), "timeouts": ("reach-timeouts",)},
                         {"training": ("size", "h", "medium", *CLUSTER_KEYS)})
 FABRIC_VIEWS = PageViews({"playbook": "The Playbook's falling curve"}, {"playbook": ("fabric-playbook",)})
 SEATING_VIEWS = PageViews({"bill": "The bill as a chart", "memory": "Memory by ZeRO stage"},
@@ -246,7 +246,7 @@ def view_spec(views: PageViews) -> ChoiceParam:
     Quiet: left out of a link while ``auto``, so every link written before it existed keeps its form.
 
     >>> view_spec(REACH_VIEWS).choices
-    ('auto', 'training', 'timeouts', 'none')
+    ('auto', 'leash', 'training', 'timeouts', 'none')
     """
     return ChoiceParam(VIEW_KEY, VIEW_AUTO, "More charts", choices=(VIEW_AUTO, *views.labels, VIEW_NONE), quiet=True)
 

@@ -1,7 +1,8 @@
 """The Streamlit glue of the Reach page: the distance control and the sections it drives.
 
-Two fragments, so a control reruns only what it drives: :func:`distance_section` (the distance,
-which links still reach, the leash chart, latency) and, nested in it, :func:`training_section`
+Two fragments, so a control reruns only what it drives: :func:`distance_section` (the distance and
+its live chart, :mod:`interconnect.ui.reach_live`, which follows the hand in the browser; which links
+still reach, the leash chart when ``view=leash``, latency) and, nested in it, :func:`training_section`
 (message size, sync interval, the gap's medium and the cluster). Dragging the distance reruns both
 (training depends on the distance); changing the message size reruns only the training part.
 :func:`timeouts_section` depends on no control, but its chart follows the page's "More charts" picker
@@ -53,12 +54,14 @@ from interconnect.models.reach import (
     two_site_allreduce,
     window_limited_rate_bytes_per_s,
 )
+from interconnect.models.reach_family import DISTANCE_STOPS_M
 from interconnect.models.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.pagespecs import CLUSTER_KEYS, REACH_VIEWS
+from interconnect.ui.reach_live import live_reach
 from interconnect.ui.sources import source_popover
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
@@ -86,14 +89,7 @@ _SHORT_MEDIUM = {"fibre": "Fibre", "copper-twinax": "Twinax copper", "copper-cab
 PORT_BYTES_PER_S = 50e9
 
 
-def _slider_stops() -> list[float]:
-    """1-2-5 steps from 10 cm to 20,000 km, plus the landmarks and the episode's 11 m."""
-    stops = {m * 10.0**e for e in range(-1, 8) for m in (1, 2, 5)}
-    stops |= {mark.distance_m for mark in LANDMARKS} | {EPISODE.distance_m}
-    return sorted(s for s in stops if MIN_DISTANCE_M <= s <= MAX_DISTANCE_M)
-
-
-STOPS = _slider_stops()
+STOPS = list(DISTANCE_STOPS_M)  # the live chart's slider offers the same stops
 _MARKS = {mark.distance_m: mark.label for mark in LANDMARKS}
 
 
@@ -160,11 +156,17 @@ def _typed(state: PageState) -> None:
         st.session_state[TEXT_KEY] = reading.text
 
 
-def _dragged(state: PageState) -> None:
-    text = distance_text(st.session_state[SLIDER_KEY])
+def _set_distance(state: PageState, text: str, metres: float) -> None:
+    """A distance chosen on a slider: the box, the page's value (the link) and the select slider follow."""
     st.session_state[state.key("d")] = text
     st.session_state[TEXT_KEY] = text
+    st.session_state[SLIDER_KEY] = metres
     st.session_state[NOTE_KEY] = ""
+
+
+def _dragged(state: PageState) -> None:
+    metres = st.session_state[SLIDER_KEY]
+    _set_distance(state, distance_text(metres), metres)
 
 
 # --- cached work: pure functions of their arguments -----------------------------------------------
@@ -573,11 +575,15 @@ def distance_section(state: PageState) -> None:
     distance_m = _metres(state["d"])
     texts = _distance_texts(distance_m)
 
-    chart(_leash_chart(distance_m), key="reach-leash")  # the main chart, under the distance and above the fold
-    st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
-               "collide, hover a point for its name (every link is in the table below). The step line is the "
-               "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed line.")
+    # the main chart, under the distance and above the fold: it follows the hand in the browser
+    live_reach(distance_m, functools.partial(_set_distance, state))
     view_picker(state, REACH_VIEWS)  # the one further chart drawn below (view=)
+    if "leash" in shown_views(state, REACH_VIEWS):
+        chart(_leash_chart(distance_m), key="reach-leash")
+        st.caption("Each point is a catalogued link at its rate and its longest sourced reach; where labels would "
+                   "collide, hover a point for its name (every link is in the table below). The step line is the "
+                   "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed "
+                   "line.")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
     m2.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -11,7 +12,7 @@ from interconnect.models.wires import fastest_option
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import reach_specs
 from interconnect.ui.urlstate import to_query
-from tests.app.conftest import chart_specs, run_page
+from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/5_Reach.py"
 DEFAULTS = to_query(reach_specs(), {})  # every parameter in use at its default
@@ -41,10 +42,10 @@ def table_rows(at, header: str) -> dict[str, list[str]]:
 
 
 def assert_page_drawn(at) -> None:
-    """The leash chart first, then at most the one further chart the view asks for."""
+    """The live chart first, then at most the one further chart the view asks for."""
     assert not at.exception
     keys = [chart.key for chart in at.get("plotly_chart")]
-    assert keys[0] == "reach-leash" and len(keys) <= 2, keys
+    assert len(live_charts(at)) == 1 and len(keys) <= 1, keys
     assert len(table_rows(at, "Link")["Link"]) == len(MEDIA)
 
 
@@ -56,7 +57,7 @@ def test_defaults():
     assert metric(at, "One way, in fibre") == "53.9 ns"  # 11 m x 4.897 ns/m
     assert metric(at, "Round trip") == "108 ns"
     assert dict(at.query_params) == DEFAULTS
-    assert distance_lines(at) == [11.0]  # the leash alone: view=auto draws no further chart at the defaults
+    assert distance_lines(at) == []  # the live chart alone: view=auto draws no further chart at the defaults
     assert at.text_input(key="reach.d_text").value == "11 m"
     assert at.select_slider(key="reach.d_slider").value == 11.0
     reaching = sum(row.reaches(11.0) for row in MEDIA)
@@ -89,6 +90,17 @@ def test_each_protocol_gets_its_medium_and_watts():
     assert rows["NVLink 4 (H100, H200)"].startswith("nothing reaches")
     assert "W" in dict(zip(table["Protocol"], table["Power per port, one end"], strict=True))[
         "InfiniBand NDR (400 Gbit/s)"]
+
+
+@pytest.mark.parametrize(("typed", "metres"), [("40 km", 40_000.0), ("1.5 m", 1.5), ("11 m", 11.0)])
+def test_the_live_chart_shows_the_links_distance_and_the_pages_figures(typed, metres):
+    at = run_page(PAGE, {"d": typed})
+    spec = json.loads(live_charts(at)[0].proto.json)
+    position = spec["slider"]["index"]
+    assert spec["slider"]["values"][position] == metres and spec["slider"]["label"] == "Distance"
+    readout = spec["readouts"][position]
+    assert readout.startswith(f"{typed}: {metric(at, 'Links that still reach')} links still reach"), readout
+    assert f"In fibre: {metric(at, 'One way, in fibre')} one way, {metric(at, 'Round trip')} round trip." in readout
 
 
 @pytest.mark.parametrize(("typed", "metres"), [("1.5 m", 1.5), ("7 m", 7.0), ("333 km", 333_000.0)])
@@ -132,7 +144,7 @@ def test_typing_and_dragging_the_distance():
     assert metric(at, "One way, in fibre") == "4.9 ms"
     assert at.query_params["d"] == "1000 km"
     assert at.select_slider(key="reach.d_slider").value == 1_000_000.0
-    assert distance_lines(at) == [1e6, 1e6]
+    assert distance_lines(at) == [1e6]  # the training chart's (view=training)
 
     at.select_slider(key="reach.d_slider").set_value(2.0).run()
     assert not at.exception
@@ -169,7 +181,7 @@ def test_training_controls_from_the_link():
     assert at.number_input(key="reach.h").value == 10
     assert at.radio(key="reach.medium").value == "vacuum"
     assert at.selectbox(key="reach.gpu").value == "b200"
-    training = chart_specs(at)[1]
+    training = chart_specs(at)[0]
     names = [trace.get("name", "") for trace in training["data"]]
     assert any("every 10 steps" in name for name in names)
     assert any(name.startswith("Ring") and "94 steps" in name for name in names)  # 6 x 8 = 48 GPUs: 2 x 47
@@ -185,7 +197,7 @@ def test_training_medium_changes_the_gap():
     assert at.query_params["medium"] == "vacuum"
     at.number_input(key="reach.h").set_value(1).run()
     assert at.query_params["h"] == "1"
-    assert len([t for t in chart_specs(at)[1]["data"] if t.get("showlegend") is not False]) == 2
+    assert len([t for t in chart_specs(at)[0]["data"] if t.get("showlegend") is not False]) == 2
 
 
 def test_one_node_is_split_into_two_sites_with_a_note():

@@ -30,7 +30,7 @@ PAGES = [
     ("pages/2_All_reduce.py", "allreduce", ALLREDUCE_VIEWS, "live"),
     ("pages/3_Overlap.py", "overlap", OVERLAP_VIEWS, "live"),
     ("pages/4_Seating_chart.py", "seating", SEATING_VIEWS, "seating-grid"),
-    ("pages/5_Reach.py", "reach", REACH_VIEWS, "reach-leash"),
+    ("pages/5_Reach.py", "reach", REACH_VIEWS, "live"),
     ("pages/6_Across_sites.py", "crossdc", CROSSDC_VIEWS, "live"),
     ("pages/10_Fabric.py", "fabric", FABRIC_VIEWS, "fabric-picture"),
 ]
@@ -107,7 +107,8 @@ def test_an_old_tour_link_without_view_still_shows_the_steps_chart(number):
     step = tour_steps()[number - 1]
     params = {key: value for key, value in dict(step.params).items() if key != VIEW_KEY}
     script = {"cliff": "pages/1_Bandwidth_cliff.py", "allreduce": "pages/2_All_reduce.py",
-              "overlap": "pages/3_Overlap.py", "crossdc": "pages/6_Across_sites.py"}[step.page]
+              "overlap": "pages/3_Overlap.py", "reach": "pages/5_Reach.py",
+              "crossdc": "pages/6_Across_sites.py"}[step.page]
     at = run_page(script, {**params, "tour": "1", "stop": str(number), "present": "1"})
     assert not at.exception and not at.warning
     assert step.chart in [str(chart.key) for chart in at.get("plotly_chart")]

@@ -66,25 +66,31 @@ def test_keys_move_the_chart_in_the_browser_and_the_link_follows(streamlit_serve
     assert_healthy(page, streamlit_server)
 
 
-def _walk(page, server, link: str, label: str, positions: list[tuple[str, str]], url_key: str, widget_key: str,
-          url_value: str) -> None:
+def _says(readout: str, expected: str | tuple[str, ...]) -> bool:
+    """The readout starts with ``expected`` (or its first part) and holds each further part."""
+    parts = (expected,) if isinstance(expected, str) else expected
+    return readout.startswith(parts[0]) and all(part in readout for part in parts[1:])
+
+
+def _walk(page, server, link: str, label: str, positions: list[tuple[str, str | tuple[str, ...]]], url_key: str,
+          widget_key: str, url_value: str) -> None:
     """Open ``link``, then check the live chart position by position: ``positions[0]`` is what it shows
     first, and each arrow key shows the next one at once (value, readout, its announcement and a redrawn
-    line), each readout starting with the core's own sentence. Then the link and the page's widget follow
-    the last value, and reopening the link shows it again."""
+    line), each readout starting with the core's own sentence (and holding its further parts, if a tuple).
+    Then the link and the page's widget follow the last value, and reopening the link shows it again."""
     open_page(page, server, link)
     slider = page.locator(SLIDER).first
     slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     assert slider.get_attribute("aria-label") == label
     value, readout, path = _shown(page)
     assert value == positions[0][0]
-    assert readout.startswith(positions[0][1]), readout
+    assert _says(readout, positions[0][1]), readout
     slider.focus()
     for shown, expected in positions[1:]:
         page.keyboard.press("ArrowRight")
         value_now, readout_now, path_now = _shown(page)
         assert value_now == shown
-        assert readout_now.startswith(expected), readout_now
+        assert _says(readout_now, expected), readout_now
         # the line is redrawn (a server rerun landing in between may redraw it once more: read it again)
         redrawn = poll(page, lambda before=path: (lambda d: d if d != before else None)(_shown(page)[2]), timeout_s=5)
         path_now = redrawn or path_now
@@ -173,3 +179,27 @@ def test_seating_nodes_move_the_chart_at_once_and_the_layout_and_link_follow(str
     positions = [(f"{nodes} nodes", _seating_expected(nodes)) for nodes in (8, 16, 32)]
     assert "TP8 × PP4 × DP8" in positions[-1][1]  # the layout follows the node count: DP takes the rest
     _walk(page, streamlit_server, "/Seating_chart?nodes=8", "Nodes", positions, "nodes", "seating.nodes", "32")
+
+
+
+def _reach_expected(metres: float) -> tuple[str, str, str]:
+    """What the Reach live readout says at a distance, from the core's own rows (wires.toml and the catalog):
+    how many links still reach, the fastest that does, and the round trip in fibre."""
+    from interconnect.catalog import get_catalog
+    from interconnect.models.reach import distance_text, fastest_reaching, propagation_for, reach_rows
+    from interconnect.units import format_duration
+
+    rows = reach_rows()
+    best = fastest_reaching(rows, metres)
+    fibre_rtt_s = 2 * metres * propagation_for("fibre", get_catalog()).delay_s_per_m
+    return (f"{distance_text(metres)}: {sum(row.reaches(metres) for row in rows)} of {len(rows)} links still reach",
+            f"Fastest: {best.name.split(' (')[0]}, {format_bandwidth(Q_(best.rate_gbps, 'GB/s'))} per direction",
+            f"{format_duration(Q_(fibre_rtt_s, 's'))} round trip.")
+
+
+def test_reach_distance_moves_the_chart_at_once_and_the_link_follows(streamlit_server, page):
+    # 11 m (the episode's cable), then the slider's next stops: 20 m (along a row of racks) and 50 m
+    positions = [(label, _reach_expected(metres))
+                 for label, metres in (("11 m", 11.0), ("20 m · along a row of racks", 20.0), ("50 m", 50.0))]
+    assert positions[1][1][0] != positions[2][1][0]  # the active optical cable (30 m) drops out between them
+    _walk(page, streamlit_server, "/Reach?d=11+m", "Distance", positions, "d", "reach.d_text", "50 m")

@@ -1,0 +1,43 @@
+"""The Reach page's live chart: drag the distance, and the kinds of link it has passed turn grey at once.
+
+The family over every distance the slider offers is computed once per distance in use (cached,
+shared between sessions); the browser redraws from it while the slider moves. When the movement
+ends, the chosen distance is written into the page's distance box and slider, so the metrics, the
+tables and the link all follow.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from interconnect.catalog import get_catalog
+from interconnect.figures.reach_live import reach_family_spec
+from interconnect.models.reach import distance_text, propagation_for, reach_rows
+from interconnect.models.reach_family import live_distances, reach_family
+from interconnect.models.wires import get_wires
+from interconnect.ui.live import live_chart
+from interconnect.ui.talk import talk_state
+
+__all__ = ["live_reach"]
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _spec(distance_m: float, present: bool) -> dict:
+    wires, catalog = get_wires(), get_catalog()
+    family = reach_family(reach_rows(wires, catalog), {medium.id: medium.kind for medium in wires.media.values()},
+                          live_distances(distance_m), propagation_for("fibre", catalog))
+    return reach_family_spec(family, distance_m, present=present)
+
+
+def live_reach(distance_m: float, set_distance) -> None:
+    """The live chart under the distance box; ``set_distance(text, metres)`` takes the distance chosen."""
+
+    def chosen(metres: float) -> None:
+        set_distance(distance_text(metres), float(metres))
+
+    live_chart("reach.live_distance", _spec(float(distance_m), talk_state().present), chosen)
+    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
+               "rest of the page and the link follow when you let go. Each bar runs out to the longest reach of one "
+               "kind of link, its fastest rate beside its name (*: no maker gives a reach; the figure is our "
+               "estimate): blue while it still reaches the red distance, grey once the distance has passed it. Past "
+               "its reach a link does not slow down; it stops.")
