@@ -31,28 +31,29 @@ from interconnect.io.nccl_tests.decode import (
 )
 from interconnect.io.nccl_tests.layouts import (
     _AVG_BUSBW_RE,
-    _GLUED_VALUE_RE,
-    _GLUED_VALUE_STARTS,
     _HEADER_ROLES,
     _KNOWN_DTYPES,
     _KNOWN_NOISE_RE,
     _KNOWN_REDOPS,
-    _NCCL_PREFIX_REVERSED_RE,
-    _NCCL_PREFIX_WINDOW,
     _NCCL_WARN_CHARS,
     _NTHREAD_RE,
     _OUT_OF_BOUNDS_RE,
     _PERF_PROGRAM_RE,
-    _PREFIX_RE,
     _RANK_LOOSE_RE,
     _RANK_RE,
     _STANDARD_COLUMNS,
-    _STD_TAG_RE,
     _column_count_error,
     _Group,
     _is_timestamp,
     _Layout,
     _Sweep,
+)
+from interconnect.io.nccl_tests.noise import (
+    _check_long_line,
+    _long_lines_message,
+    _only_prefixes,
+    _split_nccl_message,
+    _strip_prefix,
 )
 from interconnect.io.nccl_tests.ranks import _collective_key, _decide_ranks
 from interconnect.io.nccl_tests.run import (
@@ -117,11 +118,14 @@ class _TextParser:
     def run(self) -> None:
         for index, line in enumerate(self.lines):
             if "NCCL " in line and ("NCCL INFO" in line or "NCCL WARN" in line):
-                line = self._split_nccl_message(line)
-                if not line or self._only_prefixes(line):
+                line, warn_text = _split_nccl_message(line)
+                if warn_text:
+                    self.nccl_warns.setdefault(warn_text)
+                if not line or _only_prefixes(line):
                     continue
             if len(line) > MAX_LINE_CHARS:
-                self._long_line(line, index + 1)
+                _check_long_line(line, index + 1)
+                self.long_lines.append((index + 1, len(line)))
                 continue
             if not line or line.isspace():
                 continue
@@ -152,23 +156,6 @@ class _TextParser:
                 return
         self._flush_pending()
 
-    def _only_prefixes(self, text: str) -> bool:
-        """Say whether what preceded an NCCL message on its line is only launcher prefixes.
-
-        A timestamp, an srun label, an OpenMPI tag, not nccl-tests output: then the line is dropped
-        whole rather than counted as unrecognised (kubectl logs --timestamps with NCCL_DEBUG=INFO
-        has thousands).
-        """
-        text = text.strip()
-        for _ in range(4):
-            if not text:
-                return True
-            stripped = self._strip_prefix(text + " ")  # each prefix pattern ends at whitespace
-            if stripped == text + " ":
-                return False
-            text = stripped
-        return not text
-
     def _count_examined(self, line_number: int) -> None:
         self.examined += 1
         if self.examined > _MAX_EXAMINED:
@@ -194,20 +181,6 @@ class _TextParser:
         if n == layout.n_columns:
             return True
         return n == layout.n_columns + 2 == layout.n_columns + layout.max_extra and _is_timestamp(tokens)
-
-    def _long_line(self, line: str, line_number: int) -> None:
-        """Skip a line over MAX_LINE_CHARS (an environment dump, a progress bar) with a warning.
-
-        One that starts like nccl-tests' own output (``#`` or a number) means the log is damaged.
-        """
-        first = line[:80].split(maxsplit=1)[:1]
-        if first and (first[0][0] == "#" or first[0].isdecimal()):
-            raise NcclLogError(
-                f"this line is {len(line):,} characters long; nccl-tests prints none longer than a few hundred "
-                f"(this reader stops at {MAX_LINE_CHARS:,}), so the log is damaged here",
-                line_number,
-            )
-        self.long_lines.append((line_number, len(line)))
 
     def _dispatch(self, text: str, line_number: int) -> None:
         original = text
@@ -235,7 +208,7 @@ class _TextParser:
                 return
             if _KNOWN_NOISE_RE.match(text):
                 return
-            stripped = self._strip_prefix(text)
+            stripped = _strip_prefix(text)
             if stripped == text:
                 break
             text = stripped
@@ -255,47 +228,6 @@ class _TextParser:
         if _as_int(tokens[1]) is not None and not _is_number(tokens[2]):
             return True
         return (tokens[1] in _KNOWN_DTYPES or tokens[2] in _KNOWN_DTYPES) and sum(map(_is_number, tokens)) >= 4
-
-    @staticmethod
-    def _strip_prefix(text: str) -> str:
-        if text[0] == "|":  # a Markdown table row
-            return text.replace("|", " ").strip()
-        tag = _STD_TAG_RE.search(text, 0, 200)
-        if tag:
-            return text[tag.end() :].strip()
-        match = _PREFIX_RE.match(text)
-        if match and match.end() > 0:
-            return text[match.end() :].strip()
-        return text
-
-    def _split_nccl_message(self, line: str) -> str:
-        """Drop an NCCL INFO/WARN message, keeping any nccl-tests output printed before it on the same line.
-
-        stdout and stderr interleave mid-row when NCCL_DEBUG=INFO.
-
-        Linear in the length of the line: the marker is found with ``str.find`` and the
-        ``host:pid:tid [dev]`` prefix is matched backwards from it over a bounded window.
-        Without a recognisable prefix the whole line is dropped.
-        """
-        info, warn = line.find("NCCL INFO"), line.find("NCCL WARN")
-        marker = info if warn < 0 or 0 <= info < warn else warn
-        window_start = max(0, marker - _NCCL_PREFIX_WINDOW)
-        prefix = _NCCL_PREFIX_REVERSED_RE.match(line[window_start:marker][::-1])
-        before = ""
-        if prefix is not None and not (window_start > 0 and prefix.end() == marker - window_start):
-            start = marker - prefix.end()
-            before = line[:start]
-            if line[start] in _GLUED_VALUE_STARTS:
-                glued = _GLUED_VALUE_RE.match(line, start, marker)
-                if glued and (not before or before[-1].isspace()):
-                    before += glued.group(0)
-        if warn >= 0:
-            text = line[warn + len("NCCL WARN") : warn + len("NCCL WARN") + _NCCL_WARN_CHARS + 1].strip()
-            if len(text) > _NCCL_WARN_CHARS:
-                text = text[:_NCCL_WARN_CHARS] + "..."
-            if text:
-                self.nccl_warns.setdefault(text)
-        return before
 
     def _unrecognised(self, text: str, line_number: int) -> None:
         self.other_lines += 1
@@ -762,20 +694,8 @@ class _TextParser:
                 f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
             )
         if self.long_lines:
-            detail += "; " + self._long_lines_message()
+            detail += "; " + _long_lines_message(self.long_lines)
         return NcclLogError(f"no data rows found: expected lines like '{_EXAMPLE_ROW}'{detail}")
-
-    def _long_lines_message(self) -> str:
-        line_number, length = self.long_lines[0]
-        if len(self.long_lines) == 1:
-            return (
-                f"line {line_number} is {length:,} characters long, more than the {MAX_LINE_CHARS:,} "
-                "any nccl-tests line needs, and was skipped"
-            )
-        return (
-            f"{len(self.long_lines)} lines longer than {MAX_LINE_CHARS:,} characters were skipped "
-            f"(first, line {line_number}: {length:,} characters)"
-        )
 
     def result(self) -> NcclRun:
         if not self.sizes:
@@ -837,7 +757,7 @@ class _TextParser:
                 f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
             )
         if self.long_lines:
-            warnings.append(self._long_lines_message())
+            warnings.append(_long_lines_message(self.long_lines))
         if self.truncated_row is not None:
             line_number, found, expected = self.truncated_row
             warnings.insert(0,
