@@ -19,11 +19,8 @@ from interconnect.io.nccl_tests.checks import (
 from interconnect.io.nccl_tests.decode import (
     _INT32_MAX,
     _INT64_MAX,
-    _MAX_INT_CHARS,
-    _NA_TOKENS,
     _NAME_CHARS,
     _SHOWN_CHARS,
-    _as_int,
     _bounded_int,
     _is_continuation_token,
     _is_number,
@@ -32,9 +29,7 @@ from interconnect.io.nccl_tests.decode import (
 from interconnect.io.nccl_tests.layouts import (
     _AVG_BUSBW_RE,
     _HEADER_ROLES,
-    _KNOWN_DTYPES,
     _KNOWN_NOISE_RE,
-    _KNOWN_REDOPS,
     _NCCL_WARN_CHARS,
     _NTHREAD_RE,
     _OUT_OF_BOUNDS_RE,
@@ -56,6 +51,7 @@ from interconnect.io.nccl_tests.noise import (
     _strip_prefix,
 )
 from interconnect.io.nccl_tests.ranks import _collective_key, _decide_ranks
+from interconnect.io.nccl_tests.rows import _is_row_start, _read_plain_row, _read_row, _RowTable
 from interconnect.io.nccl_tests.run import (
     _EXAMPLE_ROW,
     _MAX_EXAMINED,
@@ -79,15 +75,7 @@ class _TextParser:
         self.inferred_layouts: dict[tuple[int, int, bool], _Layout] = {}
         self.title_in_place_only = False
         self.cputime = False
-        # rows
-        self.row_lines: list[int] = []
-        self.sizes: list[int] = []
-        self.counts: list[int] = []
-        self.dtypes: list[str] = []
-        self.redops: list[str] = []
-        self.out_values: list[float] = []  # time, algbw, busbw of each row, flat
-        self.in_values: list[float] = []
-        self.wrong_rows: list[int] = []
+        self.rows = _RowTable()
         self.pending: tuple[int, list[str]] | None = None
         # preamble / footer
         self.collective: str | None = None
@@ -103,8 +91,6 @@ class _TextParser:
         self.other_lines = 0  # unrecognised lines and echoed command lines, each costly to examine
         self.examined = 0  # lines and prefixes examined (see _MAX_EXAMINED)
         self.long_lines: list[tuple[int, int]] = []  # (line number, length in characters)
-        self.skipped_rows: list[tuple[int, str]] = []  # (line number, why the row cannot be used)
-        self.skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of those rows
         self.first_unrecognised_text = ""
         self.non_blank = 0
         self.stopped = False
@@ -147,7 +133,7 @@ class _TextParser:
         A log copied or written only in part ends inside a row: with rows read before it, that row
         is left out with a warning that says so, rather than refusing the whole log.
         """
-        if self.pending is not None and self.sizes and not self.stopped:
+        if self.pending is not None and self.rows.sizes and not self.stopped:
             line_number, tokens = self.pending
             expected = self.header_layout.n_columns if self.header_layout else 13
             if len(tokens) < expected:
@@ -166,7 +152,7 @@ class _TextParser:
             )
 
     def _check_row_count(self, line_number: int) -> None:
-        if len(self.row_lines) + len(self.skipped_rows) >= MAX_ROWS:
+        if len(self.rows.row_lines) + len(self.rows.skipped_rows) >= MAX_ROWS:
             raise NcclLogError(
                 f"more than {MAX_ROWS:,} data rows; nccl-tests prints one per size, data type, reduction and "
                 "root, a few thousand at most: is this one log?",
@@ -193,10 +179,12 @@ class _TextParser:
             if fast is not None and self.pending is None and self._plain_row_shape(tokens, fast):
                 # The common data row, read as the general path below would, in a third of the time.
                 self._check_row_count(line_number)
-                if self._add_plain_row(tokens, fast, line_number):
+                row = _read_plain_row(tokens, fast)
+                if row is not None:
+                    self.rows.append(line_number, row)
                     return
                 self.not_plain = line_number  # _add_row need not try again
-            if self._is_row_start(tokens):
+            if _is_row_start(tokens):
                 self._row_start(tokens, line_number)
                 return
             if text[0] == "#":
@@ -213,21 +201,6 @@ class _TextParser:
                 break
             text = stripped
         self._unrecognised(original, line_number)
-
-    @staticmethod
-    def _is_row_start(tokens: list[str]) -> bool:
-        """Say whether the tokens start a data row: ``size count type ...``, or a damaged row.
-
-        A damaged row is an integer, a data type among the next two tokens and at least four
-        numbers (reported as malformed rather than skipped).
-        """
-        if len(tokens) < 3 or not (tokens[0].isdecimal() or _as_int(tokens[0]) is not None):
-            return False  # (a run of digits too long for _as_int is a row with a size too large)
-        if tokens[2] in _KNOWN_DTYPES and tokens[1].isdecimal():
-            return True
-        if _as_int(tokens[1]) is not None and not _is_number(tokens[2]):
-            return True
-        return (tokens[1] in _KNOWN_DTYPES or tokens[2] in _KNOWN_DTYPES) and sum(map(_is_number, tokens)) >= 4
 
     def _unrecognised(self, text: str, line_number: int) -> None:
         self.other_lines += 1
@@ -266,7 +239,7 @@ class _TextParser:
                 self._nthread_line(match, line_number)
         elif body.startswith("Collective test starting:"):
             name = body.split(":", 1)[1].strip()
-            if self.sizes:
+            if self.rows.sizes:
                 self._stop(line_number, f"a second test ({_show(name)}) starts")
             elif name:
                 self.collective = re.split(r"[\\/]", name)[-1][:_NAME_CHARS]
@@ -349,7 +322,7 @@ class _TextParser:
             )
 
     def _stop(self, line_number: int, what: str) -> None:
-        first, last = self.row_lines[0], self.row_lines[-1]
+        first, last = self.rows.row_lines[0], self.rows.row_lines[-1]
         self.warnings.append(
             f"the log holds more than one result table: {what} at line {line_number}; "
             f"only the first table (lines {first}-{last}) was read"
@@ -360,7 +333,7 @@ class _TextParser:
         layout = self._layout_from_header(body.split(), line_number)
         if layout is None:
             return
-        if self.sizes:
+        if self.rows.sizes:
             self._stop(line_number, "a new column header")
             return
         self.header_layout = layout
@@ -503,17 +476,6 @@ class _TextParser:
         self.inferred_layouts[key] = layout
         return layout
 
-    def _append_row(self, line_number: int, size: int, count: int, dtype: str, redop: str,
-                    out_values: tuple | list, in_values: tuple | list) -> None:
-        """Keep one accepted data row: its line, size, count, type, operation and both placements' values."""
-        self.row_lines.append(line_number)
-        self.sizes.append(size)
-        self.counts.append(count)
-        self.dtypes.append(dtype)
-        self.redops.append(redop)
-        self.out_values.extend(out_values)
-        self.in_values.extend(in_values)
-
     def _add_row(self, tokens: list[str], line_number: int) -> None:
         self._check_row_count(line_number)
         layout = self.header_layout
@@ -522,170 +484,26 @@ class _TextParser:
         n = len(tokens)
         if not layout.n_columns <= n <= layout.n_columns + layout.max_extra:
             raise _column_count_error(layout.names, str(layout.n_columns), n, line_number)
-        if line_number != self.not_plain and self._add_plain_row(tokens, layout, line_number):
-            self.fast_layout = layout  # rows like this one are read with it from now on
-            return
-        unusable: list[str] = []  # non-finite numbers and zero times: the row is skipped, not fatal
-        size = self._int_field(tokens[layout.i_size], "size", line_number, unusable)
-        count = self._int_field(tokens[layout.i_count], "count", line_number, unusable)
-        dtype = tokens[layout.i_type]
-        if dtype not in _KNOWN_DTYPES:
-            self._check_dtype(dtype, line_number)
-        redop = "none"
-        if layout.i_redop is not None:
-            redop = tokens[layout.i_redop]
-            if redop not in _KNOWN_REDOPS and _is_number(redop):
-                raise NcclLogError(f"redop {_show(redop)} should be a reduction name such as sum", line_number)
-        if layout.i_root is not None and _as_int(tokens[layout.i_root]) is None:
-            raise NcclLogError(f"root {_show(tokens[layout.i_root])} is not a whole number", line_number)
-        out_values = in_values = (math.nan, math.nan, math.nan)
-        wrong = False
-        for group in layout.groups:
-            time_token = tokens[group.i_time]
-            time_us = self._float_field(time_token, "time", line_number, unusable) * layout.time_scale_to_us
-            values = (
-                time_us,
-                self._float_field(tokens[group.i_algbw], "algbw", line_number, unusable),
-                self._float_field(tokens[group.i_busbw], "busbw", line_number, unusable),
-            )
-            if time_us == 0:
-                unusable.append(f"time {_show(time_token)} is zero")
-            elif math.isinf(time_us) and not unusable:
-                unusable.append(f"time {_show(time_token)} ms is out of range")
-            if group.i_wrong is not None and self._wrong_field(tokens[group.i_wrong], layout, line_number):
-                wrong = True
-            if group.placement == "out":
-                out_values = values
-            else:
-                in_values = values
-        if unusable:
-            self.skipped_rows.append((line_number, unusable[0]))
-            self.skipped_sweep.append((size, dtype, redop))  # the run did reach this size
+        if line_number != self.not_plain:
+            row = _read_plain_row(tokens, layout)
+            if row is not None:
+                self.rows.append(line_number, row)
+                self.fast_layout = layout  # rows like this one are read with it from now on
+                return
+        row, wrong, unusable = _read_row(tokens, layout, line_number, self.unknown_dtypes, self.warnings)
+        if unusable is not None:
+            self.rows.skip(line_number, row, unusable)
             return
         if wrong:
-            self.wrong_rows.append(line_number)
-        self._append_row(line_number, size, count, dtype, redop, out_values, in_values)
-
-    def _add_plain_row(self, tokens: list[str], layout: _Layout, line_number: int) -> bool:
-        """Add the common row by the fast path.
-
-        Known type and reduction, whole numbers, positive finite values, #wrong 0 or N/A (any number
-        in the old max-error column). Returns False, having stored nothing, for anything else; the
-        field-by-field path then accepts it, skips it or says what is wrong.
-        """
-        dtype = tokens[2]
-        redop = "none" if layout.i_redop is None else tokens[layout.i_redop]
-        if dtype not in _KNOWN_DTYPES or redop not in _KNOWN_REDOPS:
-            return False
-        try:
-            for i in layout.wrong_columns:
-                wrong = tokens[i]
-                if wrong == "0" or wrong in _NA_TOKENS:
-                    continue
-                bare = wrong.rstrip("*")
-                if layout.wrong_is_count or (layout.wrong_is_count is None and _as_int(bare) is not None):
-                    return False  # a count of wrong elements: the general path records the row
-                float(bare)  # the old max-error column ("2e-07"): only needs to be a number
-            size, count = int(tokens[0]), int(tokens[1])
-            if layout.i_root is not None:
-                int(tokens[layout.i_root])
-            values = tuple(map(float, layout.get_values(tokens)))
-        except ValueError:
-            return False
-        # NaN or an infinity makes the sum NaN or infinite; a huge finite sum that overflows only
-        # sends the row to the slow path.
-        if not (0 <= size <= _INT64_MAX and 0 <= count <= _INT64_MAX and sum(values) < math.inf and min(values) >= 0):
-            return False
-        if layout.time_scale_to_us != 1.0:
-            scale = layout.time_scale_to_us
-            values = tuple(v * scale if k % 3 == 0 else v for k, v in enumerate(values))
-            if sum(values) == math.inf:
-                return False
-        if values[0] == 0 or (len(values) == 6 and values[3] == 0):
-            return False
-        if len(values) == 6:  # groups are ("out", "in") whenever there are two
-            out_values, in_values = values[:3], values[3:]
-        elif layout.groups[0].placement == "out":
-            out_values, in_values = values, (math.nan, math.nan, math.nan)
-        else:
-            out_values, in_values = (math.nan, math.nan, math.nan), values
-        self._append_row(line_number, size, count, dtype, redop, out_values, in_values)
-        return True
-
-    def _check_dtype(self, dtype: str, line_number: int) -> None:
-        if _is_number(dtype):
-            raise NcclLogError(f"type {_show(dtype)} should be a data type name such as float", line_number)
-        if dtype in _KNOWN_REDOPS:
-            raise NcclLogError(
-                f"'{dtype}' is a reduction operation but sits in the type column; is a column missing?", line_number
-            )
-        if dtype not in self.unknown_dtypes:
-            self.unknown_dtypes.add(dtype)
-            self.warnings.append(f"line {line_number}: unfamiliar data type {_show(dtype)}")
-
-    @staticmethod
-    def _int_field(token: str, name: str, line_number: int, unusable: list[str]) -> int:
-        """Read a whole number >= 0 (also ``1e+06``).
-
-        NaN or infinity is noted in ``unusable`` (the row is skipped); anything else that is not a
-        whole number in 0..2^63-1 raises NcclLogError.
-        """
-        value = _as_int(token)
-        if value is None:
-            if len(token.lstrip("+-").lstrip("0")) > _MAX_INT_CHARS and token.lstrip("+-").isdecimal():
-                raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
-            try:
-                as_float = float(token)
-            except ValueError:
-                as_float = 0.5
-            if math.isnan(as_float) or math.isinf(as_float):
-                unusable.append(f"{name} {_show(token)} is not a finite number")
-                return 0
-            if not as_float.is_integer():
-                raise NcclLogError(f"{name} {_show(token)} is not a whole number", line_number)
-            if abs(as_float) > _INT64_MAX:
-                raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
-            value = int(as_float)
-        if value < 0:
-            raise NcclLogError(f"{name} {_show(token)} is negative", line_number)
-        if value > _INT64_MAX:
-            raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
-        return value
-
-    @staticmethod
-    def _float_field(token: str, name: str, line_number: int, unusable: list[str]) -> float:
-        """Read a number >= 0; NaN or infinity (``nan``, ``inf``, ``1e999``) is noted in ``unusable``."""
-        try:
-            value = float(token)
-        except ValueError:
-            raise NcclLogError(f"{name} {_show(token)} is not a number", line_number) from None
-        if value < 0:
-            raise NcclLogError(f"{name} {_show(token)} is negative", line_number)
-        if not value < math.inf:  # NaN or +inf
-            unusable.append(f"{name} {_show(token)} is not a finite number")
-        return value
-
-    @staticmethod
-    def _wrong_field(token: str, layout: _Layout, line_number: int) -> bool:
-        """Whether the ``#wrong`` column reports failed validation; raises if it is not a number or N/A."""
-        if token == "0" or token in _NA_TOKENS:
-            return False
-        bare = token.rstrip("*")  # rccl-tests marks errors above its threshold with an asterisk
-        try:
-            value = float(bare)
-        except ValueError:
-            raise NcclLogError(f"#wrong {_show(token)} is not a number or N/A", line_number) from None
-        counts_elements = layout.wrong_is_count
-        if counts_elements is None:  # headerless: "0"/"12" is a count, "2e-07" the old max error
-            counts_elements = _as_int(bare) is not None
-        return bool(counts_elements) and value != 0
+            self.rows.wrong_rows.append(line_number)
+        self.rows.append(line_number, row)
 
     # -- result ------------------------------------------------------------------------------
 
     def _no_rows_error(self) -> NcclLogError:
-        if self.skipped_rows:
-            line_number, why = self.skipped_rows[0]
-            more = len(self.skipped_rows) - 1
+        if self.rows.skipped_rows:
+            line_number, why = self.rows.skipped_rows[0]
+            more = len(self.rows.skipped_rows) - 1
             return NcclLogError(f"no usable data rows: {why}{_and_the_others(more, 'data rows')}", line_number)
         detail = ""
         if self.unrecognised:
@@ -698,25 +516,23 @@ class _TextParser:
         return NcclLogError(f"no data rows found: expected lines like '{_EXAMPLE_ROW}'{detail}")
 
     def result(self) -> NcclRun:
-        if not self.sizes:
+        if not self.rows.sizes:
             raise self._no_rows_error()
         warnings = self.warnings
-        out = np.array(self.out_values, dtype=np.float64).reshape(-1, 3)
-        inp = np.array(self.in_values, dtype=np.float64).reshape(-1, 3)
+        out = np.array(self.rows.out_values, dtype=np.float64).reshape(-1, 3)
+        inp = np.array(self.rows.in_values, dtype=np.float64).reshape(-1, 3)
         if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
             warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
         collective = self.collective or self.collective_from_command
-        keep = _impossible_rows(collective, np.array(self.sizes, dtype=np.int64), out, inp, self.cputime,
-                                [f"line {n}" for n in self.row_lines], warnings)
+        keep = _impossible_rows(collective, np.array(self.rows.sizes, dtype=np.int64), out, inp, self.cputime,
+                                [f"line {n}" for n in self.rows.row_lines], warnings)
         if not keep.all():
             out, inp = out[keep], inp[keep]
-            rows = zip(self.sizes, self.dtypes, self.redops, strict=True)
-            self.skipped_sweep += [row for row, kept in zip(rows, keep, strict=True) if not kept]  # reached
-            for name in ("row_lines", "sizes", "counts", "dtypes", "redops"):
-                setattr(self, name, [value for value, kept in zip(getattr(self, name), keep, strict=True) if kept])
-        if self.wrong_rows:
+            self.rows.keep_only(keep)
+        if self.rows.wrong_rows:
             warnings.append(
-                f"{len(self.wrong_rows)} rows report wrong elements (#wrong > 0), first at line {self.wrong_rows[0]}: "
+                f"{len(self.rows.wrong_rows)} rows report wrong elements (#wrong > 0), "
+                f"first at line {self.rows.wrong_rows[0]}: "
                 "those results failed nccl-tests' validation"
             )
         if self.rank_zero_lines > 1:
@@ -739,18 +555,19 @@ class _TextParser:
                 hostnames.append(host)
                 gpu_names.append(gpu)
         header_ranks = self.nthread_ngpus[0] * self.nthread_ngpus[1] if self.nthread_ngpus else None
-        sizes = np.array(self.sizes, dtype=np.int64)
+        sizes = np.array(self.rows.sizes, dtype=np.int64)
         algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
         busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])
         ranks, ranks_source = _decide_ranks(
             collective, algbw, busbw, listed_ranks, "Rank lines", "rank lines", header_ranks, None, warnings
         )
-        if self.skipped_rows:
-            warnings.append(_skipped_rows_warning([(f"line {n}", why) for n, why in self.skipped_rows]))
+        if self.rows.skipped_rows:
+            warnings.append(_skipped_rows_warning([(f"line {n}", why) for n, why in self.rows.skipped_rows]))
         if self.sweep is not None:
-            _check_complete(self.sweep, self.sizes, self.dtypes, self.redops, self.skipped_sweep, ranks, warnings)
+            rows = self.rows
+            _check_complete(self.sweep, rows.sizes, rows.dtypes, rows.redops, rows.skipped_sweep, ranks, warnings)
         if not self.cputime:
-            _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.row_lines], warnings)
+            _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.rows.row_lines], warnings)
         if self.unrecognised:
             warnings.append(
                 f"{len(self.unrecognised)} lines were not recognised and were skipped "
@@ -762,7 +579,7 @@ class _TextParser:
             line_number, found, expected = self.truncated_row
             warnings.insert(0,
                 f"the log ends in the middle of a row (line {line_number}: {found} of {expected} columns), as a "
-                f"copy that stopped early does; that row was left out and the {len(self.sizes):,} complete rows "
+                f"copy that stopped early does; that row was left out and the {len(self.rows.sizes):,} complete rows "
                 "before it were read"
             )
         if self.nccl_warns:
@@ -774,9 +591,9 @@ class _TextParser:
             ranks=ranks,
             ranks_source=ranks_source,
             sizes=sizes,
-            counts=np.array(self.counts, dtype=np.int64),
-            dtypes=self.dtypes,
-            redops=self.redops,
+            counts=np.array(self.rows.counts, dtype=np.int64),
+            dtypes=self.rows.dtypes,
+            redops=self.rows.redops,
             out=out,
             inp=inp,
             time_is_cputime=self.cputime,
