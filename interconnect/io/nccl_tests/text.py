@@ -23,12 +23,11 @@ from interconnect.io.nccl_tests.decode import (
     _SHOWN_CHARS,
     _bounded_int,
     _is_continuation_token,
-    _is_number,
     _show,
 )
+from interconnect.io.nccl_tests.header import _TableLayouts
 from interconnect.io.nccl_tests.layouts import (
     _AVG_BUSBW_RE,
-    _HEADER_ROLES,
     _KNOWN_NOISE_RE,
     _NCCL_WARN_CHARS,
     _NTHREAD_RE,
@@ -36,9 +35,7 @@ from interconnect.io.nccl_tests.layouts import (
     _PERF_PROGRAM_RE,
     _RANK_LOOSE_RE,
     _RANK_RE,
-    _STANDARD_COLUMNS,
     _column_count_error,
-    _Group,
     _is_timestamp,
     _Layout,
     _Sweep,
@@ -69,12 +66,8 @@ class _TextParser:
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
-        self.header_layout: _Layout | None = None
         self.fast_layout: _Layout | None = None  # layout of the last plain row, for run()'s fast path
         self.not_plain = 0  # line whose row the fast path found not plain
-        self.inferred_layouts: dict[tuple[int, int, bool], _Layout] = {}
-        self.title_in_place_only = False
-        self.cputime = False
         self.rows = _RowTable()
         self.pending: tuple[int, list[str]] | None = None
         # preamble / footer
@@ -86,6 +79,7 @@ class _TextParser:
         self.rank_zero_lines = 0
         self.avg_busbw_gbps: float | None = None
         self.warnings: list[str] = []
+        self.layouts = _TableLayouts(self.warnings)
         self.nccl_warns: dict[str, None] = {}  # insertion-ordered set
         self.unrecognised: list[int] = []
         self.other_lines = 0  # unrecognised lines and echoed command lines, each costly to examine
@@ -94,9 +88,7 @@ class _TextParser:
         self.first_unrecognised_text = ""
         self.non_blank = 0
         self.stopped = False
-        self.single_group_headerless = False
         self.unknown_dtypes: set[str] = set()
-        self.layout_time_scale_warned = False
         self.truncated_row: tuple[int, int, int] | None = None  # (line, columns found, columns expected)
 
     # -- main loop ---------------------------------------------------------------------------
@@ -135,7 +127,7 @@ class _TextParser:
         """
         if self.pending is not None and self.rows.sizes and not self.stopped:
             line_number, tokens = self.pending
-            expected = self.header_layout.n_columns if self.header_layout else 13
+            expected = self.layouts.row_columns
             if len(tokens) < expected:
                 self.pending = None
                 self.truncated_row = (line_number, len(tokens), expected)
@@ -162,7 +154,7 @@ class _TextParser:
     def _plain_row_shape(self, tokens: list[str], layout: _Layout) -> bool:
         """Whether the tokens have the plain row's length (and no fewer than _row_start waits for)."""
         n = len(tokens)
-        if n < (self.header_layout.n_columns if self.header_layout else 13):
+        if n < self.layouts.row_columns:
             return False
         if n == layout.n_columns:
             return True
@@ -232,7 +224,7 @@ class _TextParser:
         elif body.startswith("(B)") or body.startswith("(us)"):
             return
         elif "in-place" in body and body.split()[0] in ("in-place", "out-of-place"):
-            self.title_in_place_only = "out-of-place" not in body
+            self.layouts.title_in_place_only = "out-of-place" not in body
         elif body.startswith("nThread"):
             match = _NTHREAD_RE.match(body)
             if match and self.nthread_ngpus is None:
@@ -330,86 +322,19 @@ class _TextParser:
         self.stopped = True
 
     def _header(self, body: str, line_number: int) -> None:
-        layout = self._layout_from_header(body.split(), line_number)
+        layout = self.layouts.from_header(body.split(), line_number)
         if layout is None:
             return
         if self.rows.sizes:
             self._stop(line_number, "a new column header")
             return
-        self.header_layout = layout
-
-    def _layout_from_header(self, tokens: list[str], line_number: int) -> _Layout | None:
-        names = [t.lower() for t in tokens]
-        if names and names[0] == "timestamp":  # a leading timestamp is stripped from rows as a prefix
-            names = names[1:]
-        max_extra = 0
-        if "timestamp" in names:
-            names = [n for n in names if n != "timestamp"]
-            max_extra = 2
-        roles = [_HEADER_ROLES.get(n, "extra") for n in names]
-        not_understood = f"line {line_number}: column header not understood; columns were inferred from each row"
-        if roles[:3] != ["size", "count", "type"]:
-            self.warnings.append(not_understood)
-            return None
-        i = 3
-        i_redop = i_root = None
-        if i < len(roles) and roles[i] == "redop":
-            i_redop, i = i, i + 1
-        if i < len(roles) and roles[i] == "root":
-            i_root, i = i, i + 1
-        groups_found: list[dict[str, int]] = []
-        for j in range(i, len(roles)):
-            role = roles[j]
-            if role == "time":
-                groups_found.append({"time": j})
-            elif role in ("algbw", "busbw", "wrong", "error") and groups_found and role not in groups_found[-1]:
-                groups_found[-1][role] = j
-            elif role != "extra":
-                self.warnings.append(not_understood)
-                return None
-        complete = [g for g in groups_found if "algbw" in g and "busbw" in g]
-        if not complete or len(complete) != len(groups_found):
-            self.warnings.append(not_understood)
-            return None
-        if len(complete) > 2:
-            self.warnings.append(f"line {line_number}: the header has {len(complete)} time columns; read the first two")
-            complete = complete[:2]
-        if len(complete) == 2:
-            placements = ("out", "in")
-        else:
-            placements = ("in",) if self.title_in_place_only else ("out",)
-        groups = tuple(
-            _Group(p, g["time"], g["algbw"], g["busbw"], g.get("wrong", g.get("error")))
-            for p, g in zip(placements, complete, strict=True)
-        )
-        self.cputime = "cputime" in names
-        self.title_in_place_only = False
-        wrong_is_count = True if "wrong" in roles else (False if "error" in roles else None)
-        time_scale = 1000.0 if names[0] == "bytes" else 1.0  # 2017 layout: "bytes N type op", time in ms
-        if time_scale != 1.0 and not self.layout_time_scale_warned:
-            self.layout_time_scale_warned = True
-            self.warnings.append(
-                f"line {line_number}: 2017-style header (bytes, N, op): its time column is in ms; converted to µs"
-            )
-        return _Layout(
-            names=" ".join(names) + (" [timestamp]" if max_extra else ""),
-            n_columns=len(names),
-            max_extra=max_extra,
-            i_size=0,
-            i_count=1,
-            i_type=2,
-            i_redop=i_redop,
-            i_root=i_root,
-            groups=groups,
-            time_scale_to_us=time_scale,
-            wrong_is_count=wrong_is_count,
-        )
+        self.layouts.header_layout = layout
 
     # -- data rows ---------------------------------------------------------------------------
 
     def _row_start(self, tokens: list[str], line_number: int) -> None:
         self._flush_pending()
-        expected = self.header_layout.n_columns if self.header_layout else 13
+        expected = self.layouts.row_columns
         if len(tokens) < expected:
             # Maybe split by an interleaved NCCL message: wait for continuation lines.
             self.pending = (line_number, list(tokens))
@@ -419,7 +344,7 @@ class _TextParser:
     def _continue_row(self, tokens: list[str]) -> None:
         assert self.pending is not None
         self.pending[1].extend(tokens)
-        expected = self.header_layout.n_columns if self.header_layout else 13
+        expected = self.layouts.row_columns
         if len(self.pending[1]) >= expected:
             self._flush_pending()
 
@@ -429,58 +354,9 @@ class _TextParser:
             self.pending = None
             self._add_row(tokens, line_number)
 
-    def _infer_layout(self, tokens: list[str], line_number: int) -> _Layout:
-        n = len(tokens)
-        n_timestamp = 2 if n >= 2 and _is_timestamp(tokens) else 0
-        has_redop = n - n_timestamp > 3 and not _is_number(tokens[3])
-        key = (n, n_timestamp, has_redop)
-        layout = self.inferred_layouts.get(key)
-        if layout is not None:
-            return layout
-        i = 4 if has_redop else 3
-        remaining = n - n_timestamp - i
-        i_root = None
-        if remaining % 4 == 1:
-            i_root, i, remaining = i, i + 1, remaining - 1
-        n_groups = remaining // 4
-        if remaining % 4 != 0 or not 1 <= n_groups <= 2:
-            raise NcclLogError(
-                f"expected 13 columns like '{_STANDARD_COLUMNS}', found {n}"
-                + ("" if n < 13 else "; paste the '#  size  count ...' header too if the layout is different"),
-                line_number,
-            )
-        placements = ("out", "in") if n_groups == 2 else ("out",)
-        groups = tuple(
-            _Group(p, i + 4 * k, i + 4 * k + 1, i + 4 * k + 2, i + 4 * k + 3) for k, p in enumerate(placements)
-        )
-        if n_groups == 1 and not self.single_group_headerless:
-            self.single_group_headerless = True
-            self.warnings.append(
-                f"line {line_number}: rows have one time/algbw/busbw group and there is no header; read as out-of-place"
-            )
-        names = ["size", "count", "type"] + (["redop"] if has_redop else []) + (["root"] if i_root else [])
-        names += ["time", "algbw", "busbw", "#wrong"] * n_groups
-        layout = _Layout(
-            names=" ".join(names),
-            n_columns=n - n_timestamp,
-            max_extra=n_timestamp,
-            i_size=0,
-            i_count=1,
-            i_type=2,
-            i_redop=3 if has_redop else None,
-            i_root=i_root,
-            groups=groups,
-            time_scale_to_us=1.0,
-            wrong_is_count=None,
-        )
-        self.inferred_layouts[key] = layout
-        return layout
-
     def _add_row(self, tokens: list[str], line_number: int) -> None:
         self._check_row_count(line_number)
-        layout = self.header_layout
-        if layout is None:
-            layout = self._infer_layout(tokens, line_number)
+        layout = self.layouts.for_row(tokens, line_number)
         n = len(tokens)
         if not layout.n_columns <= n <= layout.n_columns + layout.max_extra:
             raise _column_count_error(layout.names, str(layout.n_columns), n, line_number)
@@ -524,7 +400,7 @@ class _TextParser:
         if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
             warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
         collective = self.collective or self.collective_from_command
-        keep = _impossible_rows(collective, np.array(self.rows.sizes, dtype=np.int64), out, inp, self.cputime,
+        keep = _impossible_rows(collective, np.array(self.rows.sizes, dtype=np.int64), out, inp, self.layouts.cputime,
                                 [f"line {n}" for n in self.rows.row_lines], warnings)
         if not keep.all():
             out, inp = out[keep], inp[keep]
@@ -566,7 +442,7 @@ class _TextParser:
         if self.sweep is not None:
             rows = self.rows
             _check_complete(self.sweep, rows.sizes, rows.dtypes, rows.redops, rows.skipped_sweep, ranks, warnings)
-        if not self.cputime:
+        if not self.layouts.cputime:
             _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.rows.row_lines], warnings)
         if self.unrecognised:
             warnings.append(
@@ -596,7 +472,7 @@ class _TextParser:
             redops=self.rows.redops,
             out=out,
             inp=inp,
-            time_is_cputime=self.cputime,
+            time_is_cputime=self.layouts.cputime,
             avg_busbw_gbps=self.avg_busbw_gbps,
             gpu_names=gpu_names,
             hostnames=hostnames,
