@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
-import re
 
 import numpy as np
 
@@ -16,29 +14,18 @@ from interconnect.io.nccl_tests.checks import (
     _impossible_rows,
     _skipped_rows_warning,
 )
+from interconnect.io.nccl_tests.comments import _RunNotes
 from interconnect.io.nccl_tests.decode import (
-    _INT32_MAX,
-    _INT64_MAX,
-    _NAME_CHARS,
     _SHOWN_CHARS,
-    _bounded_int,
     _is_continuation_token,
     _show,
 )
 from interconnect.io.nccl_tests.header import _TableLayouts
 from interconnect.io.nccl_tests.layouts import (
-    _AVG_BUSBW_RE,
     _KNOWN_NOISE_RE,
-    _NCCL_WARN_CHARS,
-    _NTHREAD_RE,
-    _OUT_OF_BOUNDS_RE,
-    _PERF_PROGRAM_RE,
-    _RANK_LOOSE_RE,
-    _RANK_RE,
     _column_count_error,
     _is_timestamp,
     _Layout,
-    _Sweep,
 )
 from interconnect.io.nccl_tests.noise import (
     _check_long_line,
@@ -47,7 +34,7 @@ from interconnect.io.nccl_tests.noise import (
     _split_nccl_message,
     _strip_prefix,
 )
-from interconnect.io.nccl_tests.ranks import _collective_key, _decide_ranks
+from interconnect.io.nccl_tests.ranks import _decide_ranks
 from interconnect.io.nccl_tests.rows import _is_row_start, _read_plain_row, _read_row, _RowTable
 from interconnect.io.nccl_tests.run import (
     _EXAMPLE_ROW,
@@ -70,16 +57,9 @@ class _TextParser:
         self.not_plain = 0  # line whose row the fast path found not plain
         self.rows = _RowTable()
         self.pending: tuple[int, list[str]] | None = None
-        # preamble / footer
-        self.collective: str | None = None
-        self.collective_from_command: str | None = None
-        self.nthread_ngpus: tuple[int, int] | None = None
-        self.sweep: _Sweep | None = None
-        self.rank_info: dict[int, tuple[str, str]] = {}
-        self.rank_zero_lines = 0
-        self.avg_busbw_gbps: float | None = None
         self.warnings: list[str] = []
         self.layouts = _TableLayouts(self.warnings)
+        self.notes = _RunNotes(self.warnings)
         self.nccl_warns: dict[str, None] = {}  # insertion-ordered set
         self.unrecognised: list[int] = []
         self.other_lines = 0  # unrecognised lines and echoed command lines, each costly to examine
@@ -201,12 +181,7 @@ class _TextParser:
                 f"more than {_MAX_UNRECOGNISED:,} lines are not nccl-tests output (line {line_number}: "
                 f"{text[:_SHOWN_CHARS]!r}); paste the part of the log with the results table"
             )
-        program = _PERF_PROGRAM_RE.search(text)
-        if program and _collective_key(program.group(1)) is not None:
-            # The command line, echoed by the job script: names the collective on older versions.
-            if self.collective_from_command is None:
-                self.collective_from_command = program.group(1)
-        else:
+        if not self.notes.command_line(text):  # the command line, echoed by the job script
             if not self.unrecognised:
                 self.first_unrecognised_text = text[:_SHOWN_CHARS]
             self.unrecognised.append(line_number)
@@ -214,11 +189,13 @@ class _TextParser:
     # -- comments: preamble, header, footer --------------------------------------------------
 
     def _comment(self, text: str, line_number: int) -> None:
+        """Read a ``#`` line: the column header and its title here, the other kinds by :class:`_RunNotes`."""
         body = " ".join(text.lstrip("#").split())  # tabs or collapsed spaces read the same
         if not body:
             return
+        notes = self.notes
         if body.startswith("Rank"):
-            self._rank_line(body, line_number)
+            notes.rank_line(body, line_number)
         elif "algbw" in body and "time" in body:
             self._header(body, line_number)
         elif body.startswith("(B)") or body.startswith("(us)"):
@@ -226,92 +203,21 @@ class _TextParser:
         elif "in-place" in body and body.split()[0] in ("in-place", "out-of-place"):
             self.layouts.title_in_place_only = "out-of-place" not in body
         elif body.startswith("nThread"):
-            match = _NTHREAD_RE.match(body)
-            if match and self.nthread_ngpus is None:
-                self._nthread_line(match, line_number)
+            notes.nthread_line(body, line_number)
         elif body.startswith("Collective test starting:"):
             name = body.split(":", 1)[1].strip()
             if self.rows.sizes:
                 self._stop(line_number, f"a second test ({_show(name)}) starts")
-            elif name:
-                self.collective = re.split(r"[\\/]", name)[-1][:_NAME_CHARS]
-        elif body.startswith("Reducing maxBytes to"):  # src/common.cu, when the GPUs lack memory for -e
-            reduced = _bounded_int(body.split()[3], _INT64_MAX) if body.split()[3:4] else None
-            if self.sweep is not None and reduced is not None and reduced < self.sweep.max_bytes:
-                self.sweep = dataclasses.replace(
-                    self.sweep, min_bytes=min(self.sweep.min_bytes, reduced), max_bytes=reduced
-                )
+            else:
+                notes.test_name(name)
+        elif body.startswith("Reducing maxBytes to"):
+            notes.reduced_max_bytes(body)
         elif body.startswith("Avg bus bandwidth"):
-            self._avg_busbw(body, line_number)
+            notes.avg_busbw(body, line_number)
         elif body.startswith("Out of bounds values"):
-            match = _OUT_OF_BOUNDS_RE.match(body)
-            count = match.group(1).lstrip("0") if match else ""
-            if count:  # kept as text: the count is only quoted, and may be too long for int()
-                self.warnings.append(
-                    f"nccl-tests reported {count[:_SHOWN_CHARS]} out-of-bounds values (line {line_number}): "
-                    "some results failed validation"
-                )
+            notes.out_of_bounds(body, line_number)
         elif body.startswith("error:") and body[6:].strip():
-            detail = body[6:].strip()
-            if len(detail) > _NCCL_WARN_CHARS:
-                detail = detail[:_NCCL_WARN_CHARS] + "..."
-            self.warnings.append(f"nccl-tests printed an error (line {line_number}): {detail}")
-
-    def _rank_line(self, body: str, line_number: int) -> None:
-        match = _RANK_RE.match(body)
-        if match:
-            digits, host, gpu = match.group("rank"), match.group("host"), match.group("gpu")
-        else:
-            loose = _RANK_LOOSE_RE.match(body)
-            if loose is None:
-                return
-            digits, host, gpu = loose.group(1), "", ""
-        rank = _bounded_int(digits, _INT32_MAX)
-        if rank is None:
-            raise NcclLogError(
-                f"Rank {_show(digits)} is not a rank number nccl-tests can print (it prints ranks with %d, "
-                f"at most {_INT32_MAX:,})",
-                line_number,
-            )
-        if rank == 0:
-            self.rank_zero_lines += 1
-        gpu = gpu.rstrip(". ") if gpu.endswith("...") else gpu
-        self.rank_info.setdefault(rank, (host[:_NAME_CHARS], gpu[:_NAME_CHARS]))
-
-    def _nthread_line(self, match: re.Match[str], line_number: int) -> None:
-        nthread, ngpus = _bounded_int(match.group(1), _INT32_MAX), _bounded_int(match.group(2), _INT32_MAX)
-        if nthread is None or ngpus is None:
-            bad = match.group(1) if nthread is None else match.group(2)
-            name = "nThread" if nthread is None else "nGpus"
-            raise NcclLogError(
-                f"{name} {_show(bad)} is not a count nccl-tests can print (it prints it with %d, "
-                f"at most {_INT32_MAX:,})",
-                line_number,
-            )
-        self.nthread_ngpus = (nthread, ngpus)
-        if match.group(3) is None:
-            return
-        min_bytes, max_bytes = _bounded_int(match.group(3), _INT64_MAX), _bounded_int(match.group(4), _INT64_MAX)
-        step = _bounded_int(match.group(5), _INT64_MAX) if match.group(5) else None
-        if min_bytes is not None and max_bytes is not None:
-            self.sweep = _Sweep(min_bytes, max_bytes, step, match.group(6), f"the header (line {line_number})")
-
-    def _avg_busbw(self, body: str, line_number: int) -> None:
-        match = _AVG_BUSBW_RE.match(body)
-        if match is None:
-            return
-        try:
-            value = float(match.group(1))
-        except ValueError:
-            self.warnings.append(f"line {line_number}: average bus bandwidth {_show(match.group(1))} is not a number")
-            return
-        if self.avg_busbw_gbps is None:
-            self.avg_busbw_gbps = value if math.isfinite(value) else None
-        if match.group(2) == "FAILED":
-            self.warnings.append(
-                f"nccl-tests marked the average bus bandwidth FAILED (line {line_number}): "
-                "it is below the NCCL_TESTS_MIN_BW threshold set for the run"
-            )
+            notes.error_line(body, line_number)
 
     def _stop(self, line_number: int, what: str) -> None:
         first, last = self.rows.row_lines[0], self.rows.row_lines[-1]
@@ -399,7 +305,7 @@ class _TextParser:
         inp = np.array(self.rows.in_values, dtype=np.float64).reshape(-1, 3)
         if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
             warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
-        collective = self.collective or self.collective_from_command
+        collective = self.notes.collective or self.notes.collective_from_command
         keep = _impossible_rows(collective, np.array(self.rows.sizes, dtype=np.int64), out, inp, self.layouts.cputime,
                                 [f"line {n}" for n in self.rows.row_lines], warnings)
         if not keep.all():
@@ -411,26 +317,26 @@ class _TextParser:
                 f"first at line {self.rows.wrong_rows[0]}: "
                 "those results failed nccl-tests' validation"
             )
-        if self.rank_zero_lines > 1:
+        if self.notes.rank_zero_lines > 1:
             warnings.append(
-                f"'Rank 0' is listed {self.rank_zero_lines} times: the launcher may have started independent "
+                f"'Rank 0' is listed {self.notes.rank_zero_lines} times: the launcher may have started independent "
                 "single-process copies (nccl-tests built without MPI=1?), each with its own communicator"
             )
         listed_ranks = None
         gpu_names: list[str] = []
         hostnames: list[str] = []
-        if self.rank_info:
-            listed_ranks = max(self.rank_info) + 1
-            if len(self.rank_info) != listed_ranks:
+        if self.notes.rank_info:
+            listed_ranks = max(self.notes.rank_info) + 1
+            if len(self.notes.rank_info) != listed_ranks:
                 warnings.append(
-                    f"Rank lines list {len(self.rank_info)} ranks but the highest is {listed_ranks - 1}; "
+                    f"Rank lines list {len(self.notes.rank_info)} ranks but the highest is {listed_ranks - 1}; "
                     "the device list may be truncated"
                 )
-            for rank in sorted(self.rank_info):
-                host, gpu = self.rank_info[rank]
+            for rank in sorted(self.notes.rank_info):
+                host, gpu = self.notes.rank_info[rank]
                 hostnames.append(host)
                 gpu_names.append(gpu)
-        header_ranks = self.nthread_ngpus[0] * self.nthread_ngpus[1] if self.nthread_ngpus else None
+        header_ranks = self.notes.nthread_ngpus[0] * self.notes.nthread_ngpus[1] if self.notes.nthread_ngpus else None
         sizes = np.array(self.rows.sizes, dtype=np.int64)
         algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
         busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])
@@ -439,9 +345,9 @@ class _TextParser:
         )
         if self.rows.skipped_rows:
             warnings.append(_skipped_rows_warning([(f"line {n}", why) for n, why in self.rows.skipped_rows]))
-        if self.sweep is not None:
+        if self.notes.sweep is not None:
             rows = self.rows
-            _check_complete(self.sweep, rows.sizes, rows.dtypes, rows.redops, rows.skipped_sweep, ranks, warnings)
+            _check_complete(self.notes.sweep, rows.sizes, rows.dtypes, rows.redops, rows.skipped_sweep, ranks, warnings)
         if not self.layouts.cputime:
             _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.rows.row_lines], warnings)
         if self.unrecognised:
@@ -473,12 +379,12 @@ class _TextParser:
             out=out,
             inp=inp,
             time_is_cputime=self.layouts.cputime,
-            avg_busbw_gbps=self.avg_busbw_gbps,
+            avg_busbw_gbps=self.notes.avg_busbw_gbps,
             gpu_names=gpu_names,
             hostnames=hostnames,
             warnings=warnings,
             fmt="text",
         )
-        if self.nthread_ngpus is None:
+        if self.notes.nthread_ngpus is None:
             return run
-        return dataclasses.replace(run, gpus_per_process=self.nthread_ngpus[0] * self.nthread_ngpus[1])
+        return dataclasses.replace(run, gpus_per_process=self.notes.nthread_ngpus[0] * self.notes.nthread_ngpus[1])
