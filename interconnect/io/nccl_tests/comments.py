@@ -47,6 +47,33 @@ class _RunNotes:
         self.rank_zero_lines = 0
         self.avg_busbw_gbps: float | None = None
 
+    @property
+    def header_ranks(self) -> int | None:
+        """Ranks the ``nThread``/``nGpus`` line gives (nThread x nGpus per process), or None without one."""
+        return self.nthread_ngpus[0] * self.nthread_ngpus[1] if self.nthread_ngpus else None
+
+    def devices(self) -> tuple[int | None, list[str], list[str]]:
+        """Return the ranks the rank lines list (highest + 1, or None), and GPU and host names in rank order.
+
+        Warns about ``Rank 0`` listed more than once (independent single-process copies) and about
+        gaps in the ranks listed.
+        """
+        if self.rank_zero_lines > 1:
+            self.warnings.append(
+                f"'Rank 0' is listed {self.rank_zero_lines} times: the launcher may have started independent "
+                "single-process copies (nccl-tests built without MPI=1?), each with its own communicator"
+            )
+        if not self.rank_info:
+            return None, [], []
+        listed_ranks = max(self.rank_info) + 1
+        if len(self.rank_info) != listed_ranks:
+            self.warnings.append(
+                f"Rank lines list {len(self.rank_info)} ranks but the highest is {listed_ranks - 1}; "
+                "the device list may be truncated"
+            )
+        in_order = [self.rank_info[rank] for rank in sorted(self.rank_info)]
+        return listed_ranks, [gpu for _, gpu in in_order], [host for host, _ in in_order]
+
     def rank_line(self, body: str, line_number: int) -> None:
         """Read ``Rank N [Group G] [Pid P] on HOST device D [bus] GPU name`` (or just ``Rank N``)."""
         match = _RANK_RE.match(body)

@@ -5,11 +5,13 @@ The text reader asks these functions before it reads a line as nccl-tests output
 it), :func:`_strip_prefix` removes one launcher prefix (OpenMPI tags, timestamps, srun labels,
 pdsh hosts, Markdown pipes), :func:`_only_prefixes` says whether nothing but prefixes is left,
 and :func:`_check_long_line` refuses a long line that looks like damaged output. All of them
-take time linear in the length of the line.
+take time linear in the length of the line. :class:`_SkippedLines` keeps what was left out, for
+the warnings (or the message, when no row was found) that say so.
 """
 
 from __future__ import annotations
 
+from interconnect.io.nccl_tests.decode import _SHOWN_CHARS
 from interconnect.io.nccl_tests.layouts import (
     _GLUED_VALUE_RE,
     _GLUED_VALUE_STARTS,
@@ -19,7 +21,7 @@ from interconnect.io.nccl_tests.layouts import (
     _PREFIX_RE,
     _STD_TAG_RE,
 )
-from interconnect.io.nccl_tests.run import MAX_LINE_CHARS, NcclLogError
+from interconnect.io.nccl_tests.run import _MAX_WARNINGS_LISTED, MAX_LINE_CHARS, NcclLogError
 
 
 def _split_nccl_message(line: str) -> tuple[str, str]:
@@ -120,3 +122,51 @@ def _long_lines_message(long_lines: list[tuple[int, int]]) -> str:
         f"{len(long_lines)} lines longer than {MAX_LINE_CHARS:,} characters were skipped "
         f"(first, line {line_number}: {length:,} characters)"
     )
+
+
+class _SkippedLines:
+    """The lines left out of the reading: not nccl-tests output, over-long, and the NCCL WARN messages met."""
+
+    def __init__(self) -> None:
+        self.unrecognised: list[int] = []  # line numbers
+        self.first_unrecognised_text = ""
+        self.long_lines: list[tuple[int, int]] = []  # (line number, length in characters)
+        self.nccl_warns: dict[str, None] = {}  # insertion-ordered set of WARN texts
+
+    def unrecognised_line(self, text: str, line_number: int) -> None:
+        """Note a line that is not nccl-tests output, quoting the first such line."""
+        if not self.unrecognised:
+            self.first_unrecognised_text = text[:_SHOWN_CHARS]
+        self.unrecognised.append(line_number)
+
+    def no_rows_detail(self, non_blank: int) -> str:
+        """Say, for the message of a log without data rows, which lines were left out and why."""
+        detail = ""
+        if self.unrecognised:
+            detail = (
+                f"; {len(self.unrecognised)} of {non_blank} non-blank lines were not recognised "
+                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
+            )
+        if self.long_lines:
+            detail += "; " + _long_lines_message(self.long_lines)
+        return detail
+
+    def warnings(self) -> list[str]:
+        """Warn about the unrecognised and the over-long lines, if any."""
+        warnings = []
+        if self.unrecognised:
+            warnings.append(
+                f"{len(self.unrecognised)} lines were not recognised and were skipped "
+                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
+            )
+        if self.long_lines:
+            warnings.append(_long_lines_message(self.long_lines))
+        return warnings
+
+    def nccl_warn_summary(self) -> str | None:
+        """Quote the first few distinct NCCL WARN messages in one warning, or None if there were none."""
+        if not self.nccl_warns:
+            return None
+        listed = "; ".join(list(self.nccl_warns)[:_MAX_WARNINGS_LISTED])
+        more = len(self.nccl_warns) - _MAX_WARNINGS_LISTED
+        return f"NCCL WARN: {listed}" + (f" (and {more} more)" if more > 0 else "")

@@ -1,46 +1,32 @@
-"""The reader of nccl-tests stdout: a line-by-line state machine that finds the header and reads each data row."""
+"""The reader of nccl-tests stdout: one pass over the lines that decides what each line is and hands it on.
+
+:class:`_TextParser` walks the log once. A line is cleaned of NCCL messages and launcher prefixes
+(:mod:`.noise`), then read as a data row (:mod:`.rows`, with the layout from :mod:`.header`), a
+``#`` line (the column header, or the preamble and footer read by :mod:`.comments`), the rest of a
+row split by an NCCL message, or noted as not nccl-tests output. What stays here is that decision,
+the caps that keep the pass linear in the input (lines examined, rows, unrecognised lines), rows
+waiting for their continuation, and where the first table ends. :mod:`.assemble` builds the
+:class:`NcclRun` from what was kept.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-
-import numpy as np
-
-from interconnect.io.nccl_tests.checks import (
-    _and_the_others,
-    _build_run,
-    _check_algbw,
-    _check_complete,
-    _impossible_rows,
-    _skipped_rows_warning,
-)
+from interconnect.io.nccl_tests.assemble import _text_run
 from interconnect.io.nccl_tests.comments import _RunNotes
-from interconnect.io.nccl_tests.decode import (
-    _SHOWN_CHARS,
-    _is_continuation_token,
-    _show,
-)
+from interconnect.io.nccl_tests.decode import _SHOWN_CHARS, _is_continuation_token, _show
 from interconnect.io.nccl_tests.header import _TableLayouts
-from interconnect.io.nccl_tests.layouts import (
-    _KNOWN_NOISE_RE,
-    _column_count_error,
-    _is_timestamp,
-    _Layout,
-)
+from interconnect.io.nccl_tests.layouts import _KNOWN_NOISE_RE, _column_count_error, _is_timestamp, _Layout
 from interconnect.io.nccl_tests.noise import (
     _check_long_line,
-    _long_lines_message,
     _only_prefixes,
+    _SkippedLines,
     _split_nccl_message,
     _strip_prefix,
 )
-from interconnect.io.nccl_tests.ranks import _decide_ranks
 from interconnect.io.nccl_tests.rows import _is_row_start, _read_plain_row, _read_row, _RowTable
 from interconnect.io.nccl_tests.run import (
-    _EXAMPLE_ROW,
     _MAX_EXAMINED,
     _MAX_UNRECOGNISED,
-    _MAX_WARNINGS_LISTED,
     MAX_LINE_CHARS,
     MAX_ROWS,
     NcclLogError,
@@ -49,7 +35,11 @@ from interconnect.io.nccl_tests.run import (
 
 
 class _TextParser:
-    """Line-by-line state machine over nccl-tests stdout."""
+    """One pass over nccl-tests stdout: :meth:`run` reads every line, :meth:`result` returns the run.
+
+    Stops at the end of the first result table (a second column header or test after data rows),
+    with a warning; :attr:`stopped` then says so (``runs.split_runs`` reads the others).
+    """
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
@@ -60,12 +50,9 @@ class _TextParser:
         self.warnings: list[str] = []
         self.layouts = _TableLayouts(self.warnings)
         self.notes = _RunNotes(self.warnings)
-        self.nccl_warns: dict[str, None] = {}  # insertion-ordered set
-        self.unrecognised: list[int] = []
+        self.skipped = _SkippedLines()
         self.other_lines = 0  # unrecognised lines and echoed command lines, each costly to examine
         self.examined = 0  # lines and prefixes examined (see _MAX_EXAMINED)
-        self.long_lines: list[tuple[int, int]] = []  # (line number, length in characters)
-        self.first_unrecognised_text = ""
         self.non_blank = 0
         self.stopped = False
         self.unknown_dtypes: set[str] = set()
@@ -74,16 +61,17 @@ class _TextParser:
     # -- main loop ---------------------------------------------------------------------------
 
     def run(self) -> None:
+        """Read every line of the log in turn, up to the end of the first result table."""
         for index, line in enumerate(self.lines):
             if "NCCL " in line and ("NCCL INFO" in line or "NCCL WARN" in line):
                 line, warn_text = _split_nccl_message(line)
                 if warn_text:
-                    self.nccl_warns.setdefault(warn_text)
+                    self.skipped.nccl_warns.setdefault(warn_text)
                 if not line or _only_prefixes(line):
                     continue
             if len(line) > MAX_LINE_CHARS:
                 _check_long_line(line, index + 1)
-                self.long_lines.append((index + 1, len(line)))
+                self.skipped.long_lines.append((index + 1, len(line)))
                 continue
             if not line or line.isspace():
                 continue
@@ -115,6 +103,7 @@ class _TextParser:
         self._flush_pending()
 
     def _count_examined(self, line_number: int) -> None:
+        """Count one line or prefix examined; refuse the log beyond _MAX_EXAMINED (the pass stays linear)."""
         self.examined += 1
         if self.examined > _MAX_EXAMINED:
             raise NcclLogError(
@@ -124,6 +113,7 @@ class _TextParser:
             )
 
     def _check_row_count(self, line_number: int) -> None:
+        """Refuse a log with more than MAX_ROWS data rows, read or skipped."""
         if len(self.rows.row_lines) + len(self.rows.skipped_rows) >= MAX_ROWS:
             raise NcclLogError(
                 f"more than {MAX_ROWS:,} data rows; nccl-tests prints one per size, data type, reduction and "
@@ -141,6 +131,7 @@ class _TextParser:
         return n == layout.n_columns + 2 == layout.n_columns + layout.max_extra and _is_timestamp(tokens)
 
     def _dispatch(self, text: str, line_number: int) -> None:
+        """Decide what a stripped line is and hand it on; strip up to four launcher prefixes to find out."""
         original = text
         for _ in range(4):
             self._count_examined(line_number)
@@ -175,6 +166,7 @@ class _TextParser:
         self._unrecognised(original, line_number)
 
     def _unrecognised(self, text: str, line_number: int) -> None:
+        """Note a line that is no nccl-tests output (an echoed command names the collective)."""
         self.other_lines += 1
         if self.other_lines > _MAX_UNRECOGNISED:
             raise NcclLogError(
@@ -182,9 +174,7 @@ class _TextParser:
                 f"{text[:_SHOWN_CHARS]!r}); paste the part of the log with the results table"
             )
         if not self.notes.command_line(text):  # the command line, echoed by the job script
-            if not self.unrecognised:
-                self.first_unrecognised_text = text[:_SHOWN_CHARS]
-            self.unrecognised.append(line_number)
+            self.skipped.unrecognised_line(text, line_number)
 
     # -- comments: preamble, header, footer --------------------------------------------------
 
@@ -220,6 +210,7 @@ class _TextParser:
             notes.error_line(body, line_number)
 
     def _stop(self, line_number: int, what: str) -> None:
+        """End the reading at a second table (``what`` starts at ``line_number``), with a warning."""
         first, last = self.rows.row_lines[0], self.rows.row_lines[-1]
         self.warnings.append(
             f"the log holds more than one result table: {what} at line {line_number}; "
@@ -228,6 +219,7 @@ class _TextParser:
         self.stopped = True
 
     def _header(self, body: str, line_number: int) -> None:
+        """Take the layout of a column header, or stop there if data rows were read already."""
         layout = self.layouts.from_header(body.split(), line_number)
         if layout is None:
             return
@@ -239,6 +231,7 @@ class _TextParser:
     # -- data rows ---------------------------------------------------------------------------
 
     def _row_start(self, tokens: list[str], line_number: int) -> None:
+        """Read a row, or keep it waiting when it has fewer tokens than the layout needs."""
         self._flush_pending()
         expected = self.layouts.row_columns
         if len(tokens) < expected:
@@ -248,6 +241,7 @@ class _TextParser:
         self._add_row(tokens, line_number)
 
     def _continue_row(self, tokens: list[str]) -> None:
+        """Add the tokens of a continuation line to the waiting row; read it once complete."""
         assert self.pending is not None
         self.pending[1].extend(tokens)
         expected = self.layouts.row_columns
@@ -255,12 +249,14 @@ class _TextParser:
             self._flush_pending()
 
     def _flush_pending(self) -> None:
+        """Read the waiting row, if any, as it is (too few columns then raise)."""
         if self.pending is not None:
             line_number, tokens = self.pending
             self.pending = None
             self._add_row(tokens, line_number)
 
     def _add_row(self, tokens: list[str], line_number: int) -> None:
+        """Read a complete row by the fast path if it is plain, else field by field; keep or skip it."""
         self._check_row_count(line_number)
         layout = self.layouts.for_row(tokens, line_number)
         n = len(tokens)
@@ -282,109 +278,14 @@ class _TextParser:
 
     # -- result ------------------------------------------------------------------------------
 
-    def _no_rows_error(self) -> NcclLogError:
-        if self.rows.skipped_rows:
-            line_number, why = self.rows.skipped_rows[0]
-            more = len(self.rows.skipped_rows) - 1
-            return NcclLogError(f"no usable data rows: {why}{_and_the_others(more, 'data rows')}", line_number)
-        detail = ""
-        if self.unrecognised:
-            detail = (
-                f"; {len(self.unrecognised)} of {self.non_blank} non-blank lines were not recognised "
-                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
-            )
-        if self.long_lines:
-            detail += "; " + _long_lines_message(self.long_lines)
-        return NcclLogError(f"no data rows found: expected lines like '{_EXAMPLE_ROW}'{detail}")
-
     def result(self) -> NcclRun:
-        if not self.rows.sizes:
-            raise self._no_rows_error()
-        warnings = self.warnings
-        out = np.array(self.rows.out_values, dtype=np.float64).reshape(-1, 3)
-        inp = np.array(self.rows.in_values, dtype=np.float64).reshape(-1, 3)
-        if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
-            warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
-        collective = self.notes.collective or self.notes.collective_from_command
-        keep = _impossible_rows(collective, np.array(self.rows.sizes, dtype=np.int64), out, inp, self.layouts.cputime,
-                                [f"line {n}" for n in self.rows.row_lines], warnings)
-        if not keep.all():
-            out, inp = out[keep], inp[keep]
-            self.rows.keep_only(keep)
-        if self.rows.wrong_rows:
-            warnings.append(
-                f"{len(self.rows.wrong_rows)} rows report wrong elements (#wrong > 0), "
-                f"first at line {self.rows.wrong_rows[0]}: "
-                "those results failed nccl-tests' validation"
-            )
-        if self.notes.rank_zero_lines > 1:
-            warnings.append(
-                f"'Rank 0' is listed {self.notes.rank_zero_lines} times: the launcher may have started independent "
-                "single-process copies (nccl-tests built without MPI=1?), each with its own communicator"
-            )
-        listed_ranks = None
-        gpu_names: list[str] = []
-        hostnames: list[str] = []
-        if self.notes.rank_info:
-            listed_ranks = max(self.notes.rank_info) + 1
-            if len(self.notes.rank_info) != listed_ranks:
-                warnings.append(
-                    f"Rank lines list {len(self.notes.rank_info)} ranks but the highest is {listed_ranks - 1}; "
-                    "the device list may be truncated"
-                )
-            for rank in sorted(self.notes.rank_info):
-                host, gpu = self.notes.rank_info[rank]
-                hostnames.append(host)
-                gpu_names.append(gpu)
-        header_ranks = self.notes.nthread_ngpus[0] * self.notes.nthread_ngpus[1] if self.notes.nthread_ngpus else None
-        sizes = np.array(self.rows.sizes, dtype=np.int64)
-        algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
-        busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])
-        ranks, ranks_source = _decide_ranks(
-            collective, algbw, busbw, listed_ranks, "Rank lines", "rank lines", header_ranks, None, warnings
+        """Return the run read (see :func:`~.assemble._text_run`); call after :meth:`run`."""
+        return _text_run(
+            self.rows,
+            self.notes,
+            self.skipped,
+            cputime=self.layouts.cputime,
+            truncated_row=self.truncated_row,
+            non_blank=self.non_blank,
+            warnings=self.warnings,
         )
-        if self.rows.skipped_rows:
-            warnings.append(_skipped_rows_warning([(f"line {n}", why) for n, why in self.rows.skipped_rows]))
-        if self.notes.sweep is not None:
-            rows = self.rows
-            _check_complete(self.notes.sweep, rows.sizes, rows.dtypes, rows.redops, rows.skipped_sweep, ranks, warnings)
-        if not self.layouts.cputime:
-            _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.rows.row_lines], warnings)
-        if self.unrecognised:
-            warnings.append(
-                f"{len(self.unrecognised)} lines were not recognised and were skipped "
-                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
-            )
-        if self.long_lines:
-            warnings.append(_long_lines_message(self.long_lines))
-        if self.truncated_row is not None:
-            line_number, found, expected = self.truncated_row
-            warnings.insert(0,
-                f"the log ends in the middle of a row (line {line_number}: {found} of {expected} columns), as a "
-                f"copy that stopped early does; that row was left out and the {len(self.rows.sizes):,} complete rows "
-                "before it were read"
-            )
-        if self.nccl_warns:
-            listed = "; ".join(list(self.nccl_warns)[:_MAX_WARNINGS_LISTED])
-            more = len(self.nccl_warns) - _MAX_WARNINGS_LISTED
-            warnings.append(f"NCCL WARN: {listed}" + (f" (and {more} more)" if more > 0 else ""))
-        run = _build_run(
-            collective=collective,
-            ranks=ranks,
-            ranks_source=ranks_source,
-            sizes=sizes,
-            counts=np.array(self.rows.counts, dtype=np.int64),
-            dtypes=self.rows.dtypes,
-            redops=self.rows.redops,
-            out=out,
-            inp=inp,
-            time_is_cputime=self.layouts.cputime,
-            avg_busbw_gbps=self.notes.avg_busbw_gbps,
-            gpu_names=gpu_names,
-            hostnames=hostnames,
-            warnings=warnings,
-            fmt="text",
-        )
-        if self.notes.nthread_ngpus is None:
-            return run
-        return dataclasses.replace(run, gpus_per_process=self.notes.nthread_ngpus[0] * self.notes.nthread_ngpus[1])
