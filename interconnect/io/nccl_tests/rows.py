@@ -235,13 +235,14 @@ class _RowTable:
 
     def append(self, line_number: int, row: _Row) -> None:
         """Keep one accepted data row: its line, size, count, type, operation and both placements' values."""
+        size, count, dtype, redop, out_values, in_values = row  # unpacked: once per row of a long log
         self.row_lines.append(line_number)
-        self.sizes.append(row.size)
-        self.counts.append(row.count)
-        self.dtypes.append(row.dtype)
-        self.redops.append(row.redop)
-        self.out_values.extend(row.out_values)
-        self.in_values.extend(row.in_values)
+        self.sizes.append(size)
+        self.counts.append(count)
+        self.dtypes.append(dtype)
+        self.redops.append(redop)
+        self.out_values.extend(out_values)
+        self.in_values.extend(in_values)
 
     def skip(self, line_number: int, row: _Row, why: str) -> None:
         """Leave out a row that cannot be used (``why``), remembering that the run reached its size."""
