@@ -22,11 +22,15 @@ history, and ``ROCm/rccl-tests`` ``src/common.cu``):
   (PowerShell ``>``);
 * the JSON file written by ``-J`` (``JSON_FILE_VERSION`` 3, added to nccl-tests in October 2025).
 
-The package holds one module per step: :mod:`.decode` (bytes to text, tokens to numbers),
-:mod:`.layouts` (the column layouts and noise of the text output), :mod:`.text` (the text reader),
-:mod:`.json_file` (the ``-J`` reader), :mod:`.ranks` (busbw factors and the rank count),
-:mod:`.checks` (row checks and the assembly of the result), :mod:`.runs` (several result tables in
-one file) and :mod:`.run` (:class:`NcclRun`, its error and the limits).
+The package holds one module per concern, each importing only those listed before it:
+:mod:`.run` (:class:`NcclRun`, its error and the limits), :mod:`.decode` (bytes to text, tokens
+to numbers), :mod:`.layouts` (the column layouts, patterns and records of the text output);
+for text, :mod:`.noise` (NCCL messages, launcher prefixes, long lines), :mod:`.header` (the
+table's layout from its header or a row's shape), :mod:`.rows` (reading one data row),
+:mod:`.ranks` (busbw factors and the rank count), :mod:`.comments` (preamble and footer lines),
+:mod:`.checks` (row checks shared with JSON), :mod:`.assemble` (the run from what was read),
+:mod:`.text` (the line loop) and :mod:`.runs` (several result tables in one file); for the
+``-J`` file, :mod:`.json_values` (loading it, single values) and :mod:`.json_file` (its structure).
 
 Units: sizes in bytes, times in microseconds, bandwidths in GB/s = 1e9 B/s, exactly as nccl-tests
 prints them (``doc/PERFORMANCE.md``: ``algbw = S/t``).

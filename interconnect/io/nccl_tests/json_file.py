@@ -1,12 +1,16 @@
-"""The reader of the JSON file nccl-tests writes with ``-J`` (``JSON_FILE_VERSION`` 3)."""
+"""The reader of the JSON file nccl-tests writes with ``-J`` (``JSON_FILE_VERSION`` 3): the document's structure.
+
+:func:`_parse_json` checks the document (:func:`_results_list`), reads each result and its two
+placements (:class:`_JsonRows`, :func:`_read_placement`), then the collective, the devices and
+the footer (``out_of_bounds``, ``average_bus_bandwidth``), and builds the run with the checks the
+text reader uses (:mod:`.checks`, :mod:`.ranks`). Single values are read by :mod:`.json_values`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
-import sys
 
 import numpy as np
 
@@ -18,120 +22,17 @@ from interconnect.io.nccl_tests.checks import (
     _impossible_rows,
     _skipped_rows_warning,
 )
-from interconnect.io.nccl_tests.decode import _INT32_MAX, _INT64_MAX, _NAME_CHARS, _SHOWN_CHARS, _as_int, _show
-from interconnect.io.nccl_tests.layouts import _Sweep
+from interconnect.io.nccl_tests.decode import _INT32_MAX, _INT64_MAX, _NAME_CHARS, _show
+from interconnect.io.nccl_tests.json_values import _json_float, _json_int, _json_label, _json_sweep, _load_json
 from interconnect.io.nccl_tests.ranks import _decide_ranks
 from interconnect.io.nccl_tests.run import _EXAMPLE_ROW, MAX_LINES, MAX_ROWS, NcclLogError, NcclRun
 
-# ---------------------------------------------------------------------------------------------
-# JSON format (-J)
-# ---------------------------------------------------------------------------------------------
-
 _JSON_FILE_VERSION_KNOWN = 3
-_BARE_INF_RE = re.compile(r"(?<=[:\[,])(\s*)(-?)inf\b")  # nccl-tests prints inf with %lf, which JSON lacks
+_PLACEMENTS = ("out_of_place", "in_place")
 
 
-def _json_float(value: object, where: str) -> float:
-    """Read a JSON number (or nccl-tests' string "nan"); None is NaN. May return NaN or infinity."""
-    if value is None:
-        return math.nan
-    if isinstance(value, bool):
-        raise NcclLogError(f"{where} is {_show(value)}, expected a number")
-    if isinstance(value, int):
-        try:
-            return float(value)
-        except OverflowError:  # a whole number of more than 308 digits
-            raise NcclLogError(f"{where} is {_show(value)}, too large for a number nccl-tests writes") from None
-    if isinstance(value, float):
-        return value
-    if isinstance(value, str):  # nccl-tests writes NaN as the string "nan"
-        try:
-            return float(value)
-        except ValueError:
-            pass
-    raise NcclLogError(f"{where} is {_show(value)}, expected a number")
-
-
-def _json_int(value: object, where: str) -> int:
-    number: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str):
-        number = _as_int(value.strip())
-    if number is None:
-        raise NcclLogError(f"{where} is {_show(value)}, expected a whole number")
-    if not 0 <= number <= _INT64_MAX:
-        raise NcclLogError(f"{where} is {_show(value)}, outside 0..2^63-1")
-    return number
-
-
-_DIGIT_RUN_RE = re.compile(r"\d+")
-
-
-def _long_number_error(text: str) -> NcclLogError:
-    """Name the line of the first integer too long for Python's json.
-
-    Python's json refuses integers over sys.get_int_max_str_digits() (4,300) digits with a bare
-    ValueError; one linear scan finds the first such number.
-    """
-    limit = sys.get_int_max_str_digits() or 4300
-    for run in _DIGIT_RUN_RE.finditer(text):
-        if run.end() - run.start() > limit:
-            line_number = text.count("\n", 0, run.start()) + 1
-            return NcclLogError(
-                f"a number of {run.end() - run.start():,} digits; nccl-tests writes nothing that long", line_number
-            )
-    return NcclLogError("the JSON holds a number too long to read")
-
-
-def _json_label(value: object, max_chars: int = _SHOWN_CHARS) -> str:
-    """Read a name (data type, reduction, GPU, host) from JSON, as text of bounded length."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return _show(value)
-    text = value if isinstance(value, str) else (str(value) if isinstance(value, int | float | bool) else "")
-    return text.strip()[:max_chars]
-
-
-def _json_sweep(config: dict) -> _Sweep | None:
-    """Read the size sweep from the -J file's config (minimum_bytes, maximum_bytes, step_factor or step_bytes)."""
-    low, high = config.get("minimum_bytes"), config.get("maximum_bytes")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= _INT64_MAX for v in (low, high)):
-        return None
-    for key, kind in (("step_factor", "factor"), ("step_bytes", "bytes")):
-        step = config.get(key)
-        if isinstance(step, int) and not isinstance(step, bool) and (step > 1 if kind == "factor" else step > 0):
-            if step <= _INT64_MAX:
-                return _Sweep(low, high, step, kind, "the JSON config")
-    return None
-
-
-def _load_json(text: str) -> object:
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise NcclLogError("the JSON is nested too deeply to be nccl-tests output") from None
-    except json.JSONDecodeError as exc:
-        repaired = _BARE_INF_RE.sub(r"\1\2Infinity", text)
-        if repaired != text:
-            try:
-                return json.loads(repaired)
-            except (json.JSONDecodeError, RecursionError):
-                pass
-            except ValueError:  # now reading further, it met a number over 4,300 digits
-                raise _long_number_error(repaired) from None
-        if not text.rstrip().endswith("}"):  # nccl-tests closes its one object last (jsonOutputFinalize)
-            reason = "the JSON ends early (was the nccl-tests run interrupted before it finished the file?)"
-        else:
-            reason = f"not valid JSON: {exc.msg} (column {exc.colno})"
-        raise NcclLogError(reason, exc.lineno) from None
-    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
-        raise _long_number_error(text) from None
-
-
-def _parse_json(text: str) -> NcclRun:
-    document = _load_json(text)
+def _results_list(document: object) -> list:
+    """Return the document's ``results`` list; refuse a document that is not an nccl-tests -J file or too long."""
     if not isinstance(document, dict):
         raise NcclLogError("the JSON is not an object; nccl-tests -J writes one object with a 'results' list")
     results = document.get("results")
@@ -146,27 +47,53 @@ def _parse_json(text: str) -> NcclRun:
             f"the JSON has {len(results):,} results; nccl-tests writes one per size, data type, reduction and root, "
             f"a few thousand at most (this reader stops at {MAX_ROWS:,})"
         )
-    warnings: list[str] = []
-    version = document.get("version")
-    if isinstance(version, int) and not isinstance(version, bool) and version > _JSON_FILE_VERSION_KNOWN:
-        warnings.append(
-            f"JSON file version {version if version <= _INT64_MAX else _show(version)} is newer than version "
-            f"{_JSON_FILE_VERSION_KNOWN} this reader was written for"
-        )
-    config = document.get("config")
-    config = config if isinstance(config, dict) else {}
+    return results
 
-    sizes: list[int] = []
-    counts: list[int] = []
-    dtypes: list[str] = []
-    redops: list[str] = []
-    placements: dict[str, list[tuple[float, float, float]]] = {"out_of_place": [], "in_place": []}
-    cputime = False
-    wrong_rows: list[int] = []
-    skipped: list[tuple[str, str]] = []  # (where, why): NaN, infinite or zero-time results
-    kept: list[int] = []  # indices into results of the rows read
-    skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of the results skipped
-    for i, row in enumerate(results):
+
+def _read_placement(part: object, where: str, key: str) -> tuple[tuple[float, float, float], str, str, bool]:
+    """Read one placement of a result (``results[i].out_of_place``): its values, time key, problem, #wrong.
+
+    Returns (time, algbw, busbw), the key the time had (``time``, or ``cpu_time`` under ``-C 1``),
+    the first reason the values cannot be used (``""`` if none: NaN, infinity, a zero time) and
+    whether ``nwrong`` reports wrong elements. Negative values and non-numbers raise.
+    """
+    if not isinstance(part, dict):
+        raise NcclLogError(f"{where}.{key} is not an object")
+    time_key = "cpu_time" if "cpu_time" in part else "time"
+    values = (
+        _json_float(part.get(time_key), f"{where}.{key}.{time_key}"),
+        _json_float(part.get("alg_bw"), f"{where}.{key}.alg_bw"),
+        _json_float(part.get("bus_bw"), f"{where}.{key}.bus_bw"),
+    )
+    unusable = ""
+    for name, value in zip((time_key, "alg_bw", "bus_bw"), values, strict=True):
+        if value < 0:
+            raise NcclLogError(f"{where}.{key}.{name} is {value:g}, a negative time or bandwidth")
+        if not unusable and not value < math.inf:
+            unusable = f"{key}.{name} is {_show(part.get(name))}, not a finite number"
+    if not unusable and values[0] == 0:
+        unusable = f"{key}.{time_key} is zero"
+    wrong = _json_float(part.get("nwrong"), f"{where}.{key}.nwrong") > 0
+    return values, time_key, unusable, wrong
+
+
+class _JsonRows:
+    """The results read from the ``results`` list, column by column, with those skipped or flagged."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+        self.counts: list[int] = []
+        self.dtypes: list[str] = []
+        self.redops: list[str] = []
+        self.placements: dict[str, list[tuple[float, float, float]]] = {key: [] for key in _PLACEMENTS}
+        self.cputime = False
+        self.wrong_rows: list[int] = []  # indices into results of those reporting wrong elements
+        self.skipped: list[tuple[str, str]] = []  # (where, why): NaN, infinite or zero-time results
+        self.kept: list[int] = []  # indices into results of the rows read
+        self.skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of the results skipped
+
+    def read(self, i: int, row: object) -> None:
+        """Read ``results[i]``: keep it, or skip it when a value cannot be used; raise if it is malformed."""
         where = f"results[{i}]"
         if not isinstance(row, dict):
             raise NcclLogError(f"{where} is not an object")
@@ -177,69 +104,57 @@ def _parse_json(text: str) -> NcclRun:
         row_values: dict[str, tuple[float, float, float]] = {}
         unusable = ""
         wrong = False
-        for key in placements:
+        for key in _PLACEMENTS:
             part = row.get(key)
             if part is None:  # writeBenchMarkLineNullBody: this placement was not run
                 row_values[key] = (math.nan, math.nan, math.nan)
                 continue
-            if not isinstance(part, dict):
-                raise NcclLogError(f"{where}.{key} is not an object")
-            time_key = "cpu_time" if "cpu_time" in part else "time"
-            cputime |= time_key == "cpu_time"
-            values = (
-                _json_float(part.get(time_key), f"{where}.{key}.{time_key}"),
-                _json_float(part.get("alg_bw"), f"{where}.{key}.alg_bw"),
-                _json_float(part.get("bus_bw"), f"{where}.{key}.bus_bw"),
-            )
-            for name, value in zip((time_key, "alg_bw", "bus_bw"), values, strict=True):
-                if value < 0:
-                    raise NcclLogError(f"{where}.{key}.{name} is {value:g}, a negative time or bandwidth")
-                if not unusable and not value < math.inf:
-                    unusable = f"{key}.{name} is {_show(part.get(name))}, not a finite number"
-            if not unusable and values[0] == 0:
-                unusable = f"{key}.{time_key} is zero"
-            row_values[key] = values
-            wrong |= _json_float(part.get("nwrong"), f"{where}.{key}.nwrong") > 0
-        if all(row.get(key) is None for key in placements):
+            row_values[key], time_key, problem, part_wrong = _read_placement(part, where, key)
+            self.cputime |= time_key == "cpu_time"
+            unusable = unusable or problem
+            wrong |= part_wrong
+        if all(row.get(key) is None for key in _PLACEMENTS):
             raise NcclLogError(f"{where} has neither 'out_of_place' nor 'in_place' results")
         if unusable:
-            skipped.append((where, unusable))
-            skipped_sweep.append((size, _json_label(row.get("type", "")), _json_label(row.get("redop", "none"))))
-            continue
+            self.skipped.append((where, unusable))
+            self.skipped_sweep.append((size, _json_label(row.get("type", "")), _json_label(row.get("redop", "none"))))
+            return
         if wrong:
-            wrong_rows.append(i)
-        kept.append(i)
-        sizes.append(size)
-        counts.append(count)
-        dtypes.append(_json_label(row.get("type", "")))
-        redops.append(_json_label(row.get("redop", "none")))
+            self.wrong_rows.append(i)
+        self.kept.append(i)
+        self.sizes.append(size)
+        self.counts.append(count)
+        self.dtypes.append(_json_label(row.get("type", "")))
+        self.redops.append(_json_label(row.get("redop", "none")))
         for key, values in row_values.items():
-            placements[key].append(values)
+            self.placements[key].append(values)
 
-    if not sizes:
-        where, why = skipped[0]
-        more = len(skipped) - 1
-        raise NcclLogError(f"no usable results: {where}.{why}{_and_the_others(more, 'results')}")
-    out = np.array(placements["out_of_place"], dtype=np.float64).reshape(-1, 3)
-    inp = np.array(placements["in_place"], dtype=np.float64).reshape(-1, 3)
-    if np.isnan(out[:, 0]).all():
-        warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
-    if skipped:
-        warnings.append(_skipped_rows_warning(skipped))
-    if wrong_rows:
-        warnings.append(
-            f"{len(wrong_rows)} results report wrong elements (nwrong > 0), first results[{wrong_rows[0]}]: "
-            "those results failed nccl-tests' validation"
+    def keep_only(self, keep: np.ndarray) -> None:
+        """Drop the results where ``keep`` is false; they count as reached for the sweep check."""
+        rows = zip(self.sizes, self.dtypes, self.redops, strict=True)
+        self.skipped_sweep += [row for row, k in zip(rows, keep, strict=True) if not k]
+        self.sizes, self.counts, self.dtypes, self.redops, self.kept = (
+            [value for value, k in zip(column, keep, strict=True) if k]
+            for column in (self.sizes, self.counts, self.dtypes, self.redops, self.kept)
         )
 
-    collective = None
-    if isinstance(document.get("collective"), str) and document["collective"].strip():
-        collective = document["collective"].strip()[:_NAME_CHARS]
-    else:
-        args = document.get("args")
-        if isinstance(args, list) and args and isinstance(args[0], str) and args[0].strip():
-            collective = re.split(r"[\\/]", args[0].strip())[-1][:_NAME_CHARS]
 
+def _json_collective(document: dict) -> str | None:
+    """Return the collective named by ``collective``, else the program in ``args[0]``, else None."""
+    if isinstance(document.get("collective"), str) and document["collective"].strip():
+        return document["collective"].strip()[:_NAME_CHARS]
+    args = document.get("args")
+    if isinstance(args, list) and args and isinstance(args[0], str) and args[0].strip():
+        return re.split(r"[\\/]", args[0].strip())[-1][:_NAME_CHARS]
+    return None
+
+
+def _json_devices(document: dict, config: dict) -> tuple[list[str], list[str], int | None, int | None]:
+    """Return GPU and host names (one per process), the ranks they list, and nThread x nGpus from ``config``.
+
+    nccl-tests' JSON keeps only the first "# Rank" line of each process (parseRankInfo reads one line
+    of the per-process buffer), so ``devices`` has one entry per process, each driving nThread*nGpus ranks.
+    """
     devices = document.get("devices", config.get("devices"))
     devices = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
     if len(devices) > MAX_LINES:
@@ -251,10 +166,12 @@ def _parse_json(text: str) -> NcclRun:
     header_ranks = None
     if isinstance(nthreads, int) and isinstance(ngpus, int) and 0 < nthreads <= _INT32_MAX and 0 < ngpus <= _INT32_MAX:
         per_process = header_ranks = nthreads * ngpus
-    # nccl-tests' JSON keeps only the first "# Rank" line of each process (parseRankInfo reads one line
-    # of the per-process buffer), so devices has one entry per process, each driving nThread*nGpus ranks.
     listed_ranks = len(devices) * per_process if devices else None
+    return gpu_names, hostnames, listed_ranks, header_ranks
 
+
+def _json_footer(document: dict, warnings: list[str]) -> float | None:
+    """Read ``out_of_bounds`` and ``average_bus_bandwidth``: warn about failures, return the average busbw."""
     out_of_bounds = document.get("out_of_bounds")
     if isinstance(out_of_bounds, dict):
         count = out_of_bounds.get("count")
@@ -268,15 +185,53 @@ def _parse_json(text: str) -> NcclRun:
         avg_busbw_gbps = value if math.isfinite(value) else None
         if average.get("okay") in (False, "false"):
             warnings.append("nccl-tests marked the average bus bandwidth as failing its NCCL_TESTS_MIN_BW check")
+    return avg_busbw_gbps
 
-    keep = _impossible_rows(collective, np.array(sizes, dtype=np.int64), out, inp, cputime,
-                            [f"results[{i}]" for i in kept], warnings)
+
+def _rows_warnings(rows: _JsonRows, out: np.ndarray, warnings: list[str]) -> None:
+    """Warn about an in-place-only table, results skipped, and results reporting wrong elements."""
+    if np.isnan(out[:, 0]).all():
+        warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
+    if rows.skipped:
+        warnings.append(_skipped_rows_warning(rows.skipped))
+    if rows.wrong_rows:
+        warnings.append(
+            f"{len(rows.wrong_rows)} results report wrong elements (nwrong > 0), first results[{rows.wrong_rows[0]}]: "
+            "those results failed nccl-tests' validation"
+        )
+
+
+def _parse_json(text: str) -> NcclRun:
+    """Read an nccl-tests ``-J`` file into a run, with the same checks as a text log."""
+    document = _load_json(text)
+    results = _results_list(document)
+    warnings: list[str] = []
+    version = document.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > _JSON_FILE_VERSION_KNOWN:
+        warnings.append(
+            f"JSON file version {version if version <= _INT64_MAX else _show(version)} is newer than version "
+            f"{_JSON_FILE_VERSION_KNOWN} this reader was written for"
+        )
+    config = document.get("config")
+    config = config if isinstance(config, dict) else {}
+    rows = _JsonRows()
+    for i, row in enumerate(results):
+        rows.read(i, row)
+    if not rows.sizes:
+        where, why = rows.skipped[0]
+        raise NcclLogError(f"no usable results: {where}.{why}{_and_the_others(len(rows.skipped) - 1, 'results')}")
+    out = np.array(rows.placements["out_of_place"], dtype=np.float64).reshape(-1, 3)
+    inp = np.array(rows.placements["in_place"], dtype=np.float64).reshape(-1, 3)
+    _rows_warnings(rows, out, warnings)
+    collective = _json_collective(document)
+    gpu_names, hostnames, listed_ranks, header_ranks = _json_devices(document, config)
+    avg_busbw_gbps = _json_footer(document, warnings)
+    keep = _impossible_rows(collective, np.array(rows.sizes, dtype=np.int64), out, inp, rows.cputime,
+                            [f"results[{i}]" for i in rows.kept], warnings)
     if not keep.all():
         out, inp = out[keep], inp[keep]
-        skipped_sweep += [row for row, k in zip(zip(sizes, dtypes, redops, strict=True), keep, strict=True) if not k]
-        sizes, counts, dtypes, redops, kept = ([value for value, k in zip(column, keep, strict=True) if k]
-                                               for column in (sizes, counts, dtypes, redops, kept))
-    sizes_arr = np.array(sizes, dtype=np.int64)
+        rows.keep_only(keep)
+    sizes = np.array(rows.sizes, dtype=np.int64)
     algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
     busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])
     ranks, ranks_source = _decide_ranks(
@@ -284,20 +239,20 @@ def _parse_json(text: str) -> NcclRun:
     )
     sweep = _json_sweep(config)
     if sweep is not None:
-        _check_complete(sweep, sizes, dtypes, redops, skipped_sweep, ranks, warnings)
-    if not cputime:
-        _check_algbw(collective, sizes_arr, out, inp, [f"results[{i}]" for i in kept], warnings)
+        _check_complete(sweep, rows.sizes, rows.dtypes, rows.redops, rows.skipped_sweep, ranks, warnings)
+    if not rows.cputime:
+        _check_algbw(collective, sizes, out, inp, [f"results[{i}]" for i in rows.kept], warnings)
     run = _build_run(
         collective=collective,
         ranks=ranks,
         ranks_source=ranks_source,
-        sizes=sizes_arr,
-        counts=np.array(counts, dtype=np.int64),
-        dtypes=dtypes,
-        redops=redops,
+        sizes=sizes,
+        counts=np.array(rows.counts, dtype=np.int64),
+        dtypes=rows.dtypes,
+        redops=rows.redops,
         out=out,
         inp=inp,
-        time_is_cputime=cputime,
+        time_is_cputime=rows.cputime,
         avg_busbw_gbps=avg_busbw_gbps,
         gpu_names=gpu_names,
         hostnames=hostnames,

@@ -68,7 +68,7 @@ def split_runs(text: str) -> list[NcclRun]:
                 raise
             raise NcclLogError(f"run {len(runs) + 1} of the file (from line {start + 1}): {exc.reason}",
                                exc.line_number) from None
-        stop = parser.row_lines[-1]  # 1-based line of the table's last row = 0-based index after it
+        stop = parser.rows.row_lines[-1]  # 1-based line of the table's last row = 0-based index after it
         while stop < len(lines) and _is_footer(lines[stop]):
             stop += 1
         if len(runs) + 1 >= MAX_RUNS:

@@ -1,65 +1,32 @@
-"""The reader of nccl-tests stdout: a line-by-line state machine that finds the header and reads each data row."""
+"""The reader of nccl-tests stdout: one pass over the lines that decides what each line is and hands it on.
+
+:class:`_TextParser` walks the log once. A line is cleaned of NCCL messages and launcher prefixes
+(:mod:`.noise`), then read as a data row (:mod:`.rows`, with the layout from :mod:`.header`), a
+``#`` line (the column header, or the preamble and footer read by :mod:`.comments`), the rest of a
+row split by an NCCL message, or noted as not nccl-tests output. What stays here is that decision,
+the caps that keep the pass linear in the input (lines examined, rows, unrecognised lines), rows
+waiting for their continuation, and where the first table ends. :mod:`.assemble` builds the
+:class:`NcclRun` from what was kept.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import re
-
-import numpy as np
-
-from interconnect.io.nccl_tests.checks import (
-    _and_the_others,
-    _build_run,
-    _check_algbw,
-    _check_complete,
-    _impossible_rows,
-    _skipped_rows_warning,
+from interconnect.io.nccl_tests.assemble import _text_run
+from interconnect.io.nccl_tests.comments import _RunNotes
+from interconnect.io.nccl_tests.decode import _SHOWN_CHARS, _is_continuation_token, _show
+from interconnect.io.nccl_tests.header import _TableLayouts
+from interconnect.io.nccl_tests.layouts import _KNOWN_NOISE_RE, _column_count_error, _is_timestamp, _Layout
+from interconnect.io.nccl_tests.noise import (
+    _check_long_line,
+    _only_prefixes,
+    _SkippedLines,
+    _split_nccl_message,
+    _strip_prefix,
 )
-from interconnect.io.nccl_tests.decode import (
-    _INT32_MAX,
-    _INT64_MAX,
-    _MAX_INT_CHARS,
-    _NA_TOKENS,
-    _NAME_CHARS,
-    _SHOWN_CHARS,
-    _as_int,
-    _bounded_int,
-    _is_continuation_token,
-    _is_number,
-    _show,
-)
-from interconnect.io.nccl_tests.layouts import (
-    _AVG_BUSBW_RE,
-    _GLUED_VALUE_RE,
-    _GLUED_VALUE_STARTS,
-    _HEADER_ROLES,
-    _KNOWN_DTYPES,
-    _KNOWN_NOISE_RE,
-    _KNOWN_REDOPS,
-    _NCCL_PREFIX_REVERSED_RE,
-    _NCCL_PREFIX_WINDOW,
-    _NCCL_WARN_CHARS,
-    _NTHREAD_RE,
-    _OUT_OF_BOUNDS_RE,
-    _PERF_PROGRAM_RE,
-    _PREFIX_RE,
-    _RANK_LOOSE_RE,
-    _RANK_RE,
-    _STANDARD_COLUMNS,
-    _STD_TAG_RE,
-    _column_count_error,
-    _Group,
-    _is_timestamp,
-    _Layout,
-    _Sweep,
-)
-from interconnect.io.nccl_tests.ranks import _collective_key, _decide_ranks
+from interconnect.io.nccl_tests.rows import _is_row_start, _read_plain_row, _read_row, _RowTable
 from interconnect.io.nccl_tests.run import (
-    _EXAMPLE_ROW,
     _MAX_EXAMINED,
     _MAX_UNRECOGNISED,
-    _MAX_WARNINGS_LISTED,
     MAX_LINE_CHARS,
     MAX_ROWS,
     NcclLogError,
@@ -68,60 +35,43 @@ from interconnect.io.nccl_tests.run import (
 
 
 class _TextParser:
-    """Line-by-line state machine over nccl-tests stdout."""
+    """One pass over nccl-tests stdout: :meth:`run` reads every line, :meth:`result` returns the run.
+
+    Stops at the end of the first result table (a second column header or test after data rows),
+    with a warning; :attr:`stopped` then says so (``runs.split_runs`` reads the others).
+    """
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
-        self.header_layout: _Layout | None = None
         self.fast_layout: _Layout | None = None  # layout of the last plain row, for run()'s fast path
         self.not_plain = 0  # line whose row the fast path found not plain
-        self.inferred_layouts: dict[tuple[int, int, bool], _Layout] = {}
-        self.title_in_place_only = False
-        self.cputime = False
-        # rows
-        self.row_lines: list[int] = []
-        self.sizes: list[int] = []
-        self.counts: list[int] = []
-        self.dtypes: list[str] = []
-        self.redops: list[str] = []
-        self.out_values: list[float] = []  # time, algbw, busbw of each row, flat
-        self.in_values: list[float] = []
-        self.wrong_rows: list[int] = []
+        self.rows = _RowTable()
         self.pending: tuple[int, list[str]] | None = None
-        # preamble / footer
-        self.collective: str | None = None
-        self.collective_from_command: str | None = None
-        self.nthread_ngpus: tuple[int, int] | None = None
-        self.sweep: _Sweep | None = None
-        self.rank_info: dict[int, tuple[str, str]] = {}
-        self.rank_zero_lines = 0
-        self.avg_busbw_gbps: float | None = None
         self.warnings: list[str] = []
-        self.nccl_warns: dict[str, None] = {}  # insertion-ordered set
-        self.unrecognised: list[int] = []
+        self.layouts = _TableLayouts(self.warnings)
+        self.notes = _RunNotes(self.warnings)
+        self.skipped = _SkippedLines()
         self.other_lines = 0  # unrecognised lines and echoed command lines, each costly to examine
         self.examined = 0  # lines and prefixes examined (see _MAX_EXAMINED)
-        self.long_lines: list[tuple[int, int]] = []  # (line number, length in characters)
-        self.skipped_rows: list[tuple[int, str]] = []  # (line number, why the row cannot be used)
-        self.skipped_sweep: list[tuple[int, str, str]] = []  # (size, type, redop) of those rows
-        self.first_unrecognised_text = ""
         self.non_blank = 0
         self.stopped = False
-        self.single_group_headerless = False
         self.unknown_dtypes: set[str] = set()
-        self.layout_time_scale_warned = False
         self.truncated_row: tuple[int, int, int] | None = None  # (line, columns found, columns expected)
 
     # -- main loop ---------------------------------------------------------------------------
 
     def run(self) -> None:
+        """Read every line of the log in turn, up to the end of the first result table."""
         for index, line in enumerate(self.lines):
             if "NCCL " in line and ("NCCL INFO" in line or "NCCL WARN" in line):
-                line = self._split_nccl_message(line)
-                if not line or self._only_prefixes(line):
+                line, warn_text = _split_nccl_message(line)
+                if warn_text:
+                    self.skipped.nccl_warns.setdefault(warn_text)
+                if not line or _only_prefixes(line):
                     continue
             if len(line) > MAX_LINE_CHARS:
-                self._long_line(line, index + 1)
+                _check_long_line(line, index + 1)
+                self.skipped.long_lines.append((index + 1, len(line)))
                 continue
             if not line or line.isspace():
                 continue
@@ -143,33 +93,17 @@ class _TextParser:
         A log copied or written only in part ends inside a row: with rows read before it, that row
         is left out with a warning that says so, rather than refusing the whole log.
         """
-        if self.pending is not None and self.sizes and not self.stopped:
+        if self.pending is not None and self.rows.sizes and not self.stopped:
             line_number, tokens = self.pending
-            expected = self.header_layout.n_columns if self.header_layout else 13
+            expected = self.layouts.row_columns
             if len(tokens) < expected:
                 self.pending = None
                 self.truncated_row = (line_number, len(tokens), expected)
                 return
         self._flush_pending()
 
-    def _only_prefixes(self, text: str) -> bool:
-        """Say whether what preceded an NCCL message on its line is only launcher prefixes.
-
-        A timestamp, an srun label, an OpenMPI tag, not nccl-tests output: then the line is dropped
-        whole rather than counted as unrecognised (kubectl logs --timestamps with NCCL_DEBUG=INFO
-        has thousands).
-        """
-        text = text.strip()
-        for _ in range(4):
-            if not text:
-                return True
-            stripped = self._strip_prefix(text + " ")  # each prefix pattern ends at whitespace
-            if stripped == text + " ":
-                return False
-            text = stripped
-        return not text
-
     def _count_examined(self, line_number: int) -> None:
+        """Count one line or prefix examined; refuse the log beyond _MAX_EXAMINED (the pass stays linear)."""
         self.examined += 1
         if self.examined > _MAX_EXAMINED:
             raise NcclLogError(
@@ -179,7 +113,8 @@ class _TextParser:
             )
 
     def _check_row_count(self, line_number: int) -> None:
-        if len(self.row_lines) + len(self.skipped_rows) >= MAX_ROWS:
+        """Refuse a log with more than MAX_ROWS data rows, read or skipped."""
+        if len(self.rows.row_lines) + len(self.rows.skipped_rows) >= MAX_ROWS:
             raise NcclLogError(
                 f"more than {MAX_ROWS:,} data rows; nccl-tests prints one per size, data type, reduction and "
                 "root, a few thousand at most: is this one log?",
@@ -189,27 +124,14 @@ class _TextParser:
     def _plain_row_shape(self, tokens: list[str], layout: _Layout) -> bool:
         """Whether the tokens have the plain row's length (and no fewer than _row_start waits for)."""
         n = len(tokens)
-        if n < (self.header_layout.n_columns if self.header_layout else 13):
+        if n < self.layouts.row_columns:
             return False
         if n == layout.n_columns:
             return True
         return n == layout.n_columns + 2 == layout.n_columns + layout.max_extra and _is_timestamp(tokens)
 
-    def _long_line(self, line: str, line_number: int) -> None:
-        """Skip a line over MAX_LINE_CHARS (an environment dump, a progress bar) with a warning.
-
-        One that starts like nccl-tests' own output (``#`` or a number) means the log is damaged.
-        """
-        first = line[:80].split(maxsplit=1)[:1]
-        if first and (first[0][0] == "#" or first[0].isdecimal()):
-            raise NcclLogError(
-                f"this line is {len(line):,} characters long; nccl-tests prints none longer than a few hundred "
-                f"(this reader stops at {MAX_LINE_CHARS:,}), so the log is damaged here",
-                line_number,
-            )
-        self.long_lines.append((line_number, len(line)))
-
     def _dispatch(self, text: str, line_number: int) -> None:
+        """Decide what a stripped line is and hand it on; strip up to four launcher prefixes to find out."""
         original = text
         for _ in range(4):
             self._count_examined(line_number)
@@ -220,10 +142,12 @@ class _TextParser:
             if fast is not None and self.pending is None and self._plain_row_shape(tokens, fast):
                 # The common data row, read as the general path below would, in a third of the time.
                 self._check_row_count(line_number)
-                if self._add_plain_row(tokens, fast, line_number):
+                row = _read_plain_row(tokens, fast)
+                if row is not None:
+                    self.rows.append(line_number, row)
                     return
                 self.not_plain = line_number  # _add_row need not try again
-            if self._is_row_start(tokens):
+            if _is_row_start(tokens):
                 self._row_start(tokens, line_number)
                 return
             if text[0] == "#":
@@ -235,189 +159,59 @@ class _TextParser:
                 return
             if _KNOWN_NOISE_RE.match(text):
                 return
-            stripped = self._strip_prefix(text)
+            stripped = _strip_prefix(text)
             if stripped == text:
                 break
             text = stripped
         self._unrecognised(original, line_number)
 
-    @staticmethod
-    def _is_row_start(tokens: list[str]) -> bool:
-        """Say whether the tokens start a data row: ``size count type ...``, or a damaged row.
-
-        A damaged row is an integer, a data type among the next two tokens and at least four
-        numbers (reported as malformed rather than skipped).
-        """
-        if len(tokens) < 3 or not (tokens[0].isdecimal() or _as_int(tokens[0]) is not None):
-            return False  # (a run of digits too long for _as_int is a row with a size too large)
-        if tokens[2] in _KNOWN_DTYPES and tokens[1].isdecimal():
-            return True
-        if _as_int(tokens[1]) is not None and not _is_number(tokens[2]):
-            return True
-        return (tokens[1] in _KNOWN_DTYPES or tokens[2] in _KNOWN_DTYPES) and sum(map(_is_number, tokens)) >= 4
-
-    @staticmethod
-    def _strip_prefix(text: str) -> str:
-        if text[0] == "|":  # a Markdown table row
-            return text.replace("|", " ").strip()
-        tag = _STD_TAG_RE.search(text, 0, 200)
-        if tag:
-            return text[tag.end() :].strip()
-        match = _PREFIX_RE.match(text)
-        if match and match.end() > 0:
-            return text[match.end() :].strip()
-        return text
-
-    def _split_nccl_message(self, line: str) -> str:
-        """Drop an NCCL INFO/WARN message, keeping any nccl-tests output printed before it on the same line.
-
-        stdout and stderr interleave mid-row when NCCL_DEBUG=INFO.
-
-        Linear in the length of the line: the marker is found with ``str.find`` and the
-        ``host:pid:tid [dev]`` prefix is matched backwards from it over a bounded window.
-        Without a recognisable prefix the whole line is dropped.
-        """
-        info, warn = line.find("NCCL INFO"), line.find("NCCL WARN")
-        marker = info if warn < 0 or 0 <= info < warn else warn
-        window_start = max(0, marker - _NCCL_PREFIX_WINDOW)
-        prefix = _NCCL_PREFIX_REVERSED_RE.match(line[window_start:marker][::-1])
-        before = ""
-        if prefix is not None and not (window_start > 0 and prefix.end() == marker - window_start):
-            start = marker - prefix.end()
-            before = line[:start]
-            if line[start] in _GLUED_VALUE_STARTS:
-                glued = _GLUED_VALUE_RE.match(line, start, marker)
-                if glued and (not before or before[-1].isspace()):
-                    before += glued.group(0)
-        if warn >= 0:
-            text = line[warn + len("NCCL WARN") : warn + len("NCCL WARN") + _NCCL_WARN_CHARS + 1].strip()
-            if len(text) > _NCCL_WARN_CHARS:
-                text = text[:_NCCL_WARN_CHARS] + "..."
-            if text:
-                self.nccl_warns.setdefault(text)
-        return before
-
     def _unrecognised(self, text: str, line_number: int) -> None:
+        """Note a line that is no nccl-tests output (an echoed command names the collective)."""
         self.other_lines += 1
         if self.other_lines > _MAX_UNRECOGNISED:
             raise NcclLogError(
                 f"more than {_MAX_UNRECOGNISED:,} lines are not nccl-tests output (line {line_number}: "
                 f"{text[:_SHOWN_CHARS]!r}); paste the part of the log with the results table"
             )
-        program = _PERF_PROGRAM_RE.search(text)
-        if program and _collective_key(program.group(1)) is not None:
-            # The command line, echoed by the job script: names the collective on older versions.
-            if self.collective_from_command is None:
-                self.collective_from_command = program.group(1)
-        else:
-            if not self.unrecognised:
-                self.first_unrecognised_text = text[:_SHOWN_CHARS]
-            self.unrecognised.append(line_number)
+        if not self.notes.command_line(text):  # the command line, echoed by the job script
+            self.skipped.unrecognised_line(text, line_number)
 
     # -- comments: preamble, header, footer --------------------------------------------------
 
     def _comment(self, text: str, line_number: int) -> None:
+        """Read a ``#`` line: the column header and its title here, the other kinds by :class:`_RunNotes`."""
         body = " ".join(text.lstrip("#").split())  # tabs or collapsed spaces read the same
         if not body:
             return
+        notes = self.notes
         if body.startswith("Rank"):
-            self._rank_line(body, line_number)
+            notes.rank_line(body, line_number)
         elif "algbw" in body and "time" in body:
             self._header(body, line_number)
         elif body.startswith("(B)") or body.startswith("(us)"):
             return
         elif "in-place" in body and body.split()[0] in ("in-place", "out-of-place"):
-            self.title_in_place_only = "out-of-place" not in body
+            self.layouts.title_in_place_only = "out-of-place" not in body
         elif body.startswith("nThread"):
-            match = _NTHREAD_RE.match(body)
-            if match and self.nthread_ngpus is None:
-                self._nthread_line(match, line_number)
+            notes.nthread_line(body, line_number)
         elif body.startswith("Collective test starting:"):
             name = body.split(":", 1)[1].strip()
-            if self.sizes:
+            if self.rows.sizes:
                 self._stop(line_number, f"a second test ({_show(name)}) starts")
-            elif name:
-                self.collective = re.split(r"[\\/]", name)[-1][:_NAME_CHARS]
-        elif body.startswith("Reducing maxBytes to"):  # src/common.cu, when the GPUs lack memory for -e
-            reduced = _bounded_int(body.split()[3], _INT64_MAX) if body.split()[3:4] else None
-            if self.sweep is not None and reduced is not None and reduced < self.sweep.max_bytes:
-                self.sweep = dataclasses.replace(
-                    self.sweep, min_bytes=min(self.sweep.min_bytes, reduced), max_bytes=reduced
-                )
+            else:
+                notes.test_name(name)
+        elif body.startswith("Reducing maxBytes to"):
+            notes.reduced_max_bytes(body)
         elif body.startswith("Avg bus bandwidth"):
-            self._avg_busbw(body, line_number)
+            notes.avg_busbw(body, line_number)
         elif body.startswith("Out of bounds values"):
-            match = _OUT_OF_BOUNDS_RE.match(body)
-            count = match.group(1).lstrip("0") if match else ""
-            if count:  # kept as text: the count is only quoted, and may be too long for int()
-                self.warnings.append(
-                    f"nccl-tests reported {count[:_SHOWN_CHARS]} out-of-bounds values (line {line_number}): "
-                    "some results failed validation"
-                )
+            notes.out_of_bounds(body, line_number)
         elif body.startswith("error:") and body[6:].strip():
-            detail = body[6:].strip()
-            if len(detail) > _NCCL_WARN_CHARS:
-                detail = detail[:_NCCL_WARN_CHARS] + "..."
-            self.warnings.append(f"nccl-tests printed an error (line {line_number}): {detail}")
-
-    def _rank_line(self, body: str, line_number: int) -> None:
-        match = _RANK_RE.match(body)
-        if match:
-            digits, host, gpu = match.group("rank"), match.group("host"), match.group("gpu")
-        else:
-            loose = _RANK_LOOSE_RE.match(body)
-            if loose is None:
-                return
-            digits, host, gpu = loose.group(1), "", ""
-        rank = _bounded_int(digits, _INT32_MAX)
-        if rank is None:
-            raise NcclLogError(
-                f"Rank {_show(digits)} is not a rank number nccl-tests can print (it prints ranks with %d, "
-                f"at most {_INT32_MAX:,})",
-                line_number,
-            )
-        if rank == 0:
-            self.rank_zero_lines += 1
-        gpu = gpu.rstrip(". ") if gpu.endswith("...") else gpu
-        self.rank_info.setdefault(rank, (host[:_NAME_CHARS], gpu[:_NAME_CHARS]))
-
-    def _nthread_line(self, match: re.Match[str], line_number: int) -> None:
-        nthread, ngpus = _bounded_int(match.group(1), _INT32_MAX), _bounded_int(match.group(2), _INT32_MAX)
-        if nthread is None or ngpus is None:
-            bad = match.group(1) if nthread is None else match.group(2)
-            name = "nThread" if nthread is None else "nGpus"
-            raise NcclLogError(
-                f"{name} {_show(bad)} is not a count nccl-tests can print (it prints it with %d, "
-                f"at most {_INT32_MAX:,})",
-                line_number,
-            )
-        self.nthread_ngpus = (nthread, ngpus)
-        if match.group(3) is None:
-            return
-        min_bytes, max_bytes = _bounded_int(match.group(3), _INT64_MAX), _bounded_int(match.group(4), _INT64_MAX)
-        step = _bounded_int(match.group(5), _INT64_MAX) if match.group(5) else None
-        if min_bytes is not None and max_bytes is not None:
-            self.sweep = _Sweep(min_bytes, max_bytes, step, match.group(6), f"the header (line {line_number})")
-
-    def _avg_busbw(self, body: str, line_number: int) -> None:
-        match = _AVG_BUSBW_RE.match(body)
-        if match is None:
-            return
-        try:
-            value = float(match.group(1))
-        except ValueError:
-            self.warnings.append(f"line {line_number}: average bus bandwidth {_show(match.group(1))} is not a number")
-            return
-        if self.avg_busbw_gbps is None:
-            self.avg_busbw_gbps = value if math.isfinite(value) else None
-        if match.group(2) == "FAILED":
-            self.warnings.append(
-                f"nccl-tests marked the average bus bandwidth FAILED (line {line_number}): "
-                "it is below the NCCL_TESTS_MIN_BW threshold set for the run"
-            )
+            notes.error_line(body, line_number)
 
     def _stop(self, line_number: int, what: str) -> None:
-        first, last = self.row_lines[0], self.row_lines[-1]
+        """End the reading at a second table (``what`` starts at ``line_number``), with a warning."""
+        first, last = self.rows.row_lines[0], self.rows.row_lines[-1]
         self.warnings.append(
             f"the log holds more than one result table: {what} at line {line_number}; "
             f"only the first table (lines {first}-{last}) was read"
@@ -425,86 +219,21 @@ class _TextParser:
         self.stopped = True
 
     def _header(self, body: str, line_number: int) -> None:
-        layout = self._layout_from_header(body.split(), line_number)
+        """Take the layout of a column header, or stop there if data rows were read already."""
+        layout = self.layouts.from_header(body.split(), line_number)
         if layout is None:
             return
-        if self.sizes:
+        if self.rows.sizes:
             self._stop(line_number, "a new column header")
             return
-        self.header_layout = layout
-
-    def _layout_from_header(self, tokens: list[str], line_number: int) -> _Layout | None:
-        names = [t.lower() for t in tokens]
-        if names and names[0] == "timestamp":  # a leading timestamp is stripped from rows as a prefix
-            names = names[1:]
-        max_extra = 0
-        if "timestamp" in names:
-            names = [n for n in names if n != "timestamp"]
-            max_extra = 2
-        roles = [_HEADER_ROLES.get(n, "extra") for n in names]
-        not_understood = f"line {line_number}: column header not understood; columns were inferred from each row"
-        if roles[:3] != ["size", "count", "type"]:
-            self.warnings.append(not_understood)
-            return None
-        i = 3
-        i_redop = i_root = None
-        if i < len(roles) and roles[i] == "redop":
-            i_redop, i = i, i + 1
-        if i < len(roles) and roles[i] == "root":
-            i_root, i = i, i + 1
-        groups_found: list[dict[str, int]] = []
-        for j in range(i, len(roles)):
-            role = roles[j]
-            if role == "time":
-                groups_found.append({"time": j})
-            elif role in ("algbw", "busbw", "wrong", "error") and groups_found and role not in groups_found[-1]:
-                groups_found[-1][role] = j
-            elif role != "extra":
-                self.warnings.append(not_understood)
-                return None
-        complete = [g for g in groups_found if "algbw" in g and "busbw" in g]
-        if not complete or len(complete) != len(groups_found):
-            self.warnings.append(not_understood)
-            return None
-        if len(complete) > 2:
-            self.warnings.append(f"line {line_number}: the header has {len(complete)} time columns; read the first two")
-            complete = complete[:2]
-        if len(complete) == 2:
-            placements = ("out", "in")
-        else:
-            placements = ("in",) if self.title_in_place_only else ("out",)
-        groups = tuple(
-            _Group(p, g["time"], g["algbw"], g["busbw"], g.get("wrong", g.get("error")))
-            for p, g in zip(placements, complete, strict=True)
-        )
-        self.cputime = "cputime" in names
-        self.title_in_place_only = False
-        wrong_is_count = True if "wrong" in roles else (False if "error" in roles else None)
-        time_scale = 1000.0 if names[0] == "bytes" else 1.0  # 2017 layout: "bytes N type op", time in ms
-        if time_scale != 1.0 and not self.layout_time_scale_warned:
-            self.layout_time_scale_warned = True
-            self.warnings.append(
-                f"line {line_number}: 2017-style header (bytes, N, op): its time column is in ms; converted to µs"
-            )
-        return _Layout(
-            names=" ".join(names) + (" [timestamp]" if max_extra else ""),
-            n_columns=len(names),
-            max_extra=max_extra,
-            i_size=0,
-            i_count=1,
-            i_type=2,
-            i_redop=i_redop,
-            i_root=i_root,
-            groups=groups,
-            time_scale_to_us=time_scale,
-            wrong_is_count=wrong_is_count,
-        )
+        self.layouts.header_layout = layout
 
     # -- data rows ---------------------------------------------------------------------------
 
     def _row_start(self, tokens: list[str], line_number: int) -> None:
+        """Read a row, or keep it waiting when it has fewer tokens than the layout needs."""
         self._flush_pending()
-        expected = self.header_layout.n_columns if self.header_layout else 13
+        expected = self.layouts.row_columns
         if len(tokens) < expected:
             # Maybe split by an interleaved NCCL message: wait for continuation lines.
             self.pending = (line_number, list(tokens))
@@ -512,360 +241,51 @@ class _TextParser:
         self._add_row(tokens, line_number)
 
     def _continue_row(self, tokens: list[str]) -> None:
+        """Add the tokens of a continuation line to the waiting row; read it once complete."""
         assert self.pending is not None
         self.pending[1].extend(tokens)
-        expected = self.header_layout.n_columns if self.header_layout else 13
+        expected = self.layouts.row_columns
         if len(self.pending[1]) >= expected:
             self._flush_pending()
 
     def _flush_pending(self) -> None:
+        """Read the waiting row, if any, as it is (too few columns then raise)."""
         if self.pending is not None:
             line_number, tokens = self.pending
             self.pending = None
             self._add_row(tokens, line_number)
 
-    def _infer_layout(self, tokens: list[str], line_number: int) -> _Layout:
-        n = len(tokens)
-        n_timestamp = 2 if n >= 2 and _is_timestamp(tokens) else 0
-        has_redop = n - n_timestamp > 3 and not _is_number(tokens[3])
-        key = (n, n_timestamp, has_redop)
-        layout = self.inferred_layouts.get(key)
-        if layout is not None:
-            return layout
-        i = 4 if has_redop else 3
-        remaining = n - n_timestamp - i
-        i_root = None
-        if remaining % 4 == 1:
-            i_root, i, remaining = i, i + 1, remaining - 1
-        n_groups = remaining // 4
-        if remaining % 4 != 0 or not 1 <= n_groups <= 2:
-            raise NcclLogError(
-                f"expected 13 columns like '{_STANDARD_COLUMNS}', found {n}"
-                + ("" if n < 13 else "; paste the '#  size  count ...' header too if the layout is different"),
-                line_number,
-            )
-        placements = ("out", "in") if n_groups == 2 else ("out",)
-        groups = tuple(
-            _Group(p, i + 4 * k, i + 4 * k + 1, i + 4 * k + 2, i + 4 * k + 3) for k, p in enumerate(placements)
-        )
-        if n_groups == 1 and not self.single_group_headerless:
-            self.single_group_headerless = True
-            self.warnings.append(
-                f"line {line_number}: rows have one time/algbw/busbw group and there is no header; read as out-of-place"
-            )
-        names = ["size", "count", "type"] + (["redop"] if has_redop else []) + (["root"] if i_root else [])
-        names += ["time", "algbw", "busbw", "#wrong"] * n_groups
-        layout = _Layout(
-            names=" ".join(names),
-            n_columns=n - n_timestamp,
-            max_extra=n_timestamp,
-            i_size=0,
-            i_count=1,
-            i_type=2,
-            i_redop=3 if has_redop else None,
-            i_root=i_root,
-            groups=groups,
-            time_scale_to_us=1.0,
-            wrong_is_count=None,
-        )
-        self.inferred_layouts[key] = layout
-        return layout
-
-    def _append_row(self, line_number: int, size: int, count: int, dtype: str, redop: str,
-                    out_values: tuple | list, in_values: tuple | list) -> None:
-        """Keep one accepted data row: its line, size, count, type, operation and both placements' values."""
-        self.row_lines.append(line_number)
-        self.sizes.append(size)
-        self.counts.append(count)
-        self.dtypes.append(dtype)
-        self.redops.append(redop)
-        self.out_values.extend(out_values)
-        self.in_values.extend(in_values)
-
     def _add_row(self, tokens: list[str], line_number: int) -> None:
+        """Read a complete row by the fast path if it is plain, else field by field; keep or skip it."""
         self._check_row_count(line_number)
-        layout = self.header_layout
-        if layout is None:
-            layout = self._infer_layout(tokens, line_number)
+        layout = self.layouts.for_row(tokens, line_number)
         n = len(tokens)
         if not layout.n_columns <= n <= layout.n_columns + layout.max_extra:
             raise _column_count_error(layout.names, str(layout.n_columns), n, line_number)
-        if line_number != self.not_plain and self._add_plain_row(tokens, layout, line_number):
-            self.fast_layout = layout  # rows like this one are read with it from now on
-            return
-        unusable: list[str] = []  # non-finite numbers and zero times: the row is skipped, not fatal
-        size = self._int_field(tokens[layout.i_size], "size", line_number, unusable)
-        count = self._int_field(tokens[layout.i_count], "count", line_number, unusable)
-        dtype = tokens[layout.i_type]
-        if dtype not in _KNOWN_DTYPES:
-            self._check_dtype(dtype, line_number)
-        redop = "none"
-        if layout.i_redop is not None:
-            redop = tokens[layout.i_redop]
-            if redop not in _KNOWN_REDOPS and _is_number(redop):
-                raise NcclLogError(f"redop {_show(redop)} should be a reduction name such as sum", line_number)
-        if layout.i_root is not None and _as_int(tokens[layout.i_root]) is None:
-            raise NcclLogError(f"root {_show(tokens[layout.i_root])} is not a whole number", line_number)
-        out_values = in_values = (math.nan, math.nan, math.nan)
-        wrong = False
-        for group in layout.groups:
-            time_token = tokens[group.i_time]
-            time_us = self._float_field(time_token, "time", line_number, unusable) * layout.time_scale_to_us
-            values = (
-                time_us,
-                self._float_field(tokens[group.i_algbw], "algbw", line_number, unusable),
-                self._float_field(tokens[group.i_busbw], "busbw", line_number, unusable),
-            )
-            if time_us == 0:
-                unusable.append(f"time {_show(time_token)} is zero")
-            elif math.isinf(time_us) and not unusable:
-                unusable.append(f"time {_show(time_token)} ms is out of range")
-            if group.i_wrong is not None and self._wrong_field(tokens[group.i_wrong], layout, line_number):
-                wrong = True
-            if group.placement == "out":
-                out_values = values
-            else:
-                in_values = values
-        if unusable:
-            self.skipped_rows.append((line_number, unusable[0]))
-            self.skipped_sweep.append((size, dtype, redop))  # the run did reach this size
+        if line_number != self.not_plain:
+            row = _read_plain_row(tokens, layout)
+            if row is not None:
+                self.rows.append(line_number, row)
+                self.fast_layout = layout  # rows like this one are read with it from now on
+                return
+        row, wrong, unusable = _read_row(tokens, layout, line_number, self.unknown_dtypes, self.warnings)
+        if unusable is not None:
+            self.rows.skip(line_number, row, unusable)
             return
         if wrong:
-            self.wrong_rows.append(line_number)
-        self._append_row(line_number, size, count, dtype, redop, out_values, in_values)
-
-    def _add_plain_row(self, tokens: list[str], layout: _Layout, line_number: int) -> bool:
-        """Add the common row by the fast path.
-
-        Known type and reduction, whole numbers, positive finite values, #wrong 0 or N/A (any number
-        in the old max-error column). Returns False, having stored nothing, for anything else; the
-        field-by-field path then accepts it, skips it or says what is wrong.
-        """
-        dtype = tokens[2]
-        redop = "none" if layout.i_redop is None else tokens[layout.i_redop]
-        if dtype not in _KNOWN_DTYPES or redop not in _KNOWN_REDOPS:
-            return False
-        try:
-            for i in layout.wrong_columns:
-                wrong = tokens[i]
-                if wrong == "0" or wrong in _NA_TOKENS:
-                    continue
-                bare = wrong.rstrip("*")
-                if layout.wrong_is_count or (layout.wrong_is_count is None and _as_int(bare) is not None):
-                    return False  # a count of wrong elements: the general path records the row
-                float(bare)  # the old max-error column ("2e-07"): only needs to be a number
-            size, count = int(tokens[0]), int(tokens[1])
-            if layout.i_root is not None:
-                int(tokens[layout.i_root])
-            values = tuple(map(float, layout.get_values(tokens)))
-        except ValueError:
-            return False
-        # NaN or an infinity makes the sum NaN or infinite; a huge finite sum that overflows only
-        # sends the row to the slow path.
-        if not (0 <= size <= _INT64_MAX and 0 <= count <= _INT64_MAX and sum(values) < math.inf and min(values) >= 0):
-            return False
-        if layout.time_scale_to_us != 1.0:
-            scale = layout.time_scale_to_us
-            values = tuple(v * scale if k % 3 == 0 else v for k, v in enumerate(values))
-            if sum(values) == math.inf:
-                return False
-        if values[0] == 0 or (len(values) == 6 and values[3] == 0):
-            return False
-        if len(values) == 6:  # groups are ("out", "in") whenever there are two
-            out_values, in_values = values[:3], values[3:]
-        elif layout.groups[0].placement == "out":
-            out_values, in_values = values, (math.nan, math.nan, math.nan)
-        else:
-            out_values, in_values = (math.nan, math.nan, math.nan), values
-        self._append_row(line_number, size, count, dtype, redop, out_values, in_values)
-        return True
-
-    def _check_dtype(self, dtype: str, line_number: int) -> None:
-        if _is_number(dtype):
-            raise NcclLogError(f"type {_show(dtype)} should be a data type name such as float", line_number)
-        if dtype in _KNOWN_REDOPS:
-            raise NcclLogError(
-                f"'{dtype}' is a reduction operation but sits in the type column; is a column missing?", line_number
-            )
-        if dtype not in self.unknown_dtypes:
-            self.unknown_dtypes.add(dtype)
-            self.warnings.append(f"line {line_number}: unfamiliar data type {_show(dtype)}")
-
-    @staticmethod
-    def _int_field(token: str, name: str, line_number: int, unusable: list[str]) -> int:
-        """Read a whole number >= 0 (also ``1e+06``).
-
-        NaN or infinity is noted in ``unusable`` (the row is skipped); anything else that is not a
-        whole number in 0..2^63-1 raises NcclLogError.
-        """
-        value = _as_int(token)
-        if value is None:
-            if len(token.lstrip("+-").lstrip("0")) > _MAX_INT_CHARS and token.lstrip("+-").isdecimal():
-                raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
-            try:
-                as_float = float(token)
-            except ValueError:
-                as_float = 0.5
-            if math.isnan(as_float) or math.isinf(as_float):
-                unusable.append(f"{name} {_show(token)} is not a finite number")
-                return 0
-            if not as_float.is_integer():
-                raise NcclLogError(f"{name} {_show(token)} is not a whole number", line_number)
-            if abs(as_float) > _INT64_MAX:
-                raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
-            value = int(as_float)
-        if value < 0:
-            raise NcclLogError(f"{name} {_show(token)} is negative", line_number)
-        if value > _INT64_MAX:
-            raise NcclLogError(f"{name} {_show(token)} is too large", line_number)
-        return value
-
-    @staticmethod
-    def _float_field(token: str, name: str, line_number: int, unusable: list[str]) -> float:
-        """Read a number >= 0; NaN or infinity (``nan``, ``inf``, ``1e999``) is noted in ``unusable``."""
-        try:
-            value = float(token)
-        except ValueError:
-            raise NcclLogError(f"{name} {_show(token)} is not a number", line_number) from None
-        if value < 0:
-            raise NcclLogError(f"{name} {_show(token)} is negative", line_number)
-        if not value < math.inf:  # NaN or +inf
-            unusable.append(f"{name} {_show(token)} is not a finite number")
-        return value
-
-    @staticmethod
-    def _wrong_field(token: str, layout: _Layout, line_number: int) -> bool:
-        """Whether the ``#wrong`` column reports failed validation; raises if it is not a number or N/A."""
-        if token == "0" or token in _NA_TOKENS:
-            return False
-        bare = token.rstrip("*")  # rccl-tests marks errors above its threshold with an asterisk
-        try:
-            value = float(bare)
-        except ValueError:
-            raise NcclLogError(f"#wrong {_show(token)} is not a number or N/A", line_number) from None
-        counts_elements = layout.wrong_is_count
-        if counts_elements is None:  # headerless: "0"/"12" is a count, "2e-07" the old max error
-            counts_elements = _as_int(bare) is not None
-        return bool(counts_elements) and value != 0
+            self.rows.wrong_rows.append(line_number)
+        self.rows.append(line_number, row)
 
     # -- result ------------------------------------------------------------------------------
 
-    def _no_rows_error(self) -> NcclLogError:
-        if self.skipped_rows:
-            line_number, why = self.skipped_rows[0]
-            more = len(self.skipped_rows) - 1
-            return NcclLogError(f"no usable data rows: {why}{_and_the_others(more, 'data rows')}", line_number)
-        detail = ""
-        if self.unrecognised:
-            detail = (
-                f"; {len(self.unrecognised)} of {self.non_blank} non-blank lines were not recognised "
-                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
-            )
-        if self.long_lines:
-            detail += "; " + self._long_lines_message()
-        return NcclLogError(f"no data rows found: expected lines like '{_EXAMPLE_ROW}'{detail}")
-
-    def _long_lines_message(self) -> str:
-        line_number, length = self.long_lines[0]
-        if len(self.long_lines) == 1:
-            return (
-                f"line {line_number} is {length:,} characters long, more than the {MAX_LINE_CHARS:,} "
-                "any nccl-tests line needs, and was skipped"
-            )
-        return (
-            f"{len(self.long_lines)} lines longer than {MAX_LINE_CHARS:,} characters were skipped "
-            f"(first, line {line_number}: {length:,} characters)"
-        )
-
     def result(self) -> NcclRun:
-        if not self.sizes:
-            raise self._no_rows_error()
-        warnings = self.warnings
-        out = np.array(self.out_values, dtype=np.float64).reshape(-1, 3)
-        inp = np.array(self.in_values, dtype=np.float64).reshape(-1, 3)
-        if np.isnan(out[:, 0]).all() and not np.isnan(inp[:, 0]).all():
-            warnings.append("the table has in-place results only; the out-of-place arrays are NaN")
-        collective = self.collective or self.collective_from_command
-        keep = _impossible_rows(collective, np.array(self.sizes, dtype=np.int64), out, inp, self.cputime,
-                                [f"line {n}" for n in self.row_lines], warnings)
-        if not keep.all():
-            out, inp = out[keep], inp[keep]
-            rows = zip(self.sizes, self.dtypes, self.redops, strict=True)
-            self.skipped_sweep += [row for row, kept in zip(rows, keep, strict=True) if not kept]  # reached
-            for name in ("row_lines", "sizes", "counts", "dtypes", "redops"):
-                setattr(self, name, [value for value, kept in zip(getattr(self, name), keep, strict=True) if kept])
-        if self.wrong_rows:
-            warnings.append(
-                f"{len(self.wrong_rows)} rows report wrong elements (#wrong > 0), first at line {self.wrong_rows[0]}: "
-                "those results failed nccl-tests' validation"
-            )
-        if self.rank_zero_lines > 1:
-            warnings.append(
-                f"'Rank 0' is listed {self.rank_zero_lines} times: the launcher may have started independent "
-                "single-process copies (nccl-tests built without MPI=1?), each with its own communicator"
-            )
-        listed_ranks = None
-        gpu_names: list[str] = []
-        hostnames: list[str] = []
-        if self.rank_info:
-            listed_ranks = max(self.rank_info) + 1
-            if len(self.rank_info) != listed_ranks:
-                warnings.append(
-                    f"Rank lines list {len(self.rank_info)} ranks but the highest is {listed_ranks - 1}; "
-                    "the device list may be truncated"
-                )
-            for rank in sorted(self.rank_info):
-                host, gpu = self.rank_info[rank]
-                hostnames.append(host)
-                gpu_names.append(gpu)
-        header_ranks = self.nthread_ngpus[0] * self.nthread_ngpus[1] if self.nthread_ngpus else None
-        sizes = np.array(self.sizes, dtype=np.int64)
-        algbw = np.where(np.isnan(out[:, 1]), inp[:, 1], out[:, 1])
-        busbw = np.where(np.isnan(out[:, 2]), inp[:, 2], out[:, 2])
-        ranks, ranks_source = _decide_ranks(
-            collective, algbw, busbw, listed_ranks, "Rank lines", "rank lines", header_ranks, None, warnings
+        """Return the run read (see :func:`~.assemble._text_run`); call after :meth:`run`."""
+        return _text_run(
+            self.rows,
+            self.notes,
+            self.skipped,
+            cputime=self.layouts.cputime,
+            truncated_row=self.truncated_row,
+            non_blank=self.non_blank,
+            warnings=self.warnings,
         )
-        if self.skipped_rows:
-            warnings.append(_skipped_rows_warning([(f"line {n}", why) for n, why in self.skipped_rows]))
-        if self.sweep is not None:
-            _check_complete(self.sweep, self.sizes, self.dtypes, self.redops, self.skipped_sweep, ranks, warnings)
-        if not self.cputime:
-            _check_algbw(collective, sizes, out, inp, [f"line {n}" for n in self.row_lines], warnings)
-        if self.unrecognised:
-            warnings.append(
-                f"{len(self.unrecognised)} lines were not recognised and were skipped "
-                f"(first, line {self.unrecognised[0]}: {self.first_unrecognised_text!r})"
-            )
-        if self.long_lines:
-            warnings.append(self._long_lines_message())
-        if self.truncated_row is not None:
-            line_number, found, expected = self.truncated_row
-            warnings.insert(0,
-                f"the log ends in the middle of a row (line {line_number}: {found} of {expected} columns), as a "
-                f"copy that stopped early does; that row was left out and the {len(self.sizes):,} complete rows "
-                "before it were read"
-            )
-        if self.nccl_warns:
-            listed = "; ".join(list(self.nccl_warns)[:_MAX_WARNINGS_LISTED])
-            more = len(self.nccl_warns) - _MAX_WARNINGS_LISTED
-            warnings.append(f"NCCL WARN: {listed}" + (f" (and {more} more)" if more > 0 else ""))
-        run = _build_run(
-            collective=collective,
-            ranks=ranks,
-            ranks_source=ranks_source,
-            sizes=sizes,
-            counts=np.array(self.counts, dtype=np.int64),
-            dtypes=self.dtypes,
-            redops=self.redops,
-            out=out,
-            inp=inp,
-            time_is_cputime=self.cputime,
-            avg_busbw_gbps=self.avg_busbw_gbps,
-            gpu_names=gpu_names,
-            hostnames=hostnames,
-            warnings=warnings,
-            fmt="text",
-        )
-        if self.nthread_ngpus is None:
-            return run
-        return dataclasses.replace(run, gpus_per_process=self.nthread_ngpus[0] * self.nthread_ngpus[1])
