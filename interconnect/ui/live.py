@@ -33,6 +33,7 @@ _CSS = """
 .live-chart { font-family: "Source Sans Pro", Inter, Helvetica, Arial, sans-serif; font-size: var(--live-font, 15px);
               color: #111827; }
 .live-control { display: flex; align-items: center; gap: 0.6em; flex-wrap: wrap; }
+.live-chart:not(.live-ready) .live-control { visibility: hidden; }
 .live-control label { display: flex; align-items: center; gap: 0.6em; }
 .live-control input[type=range] { width: min(420px, 60vw); accent-color: #1565c0; }
 .live-readout { min-height: 1.4em; margin: 0.2em 0 0.3em; color: #374151; }

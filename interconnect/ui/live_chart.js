@@ -194,4 +194,7 @@ export default function (component) {
     state.timer = setTimeout(send, KEY_SETTLE_MS);
   }
   draw(Number(input.value), null);
+  // The slider shows once it has its range, value and name: before this it would be an unnamed,
+  // unset control that a screen reader, a key press or a test could reach.
+  root.classList.add("live-ready");
 }

@@ -37,6 +37,14 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 
+#: Every test's browser context asks for reduced motion (the ``prefers-reduced-motion`` media feature).
+#: Streamlit's front end animates its loading skeletons and running indicators while a page loads; in
+#: headless Chromium without a GPU every frame of those animations is composited in software, which
+#: cost more CPU than the rest of a page load together (12 s of 25 s for one Bandwidth cliff load on
+#: the shared 2-core machine, 0.7 s of 12 s with reduced motion). The app itself never reads the
+#: setting, and no test is about an animation; benchmarks/ keep a visitor's default.
+CONTEXT_OPTIONS: dict[str, Any] = {"reduced_motion": "reduce"}
+
 CHART = '[data-testid="stPlotlyChart"]'
 CHART_SVG = ".js-plotly-plot .main-svg"
 #: A live chart (interconnect.ui.live) once its script has drawn its curves.
@@ -157,6 +165,12 @@ class StreamlitServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=10)
+
+
+def new_context(browser: Any, width: int, height: int) -> Any:
+    """A new browser context (its own cookies, storage and Streamlit sessions) of ``width`` x ``height``
+    with the tests' :data:`CONTEXT_OPTIONS`."""
+    return browser.new_context(viewport={"width": width, "height": height}, **CONTEXT_OPTIONS)
 
 
 def open_page(page: Any, server: StreamlitServer, path: str) -> None:

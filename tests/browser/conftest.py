@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from browser_helpers import CHROMIUM_ARGS, HOST, RERUN_TIMEOUT_MS, StreamlitServer
+from browser_helpers import CHROMIUM_ARGS, HOST, RERUN_TIMEOUT_MS, StreamlitServer, new_context
 
 
 def _skip_or_fail(reason: str) -> None:
@@ -128,7 +128,7 @@ def blocked_requests() -> list[str]:
 
 @pytest.fixture
 def page(browser: Any, blocked_requests: list[str]) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = new_context(browser, 1400, 1000)
     context.set_default_timeout(RERUN_TIMEOUT_MS)
 
     def only_localhost(route: Any) -> None:

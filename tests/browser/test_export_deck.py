@@ -12,6 +12,7 @@ import shutil
 from urllib.parse import urlsplit
 
 import pytest
+from browser_helpers import new_context
 
 from interconnect.cli import main
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def offline_page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context = new_context(browser, 1280, 720)
     remote: list[str] = []
     errors: list[str] = []
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from browser_helpers import number_changer, open_and_watch, timed_change, wait_for_first_chart, widget
+from browser_helpers import new_context, number_changer, open_and_watch, timed_change, wait_for_first_chart, widget
 
 from interconnect.testing import HOSTILE_LINKS
 
@@ -37,8 +37,8 @@ def changes_while(attacker, visitor, server, links: list[str]) -> list[float]:
 
 
 def test_hostile_links_in_one_session_cost_another_session_no_more_than_ordinary_use(streamlit_server, browser):
-    visitor = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    attacker = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    visitor = new_context(browser, 1400, 1000).new_page()
+    attacker = new_context(browser, 1400, 1000).new_page()
     open_and_watch(visitor, streamlit_server, "/All_reduce?nodes=4", charts=0)
     wait_for_first_chart(visitor)  # the live chart: view=auto draws no Plotly chart here
     changes_while(attacker, visitor, streamlit_server, [ordinary(link) for link in HOSTILE_LINKS[:2]])  # warm-up

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import CHART, assert_healthy, open_page, settled_chart_count, wait_for_charts
+from browser_helpers import CHART, assert_healthy, new_context, open_page, settled_chart_count, wait_for_charts
 
 from interconnect.ui.pages import PAGES, page_exists
 from interconnect.ui.pagespecs import (
@@ -128,7 +128,7 @@ CHARTS_AT_LEAST = {"home": 1, "catalog": 0}
 
 
 def open_at(browser: Any, server: Any, name: str, viewport: dict[str, int], query: str = "") -> Any:
-    context = browser.new_context(viewport=viewport)
+    context = new_context(browser, viewport["width"], viewport["height"])
     page = context.new_page()
     open_page(page, server, page_path(name) + query)
     assert_healthy(page, server)

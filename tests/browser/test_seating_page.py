@@ -6,7 +6,17 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-from browser_helpers import CHART, METRIC_VALUE, assert_healthy, open_cold, poll, query_of, wait_for_charts, widget
+from browser_helpers import (
+    CHART,
+    METRIC_VALUE,
+    assert_healthy,
+    new_context,
+    open_cold,
+    poll,
+    query_of,
+    wait_for_charts,
+    widget,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -44,7 +54,7 @@ def test_new_sessions_always_draw_the_page(streamlit_server, browser):
     front end threw "Cannot set a node at a delta path" on about one cold visit in six (4 of 25): a blank page."""
     errors: list[str] = []
     for _ in range(6):
-        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        context = new_context(browser, 1440, 900)
         try:
             visit = context.new_page()
             visit.on("pageerror", lambda error: errors.append(str(error)))
