@@ -1,4 +1,10 @@
-"""Page: the seating chart. Seat each kind of parallelism on the wire it can afford, and see the bill."""
+"""Page: the seating chart. Seat each kind of parallelism on the wire it can afford, and see the bill.
+
+The node count and everything the cluster drives (the seating grid, the bill, the live chart, the
+comparisons) are one fragment, :func:`cluster_part`, drawn into the places the page keeps for it: a
+change of the node count reruns that, not the page's frame, the other controls or the text that no
+control changes.
+"""
 
 
 import streamlit as st
@@ -14,7 +20,7 @@ from interconnect.models.parallelism import (
 from interconnect.models.presets import load_model_presets, model_sources
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
+from interconnect.ui.cluster import cluster_controls, nodes_input, resolve_page_cluster, show_cluster_sources
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import (
     CLUSTER_KEYS,
@@ -60,7 +66,7 @@ def _use_layout(layout: Layout, workload: Workload | None = None) -> None:
 
 # --- controls -------------------------------------------------------------------------------------
 
-cluster_controls(state, catalog)
+nodes_column = cluster_controls(state, catalog, nodes_later=True)
 #: The run's keys drawn in its main box; the rest of the run's keys are in "More settings".
 MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
 if "_seating.more_settings_open" not in st.session_state:  # open when the session's link set any of them
@@ -68,7 +74,6 @@ if "_seating.more_settings_open" not in st.session_state:  # open when the sessi
                                                           for key in MORE_RUN_KEYS)
 # The controls in a narrow column, the seating chart beside them: both above the fold at 1440 x 900.
 controls_column, chart_column = st.columns([1.25, 2.75])
-notes = chart_column.container()  # warnings about the inputs, above the chart
 with controls_column.container(border=True):
     st.markdown("**The model and the run**")
     names = {**{k: v.name for k, v in PRESETS.items()}, "custom": "Custom…"}
@@ -133,144 +138,157 @@ with controls_column.container(border=True):
                     help="Expert parallelism: only for a mixture-of-experts model.")
     l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
 
-# The URL and the share link are written by the two fragments below, which run in every full run too:
-# a fragment may only update the title's link slot if it wrote it in the last full run, and a third
-# write from here made Streamlit's front end fail on about one cold visit in six (a blank page).
-values = state.values()
-cluster, cluster_warnings = resolve_page_cluster(values)
-for warning in cluster_warnings:
-    notes.warning(escape_markdown(warning))
-inputs = seating_inputs(values, cluster)
-model, workload, layout = inputs.model, inputs.workload, inputs.layout
-for note in inputs.model_notes:
-    notes.warning(escape_markdown(note))
-if inputs.layout_change:
-    notes.info(escape_markdown(inputs.layout_change + " Set DP to choose it yourself."))
-domain_label = "rack" if cluster.domain_size > 16 else "node"
-
-problems = layout_problems(model, cluster, layout, workload)
-bill = None
-if problems:
-    notes.error("**This layout cannot run.** " + " ".join(escape_markdown(p) for p in problems))
-    notes.caption("Change the layout's degrees, or let the page find the fastest layout that fits (Compare with, "
-                  "below).")
-else:
-    bill = cached_plan(model, cluster, layout, workload)
-
-
-# --- the chart ------------------------------------------------------------------------------------
-
-
 @st.fragment
-def grid_section() -> None:
-    st.subheader("Who sits where")
-    st.radio("Colour the GPUs by", list(SEATING_COLOURS), key=state.key("colour"), horizontal=True,
-             format_func=SEATING_COLOURS.get)
-    state.sync_url()
+def cluster_part() -> None:
+    """The node count and everything the cluster drives, each part where the page keeps room for it."""
+    nodes_input(state, nodes_column)
+    # Containers made here, in the page's places, on every run: a rerun of this fragment may then write to them.
+    # The nested fragments are called from containers at fixed places, so that each keeps its identity (and its
+    # right to write the link) whatever this run draws before them.
+    grid_box = chart_column.container()
+    notes = grid_box.container()  # warnings about the inputs, above the chart
+    body, comparison_box = st.container(), st.container()
+    # The URL and the share link are written by the two fragments below, which run in every run of this one:
+    # a fragment may only update the title's link slot if it wrote it in the last full run, and a third
+    # write from here made Streamlit's front end fail on about one cold visit in six (a blank page).
+    values = state.values()
+    cluster, cluster_warnings = resolve_page_cluster(values)
+    for warning in cluster_warnings:
+        notes.warning(escape_markdown(warning))
+    inputs = seating_inputs(values, cluster)
+    model, workload, layout = inputs.model, inputs.workload, inputs.layout
+    for note in inputs.model_notes:
+        notes.warning(escape_markdown(note))
+    if inputs.layout_change:
+        notes.info(escape_markdown(inputs.layout_change + " Set DP to choose it yourself."))
+    domain_label = "rack" if cluster.domain_size > 16 else "node"
+
+    problems = layout_problems(model, cluster, layout, workload)
+    bill = None
     if problems:
-        st.info("The chart appears once the layout can run.")
-        return
-    if layout.gpus > MAX_GRID_GPUS:
-        st.info(f"The chart draws up to {MAX_GRID_GPUS:,} GPUs; this cluster has {layout.gpus:,}. The bill below "
-                "still covers all of them.")
-        return
-    colour = state["colour"]
-    chart(grid_figure(layout, cluster.domain_size, colour, domain_label), key="seating-grid")
-    st.caption(
-        f"Each box is one {domain_label}: its GPUs share NVLink. Green rings: a group's traffic on NVLink; blue dashed "
-        f"lines: traffic that has to leave the {domain_label} through the NICs (the first groups are drawn). A red "
-        "outline marks a tensor, context or expert group split across boxes for no reason of size."
-    )
+        notes.error("**This layout cannot run.** " + " ".join(escape_markdown(p) for p in problems))
+        notes.caption("Change the layout's degrees, or let the page find the fastest layout that fits (Compare with, "
+                      "below).")
+    else:
+        bill = cached_plan(model, cluster, layout, workload)
 
+    # --- the chart --------------------------------------------------------------------------------
 
-with chart_column:
-    grid_section()
-show_bill_metrics(bill)
-show_cluster_sources(cluster, catalog)
-
-if bill is not None:
-    st.subheader("More GPUs, same batch")
-    live_seating(state, model, cluster, layout, workload)
-
-view_picker(state, SEATING_VIEWS)  # the one further chart drawn below (view=)
-shown = shown_views(state, SEATING_VIEWS)
-if bill is not None:
-    st.subheader("The bill, per dimension")
-    figure, table = bill_view(model, cluster, layout, workload)
-    if "bill" in shown:
-        chart(figure, key="seating-bill")
-    st.markdown(table)  # a Markdown table: it loads sooner than a data grid and grows on a projector
-    st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, all-gather, "
-               "reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective models on the tier "
-               "each group actually spans.")
-
-    st.subheader("Memory per GPU")
-    figure, modes = memory_view(model, cluster, layout, workload)
-    if "memory" in shown:
-        chart(figure, key="seating-memory")
-    flash_note = (" Flash attention never writes the attention scores, so selective recomputation saves nothing "
-                  "more here." if abs(modes["none"] - modes["selective"]) < 1e6 else "")
-    st.caption(
-        f"Activations with this layout, on the fullest pipeline stage ({SEATING_SCHEDULES[workload.schedule]} holds "
-        f"its micro-batches in flight): {modes['none'] / 1e9:.1f} GB stored as they are, "
-        f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "
-        "recomputing whole layers (full)." + flash_note + " Mixed-precision Adam: 2 + 2 + 12 bytes per parameter, "
-        "sharded by ZeRO (Rajbhandari et al. 2019); activations per Korthikanti et al. 2022; 10 % of the GPU's memory "
-        "kept for the CUDA and NCCL context, buffers and fragmentation (our allowance; the ZeRO paper saw "
-        "fragmentation alone leave up to 30 % unusable)."
-    )
-
-
-@st.fragment
-def comparison_section() -> None:
-    st.subheader("One click, two comparisons")
-    st.radio("Compare with", list(SEATING_COMPARISONS), key=state.key("cmp"), horizontal=True,
-             format_func=SEATING_COMPARISONS.get)
-    state.sync_url()
-    choice = state["cmp"]
-    if choice == "tp":
-        inside, across = tp_pair(model, cluster, layout, workload)
-        cols = st.columns(2)
-        for col, side, title in ((cols[0], inside, "TP inside the NVLink domain"),
-                                 (cols[1], across, "TP across two domains")):
-            with col.container(border=True):
-                st.markdown(f"**{title}**")
-                if isinstance(side, str):
-                    st.info(escape_markdown(side))
-                    continue
-                tp_row = next(d for d in side.dimensions if d.name == "tp")
-                st.markdown(f"{escape_markdown(side.layout.label())}: TP traffic on **{tp_row.tier}**")
-                a, b = st.columns(2)
-                a.metric("Step time", format_seconds(side.step_s))
-                b.metric("TP exposed", format_seconds(tp_row.exposed_s))
-        if not isinstance(inside, str) and not isinstance(across, str):
-            ratio = across.step_s / inside.step_s
-            st.markdown(f"Crossing the {domain_label} boundary makes each step **{ratio:.2f}×** as long here. "
-                        "Nothing in the model says where TP belongs: the NIC is simply slower per call than NVLink, "
-                        "and TP calls sit on the critical path.")
-    elif choice == "search":
-        found = cached_search(model, cluster, workload)
-        if found.best is None:
-            st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid:,} valid layouts "
-                     "tried, with every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules). "
-                     + " ".join(escape_markdown(a) for a in found.advice))
+    @st.fragment
+    def grid_section() -> None:
+        st.subheader("Who sits where")
+        st.radio("Colour the GPUs by", list(SEATING_COLOURS), key=state.key("colour"), horizontal=True,
+                 format_func=SEATING_COLOURS.get)
+        state.sync_url()
+        if problems:
+            st.info("The chart appears once the layout can run.")
             return
-        best = found.best
-        bw = best.workload
-        st.markdown(f"Tried {found.tried:,} layouts (factorizations × ZeRO stage × recomputation × micro-batch × "
-                    f"schedule): {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
-                    f"**{escape_markdown(best.layout.label())}**, {bw.recompute} recomputation, micro-batch "
-                    f"{bw.micro_batch}, {SEATING_SCHEDULES[bw.schedule]}"
-                    + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
-                    + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
-                    f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
+        if layout.gpus > MAX_GRID_GPUS:
+            st.info(f"The chart draws up to {MAX_GRID_GPUS:,} GPUs; this cluster has {layout.gpus:,}. The bill below "
+                    "still covers all of them.")
+            return
+        colour = state["colour"]
+        chart(grid_figure(layout, cluster.domain_size, colour, domain_label), key="seating-grid")
+        st.caption(
+            f"Each box is one {domain_label}: its GPUs share NVLink. Green rings: a group's traffic on NVLink; blue "
+            f"dashed lines: traffic that has to leave the {domain_label} through the NICs (the first groups are "
+            "drawn). A red outline marks a tensor, context or expert group split across boxes for no reason of size."
+        )
+
+
+    with grid_box:
+        grid_section()
+    @st.fragment
+    def comparison_section() -> None:
+        st.subheader("One click, two comparisons")
+        st.radio("Compare with", list(SEATING_COMPARISONS), key=state.key("cmp"), horizontal=True,
+                 format_func=SEATING_COMPARISONS.get)
+        state.sync_url()
+        choice = state["cmp"]
+        if choice == "tp":
+            inside, across = tp_pair(model, cluster, layout, workload)
+            cols = st.columns(2)
+            for col, side, title in ((cols[0], inside, "TP inside the NVLink domain"),
+                                     (cols[1], across, "TP across two domains")):
+                with col.container(border=True):
+                    st.markdown(f"**{title}**")
+                    if isinstance(side, str):
+                        st.info(escape_markdown(side))
+                        continue
+                    tp_row = next(d for d in side.dimensions if d.name == "tp")
+                    st.markdown(f"{escape_markdown(side.layout.label())}: TP traffic on **{tp_row.tier}**")
+                    a, b = st.columns(2)
+                    a.metric("Step time", format_seconds(side.step_s))
+                    b.metric("TP exposed", format_seconds(tp_row.exposed_s))
+            if not isinstance(inside, str) and not isinstance(across, str):
+                ratio = across.step_s / inside.step_s
+                st.markdown(f"Crossing the {domain_label} boundary makes each step **{ratio:.2f}×** as long here. "
+                            "Nothing in the model says where TP belongs: the NIC is simply slower per call than "
+                            "NVLink, and TP calls sit on the critical path.")
+        elif choice == "search":
+            found = cached_search(model, cluster, workload)
+            if found.best is None:
+                st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid:,} valid "
+                         "layouts tried, with every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules). "
+                         + " ".join(escape_markdown(a) for a in found.advice))
+                return
+            best = found.best
+            bw = best.workload
+            st.markdown(f"Tried {found.tried:,} layouts (factorizations × ZeRO stage × recomputation × micro-batch × "
+                        f"schedule): {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
+                        f"**{escape_markdown(best.layout.label())}**, {bw.recompute} recomputation, micro-batch "
+                        f"{bw.micro_batch}, {SEATING_SCHEDULES[bw.schedule]}"
+                        + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
+                        + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
+                        f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
+            if bill is not None:
+                st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "
+                           f"({bill.step_s / best.step_s:.2f}× the fastest).")
+            st.button("Use this layout", on_click=_use_layout, args=(best.layout, best.workload),
+                      key="seating.use-best")
+
+    with body:  # everything below the grid, up to the comparisons, in its place
+        show_bill_metrics(bill)
+        show_cluster_sources(cluster, catalog)
+
         if bill is not None:
-            st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "
-                       f"({bill.step_s / best.step_s:.2f}× the fastest).")
-        st.button("Use this layout", on_click=_use_layout, args=(best.layout, best.workload), key="seating.use-best")
+            st.subheader("More GPUs, same batch")
+            live_seating(state, model, cluster, layout, workload)
+
+        view_picker(state, SEATING_VIEWS)  # the one further chart drawn below (view=)
+        shown = shown_views(state, SEATING_VIEWS)
+        if bill is not None:
+            st.subheader("The bill, per dimension")
+            figure, table = bill_view(model, cluster, layout, workload)
+            if "bill" in shown:
+                chart(figure, key="seating-bill")
+            st.markdown(table)  # a Markdown table: it loads sooner than a data grid and grows on a projector
+            st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, "
+                       "all-gather, reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective "
+                       "models on the tier each group actually spans.")
+
+            st.subheader("Memory per GPU")
+            figure, modes = memory_view(model, cluster, layout, workload)
+            if "memory" in shown:
+                chart(figure, key="seating-memory")
+            flash_note = (" Flash attention never writes the attention scores, so selective recomputation saves "
+                          "nothing more here." if abs(modes["none"] - modes["selective"]) < 1e6 else "")
+            st.caption(
+                f"Activations with this layout, on the fullest pipeline stage ({SEATING_SCHEDULES[workload.schedule]} "
+                f"holds its micro-batches in flight): {modes['none'] / 1e9:.1f} GB stored as they are, "
+                f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "
+                "recomputing whole layers (full)." + flash_note + " Mixed-precision Adam: 2 + 2 + 12 bytes per "
+                "parameter, sharded by ZeRO (Rajbhandari et al. 2019); activations per Korthikanti et al. 2022; 10 % "
+                "of the GPU's memory kept for the CUDA and NCCL context, buffers and fragmentation (our allowance; the "
+                "ZeRO paper saw fragmentation alone leave up to 30 % unusable)."
+            )
 
 
-comparison_section()
+    with comparison_box:
+        comparison_section()
+
+
+cluster_part()
 
 with st.container(border=True):
     st.markdown(
@@ -299,9 +317,9 @@ with st.expander("Checked against published training runs"):
     st.markdown(reference_links)
 
 with st.expander("Sources"):
-    if values["model"] != "custom":
+    if state["model"] != "custom":
         sources = model_sources()
-        for source_id in model.source_ids:
+        for source_id in PRESETS[state["model"]].source_ids:
             source = sources[source_id]
             st.markdown(f"- [{escape_markdown(source.title)}]({source.url})")
     st.markdown(

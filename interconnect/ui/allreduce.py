@@ -61,8 +61,9 @@ from interconnect.models.collectives import (
     normalize_collective,
 )
 from interconnect.models.collectives import collective as collective_model
+from interconnect.ui.allreduce_live import live_nodes
 from interconnect.ui.charts import built_figure, chart
-from interconnect.ui.cluster import CLUSTER_HASH, set_cluster
+from interconnect.ui.cluster import CLUSTER_HASH, nodes_input, set_cluster, show_cluster_sources
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import (
     ALLREDUCE_VIEWS,
@@ -72,10 +73,10 @@ from interconnect.ui.pagespecs import (
     cluster_inputs,
 )
 from interconnect.ui.state import PageState
-from interconnect.ui.views import shown_views
+from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
-__all__ = ["analysis", "page_cluster"]
+__all__ = ["analysis", "cluster_view", "page_cluster"]
 
 MEASUREMENTS = {m.id: m for m in load_measurements()}
 PROTOCOL_NAMES = {"auto": "The library's choice", "LL": "LL (low latency)", "LL128": "LL128", "Simple": "Simple (bulk)"}
@@ -316,6 +317,26 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
                          args=(state, "coll", key)):
                 st.rerun()
     return LogFit(overlay, key, calibration)
+
+
+@st.fragment
+def cluster_view(state: PageState, nodes_column: Any) -> None:
+    """The node count (in its column of the cluster box) and everything the cluster drives: the live chart,
+    the view picker, the cluster's sources and :func:`analysis` (one fragment, so a node count change
+    leaves the page's frame and the rest of the cluster box as they are)."""
+    nodes_input(state, nodes_column)
+    # Two places made first, so the nested fragment keeps its identity (and its right to write the link)
+    # whatever the first one holds.
+    head, tail = st.container(), st.container()
+    cluster, cluster_warnings = page_cluster(state.values())
+    with head:
+        for warning in cluster_warnings:
+            st.warning(escape_markdown(warning))
+        live_nodes(state, cluster)  # the main chart, under the cluster box and above the fold
+        view_picker(state, ALLREDUCE_VIEWS)  # the one further chart drawn below (view=), chosen here or in the link
+        show_cluster_sources(cluster)
+    with tail:
+        analysis(state)
 
 
 @st.fragment

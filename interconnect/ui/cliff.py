@@ -12,7 +12,7 @@ The arithmetic is in :mod:`interconnect.models.cliff`; the figures in :mod:`inte
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -124,10 +124,12 @@ class _Hardware(NamedTuple):
     nic_id: str | None
     catalog: Catalog
     custom_key: tuple
+    nics_column: Any  # where the NIC count is drawn (by the fragment that follows it)
 
 
 def _hardware_controls(state: PageState) -> _Hardware:
-    """The GPU, network card and NIC count pickers (and a custom GPU's or NIC's fields while in use)."""
+    """The GPU and network card pickers (and a custom GPU's or NIC's fields while in use); the NIC count's
+    column is returned for :func:`_nics_input`."""
     catalog = get_catalog()
     custom_nic_chosen = state["nic"] == "custom"
     # The custom rate's column exists only while it is in use, so the NIC count keeps room for "8 (auto)".
@@ -152,12 +154,17 @@ def _hardware_controls(state: PageState) -> _Hardware:
         columns[2].text_input("Custom NIC rate", key=state.key("nic_bw"),
                               help="Per direction, e.g. '800 Gbit/s' or '1.6 Tbit/s'.")
     nic_id = None if nic_choice == "auto" else CUSTOM_NIC_ID if custom_nic_chosen else nic_choice
-    auto_nics = server_nics(catalog, gpu.id, nic_id).nics
-    right.number_input("NICs per server", min_value=1, max_value=144, step=1, key=state.key("nics"),
-                       placeholder=f"{auto_nics} (auto)",
-                       help=f"Empty: as many as the GPU's own server has ({node.name}: {node.nics}); "
-                            "one per GPU for another card.")
-    return _Hardware(gpu, nic_id, catalog, custom_key)
+    return _Hardware(gpu, nic_id, catalog, custom_key, right)
+
+
+def _nics_input(state: PageState, hardware: _Hardware) -> None:
+    """The NIC count, drawn in the last column of the hardware row."""
+    gpu, catalog = hardware.gpu, hardware.catalog
+    node = catalog.reference_node(gpu.id)
+    auto_nics = server_nics(catalog, gpu.id, hardware.nic_id).nics
+    hardware.nics_column.number_input(
+        "NICs per server", min_value=1, max_value=144, step=1, key=state.key("nics"), placeholder=f"{auto_nics} (auto)",
+        help=f"Empty: as many as the GPU's own server has ({node.name}: {node.nics}); one per GPU for another card.")
 
 
 def _view_controls(state: PageState, library: str) -> None:
@@ -174,7 +181,6 @@ def _view_controls(state: PageState, library: str) -> None:
 def _headline_metrics(gpu: Gpu, summary: CliffSummary, fmt_unit: str) -> None:
     """The ratio like for like, as often quoted, as achieved, and the whole server's egress."""
     brand, library, server = gpu.scaleup_brand.name, gpu.collective_library.name, summary.server
-    st.subheader("The headline ratio, two ways")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Like for like (per direction)", f"{summary.ratio_like_for_like:.3g} : 1",
               help=f"{brand} per GPU, per direction ÷ the network per GPU, per direction "
@@ -250,47 +256,87 @@ def _popular_claims(catalog: Catalog, gpu: Gpu, bars: list) -> None:
                 st.markdown(f"**What the sources say:** {claim['correction']}")
 
 
+class _Slots(NamedTuple):
+    """Places in the page, in reading order, that :func:`_nics_view` fills on every run of its own (it draws the
+    NIC count in the hardware row, and the live chart where it is called)."""
+
+    metrics: Any  # the headline ratio and the corrected text
+    bars: Any  # the bars chart (view=bars) and the note on achieved figures
+    sources: Any  # where every bar comes from
+    blu_ray: Any  # the Blu-ray table
+
+
 @st.fragment
 def cliff_view(state: PageState) -> None:
-    """The controls, the live chart, the headline ratio, the cliff chart, its sources and the Blu-ray table."""
-    gpu, nic_id, catalog, custom_key = _hardware_controls(state)
-    _view_controls(state, gpu.collective_library.name)
-    state.sync_url()
+    """The controls, the live chart, the headline ratio, the cliff chart, its sources and the Blu-ray table.
 
-    direction, unit_key, basis = DIRECTIONS[state["dir"]], state["unit"], state["basis"]
-    summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
-    server, nic = summary.server, summary.nic
-    live_nics(state, catalog, summary, custom_key)  # the main chart, under the controls and above the fold
+    Everything that follows the NIC count (the count itself, the live chart, the ratios, the bars, the
+    Blu-ray table and the link) is the nested fragment :func:`_nics_view`, drawn into places this one
+    keeps for it: a change of the count reruns only that, and leaves the pickers, the pop-overs and the
+    popular figures, which do not depend on it, as they are.
+    """
+    with st.container():  # one place, however many fields a custom GPU or NIC adds, so the next stays put
+        hardware = _hardware_controls(state)
+        _view_controls(state, hardware.gpu.collective_library.name)
+    gpu, catalog = hardware.gpu, hardware.catalog
+    live = st.container()  # the nested fragment's own place, at the same position on every run
     view_picker(state, CLIFF_VIEWS)  # the one further chart drawn below (view=)
     shown = shown_views(state, CLIFF_VIEWS)
-    _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key])
-    with st.container(border=True):
-        st.markdown("\n\n".join(_corrected_lines(gpu, summary, catalog)))
-        if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
-            st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
-                       "900 GB/s per direction) against the same 400 Gbit/s card.")
-
-    bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key)
-    if "bars" in shown:
-        chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key), key="cliff-chart")
-    if basis == "achieved":
-        fallback = [bar.label for bar in bars if bar.basis != "achieved"]
-        if fallback:
-            st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or measured "
-                       "figure is shown, marked on its bar.")
+    st.subheader("The headline ratio, two ways")
+    metrics = st.container()
+    bars_slot = st.container()
+    # The NIC card (not its count) and the links on the chart: the same for every NIC count.
+    summary = cliff_summary(catalog, gpu.id, hardware.nic_id, nics_per_node=state["nics"])
+    nic = summary.nic
     s1, s2, s3 = st.columns(3)
     source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
     source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
     source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
                    container=s3)
-    with st.expander("Where every bar comes from"):
-        st.markdown(bar_sources)  # one element: a fast redraw
+    sources = st.container()
+    bars = _bars_view(gpu.id, nic.id, summary.server.nics, DIRECTIONS[state["dir"]], state["unit"], state["basis"],
+                      hardware.custom_key)[0]
     _popular_claims(catalog, gpu, bars)
-
     st.subheader("In human terms: how long to move one Blu-ray disc (50 GB)?")
-    st.markdown(blu_ray)  # a Markdown table: lighter for the browser than st.table
+    blu_ray = st.container()
     if "generations" in shown:  # it depends on no control, but is drawn only when asked for (view=generations)
         generations_section()
+    with live:  # the live chart is drawn there; the rest of what it draws goes to the slots
+        _nics_view(state, hardware, shown, _Slots(metrics, bars_slot, sources, blu_ray))
+
+
+@st.fragment
+def _nics_view(state: PageState, hardware: _Hardware, shown: frozenset[str], slots: _Slots) -> None:
+    """The NIC count and everything that follows it: the live chart (and a typed rate that could not be used)
+    where it is called, the rest each in its place (:class:`_Slots`)."""
+    gpu, nic_id, catalog, custom_key = hardware.gpu, hardware.nic_id, hardware.catalog, hardware.custom_key
+    _nics_input(state, hardware)
+    state.sync_url()
+    direction, unit_key, basis = DIRECTIONS[state["dir"]], state["unit"], state["basis"]
+    summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
+    server, nic = summary.server, summary.nic
+    live_nics(state, catalog, summary, custom_key)  # the main chart, under the controls and above the fold
+    with slots.metrics:
+        _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key])
+        with st.container(border=True):
+            st.markdown("\n\n".join(_corrected_lines(gpu, summary, catalog)))
+            if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
+                st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
+                           "900 GB/s per direction) against the same 400 Gbit/s card.")
+
+    bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key)
+    with slots.bars:
+        if "bars" in shown:
+            chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key),
+                  key="cliff-chart")
+        if basis == "achieved":
+            fallback = [bar.label for bar in bars if bar.basis != "achieved"]
+            if fallback:
+                st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or "
+                           "measured figure is shown, marked on its bar.")
+    with slots.sources, st.expander("Where every bar comes from"):
+        st.markdown(bar_sources)  # one element: a fast redraw
+    slots.blu_ray.markdown(blu_ray)  # a Markdown table: lighter for the browser than st.table
 
 
 def generations_section() -> None:

@@ -33,8 +33,8 @@ from interconnect.ui.state import PageState
 #: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.
 CLUSTER_HASH = {Cluster: repr}
 
-__all__ = ["calibration_controls", "cluster_controls", "resolve_page_cluster", "set_cluster", "show_cluster_sources",
-           "topology_controls"]
+__all__ = ["calibration_controls", "cluster_controls", "nodes_input", "resolve_page_cluster", "set_cluster",
+           "show_cluster_sources", "topology_controls"]
 
 
 #: The cluster's secondary settings: drawn in the collapsed "More settings" expander under the main row.
@@ -42,13 +42,17 @@ MORE_KEYS = ("domain", "lat", "nics", "sharp", "cal", "net_eff", "up_eff", "xlat
              "shared")
 
 
-def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster") -> None:
+def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster",
+                     nodes_later: bool = False) -> Any:
     """Draw the cluster widgets, bound to ``state``'s keys, in a bordered box.
 
     One row of main settings (GPU, GPUs per node, nodes, NIC and its custom rate, fabric) and a
     collapsed "More settings" expander with the rest, so the page's main chart fits above the fold at
     1440 x 900. The expander starts open when the session opened with any of its settings away from
     the default (a link that sets them shows them).
+
+    With ``nodes_later`` the node count is left out and its column returned, for a fragment to draw it
+    there with :func:`nodes_input`: a change of the node count then reruns that fragment, not the page.
     """
     catalog = catalog or get_catalog()
     with st.container(border=True):
@@ -59,7 +63,8 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
         c1, c2, c3, c4, *c5, c6 = st.columns([3, 2, 2, 3, 2, 2.4] if custom_nic else [3, 2, 2, 3, 2.6])
         gpu_picker(state, catalog=catalog, container=c1)
         c2.number_input("GPUs per node", min_value=1, max_value=1024, step=1, key=state.key("gpn"))
-        c3.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
+        if not nodes_later:
+            nodes_input(state, c3)
         nic_names = {"auto": "The GPU's usual NIC", "custom": "Custom rate…",
                      **{k: v.name for k, v in catalog.nics().items()}}
         c4.selectbox("NIC", list(nic_names), key=state.key("nic"), format_func=nic_names.get)
@@ -84,6 +89,12 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
             if "topo" in state.specs_by_key:
                 topology_controls(state, nested=True)
             calibration_controls(state)
+    return c3 if nodes_later else None
+
+
+def nodes_input(state: PageState, container: Any) -> None:
+    """The cluster's node count, in ``container`` (a column of the cluster box)."""
+    container.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
 
 
 def _nic_rate(state: PageState, container: Any) -> None:
