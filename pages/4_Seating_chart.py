@@ -195,9 +195,9 @@ def cluster_part() -> None:
             "drawn). A red outline marks a tensor, context or expert group split across boxes for no reason of size."
         )
 
-
     with grid_box:
         grid_section()
+
     @st.fragment
     def comparison_section() -> None:
         st.subheader("One click, two comparisons")
@@ -282,7 +282,6 @@ def cluster_part() -> None:
                 "of the GPU's memory kept for the CUDA and NCCL context, buffers and fragmentation (our allowance; the "
                 "ZeRO paper saw fragmentation alone leave up to 30 % unusable)."
             )
-
 
     with comparison_box:
         comparison_section()
