@@ -9,6 +9,8 @@
 const SVG_NS = "http://www.w3.org/2000/svg";
 const VIEW_WIDTH = 1000;
 const KEY_SETTLE_MS = 350;
+// How long a sent value waits for the server's run that carries it before the server's value wins again.
+const ECHO_WAIT_MS = 5000;
 const LATENCY_SAMPLES = 400;
 
 function svgNode(tag, attributes, parent) {
@@ -160,9 +162,17 @@ export default function (component) {
     recordLatency(started);
   }
 
-  // Keep the hand's position while it still moves; otherwise show what the server sent.
-  const state = (root.__liveState = root.__liveState || { moving: false, timer: null, sent: null });
-  if (!state.moving && state.timer === null) input.value = String(spec.slider.index);
+  // Keep the hand's position while it still moves, and while the server's runs still carry an older
+  // value than the one last sent (a run begun before that send would pull the slider back for a
+  // moment); otherwise show what the server sent.
+  const state = (root.__liveState = root.__liveState || { moving: false, timer: null, sent: null, awaiting: null,
+                                                          since: 0 });
+  const serverValue = spec.slider.values[spec.slider.index];
+  if (state.awaiting !== null && (serverValue === state.awaiting || performance.now() - state.since > ECHO_WAIT_MS)) {
+    state.awaiting = null;
+  }
+  const stale = state.awaiting !== null;
+  if (!state.moving && state.timer === null && !stale) input.value = String(spec.slider.index);
 
   function send() {
     state.timer = null;
@@ -170,6 +180,8 @@ export default function (component) {
     const chosen = spec.slider.values[Number(input.value)];
     if (chosen !== state.sent) {
       state.sent = chosen;
+      state.awaiting = chosen;
+      state.since = performance.now();
       setStateValue("value", chosen);
     }
   }
@@ -186,7 +198,7 @@ export default function (component) {
     if (state.timer !== null) clearTimeout(state.timer);
     state.timer = setTimeout(send, KEY_SETTLE_MS);
   };
-  state.sent = spec.slider.values[spec.slider.index];
+  if (!stale) state.sent = serverValue;
   // A key's pending send armed before this run belongs to the previous run's component, whose
   // setStateValue may no longer reach the server: arm it again here, with this run's.
   if (state.timer !== null) {
