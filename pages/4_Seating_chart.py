@@ -39,6 +39,7 @@ from interconnect.ui.seating import (
     memory_view,
     reference_view,
     seating_inputs,
+    section_choice,
     show_bill_metrics,
     tp_pair,
 )
@@ -176,10 +177,7 @@ def cluster_part() -> None:
 
     @st.fragment
     def grid_section() -> None:
-        st.subheader("Who sits where")
-        st.radio("Colour the GPUs by", list(SEATING_COLOURS), key=state.key("colour"), horizontal=True,
-                 format_func=SEATING_COLOURS.get)
-        state.sync_url()
+        section_choice(state, "Who sits where", "Colour the GPUs by", "colour", SEATING_COLOURS)
         if problems:
             st.info("The chart appears once the layout can run.")
             return
@@ -200,10 +198,7 @@ def cluster_part() -> None:
 
     @st.fragment
     def comparison_section() -> None:
-        st.subheader("One click, two comparisons")
-        st.radio("Compare with", list(SEATING_COMPARISONS), key=state.key("cmp"), horizontal=True,
-                 format_func=SEATING_COMPARISONS.get)
-        state.sync_url()
+        section_choice(state, "One click, two comparisons", "Compare with", "cmp", SEATING_COMPARISONS)
         choice = state["cmp"]
         if choice == "tp":
             inside, across = tp_pair(model, cluster, layout, workload)

@@ -26,6 +26,7 @@ from interconnect.models.presets import ModelPreset, custom_model, load_model_pr
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pagespecs import DTYPE_BYTES
+from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_quantity, format_seconds
 
 # --- cached core calls (pure functions of hashable inputs) ----------------------------------------
@@ -247,3 +248,11 @@ def show_bill_metrics(bill: Plan | None) -> None:
                  f"{bill.memory.reserved / 1e9:.0f} GB kept for buffers and fragmentation, against "
                  f"{bill.memory.capacity / 1e9:.0f} GB. Raise the ZeRO stage, TP or PP, recompute activations, "
                  "or shrink the micro-batch.")
+
+
+def section_choice(state: PageState, title: str, label: str, key: str, choices: dict[str, str]) -> None:
+    """A section's heading and its horizontal choice (``key`` of the page's state), then the link written again:
+    the top of each of the page's fragments that a radio redraws."""
+    st.subheader(title)
+    st.radio(label, list(choices), key=state.key(key), horizontal=True, format_func=choices.get)
+    state.sync_url()
