@@ -16,7 +16,6 @@ The arithmetic is in :mod:`interconnect.models.reach`; the figures in :mod:`inte
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import pandas as pd
@@ -28,7 +27,6 @@ from interconnect.models.reach import (
     EPISODE,
     GAP_MEDIA,
     IEEE1284_CABLE_M,
-    LANDMARKS,
     LAPLINK_CONDUCTORS,
     MAX_DISTANCE_M,
     MIN_DISTANCE_M,
@@ -54,7 +52,6 @@ from interconnect.models.reach import (
     two_site_allreduce,
     window_limited_rate_bytes_per_s,
 )
-from interconnect.models.reach_family import DISTANCE_STOPS_M
 from interconnect.models.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
@@ -82,29 +79,11 @@ INTRO = (
     "carry it at all. The second is a wall, not a slope. Past its reach a link does not get slower; it stops, and "
     "no amount of speed helps it cross the room."
 )
-TEXT_KEY, SLIDER_KEY, NOTE_KEY, SOURCE_KEY = "reach.d_text", "reach.d_slider", "reach.d_note", "reach.src"
+TEXT_KEY, NOTE_KEY, SOURCE_KEY = "reach.d_text", "reach.d_note", "reach.src"
 GAP_LABELS = {"fibre": "Fibre", "copper": "Copper", "vacuum": "Vacuum"}
 _SHORT_MEDIUM = {"fibre": "Fibre", "copper-twinax": "Twinax copper", "copper-cable": "Copper cable", "vacuum": "Vacuum"}
 #: A 400 Gbit/s port, per direction: the rate the latency section fills a pipe with.
 PORT_BYTES_PER_S = 50e9
-
-
-STOPS = list(DISTANCE_STOPS_M)  # the live chart's slider offers the same stops
-_MARKS = {mark.distance_m: mark.label for mark in LANDMARKS}
-
-
-def _stop_label(metres: float) -> str:
-    return f"{distance_text(metres)} · {_MARKS[metres]}" if metres in _MARKS else distance_text(metres)
-
-
-def _nearest_stop(metres: float) -> float:
-    return min(STOPS, key=lambda stop: abs(math.log10(stop) - math.log10(metres)))
-
-
-@functools.lru_cache(maxsize=256)
-def _slider_options(metres: float) -> tuple[float, ...]:
-    """The slider's stops with the distance in use among them, so the slider shows what the box says."""
-    return tuple(sorted({*STOPS, metres}))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -139,34 +118,28 @@ def _far(metres: float) -> str:
     return f"{metres / 1000:,.0f} km" if metres >= 10_000 else _length(metres)
 
 
-# --- callbacks: the text box and the slider stay in step, the URL keeps the text -------------------
+# --- callbacks: the text box and the live chart's slider stay in step, the URL keeps the text ------
 
 
 def _typed(state: PageState) -> None:
-    """The text box changed: read it; a length moves the slider, anything else is explained."""
+    """The text box changed: read it; a length moves the page (and the live chart's slider), anything else
+    is explained."""
     try:
         reading = read_distance(st.session_state[TEXT_KEY])
     except QuantityInputError as exc:
         st.session_state[NOTE_KEY] = f"Distance: {exc}. Still showing {distance_text(_metres(state['d']))}."
         return
     st.session_state[state.key("d")] = reading.text
-    st.session_state[SLIDER_KEY] = reading.distance_m
     st.session_state[NOTE_KEY] = f"Distance: {reading.warning}." if reading.warning else ""
     if reading.warning:
         st.session_state[TEXT_KEY] = reading.text
 
 
 def _set_distance(state: PageState, text: str, metres: float) -> None:
-    """A distance chosen on a slider: the box, the page's value (the link) and the select slider follow."""
+    """A distance chosen on the live chart's slider: the box and the page's value (the link) follow."""
     st.session_state[state.key("d")] = text
     st.session_state[TEXT_KEY] = text
-    st.session_state[SLIDER_KEY] = metres
     st.session_state[NOTE_KEY] = ""
-
-
-def _dragged(state: PageState) -> None:
-    metres = st.session_state[SLIDER_KEY]
-    _set_distance(state, distance_text(metres), metres)
 
 
 # --- cached work: pure functions of their arguments -----------------------------------------------
@@ -558,17 +531,11 @@ def distance_section(state: PageState) -> None:
     """The distance control and everything that depends on the distance."""
     if TEXT_KEY not in st.session_state:
         st.session_state[TEXT_KEY] = state["d"]
-    if SLIDER_KEY not in st.session_state:
-        st.session_state[SLIDER_KEY] = _metres(state["d"])
-    with st.container(border=True):
-        t1, t2 = st.columns([1, 3])
-        t1.text_input("Distance between two GPUs", key=TEXT_KEY, on_change=_typed, args=(state,),
-                      help="A length with its unit: '11 m', '3 ft', '1000 km', '2 light-seconds'. 10 cm to 20,000 km.")
-        options = _slider_options(_metres(state["d"]))
-        if st.session_state.get(SLIDER_KEY) not in options:  # the box holds a distance the slider must show
-            st.session_state[SLIDER_KEY] = _metres(state["d"])
-        t2.select_slider("…or drag it (log scale)", options=options, key=SLIDER_KEY, on_change=_dragged,
-                         args=(state,), format_func=_stop_label)
+    t1, t2 = st.columns([1, 3], vertical_alignment="bottom")
+    t1.text_input("Distance between two GPUs", key=TEXT_KEY, on_change=_typed, args=(state,),
+                  help="A length with its unit: '11 m', '3 ft', '1000 km', '2 light-seconds'. 10 cm to 20,000 km.")
+    t2.caption("Type any length with its unit, or drag the Distance slider below (log scale; its stops name "
+               "landmarks).")
     note = st.session_state.get(NOTE_KEY, "")
     if note:
         st.warning(escape_markdown(note))

@@ -1,5 +1,6 @@
 """The Reach page in a real browser: a cold deep link renders its charts in the linked state, and
-the URL follows the distance when it is typed or dragged (the live chart's walk is in test_live_chart)."""
+the URL follows the distance when it is typed or moved on the live chart's slider (its step-by-step walk
+is in test_live_chart)."""
 
 from __future__ import annotations
 
@@ -51,10 +52,11 @@ def test_cold_deep_link_to_reach_page(cold_server, page, blocked_requests):
     wait_for_run(page, cold_server)
     assert poll(page, lambda: "196 µs" in page.locator(METRIC_VALUE).all_inner_texts())
 
-    # Dragging the slider (keyboard: one stop to the right) moves them again.
-    widget(page, "reach.d_slider").get_by_role("slider").press("ArrowRight")
-    assert poll(page, lambda: query_of(page.url).get("d") not in (None, "40 km")), page.url
+    # Moving the live chart's slider (keyboard: one stop to the right) moves them again, box included.
+    page.locator(".live-chart input[type=range]").first.press("ArrowRight")
+    assert poll(page, lambda: query_of(page.url).get("d") == "50 km" or None, timeout_s=40), page.url
     wait_for_run(page, cold_server)
+    assert poll(page, lambda: box.input_value() == "50 km" or None), box.input_value()
     assert_healthy(page, cold_server)
     assert page.locator(CHART).count() >= 1
     assert query_of(page.url)["medium"] == "vacuum", "moving the distance lost another control's state"
@@ -64,6 +66,6 @@ def test_cold_deep_link_to_reach_page(cold_server, page, blocked_requests):
     box.press("Enter")
     assert poll(page, lambda: query_of(page.url).get("d") == "1.5 m"), page.url
     wait_for_run(page, cold_server)
-    assert poll(page, lambda: "1.5 m" in widget(page, "reach.d_slider").inner_text()), \
-        widget(page, "reach.d_slider").inner_text()
+    value = page.locator(".live-chart .live-value").first
+    assert poll(page, lambda: value.inner_text() == "1.5 m" or None), value.inner_text()
     assert blocked_requests == [], f"the page tried to reach the internet: {blocked_requests}"
