@@ -20,7 +20,7 @@ from interconnect.models.cluster import Cluster
 from interconnect.models.parallelism import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
 from interconnect.models.presets import ModelPreset, load_model_presets, model_sources
 from interconnect.ui.charts import chart
-from interconnect.ui.cluster import nodes_input, resolve_page_cluster, show_cluster_sources
+from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import (
     DTYPE_BYTES,
@@ -137,16 +137,28 @@ def run_controls(state: PageState) -> Any:
     return chart_column
 
 
-@st.fragment
 def cluster_view(state: PageState, catalog: Catalog, nodes_column: Any, chart_column: Any) -> None:
-    """The node count and everything the cluster drives, each part where the page keeps room for it."""
+    """The node count and everything the cluster drives, each part where the page keeps room for it.
+
+    The sources of the GPU and the NIC (a row of two pop-overs) do not depend on the node count, so they
+    are drawn here, in a full run, between the places of the fragment's figures and the rest.
+    """
+    figures_slot = st.container()
+    cluster_source_popovers(resolve_page_cluster(state.values())[0], catalog)
+    rest_slot = st.container()
+    _cluster_part(state, nodes_column, chart_column, figures_slot, rest_slot)
+
+
+@st.fragment
+def _cluster_part(state: PageState, nodes_column: Any, chart_column: Any, figures_slot: Any, rest_slot: Any) -> None:
+    """The fragment of the node count: what the cluster drives, in the places the page keeps for it."""
     nodes_input(state, nodes_column)
     # Containers made here, in the page's places, on every run: a rerun of this fragment may then write to them.
     # The nested fragments are called from containers at fixed places, so that each keeps its identity (and its
     # right to write the link) whatever this run draws before them.
     grid_box = chart_column.container()
     notes = grid_box.container()  # warnings about the inputs, above the chart
-    body, comparison_box = st.container(), st.container()
+    figures, body, comparison_box = figures_slot.container(), rest_slot.container(), st.container()
     # The URL and the share link are written by the two fragments below, which run in every run of this one:
     # a fragment may only update the title's link slot if it wrote it in the last full run, and a third
     # write from here made Streamlit's front end fail on about one cold visit in six (a blank page).
@@ -173,8 +185,11 @@ def cluster_view(state: PageState, catalog: Catalog, nodes_column: Any, chart_co
 
     with grid_box:
         _grid_section(state, bool(problems), layout, cluster, domain_label)
-    with body:  # everything below the grid, up to the comparisons, in its place
-        _body(state, catalog, model, cluster, layout, workload, bill)
+    with figures:  # the step's figures and the cluster in one line, under the grid
+        show_bill_metrics(bill)
+        st.caption(escape_markdown(cluster.describe()))
+    with body:  # everything below the sources, up to the comparisons, in its place
+        _body(state, model, cluster, layout, workload, bill)
     with comparison_box:
         _comparison_section(state, model, cluster, layout, workload, bill, domain_label)
 
@@ -198,12 +213,9 @@ def _grid_section(state: PageState, problems: bool, layout: Layout, cluster: Clu
     )
 
 
-def _body(state: PageState, catalog: Catalog, model: ModelPreset, cluster: Cluster, layout: Layout,
-          workload: Workload, bill: Plan | None) -> None:
-    """The bill's figures, the cluster's sources, the live chart, the bill and the memory, under the grid."""
-    show_bill_metrics(bill)
-    show_cluster_sources(cluster, catalog)
-
+def _body(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload,
+          bill: Plan | None) -> None:
+    """The live chart, the bill and the memory, under the cluster's sources."""
     if bill is not None:
         st.subheader("More GPUs, same batch")
         live_seating(state, model, cluster, layout, workload)
@@ -248,12 +260,12 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
         for col, side, title in ((cols[0], inside, "TP inside the NVLink domain"),
                                  (cols[1], across, "TP across two domains")):
             with col.container(border=True):
-                st.markdown(f"**{title}**")
                 if isinstance(side, str):
+                    st.markdown(f"**{title}**")
                     st.info(escape_markdown(side))
                     continue
-                tp_row = next(d for d in side.dimensions if d.name == "tp")
-                st.markdown(f"{escape_markdown(side.layout.label())}: TP traffic on **{tp_row.tier}**")
+                tp_row = next(d for d in side.dimensions if d.name == "tp")  # the title and the layout: one element
+                st.markdown(f"**{title}**\n\n{escape_markdown(side.layout.label())}: TP traffic on **{tp_row.tier}**")
                 a, b = st.columns(2)
                 a.metric("Step time", format_seconds(side.step_s))
                 b.metric("TP exposed", format_seconds(tp_row.exposed_s))
