@@ -1,6 +1,6 @@
 """The Seating chart page's cached core calls: pure functions of hashable inputs, computed once per view.
 
-Kept out of ``pages/4_Seating_chart.py`` so the page only reads its inputs, calls these and draws.
+Kept out of the page and of :mod:`interconnect.ui.seating_view` (which draws it), so both only call these.
 """
 
 from __future__ import annotations

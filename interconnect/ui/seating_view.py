@@ -1,0 +1,347 @@
+"""The Seating chart page, drawn: its controls, the fragment of the node count and what the cluster drives,
+and the text below. ``pages/4_Seating_chart.py`` calls these in order.
+
+The node count and everything the cluster drives (the seating grid, the bill, the live chart, the
+comparisons) are one fragment, :func:`cluster_view`, drawn into the places the page keeps for it: a
+change of the node count reruns that, not the page's frame, the other controls or the text that no
+control changes. The grid and the comparisons are fragments nested in it, so their radios rerun only
+their section.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from interconnect.catalog import Catalog
+from interconnect.figures.seating import MAX_GRID_GPUS
+from interconnect.models.cluster import Cluster
+from interconnect.models.parallelism import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
+from interconnect.models.presets import ModelPreset, load_model_presets, model_sources
+from interconnect.ui.charts import chart
+from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.pagespecs import (
+    DTYPE_BYTES,
+    SEATING_COLOURS,
+    SEATING_COMPARISONS,
+    SEATING_SCHEDULES,
+    SEATING_VIEWS,
+)
+from interconnect.ui.seating import (
+    bill_view,
+    cached_plan,
+    cached_search,
+    grid_figure,
+    memory_view,
+    reference_view,
+    seating_inputs,
+    section_choice,
+    show_bill_metrics,
+    tp_pair,
+)
+from interconnect.ui.seating_live import live_seating
+from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
+from interconnect.units import format_seconds
+
+__all__ = ["claim_box", "cluster_view", "reference_section", "run_controls", "sources_section"]
+
+#: The run's keys drawn in its main box; the rest of the run's keys are in "More settings".
+MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
+
+
+def _use_layout(state: PageState, layout: Layout, workload: Workload | None = None) -> None:
+    for key, value in layout.as_dict().items():
+        st.session_state[state.key(key)] = value
+    if workload is not None:  # the search may also have changed recomputation, micro-batch and schedule
+        st.session_state[state.key("recompute")] = workload.recompute
+        st.session_state[state.key("mb")] = workload.micro_batch
+        st.session_state[state.key("sched")] = workload.schedule
+        st.session_state[state.key("vs")] = workload.virtual_stages
+
+
+def run_controls(state: PageState) -> Any:
+    """The model and run box and the layout box in a narrow column; returns the column beside it, where the
+    seating chart goes (both above the fold at 1440 x 900)."""
+    presets = load_model_presets()
+    if "_seating.more_settings_open" not in st.session_state:  # open when the session's link set any of them
+        st.session_state["_seating.more_settings_open"] = any(state[key] != state.specs_by_key[key].default
+                                                              for key in MORE_RUN_KEYS)
+    controls_column, chart_column = st.columns([1.25, 2.75])
+    with controls_column.container(border=True):
+        st.markdown("**The model and the run**")
+        names = {**{k: v.name for k, v in presets.items()}, "custom": "Custom…"}
+        st.selectbox("Model", list(names), key=state.key("model"), format_func=names.get)
+        m2, m3 = st.columns(2)
+        m2.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
+                        key=state.key("seq"))
+        m3.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
+        m4, m5 = st.columns(2)
+        m4.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
+                        help="Sequences per optimizer step, over all data-parallel replicas.")
+        m5.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
+        if state["model"] == "custom":
+            c1, c2 = st.columns(2)
+            c1.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
+            c2.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
+            c3, c4 = st.columns(2)
+            c3.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
+            c4.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
+            c5, c6, c7 = st.columns(3)
+            c5.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
+            c6.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
+            c7.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
+            st.number_input("KV heads (0 = heads)", min_value=0, max_value=1024, key=state.key("kv"))
+            st.number_input("MLP width (0 = 4 × hidden)", min_value=0, max_value=1_048_576, step=1024,
+                            key=state.key("ffn"))
+            st.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
+                            key=state.key("vocab"))
+        with st.expander("More settings", expanded=st.session_state["_seating.more_settings_open"]):
+            st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"))
+            st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
+                         format_func=SEATING_SCHEDULES.get,
+                         help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU "
+                              "(p − 1)/v; zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) "
+                              "(p/2 − 1) × 2/3, and hides the expert all-to-all behind compute.")
+            st.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
+                            disabled=state["sched"] != "interleaved",
+                            help="Model chunks per GPU, interleaved schedule only.")
+            st.selectbox("Attention kernel", list(ATTENTION_KERNELS), key=state.key("attn"),
+                         help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) "
+                              "does. flash is the newest FlashAttention for the GPU; flash2 is FlashAttention-2, which "
+                              "reaches 35 % of an H100's peak where FlashAttention-3 reaches about 60 %.")
+            st.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
+                      help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
+                           "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.")
+            st.toggle("Sequence parallelism", key=state.key("sp"))
+            st.toggle("First and last stage one layer lighter", key=state.key("ends"),
+                      help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).")
+
+    with controls_column.container(border=True):
+        st.markdown("**The layout**")
+        st.caption("TP × PP × DP × CP must equal the GPU count; EP is carved out of DP.")
+        l1, l2 = st.columns(2)
+        l1.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
+        l2.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
+        l3, l4 = st.columns(2)
+        l3.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
+        l4.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
+        moe = state["experts"] > 0 if state["model"] == "custom" else presets[state["model"]].is_moe
+        l5, l6 = st.columns(2)
+        l5.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
+                        disabled=not moe and state["ep"] == 1,
+                        help="Expert parallelism: only for a mixture-of-experts model.")
+        l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
+    return chart_column
+
+
+def cluster_view(state: PageState, catalog: Catalog, nodes_column: Any, chart_column: Any) -> None:
+    """The node count and everything the cluster drives, each part where the page keeps room for it.
+
+    The sources of the GPU and the NIC (a row of two pop-overs) do not depend on the node count, so they
+    are drawn here, in a full run, between the places of the fragment's figures and the rest.
+    """
+    figures_slot = st.container()
+    cluster_source_popovers(resolve_page_cluster(state.values())[0], catalog)
+    rest_slot = st.container()
+    _cluster_part(state, nodes_column, chart_column, figures_slot, rest_slot)
+
+
+@st.fragment
+def _cluster_part(state: PageState, nodes_column: Any, chart_column: Any, figures_slot: Any, rest_slot: Any) -> None:
+    """The fragment of the node count: what the cluster drives, in the places the page keeps for it."""
+    nodes_input(state, nodes_column)
+    # Containers made here, in the page's places, on every run: a rerun of this fragment may then write to them.
+    # The nested fragments are called from containers at fixed places, so that each keeps its identity (and its
+    # right to write the link) whatever this run draws before them.
+    grid_box = chart_column.container()
+    notes = grid_box.container()  # warnings about the inputs, above the chart
+    figures, body, comparison_box = figures_slot.container(), rest_slot.container(), st.container()
+    # The URL and the share link are written by the two fragments below, which run in every run of this one:
+    # a fragment may only update the title's link slot if it wrote it in the last full run, and a third
+    # write from here made Streamlit's front end fail on about one cold visit in six (a blank page).
+    values = state.values()
+    cluster, cluster_warnings = resolve_page_cluster(values)
+    for warning in cluster_warnings:
+        notes.warning(escape_markdown(warning))
+    inputs = seating_inputs(values, cluster)
+    model, workload, layout = inputs.model, inputs.workload, inputs.layout
+    for note in inputs.model_notes:
+        notes.warning(escape_markdown(note))
+    if inputs.layout_change:
+        notes.info(escape_markdown(inputs.layout_change + " Set DP to choose it yourself."))
+    domain_label = "rack" if cluster.domain_size > 16 else "node"
+
+    problems = layout_problems(model, cluster, layout, workload)
+    bill = None
+    if problems:
+        notes.error("**This layout cannot run.** " + " ".join(escape_markdown(p) for p in problems))
+        notes.caption("Change the layout's degrees, or let the page find the fastest layout that fits (Compare with, "
+                      "below).")
+    else:
+        bill = cached_plan(model, cluster, layout, workload)
+
+    with grid_box:
+        _grid_section(state, bool(problems), layout, cluster, domain_label)
+    with figures:  # the step's figures and the cluster in one line, under the grid
+        show_bill_metrics(bill)
+        st.caption(escape_markdown(cluster.describe()))
+    with body:  # everything below the sources, up to the comparisons, in its place
+        _body(state, model, cluster, layout, workload, bill)
+    with comparison_box:
+        _comparison_section(state, model, cluster, layout, workload, bill, domain_label)
+
+
+@st.fragment
+def _grid_section(state: PageState, problems: bool, layout: Layout, cluster: Cluster, domain_label: str) -> None:
+    section_choice(state, "Who sits where", "Colour the GPUs by", "colour", SEATING_COLOURS)
+    if problems:
+        st.info("The chart appears once the layout can run.")
+        return
+    if layout.gpus > MAX_GRID_GPUS:
+        st.info(f"The chart draws up to {MAX_GRID_GPUS:,} GPUs; this cluster has {layout.gpus:,}. The bill below "
+                "still covers all of them.")
+        return
+    colour = state["colour"]
+    chart(grid_figure(layout, cluster.domain_size, colour, domain_label), key="seating-grid")
+    st.caption(
+        f"Each box is one {domain_label}: its GPUs share NVLink. Green rings: a group's traffic on NVLink; blue "
+        f"dashed lines: traffic that has to leave the {domain_label} through the NICs (the first groups are "
+        "drawn). A red outline marks a tensor, context or expert group split across boxes for no reason of size."
+    )
+
+
+def _body(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload,
+          bill: Plan | None) -> None:
+    """The live chart, the bill and the memory, under the cluster's sources."""
+    if bill is not None:
+        st.subheader("More GPUs, same batch")
+        live_seating(state, model, cluster, layout, workload)
+
+    view_picker(state, SEATING_VIEWS)  # the one further chart drawn below (view=)
+    shown = shown_views(state, SEATING_VIEWS)
+    if bill is not None:
+        st.subheader("The bill, per dimension")
+        figure, table = bill_view(model, cluster, layout, workload)
+        if "bill" in shown:
+            chart(figure, key="seating-bill")
+        st.markdown(table)  # a Markdown table: it loads sooner than a data grid and grows on a projector
+        st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, "
+                   "all-gather, reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective "
+                   "models on the tier each group actually spans.")
+
+        st.subheader("Memory per GPU")
+        figure, modes = memory_view(model, cluster, layout, workload)
+        if "memory" in shown:
+            chart(figure, key="seating-memory")
+        flash_note = (" Flash attention never writes the attention scores, so selective recomputation saves "
+                      "nothing more here." if abs(modes["none"] - modes["selective"]) < 1e6 else "")
+        st.caption(
+            f"Activations with this layout, on the fullest pipeline stage ({SEATING_SCHEDULES[workload.schedule]} "
+            f"holds its micro-batches in flight): {modes['none'] / 1e9:.1f} GB stored as they are, "
+            f"{modes['selective'] / 1e9:.1f} GB recomputing attention (selective), {modes['full'] / 1e9:.1f} GB "
+            "recomputing whole layers (full)." + flash_note + " Mixed-precision Adam: 2 + 2 + 12 bytes per "
+            "parameter, sharded by ZeRO (Rajbhandari et al. 2019); activations per Korthikanti et al. 2022; 10 % "
+            "of the GPU's memory kept for the CUDA and NCCL context, buffers and fragmentation (our allowance; the "
+            "ZeRO paper saw fragmentation alone leave up to 30 % unusable)."
+        )
+
+
+@st.fragment
+def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload,
+                        bill: Plan | None, domain_label: str) -> None:
+    section_choice(state, "One click, two comparisons", "Compare with", "cmp", SEATING_COMPARISONS)
+    choice = state["cmp"]
+    if choice == "tp":
+        inside, across = tp_pair(model, cluster, layout, workload)
+        cols = st.columns(2)
+        for col, side, title in ((cols[0], inside, "TP inside the NVLink domain"),
+                                 (cols[1], across, "TP across two domains")):
+            with col.container(border=True):
+                if isinstance(side, str):
+                    st.markdown(f"**{title}**")
+                    st.info(escape_markdown(side))
+                    continue
+                tp_row = next(d for d in side.dimensions if d.name == "tp")  # the title and the layout: one element
+                st.markdown(f"**{title}**\n\n{escape_markdown(side.layout.label())}: TP traffic on **{tp_row.tier}**")
+                a, b = st.columns(2)
+                a.metric("Step time", format_seconds(side.step_s))
+                b.metric("TP exposed", format_seconds(tp_row.exposed_s))
+        if not isinstance(inside, str) and not isinstance(across, str):
+            ratio = across.step_s / inside.step_s
+            st.markdown(f"Crossing the {domain_label} boundary makes each step **{ratio:.2f}×** as long here. "
+                        "Nothing in the model says where TP belongs: the NIC is simply slower per call than "
+                        "NVLink, and TP calls sit on the critical path.")
+    elif choice == "search":
+        found = cached_search(model, cluster, workload)
+        if found.best is None:
+            st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid:,} valid "
+                     "layouts tried, with every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules). "
+                     + " ".join(escape_markdown(a) for a in found.advice))
+            return
+        best = found.best
+        bw = best.workload
+        st.markdown(f"Tried {found.tried:,} layouts (factorizations × ZeRO stage × recomputation × micro-batch × "
+                    f"schedule): {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
+                    f"**{escape_markdown(best.layout.label())}**, {bw.recompute} recomputation, micro-batch "
+                    f"{bw.micro_batch}, {SEATING_SCHEDULES[bw.schedule]}"
+                    + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
+                    + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
+                    f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
+        if bill is not None:
+            st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "
+                       f"({bill.step_s / best.step_s:.2f}× the fastest).")
+        st.button("Use this layout", on_click=_use_layout, args=(state, best.layout, best.workload),
+                  key="seating.use-best")
+
+
+def claim_box() -> None:
+    """The often-quoted rule and what the numbers say, under the cluster's part."""
+    with st.container(border=True):
+        st.markdown(
+            "**Often quoted:** tensor parallelism talks constantly and must sit inside the NVLink domain; pipeline "
+            "stages pass small activations and can cross the network; data parallelism talks once per step and can "
+            "go furthest.\n\n"
+            "**What the numbers say:** the rule holds, and this page derives it rather than assuming it: compare TP "
+            "inside and across the domain above, or let the search pick. The reason is per call, not per byte: on "
+            "8 × 400 Gbit/s H100 nodes the NICs together nearly match NVLink's bandwidth, but every TP call then pays "
+            "network latency on the critical path. On B200, NVLink 5 doubles and the gap per byte opens too."
+        )
+
+
+def reference_section() -> None:
+    """The model against published training runs, in a collapsed expander."""
+    with st.expander("Checked against published training runs"):
+        table, misses, reference_links = reference_view()
+        st.markdown(
+            "Each published run below is described to the model as its paper gives it (model shape, GPUs, layout, "
+            "schedule, recomputation, batch) and run with the sourced kernel figures, nothing set per run. TFLOP/s are "
+            "counted the way each paper counts them (Megatron-LM's formula with recomputation, or model FLOPs).")
+        st.markdown(table)
+        st.markdown("**Where the model misses (outside ±15 % or not fitting), and why.**\n\n"
+                    + "\n".join(f"- {miss}" for miss in misses))
+        st.markdown(
+            "The scale-out pairs (Llama 3: 8,192 → 16,384 GPUs; MT-NLG: 2,240 → 3,360) lose per GPU what the papers "
+            "report within 5 points: with half the micro-batches per pipeline the bubble's share doubles, and the "
+            "gradient reduce-scatter has only the last micro-batch's backward to hide behind.")
+        st.markdown(reference_links)
+
+
+def sources_section(state: PageState) -> None:
+    """The model preset's sources and the page's, in a collapsed expander."""
+    presets = load_model_presets()
+    with st.expander("Sources"):
+        if state["model"] != "custom":
+            sources = model_sources()
+            for source_id in presets[state["model"]].source_ids:
+                source = sources[source_id]
+                st.markdown(f"- [{escape_markdown(source.title)}]({source.url})")
+        st.markdown(
+            "- Traffic per dimension: [Hugging Face, The Ultra-Scale Playbook](https://huggingface.co/spaces/nanotron/"
+            "ultrascale-playbook) (data, tensor, sequence, context, pipeline, expert parallelism; appendix A3)\n"
+            "- Memory: [Rajbhandari et al., ZeRO (arXiv 1910.02054)](https://arxiv.org/abs/1910.02054), "
+            "[Korthikanti et al., Reducing Activation Recomputation (arXiv 2205.05198)](https://arxiv.org/abs/2205.05198)\n"
+            "- Pipeline bubble: [Narayanan et al., Megatron-LM at scale (arXiv 2104.04473)](https://arxiv.org/abs/2104.04473)"
+        )
