@@ -6,7 +6,7 @@ has never served a page catches a deep link that breaks when it is the first req
 
 - ``streamlit_server``: one server shared by every test of the pytest process (each xdist worker
   has its own), for tests about what a page does, not about a server's first request. Each test
-  still has its own Streamlit session (its own browser context); a server that died is replaced.
+  still has its own Streamlit session (its own page); a server that died is replaced.
 - ``cold_server`` (function scope): a server no page has been requested from; open it with
   :func:`browser_helpers.open_cold` so the first page request it ever sees is the deep link. The
   next one is launched while the test runs (it boots in the background, untouched until handed
@@ -21,8 +21,10 @@ has never served a page catches a deep link that breaks when it is the first req
 Why one shared context: a context that routes requests (``context.route``) runs without an HTTP
 cache, and a new context starts with an empty one, so each page load used to download and compile
 all of Streamlit's and Plotly's JavaScript again (served as ``immutable``). Pages of one context
-share its cache; each is still a new Streamlit session. Tests about visitors on separate browsers
-(``test_isolation``) open their own context, as the export deck's test does for its file pages.
+share its cache (and its cookies and local storage, where Streamlit keeps only the sidebar's
+width and whether its page list is expanded); each is still a new Streamlit session. Tests about
+visitors on separate browsers (``test_isolation``) open their own context, as the export deck's
+test does for its file pages.
 
 A cold deep-link test for a new page is one function::
 
