@@ -126,6 +126,7 @@ class StreamlitServer:
             self.port = _free_port()
             failure = self.launch()._wait_healthy()
         if failure:
+            self.stop()  # not left running: nothing holds a server that never became healthy
             pytest.fail(failure)
         return self
 

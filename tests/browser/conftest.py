@@ -6,14 +6,25 @@ has never served a page catches a deep link that breaks when it is the first req
 
 - ``streamlit_server``: one server shared by every test of the pytest process (each xdist worker
   has its own), for tests about what a page does, not about a server's first request. Each test
-  still has its own Streamlit session (its own browser context); a server that died is replaced.
+  still has its own Streamlit session (its own page); a server that died is replaced.
 - ``cold_server`` (function scope): a server no page has been requested from; open it with
   :func:`browser_helpers.open_cold` so the first page request it ever sees is the deep link. The
   next one is launched while the test runs (it boots in the background, untouched until handed
   out), and a used one is stopped without waiting for it to exit.
-- ``page``: a new browser context per test (its own Streamlit session). Requests to anything but
-  127.0.0.1 are aborted and listed in the ``blocked_requests`` fixture; an uncaught error in the
-  page's JavaScript fails the test at teardown.
+- ``page``: a new page (its own Streamlit session) in the one browser context each pytest process
+  shares (``browser_context``), 1400 x 1000 unless the test sets another size. ``new_page`` makes
+  more of them; every page a test opened is closed when it ends, and an uncaught error in one of
+  its pages' JavaScript fails the test at teardown.
+- No request leaves the machine: Chromium resolves no host but 127.0.0.1 (``OFFLINE_ARGS``), and
+  every request to another host that a test's pages make is listed in ``blocked_requests``.
+
+Why one shared context: a context that routes requests (``context.route``) runs without an HTTP
+cache, and a new context starts with an empty one, so each page load used to download and compile
+all of Streamlit's and Plotly's JavaScript again (served as ``immutable``). Pages of one context
+share its cache (and its cookies and local storage, where Streamlit keeps only the sidebar's
+width and whether its page list is expanded); each is still a new Streamlit session. Tests about
+visitors on separate browsers (``test_isolation``) open their own context, as the export deck's
+test does for its file pages.
 
 A cold deep-link test for a new page is one function::
 
@@ -26,12 +37,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from browser_helpers import CHROMIUM_ARGS, HOST, RERUN_TIMEOUT_MS, StreamlitServer, new_context
+
+#: Chromium resolves no host name or address but 127.0.0.1 (IP literals included): a request for
+#: anything else fails with ERR_NAME_NOT_RESOLVED before a connection is tried.
+OFFLINE_ARGS = [f"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {HOST}"]
 
 
 def _skip_or_fail(reason: str) -> None:
@@ -113,39 +128,77 @@ def browser() -> Iterator[Any]:
     except ImportError:
         _skip_or_fail("the playwright Python package is missing (pip install -e '.[test]')")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS + OFFLINE_ARGS)
         try:
             yield chromium
         finally:
             chromium.close()
 
 
-@pytest.fixture
-def blocked_requests() -> list[str]:
-    """URLs the page tried to load from anywhere but 127.0.0.1 (they were aborted)."""
-    return []
+class _RemoteRequests:
+    """Where the shared context's request listener lists requests to other hosts: the running test's list."""
+
+    def __init__(self) -> None:
+        self.sink: list[str] | None = None
+
+    def record(self, request: Any) -> None:
+        split = urlsplit(request.url)
+        if split.scheme in ("http", "https", "ws", "wss") and split.hostname != HOST and self.sink is not None:
+            self.sink.append(request.url)
 
 
-@pytest.fixture
-def page(browser: Any, blocked_requests: list[str]) -> Iterator[Any]:
+_REMOTE = _RemoteRequests()
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser: Any) -> Iterator[Any]:
+    """The browser context of this pytest process, shared by every test's pages (with its HTTP cache)."""
     context = new_context(browser, 1400, 1000)
     context.set_default_timeout(RERUN_TIMEOUT_MS)
-
-    def only_localhost(route: Any) -> None:
-        if urlsplit(route.request.url).hostname == HOST:
-            route.continue_()
-        else:
-            blocked_requests.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", only_localhost)
-    errors: list[str] = []
+    context.on("request", _REMOTE.record)
     try:
-        opened = context.new_page()
-        opened.on("pageerror", lambda error: errors.append(str(error)))
-        yield opened
+        yield context
     finally:
         context.close()
+
+
+@pytest.fixture
+def blocked_requests() -> Iterator[list[str]]:
+    """URLs this test's pages in the shared context requested from anywhere but 127.0.0.1 (they failed:
+    Chromium resolves no other host)."""
+    requests: list[str] = []
+    _REMOTE.sink = requests
+    try:
+        yield requests
+    finally:
+        _REMOTE.sink = None
+
+
+@pytest.fixture
+def new_page(browser_context: Any, blocked_requests: list[str]) -> Iterator[Callable[..., Any]]:
+    """Makes new pages in the shared context, ``new_page()`` or ``new_page(width, height)``; each is a new
+    Streamlit session. At teardown every page of the context is closed (also those a test opened itself)
+    and an uncaught error in a page made here fails the test."""
+    errors: list[str] = []
+
+    def make(width: int | None = None, height: int | None = None) -> Any:
+        opened = browser_context.new_page()
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        if width is not None and height is not None:
+            opened.set_viewport_size({"width": width, "height": height})
+        return opened
+
+    try:
+        yield make
+    finally:
+        for opened in browser_context.pages:
+            opened.close()
     # An uncaught error in Streamlit's front end can leave a blank or half-drawn page that the test's
     # own checks happen to pass (a blank Seating chart once did): every browser test fails on one.
     assert not errors, f"the page raised in the browser: {errors}"
+
+
+@pytest.fixture
+def page(new_page: Callable[..., Any]) -> Any:
+    """A new page, 1400 x 1000, in the shared context: a Streamlit session of its own."""
+    return new_page()

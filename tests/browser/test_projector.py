@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import CHART, assert_healthy, new_context, open_page, settled_chart_count, wait_for_charts
+from browser_helpers import CHART, assert_healthy, open_page, settled_chart_count, wait_for_charts
 
 from interconnect.ui.pages import PAGES, page_exists
 from interconnect.ui.pagespecs import (
@@ -127,9 +127,8 @@ def budget_problems(chart: dict[str, Any], viewport: dict[str, int]) -> list[str
 CHARTS_AT_LEAST = {"home": 1, "catalog": 0}
 
 
-def open_at(browser: Any, server: Any, name: str, viewport: dict[str, int], query: str = "") -> Any:
-    context = new_context(browser, viewport["width"], viewport["height"])
-    page = context.new_page()
+def open_at(new_page: Any, server: Any, name: str, viewport: dict[str, int], query: str = "") -> Any:
+    page = new_page(viewport["width"], viewport["height"])
     open_page(page, server, page_path(name) + query)
     assert_healthy(page, server)
     return page
@@ -157,41 +156,35 @@ CASES += [pytest.param(name, query, id=case) for case, (name, query) in EXTRA_LI
 
 
 @pytest.mark.parametrize(("name", "query"), CASES)
-def test_every_chart_fits_the_projector_budget(browser, streamlit_server, name, query):
-    page = open_at(browser, streamlit_server, name, PROJECTOR, query)
-    try:
-        charts = settled_chart_count(page)
-        least = 1 if "view=" in query else CHARTS_AT_LEAST.get(name, 0)
-        assert charts >= least, f"only {charts} charts drawn on {page_path(name)}{query}"
-        if charts:
-            wait_for_charts(page, minimum=charts)
-            page.wait_for_timeout(600)  # Plotly's second layout pass (automargins) after the first draw
-        measured = page.evaluate(_COLLECT_CHARTS, CHART)
-        assert len(measured) == charts
-        problems = [problem for chart in measured for problem in budget_problems(chart, PROJECTOR)]
-        assert not problems, f"{page_path(name)}{query} at 1280x720:\n" + "\n".join(problems)
-        assert all(chart["texts"] for chart in measured), "a chart with no text at all was measured"
-    finally:
-        page.context.close()
+def test_every_chart_fits_the_projector_budget(new_page, streamlit_server, name, query):
+    page = open_at(new_page, streamlit_server, name, PROJECTOR, query)
+    charts = settled_chart_count(page)
+    least = 1 if "view=" in query else CHARTS_AT_LEAST.get(name, 0)
+    assert charts >= least, f"only {charts} charts drawn on {page_path(name)}{query}"
+    if charts:
+        wait_for_charts(page, minimum=charts)
+        page.wait_for_timeout(600)  # Plotly's second layout pass (automargins) after the first draw
+    measured = page.evaluate(_COLLECT_CHARTS, CHART)
+    assert len(measured) == charts
+    problems = [problem for chart in measured for problem in budget_problems(chart, PROJECTOR)]
+    assert not problems, f"{page_path(name)}{query} at 1280x720:\n" + "\n".join(problems)
+    assert all(chart["texts"] for chart in measured), "a chart with no text at all was measured"
 
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PROJECTOR], ids=["1440x900", "1280x720"])
-def test_home_entry_points_are_above_the_fold(browser, streamlit_server, viewport):
-    page = open_at(browser, streamlit_server, "home", viewport)
-    try:
-        main = page.get_by_test_id("stMain")
-        for name in PAGE_NAMES:
-            if name == "home":
-                continue
-            link = main.get_by_test_id("stPageLink-NavLink").filter(has_text=PAGES[name][1]).first
-            link.wait_for(state="visible")
-            box = link.bounding_box()
-            assert box is not None, name
-            assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], (
-                f"the link to {name} is below the fold at {viewport['width']}x{viewport['height']}: {box}")
-            assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], box
-            # Big enough to find at a glance: the card's text is at least the body size.
-            size = link.evaluate("el => parseFloat(getComputedStyle(el.querySelector('p') || el).fontSize)")
-            assert size >= 16, f"the link to {name} is set in {size} px type"
-    finally:
-        page.context.close()
+def test_home_entry_points_are_above_the_fold(new_page, streamlit_server, viewport):
+    page = open_at(new_page, streamlit_server, "home", viewport)
+    main = page.get_by_test_id("stMain")
+    for name in PAGE_NAMES:
+        if name == "home":
+            continue
+        link = main.get_by_test_id("stPageLink-NavLink").filter(has_text=PAGES[name][1]).first
+        link.wait_for(state="visible")
+        box = link.bounding_box()
+        assert box is not None, name
+        assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], (
+            f"the link to {name} is below the fold at {viewport['width']}x{viewport['height']}: {box}")
+        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], box
+        # Big enough to find at a glance: the card's text is at least the body size.
+        size = link.evaluate("el => parseFloat(getComputedStyle(el.querySelector('p') || el).fontSize)")
+        assert size >= 16, f"the link to {name} is set in {size} px type"
