@@ -353,12 +353,13 @@ def cluster_view(state: PageState, nodes_column: Any) -> None:
     view control reruns this fragment and so that one too.
     """
     values = state.values()
-    words = vendor_words(page_cluster(values)[0])  # the GPU's maker's words: the same for every node count
+    cluster = page_cluster(values)[0]  # its GPU and NIC, which no node count changes
+    words = vendor_words(cluster)  # the GPU's maker's words
     body = st.container()  # the nested fragment's own place, at the same position on every run
     live_caption()
     view_picker(state, ALLREDUCE_VIEWS)  # the one further chart drawn below (view=), chosen here or in the link
     cluster_line = st.container()
-    cluster_source_popovers(page_cluster(values)[0])
+    cluster_source_popovers(cluster)
     all_reduce = values["coll"] == "all_reduce"
     library = words.library
     with st.container(border=True):
