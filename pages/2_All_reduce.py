@@ -1,9 +1,9 @@
 """Page: what the bandwidth cliff costs an all-reduce, by algorithm, message size and cluster size.
 
-The cluster box reruns the whole page, except its node count: that and everything the cluster drives
-is one fragment (:func:`interconnect.ui.allreduce.cluster_view`), and everything below the cluster's
-sources another, nested in it (:func:`interconnect.ui.allreduce.analysis`), so their controls rerun
-only their part.
+The cluster box reruns the whole page, except its node count. Everything below the box is one
+fragment (:func:`interconnect.ui.allreduce.cluster_view`) with the view controls; the node count and
+everything the cluster drives are another, nested in it, so a node count change reruns only what
+depends on the cluster and a view control reruns both.
 """
 
 from interconnect.catalog import get_catalog

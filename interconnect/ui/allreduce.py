@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -61,9 +61,9 @@ from interconnect.models.collectives import (
     normalize_collective,
 )
 from interconnect.models.collectives import collective as collective_model
-from interconnect.ui.allreduce_live import live_nodes
+from interconnect.ui.allreduce_live import live_caption, live_nodes
 from interconnect.ui.charts import built_figure, chart
-from interconnect.ui.cluster import CLUSTER_HASH, nodes_input, set_cluster, show_cluster_sources
+from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import (
     ALLREDUCE_VIEWS,
@@ -76,7 +76,7 @@ from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
-__all__ = ["analysis", "cluster_view", "page_cluster"]
+__all__ = ["cluster_view", "page_cluster"]
 
 MEASUREMENTS = {m.id: m for m in load_measurements()}
 PROTOCOL_NAMES = {"auto": "The library's choice", "LL": "LL (low latency)", "LL128": "LL128", "Simple": "Simple (bulk)"}
@@ -216,22 +216,32 @@ _UPLOAD_NOTE_CSS = ('<style>.st-key-allreduce-upload [data-testid="stFileUploade
                     "{ display: none; }</style>")
 
 
-def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: str, protocol: str
-                 ) -> LogFit | None:
-    """Upload or paste a benchmark log: read it, compare it with the model of its collective, calibrate."""
-    words = vendor_words(cluster)
-    with st.expander(f"Compare your own {words.tests} output", expanded=False):
+def _log_inputs(tests: str) -> Any:
+    """The log expander, its text and its two inputs (drawn by :func:`cluster_view`, which a node count change
+    does not rerun); returns the place inside it where :func:`_log_section` writes what the log says."""
+    with st.expander(f"Compare your own {tests} output", expanded=False):
         st.markdown(f"Upload or paste the output of `all_reduce_perf`, `all_gather_perf`, `reduce_scatter_perf`, "
                     f"`alltoall_perf` or `sendrecv_perf` (nccl-tests or rccl-tests text, or the JSON file written "
                     f"with `-J`), up to {LOG_LIMIT}. It is read here and never stored; set the cluster above to "
                     "the system it ran on.")
         st.markdown(_UPLOAD_NOTE_CSS, unsafe_allow_html=True)  # a constant of ours, never user input
-        upload = st.file_uploader(f"{words.tests} output (up to {LOG_LIMIT})", key="allreduce.upload",
-                                  max_upload_size=_UPLOAD_CEILING_MB)
-        pasted = st.text_area("…or paste it", key="allreduce.paste", height=150, max_chars=MAX_LOG_BYTES)
-        data = upload.getvalue() if upload is not None else pasted.encode("utf-8") if pasted.strip() else None
-        if data is None:
-            return None
+        st.file_uploader(f"{tests} output (up to {LOG_LIMIT})", key="allreduce.upload",
+                         max_upload_size=_UPLOAD_CEILING_MB)
+        st.text_area("…or paste it", key="allreduce.paste", height=150, max_chars=MAX_LOG_BYTES)
+        return st.container()
+
+
+def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: str, protocol: str, place: Any
+                 ) -> LogFit | None:
+    """The uploaded or pasted log (:func:`_log_inputs`): read it, compare it with the model of its collective,
+    calibrate; what it says is drawn in ``place``."""
+    words = vendor_words(cluster)
+    upload = st.session_state.get("allreduce.upload")
+    pasted = st.session_state.get("allreduce.paste") or ""
+    data = upload.getvalue() if upload is not None else pasted.encode("utf-8") if pasted.strip() else None
+    if data is None:
+        return None
+    with place:
         try:
             runs = _parse_log(data)
         except NcclLogError as exc:
@@ -319,32 +329,39 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
     return LogFit(overlay, key, calibration)
 
 
+class _Slots(NamedTuple):
+    """Places in the page, in reading order, that :func:`_cluster_analysis` fills on every run of its own (its
+    own body, where it is called, holds the cluster's warnings and the live chart)."""
+
+    cluster_line: Any  # the cluster in one line
+    summary: Any  # a size typed that could not be used, the figures at the message size, the overlay's source
+    log: Any  # inside the log expander: what the log says against the model
+    by_size: Any  # the time and busbw charts and their captions
+    rates: Any  # spec against achievable
+    nodes: Any  # the node-count chart and the two publications
+    traffic: Any  # the traffic chart and the two claims about it
+
+
 @st.fragment
 def cluster_view(state: PageState, nodes_column: Any) -> None:
-    """The node count (in its column of the cluster box) and everything the cluster drives: the live chart,
-    the view picker, the cluster's sources and :func:`analysis` (one fragment, so a node count change
-    leaves the page's frame and the rest of the cluster box as they are)."""
-    nodes_input(state, nodes_column)
-    # Two places made first, so the nested fragment keeps its identity (and its right to write the link)
-    # whatever the first one holds.
-    head, tail = st.container(), st.container()
-    cluster, cluster_warnings = page_cluster(state.values())
-    with head:
-        for warning in cluster_warnings:
-            st.warning(escape_markdown(warning))
-        live_nodes(state, cluster)  # the main chart, under the cluster box and above the fold
-        view_picker(state, ALLREDUCE_VIEWS)  # the one further chart drawn below (view=), chosen here or in the link
-        show_cluster_sources(cluster)
-    with tail:
-        analysis(state)
+    """Everything below the cluster box, and the node count in its column of the box.
 
-
-@st.fragment
-def analysis(state: PageState) -> None:
-    """Everything below the cluster box: the view controls and what they drive (one fragment)."""
+    This fragment draws the view controls (collective, message size, algorithm, protocol, overlay, the
+    chart picker) and what depends on no cluster size: the log's inputs, the definitions, the headings.
+    The node count and everything the cluster drives are the nested fragment :func:`_cluster_analysis`,
+    drawn into places kept here for it (:class:`_Slots`): a node count change reruns only that, and a
+    view control reruns this fragment and so that one too.
+    """
     values = state.values()
+    cluster = page_cluster(values)[0]  # its GPU and NIC, which no node count changes
+    words = vendor_words(cluster)  # the GPU's maker's words
+    body = st.container()  # the nested fragment's own place, at the same position on every run
+    live_caption()
+    view_picker(state, ALLREDUCE_VIEWS)  # the one further chart drawn below (view=), chosen here or in the link
+    cluster_line = st.container()
+    cluster_source_popovers(cluster)
     all_reduce = values["coll"] == "all_reduce"
-    library = vendor_words(page_cluster(values)[0]).library
+    library = words.library
     with st.container(border=True):
         s0, s1, s2, s3, s4 = st.columns([2, 2, 3, 2.6, 3])
         s0.selectbox("Collective", list(COLLECTIVE_LABELS), key=state.key("coll"),
@@ -363,7 +380,33 @@ def analysis(state: PageState) -> None:
         s4.selectbox("Overlay a published measurement", ["none", *MEASUREMENTS], key=state.key("overlay"),
                      format_func=lambda m: "None" if m == "none" else
                      f"{MEASUREMENTS[m].system} ({COLLECTIVE_LABELS[MEASUREMENTS[m].collective]})")
-    state.sync_url()
+    summary = st.container()
+    log = _log_inputs(words.tests)
+    by_size = st.container()
+    _definitions()
+    st.subheader("Spec against achievable")
+    rates = st.container()
+    _node_section_head(state)
+    nodes = st.container()
+    st.subheader("Bytes that leave the node")
+    traffic = st.container()
+    with body:
+        _cluster_analysis(state, nodes_column, _Slots(cluster_line, summary, log, by_size, rates, nodes, traffic))
+
+
+@st.fragment
+def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> None:
+    """The node count and everything the cluster drives: the warnings and the live chart where it is called,
+    the rest each in its place (:class:`_Slots`)."""
+    nodes_input(state, nodes_column)
+    cluster, cluster_warnings = page_cluster(state.values())
+    for warning in cluster_warnings:
+        st.warning(escape_markdown(warning))
+    live_nodes(state, cluster)  # the main chart, under the cluster box and above the fold
+    with slots.cluster_line:
+        cluster_line(cluster)
+    with slots.summary:
+        state.sync_url()  # a message size that could not be used is reported here, under the controls
     values = state.values()
     coll = values["coll"]
     cluster, _ = page_cluster(values)
@@ -376,33 +419,28 @@ def analysis(state: PageState) -> None:
         at_size = _at_size(cluster, size_bytes, algorithm, protocol)
     else:
         at_size = collective_model(cluster, coll, [size_bytes])
-    m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("GPUs (ranks)", f"{cluster.ranks:,}")
-    if not np.isfinite(at_size.time_us[0]):
-        st.error(f"{words.library} has no algorithm and protocol for {escape_markdown(label)} on this cluster (NVLS, "
-                 "NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch domain).")
-    else:
-        m2.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}",
-                  format_duration(Q_(float(at_size.time_us[0]), "us")))
-        m3.metric("busbw", format_bandwidth(Q_(float(at_size.busbw_gbps[0]), "GB/s")))
-        chosen_name = str(at_size.algorithm[0])
-        m4.metric(f"Algorithm · {at_size.protocol[0]}", SHORT_NAMES.get(chosen_name, chosen_name),
-                  help=f"{label}: {ALGORITHM_LABELS.get(chosen_name, chosen_name)}, {at_size.protocol[0]} protocol. "
-                       "The same choice as every chart below and the command line.")
-    m5.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
+    with slots.summary:
+        # One row of five (a horizontal container: six elements a change, where five columns took eleven).
+        row = st.container(horizontal=True)
+        row.metric("GPUs (ranks)", f"{cluster.ranks:,}")
+        finite = bool(np.isfinite(at_size.time_us[0]))
+        if finite:
+            row.metric(f"Time at {format_size(Q_(size_bytes, 'B'))}",
+                       format_duration(Q_(float(at_size.time_us[0]), "us")))
+            row.metric("busbw", format_bandwidth(Q_(float(at_size.busbw_gbps[0]), "GB/s")))
+            chosen_name = str(at_size.algorithm[0])
+            row.metric(f"Algorithm · {at_size.protocol[0]}", SHORT_NAMES.get(chosen_name, chosen_name),
+                       help=f"{label}: {ALGORITHM_LABELS.get(chosen_name, chosen_name)}, {at_size.protocol[0]} "
+                            "protocol. The same choice as every chart below and the command line.")
+        row.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
+        if not finite:
+            st.error(f"{words.library} has no algorithm and protocol for {escape_markdown(label)} on this cluster "
+                     "(NVLS, NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch "
+                     "domain).")
+        if values["overlay"] != "none":
+            _overlay_box(state, MEASUREMENTS[values["overlay"]])
 
-    if values["overlay"] != "none":
-        measurement = MEASUREMENTS[values["overlay"]]
-        with st.container(border=True):
-            st.markdown(f"**Overlay:** {escape_markdown(measurement.system)}. "
-                        f"Source: {escape_markdown(measurement.source)}.")
-            if measurement.assumption:
-                st.caption("Assumed for the model: " + escape_markdown(measurement.assumption))
-            if st.button("Set the cluster to this system", key="allreduce.set_overlay", on_click=set_cluster,
-                         args=(state, dict(measurement.cluster_inputs))):
-                st.rerun()
-
-    log = _log_section(state, values, cluster, algorithm, protocol)
+    log = _log_section(state, values, cluster, algorithm, protocol, slots.log)
     # Only the secondary chart asked for is built and drawn (view=; a pasted log shows on the time chart).
     shown = shown_views(state, ALLREDUCE_VIEWS, wanted="time" if log is not None else None)
     by_size = bool({"time", "busbw"} & shown)
@@ -413,18 +451,41 @@ def analysis(state: PageState) -> None:
         time_fig, busbw_fig = built_figure("time and busbw", _time_and_busbw_figures, cluster, algorithm, protocol,
                                            coll, values["overlay"], log_key, log) or (None, None)
     view = _view(cluster, algorithm, protocol, coll)
-    if by_size and values["overlay"] != "none" and MEASUREMENTS[values["overlay"]].collective != coll:
-        st.caption(f"The overlay is {COLLECTIVE_LABELS[MEASUREMENTS[values['overlay']].collective]}: it is drawn "
-                   "on that collective's view.")
-    if time_fig is not None and "time" in shown:
-        chart(time_fig, key="allreduce-time")
-    if by_size:
-        _by_size_caption(view, words.library, label, coll, log)
-    if busbw_fig is not None and "busbw" in shown:
-        chart(busbw_fig, key="allreduce-busbw")
-    if view.above_wire_reason:
-        st.caption("busbw above the ring limit is not a faster wire: " + escape_markdown(view.above_wire_reason)
-                   + ".")
+    with slots.by_size:
+        if by_size and values["overlay"] != "none" and MEASUREMENTS[values["overlay"]].collective != coll:
+            st.caption(f"The overlay is {COLLECTIVE_LABELS[MEASUREMENTS[values['overlay']].collective]}: it is "
+                       "drawn on that collective's view.")
+        if time_fig is not None and "time" in shown:
+            chart(time_fig, key="allreduce-time")
+        if by_size:
+            _by_size_caption(view, words.library, label, coll, log)
+        if busbw_fig is not None and "busbw" in shown:
+            chart(busbw_fig, key="allreduce-busbw")
+        if view.above_wire_reason:
+            st.caption("busbw above the ring limit is not a faster wire: "
+                       + escape_markdown(view.above_wire_reason) + ".")
+    with slots.rates:
+        _rates_text(cluster, words.library)
+    with slots.nodes:
+        _node_section(cluster, size_bytes, values["size"], algorithm, protocol, label, "nodes" in shown)
+    with slots.traffic:
+        _traffic_section(cluster, size_bytes, "traffic" in shown)
+
+
+def _overlay_box(state: PageState, measurement: Any) -> None:
+    """The published measurement overlaid on the charts: its system, source and assumption, and a button."""
+    with st.container(border=True):
+        st.markdown(f"**Overlay:** {escape_markdown(measurement.system)}. "
+                    f"Source: {escape_markdown(measurement.source)}.")
+        if measurement.assumption:
+            st.caption("Assumed for the model: " + escape_markdown(measurement.assumption))
+        if st.button("Set the cluster to this system", key="allreduce.set_overlay", on_click=set_cluster,
+                     args=(state, dict(measurement.cluster_inputs))):
+            st.rerun()
+
+
+def _definitions() -> None:
+    """algbw and busbw as nccl-tests defines them, with the sources (the same for every view)."""
     with st.expander("algbw and busbw, as nccl-tests defines them"):
         st.markdown(
             "- **algbw** = message size ÷ time. It is what your training step sees, but it falls as the ring grows.\n"
@@ -442,25 +503,24 @@ def analysis(state: PageState) -> None:
                     "(open pull request); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
                     "(two-node trees).")
 
-    st.subheader("Spec against achievable")
+
+def _rates_text(cluster: Cluster, library: str) -> None:
+    """The model's achievable rates against the datasheet's, for the scale-up link and the NIC."""
     scaleup_spec = format_bandwidth(Q_(cluster.scaleup_spec_gbps, "GB/s"))
     scaleup_model = format_bandwidth(Q_(cluster.intra_bw_gbps, "GB/s"))
     nic_line = format_bandwidth(Q_(cluster.nic_line_gbps, "GB/s"))
     nic_model = format_bandwidth(Q_(cluster.nic_achieved_gbps, "GB/s"))
     devices = cluster.nic_devices_per_domain
-    merged = (f" {words.library} sees the {cluster.nics_per_node} NICs of a node as {devices} network devices of "
+    merged = (f" {library} sees the {cluster.nics_per_node} NICs of a node as {devices} network devices of "
               f"{format_bandwidth(Q_(cluster.nic_device_gbps, 'GB/s'))} each (the ports next to one GPU merged), "
               "which is how NVLSTree can use all of them." if cluster.nics_per_domain > cluster.domain_size else "")
     st.markdown(
         f"The model runs on achievable rates, not datasheet ones: {escape_markdown(cluster.scaleup_link)} per GPU is "
-        f"{scaleup_spec} per direction on paper and {scaleup_model} in the model ({words.library}'s own per-link "
+        f"{scaleup_spec} per direction on paper and {scaleup_model} in the model ({library}'s own per-link "
         "figure); "
         f"each NIC is {nic_line} per direction on paper and {nic_model} in the model. Software reaching about "
         f"80 % of the wire is normal; the gap is protocol overhead, not a fault.{merged}"
     )
-
-    _node_section(state, cluster, size_bytes, values["size"], algorithm, protocol, label, "nodes" in shown)
-    _traffic_section(cluster, size_bytes, "traffic" in shown)
 
 
 def _by_size_caption(view: Any, library: str, label: str, coll: str, log: LogFit | None) -> None:
@@ -482,10 +542,9 @@ def _by_size_caption(view: Any, library: str, label: str, coll: str, log: LogFit
     )
 
 
-def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text: str, algorithm: str,
-                  protocol: str, label: str, drawn: bool) -> None:
+def _node_section_head(state: PageState) -> None:
+    """The cluster-size section's heading and the Playbook's cluster (the same for every cluster)."""
     st.subheader("Bigger clusters, lower bus bandwidth")
-    published = playbook_curve()
     b1, b2 = st.columns([2, 5])
     if b1.button("Set the cluster to the Playbook's", key="allreduce.playbook", on_click=_set_playbook,
                  args=(state,)):
@@ -493,6 +552,12 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
     b2.caption("AWS p5: 8 × H100 and 32 × 100 Gbit/s EFA per node, and the Playbook's 256 MB message. The "
                "Playbook says only \"1-64 nodes of 8xH100s\" on its cluster with EFA between nodes; the same team's "
                f"[Smol Training Playbook]({SMOL_PLAYBOOK_URL}) names AWS p5 with four 100G EFA adapters per GPU.")
+
+
+def _node_section(cluster: Cluster, size_bytes: int, size_text: str, algorithm: str, protocol: str, label: str,
+                  drawn: bool) -> None:
+    """The node-count chart (view=nodes) and the two publications against the model."""
+    published = playbook_curve()
     if drawn:  # the chart only when asked for (view=nodes); the comparison below is text
         chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), key="allreduce-nodes")
         st.caption(
@@ -550,7 +615,6 @@ def _node_section(state: PageState, cluster: Cluster, size_bytes: int, size_text
 
 def _traffic_section(cluster: Cluster, size_bytes: int, drawn: bool) -> None:
     library = vendor_words(cluster).library
-    st.subheader("Bytes that leave the node")
     if drawn:  # the chart only when asked for (view=traffic); the claims below are text
         chart(_traffic_figure(cluster, size_bytes), key="allreduce-traffic")
     claim = hierarchical_traffic_claim(cluster.gpus_per_node, max(cluster.nodes, 2))

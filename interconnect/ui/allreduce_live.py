@@ -21,7 +21,7 @@ from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
 from interconnect.units import InterconnectError, parse_quantity
 
-__all__ = ["live_nodes"]
+__all__ = ["live_caption", "live_nodes"]
 
 NODES_MAXIMUM = 100_000
 
@@ -46,6 +46,10 @@ def live_nodes(state: PageState, cluster: Cluster) -> None:
 
     spec = _spec(cluster, values["algo"], values["proto"], size_bytes, talk_state().present)
     live_chart("allreduce.live_nodes", spec, set_nodes)
+
+
+def live_caption() -> None:
+    """How to use the live chart, drawn under it (it depends on nothing the slider changes)."""
     st.caption("All-reduce busbw, whichever collective the charts below show. Drag the slider, or focus it and "
                "use the arrow keys: the chart follows at once in your browser; the rest of the page and the link "
                "follow when you let go. Dotted: each all-reduce algorithm on its own; thick: the one the page's "

@@ -67,7 +67,7 @@ def page_setup(title: str, caption: str | None = None) -> None:
         else:
             head, link_slot = st.columns([5, 2], vertical_alignment="bottom")
         head.title(title)
-        hold_share_slot(link_slot.empty())
+        hold_share_slot(link_slot)
     if caption and not (talk.present and talk.tour_step):  # on a tour step the step's caption says it
         st.caption(caption)
     link_preview(f"{title} · Interconnect Explorer", description)

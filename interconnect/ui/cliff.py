@@ -32,7 +32,7 @@ from interconnect.models.cliff import (
 )
 from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
 from interconnect.ui.charts import chart
-from interconnect.ui.cliff_live import live_nics
+from interconnect.ui.cliff_live import live_caption, live_nics
 from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text
 from interconnect.ui.pagespecs import CLIFF_VIEWS, CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
@@ -181,18 +181,19 @@ def _view_controls(state: PageState, library: str) -> None:
 def _headline_metrics(gpu: Gpu, summary: CliffSummary, fmt_unit: str) -> None:
     """The ratio like for like, as often quoted, as achieved, and the whole server's egress."""
     brand, library, server = gpu.scaleup_brand.name, gpu.collective_library.name, summary.server
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Like for like (per direction)", f"{summary.ratio_like_for_like:.3g} : 1",
-              help=f"{brand} per GPU, per direction ÷ the network per GPU, per direction "
-                   f"({server.nics} NICs shared by {server.gpus} GPUs).")
-    m2.metric("As often quoted", f"{summary.ratio_as_quoted:.3g} : 1",
-              help=f"{brand} with both directions summed ÷ the network in one direction: mixes two conventions.")
+    # One row of four (a horizontal container: five elements a change, where five columns took nine).
+    row = st.container(horizontal=True)
+    row.metric("Like for like (per direction)", f"{summary.ratio_like_for_like:.3g} : 1",
+               help=f"{brand} per GPU, per direction ÷ the network per GPU, per direction "
+                    f"({server.nics} NICs shared by {server.gpus} GPUs).")
+    row.metric("As often quoted", f"{summary.ratio_as_quoted:.3g} : 1",
+               help=f"{brand} with both directions summed ÷ the network in one direction: mixes two conventions.")
     achieved = summary.ratio_achieved
-    m3.metric(f"What {library} achieves", f"{achieved:.3g} : 1" if achieved else "n/a",
-              help=f"The scale-up rate {library} reaches ÷ what a collective library reaches per NIC, per GPU. "
-                   "n/a where the catalog has no achieved figure for the GPU or the NIC.")
-    m4.metric(f"Whole {server.word} out", format_bandwidth(summary.node_egress_per_direction, fmt_unit),
-              help=f"All {server.nics} NICs of the {server.word} together, per direction.")
+    row.metric(f"What {library} achieves", f"{achieved:.3g} : 1" if achieved else "n/a",
+               help=f"The scale-up rate {library} reaches ÷ what a collective library reaches per NIC, per GPU. "
+                    "n/a where the catalog has no achieved figure for the GPU or the NIC.")
+    row.metric(f"Whole {server.word} out", format_bandwidth(summary.node_egress_per_direction, fmt_unit),
+               help=f"All {server.nics} NICs of the {server.word} together, per direction.")
 
 
 def _network_words(summary: CliffSummary) -> str:
@@ -262,7 +263,7 @@ class _Slots(NamedTuple):
 
     metrics: Any  # the headline ratio and the corrected text
     bars: Any  # the bars chart (view=bars) and the note on achieved figures
-    sources: Any  # where every bar comes from
+    sources: Any  # the expander "Where every bar comes from" (drawn by the outer fragment, filled by this one)
     blu_ray: Any  # the Blu-ray table
 
 
@@ -280,6 +281,7 @@ def cliff_view(state: PageState) -> None:
         _view_controls(state, hardware.gpu.collective_library.name)
     gpu, catalog = hardware.gpu, hardware.catalog
     live = st.container()  # the nested fragment's own place, at the same position on every run
+    live_caption()  # the same for every count: drawn here, not on every run of the nested fragment
     view_picker(state, CLIFF_VIEWS)  # the one further chart drawn below (view=)
     shown = shown_views(state, CLIFF_VIEWS)
     st.subheader("The headline ratio, two ways")
@@ -293,7 +295,7 @@ def cliff_view(state: PageState) -> None:
     source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
     source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
                    container=s3)
-    sources = st.container()
+    sources = st.expander("Where every bar comes from")  # its text names the NIC count: the nested fragment's
     bars = _bars_view(gpu.id, nic.id, summary.server.nics, DIRECTIONS[state["dir"]], state["unit"], state["basis"],
                       hardware.custom_key)[0]
     _popular_claims(catalog, gpu, bars)
@@ -334,8 +336,7 @@ def _nics_view(state: PageState, hardware: _Hardware, shown: frozenset[str], slo
             if fallback:
                 st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or "
                            "measured figure is shown, marked on its bar.")
-    with slots.sources, st.expander("Where every bar comes from"):
-        st.markdown(bar_sources)  # one element: a fast redraw
+    slots.sources.markdown(bar_sources)  # one element: a fast redraw
     slots.blu_ray.markdown(blu_ray)  # a Markdown table: lighter for the browser than st.table
 
 

@@ -17,7 +17,7 @@ from interconnect.ui.live import live_chart
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
 
-__all__ = ["live_nics"]
+__all__ = ["live_caption", "live_nics"]
 
 NICS_MAXIMUM = 144
 
@@ -40,6 +40,10 @@ def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_
                            short_link_name(catalog.link(gpu.host_link).name), short_link_name(nic.name),
                            present=talk_state().present)
     live_chart("cliff.live_nics", spec, set_nics)
+
+
+def live_caption() -> None:
+    """How to use the live chart, drawn under it (it depends on nothing the slider changes)."""
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
                "rest of the page and the link follow when you let go. Every line is per direction, spec figures; "
                "the gap between the red line and the blue one is the cliff.")

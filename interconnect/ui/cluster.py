@@ -33,8 +33,8 @@ from interconnect.ui.state import PageState
 #: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.
 CLUSTER_HASH = {Cluster: repr}
 
-__all__ = ["calibration_controls", "cluster_controls", "cluster_source_popovers", "nodes_input", "resolve_page_cluster",
-           "set_cluster", "show_cluster_sources", "topology_controls"]
+__all__ = ["calibration_controls", "cluster_controls", "cluster_line", "cluster_source_popovers", "nodes_input",
+           "resolve_page_cluster", "set_cluster", "show_cluster_sources", "topology_controls"]
 
 
 #: The cluster's secondary settings: drawn in the collapsed "More settings" expander under the main row.
@@ -184,12 +184,17 @@ def set_cluster(state: PageState, inputs: dict[str, Any]) -> None:
 
 def show_cluster_sources(cluster: Cluster, catalog: Catalog | None = None) -> None:
     """The cluster in one line and pop-overs with the sources of its GPU and NIC."""
-    st.caption(escape_markdown(cluster.describe()))
+    cluster_line(cluster)
     cluster_source_popovers(cluster, catalog)
 
 
+def cluster_line(cluster: Cluster) -> None:
+    """The cluster in one line (it names the node count; the pop-overs below it do not)."""
+    st.caption(escape_markdown(cluster.describe()))
+
+
 def cluster_source_popovers(cluster: Cluster, catalog: Catalog | None = None) -> None:
-    """Pop-overs with the sources of the cluster's GPU and NIC, in one row (the node count changes neither)."""
+    """Pop-overs with the sources of the cluster's GPU and NIC (the same for every node count)."""
     catalog = catalog or get_catalog()
     p1, p2, _ = st.columns([1, 1, 2])
     gpu = catalog.gpu(cluster.gpu)

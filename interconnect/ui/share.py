@@ -12,9 +12,16 @@ __all__ = ["hold_share_slot", "share_url", "show_share_link"]
 _LINK_SLOT = "talk.link_slot"
 
 
-def hold_share_slot(slot: Any) -> None:
-    """Keep ``slot`` (an empty element beside the title) for :func:`show_share_link` to fill later in the run."""
-    st.session_state[_LINK_SLOT] = slot
+def hold_share_slot(container: Any) -> None:
+    """Draw the pop-over "Link to this view" in ``container`` (beside the title), its address left empty for
+    :func:`show_share_link` to fill.
+
+    The pop-over and its caption belong to the page's frame, drawn once per full run: a fragment's own
+    run then replaces only the address (one element, not the pop-over's five).
+    """
+    with container, st.popover("Link to this view"):
+        st.caption("Copy it (the icon on the right); it reopens exactly this view, settings included.")
+        st.session_state[_LINK_SLOT] = st.empty()
 
 
 def share_url(base_url: str, query: dict[str, str]) -> str:
@@ -28,7 +35,7 @@ def share_url(base_url: str, query: dict[str, str]) -> str:
 
 
 def show_share_link(query: dict[str, str]) -> None:
-    """Fill the slot beside the title with a copyable link to this exact view."""
+    """Write a copyable link to this exact view into the pop-over beside the title."""
     slot = st.session_state.get(_LINK_SLOT)
     if slot is None:
         return
@@ -36,7 +43,4 @@ def show_share_link(query: dict[str, str]) -> None:
         base = st.context.url or ""
     except Exception:  # no browser context (AppTest)
         base = ""
-    with slot.container():
-        with st.popover("Link to this view"):
-            st.caption("Copy it (the icon on the right); it reopens exactly this view, settings included.")
-            st.code(share_url(base or "http://localhost:8501/", query), language=None, wrap_lines=True)
+    slot.code(share_url(base or "http://localhost:8501/", query), language=None, wrap_lines=True)
