@@ -12,16 +12,18 @@ from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pages import PAGES, link_to, page_exists, redirect_mistyped_page
+from interconnect.ui.pagespecs import HOME_VIEWS, home_specs
 from interconnect.ui.sources import show_entry
 from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
 
 redirect_mistyped_page()
 
 page_setup("Interconnect Explorer",
            "Why GPUs wait for data, and the wires that decide how long.")
-home_state = PageState("home", [])
+home_state = PageState("home", home_specs())
 home_state.show_warnings()
-home_state.sync_url()  # the home page has no settings: a link's stray parameters are dropped from the address
+home_state.sync_url()  # only `view` is a setting here: a link's stray parameters are dropped from the address
 
 #: The way into each page, shown as cards right under the title (above the fold at 1280x720), at most
 #: four to a row: (page, icon, title, one line on what it shows).
@@ -105,12 +107,16 @@ def home_map():
     return reach_figure(reach_rows(catalog=get_catalog()))
 
 
-chart(home_map(), key="reach-chart")
-st.caption("Each point is a medium (copper, optics, NVLink's own copper) at the fastest protocol it carries, or an "
-           "older cable or long-haul link from the catalog; only sourced reaches are drawn. Points are named "
-           "beside them where a label fits and in the legend where it does not; hover for every name. Copper that "
-           "carries hundreds of GB/s stops at a few metres; optics trade rate for kilometres; a 1980s parallel "
-           "cable was slow and short.")
+# The reach map is a second Plotly chart: drawn only when asked for (view=reach), as every page's further
+# charts are, so that a new visitor's first chart, the layers picture, is not held back by it.
+view_picker(home_state, HOME_VIEWS)
+if "reach" in shown_views(home_state, HOME_VIEWS):
+    chart(home_map(), key="reach-chart")
+    st.caption("Each point is a medium (copper, optics, NVLink's own copper) at the fastest protocol it carries, "
+               "or an older cable or long-haul link from the catalog; only sourced reaches are drawn. Points are "
+               "named beside them where a label fits and in the legend where it does not; hover for every name. "
+               "Copper that carries hundreds of GB/s stops at a few metres; optics trade rate for kilometres; a "
+               "1980s parallel cable was slow and short.")
 st.markdown(
     "Every view is a link: the address bar always holds the page's settings, so you can paste it "
     "into a chat or a slide and it reopens exactly what you saw."

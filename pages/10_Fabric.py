@@ -14,6 +14,7 @@ from interconnect.ui.fabric import (
     designs_section,
     fabric_from_values,
     hypothesis_section,
+    more_settings,
     picture_section,
     summary_section,
 )
@@ -33,7 +34,8 @@ fabric, problems = fabric_from_values(values)
 for problem in problems:
     st.warning(escape_markdown(problem))
 if fabric is not None:
-    picture_section(state, fabric)  # the main chart, under the controls and above the fold
+    picture_section(state, fabric)  # the main chart, under the main controls and above the fold
+more_settings(state)  # tapers, tiers, rails, cable runs: under the picture (their values are already in use above)
 view_picker(state, FABRIC_VIEWS)  # the one further chart drawn below (view=)
 st.markdown(INTRO)
 if fabric is not None:

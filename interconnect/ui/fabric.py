@@ -31,7 +31,7 @@ from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_bandwidth
 
 __all__ = ["INTRO", "collectives_section", "controls", "designs_section", "fabric_from_values", "hypothesis_section",
-           "picture_section", "summary_section", "switch_catalog"]
+           "more_settings", "picture_section", "summary_section", "switch_catalog"]
 
 INTRO = (
     "Between the servers sits a network of switches in tiers. Each GPU's NIC goes to a **leaf**; leaves go up to "
@@ -43,9 +43,8 @@ INTRO = (
 
 
 def controls(state: PageState) -> None:
-    """The page's inputs in a bordered box: a main row (GPUs, server, switch, topology) and a collapsed
-    "More settings" expander with the tapers, tiers, rails and cable runs, so the picture fits above the
-    fold at 1440 x 900. The expander starts open when the session's link set any of them."""
+    """The page's main inputs in a bordered box: GPUs, server, switch, topology (the tapers, tiers, rails
+    and cable runs are in :func:`more_settings`, under the picture)."""
     catalog = get_catalog()
     switches = get_fabric_data().switches
     with st.container(border=True):
@@ -57,26 +56,33 @@ def controls(state: PageState) -> None:
         c3.selectbox("Switch", list(switches), key=state.key("switch"),
                      format_func=lambda i: switches[i].name.split(" (")[0])
         c4.selectbox("Topology", list(TOPOLOGY_LABELS), key=state.key("topo"), format_func=TOPOLOGY_LABELS.get)
-        flag = "_fabric.more_settings_open"
-        if flag not in st.session_state:
-            st.session_state[flag] = any(state[key] != state.specs_by_key[key].default for key in _MORE_KEYS)
-        with st.expander("More settings: tapers, tiers, rails, cable runs", expanded=st.session_state[flag]):
-            d1, d2, d3, d4 = st.columns(4)
-            d1.number_input("Leaf taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
-                            help="Oversubscription at the leaves, down : up; 2 means 2:1.")
-            d2.number_input("Spine taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
-                            help="Oversubscription at the spines (down : up), when there is a third tier.")
-            d3.selectbox("Tiers", ["auto", "2", "3"], key=state.key("tiers"),
-                         format_func=lambda t: "Auto" if t == "auto" else t,
-                         help="Auto: the fewest tiers that reach every leaf.")
-            d4.number_input("Rails", min_value=0, max_value=1024, step=1, key=state.key("rails"),
-                            help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).")
-            names = {"auto": "Usual", "rack": "In the rack (3 m)", "row": "Across a row (50 m)",
-                     "hall": "Across a hall (500 m)"}
-            d5, d6, d7, _ = st.columns(4)
-            for column, key, label in ((d5, "d1", "Server-leaf run"), (d6, "d2", "Leaf-spine run"),
-                                       (d7, "d3", "Spine-core run")):
-                column.selectbox(label, list(names), key=state.key(key), format_func=names.get)
+
+
+def more_settings(state: PageState) -> None:
+    """The tapers, tiers, rails and cable runs in a "More settings" expander, drawn right under the picture
+    so that the picture comes first, under the main controls. The expander starts open when the session's
+    link set any of them. Their values are in the session before they are drawn (``state``), so the
+    picture above already uses them."""
+    flag = "_fabric.more_settings_open"
+    if flag not in st.session_state:
+        st.session_state[flag] = any(state[key] != state.specs_by_key[key].default for key in _MORE_KEYS)
+    with st.expander("More settings: tapers, tiers, rails, cable runs", expanded=st.session_state[flag]):
+        d1, d2, d3, d4 = st.columns(4)
+        d1.number_input("Leaf taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
+                        help="Oversubscription at the leaves, down : up; 2 means 2:1.")
+        d2.number_input("Spine taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
+                        help="Oversubscription at the spines (down : up), when there is a third tier.")
+        d3.selectbox("Tiers", ["auto", "2", "3"], key=state.key("tiers"),
+                     format_func=lambda t: "Auto" if t == "auto" else t,
+                     help="Auto: the fewest tiers that reach every leaf.")
+        d4.number_input("Rails", min_value=0, max_value=1024, step=1, key=state.key("rails"),
+                        help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).")
+        names = {"auto": "Usual", "rack": "In the rack (3 m)", "row": "Across a row (50 m)",
+                 "hall": "Across a hall (500 m)"}
+        d5, d6, d7, _ = st.columns(4)
+        for column, key, label in ((d5, "d1", "Server-leaf run"), (d6, "d2", "Leaf-spine run"),
+                                   (d7, "d3", "Spine-core run")):
+            column.selectbox(label, list(names), key=state.key(key), format_func=names.get)
 
 
 #: The keys drawn in "More settings".

@@ -233,11 +233,12 @@ REACH_VIEWS = PageViews({"leash": "Rate against reach", "training": "Training ac
                         {"leash": ("reach-leash",), "training": ("reach-training",), "timeouts": ("reach-timeouts",)},
                         {"training": ("size", "h", "medium", *CLUSTER_KEYS)})
 FABRIC_VIEWS = PageViews({"playbook": "The Playbook's falling curve"}, {"playbook": ("fabric-playbook",)})
+HOME_VIEWS = PageViews({"reach": "Rate against reach"}, {"reach": ("reach-chart",)})
 SEATING_VIEWS = PageViews({"bill": "The bill as a chart", "memory": "Memory by ZeRO stage"},
                           {"bill": ("seating-bill",), "memory": ("seating-memory",)})
 #: The pages that read ``view``, by their name in :data:`interconnect.ui.pages.PAGES`.
-PAGE_VIEWS = {"cliff": CLIFF_VIEWS, "allreduce": ALLREDUCE_VIEWS, "overlap": OVERLAP_VIEWS, "reach": REACH_VIEWS,
-              "crossdc": CROSSDC_VIEWS, "fabric": FABRIC_VIEWS, "seating": SEATING_VIEWS}
+PAGE_VIEWS = {"home": HOME_VIEWS, "cliff": CLIFF_VIEWS, "allreduce": ALLREDUCE_VIEWS, "overlap": OVERLAP_VIEWS,
+              "reach": REACH_VIEWS, "crossdc": CROSSDC_VIEWS, "fabric": FABRIC_VIEWS, "seating": SEATING_VIEWS}
 
 
 def view_spec(views: PageViews) -> ChoiceParam:
@@ -464,6 +465,11 @@ def known_link_keys() -> frozenset[str]:
             keys.update(spec.key for spec in function())
     keys.update(CLUSTER_KEYS)
     return frozenset(keys)
+
+
+def home_specs() -> list:
+    """The home page: only which further chart it draws under the layers picture."""
+    return [view_spec(HOME_VIEWS)]
 
 
 def claims_specs() -> list:

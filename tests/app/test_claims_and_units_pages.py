@@ -28,8 +28,8 @@ def test_claims_page_filters_by_verdict_from_the_link():
     assert any(c.value.startswith(f"{len(wrong)} claim") for c in at.caption)
 
 
-#: Each page's link parameters (the home page has none).
-PAGE_SPECS = {"home": list, "cliff": pagespecs.cliff_specs, "allreduce": pagespecs.allreduce_specs,
+#: Each page's link parameters (the home page has only ``view``).
+PAGE_SPECS = {"home": pagespecs.home_specs, "cliff": pagespecs.cliff_specs, "allreduce": pagespecs.allreduce_specs,
               "overlap": pagespecs.overlap_specs, "seating": pagespecs.seating_specs, "reach": pagespecs.reach_specs,
               "crossdc": pagespecs.crossdc_specs, "claims": pagespecs.claims_specs, "units": pagespecs.units_specs,
               "catalog": pagespecs.catalog_specs, "fabric": pagespecs.fabric_specs}

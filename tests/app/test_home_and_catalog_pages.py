@@ -13,9 +13,17 @@ CATALOG = get_catalog()
 CATALOG_PAGE = "pages/9_Catalog.py"
 
 
-def test_home_page_shows_layers_and_the_reach_chart():
+def test_home_page_draws_the_layers_picture_alone_by_default():
     at = run_page()
+    assert not at.exception and not at.warning
+    assert [str(chart.key) for chart in at.get("plotly_chart")] == ["layers-chart"]
+    assert at.radio(key="home.view").value == "auto" and dict(at.query_params) == {}
+
+
+def test_home_page_shows_layers_and_the_reach_chart():
+    at = run_page(None, {"view": "reach"})
     assert not at.exception
+    assert at.query_params["view"] == "reach"
     text = " ".join(block.value for block in [*at.markdown, *at.caption])
     for word in ("NVLink", "InfiniBand", "wide-area"):
         assert word in text

@@ -15,6 +15,7 @@ from interconnect.ui.pagespecs import (
     CLIFF_VIEWS,
     CROSSDC_VIEWS,
     FABRIC_VIEWS,
+    HOME_VIEWS,
     OVERLAP_VIEWS,
     PAGE_VIEWS,
     REACH_VIEWS,
@@ -26,6 +27,7 @@ from tests.app.conftest import live_charts, run_page
 
 #: (page script, widget prefix, its views, the main chart: a live chart or a Plotly chart's key)
 PAGES = [
+    (None, "home", HOME_VIEWS, "layers-chart"),
     ("pages/1_Bandwidth_cliff.py", "cliff", CLIFF_VIEWS, "live"),
     ("pages/2_All_reduce.py", "allreduce", ALLREDUCE_VIEWS, "live"),
     ("pages/3_Overlap.py", "overlap", OVERLAP_VIEWS, "live"),

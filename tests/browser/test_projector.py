@@ -26,6 +26,7 @@ from interconnect.ui.pagespecs import (
     CLIFF_VIEWS,
     CROSSDC_VIEWS,
     FABRIC_VIEWS,
+    HOME_VIEWS,
     OVERLAP_VIEWS,
     REACH_VIEWS,
 )
@@ -147,8 +148,9 @@ EXTRA_LINKS = {
 }
 #: Every further chart a page draws only when asked for (``view=``), one case each.
 EXTRA_LINKS.update({f"{page}-{view}": (page, f"?view={view}") for page, views in
-                    (("cliff", CLIFF_VIEWS), ("allreduce", ALLREDUCE_VIEWS), ("overlap", OVERLAP_VIEWS),
-                     ("reach", REACH_VIEWS), ("crossdc", CROSSDC_VIEWS), ("fabric", FABRIC_VIEWS))
+                    (("home", HOME_VIEWS), ("cliff", CLIFF_VIEWS), ("allreduce", ALLREDUCE_VIEWS),
+                     ("overlap", OVERLAP_VIEWS), ("reach", REACH_VIEWS), ("crossdc", CROSSDC_VIEWS),
+                     ("fabric", FABRIC_VIEWS))
                     for view in views.labels})
 CASES = [pytest.param(name, "", id=name, marks=[pytest.mark.xfail(reason=KNOWN_OVER_BUDGET[name], strict=True)]
                       if name in KNOWN_OVER_BUDGET else []) for name in PAGE_NAMES]
