@@ -46,7 +46,9 @@ def test_every_exported_step_matches_the_live_tour_walked_from_step_one():
         compared += len(live)
         if step.chart:  # the step's own chart exists on its page (presentation mode puts it first)
             assert step.chart in [key for key, _ in live], (number, step.chart)
-    assert compared >= len(steps)  # charts were really compared
+    # charts were really compared: at least each step's own chart (the Claims step has none, and Home now
+    # draws only its layers picture unless the link asks for the reach map)
+    assert compared >= sum(1 for step in steps if step.chart) > 0
 
 
 def test_later_steps_hold_the_gpu_of_the_step_that_introduced_it():
