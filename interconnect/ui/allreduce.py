@@ -399,7 +399,8 @@ def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> Non
     """The node count and everything the cluster drives: the warnings and the live chart where it is called,
     the rest each in its place (:class:`_Slots`)."""
     nodes_input(state, nodes_column)
-    cluster, cluster_warnings = page_cluster(state.values())
+    values = state.values()
+    cluster, cluster_warnings = page_cluster(values)
     for warning in cluster_warnings:
         st.warning(escape_markdown(warning))
     live_nodes(state, cluster)  # the main chart, under the cluster box and above the fold
@@ -407,9 +408,7 @@ def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> Non
         cluster_line(cluster)
     with slots.summary:
         state.sync_url()  # a message size that could not be used is reported here, under the controls
-    values = state.values()
     coll = values["coll"]
-    cluster, _ = page_cluster(values)
     words = vendor_words(cluster)
     size_bytes = int(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
     algorithm, protocol = (values["algo"], values["proto"]) if coll == "all_reduce" else ("auto", "auto")
