@@ -33,6 +33,9 @@ _CSS = """
   /* Larger type for projectors; the charts carry their own 16 px theme. */
   [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.1rem; }
   .block-container { padding-top: 2.2rem; max-width: 1280px; }
+  /* Our script-only HTML (the link preview's metadata, the tour's arrow keys) has run once inserted; its
+     empty row would still cost a 1 rem gap. */
+  [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
 </style>
 """
 

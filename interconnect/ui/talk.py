@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
-import streamlit.components.v1  # noqa: F401  (st.components.v1.html: a zero-height frame for the script)
 
 from interconnect.catalog import TourStep, load_tour
 from interconnect.ui.pages import PAGES, page_exists
@@ -60,9 +59,8 @@ PRESENT_CSS = """
   .st-key-talk-banner [data-testid="stMarkdownContainer"] p { line-height: 1.45; }
   .st-key-talk-banner [data-testid="stPageLink-NavLink"] { padding: 0 0.4rem; }
   .st-key-talk-head { gap: 0.5rem !important; }
-  /* The zero-height helpers (style blocks, the tour keys' and link preview's script frames) take no row of
-     their own: each empty row still cost a 1 rem gap above the chart. Hidden frames still run their scripts. */
-  [data-testid="stElementContainer"]:has(iframe[data-testid="stIFrame"]),
+  /* The zero-height style blocks take no row of their own: each empty row still cost a 1 rem gap above
+     the chart (the script-only rows are hidden on every page, by chrome.py's style). */
   [data-testid="stElementContainer"]:has(style) { display: none; }
   /* The expander that holds the page below the step's chart: a quiet one-line bar until opened. */
   [data-testid="stExpander"] summary p { font-size: 1.05rem !important; }
@@ -154,12 +152,12 @@ def preview_script(title: str, description: str) -> str:
               ("name", "twitter:title", title), ("name", "twitter:description", description)]
     lines = [f"  put({_js_string(attribute)}, {_js_string(name)}, {_js_string(content)});"
              for attribute, name, content in fields]
-    return ("<script>\nconst head = window.parent.document.head;\n"
+    return ("<script>\n(() => {\nconst head = document.head;\n"
             "function put(attribute, name, content) {\n"
             "  let tag = head.querySelector(`meta[${attribute}=\"${name}\"]`);\n"
-            "  if (!tag) { tag = window.parent.document.createElement('meta'); tag.setAttribute(attribute, name);"
+            "  if (!tag) { tag = document.createElement('meta'); tag.setAttribute(attribute, name);"
             " head.appendChild(tag); }\n"
-            "  tag.setAttribute('content', content);\n}\n" + "\n".join(lines) + "\n</script>")
+            "  tag.setAttribute('content', content);\n}\n" + "\n".join(lines) + "\n})();\n</script>")
 
 
 def link_preview(title: str, description: str) -> None:
@@ -170,27 +168,37 @@ def link_preview(title: str, description: str) -> None:
     any previewer that runs JavaScript, see the page's own title and this description; chat apps'
     link unfurlers that read only the served HTML (Slack, Teams, Discord, ...) see "Streamlit".
     """
-    st.components.v1.html(preview_script(title, description), height=0)
+    _run_script(preview_script(title, description))
+
+
+def _run_script(html: str) -> None:
+    """Run one of this module's own constant scripts in the app's document (no user text reaches it
+    unescaped: :func:`_js_string` writes every value). ``st.html`` puts a script-only body in no visible
+    element; it replaced ``st.components.v1.html`` frames, which Streamlit deprecates."""
+    st.html(html, unsafe_allow_javascript=True)
 
 
 # --- The guided tour and presentation mode as the link gives them ---------------------------------
 
 #: Arrow keys move through the tour by clicking the banner's Previous/Next links (our constant script).
-#: The handler is replaced by every new banner: a listener whose iframe was removed (the page before,
-#: in this single-page app) is never called again by the browser, so a "install once" guard would
-#: leave the keys dead after the first step.
+#: The script runs in the app's own document, which lives on across pages (a single-page app), so each
+#: banner replaces the handler the one before installed, and the handler follows only the banner's
+#: links: once the tour is left, the arrow keys do nothing of ours.
 _TOUR_KEYS_HTML = """<script>
-const doc = window.parent.document;
+(() => {
+const doc = document;
 if (doc.__interconnectTourKeys) doc.removeEventListener('keydown', doc.__interconnectTourKeys);
 doc.__interconnectTourKeys = (event) => {
   const tag = (event.target.tagName || '').toLowerCase();
   if (tag === 'input' || tag === 'textarea' || event.target.isContentEditable) return;
   const word = event.key === 'ArrowRight' ? 'Next' : event.key === 'ArrowLeft' ? 'Previous' : null;
   if (!word) return;
-  const link = [...doc.querySelectorAll('a')].find(a => a.textContent.trim().startsWith(word + ':'));
+  const links = [...doc.querySelectorAll('.st-key-talk-banner a')];
+  const link = links.find(a => a.textContent.trim().startsWith(word + ':'));
   if (link) { event.preventDefault(); link.click(); }
 };
 doc.addEventListener('keydown', doc.__interconnectTourKeys);
+})();
 </script>"""
 
 
@@ -258,4 +266,4 @@ def show_tour_banner(talk: TalkState) -> None:
             forward.page_link(PAGES[following.page][0], label=f"Next: {following.title}",
                               query_params=tour_query(talk.tour_step + 1, talk.present))
         leave.page_link(PAGES[step.page][0], label="Leave the tour", query_params=dict(step.params))
-    st.components.v1.html(_TOUR_KEYS_HTML, height=0)
+    _run_script(_TOUR_KEYS_HTML)

@@ -111,7 +111,7 @@ def _preview(at) -> dict[str, str]:
     import json
     import re
 
-    script = next(frame.proto.srcdoc for frame in at.get("iframe") if "og:title" in frame.proto.srcdoc)
+    script = next(block.proto.body for block in at.get("html") if "og:title" in block.proto.body)
     calls = re.findall(r'put\(("[^"]*"), ("[^"]*"), ("(?:[^"\\]|\\.)*")\);', script)
     return {json.loads(name): json.loads(content) for _, name, content in calls}
 
