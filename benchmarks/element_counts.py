@@ -7,7 +7,8 @@ page is opened in a new session of headless Chromium; the websocket's ForwardMsg
 counted until the script finishes: every delta (a new element, a block, a transient) and every
 reference to a cached message. Widgets and charts on first load are printed by kind.
 
-Run from the repository root: ``.venv/bin/python benchmarks/element_counts.py [page name ...]``.
+Run from the repository root: ``.venv/bin/python benchmarks/element_counts.py [-v] [page name ...]``
+(``-v`` also prints the kinds each change sends).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def widgets(run: Counter[str]) -> int:
     return sum(n for name, n in run.items() if name.startswith("element:") and name[8:] not in skip)
 
 
-def main(names: list[str]) -> None:
+def main(names: list[str], verbose: bool = False) -> None:
     pages = [p for p in PAGES if not names or p[0] in names]
     with server() as srv, chromium() as context:
         print(f"{'page':<16} {'first load':>10} {'widgets':>8} {'charts':>7} {'per change':>11}  kinds on first load")
@@ -101,6 +102,10 @@ def main(names: list[str]) -> None:
             kinds = ", ".join(f"{k.removeprefix('element:')} {n}" for k, n in first.most_common(6))
             per_change = "/".join(map(str, changes)) if changes else "-"
             print(f"{name:<16} {total(first):>10} {widgets(first):>8} {charts:>7} {per_change:>11}  {kinds}")
+            if verbose and changes:
+                last = recorder.runs[-1].most_common()
+                change_kinds = ", ".join(f"{k.removeprefix('element:')} {n}" for k, n in last)
+                print(f"{'':<16} per change: {change_kinds}")
             page.close()
 
 
@@ -115,4 +120,5 @@ def _wait_runs(page: Any, recorder: Recorder, runs: int, timeout_ms: int = 60_00
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    arguments = sys.argv[1:]
+    main([a for a in arguments if a != "-v"], verbose="-v" in arguments)
