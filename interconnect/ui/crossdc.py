@@ -1,23 +1,34 @@
-"""The Streamlit glue of the Across sites page: its cached view and figures, and the sections of its explorer.
+"""The Streamlit glue of the Across sites page: its cached view and figures, and its explorer.
 
 Kept out of ``pages/6_Across_sites.py`` so the cached functions are defined once per process (a cache
-decorator in a page script is rebuilt on every run) and the page's fragment reads as a list of sections.
+decorator in a page script is rebuilt on every run) and the page reads as a list of sections. The explorer
+is two fragments, one nested in the other (:func:`explorer`, :func:`_run_view`), so a change of the site
+count, the size, the GPU or the bandwidth reruns only what depends on it. The sections below it (what the
+papers report, the Table 4 check, the limits) are in :mod:`interconnect.ui.crossdc_papers`.
 The arithmetic is in :mod:`interconnect.models.crossdc` and :mod:`interconnect.models.crossdc_view`; the
 figures in :mod:`interconnect.figures.crossdc`.
 """
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.figures.crossdc import bytes_figure, required_bandwidth_figure, utilization_figure
 from interconnect.models.crossdc import METHODS, TOPOLOGIES, get_crossdc_data
-from interconnect.models.crossdc_view import BANDWIDTH_GRID_BYTES_PER_S, PARAMS_GRID, PageInputs, crossdc_view
+from interconnect.models.crossdc_view import (
+    BANDWIDTH_GRID_BYTES_PER_S,
+    PARAMS_GRID,
+    CrossDCView,
+    PageInputs,
+    crossdc_view,
+)
 from interconnect.ui.charts import chart
-from interconnect.ui.crossdc_live import live_bandwidth
+from interconnect.ui.crossdc_live import live_bandwidth, live_caption
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import CROSSDC_VIEWS
+from interconnect.ui.pagespecs import CROSSDC_VIEWS, crossdc_inputs
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
@@ -58,35 +69,95 @@ def _use_network(state: PageState, network_id: str) -> None:
     st.session_state[state.key("rtt")] = format_duration(Q_(network.rtt_s, "s"))
 
 
-def run_controls(state: PageState, catalog: Catalog) -> None:
-    """The page's controls in one box: a main row (model size, sites, GPU, method, WAN bandwidth) and a
-    collapsed "More settings" expander with the rest, so the live chart fits above the fold at 1440 x 900.
+class _Slots(NamedTuple):
+    """Places the outer fragment :func:`explorer` keeps, in reading order, for the nested one (:func:`_run_view`)
+    to fill on every run of its own (its own body, where it is called, holds the link's and the view's warnings
+    and the live chart)."""
 
-    The expander starts open when the session opened with any of its settings away from the default (a
-    link that sets them shows them).
+    params: Any  # the columns of the main row that hold the nested fragment's controls
+    sites: Any
+    gpu: Any
+    bw: Any
+    custom_gpu: Any  # the custom GPU's own fields (only while gpu=custom)
+    results: Any  # the step-time note, the five metrics, the sentence under them and the further chart
+
+
+#: The label of the collapsed "More settings" expander; its key (not a link key) holds whether it is open.
+MORE_LABEL = "More settings: GPUs per site, round trip, the method's knobs, target, overlap, step time"
+MORE_KEY = "crossdc-more"
+
+
+@st.fragment
+def explorer(state: PageState, catalog: Catalog) -> None:
+    """The page's controls in one box, the live chart, the network classes, the metrics and the further chart.
+
+    The box has a main row (model size, sites, GPU, method, WAN bandwidth) and a collapsed "More settings"
+    expander with the rest, so the live chart fits above the fold at 1440 x 900. This fragment draws the box,
+    the method, the expander, the network classes and the chart picker, the parts that no change of the sites,
+    the size, the GPU or the bandwidth alters; those four and everything they drive are the nested fragment
+    :func:`_run_view`, drawn into places kept here (:class:`_Slots`), so a change of one reruns only that.
+
+    "More settings" is drawn only while open (opening or closing it reruns this fragment); its widgets keep
+    their values while hidden (``persist_state="page"``), so the link and the model still have them. It starts
+    open when the session opened with any of its settings away from the default (a link that sets them shows
+    them).
     """
     methods = get_crossdc_data().methods
     with st.container(border=True):
         st.markdown("**The run and the link between sites**")
         c1, c2, c3, c4, c5 = st.columns([2, 1.6, 3, 2.6, 2.6])
-        c1.text_input("Model parameters", key=state.key("params"), help="1e9, 7B, 70e9, 1.5T")
-        c2.number_input("Sites", min_value=2, max_value=10_000, step=1, key=state.key("sites"),
-                        help="Data centres, each with a full replica of the model.")
-        gpu_picker(state, catalog=catalog, container=c3)
+        # The method stays here: the knobs in "More settings" are the method's own.
         c4.selectbox("Method", list(METHODS), key=state.key("method"), format_func=lambda m: methods[m].name)
-        c5.text_input("WAN bandwidth per site", key=state.key("bw"), help="Each direction, e.g. '10 Gbit/s'.")
-        custom_gpu_controls(state, catalog)
-        with st.expander("More settings: GPUs per site, round trip, the method's knobs, target, overlap, step time",
-                         expanded=_more_open(state)):
-            l1, l2, _ = st.columns([1, 1, 2])
-            l1.number_input("GPUs per site", min_value=1, max_value=1_000_000, step=1, key=state.key("gpus"))
-            l2.text_input("Round-trip time", key=state.key("rtt"), help="e.g. '20 ms' or '100 us'.")
-            method_controls(state)
-            step_time_controls(state)
+        custom_gpu = st.container()
+        more = st.expander(MORE_LABEL, expanded=_more_open(state), key=MORE_KEY, on_change="rerun")
+        if more.open:
+            with more:
+                more_controls(state)
+    body = st.container()  # the nested fragment's own place, at the same position on every run
+    live_caption()
+    network_buttons(state)
+    view_picker(state, CROSSDC_VIEWS)  # the one further chart drawn below (view=)
+    results = st.container()
+    with body:
+        _run_view(state, catalog, _Slots(c1, c2, c3, c5, custom_gpu, results))
 
 
-#: The keys of the main row (and the custom GPU's own box); every other key is in "More settings".
-MAIN_KEYS = ("params", "sites", "gpu", "method", "bw", "gpu_name", "gpu_bw", "gpu_base")
+@st.fragment
+def _run_view(state: PageState, catalog: Catalog, slots: _Slots) -> None:
+    """The model size, the sites, the GPU and the WAN bandwidth, the link, the live chart where it is called,
+    and the rest of the results in their place (:class:`_Slots`)."""
+    slots.params.text_input("Model parameters", key=state.key("params"), help="1e9, 7B, 70e9, 1.5T")
+    slots.sites.number_input("Sites", min_value=2, max_value=10_000, step=1, key=state.key("sites"),
+                             help="Data centres, each with a full replica of the model.")
+    gpu_picker(state, catalog=catalog, container=slots.gpu)
+    slots.bw.text_input("WAN bandwidth per site", key=state.key("bw"), help="Each direction, e.g. '10 Gbit/s'.")
+    custom_gpu_controls(state, catalog, container=slots.custom_gpu)
+    state.sync_url()  # a typed value that could not be used is reported here, under the controls
+    inputs = crossdc_inputs(state.values())
+    view = cached_view(inputs)
+    for warning in view.warnings:
+        st.warning(escape_markdown(warning))
+    live_bandwidth(state, inputs, view)  # the main chart, first under the controls
+    with slots.results:
+        show_results(state, inputs, view)
+
+
+def more_controls(state: PageState) -> None:
+    """What "More settings" holds: GPUs per site, the round trip, the method's knobs and the step time."""
+    l1, l2, _ = st.columns([1, 1, 2])
+    l1.number_input("GPUs per site", min_value=1, max_value=1_000_000, step=1, key=state.key("gpus"), **_KEEP)
+    l2.text_input("Round-trip time", key=state.key("rtt"), help="e.g. '20 ms' or '100 us'.", **_KEEP)
+    method_controls(state)
+    step_time_controls(state)
+
+
+#: Given to every widget in "More settings": it keeps its value while the expander is closed and it is not drawn.
+_KEEP: dict[str, Any] = {"persist_state": "page"}
+
+
+#: The keys of the main row (and the custom GPU's own box) and the chart picker; every other key is in "More
+#: settings".
+MAIN_KEYS = ("params", "sites", "gpu", "method", "bw", "gpu_name", "gpu_bw", "gpu_base", "view")
 
 
 def _more_open(state: PageState) -> bool:
@@ -116,28 +187,29 @@ def method_controls(state: PageState) -> None:
     defaults = methods[method]
     m2, m3, m4 = st.columns(3)
     m2.number_input(f"Inner steps H (0 = {defaults.inner_steps})", min_value=0, max_value=1_000_000, step=1,
-                    key=state.key("h"), help="Inner steps between synchronisations; 0 takes the paper's.")
+                    key=state.key("h"), help="Inner steps between synchronisations; 0 takes the paper's.", **_KEEP)
     m3.selectbox("Bits per value", ["auto", "32", "16", "8", "4", "2", "1"], key=state.key("bits"),
-                 format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b)
+                 format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b, **_KEEP)
     m4.selectbox("Exchange", ["auto", *TOPOLOGIES], key=state.key("topo"),
-                 format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t])
+                 format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t], **_KEEP)
     if method in ("streaming-diloco", "sparseloco"):
         k1, k2, k3 = st.columns(3)
         if method == "streaming-diloco":
             k1.number_input("Fragments (0 = one per 3 layers)", min_value=0, max_value=100_000, step=1,
-                            key=state.key("frag"))
+                            key=state.key("frag"), **_KEEP)
             k2.number_input("Overlap steps tau", min_value=0, max_value=1_000_000, step=1, key=state.key("tau"),
-                            help="Inner steps a fragment's exchange may run behind before the worker waits.")
+                            help="Inner steps a fragment's exchange may run behind before the worker waits.", **_KEEP)
         else:
-            k1.number_input("Chunk (values)", min_value=2, max_value=1 << 24, step=1, key=state.key("chunk"))
+            k1.number_input("Chunk (values)", min_value=2, max_value=1 << 24, step=1, key=state.key("chunk"), **_KEEP)
             k2.number_input("Kept per chunk (top-k)", min_value=1, max_value=1 << 24, step=1,
-                            key=state.key("topk"))
-            k3.number_input("Index bits", min_value=1, max_value=32, step=1, key=state.key("ibits"))
+                            key=state.key("topk"), **_KEEP)
+            k3.number_input("Index bits", min_value=1, max_value=32, step=1, key=state.key("ibits"), **_KEEP)
     o1, o2, o3 = st.columns(3)
-    o1.number_input("Layers (0 = from the size)", min_value=0, max_value=100_000, step=1, key=state.key("layers"))
-    o2.number_input("Target utilisation (%)", min_value=1.0, max_value=99.9, step=0.5, key=state.key("target"))
+    o1.number_input("Layers (0 = from the size)", min_value=0, max_value=100_000, step=1, key=state.key("layers"),
+                    **_KEEP)
+    o2.number_input("Target utilisation (%)", min_value=1.0, max_value=99.9, step=0.5, key=state.key("target"), **_KEEP)
     o3.toggle("Overlap", key=state.key("overlap"),
-              help="Hide the exchange behind the backward pass (and tau steps for Streaming DiLoCo).")
+              help="Hide the exchange behind the backward pass (and tau steps for Streaming DiLoCo).", **_KEEP)
 
 
 def step_time_controls(state: PageState) -> None:
@@ -145,42 +217,36 @@ def step_time_controls(state: PageState) -> None:
     st.markdown("**The step time of one site**")
     t1, t2, t3 = st.columns(3)
     t1.radio("Step time", ["typed", "derived"], key=state.key("step"), horizontal=True,
-             format_func={"typed": "Typed", "derived": "From FLOPs"}.get)
+             format_func={"typed": "Typed", "derived": "From FLOPs"}.get, **_KEEP)
     if state["step"] == "typed":
-        t2.text_input("Step time", key=state.key("t"), help="One inner step of one site, e.g. '1 s'.")
+        t2.text_input("Step time", key=state.key("t"), help="One inner step of one site, e.g. '1 s'.", **_KEEP)
     else:
-        t2.text_input("Tokens per step per site", key=state.key("tokens"), help="e.g. '1M' or '4e6'.")
-        t3.number_input("MFU (%)", min_value=1.0, max_value=100.0, step=1.0, key=state.key("mfu"))
+        t2.text_input("Tokens per step per site", key=state.key("tokens"), help="e.g. '1M' or '4e6'.", **_KEEP)
+        t3.number_input("MFU (%)", min_value=1.0, max_value=100.0, step=1.0, key=state.key("mfu"), **_KEEP)
 
 
-def show_results(state: PageState, inputs: PageInputs) -> None:
-    """The view's warnings, the live chart, the network classes, the five headline metrics, the sentence
-    under them and the three charts."""
-    view = cached_view(inputs)
-    for warning in view.warnings:
-        st.warning(escape_markdown(warning))
-    live_bandwidth(state, inputs, view)  # the main chart, first under the controls
-    network_buttons(state)
-    view_picker(state, CROSSDC_VIEWS)  # the one further chart drawn below (view=)
+def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> None:
+    """The step time's note, the five headline metrics, the sentence under them and the one further chart."""
     shown = shown_views(state, CROSSDC_VIEWS)
     result, scenario = view.result, view.scenario
     if inputs.step_mode == "derived":
         st.caption("Step time: " + escape_markdown(view.step_note))
     target = f"{inputs.target_utilization * 100:.3g} %"
-    s1, s2, s3, s4, s5 = st.columns(5)
+    # One row of five (a horizontal container: six elements a change, where five columns took eleven).
+    row = st.container(horizontal=True)
     per = f" Streaming DiLoCo sends one of {result.fragments} fragments at a time." if result.fragments > 1 else ""
-    s1.metric("Payload per sync", format_quantity(Q_(result.payload_bytes, "B")),
-              help="What one site contributes to one synchronisation." + per)
-    s2.metric("WAN time per sync", _time(result.sync_s))
-    s3.metric(f"Exposed per {result.scenario.method.inner_steps} steps", _time(result.exposed_s),
-              help=f"With overlap: {_time(result.exposed_overlap_s)}; without: {_time(result.exposed_no_overlap_s)}; "
-                   f"compute per round: {_time(result.compute_s)}.")
-    s4.metric("Compute utilisation", f"{result.utilization:.1%}",
-              help=f"With overlap {result.utilization_overlap:.1%}, without {result.utilization_no_overlap:.1%}.")
+    row.metric("Payload per sync", format_quantity(Q_(result.payload_bytes, "B")),
+               help="What one site contributes to one synchronisation." + per)
+    row.metric("WAN time per sync", _time(result.sync_s))
+    row.metric(f"Exposed per {result.scenario.method.inner_steps} steps", _time(result.exposed_s),
+               help=f"With overlap: {_time(result.exposed_overlap_s)}; without: {_time(result.exposed_no_overlap_s)}; "
+                    f"compute per round: {_time(result.compute_s)}.")
+    row.metric("Compute utilisation", f"{result.utilization:.1%}",
+               help=f"With overlap {result.utilization_overlap:.1%}, without {result.utilization_no_overlap:.1%}.")
     needed = result.required_bytes_per_s
-    s5.metric(f"WAN needed for {target}",
-              format_bandwidth(Q_(needed, "B/s"), "bit/s") if needed < float("inf") else "out of reach",
-              help="Per site, each direction. 'Out of reach' when the round trips alone exceed the time allowed.")
+    row.metric(f"WAN needed for {target}",
+               format_bandwidth(Q_(needed, "B/s"), "bit/s") if needed < float("inf") else "out of reach",
+               help="Per site, each direction. 'Out of reach' when the round trips alone exceed the time allowed.")
     st.caption(
         f"{scenario.sites} sites × {scenario.gpus_per_site} GPUs, {scenario.method.topology} exchange: each site sends "
         f"and receives {format_quantity(Q_(result.wan_bytes_per_sync, 'B'))} per sync. Without overlap the GPUs "

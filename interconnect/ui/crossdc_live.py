@@ -20,7 +20,7 @@ from interconnect.ui.live import live_chart
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
 
-__all__ = ["live_bandwidth"]
+__all__ = ["live_bandwidth", "live_caption"]
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -42,6 +42,10 @@ def live_bandwidth(state: PageState, inputs: PageInputs, view: CrossDCView) -> N
     spec = bandwidth_family_spec(family, inputs.wan_bytes_per_s, scenario.method.id, scenario.method.inner_steps,
                                  view.labels, present=talk_state().present)
     live_chart("crossdc.live_bandwidth", spec, set_bandwidth)
+
+
+def live_caption() -> None:
+    """How to use the live chart, drawn under it (it depends on nothing the slider or the main controls change)."""
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
                "rest of the page and the link follow when you let go. Thick: the method as set above; dotted: the "
                "others with their papers' settings. Data parallel synchronises every step, so its line is a level.")

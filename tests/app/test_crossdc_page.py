@@ -10,6 +10,7 @@ from interconnect.units import Q_, format_bandwidth
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/6_Across_sites.py"
+MORE = "crossdc-more"  # the key of the "More settings" expander
 
 
 def metric(at, label_start):
@@ -84,6 +85,9 @@ def test_a_network_class_button_sets_bandwidth_and_round_trip():
     at.button(key="crossdc.net.cross-region").click().run()
     assert not at.exception
     assert at.text_input(key="crossdc.bw").value == "2.5 Gbit/s"
+    assert not [w for w in at.text_input if w.key == "crossdc.rtt"]  # "More settings" is closed: not drawn
+    at.session_state[MORE] = True  # AppTest's expander has no open(): set its key as a click would
+    at.run()
     assert at.text_input(key="crossdc.rtt").value == "100 ms"
 
 
@@ -119,3 +123,44 @@ def test_hostile_links_warn_and_still_render(query, key):
     assert not at.exception
     assert any(f"`{key}`" in w.value for w in at.warning), [w.value for w in at.warning]
     assert len(live_charts(at)) == 1
+
+
+def test_more_settings_are_drawn_only_while_open_and_keep_their_values_closed():
+    # issue 26: a plain link sends none of "More settings"' widgets, and a view link does not open it either
+    for query in ({}, {"view": "bytes"}):
+        at = run_page(PAGE, query)
+        assert not at.exception
+        assert not {w.key for w in at.number_input} & {"crossdc.gpus", "crossdc.h", "crossdc.layers"}
+        assert not [w for w in at.text_input if w.key == "crossdc.rtt"]
+    # a link that sets any of them opens it, with the link's values
+    query = {"method": "sparseloco", "topk": "32", "h": "40", "rtt": "5 ms", "target": "90"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert at.number_input(key="crossdc.topk").value == 32
+    assert at.text_input(key="crossdc.rtt").value == "5 ms"
+    expected = metric(at, "Compute utilisation")
+    # closed, the values stay in the link and in the model, through a full run and a change of the site count
+    at.session_state[MORE] = False
+    at.run()
+    assert not at.exception
+    assert not [w for w in at.number_input if w.key == "crossdc.topk"]
+    assert metric(at, "Compute utilisation") == expected
+    # kept in the session too, not only in the link: a fragment's rerun in the browser reads no link
+    # (AppTest reruns the whole page, which reads the link again; the browser test proves the fragment's case)
+    for key, value in {"topk": 32, "h": 40, "rtt": "5 ms", "target": 90.0}.items():
+        assert at.session_state[f"crossdc.{key}"] == value, key
+    at.number_input(key="crossdc.sites").set_value(3).run()
+    assert not at.exception
+    assert at.query_params["sites"] == "3"
+    for key, value in query.items():
+        assert at.query_params[key] == value, key
+    view = expected_view({**query, "sites": "3"})
+    assert metric(at, "Compute utilisation") == f"{view.result.utilization:.1%}"
+    # another method hides top-k even while open; it keeps its value for when sparseloco comes back
+    at.session_state[MORE] = True
+    at.run()
+    at.selectbox(key="crossdc.method").set_value("diloco").run()
+    assert not [w for w in at.number_input if w.key == "crossdc.topk"]
+    assert at.query_params["topk"] == "32"
+    at.selectbox(key="crossdc.method").set_value("sparseloco").run()
+    assert at.number_input(key="crossdc.topk").value == 32

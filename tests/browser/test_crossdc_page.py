@@ -1,4 +1,5 @@
-"""The Across-sites page in a real browser: a cold deep link, then the URL following a control."""
+"""The Across-sites page in a real browser: a cold deep link, then the URL following a control; the values
+in a closed "More settings" staying in the link."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from browser_helpers import (
     METRIC_VALUE,
     assert_healthy,
     open_cold,
+    open_page,
     poll,
     query_of,
     wait_for_charts,
+    wait_for_first_chart,
     wait_for_run,
     widget,
 )
@@ -48,3 +51,29 @@ def test_cold_deep_link_to_across_sites_then_a_control_updates_the_url(cold_serv
     page.get_by_role("button", name="Same-region cloud").click()
     assert poll(page, lambda: query_of(page.url).get("bw") == "11.3 Gbit/s" or None)
     assert query_of(page.url)["rtt"] == "2 ms"
+
+
+def test_closed_more_settings_keep_their_values_in_the_link_when_the_site_count_changes(streamlit_server, page):
+    # issue 26: "More settings" is drawn only while open and the site count is a nested fragment, which reads
+    # no link: without persist_state a closed expander's values would fall back to their defaults here.
+    hidden = {"method": "sparseloco", "topk": "32", "h": "40", "rtt": "5 ms", "target": "90", "gpus": "16"}
+    open_page(page, streamlit_server, "/Across_sites?" + urlencode(hidden))
+    wait_for_first_chart(page)  # the live chart (no further chart on this link)
+    more = page.locator(".st-key-crossdc-more")
+    assert widget(page, "crossdc.topk").locator("input").input_value() == "32"  # the link opened it
+    more.locator("summary").click()  # close it: its widgets are no longer drawn
+    assert poll(page, lambda: widget(page, "crossdc.topk").count() == 0 or None)
+    wait_for_run(page, streamlit_server)
+    sites = widget(page, "crossdc.sites").locator("input")
+    sites.fill("5")
+    sites.press("Enter")
+    assert poll(page, lambda: query_of(page.url).get("sites") == "5" or None)
+    wait_for_run(page, streamlit_server)
+    assert_healthy(page, streamlit_server)
+    url_query = query_of(page.url)
+    for key, value in hidden.items():
+        assert url_query.get(key) == value, (key, url_query)
+    more.locator("summary").click()  # opened again, the widgets show the values they kept
+    assert poll(page, lambda: widget(page, "crossdc.topk").count() == 1 or None)
+    assert widget(page, "crossdc.topk").locator("input").input_value() == "32"
+    assert widget(page, "crossdc.rtt").locator("input").input_value() == "5 ms"
