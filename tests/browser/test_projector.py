@@ -17,9 +17,9 @@ alone is measured on the page this module keeps open for that page (``kept_pages
 one, by choosing the view in the page's "More charts" picker (a script run) instead of opening the
 link in a new session. The picker gives the page the same values as the link (the test checks that
 the address bar, which holds all the page's values, changes in ``view`` alone), and the charts
-measured are those the view draws (checked by key). A
-case is measured on a newly opened page when no page is kept for it (run alone, or on another
-xdist worker) or when its link sets more than the view; a failed case closes the kept page.
+measured are those the view draws (checked by key). A case is measured on a newly opened page when
+no page is kept for it (run alone, or on another xdist worker) or when its link sets more than the
+view; a failed case closes the kept page.
 """
 
 from __future__ import annotations
@@ -214,6 +214,17 @@ def choose_view(page: Any, server: Any, name: str, view: str) -> None:
     assert_healthy(page, server)
 
 
+def wrong_view_charts(page: Any, name: str, view: str) -> list[str]:
+    """What differs from ``view``'s charts drawn once each and no other view's chart drawn at all."""
+    wrong = []
+    for other, keys in PAGE_VIEWS[name].charts.items():
+        for key in keys:
+            drawn = page.locator(f".st-key-{key} .js-plotly-plot").count()
+            if drawn != (other == view):
+                wrong.append(f"chart {key} drawn {drawn} times")
+    return wrong
+
+
 @pytest.mark.parametrize(("name", "query"), CASES)
 def test_every_chart_fits_the_projector_budget(new_page, kept_pages, streamlit_server, name, query):
     view = view_of(query) if name in PAGE_VIEWS and name not in PICKER_IN_A_FRAGMENT else None
@@ -230,12 +241,16 @@ def test_every_chart_fits_the_projector_budget(new_page, kept_pages, streamlit_s
         assert charts >= least, f"only {charts} charts drawn on {page_path(name)}{query}"
         if charts:
             wait_for_charts(page, minimum=charts)
-            page.wait_for_timeout(600)  # Plotly's second layout pass (automargins) after the first draw
         if view and view != VIEW_AUTO:  # the charts measured are the view's, not another view's left over
-            for other, keys in PAGE_VIEWS[name].charts.items():
-                for key in keys:
-                    drawn = page.locator(f".st-key-{key} .js-plotly-plot").count()
-                    assert drawn == (other == view), f"{page_path(name)}{query}: chart {key} drawn {drawn} times"
+            wrong: list[str] = []
+
+            def only_the_views_charts() -> bool:
+                wrong[:] = wrong_view_charts(page, name, view)
+                return not wrong
+
+            assert poll(page, only_the_views_charts), f"{page_path(name)}{query}: " + "; ".join(wrong)
+        if charts:
+            page.wait_for_timeout(600)  # Plotly's second layout pass (automargins) after the first draw
         measured = page.evaluate(_COLLECT_CHARTS, CHART)
         assert len(measured) == charts
         problems = [problem for chart in measured for problem in budget_problems(chart, PROJECTOR)]
