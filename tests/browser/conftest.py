@@ -15,6 +15,11 @@ has never served a page catches a deep link that breaks when it is the first req
   shares (``browser_context``), 1400 x 1000 unless the test sets another size. ``new_page`` makes
   more of them; every page a test opened is closed when it ends, and an uncaught error in one of
   its pages' JavaScript fails the test at teardown.
+- ``kept_pages``: pages a test module keeps open from one test to the next (one per name, in the
+  shared context), for tests that measure the same page in several states: a later test changes a
+  control on the open page (a script run) instead of loading the page again in a new session (a
+  Streamlit and Plotly start-up in Chromium, most of a browser test's CPU). ``new_page``'s teardown
+  leaves them open; an uncaught error in one fails the test that was using it.
 - No request leaves the machine: Chromium resolves no host but 127.0.0.1 (``OFFLINE_ARGS``), and
   every request to another host that a test's pages make is listed in ``blocked_requests``.
 
@@ -192,7 +197,8 @@ def new_page(browser_context: Any, blocked_requests: list[str]) -> Iterator[Call
         yield make
     finally:
         for opened in browser_context.pages:
-            opened.close()
+            if not _KEPT.holds(opened):
+                opened.close()
     # An uncaught error in Streamlit's front end can leave a blank or half-drawn page that the test's
     # own checks happen to pass (a blank Seating chart once did): every browser test fails on one.
     assert not errors, f"the page raised in the browser: {errors}"
@@ -202,3 +208,61 @@ def new_page(browser_context: Any, blocked_requests: list[str]) -> Iterator[Call
 def page(new_page: Callable[..., Any]) -> Any:
     """A new page, 1400 x 1000, in the shared context: a Streamlit session of its own."""
     return new_page()
+
+
+class KeptPages:
+    """Pages kept open across the tests of one module, by name (see ``kept_pages``)."""
+
+    def __init__(self) -> None:
+        self._pages: dict[str, Any] = {}
+        #: Uncaught JavaScript errors of any kept page since the running test began.
+        self.errors: list[str] = []
+
+    def holds(self, page: Any) -> bool:
+        return any(kept is page for kept in self._pages.values())
+
+    def get(self, name: str) -> Any | None:
+        """The page kept under ``name``, or None (none kept, or it was closed)."""
+        page = self._pages.get(name)
+        if page is not None and page.is_closed():
+            del self._pages[name]
+            return None
+        return page
+
+    def keep(self, name: str, page: Any) -> Any:
+        """Keep ``page`` (made by ``new_page``) open under ``name`` for the module's later tests."""
+        self.drop(name)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self._pages[name] = page
+        return page
+
+    def drop(self, name: str) -> None:
+        """Close the page kept under ``name``, if any (after a failed test: its state is unknown)."""
+        page = self._pages.pop(name, None)
+        if page is not None and not page.is_closed():
+            page.close()
+
+    def close(self) -> None:
+        for name in list(self._pages):
+            self.drop(name)
+
+
+_KEPT = KeptPages()
+
+
+@pytest.fixture(scope="module")
+def _kept_pages(browser_context: Any) -> Iterator[KeptPages]:
+    try:
+        yield _KEPT
+    finally:
+        _KEPT.close()
+
+
+@pytest.fixture
+def kept_pages(_kept_pages: KeptPages, new_page: Callable[..., Any]) -> Iterator[KeptPages]:
+    """The pages this module keeps open between its tests (:class:`KeptPages`); make them with ``new_page``,
+    then ``keep`` them. An uncaught error in a kept page while this test runs fails it."""
+    _kept_pages.errors = []
+    yield _kept_pages
+    errors, _kept_pages.errors = _kept_pages.errors, []
+    assert not errors, f"a kept page raised in the browser: {errors}"
