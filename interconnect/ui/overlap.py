@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -43,9 +44,9 @@ from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
-__all__ = ["StepInputs", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check", "show_metrics",
-           "show_rooflines", "show_timeline", "show_why_not", "step_controls", "step_result", "timeline_of",
-           "tokens_figure", "workload_for"]
+__all__ = ["StepInputs", "main_step_controls", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check",
+           "show_metrics", "show_rooflines", "show_timeline", "show_why_not", "step_box", "step_controls",
+           "step_result", "timeline_of", "tokens_figure", "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -168,27 +169,44 @@ def claim_chart(key: tuple):
                         step_fraction=fraction, step_share=share, step_saving=saving)
 
 
-def step_controls(state: PageState) -> None:
-    """The step's controls in a narrow bordered column: the main ones (model, tokens per GPU, bucket size,
-    overlap) and a collapsed "More settings" expander with the rest, so the live chart beside them sits
-    above the fold at 1440 x 900. The expander starts open when the session opened with any of its
-    settings away from the default (a link that sets them shows them)."""
-    with st.container(border=True):
-        st.markdown("**The model and the step**")
-        custom = state["model"] == "custom"
+def step_box(container: Any) -> tuple[Any, Any, Any]:
+    """The step's controls' bordered box in ``container`` (a narrow column), with its title, and its three places
+    in reading order: the model, the tokens per GPU and the bucket size, the overlap and "More settings".
+
+    The tokens per GPU and the bucket size (:func:`main_step_controls`) and the rest (:func:`step_controls`)
+    are drawn by two fragments, so a change of the first two reruns only what they drive.
+    """
+    box = container.container(border=True)
+    box.markdown("**The model and the step**")
+    return box.container(), box.container(), box.container()
+
+
+def step_controls(state: PageState, model_place: Any, more_place: Any) -> None:
+    """The step's controls but the tokens per GPU and the bucket size: the model (and a custom model's shape)
+    in ``model_place``, the overlap and a collapsed "More settings" expander with the rest in ``more_place``
+    (places from :func:`step_box`), so the live chart beside them sits above the fold at 1440 x 900. The
+    expander starts open when the session opened with any of its settings away from the default (a link that
+    sets them shows them)."""
+    custom = state["model"] == "custom"
+    with model_place:
         st.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
         if custom:
             _shape_controls(state, custom)
-        st.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
-                        key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
-                                                      "with the all-reduce (micro-batch x sequence length).")
-        st.text_input("Bucket size", key=state.key("bucket"),
-                      help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
+    with more_place:
         st.radio("Overlap", list(MODES), key=state.key("mode"), format_func=MODE_LABELS.get)
         with st.expander("More settings", expanded=_more_open(state)):
             if not custom:
                 _shape_controls(state, custom)
             _more_step_controls(state)
+
+
+def main_step_controls(state: PageState, container: Any) -> None:
+    """The tokens per GPU and the bucket size, in ``container`` (their place in :func:`step_box`)."""
+    container.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
+                           key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
+                                                         "with the all-reduce (micro-batch x sequence length).")
+    container.text_input("Bucket size", key=state.key("bucket"),
+                         help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
 
 
 #: The step's keys drawn in its main column; every other step key is in "More settings".
@@ -236,19 +254,21 @@ def _more_step_controls(state: PageState) -> None:
 
 
 def show_metrics(step: StepResult, roofline: float) -> None:
-    c1, c2, c3, c4, c5 = st.columns(5)
-    c1.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
-                                                       "adds after the backward pass.")
-    c2.metric("Exposed comm", duration(step.exposed_comm_s),
-              help="All-reduce time the step waits for: what runs after the backward pass has finished.")
-    c3.metric("Compute share", f"{step.compute_utilization:.0%}",
-              help="Compute utilisation: compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
-    c4.metric("Saved by overlap", duration(step.saved_s),
-              help=f"Against the same step with no overlap: {duration(step.no_overlap_step_s)}.")
+    """The step's five figures in one row (a horizontal container: six elements a change, where five columns
+    took eleven)."""
+    row = st.container(horizontal=True)
+    row.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
+                                                        "adds after the backward pass.")
+    row.metric("Exposed comm", duration(step.exposed_comm_s),
+               help="All-reduce time the step waits for: what runs after the backward pass has finished.")
+    row.metric("Compute share", f"{step.compute_utilization:.0%}",
+               help="Compute utilisation: compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
+    row.metric("Saved by overlap", duration(step.saved_s),
+               help=f"Against the same step with no overlap: {duration(step.no_overlap_step_s)}.")
     hides = f"{step.hide_threshold_tokens:,.0f}" if math.isfinite(step.hide_threshold_tokens) else "never"
-    c5.metric("Hides from", hides,
-              help=f"Tokens per GPU from which the backward pass lasts as long as every bucket's all-reduce but the "
-                   f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
+    row.metric("Hides from", hides,
+               help=f"Tokens per GPU from which the backward pass lasts as long as every bucket's all-reduce but the "
+                    f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
 
 
 def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
