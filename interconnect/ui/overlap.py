@@ -186,7 +186,8 @@ def step_controls(state: PageState, model_place: Any, more_place: Any) -> None:
     in ``model_place``, the overlap and a collapsed "More settings" expander with the rest in ``more_place``
     (places from :func:`step_box`), so the live chart beside them sits above the fold at 1440 x 900. The
     expander starts open when the session opened with any of its settings away from the default (a link that
-    sets them shows them)."""
+    sets them shows them). Its contents are drawn only while it is open (opening or closing it reruns the
+    fragment that draws it); their widgets keep their values while hidden (``persist_state="page"``)."""
     custom = state["model"] == "custom"
     with model_place:
         st.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
@@ -194,10 +195,12 @@ def step_controls(state: PageState, model_place: Any, more_place: Any) -> None:
             _shape_controls(state, custom)
     with more_place:
         st.radio("Overlap", list(MODES), key=state.key("mode"), format_func=MODE_LABELS.get)
-        with st.expander("More settings", expanded=_more_open(state)):
-            if not custom:
-                _shape_controls(state, custom)
-            _more_step_controls(state)
+        more = st.expander("More settings", expanded=_more_open(state), key=MORE_KEY, on_change="rerun")
+        if more.open:  # drawn only while open; its widgets keep their values while hidden (_KEEP)
+            with more:
+                if not custom:
+                    _shape_controls(state, custom)
+                _more_step_controls(state)
 
 
 def main_step_controls(state: PageState, container: Any) -> None:
@@ -208,6 +211,12 @@ def main_step_controls(state: PageState, container: Any) -> None:
     container.text_input("Bucket size", key=state.key("bucket"),
                          help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
 
+
+#: The key of the step's "More settings" expander (its open state; opening or closing it reruns the step's controls).
+MORE_KEY = "overlap-more"
+#: Given to every widget that "More settings" may hold: it keeps its value while the expander is closed and the
+#: widget is not drawn, so the link and the step still have it.
+_KEEP: dict[str, Any] = {"persist_state": "page"}
 
 #: The step's keys drawn in its main column; every other step key is in "More settings".
 STEP_MAIN_KEYS = ("model", "tokens", "bucket", "mode")
@@ -224,31 +233,32 @@ def _more_open(state: PageState) -> bool:
 def _shape_controls(state: PageState, custom: bool) -> None:
     m2, m3 = st.columns(2)
     m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
-                    key=state.key("params"),
+                    key=state.key("params"), **_KEEP,
                     disabled=not custom, help="Used with the custom model; presets have their published shape.")
-    m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
+    m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom,
+                    **_KEEP)
 
 
 def _more_step_controls(state: PageState) -> None:
     costs = load_bucket_costs()
-    st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"))
-    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
+    st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"), **_KEEP)
+    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"), **_KEEP,
               help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
                    "(Meta, The Llama 3 Herd of Models, Table 4).")
     st.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
-                 format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a])
+                 format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a], **_KEEP)
     st.markdown("**What a bucket costs besides its bytes** (defaults from measurements; sources below the "
                 "timeline)")
     st.number_input("Launch per bucket (µs)", min_value=0.0, max_value=10_000.0, step=1.0, format="%g",
-                    key=state.key("launch"),
+                    key=state.key("launch"), **_KEEP,
                     help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
                          f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
                          "move: 1 MB buckets against 25 MB.")
-    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
+    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"), **_KEEP,
               help=f"Share of compute speed lost while communication kernels run beside it. Default "
                    f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
                    "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
-    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"),
+    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"), **_KEEP,
               help=f"Range of speeds between GPUs of one model. Every bucket waits for the slowest rank, so "
                    f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
 
