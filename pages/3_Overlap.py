@@ -1,32 +1,18 @@
-"""Page: hide the gradient all-reduce behind the backward pass, and see what stays exposed."""
+"""Page: hide the gradient all-reduce behind the backward pass, and see what stays exposed.
+
+The cluster box, the step's controls and everything they drive are three nested fragments
+(:func:`interconnect.ui.overlap_view.overlap_view`): a change of the node count, the tokens per GPU or
+the bucket size reruns only what the step drives, not the other controls or the text below.
+"""
 
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.models.overlap import cluster_roofline_tokens
-from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.cluster import cluster_controls, resolve_page_cluster, show_cluster_sources
-from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.overlap import (
-    StepInputs,
-    nodes_figure,
-    show_breakdown,
-    show_claim,
-    show_ddp_check,
-    show_metrics,
-    show_rooflines,
-    show_timeline,
-    show_why_not,
-    step_controls,
-    step_result,
-    timeline_of,
-    tokens_figure,
-)
-from interconnect.ui.overlap_live import live_tokens
-from interconnect.ui.pagespecs import CLUSTER_KEYS, OVERLAP_VIEWS, overlap_specs
+from interconnect.ui.overlap import show_ddp_check, show_rooflines
+from interconnect.ui.overlap_view import overlap_view
+from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
 from interconnect.ui.state import PageState
-from interconnect.ui.views import shown_views, view_picker
 
 page_setup("Overlap: talk while you compute",
            "Data-parallel training all-reduces every gradient each step. Start early and most of it hides "
@@ -34,60 +20,7 @@ page_setup("Overlap: talk while you compute",
 catalog = get_catalog()
 state = PageState("overlap", overlap_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
-
-
-@st.fragment
-def overlap_view() -> None:
-    cluster_controls(state, catalog)
-    notes = st.container()  # the warnings, above the step's controls and the main chart beside them
-    controls, main = st.columns([1, 2.6])
-    with controls:
-        step_controls(state)
-    state.sync_url()
-    values = state.values()
-    cluster, cluster_warnings = resolve_page_cluster(values)
-    for warning in cluster_warnings:
-        notes.warning(escape_markdown(warning))
-    inputs = StepInputs.from_values(values, cluster, CLUSTER_KEYS)
-    step = step_result(inputs)
-    for note in step.notes:
-        notes.warning(escape_markdown(note))
-    with main:
-        live_tokens(state, inputs)
-        view_picker(state, OVERLAP_VIEWS)  # the one further chart drawn below (view=)
-    shown = shown_views(state, OVERLAP_VIEWS)
-    show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]))
-    show_cluster_sources(cluster, catalog)
-    if "timeline" in shown:
-        st.markdown(
-            "PyTorch's DistributedDataParallel packs gradients into buckets and starts each bucket's all-reduce as "
-            "soon as its gradients exist, on a second stream, while the backward pass carries on. Below: one step "
-            "of one GPU on two lanes, with every bucket timed by the all-reduce model of the cluster you describe "
-            "(the same model and cluster as the All-reduce page)."
-        )
-        show_timeline(step, timeline_of(inputs, step), cluster)
-    show_breakdown(step, cluster)
-
-    if "tokens" in shown:
-        st.subheader("When does it hide?")
-        chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
-        st.caption("The backward pass grows with the tokens each GPU processes; the all-reduce does not. Once the "
-                   "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling "
-                   "Book's line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency.")
-    if "nodes" in shown:
-        st.subheader("Same step, more nodes")
-        chart(nodes_figure(inputs), key="overlap-nodes")
-        st.caption("A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU count: the Ultra-Scale "
-                   "Playbook warns that at 512+ GPUs data-parallel communication can no longer be fully overlapped. "
-                   "NCCL and RCCL switch to trees, whose latency grows with log(n).")
-
-    st.subheader("Check the claim: 85 % overlapped, 30 % faster")
-    show_claim(step, "claim" in shown)
-    st.subheader("Why not all of it overlaps")
-    show_why_not(step, cluster)
-
-
-overlap_view()
+overlap_view(state, catalog)  # the cluster, the step and what they drive: three nested fragments
 
 st.subheader("The Scaling Book's rooflines, rebuilt from the catalog")
 show_rooflines(catalog)

@@ -30,6 +30,9 @@ __all__ = ["footer", "page_description", "page_setup"]
 
 _CSS = """
 <style>
+  /* A place for warnings kept by a page's fragments (written on every run, so a fragment's rerun may fill it):
+     while it holds no warning, its empty row would still cost a 1 rem gap. */
+  [data-testid="stLayoutWrapper"]:has(> .st-key-notes):not(:has([data-testid="stAlert"])) { display: none; }
   /* Larger type for projectors; the charts carry their own 16 px theme. */
   [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 2.1rem; }
   .block-container { padding-top: 2.2rem; max-width: 1280px; }

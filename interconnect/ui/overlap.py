@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -43,9 +44,9 @@ from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 
-__all__ = ["StepInputs", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check", "show_metrics",
-           "show_rooflines", "show_timeline", "show_why_not", "step_controls", "step_result", "timeline_of",
-           "tokens_figure", "workload_for"]
+__all__ = ["StepInputs", "main_step_controls", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check",
+           "show_metrics", "show_rooflines", "show_timeline", "show_why_not", "step_box", "step_controls",
+           "step_result", "timeline_of", "tokens_figure", "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -168,28 +169,54 @@ def claim_chart(key: tuple):
                         step_fraction=fraction, step_share=share, step_saving=saving)
 
 
-def step_controls(state: PageState) -> None:
-    """The step's controls in a narrow bordered column: the main ones (model, tokens per GPU, bucket size,
-    overlap) and a collapsed "More settings" expander with the rest, so the live chart beside them sits
-    above the fold at 1440 x 900. The expander starts open when the session opened with any of its
-    settings away from the default (a link that sets them shows them)."""
-    with st.container(border=True):
-        st.markdown("**The model and the step**")
-        custom = state["model"] == "custom"
+def step_box(container: Any) -> tuple[Any, Any, Any]:
+    """The step's controls' bordered box in ``container`` (a narrow column), with its title, and its three places
+    in reading order: the model, the tokens per GPU and the bucket size, the overlap and "More settings".
+
+    The tokens per GPU and the bucket size (:func:`main_step_controls`) and the rest (:func:`step_controls`)
+    are drawn by two fragments, so a change of the first two reruns only what they drive.
+    """
+    box = container.container(border=True)
+    box.markdown("**The model and the step**")
+    return box.container(), box.container(), box.container()
+
+
+def step_controls(state: PageState, model_place: Any, more_place: Any) -> None:
+    """The step's controls but the tokens per GPU and the bucket size: the model (and a custom model's shape)
+    in ``model_place``, the overlap and a collapsed "More settings" expander with the rest in ``more_place``
+    (places from :func:`step_box`), so the live chart beside them sits above the fold at 1440 x 900. The
+    expander starts open when the session opened with any of its settings away from the default (a link that
+    sets them shows them). Its contents are drawn only while it is open (opening or closing it reruns the
+    fragment that draws it); their widgets keep their values while hidden (``persist_state="page"``)."""
+    custom = state["model"] == "custom"
+    with model_place:
         st.selectbox("Model", list(MODEL_NAMES), key=state.key("model"), format_func=MODEL_NAMES.get)
         if custom:
             _shape_controls(state, custom)
-        st.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
-                        key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
-                                                      "with the all-reduce (micro-batch x sequence length).")
-        st.text_input("Bucket size", key=state.key("bucket"),
-                      help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
+    with more_place:
         st.radio("Overlap", list(MODES), key=state.key("mode"), format_func=MODE_LABELS.get)
-        with st.expander("More settings", expanded=_more_open(state)):
-            if not custom:
-                _shape_controls(state, custom)
-            _more_step_controls(state)
+        more = st.expander("More settings", expanded=_more_open(state), key=MORE_KEY, on_change="rerun")
+        if more.open:  # drawn only while open; its widgets keep their values while hidden (_KEEP)
+            with more:
+                if not custom:
+                    _shape_controls(state, custom)
+                _more_step_controls(state)
 
+
+def main_step_controls(state: PageState, container: Any) -> None:
+    """The tokens per GPU and the bucket size, in ``container`` (their place in :func:`step_box`)."""
+    container.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
+                           key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
+                                                         "with the all-reduce (micro-batch x sequence length).")
+    container.text_input("Bucket size", key=state.key("bucket"),
+                         help="PyTorch DDP's bucket_cap_mb=25 means 25 MiB. Try 1 MiB or 1 GiB.")
+
+
+#: The key of the step's "More settings" expander (its open state; opening or closing it reruns the step's controls).
+MORE_KEY = "overlap-more"
+#: Given to every widget that "More settings" may hold: it keeps its value while the expander is closed and the
+#: widget is not drawn, so the link and the step still have it.
+_KEEP: dict[str, Any] = {"persist_state": "page"}
 
 #: The step's keys drawn in its main column; every other step key is in "More settings".
 STEP_MAIN_KEYS = ("model", "tokens", "bucket", "mode")
@@ -206,49 +233,52 @@ def _more_open(state: PageState) -> bool:
 def _shape_controls(state: PageState, custom: bool) -> None:
     m2, m3 = st.columns(2)
     m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
-                    key=state.key("params"),
+                    key=state.key("params"), **_KEEP,
                     disabled=not custom, help="Used with the custom model; presets have their published shape.")
-    m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom)
+    m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom,
+                    **_KEEP)
 
 
 def _more_step_controls(state: PageState) -> None:
     costs = load_bucket_costs()
-    st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"))
-    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"),
+    st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"), **_KEEP)
+    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"), **_KEEP,
               help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
                    "(Meta, The Llama 3 Herd of Models, Table 4).")
     st.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
-                 format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a])
+                 format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a], **_KEEP)
     st.markdown("**What a bucket costs besides its bytes** (defaults from measurements; sources below the "
                 "timeline)")
     st.number_input("Launch per bucket (µs)", min_value=0.0, max_value=10_000.0, step=1.0, format="%g",
-                    key=state.key("launch"),
+                    key=state.key("launch"), **_KEEP,
                     help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
                          f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
                          "move: 1 MB buckets against 25 MB.")
-    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"),
+    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"), **_KEEP,
               help=f"Share of compute speed lost while communication kernels run beside it. Default "
                    f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
                    "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
-    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"),
+    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"), **_KEEP,
               help=f"Range of speeds between GPUs of one model. Every bucket waits for the slowest rank, so "
                    f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
 
 
 def show_metrics(step: StepResult, roofline: float) -> None:
-    c1, c2, c3, c4, c5 = st.columns(5)
-    c1.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
-                                                       "adds after the backward pass.")
-    c2.metric("Exposed comm", duration(step.exposed_comm_s),
-              help="All-reduce time the step waits for: what runs after the backward pass has finished.")
-    c3.metric("Compute share", f"{step.compute_utilization:.0%}",
-              help="Compute utilisation: compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
-    c4.metric("Saved by overlap", duration(step.saved_s),
-              help=f"Against the same step with no overlap: {duration(step.no_overlap_step_s)}.")
+    """The step's five figures in one row (a horizontal container: six elements a change, where five columns
+    took eleven)."""
+    row = st.container(horizontal=True)
+    row.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
+                                                        "adds after the backward pass.")
+    row.metric("Exposed comm", duration(step.exposed_comm_s),
+               help="All-reduce time the step waits for: what runs after the backward pass has finished.")
+    row.metric("Compute share", f"{step.compute_utilization:.0%}",
+               help="Compute utilisation: compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
+    row.metric("Saved by overlap", duration(step.saved_s),
+               help=f"Against the same step with no overlap: {duration(step.no_overlap_step_s)}.")
     hides = f"{step.hide_threshold_tokens:,.0f}" if math.isfinite(step.hide_threshold_tokens) else "never"
-    c5.metric("Hides from", hides,
-              help=f"Tokens per GPU from which the backward pass lasts as long as every bucket's all-reduce but the "
-                   f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
+    row.metric("Hides from", hides,
+               help=f"Tokens per GPU from which the backward pass lasts as long as every bucket's all-reduce but the "
+                    f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
 
 
 def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:

@@ -22,7 +22,7 @@ from interconnect.ui.overlap import StepInputs
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
 
-__all__ = ["live_tokens"]
+__all__ = ["live_caption", "live_tokens"]
 
 TOKENS_MAXIMUM = 100_000_000
 
@@ -35,7 +35,8 @@ def _family(key: tuple, _inputs: StepInputs, tokens: tuple[int, ...], sizes: tup
 
 
 def live_tokens(state: PageState, inputs: StepInputs) -> None:
-    """The live chart beside the step's controls; its slider sets the page's tokens per GPU."""
+    """The live chart beside the step's controls; its slider sets the page's tokens per GPU (its caption:
+    :func:`live_caption`)."""
     tokens = live_token_counts(inputs.tokens, TOKENS_MAXIMUM)
     sizes = live_bucket_sizes(inputs.bucket_bytes)
     # Keyed by the grid, not the page's count: every count on the grid shares one family.
@@ -48,6 +49,10 @@ def live_tokens(state: PageState, inputs: StepInputs) -> None:
 
     spec = token_family_spec(family, inputs.tokens, inputs.bucket_bytes, inputs.mode, present=talk_state().present)
     live_chart("overlap.live_tokens", spec, set_tokens)
+
+
+def live_caption() -> None:
+    """How to use the live chart and how to read it, under it (the same for every step)."""
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
                "rest of the page and the link follow when you let go. Too small a bucket pays its launch and "
                "latency many times; too big a one leaves the last bucket's all-reduce with nothing to hide behind. "

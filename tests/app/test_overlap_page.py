@@ -10,6 +10,7 @@ from interconnect.ui.pagespecs import OVERLAP_VIEWS
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/3_Overlap.py"
+MORE = "overlap-more"  # the key of the step's "More settings" expander
 
 
 def metric(at, label_start):
@@ -30,6 +31,9 @@ def test_defaults_render_the_live_chart_and_write_the_url_each_further_chart_on_
     assert at.query_params["tokens"] == "4096" and at.query_params["nodes"] == "4"
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     costs = load_bucket_costs()  # the page's defaults: the sourced costs per bucket
+    assert not [w for w in at.slider if w.key == "overlap.sm"]  # "More settings" is closed: not drawn
+    at.session_state[MORE] = True  # AppTest's expander has no open(): set its key as a click would
+    at.run()
     assert at.slider(key="overlap.sm").value == pytest.approx(costs.contention)
     assert at.number_input(key="overlap.launch").value == pytest.approx(costs.launch_s * 1e6)
     assert at.slider(key="overlap.spread").value == pytest.approx(costs.spread * 100)
@@ -176,3 +180,22 @@ def test_the_smallest_legal_bucket_on_the_largest_model_says_it_simplifies():
     assert not at.exception
     assert any("buckets would make" in w.value and f"{MAX_BUCKETS:,} buckets" in w.value for w in at.warning)
     assert at.query_params["bucket"] == "1 KiB"  # the link keeps what was asked for
+
+
+def test_more_settings_open_on_a_link_that_sets_them_and_keep_their_values_closed():
+    # issue 26: "More settings" is drawn only while open; closed, its values stay in the link, the session
+    # (a fragment's rerun in the browser reads no link; tests/browser/test_overlap_page.py proves that case)
+    # and the step.
+    hidden = {"dtype": "fp32", "eff": "0.5", "algo": "ring", "launch": "30", "sm": "0.25", "spread": "4"}
+    at = run_page(PAGE, hidden)
+    assert not at.exception
+    assert at.slider(key="overlap.sm").value == pytest.approx(0.25)  # the link opened it
+    expected = metric(at, "Step time")
+    at.session_state[MORE] = False
+    at.run()
+    assert not at.exception and not [w for w in at.slider if w.key == "overlap.sm"]
+    assert metric(at, "Step time") == expected
+    for key, value in {"dtype": "fp32", "eff": 0.5, "algo": "ring", "launch": 30.0, "sm": 0.25, "spread": 4.0}.items():
+        assert at.session_state[f"overlap.{key}"] == value, key
+    for key, value in hidden.items():
+        assert at.query_params[key] == value, key

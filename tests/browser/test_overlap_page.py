@@ -1,5 +1,6 @@
 """The Overlap page in a real browser: a cold deep link opens the exact view, and a control change
-inside the page's fragment reaches the address bar and the charts."""
+inside the page's fragment reaches the address bar and the charts; the values in a closed "More settings"
+stay in the link."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ from browser_helpers import (
     METRIC_VALUE,
     assert_healthy,
     open_cold,
+    open_page,
     poll,
     query_of,
     wait_for_charts,
+    wait_for_first_chart,
+    wait_for_run,
     widget,
 )
 
@@ -57,3 +61,28 @@ def test_cold_deep_link_to_overlap_page_then_a_control_change(cold_server, page,
     assert query_of(page.url)["model"] == "llama3-70b", "changing tokens lost the model"
     assert_healthy(page, cold_server)
     assert blocked_requests == [], f"the page tried to reach the internet: {blocked_requests}"
+
+
+def test_closed_more_settings_keep_their_values_in_the_link_when_the_node_count_changes(streamlit_server, page):
+    # issue 26: "More settings" is drawn only while open and the node count is a nested fragment, which reads
+    # no link: without persist_state a closed expander's values would fall back to their defaults here.
+    hidden = {"dtype": "fp32", "eff": "0.5", "algo": "ring", "launch": "30", "sm": "0.25", "spread": "4"}
+    open_page(page, streamlit_server, "/Overlap?" + urlencode(hidden))
+    wait_for_first_chart(page)  # the live chart (no further chart on this link)
+    more = page.locator(".st-key-overlap-more")
+    assert widget(page, "overlap.launch").locator("input").input_value() == "30"  # the link opened it
+    more.locator("summary").click()  # close it: its widgets are no longer drawn
+    assert poll(page, lambda: widget(page, "overlap.launch").count() == 0 or None)
+    wait_for_run(page, streamlit_server)
+    nodes = widget(page, "overlap.nodes").locator("input")
+    nodes.fill("8")
+    nodes.press("Enter")
+    assert poll(page, lambda: query_of(page.url).get("nodes") == "8" or None)
+    wait_for_run(page, streamlit_server)
+    assert_healthy(page, streamlit_server)
+    url_query = query_of(page.url)
+    for key, value in hidden.items():
+        assert url_query.get(key) == value, (key, url_query)
+    more.locator("summary").click()  # opened again, the widgets show the values they kept
+    assert poll(page, lambda: widget(page, "overlap.launch").count() == 1 or None)
+    assert widget(page, "overlap.launch").locator("input").input_value() == "30"

@@ -1,0 +1,181 @@
+"""The Overlap page's interactive part, drawn: the cluster box, the step's controls and everything they drive,
+as three nested fragments. ``pages/3_Overlap.py`` calls :func:`overlap_view`, then draws the text below it.
+
+- :func:`overlap_view`: the cluster's controls but its node count, the GPU's and the NIC's sources, and
+  the places the two fragments inside it fill (containers made on each of its runs, at fixed positions,
+  :class:`_Places`). A change of the GPU, the NIC or the fabric reruns it and the two fragments inside it.
+- :func:`_step_view`: the step's controls but the tokens per GPU and the bucket size, the live chart's
+  caption and the chart picker. A change of the model, the overlap, a setting under "More settings" or the
+  chart picked reruns it and the fragment inside it.
+- :func:`_step_analysis`: the node count, the tokens per GPU and the bucket size, and everything the step
+  drives (the warnings, the live chart, the metrics, the charts, the claim, the table), each in its place. A
+  change of those three reruns only this.
+
+Kept apart from :mod:`interconnect.ui.overlap` because the live chart (:mod:`interconnect.ui.overlap_live`)
+imports that module's :class:`~interconnect.ui.overlap.StepInputs`; the Seating chart page is laid out the
+same way (:mod:`interconnect.ui.seating_view`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from interconnect.catalog import Catalog
+from interconnect.models.cluster import Cluster
+from interconnect.models.overlap import StepResult, cluster_roofline_tokens
+from interconnect.ui.charts import chart
+from interconnect.ui.cluster import (
+    cluster_controls,
+    cluster_line,
+    cluster_source_popovers,
+    nodes_input,
+    resolve_page_cluster,
+)
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.overlap import (
+    StepInputs,
+    main_step_controls,
+    nodes_figure,
+    show_breakdown,
+    show_claim,
+    show_metrics,
+    show_timeline,
+    show_why_not,
+    step_box,
+    step_controls,
+    step_result,
+    timeline_of,
+    tokens_figure,
+)
+from interconnect.ui.overlap_live import live_caption, live_tokens
+from interconnect.ui.pagespecs import CLUSTER_KEYS, OVERLAP_VIEWS
+from interconnect.ui.state import PageState
+from interconnect.ui.views import shown_views, view_picker
+
+__all__ = ["overlap_view"]
+
+TIMELINE_INTRO = (
+    "PyTorch's DistributedDataParallel packs gradients into buckets and starts each bucket's all-reduce as "
+    "soon as its gradients exist, on a second stream, while the backward pass carries on. Below: one step "
+    "of one GPU on two lanes, with every bucket timed by the all-reduce model of the cluster you describe "
+    "(the same model and cluster as the All-reduce page)."
+)
+TOKENS_CAPTION = (
+    "The backward pass grows with the tokens each GPU processes; the all-reduce does not. Once the "
+    "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling "
+    "Book's line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency."
+)
+NODES_CAPTION = (
+    "A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU count: the Ultra-Scale "
+    "Playbook warns that at 512+ GPUs data-parallel communication can no longer be fully overlapped. "
+    "NCCL and RCCL switch to trees, whose latency grows with log(n)."
+)
+
+
+@dataclass(frozen=True)
+class _Places:
+    """Places :func:`overlap_view` makes on each of its runs for the two fragments inside it, in reading order.
+
+    Every place the step analysis writes to outside its own body is made here, by the outermost fragment:
+    Streamlit 1.67 lets a fragment write to a container made outside it only if it wrote to it in its last
+    run (the step analysis writes to each of these on every run) or if the container's maker is the
+    fragment being rerun; a container made by the step view while a rerun of this fragment runs it does not
+    count, so a change of the GPU would fail.
+    """
+
+    nodes: Any  # the node count's column of the cluster box (the step analysis)
+    notes: Any  # warnings about the inputs, above the step's controls (the step analysis)
+    model: Any  # the model in the step's box (the step view's own place)
+    step_inputs: Any  # the tokens per GPU and the bucket size, under it (the step analysis)
+    more: Any  # the overlap and "More settings", under them (the step view)
+    live: Any  # the live chart, beside the step's box (the step analysis)
+    main: Any  # the live chart's column: its caption and the chart picker follow the live chart (the step view)
+    figures: Any  # a value that could not be used, the metrics and the cluster in one line (the step analysis)
+    body: Any  # below the GPU's and the NIC's sources: the step analysis's own place, made by the step view
+
+
+@st.fragment
+def overlap_view(state: PageState, catalog: Catalog) -> None:
+    """The cluster's controls, the step's controls and everything they drive (three nested fragments)."""
+    nodes_column = cluster_controls(state, catalog, nodes_later=True)
+    notes = st.container(key="notes")  # the warnings, above the step's controls and the main chart beside them
+    controls, main = st.columns([1, 2.6])
+    model, step_inputs, more = step_box(controls)
+    live = main.container()
+    figures = st.container()
+    # The sources of the GPU and the NIC, which no node count changes: drawn here, between two places the
+    # step analysis fills.
+    cluster_source_popovers(resolve_page_cluster(state.values())[0], catalog)
+    body = st.container()
+    places = _Places(nodes_column, notes, model, step_inputs, more, live, main, figures, body)
+    with model:
+        _step_view(state, places)
+
+
+@st.fragment
+def _step_view(state: PageState, places: _Places) -> None:
+    """The step's controls but the tokens per GPU and the bucket size, the live chart's caption, the chart
+    picker, and the step analysis."""
+    step_controls(state, places.model, places.more)
+    with places.main:
+        live_caption()
+        view_picker(state, OVERLAP_VIEWS)  # the one further chart drawn below (view=)
+    # The step analysis's own place, made on each run of this fragment: a nested fragment is known by where it
+    # is called, and a container made by an earlier run has moved on by the elements it holds since. Its results
+    # are its own body, not a place it writes to from outside: those, rerun by this fragment, left the last
+    # run's charts hidden in the page until the step analysis's next run of its own.
+    with places.body.container():
+        _step_analysis(state, places)
+
+
+@st.fragment
+def _step_analysis(state: PageState, places: _Places) -> None:
+    """The node count, the tokens per GPU and the bucket size, and everything the step drives: the warnings,
+    the live chart, the metrics, each in its place, and the results below the sources in its own body."""
+    nodes_input(state, places.nodes)
+    main_step_controls(state, places.step_inputs)
+    values = state.values()
+    cluster, cluster_warnings = resolve_page_cluster(values)
+    inputs = StepInputs.from_values(values, cluster, CLUSTER_KEYS)
+    step = step_result(inputs)
+    # The warnings' place is written on every run (an empty element when there is none; the page's style hides
+    # the row then), so that a warning may appear in a rerun of this fragment alone.
+    notes = places.notes.empty()
+    warnings = (*cluster_warnings, *step.notes)
+    if warnings:
+        with notes.container():
+            for warning in warnings:
+                st.warning(escape_markdown(warning))
+    with places.live:
+        live_tokens(state, inputs)  # the main chart, beside the step's controls
+    with places.figures:
+        # The URL and the share link are written here, in every run of the fragments around this one too:
+        # a fragment may update the title's link slot only if it wrote it in the last full run.
+        state.sync_url()  # a bucket size that could not be used is reported here, above the metrics
+        show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]))
+        cluster_line(cluster)
+    _results(inputs, step, cluster, shown_views(state, OVERLAP_VIEWS))
+
+
+def _results(inputs: StepInputs, step: StepResult, cluster: Cluster, shown: frozenset[str]) -> None:
+    """Everything the step drives below the sources: the timeline, where the time goes, the chart picked
+    (``shown``), the claim and why not all of it overlaps."""
+    if "timeline" in shown:
+        st.markdown(TIMELINE_INTRO)
+        show_timeline(step, timeline_of(inputs, step), cluster)
+    show_breakdown(step, cluster)
+    if "tokens" in shown:
+        st.subheader("When does it hide?")
+        chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
+        st.caption(TOKENS_CAPTION)
+    if "nodes" in shown:
+        st.subheader("Same step, more nodes")
+        chart(nodes_figure(inputs), key="overlap-nodes")
+        st.caption(NODES_CAPTION)
+    st.subheader("Check the claim: 85 % overlapped, 30 % faster")
+    show_claim(step, "claim" in shown)
+    st.subheader("Why not all of it overlaps")
+    show_why_not(step, cluster)
