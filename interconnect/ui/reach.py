@@ -528,7 +528,24 @@ def training_section(state: PageState, distance_m: float) -> None:
 
 @st.fragment
 def distance_section(state: PageState) -> None:
-    """The distance control and everything that depends on the distance."""
+    """The distance control and everything that depends on the distance.
+
+    The training section is a fragment nested in this one, and Streamlit names a fragment by the place
+    it is called from. So it is called in a container of its own, created before anything whose count
+    varies (a warning, the chart a view adds): the distance's part grows or shrinks above it, and a
+    rerun of this fragment still finds the training section under the name it had, with the share
+    link it writes to.
+    """
+    upper, lower = st.container(), st.container()
+    with upper:
+        distance_m = _distance_part(state)
+    with lower:
+        training_section(state, distance_m)
+        timeouts_section("timeouts" in shown_views(state, REACH_VIEWS))
+
+
+def _distance_part(state: PageState) -> float:
+    """The distance control, the live chart, the view chosen, the tables and the latency; the distance in metres."""
     if TEXT_KEY not in st.session_state:
         st.session_state[TEXT_KEY] = state["d"]
     t1, t2 = st.columns([1, 3], vertical_alignment="bottom")
@@ -594,9 +611,7 @@ def distance_section(state: PageState) -> None:
         column.metric(label, value, help=help_text)
     st.markdown(texts["pipe"] + "\n\n" + texts["here"])
     st.caption(texts["copper_vs_fibre"])
-
-    training_section(state, distance_m)
-    timeouts_section("timeouts" in shown_views(state, REACH_VIEWS))
+    return distance_m
 
 
 def timeouts_section(drawn: bool = True) -> None:

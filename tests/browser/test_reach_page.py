@@ -13,9 +13,11 @@ from browser_helpers import (
     METRIC_VALUE,
     assert_healthy,
     open_cold,
+    open_page,
     poll,
     query_of,
     wait_for_charts,
+    wait_for_first_chart,
     wait_for_run,
     widget,
 )
@@ -69,3 +71,33 @@ def test_cold_deep_link_to_reach_page(cold_server, page, blocked_requests):
     value = page.locator(".live-chart .live-value").first
     assert poll(page, lambda: value.inner_text() == "1.5 m" or None), value.inner_text()
     assert blocked_requests == [], f"the page tried to reach the internet: {blocked_requests}"
+
+
+def test_every_view_then_a_bad_distance_then_a_training_control(streamlit_server, page):
+    """The training section is a fragment nested in the distance's: whatever the distance's part draws
+    above it (a chosen chart, a warning), the next rerun of either must draw without an error. Choosing
+    "Rate against reach" in a plain session used to end in Streamlit's layout error, which an AppTest
+    (it reruns whole scripts) cannot see."""
+    open_page(page, streamlit_server, "/Reach")
+    wait_for_first_chart(page)
+    picker = widget(page, "reach.view")
+    for label, view in (("Rate against reach", "leash"), ("Training across the gap", "training"),
+                        ("Timeouts", "timeouts"), ("None", "none"), ("Auto", None)):
+        picker.get_by_text(label, exact=True).click()
+        assert poll(page, lambda v=view: query_of(page.url).get("view") == v or None), (label, page.url)
+        wait_for_run(page, streamlit_server)
+        assert page.locator(EXCEPTION).count() == 0, (label, page.locator(EXCEPTION).all_inner_texts())
+    picker.get_by_text("Rate against reach", exact=True).click()  # a chart above the training section again
+    alerts = page.locator('[data-testid="stAlert"]')
+    before = alerts.count()
+    box = widget(page, "reach.d_text").locator("input")
+    box.fill("5 parsecs")  # far beyond 20,000 km: a warning above the training section too
+    box.press("Enter")
+    assert poll(page, lambda: alerts.count() > before or None), alerts.all_inner_texts()
+    size = widget(page, "reach.size").locator("input")
+    size.fill("2 GiB")
+    size.press("Enter")
+    assert poll(page, lambda: query_of(page.url).get("size") == "2 GiB" or None), page.url
+    wait_for_run(page, streamlit_server)
+    assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).all_inner_texts()
+    assert_healthy(page, streamlit_server)
