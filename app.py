@@ -67,11 +67,16 @@ entries = [described.get(name, (name, None, label, ""))
 per_row = math.ceil(len(entries) / math.ceil(len(entries) / 4)) if entries else 1  # 5 -> 3 + 2, 7 -> 4 + 3
 for start in range(0, len(entries), per_row):
     row = entries[start:start + per_row]
-    for column, (name, icon, title, text) in zip(st.columns(per_row), row, strict=False):
-        with column.container(border=True, key=f"explore-{name}"):
+    # One horizontal container per row (one block, where columns took one more per card); a short last row
+    # is filled with stretching spaces so its cards keep the width of the others.
+    cards = st.container(horizontal=True, wrap=False)
+    for name, icon, title, text in row:
+        with cards.container(border=True, key=f"explore-{name}"):
             link_to(name, f"**{title}** →", icon=icon, width="stretch")
             if text:
                 st.caption(text)
+    for _ in range(per_row - len(row)):
+        cards.space("stretch")
 
 st.markdown(
     "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "
@@ -94,10 +99,14 @@ note.caption("One H100 SXM in an HGX server, on the way out: each line is as thi
              "time. Leaf to spine assumes a non-blocking fat tree; a wide-area link to another building is shared "
              "by all of a site's GPUs. Other makers' scale-up plays NVLink's part: AMD's Infinity Fabric, "
              "Gaudi's on-chip Ethernet.")
-with sources.popover("Sources"):
-    for entry in [part for hop in hops for part in (hop.link, hop.medium) if part is not None]:
-        st.markdown(f"**{escape_markdown(entry.name)}** · id `{entry.id}`")
-        show_entry(entry, get_catalog())
+# The pop-over's text is drawn only while it is open (opening or closing it reruns the page): a first look does
+# not send it.
+layer_sources = sources.popover("Sources", key="home-sources", on_change="rerun")
+if layer_sources.open:
+    with layer_sources:
+        for entry in [part for hop in hops for part in (hop.link, hop.medium) if part is not None]:
+            st.markdown(f"**{escape_markdown(entry.name)}** · id `{entry.id}`")
+            show_entry(entry, get_catalog())
 
 
 @st.cache_resource(show_spinner=False)

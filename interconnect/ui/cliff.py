@@ -169,12 +169,14 @@ def _nics_input(state: PageState, hardware: _Hardware) -> None:
 
 def _view_controls(state: PageState, library: str) -> None:
     """Direction, unit and basis: how the same figures are shown."""
-    a, b, c = st.columns(3)
-    a.radio("Direction", list(DIRECTIONS), key=state.key("dir"), horizontal=True,
+    # One row of three (a horizontal container: one block, where three columns took four).
+    a = b = c = st.container(horizontal=True)
+    # Each radio stretches to a third, as the columns gave them.
+    a.radio("Direction", list(DIRECTIONS), key=state.key("dir"), horizontal=True, width="stretch",
             format_func=lambda d: "Per direction" if d == "per" else "Both directions summed")
-    b.radio("Unit", ["GBps", "Gbitps", "bluray"], key=state.key("unit"), horizontal=True,
+    b.radio("Unit", ["GBps", "Gbitps", "bluray"], key=state.key("unit"), horizontal=True, width="stretch",
             format_func={"GBps": "GB/s", "Gbitps": "Gbit/s", "bluray": "Blu-rays/s"}.get)
-    c.radio("Figures", ["spec", "achieved"], key=state.key("basis"), horizontal=True,
+    c.radio("Figures", ["spec", "achieved"], key=state.key("basis"), horizontal=True, width="stretch",
             format_func={"spec": "Spec sheet", "achieved": f"What {library} achieves"}.get)
 
 
@@ -257,13 +259,19 @@ def _popular_claims(catalog: Catalog, gpu: Gpu, bars: list) -> None:
                 st.markdown(f"**What the sources say:** {claim['correction']}")
 
 
+#: The label of the expander with every bar's sources; its key (not a link key) holds whether it is open.
+SOURCES_LABEL = "Where every bar comes from"
+SOURCES_KEY = "cliff-sources"
+
+
 class _Slots(NamedTuple):
     """Places in the page, in reading order, that :func:`_nics_view` fills on every run of its own (it draws the
     NIC count in the hardware row, and the live chart where it is called)."""
 
     metrics: Any  # the headline ratio and the corrected text
     bars: Any  # the bars chart (view=bars) and the note on achieved figures
-    sources: Any  # the expander "Where every bar comes from" (drawn by the outer fragment, filled by this one)
+    sources: Any  # the expander "Where every bar comes from" (drawn by the outer fragment, filled by this one
+    # while open)
     blu_ray: Any  # the Blu-ray table
 
 
@@ -290,12 +298,15 @@ def cliff_view(state: PageState) -> None:
     # The NIC card (not its count) and the links on the chart: the same for every NIC count.
     summary = cliff_summary(catalog, gpu.id, hardware.nic_id, nics_per_node=state["nics"])
     nic = summary.nic
-    s1, s2, s3 = st.columns(3)
-    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=s1)
-    source_popover(nic, f"Sources: {nic.name}", catalog, container=s2)
+    # The three pop-overs in one row (a horizontal container: one block, where three columns took four).
+    popovers = st.container(horizontal=True)
+    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=popovers)
+    source_popover(nic, f"Sources: {nic.name}", catalog, container=popovers)
     source_popover(catalog.link(gpu.scaleup_link), f"Sources: {catalog.link(gpu.scaleup_link).name}", catalog,
-                   container=s3)
-    sources = st.expander("Where every bar comes from")  # its text names the NIC count: the nested fragment's
+                   container=popovers)
+    # Its text names the NIC count, so the nested fragment fills it; only while open (opening or closing it
+    # reruns this fragment), so a first look and a change of the count do not send the long text.
+    sources = st.expander(SOURCES_LABEL, key=SOURCES_KEY, on_change="rerun")
     bars = _bars_view(gpu.id, nic.id, summary.server.nics, DIRECTIONS[state["dir"]], state["unit"], state["basis"],
                       hardware.custom_key)[0]
     _popular_claims(catalog, gpu, bars)
@@ -336,7 +347,8 @@ def _nics_view(state: PageState, hardware: _Hardware, shown: frozenset[str], slo
             if fallback:
                 st.caption("No achieved figure in the catalog for: " + "; ".join(fallback) + ". Their spec or "
                            "measured figure is shown, marked on its bar.")
-    slots.sources.markdown(bar_sources)  # one element: a fast redraw
+    if slots.sources.open:
+        slots.sources.markdown(bar_sources)  # one element: a fast redraw
     slots.blu_ray.markdown(blu_ray)  # a Markdown table: lighter for the browser than st.table
 
 

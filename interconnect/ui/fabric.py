@@ -58,31 +58,49 @@ def controls(state: PageState) -> None:
         c4.selectbox("Topology", list(TOPOLOGY_LABELS), key=state.key("topo"), format_func=TOPOLOGY_LABELS.get)
 
 
+#: The label of the collapsed "More settings" expander; its key (not a link key) holds whether it is open.
+MORE_LABEL = "More settings: tapers, tiers, rails, cable runs"
+MORE_KEY = "fabric-more"
+#: Given to every widget in "More settings": it keeps its value while the expander is closed and it is not drawn.
+_KEEP: dict[str, Any] = {"persist_state": "page"}
+
+
 def more_settings(state: PageState) -> None:
     """The tapers, tiers, rails and cable runs in a "More settings" expander, drawn right under the picture
     so that the picture comes first, under the main controls. The expander starts open when the session's
     link set any of them. Their values are in the session before they are drawn (``state``), so the
-    picture above already uses them."""
+    picture above already uses them.
+
+    Its widgets are drawn only while it is open (opening or closing it reruns the page); each keeps its value
+    while hidden (``persist_state="page"``), so the fabric and the link still have it.
+    """
     flag = "_fabric.more_settings_open"
     if flag not in st.session_state:
         st.session_state[flag] = any(state[key] != state.specs_by_key[key].default for key in _MORE_KEYS)
-    with st.expander("More settings: tapers, tiers, rails, cable runs", expanded=st.session_state[flag]):
-        d1, d2, d3, d4 = st.columns(4)
-        d1.number_input("Leaf taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
-                        help="Oversubscription at the leaves, down : up; 2 means 2:1.")
-        d2.number_input("Spine taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
-                        help="Oversubscription at the spines (down : up), when there is a third tier.")
-        d3.selectbox("Tiers", ["auto", "2", "3"], key=state.key("tiers"),
-                     format_func=lambda t: "Auto" if t == "auto" else t,
-                     help="Auto: the fewest tiers that reach every leaf.")
-        d4.number_input("Rails", min_value=0, max_value=1024, step=1, key=state.key("rails"),
-                        help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).")
-        names = {"auto": "Usual", "rack": "In the rack (3 m)", "row": "Across a row (50 m)",
-                 "hall": "Across a hall (500 m)"}
-        d5, d6, d7, _ = st.columns(4)
-        for column, key, label in ((d5, "d1", "Server-leaf run"), (d6, "d2", "Leaf-spine run"),
-                                   (d7, "d3", "Spine-core run")):
-            column.selectbox(label, list(names), key=state.key(key), format_func=names.get)
+    more = st.expander(MORE_LABEL, expanded=st.session_state[flag], key=MORE_KEY, on_change="rerun")
+    if more.open:
+        with more:
+            _more_controls(state)
+
+
+def _more_controls(state: PageState) -> None:
+    """What "More settings" holds: two rows of four, the cable runs leaving the last place empty."""
+    d1, d2, d3, d4 = st.columns(4)
+    d1.number_input("Leaf taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
+                    help="Oversubscription at the leaves, down : up; 2 means 2:1.", **_KEEP)
+    d2.number_input("Spine taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
+                    help="Oversubscription at the spines (down : up), when there is a third tier.", **_KEEP)
+    d3.selectbox("Tiers", ["auto", "2", "3"], key=state.key("tiers"),
+                 format_func=lambda t: "Auto" if t == "auto" else t,
+                 help="Auto: the fewest tiers that reach every leaf.", **_KEEP)
+    d4.number_input("Rails", min_value=0, max_value=1024, step=1, key=state.key("rails"),
+                    help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).", **_KEEP)
+    names = {"auto": "Usual", "rack": "In the rack (3 m)", "row": "Across a row (50 m)",
+             "hall": "Across a hall (500 m)"}
+    d5, d6, d7, _ = st.columns(4)
+    for column, key, label in ((d5, "d1", "Server-leaf run"), (d6, "d2", "Leaf-spine run"),
+                               (d7, "d3", "Spine-core run")):
+        column.selectbox(label, list(names), key=state.key(key), format_func=names.get, **_KEEP)
 
 
 #: The keys drawn in "More settings".
@@ -126,14 +144,15 @@ def _watts(watts: float | None) -> str:
 
 def summary_section(fabric: Fabric) -> None:
     """Headline figures, then the bill of materials per tier and the hops between two GPUs."""
-    m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("Switches", f"{fabric.switches:,}", help=f"{len(fabric.tiers)} tiers")
-    m2.metric("Links", f"{fabric.links:,}")
-    m3.metric("Transceivers", f"{fabric.transceivers:,}")
-    m4.metric("Cable ends and optics", _watts(fabric.media_power_w))
-    m5.metric("Bisection per GPU", format_bandwidth(Q_(fabric.bisection_per_gpu_gbit_s, "Gbit/s"), "bit/s"),
-              help="Per direction, across the worst cut in half, per GPU of one half: "
-                   f"{format_bandwidth(Q_(fabric.bisection_gbit_s, 'Gbit/s'), 'bit/s')} in all.")
+    # One row of five (a horizontal container: six elements, where five columns took eleven).
+    row = st.container(horizontal=True)
+    row.metric("Switches", f"{fabric.switches:,}", help=f"{len(fabric.tiers)} tiers")
+    row.metric("Links", f"{fabric.links:,}")
+    row.metric("Transceivers", f"{fabric.transceivers:,}")
+    row.metric("Cable ends and optics", _watts(fabric.media_power_w))
+    row.metric("Bisection per GPU", format_bandwidth(Q_(fabric.bisection_per_gpu_gbit_s, "Gbit/s"), "bit/s"),
+               help="Per direction, across the worst cut in half, per GPU of one half: "
+                    f"{format_bandwidth(Q_(fabric.bisection_gbit_s, 'Gbit/s'), 'bit/s')} in all.")
     rows = []
     for tier in fabric.tiers:
         medium = tier.medium

@@ -516,8 +516,9 @@ def training_section(state: PageState, distance_m: float) -> None:
     if "training" in shown_views(state, REACH_VIEWS):
         chart(_training_chart(cluster_values, size_bytes, values["h"], values["medium"], distance_m),
               key="reach-training")
-    for column, (label, value, delta) in zip(st.columns(3), texts["metrics"], strict=True):
-        column.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
+    row = st.container(horizontal=True)  # one block, where three columns took four
+    for label, value, delta in texts["metrics"]:
+        row.metric(label, value, delta=delta, delta_color="off", delta_arrow="off")
     st.caption(texts["caption"])
     # The Across sites page lands from another branch; link to it once it is registered.
     across = "crossdc" if "crossdc" in PAGES else next(
@@ -568,11 +569,12 @@ def _distance_part(state: PageState) -> float:
                    "collide, hover a point for its name (every link is in the table below). The step line is the "
                    "leash: the fastest rate still available at each distance. Hollow points cannot reach the dashed "
                    "line.")
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
-    m2.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])
-    m3.metric("Round trip", texts["rtt"])
-    m4.metric("Links that still reach", texts["reaching"])
+    # One row of four (a horizontal container: one block, where four columns took five).
+    row = st.container(horizontal=True)
+    row.metric("Distance", texts["distance"], help=f"For scale: {texts['landmark']}.")
+    row.metric("One way, in fibre", texts["one_way"], help=texts["fibre_help"])
+    row.metric("Round trip", texts["rtt"])
+    row.metric("Links that still reach", texts["reaching"])
     if texts["best"] is None:
         st.error(f"No catalogued link reaches {texts['distance']} on its own: beyond this, data crosses amplified or "
                  "regenerated long-haul paths, or a cloud backbone.")
@@ -607,8 +609,9 @@ def _distance_part(state: PageState) -> float:
             source_popover(catalog.links[chosen], "Sources", catalog, container=s2)
 
     st.subheader("Latency: distance costs time, whatever the rate")
-    for column, (label, value, help_text) in zip(st.columns(3), texts["latency"], strict=True):
-        column.metric(label, value, help=help_text)
+    row = st.container(horizontal=True)  # one block, where three columns took four
+    for label, value, help_text in texts["latency"]:
+        row.metric(label, value, help=help_text)
     st.markdown(texts["pipe"] + "\n\n" + texts["here"])
     st.caption(texts["copper_vs_fibre"])
     return distance_m

@@ -178,3 +178,25 @@ def test_hostile_links_warn_and_render(query):
         assert "<" not in outside_code and ">" not in outside_code  # user text only inside code spans
     assert len(live_charts(at)) == 1 and [chart.key for chart in at.get("plotly_chart")] == ["cliff-chart"]
     assert metric(at, "Like for like")
+
+
+def test_bar_sources_are_drawn_only_while_their_expander_is_open():
+    # issue 26: a first look and a change of the NIC count do not send every bar's sources
+    def bar_sources(at) -> list[str]:
+        return [block.value for block in at.markdown if "as published" in block.value]
+
+    at = run_page(PAGE)
+    assert not at.exception and not bar_sources(at)
+    at.session_state["cliff-sources"] = True  # AppTest's expander has no open(): set its key as a click would
+    at.run()
+    assert not at.exception
+    (text,) = bar_sources(at)
+    assert "catalog id `h100-sxm`" in text
+    at.number_input(key="cliff.nics").set_value(4).run()
+    assert not at.exception
+    assert len(bar_sources(at)) == 1  # still drawn, by the NIC count's own fragment
+    assert at.query_params["nics"] == "4"
+    at.session_state["cliff-sources"] = False
+    at.run()
+    assert not at.exception and not bar_sources(at)
+    assert at.query_params["nics"] == "4"

@@ -91,3 +91,40 @@ def test_allreduce_without_topology_keeps_its_old_link():
     assert not {"topo", "switch", "osub", "shared"} & set(at.query_params)
     spec = json.dumps(chart_specs(at)[0])
     assert spec
+
+
+MORE = "fabric-more"  # the key of the "More settings" expander
+
+
+def test_more_settings_are_drawn_only_while_open_and_keep_their_values_closed():
+    # issue 26: a plain link sends none of "More settings"' widgets
+    at = run_page(PAGE)
+    assert not at.exception
+    assert not {w.key for w in at.number_input} & {"fabric.osub", "fabric.sosub", "fabric.rails"}
+    assert not {w.key for w in at.selectbox} & {"fabric.tiers", "fabric.d1", "fabric.d2", "fabric.d3"}
+    # a link that sets any of them opens it, with the link's values
+    query = {"osub": "3", "tiers": "3", "rails": "4", "d1": "rack"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert at.number_input(key="fabric.osub").value == 3.0
+    assert at.selectbox(key="fabric.d1").value == "rack"
+    expected = metrics(at)
+    # closed, the values stay in the session, the fabric and the link, through a change of a main control
+    at.session_state[MORE] = False
+    at.run()
+    assert not at.exception
+    assert not [w for w in at.number_input if w.key == "fabric.osub"]
+    assert metrics(at) == expected
+    for key, value in {"osub": 3.0, "tiers": "3", "rails": 4, "d1": "rack"}.items():
+        assert at.session_state[f"fabric.{key}"] == value, key
+    at.number_input(key="fabric.gpus").set_value(2048).run()
+    assert not at.exception
+    assert at.query_params["gpus"] in ("2048", ["2048"])
+    for key, value in query.items():
+        assert at.query_params[key] in (value, [value]), key
+    assert metrics(at) == metrics(run_page(PAGE, {**query, "gpus": "2048"}))
+    # opened again (as a click would: AppTest's expander has no open()), the widgets show the kept values
+    at.session_state[MORE] = True
+    at.run()
+    assert at.number_input(key="fabric.rails").value == 4
+    assert at.selectbox(key="fabric.tiers").value == "3"

@@ -45,6 +45,19 @@ def test_home_page_shows_layers_and_the_reach_chart():
     assert "Infinity Fabric" in text and "Gaudi" in text
 
 
+def test_home_page_sends_the_layers_sources_only_while_their_pop_over_is_open():
+    # issue 26: a first look does not send the pop-over's text
+    at = run_page()
+    assert not at.exception
+    assert not [block for block in at.markdown if "· id `" in block.value]
+    at.session_state["home-sources"] = True  # AppTest's pop-over has no open(): set its key as a click would
+    at.run()
+    assert not at.exception
+    ids = " ".join(block.value for block in at.markdown if "· id `" in block.value)
+    assert "NVLink" in ids and "InfiniBand" in ids
+    assert dict(at.query_params) == {}  # the pop-over is no setting: the link stays plain
+
+
 def test_home_page_opens_with_a_way_into_every_page():
     at = run_page()
     main = [element for element in at.main]
