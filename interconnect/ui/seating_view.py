@@ -51,6 +51,9 @@ __all__ = ["claim_box", "cluster_view", "reference_section", "run_controls", "so
 #: The run's keys drawn in its main box; the rest of the run's keys are in "More settings".
 MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
 
+#: Whether the run's "More settings" starts open: decided once per session, from the values it opened with.
+RUN_MORE_OPEN = "_seating.run_more_open"
+
 
 def _use_layout(state: PageState, layout: Layout, workload: Workload | None = None) -> None:
     for key, value in layout.as_dict().items():
@@ -66,9 +69,10 @@ def run_controls(state: PageState) -> Any:
     """The model and run box and the layout box in a narrow column; returns the column beside it, where the
     seating chart goes (both above the fold at 1440 x 900)."""
     presets = load_model_presets()
-    if "_seating.more_settings_open" not in st.session_state:  # open when the session's link set any of them
-        st.session_state["_seating.more_settings_open"] = any(state[key] != state.specs_by_key[key].default
-                                                              for key in MORE_RUN_KEYS)
+    # Its own flag: the cluster's "More settings" keeps "_seating.more_settings_open" (both once shared that one, so
+    # a link that set only the schedule left this expander closed).
+    if RUN_MORE_OPEN not in st.session_state:  # open when the session's link set any of them
+        st.session_state[RUN_MORE_OPEN] = any(state[key] != state.specs_by_key[key].default for key in MORE_RUN_KEYS)
     controls_column, chart_column = st.columns([1.25, 2.75])
     with controls_column.container(border=True):
         st.markdown("**The model and the run**")
@@ -98,26 +102,11 @@ def run_controls(state: PageState) -> Any:
                             key=state.key("ffn"))
             st.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
                             key=state.key("vocab"))
-        with st.expander("More settings", expanded=st.session_state["_seating.more_settings_open"]):
-            st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"))
-            st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
-                         format_func=SEATING_SCHEDULES.get,
-                         help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU "
-                              "(p − 1)/v; zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) "
-                              "(p/2 − 1) × 2/3, and hides the expert all-to-all behind compute.")
-            st.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
-                            disabled=state["sched"] != "interleaved",
-                            help="Model chunks per GPU, interleaved schedule only.")
-            st.selectbox("Attention kernel", list(ATTENTION_KERNELS), key=state.key("attn"),
-                         help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) "
-                              "does. flash is the newest FlashAttention for the GPU; flash2 is FlashAttention-2, which "
-                              "reaches 35 % of an H100's peak where FlashAttention-3 reaches about 60 %.")
-            st.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
-                      help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
-                           "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.")
-            st.toggle("Sequence parallelism", key=state.key("sp"))
-            st.toggle("First and last stage one layer lighter", key=state.key("ends"),
-                      help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).")
+        more = st.expander("More settings", expanded=st.session_state[RUN_MORE_OPEN], key="seating-run-more",
+                           on_change="rerun")
+        if more.open:
+            with more:
+                _more_run_controls(state)
 
     with controls_column.container(border=True):
         st.markdown("**The layout**")
@@ -135,6 +124,32 @@ def run_controls(state: PageState) -> Any:
                         help="Expert parallelism: only for a mixture-of-experts model.")
         l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
     return chart_column
+
+
+def _more_run_controls(state: PageState) -> None:
+    """The run's secondary settings, drawn only while their expander is open. Each keeps its value while hidden
+    (``persist_state="page"``), so the bill, the link and a fragment's rerun still read what the link or the viewer
+    set."""
+    keep = {"persist_state": "page"}
+    st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"), **keep)
+    st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
+                 format_func=SEATING_SCHEDULES.get,
+                 help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU "
+                      "(p − 1)/v; zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) "
+                      "(p/2 − 1) × 2/3, and hides the expert all-to-all behind compute.", **keep)
+    st.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
+                    disabled=state["sched"] != "interleaved",
+                    help="Model chunks per GPU, interleaved schedule only.", **keep)
+    st.selectbox("Attention kernel", list(ATTENTION_KERNELS), key=state.key("attn"),
+                 help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) "
+                      "does. flash is the newest FlashAttention for the GPU; flash2 is FlashAttention-2, which "
+                      "reaches 35 % of an H100's peak where FlashAttention-3 reaches about 60 %.", **keep)
+    st.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
+              help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
+                   "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.", **keep)
+    st.toggle("Sequence parallelism", key=state.key("sp"), **keep)
+    st.toggle("First and last stage one layer lighter", key=state.key("ends"),
+              help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).", **keep)
 
 
 def cluster_view(state: PageState, catalog: Catalog, nodes_column: Any, chart_column: Any) -> None:
