@@ -78,25 +78,25 @@ def run_controls(state: PageState) -> Any:
         st.markdown("**The model and the run**")
         names = {**{k: v.name for k, v in presets.items()}, "custom": "Custom…"}
         st.selectbox("Model", list(names), key=state.key("model"), format_func=names.get)
-        m2, m3 = st.columns(2)
-        m2.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
-                        key=state.key("seq"))
-        m3.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
-        m4, m5 = st.columns(2)
-        m4.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
-                        help="Sequences per optimizer step, over all data-parallel replicas.")
-        m5.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
+                         key=state.key("seq"))
+        row.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
+                         help="Sequences per optimizer step, over all data-parallel replicas.")
+        row.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
         if state["model"] == "custom":
-            c1, c2 = st.columns(2)
-            c1.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
-            c2.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
-            c3, c4 = st.columns(2)
-            c3.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
-            c4.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
-            c5, c6, c7 = st.columns(3)
-            c5.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
-            c6.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
-            c7.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
+            row = st.container(horizontal=True, wrap=False)
+            row.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
+            row.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
+            row = st.container(horizontal=True, wrap=False)
+            row.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
+            row.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
+            row = st.container(horizontal=True, wrap=False)
+            row.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
+            row.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
+            row.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
             st.number_input("KV heads (0 = heads)", min_value=0, max_value=1024, key=state.key("kv"))
             st.number_input("MLP width (0 = 4 × hidden)", min_value=0, max_value=1_048_576, step=1024,
                             key=state.key("ffn"))
@@ -111,18 +111,18 @@ def run_controls(state: PageState) -> Any:
     with controls_column.container(border=True):
         st.markdown("**The layout**")
         st.caption("TP × PP × DP × CP must equal the GPU count; EP is carved out of DP.")
-        l1, l2 = st.columns(2)
-        l1.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
-        l2.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
-        l3, l4 = st.columns(2)
-        l3.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
-        l4.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
+        row.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
+        row.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
         moe = state["experts"] > 0 if state["model"] == "custom" else presets[state["model"]].is_moe
-        l5, l6 = st.columns(2)
-        l5.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
-                        disabled=not moe and state["ep"] == 1,
-                        help="Expert parallelism: only for a mixture-of-experts model.")
-        l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
+                         disabled=not moe and state["ep"] == 1,
+                         help="Expert parallelism: only for a mixture-of-experts model.")
+        row.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
     return chart_column
 
 
