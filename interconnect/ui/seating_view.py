@@ -327,8 +327,12 @@ def claim_box() -> None:
 
 
 def reference_section() -> None:
-    """The model against published training runs, in a collapsed expander."""
-    with st.expander("Checked against published training runs"):
+    """The model against published training runs, in a collapsed expander drawn only while open (a first load
+    sends none of its five Markdown elements, nor computes the runs)."""
+    section = st.expander("Checked against published training runs", key="seating-reference", on_change="rerun")
+    if not section.open:
+        return
+    with section:
         table, misses, reference_links = reference_view()
         st.markdown(
             "Each published run below is described to the model as its paper gives it (model shape, GPUs, layout, "
@@ -345,9 +349,12 @@ def reference_section() -> None:
 
 
 def sources_section(state: PageState) -> None:
-    """The model preset's sources and the page's, in a collapsed expander."""
+    """The model preset's sources and the page's, in a collapsed expander drawn only while open."""
     presets = load_model_presets()
-    with st.expander("Sources"):
+    section = st.expander("Sources", key="seating-sources", on_change="rerun")
+    if not section.open:
+        return
+    with section:
         if state["model"] != "custom":
             sources = model_sources()
             for source_id in presets[state["model"]].source_ids:

@@ -166,6 +166,11 @@ def test_plan_json_and_the_page_agree(query, capsys):
 
 def test_published_runs_and_the_misses_are_on_the_page():
     at = run_page(PAGE)
+    assert not any(m.value.startswith("| run |") for m in at.markdown)  # drawn only once the expander is open
+    at.session_state["seating-reference"] = True
+    at.session_state["seating-sources"] = True
+    at.run()
+    assert any("arxiv.org/abs/1910.02054" in m.value for m in at.markdown)  # the Sources expander's list
     table = next(m.value for m in at.markdown if m.value.startswith("| run |"))
     assert table.count("\n") >= 11 and "model / paper" in table  # header, rule and one row per run
     misses = next(m.value for m in at.markdown if m.value.startswith("**Where the model misses"))

@@ -67,7 +67,8 @@ def test_new_sessions_always_draw_the_page(streamlit_server, new_page):
 def test_closed_more_settings_keep_the_links_values(streamlit_server, page):
     """Both "More settings" draw their widgets only while open (issue 26: fewer elements on first load). A link
     that sets their values opens them; closed, the values stay in the link through a change of the node count
-    (a fragment's rerun) and of the micro-batch (a full run), and come back when opened again."""
+    (a fragment's rerun) and of the micro-batch (a full run), and come back when opened again. The published
+    runs' expander, drawn only once opened too, opens."""
     hidden = {"sched": "interleaved", "vs": "2", "recompute": "full", "domain": "16", "sharp": "1"}
     open_page(page, streamlit_server, "/Seating_chart?" + urlencode(hidden))
     wait_for_charts(page)
@@ -91,4 +92,8 @@ def test_closed_more_settings_keep_the_links_values(streamlit_server, page):
     widget(page, "seating-run-more").locator("summary").first.click()
     assert poll(page, lambda: widget(page, "seating.recompute").count() == 1 or None, timeout_s=30)
     assert widget(page, "seating.recompute").get_by_role("combobox").input_value() == "full"
+    # the published runs, also drawn only once opened
+    wait_settled(page)
+    widget(page, "seating-reference").locator("summary").first.click()
+    assert poll(page, lambda: page.get_by_text("Where the model misses").count() >= 1 or None, timeout_s=30)
     assert_healthy(page, streamlit_server)
