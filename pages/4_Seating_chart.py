@@ -18,7 +18,7 @@ page_setup("The seating chart",
 catalog = get_catalog()
 state = PageState("seating", seating_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
-nodes_column = cluster_controls(state, catalog, nodes_later=True)
+nodes_column = cluster_controls(state, catalog, nodes_later=True, lazy_more=True)
 chart_column = run_controls(state)  # the model, the run and the layout beside the seating chart's column
 cluster_view(state, catalog, nodes_column, chart_column)  # the node count, the grid, the bill, the comparisons
 claim_box()

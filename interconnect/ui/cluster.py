@@ -43,7 +43,7 @@ MORE_KEYS = ("domain", "lat", "nics", "sharp", "cal", "net_eff", "up_eff", "xlat
 
 
 def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title: str = "The cluster",
-                     nodes_later: bool = False) -> Any:
+                     nodes_later: bool = False, lazy_more: bool = False) -> Any:
     """Draw the cluster widgets, bound to ``state``'s keys, in a bordered box.
 
     One row of main settings (GPU, GPUs per node, nodes, NIC and its custom rate, fabric) and a
@@ -53,6 +53,10 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
 
     With ``nodes_later`` the node count is left out and its column returned, for a fragment to draw it
     there with :func:`nodes_input`: a change of the node count then reruns that fragment, not the page.
+
+    With ``lazy_more`` the expander's widgets are drawn only while it is open (opening or closing it reruns
+    the page), each keeping its value while hidden (``persist_state="page"``): a page's first load then sends
+    none of them. Without it (the default) they are always drawn, collapsed or not.
     """
     catalog = catalog or get_catalog()
     with st.container(border=True):
@@ -69,27 +73,38 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
                      **{k: v.name for k, v in catalog.nics().items()}}
         c4.selectbox("NIC", list(nic_names), key=state.key("nic"), format_func=nic_names.get)
         if custom_nic:
-            _nic_rate(state, c5[0])
+            _nic_rate(state, c5[0], {"persist_state": "page"} if lazy_more else {})
         c6.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
         custom_gpu_controls(state, catalog)
-        with st.expander("More settings: NVLink domain, hop latency, NICs per node, SHARP, topology, calibration",
-                         expanded=_more_open(state)):
-            n1, n2, n3, n4, *n5 = st.columns([2, 2.4, 2, 1.4] if custom_nic else [2, 2.4, 2, 1.4, 2])
-            n1.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
-                            help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.")
-            n2.text_input("Extra latency per network hop", key=state.key("lat"), placeholder="the fabric's own",
-                          help="Added to NCCL's own per-hop latency, e.g. '25 us'. Empty: the fabric's value ("
-                               + ", ".join(f"{FABRIC_LABELS[name]} {model.hop_latency_us:g} µs"
-                                           for name, model in FABRICS.items()) + ").")
-            n3.number_input("NICs per node (0 = one per GPU)", min_value=0, max_value=4096, step=1,
-                            key=state.key("nics"))
-            n4.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.")
-            if not custom_nic:
-                _nic_rate(state, n5[0])
-            if "topo" in state.specs_by_key:
-                topology_controls(state, nested=True)
-            calibration_controls(state)
+        label = "More settings: NVLink domain, hop latency, NICs per node, SHARP, topology, calibration"
+        if lazy_more:
+            more = st.expander(label, expanded=_more_open(state), key=f"{state.page}-cluster-more", on_change="rerun")
+            if more.open:
+                with more:
+                    _more_controls(state, custom_nic, {"persist_state": "page"})
+        else:
+            with st.expander(label, expanded=_more_open(state)):
+                _more_controls(state, custom_nic, {})
     return c3 if nodes_later else None
+
+
+def _more_controls(state: PageState, custom_nic: bool, keep: dict[str, Any]) -> None:
+    """The cluster's secondary settings, in "More settings"; ``keep`` goes to every widget (``persist_state``)."""
+    n1, n2, n3, n4, *n5 = st.columns([2, 2.4, 2, 1.4] if custom_nic else [2, 2.4, 2, 1.4, 2])
+    n1.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
+                    help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.", **keep)
+    n2.text_input("Extra latency per network hop", key=state.key("lat"), placeholder="the fabric's own",
+                  help="Added to NCCL's own per-hop latency, e.g. '25 us'. Empty: the fabric's value ("
+                       + ", ".join(f"{FABRIC_LABELS[name]} {model.hop_latency_us:g} µs"
+                                   for name, model in FABRICS.items()) + ").", **keep)
+    n3.number_input("NICs per node (0 = one per GPU)", min_value=0, max_value=4096, step=1, key=state.key("nics"),
+                    **keep)
+    n4.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.", **keep)
+    if not custom_nic:
+        _nic_rate(state, n5[0], keep)
+    if "topo" in state.specs_by_key:
+        topology_controls(state, nested=True, keep=keep)
+    calibration_controls(state, keep=keep)
 
 
 def nodes_input(state: PageState, container: Any) -> None:
@@ -97,9 +112,9 @@ def nodes_input(state: PageState, container: Any) -> None:
     container.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
 
 
-def _nic_rate(state: PageState, container: Any) -> None:
+def _nic_rate(state: PageState, container: Any, keep: dict[str, Any]) -> None:
     container.text_input("Custom NIC rate", key=state.key("nic_bw"), disabled=state["nic"] != "custom",
-                         help="Per direction, e.g. '200 Gbit/s' or '25 GB/s'; used with NIC 'Custom rate…'.")
+                         help="Per direction, e.g. '200 Gbit/s' or '25 GB/s'; used with NIC 'Custom rate…'.", **keep)
 
 
 def _more_open(state: PageState) -> bool:
@@ -111,8 +126,12 @@ def _more_open(state: PageState) -> bool:
     return bool(st.session_state[flag])
 
 
-def calibration_controls(state: PageState) -> None:
-    """The calibration from the viewer's own log and the launch mode (one row; they travel in the link)."""
+def calibration_controls(state: PageState, *, keep: dict[str, Any] | None = None) -> None:
+    """The calibration from the viewer's own log and the launch mode (one row; they travel in the link).
+
+    ``keep`` goes to every widget (``{"persist_state": "page"}`` where the row is drawn only while its expander
+    is open)."""
+    keep = keep or {}
     on = bool(state["cal"])
     if on:
         k1, k2, k3, k4, k5 = st.columns([2, 2, 2, 2, 3])
@@ -120,27 +139,29 @@ def calibration_controls(state: PageState) -> None:
         k1, k2, k5 = st.columns([2, 6, 3])
     k1.toggle("Calibrated", key=state.key("cal"),
               help="Use a measured wire efficiency and extra latency (the All-reduce page fits them to your "
-                   "nccl-tests log). The hardware stays what the catalog says.")
+                   "nccl-tests log). The hardware stays what the catalog says.", **keep)
     if on:  # drawn only when on: the three numbers travel in the link only then (cal=1)
         k2.number_input("NIC % of line rate", min_value=0.0, max_value=100.0, step=1.0, key=state.key("net_eff"),
-                        help="0: the fabric's own efficiency.")
+                        help="0: the fabric's own efficiency.", **keep)
         k3.number_input("Scale-up % of line rate", min_value=0.0, max_value=100.0, step=1.0,
-                        key=state.key("up_eff"), help="0: the catalog's achievable rate.")
-        k4.number_input("Extra µs per call", min_value=-1000.0, max_value=100_000.0, step=1.0, key=state.key("xlat"))
+                        key=state.key("up_eff"), help="0: the catalog's achievable rate.", **keep)
+        k4.number_input("Extra µs per call", min_value=-1000.0, max_value=100_000.0, step=1.0, key=state.key("xlat"),
+                        **keep)
     else:
         k2.caption("Off: the model as sourced. The All-reduce page fits a wire efficiency and an extra latency to "
                    "your own log (\"Compare your own\") and sets them here.")
     k5.selectbox("Launch", list(LAUNCH_LABELS), key=state.key("procs"), format_func=LAUNCH_LABELS.get,
                  help="How the benchmark drives the GPUs. One process driving all of a node's GPUs adds about "
-                      "20 µs to every call (8 x H100 and 8 x MI300X, one process per GPU against -g 8).")
+                      "20 µs to every call (8 x H100 and 8 x MI300X, one process per GPU against -g 8).", **keep)
 
 
-def topology_controls(state: PageState, *, nested: bool = False) -> None:
+def topology_controls(state: PageState, *, nested: bool = False, keep: dict[str, Any] | None = None) -> None:
     """The cluster's optional fabric: topology, switch, leaf oversubscription, other traffic (one row).
 
     In its own expander, or, with ``nested`` (inside another expander, where Streamlit allows none), under
-    a bold line with the same title.
+    a bold line with the same title. ``keep`` goes to every widget, as in :func:`calibration_controls`.
     """
+    keep = keep or {}
     from interconnect.models.fabric import TOPOLOGY_LABELS, get_fabric_data
 
     switches = get_fabric_data().switches
@@ -150,24 +171,25 @@ def topology_controls(state: PageState, *, nested: bool = False) -> None:
         f"Network fabric: {names[state['topo']].lower()}, {state['osub']:g}:1 at the leaves"
     if nested:
         st.markdown(f"**{title}**")
-        _topology_row(state, names, switches)
+        _topology_row(state, names, switches, keep)
         return
     with st.expander(title, expanded=not off):
-        _topology_row(state, names, switches)
+        _topology_row(state, names, switches, keep)
 
 
-def _topology_row(state: PageState, names: dict, switches: dict) -> None:
+def _topology_row(state: PageState, names: dict, switches: dict, keep: dict[str, Any]) -> None:
     t1, t2, t3, t4 = st.columns([3, 3, 2, 2])
     t1.selectbox("Fabric topology", list(names), key=state.key("topo"), format_func=names.get,
                  help="Rings and trees stay in their rail until the job outgrows one leaf group; all-to-all "
-                      "crosses rails through the spine. 'No fabric modelled': every NIC gets its full rate.")
+                      "crosses rails through the spine. 'No fabric modelled': every NIC gets its full rate.", **keep)
     off = state["topo"] == "none"
     t2.selectbox("Switch", list(switches), key=state.key("switch"), format_func=lambda i: switches[i].name,
-                 disabled=off)
+                 disabled=off, **keep)
     t3.number_input("Leaf oversubscription", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
-                    disabled=off, help="Down : up at the leaves; 2 means 2:1.")
+                    disabled=off, help="Down : up at the leaves; 2 means 2:1.", **keep)
     t4.number_input("Spine used by others, %", min_value=0.0, max_value=90.0, step=5.0, key=state.key("shared"),
-                    disabled=off, help="Share of the spine's capacity other jobs use while this one runs.")
+                    disabled=off, help="Share of the spine's capacity other jobs use while this one runs.",
+                    **keep)
 
 
 def resolve_page_cluster(values: dict[str, Any]) -> tuple[Cluster, list[str]]:

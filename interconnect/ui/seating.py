@@ -221,22 +221,23 @@ def show_bill_metrics(bill: Plan | None) -> None:
     """The step's headline figures (step time, exposed communication, TFLOP/s, bubble, memory), under the chart."""
     if bill is None:
         return
-    k1, k2, k3, k4, k5 = st.columns(5)
-    k1.metric("Step time", format_seconds(bill.step_s))
-    k2.metric("Exposed communication", format_seconds(bill.exposed_s),
-              help="Communication nothing hides: the part of the step spent waiting on the wire.")
-    k3.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}", delta=f"{bill.mfu:.0%} MFU", delta_color="off",
-              help=f"Model FLOPs per second per GPU, and their share of the dense peak (MFU): the BF16 peak, or "
-                   f"the FP8 one for an FP8 run on a GPU that has it; "
-                   f"{bill.hardware_tflops_per_gpu / 1e12:.0f} TFLOP/s with recomputation counted (as Megatron-LM's "
-                   f"tables count them). Kernels: {bill.efficiency_basis}.")
-    k4.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=bill.bubble_reason)
-    k5.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.3g} GB",
-              delta=bill.memory.verdict,
-              delta_color={"fits": "normal", "tight": "off"}.get(bill.memory.verdict, "inverse"),
-              help="Weights, gradients, optimizer state and activations, against the memory the GPU's driver "
-                   "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
-                   "buffers and fragmentation.")
+    # One row of five (a horizontal container: six elements a change, where five columns took eleven).
+    row = st.container(horizontal=True)
+    row.metric("Step time", format_seconds(bill.step_s))
+    row.metric("Exposed communication", format_seconds(bill.exposed_s),
+               help="Communication nothing hides: the part of the step spent waiting on the wire.")
+    row.metric("TFLOP/s per GPU", f"{bill.tflops_per_gpu / 1e12:.0f}", delta=f"{bill.mfu:.0%} MFU", delta_color="off",
+               help=f"Model FLOPs per second per GPU, and their share of the dense peak (MFU): the BF16 peak, or "
+                    f"the FP8 one for an FP8 run on a GPU that has it; "
+                    f"{bill.hardware_tflops_per_gpu / 1e12:.0f} TFLOP/s with recomputation counted (as Megatron-LM's "
+                    f"tables count them). Kernels: {bill.efficiency_basis}.")
+    row.metric("Pipeline bubble", f"{bill.bubble_fraction:.1%}", help=bill.bubble_reason)
+    row.metric("Memory per GPU", f"{bill.memory.total / 1e9:.0f} / {bill.memory.capacity / 1e9:.3g} GB",
+               delta=bill.memory.verdict,
+               delta_color={"fits": "normal", "tight": "off"}.get(bill.memory.verdict, "inverse"),
+               help="Weights, gradients, optimizer state and activations, against the memory the GPU's driver "
+                    "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
+                    "buffers and fragmentation.")
     st.caption(escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes)))
     if bill.memory.verdict == "tight":
         st.warning(f"**Tight:** {bill.memory.total / 1e9:.0f} GB per GPU fits in {bill.memory.capacity / 1e9:.0f} GB "

@@ -51,6 +51,9 @@ __all__ = ["claim_box", "cluster_view", "reference_section", "run_controls", "so
 #: The run's keys drawn in its main box; the rest of the run's keys are in "More settings".
 MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
 
+#: Whether the run's "More settings" starts open: decided once per session, from the values it opened with.
+RUN_MORE_OPEN = "_seating.run_more_open"
+
 
 def _use_layout(state: PageState, layout: Layout, workload: Workload | None = None) -> None:
     for key, value in layout.as_dict().items():
@@ -66,75 +69,87 @@ def run_controls(state: PageState) -> Any:
     """The model and run box and the layout box in a narrow column; returns the column beside it, where the
     seating chart goes (both above the fold at 1440 x 900)."""
     presets = load_model_presets()
-    if "_seating.more_settings_open" not in st.session_state:  # open when the session's link set any of them
-        st.session_state["_seating.more_settings_open"] = any(state[key] != state.specs_by_key[key].default
-                                                              for key in MORE_RUN_KEYS)
+    # Its own flag: the cluster's "More settings" keeps "_seating.more_settings_open" (both once shared that one, so
+    # a link that set only the schedule left this expander closed).
+    if RUN_MORE_OPEN not in st.session_state:  # open when the session's link set any of them
+        st.session_state[RUN_MORE_OPEN] = any(state[key] != state.specs_by_key[key].default for key in MORE_RUN_KEYS)
     controls_column, chart_column = st.columns([1.25, 2.75])
     with controls_column.container(border=True):
         st.markdown("**The model and the run**")
         names = {**{k: v.name for k, v in presets.items()}, "custom": "Custom…"}
         st.selectbox("Model", list(names), key=state.key("model"), format_func=names.get)
-        m2, m3 = st.columns(2)
-        m2.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
-                        key=state.key("seq"))
-        m3.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
-        m4, m5 = st.columns(2)
-        m4.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
-                        help="Sequences per optimizer step, over all data-parallel replicas.")
-        m5.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
+                         key=state.key("seq"))
+        row.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
+                         help="Sequences per optimizer step, over all data-parallel replicas.")
+        row.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
         if state["model"] == "custom":
-            c1, c2 = st.columns(2)
-            c1.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
-            c2.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
-            c3, c4 = st.columns(2)
-            c3.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
-            c4.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
-            c5, c6, c7 = st.columns(3)
-            c5.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
-            c6.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
-            c7.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
+            row = st.container(horizontal=True, wrap=False)
+            row.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
+            row.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
+            row = st.container(horizontal=True, wrap=False)
+            row.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
+            row.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
+            row = st.container(horizontal=True, wrap=False)
+            row.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
+            row.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
+            row.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
             st.number_input("KV heads (0 = heads)", min_value=0, max_value=1024, key=state.key("kv"))
             st.number_input("MLP width (0 = 4 × hidden)", min_value=0, max_value=1_048_576, step=1024,
                             key=state.key("ffn"))
             st.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
                             key=state.key("vocab"))
-        with st.expander("More settings", expanded=st.session_state["_seating.more_settings_open"]):
-            st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"))
-            st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
-                         format_func=SEATING_SCHEDULES.get,
-                         help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU "
-                              "(p − 1)/v; zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) "
-                              "(p/2 − 1) × 2/3, and hides the expert all-to-all behind compute.")
-            st.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
-                            disabled=state["sched"] != "interleaved",
-                            help="Model chunks per GPU, interleaved schedule only.")
-            st.selectbox("Attention kernel", list(ATTENTION_KERNELS), key=state.key("attn"),
-                         help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) "
-                              "does. flash is the newest FlashAttention for the GPU; flash2 is FlashAttention-2, which "
-                              "reaches 35 % of an H100's peak where FlashAttention-3 reaches about 60 %.")
-            st.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
-                      help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
-                           "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.")
-            st.toggle("Sequence parallelism", key=state.key("sp"))
-            st.toggle("First and last stage one layer lighter", key=state.key("ends"),
-                      help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).")
+        more = st.expander("More settings", expanded=st.session_state[RUN_MORE_OPEN], key="seating-run-more",
+                           on_change="rerun")
+        if more.open:
+            with more:
+                _more_run_controls(state)
 
     with controls_column.container(border=True):
         st.markdown("**The layout**")
         st.caption("TP × PP × DP × CP must equal the GPU count; EP is carved out of DP.")
-        l1, l2 = st.columns(2)
-        l1.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
-        l2.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
-        l3, l4 = st.columns(2)
-        l3.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
-        l4.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
+        row.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
+        row.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
         moe = state["experts"] > 0 if state["model"] == "custom" else presets[state["model"]].is_moe
-        l5, l6 = st.columns(2)
-        l5.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
-                        disabled=not moe and state["ep"] == 1,
-                        help="Expert parallelism: only for a mixture-of-experts model.")
-        l6.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
+        row = st.container(horizontal=True, wrap=False)
+        row.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
+                         disabled=not moe and state["ep"] == 1,
+                         help="Expert parallelism: only for a mixture-of-experts model.")
+        row.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
     return chart_column
+
+
+def _more_run_controls(state: PageState) -> None:
+    """The run's secondary settings, drawn only while their expander is open. Each keeps its value while hidden
+    (``persist_state="page"``), so the bill, the link and a fragment's rerun still read what the link or the viewer
+    set."""
+    keep = {"persist_state": "page"}
+    st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"), **keep)
+    st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
+                 format_func=SEATING_SCHEDULES.get,
+                 help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU "
+                      "(p − 1)/v; zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) "
+                      "(p/2 − 1) × 2/3, and hides the expert all-to-all behind compute.", **keep)
+    st.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
+                    disabled=state["sched"] != "interleaved",
+                    help="Model chunks per GPU, interleaved schedule only.", **keep)
+    st.selectbox("Attention kernel", list(ATTENTION_KERNELS), key=state.key("attn"),
+                 help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) "
+                      "does. flash is the newest FlashAttention for the GPU; flash2 is FlashAttention-2, which "
+                      "reaches 35 % of an H100's peak where FlashAttention-3 reaches about 60 %.", **keep)
+    st.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
+              help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
+                   "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.", **keep)
+    st.toggle("Sequence parallelism", key=state.key("sp"), **keep)
+    st.toggle("First and last stage one layer lighter", key=state.key("ends"),
+              help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).", **keep)
 
 
 def cluster_view(state: PageState, catalog: Catalog, nodes_column: Any, chart_column: Any) -> None:
@@ -312,8 +327,12 @@ def claim_box() -> None:
 
 
 def reference_section() -> None:
-    """The model against published training runs, in a collapsed expander."""
-    with st.expander("Checked against published training runs"):
+    """The model against published training runs, in a collapsed expander drawn only while open (a first load
+    sends none of its five Markdown elements, nor computes the runs)."""
+    section = st.expander("Checked against published training runs", key="seating-reference", on_change="rerun")
+    if not section.open:
+        return
+    with section:
         table, misses, reference_links = reference_view()
         st.markdown(
             "Each published run below is described to the model as its paper gives it (model shape, GPUs, layout, "
@@ -330,9 +349,12 @@ def reference_section() -> None:
 
 
 def sources_section(state: PageState) -> None:
-    """The model preset's sources and the page's, in a collapsed expander."""
+    """The model preset's sources and the page's, in a collapsed expander drawn only while open."""
     presets = load_model_presets()
-    with st.expander("Sources"):
+    section = st.expander("Sources", key="seating-sources", on_change="rerun")
+    if not section.open:
+        return
+    with section:
         if state["model"] != "custom":
             sources = model_sources()
             for source_id in presets[state["model"]].source_ids:

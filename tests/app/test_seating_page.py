@@ -166,6 +166,11 @@ def test_plan_json_and_the_page_agree(query, capsys):
 
 def test_published_runs_and_the_misses_are_on_the_page():
     at = run_page(PAGE)
+    assert not any(m.value.startswith("| run |") for m in at.markdown)  # drawn only once the expander is open
+    at.session_state["seating-reference"] = True
+    at.session_state["seating-sources"] = True
+    at.run()
+    assert any("arxiv.org/abs/1910.02054" in m.value for m in at.markdown)  # the Sources expander's list
     table = next(m.value for m in at.markdown if m.value.startswith("| run |"))
     assert table.count("\n") >= 11 and "model / paper" in table  # header, rule and one row per run
     misses = next(m.value for m in at.markdown if m.value.startswith("**Where the model misses"))
@@ -196,3 +201,33 @@ def test_the_view_key_draws_only_the_chart_asked_for(view, keys):
     # the bill's table and the memory caption are there whatever the view
     assert any("sent per step per GPU" in m.value for m in at.markdown)
     assert any("Activations with this layout" in c.value for c in at.caption)
+
+
+def test_more_settings_are_drawn_only_while_open_and_keep_their_values_closed():
+    # issue 26: a plain link sends neither "More settings"' widgets (the run's and the cluster's)
+    at = run_page(PAGE)
+    assert not at.exception
+    keys = {w.key for w in at.selectbox} | {w.key for w in at.number_input} | {w.key for w in at.toggle}
+    assert not keys & {"seating.sched", "seating.recompute", "seating.sp", "seating.domain", "seating.sharp"}
+    # a link that sets any of them opens its expander, with the link's values
+    query = {"sched": "interleaved", "vs": "2", "recompute": "full", "domain": "16", "sharp": "1"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="seating.sched").value == "interleaved"
+    assert at.number_input(key="seating.domain").value == 16
+    # closed, the values stay in the link and in the model, through a full run and a node-count change
+    at.session_state["seating-run-more"] = False
+    at.session_state["seating-cluster-more"] = False
+    at.run()
+    assert not at.exception
+    assert not [w for w in at.selectbox if w.key == "seating.sched"]
+    at.number_input(key="seating.nodes").set_value(4).run()
+    assert not at.exception
+    assert at.query_params["nodes"] == "4"
+    for key, value in query.items():
+        assert at.query_params[key] == value, key
+    assert any("Interleaved 1F1B with 2 model chunks per GPU" in c.value for c in at.caption)
+    # opened again, the widgets show the values they kept
+    at.session_state["seating-run-more"] = True
+    at.run()
+    assert at.selectbox(key="seating.recompute").value == "full"

@@ -10,10 +10,13 @@ from browser_helpers import (
     CHART,
     METRIC_VALUE,
     assert_healthy,
+    number_changer,
     open_cold,
+    open_page,
     poll,
     query_of,
     wait_for_charts,
+    wait_settled,
     widget,
 )
 
@@ -59,3 +62,38 @@ def test_new_sessions_always_draw_the_page(streamlit_server, new_page):
             wait_for_charts(visit, minimum=2)
         finally:
             visit.close()
+
+
+def test_closed_more_settings_keep_the_links_values(streamlit_server, page):
+    """Both "More settings" draw their widgets only while open (issue 26: fewer elements on first load). A link
+    that sets their values opens them; closed, the values stay in the link through a change of the node count
+    (a fragment's rerun) and of the micro-batch (a full run), and come back when opened again. The published
+    runs' expander, drawn only once opened too, opens."""
+    hidden = {"sched": "interleaved", "vs": "2", "recompute": "full", "domain": "16", "sharp": "1"}
+    open_page(page, streamlit_server, "/Seating_chart?" + urlencode(hidden))
+    wait_for_charts(page)
+    assert widget(page, "seating.sched").count() == 1  # opened by the link
+    for expander, inside in (("seating-run-more", "seating.sched"), ("seating-cluster-more", "seating.domain")):
+        widget(page, expander).locator("summary").first.click()
+        assert poll(page, lambda inside=inside: widget(page, inside).count() == 0 or None, timeout_s=30)
+        wait_settled(page)
+
+    number_changer(page, "seating.nodes", 4)()
+    assert poll(page, lambda: query_of(page.url).get("nodes") == "4" or None, timeout_s=30), page.url
+    wait_settled(page)
+    number_changer(page, "seating.mb", 2)()
+    assert poll(page, lambda: query_of(page.url).get("mb") == "2" or None, timeout_s=30), page.url
+    wait_settled(page)
+    url = query_of(page.url)
+    for key, value in hidden.items():
+        assert url.get(key) == value, f"{key} lost while hidden: {page.url}"
+    assert page.get_by_text("Interleaved 1F1B with 2 model chunks per GPU").count() >= 1
+
+    widget(page, "seating-run-more").locator("summary").first.click()
+    assert poll(page, lambda: widget(page, "seating.recompute").count() == 1 or None, timeout_s=30)
+    assert widget(page, "seating.recompute").get_by_role("combobox").input_value() == "full"
+    # the published runs, also drawn only once opened
+    wait_settled(page)
+    widget(page, "seating-reference").locator("summary").first.click()
+    assert poll(page, lambda: page.get_by_text("Where the model misses").count() >= 1 or None, timeout_s=30)
+    assert_healthy(page, streamlit_server)
