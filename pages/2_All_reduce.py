@@ -18,6 +18,6 @@ page_setup("All-reduce: what the cliff costs",
 catalog = get_catalog()
 state = PageState("allreduce", allreduce_specs(), shared=CLUSTER_KEYS)
 state.show_warnings()
-nodes_column = cluster_controls(state, catalog, nodes_later=True)
+nodes_column = cluster_controls(state, catalog, nodes_later=True, lazy_more=True)
 cluster_view(state, nodes_column)  # the node count, the live chart, the sources and the analysis
 footer()

@@ -218,13 +218,13 @@ def cluster_line(cluster: Cluster) -> None:
 def cluster_source_popovers(cluster: Cluster, catalog: Catalog | None = None) -> None:
     """Pop-overs with the sources of the cluster's GPU and NIC (the same for every node count)."""
     catalog = catalog or get_catalog()
-    p1, p2, _ = st.columns([1, 1, 2])
+    row = st.container(horizontal=True)  # one block, where three columns took four; each button its own width
     gpu = catalog.gpu(cluster.gpu)
     if cluster.gpu_custom:  # the base's figures, the scale-up typed by the viewer
         gpu = custom_gpu(gpu, cluster.scaleup_spec_gbps, cluster.gpu_name)
-    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=p1)
+    source_popover(gpu, f"Sources: {gpu.name}", catalog, container=row)
     if cluster.nic in catalog.nics():
         nic = catalog.nic(cluster.nic)
     else:  # a typed rate
         nic = custom_nic(cluster.nic_line_gbps * 8, catalog.nic(catalog.gpu(cluster.gpu).typical_nic))
-    source_popover(nic, f"Sources: {nic.name}", catalog, container=p2)
+    source_popover(nic, f"Sources: {nic.name}", catalog, container=row)

@@ -100,7 +100,7 @@ class _Places:
 @st.fragment
 def overlap_view(state: PageState, catalog: Catalog) -> None:
     """The cluster's controls, the step's controls and everything they drive (three nested fragments)."""
-    nodes_column = cluster_controls(state, catalog, nodes_later=True)
+    nodes_column = cluster_controls(state, catalog, nodes_later=True, lazy_more=True)
     notes = st.container(key="notes")  # the warnings, above the step's controls and the main chart beside them
     controls, main = st.columns([1, 2.6])
     model, step_inputs, more = step_box(controls)

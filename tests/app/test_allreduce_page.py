@@ -346,3 +346,24 @@ def test_cluster_chosen_here_is_where_the_next_page_starts_but_a_link_wins():
     at.run()
     assert at.selectbox(key="allreduce.gpu").value == "a100-sxm"  # the link's own parameter wins
     assert at.number_input(key="allreduce.nodes").value == 2  # the rest comes from the session
+
+
+@pytest.mark.parametrize(("page", "prefix"), [(PAGE, "allreduce"), ("pages/3_Overlap.py", "overlap")])
+def test_cluster_more_settings_are_drawn_only_while_open_and_keep_their_values_closed(page, prefix):
+    # issue 26: a plain link sends none of the cluster's "More settings" widgets (All-reduce and Overlap)
+    at = run_page(page)
+    assert not at.exception
+    keys = {w.key for w in at.number_input} | {w.key for w in at.toggle} | {w.key for w in at.selectbox}
+    assert not keys & {f"{prefix}.domain", f"{prefix}.sharp", f"{prefix}.lat"}, keys
+    # a link that sets one opens the expander with the link's value
+    at = run_page(page, {"domain": "16", "nodes": "4"})
+    assert not at.exception and not at.error
+    assert at.number_input(key=f"{prefix}.domain").value == 16
+    # closed, the value stays in the link and in the cluster, through a node-count change
+    at.session_state[f"{prefix}-cluster-more"] = False
+    at.run()
+    assert not [w for w in at.number_input if w.key == f"{prefix}.domain"]
+    at.number_input(key=f"{prefix}.nodes").set_value(2).run()
+    assert not at.exception
+    assert at.query_params["nodes"] == "2" and at.query_params["domain"] == "16"
+    assert any("16\\-GPU domains" in c.value for c in at.caption), [c.value for c in at.caption]  # the cluster line
