@@ -54,6 +54,9 @@ ENTRY_STYLE = """
 <style>
   [class*="st-key-explore-"] { background: #f0f6ff; }
   [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] p { font-size: 1.15rem; }
+  /* Every card and every empty place of a short last row take an equal share of their row. */
+  [data-testid="stLayoutWrapper"]:has(> [class*="st-key-explore-"]),
+  [data-testid="stLayoutWrapper"]:has(> [class*="st-key-cardgap-"]) { flex: 1 1 0 !important; min-width: 0; }
   /* A long title wraps instead of ending in an ellipsis when four cards share a 1280 px row. */
   [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] * { white-space: normal !important;
     overflow: visible !important; text-overflow: clip !important; }
@@ -68,15 +71,16 @@ per_row = math.ceil(len(entries) / math.ceil(len(entries) / 4)) if entries else 
 for start in range(0, len(entries), per_row):
     row = entries[start:start + per_row]
     # One horizontal container per row (one block, where columns took one more per card); a short last row
-    # is filled with stretching spaces so its cards keep the width of the others.
+    # is filled with empty places that share the row like a card (the style above), so its cards keep the width
+    # of the others.
     cards = st.container(horizontal=True, wrap=False)
     for name, icon, title, text in row:
         with cards.container(border=True, key=f"explore-{name}"):
             link_to(name, f"**{title}** →", icon=icon, width="stretch")
             if text:
                 st.caption(text)
-    for _ in range(per_row - len(row)):
-        cards.space("stretch")
+    for gap in range(per_row - len(row)):
+        cards.container(border=False, key=f"cardgap-{start}-{gap}").markdown("&nbsp;")  # an empty one collapses
 
 st.markdown(
     "Training a large model is a fight against idle GPUs. Most of the waiting happens on the wires "

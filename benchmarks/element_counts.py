@@ -99,7 +99,8 @@ def main(names: list[str], verbose: bool = False) -> None:
                     _wait_runs(page, recorder, before + 1)
                     changes.append(total(recorder.runs[-1]))
             charts = first["element:plotly_chart"] + first["element:bidi_component"]
-            kinds = ", ".join(f"{k.removeprefix('element:')} {n}" for k, n in first.most_common(6 if not verbose else None))
+            shown = first.most_common(None if verbose else 6)
+            kinds = ", ".join(f"{k.removeprefix('element:')} {n}" for k, n in shown)
             per_change = "/".join(map(str, changes)) if changes else "-"
             print(f"{name:<16} {total(first):>10} {widgets(first):>8} {charts:>7} {per_change:>11}  {kinds}")
             if verbose and changes:
