@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
@@ -324,3 +324,37 @@ def number_changer(page: Any, key: str, value: float) -> Callable[[], None]:
         field.fill(str(value))
         field.press("Enter")
     return change
+
+
+def check_closed_expander_keeps_link_values(page: Any, server: StreamlitServer, path: str, hidden: dict[str, str], *,
+                                            expander: str, probe: tuple[str, str], change: tuple[str, str]) -> None:
+    """A "More settings" expander drawn only while open (issue 26) keeps its values while closed.
+
+    Opens ``path`` with the ``hidden`` values in its link, so the expander (Streamlit key ``expander``) starts
+    open and its widget ``probe[0]`` shows ``probe[1]``; closes it, so the widget is gone; types ``change[1]``
+    into the number input ``change[0]`` (a rerun that reads no link); then every hidden value must still be in
+    the URL, and opened again, the probe shows its value. Without ``persist_state`` the values fall back to
+    their defaults. Leaves the expander open.
+    """
+    open_page(page, server, path + "?" + urlencode(hidden))
+    wait_for_first_chart(page)
+    more = page.locator(".st-key-" + re.sub(r"[^A-Za-z0-9_-]", "-", expander))
+    probe_key, probe_value = probe
+    assert widget(page, probe_key).locator("input").first.input_value() == probe_value  # the link opened it
+    more.locator("summary").first.click()  # close it: its widgets are no longer drawn
+    assert poll(page, lambda: widget(page, probe_key).count() == 0 or None), f"{expander} did not close"
+    wait_for_run(page, server)
+    control, value = change
+    field = widget(page, control).locator("input").first
+    field.fill(value)
+    field.press("Enter")
+    url_key = control.split(".", 1)[1]
+    assert poll(page, lambda: query_of(page.url).get(url_key) == value or None), page.url
+    wait_for_run(page, server)
+    assert_healthy(page, server)
+    url_query = query_of(page.url)
+    for key, expected in hidden.items():
+        assert url_query.get(key) == expected, f"{key} lost while {expander} was closed: {page.url}"
+    more.locator("summary").first.click()  # opened again, the widgets show the values they kept
+    assert poll(page, lambda: widget(page, probe_key).count() == 1 or None), f"{expander} did not reopen"
+    assert widget(page, probe_key).locator("input").first.input_value() == probe_value

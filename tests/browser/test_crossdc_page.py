@@ -10,12 +10,11 @@ from browser_helpers import (
     CHART_SVG,
     METRIC_VALUE,
     assert_healthy,
+    check_closed_expander_keeps_link_values,
     open_cold,
-    open_page,
     poll,
     query_of,
     wait_for_charts,
-    wait_for_first_chart,
     wait_for_run,
     widget,
 )
@@ -57,23 +56,6 @@ def test_closed_more_settings_keep_their_values_in_the_link_when_the_site_count_
     # issue 26: "More settings" is drawn only while open and the site count is a nested fragment, which reads
     # no link: without persist_state a closed expander's values would fall back to their defaults here.
     hidden = {"method": "sparseloco", "topk": "32", "h": "40", "rtt": "5 ms", "target": "90", "gpus": "16"}
-    open_page(page, streamlit_server, "/Across_sites?" + urlencode(hidden))
-    wait_for_first_chart(page)  # the live chart (no further chart on this link)
-    more = page.locator(".st-key-crossdc-more")
-    assert widget(page, "crossdc.topk").locator("input").input_value() == "32"  # the link opened it
-    more.locator("summary").click()  # close it: its widgets are no longer drawn
-    assert poll(page, lambda: widget(page, "crossdc.topk").count() == 0 or None)
-    wait_for_run(page, streamlit_server)
-    sites = widget(page, "crossdc.sites").locator("input")
-    sites.fill("5")
-    sites.press("Enter")
-    assert poll(page, lambda: query_of(page.url).get("sites") == "5" or None)
-    wait_for_run(page, streamlit_server)
-    assert_healthy(page, streamlit_server)
-    url_query = query_of(page.url)
-    for key, value in hidden.items():
-        assert url_query.get(key) == value, (key, url_query)
-    more.locator("summary").click()  # opened again, the widgets show the values they kept
-    assert poll(page, lambda: widget(page, "crossdc.topk").count() == 1 or None)
-    assert widget(page, "crossdc.topk").locator("input").input_value() == "32"
+    check_closed_expander_keeps_link_values(page, streamlit_server, "/Across_sites", hidden, expander="crossdc-more",
+                                            probe=("crossdc.topk", "32"), change=("crossdc.sites", "5"))
     assert widget(page, "crossdc.rtt").locator("input").input_value() == "5 ms"

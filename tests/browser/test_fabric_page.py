@@ -10,13 +10,11 @@ from browser_helpers import (
     CHART,
     METRIC_VALUE,
     assert_healthy,
+    check_closed_expander_keeps_link_values,
     open_cold,
-    open_page,
     poll,
     query_of,
     wait_for_charts,
-    wait_for_first_chart,
-    wait_for_run,
     widget,
 )
 
@@ -51,23 +49,6 @@ def test_cold_deep_link_to_fabric_page(cold_server, page, blocked_requests):
 def test_closed_more_settings_keep_their_values_in_the_link_when_the_gpu_count_changes(streamlit_server, page):
     # issue 26: "More settings" is drawn only while open; its hidden values must stay in the link and the fabric.
     hidden = {"osub": "3", "tiers": "3", "rails": "4", "d1": "rack"}
-    open_page(page, streamlit_server, "/Fabric?" + urlencode(hidden))
-    wait_for_first_chart(page)
-    more = page.locator(".st-key-fabric-more")
-    assert widget(page, "fabric.rails").locator("input").input_value() == "4"  # the link opened it
-    more.locator("summary").click()  # close it: its widgets are no longer drawn
-    assert poll(page, lambda: widget(page, "fabric.rails").count() == 0 or None)
-    wait_for_run(page, streamlit_server)
-    gpus = widget(page, "fabric.gpus").locator("input")
-    gpus.fill("2048")
-    gpus.press("Enter")
-    assert poll(page, lambda: query_of(page.url).get("gpus") == "2048" or None)
-    wait_for_run(page, streamlit_server)
-    assert_healthy(page, streamlit_server)
-    url_query = query_of(page.url)
-    for key, value in hidden.items():
-        assert url_query.get(key) == value, (key, url_query)
-    more.locator("summary").click()  # opened again, the widgets show the values they kept
-    assert poll(page, lambda: widget(page, "fabric.rails").count() == 1 or None)
-    assert widget(page, "fabric.rails").locator("input").input_value() == "4"
+    check_closed_expander_keeps_link_values(page, streamlit_server, "/Fabric", hidden, expander="fabric-more",
+                                            probe=("fabric.rails", "4"), change=("fabric.gpus", "2048"))
     assert widget(page, "fabric.osub").locator("input").input_value() == "3.00"

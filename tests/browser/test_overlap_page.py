@@ -12,13 +12,11 @@ from browser_helpers import (
     CHART_SVG,
     METRIC_VALUE,
     assert_healthy,
+    check_closed_expander_keeps_link_values,
     open_cold,
-    open_page,
     poll,
     query_of,
     wait_for_charts,
-    wait_for_first_chart,
-    wait_for_run,
     widget,
 )
 
@@ -67,22 +65,5 @@ def test_closed_more_settings_keep_their_values_in_the_link_when_the_node_count_
     # issue 26: "More settings" is drawn only while open and the node count is a nested fragment, which reads
     # no link: without persist_state a closed expander's values would fall back to their defaults here.
     hidden = {"dtype": "fp32", "eff": "0.5", "algo": "ring", "launch": "30", "sm": "0.25", "spread": "4"}
-    open_page(page, streamlit_server, "/Overlap?" + urlencode(hidden))
-    wait_for_first_chart(page)  # the live chart (no further chart on this link)
-    more = page.locator(".st-key-overlap-more")
-    assert widget(page, "overlap.launch").locator("input").input_value() == "30"  # the link opened it
-    more.locator("summary").click()  # close it: its widgets are no longer drawn
-    assert poll(page, lambda: widget(page, "overlap.launch").count() == 0 or None)
-    wait_for_run(page, streamlit_server)
-    nodes = widget(page, "overlap.nodes").locator("input")
-    nodes.fill("8")
-    nodes.press("Enter")
-    assert poll(page, lambda: query_of(page.url).get("nodes") == "8" or None)
-    wait_for_run(page, streamlit_server)
-    assert_healthy(page, streamlit_server)
-    url_query = query_of(page.url)
-    for key, value in hidden.items():
-        assert url_query.get(key) == value, (key, url_query)
-    more.locator("summary").click()  # opened again, the widgets show the values they kept
-    assert poll(page, lambda: widget(page, "overlap.launch").count() == 1 or None)
-    assert widget(page, "overlap.launch").locator("input").input_value() == "30"
+    check_closed_expander_keeps_link_values(page, streamlit_server, "/Overlap", hidden, expander="overlap-more",
+                                            probe=("overlap.launch", "30"), change=("overlap.nodes", "8"))
