@@ -17,6 +17,7 @@ from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.models.collectives.calibration import apply_calibration
 from interconnect.models.custom import custom_gpu, custom_nic
 from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.more import KEEP_HIDDEN, lazy_expander, starts_open
 from interconnect.ui.pagespecs import (
     FABRIC_CHOICES,
     FABRIC_LABELS,
@@ -73,17 +74,17 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
                      **{k: v.name for k, v in catalog.nics().items()}}
         c4.selectbox("NIC", list(nic_names), key=state.key("nic"), format_func=nic_names.get)
         if custom_nic:
-            _nic_rate(state, c5[0], {"persist_state": "page"} if lazy_more else {})
+            _nic_rate(state, c5[0], KEEP_HIDDEN if lazy_more else {})
         c6.selectbox("Fabric", list(FABRIC_CHOICES), key=state.key("fabric"), format_func=FABRIC_LABELS.get)
         custom_gpu_controls(state, catalog)
         label = "More settings: NVLink domain, hop latency, NICs per node, SHARP, topology, calibration"
         if lazy_more:
-            more = st.expander(label, expanded=_more_open(state), key=f"{state.page}-cluster-more", on_change="rerun")
-            if more.open:
+            more = lazy_expander(state, label, key=f"{state.page}-cluster-more", keys=MORE_KEYS)
+            if more is not None:
                 with more:
-                    _more_controls(state, custom_nic, {"persist_state": "page"})
+                    _more_controls(state, custom_nic, KEEP_HIDDEN)
         else:
-            with st.expander(label, expanded=_more_open(state)):
+            with st.expander(label, expanded=starts_open(state, "more_settings", MORE_KEYS)):
                 _more_controls(state, custom_nic, {})
     return c3 if nodes_later else None
 
@@ -115,15 +116,6 @@ def nodes_input(state: PageState, container: Any) -> None:
 def _nic_rate(state: PageState, container: Any, keep: dict[str, Any]) -> None:
     container.text_input("Custom NIC rate", key=state.key("nic_bw"), disabled=state["nic"] != "custom",
                          help="Per direction, e.g. '200 Gbit/s' or '25 GB/s'; used with NIC 'Custom rate…'.", **keep)
-
-
-def _more_open(state: PageState) -> bool:
-    """Whether "More settings" starts open: decided once per session and page, from the values it opened with."""
-    flag = f"_{state.page}.more_settings_open"
-    if flag not in st.session_state:
-        st.session_state[flag] = any(state[key] != state.specs_by_key[key].default
-                                     for key in MORE_KEYS if key in state.specs_by_key)
-    return bool(st.session_state[flag])
 
 
 def calibration_controls(state: PageState, *, keep: dict[str, Any] | None = None) -> None:

@@ -28,6 +28,8 @@ from interconnect.models.crossdc_view import (
 from interconnect.ui.charts import chart
 from interconnect.ui.crossdc_live import live_bandwidth, live_caption
 from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.more import KEEP_HIDDEN as _KEEP
+from interconnect.ui.more import lazy_expander
 from interconnect.ui.pagespecs import CROSSDC_VIEWS, crossdc_inputs
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.state import PageState
@@ -109,8 +111,9 @@ def explorer(state: PageState, catalog: Catalog) -> None:
         # The method stays here: the knobs in "More settings" are the method's own.
         c4.selectbox("Method", list(METHODS), key=state.key("method"), format_func=lambda m: methods[m].name)
         custom_gpu = st.container()
-        more = st.expander(MORE_LABEL, expanded=_more_open(state), key=MORE_KEY, on_change="rerun")
-        if more.open:
+        more = lazy_expander(state, MORE_LABEL, key=MORE_KEY,
+                             keys=[spec.key for spec in state.specs if spec.key not in MAIN_KEYS])
+        if more is not None:
             with more:
                 more_controls(state)
     body = st.container()  # the nested fragment's own place, at the same position on every run
@@ -151,22 +154,9 @@ def more_controls(state: PageState) -> None:
     step_time_controls(state)
 
 
-#: Given to every widget in "More settings": it keeps its value while the expander is closed and it is not drawn.
-_KEEP: dict[str, Any] = {"persist_state": "page"}
-
-
 #: The keys of the main row (and the custom GPU's own box) and the chart picker; every other key is in "More
 #: settings".
 MAIN_KEYS = ("params", "sites", "gpu", "method", "bw", "gpu_name", "gpu_bw", "gpu_base", "view")
-
-
-def _more_open(state: PageState) -> bool:
-    """Whether "More settings" starts open: decided once per session, from the values it opened with."""
-    flag = f"_{state.page}.more_settings_open"
-    if flag not in st.session_state:
-        st.session_state[flag] = any(state[spec.key] != spec.default for spec in state.specs
-                                     if spec.key not in MAIN_KEYS)
-    return bool(st.session_state[flag])
 
 
 def network_buttons(state: PageState) -> None:

@@ -26,6 +26,7 @@ from interconnect.models.fabric import (
 from interconnect.models.fabric_playbook import playbook_hypothesis
 from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown, markdown_table
+from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pages import link_to
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_bandwidth
@@ -61,8 +62,6 @@ def controls(state: PageState) -> None:
 #: The label of the collapsed "More settings" expander; its key (not a link key) holds whether it is open.
 MORE_LABEL = "More settings: tapers, tiers, rails, cable runs"
 MORE_KEY = "fabric-more"
-#: Given to every widget in "More settings": it keeps its value while the expander is closed and it is not drawn.
-_KEEP: dict[str, Any] = {"persist_state": "page"}
 
 
 def more_settings(state: PageState) -> None:
@@ -74,11 +73,8 @@ def more_settings(state: PageState) -> None:
     Its widgets are drawn only while it is open (opening or closing it reruns the page); each keeps its value
     while hidden (``persist_state="page"``), so the fabric and the link still have it.
     """
-    flag = "_fabric.more_settings_open"
-    if flag not in st.session_state:
-        st.session_state[flag] = any(state[key] != state.specs_by_key[key].default for key in _MORE_KEYS)
-    more = st.expander(MORE_LABEL, expanded=st.session_state[flag], key=MORE_KEY, on_change="rerun")
-    if more.open:
+    more = lazy_expander(state, MORE_LABEL, key=MORE_KEY, keys=_MORE_KEYS)
+    if more is not None:
         with more:
             _more_controls(state)
 
@@ -87,20 +83,20 @@ def _more_controls(state: PageState) -> None:
     """What "More settings" holds: two rows of four, the cable runs leaving the last place empty."""
     d1, d2, d3, d4 = st.columns(4)
     d1.number_input("Leaf taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
-                    help="Oversubscription at the leaves, down : up; 2 means 2:1.", **_KEEP)
+                    help="Oversubscription at the leaves, down : up; 2 means 2:1.", **KEEP_HIDDEN)
     d2.number_input("Spine taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
-                    help="Oversubscription at the spines (down : up), when there is a third tier.", **_KEEP)
+                    help="Oversubscription at the spines (down : up), when there is a third tier.", **KEEP_HIDDEN)
     d3.selectbox("Tiers", ["auto", "2", "3"], key=state.key("tiers"),
                  format_func=lambda t: "Auto" if t == "auto" else t,
-                 help="Auto: the fewest tiers that reach every leaf.", **_KEEP)
+                 help="Auto: the fewest tiers that reach every leaf.", **KEEP_HIDDEN)
     d4.number_input("Rails", min_value=0, max_value=1024, step=1, key=state.key("rails"),
-                    help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).", **_KEEP)
+                    help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).", **KEEP_HIDDEN)
     names = {"auto": "Usual", "rack": "In the rack (3 m)", "row": "Across a row (50 m)",
              "hall": "Across a hall (500 m)"}
     d5, d6, d7, _ = st.columns(4)
     for column, key, label in ((d5, "d1", "Server-leaf run"), (d6, "d2", "Leaf-spine run"),
                                (d7, "d3", "Spine-core run")):
-        column.selectbox(label, list(names), key=state.key(key), format_func=names.get, **_KEEP)
+        column.selectbox(label, list(names), key=state.key(key), format_func=names.get, **KEEP_HIDDEN)
 
 
 #: The keys drawn in "More settings".

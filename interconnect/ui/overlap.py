@@ -40,6 +40,7 @@ from interconnect.models.overlap import (
 from interconnect.models.presets import load_model_presets
 from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
@@ -195,8 +196,9 @@ def step_controls(state: PageState, model_place: Any, more_place: Any) -> None:
             _shape_controls(state, custom)
     with more_place:
         st.radio("Overlap", list(MODES), key=state.key("mode"), format_func=MODE_LABELS.get)
-        more = st.expander("More settings", expanded=_more_open(state), key=MORE_KEY, on_change="rerun")
-        if more.open:  # drawn only while open; its widgets keep their values while hidden (_KEEP)
+        keys = [spec.key for spec in state.specs if spec.key not in (*STEP_MAIN_KEYS, *CLUSTER_KEYS)]
+        more = lazy_expander(state, "More settings", key=MORE_KEY, keys=keys, name="step_more")
+        if more is not None:  # drawn only while open; its widgets keep their values while hidden (KEEP_HIDDEN)
             with more:
                 if not custom:
                     _shape_controls(state, custom)
@@ -214,51 +216,40 @@ def main_step_controls(state: PageState, container: Any) -> None:
 
 #: The key of the step's "More settings" expander (its open state; opening or closing it reruns the step's controls).
 MORE_KEY = "overlap-more"
-#: Given to every widget that "More settings" may hold: it keeps its value while the expander is closed and the
-#: widget is not drawn, so the link and the step still have it.
-_KEEP: dict[str, Any] = {"persist_state": "page"}
 
 #: The step's keys drawn in its main column; every other step key is in "More settings".
 STEP_MAIN_KEYS = ("model", "tokens", "bucket", "mode")
 
 
-def _more_open(state: PageState) -> bool:
-    flag = f"_{state.page}.step_more_open"
-    if flag not in st.session_state:
-        st.session_state[flag] = any(state[spec.key] != spec.default for spec in state.specs
-                                     if spec.key not in (*STEP_MAIN_KEYS, *CLUSTER_KEYS))
-    return bool(st.session_state[flag])
-
-
 def _shape_controls(state: PageState, custom: bool) -> None:
     m2, m3 = st.columns(2)
     m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
-                    key=state.key("params"), **_KEEP,
+                    key=state.key("params"), **KEEP_HIDDEN,
                     disabled=not custom, help="Used with the custom model; presets have their published shape.")
     m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom,
-                    **_KEEP)
+                    **KEEP_HIDDEN)
 
 
 def _more_step_controls(state: PageState) -> None:
     costs = load_bucket_costs()
-    st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"), **_KEEP)
-    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"), **_KEEP,
+    st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"), **KEEP_HIDDEN)
+    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"), **KEEP_HIDDEN,
               help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
                    "(Meta, The Llama 3 Herd of Models, Table 4).")
     st.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
-                 format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a], **_KEEP)
+                 format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a], **KEEP_HIDDEN)
     st.markdown("**What a bucket costs besides its bytes** (defaults from measurements; sources below the "
                 "timeline)")
     st.number_input("Launch per bucket (µs)", min_value=0.0, max_value=10_000.0, step=1.0, format="%g",
-                    key=state.key("launch"), **_KEEP,
+                    key=state.key("launch"), **KEEP_HIDDEN,
                     help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
                          f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
                          "move: 1 MB buckets against 25 MB.")
-    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"), **_KEEP,
+    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"), **KEEP_HIDDEN,
               help=f"Share of compute speed lost while communication kernels run beside it. Default "
                    f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
                    "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
-    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"), **_KEEP,
+    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"), **KEEP_HIDDEN,
               help=f"Range of speeds between GPUs of one model. Every bucket waits for the slowest rank, so "
                    f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
 

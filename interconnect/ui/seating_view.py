@@ -22,6 +22,7 @@ from interconnect.models.presets import ModelPreset, load_model_presets, model_s
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pagespecs import (
     DTYPE_BYTES,
     SEATING_COLOURS,
@@ -48,11 +49,8 @@ from interconnect.units import format_seconds
 
 __all__ = ["claim_box", "cluster_view", "reference_section", "run_controls", "sources_section"]
 
-#: The run's keys drawn in its main box; the rest of the run's keys are in "More settings".
+#: The run's keys in its "More settings" (the rest of the run's keys are in its main box).
 MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
-
-#: Whether the run's "More settings" starts open: decided once per session, from the values it opened with.
-RUN_MORE_OPEN = "_seating.run_more_open"
 
 
 def _use_layout(state: PageState, layout: Layout, workload: Workload | None = None) -> None:
@@ -69,10 +67,6 @@ def run_controls(state: PageState) -> Any:
     """The model and run box and the layout box in a narrow column; returns the column beside it, where the
     seating chart goes (both above the fold at 1440 x 900)."""
     presets = load_model_presets()
-    # Its own flag: the cluster's "More settings" keeps "_seating.more_settings_open" (both once shared that one, so
-    # a link that set only the schedule left this expander closed).
-    if RUN_MORE_OPEN not in st.session_state:  # open when the session's link set any of them
-        st.session_state[RUN_MORE_OPEN] = any(state[key] != state.specs_by_key[key].default for key in MORE_RUN_KEYS)
     controls_column, chart_column = st.columns([1.25, 2.75])
     with controls_column.container(border=True):
         st.markdown("**The model and the run**")
@@ -102,9 +96,10 @@ def run_controls(state: PageState) -> Any:
                             key=state.key("ffn"))
             st.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
                             key=state.key("vocab"))
-        more = st.expander("More settings", expanded=st.session_state[RUN_MORE_OPEN], key="seating-run-more",
-                           on_change="rerun")
-        if more.open:
+        # Its own name ("run_more"): the cluster's expander has "more_settings" (both once shared that one, so a
+        # link that set only the schedule left this expander closed).
+        more = lazy_expander(state, "More settings", key="seating-run-more", keys=MORE_RUN_KEYS, name="run_more")
+        if more is not None:
             with more:
                 _more_run_controls(state)
 
@@ -130,7 +125,7 @@ def _more_run_controls(state: PageState) -> None:
     """The run's secondary settings, drawn only while their expander is open. Each keeps its value while hidden
     (``persist_state="page"``), so the bill, the link and a fragment's rerun still read what the link or the viewer
     set."""
-    keep = {"persist_state": "page"}
+    keep = KEEP_HIDDEN
     st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"), **keep)
     st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
                  format_func=SEATING_SCHEDULES.get,
