@@ -13,10 +13,11 @@ CONSTRAINTS ?= constraints.txt
 PIN := $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
 # Extra pip flags; `make test-latest` passes --upgrade.
 PIP_FLAGS ?=
-# pytest workers (pytest-xdist): the browser tests mostly wait on Chromium and Streamlit, so a third
-# worker on two cores fills the time they wait (356 s against 401 s for two, back to back on a busy
-# 2-core machine). Work stealing keeps the long browser tests from piling up on one worker; each
-# worker starts its own servers on free ports. PYTEST_WORKERS=0 runs everything in one process.
+# pytest workers (pytest-xdist): three keep both cores of a 2-core machine busy (979 of 992 CPU-s
+# busy in a whole run, 500 s); five were slower (515 s), and two were slower in an earlier pair of
+# runs (401 s against 356 s for three). Work stealing keeps the long browser tests from piling up on
+# one worker; each worker starts its own servers on free ports. PYTEST_WORKERS=0 runs everything in
+# one process.
 PYTEST_WORKERS ?= 3
 LATEST_VENV ?= .venv-latest
 LOCK_VENV ?= .venv-lock
