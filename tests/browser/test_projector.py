@@ -245,7 +245,6 @@ def test_every_chart_fits_the_projector_budget(new_page, kept_pages, streamlit_s
         assert charts >= least, f"only {charts} charts drawn on {page_path(name)}{query}"
         if charts:
             wait_for_charts(page, minimum=charts)
-        if charts:
             page.wait_for_timeout(600)  # Plotly's second layout pass (automargins) after the first draw
         measured = page.evaluate(_COLLECT_CHARTS, CHART)
         assert len(measured) == charts
