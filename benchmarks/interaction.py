@@ -41,12 +41,13 @@ FLOOR_CHARTS = 4
 #: Changes the page never answered (the browser dropped the keystroke), by URL path.
 DROPPED: dict[str, int] = {}
 
-#: (page name, URL path, widget key of a number input, two values to alternate, Plotly charts on first load,
-#: charts the change redraws). The live-chart pages draw no Plotly chart at their default view (view=auto),
+#: (page name, URL path, widget key of a number input, two values to alternate, charts on first load (Plotly
+#: or diagram), charts the change redraws). The live-chart pages draw no Plotly chart at their default view (view=auto),
 #: and the change reruns the fragment holding the live chart: one chart (the cliff's NIC count reruns
 #: ``cliff._nics_view``, All-reduce's node count ``allreduce.cluster_view``, Overlap's ``overlap_view``,
 #: Across sites' ``explorer``; none of them draws a further chart at view=auto). Seating chart's node
-#: count redraws the seating grid (Plotly) and the live chart over node counts: two.
+#: count redraws the seating grid (an SVG diagram since 3 December 2026, Plotly before) and the live chart over
+#: node counts: two.
 PAGES = [
     ("Bandwidth cliff", "/Bandwidth_cliff", "cliff.nics", (4, 8), 0, 1),
     ("All-reduce", "/All_reduce", "allreduce.nodes", (8, 4), 0, 1),

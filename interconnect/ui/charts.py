@@ -15,7 +15,7 @@ from interconnect.figures.theme import presentation_figure, readable_figure
 from interconnect.ui.talk import chart_container, focus_figure, is_focus, talk_state
 from interconnect.ui.urlstate import safe_echo
 
-__all__ = ["SentFigure", "built_figure", "chart", "prepared_figure"]
+__all__ = ["SentFigure", "built_figure", "chart", "export_popover", "prepared_figure"]
 
 
 class SentFigure(go.Figure):
@@ -92,8 +92,13 @@ def chart(figure: Any, key: str, *, exports: bool = True) -> None:
         return
     st.plotly_chart(figure, width="stretch", key=key)
     if exports and not present:
-        with st.popover("Export this chart"):
-            st.download_button("Offline HTML (opens without a network)", data=lambda: figure_html(figure),
-                               file_name=f"{key}.html", mime="text/html", key=f"{key}.html", on_click="ignore")
-            st.download_button("Data as CSV", data=lambda: figure_csv(figure), file_name=f"{key}.csv",
-                               mime="text/csv", key=f"{key}.csv", on_click="ignore")
+        export_popover(figure, key)
+
+
+def export_popover(figure: Any, key: str) -> None:
+    """The pop-over under a chart: the figure as one offline HTML file and its points as CSV, built when clicked."""
+    with st.popover("Export this chart"):
+        st.download_button("Offline HTML (opens without a network)", data=lambda: figure_html(figure),
+                           file_name=f"{key}.html", mime="text/html", key=f"{key}.html", on_click="ignore")
+        st.download_button("Data as CSV", data=lambda: figure_csv(figure), file_name=f"{key}.csv",
+                           mime="text/csv", key=f"{key}.csv", on_click="ignore")

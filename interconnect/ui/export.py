@@ -14,6 +14,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
+from interconnect.ui.diagram import AS_PLOTLY
 from interconnect.units import InterconnectError
 
 __all__ = ["ViewError", "render_charts", "render_view"]
@@ -41,6 +42,7 @@ def render_charts(script: str | None, params: dict[str, str], *,
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout_s)
     for key, value in params.items():
         at.query_params[key] = value
+    at.session_state[AS_PLOTLY] = True  # the seating grid and the fabric's picture as Plotly figures, like every chart
     if script:
         at.switch_page(script)
     at.run()

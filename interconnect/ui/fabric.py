@@ -25,6 +25,7 @@ from interconnect.models.fabric import (
 )
 from interconnect.models.fabric_playbook import playbook_hypothesis
 from interconnect.ui.charts import chart
+from interconnect.ui.diagram import diagram
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pages import link_to
@@ -202,7 +203,7 @@ def summary_section(fabric: Fabric) -> None:
 def picture_section(state: PageState, fabric: Fabric) -> None:
     """The picture of the fabric with one path between two GPUs, and the choice of path."""
     st.radio("Path between two GPUs", list(PATHS), key=state.key("path"), format_func=PATHS.get, horizontal=True)
-    chart(_picture(fabric, state["path"]), key="fabric-picture")
+    diagram(_picture(fabric, state["path"]), key="fabric-picture")  # SVG: it needs no Plotly to appear
     st.caption("A sample of the fabric: at most three leaf groups, four servers each, eight rails, eight spines and "
                "four cores are drawn; the labels on the left give the real counts. Rail colours: NIC i of each "
                "server goes to the leaf of the same colour.")

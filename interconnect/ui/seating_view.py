@@ -21,6 +21,7 @@ from interconnect.models.parallelism import ATTENTION_KERNELS, Layout, Plan, Wor
 from interconnect.models.presets import ModelPreset, load_model_presets, model_sources
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
+from interconnect.ui.diagram import diagram
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pagespecs import (
@@ -215,7 +216,7 @@ def _grid_section(state: PageState, problems: bool, layout: Layout, cluster: Clu
                 "still covers all of them.")
         return
     colour = state["colour"]
-    chart(grid_figure(layout, cluster.domain_size, colour, domain_label), key="seating-grid")
+    diagram(grid_figure(layout, cluster.domain_size, colour, domain_label), key="seating-grid")  # SVG, no Plotly
     st.caption(
         f"Each box is one {domain_label}: its GPUs share NVLink. Green rings: a group's traffic on NVLink; blue "
         f"dashed lines: traffic that has to leave the {domain_label} through the NICs (the first groups are "

@@ -32,4 +32,21 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 def live_charts(at: AppTest) -> list:
     """The page's live charts (the inline component of ``interconnect.ui.live``)."""
-    return list(at.get("bidi_component"))
+    return [c for c in at.get("bidi_component") if c.proto.component_name.endswith("live_chart")]
+
+
+def diagrams(at: AppTest) -> list:
+    """The page's diagrams (the inline component of ``interconnect.ui.diagram``), each with its scene as ``json``."""
+    return [c for c in at.get("bidi_component") if c.proto.component_name.endswith("diagram")]
+
+
+def diagram_scenes(at: AppTest) -> list[dict]:
+    """The scenes the page's diagrams draw (:func:`interconnect.figures.diagram.diagram_scene`)."""
+    import json
+
+    return [json.loads(c.proto.json) for c in diagrams(at)]
+
+
+def chart_keys(at: AppTest) -> list[str]:
+    """The keys of the charts with exports: the diagrams (each page's main picture, drawn first), then Plotly's."""
+    return [str(c.key) for c in diagrams(at)] + [str(c.key) for c in at.get("plotly_chart")]

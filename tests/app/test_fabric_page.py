@@ -8,7 +8,7 @@ import pytest
 
 from interconnect.ui.pagespecs import allreduce_specs, fabric_specs
 from interconnect.ui.urlstate import to_query
-from tests.app.conftest import chart_specs, run_page
+from tests.app.conftest import chart_keys, chart_specs, diagram_scenes, run_page
 
 PAGE = "pages/10_Fabric.py"
 DEFAULTS = to_query(fabric_specs(), {})
@@ -29,7 +29,8 @@ def test_defaults_are_the_four_su_superpod():
     assert metrics(at)["Switches"] == "48" and metrics(at)["Links"] == "2,048"
     assert metrics(at)["Bisection per GPU"] == "400 Gbit/s"
     assert dict(at.query_params) == DEFAULTS
-    assert [chart.key for chart in at.get("plotly_chart")] == ["fabric-picture"]  # view=auto: no further chart
+    assert chart_keys(at) == ["fabric-picture"]  # view=auto: no further chart
+    assert not at.get("plotly_chart")  # the picture is SVG drawn without Plotly: the first picture waits for no library
     body = text(at)
     assert "Alibaba HPN" in body and "| NO |" not in body  # every published design reproduced
     assert "32.9 GB/s" in body and "Hypothesis, not a fit" in body
@@ -38,12 +39,12 @@ def test_defaults_are_the_four_su_superpod():
 def test_picture_draws_the_chosen_path():
     at = run_page(PAGE, {"gpus": "4096", "path": "cross_pod"})
     assert not at.exception
-    picture = chart_specs(at)[0]
-    assert "Other pod" in picture["layout"]["title"]["text"] and "5 switch hops" in picture["layout"]["title"]["text"]
-    labels = [a["text"] for a in picture["layout"]["annotations"]]
-    assert any("128 leaves" in label for label in labels) and any("64 cores" in label for label in labels)
+    picture = diagram_scenes(at)[0]
+    assert "Other pod" in picture["title"] and "5 switch hops" in picture["title"]
+    labels = [note["text"] for note in picture["texts"]]
+    assert "128 leaves" in labels and "64 cores" in labels  # the bold tier labels, as plain text drawn bold
     at.radio(key="fabric.path").set_value("same_rail").run()
-    assert "1 switch hop" in chart_specs(at)[0]["layout"]["title"]["text"]
+    assert "1 switch hop" in diagram_scenes(at)[0]["title"]
     assert at.query_params["path"] == ["same_rail"] or at.query_params["path"] == "same_rail"
 
 

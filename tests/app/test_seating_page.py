@@ -6,7 +6,7 @@ import pytest
 
 from interconnect.ui.pagespecs import seating_specs
 from interconnect.ui.urlstate import to_query
-from tests.app.conftest import chart_specs, run_page
+from tests.app.conftest import chart_keys, diagram_scenes, run_page
 
 PAGE = "pages/4_Seating_chart.py"
 DEFAULTS = to_query(seating_specs(), {})  # every parameter in use at its default
@@ -21,12 +21,14 @@ def test_defaults_render_the_seating_chart_first_and_write_the_url():
     # are one click (or view=) away, their tables and figures stay
     at = run_page(PAGE)
     assert not at.exception and not at.warning and not at.error
-    assert len(at.get("plotly_chart")) == 1
+    assert chart_keys(at) == ["seating-grid"]  # the grid, drawn as SVG without Plotly
     assert dict(at.query_params) == DEFAULTS
     # against what the driver reports for an "80 GB" H100: 81,559 MiB = 85.5 GB (Modal's NVML table)
     assert metric(at, "Memory per GPU").value.endswith(" / 85.5 GB")
-    grid = chart_specs(at)[0]
-    assert "64 GPUs in 8 nodes" in grid["layout"]["title"]["text"]
+    grid = diagram_scenes(at)[0]
+    assert "64 GPUs in 8 nodes" in grid["title"]
+    markers = next(layer for layer in grid["layers"] if layer["kind"] == "markers")
+    assert len(markers["x"]) == 64 and len(markers["palette"]) == 8  # one square per GPU, one colour per TP group
 
 
 def test_every_control_from_the_link():
@@ -39,8 +41,7 @@ def test_every_control_from_the_link():
     assert at.selectbox(key="seating.model").value == "mixtral-8x7b"
     assert at.number_input(key="seating.ep").value == 4
     assert at.radio(key="seating.colour").value == "dp"
-    grid = chart_specs(at)[0]
-    assert "coloured by data-parallel replica" in grid["layout"]["title"]["text"]
+    assert "coloured by data-parallel replica" in diagram_scenes(at)[0]["title"]
     table = next(m.value for m in at.markdown if m.value.startswith("| dimension |"))
     assert "| Expert \\(EP\\) |" in table  # one row per dimension, escaped Markdown
 
@@ -51,14 +52,13 @@ def test_custom_model_fields():
     at = run_page(PAGE, query)
     assert not at.exception and not at.error
     assert at.number_input(key="seating.layers").value == 40
-    assert len(at.get("plotly_chart")) == 1
+    assert chart_keys(at) == ["seating-grid"]
 
 
 def test_tp_across_nodes_is_flagged_and_compared():
     at = run_page(PAGE, {"nodes": "2", "tp": "16", "pp": "1", "dp": "1", "zero": "3", "gb": "16", "cmp": "tp"})
     assert not at.exception
-    grid = chart_specs(at)[0]
-    names = [trace.get("name", "") for trace in grid["data"]]
+    names = [entry["name"] for entry in diagram_scenes(at)[0]["legend"]]
     assert any("straddles" in name for name in names) and "traffic over the NIC" in names
     steps = [m.value for m in at.metric if m.label == "Step time"]
     assert len(steps) == 3  # this layout, TP inside, TP across
@@ -81,7 +81,7 @@ def test_impossible_layout_gives_a_clear_message():
     assert not at.exception
     message = at.error[0].value
     assert "cannot run" in message and "attention heads" in message and "GPU count" in message
-    assert len(at.get("plotly_chart")) == 0
+    assert chart_keys(at) == []
     at2 = run_page(PAGE, {"ep": "2"})
     assert "needs a mixture\\-of\\-experts model" in at2.error[0].value
 
@@ -92,7 +92,7 @@ def test_a_million_gpus_skip_the_grid_but_keep_the_bill():
                          "view": "bill"})
     assert not at.exception and not at.error
     assert any("draws up to 20,000 GPUs" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == 1  # the bill's chart, not the grid
+    assert chart_keys(at) == ["seating-bill"]  # the bill's chart, not the grid
 
 
 def test_does_not_fit_is_shown():
@@ -123,7 +123,7 @@ def test_a_smaller_cluster_keeps_tp_and_shrinks_pp():
     at = run_page(PAGE, {"nodes": "2", "view": "memory"})
     assert not at.exception
     assert any("kept TP 8, PP 4 → 2" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == 2  # the seating chart and the memory chart asked for
+    assert chart_keys(at) == ["seating-grid", "seating-memory"]  # the seating chart and the memory chart asked for
     # 70B on 16 GPUs with ZeRO-1 does not fit in 80 GB: said plainly, with the chart still drawn
     assert all("Does not fit" in e.value for e in at.error)
 
@@ -196,7 +196,7 @@ def test_a_vanishing_efficiency_override_is_raised_to_the_clis_floor_without_num
 def test_the_view_key_draws_only_the_chart_asked_for(view, keys):
     at = run_page(PAGE, {"view": view})
     assert not at.exception and not at.warning
-    assert len(at.get("plotly_chart")) == len(keys)
+    assert chart_keys(at) == keys  # the grid a diagram (no Plotly), the view's chart a Plotly chart
     assert at.radio(key="seating.view").value == view
     # the bill's table and the memory caption are there whatever the view
     assert any("sent per step per GPU" in m.value for m in at.markdown)

@@ -8,13 +8,15 @@ the export renders each step on its own from the step's link. Every chart must b
 
 import json
 
+import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
 from interconnect.cli.export import tour_jobs
+from interconnect.figures.diagram import diagram_scene
 from interconnect.ui.export import render_charts
 from interconnect.ui.pages import PAGES
 from interconnect.ui.talk import tour_query, tour_steps
-from tests.app.conftest import ROOT
+from tests.app.conftest import ROOT, diagrams
 
 
 def _specs(pairs) -> list[tuple[str, str]]:
@@ -37,15 +39,21 @@ def test_every_exported_step_matches_the_live_tour_walked_from_step_one():
         assert not at.exception, (number, at.exception)
         live = [(str(chart.key), chart.proto.spec) for chart in at.get("plotly_chart")]
         live = [(key, json.dumps(json.loads(spec), sort_keys=True, default=str)) for key, spec in live]
+        # a diagram (the seating grid) is SVG on the page and a Plotly figure in the export: the same scene
+        scenes = {str(shown.key): json.loads(shown.proto.json) for shown in diagrams(at)}
         script, params = job[0], job[1]
         assert params == dict(step.params)
         exported = _specs(render_charts(script, params))
-        assert [key for key, _ in exported] == [key for key, _ in live], number
-        for (key, live_spec), (_, exported_spec) in zip(live, exported, strict=True):
-            assert live_spec == exported_spec, f"step {number}, chart {key}: the export differs from the live tour"
-        compared += len(live)
+        assert [key for key, _ in exported if key not in scenes] == [key for key, _ in live], number
+        assert {key for key, _ in exported} == {key for key, _ in live} | set(scenes), number
+        figures = dict(exported)
+        for key, live_spec in live:
+            assert live_spec == figures[key], f"step {number}, chart {key}: the export differs from the live tour"
+        for key, scene in scenes.items():
+            assert diagram_scene(go.Figure(json.loads(figures[key]))) == scene, f"step {number}, diagram {key}"
+        compared += len(live) + len(scenes)
         if step.chart:  # the step's own chart exists on its page (presentation mode puts it first)
-            assert step.chart in [key for key, _ in live], (number, step.chart)
+            assert step.chart in [key for key, _ in live] + list(scenes), (number, step.chart)
     # charts were really compared: at least each step's own chart (the Claims step has none, and Home now
     # draws only its layers picture unless the link asks for the reach map)
     assert compared >= sum(1 for step in steps if step.chart) > 0

@@ -23,7 +23,7 @@ from interconnect.ui.pagespecs import (
     VIEW_KEY,
 )
 from interconnect.ui.talk import tour_steps
-from tests.app.conftest import live_charts, run_page
+from tests.app.conftest import chart_keys, live_charts, run_page
 
 #: (page script, widget prefix, its views, the main chart: a live chart or a Plotly chart's key)
 PAGES = [
@@ -42,7 +42,7 @@ HOSTILE = ["<script>alert(1)</script>", "tim\u0435\u202e", "x" * 10_000]
 
 def further_charts(at, main: str) -> list[str]:
     """The Plotly charts drawn besides the main chart, after checking the main chart is there."""
-    keys = [str(chart.key) for chart in at.get("plotly_chart")]
+    keys = chart_keys(at)
     if main == "live":
         assert len(live_charts(at)) == 1
         return keys

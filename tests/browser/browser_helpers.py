@@ -45,11 +45,16 @@ CHROMIUM_ARGS = [
 #: setting, and no test is about an animation; benchmarks/ keep a visitor's default.
 CONTEXT_OPTIONS: dict[str, Any] = {"reduced_motion": "reduce"}
 
-CHART = '[data-testid="stPlotlyChart"]'
-CHART_SVG = ".js-plotly-plot .main-svg"
+#: A diagram (interconnect.ui.diagram: the seating grid, the fabric's picture) once its script has drawn it.
+DIAGRAM_SVG = ".diagram-chart.diagram-ready > svg"
+#: A chart with its exports: a Plotly chart, or a diagram drawn as SVG from a Plotly figure.
+CHART = '[data-testid="stPlotlyChart"], .diagram-chart'
+CHART_SVG = f".js-plotly-plot .main-svg, {DIAGRAM_SVG}"
+#: A chart's title: Plotly's, or a diagram's.
+CHART_TITLE = ".js-plotly-plot .gtitle, .diagram-chart .diagram-title"
 #: A live chart (interconnect.ui.live) once its script has drawn its curves.
 LIVE_CHART_SVG = ".live-chart svg:has(path)"
-#: A page's first chart, whichever kind: a Plotly chart drawn as SVG, or a live chart with its curves.
+#: A page's first chart, whichever kind: a Plotly chart or a diagram drawn as SVG, or a live chart with its curves.
 FIRST_CHART = f"{CHART_SVG}, {LIVE_CHART_SVG}"
 EXCEPTION = '[data-testid="stException"]'
 ALERT = '[data-testid="stAlert"], [data-testid="stAlertContentWarning"]'

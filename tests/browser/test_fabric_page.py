@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import pytest
 from browser_helpers import (
-    CHART,
+    CHART_TITLE,
     METRIC_VALUE,
     assert_healthy,
     check_closed_expander_keeps_link_values,
@@ -31,7 +31,7 @@ def test_cold_deep_link_to_fabric_page(cold_server, page, blocked_requests):
     assert page.locator("h1").first.inner_text().startswith("Fabric")
     # 16 scalable units of 32 DGX H100: 128 leaves, 128 spines, 64 cores (NVIDIA's SuperPOD table).
     assert "320" in page.locator(METRIC_VALUE).all_inner_texts()
-    title = page.locator(f"{CHART} .gtitle").first.text_content()
+    title = page.locator(CHART_TITLE).first.text_content()
     assert "Other pod" in title and "5 switch hops" in title
     url = poll(page, lambda: query_of(page.url) if query_of(page.url).get("path") == "cross_pod" else None)
     for key, value in params.items():
@@ -39,7 +39,7 @@ def test_cold_deep_link_to_fabric_page(cold_server, page, blocked_requests):
 
     widget(page, "fabric.path").get_by_text("Same rail, same group").click()
     assert poll(page, lambda: query_of(page.url).get("path") == "same_rail" or None), page.url
-    assert poll(page, lambda: "1 switch hop" in (page.locator(f"{CHART} .gtitle").first.text_content() or "")
+    assert poll(page, lambda: "1 switch hop" in (page.locator(CHART_TITLE).first.text_content() or "")
                 or None)
     assert query_of(page.url)["gpus"] == "4096", "changing the path lost the cluster"
     assert_healthy(page, cold_server)

@@ -68,7 +68,7 @@ _COLLECT_CHARTS = """
   const plot = chart.querySelector('.js-plotly-plot') || chart;
   const box = plot.getBoundingClientRect();
   const texts = [];
-  for (const el of plot.querySelectorAll('svg.main-svg text')) {
+  for (const el of plot.querySelectorAll('svg.main-svg text, .diagram-chart > svg text')) {
     const content = (el.textContent || '').trim();
     if (!content) continue;
     const style = getComputedStyle(el);
@@ -78,16 +78,17 @@ _COLLECT_CHARTS = """
     const m = el.getScreenCTM();
     const scale = m ? Math.sqrt(m.a * m.a + m.b * m.b) : 1;
     let kind = 'text';
-    for (const [cls, name] of [['legendtext', 'legend'], ['gtitle', 'title'], ['xtick', 'tick'],
-                               ['ytick', 'tick'], ['annotation-text', 'annotation'], ['bartext', 'bar'],
-                               ['textpoint', 'point'], ['xtitle', 'axis title'], ['ytitle', 'axis title']]) {
+    for (const [cls, name] of [['legendtext', 'legend'], ['gtitle', 'title'], ['diagram-title', 'title'],
+                               ['xtick', 'tick'], ['ytick', 'tick'], ['annotation-text', 'annotation'],
+                               ['bartext', 'bar'], ['textpoint', 'point'], ['xtitle', 'axis title'],
+                               ['ytitle', 'axis title']]) {
       if (el.classList.contains(cls) || el.closest('.' + cls)) { kind = name; break; }
     }
     texts.push({text: content.slice(0, 60), kind, size: parseFloat(style.fontSize) * scale,
                 left: r.left, top: r.top, right: r.right, bottom: r.bottom});
   }
-  const legend = plot.querySelector('g.legend');
-  const title = plot.querySelector('.gtitle');
+  const legend = plot.querySelector('g.legend, .diagram-legend');
+  const title = plot.querySelector('.gtitle, .diagram-title');
   const rect = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
     return (r.width && r.height) ? {left: r.left, top: r.top, right: r.right, bottom: r.bottom} : null; };
   return {index, left: box.left, top: box.top, right: box.right, bottom: box.bottom,

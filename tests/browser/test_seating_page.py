@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import pytest
 from browser_helpers import (
-    CHART,
+    CHART_TITLE,
     METRIC_VALUE,
     assert_healthy,
     number_changer,
@@ -32,7 +32,7 @@ def test_cold_deep_link_to_seating_page(cold_server, page, blocked_requests):
     assert page.url.split("?")[0].endswith("/Seating_chart")
     assert page.locator("h1").first.inner_text() == "The seating chart"
     assert page.locator(METRIC_VALUE).count() >= 5
-    grid_title = page.locator(f"{CHART} .gtitle").first.text_content()
+    grid_title = page.locator(CHART_TITLE).first.text_content()
     assert "16 GPUs in 2 nodes" in grid_title
     # TP = 16 on 8-GPU nodes: the grid says the group straddles nodes
     assert page.get_by_text("tensor-parallel group straddles nodes").count() >= 1
@@ -43,7 +43,7 @@ def test_cold_deep_link_to_seating_page(cold_server, page, blocked_requests):
     # a control inside the grid's fragment: the chart and the URL follow it
     widget(page, "seating.colour").get_by_text("PP stage").click()
     assert poll(page, lambda: query_of(page.url).get("colour") == "pp" or None), page.url
-    assert poll(page, lambda: "pipeline stage" in (page.locator(f"{CHART} .gtitle").first.text_content() or "")
+    assert poll(page, lambda: "pipeline stage" in (page.locator(CHART_TITLE).first.text_content() or "")
                 or None)
     assert query_of(page.url)["tp"] == "16", "changing the colour lost the layout"
     assert_healthy(page, cold_server)
@@ -97,3 +97,22 @@ def test_closed_more_settings_keep_the_links_values(streamlit_server, page):
     widget(page, "seating-reference").locator("summary").first.click()
     assert poll(page, lambda: page.get_by_text("Where the model misses").count() >= 1 or None, timeout_s=30)
     assert_healthy(page, streamlit_server)
+
+
+def test_the_grid_is_drawn_without_plotly_with_a_hover_text_per_gpu_and_follows_the_width(streamlit_server, page):
+    """The seating grid is SVG drawn by the page's own small script (no plotting library to wait for): one square
+    per GPU, each with its hover text, the legend under it, redrawn when the column's width changes."""
+    open_page(page, streamlit_server, "/Seating_chart?nodes=4&tp=8&pp=1&gb=64")
+    grid = page.locator(".st-key-seating-grid .diagram-chart.diagram-ready")
+    grid.wait_for(state="visible")
+    titles = grid.locator("svg[role=img] path > title")
+    assert titles.count() == 32  # 4 nodes x 8 GPUs
+    assert titles.first.text_content() == "GPU 0: node 0, TP 0, PP 0, DP 0"
+    assert "32 GPUs in 4 nodes" in grid.locator(".diagram-title").text_content()
+    assert "GPU, coloured by tensor-parallel group" in grid.locator(".diagram-legend").inner_text()
+    wait_settled(page)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0  # nothing on this view needs Plotly
+    before = int(grid.get_attribute("data-drawn-width"))
+    page.set_viewport_size({"width": 1100, "height": 900})
+    assert poll(page, lambda: int(grid.get_attribute("data-drawn-width")) < before or None), "not redrawn"
+    assert int(grid.locator("svg[role=img]").get_attribute("width")) == int(grid.get_attribute("data-drawn-width"))
