@@ -130,8 +130,16 @@ export default function (component) {
     const width = Math.max(200, Math.round(root.clientWidth || 800));
     const margin = { ...scene.margin };
     // The legend is drawn under the picture, so the room Plotly keeps for it at the foot is not needed.
-    const height = scene.legend.length ? scene.height - Math.max(0, margin.b - 12) : scene.height;
+    let height = scene.legend.length ? scene.height - Math.max(0, margin.b - 12) : scene.height;
     if (scene.legend.length) margin.b = Math.min(margin.b, 12);
+    if (scene.equal) {
+      // One scale for both axes: a column narrower than the picture's shape would leave empty bands above and
+      // below it, so the picture's own height is used instead.
+      const [x0, x1] = scene.x_range;
+      const [y0, y1] = scene.y_range;
+      const scale = (width - margin.l - margin.r) / (x1 - x0 || 1);
+      height = Math.min(height, Math.ceil(margin.t + margin.b + scale * (y1 - y0)));
+    }
     svg.setAttribute("width", width);
     svg.setAttribute("height", height);
     svg.setAttribute("viewBox", `0 0 ${width} ${height}`);

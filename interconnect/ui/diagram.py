@@ -29,7 +29,7 @@ AS_PLOTLY = "_interconnect_diagrams_as_plotly"
 
 _HTML = '<div class="diagram-chart"><svg role="img"></svg><div class="diagram-legend"></div></div>'
 _CSS = """
-.diagram-chart { font-family: "Source Sans Pro", Inter, Helvetica, Arial, sans-serif; color: #111827; width: 100%; }
+.diagram-chart { color: #111827; width: 100%; }  /* the page's own type, as Streamlit's theme gives its charts */
 .diagram-chart svg { display: block; max-width: 100%; font-family: inherit; }
 .diagram-legend { display: flex; flex-wrap: wrap; gap: 0.3em 1.2em; font-size: var(--diagram-legend-font, 14px);
                   margin: 0.1em 0 0.4em; }

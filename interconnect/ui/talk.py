@@ -60,8 +60,9 @@ PRESENT_CSS = """
   .st-key-talk-banner [data-testid="stPageLink-NavLink"] { padding: 0 0.4rem; }
   .st-key-talk-head { gap: 0.5rem !important; }
   /* The zero-height style blocks take no row of their own: each empty row still cost a 1 rem gap above
-     the chart (the script-only rows are hidden on every page, by chrome.py's style). */
-  [data-testid="stElementContainer"]:has(style) { display: none; }
+     the chart (the script-only rows are hidden on every page, by chrome.py's style). A diagram brings its
+     own style block and stays. */
+  [data-testid="stElementContainer"]:has(style):not(:has(.diagram-chart)) { display: none; }
   /* The expander that holds the page below the step's chart: a quiet one-line bar until opened. */
   [data-testid="stExpander"] summary p { font-size: 1.05rem !important; }
 </style>

@@ -116,3 +116,15 @@ def test_the_grid_is_drawn_without_plotly_with_a_hover_text_per_gpu_and_follows_
     page.set_viewport_size({"width": 1100, "height": 900})
     assert poll(page, lambda: int(grid.get_attribute("data-drawn-width")) < before or None), "not redrawn"
     assert int(grid.locator("svg[role=img]").get_attribute("width")) == int(grid.get_attribute("data-drawn-width"))
+
+
+def test_the_grid_shows_in_presentation_mode_with_projector_text(streamlit_server, page):
+    """Presentation mode hides the rows of the pages' style blocks; a diagram carries its own style block and must
+    stay, drawn from the presentation figure (larger text)."""
+    open_page(page, streamlit_server, "/Seating_chart?present=1")
+    grid = page.locator(".st-key-seating-grid .diagram-chart.diagram-ready")
+    grid.wait_for(state="visible")
+    box = grid.bounding_box()
+    assert box and box["height"] > 200 and box["width"] > 300, box
+    size = grid.locator(".diagram-title").evaluate("el => parseFloat(el.getAttribute('font-size'))")
+    assert size >= 24, size  # the projector's title size (20 px text + 4)
