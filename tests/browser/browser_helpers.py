@@ -50,6 +50,8 @@ DIAGRAM_SVG = ".diagram-chart.diagram-ready > svg"
 #: A chart with its exports: a Plotly chart, or a diagram drawn as SVG from a Plotly figure.
 CHART = '[data-testid="stPlotlyChart"], .diagram-chart'
 CHART_SVG = f".js-plotly-plot .main-svg, {DIAGRAM_SVG}"
+#: Inside one element matched by CHART: its drawing, once drawn (Plotly's SVG, or the diagram's own).
+DRAWN_IN_CHART = ".js-plotly-plot .main-svg, :scope.diagram-ready > svg"
 #: A chart's title: Plotly's, or a diagram's.
 CHART_TITLE = ".js-plotly-plot .gtitle, .diagram-chart .diagram-title"
 #: A live chart (interconnect.ui.live) once its script has drawn its curves.

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from browser_helpers import (  # noqa: E402
     CHART,
-    CHART_SVG,
     CHROMIUM_ARGS,
+    DRAWN_IN_CHART,
     LIVE_CHART_SVG,
     REPO_ROOT,
     StreamlitServer,
@@ -58,7 +58,7 @@ def settle(page) -> None:
     if page.locator(LIVE_CHART).count():  # a live chart draws its curves from its own script
         page.locator(LIVE_CHART_SVG).first.wait_for(state="attached", timeout=SCREENSHOT_TIMEOUT_MS)
     for index in range(charts):
-        page.locator(CHART).nth(index).locator(CHART_SVG).first.wait_for(state="attached")
+        page.locator(CHART).nth(index).locator(DRAWN_IN_CHART).first.wait_for(state="attached")
     page.wait_for_timeout(800)  # fonts and Plotly's second layout pass
 
 
