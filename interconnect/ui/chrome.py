@@ -39,6 +39,8 @@ _CSS = """
   /* Our script-only HTML (the link preview's metadata, the tour's arrow keys) has run once inserted; its
      empty row would still cost a 1 rem gap. */
   [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
+  /* A choice longer than its box ends in an ellipsis, not a cut letter ("Quantum-2 QM970"). */
+  [data-testid="stSelectbox"] input { text-overflow: ellipsis; }
 </style>
 """
 

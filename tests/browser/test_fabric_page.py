@@ -12,6 +12,7 @@ from browser_helpers import (
     assert_healthy,
     check_closed_expander_keeps_link_values,
     open_cold,
+    open_page,
     poll,
     query_of,
     wait_for_charts,
@@ -52,3 +53,15 @@ def test_closed_more_settings_keep_their_values_in_the_link_when_the_gpu_count_c
     check_closed_expander_keeps_link_values(page, streamlit_server, "/Fabric", hidden, expander="fabric-more",
                                             probe=("fabric.rails", "4"), change=("fabric.gpus", "2048"))
     assert widget(page, "fabric.osub").locator("input").input_value() == "3.00"
+
+
+def test_a_choice_longer_than_its_box_ends_in_an_ellipsis(streamlit_server, new_page):
+    """At 1280x720 the Switch box is narrower than "NVIDIA Quantum-2 QM9700": the text ends in an ellipsis,
+    not a cut letter that reads as another model ("QM970")."""
+    page = new_page(1280, 720)
+    open_page(page, streamlit_server, "/Fabric?switch=quantum-2-qm9700")
+    field = widget(page, "fabric.switch").locator("input").first
+    field.wait_for(state="visible")
+    assert field.input_value() == "NVIDIA Quantum-2 QM9700"
+    cut, overflow = field.evaluate("el => [el.scrollWidth > el.clientWidth, getComputedStyle(el).textOverflow]")
+    assert cut and overflow == "ellipsis"
