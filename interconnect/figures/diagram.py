@@ -1,7 +1,7 @@
 """Diagrams without Plotly: a picture figure turned into a plain scene that the browser draws as SVG.
 
 The seating grid and the fabric's picture are diagrams, not plots: their axes are hidden and every
-mark sits where the builder put it. Plotly draws them well but only once its 1 MB of code has
+mark sits where the builder put it. Plotly draws them well but only once its code (4.7 MB) has
 loaded, which keeps a page's first picture waiting. :func:`diagram_scene` reads such a figure (the
 one the builder made, so exports and tests keep one source) and writes the few things a diagram
 holds, in data coordinates: polylines, square, open-square and round markers with their fill
