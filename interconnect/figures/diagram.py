@@ -27,8 +27,6 @@ __all__ = ["UnsupportedFigure", "diagram_scene"]
 _SYMBOLS = {"square", "square-open", "circle"}
 _DASHES = {None: "solid", "solid": "solid", "dash": "dash", "dot": "dot"}
 _BOLD = re.compile(r"^<b>([^<>]*)</b>$")
-#: Markers beyond this count get no hover text each (the seating grid's own limit for its hover).
-MAX_TITLED_MARKERS = 600
 
 
 class UnsupportedFigure(ValueError):
@@ -104,7 +102,8 @@ def _fills(marker: Any, count: int) -> tuple[list[str], list[int]]:
 
 
 def _hover(trace: Any, count: int) -> list[str] | None:
-    if trace.hoverinfo == "skip" or count > MAX_TITLED_MARKERS:
+    """One hover text per marker, as the builder gave them (the seating grid gives none above 600 GPUs)."""
+    if trace.hoverinfo == "skip":
         return None
     texts = trace.hovertext if trace.hovertext is not None else trace.text if trace.hoverinfo == "text" else None
     if texts is None or isinstance(texts, str):
@@ -224,8 +223,7 @@ def diagram_scene(figure: go.Figure) -> dict:
         if "lines" in parts:
             own.append(_line_layer(trace, xs, ys))
         if "markers" in parts:
-            keep = [k for k, (x, y) in enumerate(zip(xs, ys, strict=True)) if x is not None and y is not None]
-            if len(keep) != len(xs):
+            if None in xs or None in ys:
                 raise UnsupportedFigure("a marker without a position")
             own.append(_marker_layer(trace, xs, ys))
         layers += own
