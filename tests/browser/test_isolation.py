@@ -25,6 +25,12 @@ def ordinary(link: str) -> str:
     return link.split("?", 1)[0] + "?nodes=2" if link.startswith("/All_reduce") else link.split("?", 1)[0]
 
 
+def described(nodes: int) -> str:
+    """True once the cluster's one-line description, drawn by the server, has ``nodes`` nodes."""
+    return ("[...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
+            f".some(e => e.textContent.startsWith('{nodes} x '))")
+
+
 def changes_while(attacker, visitor, server, links: list[str]) -> list[float]:
     timings = []
     for link in links:
@@ -32,7 +38,8 @@ def changes_while(attacker, visitor, server, links: list[str]) -> list[float]:
         # Always a real change: the other of 4 and 8 from what the field holds now (with an odd number of
         # links, alternating by position would type the value already there, and no rerun would start).
         current = widget(visitor, "allreduce.nodes").locator("input").first.input_value()
-        timings.append(timed_change(visitor, number_changer(visitor, "allreduce.nodes", 4 if current == "8" else 8)))
+        nodes = 4 if current == "8" else 8
+        timings.append(timed_change(visitor, number_changer(visitor, "allreduce.nodes", nodes), shown=described(nodes)))
     return timings
 
 
