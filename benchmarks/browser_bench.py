@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 n = st.number_input("Points", min_value=1, max_value=1000, value=100, key="bare.n")
+st.query_params["n"] = str(n)  # the value in the link, as the app's pages write theirs: how a change is seen done
 x = np.linspace(0, 1, 100)
 for chart in range(CHARTS):
     st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x * n + chart))), key=f"bare-chart-{chart}")

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_bench import chromium, server  # noqa: E402
-from browser_helpers import number_changer, open_and_watch, timed_change, wait_for_first_chart  # noqa: E402
+from browser_helpers import number_changer, open_and_watch, timed_change, url_shows, wait_for_first_chart  # noqa: E402
 from interaction import PAGES  # noqa: E402
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
@@ -40,7 +40,7 @@ def profile_changes(page, key: str, values: tuple, changes: int) -> tuple[list[f
     """Times of ``changes`` changes of the number input ``key`` (ms) and self time per change by script (ms)."""
     def change(value) -> float | None:
         try:
-            return timed_change(page, number_changer(page, key, value))
+            return timed_change(page, number_changer(page, key, value), shown=url_shows(key.split(".", 1)[1], value))
         except PlaywrightError:  # a keystroke the page never answered: left out, as interaction.py does
             return None
 

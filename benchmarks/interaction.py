@@ -2,7 +2,9 @@
 
 Starts the app and a bare page (one number input, one 100-point chart) on loopback, drives one
 typical number control per page (alternating two values, CHANGES times), and measures from the
-change to Streamlit's script state ``notRunning`` plus two animation frames. Each change of a page
+change to the page's link holding the new value with the script idle, plus two animation frames (a
+short run can finish without its "running" state ever being drawn, so that state is not waited for;
+see ``timed_change``). Each change of a page
 comes right after a change of the bare page (open in another tab), so a shared machine's changing
 load reaches both alike; prints each page's median, min and max and its ratio to the bare page's
 changes made alongside it.
@@ -30,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_bench import ROOT, chromium, open_and_watch, server, timed_change  # noqa: E402
-from browser_helpers import wait_for_first_chart  # noqa: E402
+from browser_helpers import url_shows, wait_for_first_chart  # noqa: E402
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
 CHANGES = 9
@@ -89,7 +91,8 @@ class Watched:
         # The other of the two values from what the field holds: a change that landed late is not typed again.
         value = self.values[1] if field.input_value().strip() == str(self.values[0]) else self.values[0]
         try:
-            return timed_change(self.page, number_changer(self.page, self.key, value))
+            return timed_change(self.page, number_changer(self.page, self.key, value),
+                                shown=url_shows(self.key.split(".", 1)[1], value))
         except PlaywrightError:
             DROPPED[self.path] = DROPPED.get(self.path, 0) + 1
             return None

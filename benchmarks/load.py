@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_bench import chromium, open_and_watch, server, timed_change  # noqa: E402
-from browser_helpers import number_changer, wait_for_first_chart  # noqa: E402
+from browser_helpers import number_changer, url_shows, wait_for_first_chart  # noqa: E402
 
 SESSIONS = 10
 ROUNDS = 4
@@ -60,7 +60,7 @@ def main() -> None:
         for round_number in range(rounds):
             for index, (page, key, url_key, base, gpu) in enumerate(visitors):
                 value = base + round_number + 1  # distinct per round, inside every control's range
-                timings.append(timed_change(page, number_changer(page, key, value)))
+                timings.append(timed_change(page, number_changer(page, key, value), shown=url_shows(url_key, value)))
                 query = {k: v[-1] for k, v in parse_qs(urlsplit(page.url).query).items()}
                 if query.get(url_key) != str(value) or query.get("gpu") != gpu:
                     leaks.append(f"session {index}: expected {url_key}={value}, gpu={gpu}; URL has {query}")
