@@ -302,10 +302,6 @@ def open_and_watch(page: Any, srv: StreamlitServer, path: str, charts: int = 1) 
     page.evaluate(OBSERVER_JS)
 
 
-#: JavaScript: the script state Streamlit shows on the page now.
-SCRIPT_STATE_JS = "document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state')"
-
-
 def url_shows(param: str, value: object) -> str:
     """A JavaScript expression, true once the page's address has ``param=value``: for ``timed_change``'s
     ``shown`` on a page that writes the control's value to its link at the end of a run."""
@@ -332,7 +328,7 @@ def timed_change(page: Any, change: Any, shown: str | None = None) -> float:
                 "window.__states.length && window.__states[window.__states.length - 1][1] === 'notRunning'")
     else:
         start = f"t0 => window.__states.some(s => s[0] > t0) || Boolean({shown})"
-        done = f"t0 => Boolean({shown}) && {SCRIPT_STATE_JS} === 'notRunning'"
+        done = f"t0 => Boolean({shown}) && document.querySelector({json.dumps(SCRIPT_IDLE)}) !== null"
     started = page.evaluate("() => performance.now()")
     change()
     try:
@@ -347,7 +343,7 @@ def timed_change(page: Any, change: Any, shown: str | None = None) -> float:
         page.wait_for_function(done, arg=started, timeout=max(1, (deadline - time.monotonic()) * 1000))
         ended = page.evaluate(TWO_FRAMES_JS)
         # The address can change before React has drawn the run's "running": still idle two frames on?
-        if shown is None or page.evaluate(f"() => {SCRIPT_STATE_JS} === 'notRunning'"):
+        if shown is None or page.locator(SCRIPT_IDLE).count():
             return ended - started
 
 
