@@ -72,6 +72,7 @@ from interconnect.ui.pagespecs import (
     calibration_inputs,
     cluster_inputs,
 )
+from interconnect.ui.places import claim_places
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
@@ -397,7 +398,9 @@ def cluster_view(state: PageState, nodes_column: Any) -> None:
 @st.fragment
 def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> None:
     """The node count and everything the cluster drives: the warnings and the live chart where it is called,
-    the rest each in its place (:class:`_Slots`)."""
+    the rest each in its place (:class:`_Slots`), each claimed at the start of every run (what a run writes
+    there may differ from the last full run's)."""
+    slots = claim_places(slots)
     nodes_input(state, nodes_column)
     values = state.values()
     cluster, cluster_warnings = page_cluster(values)

@@ -1,0 +1,83 @@
+"""Every control inside a fragment, across its range, in a real browser.
+
+AppTest reruns the whole page on every change, so it never runs a fragment alone. A fragment rerun
+has rules of its own: it may only write to a container made outside it if it wrote there in the
+last full run. A page that writes conditionally into such a place broke on one arrow key (the
+All-reduce page at 2 nodes: the caption on busbw above the ring limit). These tests move each live
+slider from one end to the other, key by key, and type each fragment's number input at its bounds
+and a few values between, from several starting links, and check the page after every step.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import assert_healthy, open_page, poll, query_of, wait_settled, widget
+
+pytestmark = pytest.mark.browser
+
+SLIDER = ".live-chart input[type=range]"
+LOAD_TIMEOUT_MS = 90_000
+
+
+def _settle_on(page, server, key: str, expected: str) -> None:
+    """Wait until the link holds ``key=expected`` and the script is idle; then the page must be healthy."""
+    assert poll(page, lambda: query_of(page.url).get(key) == expected or None, timeout_s=30), (key, expected, page.url)
+    wait_settled(page)
+    assert_healthy(page, server)
+
+
+def _sweep_slider(page, server, key: str) -> list[str]:
+    """Step the live chart's slider down to its first stop, then up to its last, one key and one server run
+    at a time; return the link values seen."""
+    slider = page.locator(SLIDER).first
+    slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    seen = []
+    for direction in ("ArrowLeft", "ArrowRight"):
+        while True:
+            before = slider.input_value()
+            slider.focus()
+            page.keyboard.press(direction)
+            now = slider.input_value()
+            if now == before:
+                break  # at the end of the range
+            page.wait_for_timeout(150)  # the slider sends its value once the keys pause
+            value = poll(page, lambda: query_of(page.url).get(key) not in (None, seen[-1] if seen else None)
+                         and query_of(page.url).get(key), timeout_s=30)
+            assert value, (key, direction, page.url)
+            wait_settled(page)
+            assert_healthy(page, server)
+            seen.append(value)
+    return seen
+
+
+@pytest.mark.parametrize("start", [
+    "/All_reduce",
+    "/All_reduce?view=nodes",
+    "/All_reduce?view=time&algo=tree",
+    "/All_reduce?coll=all_gather",
+])
+def test_all_reduce_node_slider_end_to_end(streamlit_server, page, start):
+    open_page(page, streamlit_server, start)
+    seen = _sweep_slider(page, streamlit_server, "nodes")
+    assert "1" in seen and "2" in seen, seen  # the counts that broke the page were reached
+
+
+@pytest.mark.parametrize("start", ["/All_reduce", "/All_reduce?view=nodes"])
+def test_all_reduce_node_count_typed_at_bounds(streamlit_server, page, start):
+    open_page(page, streamlit_server, start)
+    field = widget(page, "allreduce.nodes").locator("input").first
+    field.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    for nodes in (2, 1, 3, 100_000, 7, 1):
+        field.fill(str(nodes))
+        field.press("Enter")
+        _settle_on(page, streamlit_server, "nodes", str(nodes))
+
+
+@pytest.mark.parametrize("path,key", [
+    ("/Bandwidth_cliff", "nics"),
+    ("/Overlap", "tokens"),
+    ("/Across_sites", "bw"),
+])
+def test_other_live_sliders_end_to_end(streamlit_server, page, path, key):
+    open_page(page, streamlit_server, path)
+    assert len(_sweep_slider(page, streamlit_server, key)) >= 2
