@@ -14,7 +14,7 @@ Three groups of tables:
   with their URL (they are not calibration data of the package).
 
 Then, for every run of the manifest (every collective), the calibration of issue 24
-(:func:`~interconnect.models.collectives.calibrate`: a wire efficiency and an extra latency, the hardware
+(:func:`~interconnect.hardware.collectives.calibrate`: a wire efficiency and an extra latency, the hardware
 unchanged): the geometric-mean error factor before and after calibrating on that same run, and, for runs
 of the same system (:data:`SAME_SYSTEM`), the error on each later run before and after applying the
 calibration taken from the first: the test of a calibration on data it has not seen.
@@ -41,8 +41,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interconnect.models.cluster import resolve_cluster  # noqa: E402
-from interconnect.models.collectives import (  # noqa: E402
+from interconnect.hardware.cluster import resolve_cluster  # noqa: E402
+from interconnect.hardware.collectives import (  # noqa: E402
     ACCURACY_TARGETS,
     apply_calibration,
     calibrate,

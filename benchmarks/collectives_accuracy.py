@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interconnect.models.collectives import COLLECTIVE_LABELS, compare_collective_sweep, load_measurements  # noqa: E402
+from interconnect.hardware.collectives import COLLECTIVE_LABELS, compare_collective_sweep, load_measurements  # noqa: E402
 
 
 def main() -> int:

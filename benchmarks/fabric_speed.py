@@ -39,7 +39,7 @@ def report(label: str, values: list[float]) -> None:
 
 
 def main(runs: int = 20) -> None:
-    from interconnect.models.fabric import build_fabric, get_fabric_data, server_inputs
+    from interconnect.hardware.fabric import build_fabric, get_fabric_data, server_inputs
     from interconnect.models.fabric_playbook import playbook_hypothesis
 
     data = get_fabric_data()

@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from interconnect.figures.overlap import timeline_figure  # noqa: E402
-from interconnect.models.cluster import resolve_cluster  # noqa: E402
+from interconnect.hardware.cluster import resolve_cluster  # noqa: E402
 from interconnect.models.overlap import Workload, node_sweep, step_schedule, token_sweep  # noqa: E402
-from interconnect.models.presets import load_model_presets  # noqa: E402
+from interconnect.workloads.presets import load_model_presets  # noqa: E402
 
 RUNS = 30
 QUERY = {"model": "llama3-405b", "bucket": "25 MB", "nodes": "4", "tokens": "4096"}

@@ -81,7 +81,7 @@ def core_speed() -> list[str]:
 
     from interconnect.catalog import get_catalog
     from interconnect.figures.reach import leash_figure, timeout_figure, training_figure
-    from interconnect.models.cluster import resolve_cluster
+    from interconnect.hardware.cluster import resolve_cluster
     from interconnect.models.reach import PROPAGATION, TIMEOUTS, media_with_reach, read_distance, two_site_allreduce
 
     catalog = get_catalog()

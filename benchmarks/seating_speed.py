@@ -76,9 +76,9 @@ def page(runs: int) -> str:
 
 
 def search() -> list[str]:
-    from interconnect.models.cluster import resolve_cluster
+    from interconnect.hardware.cluster import resolve_cluster
     from interconnect.models.parallelism import Workload, search_layouts
-    from interconnect.models.presets import load_model_presets
+    from interconnect.workloads.presets import load_model_presets
 
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=128)
     lines = []

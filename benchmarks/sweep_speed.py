@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interconnect.models.cluster import resolve_cluster  # noqa: E402
-from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, allreduce, sweep_allreduce  # noqa: E402
+from interconnect.hardware.cluster import resolve_cluster  # noqa: E402
+from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, allreduce, sweep_allreduce  # noqa: E402
 
 SIZES = [8.0 * 2 ** (i / 2) for i in range(64)]  # 8 B .. ~26 GiB, half-octave steps
 NODE_COUNTS = [2**i for i in range(11)]  # 1 .. 1024

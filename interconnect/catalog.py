@@ -606,7 +606,7 @@ class Catalog:
 _TABLES = ("source", "gpu", "link", "node", "medium")
 #: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
 #: models.toml: model presets for the parallelism pages; crossdc.toml: the Across sites page's published figures;
-#: wires.toml: protocols and the media that carry them (interconnect/models/wires.py);
+#: wires.toml: protocols and the media that carry them (interconnect/hardware/wires.py);
 #: fabric.toml: the Fabric page's switches, distance classes and published designs.
 NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml", "wires.toml", "fabric.toml"})
 

@@ -1,6 +1,6 @@
 """Page: Fabric. From GPUs to switches, optics and watts, and what the topology does to collectives.
 
-The arithmetic is in :mod:`interconnect.models.fabric`, the pictures in :mod:`interconnect.figures.fabric`
+The arithmetic is in :mod:`interconnect.hardware.fabric`, the pictures in :mod:`interconnect.figures.fabric`
 and the sections in :mod:`interconnect.ui.fabric`.
 """
 

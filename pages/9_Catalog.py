@@ -10,7 +10,7 @@ from interconnect.catalog import (
     catalog_kind_of,
     get_catalog,
 )
-from interconnect.models.fabric import get_fabric_data
+from interconnect.hardware.fabric import get_fabric_data
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.fabric import switch_catalog
 from interconnect.ui.pagespecs import catalog_specs

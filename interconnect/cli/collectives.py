@@ -22,9 +22,8 @@ import numpy as np
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.fabric import add_topology_flags, topology_from_args
 from interconnect.cli.output import CliError, print_json, quantity_json
-from interconnect.models.allreduce_view import launch_from_log, vendor_words
-from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
-from interconnect.models.collectives import (
+from interconnect.hardware.cluster import FABRICS, Cluster, resolve_cluster
+from interconnect.hardware.collectives import (
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_ALGORITHMS,
     COLLECTIVE_LABELS,
@@ -37,8 +36,9 @@ from interconnect.models.collectives import (
     compare_collective,
     normalize_collective,
 )
-from interconnect.models.collectives.calibration import MAX_WIRE_EFFICIENCY, MIN_WIRE_EFFICIENCY
-from interconnect.models.custom import name_problem
+from interconnect.hardware.collectives.calibration import MAX_WIRE_EFFICIENCY, MIN_WIRE_EFFICIENCY
+from interconnect.hardware.custom import name_problem
+from interconnect.models.allreduce_view import launch_from_log, vendor_words
 from interconnect.units import (
     Q_,
     IntegerInputError,

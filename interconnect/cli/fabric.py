@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from interconnect.cli.output import CliError, print_json
-from interconnect.models.fabric import (
+from interconnect.hardware.fabric import (
     DISTANCE_IDS,
     MAX_OVERSUBSCRIPTION,
     TOPOLOGIES,

@@ -30,7 +30,6 @@ from interconnect.models.overlap import (
     load_bucket_costs,
     step_schedule,
 )
-from interconnect.models.presets import load_model_presets
 from interconnect.units import (
     Q_,
     IntegerInputError,
@@ -40,6 +39,7 @@ from interconnect.units import (
     parse_quantity,
     read_int,
 )
+from interconnect.workloads.presets import load_model_presets
 
 MAX_PARAMS = 1e14
 MIN_PARAMS = 1e6

@@ -20,7 +20,7 @@ from typing import Any
 
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json
-from interconnect.models.cluster import FABRICS, resolve_cluster
+from interconnect.hardware.cluster import FABRICS, resolve_cluster
 from interconnect.models.parallelism import (
     ATTENTION_KERNELS,
     PLAN_DEFAULTS,
@@ -32,8 +32,8 @@ from interconnect.models.parallelism import (
     plan,
     search_layouts,
 )
-from interconnect.models.presets import custom_model, load_model_presets
 from interconnect.units import IntegerInputError, QuantityInputError, parse_quantity, read_int
+from interconnect.workloads.presets import custom_model, load_model_presets
 
 __all__ = ["register", "run_plan"]
 

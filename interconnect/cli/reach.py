@@ -27,6 +27,7 @@ from typing import Any
 
 from interconnect.catalog import get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
+from interconnect.hardware.wires import Option, fastest_option, get_wires, media_reaching
 from interconnect.models.reach import (
     DEFAULT_DISTANCE,
     GAP_MEDIA,
@@ -40,7 +41,6 @@ from interconnect.models.reach import (
     read_distance,
     round_trip_s,
 )
-from interconnect.models.wires import Option, fastest_option, get_wires, media_reaching
 from interconnect.units import Q_, QuantityInputError, format_bandwidth, format_duration, format_quantity
 
 

@@ -2,7 +2,7 @@
 
 The records carry numbers with the unit in the field name (``port_gbit_s``, ``length_m``, ``power_w``).
 A published design holds its stated inputs as a :class:`FabricInputs`, the record the fabric model
-builds from; what it builds (tiers, links, optics, power) is :mod:`interconnect.models.fabric`, which
+builds from; what it builds (tiers, links, optics, power) is :mod:`interconnect.hardware.fabric`, which
 re-exports these names.
 """
 
@@ -97,7 +97,7 @@ class FabricInputs:
     ``servers_per_leaf`` (fat tree only; 0: as many as the leaf's ports hold) gives each leaf a
     fixed number of servers, a top-of-rack switch for one rack: its uplinks then follow from the
     leaf oversubscription, which may go below 1 (more uplink than downlink) down to
-    :data:`interconnect.models.fabric.MIN_LEAF_OVERSUBSCRIPTION`, and its spare ports stay unused.
+    :data:`interconnect.hardware.fabric.MIN_LEAF_OVERSUBSCRIPTION`, and its spare ports stay unused.
     """
 
     servers: int
@@ -155,7 +155,7 @@ class Design:
     def published_counts(self, fabric: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return a built fabric's switch and link counts of the tiers the publication states (leaves first).
 
-        ``fabric`` is an :class:`interconnect.models.fabric.Fabric`.
+        ``fabric`` is an :class:`interconnect.hardware.fabric.Fabric`.
         """
         return (tuple(t.switches for t in fabric.tiers[:len(self.expected_switches)]),
                 tuple(t.links_down for t in fabric.tiers[:len(self.expected_links)]))

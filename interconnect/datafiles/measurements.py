@@ -4,7 +4,7 @@
 cluster flags describe it and how to read it: nccl-tests rows copied from a log (``nccl-rows``), or a CSV
 column of busbw (``busbw``) or of times (``time_us``). Each ``[[dataset]]`` becomes a :class:`MeasuredSweep`
 holding the rows as published. Turning busbw into times (which needs the collective's bus factor) and
-setting the model beside a sweep is :mod:`interconnect.models.collectives.measurements`.
+setting the model beside a sweep is :mod:`interconnect.hardware.collectives.measurements`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ ROLES = ("calibration", "reference")
 #: NCCL_PROTO values a manifest may record (lower case; NCCL itself accepts any case).
 PROTOCOLS = ("auto", "ll", "ll128", "simple")
 #: How the benchmark drove the GPUs (the time each adds is the model's:
-#: :data:`interconnect.models.collectives.measurements.LAUNCH_OVERHEAD_US`).
+#: :data:`interconnect.hardware.collectives.measurements.LAUNCH_OVERHEAD_US`).
 LAUNCH_KINDS = ("process-per-gpu", "single-process", "pytorch")
 #: A row whose out-of-place and in-place times differ by more than this factor is a one-off (a first
 #: call, a hiccup): the smaller time is kept. Published examples: 68.5 against 24.7 µs at 8 B and

@@ -3,7 +3,7 @@
 The records carry each figure as a catalog :class:`~interconnect.catalog.Figure` (unit, direction,
 basis, sources); their properties give the numbers with the unit in the name (``rate_gbps`` in GB/s
 per direction, ``reach_m`` in metres, ``power_w`` watts at one end). The questions a cluster's cabling
-raises (what reaches a distance, the fastest option) are :mod:`interconnect.models.wires`, which
+raises (what reaches a distance, the fastest option) are :mod:`interconnect.hardware.wires`, which
 re-exports these names.
 """
 

@@ -25,7 +25,7 @@ def node_family_spec(family: NodeFamily, current_nodes: int, readout_size_bytes:
     as on the page's other charts; the sentence beside the slider gives the time and busbw at the
     page's message size for each node count.
 
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.models.allreduce_family import node_family
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> spec = node_family_spec(node_family(cluster, (1, 2)), 2, 2**28, "NCCL's pick")

@@ -1,6 +1,6 @@
 """Plotly builders for the Fabric page: the picture of the fabric and the Playbook hypothesis chart.
 
-Pure functions of :mod:`interconnect.models.fabric` results. The picture draws a sample of the fabric
+Pure functions of :mod:`interconnect.hardware.fabric` results. The picture draws a sample of the fabric
 (at most three leaf groups, four servers per group, eight rails, eight spines and four cores), labels
 each tier with its real count, and draws one path between two GPUs through it. A handful of traces
 whatever the size: servers, switches and links are one trace each per kind.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
-from interconnect.models.fabric import Fabric
+from interconnect.hardware.fabric import Fabric
 from interconnect.models.fabric_playbook import PlaybookRow
 
 __all__ = ["PATHS", "fabric_figure", "playbook_figure"]

@@ -33,7 +33,7 @@ def token_family_spec(family: TokenBucketFamily, current_tokens: int, current_bu
     The sentence beside the slider gives the page's step at its bucket size for each token count,
     and the bucket size on the chart's grid with the highest compute share.
 
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.models.overlap import Workload
     >>> from interconnect.models.overlap_family import token_bucket_family
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)

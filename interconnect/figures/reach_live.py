@@ -15,9 +15,9 @@ import math
 import numpy as np
 
 from interconnect.figures.live import LiveAxis, LiveSeries, live_spec
+from interconnect.hardware.wires import KIND_LABELS
 from interconnect.models.reach import LANDMARKS, MAX_DISTANCE_M, MIN_DISTANCE_M, distance_text
 from interconnect.models.reach_family import ReachFamily, ReachGroup
-from interconnect.models.wires import KIND_LABELS
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
 __all__ = ["distance_label", "group_label", "reach_family_spec"]
@@ -93,7 +93,7 @@ def reach_family_spec(family: ReachFamily, current_m: float, *, present: bool = 
     >>> from interconnect.catalog import get_catalog
     >>> from interconnect.models.reach import propagation_for, reach_rows
     >>> from interconnect.models.reach_family import reach_family
-    >>> from interconnect.models.wires import get_wires
+    >>> from interconnect.hardware.wires import get_wires
     >>> kinds = {m.id: m.kind for m in get_wires().media.values()}
     >>> family = reach_family(reach_rows(), kinds, [2.0, 11.0], propagation_for("fibre", get_catalog()))
     >>> spec = reach_family_spec(family, 11.0)

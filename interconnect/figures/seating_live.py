@@ -31,9 +31,9 @@ def seating_family_spec(family: SeatingFamily, current_nodes: int, page_batch: i
     the network cost. The sentence beside the slider gives the layout and the figures at the page's
     own global batch.
 
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.models.parallelism import Layout, Workload
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> from interconnect.models.seating_family import seating_family
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
     >>> family = seating_family(load_model_presets()["llama3-70b"], cluster, Layout(tp=8, pp=4, zero=1),

@@ -3,7 +3,7 @@
 The All-reduce page's live chart lets the viewer drag the node count and watch busbw against
 message size follow at once. The browser can only do that if it already holds the curves, so this
 module computes them for every node count the slider offers, in one pass of the same model the
-rest of the page uses (:func:`~interconnect.models.collectives.allreduce_detail`).
+rest of the page uses (:func:`~interconnect.hardware.collectives.allreduce_detail`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, allreduce_detail, busbw_factor
 from interconnect.models.allreduce_view import NODE_COUNTS, SIZES_BYTES
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, allreduce_detail, busbw_factor
 
 __all__ = ["NodeFamily", "live_node_counts", "node_family"]
 
@@ -72,12 +72,12 @@ def node_family(cluster: Cluster, node_counts: Sequence[int], algorithm: str = "
     Notes
     -----
     busbw = S/t x 2(n-1)/n, as nccl-tests defines it for all-reduce (``doc/PERFORMANCE.md``); the
-    times are :func:`~interconnect.models.collectives.allreduce_detail`'s, so every point equals
+    times are :func:`~interconnect.hardware.collectives.allreduce_detail`'s, so every point equals
     what the page's other charts and the command line give for that node count.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> family = node_family(cluster, (1, 2))
     >>> family.busbw_chosen_gbps.shape == (2, SIZES_BYTES.size)

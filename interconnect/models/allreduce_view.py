@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.datafiles.playbook import load_playbook_allreduce
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives import (
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives import (
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_ALGORITHMS,
     AllreduceResult,
@@ -104,7 +104,7 @@ class AllreduceView:
 
         Examples
         --------
-        >>> from interconnect.models.cluster import resolve_cluster
+        >>> from interconnect.hardware.cluster import resolve_cluster
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
         >>> f"{allreduce_view(cluster).busbw_by_algorithm()['ring'][-1]:.0f} GB/s"
         '359 GB/s'
@@ -176,7 +176,7 @@ def vendor_words(cluster: Cluster) -> VendorWords:
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> [vendor_words(resolve_cluster(g)[0]).library for g in ("h100-sxm", "mi300x", "gaudi3")]
     ['NCCL', 'RCCL', 'HCCL']
     """
@@ -199,7 +199,7 @@ def launch_from_log(gpus_per_process: int | None, ranks: int | None) -> tuple[st
     -------
     (str, str)
         A launch mode (a key of
-        :data:`~interconnect.models.collectives.measurements.LAUNCH_OVERHEAD_US`) and where it came from.
+        :data:`~interconnect.hardware.collectives.measurements.LAUNCH_OVERHEAD_US`) and where it came from.
 
     Examples
     --------
@@ -272,7 +272,7 @@ def above_wire_reason(cluster: Cluster, algorithms: set[str]) -> str:
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> above_wire_reason(cluster, {"nvls"}).startswith("NVLink SHARP")
     True
@@ -308,13 +308,13 @@ def allreduce_view(cluster: Cluster, algorithm: str = "auto", protocol: str = "a
 
     Notes
     -----
-    One pass of :func:`~interconnect.models.collectives.allreduce_detail`; the crossover size is
+    One pass of :func:`~interconnect.hardware.collectives.allreduce_detail`; the crossover size is
     :math:`S^* = t(S_\text{min})\,\text{algbw}(S_\text{max})`, where latency and bandwidth terms are
     equal (the alpha-beta model, Hockney 1994).
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> view = allreduce_view(cluster)
     >>> f"{view.chosen.busbw_gbps[-1]:.0f} GB/s", str(view.chosen.algorithm[-1])
@@ -380,11 +380,11 @@ def node_count_curve(cluster: Cluster, size_bytes: int, node_counts: tuple[int, 
     Notes
     -----
     busbw = S/t x 2(n-1)/n at each node count (nccl-tests ``doc/PERFORMANCE.md``), with t from
-    :func:`~interconnect.models.collectives.allreduce_detail`.
+    :func:`~interconnect.hardware.collectives.allreduce_detail`.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> curve = node_count_curve(cluster, Q_(256, "MiB"), (1, 2))
@@ -428,12 +428,12 @@ def traffic_per_gpu(cluster: Cluster, size_bytes: int) -> dict[str, float]:
 
     Notes
     -----
-    The closed forms of :func:`~interconnect.models.collectives.bytes_leaving_node_per_gpu`, e.g. a
+    The closed forms of :func:`~interconnect.hardware.collectives.bytes_leaving_node_per_gpu`, e.g. a
     node-aware ring :math:`\frac{2(n-1)}{n}\frac{S}{g}`.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
     >>> f"{traffic_per_gpu(cluster, 2**30)['ring'] / 2**20:.0f} MiB"
     '252 MiB'
@@ -517,7 +517,7 @@ def p5_tuner_check(size_bytes: float = 256e6) -> list[P5TunerCheck]:
 
     Notes
     -----
-    Both columns are the same model (:func:`~interconnect.models.collectives.allreduce`) on
+    Both columns are the same model (:func:`~interconnect.hardware.collectives.allreduce`) on
     :data:`PLAYBOOK_CLUSTER`; only the algorithm and protocol differ. It shows how much the AWS tuner's
     choice alone could move the model toward the Playbook's curve.
 
@@ -527,8 +527,8 @@ def p5_tuner_check(size_bytes: float = 256e6) -> list[P5TunerCheck]:
     >>> [(row.nodes, row.tuner_algorithm) for row in rows][:2]
     [(4, 'ring'), (8, 'ring')]
     """
-    from interconnect.models.cluster import resolve_cluster
-    from interconnect.models.collectives import allreduce
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.hardware.collectives import allreduce
 
     inputs = dict(PLAYBOOK_CLUSTER)
     gpu = str(inputs.pop("gpu"))
@@ -644,13 +644,13 @@ def hierarchical_speedup(cluster: Cluster, ranks: int = 512) -> list[SpeedupRang
     -----
     .. math:: \text{speed-up}(S) = \frac{t_\text{baseline}(S)}{t_\text{hierarchical}(S)}
 
-    with both times from :func:`~interconnect.models.collectives.allreduce_by_algorithm`. The episode
+    with both times from :func:`~interconnect.hardware.collectives.allreduce_by_algorithm`. The episode
     quotes "about 2x at 512 GPUs"; the sources have no such figure, and the ratio moves a lot with
     message size and with the baseline, which is the point of showing both ranges.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> flat, ring = hierarchical_speedup(cluster)
     >>> flat.baseline, ring.baseline, flat.nodes
@@ -675,7 +675,7 @@ def collective_view(cluster: Cluster, name: str) -> AllreduceView:
     cluster : Cluster
         The cluster.
     name : str
-        The collective, any spelling :func:`~interconnect.models.collectives.normalize_collective` accepts.
+        The collective, any spelling :func:`~interconnect.hardware.collectives.normalize_collective` accepts.
 
     Returns
     -------
@@ -685,13 +685,13 @@ def collective_view(cluster: Cluster, name: str) -> AllreduceView:
 
     Notes
     -----
-    :func:`~interconnect.models.collectives.collective` for the pick (and with ``chooser="fastest"``)
-    and :func:`~interconnect.models.collectives.collective_by_algorithm` per algorithm; busbw is
+    :func:`~interconnect.hardware.collectives.collective` for the pick (and with ``chooser="fastest"``)
+    and :func:`~interconnect.hardware.collectives.collective_by_algorithm` per algorithm; busbw is
     nccl-tests' (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for send/recv.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> view = collective_view(cluster, "all_gather_perf")
     >>> view.collective, f"{view.chosen.busbw_gbps[-1]:.0f} GB/s", sorted(view.time_us_by_algorithm)

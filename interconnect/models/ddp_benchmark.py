@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from interconnect.datafiles.ddp_benchmark import load_ddp_benchmark
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.overlap import (
     BucketCosts,
     Workload,

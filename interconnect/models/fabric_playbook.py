@@ -3,7 +3,7 @@
 Measured busbw over the model's busbw on the Playbook's cluster gives the share of the spine the job
 seems to get; that share is read two ways, as a taper (oversubscription) or as other traffic on the
 spine, and set beside what a fixed taper would draw. A labelled hypothesis, not a fit: nothing here
-feeds back into the model. It sits above :mod:`interconnect.models.fabric` because it runs the
+feeds back into the model. It sits above :mod:`interconnect.hardware.fabric` because it runs the
 collective model on a cluster, and the cluster model asks the fabric for its network share.
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import allreduce
+from interconnect.hardware.fabric import FabricTopology
 from interconnect.models.allreduce_view import PLAYBOOK_CLUSTER, playbook_curve
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce
-from interconnect.models.fabric import FabricTopology
 
 __all__ = ["PlaybookRow", "playbook_hypothesis"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.catalog import Catalog
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.overlap import GRADIENT_BYTES, MODES, Workload, make_buckets, token_sweep
 
 __all__ = ["BUCKET_GRID_BYTES", "TOKEN_GRID", "TokenBucketFamily", "live_bucket_sizes", "live_token_counts",
@@ -106,7 +106,7 @@ def token_bucket_family(cluster: Cluster, workload: Workload, tokens: Sequence[f
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> family = token_bucket_family(cluster, Workload.from_params(8e9, 32), [4096], [25 * 2**20])
     >>> overlap = family.modes.index("overlap")

@@ -180,7 +180,7 @@ def reach_family(rows: Sequence[LinkReach], kinds: dict[str, str], distances_m: 
     --------
     >>> from interconnect.catalog import get_catalog
     >>> from interconnect.models.reach import propagation_for, reach_rows
-    >>> from interconnect.models.wires import get_wires
+    >>> from interconnect.hardware.wires import get_wires
     >>> wires = get_wires()
     >>> family = reach_family(reach_rows(), {m.id: m.kind for m in wires.media.values()}, [1.0, 11.0, 1e6],
     ...                       propagation_for("fibre", get_catalog()))

@@ -18,9 +18,9 @@ import functools
 from dataclasses import dataclass
 
 from interconnect.datafiles.reference_runs import PublishedRun, ReferenceRunDataError, packaged_training_runs
-from interconnect.models.cluster import Cluster, resolve_cluster
+from interconnect.hardware.cluster import Cluster, resolve_cluster
 from interconnect.models.parallelism import Layout, Plan, Workload, plan
-from interconnect.models.presets import ModelPreset
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["Prediction", "PublishedRun", "ReferenceRun", "ReferenceRunDataError", "load_reference_runs", "paper_flops",
            "predict", "reference_sources"]

@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism import Layout, Workload, fit_layout
 from interconnect.models.parallelism.step import evaluate_layouts
-from interconnect.models.presets import ModelPreset
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["BATCHES", "SeatingFamily", "live_seating_nodes", "seating_family"]
 
@@ -82,8 +82,8 @@ def seating_family(model: ModelPreset, cluster: Cluster, layout: Layout, workloa
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
     >>> family = seating_family(load_model_presets()["llama3-70b"], cluster, Layout(tp=8, pp=4, zero=1),
     ...                         Workload(), [8, 64], [256, 4096])

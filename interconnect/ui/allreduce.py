@@ -28,6 +28,22 @@ from interconnect.figures.allreduce import (
     time_figure,
     traffic_figure,
 )
+from interconnect.hardware.cluster import Cluster, resolve_cluster
+from interconnect.hardware.collectives import (
+    ALGORITHM_LABELS,
+    ALLREDUCE_ALGORITHMS,
+    COLLECTIVE_LABELS,
+    LAUNCH_OVERHEAD_US,
+    allreduce,
+    apply_calibration,
+    calibrate,
+    compare_collective,
+    efficiency_vs_spec,
+    hierarchical_traffic_claim,
+    load_measurements,
+    normalize_collective,
+)
+from interconnect.hardware.collectives import collective as collective_model
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.models.allreduce_view import (
     PLAYBOOK_CLUSTER,
@@ -45,22 +61,6 @@ from interconnect.models.allreduce_view import (
     traffic_per_gpu,
     vendor_words,
 )
-from interconnect.models.cluster import Cluster, resolve_cluster
-from interconnect.models.collectives import (
-    ALGORITHM_LABELS,
-    ALLREDUCE_ALGORITHMS,
-    COLLECTIVE_LABELS,
-    LAUNCH_OVERHEAD_US,
-    allreduce,
-    apply_calibration,
-    calibrate,
-    compare_collective,
-    efficiency_vs_spec,
-    hierarchical_traffic_claim,
-    load_measurements,
-    normalize_collective,
-)
-from interconnect.models.collectives import collective as collective_model
 from interconnect.ui.allreduce_live import live_caption, live_nodes
 from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster

@@ -12,9 +12,9 @@ import streamlit as st
 
 from interconnect.figures.allreduce import choice_label
 from interconnect.figures.allreduce_live import node_family_spec
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.allreduce_family import live_node_counts, node_family
 from interconnect.models.allreduce_view import vendor_words
-from interconnect.models.cluster import Cluster
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.live import live_chart
 from interconnect.ui.state import PageState

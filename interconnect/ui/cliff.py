@@ -20,6 +20,7 @@ import streamlit as st
 from interconnect.catalog import LAYER_TITLES, Catalog, Gpu, get_catalog
 from interconnect.figures.cliff import bar_text, cliff_figure, generation_figure
 from interconnect.figures.theme import FORMAT_UNITS
+from interconnect.hardware.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
 from interconnect.models.cliff import (
     CliffSummary,
     cliff_bars,
@@ -30,7 +31,6 @@ from interconnect.models.cliff import (
     short_link_name,
     transfer_time,
 )
-from interconnect.models.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
 from interconnect.ui.charts import chart
 from interconnect.ui.cliff_live import live_caption, live_nics
 from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text

@@ -13,9 +13,9 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import Catalog, get_catalog
-from interconnect.models.cluster import FABRICS, Cluster, resolve_cluster
-from interconnect.models.collectives.calibration import apply_calibration
-from interconnect.models.custom import custom_gpu, custom_nic
+from interconnect.hardware.cluster import FABRICS, Cluster, resolve_cluster
+from interconnect.hardware.collectives.calibration import apply_calibration
+from interconnect.hardware.custom import custom_gpu, custom_nic
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander, starts_open
 from interconnect.ui.pagespecs import (
@@ -154,7 +154,7 @@ def topology_controls(state: PageState, *, nested: bool = False, keep: dict[str,
     a bold line with the same title. ``keep`` goes to every widget, as in :func:`calibration_controls`.
     """
     keep = keep or {}
-    from interconnect.models.fabric import TOPOLOGY_LABELS, get_fabric_data
+    from interconnect.hardware.fabric import TOPOLOGY_LABELS, get_fabric_data
 
     switches = get_fabric_data().switches
     names = {"none": "No fabric modelled", **TOPOLOGY_LABELS}

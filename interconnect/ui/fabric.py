@@ -1,7 +1,7 @@
 """The Fabric page's sections: the controls, the bill of materials, the picture, the published designs,
 what the topology does to collectives, and the Playbook hypothesis.
 
-The arithmetic is in :mod:`interconnect.models.fabric`; the pictures in :mod:`interconnect.figures.fabric`.
+The arithmetic is in :mod:`interconnect.hardware.fabric`; the pictures in :mod:`interconnect.figures.fabric`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.fabric import PATHS, fabric_figure, playbook_figure
-from interconnect.models.fabric import (
+from interconnect.hardware.fabric import (
     DEFAULT_DISTANCES,
     TOPOLOGY_LABELS,
     Fabric,

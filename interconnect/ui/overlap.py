@@ -14,9 +14,9 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.figures.overlap import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
 from interconnect.models.allreduce_view import vendor_words
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
 from interconnect.models.overlap import (
     CLAIM_OVERLAP_FRACTION,
     CLAIM_TIME_SAVED,
@@ -37,13 +37,13 @@ from interconnect.models.overlap import (
     step_schedule,
     token_sweep,
 )
-from interconnect.models.presets import load_model_presets
 from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
+from interconnect.workloads.presets import load_model_presets
 
 __all__ = ["StepInputs", "main_step_controls", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check",
            "show_metrics", "show_rooflines", "show_timeline", "show_why_not", "step_box", "step_controls",

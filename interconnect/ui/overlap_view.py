@@ -24,7 +24,7 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import Catalog
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.overlap import StepResult, cluster_roofline_tokens
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import (

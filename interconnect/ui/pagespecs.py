@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from interconnect.catalog import Gpu, get_catalog
-from interconnect.models.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
+from interconnect.hardware.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
 from interconnect.models.parallelism import ATTENTION_KERNELS
 from interconnect.ui.urlstate import (
     AutoIntParam,
@@ -95,7 +95,7 @@ class NameParam(QuantityParam):
     """A custom GPU's name (``gpu_name=Rubin``): plain words, at most 40 characters, never markup.
 
     A :class:`~interconnect.ui.urlstate.QuantityParam` only so that the page warns about typed text it
-    could not use; it reads no quantity. See :func:`interconnect.models.custom.name_problem`.
+    could not use; it reads no quantity. See :func:`interconnect.hardware.custom.name_problem`.
 
     >>> NameParam("gpu_name", "Custom GPU").parse("<script>")[0]
     'Custom GPU'
@@ -143,7 +143,7 @@ def page_gpu(values: dict) -> Gpu:
     >>> page_gpu({"gpu": "custom", "gpu_base": "b200", "gpu_bw": "3.6 TB/s", "gpu_name": "Next"}).name
     'Next'
     """
-    from interconnect.models.custom import read_scaleup
+    from interconnect.hardware.custom import read_scaleup
 
     catalog = get_catalog()
     if values["gpu"] != CUSTOM_GPU_ID:
@@ -348,7 +348,7 @@ def calibration_inputs(values: dict) -> dict:
 
 def topology_specs() -> list:
     """The cluster's optional fabric topology: ``topo=none`` (the default) models no fabric at all."""
-    from interconnect.models.fabric import MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+    from interconnect.hardware.fabric import MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
 
     return [
         ChoiceParam("topo", "none", "Fabric topology", choices=("none", *TOPOLOGIES), quiet=True),
@@ -360,8 +360,8 @@ def topology_specs() -> list:
 
 
 def topology_input(values: dict):
-    """The :class:`~interconnect.models.fabric.TopologySpec` a page's values name, or None (``topo=none``)."""
-    from interconnect.models.fabric import TopologySpec
+    """The :class:`~interconnect.hardware.fabric.TopologySpec` a page's values name, or None (``topo=none``)."""
+    from interconnect.hardware.fabric import TopologySpec
 
     if values.get("topo", "none") == "none":
         return None
@@ -370,7 +370,7 @@ def topology_input(values: dict):
 
 
 def allreduce_specs() -> list:
-    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS, OTHER_COLLECTIVES, load_measurements
+    from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, OTHER_COLLECTIVES, load_measurements
     from interconnect.ui.urlstate import QuantityParam
 
     return [
@@ -421,7 +421,7 @@ def cluster_widget_values(inputs: dict, nic_ids: tuple[str, ...] | list[str]) ->
 
 
 def cluster_inputs(values: dict) -> dict:
-    """The page's URL values as keyword arguments of :func:`interconnect.models.cluster.resolve_cluster`."""
+    """The page's URL values as keyword arguments of :func:`interconnect.hardware.cluster.resolve_cluster`."""
     nic = values["nic"]
     custom = {}
     if values["gpu"] == CUSTOM_GPU_ID:
@@ -443,7 +443,7 @@ def cluster_inputs(values: dict) -> dict:
 
 def catalog_specs() -> list:
     from interconnect.catalog import LAYERS
-    from interconnect.models.fabric import get_fabric_data
+    from interconnect.hardware.fabric import get_fabric_data
 
     catalog = get_catalog()
     switches = tuple(get_fabric_data().switches)  # the Fabric page's switches, listed as kind=switch
@@ -501,8 +501,8 @@ SEATING_COMPARISONS = {"none": "None", "tp": "TP inside vs across the node", "se
 
 def seating_specs() -> list:
     """URL parameters of the Seating Chart page (the cluster's keys are shared with the other pages)."""
-    from interconnect.models.presets import load_model_presets
     from interconnect.ui.urlstate import BoolParam, FloatParam
+    from interconnect.workloads.presets import load_model_presets
 
     return [
         *cluster_specs(nodes=8),
@@ -644,10 +644,10 @@ def crossdc_inputs(values: dict):
 
 def overlap_specs() -> list:
     """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
-    from interconnect.models.collectives import ALLREDUCE_ALGORITHMS
+    from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS
     from interconnect.models.overlap import GRADIENT_BYTES, MODES, load_bucket_costs
-    from interconnect.models.presets import load_model_presets
     from interconnect.ui.urlstate import QuantityParam
+    from interconnect.workloads.presets import load_model_presets
 
     costs = load_bucket_costs()  # what a bucket costs besides its bytes: sourced defaults
     return [
@@ -746,7 +746,7 @@ FABRIC_PATHS = ("same_rail", "cross_rail", "cross_group", "cross_pod")
 
 def fabric_specs() -> list:
     """The Fabric page: GPUs, server, switch, topology, tapers, distance classes and the drawn path."""
-    from interconnect.models.fabric import DISTANCE_IDS, MAX_GPUS, MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+    from interconnect.hardware.fabric import DISTANCE_IDS, MAX_GPUS, MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
 
     distances = ("auto", *DISTANCE_IDS)
     return [

@@ -23,6 +23,7 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.reach import leash_figure, timeout_figure, training_figure
+from interconnect.hardware.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
 from interconnect.models.reach import (
     EPISODE,
     GAP_MEDIA,
@@ -52,7 +53,6 @@ from interconnect.models.reach import (
     two_site_allreduce,
     window_limited_rate_bytes_per_s,
 )
-from interconnect.models.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown, markdown_table

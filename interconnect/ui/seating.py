@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.figures.seating import bill_figure, gpu_grid_figure, memory_figure
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism import (
     Layout,
     Plan,
@@ -22,12 +22,12 @@ from interconnect.models.parallelism import (
     search_layouts,
     tp_comparison,
 )
-from interconnect.models.presets import ModelPreset, custom_model, load_model_presets
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pagespecs import DTYPE_BYTES
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_quantity, format_seconds
+from interconnect.workloads.presets import ModelPreset, custom_model, load_model_presets
 
 # --- cached core calls (pure functions of hashable inputs) ----------------------------------------
 # Shared, never copied (cache_resource): the results are frozen dataclasses and figures that are only

@@ -12,14 +12,14 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.figures.seating_live import seating_family_spec
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism import SCHEDULES, Layout, Workload
-from interconnect.models.presets import ModelPreset
 from interconnect.models.seating_family import BATCHES, live_seating_nodes, seating_family
 from interconnect.ui.live import live_chart
 from interconnect.ui.seating import HASH
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["live_seating"]
 

@@ -16,9 +16,8 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.figures.seating import MAX_GRID_GPUS
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
-from interconnect.models.presets import ModelPreset, load_model_presets, model_sources
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
 from interconnect.ui.diagram import diagram
@@ -47,6 +46,7 @@ from interconnect.ui.seating_live import live_seating
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_seconds
+from interconnect.workloads.presets import ModelPreset, load_model_presets, model_sources
 
 __all__ = ["claim_box", "cluster_view", "reference_section", "run_controls", "sources_section"]
 

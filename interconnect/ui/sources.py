@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import DIRECTION_WORDS, Catalog, Figure, Gpu, Link, Node, get_catalog
-from interconnect.models.custom import CUSTOM_SOURCE
+from interconnect.hardware.custom import CUSTOM_SOURCE
 from interconnect.ui.markdown import escape_markdown, quiet_text
 from interconnect.units import format_bandwidth
 

@@ -5,9 +5,8 @@ from pathlib import Path
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.io.nccl_tests import parse_nccl_tests
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import (
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import (
     allreduce,
     apply_calibration,
     calibrate,
@@ -15,6 +14,7 @@ from interconnect.models.collectives import (
     compare_collective,
     load_measurements,
 )
+from interconnect.io.nccl_tests import parse_nccl_tests
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/2_All_reduce.py"

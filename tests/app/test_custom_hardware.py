@@ -9,15 +9,15 @@ import re
 
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import allreduce
 from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
-from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
 from interconnect.ui.pages import PAGES
 from interconnect.ui.pickers import CUSTOM_GPU_LABEL
 from interconnect.ui.sources import CUSTOM_SOURCE_TEXT
 from interconnect.units import Q_, format_bandwidth
+from interconnect.workloads.presets import load_model_presets
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 NEXT = {"gpu": "custom", "gpu_base": "h100-sxm", "gpu_bw": "3.6 TB/s", "gpu_name": "Next GPU", "nic": "custom",

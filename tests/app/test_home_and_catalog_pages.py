@@ -148,7 +148,7 @@ def test_catalog_page_hostile_links(query):
 
 
 def test_catalog_page_lists_the_fabric_switches_with_their_sources():
-    from interconnect.models.fabric import get_fabric_data
+    from interconnect.hardware.fabric import get_fabric_data
 
     switches = get_fabric_data().switches
     at = run_page(CATALOG_PAGE, {"kind": "switch"})

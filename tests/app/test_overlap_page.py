@@ -2,11 +2,11 @@
 
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
-from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
 from interconnect.ui.pagespecs import OVERLAP_VIEWS
+from interconnect.workloads.presets import load_model_presets
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/3_Overlap.py"

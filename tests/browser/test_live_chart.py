@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from browser_helpers import assert_healthy, open_page, poll, query_of, widget
 
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.allreduce_family import live_node_counts
 from interconnect.models.allreduce_view import node_count_curve
-from interconnect.models.cluster import resolve_cluster
 from interconnect.units import Q_, format_bandwidth
 
 pytestmark = pytest.mark.browser
@@ -109,8 +109,8 @@ def _walk(page, server, link: str, label: str, positions: list[tuple[str, str | 
 def _overlap_expected(tokens: int) -> str:
     """What the Overlap page's live readout says at ``tokens``, from the core's own schedule of that step."""
     from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
-    from interconnect.models.presets import load_model_presets
     from interconnect.units import format_seconds
+    from interconnect.workloads.presets import load_model_presets
 
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     costs = load_bucket_costs()
@@ -165,8 +165,8 @@ def _seating_expected(nodes: int) -> str:
     70B, TP 8 x PP 4, DP the rest, ZeRO-1, global batch 256 on 8-GPU H100 nodes)."""
     from interconnect.figures.seating_live import seating_family_spec
     from interconnect.models.parallelism import Layout, Workload
-    from interconnect.models.presets import load_model_presets
     from interconnect.models.seating_family import BATCHES, live_seating_nodes, seating_family
+    from interconnect.workloads.presets import load_model_presets
 
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
     counts = live_seating_nodes(8)

@@ -20,10 +20,10 @@ from browser_helpers import (
     widget,
 )
 
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, step_schedule
-from interconnect.models.presets import load_model_presets
 from interconnect.ui.overlap import duration
+from interconnect.workloads.presets import load_model_presets
 
 pytestmark = pytest.mark.browser
 

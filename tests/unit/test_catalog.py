@@ -702,10 +702,10 @@ def test_every_source_is_cited_by_some_entry():
     from interconnect.models.crossdc import get_crossdc_data
 
     cited |= get_crossdc_data().source_ids()  # the Across sites page's figures
-    from interconnect.models.wires import get_wires
+    from interconnect.hardware.wires import get_wires
 
     cited |= get_wires().source_ids()  # the protocols and media of the Reach page
-    from interconnect.models.fabric import get_fabric_data
+    from interconnect.hardware.fabric import get_fabric_data
 
     cited |= get_fabric_data().source_ids()  # the Fabric page's switches and designs
     assert set(catalog.sources) - cited == set()

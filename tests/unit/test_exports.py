@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SUBPACKAGES = ["interconnect.models", "interconnect.io", "interconnect.figures", "interconnect.ui"]
+SUBPACKAGES = ["interconnect.io", "interconnect.figures", "interconnect.ui"]
 
 
 @pytest.mark.parametrize("name", SUBPACKAGES)

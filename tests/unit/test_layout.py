@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "interconnect"
 TOP_LEVEL_MODULES = {"__init__.py", "__main__.py", "catalog.py", "units.py", "testing.py"}
-CORE = ("models", "io", "datafiles")
+CORE = ("models", "io", "datafiles", "hardware", "workloads")
 UPPER = ("interconnect.figures", "interconnect.ui", "interconnect.cli")
 
 
@@ -86,8 +86,9 @@ def file_reading(path: Path) -> set[str]:
     return found
 
 
-def test_models_read_no_files():
-    for path in (PACKAGE / "models").rglob("*.py"):
+@pytest.mark.parametrize("folder", ["models", "hardware", "workloads"])
+def test_models_read_no_files(folder):
+    for path in (PACKAGE / folder).rglob("*.py"):
         found = file_reading(path)
         assert not found, (f"{path.relative_to(ROOT)} reads files ({', '.join(sorted(found))}); "
                            "put the reader in interconnect/datafiles/ and import its records")

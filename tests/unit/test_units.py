@@ -166,8 +166,8 @@ def test_the_topic_errors_join_the_family_and_pickle():
     from interconnect.io.nccl_tests import NcclLogError
     from interconnect.models.crossdc import CrossDCError
     from interconnect.models.parallelism import LayoutError
-    from interconnect.models.presets import ModelPresetError
     from interconnect.units import InterconnectError
+    from interconnect.workloads.presets import ModelPresetError
 
     for error in (NcclLogError("expected 13 columns", 17), CrossDCError("H must be at least 1"),
                   LayoutError("TP must divide the heads"), ModelPresetError("models.toml: bad")):

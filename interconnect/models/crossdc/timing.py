@@ -458,7 +458,7 @@ def site_allreduce_algbw(gpu: str, gpus_per_site: int, scaleup_bandwidth: str = 
         GPUs per site; the site is the GPU's reference server repeated, on its usual NIC.
     scaleup_bandwidth : str
         Per direction (``"3.6 TB/s"``): makes the GPU a custom one built on ``gpu``
-        (:mod:`interconnect.models.custom`); empty for the catalog GPU.
+        (:mod:`interconnect.hardware.custom`); empty for the catalog GPU.
 
     Returns
     -------
@@ -470,7 +470,7 @@ def site_allreduce_algbw(gpu: str, gpus_per_site: int, scaleup_bandwidth: str = 
     .. math:: \mathrm{algbw} = S / t(S), \qquad S = 1\ \mathrm{GiB}
 
     as nccl-tests defines it (``nccl-tests-performance``), with :math:`t` from
-    :func:`~interconnect.models.collectives.allreduce`.
+    :func:`~interconnect.hardware.collectives.allreduce`.
 
     Examples
     --------
@@ -479,8 +479,8 @@ def site_allreduce_algbw(gpu: str, gpus_per_site: int, scaleup_bandwidth: str = 
     """
     if gpus_per_site <= 1:
         return math.inf
-    from interconnect.models.cluster import resolve_cluster
-    from interconnect.models.collectives import allreduce
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.hardware.collectives import allreduce
 
     custom = {"gpu": "custom", "gpu_base": gpu, "scaleup_bandwidth": scaleup_bandwidth} if scaleup_bandwidth else {}
     cluster, _ = resolve_cluster(**{"gpu": gpu, **custom}, nodes=1)

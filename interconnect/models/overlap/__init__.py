@@ -10,7 +10,7 @@ when the backward pass ends is *exposed*: the step waits for it.
 
 This module computes that step as an event list on two lanes (compute, communication) for three
 modes, with every bucket's all-reduce time taken from the cluster model
-(:func:`interconnect.models.collectives.allreduce`) at the bucket's size:
+(:func:`interconnect.hardware.collectives.allreduce`) at the bucket's size:
 
 * ``none``: forward, backward, then every bucket's all-reduce back to back, then the optimizer.
 * ``overlap``: bucketed overlap as DDP runs it. Gradients appear in backward order: the output

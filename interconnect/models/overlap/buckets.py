@@ -176,7 +176,7 @@ def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode:
 
     Examples
     --------
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> p = gradient_production(Workload.from_preset(load_model_presets()["llama3-8b"]), 2, "overlap")
     >>> [round(f, 3) for f in p.fraction_knots]
     [0.0, 0.07, 1.0, 1.0]

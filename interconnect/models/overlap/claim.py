@@ -163,7 +163,7 @@ def check_claim(step: StepResult, *, fraction: float = CLAIM_OVERLAP_FRACTION,
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> from interconnect.models.overlap import Workload, step_schedule
     >>> check = check_claim(step_schedule(cluster, Workload.from_params(8e9, 32), 4096))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from interconnect.catalog import Catalog, get_catalog
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.overlap.workload import GRADIENT_BYTES, Workload, gpu_rates
 
 __all__ = [
@@ -113,7 +113,7 @@ def cluster_roofline_tokens(cluster: Cluster, gradient_dtype: str = "bf16", cata
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=4)
     >>> f"{cluster_roofline_tokens(cluster):,.0f} tokens per GPU"
     '5,625 tokens per GPU'
@@ -167,7 +167,7 @@ def playbook_ratios(workload: Workload, tokens_per_gpu: float, cluster: Cluster,
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> ratios = playbook_ratios(Workload.from_params(8e9, 32), 4096, cluster)
     >>> f"dp {ratios['dp']:.2f}, zero3 {ratios['zero3']:.2f}"

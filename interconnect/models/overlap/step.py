@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from interconnect.catalog import Catalog
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives import allreduce
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives import allreduce
 from interconnect.models.overlap.buckets import (
     Buckets,
     Production,
@@ -280,7 +280,7 @@ def bucket_times_s(cluster: Cluster, buckets: Buckets, algorithm: str = "auto") 
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> full, last, algorithm = bucket_times_s(cluster, make_buckets(16e9, 25 * 2**20))
     >>> f"{full * 1e3:.2f} ms", algorithm
@@ -372,7 +372,7 @@ def step_schedule(
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.catalog import Catalog
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.overlap.buckets import Buckets, Production, gradient_production, make_buckets, slowest_rank_lag
 from interconnect.models.overlap.step import _candidates, _contended, bucket_times_s
 from interconnect.models.overlap.workload import GRADIENT_BYTES, Workload, compute_times_s, gpu_rates
@@ -94,7 +94,7 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> sweep = token_sweep(cluster, Workload.from_params(8e9, 32), [512, 4096, 32768], bucket_bytes=25 * 2**20)
     >>> bool(np.all(np.diff(sweep.exposed_s[1]) <= 0))
@@ -147,7 +147,7 @@ def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> sweep = node_sweep(cluster, Workload.from_params(8e9, 32), 4096, [2, 64], bucket_bytes=25 * 2**20)
     >>> sweep.series, sweep.exposed_s.shape

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.catalog import Catalog, get_catalog
-from interconnect.models.presets import ModelPreset
 from interconnect.units import expects
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "CLAIM_OVERLAP_FRACTION",
@@ -125,7 +125,7 @@ class Workload:
 
         Examples
         --------
-        >>> from interconnect.models.presets import load_model_presets
+        >>> from interconnect.workloads.presets import load_model_presets
         >>> w = Workload.from_preset(load_model_presets()["llama3-8b"])
         >>> f"{w.params:.4g}", f"{w.matmul_params:.4g}", f"{w.head_params:.4g}", f"{w.embedding_params:.4g}"
         ('8.03e+09', '7.505e+09', '5.253e+08', '5.253e+08')

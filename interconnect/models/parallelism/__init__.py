@@ -2,10 +2,10 @@
 
 A training step of a transformer split TP x CP x DP x PP ways (tensor, context, data, pipeline
 parallelism; expert parallelism EP inside DP for mixture-of-experts models) on a
-:class:`~interconnect.models.cluster.Cluster`. For every dimension this module computes the bytes
+:class:`~interconnect.hardware.cluster.Cluster`. For every dimension this module computes the bytes
 each GPU sends per step, how many collective calls carry them, which tier they use (NVLink inside a
 scale-up domain, the NICs across domains), the time on that tier from the collective models of
-:mod:`interconnect.models.collectives`, how much of it can hide behind compute, and the exposed rest;
+:mod:`interconnect.hardware.collectives`, how much of it can hide behind compute, and the exposed rest;
 then the step time, the compute utilisation, the pipeline bubble, and the memory per GPU by ZeRO
 stage. :func:`search_layouts` tries every valid factorization of the GPU count, vectorised over
 layouts, and returns the fastest that fits in memory.

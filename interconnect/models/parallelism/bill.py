@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism.compute import _rates
 from interconnect.models.parallelism.layout import (
     DIMENSION_LABELS,
@@ -22,7 +22,7 @@ from interconnect.models.parallelism.layout import (
 )
 from interconnect.models.parallelism.schedules import _bubble_reason
 from interconnect.models.parallelism.step import evaluate_layouts
-from interconnect.models.presets import ModelPreset
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "Dimension",
@@ -181,15 +181,15 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
     .. math:: T_{step} = T_{comp} \, \frac{m + p - 1}{m} + \sum_{d} E_d
 
     with the 1F1B bubble (:func:`pipeline_bubble_fraction`) and the exposed time :math:`E_d` of
-    each dimension, timed by :func:`~interconnect.models.collectives.collective` on the group's own
+    each dimension, timed by :func:`~interconnect.hardware.collectives.collective` on the group's own
     slice of the cluster. Traffic per dimension follows ``ultrascale-playbook`` (appendix A3) and
     Korthikanti et al. (https://arxiv.org/abs/2205.05198); which shares hide is our reading of
     those sources, stated per row in ``overlap``.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> bill = plan(load_model_presets()["llama3-70b"], cluster, Layout(tp=8, pp=1, dp=2, zero=3),
     ...             Workload(global_batch=16))
@@ -277,8 +277,8 @@ def memory_per_gpu(model: ModelPreset, cluster: Cluster, layout: Layout, workloa
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
     >>> m = memory_per_gpu(load_model_presets()["llama3-70b"], cluster, Layout(dp=64, zero=3), Workload())
     >>> f"{(m.params + m.grads + m.optimizer) / 1e9:.1f} GB"   # 16 x 70.6e9 / 64
@@ -316,8 +316,8 @@ def tp_comparison(model: ModelPreset, cluster: Cluster, layout: Layout,
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> inside, across = tp_comparison(load_model_presets()["llama3-70b"], cluster, Layout(tp=8, dp=4))
     >>> inside.step_s < across.step_s

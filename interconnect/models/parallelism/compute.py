@@ -5,9 +5,9 @@ Also the parameters one token meets per transformer layer, and the HBM passes ch
 
 from __future__ import annotations
 
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism.layout import Workload
-from interconnect.models.presets import ModelPreset
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "layer_params",
@@ -82,7 +82,7 @@ def layer_params(model: ModelPreset) -> tuple[float, float]:
 
     Examples
     --------
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> per_layer, embed = layer_params(load_model_presets()["llama3-70b"])
     >>> f"{per_layer / 1e6:.0f}M per layer, {embed / 1e9:.2f}B per embedding"
     '856M per layer, 1.05B per embedding'

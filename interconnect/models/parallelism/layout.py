@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from interconnect.models.cluster import Cluster
-from interconnect.models.presets import ModelPreset
+from interconnect.hardware.cluster import Cluster
 from interconnect.units import InterconnectError
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "ATTENTION_KERNELS",
@@ -79,7 +79,7 @@ def fit_layout(model: ModelPreset, gpus: int, tp: int, pp: int, cp: int = 1, ep:
 
     Examples
     --------
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> layout, change = fit_layout(load_model_presets()["llama3-70b"], 16, tp=8, pp=4)
     >>> layout.label()
     'TP8 × PP2 × DP1, ZeRO-1'
@@ -232,7 +232,7 @@ class Workload:
 
         Examples
         --------
-        >>> from interconnect.models.presets import load_model_presets
+        >>> from interconnect.workloads.presets import load_model_presets
         >>> Workload().tokens(load_model_presets()["llama3-8b"]), Workload(seq_len=4096).tokens(None)
         (8192, 4096)
         """
@@ -262,8 +262,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> for problem in layout_problems(load_model_presets()["llama3-8b"], cluster, Layout(tp=3, dp=2), Workload()):
     ...     print(problem[:59])
@@ -330,8 +330,8 @@ def check_layout(model: ModelPreset, cluster: Cluster, layout: Layout, workload:
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> check_layout(load_model_presets()["llama3-8b"], cluster, Layout(tp=8), Workload(global_batch=8))
     """

@@ -11,7 +11,7 @@ import numpy as np
 from interconnect.models.parallelism.compute import layer_params
 from interconnect.models.parallelism.layout import Workload
 from interconnect.models.parallelism.schedules import _in_flight, stage_layers
-from interconnect.models.presets import ModelPreset
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "GRAD_BYTES",

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism.bill import Plan, plan
 from interconnect.models.parallelism.layout import Layout, Workload, _divisors
 from interconnect.models.parallelism.step import evaluate_layouts
-from interconnect.models.presets import ModelPreset
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "SearchResult",
@@ -105,8 +105,8 @@ def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | No
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.presets import load_model_presets
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
     >>> found = search_layouts(load_model_presets()["llama3-70b"], cluster, Workload(global_batch=256))
     >>> found.best.layout.tp <= 8, found.best.fits

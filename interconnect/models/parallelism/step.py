@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.models.parallelism.compute import (
     _MEMORY_PASSES_BWD,
     _MEMORY_PASSES_FWD,
@@ -31,7 +31,7 @@ from interconnect.models.parallelism.memory import (
 )
 from interconnect.models.parallelism.schedules import _virtual_stages, stage_layers
 from interconnect.models.parallelism.traffic import _time_s
-from interconnect.models.presets import ModelPreset
+from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["evaluate_layouts"]
 

@@ -1,7 +1,7 @@
 """What each dimension sends, and how long a collective takes on a group of the cluster.
 
 Closed forms for the bytes (tested against their sources), and collective times from
-:mod:`interconnect.models.collectives`, tabulated over message size and interpolated log-log.
+:mod:`interconnect.hardware.collectives`, tabulated over message size and interpolated log-log.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives import collective
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives import collective
 from interconnect.units import expects
 
 __all__ = [

@@ -14,7 +14,7 @@ and the ``interconnect reach`` command:
 * timeout arithmetic: the distance at which a round trip outlasts a handshake timeout, for the
   parallel-cable story and InfiniBand's ACK timer (:data:`TIMEOUTS`, :func:`ib_ack_timeout_s`);
 * an all-reduce split between two sites as they move apart (:func:`two_site_allreduce`), built on
-  :mod:`interconnect.models.collectives`.
+  :mod:`interconnect.hardware.collectives`.
 
 Units live in the names (``distance_m``, ``delay_s_per_m``, ``rate_gbps`` = GB/s, ``time_us``);
 pint appears only where text is read. Nothing here imports Streamlit or Plotly.

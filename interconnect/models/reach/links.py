@@ -157,7 +157,7 @@ def reach_rows(wires: Any = None, catalog: Any = None) -> list[LinkReach]:
 
     Parameters
     ----------
-    wires : interconnect.models.wires.Wires, optional
+    wires : interconnect.hardware.wires.Wires, optional
         The protocols and media; the packaged ``wires.toml`` by default.
     catalog : interconnect.catalog.Catalog, optional
         The catalog; the packaged one by default.
@@ -166,7 +166,7 @@ def reach_rows(wires: Any = None, catalog: Any = None) -> list[LinkReach]:
     -------
     list of LinkReach
         One row per medium, at the rate of the fastest protocol it carries, with the chart layer of
-        its kind (:data:`~interconnect.models.wires.KIND_LAYERS`); then every catalog link with a reach
+        its kind (:data:`~interconnect.hardware.wires.KIND_LAYERS`); then every catalog link with a reach
         that the wires file does not describe again (old parallel and serial cables, MetroX, long-haul
         wavelengths), shortest reach first as in :func:`media_with_reach`.
 
@@ -179,7 +179,7 @@ def reach_rows(wires: Any = None, catalog: Any = None) -> list[LinkReach]:
     (True, False, True)
     """
     from interconnect.catalog import get_catalog
-    from interconnect.models.wires import KIND_LAYERS, get_wires
+    from interconnect.hardware.wires import KIND_LAYERS, get_wires
 
     data = wires or get_wires()
     catalog = catalog or get_catalog()

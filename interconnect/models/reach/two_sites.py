@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives import allreduce, ring_allreduce_time_us
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives import allreduce, ring_allreduce_time_us
 from interconnect.models.reach.propagation import propagation_for
 from interconnect.units import expects
 
@@ -71,7 +71,7 @@ class TwoSiteAllreduce:
 
         Examples
         --------
-        >>> from interconnect.models.cluster import resolve_cluster
+        >>> from interconnect.hardware.cluster import resolve_cluster
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
         >>> result = two_site_allreduce(cluster, 2**30, [0.0, 1e6])
         >>> result.at(1) == result.at_distance(1e6)
@@ -97,7 +97,7 @@ class TwoSiteAllreduce:
 
         Examples
         --------
-        >>> from interconnect.models.cluster import resolve_cluster
+        >>> from interconnect.hardware.cluster import resolve_cluster
         >>> from interconnect.units import Q_
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
         >>> result = two_site_allreduce(cluster, 2**30, [0.0])
@@ -134,7 +134,7 @@ def two_site_cluster(cluster: Cluster) -> tuple[Cluster, str]:
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=3)
     >>> split, note = two_site_cluster(cluster)
     >>> split.nodes, split.domains, note
@@ -199,7 +199,7 @@ def two_site_allreduce(
     NIC rate :math:`B_{NIC}` per GPU:
 
     * **ring** across both sites (NCCL's ring, timed by
-      :func:`~interconnect.models.collectives.allreduce` for the same cluster in one building, plus
+      :func:`~interconnect.hardware.collectives.allreduce` for the same cluster in one building, plus
       the gap). The ring must cross the gap to close, so in the lock-step model each of its
       :math:`2(n-1)` steps (Patarasuk and Yuan, J. Parallel Distrib. Comput. 69(2), 2009,
       pp. 117-124, https://doi.org/10.1016/j.jpdc.2008.09.002) waits for a transfer across it:
@@ -224,7 +224,7 @@ def two_site_allreduce(
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> far = two_site_allreduce(cluster, 2**30, [0.0, 1_000_000.0], sync_every=100)

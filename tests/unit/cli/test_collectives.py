@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from interconnect.cli import main
-from interconnect.models.collectives import load_measurements
+from interconnect.hardware.collectives import load_measurements
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
 
@@ -178,8 +178,8 @@ def test_allreduce_protocol_in_any_case(capsys, spelling):
 
 
 def test_allreduce_forced_algorithm_and_protocol_match_the_model(capsys):
-    from interconnect.models.cluster import resolve_cluster
-    from interconnect.models.collectives import allreduce
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.hardware.collectives import allreduce
 
     payload, _ = _json(capsys, ["allreduce", "--nodes", "2", "--algorithm", "ring", "--protocol", "simple",
                                 "--size", "25 MB", "--json"])

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from interconnect.cli import main
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import all_gather, alltoall
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import all_gather, alltoall
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
 

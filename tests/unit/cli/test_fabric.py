@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from interconnect.cli import main
-from interconnect.models.fabric import get_fabric_data
+from interconnect.hardware.fabric import get_fabric_data
 
 
 def run(capsys, *args):
@@ -96,9 +96,9 @@ def _allreduce_json(capsys, *flags):
 
 
 def test_allreduce_takes_the_pages_topology(capsys):
-    from interconnect.models.cluster import resolve_cluster
-    from interconnect.models.collectives import allreduce
-    from interconnect.models.fabric import TopologySpec
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.hardware.collectives import allreduce
+    from interconnect.hardware.fabric import TopologySpec
 
     plain, _ = _allreduce_json(capsys, "--nodes", "64")
     tapered, _ = _allreduce_json(capsys, "--nodes", "64", "--topology", "rail-leaf-spine", "--oversubscription", "2")

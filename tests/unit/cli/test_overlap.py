@@ -7,7 +7,7 @@ import json
 import pytest
 
 from interconnect.cli import main
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
 
 ISSUE_EXAMPLE = ["overlap", "--params", "8e9", "--tokens-per-gpu", "4096", "--gpu", "h100-sxm", "--gpus-per-node", "8",

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from interconnect.cli import main
+from interconnect.hardware.wires import fastest_option, get_wires
 from interconnect.models.reach import reach_rows
-from interconnect.models.wires import fastest_option, get_wires
 
 MEDIA = {row.id: row for row in reach_rows()}
 WIRES = get_wires()

@@ -11,7 +11,7 @@ from interconnect.figures.diagram import UnsupportedFigure, _scale_colours, diag
 from interconnect.figures.fabric import fabric_figure
 from interconnect.figures.seating import _PALETTE, gpu_grid_figure
 from interconnect.figures.theme import readable_figure
-from interconnect.models.fabric import build_fabric, design_inputs
+from interconnect.hardware.fabric import build_fabric, design_inputs
 from interconnect.models.parallelism import Layout, seat_map
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from interconnect.figures.fabric import PATHS, fabric_figure, playbook_figure
-from interconnect.models.fabric import build_fabric, design_inputs, server_inputs
+from interconnect.hardware.fabric import build_fabric, design_inputs, server_inputs
 from interconnect.models.fabric_playbook import playbook_hypothesis
 
 

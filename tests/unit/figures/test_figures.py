@@ -24,9 +24,9 @@ from interconnect.figures.reach import (
     _map_point_px,
     reach_figure,
 )
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.allreduce_view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
 from interconnect.models.cliff import cliff_bars, generation_ratios
-from interconnect.models.cluster import resolve_cluster
 
 CATALOG = get_catalog()
 

@@ -10,7 +10,7 @@ from interconnect.figures.overlap import (
     timeline_figure,
     token_sweep_figure,
 )
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.overlap import (
     Workload,
     check_claim,
@@ -19,7 +19,7 @@ from interconnect.models.overlap import (
     step_schedule,
     token_sweep,
 )
-from interconnect.models.presets import load_model_presets
+from interconnect.workloads.presets import load_model_presets
 
 CLUSTER, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
 LLAMA_8B = Workload.from_preset(load_model_presets()["llama3-8b"])

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from interconnect.figures.overlap_live import token_family_spec
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.overlap import MODES, Workload, load_bucket_costs, step_schedule
 from interconnect.models.overlap_family import (
     BUCKET_GRID_BYTES,
@@ -16,8 +16,8 @@ from interconnect.models.overlap_family import (
     live_token_counts,
     token_bucket_family,
 )
-from interconnect.models.presets import load_model_presets
 from interconnect.units import format_seconds
+from interconnect.workloads.presets import load_model_presets
 
 
 def _duration(seconds: float) -> str:

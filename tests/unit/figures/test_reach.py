@@ -11,7 +11,7 @@ import pytest
 from interconnect.catalog import get_catalog
 from interconnect.figures.reach import _label_positions, leash_figure, reach_figure, timeout_figure, training_figure
 from interconnect.figures.theme import LAYER_LEGEND_NAMES
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.reach import (
     PROPAGATION,
     TIMEOUTS,

@@ -6,9 +6,9 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.reach_live import distance_label, reach_family_spec
+from interconnect.hardware.wires import get_wires
 from interconnect.models.reach import distance_text, fastest_reaching, propagation_for, reach_rows
 from interconnect.models.reach_family import live_distances, reach_family
-from interconnect.models.wires import get_wires
 from interconnect.units import Q_, format_bandwidth, format_duration
 
 ROWS = reach_rows()

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import allreduce
 from interconnect.models.allreduce_view import (
     PLAYBOOK_CLUSTER,
     SIZES_BYTES,
@@ -13,8 +15,6 @@ from interconnect.models.allreduce_view import (
     playbook_curve,
     traffic_per_gpu,
 )
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce
 
 
 def cluster(nodes=1, gpu="h100-sxm", **kwargs):

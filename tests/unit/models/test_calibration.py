@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import (
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import (
     LAUNCH_OVERHEAD_US,
     allreduce,
     apply_calibration,

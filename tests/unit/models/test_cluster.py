@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interconnect.catalog import UnknownIdError, get_catalog
-from interconnect.models.cluster import FABRICS, MAX_NODES, MAX_RANKS, Cluster, fabric_from_family, resolve_cluster
+from interconnect.hardware.cluster import FABRICS, MAX_NODES, MAX_RANKS, Cluster, fabric_from_family, resolve_cluster
 
 
 def test_h100_defaults_come_from_the_dgx_h100_preset():

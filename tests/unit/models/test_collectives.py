@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interconnect.io import nccl_tests
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import (
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import (
     ALLREDUCE_ALGORITHMS,
     AUTO_CANDIDATES,
     LARGE_BYTES,
@@ -37,6 +36,7 @@ from interconnect.models.collectives import (
     ring_allreduce_time_us,
     sweep_allreduce,
 )
+from interconnect.io import nccl_tests
 
 GiB = 2**30
 MiB = 2**20
@@ -490,7 +490,7 @@ def test_two_node_nvlstree_middle_sizes(size, measured_us):
 def test_nvlstree_chunking_follows_nccls_rule():
     # enqueue.cc calcCollChunking: 16 channels x 8 heads; chunk 128 KiB shrinks to 64 KiB below 4 x 128 x
     # 128 KiB = 64 MiB and to 32 KiB below 128 x 64 KiB = 8 MiB.
-    from interconnect.models.collectives.model import _nvls_tree_wave_bytes, _params
+    from interconnect.hardware.collectives.model import _nvls_tree_wave_bytes, _params
 
     p = _params(_cluster(gpus_per_node=8, nodes=2))
     waves = _nvls_tree_wave_bytes(p, np.array([4 * MiB, 8 * MiB, 32 * MiB, 256 * MiB], dtype=float))
@@ -508,7 +508,7 @@ def test_user_hop_latency_replaces_the_fabrics():
 
 def test_launch_mode_adds_the_benchmarks_own_cost_only_to_the_comparison():
     # ml-engineering's all_reduce_bench times around torch.distributed: +25 us per call (LAUNCH_OVERHEAD_US).
-    from interconnect.models.collectives import LAUNCH_OVERHEAD_US
+    from interconnect.hardware.collectives import LAUNCH_OVERHEAD_US
 
     cluster = _cluster(gpus_per_node=8, nodes=1)
     plain = compare_sweep(cluster, [8, GiB], [40.0, 4000.0])
@@ -535,7 +535,7 @@ def test_one_off_rows_keep_the_in_place_time(tmp_path):
 
 def test_a_bad_manifest_or_row_is_refused_by_name(tmp_path):
     from interconnect.datafiles.measurements import LAUNCH_KINDS, MeasurementDataError, read_nccl_rows
-    from interconnect.models.collectives.measurements import LAUNCH_OVERHEAD_US
+    from interconnect.hardware.collectives.measurements import LAUNCH_OVERHEAD_US
 
     assert tuple(LAUNCH_OVERHEAD_US) == LAUNCH_KINDS  # every launch a manifest may name has its cost
     rows = tmp_path / "rows.txt"
@@ -568,7 +568,7 @@ def test_p5_small_message_latency_grows_with_tree_depth(nodes, measured_us):
 def test_public_functions_check_and_convert_units():
     # @expects (interconnect/units.py): a Quantity is converted to the unit the argument's name states,
     # a wrong dimension is refused with the function and argument named; plain numbers pass as they are.
-    from interconnect.models.collectives import all_gather, compare_sweep
+    from interconnect.hardware.collectives import all_gather, compare_sweep
     from interconnect.units import Q_, UnitMismatchError
 
     cluster = _cluster(gpus_per_node=8, nodes=2)
@@ -585,7 +585,7 @@ def test_public_functions_check_and_convert_units():
 
 def test_a_denormal_time_is_left_out_of_the_fit_not_an_svd_failure():
     # Issue 21: one time of 1e-320 µs gave numpy's "SVD did not converge".
-    from interconnect.models.collectives import fit_alpha_beta
+    from interconnect.hardware.collectives import fit_alpha_beta
 
     sizes = np.array([8, 1024, 2**20, 2**26, 2**30], dtype=float)
     times = 20.0 + sizes / 250e3
@@ -595,8 +595,8 @@ def test_a_denormal_time_is_left_out_of_the_fit_not_an_svd_failure():
 
 
 def test_a_fit_that_is_not_physical_is_not_offered():
-    from interconnect.models.cluster import resolve_cluster
-    from interconnect.models.collectives.fitting import AlphaBetaFit, cluster_from_fit
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.hardware.collectives.fitting import AlphaBetaFit, cluster_from_fit
 
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     for fit in (AlphaBetaFit(0.0, math.inf, 10, 0.0), AlphaBetaFit(math.nan, 100.0, 10, 0.0),

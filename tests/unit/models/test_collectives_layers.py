@@ -1,4 +1,4 @@
-"""The modules of ``interconnect/models/collectives`` import each other in one direction only (issue 27)."""
+"""The modules of ``interconnect/hardware/collectives`` import each other in one direction only (issue 27)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-FOLDER = Path(__file__).resolve().parents[3] / "interconnect" / "models" / "collectives"
-PACKAGE = "interconnect.models.collectives"
+FOLDER = Path(__file__).resolve().parents[3] / "interconnect" / "hardware" / "collectives"
+PACKAGE = "interconnect.hardware.collectives"
 #: Bottom first: a module may import only modules listed before it (``__init__`` re-exports them all).
 ORDER = ["params", "steps", "model", "fitting", "measurements", "others", "traffic", "calibration"]
 

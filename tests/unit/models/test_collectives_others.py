@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import (
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import (
     COLLECTIVE_ALGORITHMS,
     all_gather,
     alltoall,
@@ -163,7 +163,7 @@ def test_compare_any_collective():
 
 
 def test_loader_keeps_all_reduce_by_default_and_reads_the_collective_key():
-    from interconnect.models.collectives import load_measurements
+    from interconnect.hardware.collectives import load_measurements
 
     assert {m.collective for m in load_measurements()} == {"all_reduce"}
     others = [m for m in load_measurements(collective=None) if m.collective != "all_reduce"]
@@ -177,7 +177,7 @@ def test_loader_keeps_all_reduce_by_default_and_reads_the_collective_key():
 
 def test_busbw_datasets_are_turned_into_times_with_their_own_factor():
     # ml-engineering: 8 x H200, 16 GiB all-gather 361.4 GB/s busbw -> t = S (n-1)/n / busbw (nccl-tests)
-    from interconnect.models.collectives import load_measurements
+    from interconnect.hardware.collectives import load_measurements
 
     (h200,) = [m for m in load_measurements(collective="all_gather") if m.id == "mle-8xh200-allgather"]
     assert h200.time_us[0] == pytest.approx(16 * GiB * 7 / 8 / 361.4e3)
@@ -187,7 +187,7 @@ def test_busbw_datasets_are_turned_into_times_with_their_own_factor():
 
 
 def test_loader_reads_a_collective_from_a_manifest_in_any_folder(tmp_path):
-    from interconnect.models.collectives import load_measurements
+    from interconnect.hardware.collectives import load_measurements
 
     (tmp_path / "ag.csv").write_text("size_bytes,busbw_gbps\n1073741824,100\n", encoding="utf-8")
     (tmp_path / "manifest.toml").write_text(
@@ -202,7 +202,7 @@ def test_loader_reads_a_collective_from_a_manifest_in_any_folder(tmp_path):
 def test_model_meets_the_single_node_points():
     # 8 x H200 all-gather / reduce-scatter at 16 GiB (ml-engineering) within 5 %; the other published points are
     # printed by benchmarks/collectives_accuracy.py (several were posted because they were slow)
-    from interconnect.models.collectives import load_measurements
+    from interconnect.hardware.collectives import load_measurements
 
     for m in load_measurements(collective=None):
         if m.id.startswith("mle-8xh200-") and m.collective != "all_reduce":
@@ -214,7 +214,7 @@ def test_ring_all_gather_steps_cost_what_the_all_reduce_ring_steps_cost():
     # NCCL tuning.cc: a ring all-reduce has nsteps = 2(n-1), nInterSteps = 2(k-1); all-gather and
     # reduce-scatter n-1 and k-1, with the same per-step latencies. So at 8 B (LL for both, transfer
     # negligible) the all-reduce's latency above launch + base is exactly twice the all-gather's.
-    from interconnect.models.collectives import allreduce
+    from interconnect.hardware.collectives import allreduce
 
     cluster = h100(nodes=4)
     launch, base_ll = 4.0, 6.6  # the model's launch cost; NCCL baseLat ring LL

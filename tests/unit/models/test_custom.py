@@ -3,10 +3,9 @@
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.models.cliff import cliff_bars, cliff_summary
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce
-from interconnect.models.custom import (
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import allreduce
+from interconnect.hardware.custom import (
     CUSTOM_NIC_ID,
     CUSTOM_SOURCE,
     DEFAULT_NAME,
@@ -16,6 +15,7 @@ from interconnect.models.custom import (
     custom_nic,
     read_scaleup,
 )
+from interconnect.models.cliff import cliff_bars, cliff_summary
 
 CATALOG = get_catalog()
 SIZES = [8.0, 1 << 20, 1 << 28]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.fabric import (
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.fabric import (
     FabricDataError,
     FabricError,
     FabricInputs,
@@ -27,7 +27,7 @@ from interconnect.models.fabric import (
     network_share,
     server_inputs,
 )
-from interconnect.models.fabric_media import medium_for
+from interconnect.hardware.media import medium_for
 
 DATA = get_fabric_data()
 QM9700 = DATA.switches["quantum-2-qm9700"]
@@ -235,7 +235,7 @@ def test_ring_stays_in_a_rail_group_all_to_all_never_does():
 
 
 def test_topology_slows_the_allreduce_only_past_the_leaf_group():
-    from interconnect.models.collectives import allreduce
+    from interconnect.hardware.collectives import allreduce
 
     topology = FabricTopology("rail-leaf-spine", servers_per_group=4, oversubscription=4.0)
     small, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
@@ -248,9 +248,9 @@ def test_topology_slows_the_allreduce_only_past_the_leaf_group():
 
 
 def test_cluster_topology_is_optional_and_changes_nothing_when_absent():
-    from interconnect.models.collectives import allreduce
-    from interconnect.models.collectives.others import alltoall
-    from interconnect.models.fabric import TopologySpec
+    from interconnect.hardware.collectives import allreduce
+    from interconnect.hardware.collectives.others import alltoall
+    from interconnect.hardware.fabric import TopologySpec
 
     plain, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=64)
     assert plain.topology is None and plain.fabric_share == 1.0 and plain.seen_by("alltoall") is plain

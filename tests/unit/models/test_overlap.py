@@ -9,8 +9,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from interconnect.catalog import get_catalog
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import allreduce
 from interconnect.models.overlap import (
     DEFAULT_BUCKET_BYTES,
     MAX_BUCKETS,
@@ -32,7 +32,7 @@ from interconnect.models.overlap import (
     time_saved_fraction,
     token_sweep,
 )
-from interconnect.models.presets import load_model_presets
+from interconnect.workloads.presets import load_model_presets
 
 CLUSTER, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
 PRESETS = load_model_presets()

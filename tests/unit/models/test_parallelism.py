@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.parallelism import (
     Layout,
     LayoutError,
@@ -23,7 +23,7 @@ from interconnect.models.parallelism import (
     tp_bytes_per_layer,
     tp_comparison,
 )
-from interconnect.models.presets import custom_model, load_model_presets
+from interconnect.workloads.presets import custom_model, load_model_presets
 
 PRESETS = load_model_presets()
 L70 = PRESETS["llama3-70b"]

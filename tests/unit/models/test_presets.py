@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interconnect.models.presets import ModelPresetError, load_model_presets, model_sources
+from interconnect.workloads.presets import ModelPresetError, load_model_presets, model_sources
 
 PRESETS = load_model_presets()
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from interconnect.catalog import Figure, Link, get_catalog
-from interconnect.models.cluster import resolve_cluster
-from interconnect.models.collectives import allreduce
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import allreduce
 from interconnect.models.reach import (
     BLURAY_BYTES,
     EPISODE,

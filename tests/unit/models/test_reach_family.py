@@ -7,6 +7,7 @@ import math
 import pytest
 
 from interconnect.catalog import get_catalog
+from interconnect.hardware.wires import get_wires
 from interconnect.models.reach import (
     LANDMARKS,
     fastest_reaching,
@@ -16,7 +17,6 @@ from interconnect.models.reach import (
     round_trip_s,
 )
 from interconnect.models.reach_family import DISTANCE_STOPS_M, live_distances, reach_family, reach_groups
-from interconnect.models.wires import get_wires
 
 ROWS = reach_rows()
 KINDS = {medium.id: medium.kind for medium in get_wires().media.values()}

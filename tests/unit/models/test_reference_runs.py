@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.kernels import gemm_shape_factor, kernel_figures
 from interconnect.models.parallelism import Layout, LayoutError, Workload, pipeline_bubble_fraction, plan
-from interconnect.models.presets import load_model_presets
 from interconnect.models.reference_runs import load_reference_runs, paper_flops, predict
+from interconnect.workloads.presets import load_model_presets
 
 RUNS = {run.id: run for run in load_reference_runs()}
 

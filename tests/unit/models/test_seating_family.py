@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.parallelism import Layout, Workload, fit_layout, plan
-from interconnect.models.presets import load_model_presets
 from interconnect.models.seating_family import live_seating_nodes, seating_family
+from interconnect.workloads.presets import load_model_presets
 
 L70 = load_model_presets()["llama3-70b"]
 CLUSTER, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)

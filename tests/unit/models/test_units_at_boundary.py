@@ -20,14 +20,14 @@ from interconnect.units import Q_, UnitMismatchError, ureg
 
 MODULES = [
     "interconnect.models.cliff",
-    "interconnect.models.cluster",
+    "interconnect.hardware.cluster",
     "interconnect.models.conversions",
     "interconnect.models.crossdc",
     "interconnect.models.crossdc_view",
     "interconnect.models.ddp_benchmark",
     "interconnect.models.overlap",
     "interconnect.models.parallelism",
-    "interconnect.models.presets",
+    "interconnect.workloads.presets",
     "interconnect.models.reach",
     "interconnect.io.nccl_tests",
 ]
@@ -99,7 +99,7 @@ def test_the_boundary_covers_the_functions_that_matter() -> None:
 
 
 def _cluster():
-    from interconnect.models.cluster import resolve_cluster
+    from interconnect.hardware.cluster import resolve_cluster
 
     return resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)[0]
 
@@ -111,8 +111,11 @@ def _workload():
 
 
 def _cases():
+    import interconnect.models.crossdc as crossdc
+    import interconnect.models.overlap as overlap
+    import interconnect.models.parallelism as parallelism
+    import interconnect.models.reach as reach
     from interconnect.io import nccl_tests
-    from interconnect.models import crossdc, overlap, parallelism, reach
 
     fibre = reach.PROPAGATION["fibre"].delay_s_per_m
     diloco = crossdc.make_method("diloco", inner_steps=100, bits=16)

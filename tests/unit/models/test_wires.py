@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.models.wires import (
+from interconnect.hardware.wires import (
     MEDIUM_KINDS,
     WiresDataError,
     fastest_by_protocol,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.ui.pagespecs import (
     CLUSTER_KEYS,
     CUSTOM_GPU_KEYS,

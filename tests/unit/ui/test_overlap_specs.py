@@ -6,12 +6,12 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interconnect.models.cluster import resolve_cluster
+from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.overlap import Workload, step_schedule
-from interconnect.models.presets import load_model_presets
 from interconnect.ui.pagespecs import cluster_inputs, overlap_specs
 from interconnect.ui.urlstate import parse_state, to_query
 from interconnect.units import parse_quantity
+from interconnect.workloads.presets import load_model_presets
 
 SPECS = overlap_specs()
 KEYS = [spec.key for spec in SPECS] + ["unknown"]

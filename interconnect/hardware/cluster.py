@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from interconnect.catalog import Catalog, Gpu, Link, UnknownIdError, get_catalog
-from interconnect.models.custom import CUSTOM_GPU_ID, clean_name, custom_gpu, read_scaleup
+from interconnect.hardware.custom import CUSTOM_GPU_ID, clean_name, custom_gpu, read_scaleup
 from interconnect.units import QuantityInputError, parse_quantity
 
 __all__ = [
@@ -276,12 +276,12 @@ class Cluster:
     #: ``hop_latency_us``; None means the fabric's value.
     hop_latency_override_us: float | None = None
     #: A custom GPU (``gpu="custom"``): ``gpu`` is then its base (compute, memory, tuning) and the
-    #: scale-up figures and ``gpu_name`` are the user's (:mod:`interconnect.models.custom`).
+    #: scale-up figures and ``gpu_name`` are the user's (:mod:`interconnect.hardware.custom`).
     gpu_custom: bool = False
     #: Latency added to every collective (µs): a calibration's extra latency and the benchmark's launch
-    #: mode (:mod:`interconnect.models.collectives.calibration`); 0 for the model as it stands.
+    #: mode (:mod:`interconnect.hardware.collectives.calibration`); 0 for the model as it stands.
     extra_latency_us: float = 0.0
-    #: The scale-out fabric (:class:`interconnect.models.fabric.FabricTopology`), or None: no fabric
+    #: The scale-out fabric (:class:`interconnect.hardware.fabric.FabricTopology`), or None: no fabric
     #: modelled, every NIC gets its full achievable rate (the models behave exactly as without it).
     topology: Any = None
     #: The collective this view of the cluster is for (``seen_by``): all-to-all crosses rails.
@@ -355,12 +355,12 @@ class Cluster:
     def fabric_share(self) -> float:
         """Share of the NIC rate the fabric leaves this collective (1.0 without a topology).
 
-        See :func:`interconnect.models.fabric.network_share`: a ring stays in its rail until the job
+        See :func:`interconnect.hardware.fabric.network_share`: a ring stays in its rail until the job
         spans more than one leaf group; all-to-all is never rail-local.
         """
         if self.topology is None:
             return 1.0
-        from interconnect.models.fabric import network_share
+        from interconnect.hardware.fabric import network_share
 
         return network_share(self.topology, self.domains, self.topology_collective)[0]
 
@@ -673,9 +673,9 @@ def resolve_cluster(
         Only for ``gpu="custom"``, a hypothetical GPU: the catalog GPU it is built on (default
         ``h100-sxm``; compute, memory, tuning and server come from it), its scale-up bandwidth per
         direction (``"3.6 TB/s"``; default the base's; clamped to 1 GB/s..100 TB/s) and its name.
-        See :mod:`interconnect.models.custom`.
+        See :mod:`interconnect.hardware.custom`.
     topology : TopologySpec, optional
-        The scale-out fabric (:class:`interconnect.models.fabric.TopologySpec`). Default None: no
+        The scale-out fabric (:class:`interconnect.hardware.fabric.TopologySpec`). Default None: no
         fabric is modelled and every result is exactly what it is without this argument.
 
     Returns

@@ -1,6 +1,6 @@
 """Calibrate the collective model on a measured sweep without changing the hardware it describes.
 
-(``interconnect.models.collectives.calibration``; import the public names from ``interconnect.models.collectives``.)
+(``interconnect.hardware.collectives.calibration``; import the public names from ``interconnect.hardware.collectives``.)
 
 An engineer who reads an nccl-tests sweep describes it with two numbers at its two ends: the
 *latency floor* (the time of the smallest messages, where the fixed cost of each step dominates)
@@ -19,7 +19,7 @@ how the measured system differs from the model in those terms:
 it also tries each number alone and none at all, and returns the one of the four with the smallest
 geometric-mean error, so a calibration never makes the model worse on the sweep it came from and,
 on a sweep the model already matches, changes (almost) nothing. :func:`apply_calibration` turns the
-two numbers (and the benchmark's launch mode) into the :class:`~interconnect.models.cluster.Cluster`
+two numbers (and the benchmark's launch mode) into the :class:`~interconnect.hardware.cluster.Cluster`
 every model function reads.
 """
 
@@ -30,10 +30,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from interconnect.models.cluster import FABRICS, Cluster
-from interconnect.models.collectives.measurements import LAUNCH_OVERHEAD_US, Comparison, compare_sweep
-from interconnect.models.collectives.others import compare_collective_sweep, normalize_collective
-from interconnect.models.collectives.params import as_size_bytes
+from interconnect.hardware.cluster import FABRICS, Cluster
+from interconnect.hardware.collectives.measurements import LAUNCH_OVERHEAD_US, Comparison, compare_sweep
+from interconnect.hardware.collectives.others import compare_collective_sweep, normalize_collective
+from interconnect.hardware.collectives.params import as_size_bytes
 from interconnect.units import expects
 
 __all__ = [
@@ -219,7 +219,7 @@ def wire_efficiency(cluster: Cluster, wire: str) -> tuple[float, float]:
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> line, share = wire_efficiency(cluster, "network")
     >>> f"{line * 8:g} Gbit/s", round(share, 3)
@@ -247,7 +247,7 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
         µs added to every collective call.
     launch : str
         How the benchmark drives the GPUs, a key of
-        :data:`~interconnect.models.collectives.measurements.LAUNCH_OVERHEAD_US` (``single-process``:
+        :data:`~interconnect.hardware.collectives.measurements.LAUNCH_OVERHEAD_US` (``single-process``:
         one process drives every GPU of the node, +20 µs per call).
 
     Returns
@@ -262,9 +262,9 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("mi300x", gpus_per_node=8, nodes=1)
-    >>> from interconnect.models.collectives import allreduce
+    >>> from interconnect.hardware.collectives import allreduce
     >>> one = float(allreduce(cluster, [8]).time_us[0])
     >>> driven = float(allreduce(apply_calibration(cluster, launch="single-process"), [8]).time_us[0])
     >>> round(driven - one, 1)
@@ -313,7 +313,7 @@ def compare_collective(cluster: Cluster, collective: str, size_bytes: object, ti
     Returns
     -------
     Comparison
-        As :func:`~interconnect.models.collectives.measurements.compare_sweep`.
+        As :func:`~interconnect.hardware.collectives.measurements.compare_sweep`.
 
     Raises
     ------
@@ -327,7 +327,7 @@ def compare_collective(cluster: Cluster, collective: str, size_bytes: object, ti
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> round(compare_collective(cluster, "all_reduce", [8, 2**30], [15.0, 4030.0]).geomean_time_ratio, 2)
     1.13
@@ -404,8 +404,8 @@ def calibrate(cluster: Cluster, size_bytes: object, time_us: object, collective:
     --------
     A 4 x 8 H100 InfiniBand sweep whose NICs reach 82 % of their line rate and whose calls take 10 µs longer:
 
-    >>> from interconnect.models.cluster import resolve_cluster
-    >>> from interconnect.models.collectives import allreduce
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.hardware.collectives import allreduce
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> sizes = np.array([8.0 * 4**i for i in range(16)])
     >>> slower = apply_calibration(cluster, network_efficiency=0.82, extra_latency_us=10.0)

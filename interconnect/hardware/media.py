@@ -1,7 +1,7 @@
 """Which medium joins two switches (or a server and a switch) at a given distance and port rate.
 
 The one place the fabric model asks the media catalogue anything. The catalogue is the Reach page's
-(:mod:`interconnect.models.wires`, ``data/wires.toml``): protocols carried by media, each medium with
+(:mod:`interconnect.hardware.wires`, ``data/wires.toml``): protocols carried by media, each medium with
 its reach, the protocols it carries and the power of one plug, every figure with its sources.
 
 :func:`medium_for` takes a run length, a port rate and the switch's fabric (InfiniBand or Ethernet),
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from interconnect.models.wires import Option, Wires, get_wires, media_reaching
+from interconnect.hardware.wires import Option, Wires, get_wires, media_reaching
 
 __all__ = ["MediumChoice", "medium_for", "protocol_for"]
 

@@ -1,6 +1,6 @@
 """Per-step pieces every collective model shares: network latency, pipeline fills, the ring's passes.
 
-(``interconnect.models.collectives.steps``.) Built on :mod:`~interconnect.models.collectives.params`
+(``interconnect.hardware.collectives.steps``.) Built on :mod:`~interconnect.hardware.collectives.params`
 only; the all-reduce model (``model``) and the other collectives (``others``) both time their rings
 and network hops with these functions.
 """
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from interconnect.models.collectives.params import (
+from interconnect.hardware.collectives.params import (
     _CHUNK_BYTES,
     _LL,
     _LL128,
@@ -104,7 +104,7 @@ def _ring_passes(p: _Params, size: np.ndarray, passes: int, volume: float, est: 
     ``base + (nsteps - nInter)·max(intraLat, netOverhead) + nInter·interLat``, the network step from
     :func:`_net_latency` (real and tuner views). The tuner multiplies a multi-node Simple ring's latency
     by 1.4; the model's real time adds the Simple pipeline start-up once per network pass over TCP-class
-    transports only (:class:`~interconnect.models.cluster.FabricModel`).
+    transports only (:class:`~interconnect.hardware.cluster.FabricModel`).
     """
     nsteps, ninter = passes * (p.n - 1), passes * (p.kd - 1)
     buses = _ring_buses(p)

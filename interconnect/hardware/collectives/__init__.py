@@ -4,40 +4,40 @@ Everything is plain numpy with units in the names: sizes in bytes, times in µs,
 (1 GB = 1e9 B, as nccl-tests prints them). Modules, bottom first (each imports only those above it
 in this list):
 
-* :mod:`~interconnect.models.collectives.params`: NCCL's and RCCL's constants, the per-cluster parameter
+* :mod:`~interconnect.hardware.collectives.params`: NCCL's and RCCL's constants, the per-cluster parameter
   record, the protocol mask, :func:`as_size_bytes`, busbw factors and the result record.
-* :mod:`~interconnect.models.collectives.steps`: network latency, pipeline fills and ring passes
+* :mod:`~interconnect.hardware.collectives.steps`: network latency, pipeline fills and ring passes
   shared by every collective.
-* :mod:`~interconnect.models.collectives.model`: textbook alpha-beta formulas and the NCCL-like model of a
-  :class:`~interconnect.models.cluster.Cluster` (:func:`allreduce`, :func:`allreduce_by_algorithm`,
+* :mod:`~interconnect.hardware.collectives.model`: textbook alpha-beta formulas and the NCCL-like model of a
+  :class:`~interconnect.hardware.cluster.Cluster` (:func:`allreduce`, :func:`allreduce_by_algorithm`,
   :func:`sweep_allreduce`).
-* :mod:`~interconnect.models.collectives.fitting`: robust ``t = a + S/B`` fit, efficiency against spec.
-* :mod:`~interconnect.models.collectives.measurements`: the published sweeps the model is calibrated on and
+* :mod:`~interconnect.hardware.collectives.fitting`: robust ``t = a + S/B`` fit, efficiency against spec.
+* :mod:`~interconnect.hardware.collectives.measurements`: the published sweeps the model is calibrated on and
   :func:`compare_sweep`, the comparison the CLI, benchmarks and tests share.
-* :mod:`~interconnect.models.collectives.others`: all-gather, reduce-scatter, all-to-all and send/recv
+* :mod:`~interconnect.hardware.collectives.others`: all-gather, reduce-scatter, all-to-all and send/recv
   with NCCL's algorithms and protocols (:func:`collective` takes any of them by name;
   :func:`collective_time_us` adds broadcast).
-* :mod:`~interconnect.models.collectives.traffic`: bytes leaving the node per algorithm; the
+* :mod:`~interconnect.hardware.collectives.traffic`: bytes leaving the node per algorithm; the
   "87 % less inter-node traffic" claim under both baselines.
-* :mod:`~interconnect.models.collectives.calibration`: a measured sweep's wire efficiency and extra
+* :mod:`~interconnect.hardware.collectives.calibration`: a measured sweep's wire efficiency and extra
   latency (:func:`calibrate`), applied with :func:`apply_calibration`; the hardware stays the catalog's.
 """
 
-from interconnect.models.collectives.calibration import (
+from interconnect.hardware.collectives.calibration import (
     Calibration,
     apply_calibration,
     calibrate,
     compare_collective,
     wire_efficiency,
 )
-from interconnect.models.collectives.fitting import (
+from interconnect.hardware.collectives.fitting import (
     AlphaBetaFit,
     MeasuredCluster,
     cluster_from_fit,
     efficiency_vs_spec,
     fit_alpha_beta,
 )
-from interconnect.models.collectives.measurements import (
+from interconnect.hardware.collectives.measurements import (
     ACCURACY_TARGETS,
     LARGE_BYTES,
     LAUNCH_OVERHEAD_US,
@@ -48,7 +48,7 @@ from interconnect.models.collectives.measurements import (
     compare_sweep,
     load_measurements,
 )
-from interconnect.models.collectives.model import (
+from interconnect.hardware.collectives.model import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
     AUTO_CANDIDATES,
@@ -67,7 +67,7 @@ from interconnect.models.collectives.model import (
     ring_allreduce_time_us,
     sweep_allreduce,
 )
-from interconnect.models.collectives.others import (
+from interconnect.hardware.collectives.others import (
     COLLECTIVE_ALGORITHMS,
     COLLECTIVE_LABELS,
     OTHER_COLLECTIVES,
@@ -82,7 +82,11 @@ from interconnect.models.collectives.others import (
     reduce_scatter,
     sendrecv,
 )
-from interconnect.models.collectives.traffic import TrafficClaim, bytes_leaving_node_per_gpu, hierarchical_traffic_claim
+from interconnect.hardware.collectives.traffic import (
+    TrafficClaim,
+    bytes_leaving_node_per_gpu,
+    hierarchical_traffic_claim,
+)
 
 __all__ = [
     "Calibration",

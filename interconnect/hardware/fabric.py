@@ -18,7 +18,7 @@ A folded Clos (fat tree) of identical switches, built from the leaves up:
 * **Planes**: with NICs of several ports going to separate switches (HPN's dual ToR, dual plane),
   each plane is its own fabric; the counts add up.
 
-Every tier's links get a medium from :func:`interconnect.models.fabric_media.medium_for` (the Reach
+Every tier's links get a medium from :func:`interconnect.hardware.media.medium_for` (the Reach
 page's media catalogue, ``data/wires.toml``) for the distance class of that tier (rack, row, hall)
 and the protocol its ports speak, with the count of transceivers (two ends per optical link, none
 for copper) and their power.
@@ -256,7 +256,7 @@ def _split(switch: Switch, down_gbit_s: float, up_gbit_s: float, oversubscriptio
 
 def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gbit_s: float, up_gbit_s: float,
           distance: str, switch: Switch) -> Tier:
-    from interconnect.models.fabric_media import medium_for
+    from interconnect.hardware.media import medium_for
 
     length_m = get_fabric_data().distances[distance].length_m
     medium = medium_for(length_m, down_gbit_s, switch.fabric)

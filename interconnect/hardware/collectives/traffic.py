@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.models.collectives.params import as_size_bytes
+from interconnect.hardware.collectives.params import as_size_bytes
 from interconnect.units import expects
 
 __all__ = ["TrafficClaim", "bytes_leaving_node_per_gpu", "hierarchical_traffic_claim"]

@@ -1,9 +1,9 @@
 """Shared constants and parameter records of the collective models: the bottom of ``models/collectives``.
 
-(``interconnect.models.collectives.params``; import the public names from ``interconnect.models.collectives``.)
+(``interconnect.hardware.collectives.params``; import the public names from ``interconnect.hardware.collectives``.)
 
 NCCL's and RCCL's tuning constants, the per-cluster parameter record :class:`_Params` every
-algorithm reads (built by :func:`_params` from a :class:`~interconnect.models.cluster.Cluster`),
+algorithm reads (built by :func:`_params` from a :class:`~interconnect.hardware.cluster.Cluster`),
 the protocol mask, the size and bus-bandwidth helpers at the boundary, and the result record
 :class:`AllreduceResult`. Nothing here imports another module of this folder; every other module
 (``steps``, ``model``, ``others``, ``fitting``, ``measurements``, ``traffic``) imports from here.
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interconnect.hardware.cluster import Cluster
 from interconnect.io import nccl_tests
-from interconnect.models.cluster import Cluster
 
 PROTOCOLS = ("LL", "LL128", "Simple")
 ALLREDUCE_ALGORITHMS = ("flat_ring", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "collnet")
@@ -447,8 +447,8 @@ class AllreduceResult:
 
         Examples
         --------
-        >>> from interconnect.models.cluster import resolve_cluster
-        >>> from interconnect.models.collectives import allreduce
+        >>> from interconnect.hardware.cluster import resolve_cluster
+        >>> from interconnect.hardware.collectives import allreduce
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
         >>> row = allreduce(cluster, [2**30]).rows()[0]
         >>> row["size_bytes"], row["algorithm"], f"{row['busbw_gbps']:.0f} GB/s"

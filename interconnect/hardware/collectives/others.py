@@ -1,8 +1,8 @@
 """Collectives beyond all-reduce: all-gather, reduce-scatter, all-to-all and send/recv.
 
-(``interconnect.models.collectives.others``; import the public names from ``interconnect.models.collectives``.)
+(``interconnect.hardware.collectives.others``; import the public names from ``interconnect.hardware.collectives``.)
 
-The same treatment as :func:`~interconnect.models.collectives.model.allreduce`: every algorithm and
+The same treatment as :func:`~interconnect.hardware.collectives.model.allreduce`: every algorithm and
 protocol NCCL has for the collective, each timed as ``launch + latency + fill + S / algbw`` on the
 cluster's two tiers (NVLink inside a scale-up domain, the NICs between domains), the pick made as
 NCCL's tuner makes it, and busbw with nccl-tests' factor. Sizes follow nccl-tests' ``size`` column:
@@ -22,8 +22,8 @@ Algorithms (NCCL ``src/graph/tuning.cc``, HEAD 5067397c):
 * all-to-all and send/recv: NCCL runs them as grouped point-to-point operations (no algorithm
   choice); the protocol is LL for small per-peer chunks and Simple otherwise.
 
-Reuses the cluster parameters and NCCL constants of :mod:`~interconnect.models.collectives.params`
-and the ring passes of :mod:`~interconnect.models.collectives.steps`; the constants added here say
+Reuses the cluster parameters and NCCL constants of :mod:`~interconnect.hardware.collectives.params`
+and the ring passes of :mod:`~interconnect.hardware.collectives.steps`; the constants added here say
 where they come from. :func:`collective_time_us` (every collective with NCCL's pick, broadcast
 included) lives here too, above both the all-reduce model and these.
 """
@@ -35,11 +35,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives.fitting import fit_alpha_beta
-from interconnect.models.collectives.measurements import Comparison, compare_sweep
-from interconnect.models.collectives.model import allreduce, allreduce_by_algorithm
-from interconnect.models.collectives.params import (
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives.fitting import fit_alpha_beta
+from interconnect.hardware.collectives.measurements import Comparison, compare_sweep
+from interconnect.hardware.collectives.model import allreduce, allreduce_by_algorithm
+from interconnect.hardware.collectives.params import (
     _LL,
     _NVLS_EFFICIENCY,
     _NVLS_MEASURED_OVER_MODEL,
@@ -53,7 +53,7 @@ from interconnect.models.collectives.params import (
     as_size_bytes,
     busbw_factor,
 )
-from interconnect.models.collectives.steps import _ceil_log2, _net_fill, _nvls_fill, _ring_passes
+from interconnect.hardware.collectives.steps import _ceil_log2, _net_fill, _nvls_fill, _ring_passes
 from interconnect.units import expects
 
 __all__ = [
@@ -291,7 +291,7 @@ def all_gather(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> result = all_gather(cluster, Q_(16, "GiB"))
@@ -333,7 +333,7 @@ def reduce_scatter(cluster: Cluster, size_bytes: object, algorithm: str = "auto"
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> r = reduce_scatter(cluster, [2**28])
     >>> f"{r.time_us[0]:.0f} us", str(r.algorithm[0])
@@ -391,7 +391,7 @@ def alltoall(cluster: Cluster, size_bytes: object, algorithm: str = "auto") -> C
     --------
     About 2 x 48 GB/s per GPU on two nodes:
 
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> f"{alltoall(cluster, [2**30]).busbw_gbps[0]:.0f} GB/s"
     '88 GB/s'
@@ -455,7 +455,7 @@ def sendrecv(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> f"{sendrecv(cluster, [2**30]).busbw_gbps[0]:.0f} GB/s"
     '48 GB/s'
@@ -513,12 +513,12 @@ def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str =
 
     Notes
     -----
-    Dispatches to :func:`~interconnect.models.collectives.model.allreduce`, :func:`all_gather`,
+    Dispatches to :func:`~interconnect.hardware.collectives.model.allreduce`, :func:`all_gather`,
     :func:`reduce_scatter`, :func:`alltoall` or :func:`sendrecv`; their formulas are there.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [f"{collective(cluster, c, 2**30).busbw_gbps[0]:.0f} GB/s" for c in ("all_reduce_perf", "all_gather")]
     ['462 GB/s', '355 GB/s']
@@ -559,7 +559,7 @@ def collective_by_algorithm(cluster: Cluster, name: str, size_bytes: object) -> 
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=1, nodes=16)
     >>> times = collective_by_algorithm(cluster, "all_gather", [2**20])
     >>> sorted(k for k, v in times.items() if np.isfinite(v[0]))
@@ -582,7 +582,7 @@ def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, ti
         The cluster the sweep was measured on.
     name : str
         The collective; all-reduce goes to
-        :func:`~interconnect.models.collectives.measurements.compare_sweep`.
+        :func:`~interconnect.hardware.collectives.measurements.compare_sweep`.
     size_bytes : object
         Measured sizes, B.
     time_us : object
@@ -609,7 +609,7 @@ def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, ti
     --------
     ml-engineering ``network/README.md``: 8 x H200 all-gather 361.4 GB/s busbw at 16 GiB:
 
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h200", gpus_per_node=8, nodes=1)
     >>> c = compare_collective_sweep(cluster, "all_gather", [2**34], [2**34 * 7 / 8 / 361.4e3])
     >>> round(float(c.time_ratio[0]), 2)
@@ -675,7 +675,7 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
     Notes
     -----
     All-reduce is :func:`allreduce`; all-gather, reduce-scatter and all-to-all are the models of
-    :mod:`~interconnect.models.collectives.others` with NCCL's pick. Broadcast is a pipelined ring, one
+    :mod:`~interconnect.hardware.collectives.others` with NCCL's pick. Broadcast is a pipelined ring, one
     pass of n-1 steps, with the ring all-reduce's per-step rules (NCCL tuning.cc) and the fastest protocol:
 
     .. math:: t = t_\text{launch} + \text{base} + (n-k)\,\text{intraLat} + (k-1)\,\text{interLat}
@@ -683,7 +683,7 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [f"{collective_time_us(cluster, c, 2**30)[0]:.0f} us" for c in ("all_gather", "broadcast")]
     ['2648 us', '3022 us']

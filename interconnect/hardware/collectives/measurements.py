@@ -22,10 +22,10 @@ from interconnect.datafiles.measurements import (
     MeasurementDataError,
     read_measured_sweeps,
 )
-from interconnect.models.cluster import Cluster, resolve_cluster
-from interconnect.models.collectives.fitting import AlphaBetaFit, fit_alpha_beta
-from interconnect.models.collectives.model import allreduce
-from interconnect.models.collectives.params import as_size_bytes, busbw_factor
+from interconnect.hardware.cluster import Cluster, resolve_cluster
+from interconnect.hardware.collectives.fitting import AlphaBetaFit, fit_alpha_beta
+from interconnect.hardware.collectives.model import allreduce
+from interconnect.hardware.collectives.params import as_size_bytes, busbw_factor
 from interconnect.units import expects
 
 __all__ = [
@@ -268,7 +268,7 @@ class Comparison:
 
         Examples
         --------
-        >>> from interconnect.models.cluster import resolve_cluster
+        >>> from interconnect.hardware.cluster import resolve_cluster
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
         >>> compare_sweep(cluster, [8, 2**30], [15.0, 4030.0]).band_misses()
         []
@@ -304,7 +304,7 @@ class Comparison:
 
         Examples
         --------
-        >>> from interconnect.models.cluster import resolve_cluster
+        >>> from interconnect.hardware.cluster import resolve_cluster
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
         >>> compare_sweep(cluster, [8, 2**30], [15.0, 4030.0]).summary()["large_time_ratio"]
         1.0098
@@ -365,11 +365,11 @@ def compare_sweep(
     .. math:: \text{busbw} = \frac{S}{t}\,\frac{2(n-1)}{n}
 
     The launch overhead of the benchmark is added to the model's time; the fit is
-    :func:`~interconnect.models.collectives.fitting.fit_alpha_beta` of the measured rows.
+    :func:`~interconnect.hardware.collectives.fitting.fit_alpha_beta` of the measured rows.
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> c = compare_sweep(cluster, [8, 2**30], [15.0, 4030.0])
     >>> c.ranks, [round(float(x), 2) for x in c.time_ratio]

@@ -1,6 +1,6 @@
 """Cost models of GPU collectives (all-reduce first), calibrated against published nccl-tests runs.
 
-(``interconnect.models.collectives.model``; import the public names from ``interconnect.models.collectives``.)
+(``interconnect.hardware.collectives.model``; import the public names from ``interconnect.hardware.collectives``.)
 
 Everything here runs on plain numpy: message sizes in bytes in, times in microseconds out, bandwidths
 in GB/s (1 GB = 1e9 B, as nccl-tests prints them). Units live in the names (``size_bytes``,
@@ -15,7 +15,7 @@ Two families of models
    computes ``t = launch + latency(algorithm, protocol, topology) + fill + S / algbw``.
    Latencies, protocol factors and per-channel caps are NCCL's own constants (``src/graph/
    tuning.cc``; RCCL's for AMD); bandwidths come from the
-   :class:`~interconnect.models.cluster.Cluster` (catalog figures). The *fill* is what NCCL's tuner leaves
+   :class:`~interconnect.hardware.cluster.Cluster` (catalog figures). The *fill* is what NCCL's tuner leaves
    out: the start-up of the bulk (Simple) pipeline, per NVLS stage, tree-chain stage and network hop.
    It is why measured busbw keeps climbing up to GiB sizes. The algorithm and protocol are picked
    as NCCL's tuner would (``ncclTopoGetAlgoTime``: smallest latency + size/bandwidth *without* the
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives.params import (
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives.params import (
     _LL,
     _LL128,
     _NVLS_EFFICIENCY,
@@ -65,7 +65,7 @@ from interconnect.models.collectives.params import (
     in_network_busbw_factor,
     protocol_mask,
 )
-from interconnect.models.collectives.steps import (
+from interconnect.hardware.collectives.steps import (
     _ceil_log2,
     _floor_log2,
     _ll128_allowed,
@@ -495,7 +495,7 @@ def allreduce(
     --------
     One node of 8 x H100 (units in the strings):
 
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> result = allreduce(cluster, [8, 2**30])
@@ -590,7 +590,7 @@ def allreduce_detail(cluster: Cluster, size_bytes: object, algorithm: str = "aut
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> detail = allreduce_detail(cluster, [2**30])
     >>> bool(detail.chosen.time_us[0] >= detail.fastest.time_us[0])
@@ -638,7 +638,7 @@ def allreduce_by_algorithm(
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=1)
     >>> times = allreduce_by_algorithm(cluster, [2**20])
     >>> bool(np.isinf(times["nvls"][0])), f"{times['ring'][0]:.0f} us"
@@ -688,7 +688,7 @@ def sweep_allreduce(
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> sweep_allreduce(cluster, [2**20, 2**30], [1, 2, 4]).shape
     (3, 7, 2)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.models.cluster import Cluster
-from interconnect.models.collectives.model import allreduce
-from interconnect.models.collectives.params import as_size_bytes
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives.model import allreduce
+from interconnect.hardware.collectives.params import as_size_bytes
 from interconnect.units import expects
 
 __all__ = ["AlphaBetaFit", "MeasuredCluster", "cluster_from_fit", "efficiency_vs_spec", "fit_alpha_beta"]
@@ -161,7 +161,7 @@ def efficiency_vs_spec(cluster: Cluster, busbw_gbps: object) -> np.ndarray:
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [round(float(x), 3) for x in efficiency_vs_spec(cluster, [367.0, 480.0])]
     [0.816, 1.067]
@@ -235,7 +235,7 @@ def cluster_from_fit(cluster: Cluster, fit: AlphaBetaFit, small_bytes: float, la
 
     Examples
     --------
-    >>> from interconnect.models.cluster import resolve_cluster
+    >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> fit = AlphaBetaFit(latency_us=60.0, bandwidth_gbps=100.0, points=10, rms_relative_error=0.0)
     >>> measured = cluster_from_fit(cluster, fit, 8, 2**30)
@@ -244,7 +244,7 @@ def cluster_from_fit(cluster: Cluster, fit: AlphaBetaFit, small_bytes: float, la
     """
     from dataclasses import replace
 
-    from interconnect.models.cluster import MAX_HOP_LATENCY_US, MAX_NIC_GBIT_S, MIN_NIC_GBIT_S
+    from interconnect.hardware.cluster import MAX_HOP_LATENCY_US, MAX_NIC_GBIT_S, MIN_NIC_GBIT_S
 
     if cluster.domains <= 1:
         return MeasuredCluster(None, None, "The run stayed inside one NVLink domain, so the network played no part: "
