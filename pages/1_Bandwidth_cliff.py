@@ -1,12 +1,12 @@
 """Page: the bandwidth cliff at the edge of the server chassis.
 
-The controls and what they drive are one fragment (:func:`interconnect.ui.cliff.cliff_view`), so a
+The controls and what they drive are one fragment (:func:`interconnect.topics.cliff.page.cliff_view`), so a
 change reruns only that part, with the one further chart chosen (``view=``); the layer tables below
 depend on no control.
 """
 
+from interconnect.topics.cliff.page import CLIFF_SHARED, cliff_view, layers_section
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.cliff import CLIFF_SHARED, cliff_view, layers_section
 from interconnect.ui.pagespecs import cliff_specs
 from interconnect.ui.state import PageState
 

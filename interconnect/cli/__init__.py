@@ -26,11 +26,12 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The ``interconnect`` argument parser with every topic's sub-commands."""
     from interconnect.cli import catalog, collectives, crossdc, export, fabric, overlap, plan, reach
+    from interconnect.topics.cliff import cli as cliff
 
     parser = _Parser(prog="interconnect", description="GPU interconnect figures and models, with units and sources.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for module in (catalog, collectives, crossdc, export, fabric, overlap, plan, reach):
+    for module in (catalog, cliff, collectives, crossdc, export, fabric, overlap, plan, reach):
         module.register(commands)
     return parser
 

@@ -29,7 +29,7 @@ from browser_helpers import (
 )
 
 from interconnect.catalog import LAYER_TITLES, get_catalog
-from interconnect.models.cliff import cliff_summary
+from interconnect.topics.cliff.model import cliff_summary
 from interconnect.ui.pagespecs import cliff_specs
 from interconnect.ui.urlstate import to_query
 from interconnect.units import format_bandwidth

@@ -147,7 +147,7 @@ def test_crossdc_bandwidth_moves_the_chart_at_once_and_the_link_follows(streamli
 def _cliff_expected(nics: int) -> str:
     """What the cliff's live readout says at a NIC count: the page's own cliff summary with that count."""
     from interconnect.catalog import get_catalog
-    from interconnect.models.cliff import cliff_summary
+    from interconnect.topics.cliff.model import cliff_summary
 
     summary = cliff_summary(get_catalog(), "h100-sxm", "ib-ndr", nics_per_node=nics)
     return (f"{nics} InfiniBand NDR NICs for 8 GPUs: {format_bandwidth(summary.network_per_gpu_per_direction)} per "

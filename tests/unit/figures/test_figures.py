@@ -14,7 +14,6 @@ from interconnect.figures.allreduce import (
     time_figure,
     traffic_figure,
 )
-from interconnect.figures.cliff import cliff_figure, generation_figure, short_gpu_name
 from interconnect.figures.reach import (
     _MAP_WIDTHS_PX,
     _map_box,
@@ -26,7 +25,8 @@ from interconnect.figures.reach import (
 )
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.models.allreduce_view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
-from interconnect.models.cliff import cliff_bars, generation_ratios
+from interconnect.topics.cliff.figures import cliff_figure, generation_figure, short_gpu_name
+from interconnect.topics.cliff.model import cliff_bars, generation_ratios
 
 CATALOG = get_catalog()
 

@@ -15,7 +15,7 @@ from interconnect.hardware.custom import (
     custom_nic,
     read_scaleup,
 )
-from interconnect.models.cliff import cliff_bars, cliff_summary
+from interconnect.topics.cliff.model import cliff_bars, cliff_summary
 
 CATALOG = get_catalog()
 SIZES = [8.0, 1 << 20, 1 << 28]

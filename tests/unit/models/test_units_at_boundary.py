@@ -19,7 +19,7 @@ import pytest
 from interconnect.units import Q_, UnitMismatchError, ureg
 
 MODULES = [
-    "interconnect.models.cliff",
+    "interconnect.topics.cliff.model",
     "interconnect.hardware.cluster",
     "interconnect.models.conversions",
     "interconnect.models.crossdc",

@@ -4,7 +4,7 @@ The Bandwidth cliff page's live chart lets the viewer drag the NICs per server a
 one GPU needs to send its data out of the server close in on (or fall away from) the time it needs
 to send the same data to a GPU of its own server. The browser can only follow at once if it already
 holds every curve, so this module computes them for every NIC count the slider offers, from the
-page's own arithmetic (:func:`~interconnect.models.cliff.cliff_summary`, then :math:`t = S / B`).
+page's own arithmetic (:func:`~interconnect.topics.cliff.model.cliff_summary`, then :math:`t = S / B`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.catalog import Catalog
-from interconnect.models.cliff import cliff_summary
+from interconnect.topics.cliff.model import cliff_summary
 
 __all__ = ["NIC_COUNTS", "PAYLOAD_GRID_BYTES", "NicFamily", "live_nic_counts", "nic_family"]
 
@@ -84,7 +84,7 @@ def nic_family(catalog: Catalog, gpu_id: str, nic_id: str | None, nic_counts: Se
     .. math:: B_{net} = B_{NIC} \, n_{NIC} / n_{GPU}, \qquad t = S / B
 
     for the network, the scale-up link and the host link alike, each per direction
-    (:func:`~interconnect.models.cliff.cliff_summary`, :func:`~interconnect.models.cliff.transfer_time`).
+    (:func:`~interconnect.topics.cliff.model.cliff_summary`, :func:`~interconnect.topics.cliff.model.transfer_time`).
 
     Examples
     --------

@@ -6,7 +6,7 @@ section below it. :func:`layers_section` depends on no control and is drawn once
 :func:`generations_section` depends on none either but is drawn only when asked for (``view=generations``),
 so it sits in the fragment with the picker. The figures are cached by their inputs for the whole server process.
 
-The arithmetic is in :mod:`interconnect.models.cliff`; the figures in :mod:`interconnect.figures.cliff`.
+The arithmetic is in :mod:`interconnect.topics.cliff.model`; the figures in :mod:`interconnect.topics.cliff.figures`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import LAYER_TITLES, Catalog, Gpu, get_catalog
-from interconnect.figures.cliff import bar_text, cliff_figure, generation_figure
 from interconnect.figures.theme import FORMAT_UNITS
 from interconnect.hardware.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
-from interconnect.models.cliff import (
+from interconnect.topics.cliff.figures import bar_text, cliff_figure, generation_figure
+from interconnect.topics.cliff.model import (
     CliffSummary,
     cliff_bars,
     cliff_summary,
@@ -31,8 +31,8 @@ from interconnect.models.cliff import (
     short_link_name,
     transfer_time,
 )
+from interconnect.topics.cliff.page_live import live_caption, live_nics
 from interconnect.ui.charts import chart
-from interconnect.ui.cliff_live import live_caption, live_nics
 from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text
 from interconnect.ui.pagespecs import CLIFF_VIEWS, CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker

@@ -1,6 +1,6 @@
 """Bandwidth-cliff figures: the log bar chart from HBM to the parallel cable, and the ratio by generation.
 
-Pure functions returning ``go.Figure`` from core results (:mod:`interconnect.models.cliff`). Both
+Pure functions returning ``go.Figure`` from core results (:mod:`interconnect.topics.cliff.model`). Both
 figures are sized for a 1280x720 projector window: 14 px text or larger, the title above the
 legend, axes labelled in real units.
 """
@@ -21,7 +21,7 @@ from interconnect.figures.theme import (
     title_over_legend,
 )
 from interconnect.figures.ticks import bandwidth_ticks, log_axis
-from interconnect.models.cliff import CliffBar, GenerationRatio, short_gpu_name
+from interconnect.topics.cliff.model import CliffBar, GenerationRatio, short_gpu_name
 from interconnect.units import format_bandwidth
 
 __all__ = ["bar_text", "cliff_figure", "generation_figure", "short_gpu_name"]
@@ -40,7 +40,7 @@ def bar_text(bar: CliffBar, unit_key: str, direction: str, basis: str) -> str:
     and both rates of an asymmetric link (home broadband: '12.5 MB/s down, 2.5 MB/s up').
 
     >>> from interconnect.catalog import get_catalog
-    >>> from interconnect.models.cliff import cliff_bars
+    >>> from interconnect.topics.cliff.model import cliff_bars
     >>> home = [b for b in cliff_bars(get_catalog(), "h100-sxm", direction="both_directions") if b.key == "home"][0]
     >>> bar_text(home, "Gbitps", "both_directions", "spec")
     '120 Mbit/s (100 down + 20 up)'

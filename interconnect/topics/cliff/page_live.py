@@ -10,9 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.catalog import Catalog
-from interconnect.figures.cliff_live import nic_family_spec
-from interconnect.models.cliff import CliffSummary, short_link_name
-from interconnect.models.cliff_family import NicFamily, live_nic_counts, nic_family
+from interconnect.topics.cliff.live_figure import nic_family_spec
+from interconnect.topics.cliff.model import CliffSummary, short_link_name
+from interconnect.topics.cliff.sweep import NicFamily, live_nic_counts, nic_family
 from interconnect.ui.live import live_chart
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state

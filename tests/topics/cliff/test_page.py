@@ -5,7 +5,7 @@ import re
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.models.cliff import cliff_summary
+from interconnect.topics.cliff.model import cliff_summary
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/1_Bandwidth_cliff.py"

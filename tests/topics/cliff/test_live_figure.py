@@ -7,9 +7,9 @@ import math
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.cliff_live import BLURAY_BYTES, nic_family_spec
-from interconnect.models.cliff import cliff_summary, short_link_name, transfer_time
-from interconnect.models.cliff_family import NIC_COUNTS, live_nic_counts, nic_family
+from interconnect.topics.cliff.live_figure import BLURAY_BYTES, nic_family_spec
+from interconnect.topics.cliff.model import cliff_summary, short_link_name, transfer_time
+from interconnect.topics.cliff.sweep import NIC_COUNTS, live_nic_counts, nic_family
 from interconnect.units import Q_, format_bandwidth, format_seconds
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.cli import main
-from interconnect.models.cliff import (
+from interconnect.testing import assert_quantity_close
+from interconnect.topics.cliff.model import (
     cliff_bars,
     cliff_summary,
     generation_ratios,
@@ -14,7 +15,6 @@ from interconnect.models.cliff import (
     server_nics,
     transfer_time,
 )
-from interconnect.testing import assert_quantity_close
 from interconnect.units import Q_
 
 CATALOG = get_catalog()

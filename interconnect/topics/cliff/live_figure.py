@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from interconnect.figures.cliff import CHASSIS_RED
 from interconnect.figures.live import LiveAxis, LiveMarker, LiveSeries, live_spec, log_axis_ticks
-from interconnect.models.cliff_family import NicFamily
+from interconnect.topics.cliff.figures import CHASSIS_RED
+from interconnect.topics.cliff.sweep import NicFamily
 from interconnect.units import Q_, format_bandwidth, format_quantity, format_seconds
 
 __all__ = ["BLURAY_BYTES", "nic_family_spec"]
@@ -22,14 +22,14 @@ def _time_tick(seconds: float) -> str:
 
 def nic_family_spec(family: NicFamily, current_nics: int, scaleup_name: str, host_name: str, nic_name: str,
                     *, present: bool = False) -> dict:
-    """The live chart of :func:`~interconnect.models.cliff_family.nic_family`.
+    """The live chart of :func:`~interconnect.topics.cliff.sweep.nic_family`.
 
     Three lines, per direction: the scale-up link, the host link, and this GPU's share of the
     server's NICs (thick, red: the one the slider moves). The sentence beside the slider gives the
     share, the like-for-like cliff and one Blu-ray's time each way at each NIC count.
 
     >>> from interconnect.catalog import get_catalog
-    >>> from interconnect.models.cliff_family import nic_family
+    >>> from interconnect.topics.cliff.sweep import nic_family
     >>> family = nic_family(get_catalog(), "h100-sxm", "ib-ndr", [8, 16])
     >>> spec = nic_family_spec(family, 8, "NVLink 4", "PCIe 5.0 x16", "InfiniBand NDR")
     >>> spec["slider"]["labels"], spec["slider"]["index"]

@@ -1,0 +1,1 @@
+"""Tests of the topic folders, one folder per topic."""
