@@ -26,7 +26,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from interconnect.hardware.cluster import resolve_cluster  # noqa: E402
 from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, sweep_allreduce  # noqa: E402
-from interconnect.models.allreduce_view import NODE_COUNTS, allreduce_view, node_count_curve  # noqa: E402
+from interconnect.topics.allreduce.view import NODE_COUNTS, allreduce_view, node_count_curve  # noqa: E402
 
 PAGE = "pages/2_All_reduce.py"
 #: (accessor, widget key, values cycled through): one typical change per control of the analysis.

@@ -1,13 +1,13 @@
 """Page: what the bandwidth cliff costs an all-reduce, by algorithm, message size and cluster size.
 
 The cluster box reruns the whole page, except its node count. Everything below the box is one
-fragment (:func:`interconnect.ui.allreduce.cluster_view`) with the view controls; the node count and
+fragment (:func:`interconnect.topics.allreduce.page.cluster_view`) with the view controls; the node count and
 everything the cluster drives are another, nested in it, so a node count change reruns only what
 depends on the cluster and a view control reruns both.
 """
 
 from interconnect.catalog import get_catalog
-from interconnect.ui.allreduce import cluster_view
+from interconnect.topics.allreduce.page import cluster_view
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls
 from interconnect.ui.pagespecs import CLUSTER_KEYS, allreduce_specs

@@ -14,20 +14,19 @@ import argparse
 import sys
 from typing import Any
 
+from interconnect.cli.cluster_flags import ratio_flag
 from interconnect.cli.output import CliError, print_json
 from interconnect.hardware.fabric import (
     DISTANCE_IDS,
-    MAX_OVERSUBSCRIPTION,
     TOPOLOGIES,
     FabricError,
-    TopologySpec,
     build_fabric,
     get_fabric_data,
     server_inputs,
 )
 from interconnect.units import Q_, QuantityInputError, format_bandwidth, parse_quantity
 
-__all__ = ["add_topology_flags", "register", "run_fabric", "topology_from_args"]
+__all__ = ["register", "run_fabric"]
 
 
 def register(commands: Any) -> None:
@@ -55,47 +54,6 @@ def register(commands: Any) -> None:
     fabric.set_defaults(handler=run_fabric)
 
 
-def add_topology_flags(parser: argparse.ArgumentParser) -> None:
-    """The cluster's fabric, as the cluster pages take it (their ``topo``, ``switch``, ``osub``, ``shared`` keys).
-
-    With no ``--topology`` no fabric is modelled and the output is what it was without these flags.
-    """
-    group = parser.add_argument_group("fabric topology (default: none, no fabric modelled)")
-    group.add_argument("--topology", choices=TOPOLOGIES, default=None,
-                       help="the scale-out fabric's topology; collectives that leave a leaf group cross the spine")
-    group.add_argument("--switch", default=None, metavar="SWITCH_ID",
-                       help="the fabric's switch (ids: interconnect catalog --kind switch; default quantum-2-qm9700)")
-    group.add_argument("--oversubscription", type=float, default=None, metavar="RATIO",
-                       help="leaf down : up ratio, 1 (default) to 64")
-    group.add_argument("--shared", type=float, default=None, metavar="PERCENT",
-                       help="share of the spine's capacity other traffic takes, 0 (default) to 90")
-
-
-def topology_from_args(args: argparse.Namespace) -> TopologySpec | None:
-    """Return the :class:`TopologySpec` the flags of :func:`add_topology_flags` give, or None without ``--topology``.
-
-    Raises :class:`CliError` naming the flag for an unknown switch or a value out of range; without
-    ``--topology`` the other flags are ignored and a warning says so.
-    """
-    topology = getattr(args, "topology", None)
-    given = {flag: value for flag, value in (("--switch", getattr(args, "switch", None)),
-                                             ("--oversubscription", getattr(args, "oversubscription", None)),
-                                             ("--shared", getattr(args, "shared", None))) if value is not None}
-    if topology is None:
-        for flag in given:
-            print(f"interconnect: warning: {flag}: ignored without --topology (no fabric is modelled)", file=sys.stderr)
-        return None
-    switches = get_fabric_data().switches
-    switch = given.get("--switch", "quantum-2-qm9700")
-    if switch not in switches:
-        raise CliError(f"--switch: unknown switch {switch!r}; known: {', '.join(switches)}")
-    ratio = _ratio("--oversubscription", given.get("--oversubscription", 1.0))
-    shared = given.get("--shared", 0.0)
-    if not 0.0 <= shared <= 90.0:
-        raise CliError(f"--shared: got {shared:g}; give a percentage between 0 and 90")
-    return TopologySpec(topology, switch, ratio, shared / 100.0)
-
-
 def _distances(text: str) -> tuple[str, ...]:
     classes = tuple(part.strip().lower() for part in text.split(",") if part.strip())
     bad = [c for c in classes if c not in DISTANCE_IDS]
@@ -104,15 +62,9 @@ def _distances(text: str) -> tuple[str, ...]:
     return classes
 
 
-def _ratio(name: str, value: float | None) -> float | None:
-    if value is not None and not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
-        raise CliError(f"{name}: got {value:g}; give a down : up ratio between 1 and {MAX_OVERSUBSCRIPTION:g}")
-    return value
-
-
 def run_fabric(args: argparse.Namespace) -> int:
-    leaf = _ratio("--oversubscription", args.oversubscription)
-    spine = _ratio("--spine-oversubscription", args.spine_oversubscription)
+    leaf = ratio_flag("--oversubscription", args.oversubscription)
+    spine = ratio_flag("--spine-oversubscription", args.spine_oversubscription)
     nic_gbit_s = None
     if args.nic_rate:
         try:

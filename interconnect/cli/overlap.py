@@ -17,7 +17,7 @@ import argparse
 import math
 from typing import Any
 
-from interconnect.cli.collectives import _add_cluster_flags, _cluster, _warn
+from interconnect.cli.cluster_flags import add_cluster_flags, cluster_from_args, warn
 from interconnect.cli.output import CliError, print_json
 from interconnect.models.overlap import (
     GRADIENT_BYTES,
@@ -103,7 +103,7 @@ def register(commands: Any) -> None:
                              f"slowest (default {costs.spread:g}: Sinha et al., SC22)")
     parser.add_argument("--efficiency", type=_number("--efficiency", 0.01, 1.0), default=1.0,
                         help="share of the GPU's dense BF16 peak the matmuls reach (default 1)")
-    _add_cluster_flags(parser)
+    add_cluster_flags(parser)
     parser.set_defaults(handler=run_overlap)
 
 
@@ -178,7 +178,7 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
 
 
 def run_overlap(args: argparse.Namespace) -> int:
-    cluster, warnings = _cluster(args)
+    cluster, warnings = cluster_from_args(args)
     bucket = _bucket_bytes(args.bucket, warnings)
     workload = _workload(args)
     try:
@@ -193,7 +193,7 @@ def run_overlap(args: argparse.Namespace) -> int:
     if args.json:
         print_json(_payload(step, cluster, args, roofline, warnings))
         return 0
-    _warn(warnings)
+    warn(warnings)
 
     def t(seconds: float) -> str:
         return format_duration(Q_(seconds, "s")) if seconds > 0 else "0 s"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import allreduce
 from interconnect.hardware.fabric import FabricTopology
-from interconnect.models.allreduce_view import PLAYBOOK_CLUSTER, playbook_curve
+from interconnect.hardware.playbook import PLAYBOOK_CLUSTER, playbook_curve
 
 __all__ = ["PlaybookRow", "playbook_hypothesis"]
 

@@ -16,7 +16,7 @@ from interconnect.catalog import Catalog
 from interconnect.figures.overlap import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
-from interconnect.models.allreduce_view import vendor_words
+from interconnect.hardware.vendor import vendor_words
 from interconnect.models.overlap import (
     CLAIM_OVERLAP_FRACTION,
     CLAIM_TIME_SAVED,

@@ -10,8 +10,8 @@ import pytest
 from browser_helpers import assert_healthy, open_page, poll, query_of, widget
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.allreduce_family import live_node_counts
-from interconnect.models.allreduce_view import node_count_curve
+from interconnect.topics.allreduce.sweep import live_node_counts
+from interconnect.topics.allreduce.view import node_count_curve
 from interconnect.units import Q_, format_bandwidth
 
 pytestmark = pytest.mark.browser

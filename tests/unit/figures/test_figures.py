@@ -6,14 +6,6 @@ import numpy as np
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.allreduce import (
-    SHORT_NAMES,
-    busbw_figure,
-    choice_label,
-    node_count_figure,
-    time_figure,
-    traffic_figure,
-)
 from interconnect.figures.reach import (
     _MAP_WIDTHS_PX,
     _map_box,
@@ -24,7 +16,15 @@ from interconnect.figures.reach import (
     reach_figure,
 )
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.allreduce_view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
+from interconnect.topics.allreduce.figures import (
+    SHORT_NAMES,
+    busbw_figure,
+    choice_label,
+    node_count_figure,
+    time_figure,
+    traffic_figure,
+)
+from interconnect.topics.allreduce.view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
 from interconnect.topics.cliff.figures import cliff_figure, generation_figure, short_gpu_name
 from interconnect.topics.cliff.model import cliff_bars, generation_ratios
 
@@ -203,7 +203,7 @@ def test_forced_choice_is_named_and_fastest_line_only_when_faster():
 @pytest.mark.parametrize("extreme", [1e308, 1.7e308, 5e-324, 1e-320, 1e-30])
 def test_allreduce_figures_never_raise_on_finite_extremes(extreme):
     # Issue 21: one log row timed at 1e308 us overflowed the time axis's decade ticks (10.0**309).
-    from interconnect.figures.allreduce import Overlay, decade_ticks
+    from interconnect.topics.allreduce.figures import Overlay, decade_ticks
 
     view = allreduce_view(resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)[0])
     sizes = np.array([1024.0, 1048576.0, 268435456.0])

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from interconnect.figures.allreduce_live import node_family_spec
 from interconnect.figures.live import LiveAxis, LiveMarker, LiveSeries, live_spec, log_axis_ticks
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.allreduce_family import live_node_counts, node_family
-from interconnect.models.allreduce_view import node_count_curve
+from interconnect.topics.allreduce.live_figure import node_family_spec
+from interconnect.topics.allreduce.sweep import live_node_counts, node_family
+from interconnect.topics.allreduce.view import node_count_curve
 from interconnect.units import Q_, format_bandwidth
 
 AXIS = LiveAxis("x", False, 0.0, 1.0, ((0.5, "half"),))

@@ -5,7 +5,7 @@ import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import allreduce
-from interconnect.models.allreduce_view import (
+from interconnect.topics.allreduce.view import (
     PLAYBOOK_CLUSTER,
     SIZES_BYTES,
     allreduce_view,
@@ -159,7 +159,7 @@ def test_aws_p5_tuner_picks_barely_move_the_model_on_the_playbook_cluster():
     # the Tree/LL128 edge at 32 and 64 ranks (36 and 112 MiB), so Ring/LL128; below it from 128 ranks
     # (288 MiB) on, so Tree/LL128. The Playbook's medians at 4-64 nodes are 160, 99.6, 84.7, 64.9, 32.9 GB/s
     # (pp_comm_bandwidth chart data): the tuner's picks cannot explain them.
-    from interconnect.models.allreduce_view import P5_TUNER_PICKS_256MB, p5_tuner_check
+    from interconnect.topics.allreduce.view import P5_TUNER_PICKS_256MB, p5_tuner_check
 
     rows = p5_tuner_check()
     assert [row.nodes for row in rows] == [4, 8, 16, 32, 64]

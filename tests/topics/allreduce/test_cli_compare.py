@@ -12,7 +12,7 @@ from interconnect.cli import main
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import all_gather, alltoall
 
-LOGS = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
+LOGS = Path(__file__).resolve().parents[2] / "unit" / "data" / "nccl_logs"
 
 
 def _run(capsys, argv):

@@ -18,7 +18,7 @@ from interconnect.io.nccl_tests import parse_nccl_tests
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/2_All_reduce.py"
-LOGS = Path(__file__).resolve().parents[1] / "unit" / "data" / "nccl_logs"
+LOGS = Path(__file__).resolve().parents[2] / "unit" / "data" / "nccl_logs"
 
 
 def values(array):

@@ -15,7 +15,7 @@ import numpy as np
 
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, allreduce_detail, busbw_factor
-from interconnect.models.allreduce_view import NODE_COUNTS, SIZES_BYTES
+from interconnect.topics.allreduce.view import NODE_COUNTS, SIZES_BYTES
 
 __all__ = ["NodeFamily", "live_node_counts", "node_family"]
 

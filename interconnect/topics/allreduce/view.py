@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.datafiles.playbook import load_playbook_allreduce
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import (
     ALLREDUCE_ALGORITHMS,
@@ -24,6 +23,8 @@ from interconnect.hardware.collectives import (
     collective_by_algorithm,
     normalize_collective,
 )
+from interconnect.hardware.playbook import PLAYBOOK_CLUSTER, PLAYBOOK_SIZE, PublishedCurve, playbook_curve
+from interconnect.hardware.vendor import VendorWords, vendor_words
 from interconnect.units import expects
 
 __all__ = [
@@ -125,64 +126,6 @@ class AllreduceView:
         with np.errstate(invalid="ignore"):
             return bool(np.any(self.fastest.time_us < self.chosen.time_us * 0.97))
 
-
-@dataclass(frozen=True)
-class VendorWords:
-    """The maker's own words for a cluster's collective library and scale-up, for every message about it.
-
-    Attributes
-    ----------
-    library : str
-        The collective library: NCCL (NVIDIA), RCCL (AMD), HCCL (Intel Gaudi).
-    tests : str
-        Its benchmark: nccl-tests, rccl-tests, or the library's own demo.
-    scaleup : str
-        The scale-up fabric's family name: NVLink, Infinity Fabric, Gaudi's on-chip RoCE.
-    domain : str
-        One scale-up domain in words ("one NVLink domain", "one Infinity Fabric node").
-    pick : str
-        The tuner's choice in a legend ("NCCL's pick").
-    """
-
-    library: str
-    tests: str
-    scaleup: str
-    domain: str
-    pick: str
-
-
-_WORDS = {
-    "nccl": VendorWords("NCCL", "nccl-tests", "NVLink", "one NVLink domain", "NCCL's pick"),
-    "rccl": VendorWords("RCCL", "rccl-tests", "Infinity Fabric", "one Infinity Fabric node", "RCCL's pick"),
-    "hccl": VendorWords("HCCL", "hccl_demo", "Gaudi's on-chip RoCE", "one Gaudi node (on-chip RoCE)",
-                        "HCCL's pick (modelled as NCCL's)"),
-    "other": VendorWords("the collective library", "its benchmark", "the scale-up links", "one scale-up domain",
-                         "the library's pick (modelled as NCCL's)"),
-}
-
-
-def vendor_words(cluster: Cluster) -> VendorWords:
-    """Return the maker's words for the cluster's GPU (library, benchmark, scale-up fabric).
-
-    Parameters
-    ----------
-    cluster : Cluster
-        The cluster.
-
-    Returns
-    -------
-    VendorWords
-        NVIDIA: NCCL and NVLink; AMD: RCCL and Infinity Fabric; Intel Gaudi: HCCL and on-chip RoCE.
-
-    Examples
-    --------
-    >>> from interconnect.hardware.cluster import resolve_cluster
-    >>> [vendor_words(resolve_cluster(g)[0]).library for g in ("h100-sxm", "mi300x", "gaudi3")]
-    ['NCCL', 'RCCL', 'HCCL']
-    """
-    if cluster.library == "other" and "intel" in cluster.vendor.lower():
-        return _WORDS["hccl"]
-    return _WORDS.get(cluster.library, _WORDS["other"])
 
 
 def launch_from_log(gpus_per_process: int | None, ranks: int | None) -> tuple[str, str]:
@@ -444,31 +387,6 @@ def traffic_per_gpu(cluster: Cluster, size_bytes: int) -> dict[str, float]:
     }
 
 
-@dataclass(frozen=True, eq=False)
-class PublishedCurve:
-    """A published curve to overlay, with its citation (``low``/``high``: a published spread, or None)."""
-
-    label: str
-    source_title: str
-    source_url: str
-    x: np.ndarray
-    busbw_gbps: np.ndarray
-    note: str
-    low_gbps: np.ndarray | None = None
-    high_gbps: np.ndarray | None = None
-    spread_label: str = ""
-
-
-#: The Ultra-Scale Playbook's cluster as the model describes it: AWS p5.48xlarge, 8 x H100 and
-#: 32 x 100 Gbit/s EFA per node. The Playbook itself says "1-64 nodes of 8xH100s" on "our cluster"
-#: and that the inter-node network is EFA (tensor-parallel section); the same team's Smol Training
-#: Playbook describes its cluster as AWS p5 with four 100 Gbit/s EFA adapters per GPU. That the two
-#: are the same machines is an inference (same team, same EFA launch settings).
-PLAYBOOK_CLUSTER: dict[str, object] = {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 8, "nic": "efa-v2",
-                                       "nics_per_node": 32, "fabric": "efa"}
-#: The message size of the Playbook's node-count chart (256 MB, decimal).
-PLAYBOOK_SIZE = "256 MB"
-
 #: The same team's nccl-tests all-reduce on AWS p5 (Smol Training Playbook, Hugging Face, 2025,
 #: "Troubleshooting interconnect" section): 480 GB/s on one node, 479 on two, 320-350 GB/s from 3 to 16
 #: nodes; large messages, size not stated. (nodes, low, high) in GB/s busbw.
@@ -541,40 +459,6 @@ def p5_tuner_check(size_bytes: float = 256e6) -> list[P5TunerCheck]:
                                  algorithm, protocol, float(tuned.busbw_gbps[0])))
     return rows
 
-
-def playbook_curve() -> PublishedCurve:
-    """Load the Ultra-Scale Playbook's measured all-reduce bandwidth at 256 MB against node count.
-
-    Returns
-    -------
-    PublishedCurve
-        Node counts (8 x H100 each) and the median busbw with the 5th-95th percentile range, GB/s.
-
-    Notes
-    -----
-    From the chart's own data (``assets/data/benchmarks/pp_comm_bandwidth.html`` of the Playbook's
-    Space, https://huggingface.co/spaces/nanotron/ultrascale-playbook), stored in
-    ``interconnect/data/published/playbook-allreduce-256mb.csv`` (read by
-    :func:`interconnect.datafiles.playbook.load_playbook_allreduce`).
-
-    Examples
-    --------
-    >>> curve = playbook_curve()
-    >>> [f"{b:g} GB/s" for b in curve.busbw_gbps[[0, -1]]]
-    ['436 GB/s', '32.9 GB/s']
-    """
-    data = load_playbook_allreduce()
-    return PublishedCurve(
-        label="Ultra-Scale Playbook, measured median (256 MB)",
-        source_title="Hugging Face, The Ultra-Scale Playbook: all-reduce bandwidth vs node count",
-        source_url="https://huggingface.co/spaces/nanotron/ultrascale-playbook",
-        x=np.array(data.nodes),
-        busbw_gbps=np.array(data.median_gbps),
-        note="The Playbook's chart reports bandwidth per GPU at a fixed 256 MB message; read here as busbw.",
-        low_gbps=np.array(data.p5_gbps),
-        high_gbps=np.array(data.p95_gbps),
-        spread_label="Playbook, 5th-95th percentile of its runs",
-    )
 
 
 @expects(size_bytes="B", time_us="us")

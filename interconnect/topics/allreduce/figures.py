@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from interconnect.figures.theme import apply_theme
 from interconnect.figures.ticks import powers_of_ten
 from interconnect.hardware.collectives import ALGORITHM_LABELS, COLLECTIVE_LABELS
-from interconnect.models.allreduce_view import AllreduceView, NodeCurve, PublishedCurve
+from interconnect.topics.allreduce.view import AllreduceView, NodeCurve, PublishedCurve
 from interconnect.units import Q_, format_size
 
 __all__ = [

@@ -19,15 +19,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from interconnect.figures.allreduce import (
-    SHORT_NAMES,
-    Overlay,
-    busbw_figure,
-    choice_label,
-    node_count_figure,
-    time_figure,
-    traffic_figure,
-)
 from interconnect.hardware.cluster import Cluster, resolve_cluster
 from interconnect.hardware.collectives import (
     ALGORITHM_LABELS,
@@ -45,7 +36,17 @@ from interconnect.hardware.collectives import (
 )
 from interconnect.hardware.collectives import collective as collective_model
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
-from interconnect.models.allreduce_view import (
+from interconnect.topics.allreduce.figures import (
+    SHORT_NAMES,
+    Overlay,
+    busbw_figure,
+    choice_label,
+    node_count_figure,
+    time_figure,
+    traffic_figure,
+)
+from interconnect.topics.allreduce.page_live import live_caption, live_nodes
+from interconnect.topics.allreduce.view import (
     PLAYBOOK_CLUSTER,
     PLAYBOOK_SIZE,
     SMOL_PLAYBOOK_P5,
@@ -61,7 +62,6 @@ from interconnect.models.allreduce_view import (
     traffic_per_gpu,
     vendor_words,
 )
-from interconnect.ui.allreduce_live import live_caption, live_nodes
 from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster
 from interconnect.ui.markdown import escape_markdown

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from interconnect.figures.allreduce import ALGORITHM_COLOURS, SHORT_NAMES
 from interconnect.figures.live import LiveAxis, LiveSeries, live_spec, log_axis_ticks
-from interconnect.models.allreduce_family import NodeFamily
+from interconnect.topics.allreduce.figures import ALGORITHM_COLOURS, SHORT_NAMES
+from interconnect.topics.allreduce.sweep import NodeFamily
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size
 
 __all__ = ["node_family_spec"]
@@ -19,14 +19,14 @@ _FLOOR_FRACTION = 1e-4
 
 def node_family_spec(family: NodeFamily, current_nodes: int, readout_size_bytes: float, chosen_label: str,
                      *, present: bool = False) -> dict:
-    """The live chart of :func:`~interconnect.models.allreduce_family.node_family`.
+    """The live chart of :func:`~interconnect.topics.allreduce.sweep.node_family`.
 
     Each algorithm is a dotted line and the chosen one (NCCL's pick, or what was forced) a thick one,
     as on the page's other charts; the sentence beside the slider gives the time and busbw at the
     page's message size for each node count.
 
     >>> from interconnect.hardware.cluster import resolve_cluster
-    >>> from interconnect.models.allreduce_family import node_family
+    >>> from interconnect.topics.allreduce.sweep import node_family
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
     >>> spec = node_family_spec(node_family(cluster, (1, 2)), 2, 2**28, "NCCL's pick")
     >>> spec["slider"]["labels"], spec["slider"]["index"]

@@ -12,23 +12,27 @@ and one line on stderr.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from interconnect.catalog import UnknownIdError, get_catalog
-from interconnect.cli.fabric import add_topology_flags, topology_from_args
-from interconnect.cli.output import CliError, print_json, quantity_json
-from interconnect.hardware.cluster import FABRICS, Cluster, resolve_cluster
+from interconnect.cli.cluster_flags import (
+    add_cluster_flags,
+    add_topology_flags,
+    cluster_from_args,
+    positive_int,
+    quantity_or_none,
+    warn,
+)
+from interconnect.cli.output import CliError, print_json
+from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import (
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_ALGORITHMS,
     COLLECTIVE_LABELS,
     LAUNCH_OVERHEAD_US,
-    PROTOCOLS,
     allreduce,
     apply_calibration,
     busbw_factor,
@@ -36,93 +40,23 @@ from interconnect.hardware.collectives import (
     compare_collective,
     normalize_collective,
 )
-from interconnect.hardware.collectives.calibration import MAX_WIRE_EFFICIENCY, MIN_WIRE_EFFICIENCY
-from interconnect.hardware.custom import name_problem
-from interconnect.models.allreduce_view import launch_from_log, vendor_words
+from interconnect.hardware.vendor import vendor_words
+from interconnect.topics.allreduce.view import launch_from_log
 from interconnect.units import (
     Q_,
-    IntegerInputError,
     QuantityInputError,
     format_duration,
     format_size,
     parse_quantity,
-    read_int,
 )
 
 DEFAULT_SIZE = "256 MiB"
 SWEEP_SIZES = [8 * 2**i for i in range(31)]  # 8 B .. 8 GiB, as all_reduce_perf -b 8 -e 8G -f 2
 
 
-def _positive_int(text: str) -> int:
-    try:
-        return read_int(text, minimum=1)
-    except IntegerInputError as exc:
-        reason = "must be at least 1" if exc.nearest is not None else "expected a whole number"
-        raise argparse.ArgumentTypeError(f"{reason}, got '{text[:40]}'") from None
-
-
-def _efficiency(text: str) -> float:
-    """``--net-efficiency`` / ``--scaleup-efficiency``: a share of the line rate, '87%' or 0.87."""
-    raw = text.strip()
-    try:
-        value = float(raw.rstrip("%").strip()) / (100.0 if raw.endswith("%") else 1.0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a share of the line rate such as '87%' or 0.87, "
-                                         f"got '{text}'") from None
-    if not MIN_WIRE_EFFICIENCY <= value <= MAX_WIRE_EFFICIENCY:
-        raise argparse.ArgumentTypeError(f"must be between {MIN_WIRE_EFFICIENCY:.0%} and {MAX_WIRE_EFFICIENCY:.0%}, "
-                                         f"got '{text}'")
-    return value
-
-
-def _protocol(text: str) -> str:
-    """``--protocol``: auto, LL, LL128 or Simple, in any case (as NCCL_PROTO accepts them)."""
-    lookup = {name.lower(): name for name in ("auto", *PROTOCOLS)}
-    key = text.strip().lower()
-    if key not in lookup:
-        raise argparse.ArgumentTypeError(f"expected auto, ll, ll128 or simple, got '{text}'")
-    return lookup[key]
-
-
-def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, ...] = ALLREDUCE_ALGORITHMS) -> None:
-    parser.add_argument("--gpu", default="h100-sxm",
-                        help="GPU catalog id (default h100-sxm), or 'custom' with --gpu-bw (and --gpu-base)")
-    parser.add_argument("--gpu-bw", metavar="RATE",
-                        help="a custom GPU's scale-up bandwidth per direction ('3.6 TB/s'), as the page's gpu_bw")
-    parser.add_argument("--gpu-base", metavar="ID",
-                        help="the catalog GPU whose compute, memory and server a custom GPU keeps (default h100-sxm)")
-    parser.add_argument("--gpu-name", metavar="NAME", help="a custom GPU's name in the output (default 'Custom GPU')")
-    parser.add_argument("--gpus-per-node", type=_positive_int,
-                        help="GPUs per server (default: the GPU's reference node)")
-    parser.add_argument("--nodes", type=_positive_int, help="servers (default 1; compare: from the log's rank count)")
-    parser.add_argument("--nic", help="NIC catalog id (ib-ndr) or bandwidth per NIC ('200 Gbit/s')")
-    parser.add_argument("--nics-per-node", type=_positive_int, help="NICs per server (default one per GPU)")
-    parser.add_argument("--fabric", choices=sorted(FABRICS), help="scale-out fabric (default: from the NIC)")
-    parser.add_argument("--scaleup-domain", type=_positive_int,
-                        help="GPUs per NVLink domain (default: preset; 72 for GB200)")
-    parser.add_argument("--sharp", action="store_true", help="in-network reduction (SHARP) in an InfiniBand fabric")
-    parser.add_argument("--hop-latency", metavar="TIME",
-                        help="extra latency per network hop instead of the fabric's ('25 us'), as in the page's lat")
-    parser.add_argument("--net-efficiency", type=_efficiency, metavar="SHARE",
-                        help="calibration: share of each NIC's line rate reached ('87%%'), as the page's net_eff")
-    parser.add_argument("--scaleup-efficiency", type=_efficiency, metavar="SHARE",
-                        help="calibration: share of the GPU's scale-up spec reached ('80%%'), as the page's up_eff")
-    parser.add_argument("--extra-latency", metavar="TIME",
-                        help="calibration: added to every collective call ('5 us', may be negative), as xlat")
-    parser.add_argument("--procs", choices=("auto", *LAUNCH_OVERHEAD_US), default="auto",
-                        help="how the benchmark drives the GPUs (its launch mode): one process per GPU, or one "
-                             "process for all (-g 8, +20 us per call), as the page's procs; default auto: "
-                             "compare reads it from the log, other commands model one process per GPU")
-    parser.add_argument("--algorithm", default="auto", choices=("auto", *algorithms),
-                        help="force an algorithm (default auto: what NCCL would pick per size)")
-    parser.add_argument("--protocol", default="auto", type=_protocol, metavar="{auto,ll,ll128,simple}",
-                        help="force a protocol, any case, as NCCL_PROTO does (default auto: NCCL's pick)")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-
-
 def register(commands: Any) -> None:
     model = commands.add_parser("allreduce", help="predicted all-reduce time, algbw and busbw for a cluster")
-    _add_cluster_flags(model)
+    add_cluster_flags(model)
     add_topology_flags(model)
     model.add_argument("--size", action="append",
                        help=f"message size per GPU, repeatable (default {DEFAULT_SIZE}); 'sweep' for 8 B .. 8 GiB")
@@ -132,124 +66,11 @@ def register(commands: Any) -> None:
         "compare", help="compare an nccl-tests/rccl-tests log (all-reduce, all-gather, reduce-scatter, all-to-all, "
                         "send/recv) with the model of that collective")
     compare.add_argument("logfile", help="nccl-tests stdout or -J JSON file ('-' for stdin)")
-    compare.add_argument("--run", type=_positive_int, default=1,
+    compare.add_argument("--run", type=positive_int, default=1,
                          help="which result table of a file holding several (default 1, the first)")
     every = dict.fromkeys((*ALLREDUCE_ALGORITHMS, *(a for algos in COLLECTIVE_ALGORITHMS.values() for a in algos)))
-    _add_cluster_flags(compare, tuple(every))
+    add_cluster_flags(compare, tuple(every))
     compare.set_defaults(handler=run_compare)
-
-
-# --- shared ------------------------------------------------------------------------------------
-
-
-def _check_nic(text: str | None) -> None:
-    """The CLI is strict where the page is forgiving: a NIC that is neither an id nor a bandwidth is
-    an error, not a warning."""
-    if text is None:
-        return
-    catalog = get_catalog()
-    if text in catalog.links:
-        if catalog.links[text].layer != "scale-out":
-            raise CliError(f"--nic: '{text}' is a {catalog.links[text].layer} link, not a NIC")
-        return
-    try:
-        parse_quantity(text, "bandwidth")
-    except QuantityInputError as exc:
-        if text[:1].isalpha() and " " not in text.strip():
-            known = ", ".join(sorted(catalog.nics()))
-            raise CliError(
-                f"--nic: unknown NIC id '{text}'; known ids: {known}; or give a bandwidth like '400 Gbit/s'"
-            ) from exc
-        raise CliError(f"--nic: {exc}") from exc
-
-
-def _check_hop_latency(text: str | None) -> None:
-    if text is None:
-        return
-    try:
-        parse_quantity(text, "time", allow_zero=True)
-    except QuantityInputError as exc:
-        raise CliError(f"--hop-latency: {exc}") from exc
-
-
-def _custom_gpu(args: argparse.Namespace) -> dict[str, Any]:
-    """The custom GPU the flags describe, checked strictly (the page would warn and fall back)."""
-    given = [flag for flag, value in (("--gpu-bw", args.gpu_bw), ("--gpu-base", args.gpu_base),
-                                      ("--gpu-name", args.gpu_name)) if value is not None]
-    if args.gpu != "custom":
-        if given:
-            raise CliError(f"{given[0]} describes a custom GPU: use it with --gpu custom")
-        return {}
-    if args.gpu_bw is None:
-        raise CliError("--gpu custom needs --gpu-bw, its scale-up bandwidth per direction (e.g. '3.6 TB/s')")
-    try:
-        parse_quantity(args.gpu_bw, "bandwidth")
-    except QuantityInputError as exc:
-        raise CliError(f"--gpu-bw: {exc}") from exc
-    base = args.gpu_base or "h100-sxm"
-    if base not in get_catalog().gpus:
-        raise CliError(f"--gpu-base: unknown GPU id '{base}'; known ids: {', '.join(sorted(get_catalog().gpus))}")
-    problem = name_problem(args.gpu_name) if args.gpu_name is not None else None
-    if problem:
-        raise CliError(f"--gpu-name: {problem}")
-    return {"gpu_base": base, "scaleup_bandwidth": args.gpu_bw, "gpu_name": args.gpu_name}
-
-
-def _extra_latency_us(text: str | None) -> float:
-    if text is None:
-        return 0.0
-    negative = text.strip().startswith("-")
-    try:
-        quantity = parse_quantity(text.strip().lstrip("-"), "time", allow_zero=True).quantity
-    except QuantityInputError as exc:
-        raise CliError(f"--extra-latency: {exc}") from exc
-    value = float(quantity.to("us").magnitude)
-    return -value if negative else value
-
-
-def _calibrated(args: argparse.Namespace, cluster: Cluster, launch: str) -> Cluster:
-    """The cluster with the calibration flags and the launch mode applied."""
-    return apply_calibration(cluster, network_efficiency=args.net_efficiency,
-                             scaleup_efficiency=args.scaleup_efficiency,
-                             extra_latency_us=_extra_latency_us(args.extra_latency), launch=launch)
-
-
-def _cluster(args: argparse.Namespace, nodes: int | None = None, *,
-             with_launch: bool = True) -> tuple[Cluster, list[str]]:
-    """The cluster the flags describe, calibrated by the calibration flags (and the launch mode)."""
-    _check_nic(args.nic)
-    _check_hop_latency(args.hop_latency)
-    _extra_latency_us(args.extra_latency)
-    custom = _custom_gpu(args)
-    try:
-        cluster, warnings = resolve_cluster(
-            args.gpu,
-            **custom,
-            gpus_per_node=args.gpus_per_node,
-            nodes=nodes if nodes is not None else (args.nodes or 1),
-            nic=args.nic,
-            nics_per_node=args.nics_per_node,
-            fabric=args.fabric,
-            scaleup_domain=args.scaleup_domain,
-            in_network_reduction=args.sharp or None,
-            hop_latency=args.hop_latency,
-            topology=topology_from_args(args),
-        )
-    except UnknownIdError as exc:
-        raise CliError(str(exc)) from exc
-    launch = "process-per-gpu" if args.procs == "auto" or not with_launch else args.procs
-    return _calibrated(args, cluster, launch), warnings
-
-
-def _warn(warnings: list[str]) -> None:
-    for warning in warnings:
-        print(f"interconnect: warning: {warning}", file=sys.stderr)
-
-
-def _quantity(value: float, unit: str) -> dict[str, Any]:
-    if not math.isfinite(value):
-        return {"value": None, "unit": unit}
-    return quantity_json(Q_(float(value), unit), unit)
 
 
 # --- allreduce ---------------------------------------------------------------------------------
@@ -276,7 +97,7 @@ def _sizes(values: list[str] | None) -> np.ndarray:
 
 def run_allreduce(args: argparse.Namespace) -> int:
     sizes = _sizes(args.size)
-    cluster, warnings = _cluster(args)
+    cluster, warnings = cluster_from_args(args)
     result = allreduce(cluster, sizes, args.algorithm, protocol=args.protocol)
     if not np.isfinite(result.time_us).all():
         raise CliError(_unavailable(args, cluster))
@@ -284,10 +105,10 @@ def run_allreduce(args: argparse.Namespace) -> int:
     if args.json:
         entries = [
             {
-                "size": _quantity(row["size_bytes"], "B"),
-                "time": _quantity(row["time_us"], "us"),
-                "algbw": _quantity(row["algbw_gbps"], "GB/s"),
-                "busbw": _quantity(row["busbw_gbps"], "GB/s"),
+                "size": quantity_or_none(row["size_bytes"], "B"),
+                "time": quantity_or_none(row["time_us"], "us"),
+                "algbw": quantity_or_none(row["algbw_gbps"], "GB/s"),
+                "busbw": quantity_or_none(row["busbw_gbps"], "GB/s"),
                 "algorithm": row["algorithm"],
                 "protocol": row["protocol"],
             }
@@ -307,7 +128,7 @@ def run_allreduce(args: argparse.Namespace) -> int:
             payload.update({key: entries[0][key] for key in keys})
         print_json(payload)
         return 0
-    _warn(warnings)
+    warn(warnings)
     print(cluster.describe())
     factor = busbw_factor("all_reduce", cluster.ranks)
     if len(rows) == 1:
@@ -403,13 +224,13 @@ def _cluster_for_log(args: argparse.Namespace, run: Any, warnings: list[str]) ->
     log_ranks = run.ranks
     nodes = args.nodes
     if nodes is None and log_ranks:
-        probe, _ = _cluster(args, nodes=1, with_launch=False)
+        probe, _ = cluster_from_args(args, nodes=1, with_launch=False)
         g = probe.gpus_per_node
         if log_ranks % g == 0:
             nodes = log_ranks // g
         else:
             nodes = max(1, round(log_ranks / g))
-    cluster, cluster_warnings = _cluster(args, nodes=nodes, with_launch=False)
+    cluster, cluster_warnings = cluster_from_args(args, nodes=nodes, with_launch=False)
     warnings.extend(cluster_warnings)
     if log_ranks and log_ranks != cluster.ranks:
         warnings.append(
@@ -514,7 +335,7 @@ def run_compare(args: argparse.Namespace) -> int:
             "rows": rows,
         })
         return 0
-    _warn(warnings)
+    warn(warnings)
     named = f" ({run.collective})" if run.collective else " (not named in the log)"
     print(f"{label}: {COLLECTIVE_LABELS[collective]}{named}, {size.size} rows, {log_ranks or '?'} ranks "
           f"({run.ranks_source})")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from interconnect.figures.allreduce import choice_label
-from interconnect.figures.allreduce_live import node_family_spec
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.allreduce_family import live_node_counts, node_family
-from interconnect.models.allreduce_view import vendor_words
+from interconnect.hardware.vendor import vendor_words
+from interconnect.topics.allreduce.figures import choice_label
+from interconnect.topics.allreduce.live_figure import node_family_spec
+from interconnect.topics.allreduce.sweep import live_node_counts, node_family
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.live import live_chart
 from interconnect.ui.state import PageState

@@ -10,7 +10,7 @@ import pytest
 from interconnect.cli import main
 from interconnect.hardware.collectives import load_measurements
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
+DATA = Path(__file__).resolve().parents[2] / "unit" / "data" / "nccl_logs"
 
 HEADER = (
     "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 30 agg iters: 1 "
@@ -21,7 +21,7 @@ HEADER = (
 #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
 """
 
-LOG_FIXTURES = Path(__file__).resolve().parents[1] / "data" / "nccl_logs"
+LOG_FIXTURES = Path(__file__).resolve().parents[2] / "unit" / "data" / "nccl_logs"
 
 
 @pytest.fixture
