@@ -285,3 +285,41 @@ def test_inputs_corrected_against_their_sources():
     # Llama 3 Table 4 prints DP 4 for the 128K row; 16,384 / (8 x 16 x 16) and 16M / (16 x 131,072) both give 8
     llama = RUNS["llama3-405b-128k-16384"]
     assert llama.dp == 8 and llama.global_batch == 8 * 16 and "prints 4" in llama.checked
+
+
+def test_every_model_input_of_every_run_has_a_provenance():
+    from interconnect.datafiles.reference_runs import MODEL_INPUTS, inference_rules
+
+    rules = inference_rules()
+    assert list(rules) == [f"R{n}" for n in range(1, len(rules) + 1)] and all(rules.values())
+    for run in RUNS.values():
+        assert list(run.provenance) == list(MODEL_INPUTS), run.id
+        for key, value in run.provenance.items():
+            assert value.startswith(("stated: ", "inferred: R")), (run.id, key)
+    # the corrections say where they come from
+    assert RUNS["narayanan-76.1b-1024"].provenance["micro_batch"] == "stated: run_table_1.sh 76B: MBS=2"
+    assert "331.6 billion" in RUNS["nemotron4-340b-6144"].provenance["params"]
+    assert "prints DP 4" in RUNS["llama3-405b-128k-16384"].provenance["dp"]
+
+
+def test_a_bad_provenance_is_refused_by_name(tmp_path):
+    from interconnect.datafiles.reference_runs import ReferenceRunDataError, load_training_runs
+    from interconnect.datafiles.tables import packaged_data_file
+
+    text = packaged_data_file("published/training-runs.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "training-runs.toml"
+    first = text.index("\n[[run]]\n")
+    run_id = text[first:].split('id = "', 1)[1].split('"', 1)[0]
+    head, rest = text[:first], text[first:]
+    for broken, message in (
+        (head + re.sub(r'\nmicro_batch = "[^"]*"', "", rest, count=1), "provenance missing for micro_batch"),
+        (head + re.sub(r'\nmicro_batch = "(inferred|stated): ', '\nmicro_batch = "guessed: ', rest, count=1),
+         "provenance of 'micro_batch' must start with"),
+        (head + re.sub(r'\nmicro_batch = "inferred: R\d+', '\nmicro_batch = "inferred: R99', rest, count=1),
+         "provenance of 'micro_batch' cites no rule"),
+        (head + rest.replace("\n[run.provenance]\n", '\n[run.provenance]\nnote = "stated: x"\n', 1),
+         "provenance for key\\(s\\) that are not model inputs: note"),
+    ):
+        bad.write_text(broken, encoding="utf-8")
+        with pytest.raises(ReferenceRunDataError, match=f"^training-runs.toml: run '{run_id}': {message}"):
+            load_training_runs(bad)
