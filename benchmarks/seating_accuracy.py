@@ -3,7 +3,8 @@
 Usage: ``.venv/bin/python benchmarks/seating_accuracy.py``. For each run of
 ``interconnect/data/published/training-runs.toml``: the paper's achieved TFLOP/s per GPU, the
 model's (counted the same way), their ratio, the bubble, the exposed communication and whether the
-memory fits; then the scale-out pairs (same model, more GPUs, same batch) and whether the order of
+memory fits, and how many of the run's model inputs are inferred by a rule rather than stated by the
+source (its ``[run.provenance]``); then the scale-out pairs (same model, more GPUs, same batch) and whether the order of
 the runs is kept. Kernel figures are the sourced ones; nothing is set per run.
 """
 
@@ -19,12 +20,13 @@ def main() -> None:
     start = time.perf_counter()
     rows = [predict(run) for run in load_reference_runs()]
     print(f"{'run':<44} {'paper':>6} {'model':>6} {'ratio':>6} {'bubble':>7} {'exposed':>8} {'v':>3} "
-          f"{'memory GB':>10} memory")
+          f"{'memory GB':>10} {'memory':<12} inferred")
     for p in rows:
         b = p.bill
         print(f"{p.run.name:<44} {p.run.achieved_tflops:>6.1f} {p.tflops:>6.1f} {p.ratio:>6.2f} "
               f"{b.bubble_fraction:>7.1%} {b.exposed_s / b.step_s:>8.1%} {b.virtual_stages:>3} "
-              f"{b.memory.total / 1e9:>6.0f}/{b.memory.capacity / 1e9:.0f} {b.memory.verdict}")
+              f"{b.memory.total / 1e9:>6.0f}/{b.memory.capacity / 1e9:.0f} {b.memory.verdict:<12} "
+              f"{sum(v.startswith('inferred') for v in p.run.provenance.values())}/{len(p.run.provenance)}")
     ratios = [p.ratio for p in rows]
     inside = sum(0.85 <= r <= 1.15 for r in ratios)
     print(f"\nwithin ±15 %: {inside} of {len(rows)}; ratio {min(ratios):.2f} to {max(ratios):.2f}")

@@ -4,7 +4,10 @@ Each ``[[run]]`` is one configuration as its paper gives it (model shape, GPUs a
 schedule, workload) with the throughput per GPU it reports; each ``[[source]]`` is a paper or report
 the runs cite. The record :class:`PublishedRun` holds a run's fields as plain numbers and words; the
 keys a ``[[run]]`` may hold are its fields (those with a default are optional), so a new field needs
-no change here. What the seating model makes of a run is :mod:`interconnect.models.reference_runs`,
+no change here. Each run's ``[run.provenance]`` says where every model input (:data:`MODEL_INPUTS`) comes
+from: ``"stated: "`` and a quote or an exact pointer into the source, or ``"inferred: "`` and the name of
+one of the inference rules (``R1``, ``R2``, ...) that the file's header comment writes out. What the
+seating model makes of a run is :mod:`interconnect.models.reference_runs`,
 whose ``ReferenceRun`` adds the cluster, layout and workload to this record.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -21,10 +25,22 @@ from typing import Any
 from interconnect.catalog import CatalogError
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
-__all__ = ["PublishedRun", "ReferenceRunDataError", "load_training_runs", "packaged_training_runs"]
+__all__ = ["MODEL_INPUTS", "PublishedRun", "ReferenceRunDataError", "inference_rules", "load_training_runs",
+           "packaged_training_runs"]
 
 _DATA_FILE = "published/training-runs.toml"
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
+
+#: The keys of a ``[[run]]`` the seating model reads (model shape, cluster, layout, workload, and the measured
+#: figure with how it was counted); each needs a ``[run.provenance]`` entry.
+MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "tied_embeddings",
+                "gpu", "gpus", "nic", "nics_per_node", "tp", "cp", "pp", "dp", "zero",
+                "virtual_stages", "schedule", "uneven_stages", "recompute", "sequence_parallel", "precision",
+                "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
+                "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts")
+_STATED, _INFERRED = "stated: ", "inferred: "
+_RULE_LINE = re.compile(r"^#\s+(R\d+)\s")
+_RULE_USE = re.compile(r"^(R\d+)\b")
 
 
 class ReferenceRunDataError(CatalogError):
@@ -37,7 +53,11 @@ class _RunsFile(DataFile):
 
 @dataclass(frozen=True)
 class PublishedRun:
-    """One published run: the fields of a ``[[run]]`` entry (counts as plain numbers)."""
+    """One published run: the fields of a ``[[run]]`` entry (counts as plain numbers).
+
+    ``provenance`` maps each of :data:`MODEL_INPUTS` to where its value comes from (``"stated: ..."`` or
+    ``"inferred: R<n> ..."``).
+    """
 
     id: str
     name: str
@@ -74,6 +94,7 @@ class PublishedRun:
     ran: bool
     checked: str
     note: str
+    provenance: dict[str, str] = dataclasses.field(compare=False)  # not hashed: a dict
     nics_per_node: int | None = None
     mfu: float | None = None
     from_table: str = ""
@@ -123,8 +144,10 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
     ------
     ReferenceRunDataError
         For an unknown or missing table or key, a wrong type, a duplicate id, a run citing a source the
-        file does not list, or degrees TP x CP x PP x DP that do not make the run's GPU count; the message
-        names the file, the run and the key.
+        file does not list, degrees TP x CP x PP x DP that do not make the run's GPU count, or a
+        provenance that misses a model input, names a key that is not one, does not start with
+        ``"stated: "`` or ``"inferred: "``, or cites a rule the header comment does not define; the
+        message names the file, the run and the key.
 
     Examples
     --------
@@ -133,6 +156,7 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
     ('Llama 3 405B, 8,192 H100', 430, 'https://arxiv.org/abs/2407.21783')
     """
     data = _RunsFile(packaged_data_file(_DATA_FILE) if path is None else path, source_ids=())
+    rules = inference_rules(data.path)
     data.only_tables(("source", "run"))
     sources: dict[str, dict] = {}
     for raw in data.rows("source"):
@@ -152,6 +176,7 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail(f"cites unknown source {row.get('source')!r}")
         if row.get("tp") * row.get("cp") * row.get("pp") * row.get("dp") != row.get("gpus"):
             row.fail("TP x CP x PP x DP is not its GPU count")
+        _check_provenance(row, rules)
         runs.append(PublishedRun(**raw))
     return tuple(runs), sources
 
@@ -160,6 +185,55 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
 def packaged_training_runs() -> tuple[tuple[PublishedRun, ...], dict[str, dict]]:
     """Return the packaged ``training-runs.toml`` (runs and sources), read once per process."""
     return load_training_runs()
+
+
+def inference_rules(path: str | Path | None = None) -> dict[str, str]:
+    """Return the inference rules the header comment of ``training-runs.toml`` defines, by name.
+
+    A rule is a comment line of the file's opening comment block that starts with its name
+    (``#   R3  micro-batch: ...``); the lines after it that are indented further continue it.
+
+    Examples
+    --------
+    >>> rules = inference_rules()
+    >>> "R1" in rules and "R2" in rules
+    True
+    """
+    text = Path(packaged_data_file(_DATA_FILE) if path is None else path).read_text(encoding="utf-8")
+    rules: dict[str, str] = {}
+    current = None
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        match = _RULE_LINE.match(line)
+        if match:
+            current = match.group(1)
+            rules[current] = line[match.end():].strip()
+        elif current and line.startswith("#     "):
+            rules[current] += " " + line[1:].strip()
+        else:
+            current = None
+    return rules
+
+
+def _check_provenance(row: Any, rules: dict[str, str]) -> None:
+    provenance = row.get("provenance")
+    unknown = sorted(set(provenance) - set(MODEL_INPUTS))
+    if unknown:
+        row.fail(f"provenance for key(s) that are not model inputs: {', '.join(unknown)}")
+    missing = [key for key in MODEL_INPUTS if key not in provenance]
+    if missing:
+        row.fail(f"provenance missing for {', '.join(missing)}")
+    for key, value in provenance.items():
+        if not isinstance(value, str) or not value.startswith((_STATED, _INFERRED)):
+            row.fail(f"provenance of {key!r} must start with 'stated: ' or 'inferred: ', got {value!r}")
+        text = value.split(": ", 1)[1].strip()
+        if not text:
+            row.fail(f"provenance of {key!r} says nothing after its prefix")
+        if value.startswith(_INFERRED):
+            rule = _RULE_USE.match(text)
+            if rule is None or rule.group(1) not in rules:
+                row.fail(f"provenance of {key!r} cites no rule of the header comment ({', '.join(rules)}): {value!r}")
 
 
 def _id(raw: object) -> str:

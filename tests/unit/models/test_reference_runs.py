@@ -71,34 +71,59 @@ def test_memory_verdict_has_three_states():
     assert Memory(10 * gb, 0, 0, 75 * gb, capacity=80 * gb, reserved=8 * gb).verdict == "does not fit"  # 85 > 80
 
 
-def test_megatron_weak_scaling_series_added_after_the_constants_were_set():
+def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # Narayanan et al. 2021, Table 1 (Megatron-LM on Selene, A100 80GB, full recomputation, eq. 3 FLOP count):
     # 1.7B on 32 GPUs 137, 3.6B/64 138, 7.5B/128 142, 18.4B/256 135, 39.1B/512 138, 76.1B/1,024 140,
-    # 145.6B/1,536 148, 310.1B/1,920 155, 529.6B/2,520 163, 1T/3,072 163 TFLOP/s per GPU. Added with no
-    # constant chosen for them: every row within the issue's +-15 %, and the series' spread kept small.
-    series = {"narayanan-1.7b-32": 137, "narayanan-3.6b-64": 138, "narayanan-7.5b-128": 142,
-              "narayanan-18.4b-256": 135, "narayanan-39.1b-512": 138, "narayanan-76.1b-1024": 140,
-              "narayanan-145.6b-1536": 148, "narayanan-310.1b-1920": 155, "narayanan-529.6b-2520": 163,
-              "narayanan-1t-3072": 163}
-    for run_id, tflops in series.items():
+    # 145.6B/1,536 148, 310.1B/1,920 155, 529.6B/2,520 163, 1T/3,072 163 TFLOP/s per GPU. Inputs as NVIDIA's
+    # examples/sc21/run_table_1.sh ran them (MBS 16/16/16/8/4/2/2/1/1/1; --num-layers-per-virtual-pipeline-stage
+    # 5/5/3/1 for 76B-530B; CONFIG.sh --fp16). Expected model / paper is what that data gives (the issue expected
+    # about 1.08-1.18); the 1.7B and 3.6B rows are misses over 15 %, reported, not hidden.
+    series = {"narayanan-1.7b-32": (137, 1.18), "narayanan-3.6b-64": (138, 1.17),
+              "narayanan-7.5b-128": (142, 1.13), "narayanan-18.4b-256": (135, 1.11),
+              "narayanan-39.1b-512": (138, 1.08), "narayanan-76.1b-1024": (140, 1.13),
+              "narayanan-145.6b-1536": (148, 1.08), "narayanan-310.1b-1920": (155, 1.08),
+              "narayanan-529.6b-2520": (163, 1.09), "narayanan-1t-3072": (163, 1.02)}
+    for run_id, (tflops, ratio) in series.items():
         run = RUNS[run_id]
         assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id
         p = predict(run)
-        assert 0.85 <= p.ratio <= 1.15 and p.bill.fits, (run_id, p.ratio)
+        assert p.ratio == pytest.approx(ratio, abs=0.01) and p.bill.fits, (run_id, p.ratio)
+    within = [run_id for run_id in series if 0.85 <= predict(RUNS[run_id]).ratio <= 1.15]
+    assert sorted(set(series) - set(within)) == ["narayanan-1.7b-32", "narayanan-3.6b-64"]
+
+
+def test_table_1_inputs_are_the_launch_script_s():
+    # examples/sc21/run_table_1.sh (NVIDIA/Megatron-LM, README: commit 6985e58938): MBS per row, and the
+    # interleaved schedule where --num-layers-per-virtual-pipeline-stage is set (layers / PP / that = chunks)
+    script = {"narayanan-1.7b-32": (16, 0), "narayanan-3.6b-64": (16, 0), "narayanan-7.5b-128": (16, 0),
+              "narayanan-18.4b-256": (8, 0), "narayanan-39.1b-512": (4, 0), "narayanan-76.1b-1024": (2, 5),
+              "narayanan-145.6b-1536": (2, 5), "narayanan-310.1b-1920": (1, 3), "narayanan-529.6b-2520": (1, 1),
+              "narayanan-1t-3072": (1, 0)}
+    for run_id, (mbs, layers_per_chunk) in script.items():
+        run = RUNS[run_id]
+        assert run.micro_batch == mbs and run.precision == "fp16", run_id
+        if layers_per_chunk:
+            assert run.schedule == "interleaved", run_id
+            assert run.virtual_stages == run.layers // run.pp // layers_per_chunk, run_id
+            assert predict(run).bill.virtual_stages == run.virtual_stages, run_id
+        else:
+            assert run.schedule == "1f1b", run_id
 
 
 def test_the_mtnlg_gap_is_the_software_not_the_model_shape():
     # The 530B shape at TP 8 x PP 35 on A100: Megatron-LM's own pipeline on 2,520 GPUs reached 163 TFLOP/s
-    # (Narayanan et al. 2021, Table 1); DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al.
-    # 2022, section 2.4). The model is within 5 % of the first, so its miss on the second is not the shape.
+    # (Narayanan et al. 2021, Table 1, run with run_table_1.sh's interleaved schedule, one layer per model chunk);
+    # DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al. 2022, section 2.4). The model reads
+    # 1.09 on the first (the script's inputs) and 1.26 on the second: the miss on MT-NLG is not the shape.
     megatron, deepspeed = predict(RUNS["narayanan-529.6b-2520"]), predict(RUNS["mtnlg-530b-2240"])
-    assert abs(megatron.ratio - 1) <= 0.05
-    assert deepspeed.ratio > 1.15
+    assert megatron.ratio == pytest.approx(1.09, abs=0.01)
+    assert deepspeed.ratio > 1.15 and deepspeed.ratio - megatron.ratio > 0.15
 
 
 def test_a_run_from_a_source_added_after_the_constants_were_set():
     # Nemotron-4 340B (arXiv 2406.11704, Table 2): 6,144 H100, TP 8 x PP 12 x DP 64, batch 2,304 x 4,096 tokens,
-    # 8.0 s per iteration = 407.5 TFLOP/s per GPU (MFU 41-42 %). Added with no constant chosen for it.
+    # 8.0 s per iteration; with section 2's 341.0B parameters (9.4B embedding + 331.6B other) that is 409.5 TFLOP/s
+    # per GPU (MFU 41.4 %, inside the report's 41-42 %). Added with no constant chosen for it.
     p = predict(RUNS["nemotron4-340b-6144"])
     assert 0.85 <= p.ratio <= 1.15 and p.bill.fits
     assert RUNS["nemotron4-340b-6144"].achieved_tflops == pytest.approx(
@@ -248,3 +273,53 @@ def test_fp8_runs_gemms_at_the_measured_or_spec_ratio_and_mfu_counts_against_the
         a, b = _fp8_plan(gpu, "bf16"), _fp8_plan(gpu, "fp8")
         assert b.compute_s == pytest.approx(a.compute_s, rel=1e-9), gpu  # the same compute time: only bytes shrink
         assert "BF16 rate" in b.efficiency_basis, gpu
+
+
+def test_inputs_corrected_against_their_sources():
+    # Nemotron-4 340B report (arXiv 2406.11704), section 2: 9.4B embedding + 331.6B non-embedding parameters
+    assert RUNS["nemotron4-340b-6144"].params == pytest.approx(341.0e9)
+    # BigScience tr11-176B-ml README: "The default Megatron-LM dropout settings are inherited" (0.1 and 0.1), and
+    # pp rank 0 [embed | 5 transformer blocks], ranks 1-10 six blocks, rank 11 [5 transformer blocks | embed]
+    bloom = RUNS["bloom-176b-384"]
+    assert bloom.dropout and bloom.uneven_stages
+    # Llama 3 Table 4 prints DP 4 for the 128K row; 16,384 / (8 x 16 x 16) and 16M / (16 x 131,072) both give 8
+    llama = RUNS["llama3-405b-128k-16384"]
+    assert llama.dp == 8 and llama.global_batch == 8 * 16 and "prints 4" in llama.checked
+
+
+def test_every_model_input_of_every_run_has_a_provenance():
+    from interconnect.datafiles.reference_runs import MODEL_INPUTS, inference_rules
+
+    rules = inference_rules()
+    assert list(rules) == [f"R{n}" for n in range(1, len(rules) + 1)] and all(rules.values())
+    for run in RUNS.values():
+        assert list(run.provenance) == list(MODEL_INPUTS), run.id
+        for key, value in run.provenance.items():
+            assert value.startswith(("stated: ", "inferred: R")), (run.id, key)
+    # the corrections say where they come from
+    assert RUNS["narayanan-76.1b-1024"].provenance["micro_batch"] == "stated: run_table_1.sh 76B: MBS=2"
+    assert "331.6 billion" in RUNS["nemotron4-340b-6144"].provenance["params"]
+    assert "prints DP 4" in RUNS["llama3-405b-128k-16384"].provenance["dp"]
+
+
+def test_a_bad_provenance_is_refused_by_name(tmp_path):
+    from interconnect.datafiles.reference_runs import ReferenceRunDataError, load_training_runs
+    from interconnect.datafiles.tables import packaged_data_file
+
+    text = packaged_data_file("published/training-runs.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "training-runs.toml"
+    first = text.index("\n[[run]]\n")
+    run_id = text[first:].split('id = "', 1)[1].split('"', 1)[0]
+    head, rest = text[:first], text[first:]
+    for broken, message in (
+        (head + re.sub(r'\nmicro_batch = "[^"]*"', "", rest, count=1), "provenance missing for micro_batch"),
+        (head + re.sub(r'\nmicro_batch = "(inferred|stated): ', '\nmicro_batch = "guessed: ', rest, count=1),
+         "provenance of 'micro_batch' must start with"),
+        (head + re.sub(r'\nmicro_batch = "inferred: R\d+', '\nmicro_batch = "inferred: R99', rest, count=1),
+         "provenance of 'micro_batch' cites no rule"),
+        (head + rest.replace("\n[run.provenance]\n", '\n[run.provenance]\nnote = "stated: x"\n', 1),
+         "provenance for key\\(s\\) that are not model inputs: note"),
+    ):
+        bad.write_text(broken, encoding="utf-8")
+        with pytest.raises(ReferenceRunDataError, match=f"^training-runs.toml: run '{run_id}': {message}"):
+            load_training_runs(bad)
