@@ -38,6 +38,7 @@ from interconnect.models.collectives import (
     normalize_collective,
 )
 from interconnect.models.collectives.calibration import MAX_WIRE_EFFICIENCY, MIN_WIRE_EFFICIENCY
+from interconnect.models.collectives.measurements import launch_overhead_us
 from interconnect.models.custom import name_problem
 from interconnect.units import (
     Q_,
@@ -111,7 +112,8 @@ def _add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, .
                         help="calibration: added to every collective call ('5 us', may be negative), as xlat")
     parser.add_argument("--procs", choices=("auto", *LAUNCH_OVERHEAD_US), default="auto",
                         help="how the benchmark drives the GPUs (its launch mode): one process per GPU, or one "
-                             "process for all (-g 8, +20 us per call), as the page's procs; default auto: "
+                             "process for all (-g N: about 2.9 us per call for each GPU after the first, 20 us "
+                             "at -g 8), as the page's procs; default auto: "
                              "compare reads it from the log, other commands model one process per GPU")
     parser.add_argument("--algorithm", default="auto", choices=("auto", *algorithms),
                         help="force an algorithm (default auto: what NCCL would pick per size)")
@@ -484,6 +486,7 @@ def run_compare(args: argparse.Namespace) -> int:
     rows = _compare_rows(comparison, busbw_log[keep])
     fit = comparison.fit
     factor = busbw_factor(collective, max(cluster.ranks, 1))
+    overhead_us = round(launch_overhead_us(launch, model_cluster.gpus_per_node), 3) if model_cluster.ranks > 1 else 0.0
     summary = comparison.summary()
     after = calibrated.summary()
     link = calibration.link_values()
@@ -498,7 +501,7 @@ def run_compare(args: argparse.Namespace) -> int:
                     "run": args.run, "runs": len(runs)},
             "collective": collective,
             "library": words.library,
-            "launch": {"mode": launch, "source": launch_source, "overhead_us": LAUNCH_OVERHEAD_US[launch]},
+            "launch": {"mode": launch, "source": launch_source, "overhead_us": overhead_us},
             "busbw_factor": round(factor, 6),
             "ranks": log_ranks,
             "cluster": cluster.as_dict(),
@@ -519,7 +522,7 @@ def run_compare(args: argparse.Namespace) -> int:
     print(f"{label}: {COLLECTIVE_LABELS[collective]}{named}, {size.size} rows, {log_ranks or '?'} ranks "
           f"({run.ranks_source})")
     print(f"model: {COLLECTIVE_LABELS[collective]} with {words.library} on {model_cluster.describe()}")
-    print(f"launch: {launch} ({launch_source}; +{LAUNCH_OVERHEAD_US[launch]:g} us per call)")
+    print(f"launch: {launch} ({launch_source}; +{overhead_us:g} us per call)")
     print(f"{'size':>10} {'measured':>11} {'model':>11} {'ratio':>6} {'busbw meas':>10} {'busbw model':>11}  algorithm")
     for row in rows:
         print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} "

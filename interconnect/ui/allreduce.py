@@ -50,7 +50,6 @@ from interconnect.models.collectives import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_LABELS,
-    LAUNCH_OVERHEAD_US,
     allreduce,
     apply_calibration,
     calibrate,
@@ -61,6 +60,7 @@ from interconnect.models.collectives import (
     normalize_collective,
 )
 from interconnect.models.collectives import collective as collective_model
+from interconnect.models.collectives.measurements import launch_overhead_us
 from interconnect.ui.allreduce_live import live_caption, live_nodes
 from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster
@@ -275,7 +275,7 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
         launch, launch_source = launch_from_log(run.gpus_per_process, run.ranks)
         if run.gpus_per_process is not None and launch != values["procs"]:
             st.info(f"How it was launched: {escape_markdown(launch_source)}, which adds about "
-                    f"{LAUNCH_OVERHEAD_US[launch]:g} µs per call; the page models "
+                    f"{launch_overhead_us(launch, run.gpus_per_process or 1):.2g} µs per call; the page models "
                     f"\"{LAUNCH_LABELS[values['procs']]}\".")
             if st.button(f"Model it as launched: {LAUNCH_LABELS[launch]}", key="allreduce.set_launch",
                          on_click=_set_value, args=(state, "procs", launch)):
