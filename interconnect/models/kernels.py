@@ -11,7 +11,7 @@ arXiv 2401.14489). Tensor parallelism slices the GEMMs, so narrow slices lose mo
 
 >>> k = kernel_figures("a100-sxm")
 >>> k.family, k.gemm_flops / 1e12, k.sms
-('ampere', 226.5, 108)
+('ampere', 230.0, 108)
 >>> f"{float(gemm_shape_factor(8192, 4608, 12288, k.sms)):.3f}"   # GPT-3's QKV slice at TP 8
 '0.970'
 """

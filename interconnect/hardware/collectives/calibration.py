@@ -31,7 +31,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from interconnect.hardware.cluster import FABRICS, Cluster
-from interconnect.hardware.collectives.measurements import LAUNCH_OVERHEAD_US, Comparison, compare_sweep
+from interconnect.hardware.collectives.measurements import (
+    LAUNCH_OVERHEAD_US,
+    Comparison,
+    compare_sweep,
+    launch_overhead_us,
+)
 from interconnect.hardware.collectives.others import compare_collective_sweep, normalize_collective
 from interconnect.hardware.collectives.params import as_size_bytes
 from interconnect.units import expects
@@ -248,7 +253,8 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
     launch : str
         How the benchmark drives the GPUs, a key of
         :data:`~interconnect.hardware.collectives.measurements.LAUNCH_OVERHEAD_US` (``single-process``:
-        one process drives every GPU of the node, +20 µs per call).
+        one process drives every GPU of the node, about 2.9 µs per call for each GPU after the first,
+        20 µs at 8 GPUs; :func:`~interconnect.hardware.collectives.measurements.launch_overhead_us`).
 
     Returns
     -------
@@ -281,7 +287,7 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
         changes["nic_achieved_gbps"] = cluster.nic_line_gbps * network_efficiency
     if scaleup_efficiency is not None:
         changes["intra_bw_full_gbps"] = cluster.scaleup_spec_gbps * scaleup_efficiency
-    extra = float(extra_latency_us) + LAUNCH_OVERHEAD_US[launch]
+    extra = float(extra_latency_us) + launch_overhead_us(launch, cluster.gpus_per_node)
     if extra:
         changes["extra_latency_us"] = cluster.extra_latency_us + extra
     return replace(cluster, **changes) if changes else cluster

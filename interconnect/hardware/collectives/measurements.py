@@ -33,12 +33,14 @@ __all__ = [
     "LARGE_BYTES",
     "LAUNCH_OVERHEAD_US",
     "MEASUREMENTS_DIR",
+    "SINGLE_PROCESS_US_PER_GPU",
     "MIDDLE_BYTES",
     "SMALL_BYTES",
     "Comparison",
     "Measurement",
     "MeasurementDataError",
     "compare_sweep",
+    "launch_overhead_us",
     "load_measurements",
 ]
 
@@ -52,16 +54,65 @@ LARGE_BYTES = 256 * 1024 * 1024
 #: part of the collective (a training step pays its own framework's cost instead), so it is added
 #: to the model only when a published run is compared, never on the page or in the CLI's model.
 #: * ``process-per-gpu``: nccl-tests with one process per GPU (MPI, Slurm), what NCCL's own figures use.
-#: * ``single-process``: nccl-tests ``-g N``, one thread driving every GPU of the node: +20 µs, the
-#:   gap between 8 x H100 at 8 B with one process per GPU (13.7 µs, NVIDIA/exemplar-performance) and
-#:   with ``-g 8`` (33.2 µs, ZiyanIshani/vpbenchmarking), and between 8 x MI300X with one process per
-#:   GPU (13.1 µs, ROCm blog mi300x-rccl-xgmi) and ``-g 8`` (34-45 µs, AMD system acceptance guide).
-#:   Not every ``-g`` run shows it (Azure's NVLS runs with ``-g 8`` do not), so a run is marked with
-#:   it only where its own source pairs it with a one-process-per-GPU run.
+#: * ``single-process``: nccl-tests ``-g N``, one thread driving every GPU of the node. The figure here,
+#:   +20 µs, is the cost at *eight* GPUs per process: the gap between 8 x H100 at 8 B with one process
+#:   per GPU (13.7 µs, NVIDIA/exemplar-performance) and with ``-g 8`` (33.2 µs, ZiyanIshani/vpbenchmarking),
+#:   and between 8 x MI300X with one process per GPU (13.1 µs, ROCm blog mi300x-rccl-xgmi) and ``-g 8``
+#:   (34-45 µs, AMD system acceptance guide). The one thread issues the call to each of its GPUs in
+#:   turn, so the cost grows with the GPUs it drives: :func:`launch_overhead_us` spreads the 20 µs over
+#:   the seven GPUs after the first (:data:`SINGLE_PROCESS_US_PER_GPU`, about 2.9 µs each). Two GPUs in
+#:   one process then pay about 3 µs, as a published 2 x H100 ``-g 2`` run shows (12-16 µs at 1-64 KiB,
+#:   the model's one-process-per-GPU time being 12 µs). Not every ``-g`` run shows it (Azure's NVLS runs
+#:   with ``-g 8`` do not), so a run is marked with it only where its own source pairs it with a
+#:   one-process-per-GPU run.
 #: * ``pytorch``: ml-engineering's all_reduce_bench, timed around ``torch.distributed.all_reduce``:
 #:   +25 µs, the small-message excess of its 8 x H200 and 8 x B200 sweeps over nccl-tests-timed
 #:   one-node runs of the same GPUs (38-50 µs against 13-19 µs).
 LAUNCH_OVERHEAD_US = {"process-per-gpu": 0.0, "single-process": 20.0, "pytorch": 25.0}
+#: GPUs per process at which ``LAUNCH_OVERHEAD_US["single-process"]`` was measured (``-g 8``).
+SINGLE_PROCESS_REFERENCE_GPUS = 8
+#: What one process pays per call for each GPU it drives after the first (µs): the 8-GPU gap over 7 GPUs.
+SINGLE_PROCESS_US_PER_GPU = LAUNCH_OVERHEAD_US["single-process"] / (SINGLE_PROCESS_REFERENCE_GPUS - 1)
+
+
+def launch_overhead_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFERENCE_GPUS) -> float:
+    r"""Return what a benchmark's way of driving the GPUs adds to every call it times (µs).
+
+    Parameters
+    ----------
+    launch : str
+        A key of :data:`LAUNCH_OVERHEAD_US`.
+    gpus_per_process : int
+        GPUs one process drives (nccl-tests' ``-g``); only ``single-process`` depends on it.
+
+    Returns
+    -------
+    float
+        µs per call: 0 for ``process-per-gpu``, :data:`LAUNCH_OVERHEAD_US` for ``pytorch``, and for
+        ``single-process``
+
+        .. math:: t = t_\text{gpu}\,(g - 1), \qquad t_\text{gpu} = \frac{20\ \mu s}{8 - 1}
+
+        (one thread issues each GPU's call in turn; the 20 µs is the gap measured at ``-g 8``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown launch mode.
+
+    Examples
+    --------
+    >>> launch_overhead_us("single-process", 8), round(launch_overhead_us("single-process", 2), 2)
+    (20.0, 2.86)
+    >>> launch_overhead_us("pytorch", 2), launch_overhead_us("process-per-gpu", 8)
+    (25.0, 0.0)
+    """
+    if launch not in LAUNCH_OVERHEAD_US:
+        raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
+    if launch == "single-process":
+        return SINGLE_PROCESS_US_PER_GPU * max(int(gpus_per_process) - 1, 0)
+    return LAUNCH_OVERHEAD_US[launch]
+
 
 ACCURACY_TARGETS = {"small_time_factor": 2.0, "middle_time_factor": 1.5, "large_busbw_fraction": 0.20,
                     "geomean_error_factor": 1.35}
@@ -384,9 +435,8 @@ def compare_sweep(
     if size.size == 0:
         raise ValueError("no rows with a positive size and time to compare")
     model = allreduce(cluster, size, algorithm, protocol=protocol)
-    if launch not in LAUNCH_OVERHEAD_US:
-        raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
-    overhead = LAUNCH_OVERHEAD_US[launch] if cluster.ranks > 1 else 0.0
+    # -g N drives every GPU of a node from one process
+    overhead = launch_overhead_us(launch, cluster.gpus_per_node) if cluster.ranks > 1 else 0.0
     model_time = model.time_us + overhead
     factor = busbw_factor("all_reduce", cluster.ranks)
     measured_busbw = size / (time * 1e3) * factor

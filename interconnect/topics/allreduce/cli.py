@@ -32,7 +32,6 @@ from interconnect.hardware.collectives import (
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_ALGORITHMS,
     COLLECTIVE_LABELS,
-    LAUNCH_OVERHEAD_US,
     allreduce,
     apply_calibration,
     busbw_factor,
@@ -40,6 +39,7 @@ from interconnect.hardware.collectives import (
     compare_collective,
     normalize_collective,
 )
+from interconnect.hardware.collectives.measurements import launch_overhead_us
 from interconnect.hardware.vendor import vendor_words
 from interconnect.topics.allreduce.view import launch_from_log
 from interconnect.units import (
@@ -305,6 +305,7 @@ def run_compare(args: argparse.Namespace) -> int:
     rows = _compare_rows(comparison, busbw_log[keep])
     fit = comparison.fit
     factor = busbw_factor(collective, max(cluster.ranks, 1))
+    overhead_us = round(launch_overhead_us(launch, model_cluster.gpus_per_node), 3) if model_cluster.ranks > 1 else 0.0
     summary = comparison.summary()
     after = calibrated.summary()
     link = calibration.link_values()
@@ -319,7 +320,7 @@ def run_compare(args: argparse.Namespace) -> int:
                     "run": args.run, "runs": len(runs)},
             "collective": collective,
             "library": words.library,
-            "launch": {"mode": launch, "source": launch_source, "overhead_us": LAUNCH_OVERHEAD_US[launch]},
+            "launch": {"mode": launch, "source": launch_source, "overhead_us": overhead_us},
             "busbw_factor": round(factor, 6),
             "ranks": log_ranks,
             "cluster": cluster.as_dict(),
@@ -340,7 +341,7 @@ def run_compare(args: argparse.Namespace) -> int:
     print(f"{label}: {COLLECTIVE_LABELS[collective]}{named}, {size.size} rows, {log_ranks or '?'} ranks "
           f"({run.ranks_source})")
     print(f"model: {COLLECTIVE_LABELS[collective]} with {words.library} on {model_cluster.describe()}")
-    print(f"launch: {launch} ({launch_source}; +{LAUNCH_OVERHEAD_US[launch]:g} us per call)")
+    print(f"launch: {launch} ({launch_source}; +{overhead_us:g} us per call)")
     print(f"{'size':>10} {'measured':>11} {'model':>11} {'ratio':>6} {'busbw meas':>10} {'busbw model':>11}  algorithm")
     for row in rows:
         print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} "

@@ -24,7 +24,6 @@ from interconnect.hardware.collectives import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_LABELS,
-    LAUNCH_OVERHEAD_US,
     allreduce,
     apply_calibration,
     calibrate,
@@ -35,6 +34,7 @@ from interconnect.hardware.collectives import (
     normalize_collective,
 )
 from interconnect.hardware.collectives import collective as collective_model
+from interconnect.hardware.collectives.measurements import launch_overhead_us
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.topics.allreduce.figures import (
     SHORT_NAMES,
@@ -275,7 +275,7 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
         launch, launch_source = launch_from_log(run.gpus_per_process, run.ranks)
         if run.gpus_per_process is not None and launch != values["procs"]:
             st.info(f"How it was launched: {escape_markdown(launch_source)}, which adds about "
-                    f"{LAUNCH_OVERHEAD_US[launch]:g} µs per call; the page models "
+                    f"{launch_overhead_us(launch, run.gpus_per_process or 1):.2g} µs per call; the page models "
                     f"\"{LAUNCH_LABELS[values['procs']]}\".")
             if st.button(f"Model it as launched: {LAUNCH_LABELS[launch]}", key="allreduce.set_launch",
                          on_click=_set_value, args=(state, "procs", launch)):

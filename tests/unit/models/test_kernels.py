@@ -6,7 +6,7 @@ import pytest
 
 from interconnect.datafiles.kernels import KernelDataError, load_kernel_data
 from interconnect.datafiles.tables import packaged_data_file
-from interconnect.models.kernels import kernel_figures
+from interconnect.models.kernels import kernel_figures, kernel_sources
 
 
 def _copy(tmp_path):
@@ -18,12 +18,36 @@ def _copy(tmp_path):
 def test_a_copy_reads_the_same_figures_as_the_packaged_file(tmp_path):
     by_gpu, _ = load_kernel_data(_copy(tmp_path))
     assert by_gpu["h200"] == kernel_figures("h200")
-    # Bekman's MSMF table: H200 BF16 sustained 698.6 TFLOP/s, all 8 GPUs busy (the file's hopper figure)
+    # Bekman's MSMF table: H200 BF16 sustained 698.6 TFLOP/s, all 8 GPUs busy (the file's hopper figure;
+    # ml-engineering branch fast-mamf, commit 082816f, compute/accelerator/benchmarks/README.md)
     assert by_gpu["h200"].gemm_flops == pytest.approx(698.6e12)
 
 
+@pytest.mark.parametrize(("gpu", "tflops"), [
+    # ml-engineering fast-mamf branch, commit 082816f, benchmarks/README.md, "All 8 GPUs x 5 rounds": H200 MSMF
+    ("h100-sxm", 698.6), ("h200", 698.6),
+    # same row for B200: MSMF 1426.4; GB200 and B300 take B200's figure by the family rule
+    ("b200", 1426.4), ("gb200", 1426.4), ("b300", 1426.4),
+    # master commit 744d01e, compute/accelerator/README.md, BF16 MAMF table: MI300X 668.4 (replaced 781.9)
+    ("mi300x", 668.4), ("mi325x", 668.4),
+    # same table, A100 SXM 271.2, times H200's MSMF/MAMF with all 8 busy, 698.6 / 823.9 (fast-mamf branch)
+    ("a100-sxm", 230.0),
+])
+def test_each_family_rate_is_the_cited_figure(gpu, tflops):
+    assert kernel_figures(gpu).gemm_flops == pytest.approx(tflops * 1e12)
+    if gpu == "a100-sxm":
+        assert tflops == pytest.approx(271.2 * 698.6 / 823.9, abs=0.05)
+
+
+def test_sources_are_pinned_to_the_commit_that_holds_them():
+    sources = kernel_sources()
+    assert "082816f9be8aeb6b65b074c33cb354a7ca1e7087" in sources["mle-msmf"]["url"]  # unmerged branch fast-mamf
+    assert "744d01e18b79512572f64a6bbd8b5f4a725203a7" in sources["mle-mamf"]["url"]  # master
+    assert "gb200" in kernel_figures("gb200").gemm_basis.lower()  # says GB200 takes B200's figure
+
+
 @pytest.mark.parametrize(("old", "new", "message"), [
-    ('gemm_tflops = 226.5', 'gemm_tflops = -226.5', r"family 'ampere': 'gemm_tflops' must be a positive number"),
+    ('gemm_tflops = 230.0', 'gemm_tflops = -230.0', r"family 'ampere': 'gemm_tflops' must be a positive number"),
     ('attention_share = 0.45', 'attention_share = 1.45', r"family 'cdna3': 'attention_share' must be a fraction"),
     ('attention_sources = ["fa2"]', 'attention_sources = ["fa9"]', r"family 'ampere': 'attention_sources' must list"),
     ('flash2_share = 0.35', 'flash2_share = 0.0', r"family 'hopper': 'flash2_share' must be a fraction"),

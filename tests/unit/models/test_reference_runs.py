@@ -77,12 +77,13 @@ def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # 145.6B/1,536 148, 310.1B/1,920 155, 529.6B/2,520 163, 1T/3,072 163 TFLOP/s per GPU. Inputs as NVIDIA's
     # examples/sc21/run_table_1.sh ran them (MBS 16/16/16/8/4/2/2/1/1/1; --num-layers-per-virtual-pipeline-stage
     # 5/5/3/1 for 76B-530B; CONFIG.sh --fp16). Expected model / paper is what that data gives (the issue expected
-    # about 1.08-1.18); the 1.7B and 3.6B rows are misses over 15 %, reported, not hidden.
-    series = {"narayanan-1.7b-32": (137, 1.18), "narayanan-3.6b-64": (138, 1.17),
-              "narayanan-7.5b-128": (142, 1.13), "narayanan-18.4b-256": (135, 1.11),
-              "narayanan-39.1b-512": (138, 1.08), "narayanan-76.1b-1024": (140, 1.13),
-              "narayanan-145.6b-1536": (148, 1.08), "narayanan-310.1b-1920": (155, 1.08),
-              "narayanan-529.6b-2520": (163, 1.09), "narayanan-1t-3072": (163, 1.02)}
+    # about 1.08-1.18), with A100's GEMM rate 230.0 TFLOP/s (gpu-kernels.toml: ml-engineering's current table);
+    # the 1.7B and 3.6B rows are misses over 15 %, reported, not hidden.
+    series = {"narayanan-1.7b-32": (137, 1.19), "narayanan-3.6b-64": (138, 1.19),
+              "narayanan-7.5b-128": (142, 1.14), "narayanan-18.4b-256": (135, 1.12),
+              "narayanan-39.1b-512": (138, 1.09), "narayanan-76.1b-1024": (140, 1.15),
+              "narayanan-145.6b-1536": (148, 1.09), "narayanan-310.1b-1920": (155, 1.09),
+              "narayanan-529.6b-2520": (163, 1.11), "narayanan-1t-3072": (163, 1.03)}
     for run_id, (tflops, ratio) in series.items():
         run = RUNS[run_id]
         assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id
@@ -114,9 +115,9 @@ def test_the_mtnlg_gap_is_the_software_not_the_model_shape():
     # The 530B shape at TP 8 x PP 35 on A100: Megatron-LM's own pipeline on 2,520 GPUs reached 163 TFLOP/s
     # (Narayanan et al. 2021, Table 1, run with run_table_1.sh's interleaved schedule, one layer per model chunk);
     # DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al. 2022, section 2.4). The model reads
-    # 1.09 on the first (the script's inputs) and 1.26 on the second: the miss on MT-NLG is not the shape.
+    # 1.11 on the first (the script's inputs) and 1.28 on the second: the miss on MT-NLG is not the shape.
     megatron, deepspeed = predict(RUNS["narayanan-529.6b-2520"]), predict(RUNS["mtnlg-530b-2240"])
-    assert megatron.ratio == pytest.approx(1.09, abs=0.01)
+    assert megatron.ratio == pytest.approx(1.11, abs=0.01)
     assert deepspeed.ratio > 1.15 and deepspeed.ratio - megatron.ratio > 0.15
 
 
@@ -268,7 +269,8 @@ def test_fp8_runs_gemms_at_the_measured_or_spec_ratio_and_mfu_counts_against_the
     assert 1.0 < bf16.compute_s / fp8.compute_s < 1.765  # attention and the rest stay in BF16
     assert 0 < fp8.mfu < 1 and fp8.mfu == pytest.approx(fp8.tflops_per_gpu / 1979e12, rel=1e-6)
     assert "1402.6" in fp8.efficiency_basis
-    # A100 has no FP8 tensor cores and Gaudi 3 runs FP8 at its BF16 rate (1835 TFLOP/s either way): no faster
+    # A100 has no FP8 tensor cores and Gaudi 3 runs FP8 at its BF16 rate (1835 TFLOP/s either way at Intel's
+    # 1750 MHz MME clock; 1677 at the 1600 MHz it ships at, ml-engineering): no faster
     for gpu in ("a100-sxm", "gaudi3"):
         a, b = _fp8_plan(gpu, "bf16"), _fp8_plan(gpu, "fp8")
         assert b.compute_s == pytest.approx(a.compute_s, rel=1e-9), gpu  # the same compute time: only bytes shrink
