@@ -373,8 +373,8 @@ def _timeout_texts() -> dict[str, str]:
 _STORY_SOURCES = (
     "Sources: [Linux plip.rst](https://github.com/torvalds/linux/blob/master/Documentation/networking/plip.rst) "
     "(15 m, 500 µs, pin table); [plip.c](https://github.com/torvalds/linux/blob/master/drivers/net/plip/plip.c) "
-    "(500 and 3000 µs); [connectworld: IEEE 1284](http://www.connectworld.net/ieee1284.html) (6 m and 10 m cables); "
-    "[DOS 6 INTERLNK tape backup](http://freeholdcomputer.com/htdocs/interlnk.html) (700K per minute, "
+    "(500 and 3000 µs); [connectworld: IEEE 1284](https://www.connectworld.net/ieee1284.html) (6 m and 10 m cables); "
+    "[DOS 6 INTERLNK tape backup](https://freeholdcomputer.com/htdocs/interlnk.html) (700K per minute, "
     "compressed, to tape)."
 )
 _NVLINK = (

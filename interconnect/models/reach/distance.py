@@ -139,7 +139,7 @@ LANDMARKS: tuple[Landmark, ...] = (
     Landmark(40_000.0, "across a metro area", "the reach NVIDIA gives for MetroX InfiniBand"),
     Landmark(500_000.0, "across a region"),
     Landmark(3_965_000.0, "across a continent",
-             "New York to Los Angeles, great circle (http://blog.wesleyac.com/posts/ping-lightspeed)"),
+             "New York to Los Angeles, great circle (https://blog.wesleyac.com/posts/ping-lightspeed)"),
     Landmark(MAX_DISTANCE_M, "half way round the planet",
              "half of the equator's 40,075 km (https://nssdc.gsfc.nasa.gov/planetary/factsheet/earthfact.html)"),
 )

@@ -200,13 +200,13 @@ EPISODE = _Episode(3.0, 60e3, 11.0, "The port timed out because the signal round
                    "handshake allowed.")
 
 #: What the sources say instead (each with its source, for the page's "what the sources say" box).
-IEEE1284_CABLE_M = {"AB (older)": 6.0, "IEEE 1284 CC": 10.0}  # http://www.connectworld.net/ieee1284.html
+IEEE1284_CABLE_M = {"AB (older)": 6.0, "IEEE 1284 CC": 10.0}  # https://www.connectworld.net/ieee1284.html
 PLIP_RANGE_M = 15.0  # "Limited range, 15 m", Linux Documentation/networking/plip.rst
 #: A null-printer (LapLink) cable joins ten signal pins crosswise plus pins 17 and 25 (ground): 12
 #: conductors (pin table in Linux Documentation/networking/plip.rst, "Parallel Transfer Mode 0 Cable").
 LAPLINK_CONDUCTORS = 12
 #: Not a LapLink speed: a laptop backed up to a desktop's *tape drive* over DOS 6 INTERLNK and a
 #: LapLink cable, compressed, moved 1.7 MB in 2 min 22 s with the tape's start and stop included,
-#: "700K per minute" (http://freeholdcomputer.com/htdocs/interlnk.html), about 12 kB/s. The tape, the
+#: "700K per minute" (https://freeholdcomputer.com/htdocs/interlnk.html), about 12 kB/s. The tape, the
 #: compression and the software set that figure, so no published LapLink cable speed was found.
 INTERLNK_TAPE_BACKUP_BYTES_PER_S = 700e3 / 60

@@ -6,7 +6,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from interconnect.hardware.collectives.measurements import launch_overhead_us
 
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import (
@@ -18,6 +17,7 @@ from interconnect.hardware.collectives import (
     compare_collective,
     load_measurements,
 )
+from interconnect.hardware.collectives.measurements import launch_overhead_us
 
 EVERY_RUN = load_measurements(collective=None)
 SIZES = np.array([8.0 * 2**i for i in range(31)])  # 8 B .. 8 GiB, as all_reduce_perf -b 8 -e 8G -f 2
