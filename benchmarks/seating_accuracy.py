@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import time
 
-from interconnect.models.reference_runs import load_reference_runs, predict
+from interconnect.topics.seating.reference_runs import load_reference_runs, predict
 
 
 def main() -> None:

@@ -77,7 +77,7 @@ def page(runs: int) -> str:
 
 def search() -> list[str]:
     from interconnect.hardware.cluster import resolve_cluster
-    from interconnect.models.parallelism import Workload, search_layouts
+    from interconnect.topics.seating.model import Workload, search_layouts
     from interconnect.workloads.presets import load_model_presets
 
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=128)
@@ -100,8 +100,8 @@ def search() -> list[str]:
 
 
 def grid() -> str:
-    from interconnect.figures.seating import gpu_grid_figure
-    from interconnect.models.parallelism import Layout
+    from interconnect.topics.seating.figures import gpu_grid_figure
+    from interconnect.topics.seating.model import Layout
 
     layout = Layout(tp=8, pp=9, dp=72)
     gpu_grid_figure(layout, 72, "tp", domain_label="rack")  # imports and Plotly's validators

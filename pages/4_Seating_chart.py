@@ -1,16 +1,16 @@
 """Page: the seating chart. Seat each kind of parallelism on the wire it can afford, and see the bill.
 
 The node count and everything the cluster drives (the seating grid, the bill, the live chart, the
-comparisons) are one fragment (:func:`interconnect.ui.seating_view.cluster_view`), drawn into the
+comparisons) are one fragment (:func:`interconnect.topics.seating.page.cluster_view`), drawn into the
 places the page keeps for it, so a change of the node count reruns that, not the page's frame, the
 other controls or the text that no control changes.
 """
 
 from interconnect.catalog import get_catalog
+from interconnect.topics.seating.page import claim_box, cluster_view, reference_section, run_controls, sources_section
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls
 from interconnect.ui.pagespecs import CLUSTER_KEYS, seating_specs
-from interconnect.ui.seating_view import claim_box, cluster_view, reference_section, run_controls, sources_section
 from interconnect.ui.state import PageState
 
 page_setup("The seating chart",

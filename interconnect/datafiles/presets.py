@@ -6,7 +6,7 @@ tokens) and the ids of the sources its figures come from (the model's paper and 
 catalog's: an unknown or missing key, a wrong type, an inconsistent figure (active parameters above
 the total, experts without top-k) or an unknown source id is a :class:`ModelPresetError` naming the
 entry. The arithmetic on a preset (the parallelism model, a model described by hand) is in
-:mod:`interconnect.workloads.presets` and :mod:`interconnect.models.parallelism`, which re-export these names.
+:mod:`interconnect.workloads.presets` and :mod:`interconnect.topics.seating.model`, which re-export these names.
 
 >>> presets = load_model_presets()
 >>> m = presets["llama3-70b"]

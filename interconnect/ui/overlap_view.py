@@ -13,7 +13,7 @@ as three nested fragments. ``pages/3_Overlap.py`` calls :func:`overlap_view`, th
 
 Kept apart from :mod:`interconnect.ui.overlap` because the live chart (:mod:`interconnect.ui.overlap_live`)
 imports that module's :class:`~interconnect.ui.overlap.StepInputs`; the Seating chart page is laid out the
-same way (:mod:`interconnect.ui.seating_view`).
+same way (:mod:`interconnect.topics.seating.page`).
 """
 
 from __future__ import annotations

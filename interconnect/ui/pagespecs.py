@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from interconnect.catalog import Gpu, get_catalog
 from interconnect.hardware.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
-from interconnect.models.parallelism import ATTENTION_KERNELS
+from interconnect.topics.seating.model import ATTENTION_KERNELS
 from interconnect.ui.urlstate import (
     AutoIntParam,
     ChoiceParam,

@@ -163,9 +163,9 @@ def test_cliff_nics_move_the_chart_at_once_and_the_link_follows(streamlit_server
 def _seating_expected(nodes: int) -> str:
     """What the Seating chart's live readout says at ``nodes``: the core's family at the page's defaults (Llama 3
     70B, TP 8 x PP 4, DP the rest, ZeRO-1, global batch 256 on 8-GPU H100 nodes)."""
-    from interconnect.figures.seating_live import seating_family_spec
-    from interconnect.models.parallelism import Layout, Workload
-    from interconnect.models.seating_family import BATCHES, live_seating_nodes, seating_family
+    from interconnect.topics.seating.live_figure import seating_family_spec
+    from interconnect.topics.seating.model import Layout, Workload
+    from interconnect.topics.seating.sweep import BATCHES, live_seating_nodes, seating_family
     from interconnect.workloads.presets import load_model_presets
 
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)

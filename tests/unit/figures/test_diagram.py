@@ -9,10 +9,10 @@ import pytest
 
 from interconnect.figures.diagram import UnsupportedFigure, _scale_colours, diagram_scene
 from interconnect.figures.fabric import fabric_figure
-from interconnect.figures.seating import _PALETTE, gpu_grid_figure
 from interconnect.figures.theme import readable_figure
 from interconnect.hardware.fabric import build_fabric, design_inputs
-from interconnect.models.parallelism import Layout, seat_map
+from interconnect.topics.seating.figures import _PALETTE, gpu_grid_figure
+from interconnect.topics.seating.model import Layout, seat_map
 
 
 def _markers(scene: dict) -> list[dict]:

@@ -26,7 +26,7 @@ MODULES = [
     "interconnect.models.crossdc_view",
     "interconnect.models.ddp_benchmark",
     "interconnect.models.overlap",
-    "interconnect.models.parallelism",
+    "interconnect.topics.seating.model",
     "interconnect.workloads.presets",
     "interconnect.models.reach",
     "interconnect.io.nccl_tests",
@@ -94,7 +94,7 @@ def test_the_boundary_covers_the_functions_that_matter() -> None:
     assert len(checked) >= 30  # a rename that drops the decorators everywhere would pass the test above
     assert "interconnect.models.reach.two_sites.two_site_allreduce" in checked
     # functions of the packages are found in their submodules
-    assert "interconnect.models.parallelism.traffic.dp_traffic_bytes" in checked
+    assert "interconnect.topics.seating.model.traffic.dp_traffic_bytes" in checked
     assert any(name.startswith("interconnect.models.overlap.") and name.count(".") >= 4 for name in checked)
 
 
@@ -113,8 +113,8 @@ def _workload():
 def _cases():
     import interconnect.models.crossdc as crossdc
     import interconnect.models.overlap as overlap
-    import interconnect.models.parallelism as parallelism
     import interconnect.models.reach as reach
+    import interconnect.topics.seating.model as parallelism
     from interconnect.io import nccl_tests
 
     fibre = reach.PROPAGATION["fibre"].delay_s_per_m

@@ -83,7 +83,7 @@ def test_errors_are_one_line_with_status_2(capsys, extra, message):
 
 def test_defaults_are_the_pages():
     # issue 22: the CLI and the page share every default (the page's link keys at their defaults)
-    from interconnect.models.parallelism import PLAN_DEFAULTS
+    from interconnect.topics.seating.model import PLAN_DEFAULTS
     from interconnect.ui.pagespecs import seating_specs
 
     specs = {spec.key: spec.default for spec in seating_specs()}
@@ -117,7 +117,7 @@ def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
     # MT-NLG 530B on 2,240 A100 (DeepSpeed's pipeline engine, no SP, full recomputation) and Llama 3 405B at 128K
     # (all-gathered CP, FP32 gradients reduced per layer): plan gives the reference model's TFLOP/s per GPU (MT-NLG's
     # within 1 %: the paper counts with Narayanan et al.'s eq. 3, plan's hardware figure adds recomputation to PaLM's)
-    from interconnect.models.reference_runs import load_reference_runs, predict
+    from interconnect.topics.seating.reference_runs import load_reference_runs, predict
 
     runs = {run.id: run for run in load_reference_runs()}
     mtnlg = _json(capsys, ["plan", "--model", "custom", "--params", "530e9", "--layers", "105", "--hidden", "20480",

@@ -1,6 +1,6 @@
 """Plotly builders for the Seating Chart page: the GPU grid, the bill and the memory chart.
 
-Pure functions of :mod:`interconnect.models.parallelism` results. The grid draws any number of GPUs
+Pure functions of :mod:`interconnect.topics.seating.model` results. The grid draws any number of GPUs
 as a handful of traces (domain outlines as one path, all GPUs as one marker trace coloured per
 point, the groups that straddle domains as one more, NVLink and NIC traffic as one line trace each),
 so a 72-rack GB200 cluster (5,184 GPUs) costs the browser no more traces than one server.
@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import LAYER_COLOURS, apply_theme
-from interconnect.models.parallelism import DIMENSION_LABELS, SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
+from interconnect.topics.seating.model import DIMENSION_LABELS, SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
 
 __all__ = ["COLOUR_BY", "MAX_GRID_GPUS", "bill_figure", "gpu_grid_figure", "grid_positions", "memory_figure"]
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from interconnect.figures.live import LiveAxis, LiveMarker, LiveSeries, live_spec, log_axis_ticks
-from interconnect.models.seating_family import SeatingFamily
+from interconnect.topics.seating.sweep import SeatingFamily
 from interconnect.units import format_seconds
 
 __all__ = ["seating_family_spec"]
@@ -24,7 +24,7 @@ def _linear_ticks(high: float) -> tuple[tuple[float, str], ...]:
 
 def seating_family_spec(family: SeatingFamily, current_nodes: int, page_batch: int, gpus_per_node: int,
                         schedule_name: str, *, present: bool = False) -> dict:
-    """The live chart of :func:`~interconnect.models.seating_family.seating_family`.
+    """The live chart of :func:`~interconnect.topics.seating.sweep.seating_family`.
 
     Two lines per node count: TFLOP/s per GPU as the model bills the step (thick) and compute alone
     (dotted: no bubble, nothing exposed), against the global batch; the gap is what the pipeline and
@@ -32,9 +32,9 @@ def seating_family_spec(family: SeatingFamily, current_nodes: int, page_batch: i
     own global batch.
 
     >>> from interconnect.hardware.cluster import resolve_cluster
-    >>> from interconnect.models.parallelism import Layout, Workload
+    >>> from interconnect.topics.seating.model import Layout, Workload
     >>> from interconnect.workloads.presets import load_model_presets
-    >>> from interconnect.models.seating_family import seating_family
+    >>> from interconnect.topics.seating.sweep import seating_family
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
     >>> family = seating_family(load_model_presets()["llama3-70b"], cluster, Layout(tp=8, pp=4, zero=1),
     ...                         Workload(), [8, 64], [64, 256, 4096])

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism.compute import _rates
-from interconnect.models.parallelism.layout import (
+from interconnect.topics.seating.model.compute import _rates
+from interconnect.topics.seating.model.layout import (
     DIMENSION_LABELS,
     DIMENSIONS,
     Layout,
@@ -20,8 +20,8 @@ from interconnect.models.parallelism.layout import (
     Workload,
     check_layout,
 )
-from interconnect.models.parallelism.schedules import _bubble_reason
-from interconnect.models.parallelism.step import evaluate_layouts
+from interconnect.topics.seating.model.schedules import _bubble_reason
+from interconnect.topics.seating.model.step import evaluate_layouts
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = [

@@ -178,7 +178,7 @@ class Workload:
     pre-training length); ``dtype_bytes`` of weights, activations and gradients on the wire (2 for
     BF16); ``recompute`` ``none``, ``selective`` or ``full``; ``compute_efficiency`` overrides the
     sourced kernel figures with one share of the GPU's dense BF16 peak for every kernel (None: use
-    :mod:`interconnect.models.kernels`, what GEMM and attention kernels reach on this GPU family at
+    :mod:`interconnect.topics.seating.kernels`, what GEMM and attention kernels reach on this GPU family at
     these matrix shapes); ``bucket_bytes`` the gradient bucket of data parallelism (PyTorch DDP's
     25 MB default, Playbook appendix A3; 0 or less: one per transformer layer, as FSDP reduces).
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism.bill import Plan, plan
-from interconnect.models.parallelism.layout import Layout, Workload, _divisors
-from interconnect.models.parallelism.step import evaluate_layouts
+from interconnect.topics.seating.model.bill import Plan, plan
+from interconnect.topics.seating.model.layout import Layout, Workload, _divisors
+from interconnect.topics.seating.model.step import evaluate_layouts
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = [

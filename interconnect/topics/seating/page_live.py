@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from interconnect.figures.seating_live import seating_family_spec
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism import SCHEDULES, Layout, Workload
-from interconnect.models.seating_family import BATCHES, live_seating_nodes, seating_family
+from interconnect.topics.seating.live_figure import seating_family_spec
+from interconnect.topics.seating.model import SCHEDULES, Layout, Workload
+from interconnect.topics.seating.page_parts import HASH
+from interconnect.topics.seating.sweep import BATCHES, live_seating_nodes, seating_family
 from interconnect.ui.live import live_chart
-from interconnect.ui.seating import HASH
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
 from interconnect.workloads.presets import ModelPreset

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from interconnect.models.parallelism.layout import DIMENSIONS, Layout
+from interconnect.topics.seating.model.layout import DIMENSIONS, Layout
 
 __all__ = [
     "group_domains",

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.kernels import gemm_shape_factor, kernel_figures
-from interconnect.models.parallelism import Layout, LayoutError, Workload, pipeline_bubble_fraction, plan
-from interconnect.models.reference_runs import load_reference_runs, paper_flops, predict
+from interconnect.topics.seating.kernels import gemm_shape_factor, kernel_figures
+from interconnect.topics.seating.model import Layout, LayoutError, Workload, pipeline_bubble_fraction, plan
+from interconnect.topics.seating.reference_runs import load_reference_runs, paper_flops, predict
 from interconnect.workloads.presets import load_model_presets
 
 RUNS = {run.id: run for run in load_reference_runs()}
@@ -64,7 +64,7 @@ def test_memory_of_every_run_that_ran_fits_in_the_gpu_and_only_llama3_needs_the_
 
 
 def test_memory_verdict_has_three_states():
-    from interconnect.models.parallelism.bill import Memory
+    from interconnect.topics.seating.model.bill import Memory
     gb = 1e9
     assert Memory(10 * gb, 0, 0, 60 * gb, capacity=80 * gb, reserved=8 * gb).verdict == "fits"      # 70 + 8 <= 80
     assert Memory(10 * gb, 0, 0, 65 * gb, capacity=80 * gb, reserved=8 * gb).verdict == "tight"     # 75 <= 80 < 83
@@ -237,8 +237,8 @@ def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_laye
 
 
 def test_a_bad_run_is_refused_by_name(tmp_path):
-    from interconnect.datafiles.reference_runs import ReferenceRunDataError, load_training_runs
     from interconnect.datafiles.tables import packaged_data_file
+    from interconnect.topics.seating.reference_data import ReferenceRunDataError, load_training_runs
 
     text = packaged_data_file("published/training-runs.toml").read_text(encoding="utf-8")
     bad = tmp_path / "training-runs.toml"
@@ -290,7 +290,7 @@ def test_inputs_corrected_against_their_sources():
 
 
 def test_every_model_input_of_every_run_has_a_provenance():
-    from interconnect.datafiles.reference_runs import MODEL_INPUTS, inference_rules
+    from interconnect.topics.seating.reference_data import MODEL_INPUTS, inference_rules
 
     rules = inference_rules()
     assert list(rules) == [f"R{n}" for n in range(1, len(rules) + 1)] and all(rules.values())
@@ -305,8 +305,8 @@ def test_every_model_input_of_every_run_has_a_provenance():
 
 
 def test_a_bad_provenance_is_refused_by_name(tmp_path):
-    from interconnect.datafiles.reference_runs import ReferenceRunDataError, load_training_runs
     from interconnect.datafiles.tables import packaged_data_file
+    from interconnect.topics.seating.reference_data import ReferenceRunDataError, load_training_runs
 
     text = packaged_data_file("published/training-runs.toml").read_text(encoding="utf-8")
     bad = tmp_path / "training-runs.toml"

@@ -1,7 +1,7 @@
 """The Seating chart's live family: TFLOP/s per GPU against the global batch, at every node count.
 
 As the cluster grows, the layout follows it (TP kept, PP shrunk where it must, DP takes the rest:
-:func:`~interconnect.models.parallelism.fit_layout`), and each pipeline gets fewer micro-batches of
+:func:`~interconnect.topics.seating.model.fit_layout`), and each pipeline gets fewer micro-batches of
 the same global batch: the bubble and the exposed data-parallel traffic grow, so more GPUs need a
 larger batch to stay busy. The whole family (every node count the slider offers, every batch on
 the x axis) is one vectorized call of the seating model, so the browser can redraw it while the
@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism import Layout, Workload, fit_layout
-from interconnect.models.parallelism.step import evaluate_layouts
+from interconnect.topics.seating.model import Layout, Workload, fit_layout
+from interconnect.topics.seating.model.step import evaluate_layouts
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["BATCHES", "SeatingFamily", "live_seating_nodes", "seating_family"]
@@ -70,7 +70,7 @@ def seating_family(model: ModelPreset, cluster: Cluster, layout: Layout, workloa
         As the page has them; the workload's global batch is replaced by each of ``batches``.
     layout : Layout
         The layout asked for: its TP, PP, CP, EP and ZeRO stage are kept where the node count allows
-        (:func:`~interconnect.models.parallelism.fit_layout`), DP takes the rest.
+        (:func:`~interconnect.topics.seating.model.fit_layout`), DP takes the rest.
     node_counts : sequence of int
         The node counts of the slider.
     batches : sequence of int

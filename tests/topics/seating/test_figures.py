@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from interconnect.figures.seating import bill_figure, gpu_grid_figure, grid_positions, memory_figure
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.parallelism import Layout, Workload, memory_per_gpu, plan
+from interconnect.topics.seating.figures import bill_figure, gpu_grid_figure, grid_positions, memory_figure
+from interconnect.topics.seating.model import Layout, Workload, memory_per_gpu, plan
 from interconnect.workloads.presets import load_model_presets
 
 L70 = load_model_presets()["llama3-70b"]

@@ -1,9 +1,9 @@
 """Published training runs (``data/published/training-runs.toml``) and what the seating model says of them.
 
 Each run is a model shape, a cluster, a layout and a workload as its paper gives them, with the
-throughput per GPU the paper reports; :mod:`interconnect.datafiles.reference_runs` reads and checks the
+throughput per GPU the paper reports; :mod:`interconnect.topics.seating.reference_data` reads and checks the
 file (its record's fields are a run's keys), and :class:`ReferenceRun` adds what the model needs of one.
-:func:`predict` runs :func:`~interconnect.models.parallelism.plan` on it with the sourced kernel figures
+:func:`predict` runs :func:`~interconnect.topics.seating.model.plan` on it with the sourced kernel figures
 (nothing set per run) and counts the FLOPs the way the paper counted them, so that model / paper compares
 like with like.
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from interconnect.datafiles.reference_runs import PublishedRun, ReferenceRunDataError, packaged_training_runs
 from interconnect.hardware.cluster import Cluster, resolve_cluster
-from interconnect.models.parallelism import Layout, Plan, Workload, plan
+from interconnect.topics.seating.model import Layout, Plan, Workload, plan
+from interconnect.topics.seating.reference_data import PublishedRun, ReferenceRunDataError, packaged_training_runs
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["Prediction", "PublishedRun", "ReferenceRun", "ReferenceRunDataError", "load_reference_runs", "paper_flops",
@@ -31,7 +31,7 @@ _PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
 class ReferenceRun(PublishedRun):
     """One published run as the model sees it: the record's fields, and its model, cluster, layout and workload.
 
-    The fields are :class:`~interconnect.datafiles.reference_runs.PublishedRun`'s (a ``[[run]]``'s keys).
+    The fields are :class:`~interconnect.topics.seating.reference_data.PublishedRun`'s (a ``[[run]]``'s keys).
     """
 
     def model(self) -> ModelPreset:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.parallelism import Layout, Workload, fit_layout, plan
-from interconnect.models.seating_family import live_seating_nodes, seating_family
+from interconnect.topics.seating.model import Layout, Workload, fit_layout, plan
+from interconnect.topics.seating.sweep import live_seating_nodes, seating_family
 from interconnect.workloads.presets import load_model_presets
 
 L70 = load_model_presets()["llama3-70b"]

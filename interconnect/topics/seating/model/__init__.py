@@ -30,16 +30,16 @@ Units are in the names: bytes, seconds (``_s``), FLOP. Sources of the formulas:
   ``2·s·b·h/t`` with full recomputation; micro-batches in flight as Megatron-LM's schedules count them;
 * compute: model FLOPs ``6·N_active + 12·L·h·s`` per token (PaLM, arXiv 2204.02311, appendix B);
   time per layer from the sourced GEMM and flash-attention rates of the GPU family at the layout's
-  GEMM shapes (:mod:`interconnect.models.kernels`) plus the HBM traffic of the stored activations;
+  GEMM shapes (:mod:`interconnect.topics.seating.kernels`) plus the HBM traffic of the stored activations;
   the slowest pipeline stage sets the pace; the bubble by schedule (:data:`SCHEDULES`: 1F1B,
   interleaved, zero-bubble, DualPipe; Narayanan et al. 2021, arXiv 2104.04473, section 2.2).
 """
 
 from __future__ import annotations
 
-from interconnect.models.parallelism.bill import Dimension, Memory, Plan, memory_per_gpu, plan, tp_comparison
-from interconnect.models.parallelism.compute import layer_params
-from interconnect.models.parallelism.layout import (
+from interconnect.topics.seating.model.bill import Dimension, Memory, Plan, memory_per_gpu, plan, tp_comparison
+from interconnect.topics.seating.model.compute import layer_params
+from interconnect.topics.seating.model.layout import (
     ATTENTION_KERNELS,
     DIMENSION_LABELS,
     DIMENSIONS,
@@ -52,11 +52,11 @@ from interconnect.models.parallelism.layout import (
     fit_layout,
     layout_problems,
 )
-from interconnect.models.parallelism.memory import RESERVED_SHARE
-from interconnect.models.parallelism.placement import group_domains, groups_of, rank_grid, seat_map
-from interconnect.models.parallelism.schedules import pipeline_bubble_fraction, stage_layers
-from interconnect.models.parallelism.search import SearchResult, search_layouts
-from interconnect.models.parallelism.traffic import dp_traffic_bytes, tp_bytes_per_layer
+from interconnect.topics.seating.model.memory import RESERVED_SHARE
+from interconnect.topics.seating.model.placement import group_domains, groups_of, rank_grid, seat_map
+from interconnect.topics.seating.model.schedules import pipeline_bubble_fraction, stage_layers
+from interconnect.topics.seating.model.search import SearchResult, search_layouts
+from interconnect.topics.seating.model.traffic import dp_traffic_bytes, tp_bytes_per_layer
 
 __all__ = [
     "ATTENTION_KERNELS",

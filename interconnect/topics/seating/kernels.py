@@ -1,7 +1,7 @@
 """What a GPU's kernels reach: sourced GEMM and attention throughput per GPU family, and GEMM shape.
 
 The figures live in ``data/published/gpu-kernels.toml`` (one set per family, each with its source; read
-and checked by :mod:`interconnect.datafiles.kernels`, whose names are re-exported here):
+and checked by :mod:`interconnect.topics.seating.kernels_data`, whose names are re-exported here):
 the sustained or best measured dense BF16 matrix-multiply rate, flash attention's share of the peak,
 and the number of SMs that GEMM tiles are spread over. :func:`gemm_shape_factor` says how much of
 that rate a GEMM of a given shape keeps: a GEMM is cut into output tiles (256 x 128 or 128 x 128,
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from interconnect.datafiles.kernels import KernelFigures, kernel_figures, kernel_sources
+from interconnect.topics.seating.kernels_data import KernelFigures, kernel_figures, kernel_sources
 
 __all__ = ["KernelFigures", "gemm_shape_factor", "kernel_figures", "kernel_sources"]
 

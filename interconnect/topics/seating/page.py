@@ -15,9 +15,22 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import Catalog
-from interconnect.figures.seating import MAX_GRID_GPUS
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
+from interconnect.topics.seating.figures import MAX_GRID_GPUS
+from interconnect.topics.seating.model import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
+from interconnect.topics.seating.page_live import live_seating
+from interconnect.topics.seating.page_parts import (
+    bill_view,
+    cached_plan,
+    cached_search,
+    grid_figure,
+    memory_view,
+    reference_view,
+    seating_inputs,
+    section_choice,
+    show_bill_metrics,
+    tp_pair,
+)
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
 from interconnect.ui.diagram import diagram
@@ -30,19 +43,6 @@ from interconnect.ui.pagespecs import (
     SEATING_SCHEDULES,
     SEATING_VIEWS,
 )
-from interconnect.ui.seating import (
-    bill_view,
-    cached_plan,
-    cached_search,
-    grid_figure,
-    memory_view,
-    reference_view,
-    seating_inputs,
-    section_choice,
-    show_bill_metrics,
-    tp_pair,
-)
-from interconnect.ui.seating_live import live_seating
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_seconds

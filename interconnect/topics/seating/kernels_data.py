@@ -3,7 +3,7 @@
 One record per GPU family: the dense BF16 matrix-multiply rate (FLOP/s), flash attention's share of the
 peak and the SM count GEMM tiles are spread over, each figure with its basis and the ids of the file's
 own ``[[source]]`` entries. What a GEMM of a given shape keeps of that rate is
-:mod:`interconnect.models.kernels`, which re-exports these names.
+:mod:`interconnect.topics.seating.kernels`, which re-exports these names.
 """
 
 from __future__ import annotations

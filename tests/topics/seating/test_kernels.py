@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
-from interconnect.datafiles.kernels import KernelDataError, load_kernel_data
 from interconnect.datafiles.tables import packaged_data_file
-from interconnect.models.kernels import kernel_figures, kernel_sources
+from interconnect.topics.seating.kernels import kernel_figures, kernel_sources
+from interconnect.topics.seating.kernels_data import KernelDataError, load_kernel_data
 
 
 def _copy(tmp_path):

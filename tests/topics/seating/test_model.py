@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.parallelism import (
+from interconnect.topics.seating.model import (
     Layout,
     LayoutError,
     Workload,
@@ -277,7 +277,7 @@ def test_batch_and_expert_divisibility():
 def test_micro_batches_in_flight_follow_megatron_interleaved_warm_up():
     # Megatron-LM's interleaved schedule: rank r runs 2(p - r - 1) + (v - 1)p warm-up chunk forwards, capped at
     # all m·v, plus one before its first backward; on rank 0 that is Korthikanti et al.'s p(1 + (p - 1)/(p v))
-    from interconnect.models.parallelism.schedules import _in_flight
+    from interconnect.topics.seating.model.schedules import _in_flight
 
     p, v = 16.0, 8.0
     assert float(_in_flight("interleaved", p, 32.0, v, 0)) == pytest.approx(p * (1 + (p - 1) / (p * v)))

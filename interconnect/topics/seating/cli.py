@@ -21,7 +21,7 @@ from typing import Any
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json
 from interconnect.hardware.cluster import FABRICS, resolve_cluster
-from interconnect.models.parallelism import (
+from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     PLAN_DEFAULTS,
     SCHEDULES,
@@ -284,7 +284,7 @@ def run_plan(args: argparse.Namespace) -> int:
         bill = found.best
     else:
         if args.dp is not None:
-            from interconnect.models.parallelism import Layout
+            from interconnect.topics.seating.model import Layout
 
             layout = Layout(tp=args.tp, pp=args.pp, dp=args.dp, cp=args.cp, ep=args.ep, zero=args.zero)
         else:

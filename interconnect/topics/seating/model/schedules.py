@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from interconnect.models.parallelism.layout import Workload
+from interconnect.topics.seating.model.layout import Workload
 
 __all__ = [
     "pipeline_bubble_fraction",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from interconnect.models.parallelism.compute import layer_params
-from interconnect.models.parallelism.layout import Workload
-from interconnect.models.parallelism.schedules import _in_flight, stage_layers
+from interconnect.topics.seating.model.compute import layer_params
+from interconnect.topics.seating.model.layout import Workload
+from interconnect.topics.seating.model.schedules import _in_flight, stage_layers
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = [

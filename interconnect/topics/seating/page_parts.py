@@ -1,6 +1,6 @@
 """The Seating chart page's cached core calls: pure functions of hashable inputs, computed once per view.
 
-Kept out of the page and of :mod:`interconnect.ui.seating_view` (which draws it), so both only call these.
+Kept out of the page and of :mod:`interconnect.topics.seating.page` (which draws it), so both only call these.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
-from interconnect.figures.seating import bill_figure, gpu_grid_figure, memory_figure
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism import (
+from interconnect.topics.seating.figures import bill_figure, gpu_grid_figure, memory_figure
+from interconnect.topics.seating.model import (
     Layout,
     Plan,
     Workload,
@@ -140,7 +140,7 @@ MISS_REASONS = {
 @st.cache_resource(max_entries=1, show_spinner=False)
 def reference_view() -> tuple[str, list[str], str]:
     """The published runs with model / paper as a Markdown table, the runs missed by over 15 %, the sources."""
-    from interconnect.models.reference_runs import load_reference_runs, predict, reference_sources
+    from interconnect.topics.seating.reference_runs import load_reference_runs, predict, reference_sources
 
     sources = reference_sources()
     rows, misses = [], []

@@ -6,7 +6,7 @@ Also the parameters one token meets per transformer layer, and the HBM passes ch
 from __future__ import annotations
 
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism.layout import Workload
+from interconnect.topics.seating.model.layout import Workload
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
@@ -45,7 +45,7 @@ def _hbm_bytes_per_s(cluster: Cluster) -> float:
 
 def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str]:
     """GEMM rate (FLOP/s), attention rate (FLOP/s), SMs and the basis, for this GPU and workload."""
-    from interconnect.models.kernels import kernel_figures
+    from interconnect.topics.seating.kernels import kernel_figures
 
     peak = _peak_flops(cluster)
     # FP8 GEMMs: at the FP8 peak over the BF16 one (the catalog's fp8_dense; 2x on Hopper, Blackwell and CDNA 3,

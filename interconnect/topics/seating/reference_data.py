@@ -7,7 +7,7 @@ keys a ``[[run]]`` may hold are its fields (those with a default are optional), 
 no change here. Each run's ``[run.provenance]`` says where every model input (:data:`MODEL_INPUTS`) comes
 from: ``"stated: "`` and a quote or an exact pointer into the source, or ``"inferred: "`` and the name of
 one of the inference rules (``R1``, ``R2``, ...) that the file's header comment writes out. What the
-seating model makes of a run is :mod:`interconnect.models.reference_runs`,
+seating model makes of a run is :mod:`interconnect.topics.seating.reference_runs`,
 whose ``ReferenceRun`` adds the cluster, layout and workload to this record.
 """
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.parallelism.compute import (
+from interconnect.topics.seating.model.compute import (
     _MEMORY_PASSES_BWD,
     _MEMORY_PASSES_FWD,
     _hbm_bytes_per_s,
@@ -20,8 +20,8 @@ from interconnect.models.parallelism.compute import (
     _rates,
     layer_params,
 )
-from interconnect.models.parallelism.layout import DIMENSIONS, Workload
-from interconnect.models.parallelism.memory import (
+from interconnect.topics.seating.model.layout import DIMENSIONS, Workload
+from interconnect.topics.seating.model.memory import (
     GRAD_BYTES,
     OPTIMIZER_BYTES,
     PARAM_BYTES,
@@ -29,8 +29,8 @@ from interconnect.models.parallelism.memory import (
     _activations,
     _per_layer_stored,
 )
-from interconnect.models.parallelism.schedules import _virtual_stages, stage_layers
-from interconnect.models.parallelism.traffic import _time_s
+from interconnect.topics.seating.model.schedules import _virtual_stages, stage_layers
+from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["evaluate_layouts"]
@@ -108,7 +108,7 @@ def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarr
 
 def _layer_times(g: _Grid) -> _LayerTimes:
     """Compute of one layer and one micro-batch on one GPU, from the sourced kernel rates at the layout's shapes."""
-    from interconnect.models.kernels import gemm_shape_factor
+    from interconnect.topics.seating.kernels import gemm_shape_factor
 
     model, workload, h, s = g.model, g.workload, g.h, g.s
     gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload)
