@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interconnect.models.ddp_benchmark import DDP_BENCHMARK_SOURCE, compare_ddp_benchmark  # noqa: E402
-from interconnect.models.overlap import load_bucket_costs  # noqa: E402
+from interconnect.topics.overlap.ddp_benchmark import DDP_BENCHMARK_SOURCE, compare_ddp_benchmark  # noqa: E402
+from interconnect.topics.overlap.model import load_bucket_costs  # noqa: E402
 
 
 def _pct(value: float | None) -> str:

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from interconnect.figures.overlap import timeline_figure  # noqa: E402
 from interconnect.hardware.cluster import resolve_cluster  # noqa: E402
-from interconnect.models.overlap import Workload, node_sweep, step_schedule, token_sweep  # noqa: E402
+from interconnect.topics.overlap.figures import timeline_figure  # noqa: E402
+from interconnect.topics.overlap.model import Workload, node_sweep, step_schedule, token_sweep  # noqa: E402
 from interconnect.workloads.presets import load_model_presets  # noqa: E402
 
 RUNS = 30

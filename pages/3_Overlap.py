@@ -1,16 +1,16 @@
 """Page: hide the gradient all-reduce behind the backward pass, and see what stays exposed.
 
 The cluster box, the step's controls and everything they drive are three nested fragments
-(:func:`interconnect.ui.overlap_view.overlap_view`): a change of the node count, the tokens per GPU or
+(:func:`interconnect.topics.overlap.page.overlap_view`): a change of the node count, the tokens per GPU or
 the bucket size reruns only what the step drives, not the other controls or the text below.
 """
 
 import streamlit as st
 
 from interconnect.catalog import get_catalog
+from interconnect.topics.overlap.page import overlap_view
+from interconnect.topics.overlap.page_parts import show_ddp_check, show_rooflines
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.overlap import show_ddp_check, show_rooflines
-from interconnect.ui.overlap_view import overlap_view
 from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
 from interconnect.ui.state import PageState
 

@@ -2,7 +2,7 @@
 
 Hugging Face's chart of all-reduce bandwidth against node count (the file's header cites it): per node
 count, the median of its runs and the 5th-95th percentile range, GB/s. The All-reduce page's curve
-(:func:`interconnect.topics.allreduce.view.playbook_curve`) is built from this record.
+(:func:`interconnect.hardware.playbook.playbook_curve`) is built from this record.
 """
 
 from __future__ import annotations

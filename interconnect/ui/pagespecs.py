@@ -645,7 +645,7 @@ def crossdc_inputs(values: dict):
 def overlap_specs() -> list:
     """The Overlap page: the cluster (shared keys), the model, the step and how it overlaps."""
     from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS
-    from interconnect.models.overlap import GRADIENT_BYTES, MODES, load_bucket_costs
+    from interconnect.topics.overlap.model import GRADIENT_BYTES, MODES, load_bucket_costs
     from interconnect.ui.urlstate import QuantityParam
     from interconnect.workloads.presets import load_model_presets
 

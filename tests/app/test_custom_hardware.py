@@ -11,8 +11,8 @@ import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import allreduce
-from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
-from interconnect.ui.overlap import duration
+from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.page_parts import duration
 from interconnect.ui.pages import PAGES
 from interconnect.ui.pickers import CUSTOM_GPU_LABEL
 from interconnect.ui.sources import CUSTOM_SOURCE_TEXT

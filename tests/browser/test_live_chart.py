@@ -108,7 +108,7 @@ def _walk(page, server, link: str, label: str, positions: list[tuple[str, str | 
 
 def _overlap_expected(tokens: int) -> str:
     """What the Overlap page's live readout says at ``tokens``, from the core's own schedule of that step."""
-    from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
+    from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
     from interconnect.units import format_seconds
     from interconnect.workloads.presets import load_model_presets
 

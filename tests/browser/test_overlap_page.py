@@ -21,8 +21,8 @@ from browser_helpers import (
 )
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.overlap import Workload, step_schedule
-from interconnect.ui.overlap import duration
+from interconnect.topics.overlap.model import Workload, step_schedule
+from interconnect.topics.overlap.page_parts import duration
 from interconnect.workloads.presets import load_model_presets
 
 pytestmark = pytest.mark.browser

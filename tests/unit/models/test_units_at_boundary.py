@@ -24,8 +24,8 @@ MODULES = [
     "interconnect.models.conversions",
     "interconnect.models.crossdc",
     "interconnect.models.crossdc_view",
-    "interconnect.models.ddp_benchmark",
-    "interconnect.models.overlap",
+    "interconnect.topics.overlap.ddp_benchmark",
+    "interconnect.topics.overlap.model",
     "interconnect.topics.seating.model",
     "interconnect.workloads.presets",
     "interconnect.models.reach",
@@ -95,7 +95,7 @@ def test_the_boundary_covers_the_functions_that_matter() -> None:
     assert "interconnect.models.reach.two_sites.two_site_allreduce" in checked
     # functions of the packages are found in their submodules
     assert "interconnect.topics.seating.model.traffic.dp_traffic_bytes" in checked
-    assert any(name.startswith("interconnect.models.overlap.") and name.count(".") >= 4 for name in checked)
+    assert any(name.startswith("interconnect.topics.overlap.model.") and name.count(".") >= 4 for name in checked)
 
 
 def _cluster():
@@ -105,15 +105,15 @@ def _cluster():
 
 
 def _workload():
-    from interconnect.models.overlap import Workload
+    from interconnect.topics.overlap.model import Workload
 
     return Workload.from_params(8e9, 32)
 
 
 def _cases():
     import interconnect.models.crossdc as crossdc
-    import interconnect.models.overlap as overlap
     import interconnect.models.reach as reach
+    import interconnect.topics.overlap.model as overlap
     import interconnect.topics.seating.model as parallelism
     from interconnect.io import nccl_tests
 

@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from interconnect.figures.overlap_live import token_family_spec
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.overlap import MODES, Workload, load_bucket_costs, step_schedule
-from interconnect.models.overlap_family import (
+from interconnect.topics.overlap.live_figure import token_family_spec
+from interconnect.topics.overlap.model import MODES, Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.sweep import (
     BUCKET_GRID_BYTES,
     TOKEN_GRID,
     live_bucket_sizes,

@@ -36,24 +36,36 @@ with the all-reduce.
 
 from __future__ import annotations
 
-from interconnect.datafiles.overlap import BucketCost, BucketCosts, load_bucket_costs
-from interconnect.models.overlap.buckets import Buckets, Production, gradient_production, make_buckets, slowest_rank_lag
-from interconnect.models.overlap.claim import (
+from interconnect.topics.overlap.data import BucketCost, BucketCosts, load_bucket_costs
+from interconnect.topics.overlap.model.buckets import (
+    Buckets,
+    Production,
+    gradient_production,
+    make_buckets,
+    slowest_rank_lag,
+)
+from interconnect.topics.overlap.model.claim import (
     ClaimCheck,
     check_claim,
     comm_share_for_saving,
     overlap_step_time,
     time_saved_fraction,
 )
-from interconnect.models.overlap.rooflines import (
+from interconnect.topics.overlap.model.rooflines import (
     Roofline,
     cluster_roofline_tokens,
     playbook_ratios,
     scaling_book_rooflines,
 )
-from interconnect.models.overlap.step import EventList, StepResult, bucket_times_s, schedule_from_times, step_schedule
-from interconnect.models.overlap.sweeps import Sweep, node_sweep, token_sweep
-from interconnect.models.overlap.workload import (
+from interconnect.topics.overlap.model.step import (
+    EventList,
+    StepResult,
+    bucket_times_s,
+    schedule_from_times,
+    step_schedule,
+)
+from interconnect.topics.overlap.model.sweeps import Sweep, node_sweep, token_sweep
+from interconnect.topics.overlap.model.workload import (
     CLAIM_OVERLAP_FRACTION,
     CLAIM_TIME_SAVED,
     DEFAULT_BUCKET_BYTES,

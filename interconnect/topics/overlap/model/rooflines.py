@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from interconnect.catalog import Catalog, get_catalog
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.overlap.workload import GRADIENT_BYTES, Workload, gpu_rates
+from interconnect.topics.overlap.model.workload import GRADIENT_BYTES, Workload, gpu_rates
 
 __all__ = [
     "Roofline",

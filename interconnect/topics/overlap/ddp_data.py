@@ -1,7 +1,7 @@
 """``published/pytorch-ddp-benchmark.csv``, read and checked: PyTorch's own DDP benchmark, row by row.
 
 The file's header cites the measurement (pytorch/pytorch ``benchmarks/distributed/ddp/README.md``);
-setting each row beside the overlap model is :mod:`interconnect.models.ddp_benchmark`, which re-exports
+setting each row beside the overlap model is :mod:`interconnect.topics.overlap.ddp_benchmark`, which re-exports
 :func:`load_ddp_benchmark`.
 """
 
@@ -53,7 +53,7 @@ def load_ddp_benchmark(path: str | Path | None = None) -> list[dict[str, object]
     Notes
     -----
     Source: pytorch/pytorch ``benchmarks/distributed/ddp/README.md`` (commit bf69c149),
-    :data:`interconnect.models.ddp_benchmark.DDP_BENCHMARK_SOURCE`.
+    :data:`interconnect.topics.overlap.ddp_benchmark.DDP_BENCHMARK_SOURCE`.
 
     Examples
     --------

@@ -3,8 +3,8 @@
 import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
-from interconnect.ui.overlap import duration
+from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.page_parts import duration
 from interconnect.ui.pagespecs import OVERLAP_VIEWS
 from interconnect.workloads.presets import load_model_presets
 from tests.app.conftest import chart_specs, live_charts, run_page
@@ -158,7 +158,7 @@ def test_a_forced_algorithm_the_cluster_cannot_run_warns_and_falls_back():
 
 
 def test_the_ddp_check_sets_model_and_bytes_only_beside_the_runs():
-    from interconnect.models.ddp_benchmark import compare_ddp_benchmark
+    from interconnect.topics.overlap.ddp_benchmark import compare_ddp_benchmark
 
     at = run_page(PAGE)
     text = " ".join(m.value for m in at.markdown)
@@ -174,7 +174,7 @@ def test_the_ddp_check_sets_model_and_bytes_only_beside_the_runs():
 def test_the_smallest_legal_bucket_on_the_largest_model_says_it_simplifies():
     # Issue 21 item 6: 1 KiB buckets of DeepSeek-V3's gradient would be 1.3 billion all-reduces; the page
     # merges them into MAX_BUCKETS and says so (benchmarks/fuzz_urls.py times it against the default view).
-    from interconnect.models.overlap import MAX_BUCKETS
+    from interconnect.topics.overlap.model import MAX_BUCKETS
 
     at = run_page(PAGE, {"model": "deepseek-v3", "bucket": "1 KiB"})
     assert not at.exception

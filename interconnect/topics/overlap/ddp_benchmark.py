@@ -1,18 +1,18 @@
 """PyTorch's published DDP benchmark, and the overlap model run on the same systems.
 
 The measurement (``data/published/pytorch-ddp-benchmark.csv``, read by
-:func:`interconnect.datafiles.ddp_benchmark.load_ddp_benchmark`, re-exported here) comes from pytorch/pytorch
+:func:`interconnect.topics.overlap.ddp_data.load_ddp_benchmark`, re-exported here) comes from pytorch/pytorch
 ``benchmarks/distributed/ddp/README.md``: torchvision models at batch 32 per GPU on DGX-1 machines
 (8 x V100 on NVLink, 4 x 100 Gbit/s InfiniBand each), PyTorch 1.4 with NCCL, as the iteration time
 on 1 GPU without DDP, then 1 to 16 GPUs with DDP's default 25 MB buckets, and the throughput change
 with 1 MB buckets. It is a real DDP overlap measurement: the GPUs never wait for a full gradient
 all-reduce, so any gap over the single-GPU time is what stays exposed, plus DDP's own bookkeeping.
 
-:func:`compare_ddp_benchmark` runs :func:`interconnect.models.overlap.schedule_from_times` with the
+:func:`compare_ddp_benchmark` runs :func:`interconnect.topics.overlap.model.schedule_from_times` with the
 measured single-GPU iteration as compute (one third forward, two thirds backward, the SGD step at
 HBM speed), fp32 gradients cut into buckets, and bucket times from the all-reduce model of the
 ``dgx-1-v100`` cluster. It runs twice: with the sourced per-bucket costs
-(:func:`~interconnect.models.overlap.load_bucket_costs`: a launch time per bucket on the compute
+(:func:`~interconnect.topics.overlap.model.load_bucket_costs`: a launch time per bucket on the compute
 lane, the SM contention while a collective runs, and the wait for the slowest of the GPUs) and
 without them (bytes only), so that the benchmark shows what each adds.
 """
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from interconnect.datafiles.ddp_benchmark import load_ddp_benchmark
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.overlap import (
+from interconnect.topics.overlap.ddp_data import load_ddp_benchmark
+from interconnect.topics.overlap.model import (
     BucketCosts,
     Workload,
     bucket_times_s,
@@ -133,11 +133,11 @@ def compare_ddp_benchmark(costs: BucketCosts | None = None) -> list[DdpRow]:
     Parameters
     ----------
     costs : BucketCosts, optional
-        The per-bucket costs (default: the sourced :func:`~interconnect.models.overlap.load_bucket_costs`).
+        The per-bucket costs (default: the sourced :func:`~interconnect.topics.overlap.model.load_bucket_costs`).
 
     Notes
     -----
-    The model runs :func:`~interconnect.models.overlap.schedule_from_times` with the measured
+    The model runs :func:`~interconnect.topics.overlap.model.schedule_from_times` with the measured
     single-GPU iteration :math:`t_1` as compute. Our split: the SGD step streams
     :math:`20 N` bytes (weight, gradient and momentum read; weight and momentum written, fp32) at
     the GPU's HBM rate, and the rest is one third forward, two thirds backward:
@@ -150,7 +150,7 @@ def compare_ddp_benchmark(costs: BucketCosts | None = None) -> list[DdpRow]:
     Gradients are fp32 (4 B per parameter) in DDP's default 25 MiB buckets; bucket times come from
     the all-reduce model of the ``dgx-1-v100`` cluster; each bucket costs the compute lane
     :math:`t_{launch}`, compute runs :math:`c` slower while a collective runs, and forward and backward
-    run at the pace of the slowest of the GPUs (:func:`~interconnect.models.overlap.slowest_rank_lag`).
+    run at the pace of the slowest of the GPUs (:func:`~interconnect.topics.overlap.model.slowest_rank_lag`).
 
     Examples
     --------

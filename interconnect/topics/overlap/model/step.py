@@ -14,7 +14,7 @@ import numpy as np
 from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import allreduce
-from interconnect.models.overlap.buckets import (
+from interconnect.topics.overlap.model.buckets import (
     Buckets,
     Production,
     _bytes_text,
@@ -22,7 +22,7 @@ from interconnect.models.overlap.buckets import (
     make_buckets,
     slowest_rank_lag,
 )
-from interconnect.models.overlap.workload import (
+from interconnect.topics.overlap.model.workload import (
     _BACKWARD,
     _BUCKET,
     _CONTENTION_PASSES,

@@ -8,7 +8,7 @@ import pytest
 
 from interconnect.cli import main
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.overlap import Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
 
 ISSUE_EXAMPLE = ["overlap", "--params", "8e9", "--tokens-per-gpu", "4096", "--gpu", "h100-sxm", "--gpus-per-node", "8",
                  "--nodes", "4"]

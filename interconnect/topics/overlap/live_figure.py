@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from interconnect.figures.live import LiveAxis, LiveMarker, LiveSeries, live_spec
-from interconnect.figures.overlap import MODE_COLOURS
-from interconnect.models.overlap import MODE_LABELS
-from interconnect.models.overlap_family import TokenBucketFamily
+from interconnect.topics.overlap.figures import MODE_COLOURS
+from interconnect.topics.overlap.model import MODE_LABELS
+from interconnect.topics.overlap.sweep import TokenBucketFamily
 from interconnect.units import Q_, format_seconds, format_size
 
 __all__ = ["token_family_spec"]
@@ -27,15 +27,15 @@ def _size_ticks(low: float, high: float) -> tuple[tuple[float, str], ...]:
 
 def token_family_spec(family: TokenBucketFamily, current_tokens: int, current_bucket_bytes: float, mode: str,
                       *, present: bool = False) -> dict:
-    """The live chart of :func:`~interconnect.models.overlap_family.token_bucket_family`.
+    """The live chart of :func:`~interconnect.topics.overlap.sweep.token_bucket_family`.
 
     One line per overlap mode, the page's mode thick; a dashed line marks the page's bucket size.
     The sentence beside the slider gives the page's step at its bucket size for each token count,
     and the bucket size on the chart's grid with the highest compute share.
 
     >>> from interconnect.hardware.cluster import resolve_cluster
-    >>> from interconnect.models.overlap import Workload
-    >>> from interconnect.models.overlap_family import token_bucket_family
+    >>> from interconnect.topics.overlap.model import Workload
+    >>> from interconnect.topics.overlap.sweep import token_bucket_family
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     >>> family = token_bucket_family(cluster, Workload.from_params(8e9, 32), [1024, 4096], [2**20, 25 * 2**20])
     >>> spec = token_family_spec(family, 4096, 25 * 2**20, "overlap")
@@ -45,7 +45,7 @@ def token_family_spec(family: TokenBucketFamily, current_tokens: int, current_bu
     4,096 tokens per GPU: step 352 ms, 86.7 ms of it exposed communication; compute share 75% (611 buckets
     of 25 MiB). Best on this chart: 25 MiB buckets, 75%.
 
-    (352 ms and 86.7 ms: :func:`~interconnect.models.overlap.step_schedule`'s example.)
+    (352 ms and 86.7 ms: :func:`~interconnect.topics.overlap.model.step_schedule`'s example.)
     """
     tokens = [int(round(t)) for t in family.tokens]
     index = tokens.index(int(current_tokens)) if int(current_tokens) in tokens else 0

@@ -1,6 +1,6 @@
 """Plotly builders for the Overlap page: the step timeline, the sweeps and the claim chart.
 
-Pure functions of :mod:`interconnect.models.overlap` results. The timeline draws every bucket of a
+Pure functions of :mod:`interconnect.topics.overlap.model` results. The timeline draws every bucket of a
 step in one trace, however many there are: above ``max_segments`` buckets, neighbours closer than
 the width of a screen pixel are merged into one bar (the hover names the buckets it covers), so a
 405B model's 30,000 buckets cost about as much to send and draw as a few hundred.
@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
 from interconnect.figures.ticks import powers_of_ten
-from interconnect.models.overlap import MODE_LABELS, StepResult, Sweep
+from interconnect.topics.overlap.model import MODE_LABELS, StepResult, Sweep
 from interconnect.units import format_seconds
 
 __all__ = ["MODE_COLOURS", "claim_figure", "node_sweep_figure", "timeline_figure", "token_sweep_figure"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.models.overlap.workload import MAX_BUCKETS, Workload
+from interconnect.topics.overlap.model.workload import MAX_BUCKETS, Workload
 from interconnect.units import expects
 
 __all__ = [

@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from interconnect.figures.overlap import (
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.topics.overlap.figures import (
     TIMELINE_SEGMENTS,
     claim_figure,
     node_sweep_figure,
     timeline_figure,
     token_sweep_figure,
 )
-from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.overlap import (
+from interconnect.topics.overlap.model import (
     Workload,
     check_claim,
     cluster_roofline_tokens,

@@ -11,9 +11,9 @@ as three nested fragments. ``pages/3_Overlap.py`` calls :func:`overlap_view`, th
   drives (the warnings, the live chart, the metrics, the charts, the claim, the table), each in its place. A
   change of those three reruns only this.
 
-Kept apart from :mod:`interconnect.ui.overlap` because the live chart (:mod:`interconnect.ui.overlap_live`)
-imports that module's :class:`~interconnect.ui.overlap.StepInputs`; the Seating chart page is laid out the
-same way (:mod:`interconnect.topics.seating.page`).
+Kept apart from :mod:`~interconnect.topics.overlap.page_parts` because the live chart
+(:mod:`~interconnect.topics.overlap.page_live`) imports that module's
+:class:`~interconnect.topics.overlap.page_parts.StepInputs`; the Seating chart's page is laid out the same way.
 """
 
 from __future__ import annotations
@@ -25,17 +25,9 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.overlap import StepResult, cluster_roofline_tokens
-from interconnect.ui.charts import chart
-from interconnect.ui.cluster import (
-    cluster_controls,
-    cluster_line,
-    cluster_source_popovers,
-    nodes_input,
-    resolve_page_cluster,
-)
-from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.overlap import (
+from interconnect.topics.overlap.model import StepResult, cluster_roofline_tokens
+from interconnect.topics.overlap.page_live import live_caption, live_tokens
+from interconnect.topics.overlap.page_parts import (
     StepInputs,
     main_step_controls,
     nodes_figure,
@@ -50,7 +42,15 @@ from interconnect.ui.overlap import (
     timeline_of,
     tokens_figure,
 )
-from interconnect.ui.overlap_live import live_caption, live_tokens
+from interconnect.ui.charts import chart
+from interconnect.ui.cluster import (
+    cluster_controls,
+    cluster_line,
+    cluster_source_popovers,
+    nodes_input,
+    resolve_page_cluster,
+)
+from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import CLUSTER_KEYS, OVERLAP_VIEWS
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker

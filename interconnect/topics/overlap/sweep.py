@@ -4,8 +4,8 @@ The Overlap page's live chart lets the viewer drag the tokens per GPU and watch 
 against the bucket size follow at once. The browser can only do that if it already holds every
 curve, so this module computes the whole table (every slider position, every bucket size, every
 overlap mode) with the page's own model: one vectorized
-:func:`~interconnect.models.overlap.token_sweep` over the token axis per bucket size, the same closed
-form as :func:`~interconnect.models.overlap.step_schedule`.
+:func:`~interconnect.topics.overlap.model.token_sweep` over the token axis per bucket size, the same closed
+form as :func:`~interconnect.topics.overlap.model.step_schedule`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.overlap import GRADIENT_BYTES, MODES, Workload, make_buckets, token_sweep
+from interconnect.topics.overlap.model import GRADIENT_BYTES, MODES, Workload, make_buckets, token_sweep
 
 __all__ = ["BUCKET_GRID_BYTES", "TOKEN_GRID", "TokenBucketFamily", "live_bucket_sizes", "live_token_counts",
            "token_bucket_family"]
@@ -87,7 +87,7 @@ def token_bucket_family(cluster: Cluster, workload: Workload, tokens: Sequence[f
     bucket_sizes_bytes : sequence of float
         Bucket capacities, B (the chart's x axis).
     gradient_dtype, sm_contention, efficiency, algorithm, catalog, bucket_launch_s, speed_spread
-        As for :func:`~interconnect.models.overlap.step_schedule`.
+        As for :func:`~interconnect.topics.overlap.model.step_schedule`.
     modes : sequence of str
         Overlap modes, one row each.
 
@@ -98,8 +98,8 @@ def token_bucket_family(cluster: Cluster, workload: Workload, tokens: Sequence[f
 
     Notes
     -----
-    Each point is :func:`~interconnect.models.overlap.step_schedule`'s step (the same closed form,
-    vectorized over the tokens by :func:`~interconnect.models.overlap.token_sweep`), and the compute
+    Each point is :func:`~interconnect.topics.overlap.model.step_schedule`'s step (the same closed form,
+    vectorized over the tokens by :func:`~interconnect.topics.overlap.model.token_sweep`), and the compute
     share is
 
     .. math:: U = \frac{T_{fwd} + T_{bwd} + T_{opt}}{T_{step}}

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.models.overlap.step import StepResult
-from interconnect.models.overlap.workload import CLAIM_OVERLAP_FRACTION, CLAIM_TIME_SAVED
+from interconnect.topics.overlap.model.step import StepResult
+from interconnect.topics.overlap.model.workload import CLAIM_OVERLAP_FRACTION, CLAIM_TIME_SAVED
 from interconnect.units import expects
 
 __all__ = [
@@ -165,7 +165,7 @@ def check_claim(step: StepResult, *, fraction: float = CLAIM_OVERLAP_FRACTION,
     --------
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> from interconnect.models.overlap import Workload, step_schedule
+    >>> from interconnect.topics.overlap.model import Workload, step_schedule
     >>> check = check_claim(step_schedule(cluster, Workload.from_params(8e9, 32), 4096))
     >>> f"{check.needed_comm_share:.1%}", f"{check.needed_comm_over_compute:.2f}"
     ('35.3%', '0.55')

@@ -13,11 +13,11 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import Catalog
-from interconnect.figures.overlap import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
 from interconnect.hardware.vendor import vendor_words
-from interconnect.models.overlap import (
+from interconnect.topics.overlap.figures import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
+from interconnect.topics.overlap.model import (
     CLAIM_OVERLAP_FRACTION,
     CLAIM_TIME_SAVED,
     MODE_LABELS,
@@ -395,7 +395,7 @@ def show_rooflines(catalog: Catalog) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _ddp_rows():
-    from interconnect.models.ddp_benchmark import compare_ddp_benchmark
+    from interconnect.topics.overlap.ddp_benchmark import compare_ddp_benchmark
 
     return compare_ddp_benchmark()
 
@@ -418,7 +418,7 @@ def _ddp_table() -> str:
 
 def show_ddp_check() -> None:
     """The model beside PyTorch's published DDP benchmark (ResNet and ResNeXt on DGX-1 V100 machines)."""
-    from interconnect.models.ddp_benchmark import DDP_BENCHMARK_SOURCE
+    from interconnect.topics.overlap.ddp_benchmark import DDP_BENCHMARK_SOURCE
 
     rows = _ddp_rows()
     multi = [row for row in rows if row.gpus > 1]

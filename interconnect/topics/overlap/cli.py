@@ -19,7 +19,7 @@ from typing import Any
 
 from interconnect.cli.cluster_flags import add_cluster_flags, cluster_from_args, warn
 from interconnect.cli.output import CliError, print_json
-from interconnect.models.overlap import (
+from interconnect.topics.overlap.model import (
     GRADIENT_BYTES,
     MODE_LABELS,
     MODES,

@@ -12,9 +12,15 @@ import numpy as np
 
 from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.overlap.buckets import Buckets, Production, gradient_production, make_buckets, slowest_rank_lag
-from interconnect.models.overlap.step import _candidates, _contended, bucket_times_s
-from interconnect.models.overlap.workload import GRADIENT_BYTES, Workload, compute_times_s, gpu_rates
+from interconnect.topics.overlap.model.buckets import (
+    Buckets,
+    Production,
+    gradient_production,
+    make_buckets,
+    slowest_rank_lag,
+)
+from interconnect.topics.overlap.model.step import _candidates, _contended, bucket_times_s
+from interconnect.topics.overlap.model.workload import GRADIENT_BYTES, Workload, compute_times_s, gpu_rates
 from interconnect.units import expects
 
 __all__ = [

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from interconnect.catalog import get_catalog
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import allreduce
-from interconnect.models.overlap import (
+from interconnect.topics.overlap.model import (
     DEFAULT_BUCKET_BYTES,
     MAX_BUCKETS,
     Production,
@@ -225,7 +225,7 @@ def test_sourced_bucket_costs_match_their_sources():
     assert costs.spread == 0.08
     # PyTorch DDP benchmark README, the four 1-GPU DDP rows: p50 with 25 MB buckets and the throughput
     # change with 1 MB buckets; the per-bucket cost is the time added over the buckets added (median)
-    from interconnect.models.ddp_benchmark import load_ddp_benchmark
+    from interconnect.topics.overlap.ddp_benchmark import load_ddp_benchmark
     per_bucket = []
     for row in load_ddp_benchmark():
         if row["gpus"] == 1 and row["machines"] == 1:
@@ -459,7 +459,7 @@ def test_the_packaged_bucket_costs_read_the_same_from_a_copy(tmp_path):
     ('[gpu_spread]', '[gpu_speed]', r"unknown table\(s\) gpu_speed"),
 ])
 def test_the_bucket_costs_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
-    from interconnect.datafiles.overlap import OverlapDataError
+    from interconnect.topics.overlap.data import OverlapDataError
 
     path = _copy_bucket_costs(tmp_path)
     text = path.read_text(encoding="utf-8")

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from interconnect.datafiles.ddp_benchmark import DdpBenchmarkDataError
 from interconnect.datafiles.tables import packaged_data_file
-from interconnect.models.ddp_benchmark import compare_ddp_benchmark, load_ddp_benchmark
+from interconnect.topics.overlap.ddp_benchmark import compare_ddp_benchmark, load_ddp_benchmark
+from interconnect.topics.overlap.ddp_data import DdpBenchmarkDataError
 
 ROWS = compare_ddp_benchmark()
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.overlap import Workload, step_schedule
+from interconnect.topics.overlap.model import Workload, step_schedule
 from interconnect.ui.pagespecs import cluster_inputs, overlap_specs
 from interconnect.ui.urlstate import parse_state, to_query
 from interconnect.units import parse_quantity

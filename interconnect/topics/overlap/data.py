@@ -1,6 +1,6 @@
 """``ddp-bucket-costs.toml``, read and checked: what a DDP gradient bucket costs besides its bytes.
 
-One set of sourced constants for the Overlap model (:mod:`interconnect.models.overlap`, which re-exports
+One set of sourced constants for the Overlap model (:mod:`interconnect.topics.overlap.model`, which re-exports
 these names): the compute-lane time per bucket (s), the compute slowdown while a collective runs and
 the spread of speeds between GPUs of one model (fractions). Each comes with its value as published,
 its basis, source, address and a note on how it was obtained. This file cites its sources by title and

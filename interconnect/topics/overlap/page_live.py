@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from interconnect.figures.overlap_live import token_family_spec
-from interconnect.models.overlap_family import (
+from interconnect.topics.overlap.live_figure import token_family_spec
+from interconnect.topics.overlap.page_parts import StepInputs
+from interconnect.topics.overlap.sweep import (
     TokenBucketFamily,
     live_bucket_sizes,
     live_token_counts,
     token_bucket_family,
 )
 from interconnect.ui.live import live_chart
-from interconnect.ui.overlap import StepInputs
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
 
