@@ -6,8 +6,8 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.layers import layer_hops, layers_figure
-from interconnect.figures.reach import reach_figure
-from interconnect.models.reach import reach_rows
+from interconnect.topics.reach.figures import reach_figure
+from interconnect.topics.reach.model import reach_rows
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown

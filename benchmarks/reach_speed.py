@@ -80,9 +80,15 @@ def core_speed() -> list[str]:
     import numpy as np
 
     from interconnect.catalog import get_catalog
-    from interconnect.figures.reach import leash_figure, timeout_figure, training_figure
     from interconnect.hardware.cluster import resolve_cluster
-    from interconnect.models.reach import PROPAGATION, TIMEOUTS, media_with_reach, read_distance, two_site_allreduce
+    from interconnect.topics.reach.figures import leash_figure, timeout_figure, training_figure
+    from interconnect.topics.reach.model import (
+        PROPAGATION,
+        TIMEOUTS,
+        media_with_reach,
+        read_distance,
+        two_site_allreduce,
+    )
 
     catalog = get_catalog()
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
@@ -199,8 +205,8 @@ def main() -> None:
     for name, words in (("streamlit.runtime.scriptrunner_utils.script_run_context", "missing ScriptRunContext"),
                         ("streamlit.runtime.caching.cache_data_api", "No runtime found")):
         logging.getLogger(name).addFilter(lambda record, words=words: words not in record.getMessage())
-    from interconnect.models.reach import distance_text
-    from interconnect.models.reach_family import DISTANCE_STOPS_M
+    from interconnect.topics.reach.model import distance_text
+    from interconnect.topics.reach.sweep import DISTANCE_STOPS_M
 
     reach = apptest_reruns("pages/5_Reach.py", ("text_input", "reach.d_text", STOPS), runs)
     # Every change to a stop not seen before: nothing the page caches by distance can be reused.

@@ -1,15 +1,15 @@
 """Page: Reach. Fast links are on a short leash: what distance takes away, and what it costs.
 
-The distance and everything it drives are fragments in :mod:`interconnect.ui.reach`, so dragging
+The distance and everything it drives are fragments in :mod:`interconnect.topics.reach.page`, so dragging
 the distance reruns only them, with the one further chart chosen (``view=``) and the timeout story.
-The arithmetic is in :mod:`interconnect.models.reach`.
+The arithmetic is in :mod:`interconnect.topics.reach.model`.
 """
 
 import streamlit as st
 
+from interconnect.topics.reach.page import INTRO, distance_section
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.pagespecs import CLUSTER_KEYS, reach_specs
-from interconnect.ui.reach import INTRO, distance_section
 from interconnect.ui.state import PageState
 
 page_setup("Reach: fast links are on a short leash",

@@ -705,7 +705,7 @@ class DistanceParam(_RememberedQuantityParam):
 
 @_functools.lru_cache(maxsize=512)
 def _remembered_distance(spec: DistanceParam, raw: str) -> tuple[str, str | None]:
-    from interconnect.models.reach import read_distance
+    from interconnect.topics.reach.model import read_distance
     from interconnect.units import QuantityInputError
 
     try:
@@ -725,7 +725,7 @@ def _remembered(spec):
 
 def reach_specs() -> list:
     """The Reach page: distance, message size, sync interval, the gap's medium, and the shared cluster."""
-    from interconnect.models.reach import DEFAULT_DISTANCE, GAP_MEDIA
+    from interconnect.topics.reach.model import DEFAULT_DISTANCE, GAP_MEDIA
 
     return [
         DistanceParam("d", DEFAULT_DISTANCE, "Distance", dimension="length"),

@@ -6,7 +6,7 @@ import pytest
 
 from interconnect.catalog import LAYERS, get_catalog
 from interconnect.figures.theme import LAYER_LEGEND_NAMES
-from interconnect.models.reach import reach_rows
+from interconnect.topics.reach.model import reach_rows
 from tests.app.conftest import chart_specs, run_page
 
 CATALOG = get_catalog()

@@ -186,7 +186,7 @@ def _reach_expected(metres: float) -> tuple[str, str, str]:
     """What the Reach live readout says at a distance, from the core's own rows (wires.toml and the catalog):
     how many links still reach, the fastest that does, and the round trip in fibre."""
     from interconnect.catalog import get_catalog
-    from interconnect.models.reach import distance_text, fastest_reaching, propagation_for, reach_rows
+    from interconnect.topics.reach.model import distance_text, fastest_reaching, propagation_for, reach_rows
     from interconnect.units import format_duration
 
     rows = reach_rows()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from interconnect.catalog import get_catalog, load_claims
-from interconnect.models.reach import (
+from interconnect.topics.reach.model import (
     INTERLNK_TAPE_BACKUP_BYTES_PER_S,
     NCCL_IB_RETRY_CNT_DEFAULT,
     NCCL_IB_TIMEOUT_BY_VERSION,

@@ -6,15 +6,6 @@ import numpy as np
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.reach import (
-    _MAP_WIDTHS_PX,
-    _map_box,
-    _map_offset,
-    _map_overlaps,
-    _map_place_labels,
-    _map_point_px,
-    reach_figure,
-)
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.allreduce.figures import (
     SHORT_NAMES,
@@ -27,6 +18,15 @@ from interconnect.topics.allreduce.figures import (
 from interconnect.topics.allreduce.view import allreduce_view, node_count_curve, playbook_curve, traffic_per_gpu
 from interconnect.topics.cliff.figures import cliff_figure, generation_figure, short_gpu_name
 from interconnect.topics.cliff.model import cliff_bars, generation_ratios
+from interconnect.topics.reach.figures import (
+    _MAP_WIDTHS_PX,
+    _map_box,
+    _map_offset,
+    _map_overlaps,
+    _map_place_labels,
+    _map_point_px,
+    reach_figure,
+)
 
 CATALOG = get_catalog()
 

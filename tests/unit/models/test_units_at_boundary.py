@@ -28,7 +28,7 @@ MODULES = [
     "interconnect.topics.overlap.model",
     "interconnect.topics.seating.model",
     "interconnect.workloads.presets",
-    "interconnect.models.reach",
+    "interconnect.topics.reach.model",
     "interconnect.io.nccl_tests",
 ]
 
@@ -92,7 +92,7 @@ def test_every_argument_named_with_a_unit_is_checked_in_that_unit(qualname: str)
 def test_the_boundary_covers_the_functions_that_matter() -> None:
     checked = [name for name, function in FUNCTIONS.items() if getattr(function, "__expects__", None)]
     assert len(checked) >= 30  # a rename that drops the decorators everywhere would pass the test above
-    assert "interconnect.models.reach.two_sites.two_site_allreduce" in checked
+    assert "interconnect.topics.reach.model.two_sites.two_site_allreduce" in checked
     # functions of the packages are found in their submodules
     assert "interconnect.topics.seating.model.traffic.dp_traffic_bytes" in checked
     assert any(name.startswith("interconnect.topics.overlap.model.") and name.count(".") >= 4 for name in checked)
@@ -112,8 +112,8 @@ def _workload():
 
 def _cases():
     import interconnect.models.crossdc as crossdc
-    import interconnect.models.reach as reach
     import interconnect.topics.overlap.model as overlap
+    import interconnect.topics.reach.model as reach
     import interconnect.topics.seating.model as parallelism
     from interconnect.io import nccl_tests
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from interconnect.models.reach.propagation import MAX_DISTANCE_M, MIN_DISTANCE_M
+from interconnect.topics.reach.model.propagation import MAX_DISTANCE_M, MIN_DISTANCE_M
 from interconnect.units import QuantityInputError, expects, parse_quantity
 
 __all__ = [

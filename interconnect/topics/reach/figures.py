@@ -29,7 +29,7 @@ from interconnect.figures.theme import (
     title_over_legend,
 )
 from interconnect.figures.ticks import bandwidth_ticks, length_ticks, log_axis
-from interconnect.models.reach import (
+from interconnect.topics.reach.model import (
     MAX_DISTANCE_M,
     MIN_DISTANCE_M,
     LinkReach,
@@ -281,7 +281,7 @@ def reach_figure(links: Sequence[Link | LinkReach]) -> go.Figure:
     """Bandwidth per direction against reach, log-log, one point per link or medium with a known reach.
 
     ``links`` are catalog links (those without a reach are left out) or the Reach page's rows
-    (:func:`~interconnect.models.reach.reach_rows`: every medium of ``wires.toml`` at the fastest
+    (:func:`~interconnect.topics.reach.model.reach_rows`: every medium of ``wires.toml`` at the fastest
     protocol it carries, then the catalog's other links). The shape of the field in one picture: the
     fastest links are the shortest (copper inside a rack), optics trade a little rate for
     kilometres, and old parallel cables were slow *and* short. Links of one layer at the same spot

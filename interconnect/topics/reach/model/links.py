@@ -12,8 +12,8 @@ from typing import Any
 
 from interconnect.catalog import Link
 from interconnect.datafiles.wires import within_reach
-from interconnect.models.reach.delay import bdp_bytes, round_trip_s
-from interconnect.models.reach.propagation import propagation_for, propagation_medium_of
+from interconnect.topics.reach.model.delay import bdp_bytes, round_trip_s
+from interconnect.topics.reach.model.propagation import propagation_for, propagation_medium_of
 from interconnect.units import expects
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The Streamlit glue of the Reach page: the distance control and the sections it drives.
 
 Two fragments, so a control reruns only what it drives: :func:`distance_section` (the distance and
-its live chart, :mod:`interconnect.ui.reach_live`, which follows the hand in the browser; which links
+its live chart, :mod:`interconnect.topics.reach.page_live`, which follows the hand in the browser; which links
 still reach, the leash chart when ``view=leash``, latency) and, nested in it, :func:`training_section`
 (message size, sync interval, the gap's medium and the cluster). Dragging the distance reruns both
 (training depends on the distance); changing the message size reruns only the training part.
@@ -10,7 +10,7 @@ still reach, the leash chart when ``view=leash``, latency) and, nested in it, :f
 table and block of text is cached by the values it depends on, so a rerun at a distance seen
 before only sends elements.
 
-The arithmetic is in :mod:`interconnect.models.reach`; the figures in :mod:`interconnect.figures.reach`.
+The arithmetic is in :mod:`interconnect.topics.reach.model`; the figures in :mod:`interconnect.topics.reach.figures`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.reach import leash_figure, timeout_figure, training_figure
 from interconnect.hardware.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
-from interconnect.models.reach import (
+from interconnect.topics.reach.figures import leash_figure, timeout_figure, training_figure
+from interconnect.topics.reach.model import (
     EPISODE,
     GAP_MEDIA,
     IEEE1284_CABLE_M,
@@ -53,12 +53,12 @@ from interconnect.models.reach import (
     two_site_allreduce,
     window_limited_rate_bytes_per_s,
 )
+from interconnect.topics.reach.page_live import live_reach
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.pagespecs import CLUSTER_KEYS, REACH_VIEWS
-from interconnect.ui.reach_live import live_reach
 from interconnect.ui.sources import source_popover
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from interconnect.hardware.wires import fastest_option
-from interconnect.models.reach import reach_rows
+from interconnect.topics.reach.model import reach_rows
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import reach_specs
 from interconnect.ui.urlstate import to_query

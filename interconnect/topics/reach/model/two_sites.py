@@ -13,7 +13,7 @@ import numpy as np
 
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import allreduce, ring_allreduce_time_us
-from interconnect.models.reach.propagation import propagation_for
+from interconnect.topics.reach.model.propagation import propagation_for
 from interconnect.units import expects
 
 __all__ = [

@@ -8,7 +8,7 @@ import pytest
 
 from interconnect.catalog import get_catalog
 from interconnect.hardware.wires import get_wires
-from interconnect.models.reach import (
+from interconnect.topics.reach.model import (
     LANDMARKS,
     fastest_reaching,
     one_way_delay_s,
@@ -16,7 +16,7 @@ from interconnect.models.reach import (
     reach_rows,
     round_trip_s,
 )
-from interconnect.models.reach_family import DISTANCE_STOPS_M, live_distances, reach_family, reach_groups
+from interconnect.topics.reach.sweep import DISTANCE_STOPS_M, live_distances, reach_family, reach_groups
 
 ROWS = reach_rows()
 KINDS = {medium.id: medium.kind for medium in get_wires().media.values()}

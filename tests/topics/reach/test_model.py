@@ -18,7 +18,7 @@ import pytest
 from interconnect.catalog import Figure, Link, get_catalog
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import allreduce
-from interconnect.models.reach import (
+from interconnect.topics.reach.model import (
     BLURAY_BYTES,
     EPISODE,
     IEEE1284_CABLE_M,

@@ -22,7 +22,7 @@ pint appears only where text is read. Nothing here imports Streamlit or Plotly.
 
 from __future__ import annotations
 
-from interconnect.models.reach.delay import (
+from interconnect.topics.reach.model.delay import (
     bdp_bytes,
     bdp_in_words,
     handshake_limited_rate_bytes_per_s,
@@ -30,7 +30,7 @@ from interconnect.models.reach.delay import (
     round_trip_s,
     window_limited_rate_bytes_per_s,
 )
-from interconnect.models.reach.distance import (
+from interconnect.topics.reach.model.distance import (
     LANDMARKS,
     DistanceReading,
     Landmark,
@@ -38,7 +38,7 @@ from interconnect.models.reach.distance import (
     nearest_landmark,
     read_distance,
 )
-from interconnect.models.reach.links import (
+from interconnect.topics.reach.model.links import (
     LeashStep,
     LinkReach,
     fastest_reaching,
@@ -47,7 +47,7 @@ from interconnect.models.reach.links import (
     media_with_reach,
     reach_rows,
 )
-from interconnect.models.reach.propagation import (
+from interconnect.topics.reach.model.propagation import (
     BLURAY_BYTES,
     DEFAULT_DISTANCE,
     GAP_MEDIA,
@@ -64,7 +64,7 @@ from interconnect.models.reach.propagation import (
     propagation_for,
     propagation_medium_of,
 )
-from interconnect.models.reach.timeouts import (
+from interconnect.topics.reach.model.timeouts import (
     EPISODE,
     IEEE1284_CABLE_M,
     INTERLNK_TAPE_BACKUP_BYTES_PER_S,
@@ -76,7 +76,7 @@ from interconnect.models.reach.timeouts import (
     ib_ack_timeout_s,
     ib_give_up_s,
 )
-from interconnect.models.reach.two_sites import NET_HOP_US, TwoSiteAllreduce, two_site_allreduce, two_site_cluster
+from interconnect.topics.reach.model.two_sites import NET_HOP_US, TwoSiteAllreduce, two_site_allreduce, two_site_cluster
 
 __all__ = [
     "BLURAY_BYTES",

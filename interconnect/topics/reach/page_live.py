@@ -11,10 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.reach_live import reach_family_spec
 from interconnect.hardware.wires import get_wires
-from interconnect.models.reach import distance_text, propagation_for, reach_rows
-from interconnect.models.reach_family import live_distances, reach_family
+from interconnect.topics.reach.live_figure import reach_family_spec
+from interconnect.topics.reach.model import distance_text, propagation_for, reach_rows
+from interconnect.topics.reach.sweep import live_distances, reach_family
 from interconnect.ui.live import live_chart
 from interconnect.ui.talk import talk_state
 

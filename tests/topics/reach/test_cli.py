@@ -8,7 +8,7 @@ import pytest
 
 from interconnect.cli import main
 from interconnect.hardware.wires import fastest_option, get_wires
-from interconnect.models.reach import reach_rows
+from interconnect.topics.reach.model import reach_rows
 
 MEDIA = {row.id: row for row in reach_rows()}
 WIRES = get_wires()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.reach_live import distance_label, reach_family_spec
 from interconnect.hardware.wires import get_wires
-from interconnect.models.reach import distance_text, fastest_reaching, propagation_for, reach_rows
-from interconnect.models.reach_family import live_distances, reach_family
+from interconnect.topics.reach.live_figure import distance_label, reach_family_spec
+from interconnect.topics.reach.model import distance_text, fastest_reaching, propagation_for, reach_rows
+from interconnect.topics.reach.sweep import live_distances, reach_family
 from interconnect.units import Q_, format_bandwidth, format_duration
 
 ROWS = reach_rows()

@@ -28,7 +28,7 @@ from typing import Any
 from interconnect.catalog import get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.hardware.wires import Option, fastest_option, get_wires, media_reaching
-from interconnect.models.reach import (
+from interconnect.topics.reach.model import (
     DEFAULT_DISTANCE,
     GAP_MEDIA,
     distance_text,

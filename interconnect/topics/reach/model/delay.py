@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from interconnect.models.reach.propagation import BLURAY_BYTES
+from interconnect.topics.reach.model.propagation import BLURAY_BYTES
 from interconnect.units import Q_, expects, format_quantity
 
 __all__ = [
@@ -50,7 +50,7 @@ def one_way_delay_s(distance_m: float | np.ndarray, delay_s_per_m: float) -> flo
 
     Examples
     --------
-    >>> from interconnect.models.reach import PROPAGATION
+    >>> from interconnect.topics.reach.model import PROPAGATION
     >>> from interconnect.units import Q_
     >>> fibre = PROPAGATION["fibre"].delay_s_per_m
     >>> f"{one_way_delay_s(1_000_000, fibre) * 1e3:.2f} ms"
@@ -85,7 +85,7 @@ def round_trip_s(distance_m: float | np.ndarray, delay_s_per_m: float) -> float 
 
     Examples
     --------
-    >>> from interconnect.models.reach import PROPAGATION
+    >>> from interconnect.topics.reach.model import PROPAGATION
     >>> f"{round_trip_s(11, PROPAGATION['copper-cable'].delay_s_per_m) * 1e9:.0f} ns"  # the episode's 11 m
     '110 ns'
     """
@@ -119,7 +119,7 @@ def bdp_bytes(rate_bytes_per_s: float | np.ndarray, rtt_s: float | np.ndarray) -
     --------
     400 Gbit/s (50 GB/s) over 1,000 km of fibre (RTT 9.8 ms):
 
-    >>> from interconnect.models.reach import PROPAGATION
+    >>> from interconnect.topics.reach.model import PROPAGATION
     >>> from interconnect.units import Q_
     >>> rtt = round_trip_s(1_000_000, PROPAGATION["fibre"].delay_s_per_m)
     >>> f"{bdp_bytes(50e9, rtt) / 1e6:.0f} MB"
@@ -157,8 +157,8 @@ def window_limited_rate_bytes_per_s(window_bytes: float, rtt_s: float) -> float:
     --------
     NCCL's default buffer between two GPUs (4 MiB) over 1,000 km of fibre:
 
-    >>> from interconnect.models.reach import PROPAGATION
-    >>> from interconnect.models.reach import NCCL_BUFFSIZE_BYTES
+    >>> from interconnect.topics.reach.model import PROPAGATION
+    >>> from interconnect.topics.reach.model import NCCL_BUFFSIZE_BYTES
     >>> rtt = round_trip_s(1_000_000, PROPAGATION["fibre"].delay_s_per_m)
     >>> f"{window_limited_rate_bytes_per_s(NCCL_BUFFSIZE_BYTES, rtt) / 1e9:.2f} GB/s"
     '0.43 GB/s'
@@ -194,7 +194,7 @@ def handshake_limited_rate_bytes_per_s(bytes_per_handshake: float, rtt_s: float)
     A LapLink cable (PLIP mode 0) sends one nibble per handshake, so over the episode's 11 m of
     copper propagation alone would allow
 
-    >>> from interconnect.models.reach import PROPAGATION
+    >>> from interconnect.topics.reach.model import PROPAGATION
     >>> rtt = round_trip_s(11, PROPAGATION["copper-cable"].delay_s_per_m)
     >>> f"{handshake_limited_rate_bytes_per_s(0.5, rtt) / 1e6:.1f} MB/s"
     '4.5 MB/s'

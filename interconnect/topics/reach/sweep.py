@@ -3,11 +3,11 @@
 The Reach page's live chart lets the viewer drag the distance between two GPUs and watch kinds of
 link drop out, one by one, as each one's reach is passed. The browser can only follow at once if it
 already holds the answer for every position, so this module computes it for every distance of the
-slider in one vectorized pass over the page's own rows (:func:`~interconnect.models.reach.reach_rows`):
+slider in one vectorized pass over the page's own rows (:func:`~interconnect.topics.reach.model.reach_rows`):
 whether each row reaches (:func:`~interconnect.datafiles.wires.within_reach`), the fastest that
-still does (as :func:`~interconnect.models.reach.fastest_reaching` picks it), the delay in fibre
-and the bytes the fastest link keeps in flight (:func:`~interconnect.models.reach.round_trip_s`,
-:func:`~interconnect.models.reach.bdp_bytes`).
+still does (as :func:`~interconnect.topics.reach.model.fastest_reaching` picks it), the delay in fibre
+and the bytes the fastest link keeps in flight (:func:`~interconnect.topics.reach.model.round_trip_s`,
+:func:`~interconnect.topics.reach.model.bdp_bytes`).
 
 Rows are grouped into the kinds a reader tells apart: every medium of ``wires.toml`` by its kind
 (NVLink copper, passive and active copper, active optical cables, multimode, single-mode and
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.datafiles.wires import within_reach
-from interconnect.models.reach import (
+from interconnect.topics.reach.model import (
     EPISODE,
     LANDMARKS,
     MAX_DISTANCE_M,
@@ -116,7 +116,7 @@ def reach_groups(rows: Sequence[LinkReach], kinds: dict[str, str]) -> tuple[Reac
     Parameters
     ----------
     rows : sequence of LinkReach
-        The page's rows (:func:`~interconnect.models.reach.reach_rows`).
+        The page's rows (:func:`~interconnect.topics.reach.model.reach_rows`).
     kinds : dict of str to str
         The ``wires.toml`` kind of each row that is a medium there (``{medium id: kind}``).
 
@@ -157,7 +157,7 @@ def reach_family(rows: Sequence[LinkReach], kinds: dict[str, str], distances_m: 
     Parameters
     ----------
     rows : sequence of LinkReach
-        The page's rows, shortest reach first (:func:`~interconnect.models.reach.reach_rows`).
+        The page's rows, shortest reach first (:func:`~interconnect.topics.reach.model.reach_rows`).
     kinds : dict of str to str
         The ``wires.toml`` kind of each row that is a medium there.
     distances_m : sequence of float
@@ -179,7 +179,7 @@ def reach_family(rows: Sequence[LinkReach], kinds: dict[str, str], distances_m: 
     Examples
     --------
     >>> from interconnect.catalog import get_catalog
-    >>> from interconnect.models.reach import propagation_for, reach_rows
+    >>> from interconnect.topics.reach.model import propagation_for, reach_rows
     >>> from interconnect.hardware.wires import get_wires
     >>> wires = get_wires()
     >>> family = reach_family(reach_rows(), {m.id: m.kind for m in wires.media.values()}, [1.0, 11.0, 1e6],

@@ -9,10 +9,16 @@ import numpy as np
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.reach import _label_positions, leash_figure, reach_figure, timeout_figure, training_figure
 from interconnect.figures.theme import LAYER_LEGEND_NAMES
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.models.reach import (
+from interconnect.topics.reach.figures import (
+    _label_positions,
+    leash_figure,
+    reach_figure,
+    timeout_figure,
+    training_figure,
+)
+from interconnect.topics.reach.model import (
     PROPAGATION,
     TIMEOUTS,
     LinkReach,
@@ -187,7 +193,7 @@ def test_home_map_keeps_working_with_an_unknown_layer():
 
 
 def test_home_map_draws_the_media_and_names_every_point():
-    from interconnect.models.reach import reach_rows
+    from interconnect.topics.reach.model import reach_rows
 
     rows = reach_rows()
     figure = reach_figure(rows)

@@ -1,6 +1,6 @@
 """The Reach page's live chart: each kind of link as a bar out to its reach, as the distance is dragged.
 
-One row per kind of link (:func:`~interconnect.models.reach_family.reach_groups`), shortest reach
+One row per kind of link (:func:`~interconnect.topics.reach.sweep.reach_groups`), shortest reach
 at the top, on the page's distance axis (10 cm to 20,000 km, log). A bar runs from the left edge
 to the kind's longest sourced reach: blue while the kind still reaches the distance on the
 slider, grey once the distance has passed it. A red line marks the distance. The
@@ -16,8 +16,8 @@ import numpy as np
 
 from interconnect.figures.live import LiveAxis, LiveSeries, live_spec
 from interconnect.hardware.wires import KIND_LABELS
-from interconnect.models.reach import LANDMARKS, MAX_DISTANCE_M, MIN_DISTANCE_M, distance_text
-from interconnect.models.reach_family import ReachFamily, ReachGroup
+from interconnect.topics.reach.model import LANDMARKS, MAX_DISTANCE_M, MIN_DISTANCE_M, distance_text
+from interconnect.topics.reach.sweep import ReachFamily, ReachGroup
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
 __all__ = ["distance_label", "group_label", "reach_family_spec"]
@@ -84,15 +84,15 @@ def _readout(family: ReachFamily, i: int) -> str:
 
 
 def reach_family_spec(family: ReachFamily, current_m: float, *, present: bool = False) -> dict:
-    """The live chart of :func:`~interconnect.models.reach_family.reach_family`.
+    """The live chart of :func:`~interconnect.topics.reach.sweep.reach_family`.
 
     The x values hold, for each row, the left edge and the row's reach (then a gap), and for each
     slider distance a vertical pair (then a gap): every series picks its points among them by
     leaving the others empty, so the browser only chooses, position by position.
 
     >>> from interconnect.catalog import get_catalog
-    >>> from interconnect.models.reach import propagation_for, reach_rows
-    >>> from interconnect.models.reach_family import reach_family
+    >>> from interconnect.topics.reach.model import propagation_for, reach_rows
+    >>> from interconnect.topics.reach.sweep import reach_family
     >>> from interconnect.hardware.wires import get_wires
     >>> kinds = {m.id: m.kind for m in get_wires().media.values()}
     >>> family = reach_family(reach_rows(), kinds, [2.0, 11.0], propagation_for("fibre", get_catalog()))

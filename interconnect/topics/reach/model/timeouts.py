@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from interconnect.models.reach.propagation import (
+from interconnect.topics.reach.model.propagation import (
     IB_ACK_TIMEOUT_UNIT_S,
     NCCL_IB_RETRY_CNT_DEFAULT,
     NCCL_IB_TIMEOUT_DEFAULT,
@@ -90,7 +90,7 @@ def ib_give_up_s(exponent: int, retries: int = NCCL_IB_RETRY_CNT_DEFAULT) -> flo
 
     Examples
     --------
-    >>> from interconnect.models.reach import NCCL_IB_TIMEOUT_BY_VERSION
+    >>> from interconnect.topics.reach.model import NCCL_IB_TIMEOUT_BY_VERSION
     >>> f"{ib_give_up_s(NCCL_IB_TIMEOUT_DEFAULT):.1f} s"
     '34.4 s'
     >>> [f"{ib_give_up_s(t):.3g} s" for _, t in NCCL_IB_TIMEOUT_BY_VERSION]
@@ -126,7 +126,7 @@ def distance_at_timeout_m(timeout_s: float, delay_s_per_m: float) -> float:
     Propagation alone would time PLIP's 500 µs trigger out after about 50 km of copper cable;
     NCCL's default InfiniBand timeout only beyond the Moon (about 384,400 km away):
 
-    >>> from interconnect.models.reach import PROPAGATION
+    >>> from interconnect.topics.reach.model import PROPAGATION
     >>> f"{distance_at_timeout_m(500e-6, PROPAGATION['copper-cable'].delay_s_per_m) / 1000:.0f} km"
     '50 km'
     >>> f"{distance_at_timeout_m(ib_ack_timeout_s(20), PROPAGATION['fibre'].delay_s_per_m) / 1000:,.0f} km"
