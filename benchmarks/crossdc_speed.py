@@ -2,8 +2,8 @@
 
 * the page's warm rerun in Streamlit's AppTest, alternating a widget change and a plain rerun
   (issue target: median under 60 ms);
-* the core: one scenario (:func:`interconnect.models.crossdc.evaluate`), the page's whole view with
-  its ten 64-point curves (:func:`interconnect.models.crossdc_view.crossdc_view`), and the 75-cell
+* the core: one scenario (:func:`interconnect.topics.crossdc.model.evaluate`), the page's whole view with
+  its ten 64-point curves (:func:`interconnect.topics.crossdc.view.crossdc_view`), and the 75-cell
   check against Streaming DiLoCo's Table 4.
 
 Run from the repository root: ``.venv/bin/python benchmarks/crossdc_speed.py [runs]``.
@@ -70,8 +70,8 @@ def page_rerun(runs: int) -> str:
 
 
 def core() -> list[str]:
-    from interconnect.models.crossdc import Scenario, evaluate, make_method
-    from interconnect.models.crossdc_view import PageInputs, crossdc_view, table4_check
+    from interconnect.topics.crossdc.model import Scenario, evaluate, make_method
+    from interconnect.topics.crossdc.view import PageInputs, crossdc_view, table4_check
 
     scenario = Scenario(1e10, 4, 1.0, 1.25e9, 0.05, make_method("streaming-diloco"), gpus_per_site=64)
     evaluate(scenario)

@@ -1,15 +1,15 @@
 """Page: training across data centres: what crosses the WAN, and how busy the GPUs stay.
 
 The controls, the live chart, the metrics and the further chart are one fragment
-(:func:`interconnect.ui.crossdc.explorer`) with the site count, the size, the GPU and the WAN bandwidth
+(:func:`interconnect.topics.crossdc.page.explorer`) with the site count, the size, the GPU and the WAN bandwidth
 nested in it, so a change of one of those reruns only what depends on it, not the page's frame, the
 other controls or the sections below, which no control changes.
 """
 
 from interconnect.catalog import get_catalog
+from interconnect.topics.crossdc.page import explorer
+from interconnect.topics.crossdc.page_papers import limits_section, quoted_section, reported_section, table4_section
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.crossdc import explorer
-from interconnect.ui.crossdc_papers import limits_section, quoted_section, reported_section, table4_section
 from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, crossdc_specs
 from interconnect.ui.state import PageState
 

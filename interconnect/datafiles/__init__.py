@@ -7,7 +7,7 @@ into frozen records whose numbers carry their unit in their field name (``latenc
 :class:`~interconnect.catalog.CatalogError` (or a subclass named after the topic) whose message starts
 with the file name and names the table and the key, raised when the file is first read.
 
-The pattern, as :mod:`interconnect.datafiles.crossdc` follows it (so do ``presets.py``, ``overlap.py``,
+The pattern, as :mod:`interconnect.topics.crossdc.data` follows it (so do ``presets.py``, ``overlap.py``,
 ``kernels.py``, ``wires.py``, ``fabric.py``, ``reference_runs.py`` and ``measurements.py``; the files of
 ``presets.py``, ``overlap.py``, ``kernels.py`` and ``reference_runs.py`` cite their sources themselves, as
 ``[[source]]`` entries or addresses, so no ``sources.toml`` ids are checked there). The published CSV

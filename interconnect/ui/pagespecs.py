@@ -549,7 +549,7 @@ from interconnect.ui.urlstate import QuantityParam as _QuantityParam  # noqa: E4
 
 @_dataclass(frozen=True)
 class CountParam(_QuantityParam):
-    """A count typed as text (``params=7B``), read by :func:`interconnect.models.crossdc.parse_count`.
+    """A count typed as text (``params=7B``), read by :func:`interconnect.topics.crossdc.model.parse_count`.
 
     A :class:`~interconnect.ui.urlstate.QuantityParam`, so the page warns about typed text it could not use.
     """
@@ -558,7 +558,7 @@ class CountParam(_QuantityParam):
     high: float = 1e13
 
     def parse(self, raw: str) -> tuple[object, str | None]:
-        from interconnect.models.crossdc import CrossDCError, parse_count
+        from interconnect.topics.crossdc.model import CrossDCError, parse_count
 
         try:
             parse_count(raw, self.label or self.key, self.low, self.high)
@@ -569,8 +569,8 @@ class CountParam(_QuantityParam):
 
 def crossdc_specs() -> list:
     """The Across-sites page's parameters. 0 (or ``auto``) for a method knob means its paper's value."""
-    from interconnect.models.crossdc import METHODS, PARAMS_RANGE, TOPOLOGIES
-    from interconnect.models.crossdc import get_crossdc_data as data
+    from interconnect.topics.crossdc.model import METHODS, PARAMS_RANGE, TOPOLOGIES
+    from interconnect.topics.crossdc.model import get_crossdc_data as data
     from interconnect.ui.urlstate import BoolParam, FloatParam, QuantityParam
 
     streaming, sparse = data().methods["streaming-diloco"], data().methods["sparseloco"]
@@ -604,9 +604,9 @@ def crossdc_specs() -> list:
 
 
 def crossdc_inputs(values: dict):
-    """The page's URL values as :class:`interconnect.models.crossdc_view.PageInputs`."""
-    from interconnect.models.crossdc import parse_count
-    from interconnect.models.crossdc_view import PageInputs
+    """The page's URL values as :class:`interconnect.topics.crossdc.view.PageInputs`."""
+    from interconnect.topics.crossdc.model import parse_count
+    from interconnect.topics.crossdc.view import PageInputs
     from interconnect.units import parse_quantity
 
     def seconds(text: str) -> float:

@@ -129,7 +129,7 @@ def test_overlap_tokens_move_the_chart_at_once_and_the_link_follows(streamlit_se
 
 def _crossdc_expected(bandwidth_text: str) -> str:
     """What the Across-sites live readout says at a bandwidth: the page's own view with it typed in the box."""
-    from interconnect.models.crossdc_view import crossdc_view
+    from interconnect.topics.crossdc.view import crossdc_view
     from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
 
     values = {spec.key: spec.default for spec in crossdc_specs()}

@@ -699,7 +699,7 @@ def test_every_source_is_cited_by_some_entry():
     from interconnect.catalog import load_claims
 
     cited |= {source_id for claim in load_claims(catalog) for source_id in claim.source_ids}  # the Claims page
-    from interconnect.models.crossdc import get_crossdc_data
+    from interconnect.topics.crossdc.model import get_crossdc_data
 
     cited |= get_crossdc_data().source_ids()  # the Across sites page's figures
     from interconnect.hardware.wires import get_wires

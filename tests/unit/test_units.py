@@ -164,7 +164,7 @@ def test_every_error_is_an_interconnect_error_and_pickles():
 
 def test_the_topic_errors_join_the_family_and_pickle():
     from interconnect.io.nccl_tests import NcclLogError
-    from interconnect.models.crossdc import CrossDCError
+    from interconnect.topics.crossdc.model import CrossDCError
     from interconnect.topics.seating.model import LayoutError
     from interconnect.units import InterconnectError
     from interconnect.workloads.presets import ModelPresetError

@@ -113,7 +113,7 @@ def test_the_cliff_of_a_custom_gpu_is_its_scaleup_over_its_nics():
 
 
 def test_across_sites_times_the_in_site_all_reduce_on_the_custom_scaleup():
-    from interconnect.models.crossdc import site_allreduce_algbw
+    from interconnect.topics.crossdc.model import site_allreduce_algbw
 
     base = site_allreduce_algbw("h100-sxm", 8)
     assert site_allreduce_algbw("h100-sxm", 8, "450 GB/s") == pytest.approx(base)  # the base's own bandwidth

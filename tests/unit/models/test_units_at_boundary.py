@@ -22,8 +22,8 @@ MODULES = [
     "interconnect.topics.cliff.model",
     "interconnect.hardware.cluster",
     "interconnect.models.conversions",
-    "interconnect.models.crossdc",
-    "interconnect.models.crossdc_view",
+    "interconnect.topics.crossdc.model",
+    "interconnect.topics.crossdc.view",
     "interconnect.topics.overlap.ddp_benchmark",
     "interconnect.topics.overlap.model",
     "interconnect.topics.seating.model",
@@ -111,7 +111,7 @@ def _workload():
 
 
 def _cases():
-    import interconnect.models.crossdc as crossdc
+    import interconnect.topics.crossdc.model as crossdc
     import interconnect.topics.overlap.model as overlap
     import interconnect.topics.reach.model as reach
     import interconnect.topics.seating.model as parallelism

@@ -2,8 +2,8 @@
 
 import pytest
 
-from interconnect.models.crossdc import METHODS, get_crossdc_data
-from interconnect.models.crossdc_view import crossdc_view
+from interconnect.topics.crossdc.model import METHODS, get_crossdc_data
+from interconnect.topics.crossdc.view import crossdc_view
 from interconnect.ui.pagespecs import CROSSDC_VIEWS, crossdc_inputs, crossdc_specs
 from interconnect.ui.urlstate import parse_state
 from interconnect.units import Q_, format_bandwidth

@@ -4,9 +4,9 @@ Kept out of ``pages/6_Across_sites.py`` so the cached functions are defined once
 decorator in a page script is rebuilt on every run) and the page reads as a list of sections. The explorer
 is two fragments, one nested in the other (:func:`explorer`, :func:`_run_view`), so a change of the site
 count, the size, the GPU or the bandwidth reruns only what depends on it. The sections below it (what the
-papers report, the Table 4 check, the limits) are in :mod:`interconnect.ui.crossdc_papers`.
-The arithmetic is in :mod:`interconnect.models.crossdc` and :mod:`interconnect.models.crossdc_view`; the
-figures in :mod:`interconnect.figures.crossdc`.
+papers report, the Table 4 check, the limits) are in :mod:`interconnect.topics.crossdc.page_papers`.
+The arithmetic is in :mod:`interconnect.topics.crossdc.model` and :mod:`interconnect.topics.crossdc.view`; the
+figures in :mod:`interconnect.topics.crossdc.figures`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 import streamlit as st
 
 from interconnect.catalog import Catalog
-from interconnect.figures.crossdc import bytes_figure, required_bandwidth_figure, utilization_figure
-from interconnect.models.crossdc import METHODS, TOPOLOGIES, get_crossdc_data
-from interconnect.models.crossdc_view import (
+from interconnect.topics.crossdc.figures import bytes_figure, required_bandwidth_figure, utilization_figure
+from interconnect.topics.crossdc.model import METHODS, TOPOLOGIES, get_crossdc_data
+from interconnect.topics.crossdc.page_live import live_bandwidth, live_caption
+from interconnect.topics.crossdc.view import (
     BANDWIDTH_GRID_BYTES_PER_S,
     PARAMS_GRID,
     CrossDCView,
@@ -26,7 +27,6 @@ from interconnect.models.crossdc_view import (
     crossdc_view,
 )
 from interconnect.ui.charts import chart
-from interconnect.ui.crossdc_live import live_bandwidth, live_caption
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.more import lazy_expander

@@ -17,23 +17,23 @@ call. Floats carry their unit in their name (``step_s``, ``wan_bytes_per_s``, ``
 The published figures the page shows and the tests check (method defaults, CrossPipe's network
 classes, Streaming DiLoCo's Table 4, INTELLECT-1's Table 2, the SparseLoCo encoding, the reported
 results) live in ``interconnect/data/crossdc.toml``, read and checked by the data layer
-(:mod:`interconnect.datafiles.crossdc`, whose names this package re-exports); their sources are ids in
+(:mod:`interconnect.topics.crossdc.data`, whose names this package re-exports); their sources are ids in
 ``sources.toml``.
 
 What the simple model leaves out: the per-layer order in which gradients become ready (only the last
 layer's share is kept exposed), queueing of one exchange behind another beyond link saturation,
 compute slowed by communication kernels, single-flow TCP limits (window ÷ RTT), stragglers, and the
 outer optimiser's own time. Even so it lands within 20 % of every cell of Streaming DiLoCo's Table 4
-up to 95 % utilisation, and within 30 % at 99 % but one (``tests/unit/models/test_crossdc.py``).
+up to 95 % utilisation, and within 30 % at 99 % but one (``tests/topics/crossdc/test_model.py``).
 
-In reading order: :mod:`~interconnect.models.crossdc.methods` (a method and its checked inputs, and the
-errors), :mod:`~interconnect.models.crossdc.timing` (the formulas) and
-:mod:`~interconnect.models.crossdc.scenario` (one scenario, its curves and every method on it).
+In reading order: :mod:`~interconnect.topics.crossdc.model.methods` (a method and its checked inputs, and the
+errors), :mod:`~interconnect.topics.crossdc.model.timing` (the formulas) and
+:mod:`~interconnect.topics.crossdc.model.scenario` (one scenario, its curves and every method on it).
 """
 
 from __future__ import annotations
 
-from interconnect.datafiles.crossdc import (
+from interconnect.topics.crossdc.data import (
     CONFIDENCES,
     METHODS,
     TOPOLOGIES,
@@ -42,7 +42,7 @@ from interconnect.datafiles.crossdc import (
     get_crossdc_data,
     load_crossdc_data,
 )
-from interconnect.models.crossdc.methods import (
+from interconnect.topics.crossdc.model.methods import (
     DENSE_BITS,
     GPUS_PER_SITE_RANGE,
     INNER_STEPS_MAX,
@@ -56,7 +56,7 @@ from interconnect.models.crossdc.methods import (
     parse_count,
     parse_params,
 )
-from interconnect.models.crossdc.scenario import (
+from interconnect.topics.crossdc.model.scenario import (
     CrossDCResult,
     Scenario,
     evaluate,
@@ -64,7 +64,7 @@ from interconnect.models.crossdc.scenario import (
     required_bandwidth_curve,
     utilization_curve,
 )
-from interconnect.models.crossdc.timing import (
+from interconnect.topics.crossdc.model.timing import (
     exposed_time_s,
     payload_bytes,
     required_bandwidth,

@@ -4,7 +4,7 @@ The records here are the published figures the Across sites page shows and the t
 method's defaults, CrossPipe's network classes, the 6N compute rule, Streaming DiLoCo's Table 4,
 INTELLECT-1's Table 2, the SparseLoCo encoding, the reported results, quoted claims and the model's
 limits. Times are in s and rates in B/s, as each field's name says; sources are ids in ``sources.toml``.
-The arithmetic on them is :mod:`interconnect.models.crossdc`, which re-exports these names.
+The arithmetic on them is :mod:`interconnect.topics.crossdc.model`, which re-exports these names.
 """
 
 from __future__ import annotations

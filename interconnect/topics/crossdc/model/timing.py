@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from interconnect.datafiles.crossdc import (
+from interconnect.topics.crossdc.data import (
     TOPOLOGIES,
 )
-from interconnect.models.crossdc.methods import CrossDCInputError, Method
+from interconnect.topics.crossdc.model.methods import CrossDCInputError, Method
 from interconnect.units import expects
 
 # --- the arithmetic -----------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def payload_bytes(method: Method, params: object, fragments: object = 1) -> np.n
 
     Examples
     --------
-    >>> from interconnect.models.crossdc import make_method
+    >>> from interconnect.topics.crossdc.model import make_method
     >>> f"{float(payload_bytes(make_method('diloco', bits=16), 1e9)) / 1e9} GB"
     '2.0 GB'
     """
@@ -233,7 +233,7 @@ def exposed_time_s(
 
     Examples
     --------
-    >>> from interconnect.models.crossdc import make_method
+    >>> from interconnect.topics.crossdc.model import make_method
     >>> dp = make_method("dp")
     >>> f"{float(exposed_time_s(0.1, method=dp, step_s=0.1, layers=24, overlap=False, backward_fraction=2/3))} s"
     '0.1 s'
@@ -360,7 +360,7 @@ def required_bandwidth(
 
     Examples
     --------
-    >>> from interconnect.models.crossdc import make_method
+    >>> from interconnect.topics.crossdc.model import make_method
     >>> diloco = make_method("diloco", inner_steps=100, bits=16)
     >>> b = required_bandwidth(2e9, target_utilization=0.95, method=diloco, step_s=0.1, layers=24,
     ...                        overlap=False, backward_fraction=2/3, sites=2, rtt_s=0.0, topology="hierarchical")

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from interconnect.datafiles.crossdc import (
+from interconnect.topics.crossdc.data import (
     METHODS,
     CrossDCData,
 )
-from interconnect.models.crossdc.methods import (
+from interconnect.topics.crossdc.model.methods import (
     GPUS_PER_SITE_RANGE,
     PARAMS_RANGE,
     SITES_RANGE,
@@ -26,7 +26,7 @@ from interconnect.models.crossdc.methods import (
     make_method,
     whole_number,
 )
-from interconnect.models.crossdc.timing import (
+from interconnect.topics.crossdc.model.timing import (
     exposed_time_s,
     payload_bytes,
     required_bandwidth,

@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import streamlit as st
 
-from interconnect.figures.crossdc_live import bandwidth_family_spec, bandwidth_label
-from interconnect.models.crossdc import Scenario
-from interconnect.models.crossdc_family import BandwidthFamily, bandwidth_family, live_bandwidths, live_inner_steps
-from interconnect.models.crossdc_view import CrossDCView, PageInputs
+from interconnect.topics.crossdc.live_figure import bandwidth_family_spec, bandwidth_label
+from interconnect.topics.crossdc.model import Scenario
+from interconnect.topics.crossdc.sweep import BandwidthFamily, bandwidth_family, live_bandwidths, live_inner_steps
+from interconnect.topics.crossdc.view import CrossDCView, PageInputs
 from interconnect.ui.live import live_chart
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state

@@ -19,7 +19,7 @@ from typing import Any
 
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
-from interconnect.models.crossdc import (
+from interconnect.topics.crossdc.model import (
     METHODS,
     TOPOLOGIES,
     CrossDCError,

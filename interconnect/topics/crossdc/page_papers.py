@@ -3,8 +3,8 @@
 The reported figures as cards, this model against Streaming DiLoCo's Table 4, the figures often quoted
 against what their sources say, and the limits of the model. No control changes them: the page draws
 them once per run of the whole page, outside the explorer's fragments. The records are read by
-:mod:`interconnect.datafiles.crossdc`; the Table 4 cells are computed by
-:func:`interconnect.models.crossdc_view.table4_check`.
+:mod:`interconnect.topics.crossdc.data`; the Table 4 cells are computed by
+:func:`interconnect.topics.crossdc.view.table4_check`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.catalog import Catalog
-from interconnect.models.crossdc import get_crossdc_data
-from interconnect.models.crossdc_view import table4_check
+from interconnect.topics.crossdc.model import get_crossdc_data
+from interconnect.topics.crossdc.view import table4_check
 from interconnect.ui.markdown import escape_markdown
 
 __all__ = ["CONFIDENCE_WORDS", "limits_section", "quoted_section", "reported_section", "table4_markdown",

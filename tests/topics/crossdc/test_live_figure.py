@@ -7,16 +7,16 @@ from dataclasses import replace
 
 import pytest
 
-from interconnect.figures.crossdc_live import bandwidth_family_spec, bandwidth_label
-from interconnect.models.crossdc import METHODS, evaluate, make_method
-from interconnect.models.crossdc_family import (
+from interconnect.topics.crossdc.live_figure import bandwidth_family_spec, bandwidth_label
+from interconnect.topics.crossdc.model import METHODS, evaluate, make_method
+from interconnect.topics.crossdc.sweep import (
     BANDWIDTH_STEPS_BYTES_PER_S,
     INNER_STEPS_GRID,
     bandwidth_family,
     live_bandwidths,
     live_inner_steps,
 )
-from interconnect.models.crossdc_view import PageInputs, crossdc_view
+from interconnect.topics.crossdc.view import PageInputs, crossdc_view
 
 
 def test_the_grids_always_hold_the_pages_own_values():

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from interconnect.catalog import get_catalog
-from interconnect.models.crossdc import (
+from interconnect.topics.crossdc.model import (
     METHODS,
     PARAMS_RANGE,
     CrossDCError,
@@ -116,7 +116,7 @@ def crossdc_view(inputs: PageInputs) -> CrossDCView:
     Returns
     -------
     CrossDCView
-        The scenario and its :class:`~interconnect.models.crossdc.CrossDCResult`, one result per
+        The scenario and its :class:`~interconnect.topics.crossdc.model.CrossDCResult`, one result per
         method, utilisation curves over :data:`BANDWIDTH_GRID_BYTES_PER_S` (B/s) and
         required-bandwidth curves (B/s) over :data:`PARAMS_GRID`. A knob that does not fit the
         method is dropped with a warning.
@@ -124,7 +124,7 @@ def crossdc_view(inputs: PageInputs) -> CrossDCView:
     Notes
     -----
     With ``step_mode="derived"`` the step time is
-    :func:`~interconnect.models.crossdc.step_time_s` of the GPU's dense BF16 peak from the catalog.
+    :func:`~interconnect.topics.crossdc.model.step_time_s` of the GPU's dense BF16 peak from the catalog.
 
     Examples
     --------
@@ -205,7 +205,7 @@ def table4_check() -> list[Table4Check]:
     -------
     list of Table4Check
         Model, variant, target utilisation, and WAN bandwidth in Gbit/s from the paper
-        (``arxiv-streaming-diloco``, Table 4) and from :func:`~interconnect.models.crossdc.evaluate`.
+        (``arxiv-streaming-diloco``, Table 4) and from :func:`~interconnect.topics.crossdc.model.evaluate`.
 
     Examples
     --------

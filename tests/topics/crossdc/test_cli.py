@@ -7,7 +7,7 @@ import json
 import pytest
 
 from interconnect.cli import main
-from interconnect.models.crossdc import get_crossdc_data
+from interconnect.topics.crossdc.model import get_crossdc_data
 
 
 def _json(capsys, argv):

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from interconnect.figures.crossdc import bytes_figure, required_bandwidth_figure, utilization_figure
-from interconnect.models.crossdc import METHODS
-from interconnect.models.crossdc_view import BANDWIDTH_GRID_BYTES_PER_S, PARAMS_GRID, PageInputs, crossdc_view
+from interconnect.topics.crossdc.figures import bytes_figure, required_bandwidth_figure, utilization_figure
+from interconnect.topics.crossdc.model import METHODS
+from interconnect.topics.crossdc.view import BANDWIDTH_GRID_BYTES_PER_S, PARAMS_GRID, PageInputs, crossdc_view
 
 VIEW = crossdc_view(PageInputs(1e9, 2, 8, "h100-sxm", "diloco", 1.25e9, 0.02))
 

@@ -1,6 +1,6 @@
 """Figures of the Across-sites page: bytes per method, utilisation against WAN bandwidth, bandwidth against size.
 
-Pure functions of plain arrays from :mod:`interconnect.models.crossdc`, one trace per method (never
+Pure functions of plain arrays from :mod:`interconnect.topics.crossdc.model`, one trace per method (never
 one per point), ticks in readable units (Mbit/s, Gbit/s; MB, GB; 1B, 100B parameters).
 """
 

@@ -3,7 +3,7 @@
 The Across-sites page's live chart lets the viewer drag the WAN bandwidth per site and watch how
 rarely each method must synchronise to keep its GPUs busy. The browser can only follow at once if it
 already holds every curve, so this module computes them for every bandwidth the slider offers with
-the page's own model: :func:`~interconnect.models.crossdc.utilization_curve`, vectorized over the
+the page's own model: :func:`~interconnect.topics.crossdc.model.utilization_curve`, vectorized over the
 bandwidths, once per method and value of H.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from interconnect.models.crossdc import METHODS, CrossDCData, Scenario, method_scenarios, utilization_curve
+from interconnect.topics.crossdc.model import METHODS, CrossDCData, Scenario, method_scenarios, utilization_curve
 
 __all__ = ["BANDWIDTH_STEPS_BYTES_PER_S", "INNER_STEPS_GRID", "BandwidthFamily", "bandwidth_family",
            "live_bandwidths", "live_inner_steps"]
@@ -81,22 +81,22 @@ def bandwidth_family(scenario: Scenario, bandwidths_bytes_per_s: Sequence[float]
     Returns
     -------
     BandwidthFamily
-        One array per id of :data:`~interconnect.models.crossdc.METHODS`, shape
+        One array per id of :data:`~interconnect.topics.crossdc.model.METHODS`, shape
         ``(len(bandwidths), len(inner_steps))``.
 
     Notes
     -----
-    Each point is :func:`~interconnect.models.crossdc.utilization_curve` of the method's scenario
+    Each point is :func:`~interconnect.topics.crossdc.model.utilization_curve` of the method's scenario
     with H replaced:
 
     .. math:: U = \frac{H \, t_{step}}{H \, t_{step} + E(H, B_{WAN})}
 
-    (:func:`~interconnect.models.crossdc.exposed_time_s` for E). Streaming DiLoCo's overlap steps
+    (:func:`~interconnect.topics.crossdc.model.exposed_time_s` for E). Streaming DiLoCo's overlap steps
     tau cannot exceed H, so they are cut to H where the grid goes below them.
 
     Examples
     --------
-    >>> from interconnect.models.crossdc import evaluate, make_method
+    >>> from interconnect.topics.crossdc.model import evaluate, make_method
     >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=make_method("diloco"))
     >>> family = bandwidth_family(s, [1.25e9], [1, 500])
     >>> u = family.utilization["diloco"][0, 1]

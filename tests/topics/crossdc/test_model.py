@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from interconnect.catalog import get_catalog
-from interconnect.models.crossdc import (
+from interconnect.topics.crossdc.model import (
     METHODS,
     CrossDCDataError,
     CrossDCInputError,
@@ -37,7 +37,7 @@ from interconnect.models.crossdc import (
     utilization_curve,
     wan_traffic,
 )
-from interconnect.models.crossdc_view import TABLE4_VARIANTS, PageInputs, crossdc_view, table4_check
+from interconnect.topics.crossdc.view import TABLE4_VARIANTS, PageInputs, crossdc_view, table4_check
 
 DATA = get_crossdc_data()
 GBIT = 1e9 / 8  # bytes/s in one Gbit/s

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from interconnect.datafiles.crossdc import (
+from interconnect.topics.crossdc.data import (
     METHODS,
     TOPOLOGIES,
     CrossDCData,
@@ -181,7 +181,7 @@ def make_method(
     >>> make_method("diloco", inner_steps=0)
     Traceback (most recent call last):
     ...
-    interconnect.models.crossdc.methods.CrossDCInputError: inner steps H must be from 1 to 1,000,000, got 0
+    interconnect.topics.crossdc.model.methods.CrossDCInputError: inner steps H must be from 1 to 1,000,000, got 0
     """
     data = data or get_crossdc_data()
     if method not in METHODS:
@@ -257,10 +257,10 @@ def parse_count(text: object, name: str = "parameters", low: float = PARAMS_RANG
     --------
     >>> parse_count("7B"), parse_count("1e9"), parse_count(" 1.5 T ")
     (7000000000.0, 1000000000.0, 1500000000000.0)
-    >>> parse_count("-3")
+    >>> parse_count("-3")  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
     ...
-    interconnect.models.crossdc.methods.CrossDCInputError: parameters: expected a count like '1e9' or '7B', got '-3'
+    CrossDCInputError: parameters: expected a count like '1e9' or '7B', got '-3'
     """
     raw = text.strip() if isinstance(text, str) else ""
     match = _PARAMS_RE.fullmatch(raw) if len(raw) <= 40 else None

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from interconnect.figures.crossdc import METHOD_COLOURS
 from interconnect.figures.live import LiveAxis, LiveMarker, LiveSeries, live_spec
-from interconnect.models.crossdc_family import BandwidthFamily
+from interconnect.topics.crossdc.figures import METHOD_COLOURS
+from interconnect.topics.crossdc.sweep import BandwidthFamily
 from interconnect.units import Q_, format_bandwidth
 
 __all__ = ["bandwidth_family_spec", "bandwidth_label"]
@@ -27,14 +27,14 @@ def bandwidth_label(bytes_per_s: float) -> str:
 
 def bandwidth_family_spec(family: BandwidthFamily, current_bytes_per_s: float, method: str, current_inner_steps: int,
                           labels: Mapping[str, str], *, present: bool = False) -> dict:
-    """The live chart of :func:`~interconnect.models.crossdc_family.bandwidth_family`.
+    """The live chart of :func:`~interconnect.topics.crossdc.sweep.bandwidth_family`.
 
     One line per method, the page's method thick; a dashed line marks the page's H. Data parallel
     synchronises every step, so its line is a level (the same at every H) to compare against. The
     sentence beside the slider gives the page's method at its H, and data parallel, at each bandwidth.
 
-    >>> from interconnect.models.crossdc import Scenario, make_method
-    >>> from interconnect.models.crossdc_family import bandwidth_family
+    >>> from interconnect.topics.crossdc.model import Scenario, make_method
+    >>> from interconnect.topics.crossdc.sweep import bandwidth_family
     >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.02, method=make_method("diloco"))
     >>> family = bandwidth_family(s, [1.25e8, 1.25e9], [1, 500])
     >>> spec = bandwidth_family_spec(family, 1.25e9, "diloco", 500, {"diloco": "DiLoCo", "dp": "Data parallel"})
