@@ -40,7 +40,7 @@ def report(label: str, values: list[float]) -> None:
 
 def main(runs: int = 20) -> None:
     from interconnect.hardware.fabric import build_fabric, get_fabric_data, server_inputs
-    from interconnect.models.fabric_playbook import playbook_hypothesis
+    from interconnect.topics.fabric.playbook import playbook_hypothesis
 
     data = get_fabric_data()
     print("1. Building a fabric")
@@ -51,7 +51,7 @@ def main(runs: int = 20) -> None:
         report(f"{gpus:,} H100", timed(lambda i=inputs: build_fabric(i), runs))
 
     print("2. Figures, from scratch")
-    from interconnect.figures.fabric import PATHS, fabric_figure, playbook_figure
+    from interconnect.topics.fabric.figures import PATHS, fabric_figure, playbook_figure
 
     big = build_fabric(data.designs["superpod-64su"].inputs)
     fabric_figure(big, "cross_pod")  # first build imports and validates Plotly's classes

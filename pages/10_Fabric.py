@@ -1,13 +1,12 @@
 """Page: Fabric. From GPUs to switches, optics and watts, and what the topology does to collectives.
 
-The arithmetic is in :mod:`interconnect.hardware.fabric`, the pictures in :mod:`interconnect.figures.fabric`
-and the sections in :mod:`interconnect.ui.fabric`.
+The arithmetic is in :mod:`interconnect.hardware.fabric`, the pictures in :mod:`interconnect.topics.fabric.figures`
+and the sections in :mod:`interconnect.topics.fabric.page`.
 """
 
 import streamlit as st
 
-from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.fabric import (
+from interconnect.topics.fabric.page import (
     INTRO,
     collectives_section,
     controls,
@@ -18,6 +17,7 @@ from interconnect.ui.fabric import (
     picture_section,
     summary_section,
 )
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import FABRIC_VIEWS, fabric_specs
 from interconnect.ui.state import PageState

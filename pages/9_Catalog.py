@@ -11,8 +11,8 @@ from interconnect.catalog import (
     get_catalog,
 )
 from interconnect.hardware.fabric import get_fabric_data
+from interconnect.topics.fabric.page import switch_catalog
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.fabric import switch_catalog
 from interconnect.ui.pagespecs import catalog_specs
 from interconnect.ui.sources import direction_text, figure_label, show_entry
 from interconnect.ui.state import PageState

@@ -25,10 +25,11 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``interconnect`` argument parser with every topic's sub-commands."""
-    from interconnect.cli import catalog, export, fabric
+    from interconnect.cli import catalog, export
     from interconnect.topics.allreduce import cli as collectives
     from interconnect.topics.cliff import cli as cliff
     from interconnect.topics.crossdc import cli as crossdc
+    from interconnect.topics.fabric import cli as fabric
     from interconnect.topics.overlap import cli as overlap
     from interconnect.topics.reach import cli as reach
     from interconnect.topics.seating import cli as plan

@@ -7,6 +7,7 @@ from typing import Any
 
 from interconnect.catalog import LAYERS, Catalog, Entry, Figure, Node, get_catalog
 from interconnect.cli.output import print_json, quantity_json
+from interconnect.hardware.fabric import get_fabric_data
 
 KINDS = ("all", "gpu", "nic", "link", "node", *LAYERS, "switch")
 _JSON_UNITS = {"[information] / [time]": "GB/s", "[information]": "GB", "[length]": "m", "[time]": "us",
@@ -64,7 +65,6 @@ def _entry_json(catalog: Catalog, entry: Entry) -> dict[str, Any]:
 
 def _run_switches(as_json: bool) -> int:
     """The switch catalogue of the Fabric page (``data/fabric.toml``), not part of ``--kind all``."""
-    from interconnect.cli.fabric import switch_rows
 
     rows = switch_rows()
     if as_json:
@@ -95,3 +95,21 @@ def run_catalog(args: argparse.Namespace) -> int:
             direction = "" if figure.direction == "n/a" else f", {figure.direction.replace('_', ' ')}"
             print(f"    {name}: {figure.text()}{direction}, {figure.basis}  [{', '.join(figure.source_ids)}]")
     return 0
+
+
+def switch_rows() -> list[dict[str, Any]]:
+    """The switch catalogue as JSON-ready rows (``interconnect catalog --kind switch``)."""
+    catalog = get_catalog()
+    rows = []
+    for switch in get_fabric_data().switches.values():
+        rows.append({
+            "id": switch.id, "kind": "switch", "name": switch.name, "vendor": switch.vendor, "fabric": switch.fabric,
+            "ports": switch.ports,
+            "port_rate": {"value": switch.port_gbit_s, "unit": "Gbit/s", "direction": "per_direction"},
+            "capacity": {"value": switch.capacity_gbit_s / 1e3, "unit": "Tbit/s", "direction": "per_direction"},
+            "power": None if switch.power_w is None else {"value": switch.power_w, "unit": "W"},
+            "note": switch.note,
+            "sources": [{"id": s, "title": catalog.source(s).title, "url": catalog.source(s).url}
+                        for s in (*switch.sources, *switch.power_sources)],
+        })
+    return rows

@@ -24,7 +24,7 @@ and the protocol its ports speak, with the count of transceivers (two ends per o
 for copper) and their power.
 
 The counts are checked against NVIDIA's DGX SuperPOD reference architectures and Alibaba HPN in
-``tests/unit/models/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``, read
+``tests/hardware/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``, read
 and checked by :mod:`interconnect.datafiles.fabric`, whose records and loader are re-exported here).
 
 What the topology does to collectives (:func:`network_share`): a ring or tree of NCCL stays within

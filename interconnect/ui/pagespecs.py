@@ -740,7 +740,7 @@ def reach_specs() -> list:
 
 # --- Fabric page
 
-#: Where the picture's path runs (URL values); see :data:`interconnect.figures.fabric.PATHS`.
+#: Where the picture's path runs (URL values); see :data:`interconnect.topics.fabric.figures.PATHS`.
 FABRIC_PATHS = ("same_rail", "cross_rail", "cross_group", "cross_pod")
 
 

@@ -71,7 +71,7 @@ def test_a_log_without_a_collective_name_is_compared_as_all_reduce(capsys, tmp_p
 def test_a_two_gpu_single_process_log_adds_one_gpus_launch_cost(capsys, tmp_path):
     # A published 2 x H100 all-reduce run from one process (nccl-tests -g 2), out-of-place rows 1-64 KiB as
     # printed ("NCCL Guide for DigitalOcean Bare Metal Machines", Step 6.2; repository not identified, see
-    # tests/unit/models/test_calibration.py): 12.2-15.8 µs. The model was 32 µs when -g N added 20 µs whatever N.
+    # tests/hardware/test_calibration.py): 12.2-15.8 µs. The model was 32 µs when -g N added 20 µs whatever N.
     header = ("# nThread 1 nGpus 2 minBytes 1024 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 "
               "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
               "#  Rank  0 Group  0 Pid  15386 on am4g2r31bm1 device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n"

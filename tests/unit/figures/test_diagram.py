@@ -8,9 +8,9 @@ import plotly.graph_objects as go
 import pytest
 
 from interconnect.figures.diagram import UnsupportedFigure, _scale_colours, diagram_scene
-from interconnect.figures.fabric import fabric_figure
 from interconnect.figures.theme import readable_figure
 from interconnect.hardware.fabric import build_fabric, design_inputs
+from interconnect.topics.fabric.figures import fabric_figure
 from interconnect.topics.seating.figures import _PALETTE, gpu_grid_figure
 from interconnect.topics.seating.model import Layout, seat_map
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from interconnect.figures.fabric import PATHS, fabric_figure, playbook_figure
 from interconnect.hardware.fabric import build_fabric, design_inputs, server_inputs
-from interconnect.models.fabric_playbook import playbook_hypothesis
+from interconnect.topics.fabric.figures import PATHS, fabric_figure, playbook_figure
+from interconnect.topics.fabric.playbook import playbook_hypothesis
 
 
 def _path(figure):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-FOLDER = Path(__file__).resolve().parents[3] / "interconnect" / "hardware" / "collectives"
+FOLDER = Path(__file__).resolve().parents[2] / "interconnect" / "hardware" / "collectives"
 PACKAGE = "interconnect.hardware.collectives"
 #: Bottom first: a module may import only modules listed before it (``__init__`` re-exports them all).
 ORDER = ["params", "steps", "model", "fitting", "measurements", "others", "traffic", "calibration"]

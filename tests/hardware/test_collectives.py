@@ -310,7 +310,7 @@ def test_fit_of_a_published_sweep():
     # longer a packaged measurement): plateau algbw ~117 GB/s (busbw 219.5 at 8 GiB), a floor of tens of µs.
     from interconnect.io.nccl_tests import parse_nccl_tests
 
-    fixture = Path(__file__).resolve().parents[1] / "data" / "nccl_logs" / "h100-2node-unidentified.txt"
+    fixture = Path(__file__).resolve().parents[1] / "unit" / "data" / "nccl_logs" / "h100-2node-unidentified.txt"
     run = parse_nccl_tests(fixture.read_text(encoding="utf-8"))
     fit = fit_alpha_beta(run.size_bytes, run.time_us)
     assert 30 < fit.latency_us < 200

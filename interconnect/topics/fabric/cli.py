@@ -21,7 +21,6 @@ from interconnect.hardware.fabric import (
     TOPOLOGIES,
     FabricError,
     build_fabric,
-    get_fabric_data,
     server_inputs,
 )
 from interconnect.units import Q_, QuantityInputError, format_bandwidth, parse_quantity
@@ -110,23 +109,3 @@ def run_fabric(args: argparse.Namespace) -> int:
     for note in fabric.notes:
         print(f"  note: {note}")
     return 0
-
-
-def switch_rows() -> list[dict[str, Any]]:
-    """The switch catalogue as JSON-ready rows (``interconnect catalog --kind switch``)."""
-    from interconnect.catalog import get_catalog
-
-    catalog = get_catalog()
-    rows = []
-    for switch in get_fabric_data().switches.values():
-        rows.append({
-            "id": switch.id, "kind": "switch", "name": switch.name, "vendor": switch.vendor, "fabric": switch.fabric,
-            "ports": switch.ports,
-            "port_rate": {"value": switch.port_gbit_s, "unit": "Gbit/s", "direction": "per_direction"},
-            "capacity": {"value": switch.capacity_gbit_s / 1e3, "unit": "Tbit/s", "direction": "per_direction"},
-            "power": None if switch.power_w is None else {"value": switch.power_w, "unit": "W"},
-            "note": switch.note,
-            "sources": [{"id": s, "title": catalog.source(s).title, "url": catalog.source(s).url}
-                        for s in (*switch.sources, *switch.power_sources)],
-        })
-    return rows

@@ -1,7 +1,7 @@
 """The Fabric page's sections: the controls, the bill of materials, the picture, the published designs,
 what the topology does to collectives, and the Playbook hypothesis.
 
-The arithmetic is in :mod:`interconnect.hardware.fabric`; the pictures in :mod:`interconnect.figures.fabric`.
+The arithmetic is in :mod:`interconnect.hardware.fabric`; the pictures in :mod:`interconnect.topics.fabric.figures`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.figures.fabric import PATHS, fabric_figure, playbook_figure
 from interconnect.hardware.fabric import (
     DEFAULT_DISTANCES,
     TOPOLOGY_LABELS,
@@ -23,7 +22,8 @@ from interconnect.hardware.fabric import (
     get_fabric_data,
     server_inputs,
 )
-from interconnect.models.fabric_playbook import playbook_hypothesis
+from interconnect.topics.fabric.figures import PATHS, fabric_figure, playbook_figure
+from interconnect.topics.fabric.playbook import playbook_hypothesis
 from interconnect.ui.charts import chart
 from interconnect.ui.diagram import diagram
 from interconnect.ui.markdown import escape_markdown, markdown_table

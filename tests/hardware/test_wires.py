@@ -20,7 +20,7 @@ from interconnect.hardware.wires import (
 from interconnect.units import Q_
 
 WIRES = get_wires()
-DATA = Path(__file__).resolve().parents[3] / "interconnect" / "data" / "wires.toml"
+DATA = Path(__file__).resolve().parents[2] / "interconnect" / "data" / "wires.toml"
 
 
 def test_every_medium_carries_only_known_protocols_no_faster_than_its_plug():

@@ -194,7 +194,7 @@ def test_bad_inputs_name_the_input():
 
 
 def test_data_loader_rejects_unknown_keys_and_sources(tmp_path: Path):
-    text = Path(__file__).resolve().parents[3].joinpath("interconnect", "data", "fabric.toml").read_text()
+    text = Path(__file__).resolve().parents[2].joinpath("interconnect", "data", "fabric.toml").read_text()
     bad = tmp_path / "fabric.toml"
     bad.write_text(text.replace('ports = 64\n', 'ports = 64\nradix = 64\n', 1))
     with pytest.raises(FabricDataError, match=r"^fabric.toml: switch 'quantum-2-qm9700': unknown key\(s\) radix$"):

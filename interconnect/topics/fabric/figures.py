@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from interconnect.figures.theme import apply_theme
 from interconnect.hardware.fabric import Fabric
-from interconnect.models.fabric_playbook import PlaybookRow
+from interconnect.topics.fabric.playbook import PlaybookRow
 
 __all__ = ["PATHS", "fabric_figure", "playbook_figure"]
 

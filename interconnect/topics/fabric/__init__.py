@@ -1,0 +1,1 @@
+"""Fabric: from GPUs to switches, optics and watts; tiers, rails and oversubscription, and what they cost."""
