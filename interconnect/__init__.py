@@ -1,12 +1,16 @@
 """Interconnect Explorer: GPU interconnect explained with sourced figures, units and models.
 
-The package is layered, each layer importing only from the ones below it:
+One folder per page of the app over shared layers, each importing only from the ones below it:
 
 - :mod:`interconnect.units` (the unit registry, strict input parsing, the error base) and
-  :mod:`interconnect.catalog` (every hardware figure with unit, direction, basis and source);
-- :mod:`interconnect.models` (pure arithmetic) and :mod:`interconnect.io` (reading what users bring);
-- :mod:`interconnect.figures` (Plotly builders), :mod:`interconnect.ui` (Streamlit glue) and
-  :mod:`interconnect.cli` (the command line).
+  :mod:`interconnect.catalog` (every hardware figure with unit, direction, basis and source), with the
+  readers of the shared data files in :mod:`interconnect.datafiles`;
+- :mod:`interconnect.hardware` and :mod:`interconnect.workloads` (pure arithmetic every topic shares:
+  the cluster, collectives, fabrics, media; the model shapes) and :mod:`interconnect.io` (reading what
+  users bring);
+- :mod:`interconnect.figures` (the shared look), :mod:`interconnect.ui` (the Streamlit shell) and
+  :mod:`interconnect.cli` (the dispatcher and shared flags);
+- :mod:`interconnect.topics` (one folder per page: its model, data reader, figures, page and CLI).
 """
 
 import importlib

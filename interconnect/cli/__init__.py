@@ -25,8 +25,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``interconnect`` argument parser with every topic's sub-commands."""
-    from interconnect.cli import catalog, export
+    from interconnect.cli import export
     from interconnect.topics.allreduce import cli as collectives
+    from interconnect.topics.catalog import cli as catalog
     from interconnect.topics.cliff import cli as cliff
     from interconnect.topics.crossdc import cli as crossdc
     from interconnect.topics.fabric import cli as fabric

@@ -1,9 +1,10 @@
-"""The package keeps one folder per kind of code, and imports only go downward.
+"""The package keeps one folder per topic over shared layers, and imports only go downward.
 
-``models/``, ``io/``, ``datafiles/``, ``catalog.py`` and ``units.py`` are the core: no Plotly-free rule is needed
-for them to be testable, but they must never reach up into ``figures/``, ``ui/`` or ``cli/``.
-Streamlit is imported only by ``ui/``, ``pages/`` and ``app.py``. ``models/`` holds arithmetic only: the
-files under ``interconnect/data/`` are read and checked by ``datafiles/`` and ``catalog.py``.
+``hardware/``, ``workloads/``, ``io/``, ``datafiles/``, ``catalog.py`` and ``units.py`` are the core: they never
+reach up into ``figures/``, ``ui/``, ``cli/`` or a topic. Streamlit is imported only by ``ui/``, a topic's
+``page*.py``, ``pages/`` and ``app.py``. ``hardware/`` and a topic's model hold arithmetic only: the files under
+``interconnect/data/`` are read by ``datafiles/``, ``catalog.py`` and a topic's data module. A topic never
+imports another topic.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "interconnect"
 TOP_LEVEL_MODULES = {"__init__.py", "__main__.py", "catalog.py", "units.py", "testing.py"}
-CORE = ("models", "io", "datafiles", "hardware", "workloads")
+CORE = ("io", "datafiles", "hardware", "workloads")
 UPPER = ("interconnect.figures", "interconnect.ui", "interconnect.cli")
 
 
@@ -119,7 +120,8 @@ def test_core_never_imports_upward(path):
 def test_the_data_layer_does_not_import_models_or_io():
     # datafiles/ sits beside catalog.py, below the models that use its records.
     for path in (PACKAGE / "datafiles").rglob("*.py"):
-        bad = {n for n in imported_modules(path) if n.startswith(("interconnect.models", "interconnect.io"))}
+        above = ("interconnect.hardware", "interconnect.workloads", "interconnect.topics", "interconnect.io")
+        bad = {n for n in imported_modules(path) if n.startswith(above)}
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
 
 
@@ -141,7 +143,7 @@ def file_reading(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("folder", ["models", "hardware", "workloads"])
+@pytest.mark.parametrize("folder", ["hardware", "workloads"])
 def test_models_read_no_files(folder):
     for path in (PACKAGE / folder).rglob("*.py"):
         found = file_reading(path)

@@ -17,7 +17,6 @@ from interconnect.hardware.fabric import (
     TOPOLOGY_LABELS,
     Fabric,
     FabricError,
-    Switch,
     build_fabric,
     get_fabric_data,
     server_inputs,
@@ -33,7 +32,7 @@ from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_bandwidth
 
 __all__ = ["INTRO", "collectives_section", "controls", "designs_section", "fabric_from_values", "hypothesis_section",
-           "more_settings", "picture_section", "summary_section", "switch_catalog"]
+           "more_settings", "picture_section", "summary_section"]
 
 INTRO = (
     "Between the servers sits a network of switches in tiers. Each GPU's NIC goes to a **leaf**; leaves go up to "
@@ -312,45 +311,3 @@ def hypothesis_section(drawn: bool = True) -> None:
     st.caption("Model: the All-reduce page's, on the Playbook's cluster as described there (AWS p5: 8 x H100, "
                "32 x 100 Gbit/s EFA per node), 256 MB. Dashed: the same model with a 2:1 or 7:1 taper beyond leaf "
                "groups of two servers, for comparison only.")
-
-
-def _switch_rows(switch: Switch) -> list[dict[str, str]]:
-    """The Catalog page's rows for one switch: ports, port rate, capacity and power, each with its sources."""
-    sources = ", ".join(switch.sources)
-    rate = format_bandwidth(Q_(switch.port_gbit_s, "Gbit/s"))
-    figures = [
-        ("ports", f"{switch.ports} ({switch.fabric})", "—", sources),
-        ("port rate", f"{rate} ({switch.port_gbit_s:g} Gbit/s)", "per direction", sources),
-        ("switching capacity (ports × rate)", format_bandwidth(Q_(switch.capacity_gbit_s, "Gbit/s")),
-         "per direction", sources),
-        ("power (without modules)", "not found" if switch.power_w is None else f"{switch.power_w:g} W", "—",
-         ", ".join(switch.power_sources) or "—"),
-    ]
-    return [{"Entry": switch.name, "id": switch.id, "Figure": figure, "Value": value, "Direction": direction,
-             "Basis": "spec", "Sources": cited} for figure, value, direction, cited in figures]
-
-
-def switch_catalog(entry_key: str) -> None:
-    """The Catalog page's list of the Fabric page's switches: a figure table, then each switch with its sources.
-
-    ``entry_key`` is the page's entry selectbox key (a switch id, or empty for all of them).
-    """
-    catalog = get_catalog()
-    switches = get_fabric_data().switches
-    ids = ["", *switches]
-    if st.session_state.get(entry_key) not in ids:
-        st.session_state[entry_key] = ""
-    chosen = st.selectbox("Entry (filters the table)", ids, key=entry_key,
-                          format_func=lambda i: "All of them" if not i else switches[i].name)
-    shown = [switches[chosen]] if chosen else list(switches.values())
-    st.dataframe(pd.DataFrame([row for switch in shown for row in _switch_rows(switch)]), hide_index=True,
-                 width="stretch")
-    st.caption("The switches the Fabric page builds with. A switch's power is left as not found where no maker's "
-               "document giving it was read; the fabric's power then counts only its cables and modules.")
-    for switch in shown:
-        with st.expander(f"{switch.name} · `{switch.id}`", expanded=bool(chosen)):
-            lines = [escape_markdown(switch.note), "", f"**Vendor:** {escape_markdown(switch.vendor)}", "",
-                     "**Sources:**"]
-            lines += [f"- [{escape_markdown(catalog.source(s).title)}]({catalog.source(s).url})"
-                      for s in dict.fromkeys((*switch.sources, *switch.power_sources))]
-            st.markdown("\n".join(lines))

@@ -21,7 +21,7 @@ from interconnect.units import Q_, UnitMismatchError, ureg
 MODULES = [
     "interconnect.topics.cliff.model",
     "interconnect.hardware.cluster",
-    "interconnect.models.conversions",
+    "interconnect.topics.units.model",
     "interconnect.topics.crossdc.model",
     "interconnect.topics.crossdc.view",
     "interconnect.topics.overlap.ddp_benchmark",

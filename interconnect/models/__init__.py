@@ -1,1 +1,0 @@
-"""Models not yet moved into their topic folder (``interconnect/topics/<topic>/``) or ``interconnect/hardware/``."""

@@ -1,0 +1,1 @@
+"""The catalog: every hardware figure with its unit, direction, basis and source."""

@@ -1,0 +1,1 @@
+"""Unit traps: per direction or both, Gbit or GB, busbw or algbw, and a converter."""
