@@ -6,12 +6,13 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.layers import layer_hops, layers_figure
+from interconnect.site import TOPICS
 from interconnect.topics.reach.figures import reach_figure
 from interconnect.topics.reach.model import reach_rows
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pages import PAGES, link_to, page_exists, redirect_mistyped_page
+from interconnect.ui.pages import link_to, page_exists, redirect_mistyped_page
 from interconnect.ui.pagespecs import HOME_VIEWS, home_specs
 from interconnect.ui.sources import show_entry
 from interconnect.ui.state import PageState
@@ -25,30 +26,6 @@ home_state = PageState("home", home_specs())
 home_state.show_warnings()
 home_state.sync_url()  # only `view` is a setting here: a link's stray parameters are dropped from the address
 
-#: The way into each page, shown as cards right under the title (above the fold at 1280x720), at most
-#: four to a row: (page, icon, title, one line on what it shows).
-ENTRY_POINTS = (
-    ("cliff", None, "The bandwidth cliff",
-     "Inside the server against outside it, like for like, for every GPU in its own server."),
-    ("allreduce", None, "All-reduce",
-     "What the cliff costs a training step: time by algorithm, message size and cluster."),
-    ("overlap", None, "Overlap",
-     "Hide the gradient all-reduce behind the backward pass, and see what stays exposed."),
-    ("seating", None, "Seating chart",
-     "Seat tensor, pipeline and data parallelism on the wires they can afford."),
-    ("reach", None, "Reach",
-     "Fast links are on a short leash: what distance does to links, latency and training."),
-    ("crossdc", None, "Across sites",
-     "DiLoCo, Streaming DiLoCo and SparseLoCo: the WAN bandwidth that keeps GPUs busy."),
-    ("claims", None, "Claims checked",
-     "Popular figures beside what the sources say, and why they differ."),
-    ("units", None, "Unit traps",
-     "Per direction or both, Gbit or GB, busbw or algbw: and a converter."),
-    ("catalog", None, "Catalog and sources",
-     "Every figure with its unit, its direction and where it comes from."),
-    ("fabric", None, "Fabric",
-     "From GPUs to switches, optics and watts: tiers, rails, oversubscription and what they cost."),
-)
 #: The cards' look (a constant of ours, never user text): a tinted card and the link in body-size type.
 ENTRY_STYLE = """
 <style>
@@ -63,10 +40,9 @@ ENTRY_STYLE = """
 </style>
 """
 st.markdown(ENTRY_STYLE, unsafe_allow_html=True)  # a constant of ours, never user input
-described = {entry[0]: entry for entry in ENTRY_POINTS}
-# Every page gets a card, in the sidebar's order; a page without a description here still gets its title.
-entries = [described.get(name, (name, None, label, ""))
-           for name, (_, label) in PAGES.items() if name != "home" and page_exists(name)]
+# A card for every topic with one, in the sidebar's order (interconnect/site.py), right under the title (above the
+# fold at 1280x720), at most four to a row.
+entries = [(topic.name, None, topic.card, topic.line) for topic in TOPICS if topic.card and page_exists(topic.name)]
 per_row = math.ceil(len(entries) / math.ceil(len(entries) / 4)) if entries else 1  # 5 -> 3 + 2, 7 -> 4 + 3
 for start in range(0, len(entries), per_row):
     row = entries[start:start + per_row]

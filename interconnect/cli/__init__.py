@@ -1,7 +1,7 @@
 """Command-line interface: ``python -m interconnect`` or the ``interconnect`` console script.
 
-Each topic registers its own sub-commands (``register(subparsers)`` in its module of this
-package), so this file stays a dispatcher. A handler returns an exit code and raises
+Each topic registers its own sub-commands (``register(subparsers)`` in its ``cli`` module, listed by
+:mod:`interconnect.site`), so this file stays a dispatcher. A handler returns an exit code and raises
 :class:`~interconnect.cli.output.CliError` for a bad argument; the message goes to stderr as one
 line and the exit status is 2.
 """
@@ -9,11 +9,13 @@ line and the exit status is 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 from collections.abc import Sequence
 
 from interconnect.cli.output import CliError
+from interconnect.site import cli_modules
 
 __all__ = ["build_parser", "main"]
 
@@ -25,21 +27,11 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``interconnect`` argument parser with every topic's sub-commands."""
-    from interconnect.cli import export
-    from interconnect.topics.allreduce import cli as collectives
-    from interconnect.topics.catalog import cli as catalog
-    from interconnect.topics.cliff import cli as cliff
-    from interconnect.topics.crossdc import cli as crossdc
-    from interconnect.topics.fabric import cli as fabric
-    from interconnect.topics.overlap import cli as overlap
-    from interconnect.topics.reach import cli as reach
-    from interconnect.topics.seating import cli as plan
-
     parser = _Parser(prog="interconnect", description="GPU interconnect figures and models, with units and sources.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for module in (catalog, cliff, collectives, crossdc, export, fabric, overlap, plan, reach):
-        module.register(commands)
+    for path in cli_modules():
+        importlib.import_module(path).register(commands)
     return parser
 
 

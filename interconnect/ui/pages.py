@@ -15,21 +15,12 @@ from urllib.parse import urlsplit
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from interconnect.site import pages
+
 __all__ = ["PAGES", "link_to", "page_exists", "page_for_path", "redirect_mistyped_page"]
 
-PAGES = {
-    "home": ("app.py", "Home"),
-    "cliff": ("pages/1_Bandwidth_cliff.py", "Bandwidth cliff"),
-    "allreduce": ("pages/2_All_reduce.py", "All-reduce"),
-    "overlap": ("pages/3_Overlap.py", "Overlap"),
-    "seating": ("pages/4_Seating_chart.py", "Seating chart"),
-    "reach": ("pages/5_Reach.py", "Reach"),
-    "crossdc": ("pages/6_Across_sites.py", "Across sites"),
-    "claims": ("pages/7_Claims.py", "Claims checked"),
-    "units": ("pages/8_Unit_traps.py", "Unit traps"),
-    "catalog": ("pages/9_Catalog.py", "Catalog and sources"),
-    "fabric": ("pages/10_Fabric.py", "Fabric"),
-}
+#: Short name -> (script, sidebar title), home first: from the list of topics (:mod:`interconnect.site`).
+PAGES = pages()
 
 _ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "interconnect"
-TOP_LEVEL_MODULES = {"__init__.py", "__main__.py", "catalog.py", "units.py", "testing.py"}
+TOP_LEVEL_MODULES = {"__init__.py", "__main__.py", "catalog.py", "units.py", "testing.py", "site.py"}
 CORE = ("io", "datafiles", "hardware", "workloads")
 UPPER = ("interconnect.figures", "interconnect.ui", "interconnect.cli")
 

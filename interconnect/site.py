@@ -1,0 +1,84 @@
+"""The list of topics: one entry per page, which drives the sidebar, the home cards and the CLI.
+
+Adding a topic is one folder under ``interconnect/topics/``, its page script in ``pages/``, its data file,
+its tests and one :class:`Topic` line in :data:`TOPICS`. Nothing here imports a topic: the CLI module of
+a topic is named by its dotted path and imported only when the command line is built, so the app's pages
+do not pay for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["HOME", "TOPICS", "Topic", "cli_modules", "pages"]
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One page of the app.
+
+    Attributes
+    ----------
+    name : str
+        Short name used by tour steps, claims, tests and links between pages (``allreduce``).
+    script : str
+        The page's script, relative to the repository (``pages/2_All_reduce.py``); its file name is the URL.
+    title : str
+        The page's name in the sidebar.
+    card : str
+        The home card's title; empty for no card.
+    line : str
+        The home card's one line on what the page shows.
+    cli : bool
+        Whether the topic has a ``cli`` module with ``register(commands)``.
+    """
+
+    name: str
+    script: str
+    title: str
+    card: str = ""
+    line: str = ""
+    cli: bool = False
+
+    @property
+    def package(self) -> str:
+        return f"interconnect.topics.{self.name}"
+
+
+#: The home page: first in the sidebar, not a topic.
+HOME = Topic("home", "app.py", "Home")
+
+#: Every topic, in the sidebar's and the home cards' order.
+TOPICS: tuple[Topic, ...] = (
+    Topic("cliff", "pages/1_Bandwidth_cliff.py", "Bandwidth cliff", "The bandwidth cliff",
+          "Inside the server against outside it, like for like, for every GPU in its own server.", cli=True),
+    Topic("allreduce", "pages/2_All_reduce.py", "All-reduce", "All-reduce",
+          "What the cliff costs a training step: time by algorithm, message size and cluster.", cli=True),
+    Topic("overlap", "pages/3_Overlap.py", "Overlap", "Overlap",
+          "Hide the gradient all-reduce behind the backward pass, and see what stays exposed.", cli=True),
+    Topic("seating", "pages/4_Seating_chart.py", "Seating chart", "Seating chart",
+          "Seat tensor, pipeline and data parallelism on the wires they can afford.", cli=True),
+    Topic("reach", "pages/5_Reach.py", "Reach", "Reach",
+          "Fast links are on a short leash: what distance does to links, latency and training.", cli=True),
+    Topic("crossdc", "pages/6_Across_sites.py", "Across sites", "Across sites",
+          "DiLoCo, Streaming DiLoCo and SparseLoCo: the WAN bandwidth that keeps GPUs busy.", cli=True),
+    Topic("claims", "pages/7_Claims.py", "Claims checked", "Claims checked",
+          "Popular figures beside what the sources say, and why they differ."),
+    Topic("units", "pages/8_Unit_traps.py", "Unit traps", "Unit traps",
+          "Per direction or both, Gbit or GB, busbw or algbw: and a converter."),
+    Topic("catalog", "pages/9_Catalog.py", "Catalog and sources", "Catalog and sources",
+          "Every figure with its unit, its direction and where it comes from.", cli=True),
+    Topic("fabric", "pages/10_Fabric.py", "Fabric", "Fabric",
+          "From GPUs to switches, optics and watts: tiers, rails, oversubscription and what they cost.", cli=True),
+)
+
+
+def pages() -> dict[str, tuple[str, str]]:
+    """Short name -> (script, sidebar title), home first."""
+    return {topic.name: (topic.script, topic.title) for topic in (HOME, *TOPICS)}
+
+
+def cli_modules() -> tuple[str, ...]:
+    """The dotted paths of the modules that register CLI sub-commands, in the sidebar's order; ``export``
+    (views of every page) comes last."""
+    return (*(f"{topic.package}.cli" for topic in TOPICS if topic.cli), "interconnect.cli.export")
