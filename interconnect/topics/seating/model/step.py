@@ -97,9 +97,13 @@ def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarr
         per = np.where(size <= 1, 1, per)
         return per.astype(int), np.ceil(size / per).astype(int)
 
-    edp = np.maximum(1, dp / ep)  # expert-data-parallel degree
+    # expert layers (Megatron-Core's MoE parallel folding, expert TP 1 when EP > 1): EP takes consecutive ranks of
+    # a stage, expert-data parallelism the rest of the stage's tp*cp*dp ranks; with EP 1 experts follow TP and DP
+    folded = ep > 1
+    edp = np.where(folded, np.maximum(1, tp * cp * dp / ep), dp)
     groups = {"tp": shape(tp, np.ones_like(tp)), "cp": shape(cp, tp), "dp": shape(dp, tp * cp),
-              "ep": shape(ep, tp * cp), "edp": shape(edp, tp * cp * ep), "pp": shape(pp, tp * cp * dp)}
+              "ep": shape(ep, np.ones_like(tp)), "edp": shape(edp, np.where(folded, ep, tp * cp)),
+              "pp": shape(pp, tp * cp * dp)}
     most, last = stage_layers(model.layers, pp, workload.lighter_ends)
     return _Grid(model, cluster, workload, tp, pp, dp, cp, ep, zero, edp, workload.tokens(model),
                  workload.micro_batch, model.hidden, workload.dtype_bytes,
@@ -150,7 +154,7 @@ def _params_per_gpu(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
     dense_layer = (model.dense_params - (1 if model.tied_embeddings else 2) * embed_params) / model.layers
     dense_gpu = (np.maximum(dense_layer * g.most, dense_layer * g.last + embed_params)
                  + np.where(g.pp <= 1, embed_params, 0.0)) / g.tp
-    expert_gpu = model.expert_params / model.layers * g.most / (g.tp * g.ep)
+    expert_gpu = model.expert_params / model.layers * g.most / np.where(g.ep > 1, g.ep, g.tp)
     return dense_gpu, expert_gpu
 
 
