@@ -121,8 +121,8 @@ class PublishedRun:
     stack: str = ""
     #: FP8 scaling recipe: "delayed", "current-scaling", "mxfp8", "blockwise" or "tensorwise" ("" for BF16)
     fp8_recipe: str = ""
-    #: share of the TP communication hidden behind GEMMs (None: the stack's default)
-    tp_comm_overlap: float | None = None
+    #: TP communication overlapped with the GEMMs (None: the stack's default, on for NeMo and Megatron-Bridge)
+    tp_comm_overlap: bool | None = None
     #: MoE: parameters one token uses (None: all of ``params``), experts and their shape, expert parallelism
     active_params: float | None = None
     experts: int = 0

@@ -26,6 +26,8 @@ __all__ = ["Prediction", "PublishedRun", "ReferenceRun", "ReferenceRunDataError"
            "predict", "reference_sources"]
 
 _PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
+#: Stacks whose recipes overlap TP communication with the GEMMs by default (see ReferenceRun.tp_overlap)
+_OVERLAP_STACKS = ("NeMo", "Megatron-Bridge")
 
 
 class ReferenceRun(PublishedRun):
@@ -62,7 +64,21 @@ class ReferenceRun(PublishedRun):
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
                         attention=self.attention, dropout=self.dropout,
                         pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
-                        grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6)
+                        grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
+                        tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed")
+
+    @property
+    def tp_overlap(self) -> bool:
+        """Whether TP communication runs inside the GEMMs: the run's ``tp_comm_overlap``, else the stack's default.
+
+        NeMo's and Megatron-Bridge's performance recipes switch Transformer Engine's userbuffers overlap on
+        (NVIDIA/NeMo nemo/collections/llm/recipes/llama3_70b.py: MegatronCommOverlapCallback(tp_comm_overlap=True);
+        NVIDIA-NeMo/Megatron-Bridge performance configs: CommOverlapConfig(tp_comm_overlap=True)); Megatron-LM's
+        own default (--tp-comm-overlap) is off, and other stacks do not have it.
+        """
+        if self.tp_comm_overlap is not None:
+            return self.tp_comm_overlap
+        return any(name in self.stack for name in _OVERLAP_STACKS)
 
 
 @functools.lru_cache(maxsize=1)

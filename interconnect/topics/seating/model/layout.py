@@ -201,7 +201,15 @@ class Workload:
     last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
     around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did);
     ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
-    4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did).
+    4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did);
+    ``tp_comm_overlap`` whether TP's all-gathers and reduce-scatters run inside the GEMMs they feed (Transformer
+    Engine's userbuffers overlap, which NeMo's and Megatron-Bridge's performance recipes switch on: NVIDIA/NeMo
+    nemo/collections/llm/recipes/llama3_70b.py, MegatronCommOverlapCallback(tp_comm_overlap=True); Megatron-Bridge
+    CommOverlapConfig(tp_comm_overlap=True)); the collective is cut into TP chunks that pipeline with the GEMM's
+    own chunks, so only the first chunk and what outlasts the GEMMs wait (off: all of it waits);
+    ``fp8_recipe`` (FP8 only) how FP8 scales are found: ``delayed`` (amax history, fused into the cast),
+    ``current-scaling`` and ``tensorwise`` (an amax pass over the tensor before each cast), ``mxfp8`` and
+    ``blockwise`` (per-block scales computed inside the cast).
     """
 
     micro_batch: int = 1
@@ -220,6 +228,8 @@ class Workload:
     pipeline_engine: str = "megatron"
     context_parallel: str = "ring"
     grad_bytes: int = 0
+    tp_comm_overlap: bool = False
+    fp8_recipe: str = "delayed"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
