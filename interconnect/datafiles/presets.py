@@ -83,6 +83,8 @@ class ModelPreset:
     #: the output layer reuses the input embedding's matrix (GPT-2/3, Megatron-LM's GPT, BLOOM): one ``V h``
     #: matrix in the parameter count instead of two
     tied_embeddings: bool = False
+    #: width of one attention head where heads x head_dim is not the hidden size (Qwen3, GPT-OSS); 0: hidden / heads
+    attention_head_dim: int = 0
 
     @property
     def is_moe(self) -> bool:
@@ -91,8 +93,8 @@ class ModelPreset:
 
     @property
     def head_dim(self) -> int:
-        """Width of one attention head: hidden / heads (a count of dimensions)."""
-        return self.hidden // self.heads
+        """Width of one attention head: ``attention_head_dim`` where given, else hidden / heads (a count)."""
+        return self.attention_head_dim or self.hidden // self.heads
 
     @property
     def expert_params(self) -> float:

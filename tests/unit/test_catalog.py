@@ -820,6 +820,8 @@ REFERENCE_SERVERS = {
     "mi325x": ("roce-400g", 8, 8),  # same guide, MI300X/MI325X
     "mi355x": ("roce-400g", 8, 8),  # AMD ROCm: 8 Pensando Pollara 400
     "gaudi3": ("roce-200g", 24, 8),  # Intel Gaudi docs: 3 of 24 on-chip 200 GbE ports per card go out
+    "gaudi2": ("roce-100g", 24, 8),  # Intel Gaudi docs: 3 of 24 on-chip 100 GbE ports per card go out
+    "h800": ("ib-ndr", 8, 8),  # DeepSeek (arXiv 2505.09343): 8 x 400 Gbit/s ConnectX-7 InfiniBand per H800 node
 }
 
 
@@ -869,12 +871,14 @@ VENDOR_WORDS = {  # vendor: (scale-up brand, collective library)
     "AMD": ("Infinity Fabric", "RCCL"),  # AMD MI300X platform page; ROCm "What is RCCL?"
     "Intel": ("Gaudi on-chip RoCE (200 GbE)", "HCCL"),  # Intel Gaudi network configuration and HCCL docs
 }
+#: Gaudi 2's on-chip ports run at 100 GbE (Intel Gaudi network configuration docs; Gaudi 2 white paper)
+GPU_WORDS = {"gaudi2": ("Gaudi on-chip RoCE (100 GbE)", "HCCL")}
 
 
 @pytest.mark.parametrize("gpu_id", GPU_IDS)
 def test_gpu_uses_its_makers_words(gpu_id):
     gpu = CATALOG.gpu(gpu_id)
-    brand, library = VENDOR_WORDS[gpu.vendor]
+    brand, library = GPU_WORDS.get(gpu_id, VENDOR_WORDS[gpu.vendor])
     assert (gpu.scaleup_brand.name, gpu.collective_library.name) == (brand, library)
     assert gpu.scaleup_brand.source_ids and gpu.collective_library.source_ids
     if gpu.vendor != "NVIDIA":

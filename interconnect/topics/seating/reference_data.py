@@ -25,11 +25,12 @@ from typing import Any
 from interconnect.catalog import CatalogError
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
-__all__ = ["MODEL_INPUTS", "PublishedRun", "ReferenceRunDataError", "inference_rules", "load_training_runs",
-           "packaged_training_runs"]
+__all__ = ["MODEL_INPUTS", "OPTIONAL_INPUTS", "PublishedRun", "ReferenceRunDataError", "inference_rules",
+           "load_training_runs", "packaged_training_runs"]
 
 _DATA_FILE = "published/training-runs.toml"
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
+_SOURCE_OPTIONAL = {"holdout": bool}
 
 #: The keys of a ``[[run]]`` the seating model reads (model shape, cluster, layout, workload, and the measured
 #: figure with how it was counted); each needs a ``[run.provenance]`` entry.
@@ -37,7 +38,19 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "gpu", "gpus", "nic", "nics_per_node", "tp", "cp", "pp", "dp", "zero",
                 "virtual_stages", "schedule", "uneven_stages", "recompute", "sequence_parallel", "precision",
                 "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
-                "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts")
+                "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
+                "stack", "fp8_recipe", "tp_comm_overlap", "active_params", "experts", "top_k", "shared_experts",
+                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain")
+#: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
+#: needed); every other model input needs one.
+OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
+                             "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
+                             "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
+                             "dense_layers", "ep", "head_dim", "nvlink_domain"})
+#: Keys of a run that are not model inputs but may still carry a provenance entry.
+_PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
+#: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
+_NO_PROVENANCE = frozenset({"stack"})
 _STATED, _INFERRED = "stated: ", "inferred: "
 _RULE_LINE = re.compile(r"^#\s+(R\d+)\s")
 _RULE_USE = re.compile(r"^(R\d+)\b")
@@ -104,6 +117,30 @@ class PublishedRun:
     grad_bytes: int = 0
     dp_bucket_per_layer: bool = False
     tied_embeddings: bool = False
+    #: the software that ran the step (sets stack-dependent defaults, such as TP-communication overlap)
+    stack: str = ""
+    #: FP8 scaling recipe: "delayed", "current-scaling", "mxfp8", "blockwise" or "tensorwise" ("" for BF16)
+    fp8_recipe: str = ""
+    #: TP communication overlapped with the GEMMs (None: the stack's default, on for NeMo and Megatron-Bridge)
+    tp_comm_overlap: bool | None = None
+    #: MoE: parameters one token uses (None: all of ``params``), experts and their shape, expert parallelism
+    active_params: float | None = None
+    experts: int = 0
+    top_k: int = 0
+    shared_experts: int = 0
+    expert_ffn: int = 0
+    dense_ffn: int = 0
+    dense_layers: int = 0
+    ep: int = 1
+    #: width of one attention head where heads x head_dim is not the hidden size (0: hidden / heads)
+    head_dim: int = 0
+    #: GPUs on one NVLink domain (GB200 NVL72: 72)
+    nvlink_domain: int = 8
+
+    @property
+    def flop_params(self) -> float:
+        """Parameters one token uses: ``active_params`` for a mixture of experts, else ``params``."""
+        return float(self.active_params) if self.active_params else float(self.params)
 
 
 def _run_keys() -> tuple[dict[str, type], dict[str, type]]:
@@ -160,7 +197,7 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
     data.only_tables(("source", "run"))
     sources: dict[str, dict] = {}
     for raw in data.rows("source"):
-        row = data.table(f"{data.name}: source {_id(raw)!r}", raw, _SOURCE_KEYS)
+        row = data.table(f"{data.name}: source {_id(raw)!r}", raw, _SOURCE_KEYS, _SOURCE_OPTIONAL)
         if row.get("id") in sources:
             row.fail("duplicate id")
         if not row.get("url").startswith(("https://", "http://")):
@@ -176,6 +213,9 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail(f"cites unknown source {row.get('source')!r}")
         if row.get("tp") * row.get("cp") * row.get("pp") * row.get("dp") != row.get("gpus"):
             row.fail("TP x CP x PP x DP is not its GPU count")
+        ep = row.get("ep", 1)
+        if ep > 1 and (row.get("experts", 0) % ep or (row.get("tp") * row.get("cp") * row.get("dp")) % ep):
+            row.fail("EP must divide the experts and TP x CP x DP (Megatron-Core's expert grid, expert TP 1)")
         _check_provenance(row, rules)
         runs.append(PublishedRun(**raw))
     return tuple(runs), sources
@@ -218,10 +258,11 @@ def inference_rules(path: str | Path | None = None) -> dict[str, str]:
 
 def _check_provenance(row: Any, rules: dict[str, str]) -> None:
     provenance = row.get("provenance")
-    unknown = sorted(set(provenance) - set(MODEL_INPUTS))
+    unknown = sorted(set(provenance) - set(MODEL_INPUTS) - _PROVENANCE_EXTRA)
     if unknown:
         row.fail(f"provenance for key(s) that are not model inputs: {', '.join(unknown)}")
-    missing = [key for key in MODEL_INPUTS if key not in provenance]
+    missing = [key for key in MODEL_INPUTS if key not in provenance and key not in _NO_PROVENANCE
+               and (key not in OPTIONAL_INPUTS or row.get(key) is not None)]
     if missing:
         row.fail(f"provenance missing for {', '.join(missing)}")
     for key, value in provenance.items():

@@ -26,6 +26,8 @@ __all__ = ["Prediction", "PublishedRun", "ReferenceRun", "ReferenceRunDataError"
            "predict", "reference_sources"]
 
 _PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
+#: Stacks whose recipes overlap TP communication with the GEMMs by default (see ReferenceRun.tp_overlap)
+_OVERLAP_STACKS = ("NeMo", "Megatron-Bridge")
 
 
 class ReferenceRun(PublishedRun):
@@ -38,18 +40,21 @@ class ReferenceRun(PublishedRun):
         """Return the run's model as a preset (id ``ref:<run id>``)."""
         return ModelPreset(id=f"ref:{self.id}", name=self.name, params=self.params, layers=self.layers,
                            hidden=self.hidden, ffn_hidden=self.ffn, heads=self.heads, kv_heads=self.kv_heads,
-                           vocab=self.vocab, seq_len=self.seq_len, experts=0, top_k=0, active_params=self.params,
-                           source_ids=(), note=self.note, tied_embeddings=self.tied_embeddings)
+                           vocab=self.vocab, seq_len=self.seq_len, experts=self.experts, top_k=self.top_k,
+                           active_params=self.flop_params, source_ids=(), note=self.note,
+                           tied_embeddings=self.tied_embeddings, attention_head_dim=self.head_dim)
 
     def cluster(self) -> Cluster:
-        """Return the run's cluster: 8 GPUs per node, its NIC."""
-        cluster, _ = resolve_cluster(self.gpu, gpus_per_node=8, nodes=self.gpus // 8, nic=self.nic,
-                                     nics_per_node=self.nics_per_node)
+        """Return the run's cluster: 8 GPUs per node, its NIC, its NVLink domain (8, or 72 on GB200 NVL72)."""
+        per_node = min(8, self.gpus)
+        cluster, _ = resolve_cluster(self.gpu, gpus_per_node=per_node, nodes=max(1, self.gpus // per_node),
+                                     nic=self.nic, nics_per_node=self.nics_per_node,
+                                     scaleup_domain=max(per_node, self.nvlink_domain))
         return cluster
 
     def layout(self) -> Layout:
         """Return the run's degrees and ZeRO stage."""
-        return Layout(tp=self.tp, pp=self.pp, dp=self.dp, cp=self.cp, zero=self.zero)
+        return Layout(tp=self.tp, pp=self.pp, dp=self.dp, cp=self.cp, ep=self.ep, zero=self.zero)
 
     def workload(self) -> Workload:
         """Return the run's batch, sequence, recomputation, schedule and precision (kernels sourced)."""
@@ -59,7 +64,21 @@ class ReferenceRun(PublishedRun):
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
                         attention=self.attention, dropout=self.dropout,
                         pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
-                        grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6)
+                        grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
+                        tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed")
+
+    @property
+    def tp_overlap(self) -> bool:
+        """Whether TP communication runs inside the GEMMs: the run's ``tp_comm_overlap``, else the stack's default.
+
+        NeMo's and Megatron-Bridge's performance recipes switch Transformer Engine's userbuffers overlap on
+        (NVIDIA/NeMo nemo/collections/llm/recipes/llama3_70b.py: MegatronCommOverlapCallback(tp_comm_overlap=True);
+        NVIDIA-NeMo/Megatron-Bridge performance configs: CommOverlapConfig(tp_comm_overlap=True)); Megatron-LM's
+        own default (--tp-comm-overlap) is off, and other stacks do not have it.
+        """
+        if self.tp_comm_overlap is not None:
+            return self.tp_comm_overlap
+        return any(name in self.stack for name in _OVERLAP_STACKS)
 
 
 @functools.lru_cache(maxsize=1)
@@ -121,7 +140,8 @@ def paper_flops(run: ReferenceRun) -> float:
     .. math:: F = k \, B s l h^2 \left(1 + \frac{s}{6h} + \frac{V}{16 l h}\right)
 
     with :math:`k = 96` when full recomputation is counted, 72 otherwise. ``model``: PaLM's
-    :math:`6N + 12 l h s` per token (arXiv 2204.02311, appendix B).
+    :math:`6N + 12 l h s` per token (arXiv 2204.02311, appendix B), with :math:`N` the parameters one token
+    uses (``active_params`` for a mixture of experts).
 
     Examples
     --------
@@ -133,7 +153,7 @@ def paper_flops(run: ReferenceRun) -> float:
     if run.counts.startswith("megatron"):
         k = 96 if run.counts == "megatron-hardware" and run.recompute == "full" else 72
         return k * B * s * n_layers * h * h * (1 + s / (6 * h) + V / (16 * n_layers * h))
-    return (6 * run.params + 12 * n_layers * h * s) * B * s
+    return (6 * run.flop_params + 12 * n_layers * h * s) * B * s
 
 
 @dataclass(frozen=True)

@@ -270,8 +270,11 @@ def test_uneven_stages_are_allowed_but_not_more_stages_than_layers():
 def test_batch_and_expert_divisibility():
     with pytest.raises(LayoutError, match="not a multiple of DP × micro-batch"):
         check_layout(L70, h100(nodes=2), Layout(tp=8, dp=2), Workload(global_batch=3))
-    with pytest.raises(LayoutError, match="must divide DP"):
-        check_layout(PRESETS["mixtral-8x7b"], h100(nodes=2), Layout(tp=8, dp=2, ep=4), Workload(global_batch=16))
+    # Megatron-Core's expert grid (expert TP 1): EP divides TP x CP x DP, the ranks of one pipeline stage, not DP
+    # alone (megatron/core/parallel_state.py: expert TP x EP x PP must divide the world size)
+    check_layout(PRESETS["mixtral-8x7b"], h100(nodes=2), Layout(tp=8, dp=2, ep=4), Workload(global_batch=16))
+    with pytest.raises(LayoutError, match="must divide TP × CP × DP"):
+        check_layout(PRESETS["mixtral-8x7b"], h100(nodes=2), Layout(tp=2, pp=4, dp=2, ep=8), Workload(global_batch=16))
 
 
 def test_micro_batches_in_flight_follow_megatron_interleaved_warm_up():

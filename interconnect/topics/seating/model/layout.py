@@ -73,7 +73,7 @@ def fit_layout(model: ModelPreset, gpus: int, tp: int, pp: int, cp: int = 1, ep:
     -------
     layout : Layout
         ``tp x pp x cp x dp = gpus``; TP, then CP, are kept when they divide the GPU count, PP is the
-        largest that still does, DP takes the rest; EP becomes 1 when it no longer divides DP.
+        largest that still does, DP takes the rest; EP becomes 1 when it no longer divides TP x CP x DP.
     change : str
         One sentence saying what changed, or "" when the layout fitted as asked.
 
@@ -90,14 +90,14 @@ def fit_layout(model: ModelPreset, gpus: int, tp: int, pp: int, cp: int = 1, ep:
     tp0, pp0, cp0 = max(1, tp), max(1, pp), max(1, cp)
     if gpus % (tp0 * pp0 * cp0) == 0 or model.heads % tp0:  # fits, or TP itself is wrong: say so, do not guess
         dp = max(1, gpus // (tp0 * pp0 * cp0))
-        return Layout(tp=tp0, pp=pp0, dp=dp, cp=cp0, ep=ep if dp % max(ep, 1) == 0 else 1, zero=zero), ""
+        return Layout(tp=tp0, pp=pp0, dp=dp, cp=cp0, ep=ep if (tp0 * cp0 * dp) % max(ep, 1) == 0 else 1, zero=zero), ""
     new_tp = tp0 if gpus % tp0 == 0 else max(d for d in _divisors(gpus) if d <= tp0 and model.heads % d == 0)
     rest = gpus // new_tp
     new_cp = cp0 if rest % cp0 == 0 else 1
     rest //= new_cp
     new_pp = max(d for d in _divisors(rest) if d <= min(pp0, model.layers))
     dp = rest // new_pp
-    new_ep = ep if dp % max(ep, 1) == 0 else 1
+    new_ep = ep if (new_tp * new_cp * dp) % max(ep, 1) == 0 else 1
     kept = [f"kept TP {tp0}" if new_tp == tp0 else f"TP {tp0} → {new_tp}"]
     if cp0 > 1:
         kept.append(f"kept CP {cp0}" if new_cp == cp0 else f"CP {cp0} → {new_cp}")
@@ -121,7 +121,11 @@ class LayoutError(InterconnectError, ValueError):
 class Layout:
     """Degrees of parallelism and the ZeRO stage.
 
-    ``tp * cp * dp * pp`` is the GPU count; EP groups are carved out of DP (``ep`` divides ``dp``).
+    ``tp * cp * dp * pp`` is the GPU count. With ``ep > 1`` the expert layers have their own grid on the ranks of
+    a pipeline stage (Megatron-Core's MoE parallel folding, megatron/core/parallel_state.py: expert TP x EP x
+    expert DP x PP = the GPU count): expert TP 1, as Megatron-Bridge's MoE recipes run, so ``ep`` divides
+    ``tp * cp * dp`` and expert-data parallelism is ``tp * cp * dp / ep``. With ``ep = 1`` the experts are
+    split over TP like the dense layers.
     """
 
     tp: int = 1
@@ -197,7 +201,15 @@ class Workload:
     last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
     around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did);
     ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
-    4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did).
+    4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did);
+    ``tp_comm_overlap`` whether TP's all-gathers and reduce-scatters run inside the GEMMs they feed (Transformer
+    Engine's userbuffers overlap, which NeMo's and Megatron-Bridge's performance recipes switch on: NVIDIA/NeMo
+    nemo/collections/llm/recipes/llama3_70b.py, MegatronCommOverlapCallback(tp_comm_overlap=True); Megatron-Bridge
+    CommOverlapConfig(tp_comm_overlap=True)); the collective is cut into TP chunks that pipeline with the GEMM's
+    own chunks, so only the first chunk and what outlasts the GEMMs wait (off: all of it waits);
+    ``fp8_recipe`` (FP8 only) how FP8 scales are found: ``delayed`` (amax history, fused into the cast),
+    ``current-scaling`` and ``tensorwise`` (an amax pass over the tensor before each cast), ``mxfp8`` and
+    ``blockwise`` (per-block scales computed inside the cast).
     """
 
     micro_batch: int = 1
@@ -216,6 +228,8 @@ class Workload:
     pipeline_engine: str = "megatron"
     context_parallel: str = "ring"
     grad_bytes: int = 0
+    tp_comm_overlap: bool = False
+    fp8_recipe: str = "delayed"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -298,9 +312,10 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
     elif layout.ep > 1:
         if model.experts % layout.ep:
             problems.append(f"EP = {layout.ep} does not divide the model's {model.experts} experts.")
-        if layout.dp % layout.ep:
-            problems.append(f"EP = {layout.ep} must divide DP = {layout.dp} (expert groups are carved out of the "
-                            f"data-parallel ranks).")
+        if (layout.tp * layout.cp * layout.dp) % layout.ep:
+            problems.append(f"EP = {layout.ep} must divide TP × CP × DP = {layout.tp * layout.cp * layout.dp} (the "
+                            f"expert layers are laid out on the ranks of one pipeline stage with expert TP 1, "
+                            f"Megatron-Core's MoE parallel folding).")
     if layout.zero not in (0, 1, 2, 3):
         problems.append(f"ZeRO stage must be 0, 1, 2 or 3 (got {layout.zero}).")
     batch = layout.dp * workload.micro_batch

@@ -44,7 +44,7 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
         for cp in _divisors(n // tp):
             for pp in _divisors(n // (tp * cp)):
                 dp = n // (tp * cp * pp)
-                eps = [e for e in _divisors(dp) if model.is_moe and model.experts % e == 0] if model.is_moe else [1]
+                eps = ([e for e in _divisors(tp * cp * dp) if model.experts % e == 0] if model.is_moe else [1])
                 for ep in eps or [1]:
                     for zero in zero_stages:
                         tried += 1

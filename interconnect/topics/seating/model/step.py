@@ -97,9 +97,13 @@ def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarr
         per = np.where(size <= 1, 1, per)
         return per.astype(int), np.ceil(size / per).astype(int)
 
-    edp = np.maximum(1, dp / ep)  # expert-data-parallel degree
+    # expert layers (Megatron-Core's MoE parallel folding, expert TP 1 when EP > 1): EP takes consecutive ranks of
+    # a stage, expert-data parallelism the rest of the stage's tp*cp*dp ranks; with EP 1 experts follow TP and DP
+    folded = ep > 1
+    edp = np.where(folded, np.maximum(1, tp * cp * dp / ep), dp)
     groups = {"tp": shape(tp, np.ones_like(tp)), "cp": shape(cp, tp), "dp": shape(dp, tp * cp),
-              "ep": shape(ep, tp * cp), "edp": shape(edp, tp * cp * ep), "pp": shape(pp, tp * cp * dp)}
+              "ep": shape(ep, np.ones_like(tp)), "edp": shape(edp, np.where(folded, ep, tp * cp)),
+              "pp": shape(pp, tp * cp * dp)}
     most, last = stage_layers(model.layers, pp, workload.lighter_ends)
     return _Grid(model, cluster, workload, tp, pp, dp, cp, ep, zero, edp, workload.tokens(model),
                  workload.micro_batch, model.hidden, workload.dtype_bytes,
@@ -129,13 +133,28 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
     stored = _per_layer_stored(model, workload, g.tp, g.cp, "none")
     scores = stored - _per_layer_stored(model, workload, g.tp, g.cp, "selective")
-    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm
+    # FP8: only the GEMMs speed up, and each GEMM's input (forward) and output gradient (backward) is cast to FP8
+    # first, in a memory-bound pass: read 2 bytes, write 1 byte row-wise and 1 byte column-wise (Hopper's FP8
+    # tensor cores take only the TN layout, so the weight-gradient GEMM needs a transposed copy; Blackwell's MXFP8
+    # keeps both as well); current scaling and torchao's tensorwise scaling read the tensor once more first, for
+    # its amax (Transformer Engine's FP8 recipes: delayed scaling reuses an amax history, current scaling computes
+    # the tensor's own amax before the cast; NVIDIA/TransformerEngine docs, "Using FP8 with Transformer Engine")
+    fp8_fwd = fp8_bwd = 0.0
+    if workload.dtype_bytes == 1 and _peak_flops(g.cluster, workload) > _peak_flops(g.cluster):
+        # (only where FP8 tensor cores run faster than BF16 ones: elsewhere the GEMMs stay at the BF16 rate, uncast)
+        per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
+        mlp_width = mlp_w / (2 * h)
+        inputs = (3 * h + mlp_width) / g.tp                                # QKV, projection, FC1, FC2 inputs
+        grads = ((h + kv_width) + h + mlp_width + h) / g.tp                 # their outputs' gradients
+        fp8_fwd = T * inputs * per_value / hbm
+        fp8_bwd = T * grads * per_value / hbm
+    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd
     # flash attention's backward recomputes the scores: 5 matrix products to the forward's 2, 2.5 times its
     # FLOPs (as FlashAttention's own benchmark counts them, Dao-AILab/flash-attention,
     # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
     # attention's backward is twice its forward, as a GEMM's
     attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
-    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm
+    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd
     layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
                 "full": layer_fwd}[workload.recompute]
     # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward
@@ -150,7 +169,7 @@ def _params_per_gpu(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
     dense_layer = (model.dense_params - (1 if model.tied_embeddings else 2) * embed_params) / model.layers
     dense_gpu = (np.maximum(dense_layer * g.most, dense_layer * g.last + embed_params)
                  + np.where(g.pp <= 1, embed_params, 0.0)) / g.tp
-    expert_gpu = model.expert_params / model.layers * g.most / (g.tp * g.ep)
+    expert_gpu = model.expert_params / model.layers * g.most / np.where(g.ep > 1, g.ep, g.tp)
     return dense_gpu, expert_gpu
 
 
@@ -338,11 +357,18 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     lt = _layer_times(g)
     dense_gpu, expert_gpu = _params_per_gpu(g)
     tp_layer, tp_calls, tp_sent = _tensor_parallel(g)
+    if workload.tp_comm_overlap:
+        # userbuffers overlap: the all-gather / reduce-scatter is split into TP chunks that pipeline with the GEMM's
+        # chunks (Transformer Engine's ring-exchange overlap): the first chunk waits, and what outlasts the GEMMs
+        gemm_window = lt.gemm_fwd * (g.passes + 1.0)  # forward GEMMs, backward (twice) and a recomputed forward
+        tp_exposed = np.where(g.tp > 1, np.maximum(tp_layer / g.tp, tp_layer - gemm_window), 0.0)
+    else:
+        tp_exposed = tp_layer
     cp_layer, cp_exposed, cp_calls, cp_sent = _context_parallel(g, lt)
     ep_layer, ep_exposed, ep_sent = _expert_parallel(g, lt)
 
     # one micro-batch (forward + backward) on the slowest stage: the fullest, or the last with the output layer
-    per_layer_total = lt.compute + tp_layer + cp_exposed + ep_exposed
+    per_layer_total = lt.compute + tp_exposed + cp_exposed + ep_exposed
     stage_full = g.most * per_layer_total
     stage_last = g.last * per_layer_total + lt.output
     t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, stage_full + lt.output))
@@ -351,7 +377,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     out = _pipeline(g, t_micro)
     idle_micro = out.pop("idle_micro")
     layers_per_step = g.micro * g.most  # the communication inside the micro-batches, per step
-    for dim, (seconds, exposed, calls, sent) in {"tp": (tp_layer, tp_layer, tp_calls, tp_sent),
+    for dim, (seconds, exposed, calls, sent) in {"tp": (tp_layer, tp_exposed, tp_calls, tp_sent),
                                                 "cp": (cp_layer, cp_exposed, cp_calls, cp_sent),
                                                 "ep": (ep_layer, ep_exposed, np.where(g.ep > 1, 4.0, 0.0),
                                                        ep_sent)}.items():
