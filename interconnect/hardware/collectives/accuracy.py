@@ -44,7 +44,8 @@ from interconnect.hardware.collectives.calibration import compare_collective
 from interconnect.hardware.collectives.measurements import LARGE_BYTES, SMALL_BYTES, Measurement, load_measurements
 from interconnect.hardware.collectives.others import COLLECTIVE_LABELS
 
-__all__ = ["QUANTITY", "SIZE_BANDS", "TableEvaluation", "collective_band", "node_band", "size_band", "source_key",
+__all__ = ["QUANTITY", "SIZE_BANDS", "TableEvaluation", "band_rows", "collective_band", "node_band", "size_band",
+           "source_key",
            "table_band", "table_evaluations"]
 
 QUANTITY = "time (model / measured); busbw the inverse"
@@ -191,3 +192,15 @@ def table_band(table: TableEvaluation, band: str) -> ErrorBand:
     m = table.measurement
     size = {"small": 8.0, "middle": float(2**20), "large": float(2**30), "all": None}[band]
     return collective_band(m.cluster(), m.collective, size, launch=m.launch, leave_out=table.source)
+
+
+def band_rows(band: ErrorBand, size_bytes: float | None = None) -> list[dict[str, str]]:
+    """Return the tables a band comes from, one row each (table, system, source, ranks, model / measured time)."""
+    key = "all" if size_bytes is None else size_band(float(size_bytes))
+    tables = {t.id: t for t in _tables()}
+    rows = []
+    for table_id in band.runs:
+        t = tables[table_id]
+        rows.append({"table": t.id, "system": t.measurement.system, "source": t.source,
+                     "model / measured time": f"{t.ratios[key]:.2f}"})
+    return rows

@@ -41,7 +41,7 @@ from interconnect.topics.seating.model import Layout, Workload
 from interconnect.topics.seating.reference_runs import ReferenceRun, load_reference_runs, predict
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["QUANTITY", "SCALE_FACTOR", "case_band", "evaluated", "precision_class", "published_source",
+__all__ = ["QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "precision_class", "published_source",
            "run_band"]
 
 #: What the ratios are of.
@@ -140,3 +140,15 @@ def case_band(model: ModelPreset, cluster: Cluster, workload: Workload, layout: 
 def run_band(run: ReferenceRun) -> ErrorBand:
     """Return the band of a published run with its whole source left out (what the benchmark checks)."""
     return case_band(run.model(), run.cluster(), run.workload(), leave_out=run.source)
+
+
+def band_rows(band: ErrorBand) -> list[dict[str, str]]:
+    """Return the runs a band comes from, one row each (run, source, GPUs, paper and model TFLOP/s, model / paper)."""
+    cases = evaluated()
+    rows = []
+    for run_id in band.runs:
+        case = cases[run_id]
+        rows.append({"published run": case.attrs["name"], "source": case.source, "GPUs": f"{case.attrs['gpus']:,}",
+                     "paper TFLOP/s": f"{case.attrs['paper_tflops']:g}",
+                     "model TFLOP/s": f"{case.attrs['model_tflops']:.0f}", "model / paper": f"{case.ratio:.2f}"})
+    return rows
