@@ -3,7 +3,8 @@
 The band itself is computed below the UI (:mod:`interconnect.hardware.accuracy` and each model's accuracy
 module); this draws it: one caption ("published runs like this: the model reads -8 % to +21 % (14 runs,
 median +6 %)", or "extrapolation: no published run like this") and, when there are neighbours, a pop-over
-with their table, drawn only while it is open. Every word of the basis and the table is escaped; nothing is rendered as HTML.
+with their table, drawn only while it is open. Every word of the basis and the table is escaped; nothing is
+rendered as HTML.
 """
 
 from __future__ import annotations
