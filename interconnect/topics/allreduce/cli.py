@@ -367,7 +367,7 @@ def run_compare(args: argparse.Namespace) -> int:
               f"(algbw; busbw {fit.bandwidth_gbps * factor:.1f} GB/s)")
     print(f"model/measured time: geometric mean {summary['geomean_time_ratio']}, "
           f"typical error x{summary['geomean_error_factor']}")
-    print(f"error band of the model on published tables like this (whole sweeps, time): {band.text()}; {band.basis}")
+    print(f"error band (time over whole sweeps, model / measured; busbw the inverse): {band.text()}; {band.basis}")
     print("calibration: " + " ".join(calibration.sentences()))
     if calibration.changes_anything:
         print(f"calibrated model/measured time: geometric mean {after['geomean_time_ratio']}, typical error "
