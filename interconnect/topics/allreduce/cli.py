@@ -5,7 +5,10 @@ prints the predicted time, algbw and busbw and the algorithm NCCL would pick;
 ``python -m interconnect compare all_reduce.log --gpu h100-sxm --gpus-per-node 8 --nodes 2`` lines a
 measured nccl-tests / rccl-tests log up against the model, row by row. ``--json`` gives machine-
 readable output with every quantity as ``{"value", "unit"}`` (allreduce) or with the unit in the
-key (compare rows). User errors (unknown ids, a bad bandwidth, an unreadable log) exit with status 2
+key (compare rows). Both carry ``error_band``: the model's error on the published nccl-tests tables like this
+case (:mod:`interconnect.hardware.collectives.accuracy`; ``low``, ``high``, ``median`` model / measured time,
+``n`` tables, ``basis``), per size for ``allreduce``, over the whole sweep for ``compare``; the text output
+prints it as one line. User errors (unknown ids, a bad bandwidth, an unreadable log) exit with status 2
 and one line on stderr.
 """
 
@@ -39,6 +42,7 @@ from interconnect.hardware.collectives import (
     compare_collective,
     normalize_collective,
 )
+from interconnect.hardware.collectives.accuracy import SIZE_BANDS, collective_band, size_band
 from interconnect.hardware.collectives.measurements import launch_overhead_us
 from interconnect.hardware.vendor import vendor_words
 from interconnect.topics.allreduce.view import launch_from_log
@@ -111,6 +115,7 @@ def run_allreduce(args: argparse.Namespace) -> int:
                 "busbw": quantity_or_none(row["busbw_gbps"], "GB/s"),
                 "algorithm": row["algorithm"],
                 "protocol": row["protocol"],
+                "error_band": collective_band(cluster, "all_reduce", row["size_bytes"]).as_json(),
             }
             for row in rows
         ]
@@ -124,7 +129,7 @@ def run_allreduce(args: argparse.Namespace) -> int:
             "results": entries,
         }
         if len(entries) == 1:
-            keys = ("size", "time", "algbw", "busbw", "algorithm", "protocol")
+            keys = ("size", "time", "algbw", "busbw", "algorithm", "protocol", "error_band")
             payload.update({key: entries[0][key] for key in keys})
         print_json(payload)
         return 0
@@ -137,11 +142,17 @@ def run_allreduce(args: argparse.Namespace) -> int:
               f"{format_duration(Q_(row['time_us'], 'us'))} ({row['algorithm']}, {row['protocol']} protocol)")
         print(f"  algbw {row['algbw_gbps']:.1f} GB/s, busbw {row['busbw_gbps']:.1f} GB/s "
               f"(nccl-tests factor 2(n-1)/n = {factor:.4g})")
+        band = collective_band(cluster, "all_reduce", row["size_bytes"])
+        print(f"  error band (time, model / measured; busbw the inverse): {band.text()}; {band.basis}")
         return 0
     print(f"{'size':>10} {'time':>11} {'algbw GB/s':>11} {'busbw GB/s':>11}  algorithm")
     for row in rows:
         print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} {format_duration(Q_(row['time_us'], 'us')):>11} "
               f"{row['algbw_gbps']:>11.2f} {row['busbw_gbps']:>11.2f}  {row['algorithm']}/{row['protocol']}")
+    for band_name in dict.fromkeys(size_band(row["size_bytes"]) for row in rows):
+        band = collective_band(cluster, "all_reduce", {"small": 8, "middle": 2**20, "large": 2**30}[band_name])
+        print(f"error band, {SIZE_BANDS[band_name]} (time, model / measured; busbw the inverse): {band.text()}; "
+              f"{band.basis}")
     return 0
 
 
@@ -313,8 +324,10 @@ def run_compare(args: argparse.Namespace) -> int:
         ("net-efficiency", link["net_eff"], f"{link['net_eff']:g}%"),
         ("scaleup-efficiency", link["up_eff"], f"{link['up_eff']:g}%"),
         ("extra-latency", link["xlat"], f"{link['xlat']:g} us")) if value)
+    band = collective_band(model_cluster, collective, None, launch=launch)
     if args.json:
         print_json({
+            "error_band": band.as_json(),
             "log": {"path": label, "collective": run.collective, "ranks": log_ranks,
                     "ranks_source": run.ranks_source, "rows": int(size.size), "format": run.format,
                     "run": args.run, "runs": len(runs)},
@@ -354,6 +367,7 @@ def run_compare(args: argparse.Namespace) -> int:
               f"(algbw; busbw {fit.bandwidth_gbps * factor:.1f} GB/s)")
     print(f"model/measured time: geometric mean {summary['geomean_time_ratio']}, "
           f"typical error x{summary['geomean_error_factor']}")
+    print(f"error band (time over whole sweeps, model / measured; busbw the inverse): {band.text()}; {band.basis}")
     print("calibration: " + " ".join(calibration.sentences()))
     if calibration.changes_anything:
         print(f"calibrated model/measured time: geometric mean {after['geomean_time_ratio']}, typical error "

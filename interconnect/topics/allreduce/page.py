@@ -34,6 +34,7 @@ from interconnect.hardware.collectives import (
     normalize_collective,
 )
 from interconnect.hardware.collectives import collective as collective_model
+from interconnect.hardware.collectives.accuracy import band_rows, collective_band
 from interconnect.hardware.collectives.measurements import launch_overhead_us
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.topics.allreduce.figures import (
@@ -64,6 +65,7 @@ from interconnect.topics.allreduce.view import (
 )
 from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster
+from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pagespecs import (
     ALLREDUCE_VIEWS,
@@ -435,6 +437,10 @@ def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> Non
                        help=f"{label}: {ALGORITHM_LABELS.get(chosen_name, chosen_name)}, {at_size.protocol[0]} "
                             "protocol. The same choice as every chart below and the command line.")
         row.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
+        if finite:
+            band = collective_band(cluster, coll, size_bytes)
+            show_error_band(band, band_rows(band, size_bytes), "time, model / measured; busbw reads the inverse",
+                            key="allreduce.band")
         if not finite:
             st.error(f"{words.library} has no algorithm and protocol for {escape_markdown(label)} on this cluster "
                      "(NVLS, NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch "

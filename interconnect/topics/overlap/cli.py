@@ -30,6 +30,7 @@ from interconnect.topics.overlap.model import (
     load_bucket_costs,
     step_schedule,
 )
+from interconnect.models.overlap_accuracy import overlap_band
 from interconnect.units import (
     Q_,
     IntegerInputError,
@@ -172,6 +173,7 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
                         "this_step_comm_share": round(claim.step_comm_share, 6),
                         "this_step_saving": round(claim.step_saving, 6)},
         "warnings": warnings,
+        "error_band": overlap_band(cluster, step.mode).as_json(),
         "events": [{"start": _ms(row["start_s"]), "end": _ms(row["end_s"]), "lane": row["lane"],
                     "label": row["label"]} for row in step.events.rows()],
     }
@@ -223,4 +225,6 @@ def run_overlap(args: argparse.Namespace) -> int:
     hides = (f"{step.hide_threshold_tokens:,.0f} tokens per GPU" if math.isfinite(step.hide_threshold_tokens)
              else "never (one bucket)")
     print(f"  hides from           {hides} (Scaling Book C/W for this cluster: {roofline:,.0f})")
+    band = overlap_band(cluster, step.mode)
+    print(f"  error band           {band.text()}; {band.basis}")
     return 0

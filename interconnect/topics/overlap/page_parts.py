@@ -37,7 +37,9 @@ from interconnect.topics.overlap.model import (
     step_schedule,
     token_sweep,
 )
+from interconnect.models.overlap_accuracy import overlap_band
 from interconnect.ui.charts import chart
+from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
@@ -254,9 +256,9 @@ def _more_step_controls(state: PageState) -> None:
                    f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
 
 
-def show_metrics(step: StepResult, roofline: float) -> None:
+def show_metrics(step: StepResult, roofline: float, cluster: Cluster | None = None) -> None:
     """The step's five figures in one row (a horizontal container: six elements a change, where five columns
-    took eleven)."""
+    took eleven), and, given the cluster, how right they are on the published DDP runs like it."""
     row = st.container(horizontal=True)
     row.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
                                                         "adds after the backward pass.")
@@ -270,6 +272,10 @@ def show_metrics(step: StepResult, roofline: float) -> None:
     row.metric("Hides from", hides,
                help=f"Tokens per GPU from which the backward pass lasts as long as every bucket's all-reduce but the "
                     f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
+    if cluster is not None:
+        band = overlap_band(cluster, step.mode)
+        show_error_band(band, [{"PyTorch DDP benchmark run": run} for run in band.runs],
+                        "the time communication adds over compute, model / measured", key="overlap.band")
 
 
 def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:

@@ -7,7 +7,9 @@ memory per GPU; ``--search`` tries every factorization of the GPU count and repo
 fits. ``--json`` gives ``step_time``, ``exposed_comm``, ``memory_per_gpu``, ``tflops_per_gpu`` (model FLOPs,
 as MFU counts them) and ``hardware_tflops_per_gpu`` (recomputation counted, as Megatron-LM's tables)
 as ``{"value", "unit"}``, ``fits``, ``layout``, ``workload`` (what ``--search`` chose too),
-``schedule`` and ``dimensions``. ``--model custom`` with ``--params --layers --hidden --heads``
+``schedule``, ``dimensions`` and ``error_band`` (the model's error on the published runs like this one,
+:mod:`interconnect.topics.seating.accuracy`: ``low``, ``high`` and ``median`` model / published TFLOP/s,
+``n``, ``basis``; the text output prints it as one line). ``--model custom`` with ``--params --layers --hidden --heads``
 describes any published run; ``--schedule`` and ``--virtual-stages`` its pipeline. A layout that
 cannot run (degrees that do not multiply to the GPU count, TP not dividing the heads, EP without
 experts) is a one-line error, exit status 2.
@@ -21,6 +23,7 @@ from typing import Any
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json
 from interconnect.hardware.cluster import FABRICS, resolve_cluster
+from interconnect.topics.seating.accuracy import case_band
 from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     PLAN_DEFAULTS,
@@ -204,6 +207,7 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
         "dimensions": [d.as_json() for d in bill.dimensions],
         "notes": list(bill.notes),
         "warnings": warnings,
+        "error_band": case_band(bill.model, bill.cluster, bill.workload, bill.layout).as_json(),
         **({"search": search} if search is not None else {}),
     }
 
@@ -224,6 +228,8 @@ def _print_bill(bill: Plan) -> None:
           f"{bill.bubble_fraction:.1%}, exposed communication {bill.exposed_s:.3f} s; utilisation (MFU) {bill.mfu:.1%}")
     print(f"throughput {bill.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU (model FLOPs), "
           f"{bill.hardware_tflops_per_gpu / 1e12:.0f} with recomputation; kernels: {bill.efficiency_basis}")
+    band = case_band(bill.model, bill.cluster, bill.workload, bill.layout)
+    print(f"error band (TFLOP/s and MFU, model / published; step time the inverse): {band.text()}; {band.basis}")
     print(f"schedule: {bill.bubble_reason}")
     for note in bill.notes:
         print(f"note: {note}")

@@ -29,6 +29,7 @@ from interconnect.topics.seating.page_parts import (
     seating_inputs,
     section_choice,
     show_bill_metrics,
+    show_plan_band,
     tp_pair,
 )
 from interconnect.ui.charts import chart
@@ -301,6 +302,7 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                     + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
                     + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
                     f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
+        show_plan_band(best, key="seating.search-band")
         if bill is not None:
             st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "
                        f"({bill.step_s / best.step_s:.2f}× the fastest).")

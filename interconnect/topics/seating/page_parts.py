@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.hardware.cluster import Cluster
+from interconnect.topics.seating.accuracy import band_rows, case_band
 from interconnect.topics.seating.figures import bill_figure, gpu_grid_figure, memory_figure
 from interconnect.topics.seating.model import (
     Layout,
@@ -23,6 +24,7 @@ from interconnect.topics.seating.model import (
     tp_comparison,
 )
 from interconnect.ui.cluster import CLUSTER_HASH
+from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pagespecs import DTYPE_BYTES
 from interconnect.ui.state import PageState
@@ -238,6 +240,7 @@ def show_bill_metrics(bill: Plan | None) -> None:
                help="Weights, gradients, optimizer state and activations, against the memory the GPU's driver "
                     "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
                     "buffers and fragmentation.")
+    show_plan_band(bill, key="seating.band")
     st.caption(escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes)))
     if bill.memory.verdict == "tight":
         st.warning(f"**Tight:** {bill.memory.total / 1e9:.0f} GB per GPU fits in {bill.memory.capacity / 1e9:.0f} GB "
@@ -249,6 +252,13 @@ def show_bill_metrics(bill: Plan | None) -> None:
                  f"{bill.memory.reserved / 1e9:.0f} GB kept for buffers and fragmentation, against "
                  f"{bill.memory.capacity / 1e9:.0f} GB. Raise the ZeRO stage, TP or PP, recompute activations, "
                  "or shrink the micro-batch.")
+
+
+def show_plan_band(bill: Plan, *, key: str) -> None:
+    """How right this plan's step time, TFLOP/s and MFU are: the model's error on the published runs like it."""
+    band = case_band(bill.model, bill.cluster, bill.workload, bill.layout)
+    show_error_band(band, band_rows(band), "TFLOP/s and MFU, model / published; the step time reads the inverse",
+                    key=key)
 
 
 def section_choice(state: PageState, title: str, label: str, key: str, choices: dict[str, str]) -> None:

@@ -290,3 +290,28 @@ def test_an_amd_cluster_is_described_in_amds_words(capsys):
     payload, _ = _json(capsys, ["compare", str(DATA / "rccl-tests-all_reduce-8xMI300X.log"), "--gpu", "mi300x",
                                 "--json"])
     assert payload["library"] == "RCCL" and "Infinity Fabric" in payload["description"]
+
+
+BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs"}
+
+
+def test_allreduce_json_and_text_carry_the_error_band(capsys):
+    payload, _ = _json(capsys, ["allreduce", "--gpu", "h100-sxm", "--nodes", "2", "--json"])
+    band = payload["error_band"]
+    assert set(band) == BAND_KEYS and band == payload["results"][0]["error_band"]
+    assert band["n"] >= 3 and band["low"] <= band["median"] <= band["high"]
+    sweep, _ = _json(capsys, ["allreduce", "--gpu", "h100-sxm", "--nodes", "2", "--size", "sweep", "--json"])
+    bases = {row["error_band"]["basis"].split(";")[0] for row in sweep["results"]}
+    assert len(bases) == 3  # one per size band
+    code = main(["allreduce", "--gpu", "h100-sxm", "--nodes", "2"])
+    out = capsys.readouterr().out
+    assert code == 0 and sum("error band" in line for line in out.splitlines()) == 1
+
+
+def test_compare_json_and_text_carry_the_error_band(capsys, two_node_log):
+    payload, _ = _json(capsys, ["compare", str(two_node_log), "--gpu", "h100-sxm", "--json"])
+    band = payload["error_band"]
+    assert set(band) == BAND_KEYS and band["n"] >= 3 and "every size of the sweep" in band["basis"]
+    code = main(["compare", str(two_node_log), "--gpu", "h100-sxm"])
+    out = capsys.readouterr().out
+    assert code == 0 and sum(line.startswith("error band") for line in out.splitlines()) == 1

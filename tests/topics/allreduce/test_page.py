@@ -367,3 +367,12 @@ def test_cluster_more_settings_are_drawn_only_while_open_and_keep_their_values_c
     assert not at.exception
     assert at.query_params["nodes"] == "2" and at.query_params["domain"] == "16"
     assert any("16\\-GPU domains" in c.value for c in at.caption), [c.value for c in at.caption]  # the cluster line
+
+
+def test_the_headline_time_says_how_right_it_is():
+    at = run_page(PAGE)
+    captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
+    assert len(captions) == 1 and "published tables like this: the model reads" in captions[0]
+    at = run_page(PAGE, {"coll": "sendrecv"})
+    captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
+    assert len(captions) == 1 and "extrapolation: no published run like this" in captions[0]

@@ -114,3 +114,15 @@ def test_a_bucket_larger_than_the_model_is_a_warning_not_an_error(capsys):
     assert main(["overlap", "--bucket", "1 TB", "--nodes", "2"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("interconnect: warning: A bucket of 1 TB is larger than")
+
+
+def test_overlap_json_and_text_carry_the_error_band(capsys):
+    payload, _ = _json(capsys, [*ISSUE_EXAMPLE, "--json"])
+    band = payload["error_band"]
+    assert set(band) == {"low", "high", "median", "n", "basis", "quantity", "runs"}
+    assert band["n"] >= 3 and band["low"] <= band["median"] <= band["high"]  # 32 GPUs: within 8x of 2-16
+    far, _ = _json(capsys, ["overlap", "--params", "8e9", "--gpu", "h100-sxm", "--nodes", "512", "--json"])
+    assert far["error_band"]["n"] == 0 and far["error_band"]["basis"].startswith("extrapolation")
+    assert main(ISSUE_EXAMPLE) == 0
+    out = capsys.readouterr().out
+    assert sum("error band" in line for line in out.splitlines()) == 1

@@ -199,3 +199,12 @@ def test_more_settings_open_on_a_link_that_sets_them_and_keep_their_values_close
         assert at.session_state[f"overlap.{key}"] == value, key
     for key, value in hidden.items():
         assert at.query_params[key] == value, key
+
+
+def test_the_step_says_how_right_it_is():
+    at = run_page(PAGE, {"nodes": "4"})  # 32 GPUs: within 8x of the DDP benchmark's 2-16
+    captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
+    assert len(captions) == 1 and "published runs like this: the model reads" in captions[0]
+    at = run_page(PAGE, {"nodes": "512"})
+    captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
+    assert len(captions) == 1 and "extrapolation: no published run like this" in captions[0]

@@ -138,3 +138,31 @@ def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
     assert llama["workload"]["grad_bytes"] == 4 and llama["workload"]["dp_bucket"] == "layer"
     assert llama["tflops_per_gpu"]["value"] == pytest.approx(predict(runs["llama3-405b-128k-16384"]).tflops,
                                                              rel=1e-3)
+
+
+BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs"}
+
+
+def test_plan_json_and_text_carry_the_error_band(capsys):
+    payload = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "1"])
+    band = payload["error_band"]
+    assert set(band) == BAND_KEYS
+    assert band["n"] >= 3 and band["low"] <= band["median"] <= band["high"]
+    assert band["basis"].startswith("held: dense, 16-bit (BF16/FP16)")
+    code, out, _ = _run(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "1"])
+    lines = [line for line in out.splitlines() if line.startswith("error band")]
+    assert code == 0 and len(lines) == 1 and "published runs like this: the model reads" in lines[0]
+
+
+def test_the_search_shows_the_band_of_what_it_proposes(capsys):
+    payload = _json(capsys, [*BASE, "--search"])
+    assert payload["search"]["fitting"] > 0 and set(payload["error_band"]) == BAND_KEYS
+    code, out, _ = _run(capsys, ["plan", "--model", "mixtral-8x7b", "--nodes", "8", "--search"])
+    assert code == 0 and "error band" in out
+
+
+def test_an_fp8_plan_says_it_extrapolates(capsys):
+    payload = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--dtype", "fp8"])
+    band = payload["error_band"]
+    if band["n"] == 0:  # while the corpus holds no FP8 run
+        assert band["low"] is None and band["basis"].startswith("extrapolation: no published run like this")

@@ -231,3 +231,13 @@ def test_more_settings_are_drawn_only_while_open_and_keep_their_values_closed():
     at.session_state["seating-run-more"] = True
     at.run()
     assert at.selectbox(key="seating.recompute").value == "full"
+
+
+def test_the_headline_figures_say_how_right_they_are():
+    at = run_page(PAGE)
+    captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
+    assert len(captions) == 1 and "published runs like this: the model reads" in captions[0]
+    assert any(p.proto.popover.label.endswith("published runs of this band") for p in at.get("popover"))
+    at = run_page(PAGE, {"model": "mixtral-8x7b", "cmp": "search"})  # no MoE run published: both say so
+    captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
+    assert len(captions) == 2 and all("extrapolation: no published run like this" in c for c in captions)

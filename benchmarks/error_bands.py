@@ -1,0 +1,80 @@
+"""Do the error bands hold? Each published case against the band computed with its own source left out.
+
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/error_bands.py``. Prints; asserts nothing.
+
+For every published training run (``interconnect/data/published/training-runs.toml``) and every packaged
+nccl-tests table at every message-size band it covers (``interconnect/data/measurements/``): the model /
+measured ratio, the band the app would show for it with every case of its own source left out
+(:func:`interconnect.topics.seating.accuracy.run_band`,
+:func:`interconnect.hardware.collectives.accuracy.table_band`), and whether the band contains the ratio.
+Then the totals per group: how many cases got a band, the share of those whose band contained the
+measured value, and the median width of the bands (high / low). An extrapolation counts as not
+contained, and is counted apart.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from interconnect.hardware.accuracy import ErrorBand  # noqa: E402
+from interconnect.hardware.collectives.accuracy import table_band, table_evaluations  # noqa: E402
+from interconnect.topics.seating.accuracy import evaluated, run_band  # noqa: E402
+from interconnect.topics.seating.reference_runs import load_reference_runs  # noqa: E402
+
+
+def _band(band: ErrorBand) -> str:
+    if band.extrapolation:
+        return f"{'extrapolation':>21}"
+    return f"{band.low:5.2f}-{band.high:5.2f} (n {band.n:>2}, med {band.median:4.2f})"
+
+
+def _totals(name: str, rows: list[tuple[float, ErrorBand]]) -> None:
+    banded = [(ratio, band) for ratio, band in rows if not band.extrapolation]
+    inside = sum(band.contains(ratio) for ratio, band in banded)
+    widths = [band.high / band.low for _, band in banded]
+    width = f"{statistics.median(widths):.2f}" if widths else "-"
+    share = f"{inside / len(banded):.0%}" if banded else "-"
+    print(f"{name}: {len(rows)} cases, {len(banded)} with a band ({len(rows) - len(banded)} extrapolations); "
+          f"band contained the measured value for {inside} of {len(banded)} ({share}); median width high/low "
+          f"{width}")
+
+
+def main() -> None:
+    start = time.perf_counter()
+    print("Training runs: TFLOP/s per GPU, model / paper; band from the runs like it, its source left out")
+    print(f"{'run':<44} {'source':<16} {'ratio':>6}  {'band':<33} in")
+    training = []
+    for run in load_reference_runs():
+        ratio = evaluated()[run.id].ratio
+        band = run_band(run)
+        training.append((ratio, band))
+        print(f"{run.name:<44} {run.source:<16} {ratio:6.2f}  {_band(band):<33} "
+              f"{'yes' if band.contains(ratio) else 'no'}")
+    print()
+    print("nccl-tests tables: time, model / measured (geometric mean over the rows of a size band); band from "
+          "the tables like it, its source left out")
+    print(f"{'table':<30} {'band':<7} {'ratio':>6}  {'band':<33} in")
+    tables = []
+    for table in table_evaluations():
+        for name in ("small", "middle", "large"):
+            if name not in table.ratios:
+                continue
+            ratio, band = table.ratios[name], table_band(table, name)
+            tables.append((ratio, band))
+            print(f"{table.id:<30} {name:<7} {ratio:6.2f}  {_band(band):<33} {'yes' if band.contains(ratio) else 'no'}")
+    print()
+    _totals("training runs", training)
+    _totals("nccl-tests tables x size bands", tables)
+    all_reduce = [(t.ratios[n], table_band(t, n)) for t in table_evaluations()
+                  if t.measurement.collective == "all_reduce" for n in ("small", "middle", "large") if n in t.ratios]
+    _totals("  of which all-reduce", all_reduce)
+    print(f"(in {time.perf_counter() - start:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

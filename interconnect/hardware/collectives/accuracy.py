@@ -1,0 +1,206 @@
+"""How right a collective time is: the model's error on the published nccl-tests tables like this case.
+
+The band arithmetic (neighbour ratios to ``low``/``high``/``median``, widening, leave-one-source-out) is
+:mod:`interconnect.hardware.accuracy`; this module says how a published table is judged and which tables
+are like a case.
+
+**Evaluation.** Every dataset of ``interconnect/data/measurements/manifest.toml`` (every collective, every
+role, pending ones too: they are published measurements, and leaving out the ones the model misses would
+flatter it) goes through :func:`~interconnect.hardware.collectives.compare_collective` with its own cluster,
+forced algorithm and protocol and launch mode, once per process. A table gives one ratio per message-size
+band, the geometric mean of model / measured time over its rows in that band (a table of 30 rows counts as
+one table, not 30 runs), and one over all its rows (the whole-sweep band of ``compare``). busbw's ratio is
+the inverse of the time's.
+
+**Size bands** (:func:`size_band`): *small* up to 64 KiB (latency-bound), *large* from 256 MiB
+(bandwidth-bound), *middle* between: the bands of the accuracy bar
+(:data:`~interconnect.hardware.collectives.measurements.SMALL_BYTES`, ``LARGE_BYTES``).
+
+**Similarity rules**, strongest first:
+
+1. *collective* (hard): all-reduce, all-gather, reduce-scatter, all-to-all, send/recv;
+2. *size band* (hard);
+3. *nodes* (soft): one node (the scale-up domain alone), 2-8 nodes, or more than 8;
+4. *GPU family* (soft): the catalog GPU's maker and architecture;
+5. *launch mode* (soft, the weakest): one process per GPU, one process per node (``-g N``), or PyTorch.
+
+Soft rules are dropped from the weakest until at least three tables are left; fewer with only the hard
+rules is an extrapolation (send/recv, for which no table is packaged, always is). **Leave one source out**:
+a case that is a published table (``leave_out``) is judged without any table of the same source
+(:func:`source_key`: the repository, or the issue thread, the rows were copied from).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from interconnect.hardware.accuracy import Criterion, ErrorBand, Evaluated, gpu_family, select_band
+from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.collectives.calibration import compare_collective
+from interconnect.hardware.collectives.measurements import LARGE_BYTES, SMALL_BYTES, Measurement, load_measurements
+from interconnect.hardware.collectives.others import COLLECTIVE_LABELS
+
+__all__ = ["QUANTITY", "SIZE_BANDS", "TableEvaluation", "band_rows", "collective_band", "node_band", "size_band",
+           "source_key",
+           "table_band", "table_evaluations"]
+
+QUANTITY = "time (model / measured); busbw the inverse"
+#: Message-size bands, in words.
+SIZE_BANDS = {"small": "up to 64 KiB (latency-bound)", "middle": "64 KiB to 256 MiB",
+              "large": "256 MiB and up (bandwidth-bound)", "all": "every size of the sweep"}
+_LAUNCH_WORDS = {"process-per-gpu": "one process per GPU", "single-process": "one process per node (-g N)",
+                 "pytorch": "timed from PyTorch"}
+_REPO = re.compile(r"^(?:https://)?(?:www\.)?github\.com/([\w.-]+)/([\w.-]+)(?:/(issues|pull)/(\d+))?")
+_REPO_TEXT = re.compile(r"^([\w.-]+)/([\w.-]+)(?:\s+(issue|pull)\s+(\d+))?")
+
+
+def size_band(size_bytes: float) -> str:
+    """Return the size band of a message: ``small`` (<= 64 KiB), ``large`` (>= 256 MiB) or ``middle``.
+
+    >>> size_band(8), size_band(2**20), size_band(2**28)
+    ('small', 'middle', 'large')
+    """
+    if size_bytes <= SMALL_BYTES:
+        return "small"
+    return "large" if size_bytes >= LARGE_BYTES else "middle"
+
+
+def node_band(nodes: int) -> str:
+    """Return the node band: ``1 node``, ``2-8 nodes`` or ``more than 8 nodes``."""
+    if nodes <= 1:
+        return "1 node"
+    return "2-8 nodes" if nodes <= 8 else "more than 8 nodes"
+
+
+def source_key(measurement: Measurement) -> str:
+    """Return who published a table: the GitHub repository (or its issue thread) of its URL or its source line.
+
+    Tables of one key come from one place and are left out together.
+    """
+    match = _REPO.match(measurement.url) or _REPO_TEXT.match(measurement.source.split(",")[0].strip())
+    if match is None:
+        return measurement.source.split(",")[0].strip()
+    owner, repo, thread, number = match.groups()
+    key = f"github.com/{owner}/{repo}"
+    return f"{key}/issues/{number}" if thread else key
+
+
+@dataclass(frozen=True)
+class TableEvaluation:
+    """One published table judged by the live model: geometric-mean model / measured time per size band."""
+
+    measurement: Measurement
+    source: str
+    family: str
+    nodes: int
+    ratios: dict[str, float]
+
+    @property
+    def id(self) -> str:
+        return self.measurement.id
+
+
+def _geomean(values: np.ndarray) -> float:
+    return float(np.exp(np.mean(np.log(values))))
+
+
+@functools.lru_cache(maxsize=1)
+def _tables() -> tuple[TableEvaluation, ...]:
+    tables = []
+    for m in load_measurements(collective=None):
+        cluster = m.cluster()
+        try:
+            comparison = compare_collective(cluster, m.collective, m.size_bytes, m.time_us, m.algorithm, m.protocol,
+                                            m.launch)
+        except ValueError:
+            continue
+        ratio = np.asarray(comparison.time_ratio, dtype=float)
+        sizes = np.asarray(comparison.size_bytes, dtype=float)
+        good = np.isfinite(ratio) & (ratio > 0)
+        if not good.any():
+            continue
+        bands = np.array([size_band(s) for s in sizes])
+        ratios = {"all": _geomean(ratio[good])}
+        for band in ("small", "middle", "large"):
+            mask = good & (bands == band)
+            if mask.any():
+                ratios[band] = _geomean(ratio[mask])
+        tables.append(TableEvaluation(m, source_key(m), gpu_family(cluster.gpu), cluster.nodes, ratios))
+    return tuple(tables)
+
+
+def table_evaluations() -> list[TableEvaluation]:
+    """Return every packaged table judged by the live model (computed once per process)."""
+    return list(_tables())
+
+
+def collective_band(cluster: Cluster, collective: str = "all_reduce", size_bytes: float | None = None, *,
+                    launch: str = "process-per-gpu", leave_out: str | None = None) -> ErrorBand:
+    """Return the band of one collective estimate: the model's error on the published tables like it.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The case's cluster (its node count and GPU family are what the rules read).
+    collective : str
+        The model's key of the collective (``all_reduce``, ``all_gather``, ...).
+    size_bytes : float, optional
+        The message size; None for a whole sweep (each table's ratio over all its rows).
+    launch : str
+        How the case is driven; the model's own figures are for one process per GPU.
+    leave_out : str, optional
+        A source (:func:`source_key`) whose tables are all left out.
+
+    Returns
+    -------
+    ErrorBand
+        Ratios of time, model / measured (:data:`QUANTITY`), counted in tables.
+
+    Examples
+    --------
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    >>> band = collective_band(cluster, "all_reduce", 2**28)
+    >>> band.n >= 3, band.basis.startswith("held: all-reduce, 256 MiB and up")
+    (True, True)
+    >>> collective_band(cluster, "sendrecv", 2**28).extrapolation
+    True
+    """
+    band = "all" if size_bytes is None else size_band(float(size_bytes))
+    nodes, family = node_band(cluster.nodes), gpu_family(cluster.gpu)
+    cases = [Evaluated(t.id, t.source, t.ratios[band], {"collective": t.measurement.collective,
+                                                        "nodes": node_band(t.nodes), "family": t.family,
+                                                        "launch": t.measurement.launch})
+             for t in _tables() if band in t.ratios]
+    criteria = [
+        Criterion(COLLECTIVE_LABELS.get(collective, collective), lambda c: c.attrs["collective"] == collective,
+                  hard=True),
+        Criterion(SIZE_BANDS[band], lambda c: True, hard=True),
+        Criterion(nodes, lambda c: c.attrs["nodes"] == nodes),
+        Criterion(family, lambda c: c.attrs["family"] == family),
+        Criterion(_LAUNCH_WORDS.get(launch, launch), lambda c: c.attrs["launch"] == launch),
+    ]
+    return select_band(cases, criteria, leave_out=leave_out, quantity=QUANTITY, noun="tables")
+
+
+def table_band(table: TableEvaluation, band: str) -> ErrorBand:
+    """Return the band of a published table at one size band, with its whole source left out."""
+    m = table.measurement
+    size = {"small": 8.0, "middle": float(2**20), "large": float(2**30), "all": None}[band]
+    return collective_band(m.cluster(), m.collective, size, launch=m.launch, leave_out=table.source)
+
+
+def band_rows(band: ErrorBand, size_bytes: float | None = None) -> list[dict[str, str]]:
+    """Return the tables a band comes from, one row each (table, system, source, ranks, model / measured time)."""
+    key = "all" if size_bytes is None else size_band(float(size_bytes))
+    tables = {t.id: t for t in _tables()}
+    rows = []
+    for table_id in band.runs:
+        t = tables[table_id]
+        rows.append({"table": t.id, "system": t.measurement.system, "source": t.source,
+                     "model / measured time": f"{t.ratios[key]:.2f}"})
+    return rows

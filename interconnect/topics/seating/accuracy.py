@@ -1,0 +1,154 @@
+"""How right the seating chart's step time is: the model's error on the published training runs like this case.
+
+The band arithmetic (neighbour ratios to ``low``/``high``/``median``, widening, leave-one-source-out) is
+:mod:`interconnect.hardware.accuracy`; this module says what a training run is judged by and which runs
+are like a case.
+
+**Evaluation.** Every run of ``training-runs.toml`` (``load_reference_runs``) is run through ``predict``
+(:mod:`interconnect.topics.seating.reference_runs`), the live model with the sourced kernel figures, once
+per process. Its ratio is model / paper of the achieved TFLOP/s per GPU, counted as the paper counts them;
+the same ratio holds for MFU (same peak on both sides), and the step time's ratio is its inverse
+(:meth:`~interconnect.hardware.accuracy.ErrorBand.inverted`).
+
+**Similarity rules**, strongest first:
+
+1. *kind* (hard): dense or mixture-of-experts (``experts > 0``);
+2. *precision class* (hard): 16-bit (BF16 or FP16), FP8, or FP32; the kernel rates differ by class;
+3. *GPU family* (soft): the catalog GPU's maker and architecture (NVIDIA Ampere, NVIDIA Hopper, ...);
+4. *scale* (soft, the weakest): a GPU count within 8x of the case's, either way.
+
+Soft rules are dropped from the weakest until at least three runs are left; a case that the hard rules
+leave with fewer than three runs (an MoE model, FP8 or FP32 training, while the file publishes none) is an
+extrapolation. **Leave one source out**: a case that is a published run (the same model shape, GPU, GPU
+count and TP x PP x DP as a run of the file, :func:`published_source`) is judged without any run of that
+run's source.
+
+>>> from interconnect.topics.seating.reference_runs import load_reference_runs
+>>> run = next(r for r in load_reference_runs() if r.id == "llama3-405b-8k-16384")
+>>> band = run_band(run)
+>>> band.n >= 3 and "llama3" not in {evaluated()[i].source for i in band.runs}
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from interconnect.hardware.accuracy import Criterion, ErrorBand, Evaluated, gpu_family, select_band
+from interconnect.hardware.cluster import Cluster
+from interconnect.topics.seating.model import Layout, Workload
+from interconnect.topics.seating.reference_runs import ReferenceRun, load_reference_runs, predict
+from interconnect.workloads.presets import ModelPreset
+
+__all__ = ["QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "precision_class", "published_source",
+           "run_band"]
+
+#: What the ratios are of.
+QUANTITY = "TFLOP/s per GPU (model / published); MFU alike, step time the inverse"
+#: A published run is "at this scale" when its GPU count is within this factor of the case's, either way.
+SCALE_FACTOR = 8
+_PRECISION = {1: "FP8", 2: "16-bit (BF16/FP16)", 4: "FP32"}
+_RUN_PRECISION = {"bf16": 2, "fp16": 2, "fp8": 1, "fp32": 4}
+
+
+def precision_class(dtype_bytes: int) -> str:
+    """Return the precision class of a workload's bytes per value: FP8, 16-bit (BF16/FP16) or FP32."""
+    return _PRECISION.get(int(dtype_bytes), f"{int(dtype_bytes)}-byte")
+
+
+def _kind(model: ModelPreset) -> str:
+    return "MoE" if model.experts > 0 else "dense"
+
+
+@functools.lru_cache(maxsize=1)
+def _evaluated() -> tuple[tuple[Evaluated, ...], dict[str, ReferenceRun]]:
+    cases, runs = [], {}
+    for run in load_reference_runs():
+        prediction = predict(run)
+        runs[run.id] = run
+        cases.append(Evaluated(run.id, run.source, prediction.ratio, {
+            "kind": _kind(run.model()), "precision": precision_class(_RUN_PRECISION[run.precision]),
+            "family": gpu_family(run.gpu), "gpus": run.gpus, "name": run.name, "model_tflops": prediction.tflops,
+            "paper_tflops": run.achieved_tflops}))
+    return tuple(cases), runs
+
+
+def evaluated() -> dict[str, Evaluated]:
+    """Return every published run judged by the live model, by run id (computed once per process)."""
+    return {case.id: case for case in _evaluated()[0]}
+
+
+def published_source(model: ModelPreset, cluster: Cluster, layout: Layout) -> str | None:
+    """Return the source of the published run this case is (model shape, GPU, GPU count, TP x PP x DP), or None."""
+    for run in _evaluated()[1].values():
+        if (run.gpu == cluster.gpu and run.gpus == cluster.ranks and (run.layers, run.hidden) == (model.layers,
+                                                                                                   model.hidden)
+                and math.isclose(run.params, model.params, rel_tol=0.02)
+                and (run.tp, run.pp, run.dp) == (layout.tp, layout.pp, layout.dp)):
+            return run.source
+    return None
+
+
+def _criteria(kind: str, precision: str, family: str, gpus: int) -> list[Criterion]:
+    low, high = gpus / SCALE_FACTOR, gpus * SCALE_FACTOR
+    return [
+        Criterion(kind, lambda c: c.attrs["kind"] == kind, hard=True),
+        Criterion(precision, lambda c: c.attrs["precision"] == precision, hard=True),
+        Criterion(family, lambda c: c.attrs["family"] == family),
+        Criterion(f"{max(1, math.ceil(low)):,}-{int(high):,} GPUs (within {SCALE_FACTOR}x of {gpus:,})",
+                  lambda c: low <= c.attrs["gpus"] <= high),
+    ]
+
+
+def case_band(model: ModelPreset, cluster: Cluster, workload: Workload, layout: Layout | None = None, *,
+              leave_out: str | None = None) -> ErrorBand:
+    """Return the band of one seating case: the model's error on the published runs like it.
+
+    Parameters
+    ----------
+    model, cluster, workload : the case
+        Its kind (dense or MoE), GPU family, GPU count and precision are what the rules read.
+    layout : Layout, optional
+        With it, a case that is a published run leaves its source out (:func:`published_source`).
+    leave_out : str, optional
+        A source to leave out regardless.
+
+    Returns
+    -------
+    ErrorBand
+        Ratios of TFLOP/s per GPU, model / published (:data:`QUANTITY`).
+
+    Examples
+    --------
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    >>> case_band(load_model_presets()["mixtral-8x7b"], cluster, Workload()).text()
+    'extrapolation: no published run like this'
+    """
+    if leave_out is None and layout is not None:
+        leave_out = published_source(model, cluster, layout)
+    criteria = _criteria(_kind(model), precision_class(workload.dtype_bytes), gpu_family(cluster.gpu), cluster.ranks)
+    band = select_band(_evaluated()[0], criteria, leave_out=leave_out, quantity=QUANTITY)
+    if workload.compute_efficiency is not None and not band.extrapolation:
+        band = ErrorBand(band.low, band.high, band.median, band.n, band.basis + "; the runs use the sourced kernel "
+                         "figures, this case a typed share of peak", band.quantity, band.runs, band.noun)
+    return band
+
+
+def run_band(run: ReferenceRun) -> ErrorBand:
+    """Return the band of a published run with its whole source left out (what the benchmark checks)."""
+    return case_band(run.model(), run.cluster(), run.workload(), leave_out=run.source)
+
+
+def band_rows(band: ErrorBand) -> list[dict[str, str]]:
+    """Return the runs a band comes from, one row each (run, source, GPUs, paper and model TFLOP/s, model / paper)."""
+    cases = evaluated()
+    rows = []
+    for run_id in band.runs:
+        case = cases[run_id]
+        rows.append({"published run": case.attrs["name"], "source": case.source, "GPUs": f"{case.attrs['gpus']:,}",
+                     "paper TFLOP/s": f"{case.attrs['paper_tflops']:g}",
+                     "model TFLOP/s": f"{case.attrs['model_tflops']:.0f}", "model / paper": f"{case.ratio:.2f}"})
+    return rows

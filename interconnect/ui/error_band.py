@@ -1,0 +1,42 @@
+"""How right an estimate is, on a page: the error band's line and the table of the published cases it comes from.
+
+The band itself is computed below the UI (:mod:`interconnect.hardware.accuracy` and each model's accuracy
+module); this draws it: one caption ("published runs like this: the model reads -8 % to +21 % (14 runs,
+median +6 %)", or "extrapolation: no published run like this") and, when there are neighbours, a pop-over
+with their table, drawn only while it is open. Every word of the basis and the table is escaped; nothing is
+rendered as HTML.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from interconnect.hardware.accuracy import ErrorBand
+from interconnect.ui.markdown import escape_markdown, markdown_table
+
+__all__ = ["show_error_band"]
+
+
+def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, key: str) -> None:
+    """Draw a band under the estimate it qualifies.
+
+    Parameters
+    ----------
+    band : ErrorBand
+        The band.
+    rows : list of dict
+        Its neighbours, one row each (shown in a pop-over).
+    what : str
+        What the ratios are of, in words ("TFLOP/s and MFU; step time the inverse").
+    key : str
+        The pop-over's key.
+    """
+    st.caption(f"**How right:** {escape_markdown(band.text())} — {escape_markdown(what)}; "
+               f"{escape_markdown(band.basis)}.")
+    if rows:
+        # drawn only while open (a first load sends no table); the rows name the published cases
+        popover = st.popover(f"The {band.n} published {band.noun} of this band", key=key, on_change="rerun")
+        if popover.open:
+            with popover:
+                st.markdown(markdown_table(pd.DataFrame(rows)))

@@ -1,0 +1,55 @@
+"""The seating chart's error band: every published run judged, neighbours by kind, precision, GPU family, scale."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.topics.seating.accuracy import case_band, evaluated, published_source, run_band
+from interconnect.topics.seating.model import Workload
+from interconnect.topics.seating.reference_runs import load_reference_runs, predict
+from interconnect.workloads.presets import load_model_presets
+
+
+def test_every_published_run_is_judged_by_the_live_model():
+    cases = evaluated()
+    runs = load_reference_runs()
+    assert set(cases) == {run.id for run in runs}
+    run = runs[0]
+    assert cases[run.id].ratio == predict(run).ratio
+
+
+def test_a_published_run_is_judged_without_any_run_of_its_source():
+    for run in load_reference_runs():
+        band = run_band(run)
+        assert all(evaluated()[other].source != run.source for other in band.runs), run.id
+
+
+def test_a_case_that_is_a_published_run_leaves_its_source_out_by_itself():
+    run = next(r for r in load_reference_runs() if r.id == "llama3-405b-8k-16384")
+    assert published_source(run.model(), run.cluster(), run.layout()) == "llama3"
+    band = case_band(run.model(), run.cluster(), run.workload(), run.layout())
+    assert band.basis.endswith("left out: source llama3")
+    assert not any(other.startswith("llama3") for other in band.runs)
+    # the same case without a layout is not recognised, and Llama 3's other runs count
+    assert any(other.startswith("llama3") for other in case_band(run.model(), run.cluster(), run.workload()).runs)
+
+
+def test_the_rules_read_kind_precision_family_and_scale():
+    presets = load_model_presets()
+    cluster, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=64)
+    band = case_band(presets["llama3-70b"], cluster, Workload())
+    assert band.n >= 3 and band.basis.startswith("held: dense, 16-bit (BF16/FP16), NVIDIA Ampere, 64-4,096 GPUs")
+    assert band.low <= band.median <= band.high
+
+
+def test_moe_and_fp8_are_extrapolations_while_no_such_run_is_published():
+    presets = load_model_presets()
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    moe = case_band(presets["mixtral-8x7b"], cluster, Workload())
+    fp8 = case_band(presets["llama3-70b"], cluster, dataclasses.replace(Workload(), dtype_bytes=1))
+    published_kinds = {(c.attrs["kind"], c.attrs["precision"]) for c in evaluated().values()}
+    if ("MoE", "16-bit (BF16/FP16)") not in published_kinds:
+        assert moe.extrapolation and moe.text() == "extrapolation: no published run like this"
+    if not any(precision == "FP8" for _, precision in published_kinds):
+        assert fp8.extrapolation and "FP8" in fp8.basis

@@ -1,0 +1,151 @@
+"""Error bands: the arithmetic against closed forms, neighbour selection, leave-one-source-out, extrapolation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from interconnect.hardware.accuracy import (
+    MIN_NEIGHBOURS,
+    Criterion,
+    Evaluated,
+    band_from_ratios,
+    robust_range,
+    select_band,
+)
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives.accuracy import (
+    collective_band,
+    size_band,
+    source_key,
+    table_band,
+    table_evaluations,
+)
+from interconnect.models.overlap_accuracy import overlap_band
+
+
+def test_below_five_ratios_the_band_is_min_to_max():
+    band = band_from_ratios([1.21, 0.92, 1.06, 1.0], basis="hand-made")
+    assert (band.low, band.high, band.n) == (0.92, 1.21, 4)
+    assert band.median == pytest.approx((1.0 + 1.06) / 2)
+    assert band.text() == "published runs like this: the model reads -8 % to +21 % (4 runs, median +3 %)"
+
+
+def test_from_five_ratios_the_band_is_the_10th_to_90th_percentile():
+    # 1.0, 1.1, ..., 2.0 (11 values): linear interpolation puts the 10th percentile at index 1, the 90th at 9
+    ratios = [1.0 + i / 10 for i in range(11)]
+    assert robust_range(ratios) == pytest.approx((1.1, 1.9))
+    # five values 1..5: the 10th percentile sits at index 0.4 -> 1.4, the 90th at 3.6 -> 4.6
+    band = band_from_ratios([5.0, 1.0, 3.0, 2.0, 4.0], basis="hand-made")
+    assert (band.low, band.high, band.median) == pytest.approx((1.4, 4.6, 3.0))
+    assert band.contains(3.0) and not band.contains(1.2) and not band.contains(4.7)
+
+
+def test_fewer_than_three_ratios_is_an_extrapolation():
+    band = band_from_ratios([1.0, 1.1], basis="hand-made")
+    assert band.extrapolation and band.n == 0 and band.low is None
+    assert band.text() == "extrapolation: no published run like this"
+    assert band.as_json() == {"low": None, "high": None, "median": None, "n": 0, "basis": band.basis,
+                              "quantity": "", "runs": []}
+
+
+def test_inverting_a_band_swaps_its_ends():
+    band = band_from_ratios([0.8, 1.0, 1.25], basis="x").inverted("time")
+    assert (band.low, band.high, band.median) == pytest.approx((0.8, 1.25, 1.0))
+    assert band.quantity == "time"
+
+
+def _cases():
+    rows = [("a", 1.00, "x", 8), ("a", 1.02, "x", 16), ("b", 1.10, "x", 8), ("c", 1.20, "x", 512),
+            ("d", 0.90, "y", 8), ("e", 3.00, "x", 8)]
+    return [Evaluated(f"{src}{i}", src, ratio, {"gpu": gpu, "gpus": n}) for i, (src, ratio, gpu, n) in enumerate(rows)]
+
+
+GPU_X = Criterion("GPU x", lambda c: c.attrs["gpu"] == "x")
+SMALL = Criterion("up to 64 GPUs", lambda c: c.attrs["gpus"] <= 64)
+
+
+def test_soft_criteria_are_dropped_weakest_first_until_three_are_left():
+    band = select_band(_cases(), [GPU_X, SMALL])
+    assert set(band.runs) == {"a0", "a1", "b2", "e5"}  # both held: four runs
+    assert band.basis == "held: GPU x, up to 64 GPUs; dropped: none"
+    band = select_band(_cases(), [GPU_X, SMALL], leave_out="a")
+    assert set(band.runs) == {"b2", "c3", "e5"}  # scale dropped first, GPU kept
+    assert band.basis == "held: GPU x; dropped: up to 64 GPUs; left out: source a"
+
+
+def test_leaving_a_source_out_removes_every_one_of_its_cases():
+    # source e's 3.00 would set the band's top; left out, it must not be in the band at all
+    with_e = select_band(_cases(), [GPU_X, SMALL])
+    without_e = select_band(_cases(), [GPU_X, SMALL], leave_out="e")
+    assert with_e.high == pytest.approx(3.0)
+    assert "e5" not in without_e.runs and without_e.high < 3.0
+    assert all(not run.startswith("e") for run in without_e.runs)
+
+
+def test_hard_criteria_are_never_dropped():
+    band = select_band(_cases(), [Criterion("GPU y", lambda c: c.attrs["gpu"] == "y", hard=True)])
+    assert band.extrapolation
+    assert band.basis.startswith("extrapolation: no published run like this (1 published run with GPU y")
+    assert MIN_NEIGHBOURS == 3
+
+
+# --- collectives ---------------------------------------------------------------------------------
+
+
+def test_every_table_band_leaves_its_own_source_out():
+    tables = {t.id: t for t in table_evaluations()}
+    checked = 0
+    for table in tables.values():
+        for band_name in ("small", "middle", "large"):
+            if band_name not in table.ratios:
+                continue
+            band = table_band(table, band_name)
+            assert all(tables[other].source != table.source for other in band.runs), (table.id, band.runs)
+            checked += not band.extrapolation
+    assert checked > 30
+
+
+def test_leaving_the_source_out_changes_the_band_of_a_published_table():
+    # the 8-node nccl-tests#309 cluster: its own issue thread holds five more tables of the same machines
+    table = next(t for t in table_evaluations() if t.id == "h100-8node-ib")
+    cluster = table.measurement.cluster()
+    kept = collective_band(cluster, "all_reduce", 2**30)
+    left = collective_band(cluster, "all_reduce", 2**30, leave_out=table.source)
+    assert {"h100-8node-ib", "h100-4of8node-ib"} <= set(kept.runs)
+    assert not {"h100-8node-ib", "h100-4of8node-ib"} & set(left.runs)
+
+
+def test_sources_are_the_repository_or_the_issue_thread():
+    keys = {t.id: t.source for t in table_evaluations()}
+    assert keys["h100-8node-ib"] == "github.com/NVIDIA/nccl-tests/issues/309"
+    assert keys["h100-128node-roce-ring-ll128"] == "github.com/NVIDIA/nccl-tests/issues/322"
+    assert keys["gb200-nvl72-1rack"] == keys["gb200-nvl72-20rack"] == "github.com/coreweave/nccl-tests"
+    assert keys["mle-8xh200-allgather"] == keys["mle-8xa100"] == "github.com/stas00/ml-engineering"
+    assert source_key(next(t for t in table_evaluations() if t.id == "nccl-2409-alltoall").measurement) \
+        == "github.com/NVIDIA/nccl/issues/2409"
+
+
+def test_size_bands_and_a_collective_without_tables():
+    assert [size_band(s) for s in (64 * 1024, 64 * 1024 + 1, 256 * 2**20 - 1, 256 * 2**20)] == \
+        ["small", "middle", "middle", "large"]
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    band = collective_band(cluster, "sendrecv", 2**20)
+    assert band.extrapolation and band.text() == "extrapolation: no published run like this"
+    band = collective_band(cluster, "all_reduce", 2**30)
+    assert band.n >= 3 and band.noun == "tables" and math.isfinite(band.median)
+    assert band.basis.startswith("held: all-reduce, 256 MiB and up (bandwidth-bound), 2-8 nodes")
+
+
+# --- overlap -------------------------------------------------------------------------------------
+
+
+def test_overlap_band_only_near_the_ddp_benchmark():
+    near, _ = resolve_cluster("v100", gpus_per_node=8, nodes=1)
+    band = overlap_band(near, "overlap")
+    assert band.n == 16 and "NVIDIA Volta" in band.basis and "dropped: none" in band.basis
+    far, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=128)
+    assert overlap_band(far, "overlap").extrapolation
+    assert overlap_band(near, "ideal").extrapolation
+    assert overlap_band(near, "overlap", leave_out="pytorch-ddp-benchmark").extrapolation
