@@ -10,7 +10,7 @@ import pytest
 FOLDER = Path(__file__).resolve().parents[2] / "interconnect" / "hardware" / "collectives"
 PACKAGE = "interconnect.hardware.collectives"
 #: Bottom first: a module may import only modules listed before it (``__init__`` re-exports them all).
-ORDER = ["params", "steps", "model", "fitting", "measurements", "others", "traffic", "calibration"]
+ORDER = ["params", "steps", "model", "fitting", "measurements", "others", "traffic", "calibration", "accuracy"]
 
 
 def _imports(path: Path) -> set[str]:

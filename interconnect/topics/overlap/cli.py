@@ -19,6 +19,7 @@ from typing import Any
 
 from interconnect.cli.cluster_flags import add_cluster_flags, cluster_from_args, warn
 from interconnect.cli.output import CliError, print_json
+from interconnect.topics.overlap.accuracy import overlap_band
 from interconnect.topics.overlap.model import (
     GRADIENT_BYTES,
     MODE_LABELS,
@@ -30,7 +31,6 @@ from interconnect.topics.overlap.model import (
     load_bucket_costs,
     step_schedule,
 )
-from interconnect.models.overlap_accuracy import overlap_band
 from interconnect.units import (
     Q_,
     IntegerInputError,

@@ -16,6 +16,7 @@ from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
 from interconnect.hardware.vendor import vendor_words
+from interconnect.topics.overlap.accuracy import overlap_band
 from interconnect.topics.overlap.figures import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
 from interconnect.topics.overlap.model import (
     CLAIM_OVERLAP_FRACTION,
@@ -37,7 +38,6 @@ from interconnect.topics.overlap.model import (
     step_schedule,
     token_sweep,
 )
-from interconnect.models.overlap_accuracy import overlap_band
 from interconnect.ui.charts import chart
 from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown

@@ -1,7 +1,7 @@
 """How right the overlap step is: the model's error on the published DDP runs like this case.
 
 The band arithmetic is :mod:`interconnect.hardware.accuracy`. The only published measurement of bucketed
-DDP overlap the package holds is PyTorch's own DDP benchmark (:mod:`interconnect.models.ddp_benchmark`:
+DDP overlap the package holds is PyTorch's own DDP benchmark (:mod:`interconnect.topics.overlap.ddp_benchmark`:
 ResNet and ResNeXt on 2-16 V100s, 25 MB buckets, fp32 gradients). Its rows on more than one GPU are the
 cases; each is judged, with the per-bucket costs of ``ddp-bucket-costs.toml``, by the time the extra GPUs
 add over one (slowest-GPU wait, SM contention and exposed communication), model / measured: the part of
@@ -28,7 +28,7 @@ import functools
 
 from interconnect.hardware.accuracy import Criterion, ErrorBand, Evaluated, extrapolation, gpu_family, select_band
 from interconnect.hardware.cluster import Cluster
-from interconnect.models.ddp_benchmark import compare_ddp_benchmark
+from interconnect.topics.overlap.ddp_benchmark import compare_ddp_benchmark
 
 __all__ = ["QUANTITY", "SOURCE", "overlap_band"]
 

@@ -22,7 +22,7 @@ from interconnect.hardware.collectives.accuracy import (
     table_band,
     table_evaluations,
 )
-from interconnect.models.overlap_accuracy import overlap_band
+from interconnect.topics.overlap.accuracy import overlap_band
 
 
 def test_below_five_ratios_the_band_is_min_to_max():
