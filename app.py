@@ -6,6 +6,7 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.figures.layers import layer_hops, layers_figure
+from interconnect.inputs.links import HOME_VIEWS, home_specs
 from interconnect.site import TOPICS
 from interconnect.topics.reach.figures import reach_figure
 from interconnect.topics.reach.model import reach_rows
@@ -13,7 +14,6 @@ from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pages import link_to, page_exists, redirect_mistyped_page
-from interconnect.ui.pagespecs import HOME_VIEWS, home_specs
 from interconnect.ui.sources import show_entry
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker

@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from interconnect.site import page_specs  # noqa: E402
 from interconnect.testing import HOSTILE_VALUES  # noqa: E402
-from interconnect.ui import pagespecs  # noqa: E402
 from interconnect.ui.pages import PAGES, page_exists  # noqa: E402
 
 TARGET_S = 1.0
@@ -72,7 +72,7 @@ ALL_KEYS_SHARE = 0.15
 
 def page_keys(page: str | None, name: str) -> list[str]:
     keys = set(run(page, {}).query_params)
-    specs = getattr(pagespecs, f"{name}_specs", None)
+    specs = page_specs().get(name)
     if specs is not None:
         keys.update(spec.key for spec in specs())
     if "gpu" in keys:

@@ -1,16 +1,22 @@
 """The list of topics: one entry per page, which drives the sidebar, the home cards and the CLI.
 
 Adding a topic is one folder under ``interconnect/topics/``, its page script in ``pages/``, its data file,
-its tests and one :class:`Topic` line in :data:`TOPICS`. Nothing here imports a topic: the CLI module of
-a topic is named by its dotted path and imported only when the command line is built, so the app's pages
-do not pay for it.
+its tests and one :class:`Topic` line in :data:`TOPICS`. The pages' link parameters and views are found by
+name in each topic's ``inputs`` module (``<name>_specs()`` and ``<NAME>_VIEWS``). A topic's modules are named
+by their dotted paths and imported only when asked for, so a page does not pay for the others.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
-__all__ = ["HOME", "TOPICS", "Topic", "cli_modules", "pages"]
+__all__ = ["HOME", "TOPICS", "Topic", "cli_modules", "inputs_of", "known_link_keys", "page_specs", "page_views",
+           "pages"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +88,40 @@ def cli_modules() -> tuple[str, ...]:
     """The dotted paths of the modules that register CLI sub-commands, in the sidebar's order; ``export``
     (views of every page) comes last."""
     return (*(f"{topic.package}.cli" for topic in TOPICS if topic.cli), "interconnect.cli.export")
+
+
+def inputs_of(name: str) -> ModuleType:
+    """The module that declares a page's inputs: :mod:`interconnect.inputs.links` for the home page, else the
+    topic's ``inputs`` module (imported on first use)."""
+    module = "interconnect.inputs.links" if name == HOME.name else f"interconnect.topics.{name}.inputs"
+    return importlib.import_module(module)
+
+
+def page_specs() -> dict[str, Callable[[], list]]:
+    """Short name -> the function that lists the page's link parameters (``<name>_specs`` of its inputs)."""
+    return {topic.name: getattr(inputs_of(topic.name), f"{topic.name}_specs") for topic in (HOME, *TOPICS)}
+
+
+@functools.cache
+def page_views() -> dict[str, Any]:
+    """Short name -> the :class:`~interconnect.inputs.links.PageViews` of every page that reads ``view``
+    (``<NAME>_VIEWS`` of its inputs)."""
+    found = {}
+    for topic in (HOME, *TOPICS):
+        views = getattr(inputs_of(topic.name), f"{topic.name.upper()}_VIEWS", None)
+        if views is not None:
+            found[topic.name] = views
+    return found
+
+
+@functools.cache
+def known_link_keys() -> frozenset[str]:
+    """Every link key some page uses (so a key from another page is not called unknown): the global keys,
+    every page's parameters and the cluster's."""
+    from interconnect.inputs.cluster import CLUSTER_KEYS
+    from interconnect.inputs.links import GLOBAL_KEYS
+
+    keys = set(GLOBAL_KEYS) | set(CLUSTER_KEYS)
+    for specs in page_specs().values():
+        keys.update(spec.key for spec in specs())
+    return frozenset(keys)

@@ -6,6 +6,7 @@ and the sections in :mod:`interconnect.topics.fabric.page`.
 
 import streamlit as st
 
+from interconnect.topics.fabric.inputs import FABRIC_VIEWS, fabric_specs
 from interconnect.topics.fabric.page import (
     INTRO,
     collectives_section,
@@ -19,7 +20,6 @@ from interconnect.topics.fabric.page import (
 )
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import FABRIC_VIEWS, fabric_specs
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 

@@ -5,9 +5,9 @@ change reruns only that part, with the one further chart chosen (``view=``); the
 depend on no control.
 """
 
+from interconnect.topics.cliff.inputs import cliff_specs
 from interconnect.topics.cliff.page import CLIFF_SHARED, cliff_view, layers_section
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.pagespecs import cliff_specs
 from interconnect.ui.state import PageState
 
 page_setup("The bandwidth cliff",

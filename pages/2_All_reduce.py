@@ -7,10 +7,11 @@ depends on the cluster and a view control reruns both.
 """
 
 from interconnect.catalog import get_catalog
+from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.topics.allreduce.inputs import allreduce_specs
 from interconnect.topics.allreduce.page import cluster_view
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls
-from interconnect.ui.pagespecs import CLUSTER_KEYS, allreduce_specs
 from interconnect.ui.state import PageState
 
 page_setup("All-reduce: what the cliff costs",

@@ -8,10 +8,11 @@ the bucket size reruns only what the step drives, not the other controls or the 
 import streamlit as st
 
 from interconnect.catalog import get_catalog
+from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.topics.overlap.inputs import overlap_specs
 from interconnect.topics.overlap.page import overlap_view
 from interconnect.topics.overlap.page_parts import show_ddp_check, show_rooflines
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.pagespecs import CLUSTER_KEYS, overlap_specs
 from interconnect.ui.state import PageState
 
 page_setup("Overlap: talk while you compute",

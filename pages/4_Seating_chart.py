@@ -7,10 +7,11 @@ other controls or the text that no control changes.
 """
 
 from interconnect.catalog import get_catalog
+from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.topics.seating.inputs import seating_specs
 from interconnect.topics.seating.page import claim_box, cluster_view, reference_section, run_controls, sources_section
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls
-from interconnect.ui.pagespecs import CLUSTER_KEYS, seating_specs
 from interconnect.ui.state import PageState
 
 page_setup("The seating chart",

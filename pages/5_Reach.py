@@ -7,9 +7,10 @@ The arithmetic is in :mod:`interconnect.topics.reach.model`.
 
 import streamlit as st
 
+from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.topics.reach.inputs import reach_specs
 from interconnect.topics.reach.page import INTRO, distance_section
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.pagespecs import CLUSTER_KEYS, reach_specs
 from interconnect.ui.state import PageState
 
 page_setup("Reach: fast links are on a short leash",

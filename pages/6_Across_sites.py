@@ -7,10 +7,11 @@ other controls or the sections below, which no control changes.
 """
 
 from interconnect.catalog import get_catalog
+from interconnect.inputs.cluster import CUSTOM_GPU_KEYS
+from interconnect.topics.crossdc.inputs import crossdc_specs
 from interconnect.topics.crossdc.page import explorer
 from interconnect.topics.crossdc.page_papers import limits_section, quoted_section, reported_section, table4_section
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, crossdc_specs
 from interconnect.ui.state import PageState
 
 page_setup("Across sites: training between data centres",

@@ -86,12 +86,13 @@ def _further_charts(script: str | None, params: dict[str, str], drawn: set[str])
     ``view`` holds all of them, as the page held them before it drew one at a time, and the live
     chart, which has no static form, is left out. A tour step is exported exactly as the tour shows it.
     """
+    from interconnect.inputs.links import VIEW_KEY
+    from interconnect.site import page_views
     from interconnect.ui.export import render_charts
     from interconnect.ui.pages import PAGES
-    from interconnect.ui.pagespecs import PAGE_VIEWS, VIEW_KEY
 
     name = next((page for page, (path, _) in PAGES.items() if path == script), None)
-    views = PAGE_VIEWS.get(name or "")
+    views = page_views().get(name or "")
     if views is None or VIEW_KEY in params:
         return []
     further = []

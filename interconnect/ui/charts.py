@@ -12,8 +12,8 @@ import streamlit as st
 
 from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure, readable_figure
+from interconnect.inputs.params import safe_echo
 from interconnect.ui.talk import chart_container, focus_figure, is_focus, talk_state
-from interconnect.ui.urlstate import safe_echo
 
 __all__ = ["SentFigure", "built_figure", "chart", "export_popover", "prepared_figure"]
 

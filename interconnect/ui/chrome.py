@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from interconnect.inputs.links import tour_stop
 from interconnect.ui.pages import PAGES, link_to, page_exists
-from interconnect.ui.pagespecs import tour_stop
 from interconnect.ui.share import hold_share_slot
 from interconnect.ui.talk import (
     PRESENT_CSS,

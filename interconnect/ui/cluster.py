@@ -16,9 +16,7 @@ from interconnect.catalog import Catalog, get_catalog
 from interconnect.hardware.cluster import FABRICS, Cluster, resolve_cluster
 from interconnect.hardware.collectives.calibration import apply_calibration
 from interconnect.hardware.custom import custom_gpu, custom_nic
-from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.more import KEEP_HIDDEN, lazy_expander, starts_open
-from interconnect.ui.pagespecs import (
+from interconnect.inputs.cluster import (
     FABRIC_CHOICES,
     FABRIC_LABELS,
     LAUNCH_LABELS,
@@ -26,6 +24,8 @@ from interconnect.ui.pagespecs import (
     cluster_inputs,
     cluster_widget_values,
 )
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.more import KEEP_HIDDEN, lazy_expander, starts_open
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.sources import source_popover
 from interconnect.ui.state import PageState

@@ -8,8 +8,8 @@ import streamlit as st
 
 from interconnect.catalog import Catalog, Gpu, Link, get_catalog
 from interconnect.hardware.custom import CUSTOM_GPU_ID, MAX_NAME_CHARS
+from interconnect.inputs.cluster import CUSTOM_GPU_KEYS, page_gpu
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import CUSTOM_GPU_KEYS, page_gpu
 from interconnect.ui.state import PageState
 from interconnect.units import format_bandwidth
 

@@ -12,11 +12,12 @@ from typing import Any
 
 import streamlit as st
 
+from interconnect.inputs.links import page_query
+from interconnect.inputs.params import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
+from interconnect.site import known_link_keys
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import known_link_keys, page_query
 from interconnect.ui.share import show_share_link
 from interconnect.ui.talk import talk_query, talk_state
-from interconnect.ui.urlstate import Param, QuantityParam, parse_state, safe_echo, to_query, unknown_keys
 
 __all__ = ["PageState"]
 

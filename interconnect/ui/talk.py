@@ -25,8 +25,8 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import TourStep, load_tour
+from interconnect.inputs.links import tour_stop
 from interconnect.ui.pages import PAGES, page_exists
-from interconnect.ui.pagespecs import tour_stop
 
 __all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "REST_LABEL", "TalkState", "chart_container", "focus_figure",
            "link_preview", "presenting", "preview_script", "reserve_focus_slot", "show_tour_banner", "talk_query",

@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from interconnect.ui.pagespecs import VIEW_AUTO, VIEW_KEY, VIEW_NONE, PageViews, resolve_view
+from interconnect.inputs.links import VIEW_AUTO, VIEW_KEY, VIEW_NONE, PageViews, resolve_view
 from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state, tour_steps
 

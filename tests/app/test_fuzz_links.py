@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from interconnect.site import page_specs
 from interconnect.testing import HOSTILE_VALUES
-from interconnect.ui import pagespecs
 from interconnect.ui.pages import PAGES, page_exists
 from tests.app.conftest import run_page
 
@@ -27,7 +27,7 @@ EXTREMES = ("\u00b2", "\u0663", "\uff18", "9" * 4301, "1e308", "5e-324", "1e308 
 
 def spec_keys(script: str | None) -> set[str]:
     """The keys of the page's parameter list (none for a page without one)."""
-    specs = getattr(pagespecs, f"{NAMES[script]}_specs", None)
+    specs = page_specs().get(NAMES[script])
     return {spec.key for spec in specs()} if specs is not None else set()
 
 

@@ -95,7 +95,7 @@ def test_the_link_to_the_view_holds_every_control_of_the_page(name, opened):
                 if widget.key and widget.key.startswith(prefix) and not widget.key.endswith((".upload", ".paste"))}
     # Every control travels in the link, but for the cluster's fabric keys, which stay out of it while no
     # fabric is chosen (so links written before they existed keep their form; absent means the default).
-    from interconnect.ui.pagespecs import TOPOLOGY_KEYS
+    from interconnect.inputs.cluster import TOPOLOGY_KEYS
 
     quiet = set(TOPOLOGY_KEYS) if query.get("topo", "none") == "none" else set()
     if query.get("view", "auto") == "auto":  # the further chart, at its default, stays out of the link too

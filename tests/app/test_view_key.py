@@ -10,18 +10,15 @@ import re
 
 import pytest
 
-from interconnect.ui.pagespecs import (
-    ALLREDUCE_VIEWS,
-    CLIFF_VIEWS,
-    CROSSDC_VIEWS,
-    FABRIC_VIEWS,
-    HOME_VIEWS,
-    OVERLAP_VIEWS,
-    PAGE_VIEWS,
-    REACH_VIEWS,
-    SEATING_VIEWS,
-    VIEW_KEY,
-)
+from interconnect.inputs.links import HOME_VIEWS, VIEW_KEY
+from interconnect.site import page_views
+from interconnect.topics.allreduce.inputs import ALLREDUCE_VIEWS
+from interconnect.topics.cliff.inputs import CLIFF_VIEWS
+from interconnect.topics.crossdc.inputs import CROSSDC_VIEWS
+from interconnect.topics.fabric.inputs import FABRIC_VIEWS
+from interconnect.topics.overlap.inputs import OVERLAP_VIEWS
+from interconnect.topics.reach.inputs import REACH_VIEWS
+from interconnect.topics.seating.inputs import SEATING_VIEWS
 from interconnect.ui.talk import tour_steps
 from tests.app.conftest import chart_keys, live_charts, run_page
 
@@ -36,7 +33,7 @@ PAGES = [
     ("pages/6_Across_sites.py", "crossdc", CROSSDC_VIEWS, "live"),
     ("pages/10_Fabric.py", "fabric", FABRIC_VIEWS, "fabric-picture"),
 ]
-assert {page[1] for page in PAGES} == set(PAGE_VIEWS), "every page that reads view= is checked here"
+assert {page[1] for page in PAGES} == set(page_views()), "every page that reads view= is checked here"
 HOSTILE = ["<script>alert(1)</script>", "tim\u0435\u202e", "x" * 10_000]
 
 

@@ -29,9 +29,9 @@ from browser_helpers import (
 )
 
 from interconnect.catalog import LAYER_TITLES, get_catalog
+from interconnect.inputs.params import to_query
+from interconnect.topics.cliff.inputs import cliff_specs
 from interconnect.topics.cliff.model import cliff_summary
-from interconnect.ui.pagespecs import cliff_specs
-from interconnect.ui.urlstate import to_query
 from interconnect.units import format_bandwidth
 
 pytestmark = pytest.mark.browser

@@ -129,8 +129,8 @@ def test_overlap_tokens_move_the_chart_at_once_and_the_link_follows(streamlit_se
 
 def _crossdc_expected(bandwidth_text: str) -> str:
     """What the Across-sites live readout says at a bandwidth: the page's own view with it typed in the box."""
+    from interconnect.topics.crossdc.inputs import crossdc_inputs, crossdc_specs
     from interconnect.topics.crossdc.view import crossdc_view
-    from interconnect.ui.pagespecs import crossdc_inputs, crossdc_specs
 
     values = {spec.key: spec.default for spec in crossdc_specs()}
     view = crossdc_view(crossdc_inputs({**values, "bw": bandwidth_text}))

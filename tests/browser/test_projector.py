@@ -39,18 +39,15 @@ from browser_helpers import (
     widget,
 )
 
+from interconnect.inputs.links import HOME_VIEWS, VIEW_AUTO
+from interconnect.site import page_views
+from interconnect.topics.allreduce.inputs import ALLREDUCE_VIEWS
+from interconnect.topics.cliff.inputs import CLIFF_VIEWS
+from interconnect.topics.crossdc.inputs import CROSSDC_VIEWS
+from interconnect.topics.fabric.inputs import FABRIC_VIEWS
+from interconnect.topics.overlap.inputs import OVERLAP_VIEWS
+from interconnect.topics.reach.inputs import REACH_VIEWS
 from interconnect.ui.pages import PAGES, page_exists
-from interconnect.ui.pagespecs import (
-    ALLREDUCE_VIEWS,
-    CLIFF_VIEWS,
-    CROSSDC_VIEWS,
-    FABRIC_VIEWS,
-    HOME_VIEWS,
-    OVERLAP_VIEWS,
-    PAGE_VIEWS,
-    REACH_VIEWS,
-    VIEW_AUTO,
-)
 
 pytestmark = pytest.mark.browser
 
@@ -201,7 +198,7 @@ def choose_view(page: Any, server: Any, name: str, view: str) -> None:
         expected["view"] = view
     if query_of(page.url) == expected:
         return
-    label = "Auto" if view == VIEW_AUTO else PAGE_VIEWS[name].labels[view]
+    label = "Auto" if view == VIEW_AUTO else page_views()[name].labels[view]
     widget(page, f"{name}.view").get_by_text(label, exact=True).click()
     assert poll(page, lambda: query_of(page.url) == expected), f"choosing {label!r} left the link at {page.url}"
     wait_settled(page)
@@ -211,7 +208,7 @@ def choose_view(page: Any, server: Any, name: str, view: str) -> None:
 def wrong_view_charts(page: Any, name: str, view: str) -> list[str]:
     """What differs from ``view``'s charts drawn once each and no other view's chart drawn at all."""
     wrong = []
-    for other, keys in PAGE_VIEWS[name].charts.items():
+    for other, keys in page_views()[name].charts.items():
         for key in keys:
             drawn = page.locator(f".st-key-{key} .js-plotly-plot").count()
             if drawn != (other == view):
@@ -221,7 +218,7 @@ def wrong_view_charts(page: Any, name: str, view: str) -> list[str]:
 
 @pytest.mark.parametrize(("name", "query"), CASES)
 def test_every_chart_fits_the_projector_budget(new_page, kept_pages, streamlit_server, name, query):
-    view = view_of(query) if name in PAGE_VIEWS else None
+    view = view_of(query) if name in page_views() else None
     page = kept_pages.get(name) if view else None
     kept = page is not None
     try:

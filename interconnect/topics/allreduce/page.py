@@ -36,6 +36,7 @@ from interconnect.hardware.collectives import (
 from interconnect.hardware.collectives import collective as collective_model
 from interconnect.hardware.collectives.accuracy import band_rows, collective_band
 from interconnect.hardware.collectives.measurements import launch_overhead_us
+from interconnect.inputs.cluster import LAUNCH_LABELS, calibration_inputs, cluster_inputs
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.topics.allreduce.figures import (
     SHORT_NAMES,
@@ -46,6 +47,7 @@ from interconnect.topics.allreduce.figures import (
     time_figure,
     traffic_figure,
 )
+from interconnect.topics.allreduce.inputs import ALLREDUCE_VIEWS, PROTOCOL_CHOICES
 from interconnect.topics.allreduce.page_live import live_caption, live_nodes
 from interconnect.topics.allreduce.view import (
     PLAYBOOK_CLUSTER,
@@ -67,13 +69,6 @@ from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster
 from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import (
-    ALLREDUCE_VIEWS,
-    LAUNCH_LABELS,
-    PROTOCOL_CHOICES,
-    calibration_inputs,
-    cluster_inputs,
-)
 from interconnect.ui.places import claim_places
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker

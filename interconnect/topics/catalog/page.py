@@ -13,9 +13,9 @@ from interconnect.catalog import (
     get_catalog,
 )
 from interconnect.hardware.fabric import Switch, get_fabric_data
+from interconnect.topics.catalog.inputs import catalog_specs
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import catalog_specs
 from interconnect.ui.sources import direction_text, figure_label, show_entry
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_bandwidth

@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.catalog import VERDICTS, get_catalog, load_claims
+from interconnect.topics.claims.inputs import claims_specs
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.pages import PAGES, page_exists
-from interconnect.ui.pagespecs import claims_specs
 from interconnect.ui.state import PageState
 
 # Coloured badges drawn by Streamlit itself: no emoji, which a browser without an emoji font shows as boxes.

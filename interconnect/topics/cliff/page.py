@@ -20,7 +20,9 @@ import streamlit as st
 from interconnect.catalog import LAYER_TITLES, Catalog, Gpu, get_catalog
 from interconnect.figures.theme import FORMAT_UNITS
 from interconnect.hardware.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
+from interconnect.inputs.cluster import CUSTOM_GPU_KEYS, page_gpu
 from interconnect.topics.cliff.figures import bar_text, cliff_figure, generation_figure
+from interconnect.topics.cliff.inputs import CLIFF_VIEWS, DIRECTIONS
 from interconnect.topics.cliff.model import (
     CliffSummary,
     cliff_bars,
@@ -34,7 +36,6 @@ from interconnect.topics.cliff.model import (
 from interconnect.topics.cliff.page_live import live_caption, live_nics
 from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text
-from interconnect.ui.pagespecs import CLIFF_VIEWS, CUSTOM_GPU_KEYS, DIRECTIONS, page_gpu
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.sources import direction_text, figure_sources, source_popover
 from interconnect.ui.state import PageState

@@ -110,7 +110,7 @@ def _quantity(flag: str, text: str, dimension: str, unit: str, *, allow_zero: bo
     except QuantityInputError as exc:
         raise CliError(f"{flag}: {exc}") from exc
     if flag in _PAGE_KEYS:  # outside the page's range (1e-320 Gbit/s): one line, not infinities and warnings
-        from interconnect.ui.pagespecs import crossdc_specs
+        from interconnect.topics.crossdc.inputs import crossdc_specs
 
         spec = next(spec for spec in crossdc_specs() if spec.key == _PAGE_KEYS[flag])
         used, problem = spec.parse(text)

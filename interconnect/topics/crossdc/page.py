@@ -17,6 +17,7 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.topics.crossdc.figures import bytes_figure, required_bandwidth_figure, utilization_figure
+from interconnect.topics.crossdc.inputs import CROSSDC_VIEWS, crossdc_inputs
 from interconnect.topics.crossdc.model import METHODS, TOPOLOGIES, get_crossdc_data
 from interconnect.topics.crossdc.page_live import live_bandwidth, live_caption
 from interconnect.topics.crossdc.view import (
@@ -30,7 +31,6 @@ from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.more import lazy_expander
-from interconnect.ui.pagespecs import CROSSDC_VIEWS, crossdc_inputs
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker

@@ -111,7 +111,7 @@ def register(commands: Any) -> None:
 def _bucket_bytes(text: str, warnings: list[str]) -> float:
     """``--bucket`` read as the Overlap page reads its ``bucket`` (1 KiB to 1 TiB): a size outside is
     clamped with the page's message, added to ``warnings``; text that is not a size is an error."""
-    from interconnect.ui.pagespecs import overlap_specs
+    from interconnect.topics.overlap.inputs import overlap_specs
 
     spec = next(spec for spec in overlap_specs() if spec.key == "bucket")
     value, problem = spec.parse(text)

@@ -25,6 +25,8 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
+from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.topics.overlap.inputs import OVERLAP_VIEWS
 from interconnect.topics.overlap.model import StepResult, cluster_roofline_tokens
 from interconnect.topics.overlap.page_live import live_caption, live_tokens
 from interconnect.topics.overlap.page_parts import (
@@ -51,7 +53,6 @@ from interconnect.ui.cluster import (
     resolve_page_cluster,
 )
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import CLUSTER_KEYS, OVERLAP_VIEWS
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 

@@ -16,6 +16,7 @@ from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
 from interconnect.hardware.vendor import vendor_words
+from interconnect.inputs.cluster import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
 from interconnect.topics.overlap.accuracy import overlap_band
 from interconnect.topics.overlap.figures import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
 from interconnect.topics.overlap.model import (
@@ -42,7 +43,6 @@ from interconnect.ui.charts import chart
 from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
-from interconnect.ui.pagespecs import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 from interconnect.workloads.presets import load_model_presets

@@ -23,7 +23,9 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.hardware.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
+from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.topics.reach.figures import leash_figure, timeout_figure, training_figure
+from interconnect.topics.reach.inputs import REACH_VIEWS
 from interconnect.topics.reach.model import (
     EPISODE,
     GAP_MEDIA,
@@ -58,7 +60,6 @@ from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import PAGES, link_to, page_exists
-from interconnect.ui.pagespecs import CLUSTER_KEYS, REACH_VIEWS
 from interconnect.ui.sources import source_popover
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker

@@ -17,6 +17,13 @@ import streamlit as st
 from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.seating.figures import MAX_GRID_GPUS
+from interconnect.topics.seating.inputs import (
+    DTYPE_BYTES,
+    SEATING_COLOURS,
+    SEATING_COMPARISONS,
+    SEATING_SCHEDULES,
+    SEATING_VIEWS,
+)
 from interconnect.topics.seating.model import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
 from interconnect.topics.seating.page_live import live_seating
 from interconnect.topics.seating.page_parts import (
@@ -37,13 +44,6 @@ from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolv
 from interconnect.ui.diagram import diagram
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
-from interconnect.ui.pagespecs import (
-    DTYPE_BYTES,
-    SEATING_COLOURS,
-    SEATING_COMPARISONS,
-    SEATING_SCHEDULES,
-    SEATING_VIEWS,
-)
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_seconds

@@ -13,6 +13,7 @@ import streamlit as st
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.seating.accuracy import band_rows, case_band
 from interconnect.topics.seating.figures import bill_figure, gpu_grid_figure, memory_figure
+from interconnect.topics.seating.inputs import DTYPE_BYTES
 from interconnect.topics.seating.model import (
     Layout,
     Plan,
@@ -26,7 +27,6 @@ from interconnect.topics.seating.model import (
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown, markdown_table
-from interconnect.ui.pagespecs import DTYPE_BYTES
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_quantity, format_seconds
 from interconnect.workloads.presets import ModelPreset, custom_model, load_model_presets

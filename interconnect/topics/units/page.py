@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.catalog import get_catalog
+from interconnect.topics.units.inputs import units_specs
 from interconnect.topics.units.model import read_rate
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import units_specs
 from interconnect.ui.state import PageState
 from interconnect.units import QuantityInputError
 

@@ -3,9 +3,9 @@
 import pytest
 
 from interconnect.catalog import get_catalog, load_claims
-from interconnect.ui import pagespecs
+from interconnect.inputs.params import parse_state
+from interconnect.site import page_specs
 from interconnect.ui.pages import PAGES, page_exists
-from interconnect.ui.urlstate import parse_state
 from tests.app.conftest import run_page
 
 CLAIMS = "pages/7_Claims.py"
@@ -29,10 +29,7 @@ def test_claims_page_filters_by_verdict_from_the_link():
 
 
 #: Each page's link parameters (the home page has only ``view``).
-PAGE_SPECS = {"home": pagespecs.home_specs, "cliff": pagespecs.cliff_specs, "allreduce": pagespecs.allreduce_specs,
-              "overlap": pagespecs.overlap_specs, "seating": pagespecs.seating_specs, "reach": pagespecs.reach_specs,
-              "crossdc": pagespecs.crossdc_specs, "claims": pagespecs.claims_specs, "units": pagespecs.units_specs,
-              "catalog": pagespecs.catalog_specs, "fabric": pagespecs.fabric_specs}
+PAGE_SPECS = page_specs()
 CROSS_SITE = [claim for claim in load_claims() if claim.page == "crossdc"]
 
 

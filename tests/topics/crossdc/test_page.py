@@ -2,10 +2,10 @@
 
 import pytest
 
+from interconnect.inputs.params import parse_state
+from interconnect.topics.crossdc.inputs import CROSSDC_VIEWS, crossdc_inputs, crossdc_specs
 from interconnect.topics.crossdc.model import METHODS, get_crossdc_data
 from interconnect.topics.crossdc.view import crossdc_view
-from interconnect.ui.pagespecs import CROSSDC_VIEWS, crossdc_inputs, crossdc_specs
-from interconnect.ui.urlstate import parse_state
 from interconnect.units import Q_, format_bandwidth
 from tests.app.conftest import chart_specs, live_charts, run_page
 

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from interconnect.ui.pagespecs import allreduce_specs, fabric_specs
-from interconnect.ui.urlstate import to_query
+from interconnect.inputs.params import to_query
+from interconnect.topics.allreduce.inputs import allreduce_specs
+from interconnect.topics.fabric.inputs import fabric_specs
 from tests.app.conftest import chart_keys, chart_specs, diagram_scenes, run_page
 
 PAGE = "pages/10_Fabric.py"

@@ -3,9 +3,9 @@
 import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
+from interconnect.topics.overlap.inputs import OVERLAP_VIEWS
 from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
 from interconnect.topics.overlap.page_parts import duration
-from interconnect.ui.pagespecs import OVERLAP_VIEWS
 from interconnect.workloads.presets import load_model_presets
 from tests.app.conftest import chart_specs, live_charts, run_page
 

@@ -7,9 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interconnect.hardware.cluster import resolve_cluster
+from interconnect.inputs.cluster import cluster_inputs
+from interconnect.inputs.params import parse_state, to_query
+from interconnect.topics.overlap.inputs import overlap_specs
 from interconnect.topics.overlap.model import Workload, step_schedule
-from interconnect.ui.pagespecs import cluster_inputs, overlap_specs
-from interconnect.ui.urlstate import parse_state, to_query
 from interconnect.units import parse_quantity
 from interconnect.workloads.presets import load_model_presets
 

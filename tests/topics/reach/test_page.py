@@ -8,10 +8,10 @@ import re
 import pytest
 
 from interconnect.hardware.wires import fastest_option
+from interconnect.inputs.params import to_query
+from interconnect.topics.reach.inputs import reach_specs
 from interconnect.topics.reach.model import reach_rows
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.pagespecs import reach_specs
-from interconnect.ui.urlstate import to_query
 from tests.app.conftest import chart_specs, live_charts, run_page
 
 PAGE = "pages/5_Reach.py"

@@ -83,8 +83,8 @@ def test_errors_are_one_line_with_status_2(capsys, extra, message):
 
 def test_defaults_are_the_pages():
     # issue 22: the CLI and the page share every default (the page's link keys at their defaults)
+    from interconnect.topics.seating.inputs import seating_specs
     from interconnect.topics.seating.model import PLAN_DEFAULTS
-    from interconnect.ui.pagespecs import seating_specs
 
     specs = {spec.key: spec.default for spec in seating_specs()}
     assert (specs["model"], specs["gpu"], specs["nodes"]) == (PLAN_DEFAULTS["model"], PLAN_DEFAULTS["gpu"],

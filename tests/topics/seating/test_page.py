@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from interconnect.ui.pagespecs import seating_specs
-from interconnect.ui.urlstate import to_query
+from interconnect.inputs.params import to_query
+from interconnect.topics.seating.inputs import seating_specs
 from tests.app.conftest import chart_keys, diagram_scenes, run_page
 
 PAGE = "pages/4_Seating_chart.py"

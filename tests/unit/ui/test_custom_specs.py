@@ -3,18 +3,18 @@
 import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.ui.pagespecs import (
+from interconnect.inputs.cluster import (
     CLUSTER_KEYS,
     CUSTOM_GPU_KEYS,
     NameParam,
-    cliff_specs,
     cluster_inputs,
     cluster_specs,
     cluster_widget_values,
-    crossdc_specs,
-    known_link_keys,
 )
-from interconnect.ui.urlstate import parse_state, to_query
+from interconnect.inputs.params import parse_state, to_query
+from interconnect.site import known_link_keys
+from interconnect.topics.cliff.inputs import cliff_specs
+from interconnect.topics.crossdc.inputs import crossdc_specs
 
 QUERY = {"gpu": "custom", "gpu_base": "b200", "gpu_bw": "3.6 TB/s", "gpu_name": "Next", "nic": "custom",
          "nic_bw": "800 Gbit/s", "nics": "4"}

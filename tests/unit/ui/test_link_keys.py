@@ -7,18 +7,18 @@ the tour's position and the Across-sites step-time mode; these tests fail on any
 
 from __future__ import annotations
 
-import inspect
 from collections import Counter
 
-from interconnect.ui import pagespecs
-from interconnect.ui.pagespecs import CLUSTER_KEYS, GLOBAL_KEYS, LEGACY_TOUR_STEP_KEY, STEP_MODES
+from interconnect.inputs.cluster import CLUSTER_KEYS, cluster_specs
+from interconnect.inputs.links import GLOBAL_KEYS, LEGACY_TOUR_STEP_KEY
+from interconnect.site import page_specs
+from interconnect.topics.crossdc.inputs import STEP_MODES
 
 
 def page_spec_lists() -> dict[str, list]:
-    """Every page's parameter list, as :func:`pagespecs.known_link_keys` finds them (plus the cluster's)."""
-    found = {name: function() for name, function in vars(pagespecs).items()
-             if name.endswith("_specs") and callable(function) and not inspect.signature(function).parameters}
-    found["cluster_specs"] = pagespecs.cluster_specs()
+    """Every page's parameter list, as :func:`interconnect.site.known_link_keys` finds them (plus the cluster's)."""
+    found = {f"{name}_specs": function() for name, function in page_specs().items()}
+    found["cluster_specs"] = cluster_specs()
     return found
 
 
@@ -43,7 +43,7 @@ def test_cluster_keys_are_not_tour_or_presentation_keys():
 
 
 def test_the_check_fails_on_the_clash_issue_21_found():
-    from interconnect.ui.urlstate import ChoiceParam, IntParam
+    from interconnect.inputs.params import ChoiceParam, IntParam
 
     old = {"crossdc_specs": [ChoiceParam("step", "typed", choices=STEP_MODES)]}
     assert clashes(old, frozenset({"present", "tour", "step"}))

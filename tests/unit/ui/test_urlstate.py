@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from interconnect.ui.urlstate import (
+from interconnect.inputs.params import (
     BoolParam,
     ChoiceParam,
     FloatParam,

@@ -1,0 +1,147 @@
+"""Link parameters every page shares: the global keys (presentation, tour, stop), the tour's stop,
+and the secondary chart a page draws (``view=``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from interconnect.inputs.params import (
+    ChoiceParam,
+    ParamWarning,
+    safe_echo,
+)
+from interconnect.units import IntegerInputError, read_int
+
+#: Link keys every page accepts (presentation mode, the guided tour and the tour's stop).
+GLOBAL_KEYS = frozenset({"present", "tour", "stop"})
+
+
+#: The Across-sites page's step-time modes (its key ``step``); a legacy tour link's ``step`` is never one.
+STEP_MODES = ("typed", "derived")
+#: Links made before the tour's stop had its own key carried it in ``step`` (``tour=1&step=3``),
+#: the key the Across-sites page uses for its step-time mode. The two never share a value.
+LEGACY_TOUR_STEP_KEY = "step"
+
+
+def is_legacy_tour_step(query: Mapping[str, object]) -> bool:
+    """True if ``query`` is an old tour link whose ``step`` is the tour's stop, not a step-time mode.
+
+    >>> is_legacy_tour_step({"tour": "1", "step": "8"}), is_legacy_tour_step({"tour": "1", "step": "derived"})
+    (True, False)
+    >>> is_legacy_tour_step({"step": "8"}), is_legacy_tour_step({"tour": "1", "stop": "8", "step": "8"})
+    (False, False)
+    """
+    if _text(query.get("tour")).strip() != "1" or "stop" in query or LEGACY_TOUR_STEP_KEY not in query:
+        return False
+    return _text(query.get(LEGACY_TOUR_STEP_KEY)).strip().lower() not in STEP_MODES
+
+
+def page_query(query: Mapping[str, object]) -> dict[str, object]:
+    """The link as a page reads its own keys: an old tour link's ``step`` belongs to the tour.
+
+    >>> page_query({"tour": "1", "step": "8", "bw": "1 Gbit/s"})
+    {'tour': '1', 'bw': '1 Gbit/s'}
+    """
+    if not is_legacy_tour_step(query):
+        return dict(query)
+    return {key: value for key, value in query.items() if key != LEGACY_TOUR_STEP_KEY}
+
+
+def tour_stop(query: Mapping[str, object], stops: int) -> tuple[int, ParamWarning | None]:
+    """The guided tour's stop (1-based; 0 = not on the tour) and a warning if the link's was unusable.
+
+    Read from ``stop``, or from an old link's ``step``, with the strict whole-number reader; a stop
+    that is not a number of this tour falls back to the first, with a warning naming the key.
+
+    >>> tour_stop({"tour": "1", "stop": "3"}, 9), tour_stop({"tour": "1", "step": "3"}, 9), tour_stop({}, 9)
+    ((3, None), (3, None), (0, None))
+    >>> tour_stop({"tour": "1", "stop": "\u00b2"}, 9)[1].message()
+    'Guided tour stop (link parameter `stop`): not a whole number (ASCII digits only) (got `²`); using `1`.'
+    """
+    if _text(query.get("tour")).strip() != "1":
+        return 0, None
+    key = "stop" if "stop" in query else LEGACY_TOUR_STEP_KEY if is_legacy_tour_step(query) else None
+    if key is None:
+        return 1, None
+    raw = _text(query.get(key))
+    try:
+        return read_int(raw, minimum=1, maximum=max(stops, 1)), None
+    except IntegerInputError as exc:
+        reason = exc.reason if exc.nearest is None else f"not a stop of this tour (1 to {stops})"
+        return 1, ParamWarning(key, safe_echo(raw), "1", reason, "Guided tour stop")
+
+
+def _text(raw: object) -> str:
+    if isinstance(raw, list | tuple):
+        raw = raw[-1] if raw else ""
+    return "" if raw is None else raw if isinstance(raw, str) else str(raw)
+
+
+#: The link key that picks it. Every page with more than one chart reads it; on each page it means
+#: the same thing (which further chart), and no page uses it for anything else.
+VIEW_KEY = "view"
+
+
+#: ``auto`` (the default, never written to a link): no secondary chart, unless the page's values set
+#: something only a secondary chart shows (a published measurement overlaid on All-reduce, a
+#: direction or unit on the cliff), then that chart. ``none``: the main chart alone.
+VIEW_AUTO, VIEW_NONE = "auto", "none"
+
+
+@dataclass(frozen=True)
+class PageViews:
+    """The secondary charts of one page: their link values and labels (in page order), the chart
+    keys each draws, and the parameters that, when not at their default, make ``auto`` show it."""
+
+    labels: Mapping[str, str]
+    charts: Mapping[str, tuple[str, ...]]
+    needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def view_for_chart(self, chart_key: str) -> str | None:
+        """The view that draws ``chart_key`` (a tour step's chart), or None."""
+        return next((view for view, keys in self.charts.items() if chart_key in keys), None)
+
+
+HOME_VIEWS = PageViews({"reach": "Rate against reach"}, {"reach": ("reach-chart",)})
+
+
+def view_spec(views: PageViews) -> ChoiceParam:
+    """The page's ``view`` parameter: ``auto``, one of its secondary charts, or ``none``.
+
+    Quiet: left out of a link while ``auto``, so every link written before it existed keeps its form.
+
+    >>> view_spec(PageViews({"leash": "Rate against reach", "timeouts": "Timeouts"}, {})).choices
+    ('auto', 'leash', 'timeouts', 'none')
+    """
+    return ChoiceParam(VIEW_KEY, VIEW_AUTO, "More charts", choices=(VIEW_AUTO, *views.labels, VIEW_NONE), quiet=True)
+
+
+def resolve_view(view: str, views: PageViews, specs: list, values: Mapping[str, object], *,
+                 wanted: str | None = None) -> str:
+    """The secondary chart drawn: ``view`` itself unless it is ``auto``; then the first chart whose
+    parameters are off their defaults (or ``wanted``, a chart the page needs for its own reasons,
+    such as a pasted log), else ``none``.
+
+    >>> from interconnect.inputs.params import ChoiceParam
+    >>> views = PageViews({"time": "Time", "nodes": "Nodes"}, {}, {"time": ("coll",)})
+    >>> specs = [ChoiceParam("coll", "all_reduce", "Collective", choices=("all_reduce", "all_gather"))]
+    >>> resolve_view("auto", views, specs, {"coll": "all_reduce"})
+    'none'
+    >>> resolve_view("auto", views, specs, {"coll": "all_gather"})
+    'time'
+    >>> resolve_view("nodes", views, specs, {"coll": "all_gather"})
+    'nodes'
+    """
+    if view != VIEW_AUTO:
+        return view if view in views.labels or view == VIEW_NONE else VIEW_NONE
+    defaults = {spec.key: spec.default for spec in specs}
+    for name, keys in dict(views.needs).items():
+        if any(key in defaults and values.get(key, defaults[key]) != defaults[key] for key in keys):
+            return name
+    return wanted if wanted in views.labels else VIEW_NONE
+
+
+def home_specs() -> list:
+    """The home page: only which further chart it draws under the layers picture."""
+    return [view_spec(HOME_VIEWS)]

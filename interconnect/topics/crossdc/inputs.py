@@ -1,0 +1,114 @@
+"""The crossdc page's inputs: its link parameters, declared once (key, default, label, bounds), and its
+views. The page's widgets, its link and its CLI defaults read them from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass as _dataclass
+
+from interconnect.hardware.custom import CUSTOM_GPU_ID
+from interconnect.inputs.cluster import custom_gpu_specs, gpu_spec
+from interconnect.inputs.links import STEP_MODES, PageViews, view_spec
+from interconnect.inputs.params import (
+    BoolParam,
+    ChoiceParam,
+    FloatParam,
+    IntParam,
+    QuantityParam,
+)
+from interconnect.inputs.params import QuantityParam as _QuantityParam
+
+CROSSDC_VIEWS = PageViews({"utilization": "Utilisation by bandwidth", "bytes": "Bytes per sync",
+                           "required": "Bandwidth needed by model size"},
+                          {"utilization": ("crossdc-utilization",), "bytes": ("crossdc-bytes",),
+                           "required": ("crossdc-required",)})
+
+
+@_dataclass(frozen=True)
+class CountParam(_QuantityParam):
+    """A count typed as text (``params=7B``), read by :func:`interconnect.topics.crossdc.model.parse_count`.
+
+    A :class:`~interconnect.inputs.params.QuantityParam`, so the page warns about typed text it could not use.
+    """
+
+    low: float = 1.0
+    high: float = 1e13
+
+    def parse(self, raw: str) -> tuple[object, str | None]:
+        from interconnect.topics.crossdc.model import CrossDCError, parse_count
+
+        try:
+            parse_count(raw, self.label or self.key, self.low, self.high)
+        except CrossDCError as exc:
+            return self.default, str(exc)
+        return " ".join(raw.split()), None
+
+
+def crossdc_specs() -> list:
+    """The Across-sites page's parameters. 0 (or ``auto``) for a method knob means its paper's value."""
+    from interconnect.topics.crossdc.model import METHODS, PARAMS_RANGE, TOPOLOGIES
+    from interconnect.topics.crossdc.model import get_crossdc_data as data
+
+    streaming, sparse = data().methods["streaming-diloco"], data().methods["sparseloco"]
+    return [
+        CountParam("params", "1e9", "Model parameters", low=PARAMS_RANGE[0], high=PARAMS_RANGE[1]),
+        IntParam("sites", 2, "Sites", minimum=2, maximum=10_000),
+        IntParam("gpus", 8, "GPUs per site", minimum=1, maximum=1_000_000),
+        gpu_spec(),
+        *custom_gpu_specs(),
+        ChoiceParam("method", "diloco", "Method", choices=METHODS),
+        IntParam("h", 0, "Inner steps H (0 = the paper's)", minimum=0, maximum=1_000_000),
+        ChoiceParam("bits", "auto", "Bits per value", choices=("auto", "32", "16", "8", "4", "2", "1")),
+        ChoiceParam("topo", "auto", "Exchange", choices=("auto", *TOPOLOGIES)),
+        IntParam("frag", 0, "Fragments (0 = one per 3 layers)", minimum=0, maximum=100_000),
+        IntParam("tau", streaming.overlap_steps, "Overlap steps tau", minimum=0, maximum=1_000_000),
+        IntParam("layers", 0, "Layers (0 = from the size)", minimum=0, maximum=100_000),
+        IntParam("chunk", sparse.chunk, "Chunk (values)", minimum=2, maximum=1 << 24),
+        IntParam("topk", sparse.topk, "Kept per chunk", minimum=1, maximum=1 << 24),
+        IntParam("ibits", sparse.index_bits, "Index bits", minimum=1, maximum=32),
+        BoolParam("overlap", True, "Overlap with compute"),
+        FloatParam("target", 95.0, "Target utilisation (%)", minimum=1.0, maximum=99.9),
+        ChoiceParam("step", "typed", "Step time", choices=STEP_MODES),
+        QuantityParam("t", "1 s", "Step time", dimension="time", minimum="1 ms", maximum="1 h"),
+        CountParam("tokens", "1M", "Tokens per step per site", low=1.0, high=1e12),
+        FloatParam("mfu", 40.0, "MFU (%)", minimum=1.0, maximum=100.0),
+        QuantityParam("bw", "10 Gbit/s", "WAN bandwidth per site", dimension="bandwidth", minimum="1 kbit/s",
+                      maximum="1000 Tbit/s"),
+        QuantityParam("rtt", "20 ms", "Round-trip time", dimension="time", minimum="1 us", maximum="10 s"),
+        view_spec(CROSSDC_VIEWS),
+    ]
+
+
+def crossdc_inputs(values: dict):
+    """The page's URL values as :class:`interconnect.topics.crossdc.view.PageInputs`."""
+    from interconnect.topics.crossdc.model import parse_count
+    from interconnect.topics.crossdc.view import PageInputs
+    from interconnect.units import parse_quantity
+
+    def seconds(text: str) -> float:
+        return float(parse_quantity(text, "time").quantity.to("s").magnitude)
+
+    return PageInputs(
+        params=parse_count(values["params"]),
+        sites=values["sites"],
+        gpus_per_site=values["gpus"],
+        gpu=values.get("gpu_base", "h100-sxm") if values["gpu"] == CUSTOM_GPU_ID else values["gpu"],
+        method=values["method"],
+        wan_bytes_per_s=float(parse_quantity(values["bw"], "bandwidth").quantity.to("B/s").magnitude),
+        rtt_s=seconds(values["rtt"]),
+        step_mode=values["step"],
+        step_s=seconds(values["t"]),
+        tokens_per_step=parse_count(values["tokens"], "tokens per step", 1.0, 1e12),
+        mfu=values["mfu"] / 100,
+        inner_steps=values["h"],
+        bits=0 if values["bits"] == "auto" else int(values["bits"]),
+        topology=values["topo"],
+        fragments=values["frag"],
+        overlap_steps=values["tau"],
+        layers=values["layers"],
+        chunk=values["chunk"],
+        topk=values["topk"],
+        index_bits=values["ibits"],
+        overlap=values["overlap"],
+        target_utilization=values["target"] / 100,
+        scaleup_bandwidth=values.get("gpu_bw", "") if values["gpu"] == CUSTOM_GPU_ID else "",
+    )
