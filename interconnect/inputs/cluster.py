@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from interconnect.catalog import Gpu, get_catalog
+from interconnect.hardware.cluster import MAX_NODES
 from interconnect.hardware.custom import CUSTOM_GPU_ID, DEFAULT_NAME, custom_gpu, name_problem
 from interconnect.inputs.params import (
     BoolParam,
@@ -112,7 +113,7 @@ def cluster_specs(*, nodes: int = 4) -> list:
         gpu_spec(),
         *custom_gpu_specs(),
         IntParam("gpn", 8, "GPUs per node", minimum=1, maximum=1024),
-        IntParam("nodes", nodes, "Nodes", minimum=1, maximum=100_000),
+        IntParam("nodes", nodes, "Nodes", minimum=1, maximum=MAX_NODES),
         ChoiceParam("nic", "auto", "NIC", choices=("auto", *catalog.nics(), "custom")),
         nic_bw_spec(),
         IntParam("nics", 0, "NICs per node (0 = one per GPU)", minimum=0, maximum=4096),

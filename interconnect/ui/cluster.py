@@ -28,7 +28,7 @@ from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander, starts_open
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.sources import source_popover
-from interconnect.ui.state import PageState
+from interconnect.ui.state import PageState, bounds
 
 #: How Streamlit's caches key a cluster: by its repr (every field, deterministic), one string. Without
 #: it, Streamlit walks the frozen dataclass field by field on every call, a few ms per cached call.
@@ -67,7 +67,7 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
         custom_nic = state["nic"] == "custom"
         c1, c2, c3, c4, *c5, c6 = st.columns([3, 2, 2, 3, 2, 2.4] if custom_nic else [3, 2, 2, 3, 2.6])
         gpu_picker(state, catalog=catalog, container=c1)
-        c2.number_input("GPUs per node", min_value=1, max_value=1024, step=1, key=state.key("gpn"))
+        c2.number_input("GPUs per node", **bounds(state, "gpn"), step=1, key=state.key("gpn"))
         if not nodes_later:
             nodes_input(state, c3)
         nic_names = {"auto": "The GPU's usual NIC", "custom": "Custom rate…",
@@ -92,13 +92,13 @@ def cluster_controls(state: PageState, catalog: Catalog | None = None, *, title:
 def _more_controls(state: PageState, custom_nic: bool, keep: dict[str, Any]) -> None:
     """The cluster's secondary settings, in "More settings"; ``keep`` goes to every widget (``persist_state``)."""
     n1, n2, n3, n4, *n5 = st.columns([2, 2.4, 2, 1.4] if custom_nic else [2, 2.4, 2, 1.4, 2])
-    n1.number_input("NVLink domain (0 = usual)", min_value=0, max_value=576, step=1, key=state.key("domain"),
+    n1.number_input("NVLink domain (0 = usual)", **bounds(state, "domain"), step=1, key=state.key("domain"),
                     help="GPUs that share NVLink: 8 on an HGX board, 72 in a GB200 NVL72 rack.", **keep)
     n2.text_input("Extra latency per network hop", key=state.key("lat"), placeholder="the fabric's own",
                   help="Added to NCCL's own per-hop latency, e.g. '25 us'. Empty: the fabric's value ("
                        + ", ".join(f"{FABRIC_LABELS[name]} {model.hop_latency_us:g} µs"
                                    for name, model in FABRICS.items()) + ").", **keep)
-    n3.number_input("NICs per node (0 = one per GPU)", min_value=0, max_value=4096, step=1, key=state.key("nics"),
+    n3.number_input("NICs per node (0 = one per GPU)", **bounds(state, "nics"), step=1, key=state.key("nics"),
                     **keep)
     n4.toggle("SHARP", key=state.key("sharp"), help="In-network reduction in the InfiniBand switches.", **keep)
     if not custom_nic:
@@ -110,7 +110,7 @@ def _more_controls(state: PageState, custom_nic: bool, keep: dict[str, Any]) -> 
 
 def nodes_input(state: PageState, container: Any) -> None:
     """The cluster's node count, in ``container`` (a column of the cluster box)."""
-    container.number_input("Nodes", min_value=1, max_value=100_000, step=1, key=state.key("nodes"))
+    container.number_input("Nodes", **bounds(state, "nodes"), step=1, key=state.key("nodes"))
 
 
 def _nic_rate(state: PageState, container: Any, keep: dict[str, Any]) -> None:
@@ -133,11 +133,11 @@ def calibration_controls(state: PageState, *, keep: dict[str, Any] | None = None
               help="Use a measured wire efficiency and extra latency (the All-reduce page fits them to your "
                    "nccl-tests log). The hardware stays what the catalog says.", **keep)
     if on:  # drawn only when on: the three numbers travel in the link only then (cal=1)
-        k2.number_input("NIC % of line rate", min_value=0.0, max_value=100.0, step=1.0, key=state.key("net_eff"),
+        k2.number_input("NIC % of line rate", **bounds(state, "net_eff"), step=1.0, key=state.key("net_eff"),
                         help="0: the fabric's own efficiency.", **keep)
-        k3.number_input("Scale-up % of line rate", min_value=0.0, max_value=100.0, step=1.0,
+        k3.number_input("Scale-up % of line rate", **bounds(state, "up_eff"), step=1.0,
                         key=state.key("up_eff"), help="0: the catalog's achievable rate.", **keep)
-        k4.number_input("Extra µs per call", min_value=-1000.0, max_value=100_000.0, step=1.0, key=state.key("xlat"),
+        k4.number_input("Extra µs per call", **bounds(state, "xlat"), step=1.0, key=state.key("xlat"),
                         **keep)
     else:
         k2.caption("Off: the model as sourced. The All-reduce page fits a wire efficiency and an extra latency to "
@@ -177,9 +177,9 @@ def _topology_row(state: PageState, names: dict, switches: dict, keep: dict[str,
     off = state["topo"] == "none"
     t2.selectbox("Switch", list(switches), key=state.key("switch"), format_func=lambda i: switches[i].name,
                  disabled=off, **keep)
-    t3.number_input("Leaf oversubscription", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
+    t3.number_input("Leaf oversubscription", **bounds(state, "osub"), step=0.5, key=state.key("osub"),
                     disabled=off, help="Down : up at the leaves; 2 means 2:1.", **keep)
-    t4.number_input("Spine used by others, %", min_value=0.0, max_value=90.0, step=5.0, key=state.key("shared"),
+    t4.number_input("Spine used by others, %", **bounds(state, "shared"), step=5.0, key=state.key("shared"),
                     disabled=off, help="Share of the spine's capacity other jobs use while this one runs.",
                     **keep)
 

@@ -19,7 +19,7 @@ from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.share import show_share_link
 from interconnect.ui.talk import talk_query, talk_state
 
-__all__ = ["PageState"]
+__all__ = ["PageState", "bounds"]
 
 #: Session-state prefix of values shared between pages (not widget keys, so they survive a page switch).
 _SHARED = "shared."
@@ -117,3 +117,10 @@ class PageState:
 def _page_part(query: dict[str, Any], specs: Sequence[Param]) -> dict[str, str]:
     keys = {spec.key for spec in specs}
     return {key: value for key, value in query.items() if key in keys}
+
+
+def bounds(state: PageState, key: str) -> dict[str, Any]:
+    """A number widget's ``min_value`` and ``max_value``, read from the parameter declared for ``key``: the
+    bounds are written once, in the page's inputs, and the link, the widget and the CLI share them."""
+    spec = state.specs_by_key[key]
+    return {"min_value": spec.minimum, "max_value": spec.maximum}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.cluster import MAX_NODES, Cluster
 from interconnect.hardware.vendor import vendor_words
 from interconnect.topics.allreduce.figures import choice_label
 from interconnect.topics.allreduce.live_figure import node_family_spec
@@ -23,7 +23,7 @@ from interconnect.units import InterconnectError, parse_quantity
 
 __all__ = ["live_caption", "live_nodes"]
 
-NODES_MAXIMUM = 100_000
+NODES_MAXIMUM = MAX_NODES
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)

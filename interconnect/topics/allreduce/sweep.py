@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.cluster import MAX_NODES, Cluster
 from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, allreduce_detail, busbw_factor
 from interconnect.topics.allreduce.view import NODE_COUNTS, SIZES_BYTES
 
@@ -37,7 +37,7 @@ class NodeFamily:
     algorithm_chosen: np.ndarray
 
 
-def live_node_counts(current: int, maximum: int = 100_000) -> tuple[int, ...]:
+def live_node_counts(current: int, maximum: int = MAX_NODES) -> tuple[int, ...]:
     """Return the slider's node counts: powers of two up to 1,024 and the page's own count.
 
     >>> live_node_counts(6)

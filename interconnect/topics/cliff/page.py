@@ -38,7 +38,7 @@ from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.sources import direction_text, figure_sources, source_popover
-from interconnect.ui.state import PageState
+from interconnect.ui.state import PageState, bounds
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_bandwidth, format_duration, parse_quantity
 
@@ -164,7 +164,7 @@ def _nics_input(state: PageState, hardware: _Hardware) -> None:
     node = catalog.reference_node(gpu.id)
     auto_nics = server_nics(catalog, gpu.id, hardware.nic_id).nics
     hardware.nics_column.number_input(
-        "NICs per server", min_value=1, max_value=144, step=1, key=state.key("nics"), placeholder=f"{auto_nics} (auto)",
+        "NICs per server", **bounds(state, "nics"), step=1, key=state.key("nics"), placeholder=f"{auto_nics} (auto)",
         help=f"Empty: as many as the GPU's own server has ({node.name}: {node.nics}); one per GPU for another card.")
 
 

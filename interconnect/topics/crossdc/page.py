@@ -32,7 +32,7 @@ from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.more import lazy_expander
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
-from interconnect.ui.state import PageState
+from interconnect.ui.state import PageState, bounds
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
@@ -130,7 +130,7 @@ def _run_view(state: PageState, catalog: Catalog, slots: _Slots) -> None:
     """The model size, the sites, the GPU and the WAN bandwidth, the link, the live chart where it is called,
     and the rest of the results in their place (:class:`_Slots`)."""
     slots.params.text_input("Model parameters", key=state.key("params"), help="1e9, 7B, 70e9, 1.5T")
-    slots.sites.number_input("Sites", min_value=2, max_value=10_000, step=1, key=state.key("sites"),
+    slots.sites.number_input("Sites", **bounds(state, "sites"), step=1, key=state.key("sites"),
                              help="Data centres, each with a full replica of the model.")
     gpu_picker(state, catalog=catalog, container=slots.gpu)
     slots.bw.text_input("WAN bandwidth per site", key=state.key("bw"), help="Each direction, e.g. '10 Gbit/s'.")
@@ -148,7 +148,7 @@ def _run_view(state: PageState, catalog: Catalog, slots: _Slots) -> None:
 def more_controls(state: PageState) -> None:
     """What "More settings" holds: GPUs per site, the round trip, the method's knobs and the step time."""
     l1, l2, _ = st.columns([1, 1, 2])
-    l1.number_input("GPUs per site", min_value=1, max_value=1_000_000, step=1, key=state.key("gpus"), **_KEEP)
+    l1.number_input("GPUs per site", **bounds(state, "gpus"), step=1, key=state.key("gpus"), **_KEEP)
     l2.text_input("Round-trip time", key=state.key("rtt"), help="e.g. '20 ms' or '100 us'.", **_KEEP)
     method_controls(state)
     step_time_controls(state)
@@ -176,7 +176,7 @@ def method_controls(state: PageState) -> None:
     method = state["method"]
     defaults = methods[method]
     m2, m3, m4 = st.columns(3)
-    m2.number_input(f"Inner steps H (0 = {defaults.inner_steps})", min_value=0, max_value=1_000_000, step=1,
+    m2.number_input(f"Inner steps H (0 = {defaults.inner_steps})", **bounds(state, "h"), step=1,
                     key=state.key("h"), help="Inner steps between synchronisations; 0 takes the paper's.", **_KEEP)
     m3.selectbox("Bits per value", ["auto", "32", "16", "8", "4", "2", "1"], key=state.key("bits"),
                  format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b, **_KEEP)
@@ -185,19 +185,19 @@ def method_controls(state: PageState) -> None:
     if method in ("streaming-diloco", "sparseloco"):
         k1, k2, k3 = st.columns(3)
         if method == "streaming-diloco":
-            k1.number_input("Fragments (0 = one per 3 layers)", min_value=0, max_value=100_000, step=1,
+            k1.number_input("Fragments (0 = one per 3 layers)", **bounds(state, "frag"), step=1,
                             key=state.key("frag"), **_KEEP)
-            k2.number_input("Overlap steps tau", min_value=0, max_value=1_000_000, step=1, key=state.key("tau"),
+            k2.number_input("Overlap steps tau", **bounds(state, "tau"), step=1, key=state.key("tau"),
                             help="Inner steps a fragment's exchange may run behind before the worker waits.", **_KEEP)
         else:
-            k1.number_input("Chunk (values)", min_value=2, max_value=1 << 24, step=1, key=state.key("chunk"), **_KEEP)
-            k2.number_input("Kept per chunk (top-k)", min_value=1, max_value=1 << 24, step=1,
+            k1.number_input("Chunk (values)", **bounds(state, "chunk"), step=1, key=state.key("chunk"), **_KEEP)
+            k2.number_input("Kept per chunk (top-k)", **bounds(state, "topk"), step=1,
                             key=state.key("topk"), **_KEEP)
-            k3.number_input("Index bits", min_value=1, max_value=32, step=1, key=state.key("ibits"), **_KEEP)
+            k3.number_input("Index bits", **bounds(state, "ibits"), step=1, key=state.key("ibits"), **_KEEP)
     o1, o2, o3 = st.columns(3)
-    o1.number_input("Layers (0 = from the size)", min_value=0, max_value=100_000, step=1, key=state.key("layers"),
+    o1.number_input("Layers (0 = from the size)", **bounds(state, "layers"), step=1, key=state.key("layers"),
                     **_KEEP)
-    o2.number_input("Target utilisation (%)", min_value=1.0, max_value=99.9, step=0.5, key=state.key("target"), **_KEEP)
+    o2.number_input("Target utilisation (%)", **bounds(state, "target"), step=0.5, key=state.key("target"), **_KEEP)
     o3.toggle("Overlap", key=state.key("overlap"),
               help="Hide the exchange behind the backward pass (and tau steps for Streaming DiLoCo).", **_KEEP)
 
@@ -212,7 +212,7 @@ def step_time_controls(state: PageState) -> None:
         t2.text_input("Step time", key=state.key("t"), help="One inner step of one site, e.g. '1 s'.", **_KEEP)
     else:
         t2.text_input("Tokens per step per site", key=state.key("tokens"), help="e.g. '1M' or '4e6'.", **_KEEP)
-        t3.number_input("MFU (%)", min_value=1.0, max_value=100.0, step=1.0, key=state.key("mfu"), **_KEEP)
+        t3.number_input("MFU (%)", **bounds(state, "mfu"), step=1.0, key=state.key("mfu"), **_KEEP)
 
 
 def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> None:

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import get_catalog
+from interconnect.hardware.cluster import MAX_NODES
 from interconnect.hardware.fabric import (
     DEFAULT_DISTANCES,
     TOPOLOGY_LABELS,
@@ -28,7 +29,7 @@ from interconnect.ui.diagram import diagram
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pages import link_to
-from interconnect.ui.state import PageState
+from interconnect.ui.state import PageState, bounds
 from interconnect.units import Q_, format_bandwidth
 
 __all__ = ["INTRO", "collectives_section", "controls", "designs_section", "fabric_from_values", "hypothesis_section",
@@ -51,7 +52,7 @@ def controls(state: PageState) -> None:
     with st.container(border=True):
         st.markdown("**The cluster and its network**")
         c1, c2, c3, c4 = st.columns([2, 3, 3, 3])
-        c1.number_input("GPUs", min_value=1, max_value=1_000_000, step=8, key=state.key("gpus"))
+        c1.number_input("GPUs", **bounds(state, "gpus"), step=8, key=state.key("gpus"))
         c2.selectbox("Server", list(catalog.nodes), key=state.key("server"),
                      format_func=lambda i: catalog.node(i).name)
         c3.selectbox("Switch", list(switches), key=state.key("switch"),
@@ -82,14 +83,14 @@ def more_settings(state: PageState) -> None:
 def _more_controls(state: PageState) -> None:
     """What "More settings" holds: two rows of four, the cable runs leaving the last place empty."""
     d1, d2, d3, d4 = st.columns(4)
-    d1.number_input("Leaf taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("osub"),
+    d1.number_input("Leaf taper (x:1)", **bounds(state, "osub"), step=0.5, key=state.key("osub"),
                     help="Oversubscription at the leaves, down : up; 2 means 2:1.", **KEEP_HIDDEN)
-    d2.number_input("Spine taper (x:1)", min_value=1.0, max_value=64.0, step=0.5, key=state.key("sosub"),
+    d2.number_input("Spine taper (x:1)", **bounds(state, "sosub"), step=0.5, key=state.key("sosub"),
                     help="Oversubscription at the spines (down : up), when there is a third tier.", **KEEP_HIDDEN)
     d3.selectbox("Tiers", ["auto", "2", "3"], key=state.key("tiers"),
                  format_func=lambda t: "Auto" if t == "auto" else t,
                  help="Auto: the fewest tiers that reach every leaf.", **KEEP_HIDDEN)
-    d4.number_input("Rails", min_value=0, max_value=1024, step=1, key=state.key("rails"),
+    d4.number_input("Rails", **bounds(state, "rails"), step=1, key=state.key("rails"),
                     help="Rails of a rail-optimised fabric; 0: automatic (the NIC count, at most 8).", **KEEP_HIDDEN)
     names = {"auto": "Usual", "rack": "In the rack (3 m)", "row": "Across a row (50 m)",
              "hall": "Across a hall (500 m)"}
@@ -279,7 +280,7 @@ def collectives_section(values: dict[str, Any], fabric: Fabric) -> None:
         + ("crosses the spine as soon as two servers take part: NIC *i* only reaches rail *i*."
            if topo == "rail-leaf-spine" else f"stays on a top-of-rack leaf up to {group:,} servers.")
     )
-    query = {"gpu": node.gpu, "gpn": str(node.gpus), "nodes": str(min(fabric.inputs.servers, 100_000)),
+    query = {"gpu": node.gpu, "gpn": str(node.gpus), "nodes": str(min(fabric.inputs.servers, MAX_NODES)),
              "topo": topo, "switch": fabric.inputs.switch.id, "osub": f"{ratio:g}"}
     link_to("allreduce", "Open All-reduce on this cluster and fabric →", query_params=query)
 

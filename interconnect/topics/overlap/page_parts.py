@@ -43,7 +43,7 @@ from interconnect.ui.charts import chart
 from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
-from interconnect.ui.state import PageState
+from interconnect.ui.state import PageState, bounds
 from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 from interconnect.workloads.presets import load_model_presets
 
@@ -209,7 +209,7 @@ def step_controls(state: PageState, model_place: Any, more_place: Any) -> None:
 
 def main_step_controls(state: PageState, container: Any) -> None:
     """The tokens per GPU and the bucket size, in ``container`` (their place in :func:`step_box`)."""
-    container.number_input("Tokens per GPU per step", min_value=1, max_value=100_000_000, step=1024,
+    container.number_input("Tokens per GPU per step", **bounds(state, "tokens"), step=1024,
                            key=state.key("tokens"), help="Tokens one GPU processes in the backward pass that ends "
                                                          "with the all-reduce (micro-batch x sequence length).")
     container.text_input("Bucket size", key=state.key("bucket"),
@@ -225,33 +225,33 @@ STEP_MAIN_KEYS = ("model", "tokens", "bucket", "mode")
 
 def _shape_controls(state: PageState, custom: bool) -> None:
     m2, m3 = st.columns(2)
-    m2.number_input("Parameters (billions)", min_value=0.001, max_value=100_000.0, step=1.0, format="%g",
+    m2.number_input("Parameters (billions)", **bounds(state, "params"), step=1.0, format="%g",
                     key=state.key("params"), **KEEP_HIDDEN,
                     disabled=not custom, help="Used with the custom model; presets have their published shape.")
-    m3.number_input("Layers", min_value=1, max_value=10_000, step=1, key=state.key("layers"), disabled=not custom,
+    m3.number_input("Layers", **bounds(state, "layers"), step=1, key=state.key("layers"), disabled=not custom,
                     **KEEP_HIDDEN)
 
 
 def _more_step_controls(state: PageState) -> None:
     costs = load_bucket_costs()
     st.selectbox("Gradients sent as", list(state.specs_by_key["dtype"].choices), key=state.key("dtype"), **KEEP_HIDDEN)
-    st.slider("Share of peak FLOP/s", min_value=0.05, max_value=1.0, step=0.05, key=state.key("eff"), **KEEP_HIDDEN,
+    st.slider("Share of peak FLOP/s", **bounds(state, "eff"), step=0.05, key=state.key("eff"), **KEEP_HIDDEN,
               help="1 is the rooflines' assumption. Llama 3 405B pre-training reached 38-43 % of BF16 peak "
                    "(Meta, The Llama 3 Herd of Models, Table 4).")
     st.selectbox("All-reduce algorithm for the buckets", ["auto", *ALLREDUCE_ALGORITHMS], key=state.key("algo"),
                  format_func=lambda a: "The library's choice" if a == "auto" else ALGORITHM_LABELS[a], **KEEP_HIDDEN)
     st.markdown("**What a bucket costs besides its bytes** (defaults from measurements; sources below the "
                 "timeline)")
-    st.number_input("Launch per bucket (µs)", min_value=0.0, max_value=10_000.0, step=1.0, format="%g",
+    st.number_input("Launch per bucket (µs)", **bounds(state, "launch"), step=1.0, format="%g",
                     key=state.key("launch"), **KEEP_HIDDEN,
                     help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
                          f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
                          "move: 1 MB buckets against 25 MB.")
-    st.slider("SM contention", min_value=0.0, max_value=0.9, step=0.01, key=state.key("sm"), **KEEP_HIDDEN,
+    st.slider("SM contention", **bounds(state, "sm"), step=0.01, key=state.key("sm"), **KEEP_HIDDEN,
               help=f"Share of compute speed lost while communication kernels run beside it. Default "
                    f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
                    "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
-    st.slider("GPU speed spread (%)", min_value=0.0, max_value=50.0, step=0.5, key=state.key("spread"), **KEEP_HIDDEN,
+    st.slider("GPU speed spread (%)", **bounds(state, "spread"), step=0.5, key=state.key("spread"), **KEEP_HIDDEN,
               help=f"Range of speeds between GPUs of one model. Every bucket waits for the slowest rank, so "
                    f"the step runs at its pace. Default {costs.spread:.0%}: Sinha et al., SC22, V100 clusters.")
 

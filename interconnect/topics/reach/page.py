@@ -61,7 +61,7 @@ from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.sources import source_popover
-from interconnect.ui.state import PageState
+from interconnect.ui.state import PageState, bounds
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import (
     Q_,
@@ -498,7 +498,7 @@ def training_section(state: PageState, distance_m: float) -> None:
     c1, c2, c3 = st.columns([2, 2, 3])
     c1.text_input("Message size (the gradients)", key=state.key("size"),
                   help="Per GPU, e.g. '1 GiB' or '2 GB' (a 1B-parameter model in BF16 is about 2 GB).")
-    c2.number_input("Synchronise every H steps", min_value=1, max_value=100_000, step=1, key=state.key("h"))
+    c2.number_input("Synchronise every H steps", **bounds(state, "h"), step=1, key=state.key("h"))
     c3.radio("Between the sites", list(GAP_MEDIA), key=state.key("medium"), horizontal=True,
              format_func=GAP_LABELS.get)
     with st.expander("The cluster (split evenly between the two sites)"):

@@ -44,7 +44,7 @@ from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolv
 from interconnect.ui.diagram import diagram
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
-from interconnect.ui.state import PageState
+from interconnect.ui.state import PageState, bounds
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_seconds
 from interconnect.workloads.presets import ModelPreset, load_model_presets, model_sources
@@ -75,28 +75,28 @@ def run_controls(state: PageState) -> Any:
         names = {**{k: v.name for k, v in presets.items()}, "custom": "Custom…"}
         st.selectbox("Model", list(names), key=state.key("model"), format_func=names.get)
         row = st.container(horizontal=True, wrap=False)
-        row.number_input("Sequence length (0 = model's)", min_value=0, max_value=1_048_576, step=1024,
+        row.number_input("Sequence length (0 = model's)", **bounds(state, "seq"), step=1024,
                          key=state.key("seq"))
-        row.number_input("Micro-batch", min_value=1, max_value=1024, step=1, key=state.key("mb"))
+        row.number_input("Micro-batch", **bounds(state, "mb"), step=1, key=state.key("mb"))
         row = st.container(horizontal=True, wrap=False)
-        row.number_input("Global batch", min_value=1, max_value=1_000_000, step=16, key=state.key("gb"),
+        row.number_input("Global batch", **bounds(state, "gb"), step=16, key=state.key("gb"),
                          help="Sequences per optimizer step, over all data-parallel replicas.")
         row.selectbox("Data type", list(DTYPE_BYTES), key=state.key("dtype"), format_func=str.upper)
         if state["model"] == "custom":
             row = st.container(horizontal=True, wrap=False)
-            row.number_input("Parameters (B)", min_value=0.01, max_value=10_000.0, key=state.key("params"))
-            row.number_input("Active (B, 0 = all)", min_value=0.0, max_value=10_000.0, key=state.key("active"))
+            row.number_input("Parameters (B)", **bounds(state, "params"), key=state.key("params"))
+            row.number_input("Active (B, 0 = all)", **bounds(state, "active"), key=state.key("active"))
             row = st.container(horizontal=True, wrap=False)
-            row.number_input("Layers", min_value=1, max_value=1000, key=state.key("layers"))
-            row.number_input("Hidden", min_value=64, max_value=131_072, step=256, key=state.key("hidden"))
+            row.number_input("Layers", **bounds(state, "layers"), key=state.key("layers"))
+            row.number_input("Hidden", **bounds(state, "hidden"), step=256, key=state.key("hidden"))
             row = st.container(horizontal=True, wrap=False)
-            row.number_input("Heads", min_value=1, max_value=1024, key=state.key("heads"))
-            row.number_input("Experts", min_value=0, max_value=1024, key=state.key("experts"))
-            row.number_input("Top-k", min_value=0, max_value=64, key=state.key("topk"))
-            st.number_input("KV heads (0 = heads)", min_value=0, max_value=1024, key=state.key("kv"))
-            st.number_input("MLP width (0 = 4 × hidden)", min_value=0, max_value=1_048_576, step=1024,
+            row.number_input("Heads", **bounds(state, "heads"), key=state.key("heads"))
+            row.number_input("Experts", **bounds(state, "experts"), key=state.key("experts"))
+            row.number_input("Top-k", **bounds(state, "topk"), key=state.key("topk"))
+            st.number_input("KV heads (0 = heads)", **bounds(state, "kv"), key=state.key("kv"))
+            st.number_input("MLP width (0 = 4 × hidden)", **bounds(state, "ffn"), step=1024,
                             key=state.key("ffn"))
-            st.number_input("Vocabulary (0 = 128,256)", min_value=0, max_value=1_048_576, step=1024,
+            st.number_input("Vocabulary (0 = 128,256)", **bounds(state, "vocab"), step=1024,
                             key=state.key("vocab"))
         # Its own name ("run_more"): the cluster's expander has "more_settings" (both once shared that one, so a
         # link that set only the schedule left this expander closed).
@@ -109,14 +109,14 @@ def run_controls(state: PageState) -> Any:
         st.markdown("**The layout**")
         st.caption("TP × PP × DP × CP must equal the GPU count; EP is carved out of DP.")
         row = st.container(horizontal=True, wrap=False)
-        row.number_input("TP", min_value=1, max_value=1024, step=1, key=state.key("tp"))
-        row.number_input("PP", min_value=1, max_value=1024, step=1, key=state.key("pp"))
+        row.number_input("TP", **bounds(state, "tp"), step=1, key=state.key("tp"))
+        row.number_input("PP", **bounds(state, "pp"), step=1, key=state.key("pp"))
         row = st.container(horizontal=True, wrap=False)
-        row.number_input("DP (0 = the rest)", min_value=0, max_value=1_000_000, step=1, key=state.key("dp"))
-        row.number_input("CP", min_value=1, max_value=1024, step=1, key=state.key("cp"))
+        row.number_input("DP (0 = the rest)", **bounds(state, "dp"), step=1, key=state.key("dp"))
+        row.number_input("CP", **bounds(state, "cp"), step=1, key=state.key("cp"))
         moe = state["experts"] > 0 if state["model"] == "custom" else presets[state["model"]].is_moe
         row = st.container(horizontal=True, wrap=False)
-        row.number_input("EP", min_value=1, max_value=1024, step=1, key=state.key("ep"),
+        row.number_input("EP", **bounds(state, "ep"), step=1, key=state.key("ep"),
                          disabled=not moe and state["ep"] == 1,
                          help="Expert parallelism: only for a mixture-of-experts model.")
         row.selectbox("ZeRO stage", [0, 1, 2, 3], key=state.key("zero"))
@@ -134,7 +134,7 @@ def _more_run_controls(state: PageState) -> None:
                  help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU "
                       "(p − 1)/v; zero-bubble (ZB-H1) about a third of 1F1B's; DualPipe (DeepSeek-V3) "
                       "(p/2 − 1) × 2/3, and hides the expert all-to-all behind compute.", **keep)
-    st.number_input("Virtual stages (0 = fastest)", min_value=0, max_value=128, step=1, key=state.key("vs"),
+    st.number_input("Virtual stages (0 = fastest)", **bounds(state, "vs"), step=1, key=state.key("vs"),
                     disabled=state["sched"] != "interleaved",
                     help="Model chunks per GPU, interleaved schedule only.", **keep)
     st.selectbox("Attention kernel", list(ATTENTION_KERNELS), key=state.key("attn"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.cluster import MAX_NODES, Cluster
 from interconnect.topics.seating.live_figure import seating_family_spec
 from interconnect.topics.seating.model import SCHEDULES, Layout, Workload
 from interconnect.topics.seating.page_parts import HASH
@@ -23,7 +23,7 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["live_seating"]
 
-NODES_MAXIMUM = 100_000
+NODES_MAXIMUM = MAX_NODES
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)

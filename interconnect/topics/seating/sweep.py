@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.cluster import MAX_NODES, Cluster
 from interconnect.topics.seating.model import Layout, Workload, fit_layout
 from interconnect.topics.seating.model.step import evaluate_layouts
 from interconnect.workloads.presets import ModelPreset
@@ -50,7 +50,7 @@ class SeatingFamily:
     fits: np.ndarray
 
 
-def live_seating_nodes(current: int, maximum: int = 100_000) -> tuple[int, ...]:
+def live_seating_nodes(current: int, maximum: int = MAX_NODES) -> tuple[int, ...]:
     """Return the slider's node counts: powers of two up to 1,024 and the page's own count.
 
     >>> live_seating_nodes(6)[:5]
