@@ -6,7 +6,7 @@ the pipeline bubble and the memory per GPU.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -41,7 +41,7 @@ class _Grid:
     """The layouts under evaluation as float arrays, with what every phase of the step reads.
 
     ``s`` is the sequence in tokens, ``b`` the micro-batch in sequences, ``h`` the hidden size,
-    ``nbytes`` the bytes per value; ``micro`` the micro-batches per step per pipeline; ``most`` and
+    ``nbytes`` the bytes per value on the wire; ``micro`` the micro-batches per step per pipeline; ``most`` and
     ``last`` the layers on the fullest and on the last pipeline stage; ``groups`` maps a dimension
     (and ``edp``, expert data parallelism) to its GPUs per scale-up domain and domains spanned.
     """
@@ -106,8 +106,21 @@ def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarr
               "pp": shape(pp, tp * cp * dp)}
     most, last = stage_layers(model.layers, pp, workload.lighter_ends)
     return _Grid(model, cluster, workload, tp, pp, dp, cp, ep, zero, edp, workload.tokens(model),
-                 workload.micro_batch, model.hidden, workload.dtype_bytes,
+                 workload.micro_batch, model.hidden, _wire_bytes(workload),
                  workload.global_batch / (dp * workload.micro_batch), most, last, groups)
+
+
+def _wire_bytes(workload: Workload) -> float:
+    """Bytes per activation or gradient value between GPUs: 2 (16-bit) even in FP8 training.
+
+    FP8 is a GEMM input format: Transformer Engine casts a tensor to FP8 inside the module whose GEMM reads it and
+    keeps the module's outputs, the residual stream, attention and the weight gradients in BF16 (NVIDIA
+    Transformer Engine docs, "Using FP8 with Transformer Engine": "only the GEMMs run in FP8"), so pipeline sends,
+    context-parallel K and V, the expert all-to-alls (Megatron-Core dispatches BF16 hidden states unless an FP8
+    dispatch is asked for) and the data-parallel gradients move 2 bytes per value. The one FP8 transfer, TP's
+    all-gather of a GEMM input, is :func:`_tensor_parallel`'s.
+    """
+    return float(max(workload.dtype_bytes, 2))
 
 
 def _layer_times(g: _Grid) -> _LayerTimes:
@@ -121,15 +134,16 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     unfused = workload.attention == "unfused"
     T = s * g.b / g.cp  # tokens of a micro-batch on one CP rank (all TP ranks see them all)
     kv_width = 2 * model.kv_heads * model.head_dim
-    attn_w = h * (h + kv_width) + h * h
+    q = float(model.heads * model.head_dim)  # the queries' width: the hidden size, or not (Qwen3, GPT-OSS)
+    attn_w = h * (q + kv_width) + q * h
     mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
     ffn = float(model.ffn_hidden)
-    shapes = ((h + kv_width) / g.tp, h, h * (h + kv_width)), (h, h / g.tp, h * h), \
+    shapes = ((q + kv_width) / g.tp, h, h * (q + kv_width)), (h, q / g.tp, q * h), \
         (mlp_w / (2 * h) / g.tp, h, mlp_w / 2), (h, np.maximum(ffn / g.tp, 1.0), mlp_w / 2)
     weighted = sum(w for _, _, w in shapes)
     inv_factor = sum(w / gemm_shape_factor(T, n, k, sms) for n, k, w in shapes) / weighted
     gemm_fwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_factor
-    attn_flops_fwd = 4 * T * (s if unfused else s / 2) * h / g.tp  # flash skips the masked half
+    attn_flops_fwd = 4 * T * (s if unfused else s / 2) * q / g.tp  # flash skips the masked half
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
     stored = _per_layer_stored(model, workload, g.tp, g.cp, "none")
     scores = stored - _per_layer_stored(model, workload, g.tp, g.cp, "selective")
@@ -144,8 +158,8 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         # (only where FP8 tensor cores run faster than BF16 ones: elsewhere the GEMMs stay at the BF16 rate, uncast)
         per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
         mlp_width = mlp_w / (2 * h)
-        inputs = (3 * h + mlp_width) / g.tp                                # QKV, projection, FC1, FC2 inputs
-        grads = ((h + kv_width) + h + mlp_width + h) / g.tp                 # their outputs' gradients
+        inputs = (2 * h + q + mlp_width) / g.tp                            # QKV, projection, FC1, FC2 inputs
+        grads = ((q + kv_width) + h + mlp_width + h) / g.tp                 # their outputs' gradients
         fp8_fwd = T * inputs * per_value / hbm
         fp8_bwd = T * grads * per_value / hbm
     layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd
@@ -157,8 +171,11 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd
     layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
                 "full": layer_fwd}[workload.recompute]
-    # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward
-    output = 6 * T * h * model.vocab / g.tp / gemm_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
+    # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
+    # training (Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
+    # fp8_autocast modules; torchtitan's Float8 conversion leaves the "output" layer out)
+    output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
+    output = 6 * T * h * model.vocab / g.tp / output_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
     return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re, output)
 
 
@@ -180,14 +197,18 @@ def _tensor_parallel(g: _Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     per, dom = g.groups["tp"]
     act = (g.s / g.cp) * g.b * g.h * g.nbytes
+    # in FP8, Transformer Engine casts a column-parallel GEMM's input to FP8 before gathering it (1 byte a value);
+    # the row-parallel GEMM's output is reduce-scattered in BF16
+    gathered = act * min(g.workload.dtype_bytes, 2) / g.nbytes
     if g.workload.sequence_parallel:
-        t_ag = _time_s(g.cluster, "all_gather", per, dom, act)
+        t_ag = _time_s(g.cluster, "all_gather", per, dom, gathered)
         t_rs = _time_s(g.cluster, "reduce_scatter", per, dom, act)
         seconds, calls = g.passes * 2 * (t_ag + t_rs), g.passes * 4
     else:
         seconds, calls = g.passes * 2 * _time_s(g.cluster, "all_reduce", per, dom, act), g.passes * 2
     on = g.tp > 1
-    sent = g.passes * 4 * np.where(on, (g.tp - 1) / g.tp, 0) * act
+    sent = g.passes * 2 * np.where(on, (g.tp - 1) / g.tp, 0) * (act + (gathered if g.workload.sequence_parallel
+                                                                       else act))
     return np.where(on, seconds, 0.0), np.where(on, calls, 0.0), sent
 
 
