@@ -33,7 +33,13 @@ from interconnect.topics.seating.model.schedules import _virtual_stages, stage_l
 from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["evaluate_layouts"]
+__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts"]
+
+#: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
+#: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
+#: Distributed Deep Learning, arXiv 2507.03114, abstract) measure 18.9 % on average (40 % at most) over GPT and
+#: Llama training kernels on A100, H100, MI250 and MI210; one figure for every GPU family, as they give one.
+OVERLAP_SLOWDOWN = 0.189
 
 
 @dataclass(frozen=True)
@@ -412,7 +418,10 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     psi = dense_gpu + expert_gpu
     optimizer_s = 2 * 16 * psi / np.where(g.zero >= 1, g.dp, 1.0) / _hbm_bytes_per_s(cluster)
 
-    step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s
+    # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time)
+    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in DIMENSIONS)
+    interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
+    step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
     L, s, h = model.layers, g.s, g.h
     tokens_step = workload.global_batch * s
     n_gpus = g.tp * g.pp * g.dp * g.cp
@@ -424,7 +433,8 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
                bubble=idle_micro * t_micro / step, exposed_s=sum(out[f"{d}_exposed"] for d in DIMENSIONS),
                step_s=step, mfu=model_flops / n_gpus / peak / step, micro=g.micro,
                tflops=model_flops / n_gpus / step, hw_tflops=(model_flops + extra) / n_gpus / step,
-               optimizer_s=optimizer_s, t_micro=t_micro, idle_micro=idle_micro, stage_most=g.most,
+               optimizer_s=optimizer_s, interference_s=interference, t_micro=t_micro, idle_micro=idle_micro,
+               stage_most=g.most,
                stage_last=g.last, gemm_share=(g.micro * g.most * lt.gemm_fwd * 3) / step)
     out.update(_memory(g, dense_gpu, expert_gpu, out["virtual"]))
     out["psi"] = psi
