@@ -168,13 +168,19 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         grads = ((q + kv_width) + h + mlp_width + h) / g.tp                 # their outputs' gradients
         fp8_fwd = T * inputs * per_value / hbm
         fp8_bwd = T * grads * per_value / hbm
-    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd
+    # MoE: each token's hidden state is copied into expert order before the experts (read once, written top_k
+    # times) and gathered back after them (read top_k times, written once), and the same in the backward pass
+    # (Megatron-Core's moe_utils.permute / unpermute, in BF16 whatever the GEMMs' format): 2 (1 + k) h values a
+    # token each pass, on the tokens this GPU routes (its 1/t of them with sequence parallelism)
+    routed = T / (g.tp if workload.sequence_parallel else 1.0)
+    permute = (2 * (1 + model.top_k) * h * 2.0 * routed / hbm) if model.is_moe else 0.0 * T
+    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd + permute
     # flash attention's backward recomputes the scores: 5 matrix products to the forward's 2, 2.5 times its
     # FLOPs (as FlashAttention's own benchmark counts them, Dao-AILab/flash-attention,
     # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
     # attention's backward is twice its forward, as a GEMM's
     attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
-    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd
+    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
     layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
                 "full": layer_fwd}[workload.recompute]
     # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
