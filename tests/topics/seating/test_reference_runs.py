@@ -82,12 +82,14 @@ def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # examples/sc21/run_table_1.sh ran them (MBS 16/16/16/8/4/2/2/1/1/1; --num-layers-per-virtual-pipeline-stage
     # 5/5/3/1 for 76B-530B; CONFIG.sh --fp16). Expected model / paper is what that data gives (the issue expected
     # about 1.08-1.18), with A100's GEMM rate 230.0 TFLOP/s (gpu-kernels.toml: ml-engineering's current table);
-    # the 1.7B and 3.6B rows are misses over 15 %, reported, not hidden.
-    series = {"narayanan-1.7b-32": (137, 1.19), "narayanan-3.6b-64": (138, 1.19),
-              "narayanan-7.5b-128": (142, 1.14), "narayanan-18.4b-256": (135, 1.12),
-              "narayanan-39.1b-512": (138, 1.09), "narayanan-76.1b-1024": (140, 1.15),
+    # the 1.7B and 3.6B rows are misses over 15 %, reported, not hidden. The ratios moved by up to 0.015 when
+    # compute that overlaps a collective became 18.9 % slower for the overlapped time (step.OVERLAP_SLOWDOWN,
+    # Lee et al. 2025, arXiv 2507.03114): the TP and DP traffic these rows hide.
+    series = {"narayanan-1.7b-32": (137, 1.19), "narayanan-3.6b-64": (138, 1.18),
+              "narayanan-7.5b-128": (142, 1.13), "narayanan-18.4b-256": (135, 1.11),
+              "narayanan-39.1b-512": (138, 1.08), "narayanan-76.1b-1024": (140, 1.14),
               "narayanan-145.6b-1536": (148, 1.09), "narayanan-310.1b-1920": (155, 1.09),
-              "narayanan-529.6b-2520": (163, 1.11), "narayanan-1t-3072": (163, 1.03)}
+              "narayanan-529.6b-2520": (163, 1.10), "narayanan-1t-3072": (163, 1.03)}
     for run_id, (tflops, ratio) in series.items():
         run = RUNS[run_id]
         assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id

@@ -60,10 +60,12 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
     per_layer, _ = layer_params(model)
     kv_width = 2.0 * model.kv_heads * model.head_dim
     kv_split = np.minimum(tp, max(model.kv_heads, 1))  # KV heads are not split below one per GPU
-    mlp_params = np.maximum(per_layer - (h * (h + kv_width) + h * h), 0.0)
+    mlp_params = np.maximum(per_layer - (h * (model.heads * model.head_dim + kv_width)
+                                         + model.heads * model.head_dim * h), 0.0)
     mask = 1.0 if workload.dropout else 0.0
     whole = 2 * h + 2 * h + 2 * h + 2 * h + 2 * mask * h  # norm inputs, QKV and MLP inputs, dropout masks
-    split = 2 * h + 2 * h + 2 * mlp_params / h           # queries, attention output, MLP intermediates
+    q = float(model.heads * model.head_dim)             # the queries' width (the hidden size, or not: Qwen3)
+    split = 2 * q + 2 * q + 2 * mlp_params / h           # queries, attention output, MLP intermediates
     kv = 2 * kv_width / kv_split                          # keys and values
     scores = (2 + 3 * mask) * a * seq_total / tp if workload.attention == "unfused" else 0.0
     if workload.sequence_parallel:

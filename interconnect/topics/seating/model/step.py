@@ -6,7 +6,7 @@ the pipeline bubble and the memory per GPU.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -33,7 +33,13 @@ from interconnect.topics.seating.model.schedules import _virtual_stages, stage_l
 from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["evaluate_layouts"]
+__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts"]
+
+#: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
+#: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
+#: Distributed Deep Learning, arXiv 2507.03114, abstract) measure 18.9 % on average (40 % at most) over GPT and
+#: Llama training kernels on A100, H100, MI250 and MI210; one figure for every GPU family, as they give one.
+OVERLAP_SLOWDOWN = 0.189
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,7 @@ class _Grid:
     """The layouts under evaluation as float arrays, with what every phase of the step reads.
 
     ``s`` is the sequence in tokens, ``b`` the micro-batch in sequences, ``h`` the hidden size,
-    ``nbytes`` the bytes per value; ``micro`` the micro-batches per step per pipeline; ``most`` and
+    ``nbytes`` the bytes per value on the wire; ``micro`` the micro-batches per step per pipeline; ``most`` and
     ``last`` the layers on the fullest and on the last pipeline stage; ``groups`` maps a dimension
     (and ``edp``, expert data parallelism) to its GPUs per scale-up domain and domains spanned.
     """
@@ -106,8 +112,21 @@ def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarr
               "pp": shape(pp, tp * cp * dp)}
     most, last = stage_layers(model.layers, pp, workload.lighter_ends)
     return _Grid(model, cluster, workload, tp, pp, dp, cp, ep, zero, edp, workload.tokens(model),
-                 workload.micro_batch, model.hidden, workload.dtype_bytes,
+                 workload.micro_batch, model.hidden, _wire_bytes(workload),
                  workload.global_batch / (dp * workload.micro_batch), most, last, groups)
+
+
+def _wire_bytes(workload: Workload) -> float:
+    """Bytes per activation or gradient value between GPUs: 2 (16-bit) even in FP8 training.
+
+    FP8 is a GEMM input format: Transformer Engine casts a tensor to FP8 inside the module whose GEMM reads it and
+    keeps the module's outputs, the residual stream, attention and the weight gradients in BF16 (NVIDIA
+    Transformer Engine docs, "Using FP8 with Transformer Engine": "only the GEMMs run in FP8"), so pipeline sends,
+    context-parallel K and V, the expert all-to-alls (Megatron-Core dispatches BF16 hidden states unless an FP8
+    dispatch is asked for) and the data-parallel gradients move 2 bytes per value. The one FP8 transfer, TP's
+    all-gather of a GEMM input, is :func:`_tensor_parallel`'s.
+    """
+    return float(max(workload.dtype_bytes, 2))
 
 
 def _layer_times(g: _Grid) -> _LayerTimes:
@@ -121,15 +140,16 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     unfused = workload.attention == "unfused"
     T = s * g.b / g.cp  # tokens of a micro-batch on one CP rank (all TP ranks see them all)
     kv_width = 2 * model.kv_heads * model.head_dim
-    attn_w = h * (h + kv_width) + h * h
+    q = float(model.heads * model.head_dim)  # the queries' width: the hidden size, or not (Qwen3, GPT-OSS)
+    attn_w = h * (q + kv_width) + q * h
     mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
     ffn = float(model.ffn_hidden)
-    shapes = ((h + kv_width) / g.tp, h, h * (h + kv_width)), (h, h / g.tp, h * h), \
+    shapes = ((q + kv_width) / g.tp, h, h * (q + kv_width)), (h, q / g.tp, q * h), \
         (mlp_w / (2 * h) / g.tp, h, mlp_w / 2), (h, np.maximum(ffn / g.tp, 1.0), mlp_w / 2)
     weighted = sum(w for _, _, w in shapes)
     inv_factor = sum(w / gemm_shape_factor(T, n, k, sms) for n, k, w in shapes) / weighted
     gemm_fwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_factor
-    attn_flops_fwd = 4 * T * (s if unfused else s / 2) * h / g.tp  # flash skips the masked half
+    attn_flops_fwd = 4 * T * (s if unfused else s / 2) * q / g.tp  # flash skips the masked half
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
     stored = _per_layer_stored(model, workload, g.tp, g.cp, "none")
     scores = stored - _per_layer_stored(model, workload, g.tp, g.cp, "selective")
@@ -144,21 +164,30 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         # (only where FP8 tensor cores run faster than BF16 ones: elsewhere the GEMMs stay at the BF16 rate, uncast)
         per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
         mlp_width = mlp_w / (2 * h)
-        inputs = (3 * h + mlp_width) / g.tp                                # QKV, projection, FC1, FC2 inputs
-        grads = ((h + kv_width) + h + mlp_width + h) / g.tp                 # their outputs' gradients
+        inputs = (2 * h + q + mlp_width) / g.tp                            # QKV, projection, FC1, FC2 inputs
+        grads = ((q + kv_width) + h + mlp_width + h) / g.tp                 # their outputs' gradients
         fp8_fwd = T * inputs * per_value / hbm
         fp8_bwd = T * grads * per_value / hbm
-    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd
+    # MoE: each token's hidden state is copied into expert order before the experts (read once, written top_k
+    # times) and gathered back after them (read top_k times, written once), and the same in the backward pass
+    # (Megatron-Core's moe_utils.permute / unpermute, in BF16 whatever the GEMMs' format): 2 (1 + k) h values a
+    # token each pass, on the tokens this GPU routes (its 1/t of them with sequence parallelism)
+    routed = T / (g.tp if workload.sequence_parallel else 1.0)
+    permute = (2 * (1 + model.top_k) * h * 2.0 * routed / hbm) if model.is_moe else 0.0 * T
+    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd + permute
     # flash attention's backward recomputes the scores: 5 matrix products to the forward's 2, 2.5 times its
     # FLOPs (as FlashAttention's own benchmark counts them, Dao-AILab/flash-attention,
     # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
     # attention's backward is twice its forward, as a GEMM's
     attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
-    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd
+    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
     layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
                 "full": layer_fwd}[workload.recompute]
-    # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward
-    output = 6 * T * h * model.vocab / g.tp / gemm_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
+    # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
+    # training (Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
+    # fp8_autocast modules; torchtitan's Float8 conversion leaves the "output" layer out)
+    output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
+    output = 6 * T * h * model.vocab / g.tp / output_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
     return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re, output)
 
 
@@ -180,14 +209,18 @@ def _tensor_parallel(g: _Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     per, dom = g.groups["tp"]
     act = (g.s / g.cp) * g.b * g.h * g.nbytes
+    # in FP8, Transformer Engine casts a column-parallel GEMM's input to FP8 before gathering it (1 byte a value);
+    # the row-parallel GEMM's output is reduce-scattered in BF16
+    gathered = act * min(g.workload.dtype_bytes, 2) / g.nbytes
     if g.workload.sequence_parallel:
-        t_ag = _time_s(g.cluster, "all_gather", per, dom, act)
+        t_ag = _time_s(g.cluster, "all_gather", per, dom, gathered)
         t_rs = _time_s(g.cluster, "reduce_scatter", per, dom, act)
         seconds, calls = g.passes * 2 * (t_ag + t_rs), g.passes * 4
     else:
         seconds, calls = g.passes * 2 * _time_s(g.cluster, "all_reduce", per, dom, act), g.passes * 2
     on = g.tp > 1
-    sent = g.passes * 4 * np.where(on, (g.tp - 1) / g.tp, 0) * act
+    sent = g.passes * 2 * np.where(on, (g.tp - 1) / g.tp, 0) * (act + (gathered if g.workload.sequence_parallel
+                                                                       else act))
     return np.where(on, seconds, 0.0), np.where(on, calls, 0.0), sent
 
 
@@ -391,7 +424,10 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     psi = dense_gpu + expert_gpu
     optimizer_s = 2 * 16 * psi / np.where(g.zero >= 1, g.dp, 1.0) / _hbm_bytes_per_s(cluster)
 
-    step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s
+    # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time)
+    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in DIMENSIONS)
+    interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
+    step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
     L, s, h = model.layers, g.s, g.h
     tokens_step = workload.global_batch * s
     n_gpus = g.tp * g.pp * g.dp * g.cp
@@ -403,7 +439,8 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
                bubble=idle_micro * t_micro / step, exposed_s=sum(out[f"{d}_exposed"] for d in DIMENSIONS),
                step_s=step, mfu=model_flops / n_gpus / peak / step, micro=g.micro,
                tflops=model_flops / n_gpus / step, hw_tflops=(model_flops + extra) / n_gpus / step,
-               optimizer_s=optimizer_s, t_micro=t_micro, idle_micro=idle_micro, stage_most=g.most,
+               optimizer_s=optimizer_s, interference_s=interference, t_micro=t_micro, idle_micro=idle_micro,
+               stage_most=g.most,
                stage_last=g.last, gemm_share=(g.micro * g.most * lt.gemm_fwd * 3) / step)
     out.update(_memory(g, dense_gpu, expert_gpu, out["virtual"]))
     out["psi"] = psi
