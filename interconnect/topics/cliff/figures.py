@@ -144,47 +144,48 @@ def _right_edge(low: float, values: Sequence[float], texts: Sequence[str], label
 
 
 def generation_figure(rows: Sequence[GenerationRatio]) -> go.Figure:
-    """Scale-up over network per GPU, each GPU in its own reference server, in release order.
+    """Scale-up over network per GPU, each GPU in its own reference server, in release order (top down).
 
-    Like for like is a bar with its ratio on top; the ratio as often quoted (both directions over
-    one) is a grey mark with its number; the achieved ratio, where the catalog has both achieved
+    One bar per GPU, lying down so that every name has a line of its own however many GPUs the catalog
+    holds: like for like is the bar with its ratio at its end; the ratio as often quoted (both directions
+    over one) is a grey mark with its number; the achieved ratio, where the catalog has both achieved
     figures, a green diamond.
     """
     names = [short_gpu_name(row.gpu.name).replace(" SXM5", "").replace(" SXM4", "").replace(" SXM2", "")
              .replace(" SXM", "") for row in rows]
-    ticks = [f"{name}<br>{row.gpu.year}" for name, row in zip(names, rows, strict=True)]
+    ticks = [f"{name} · {row.gpu.year}" for name, row in zip(names, rows, strict=True)]
     hover = [f"{row.gpu.name}<br>{row.nics_per_gpu:g} × {row.nic.name} per GPU" for row in rows]
     figure = go.Figure()
     figure.add_trace(go.Bar(
-        x=ticks, y=[row.ratio_like_for_like for row in rows], name="Like for like (per direction)",
+        y=ticks, x=[row.ratio_like_for_like for row in rows], orientation="h", name="Like for like (per direction)",
         marker_color="#0072B2", text=[f"{row.ratio_like_for_like:.3g}:1" for row in rows], textposition="outside",
         textfont={"size": 14}, constraintext="none", cliponaxis=False, customdata=hover,
-        hovertemplate="%{customdata}<br>like for like %{y:.3g}:1<extra></extra>",
+        hovertemplate="%{customdata}<br>like for like %{x:.3g}:1<extra></extra>",
     ))
     figure.add_trace(go.Scatter(
-        x=ticks, y=[row.ratio_as_quoted for row in rows], name="As often quoted (both directions ÷ one)",
+        y=ticks, x=[row.ratio_as_quoted for row in rows], name="As often quoted (both directions ÷ one)",
         mode="markers+text",
-        marker={"symbol": "line-ew-open", "size": 26, "color": "#6b7280", "line": {"width": 3, "color": "#6b7280"}},
-        text=[f"{row.ratio_as_quoted:.3g}:1" for row in rows], textposition="top center",
+        marker={"symbol": "line-ns-open", "size": 20, "color": "#6b7280", "line": {"width": 3, "color": "#6b7280"}},
+        text=[f"{row.ratio_as_quoted:.3g}:1" for row in rows], textposition="middle right",
         textfont={"size": 14, "color": "#4b5563"}, cliponaxis=False, customdata=hover,
-        hovertemplate="%{customdata}<br>as quoted %{y:.3g}:1<extra></extra>",
+        hovertemplate="%{customdata}<br>as quoted %{x:.3g}:1<extra></extra>",
     ))
     achieved = [(tick, row.ratio_achieved, text) for tick, row, text in zip(ticks, rows, hover, strict=True)
                 if row.ratio_achieved]
     if achieved:
         figure.add_trace(go.Scatter(
-            x=[tick for tick, _, _ in achieved], y=[value for _, value, _ in achieved], mode="markers",
+            y=[tick for tick, _, _ in achieved], x=[value for _, value, _ in achieved], mode="markers",
             name="Achieved (the maker's collective library)",
             marker={"symbol": "diamond", "size": 13, "color": "#009E73", "line": {"width": 1, "color": "white"}},
             customdata=[text for _, _, text in achieved],
-            hovertemplate="%{customdata}<br>achieved %{y:.3g}:1<extra></extra>",
+            hovertemplate="%{customdata}<br>achieved %{x:.3g}:1<extra></extra>",
         ))
     top = max(row.ratio_as_quoted for row in rows)
     figure.update_layout(title={"text": "Scale-up ÷ network per GPU (x : 1), each GPU in its own server"},
-                         bargap=0.35)
-    apply_theme(figure, height=470)
+                         bargap=0.3)
+    apply_theme(figure, height=170 + 30 * len(rows))
     title_over_legend(figure)
     figure.update_layout(margin={"b": 20, "r": 10, "l": 10})
-    figure.update_xaxes(categoryorder="array", categoryarray=ticks, tickfont={"size": 14}, tickangle=0)
-    figure.update_yaxes(range=[0, top * 1.15], tickfont={"size": 14}, gridcolor="#e5e7eb")
+    figure.update_yaxes(categoryorder="array", categoryarray=ticks[::-1], tickfont={"size": 14}, automargin=True)
+    figure.update_xaxes(range=[0, top * 1.25], tickfont={"size": 14}, gridcolor="#e5e7eb")
     return figure

@@ -71,7 +71,7 @@ def test_gaudi3_gets_its_own_servers_nics():
     at.radio(key="cliff.view").set_value("generations").run()
     assert at.query_params["view"] == "generations"
     generations = chart_specs(at)[0]["data"][0]
-    assert generations["text"][[t.split("<br>")[0] for t in generations["x"]].index("Gaudi 3")] == "7:1"
+    assert generations["text"][[t.split(" · ")[0] for t in generations["y"]].index("Gaudi 3")] == "7:1"
 
 
 def test_gb200_gets_its_own_racks_nics():

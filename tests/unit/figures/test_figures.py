@@ -102,12 +102,12 @@ def test_generation_figure_in_release_order_with_readable_labels():
     rows = generation_ratios(CATALOG)
     figure = generation_figure(rows)
     like = figure.data[0]
-    assert len(like.x) == len(CATALOG.gpus)
-    assert list(figure.layout.xaxis.categoryarray) == list(like.x)
-    years = [int(tick.split("<br>")[1]) for tick in like.x]
+    assert len(like.y) == len(CATALOG.gpus) and like.orientation == "h"  # one line per GPU, however many
+    assert list(figure.layout.yaxis.categoryarray) == list(like.y)[::-1]  # release order, top down
+    years = [int(tick.split(" · ")[1]) for tick in like.y]
     assert years == sorted(years)
     assert all(trace.textfont.size is None or trace.textfont.size >= 14 for trace in figure.data)
-    assert figure.layout.xaxis.tickfont.size >= 14 and figure.layout.xaxis.tickangle == 0
+    assert figure.layout.yaxis.tickfont.size >= 14
     gaudi = next(i for i, row in enumerate(rows) if row.gpu.id == "gaudi3")
     assert like.text[gaudi] == "7:1"  # 525 / (3 x 25) GB/s, as on the page's headline
 
