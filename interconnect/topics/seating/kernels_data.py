@@ -93,8 +93,8 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
     ------
     KernelDataError
         For an unknown or missing table or key, a wrong type, a rate that is not positive, an attention
-        share or sustained ratio outside (0, 1], a negative SM count, a duplicate id or GPU, or a source id the file does
-        not list; the message names the file, the table and the key.
+        share or sustained ratio outside (0, 1], a negative SM count, a duplicate id or GPU, or a source id
+        the file does not list; the message names the file, the table and the key.
 
     Examples
     --------
