@@ -23,7 +23,9 @@ _FAMILY_KEYS = {"id": str, "name": str, "gpus": list, "gemm_tflops": float, "gem
                 "attention_share": float, "attention_basis": str, "attention_sources": list, "sms": int,
                 "sms_sources": list}
 _FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources": list,
-                    "fp8_gemm_ratio": float, "fp8_basis": str, "fp8_sources": list}
+                    "fp8_gemm_ratio": float, "fp8_basis": str, "fp8_sources": list,
+                    "attention_sustained": float, "attention_sustained_basis": str,
+                    "attention_sustained_sources": list}
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
 
 
@@ -54,10 +56,22 @@ class KernelFigures:
     #: measured FP8 over BF16 GEMM rate on one GPU of the family; None: not measured (the spec peaks' ratio is used)
     fp8_gemm_ratio: float | None = None
     fp8_basis: str = ""
+    #: what an attention kernel keeps of its single-GPU rate with the whole node busy at its power limit (the
+    #: GEMM benchmark's sustained over best measured rate); 1.0: not given, the shares are used as they are
+    attention_sustained: float = 1.0
+    attention_sustained_basis: str = ""
 
     def attention_share_for(self, kernel: str) -> float:
-        """Share of the BF16 peak of the attention kernel ``"flash"`` (the newest) or ``"flash2"``."""
-        return self.flash2_share if kernel == "flash2" and self.flash2_share is not None else self.attention_share
+        """Share of the BF16 peak of the attention kernel ``"flash"`` (the newest) or ``"flash2"``, sustained.
+
+        The single-GPU kernel figure times :attr:`attention_sustained`.
+
+        >>> k = kernel_figures("h100-sxm")
+        >>> f"{k.attention_share_for('flash'):.4f} {k.attention_share_for('flash2'):.4f}"   # 0.6 and 0.35 x 0.848
+        '0.5088 0.2968'
+        """
+        share = self.flash2_share if kernel == "flash2" and self.flash2_share is not None else self.attention_share
+        return share * self.attention_sustained
 
 
 def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFigures], dict[str, dict]]:
@@ -79,8 +93,8 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
     ------
     KernelDataError
         For an unknown or missing table or key, a wrong type, a rate that is not positive, an attention
-        share outside (0, 1], a negative SM count, a duplicate id or GPU, or a source id the file does
-        not list; the message names the file, the table and the key.
+        share or sustained ratio outside (0, 1], a negative SM count, a duplicate id or GPU, or a source id
+        the file does not list; the message names the file, the table and the key.
 
     Examples
     --------
@@ -105,9 +119,11 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         if row.get("id") in families:
             row.fail("duplicate id")
         families.add(row.get("id"))
-        for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources", "fp8_sources"):
+        for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources", "fp8_sources",
+                    "attention_sustained_sources"):
             if (key == "flash2_sources" and row.get("flash2_share") is None) or (
-                    key == "fp8_sources" and row.get("fp8_gemm_ratio") is None):
+                    key == "fp8_sources" and row.get("fp8_gemm_ratio") is None) or (
+                    key == "attention_sustained_sources" and row.get("attention_sustained") is None):
                 continue
             cited = row.get(key, [])
             # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
@@ -124,17 +140,23 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         fp8 = row.get("fp8_gemm_ratio")
         if fp8 is not None and not (math.isfinite(fp8) and 1 <= fp8 <= 4):
             row.fail(f"'fp8_gemm_ratio' must be between 1 and 4 (FP8 over BF16 GEMM rate), got {fp8!r}")
+        sustained = row.get("attention_sustained")
+        if sustained is not None and not (math.isfinite(sustained) and 0 < sustained <= 1):
+            row.fail(f"'attention_sustained' must be a fraction in (0, 1], got {sustained!r}")
         if row.get("sms") < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
         gpus = row.get("gpus")
         if not gpus or any(not isinstance(gpu, str) for gpu in gpus):
             row.fail("'gpus' must list GPU catalog ids")
         cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"),
-                 *row.get("flash2_sources", []), *row.get("fp8_sources", []))
+                 *row.get("flash2_sources", []), *row.get("fp8_sources", []),
+                 *row.get("attention_sustained_sources", []))
         figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
                                 float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)),
                                 None if flash2 is None else float(flash2), row.get("flash2_basis", ""),
-                                None if fp8 is None else float(fp8), row.get("fp8_basis", ""))
+                                None if fp8 is None else float(fp8), row.get("fp8_basis", ""),
+                                1.0 if sustained is None else float(sustained),
+                                row.get("attention_sustained_basis", ""))
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

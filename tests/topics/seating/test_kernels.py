@@ -52,6 +52,8 @@ def test_sources_are_pinned_to_the_commit_that_holds_them():
     ('attention_sources = ["fa2"]', 'attention_sources = ["fa9"]', r"family 'ampere': 'attention_sources' must list"),
     ('flash2_share = 0.35', 'flash2_share = 0.0', r"family 'hopper': 'flash2_share' must be a fraction"),
     ('flash2_sources = ["fa3"]', 'flash2_sources = []', r"family 'hopper': 'flash2_sources' must list"),
+    ('attention_sustained = 0.815', 'attention_sustained = 1.2',
+     r"family 'blackwell': 'attention_sustained' must be a fraction"),
     ('sms = 108', 'sms = "108"', r"family 'ampere': 'sms' has the wrong type"),
     ('gpus = ["mi300x", "mi325x"]', 'gpus = ["mi300x", "h200"]', r"family 'cdna3': GPU 'h200' is already in family"),
     ('[[family]]\nid = "ampere"', '[[family]]\ncolour = "green"\nid = "ampere"', r"family 'ampere': unknown key\(s\)"),
@@ -68,8 +70,27 @@ def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new,
 
 def test_flash_attention_2_runs_at_its_own_share_on_hopper_only():
     # FlashAttention-3 paper (arXiv 2407.08608), abstract: FlashAttention-2 reaches 35 % of an H100's peak
+    # (both single-GPU figures, taken at the sustained/burst ratio: see the next test)
     hopper, ampere = kernel_figures("h100-sxm"), kernel_figures("a100-sxm")
-    assert hopper.attention_share_for("flash2") == pytest.approx(0.35)
-    assert hopper.attention_share_for("flash") == pytest.approx(hopper.attention_share) != 0.35
+    assert hopper.attention_share_for("flash2") == pytest.approx(0.35 * hopper.attention_sustained)
+    assert hopper.attention_share_for("flash") == pytest.approx(hopper.attention_share * hopper.attention_sustained)
+    assert hopper.attention_share != 0.35
     # on Ampere FlashAttention-2 is the newest kernel: one figure for both names
     assert ampere.attention_share_for("flash2") == ampere.attention_share_for("flash")
+
+
+@pytest.mark.parametrize(("gpu", "sustained", "burst"), [
+    # ml-engineering fast-mamf branch, commit 082816f, benchmarks/README.md, "All 8 GPUs x 5 rounds": H200 BF16
+    # MSMF 698.6 and MAMF 823.9 (Hopper; Ampere's GEMM figure takes the same ratio); B200 MSMF 1426.4, MAMF 1751.2
+    ("h100-sxm", 698.6, 823.9), ("a100-sxm", 698.6, 823.9), ("b200", 1426.4, 1751.2), ("gb200", 1426.4, 1751.2),
+])
+def test_attention_takes_the_families_sustained_over_burst_ratio(gpu, sustained, burst):
+    k = kernel_figures(gpu)
+    assert k.attention_sustained == pytest.approx(sustained / burst, abs=5e-4)
+    assert k.attention_share_for("flash") == pytest.approx(k.attention_share * sustained / burst, abs=5e-4)
+
+
+def test_attention_without_a_sustained_figure_keeps_its_share():
+    # CDNA 3: no sustained figure is published (its GEMM rate is the best measured one), so none is applied
+    k = kernel_figures("mi300x")
+    assert k.attention_sustained == 1.0 and k.attention_share_for("flash") == k.attention_share
