@@ -123,3 +123,28 @@ def test_bad_fraction_raises():
     with pytest.raises(WeightSyncError):
         payload_bytes(1e9, 2, "delta", 1.5)
     assert math.isinf(evaluate_weight_sync(across_wan(generation_s=0.01)).required_bytes_per_s)
+
+
+# --- The weight-sync command ----------------------------------------------------------------------------
+
+def test_cli_json_gives_the_doc_case(capsys):
+    import json
+
+    from interconnect.cli import main
+
+    assert main(["weight-sync", "--route", "wan", "--wan-bandwidth", "100 Gbit/s", "--rtt", "20 ms", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["payload"] == {"value": 140.0, "unit": "GB"}
+    assert round(out["sync_time"]["value"], 2) == 11.22
+    assert round(out["fanout_sync_time"]["value"], 1) == 89.6
+    assert out["hidden"] is True and out["staleness_steps"] == 1
+
+
+@pytest.mark.parametrize("argv", [["--fraction", "2"], ["--rtt", "banana"], ["--receivers", "0"], ["--gpu", "nope"],
+                                  ["--bogus"], ["--generation-time", "0 s"], ["--staging", "-3 GB/s"]])
+def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
+    from interconnect.cli import main
+
+    assert main(["weight-sync", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err and "\n" not in err
