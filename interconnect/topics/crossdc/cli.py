@@ -268,7 +268,8 @@ def register_weight_sync(commands: Any) -> None:
                         "or the top-k share (default full)")
     parser.add_argument("--fraction", type=_float, default=0.02,
                         help="delta/topk: share of values sent, as a fraction (default 0.02)")
-    parser.add_argument("--index-bits", type=_int, default=32, help="delta/topk: bits of position per value (default 32)")
+    parser.add_argument("--index-bits", type=_int, default=32,
+                        help="delta/topk: bits of position per value (default 32)")
     parser.add_argument("--route", choices=ROUTES, default="site", help="node (NVLink), site (the site's NICs) or wan "
                         "(another site) (default site)")
     parser.add_argument("--receivers", type=_int, default=8,
