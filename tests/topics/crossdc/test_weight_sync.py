@@ -148,3 +148,33 @@ def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
     assert main(["weight-sync", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err and "\n" not in err
+
+
+# --- The page section -------------------------------------------------------------------------------------
+
+PAGE = "pages/6_Across_sites.py"
+WS_QUERY = {"ws": "1", "wsparams": "70B", "wsprec": "bf16", "wsmode": "full", "wsfrac": "2", "wsibits": "32",
+            "wsroute": "wan", "wsrecv": "8", "wstopo": "tree", "wsbw": "100 Gbit/s", "wsrtt": "20 ms",
+            "wsstage": "0", "wsgen": "60 s", "wspause": "1", "wsswap": "0 s"}
+
+
+def test_section_is_closed_by_default():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE)
+    assert not at.exception
+    assert not any(m.label == "Sync time" for m in at.metric)
+    assert at.query_params.get("ws", "0") in ("0", "false")
+
+
+def test_every_weight_sync_input_round_trips_through_the_link():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE, WS_QUERY)
+    assert not at.exception and not at.warning
+    assert {k: v for k, v in at.query_params.items() if k.startswith("ws")} == WS_QUERY
+    sync = next(m.value for m in at.metric if m.label == "Sync time")
+    lost = next(m.value for m in at.metric if m.label == "Lost per step")
+    assert sync == lost  # paused: the whole sync is lost
+    assert sync.startswith("11.2")  # docs/crossdc-weight-sync.md, case 2 (site NICs from the cluster model)
+    assert not any(m.label == "Payload per sync" and m.value == "" for m in at.metric)
