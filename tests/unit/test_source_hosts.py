@@ -58,6 +58,7 @@ ALLOWED_HOSTS: dict[str, tuple[str, str]] = {
     "acm.org": (PRIMARY, "ACM Digital Library, the papers"),
     "ennanzhai.github.io": (PRIMARY, "Ennan Zhai, co-author of Alibaba HPN (SIGCOMM 2024), his copy of the paper"),
     "engineering.fb.com": (PRIMARY, "Meta's engineering blog, about its own clusters"),
+    "research.perplexity.ai": (PRIMARY, "Perplexity's research blog, about its own weight-transfer system"),
     "jax-ml.github.io": (PRIMARY, "Google DeepMind authors' scaling book"),
     "bigscience.notion.site": (PRIMARY, "BigScience, the authors' own training log"),
     "github.com": (PRIMARY, "GitHub: makers' and authors' repositories, issues and commits (NCCL, Linux, ...)"),

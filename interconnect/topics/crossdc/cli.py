@@ -98,6 +98,7 @@ def register(commands: Any) -> None:
                         help="compute utilisation to size the WAN for, as a fraction (default 0.95)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_crossdc)
+    register_weight_sync(commands)
 
 
 #: The Across-sites page's link key of each typed flag: the command line accepts the page's range.
@@ -247,3 +248,116 @@ def _duration(seconds: float) -> str:
 
 def _gb(size_bytes: float) -> str:
     return format_quantity(Q_(size_bytes, "B"))
+
+
+# --- weight-sync: RL weights from the trainer to its generators ------------------------------------------
+
+DEFAULT_SYNC_WAN = "100 Gbit/s"
+
+
+def register_weight_sync(commands: Any) -> None:
+    """The ``weight-sync`` sub-command (registered with ``crossdc`` by :func:`register`)."""
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES, TOPOLOGIES
+
+    parser = commands.add_parser("weight-sync", help="RL weight sync: trainer to generators, in a site or across "
+                                 "sites, and whether it hides behind generation")
+    parser.add_argument("--params", default="70e9", help="model parameters: 7B, 70e9, 1T (default 70e9)")
+    parser.add_argument("--precision", choices=tuple(BYTES_PER_VALUE), default="bf16",
+                        help="precision the generators receive (default bf16)")
+    parser.add_argument("--mode", choices=MODES, default="full", help="send every value, the changed ones (delta) "
+                        "or the top-k share (default full)")
+    parser.add_argument("--fraction", type=_float, default=0.02,
+                        help="delta/topk: share of values sent, as a fraction (default 0.02)")
+    parser.add_argument("--index-bits", type=_int, default=32,
+                        help="delta/topk: bits of position per value (default 32)")
+    parser.add_argument("--route", choices=ROUTES, default="site", help="node (NVLink), site (the site's NICs) or wan "
+                        "(another site) (default site)")
+    parser.add_argument("--receivers", type=_int, default=8,
+                        help="generator GPUs (route node) or generator nodes (site, wan) (default 8)")
+    parser.add_argument("--topology", choices=TOPOLOGIES, default="tree",
+                        help="pipelined broadcast tree, or fan-out from the trainer (default tree)")
+    parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id: its server's NVLink and NICs (default "
+                        "h100-sxm)")
+    parser.add_argument("--wan-bandwidth", default=DEFAULT_SYNC_WAN, help=f"between sites (default {DEFAULT_SYNC_WAN})")
+    parser.add_argument("--rtt", default="20 ms", help="round trip between sites (default 20 ms)")
+    parser.add_argument("--staging", help="rate of the software path (gather, cast, reload), e.g. '70 GB/s' "
+                        "(default: the wire alone)")
+    parser.add_argument("--generation-time", default="60 s", help="generation time per step (default 60 s)")
+    parser.add_argument("--paused", action="store_true", help="pause generation during the sync (default: background)")
+    parser.add_argument("--swap-time", default="0 s", help="background: pause to swap the new weights in (default 0 s)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run_weight_sync)
+
+
+def _weight_sync_scenario(args: argparse.Namespace):
+    from interconnect.topics.crossdc.model.weight_sync import (
+        BYTES_PER_VALUE,
+        WeightSyncError,
+        WeightSyncScenario,
+        site_link,
+    )
+
+    try:
+        params = parse_params(args.params)
+    except CrossDCError as exc:
+        raise CliError(f"--params: {exc}") from exc
+    if not 0 < args.fraction <= 1:
+        raise CliError(f"--fraction: must lie in (0, 1] (a fraction: 0.02, not 2), got {args.fraction:g}")
+    if not 0 <= args.index_bits <= 64:
+        raise CliError(f"--index-bits: must lie between 0 and 64, got {args.index_bits}")
+    if not 1 <= args.receivers <= 1_000_000:
+        raise CliError(f"--receivers: must lie between 1 and 1000000, got {args.receivers}")
+    try:
+        nvlink, egress, hop = site_link(args.gpu)
+    except UnknownIdError as exc:
+        raise CliError(f"--gpu: {exc}") from exc
+    wan = _quantity("--wan-bandwidth", args.wan_bandwidth, "bandwidth", "B/s")
+    rtt = _quantity("--rtt", args.rtt, "time", "s", allow_zero=True)
+    staging = _quantity("--staging", args.staging, "bandwidth", "B/s") if args.staging else math.inf
+    generation = _quantity("--generation-time", args.generation_time, "time", "s")
+    swap = _quantity("--swap-time", args.swap_time, "time", "s", allow_zero=True)
+    try:
+        return WeightSyncScenario(params, BYTES_PER_VALUE[args.precision], args.mode, args.fraction, args.index_bits,
+                                  route=args.route, receivers=args.receivers, topology=args.topology,
+                                  nvlink_bytes_per_s=nvlink, site_bytes_per_s=egress, site_latency_s=hop,
+                                  wan_bytes_per_s=wan, wan_rtt_s=rtt, staging_bytes_per_s=staging,
+                                  generation_s=generation, background=not args.paused, swap_s=swap)
+    except WeightSyncError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def run_weight_sync(args: argparse.Namespace) -> int:
+    from interconnect.topics.crossdc.model.weight_sync import evaluate_weight_sync
+
+    s = _weight_sync_scenario(args)
+    r = evaluate_weight_sync(s)
+    if args.json:
+        print_json({
+            "params": s.params, "precision": args.precision, "mode": s.mode, "route": s.route,
+            "receivers": s.receivers, "topology": s.topology, "gpu": args.gpu, "background": s.background,
+            "payload": _q(r.payload_bytes, "GB", "B"),
+            "full_payload": _q(r.full_bytes, "GB", "B"),
+            "bottleneck_bandwidth": _q(r.bottleneck_bytes_per_s, "Gbit/s", "B/s"),
+            "route_latency": _q(r.latency_s, "ms", "s"),
+            "sync_time": _q(r.sync_s, "s", "s"),
+            "tree_sync_time": _q(r.tree_sync_s, "s", "s"),
+            "fanout_sync_time": _q(r.fanout_sync_s, "s", "s"),
+            "generation_time": _q(s.generation_s, "s", "s"),
+            "exposed_time_per_step": _q(r.hiding.exposed_s, "s", "s"),
+            "staleness_steps": r.hiding.staleness_steps,
+            "generation_share": _percent(r.hiding.generation_share),
+            "hidden": r.hiding.hidden,
+            "bandwidth_to_hide": _q(r.required_bytes_per_s, "Gbit/s", "B/s"),
+        })
+        return 0
+    how = "in the background" if s.background else "with generation paused"
+    print(f"Weight sync: {s.params:.3g} parameters, {args.precision}, {s.mode}; {s.route} route to {s.receivers} "
+          f"{'GPUs' if s.route == 'node' else 'nodes'}, {s.topology}")
+    print(f"  payload {_gb(r.payload_bytes)} (full {_gb(r.full_bytes)}); slowest stage "
+          f"{format_bandwidth(Q_(r.bottleneck_bytes_per_s, 'B/s'), 'bit/s')}, latency {_duration(r.latency_s)}")
+    print(f"  sync {_duration(r.sync_s)} (tree {_duration(r.tree_sync_s)}, fan-out {_duration(r.fanout_sync_s)})")
+    hidden = "hides behind" if r.hiding.hidden else "does not hide behind"
+    print(f"  {how}: {_duration(r.hiding.exposed_s)} lost per step, weights {r.hiding.staleness_steps} step(s) old, "
+          f"generating {r.hiding.generation_share:.1%} of the time; the sync {hidden} "
+          f"{_duration(s.generation_s)} of generation")
+    return 0

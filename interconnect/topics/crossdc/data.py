@@ -34,8 +34,12 @@ __all__ = [
     "SparseEncoding",
     "Table4",
     "Table4Row",
+    "WeightSyncDataError",
+    "WeightSyncMeasurement",
     "get_crossdc_data",
+    "get_weight_sync_data",
     "load_crossdc_data",
+    "load_weight_sync_data",
 ]
 
 #: Method ids (public schema: URL values and CLI choices); the file holds one [[method]] for each.
@@ -380,3 +384,120 @@ def get_crossdc_data() -> CrossDCData:
     500
     """
     return load_crossdc_data()
+
+
+# --- weight_sync.toml: published RL weight-sync measurements -------------------------------------------
+
+_WEIGHT_SYNC_FILE = "weight_sync.toml"
+#: Whether an input is given by the source or inferred by us (the file's header says how).
+HOW = ("stated", "inferred")
+#: What a measurement measured.
+SYNC_QUANTITIES = ("sync_time", "payload")
+
+
+class WeightSyncDataError(CrossDCDataError):
+    """``weight_sync.toml`` is inconsistent; the message names the file, the measurement and the key."""
+
+
+class _WeightSyncFile(DataFile):
+    error = WeightSyncDataError
+
+
+@dataclass(frozen=True)
+class WeightSyncMeasurement:
+    """One published weight-sync measurement with its inputs, each marked stated or inferred.
+
+    ``measured`` is in s for ``sync_time`` and in B for ``payload``; ``staging_bytes_per_s`` is infinite
+    when the source's software path is not modelled; ``pending`` says why the model is not compared.
+    """
+
+    id: str
+    sources: tuple[str, ...]
+    where: str
+    quantity: str
+    measured: float
+    system: str
+    params: float
+    bytes_per_value: float
+    precision: str
+    route: str
+    receivers: int
+    how: Mapping[str, str]
+    mode: str = "full"
+    fraction: float = 1.0
+    index_bits: float = 32.0
+    staging_bytes_per_s: float = float("inf")
+    calibration: bool = False
+    pending: str = ""
+    note: str = ""
+
+    @property
+    def compared(self) -> bool:
+        """Whether the tests hold the model to this measurement."""
+        return not self.pending
+
+
+def load_weight_sync_data(path: str | Path | None = None,
+                          source_ids: frozenset[str] | None = None) -> tuple[WeightSyncMeasurement, ...]:
+    """Read and check ``weight_sync.toml``.
+
+    Raises
+    ------
+    WeightSyncDataError
+        Naming the measurement and key, for an unknown or missing key, a wrong type, dimension or choice,
+        or an unknown source id.
+
+    Examples
+    --------
+    >>> rows = load_weight_sync_data()
+    >>> len(rows) >= 8, len({s for r in rows for s in r.sources}) >= 4
+    (True, True)
+    """
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES
+
+    if source_ids is None:
+        source_ids = get_catalog().sources
+    toml = _WeightSyncFile(path or packaged_data_file(_WEIGHT_SYNC_FILE), source_ids)
+    toml.only_tables(("measurement",))
+    rows: list[WeightSyncMeasurement] = []
+    for raw in toml.rows("measurement"):
+        where = f"{toml.name}: measurement '{raw.get('id', '?')}'"
+        r = toml.table(where, raw, {"id": str, "quantity": str, "measured": str, "system": str, "params": float,
+                                    "params_how": str, "precision": str, "precision_how": str, "route": str,
+                                    "receivers": int, "receivers_how": str, **_S},
+                       {"mode": str, "fraction": float, "fraction_how": str, "index_bits": int,
+                        "index_bits_how": str, "staging": str, "staging_how": str, "calibration": bool,
+                        "pending": str, "note": str})
+        quantity = r.choice("quantity", SYNC_QUANTITIES)
+        measured = r.quantity("measured", "time", "s") if quantity == "sync_time" else \
+            r.quantity("measured", "size", "B")
+        how = {key[:-4]: r.choice(key, HOW) for key in raw if key.endswith("_how")}
+        for key in ("fraction", "index_bits", "staging"):
+            if (key in raw) != (key in how):
+                r.fail(f"'{key}' and '{key}_how' go together")
+        mode = raw.get("mode", "full")
+        if mode not in MODES:
+            r.fail(f"'mode' must be one of {', '.join(MODES)}")
+        if raw["precision"] not in BYTES_PER_VALUE:
+            r.fail(f"'precision' must be one of {', '.join(BYTES_PER_VALUE)}")
+        if raw["calibration"] if "calibration" in raw else False:
+            if "staging" not in raw:
+                r.fail("a calibration row must give the staging rate it sets")
+        rows.append(WeightSyncMeasurement(
+            id=raw["id"], sources=r.sources(), where=raw["where"], quantity=quantity, measured=measured,
+            system=raw["system"], params=r.positive("params"), bytes_per_value=BYTES_PER_VALUE[raw["precision"]],
+            precision=raw["precision"], route=r.choice("route", ROUTES), receivers=max(1, raw["receivers"]),
+            how=how, mode=mode, fraction=float(raw.get("fraction", 1.0)), index_bits=float(raw.get("index_bits", 32)),
+            staging_bytes_per_s=r.quantity("staging", "bandwidth", "B/s") if "staging" in raw else float("inf"),
+            calibration=bool(raw.get("calibration", False)), pending=raw.get("pending", ""),
+            note=raw.get("note", "")))
+    ids = [row.id for row in rows]
+    if len(set(ids)) != len(ids):
+        toml.fail("measurement ids must be unique")
+    return tuple(rows)
+
+
+@functools.cache
+def get_weight_sync_data() -> tuple[WeightSyncMeasurement, ...]:
+    """Return the packaged ``weight_sync.toml``, read once per process."""
+    return load_weight_sync_data()

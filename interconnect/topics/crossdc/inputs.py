@@ -75,7 +75,64 @@ def crossdc_specs() -> list:
                       maximum="1000 Tbit/s"),
         QuantityParam("rtt", "20 ms", "Round-trip time", dimension="time", minimum="1 us", maximum="10 s"),
         view_spec(CROSSDC_VIEWS),
+        *weight_sync_specs(),
     ]
+
+
+#: The weight-sync section's link keys (all start with ``ws``, so none clashes with the explorer's).
+WEIGHT_SYNC_KEYS = ("ws", "wsparams", "wsprec", "wsmode", "wsfrac", "wsibits", "wsroute", "wsrecv", "wstopo", "wsbw",
+                    "wsrtt", "wsstage", "wsgen", "wspause", "wsswap")
+
+
+def weight_sync_specs() -> list:
+    """The weight-sync section's parameters (the RL trainer handing its weights to the generators).
+    ``ws`` says whether the section is open; ``wsstage`` 0 means the wire alone sets the pace."""
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES, TOPOLOGIES
+
+    return [
+        BoolParam("ws", False, "Show RL weight sync"),
+        CountParam("wsparams", "70e9", "Weight sync: model parameters", low=1e6, high=1e13),
+        ChoiceParam("wsprec", "bf16", "Weight sync: precision", choices=tuple(BYTES_PER_VALUE)),
+        ChoiceParam("wsmode", "full", "Weight sync: what is sent", choices=MODES),
+        FloatParam("wsfrac", 2.0, "Weight sync: share sent (%)", minimum=0.001, maximum=100.0),
+        IntParam("wsibits", 32, "Weight sync: index bits", minimum=0, maximum=64),
+        ChoiceParam("wsroute", "site", "Weight sync: where the generators are", choices=ROUTES),
+        IntParam("wsrecv", 8, "Weight sync: receivers", minimum=1, maximum=1_000_000),
+        ChoiceParam("wstopo", "tree", "Weight sync: tree or fan-out", choices=TOPOLOGIES),
+        QuantityParam("wsbw", "100 Gbit/s", "Weight sync: WAN bandwidth", dimension="bandwidth", minimum="1 kbit/s",
+                      maximum="1000 Tbit/s"),
+        QuantityParam("wsrtt", "20 ms", "Weight sync: WAN round trip", dimension="time", minimum="1 us",
+                      maximum="10 s"),
+        FloatParam("wsstage", 0.0, "Weight sync: staging rate (GB/s, 0 = the wire)", minimum=0.0, maximum=100_000.0),
+        QuantityParam("wsgen", "60 s", "Weight sync: generation per step", dimension="time", minimum="10 ms",
+                      maximum="1 d"),
+        BoolParam("wspause", False, "Weight sync: pause generation"),
+        QuantityParam("wsswap", "0 s", "Weight sync: swap pause", dimension="time", minimum="0 s", maximum="1 h",
+                      allow_zero=True),
+    ]
+
+
+def weight_sync_scenario(values: dict, gpu: str):
+    """The section's link values as a :class:`~interconnect.topics.crossdc.model.weight_sync.WeightSyncScenario`,
+    with NVLink and the site's NICs from the cluster model for ``gpu``."""
+    import math
+
+    from interconnect.topics.crossdc.model import parse_count
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, WeightSyncScenario, site_link
+    from interconnect.units import parse_quantity
+
+    def si(text: str, dimension: str, unit: str) -> float:
+        return float(parse_quantity(text, dimension, allow_zero=True).quantity.to(unit).magnitude)
+
+    nvlink, egress, hop = site_link(gpu)
+    return WeightSyncScenario(
+        parse_count(values["wsparams"]), BYTES_PER_VALUE[values["wsprec"]], values["wsmode"], values["wsfrac"] / 100,
+        values["wsibits"], route=values["wsroute"], receivers=values["wsrecv"], topology=values["wstopo"],
+        nvlink_bytes_per_s=nvlink, site_bytes_per_s=egress, site_latency_s=hop,
+        wan_bytes_per_s=si(values["wsbw"], "bandwidth", "B/s"), wan_rtt_s=si(values["wsrtt"], "time", "s"),
+        staging_bytes_per_s=values["wsstage"] * 1e9 if values["wsstage"] > 0 else math.inf,
+        generation_s=si(values["wsgen"], "time", "s"), background=not values["wspause"],
+        swap_s=si(values["wsswap"], "time", "s"))
 
 
 def crossdc_inputs(values: dict):

@@ -1,0 +1,112 @@
+"""The Across sites page's RL weight-sync section: the trainer handing new weights to the generators.
+
+Drawn below the page's other sections, in its own expander, and only while open (link key ``ws``); its
+inputs are declared in :mod:`interconnect.topics.crossdc.inputs` (keys starting ``ws``), its arithmetic is
+:mod:`interconnect.topics.crossdc.model.weight_sync` and its reference rows are ``weight_sync.toml``. Nothing
+typed is rendered as HTML: text goes through :func:`escape_markdown` or a dataframe.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from interconnect.topics.crossdc.data import get_weight_sync_data
+from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, weight_sync_scenario
+from interconnect.topics.crossdc.model.weight_sync import MODES, ROUTES, TOPOLOGIES, evaluate_weight_sync
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.more import KEEP_HIDDEN as _KEEP
+from interconnect.ui.state import PageState
+from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
+
+LABEL = "RL weight sync: trainer to generators, inside a site and across sites"
+ROUTE_LABELS = {"node": "Same node (NVLink)", "site": "Same site (the NICs)", "wan": "Another site (WAN)"}
+
+
+def _time(seconds: float) -> str:
+    return format_duration(Q_(seconds, "s")) if seconds > 0 else "0 s"
+
+
+@st.fragment
+def weight_sync_section(state: PageState) -> None:
+    """The section's expander; its widgets and results are drawn only while it is open."""
+    opened = st.toggle(LABEL, key=state.key("ws"),
+                       help="Post-training is where wide-area training starts: the weights go one way, every step.")
+    if not opened:
+        state.sync_url()
+        return
+    with st.container(border=True):
+        _controls(state)
+        state.sync_url()
+        values = state.values()
+        gpu = values.get("gpu_base", "h100-sxm") if values.get("gpu") == "custom" else values.get("gpu", "h100-sxm")
+        try:
+            scenario = weight_sync_scenario(values, gpu)
+        except ValueError as exc:
+            st.warning(escape_markdown(str(exc)))
+            return
+        _results(evaluate_weight_sync(scenario))
+    _measurements()
+
+
+def _controls(state: PageState) -> None:
+    c1, c2, c3, c4 = st.columns(4)
+    c1.text_input("Model parameters", key=state.key("wsparams"), help="70e9, 7B, 1T", **_KEEP)
+    c2.selectbox("Precision", ["bf16", "fp8", "fp32"], key=state.key("wsprec"), **_KEEP)
+    c3.selectbox("What is sent", list(MODES), key=state.key("wsmode"), **_KEEP,
+                 format_func={"full": "Every value", "delta": "Changed values (delta)", "topk": "Top-k"}.get)
+    c4.number_input("Share sent (%)", min_value=0.001, max_value=100.0, key=state.key("wsfrac"), **_KEEP,
+                    help="Delta: the bytes that changed since the last sync (about 1-3 % in bf16 RL runs).")
+    r1, r2, r3, r4 = st.columns(4)
+    r1.selectbox("Generators", list(ROUTES), key=state.key("wsroute"), format_func=ROUTE_LABELS.get, **_KEEP)
+    r2.number_input("Receivers (GPUs on a node, else nodes)", min_value=1, max_value=1_000_000, step=1,
+                    key=state.key("wsrecv"), **_KEEP)
+    r3.selectbox("Delivery", list(TOPOLOGIES), key=state.key("wstopo"), **_KEEP,
+                 format_func={"tree": "Broadcast tree (pipelined)", "fanout": "Fan-out from the trainer"}.get)
+    r4.number_input("Index bits", min_value=0, max_value=64, step=1, key=state.key("wsibits"), **_KEEP)
+    w1, w2, w3, w4 = st.columns(4)
+    w1.text_input("WAN bandwidth", key=state.key("wsbw"), **_KEEP)
+    w2.text_input("WAN round trip", key=state.key("wsrtt"), **_KEEP)
+    w3.number_input("Staging rate (GB/s, 0 = the wire)", min_value=0.0, max_value=100_000.0, key=state.key("wsstage"),
+                    help="Gather, cast and reload run in a pipeline with the wire; inside a site they are usually "
+                         "the limit (checkpoint-engine: about 70 GB/s; verl's full broadcast: about 5 GB/s).", **_KEEP)
+    w4.text_input("Generation per step", key=state.key("wsgen"), **_KEEP)
+    p1, p2, _ = st.columns([1, 1, 2])
+    p1.toggle("Pause generation while syncing", key=state.key("wspause"), **_KEEP)
+    p2.text_input("Swap pause (background)", key=state.key("wsswap"), **_KEEP)
+
+
+def _results(r) -> None:
+    s = r.scenario
+    row = st.container(horizontal=True)
+    row.metric("Payload per replica", format_quantity(Q_(r.payload_bytes, "B")),
+               help=f"Every value: {format_quantity(Q_(r.full_bytes, 'B'))}.")
+    row.metric("Sync time", _time(r.sync_s),
+               help=f"Tree {_time(r.tree_sync_s)}, fan-out {_time(r.fanout_sync_s)}.")
+    row.metric("Lost per step", _time(r.hiding.exposed_s))
+    row.metric("Weights behind by", f"{r.hiding.staleness_steps} step(s)")
+    row.metric("Generating", f"{r.hiding.generation_share:.1%}")
+    pace = "the wire" if r.wire_bound else "the staging (software) path"
+    need = format_bandwidth(Q_(r.required_bytes_per_s, "B/s"), "bit/s") if r.required_bytes_per_s < float("inf") \
+        else "out of reach (the latency alone exceeds the generation time)"
+    st.caption(f"The slowest stage is {pace} at {format_bandwidth(Q_(r.bottleneck_bytes_per_s, 'B/s'), 'bit/s')}. "
+               f"The sync {'hides behind' if r.hiding.hidden else 'outlasts'} {_time(s.generation_s)} of generation; "
+               f"it would hide at {need}. "
+               + ("Generation pauses for the whole sync and the weights stay on-policy." if not s.background else
+                  "Syncing in the background costs only the leftover and the swap, and the generators run on "
+                  "weights one step old or more."))
+
+
+def _measurements() -> None:
+    rows = get_weight_sync_data()
+    st.caption("Published measurements the model is held to (within 20 %) or, where the inputs do not allow it, "
+               "why not. Inputs marked inferred are ours; the rules are in weight_sync.toml.")
+    st.dataframe([{"Measurement": m.id, "System": m.system, "Measured": _measured(m),
+                   "Compared": "calibration" if m.calibration else ("yes" if m.compared else "no"),
+                   "Why not": m.pending} for m in rows], hide_index=True)
+
+
+def _measured(m) -> str:
+    return _time(m.measured) if m.quantity == "sync_time" else format_quantity(Q_(m.measured, "B"))
+
+
+__all__ = ["LABEL", "WEIGHT_SYNC_KEYS", "weight_sync_section"]

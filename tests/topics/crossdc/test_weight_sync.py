@@ -1,0 +1,180 @@
+"""RL weight sync: the model against published measurements, the hand-worked cases of
+docs/crossdc-weight-sync.md, and the model's own rules (tree against fan-out, hiding, sparse payloads)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from interconnect.topics.crossdc.data import get_weight_sync_data
+from interconnect.topics.crossdc.model.weight_sync import (
+    WeightSyncError,
+    WeightSyncScenario,
+    evaluate_weight_sync,
+    hiding,
+    path_time_s,
+    payload_bytes,
+)
+
+MEASUREMENTS = get_weight_sync_data()
+TOLERANCE = 0.20
+
+
+def predict(m) -> float:
+    scenario = WeightSyncScenario(m.params, m.bytes_per_value, m.mode, m.fraction, m.index_bits, route=m.route,
+                                  receivers=m.receivers, staging_bytes_per_s=m.staging_bytes_per_s)
+    result = evaluate_weight_sync(scenario)
+    return result.payload_bytes if m.quantity == "payload" else result.sync_s
+
+
+def test_enough_measurements_from_enough_sources():
+    assert len(MEASUREMENTS) >= 8
+    assert len({s for m in MEASUREMENTS for s in m.sources}) >= 4
+    compared = [m for m in MEASUREMENTS if m.compared and not m.calibration]
+    assert len(compared) >= 8, "at least eight predictions, not counting the calibration rows"
+
+
+@pytest.mark.parametrize("m", [m for m in MEASUREMENTS if m.compared], ids=lambda m: m.id)
+def test_model_within_20_percent_of_each_measurement(m):
+    ratio = predict(m) / m.measured
+    assert abs(ratio - 1) <= TOLERANCE, f"{m.id}: model / measured = {ratio:.3f}"
+
+
+@pytest.mark.parametrize("m", [m for m in MEASUREMENTS if not m.compared], ids=lambda m: m.id)
+def test_every_measurement_left_out_says_why(m):
+    assert len(m.pending) > 40
+
+
+def test_every_input_is_marked_stated_or_inferred():
+    for m in MEASUREMENTS:
+        assert {"params", "precision", "receivers"} <= set(m.how), m.id
+        if m.mode != "full":
+            assert {"fraction", "index_bits"} <= set(m.how), m.id
+
+
+def test_receivers_barely_matter_on_a_tree_as_checkpoint_engine_measured():
+    rows = {m.id: m for m in MEASUREMENTS}
+    measured = rows["ckpt-engine-kimi-k2-256"].measured / rows["ckpt-engine-kimi-k2-16"].measured  # 1.12
+    tree = path_time_s(1e12, 32, 69.6e9, 10e-6) / path_time_s(1e12, 2, 69.6e9, 10e-6)
+    fanout = path_time_s(1e12, 32, 384e9, 10e-6, "fanout") / path_time_s(1e12, 2, 384e9, 10e-6, "fanout")
+    assert abs(tree / measured - 1) < TOLERANCE
+    assert fanout > 10 * measured
+
+
+# --- The two cases of docs/crossdc-weight-sync.md -------------------------------------------------------
+
+def inside_site(**kw):
+    return WeightSyncScenario(70e9, 2.0, **{"route": "site", "receivers": 8, "site_bytes_per_s": 8 * 48e9,
+                                            "site_latency_s": 5e-6, "generation_s": 60.0, **kw})
+
+
+def across_wan(**kw):
+    return WeightSyncScenario(70e9, 2.0, **{"route": "wan", "receivers": 8, "site_bytes_per_s": 8 * 48e9,
+                                            "site_latency_s": 5e-6, "wan_bytes_per_s": 100e9 / 8, "wan_rtt_s": 0.020,
+                                            "generation_s": 60.0, **kw})
+
+
+def test_doc_case_1_inside_one_site():
+    r = evaluate_weight_sync(inside_site())
+    assert r.payload_bytes == pytest.approx(140e9)
+    assert r.sync_s == pytest.approx(140e9 / 384e9 + 4 * 5e-6)  # 0.3646 s
+    assert round(r.sync_s, 3) == 0.365
+    assert round(r.fanout_sync_s, 2) == 2.92
+    assert r.hiding.hidden and r.hiding.staleness_steps == 1
+
+
+def test_doc_case_2_across_a_100_gbit_wan():
+    r = evaluate_weight_sync(across_wan())
+    assert round(r.sync_s, 2) == 11.22  # 140 GB / 12.5 GB/s + 20 ms + 3 x 5 us
+    assert round(r.fanout_sync_s, 1) == 89.6  # 8 copies over the one WAN link
+    paused = evaluate_weight_sync(across_wan(background=False))
+    assert round(paused.hiding.exposed_s, 2) == 11.22
+    assert round(paused.hiding.generation_share, 3) == 0.842
+    delta = evaluate_weight_sync(across_wan(mode="delta", fraction=0.02, index_bits=32))
+    assert delta.payload_bytes == pytest.approx(8.4e9)
+    assert round(delta.sync_s, 3) == 0.692
+    slow = evaluate_weight_sync(across_wan(generation_s=10.0))
+    assert not slow.hiding.hidden and slow.hiding.staleness_steps == 2
+    assert round(slow.hiding.exposed_s, 2) == 1.22
+    assert round(slow.required_bytes_per_s * 8 / 1e9) == 112  # Gbit/s to hide behind 10 s of generation
+
+
+# --- The model's rules ---------------------------------------------------------------------------------
+
+def test_sparse_payload_never_exceeds_dense():
+    assert payload_bytes(1e9, 2, "topk", 0.9, 32) == pytest.approx(2e9)
+    assert payload_bytes(1e9, 1, "delta", 0.01, 32) == pytest.approx(1e9 * 0.01 * 5)
+
+
+def test_background_hides_until_sync_exceeds_generation():
+    assert hiding(5, 10, True).exposed_s == 0
+    assert hiding(15, 10, True).exposed_s == 5 and hiding(15, 10, True).staleness_steps == 2
+    assert hiding(15, 10, False).staleness_steps == 0
+
+
+@pytest.mark.parametrize("kw", [{"route": "moon"}, {"receivers": 0}, {"generation_s": 0}])
+def test_bad_scenarios_raise(kw):
+    with pytest.raises(WeightSyncError):
+        WeightSyncScenario(1e9, **kw)
+
+
+def test_bad_fraction_raises():
+    with pytest.raises(WeightSyncError):
+        payload_bytes(1e9, 2, "delta", 1.5)
+    assert math.isinf(evaluate_weight_sync(across_wan(generation_s=0.01)).required_bytes_per_s)
+
+
+# --- The weight-sync command ----------------------------------------------------------------------------
+
+def test_cli_json_gives_the_doc_case(capsys):
+    import json
+
+    from interconnect.cli import main
+
+    assert main(["weight-sync", "--route", "wan", "--wan-bandwidth", "100 Gbit/s", "--rtt", "20 ms", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["payload"] == {"value": 140.0, "unit": "GB"}
+    assert round(out["sync_time"]["value"], 2) == 11.22
+    assert round(out["fanout_sync_time"]["value"], 1) == 89.6
+    assert out["hidden"] is True and out["staleness_steps"] == 1
+
+
+@pytest.mark.parametrize("argv", [["--fraction", "2"], ["--rtt", "banana"], ["--receivers", "0"], ["--gpu", "nope"],
+                                  ["--bogus"], ["--generation-time", "0 s"], ["--staging", "-3 GB/s"]])
+def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
+    from interconnect.cli import main
+
+    assert main(["weight-sync", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err and "\n" not in err
+
+
+# --- The page section -------------------------------------------------------------------------------------
+
+PAGE = "pages/6_Across_sites.py"
+WS_QUERY = {"ws": "1", "wsparams": "70B", "wsprec": "bf16", "wsmode": "full", "wsfrac": "2", "wsibits": "32",
+            "wsroute": "wan", "wsrecv": "8", "wstopo": "tree", "wsbw": "100 Gbit/s", "wsrtt": "20 ms",
+            "wsstage": "0", "wsgen": "60 s", "wspause": "1", "wsswap": "0 s"}
+
+
+def test_section_is_closed_by_default():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE)
+    assert not at.exception
+    assert not any(m.label == "Sync time" for m in at.metric)
+    assert at.query_params.get("ws", "0") in ("0", "false")
+
+
+def test_every_weight_sync_input_round_trips_through_the_link():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE, WS_QUERY)
+    assert not at.exception and not at.warning
+    assert {k: v for k, v in at.query_params.items() if k.startswith("ws")} == WS_QUERY
+    sync = next(m.value for m in at.metric if m.label == "Sync time")
+    lost = next(m.value for m in at.metric if m.label == "Lost per step")
+    assert sync == lost  # paused: the whole sync is lost
+    assert sync.startswith("11.2")  # docs/crossdc-weight-sync.md, case 2 (site NICs from the cluster model)
+    assert not any(m.label == "Payload per sync" and m.value == "" for m in at.metric)
