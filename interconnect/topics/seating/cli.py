@@ -234,10 +234,9 @@ def _print_bill(bill: Plan) -> None:
     for note in bill.notes:
         print(f"note: {note}")
     m = bill.memory
-    verdict = {"fits": "fits", "tight": "TIGHT: fits only inside the allowance"}.get(m.verdict, "DOES NOT FIT")
-    print(f"memory per GPU {m.total / 1e9:.1f} GB of {m.capacity / 1e9:.0f} GB ({verdict}, {m.reserved / 1e9:.0f} GB "
-          f"kept for buffers and fragmentation): weights {m.params / 1e9:.1f}, gradients {m.grads / 1e9:.1f}, "
-          f"optimizer {m.optimizer / 1e9:.1f}, activations {m.activations / 1e9:.1f} GB")
+    print(f"memory: {m.summary} ({m.reserved / 1e9:.3g} GB more allowed for buffers and fragmentation): weights "
+          f"{m.params / 1e9:.1f}, gradients {m.grads / 1e9:.1f}, optimizer {m.optimizer / 1e9:.1f}, activations "
+          f"{m.activations / 1e9:.1f} GB")
 
 
 def _model(args: argparse.Namespace, warnings: list[str]):

@@ -281,6 +281,7 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                 a, b = st.columns(2)
                 a.metric("Step time", format_seconds(side.step_s))
                 b.metric("TP exposed", format_seconds(tp_row.exposed_s))
+                st.markdown(f"Memory: {side.memory.summary}")  # digits and words only
         if not isinstance(inside, str) and not isinstance(across, str):
             ratio = across.step_s / inside.step_s
             st.markdown(f"Crossing the {domain_label} boundary makes each step **{ratio:.2f}×** as long here. "
@@ -301,7 +302,7 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                     f"{bw.micro_batch}, {SEATING_SCHEDULES[bw.schedule]}"
                     + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
                     + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
-                    f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
+                    f"MFU {best.mfu:.0%}, memory {best.memory.summary}.")
         show_plan_band(best, key="seating.search-band")
         if bill is not None:
             st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "

@@ -61,7 +61,7 @@ def test_search_that_finds_nothing_says_so(capsys):
 def test_text_output_marks_a_layout_that_does_not_fit(capsys):
     code, out, _ = _run(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "0"])
     assert code == 0
-    assert "DOES NOT FIT" in out and "Tensor (TP)" in out
+    assert "GB per GPU, does not fit" in out and "Tensor (TP)" in out
 
 
 @pytest.mark.parametrize(

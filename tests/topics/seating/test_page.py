@@ -243,3 +243,32 @@ def test_the_headline_figures_say_how_right_they_are():
     at = run_page(PAGE, {"model": "mixtral-8x7b", "cmp": "search"})
     captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
     assert len(captions) == 2 and all("published runs like this" in c and "MoE" in c for c in captions)
+
+
+def _live_readout(at) -> str:
+    import json
+
+    from tests.app.conftest import live_charts
+
+    spec = json.loads(live_charts(at)[0].proto.json)
+    return spec["readouts"][spec["slider"]["index"]]
+
+
+def test_one_memory_verdict_everywhere(capsys):
+    # issue: TP16 of Llama 3 70B on 2 x 8 H100 is tight (82 of 85.5 GB, inside the allowance); the live chart's
+    # readout said "It does not fit in memory" while the metric and the yellow box said tight
+    from interconnect.cli import main
+
+    query = {"model": "llama3-70b", "gpu": "h100-sxm", "gpn": "8", "nodes": "2", "tp": "16", "pp": "1", "cmp": "tp"}
+    at = run_page(PAGE, query)
+    assert not at.exception
+    memory = metric(at, "Memory per GPU")
+    assert memory.value == "82 / 85.5 GB" and memory.delta == "tight"
+    assert any(w.value.startswith("**Tight:**") for w in at.warning)
+    assert "Memory 82 / 85.5 GB per GPU, tight." in _live_readout(at)
+    assert "not fit" not in _live_readout(at)
+    cards = [m.value for m in at.markdown if m.value.startswith("Memory: ")]
+    assert cards and cards[-1] == "Memory: 82 / 85.5 GB per GPU, tight"  # TP across two domains is this layout
+    assert main(["plan", "--model", "llama3-70b", "--gpus-per-node", "8", "--nodes", "2", "--tp", "16",
+                 "--pp", "1"]) == 0
+    assert "memory: 82 / 85.5 GB per GPU, tight (" in capsys.readouterr().out
