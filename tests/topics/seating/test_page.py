@@ -267,8 +267,22 @@ def test_one_memory_verdict_everywhere(capsys):
     assert any(w.value.startswith("**Tight:**") for w in at.warning)
     assert "Memory 82 / 85.5 GB per GPU, tight." in _live_readout(at)
     assert "not fit" not in _live_readout(at)
-    cards = [m.value for m in at.markdown if m.value.startswith("Memory: ")]
-    assert cards and cards[-1] == "Memory: 82 / 85.5 GB per GPU, tight"  # TP across two domains is this layout
+    cards = [m.value for m in at.warning if m.value.startswith("Memory: ")]
+    assert cards == ["Memory: 82 / 85.5 GB per GPU, tight"]  # TP across two domains is this layout
     assert main(["plan", "--model", "llama3-70b", "--gpus-per-node", "8", "--nodes", "2", "--tp", "16",
                  "--pp", "1"]) == 0
     assert "memory: 82 / 85.5 GB per GPU, tight (" in capsys.readouterr().out
+
+
+def test_comparisons_say_when_a_layout_does_not_fit():
+    # issue: TP8 against TP16 of Llama 3 70B on 2 x 8 H100 showed both step times without saying that TP8 does not
+    # fit (111 GB) and TP16 is tight; the search called the page's layout "0.89x the fastest" though it cannot run
+    query = {"model": "llama3-70b", "gpu": "h100-sxm", "gpn": "8", "nodes": "2", "tp": "8", "pp": "1"}
+    at = run_page(PAGE, {**query, "cmp": "tp"})
+    assert not at.exception
+    assert [e.value for e in at.error if e.value.startswith("Memory: ")] == ["Memory: 111 / 85.5 GB per GPU, does not fit"]
+    assert [w.value for w in at.warning if w.value.startswith("Memory: ")] == ["Memory: 82 / 85.5 GB per GPU, tight"]
+    assert any(e.value.startswith("**TP inside does not fit in memory:**") for e in at.error)
+    at = run_page(PAGE, {**query, "cmp": "search"})
+    caption = next(c.value for c in at.caption if c.value.startswith("This page's layout"))
+    assert "the fastest)" not in caption and "does not fit" in caption, caption
