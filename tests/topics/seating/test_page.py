@@ -280,7 +280,8 @@ def test_comparisons_say_when_a_layout_does_not_fit():
     query = {"model": "llama3-70b", "gpu": "h100-sxm", "gpn": "8", "nodes": "2", "tp": "8", "pp": "1"}
     at = run_page(PAGE, {**query, "cmp": "tp"})
     assert not at.exception
-    assert [e.value for e in at.error if e.value.startswith("Memory: ")] == ["Memory: 111 / 85.5 GB per GPU, does not fit"]
+    red = [e.value for e in at.error if e.value.startswith("Memory: ")]
+    assert red == ["Memory: 111 / 85.5 GB per GPU, does not fit"]
     assert [w.value for w in at.warning if w.value.startswith("Memory: ")] == ["Memory: 82 / 85.5 GB per GPU, tight"]
     assert any(e.value.startswith("**TP inside does not fit in memory:**") for e in at.error)
     at = run_page(PAGE, {**query, "cmp": "search"})
