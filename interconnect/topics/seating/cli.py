@@ -27,6 +27,7 @@ from interconnect.topics.seating.accuracy import case_band
 from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     PLAN_DEFAULTS,
+    REJECTIONS,
     SCHEDULES,
     LayoutError,
     Plan,
@@ -272,13 +273,10 @@ def run_plan(args: argparse.Namespace) -> int:
     search_info = None
     if args.search:
         found = search_layouts(model, cluster, workload)
-        search_info = {"tried": found.tried, "valid": found.valid, "fitting": found.fitting}
+        search_info = {"tried": found.tried, "valid": found.valid, "fitting": found.fitting,
+                       "rejected": {k: v for k, v in found.rejected.items() if k in REJECTIONS}}
         if found.best is None:
-            message = (f"no layout of {cluster.ranks:,} GPUs fits {model.name} in "
-                       f"{get_catalog().gpu(cluster.gpu).memory.text()} per GPU "
-                       f"({found.valid} valid layouts tried)")
-            if found.advice:
-                message += ". " + " ".join(found.advice)
+            message = " ".join((found.headline(cluster.ranks, model.name), *found.advice))
             if args.json:
                 print_json({"model": {"id": model.id, "name": model.name}, "cluster": cluster.as_dict(),
                             "layout": None, "fits": False, "message": message, "search": search_info,

@@ -299,9 +299,7 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
     elif choice == "search":
         found = cached_search(model, cluster, workload)
         if found.best is None:
-            st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid:,} valid "
-                     "layouts tried, with every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules). "
-                     + " ".join(escape_markdown(a) for a in found.advice))
+            st.error(escape_markdown(" ".join((found.headline(cluster.ranks), *found.advice))))
             return
         best = found.best
         bw = best.workload

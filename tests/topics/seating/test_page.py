@@ -287,3 +287,12 @@ def test_comparisons_say_when_a_layout_does_not_fit():
     at = run_page(PAGE, {**query, "cmp": "search"})
     caption = next(c.value for c in at.caption if c.value.startswith("This page's layout"))
     assert "the fastest)" not in caption and "does not fit" in caption, caption
+
+
+def test_search_names_why_no_layout_can_run():
+    # issue: 800,000 GPUs for DeepSeek-V3 were said not to fit "this model in memory"; the global batch of 256
+    # cannot be split over that many replicas, so no layout can run at all
+    at = run_page(PAGE, {"model": "deepseek-v3", "gpn": "8", "nodes": "100000", "cmp": "search"})
+    assert not at.exception
+    error = next(e.value for e in at.error if e.value.startswith("No layout"))
+    assert "in memory" not in error and "global batch" in error, error

@@ -55,7 +55,7 @@ from interconnect.topics.seating.model.layout import (
 from interconnect.topics.seating.model.memory import MEMORY_VERDICTS, RESERVED_SHARE, memory_summary, memory_verdict
 from interconnect.topics.seating.model.placement import group_domains, groups_of, rank_grid, seat_map
 from interconnect.topics.seating.model.schedules import pipeline_bubble_fraction, stage_layers
-from interconnect.topics.seating.model.search import SearchResult, search_layouts
+from interconnect.topics.seating.model.search import REJECTIONS, SearchResult, search_layouts
 from interconnect.topics.seating.model.traffic import dp_traffic_bytes, tp_bytes_per_layer
 
 __all__ = [
@@ -69,6 +69,7 @@ __all__ = [
     "Memory",
     "PLAN_DEFAULTS",
     "Plan",
+    "REJECTIONS",
     "RESERVED_SHARE",
     "SCHEDULES",
     "SearchResult",
