@@ -53,6 +53,8 @@ class LayerHop:
     label: str = ""
     #: The cable or optics the link runs over, when the link is a protocol whose reach is its medium's.
     medium: Link | None = None
+    #: Longer-reaching media the same protocol also runs over (optics), named beside the medium's reach.
+    longer: Link | None = None
 
     @property
     def reach(self):
@@ -64,15 +66,31 @@ class LayerHop:
         return f"{rate} per GPU" if self.gpus_sharing == 1 else f"{rate}, whole site"
 
     def reach_text(self) -> str:
+        """How far the hop reaches; a protocol's reach is its medium's, so the medium is named with it."""
         reach = self.reach
         if reach is None:
             return "reach not sourced"
         approx = "about " if reach.basis == "estimate" else "up to "
-        return approx + format_quantity(reach.quantity)
+        text = approx + format_quantity(reach.quantity)
+        if self.medium is None:
+            return text
+        text = f"over {_medium_words(self.medium)}, {text}"
+        if self.longer is not None and self.longer.reach is not None:
+            text += f"; optics to {format_quantity(self.longer.reach.quantity)} and beyond"
+        return text
+
+
+def _medium_words(medium: Link) -> str:
+    """A medium in a few words: 'a passive copper cable', else its name up to the first bracket or comma."""
+    name = medium.name.lower()
+    if "passive copper" in name or "dac" in name.split():
+        return "a passive copper cable"
+    return medium.name.split("(")[0].split(",")[0].strip()
 
 
 def layer_hops(catalog: Catalog, gpu_id: str = "h100-sxm", *, server_leaf: str = "dac-400g-passive",
-               leaf_spine: str = "400g-dr4", between_sites: str = "400zr") -> tuple[LayerHop, ...]:
+               leaf_spine: str = "400g-dr4", between_sites: str = "400zr",
+               server_leaf_optics: str = "400g-sr4-multimode") -> tuple[LayerHop, ...]:
     """The hops out of one GPU of ``gpu_id``'s reference server, from the catalog.
 
     Scale-up is the GPU's own link; the NIC is its usual card, one per GPU (HGX-style servers), over
@@ -89,7 +107,8 @@ def layer_hops(catalog: Catalog, gpu_id: str = "h100-sxm", *, server_leaf: str =
     return (
         LayerHop("gpu", "switch", "scale-up", catalog.link(gpu.scaleup_link), note="to every other GPU of the server"),
         LayerHop("gpu", "nic", "scale-up", catalog.link(gpu.host_link), note="GPU to its network card"),
-        LayerHop("nic", "leaf", "scale-out", nic, note="server to leaf switch", medium=catalog.link(server_leaf)),
+        LayerHop("nic", "leaf", "scale-out", nic, note="server to leaf switch", medium=catalog.link(server_leaf),
+                 longer=catalog.links.get(server_leaf_optics)),
         LayerHop("leaf", "spine", "scale-out", catalog.link(leaf_spine), note="non-blocking fat tree",
                  label="400G DR4 optics"),
         LayerHop("spine", "site", "long-reach", catalog.link(between_sites), gpus_sharing=0,
@@ -134,7 +153,7 @@ def layers_figure(hops: Sequence[LayerHop], gpu_name: str, *, height: int = 340)
                       f"{hop.link.bandwidth.text()} in the catalog, {hop.link.bandwidth.direction.replace('_', ' ')}.",
         ))
         short = hop.label or hop.link.name.split(" (")[0]
-        label = f"<b>{short}</b><br>{rate}<br>{hop.reach_text()}"
+        label = f"<b>{short}</b><br>{rate}<br>{hop.reach_text().replace('; ', '<br>')}"
         if ya != yb:  # the vertical hop up to the switch: its label beside it
             figure.add_annotation(x=xa + 0.14, y=(ya + yb) / 2 + 0.08, text=label, showarrow=False, xanchor="left",
                                   align="left", font={"size": 15})

@@ -20,8 +20,11 @@ A folded Clos (fat tree) of identical switches, built from the leaves up:
 
 Every tier's links get a medium from :func:`interconnect.hardware.media.medium_for` (the Reach
 page's media catalogue, ``data/wires.toml``) for the distance class of that tier (rack, row, hall)
-and the protocol its ports speak, with the count of transceivers (two ends per optical link, none
-for copper) and their power.
+and the protocol its ports speak, with the modules and cables as bought and their power: an optical
+link has a module at each end, but a twin-port module (an 800G OSFP with two 400G ports) carries two
+links, so each end of a tier needs ``ceil(links / ports per module)`` modules, each link its own fibre
+cable; a copper cable has its plugs built in, and a twin-port copper cable carries as many links as
+its plugs have ports. Power is counted per plug bought.
 
 The counts are checked against NVIDIA's DGX SuperPOD reference architectures and Alibaba HPN in
 ``tests/hardware/test_fabric.py`` (the designs and their sources are in ``data/fabric.toml``, read
@@ -72,6 +75,7 @@ __all__ = [
     "design_inputs",
     "get_fabric_data",
     "load_fabric_data",
+    "media_bought",
     "network_share",
     "server_inputs",
 ]
@@ -120,6 +124,11 @@ class Tier:
     media_power_w: float | None
     switch_power_w: float | None
 
+    @property
+    def modules(self) -> int:
+        """Transceiver modules bought for this tier's links (none for copper); the same as ``transceivers``."""
+        return self.transceivers
+
     def as_dict(self) -> dict[str, object]:
         """Return the tier as JSON-ready values (the CLI's ``tiers`` entries)."""
         medium = self.medium
@@ -138,8 +147,9 @@ class Tier:
                 "id": medium.link_id, "name": medium.name, "kind": medium.kind, "protocol": medium.protocol_id,
                 "reach_m": medium.reach_m, "ends_per_port": medium.ends_per_port,
                 "ports_per_plug": medium.ports_per_plug, "power_per_end_w": medium.power_per_port_end_w,
-                "sources": list(medium.sources)},
+                "power_per_plug_w": medium.power_per_end_w, "sources": list(medium.sources)},
             "transceivers": self.transceivers,
+            "modules": self.modules,
             "cables": self.cables,
             "media_power_w": self.media_power_w,
             "switch_power_w": self.switch_power_w,
@@ -170,8 +180,18 @@ class Fabric:
 
     @property
     def transceivers(self) -> int:
-        """Transceiver modules in every tier (none for copper)."""
+        """Transceiver modules bought for every tier (none for copper; a twin-port module counts once)."""
         return sum(t.transceivers for t in self.tiers)
+
+    @property
+    def modules(self) -> int:
+        """Transceiver modules bought for every tier: the same as :attr:`transceivers`."""
+        return self.transceivers
+
+    @property
+    def cables(self) -> int:
+        """Cables bought for every tier: a fibre per optical link, a copper cable per plug's worth of links."""
+        return sum(t.cables for t in self.tiers)
 
     @property
     def media_power_w(self) -> float | None:
@@ -227,6 +247,8 @@ class Fabric:
                 "switches": self.switches,
                 "links": self.links,
                 "transceivers": self.transceivers,
+                "modules": self.modules,
+                "cables": self.cables,
                 "media_power_w": self.media_power_w,
                 "switch_power_w": self.switch_power_w,
             },
@@ -254,6 +276,27 @@ def _split(switch: Switch, down_gbit_s: float, up_gbit_s: float, oversubscriptio
     return down, up
 
 
+def media_bought(medium: Any, links: int) -> tuple[int, int, int]:
+    """Modules, cables and plugs bought for ``links`` links of ``medium`` (a :class:`MediumChoice`).
+
+    Optics: at each end, one module per ``ports_per_plug`` links (a twin-port 800G module carries two
+    400G links, each on its own fibre cable); copper: one cable per ``ports_per_plug`` links, with its
+    two plugs built in, and no module. Plugs are what draw power: the modules, or the copper cables' ends.
+
+    >>> from interconnect.hardware.media import medium_for
+    >>> media_bought(medium_for(50.0, 400.0), 1024)  # twin-port 2 x SR4: 512 modules at each end
+    (1024, 1024, 1024)
+    >>> media_bought(medium_for(2.0, 400.0), 1024)  # twin-port passive copper: 512 cables, two plugs each
+    (0, 512, 1024)
+    """
+    per_plug = max(1, int(medium.ports_per_plug))
+    if medium.copper:
+        cables = math.ceil(links / per_plug)
+        return 0, cables, 2 * cables
+    modules = 2 * math.ceil(links / per_plug)
+    return modules, links, modules
+
+
 def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gbit_s: float, up_gbit_s: float,
           distance: str, switch: Switch) -> Tier:
     from interconnect.hardware.media import medium_for
@@ -261,17 +304,15 @@ def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gb
     length_m = get_fabric_data().distances[distance].length_m
     medium = medium_for(length_m, down_gbit_s, switch.fabric)
     if medium is None:
-        transceivers, power = 0, None
+        transceivers, cables, power = 0, links_down, None
     else:
-        # One module (or cable plug) at each end of each link; a twin-port plug's watts are shared by
-        # the ports it carries (a 17 W 2 x 400G module is 8.5 W per 400G port).
-        transceivers = 0 if medium.copper else 2 * links_down
-        power = None if medium.power_per_port_end_w is None else 2 * links_down * medium.power_per_port_end_w
+        transceivers, cables, plugs = media_bought(medium, links_down)
+        power = None if medium.power_per_end_w is None else plugs * medium.power_per_end_w
     return Tier(
         name=name, switches=switches, down_ports=down, up_ports=up, links_down=links_down,
         links_up=switches * up, down_gbit_s=down_gbit_s, up_gbit_s=up_gbit_s,
         oversubscription=(down * down_gbit_s) / (up * up_gbit_s) if up else math.inf,
-        distance=distance, medium=medium, transceivers=transceivers, cables=links_down, media_power_w=power,
+        distance=distance, medium=medium, transceivers=transceivers, cables=cables, media_power_w=power,
         switch_power_w=None if switch.power_w is None else switches * switch.power_w,
     )
 

@@ -82,7 +82,7 @@ def test_busbw_factors_match_nccl_tests(n):
     assert busbw_factor("broadcast", n) == 1.0
     for name in ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"):
         assert busbw_factor(name, n) == pytest.approx(nccl_tests.busbw_factor(name, n))
-    # (n-1)/(n+1): nccl-tests PR #239 (an unmerged contributor change) and its thread, not PERFORMANCE.md
+    # (n-1)/(n+1): proposed in nccl-tests PR #239 (unmerged, from a relation corrected in its thread); not nccl-tests'
     assert in_network_busbw_factor(n) == pytest.approx((n - 1) / (n + 1))
 
 

@@ -171,12 +171,14 @@ def test_media_follow_distance_and_count_transceivers_and_power():
     assert medium_for(4.0, 300.0, "ethernet") is None  # no protocol at that rate
     fabric = build_fabric(design_inputs("superpod-h100-4su"))
     leaf = fabric.tiers[0]
-    assert leaf.transceivers == 2 * 1016
+    assert leaf.transceivers == leaf.modules == 1016  # twin-port modules: 508 at each end for 1016 links
+    assert leaf.cables == 1016  # one fibre per link
     # NVIDIA's twin-port 800G multimode OSFP: 17 W at most, two 400G ports, 8.5 W per port end.
     assert leaf.media_power_w == pytest.approx(2 * 1016 * 17.0 / 2)
     copper = build_fabric(_inputs(16, nics=8, topology="fat-tree", distances=("rack",)))
     # Passive copper: '<0.1 Watts' per twin-port plug (NVIDIA), 0.05 W per 400G port end.
     assert copper.tiers[0].transceivers == 0
+    assert copper.tiers[0].cables == copper.tiers[0].links_down / 2  # a twin-port cable carries two links
     assert copper.tiers[0].media_power_w == pytest.approx(2 * copper.tiers[0].links_down * 0.05)
     ethernet = medium_for(40.0, 800.0, "ethernet")
     assert (ethernet.link_id, ethernet.ports_per_plug, ethernet.power_per_port_end_w) == ("sr8-800g", 1, 17.0)

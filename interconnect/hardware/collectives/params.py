@@ -247,12 +247,14 @@ def in_network_busbw_factor(ranks: int) -> float:
     -----
     .. math:: \frac{\text{busbw}}{\text{algbw}} = \frac{n-1}{n+1}
 
-    Not in nccl-tests' own ``doc/PERFORMANCE.md``, which lists only 2(n-1)/n, (n-1)/n and 1: this
-    factor comes from an unmerged contributor pull request (nccl-tests #239, still open, which its
-    author calls "probably not mergable") and its thread, where NCCL's maintainer (sjeaugey) writes
-    for NVLS "algobw = busbw * n / (n+1)". With SHARP or NVLS each GPU sends S once and receives S
-    once, where a ring carries 2(n-1)/n x S per direction. Reporting the ring
-    factor instead is why NVLS busbw (about 480 GB/s on 8 x H100) exceeds the 450 GB/s NVLink line rate.
+    Not a formula of nccl-tests, and not used by this app's models or pages: nccl-tests computes busbw
+    as algbw x 2(n-1)/n for every all-reduce algorithm, because it cannot see which algorithm NCCL
+    chose (its maintainers, nccl-tests #366); under NVLS or SHARP that busbw is the link rate a ring
+    would need for the same time, which is why it exceeds the 450 GB/s NVLink line rate on 8 x H100
+    (about 480 GB/s). This ratio was proposed in an unmerged pull request (nccl-tests #239, which its
+    author calls "probably not mergable") from a relation in nccl-tests #212 that NCCL's maintainer
+    corrected in #239's thread ("algobw = busbw * n / (n+1)"). Kept for callers who want the
+    proposal's figure, labelled as such.
 
     Examples
     --------

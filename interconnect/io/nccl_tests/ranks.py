@@ -309,6 +309,14 @@ def _decide_ranks(
                 "which was used to infer the rank count"
             )
 
+    impossible = (listed_ranks == 1 and estimate is not None and estimate.ranks > 1
+                  and bool(np.any(np.asarray(busbw_gbps, dtype=float) > 0)))
+    if impossible:  # one rank sends nothing to anyone: its busbw is 0, so a non-zero busbw rules out 1
+        warnings.append(
+            f"{listed_label} names 1 rank, but one rank cannot have a non-zero busbw; busbw/algbw gives "
+            f"{estimate.ranks}, which is used (under MPI each process lists only its own GPUs)"
+        )
+        return estimate.ranks, "inferred from busbw/algbw"
     if listed_ranks is not None:
         if estimate is not None and not estimate.admits(listed_ranks):
             warnings.append(

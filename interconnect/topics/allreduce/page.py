@@ -497,12 +497,15 @@ def _definitions() -> None:
             "- busbw can exceed the ring limit when the data crosses the bottleneck fewer times than a ring sends "
             "it: in-switch reduction (NVLS inside an NVSwitch domain, SHARP in InfiniBand switches) sends each "
             "GPU's data once, and on exactly two nodes a tree sends each byte across the network once per node. "
-            "nccl-tests' own documentation gives only 2(n−1)/n, (n−1)/n and 1; a factor (n−1)/(n+1) for "
-            "in-network reduction comes from an unmerged contributor pull request (nccl-tests #239) and the "
-            "maintainer's reply in its thread, not from the tool."
+            "nccl-tests keeps 2(n−1)/n for every all-reduce algorithm, as it cannot see which one the library chose "
+            "(its maintainers, nccl-tests #366): under NVLS or SHARP, busbw is the link rate a ring would need "
+            "for the same time, not the rate on the wire. The tool gives no other factor for in-network "
+            "reduction; the one proposed in an unmerged pull request (#239) rested on a relation its author "
+            "corrected in that thread."
         )
         st.markdown("Sources: [nccl-tests doc/PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/"
-                    "doc/PERFORMANCE.md); [nccl-tests #239](https://github.com/NVIDIA/nccl-tests/pull/239) "
+                    "doc/PERFORMANCE.md); [nccl-tests #366](https://github.com/NVIDIA/nccl-tests/issues/366) "
+                    "(busbw under NVLS); [nccl-tests #239](https://github.com/NVIDIA/nccl-tests/pull/239) "
                     "(open pull request); [nccl-tests #196](https://github.com/NVIDIA/nccl-tests/issues/196) "
                     "(two-node trees).")
 

@@ -21,12 +21,14 @@ def _time_tick(seconds: float) -> str:
 
 
 def nic_family_spec(family: NicFamily, current_nics: int, scaleup_name: str, host_name: str, nic_name: str,
-                    *, present: bool = False) -> dict:
+                    *, present: bool = False, unit: str = "B/s", library: str = "NCCL") -> dict:
     """The live chart of :func:`~interconnect.topics.cliff.sweep.nic_family`.
 
-    Three lines, per direction: the scale-up link, the host link, and this GPU's share of the
-    server's NICs (thick, red: the one the slider moves). The sentence beside the slider gives the
-    share, the like-for-like cliff and one Blu-ray's time each way at each NIC count.
+    Three lines: the scale-up link, the host link, and this GPU's share of the server's NICs (thick,
+    red: the one the slider moves), at the family's basis (spec, or what ``library`` achieves). A
+    transfer goes one way, so the times are per direction whatever the page's Direction; the sentence
+    beside the slider gives the rates in the page's direction and ``unit`` (``"B/s"``, ``"bit/s"`` or
+    ``"bluray/s"``), the like-for-like cliff and one Blu-ray's time at each NIC count.
 
     >>> from interconnect.catalog import get_catalog
     >>> from interconnect.topics.cliff.sweep import nic_family
@@ -42,10 +44,14 @@ def nic_family_spec(family: NicFamily, current_nics: int, scaleup_name: str, hos
     index = counts.index(int(current_nics)) if int(current_nics) in counts else 0
     payload = family.payload_bytes.astype(float)
     rows = len(counts)
+    achieved = family.basis == "achieved"
+    tag = f" ({library}, achieved)" if achieved else ""
     series = [
-        LiveSeries(f"Inside the server: {scaleup_name}", "#1565c0", np.tile(family.scaleup_s, (rows, 1)), width=2.5),
-        LiveSeries(f"To the CPU: {host_name}", "#6b7280", np.tile(family.host_s, (rows, 1)), width=2.0, dash="dot"),
-        LiveSeries(f"Out of the server: this GPU's share of the {nic_name} NICs", CHASSIS_RED, family.network_s,
+        LiveSeries(f"Inside the server: {scaleup_name}{tag}", "#1565c0", np.tile(family.scaleup_s, (rows, 1)),
+                   width=2.5),
+        LiveSeries(f"To the CPU: {host_name}{tag}", "#6b7280", np.tile(family.host_s, (rows, 1)), width=2.0,
+                   dash="dot"),
+        LiveSeries(f"Out of the server: this GPU's share of the {nic_name} NICs{tag}", CHASSIS_RED, family.network_s,
                    width=4.0),
     ]
     values = np.concatenate([s.y_by_position.ravel() for s in series])
@@ -54,16 +60,24 @@ def nic_family_spec(family: NicFamily, current_nics: int, scaleup_name: str, hos
                     if payload[0] <= 10.0**p <= payload[-1])
     x_axis = LiveAxis("data one GPU sends", True, payload[0] / 1.3, payload[-1] * 1.3, x_ticks)
     y_axis = LiveAxis("time to send it", True, low, high, ticks)
-    up = format_bandwidth(Q_(family.scaleup_bytes_per_s, "B/s"))
+    both = family.direction == "both_directions"
+    network_shown = family.network_bytes_per_s if family.network_shown is None else family.network_shown
+    up_shown = family.scaleup_bytes_per_s if family.scaleup_shown is None else family.scaleup_shown
+    up = format_bandwidth(Q_(float(up_shown), "B/s"), unit)
     neighbour = format_seconds(BLURAY_BYTES / family.scaleup_bytes_per_s)
+    how = ", both directions summed," if both else " per direction"
+    as_achieved = f", as {library} achieves them" if achieved else ""
     readouts = []
     for i, n in enumerate(counts):
-        share = format_bandwidth(Q_(float(family.network_bytes_per_s[i]), "B/s"))
+        share = format_bandwidth(Q_(float(network_shown[i]), "B/s"), unit)
         out = format_seconds(BLURAY_BYTES / float(family.network_bytes_per_s[i]))
-        readouts.append(f"{n} {nic_name} NIC{'s' if n != 1 else ''} for {family.gpus_per_server} GPUs: {share} per GPU "
-                        f"per direction against {up} of {scaleup_name}, {family.ratio_like_for_like[i]:.3g} to 1. "
-                        f"One Blu-ray (50 GB) leaves the server in {out} and reaches a GPU beside it in {neighbour}.")
-    return live_spec(title="time for one GPU to send data inside and out of its server, as the NIC count changes",
+        readouts.append(f"{n} {nic_name} NIC{'s' if n != 1 else ''} for {family.gpus_per_server} GPUs: {share} per GPU"
+                        f"{how} against {up} of {scaleup_name}{as_achieved}, {family.ratio_like_for_like[i]:.3g} to 1. "
+                        f"One Blu-ray (50 GB) leaves the server in {out} and reaches a GPU beside it in {neighbour}"
+                        + (" (one way: summing both directions does not speed up a transfer)." if both else "."))
+    basis_words = f"what {library} achieves" if achieved else "spec figures"
+    return live_spec(title=f"time for one GPU to send data inside and out of its server, as the NIC count changes "
+                           f"({basis_words}, one way)",
                      slider_label="NICs per server", slider_values=counts,
                      slider_labels=[f"{n} NIC{'s' if n != 1 else ''}" for n in counts], index=index, x_axis=x_axis,
                      x_values=payload, y_axis=y_axis, series=series, readouts=readouts, present=present,

@@ -107,12 +107,14 @@ def _bars_view(gpu_id: str, nic_id: str, nics: int, direction: str, unit_key: st
     """The bars of one view, their sources as Markdown and the Blu-ray table: built once per view."""
     catalog = view_catalog(custom)
     bars = cliff_bars(catalog, gpu_id, nic_id, direction=direction, basis=basis, nics_per_node=nics)
+    # A disc goes one way: its time is one direction's rate, whichever direction the bars show.
+    one_way = cliff_bars(catalog, gpu_id, nic_id, direction="per_direction", basis=basis, nics_per_node=nics)
     table_unit = "GBps" if unit_key == "bluray" else unit_key  # the next column already counts discs
     blu_ray = markdown_table(pd.DataFrame({
         "Link": [bar.label for bar in bars],
         "Bandwidth": [bar_text(replace(bar, basis=basis), table_unit, direction, basis)
                       for bar in bars],  # the basis has its own column
-        "One Blu-ray takes": [format_duration(transfer_time(bar.bandwidth)) for bar in bars],
+        "One Blu-ray takes (one way)": [format_duration(transfer_time(bar.bandwidth)) for bar in one_way],
         "Basis": [bar.basis for bar in bars],
     }))
     return bars, "\n\n".join(_bar_source(bar, catalog) for bar in bars), blu_ray
@@ -181,8 +183,9 @@ def _view_controls(state: PageState, library: str) -> None:
             format_func={"spec": "Spec sheet", "achieved": f"What {library} achieves"}.get)
 
 
-def _headline_metrics(gpu: Gpu, summary: CliffSummary, fmt_unit: str) -> None:
-    """The ratio like for like, as often quoted, as achieved, and the whole server's egress."""
+def _headline_metrics(gpu: Gpu, summary: CliffSummary, fmt_unit: str, node_bar, direction: str) -> None:
+    """The ratio like for like, as often quoted, as achieved, and the whole server's egress as its bar shows it
+    (``node_bar``: in the page's direction, unit and basis)."""
     brand, library, server = gpu.scaleup_brand.name, gpu.collective_library.name, summary.server
     # One row of four (a horizontal container: five elements a change, where five columns took nine).
     row = st.container(horizontal=True)
@@ -195,8 +198,11 @@ def _headline_metrics(gpu: Gpu, summary: CliffSummary, fmt_unit: str) -> None:
     row.metric(f"What {library} achieves", f"{achieved:.3g} : 1" if achieved else "n/a",
                help=f"The scale-up rate {library} reaches ÷ what a collective library reaches per NIC, per GPU. "
                     "n/a where the catalog has no achieved figure for the GPU or the NIC.")
-    row.metric(f"Whole {server.word} out", format_bandwidth(summary.node_egress_per_direction, fmt_unit),
-               help=f"All {server.nics} NICs of the {server.word} together, per direction.")
+    how = "both directions summed" if direction == "both_directions" else "per direction"
+    figures = f"what {library} achieves" if node_bar.basis == "achieved" else f"{node_bar.basis} figures"
+    row.metric(f"Whole {server.word} out", format_bandwidth(node_bar.bandwidth, fmt_unit),
+               help=f"All {server.nics} NICs of the {server.word} together, {how}, {figures}: the bar "
+                    f"'{node_bar.label}'.")
 
 
 def _network_words(summary: CliffSummary) -> str:
@@ -289,12 +295,14 @@ def cliff_view(state: PageState) -> None:
         hardware = _hardware_controls(state)
         _view_controls(state, hardware.gpu.collective_library.name)
     gpu, catalog = hardware.gpu, hardware.catalog
-    live = st.container()  # the nested fragment's own place, at the same position on every run
-    live_caption()  # the same for every count: drawn here, not on every run of the nested fragment
-    view_picker(state, CLIFF_VIEWS)  # the one further chart drawn below (view=)
-    shown = shown_views(state, CLIFF_VIEWS)
+    # The headline ratios and the 9:1 / 18:1 box first, on the first screen; the live chart under them.
     st.subheader("The headline ratio, two ways")
     metrics = st.container()
+    live = st.container()  # the nested fragment's own place, at the same position on every run
+    # the same for every count: drawn here, not on every run of the nested fragment
+    live_caption(state["basis"], DIRECTIONS[state["dir"]], gpu.collective_library.name)
+    view_picker(state, CLIFF_VIEWS)  # the one further chart drawn below (view=)
+    shown = shown_views(state, CLIFF_VIEWS)
     bars_slot = st.container()
     # The NIC card (not its count) and the links on the chart: the same for every NIC count.
     summary = cliff_summary(catalog, gpu.id, hardware.nic_id, nics_per_node=state["nics"])
@@ -329,16 +337,18 @@ def _nics_view(state: PageState, hardware: _Hardware, shown: frozenset[str], slo
     direction, unit_key, basis = DIRECTIONS[state["dir"]], state["unit"], state["basis"]
     summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
     server, nic = summary.server, summary.nic
-    live_nics(state, catalog, summary, custom_key)  # the main chart, under the controls and above the fold
+    bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key)
+    # the main chart, under the headline box, in the page's direction, unit and basis
+    live_nics(state, catalog, summary, custom_key, direction=direction, unit=FORMAT_UNITS[unit_key], basis=basis)
     with slots.metrics:
-        _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key])
+        _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key], next(bar for bar in bars if bar.key == "node"),
+                          direction)
         with st.container(border=True):
             st.markdown("\n\n".join(_corrected_lines(gpu, summary, catalog)))
             if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
                 st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
                            "900 GB/s per direction) against the same 400 Gbit/s card.")
 
-    bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key)
     with slots.bars:
         if "bars" in shown:
             chart(_cliff_chart(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key),

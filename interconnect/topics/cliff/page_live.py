@@ -23,27 +23,33 @@ NICS_MAXIMUM = 144
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _family(key: tuple, _catalog: Catalog, gpu_id: str, nic_id: str, counts: tuple[int, ...]) -> NicFamily:
-    return nic_family(_catalog, gpu_id, nic_id, counts)
+def _family(key: tuple, _catalog: Catalog, gpu_id: str, nic_id: str, counts: tuple[int, ...], direction: str,
+            basis: str) -> NicFamily:
+    return nic_family(_catalog, gpu_id, nic_id, counts, direction=direction, basis=basis)
 
 
-def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_key: tuple = ()) -> None:
-    """The live chart under the page's controls; its slider sets the page's NICs per server."""
+def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_key: tuple = (), *,
+              direction: str = "per_direction", unit: str = "B/s", basis: str = "spec") -> None:
+    """The live chart under the page's controls, in the page's direction, unit and basis; its slider sets the
+    page's NICs per server."""
     gpu, nic = summary.gpu, summary.nic
     counts = live_nic_counts(summary.nics_per_node)
-    family = _family(custom_key, catalog, gpu.id, nic.id, counts)
+    family = _family(custom_key, catalog, gpu.id, nic.id, counts, direction, basis)
 
     def set_nics(chosen: float) -> None:
         st.session_state[state.key("nics")] = max(1, min(int(round(chosen)), NICS_MAXIMUM))
 
     spec = nic_family_spec(family, summary.nics_per_node, short_link_name(gpu.scaleup_brand.name),
                            short_link_name(catalog.link(gpu.host_link).name), short_link_name(nic.name),
-                           present=talk_state().present)
+                           present=talk_state().present, unit=unit, library=gpu.collective_library.name)
     live_chart("cliff.live_nics", spec, set_nics)
 
 
-def live_caption() -> None:
+def live_caption(basis: str = "spec", direction: str = "per_direction", library: str = "NCCL") -> None:
     """How to use the live chart, drawn under it (it depends on nothing the slider changes)."""
+    figures = f"what {library} achieves" if basis == "achieved" else "spec figures"
+    rates = ("the readout's rates have both directions summed, but a transfer runs one way, so the times use one "
+             "direction's rate" if direction == "both_directions" else "every line is one direction's rate")
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
-               "rest of the page and the link follow when you let go. Every line is per direction, spec figures; "
-               "the gap between the red line and the blue one is the cliff.")
+               f"rest of the page and the link follow when you let go. The figures are {figures}; {rates}. "
+               "The gap between the red line and the blue one is the cliff.")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.catalog import Catalog
-from interconnect.topics.cliff.model import cliff_summary
+from interconnect.topics.cliff.model import cliff_bars, cliff_summary
 
 __all__ = ["NIC_COUNTS", "PAYLOAD_GRID_BYTES", "NicFamily", "live_nic_counts", "nic_family"]
 
@@ -27,10 +27,12 @@ PAYLOAD_GRID_BYTES: np.ndarray = np.geomspace(1e9, 1e13, 17)
 
 @dataclass(frozen=True, eq=False)
 class NicFamily:
-    """Per-GPU bandwidths (B/s, per direction) and transfer times (s) at each NIC count.
+    """Per-GPU bandwidths (B/s) and transfer times (s) at each NIC count, for one basis (spec or achieved).
 
-    ``network_s`` has shape ``(NIC counts, payloads)``; the scale-up and host rows do not depend
-    on the NIC count.
+    The ``*_bytes_per_s`` rates are per direction: a transfer goes one way, so the times are computed
+    from them. ``*_shown`` are the same rates in the page's chosen direction (per direction, or both
+    summed), for the readouts. ``network_s`` has shape ``(NIC counts, payloads)``; the scale-up and
+    host rows do not depend on the NIC count.
     """
 
     nic_counts: np.ndarray
@@ -43,6 +45,10 @@ class NicFamily:
     network_s: np.ndarray
     scaleup_s: np.ndarray
     host_s: np.ndarray
+    direction: str = "per_direction"
+    basis: str = "spec"
+    network_shown: np.ndarray | None = None
+    scaleup_shown: float | None = None
 
 
 def live_nic_counts(current: int) -> tuple[int, ...]:
@@ -54,8 +60,17 @@ def live_nic_counts(current: int) -> tuple[int, ...]:
     return tuple(sorted({*NIC_COUNTS, max(1, min(int(current), 144))}))
 
 
+def _rates(catalog: Catalog, gpu_id: str, nic_id: str | None, nics: int, direction: str,
+           basis: str) -> tuple[float, float, float]:
+    """One GPU's scale-up, host-link and network rates (B/s) as the page's bars give them."""
+    bars = {bar.key: bar for bar in cliff_bars(catalog, gpu_id, nic_id, direction=direction, basis=basis,
+                                               nics_per_node=nics)}
+    return tuple(float(bars[key].bandwidth.to("B/s").magnitude) for key in ("scaleup", "host", "nic"))
+
+
 def nic_family(catalog: Catalog, gpu_id: str, nic_id: str | None, nic_counts: Sequence[int],
-               payload_bytes: Sequence[float] = tuple(PAYLOAD_GRID_BYTES)) -> NicFamily:
+               payload_bytes: Sequence[float] = tuple(PAYLOAD_GRID_BYTES), *, direction: str = "per_direction",
+               basis: str = "spec") -> NicFamily:
     r"""Compute one GPU's network share and the time to send each payload, at every NIC count.
 
     Parameters
@@ -70,6 +85,11 @@ def nic_family(catalog: Catalog, gpu_id: str, nic_id: str | None, nic_counts: Se
         NICs per server (the slider's positions).
     payload_bytes : sequence of float
         Data one GPU sends, B (the chart's x axis).
+    direction : {"per_direction", "both_directions"}
+        How the readouts' rates are given (the page's Direction); the times are always one way.
+    basis : {"spec", "achieved"}
+        Spec-sheet figures, or what the collective library achieves (a link without an achieved
+        figure keeps its spec), as the page's bars (:func:`~interconnect.topics.cliff.model.cliff_bars`).
 
     Returns
     -------
@@ -96,16 +116,19 @@ def nic_family(catalog: Catalog, gpu_id: str, nic_id: str | None, nic_counts: Se
     (['1.00 s', '0.50 s'], '0.111 s')
     """
     counts = np.asarray(nic_counts, dtype=np.int64)
-    summaries = [cliff_summary(catalog, gpu_id, nic_id, nics_per_node=int(n)) for n in counts]
-    network = np.array([float(s.network_per_gpu_per_direction.to("B/s").magnitude) for s in summaries])
-    first = summaries[0]
-    scaleup = float(first.scaleup_per_direction.to("B/s").magnitude)
-    host_link = catalog.link(first.gpu.host_link)
-    host = float(host_link.bandwidth.per_direction().to("B/s").magnitude)
+    one_way = [_rates(catalog, gpu_id, nic_id, int(n), "per_direction", basis) for n in counts]
+    shown = [_rates(catalog, gpu_id, nic_id, int(n), direction, basis) for n in counts]
+    network = np.array([r[2] for r in one_way])
+    scaleup, host = one_way[0][0], one_way[0][1]
     payload = np.asarray(payload_bytes, dtype=float)
+    summaries = [cliff_summary(catalog, gpu_id, nic_id, nics_per_node=int(n)) for n in counts]
+    # The page's own ratios (its metrics), so the readout and the metric agree to the last digit.
+    ratios = [(s.ratio_achieved if basis == "achieved" else s.ratio_like_for_like) for s in summaries]
+    ratio = np.array([scaleup / net if r is None else r for r, net in zip(ratios, network, strict=True)])
     return NicFamily(
-        nic_counts=counts, gpus_per_server=first.gpus_per_node, payload_bytes=payload,
+        nic_counts=counts, gpus_per_server=summaries[0].gpus_per_node, payload_bytes=payload,
         network_bytes_per_s=network, scaleup_bytes_per_s=scaleup, host_bytes_per_s=host,
-        ratio_like_for_like=np.array([s.ratio_like_for_like for s in summaries]),
+        ratio_like_for_like=ratio,
         network_s=payload[None, :] / network[:, None], scaleup_s=payload / scaleup, host_s=payload / host,
+        direction=direction, basis=basis, network_shown=np.array([r[2] for r in shown]), scaleup_shown=shown[0][0],
     )

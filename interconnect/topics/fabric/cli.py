@@ -2,9 +2,10 @@
 
 ``interconnect fabric --gpus 1024 --server dgx-h100 --switch quantum-2-qm9700 --topology rail-leaf-spine``
 prints the tiers from the leaves up (switches, links down and up, the medium of each tier's links for
-its distance class, transceivers and their power), the totals, the bisection bandwidth and the
-switch hops between two GPUs. ``--json`` prints the same: a ``tiers`` list (``name``, ``switches``,
-``links_down``, ``links_up``, ``medium``, ``transceivers``, ``media_power_w``...) beside ``totals``,
+its distance class, the optical modules bought and their power), the totals, the bisection bandwidth and
+the switch hops between two GPUs. ``--json`` prints the same: a ``tiers`` list (``name``, ``switches``,
+``links_down``, ``links_up``, ``medium``, ``transceivers`` and ``modules`` (modules bought: a twin-port
+module carries two links), ``cables``, ``media_power_w``...) beside ``totals``,
 ``bisection_bandwidth`` and ``hops``. Bad input is one line on stderr and exit status 2.
 """
 
@@ -101,8 +102,13 @@ def run_fabric(args: argparse.Namespace) -> int:
         print(f"  {tier.name:<6} {tier.switches:>8} {tier.links_down:>9} {tier.links_up:>9}  {medium[:44]:<44} "
               f"{tier.transceivers:>8} {power:>9}")
     power = fabric.media_power_w
-    print(f"  total: {fabric.switches} switches, {fabric.links} links, {fabric.transceivers} transceivers"
-          + ("" if power is None else f", {power / 1e3:.1f} kW in cable ends and modules"))
+    print(f"  total: {fabric.switches} switches, {fabric.links} links, {fabric.modules} optical modules, "
+          f"{fabric.cables} cables" + ("" if power is None else f", {power / 1e3:.1f} kW in modules and cable ends"))
+    for tier in fabric.tiers:
+        if tier.medium is not None and tier.medium.ports_per_plug > 1:
+            kind = "copper cable's plug" if tier.medium.copper else "module"
+            rate = tier.medium.rate_gbit_s / tier.medium.ports_per_plug
+            print(f"  {tier.name}: one {kind} carries {tier.medium.ports_per_plug} links of {rate:g} Gbit/s")
     print(f"  bisection: {format_bandwidth(Q_(fabric.bisection_gbit_s, 'Gbit/s'), 'bit/s')} per direction "
           f"({fabric.bisection_per_gpu_gbit_s:.0f} Gbit/s per GPU of one half)")
     print("  switch hops: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in fabric.hops().items()))

@@ -139,14 +139,32 @@ def _watts(watts: float | None) -> str:
     return f"{watts / 1e3:,.1f} kW" if watts >= 1e3 else f"{watts:,.0f} W"
 
 
+def carries(medium) -> str:
+    """What one plug of a tier's medium carries, in a few words: ``twin-port module, 2 x 400 Gbit/s links``."""
+    kind = "cable plug" if medium.copper else "module"
+    if medium.ports_per_plug > 1:
+        rate = medium.rate_gbit_s / medium.ports_per_plug
+        return f"twin-port {kind}, {medium.ports_per_plug} links of {rate:g} Gbit/s" if medium.ports_per_plug == 2 \
+            else f"{kind} of {medium.ports_per_plug} links of {rate:g} Gbit/s"
+    return f"{kind} of one {medium.rate_gbit_s:g} Gbit/s link"
+
+
+def _modules_help(fabric: Fabric) -> str:
+    parts = [f"{tier.name}: {tier.modules:,} ({carries(tier.medium)}), {tier.cables:,} cables"
+             for tier in fabric.tiers if tier.medium is not None]
+    return ("Modules and cables as bought: an optical link has a module at each end, and a twin-port module carries "
+            f"two links (each on its own fibre). {fabric.links:,} links, {fabric.cables:,} cables. " + "; ".join(parts))
+
+
 def summary_section(fabric: Fabric) -> None:
     """Headline figures, then the bill of materials per tier and the hops between two GPUs."""
     # One row of five (a horizontal container: six elements, where five columns took eleven).
     row = st.container(horizontal=True)
     row.metric("Switches", f"{fabric.switches:,}", help=f"{len(fabric.tiers)} tiers")
     row.metric("Links", f"{fabric.links:,}")
-    row.metric("Transceivers", f"{fabric.transceivers:,}")
-    row.metric("Cable ends and optics", _watts(fabric.media_power_w))
+    row.metric("Optical modules", f"{fabric.modules:,}", help=_modules_help(fabric))
+    row.metric("Power of modules and cables", _watts(fabric.media_power_w),
+               help="Every plug bought (optical modules, active copper cables' ends), at the maker's figure.")
     row.metric("Bisection per GPU", format_bandwidth(Q_(fabric.bisection_per_gpu_gbit_s, "Gbit/s"), "bit/s"),
                help="Per direction, across the worst cut in half, per GPU of one half: "
                     f"{format_bandwidth(Q_(fabric.bisection_gbit_s, 'Gbit/s'), 'bit/s')} in all.")
@@ -161,7 +179,7 @@ def summary_section(fabric: Fabric) -> None:
             "Links up": f"{tier.links_up:,}" if tier.links_up else "none",
             "Taper": f"{tier.oversubscription:.2g}:1" if tier.up_ports else "top",
             "Medium (distance)": "nothing reaches" if medium is None else f"{medium.name} ({tier.distance})",
-            "Transceivers": f"{tier.transceivers:,}",
+            "Modules / cables": f"{tier.modules:,} / {tier.cables:,}",
             "Power of the links in": _watts(tier.media_power_w),
         })
     st.markdown(markdown_table(pd.DataFrame(rows)))
@@ -191,7 +209,7 @@ def summary_section(fabric: Fabric) -> None:
             else:
                 power = f"{medium.power_per_end_w:g} W per plug"
                 if medium.ports_per_plug > 1:
-                    power += f", {medium.ports_per_plug} ports per plug"
+                    power += f", a {carries(medium)}"
                 if medium.power_note:
                     power += f" ({escape_markdown(medium.power_note)})"
             lines.append(f"**{escape_markdown(medium.name)}** ({tier.name}): reach {medium.reach_m:g} m; {power}")

@@ -27,6 +27,7 @@ from interconnect.topics.seating.accuracy import case_band
 from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     PLAN_DEFAULTS,
+    REJECTIONS,
     SCHEDULES,
     LayoutError,
     Plan,
@@ -234,10 +235,9 @@ def _print_bill(bill: Plan) -> None:
     for note in bill.notes:
         print(f"note: {note}")
     m = bill.memory
-    verdict = {"fits": "fits", "tight": "TIGHT: fits only inside the allowance"}.get(m.verdict, "DOES NOT FIT")
-    print(f"memory per GPU {m.total / 1e9:.1f} GB of {m.capacity / 1e9:.0f} GB ({verdict}, {m.reserved / 1e9:.0f} GB "
-          f"kept for buffers and fragmentation): weights {m.params / 1e9:.1f}, gradients {m.grads / 1e9:.1f}, "
-          f"optimizer {m.optimizer / 1e9:.1f}, activations {m.activations / 1e9:.1f} GB")
+    print(f"memory: {m.summary} ({m.reserved / 1e9:.3g} GB more allowed for buffers and fragmentation): weights "
+          f"{m.params / 1e9:.1f}, gradients {m.grads / 1e9:.1f}, optimizer {m.optimizer / 1e9:.1f}, activations "
+          f"{m.activations / 1e9:.1f} GB")
 
 
 def _model(args: argparse.Namespace, warnings: list[str]):
@@ -273,13 +273,10 @@ def run_plan(args: argparse.Namespace) -> int:
     search_info = None
     if args.search:
         found = search_layouts(model, cluster, workload)
-        search_info = {"tried": found.tried, "valid": found.valid, "fitting": found.fitting}
+        search_info = {"tried": found.tried, "valid": found.valid, "fitting": found.fitting,
+                       "rejected": {k: v for k, v in found.rejected.items() if k in REJECTIONS}}
         if found.best is None:
-            message = (f"no layout of {cluster.ranks:,} GPUs fits {model.name} in "
-                       f"{get_catalog().gpu(cluster.gpu).memory.text()} per GPU "
-                       f"({found.valid} valid layouts tried)")
-            if found.advice:
-                message += ". " + " ".join(found.advice)
+            message = " ".join((found.headline(cluster.ranks, model.name), *found.advice))
             if args.json:
                 print_json({"model": {"id": model.id, "name": model.name}, "cluster": cluster.as_dict(),
                             "layout": None, "fits": False, "message": message, "search": search_info,

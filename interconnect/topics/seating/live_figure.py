@@ -67,10 +67,10 @@ def seating_family_spec(family: SeatingFamily, current_nodes: int, page_batch: i
             body = (f"a global batch of {page_batch:,} leaves each of the {layout.dp:,} pipelines less than one "
                     f"micro-batch.")
         else:
-            fits = "" if family.fits[i, column] else " It does not fit in memory."
+            memory = f" Memory {family.memory[i][column]}." if family.memory else ""
             body = (f"at a global batch of {page_batch:,}, {tflops:,.0f} TFLOP/s per GPU ({family.mfu[i, column]:.0%} "
                     f"MFU), pipeline bubble {family.bubble[i, column]:.1%}, a step of "
-                    f"{format_seconds(float(family.step_s[i, column]))}.{fits}")
+                    f"{format_seconds(float(family.step_s[i, column]))}.{memory}")
         readouts.append(f"{head}; {body}" + (f" {change}" if change else ""))
     return live_spec(title="TFLOP/s per GPU against the global batch, as the node count changes and the layout "
                            "follows", slider_label="Nodes", slider_values=counts,

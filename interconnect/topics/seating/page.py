@@ -281,17 +281,25 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                 a, b = st.columns(2)
                 a.metric("Step time", format_seconds(side.step_s))
                 b.metric("TP exposed", format_seconds(tp_row.exposed_s))
+                _memory_line(side)
         if not isinstance(inside, str) and not isinstance(across, str):
             ratio = across.step_s / inside.step_s
             st.markdown(f"Crossing the {domain_label} boundary makes each step **{ratio:.2f}×** as long here. "
                         "Nothing in the model says where TP belongs: the NIC is simply slower per call than "
                         "NVLink, and TP calls sit on the critical path.")
+            short = [title for side, title in ((inside, "TP inside"), (across, "TP across"))
+                     if side.memory.verdict == "does not fit"]
+            if len(short) == 2:
+                st.error("**Neither layout fits in memory:** both step times are for layouts that cannot run as "
+                         "set. Raise the ZeRO stage or PP, recompute activations, or let the search find one that "
+                         "fits.")
+            elif short:
+                st.error(f"**{short[0]} does not fit in memory:** its step time is for a layout that cannot run as "
+                         "set.")
     elif choice == "search":
         found = cached_search(model, cluster, workload)
         if found.best is None:
-            st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid:,} valid "
-                     "layouts tried, with every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules). "
-                     + " ".join(escape_markdown(a) for a in found.advice))
+            st.error(escape_markdown(" ".join((found.headline(cluster.ranks), *found.advice))))
             return
         best = found.best
         bw = best.workload
@@ -301,13 +309,23 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                     f"{bw.micro_batch}, {SEATING_SCHEDULES[bw.schedule]}"
                     + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
                     + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
-                    f"MFU {best.mfu:.0%}, {best.memory.total / 1e9:.0f} GB per GPU.")
+                    f"MFU {best.mfu:.0%}, memory {best.memory.summary}.")
         show_plan_band(best, key="seating.search-band")
-        if bill is not None:
+        if bill is not None and bill.memory.verdict == "does not fit":
+            st.caption(f"This page's layout: step {format_seconds(bill.step_s)}, but memory {bill.memory.summary}: "
+                       "it cannot run as set, so it is not compared with the fastest layout that fits.")
+        elif bill is not None:
+            tight = ", memory tight" if bill.memory.verdict == "tight" else ""
             st.caption(f"This page's layout: step {format_seconds(bill.step_s)} "
-                       f"({bill.step_s / best.step_s:.2f}× the fastest).")
+                       f"({bill.step_s / best.step_s:.2f}× the fastest{tight}).")
         st.button("Use this layout", on_click=_use_layout, args=(state, best.layout, best.workload),
                   key="seating.use-best")
+
+
+def _memory_line(side: Plan) -> None:
+    """A comparison card's memory in the page's words: plain when it fits, yellow when tight, red when it does not."""
+    text = f"Memory: {side.memory.summary}"  # digits and words only
+    {"fits": st.markdown, "tight": st.warning}.get(side.memory.verdict, st.error)(text)
 
 
 def claim_box() -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from interconnect.hardware.cluster import MAX_NODES, Cluster
-from interconnect.topics.seating.model import Layout, Workload, fit_layout
+from interconnect.topics.seating.model import Layout, Workload, fit_layout, memory_summary
 from interconnect.topics.seating.model.step import evaluate_layouts
 from interconnect.workloads.presets import ModelPreset
 
@@ -35,7 +35,9 @@ class SeatingFamily:
     ``tflops_per_gpu`` and ``compute_tflops_per_gpu`` are in TFLOP/s (model FLOPs, as MFU counts
     them): the step as the model bills it, and compute alone (no bubble, nothing exposed). NaN
     where the batch leaves a pipeline less than one micro-batch. ``bubble`` is the share of the
-    step, ``step_s`` seconds, ``fits`` whether the memory fits.
+    step, ``step_s`` seconds, ``fits`` whether the memory fits with the allowance kept free,
+    ``memory`` the readout's memory per GPU in words (:func:`~interconnect.topics.seating.model.memory_summary`,
+    the same verdict as the bill's metric).
     """
 
     node_counts: tuple[int, ...]
@@ -48,6 +50,7 @@ class SeatingFamily:
     bubble: np.ndarray
     step_s: np.ndarray
     fits: np.ndarray
+    memory: tuple[tuple[str, ...], ...] = ()
 
 
 def live_seating_nodes(current: int, maximum: int = MAX_NODES) -> tuple[int, ...]:
@@ -115,5 +118,8 @@ def seating_family(model: ModelPreset, cluster: Cluster, layout: Layout, workloa
 
     tflops = grid(out["tflops"]) / 1e12
     compute = grid(out["tflops"] * out["step_s"] / np.maximum(out["compute_s"], 1e-30)) / 1e12
+    total, reserved, capacity = (out[k].reshape(shape) for k in ("mem_total", "mem_reserved", "mem_capacity"))
+    memory = tuple(tuple(memory_summary(float(total[i, j]), float(reserved[i, j]), float(capacity[i, j]))
+                         for j in range(cols)) for i in range(rows))
     return SeatingFamily(counts, batch, layouts, tuple(f[1] for f in fitted), tflops, compute, grid(out["mfu"]),
-                         grid(out["bubble"]), grid(out["step_s"]), out["fits"].reshape(shape) & valid)
+                         grid(out["bubble"]), grid(out["step_s"]), out["fits"].reshape(shape) & valid, memory)

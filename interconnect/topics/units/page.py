@@ -58,9 +58,10 @@ def render() -> None:
          "with a link's rate across rank counts. Neither is the wire rate: NCCL reaching about 80 % of the wire is "
          "normal."),
         ("In-switch reduction: busbw above the wire",
-         "With NVLS (NVSwitch) or SHARP (InfiniBand switches) each GPU sends its data once and the switch adds, so the "
-         "busbw formula reports more than the link carries (about 480 GB/s on H100's 450 GB/s NVLink). It is no longer "
-         "a wire speed; nccl-tests documents (n−1)/(n+1) as the factor for this case."),
+         "With NVLS (NVSwitch) or SHARP (InfiniBand switches) each GPU sends its data once and the switch adds. "
+         "nccl-tests cannot see which algorithm NCCL chose, so it keeps busbw = algbw × 2(n−1)/n, and the figure "
+         "comes out above what the link carries (about 480 GB/s on H100's 450 GB/s NVLink). Read it as the link "
+         "rate a ring all-reduce would need to finish in the same time, not as a wire speed."),
         ("Spec against achieved",
          f"A datasheet rate is what the wire signals; software gets less. NCCL plans {h100.scaleup_achieved.text()} "
          f"for H100's NVLink against {h100.scaleup_bandwidth.quantity.to('GB/s').magnitude / 2:.0f} GB/s per direction "

@@ -88,3 +88,13 @@ def test_converter_typed_nonsense_is_an_error_box():
     at.text_input(key="units.q").set_value("3 kg").run()
     assert not at.exception
     assert any("got a mass" in w.value for w in at.warning)
+
+
+def test_unit_traps_do_not_credit_nccl_tests_with_an_in_switch_factor():
+    # issue: the page said "nccl-tests documents (n-1)/(n+1) as the factor" for NVLS and SHARP; nccl-tests keeps
+    # 2(n-1)/n for every algorithm (its maintainers, nccl-tests #366)
+    at = run_page(UNITS)
+    assert not at.exception
+    text = " ".join(block.value for block in at.markdown)
+    assert "(n−1)/(n+1)" not in text and "(n-1)/(n+1)" not in text
+    assert "keeps busbw = algbw × 2(n−1)/n" in text

@@ -124,7 +124,7 @@ def test_direction_unit_basis_and_nics_from_the_link():
     cliff = chart_specs(at)[0]
     assert "both directions" in cliff["layout"]["title"]["text"]
     assert "1 Gbit/s" in cliff["layout"]["xaxis"]["ticktext"]
-    assert metric(at, "Whole server out") == "1.6 Tbit/s"  # 4 x 400 Gbit/s
+    assert metric(at, "Whole server out") == "3.07 Tbit/s"  # 4 x 384 Gbit/s achieved, both directions
     assert bar(cliff, "GPU to GPU")[0] == pytest.approx(370.8 * 2 * 8)  # achieved, both directions, in Gbit/s
     # FCC benchmark 100/20 Mbit/s (benton-fcc): both directions is 120, not 200.
     assert bar(cliff, "Home broadband") == (pytest.approx(0.12), "120 Mbit/s (100 down + 20 up) (spec)")
@@ -200,3 +200,40 @@ def test_bar_sources_are_drawn_only_while_their_expander_is_open():
     at.run()
     assert not at.exception and not bar_sources(at)
     assert at.query_params["nics"] == "4"
+
+
+def _tree(at) -> list:
+    """Every element of the page in reading order, as (type, text) pairs."""
+    order = []
+
+    def walk(node) -> None:
+        kind = getattr(node, "type", None)
+        order.append((kind, str(getattr(node, "value", "")) if kind in ("markdown", "metric") else ""))
+        for key in sorted(getattr(node, "children", None) or {}):
+            walk(node.children[key])
+
+    walk(at.main)
+    return order
+
+
+def test_every_figure_follows_direction_unit_and_basis():
+    # issue: the live chart stayed per direction and spec, and "Whole server out" said 3.2 Tbit/s while the bar
+    # read 6.14 Tbit/s (both directions, achieved); the 9:1 / 18:1 box sat below the live chart
+    import json
+
+    from tests.app.conftest import live_charts
+
+    at = run_page(PAGE, {"gpu": "h100-sxm", "dir": "both", "unit": "Gbitps", "basis": "achieved"})
+    assert not at.exception
+    assert metric(at, "Whole server out") == "6.14 Tbit/s"
+    assert bar(chart_specs(run_page(PAGE, {"gpu": "h100-sxm", "dir": "both", "unit": "Gbitps", "basis": "achieved",
+                                           "view": "bars"}))[0], "Server out")[0] == pytest.approx(6144.0)
+    spec = json.loads(live_charts(at)[0].proto.json)
+    readout = spec["readouts"][spec["slider"]["index"]]
+    assert "768 Gbit/s per GPU, both directions summed, against 5.93 Tbit/s" in readout
+    assert f"{metric(at, 'What NCCL achieves').split(' ')[0]} to 1" in readout
+    assert "achieves" in spec["title"] and all("achieved" in line["name"] for line in spec["series"])
+    order = _tree(at)
+    box = next(i for i, (kind, text) in enumerate(order) if text.startswith("**Often quoted:**"))
+    live = next(i for i, (kind, _) in enumerate(order) if kind == "bidi_component")
+    assert box < live  # the 9:1 / 18:1 box above the live chart, on the first screen

@@ -32,6 +32,10 @@ def test_json_has_tiers_totals_and_bisection(capsys):
         assert set(tier) >= {"name", "switches", "links_down", "links_up", "medium", "transceivers", "media_power_w"}
         assert set(tier["medium"]) >= {"id", "name", "reach_m", "power_per_end_w", "sources"}
     assert payload["totals"]["switches"] == 48 and payload["totals"]["links"] == 2048
+    # issue: 4,096 transceivers for 2,048 links of twin-port modules; one module carries two 400G links
+    assert payload["totals"]["transceivers"] == payload["totals"]["modules"] == 2048
+    assert payload["totals"]["cables"] == 2048
+    assert [t["medium"]["ports_per_plug"] for t in tiers] == [2, 2]
     # Non-blocking: half of 1024 x 400 Gbit/s crosses the bisection.
     assert payload["bisection_bandwidth"]["gbit_s_per_direction"] == pytest.approx(1024 * 400 / 2)
     assert payload["hops"] == {"same_rail": 1, "cross_rail": 3, "cross_group": 3}
@@ -137,3 +141,11 @@ def test_allreduce_topology_flags_without_a_topology_are_ignored_with_a_warning(
     code, out, err = run(capsys, "allreduce", "--nodes", "64", "--switch", "spectrum-4-sn5600", "--shared", "50")
     assert code == 0 and "--switch: ignored without --topology" in err and "--shared: ignored" in err
     assert "fabric:" not in out
+
+
+def test_text_counts_modules_as_bought(capsys):
+    # issue: 98,304 transceivers for 16,384 GPUs (49,152 links of twin-port modules)
+    code, out, _ = run(capsys, "fabric", "--gpus", "16384")
+    assert code == 0
+    assert "49152 links, 49152 optical modules, 49152 cables" in out
+    assert "one module carries 2 links of 400 Gbit/s" in out

@@ -29,6 +29,9 @@ def test_defaults_are_the_four_su_superpod():
     # 1024 H100 in 128 DGX: 32 leaves + 16 spines (NVIDIA's SuperPOD table for 4 SU), 1024 + 1024 links.
     assert metrics(at)["Switches"] == "48" and metrics(at)["Links"] == "2,048"
     assert metrics(at)["Bisection per GPU"] == "400 Gbit/s"
+    # issue: "Transceivers 4,096" for 2,048 links of twin-port modules (one module carries two 400G links)
+    assert metrics(at)["Optical modules"] == "2,048"
+    assert "| 512 / 1,024 |" not in text(at) and "| 1,024 / 1,024 |" in text(at)
     assert dict(at.query_params) == DEFAULTS
     assert chart_keys(at) == ["fabric-picture"]  # view=auto: no further chart
     assert not at.get("plotly_chart")  # the picture is SVG drawn without Plotly: the first picture waits for no library

@@ -55,13 +55,25 @@ def test_search_returns_a_fitting_layout_with_tp_inside_the_node(capsys):
 
 def test_search_that_finds_nothing_says_so(capsys):
     payload = _json(capsys, ["plan", "--model", "llama3-405b", "--nodes", "1", "--global-batch", "8", "--search"])
-    assert payload["fits"] is False and payload["layout"] is None and "no layout" in payload["message"]
+    assert payload["fits"] is False and payload["layout"] is None and "No layout" in payload["message"]
+    assert "in memory" in payload["message"] and payload["search"]["valid"] > 0
+
+
+def test_search_names_the_batch_when_no_layout_can_run(capsys):
+    # issue: 800,000 GPUs for DeepSeek-V3 at a global batch of 256 were said not to fit in memory; no layout
+    # can run at all, as 256 sequences do not split over 25,000 or more replicas
+    payload = _json(capsys, ["plan", "--model", "deepseek-v3", "--gpus-per-node", "8", "--nodes", "100000",
+                             "--search"])
+    assert payload["layout"] is None and payload["search"]["valid"] == 0
+    assert "memory" not in payload["message"], payload["message"]
+    assert "can run DeepSeek-V3" in payload["message"] and "global batch: 256 sequences" in payload["message"]
+    assert payload["search"]["rejected"]["batch"] > 0
 
 
 def test_text_output_marks_a_layout_that_does_not_fit(capsys):
     code, out, _ = _run(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "0"])
     assert code == 0
-    assert "DOES NOT FIT" in out and "Tensor (TP)" in out
+    assert "GB per GPU, does not fit" in out and "Tensor (TP)" in out
 
 
 @pytest.mark.parametrize(

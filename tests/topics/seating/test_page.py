@@ -243,3 +243,56 @@ def test_the_headline_figures_say_how_right_they_are():
     at = run_page(PAGE, {"model": "mixtral-8x7b", "cmp": "search"})
     captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
     assert len(captions) == 2 and all("published runs like this" in c and "MoE" in c for c in captions)
+
+
+def _live_readout(at) -> str:
+    import json
+
+    from tests.app.conftest import live_charts
+
+    spec = json.loads(live_charts(at)[0].proto.json)
+    return spec["readouts"][spec["slider"]["index"]]
+
+
+def test_one_memory_verdict_everywhere(capsys):
+    # issue: TP16 of Llama 3 70B on 2 x 8 H100 is tight (82 of 85.5 GB, inside the allowance); the live chart's
+    # readout said "It does not fit in memory" while the metric and the yellow box said tight
+    from interconnect.cli import main
+
+    query = {"model": "llama3-70b", "gpu": "h100-sxm", "gpn": "8", "nodes": "2", "tp": "16", "pp": "1", "cmp": "tp"}
+    at = run_page(PAGE, query)
+    assert not at.exception
+    memory = metric(at, "Memory per GPU")
+    assert memory.value == "82 / 85.5 GB" and memory.delta == "tight"
+    assert any(w.value.startswith("**Tight:**") for w in at.warning)
+    assert "Memory 82 / 85.5 GB per GPU, tight." in _live_readout(at)
+    assert "not fit" not in _live_readout(at)
+    cards = [m.value for m in at.warning if m.value.startswith("Memory: ")]
+    assert cards == ["Memory: 82 / 85.5 GB per GPU, tight"]  # TP across two domains is this layout
+    assert main(["plan", "--model", "llama3-70b", "--gpus-per-node", "8", "--nodes", "2", "--tp", "16",
+                 "--pp", "1"]) == 0
+    assert "memory: 82 / 85.5 GB per GPU, tight (" in capsys.readouterr().out
+
+
+def test_comparisons_say_when_a_layout_does_not_fit():
+    # issue: TP8 against TP16 of Llama 3 70B on 2 x 8 H100 showed both step times without saying that TP8 does not
+    # fit (111 GB) and TP16 is tight; the search called the page's layout "0.89x the fastest" though it cannot run
+    query = {"model": "llama3-70b", "gpu": "h100-sxm", "gpn": "8", "nodes": "2", "tp": "8", "pp": "1"}
+    at = run_page(PAGE, {**query, "cmp": "tp"})
+    assert not at.exception
+    red = [e.value for e in at.error if e.value.startswith("Memory: ")]
+    assert red == ["Memory: 111 / 85.5 GB per GPU, does not fit"]
+    assert [w.value for w in at.warning if w.value.startswith("Memory: ")] == ["Memory: 82 / 85.5 GB per GPU, tight"]
+    assert any(e.value.startswith("**TP inside does not fit in memory:**") for e in at.error)
+    at = run_page(PAGE, {**query, "cmp": "search"})
+    caption = next(c.value for c in at.caption if c.value.startswith("This page's layout"))
+    assert "the fastest)" not in caption and "does not fit" in caption, caption
+
+
+def test_search_names_why_no_layout_can_run():
+    # issue: 800,000 GPUs for DeepSeek-V3 were said not to fit "this model in memory"; the global batch of 256
+    # cannot be split over that many replicas, so no layout can run at all
+    at = run_page(PAGE, {"model": "deepseek-v3", "gpn": "8", "nodes": "100000", "cmp": "search"})
+    assert not at.exception
+    error = next(e.value for e in at.error if e.value.startswith("No layout"))
+    assert "in memory" not in error and "global batch" in error, error

@@ -1570,3 +1570,32 @@ def test_the_rate_bound_is_far_beyond_every_catalogued_link_and_memory():
                   + [g.memory_bandwidth.quantity.to("GB/s").magnitude for g in catalog.gpus.values()]
                   + [g.scaleup_bandwidth.quantity.to("GB/s").magnitude for g in catalog.gpus.values()])
     assert 10 * fastest <= MAX_ROW_RATE_GBPS
+
+
+def test_one_listed_rank_with_a_busbw_is_not_one_rank():
+    # issue: a 2-node rccl-tests log under MPI lists only its own process's GPU ("1 ranks"), while its busbw/algbw
+    # says 16; one rank cannot have a non-zero busbw, so the listing must not win
+    from interconnect.io.nccl_tests import parse_nccl_tests
+
+    rows = []
+    for size, algbw in ((16777216, 40.12), (67108864, 80.44), (268435456, 120.00), (1073741824, 150.40)):
+        busbw = algbw * 2 * 15 / 16
+        time_us = size / algbw / 1e3
+        rows.append(f"{size:>12} {size // 2:>13}  bfloat16     sum      -1 {time_us:8.1f} {algbw:7.2f} {busbw:7.2f}"
+                    f"      0 {time_us:8.1f} {algbw:7.2f} {busbw:7.2f}      0")
+    log = "\n".join([
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+        "validation: 1 graph: 0",
+        "#",
+        "rccl-tests: Version develop:ae3e635",
+        "# Using devices",
+        "#   Rank  0 Pid 412345 on mi300x-node-01 device  0 [0000:05:00.0] AMD Instinct MI300X",
+        "#",
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+        "#wrong",
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)",
+        *rows,
+    ]) + "\n"
+    run = parse_nccl_tests(log)
+    assert run.ranks == 16, (run.ranks, run.ranks_source)
+    assert any("one rank cannot have a non-zero busbw" in w for w in run.warnings)

@@ -52,10 +52,10 @@ from interconnect.topics.seating.model.layout import (
     fit_layout,
     layout_problems,
 )
-from interconnect.topics.seating.model.memory import RESERVED_SHARE
+from interconnect.topics.seating.model.memory import MEMORY_VERDICTS, RESERVED_SHARE, memory_summary, memory_verdict
 from interconnect.topics.seating.model.placement import group_domains, groups_of, rank_grid, seat_map
 from interconnect.topics.seating.model.schedules import pipeline_bubble_fraction, stage_layers
-from interconnect.topics.seating.model.search import SearchResult, search_layouts
+from interconnect.topics.seating.model.search import REJECTIONS, SearchResult, search_layouts
 from interconnect.topics.seating.model.traffic import dp_traffic_bytes, tp_bytes_per_layer
 
 __all__ = [
@@ -65,9 +65,11 @@ __all__ = [
     "Dimension",
     "Layout",
     "LayoutError",
+    "MEMORY_VERDICTS",
     "Memory",
     "PLAN_DEFAULTS",
     "Plan",
+    "REJECTIONS",
     "RESERVED_SHARE",
     "SCHEDULES",
     "SearchResult",
@@ -80,6 +82,8 @@ __all__ = [
     "layer_params",
     "layout_problems",
     "memory_per_gpu",
+    "memory_summary",
+    "memory_verdict",
     "pipeline_bubble_fraction",
     "plan",
     "rank_grid",

@@ -20,6 +20,7 @@ from interconnect.topics.seating.model.layout import (
     Workload,
     check_layout,
 )
+from interconnect.topics.seating.model.memory import memory_summary, memory_verdict
 from interconnect.topics.seating.model.schedules import _bubble_reason
 from interconnect.topics.seating.model.step import evaluate_layouts
 from interconnect.workloads.presets import ModelPreset
@@ -98,14 +99,13 @@ class Memory:
 
     @property
     def verdict(self) -> str:
-        """What the memory says: ``"fits"``, ``"tight"`` or ``"does not fit"``.
+        """What the memory says: ``"fits"``, ``"tight"`` or ``"does not fit"`` (:func:`memory_verdict`)."""
+        return memory_verdict(self.total, self.reserved, self.capacity)
 
-        Fits with the allowance kept free; tight when the counted bytes fit only if buffers and fragmentation
-        take less than the allowance; does not fit when they alone exceed the GPU's memory.
-        """
-        if self.fits:
-            return "fits"
-        return "tight" if self.total <= self.capacity else "does not fit"
+    @property
+    def summary(self) -> str:
+        """``"82 / 85.5 GB per GPU, tight"``: the bytes against the GPU's and the verdict (:func:`memory_summary`)."""
+        return memory_summary(self.total, self.reserved, self.capacity)
 
 
 @dataclass(frozen=True)

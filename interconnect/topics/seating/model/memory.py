@@ -15,9 +15,12 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "GRAD_BYTES",
+    "MEMORY_VERDICTS",
     "OPTIMIZER_BYTES",
     "PARAM_BYTES",
     "RESERVED_SHARE",
+    "memory_summary",
+    "memory_verdict",
 ]
 
 
@@ -29,6 +32,36 @@ RESERVED_SHARE = 0.10
 #: Bytes per parameter of mixed-precision Adam: BF16 weights 2, BF16 gradients 2, FP32 master weights,
 #: momentum and variance 4 + 4 + 4 (ZeRO paper, arXiv 1910.02054, section 3.1, K = 12).
 PARAM_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2.0, 2.0, 12.0
+#: The three things the memory can say, in the words every view uses (page, live chart, comparisons, search, CLI).
+MEMORY_VERDICTS = ("fits", "tight", "does not fit")
+
+
+def memory_verdict(total, reserved, capacity):
+    """What the memory says: ``"fits"``, ``"tight"`` or ``"does not fit"`` (the one verdict of the app).
+
+    Fits when the counted bytes and the allowance for buffers and fragmentation fit in the GPU's memory;
+    tight when the counted bytes fit only if buffers and fragmentation take less than the allowance; does
+    not fit when the counted bytes alone exceed the GPU's memory. Scalars give a ``str``, arrays an array
+    of them.
+
+    >>> memory_verdict(70e9, 8.55e9, 85.5e9), memory_verdict(82e9, 8.55e9, 85.5e9), memory_verdict(90e9, 8.55e9, 85.5e9)
+    ('fits', 'tight', 'does not fit')
+    >>> memory_verdict(np.array([70e9, 82e9]), 8.55e9, 85.5e9).tolist()
+    ['fits', 'tight']
+    """
+    total, reserved, capacity = (np.asarray(v, dtype=float) for v in (total, reserved, capacity))
+    out = np.where(total + reserved <= capacity, MEMORY_VERDICTS[0],
+                   np.where(total <= capacity, MEMORY_VERDICTS[1], MEMORY_VERDICTS[2]))
+    return str(out) if out.ndim == 0 else out
+
+
+def memory_summary(total: float, reserved: float, capacity: float) -> str:
+    """The memory per GPU against the GPU's, and the verdict, as every view writes it.
+
+    >>> memory_summary(82.3e9, 8.55e9, 85.5e9)
+    '82 / 85.5 GB per GPU, tight'
+    """
+    return f"{total / 1e9:.0f} / {capacity / 1e9:.3g} GB per GPU, {memory_verdict(total, reserved, capacity)}"
 
 
 def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray,

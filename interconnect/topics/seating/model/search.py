@@ -32,10 +32,36 @@ class SearchResult:
     fitting: int
     layouts: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     advice: tuple[str, ...] = ()
+    rejected: dict[str, int] = field(default_factory=dict)
+
+    def headline(self, gpus: int, model_name: str = "this model") -> str:
+        """Why nothing was found, in one sentence ("" when a layout was): none can run, or none fits in memory.
+
+        >>> SearchResult(None, 10, 0, 0).headline(8)
+        'No layout of 8 GPUs can run this model: none of the 10 tried is valid.'
+        """
+        if self.best is not None:
+            return ""
+        if self.valid == 0:
+            return f"No layout of {gpus:,} GPUs can run {model_name}: none of the {self.tried:,} tried is valid."
+        return (f"No layout of {gpus:,} GPUs fits {model_name} in memory ({self.valid:,} valid layouts tried, with "
+                "every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules).")
+
+
+#: Why a factorization cannot run, by key of :attr:`SearchResult.rejected`: the model's shape, or the global batch.
+REJECTIONS = ("shape", "batch")
 
 
 def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
-                max_cp: int) -> tuple[np.ndarray, int]:
+                max_cp: int, rejected: dict | None = None) -> tuple[np.ndarray, int]:
+    """The valid layouts as rows (tp, pp, dp, cp, ep, zero) and how many were tried.
+
+    ``rejected``, when given, counts why the others cannot run: ``"shape"`` the layouts the model's
+    shape rules out (TP not dividing the attention heads, more stages than layers, CP not dividing the
+    sequence), ``"batch"`` those the shape allows but the global batch does not (DP x micro-batch must
+    divide it), with the smallest DP among them (``"batch_min_dp"``). CP degrees above ``max_cp`` are
+    not searched and not counted as rejected.
+    """
     n = cluster.ranks
     rows = []
     tried = 0
@@ -45,14 +71,35 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
             for pp in _divisors(n // (tp * cp)):
                 dp = n // (tp * cp * pp)
                 eps = ([e for e in _divisors(tp * cp * dp) if model.experts % e == 0] if model.is_moe else [1])
-                for ep in eps or [1]:
-                    for zero in zero_stages:
-                        tried += 1
-                        if (model.heads % tp or pp > model.layers or seq % cp or cp > max_cp
-                                or workload.global_batch % (dp * workload.micro_batch)):
-                            continue
-                        rows.append((tp, pp, dp, cp, ep, zero))
+                shape = bool(model.heads % tp or pp > model.layers or seq % cp)
+                batch = bool(workload.global_batch % (dp * workload.micro_batch))
+                count = len(eps or [1]) * len(zero_stages)
+                tried += count
+                if cp > max_cp:
+                    continue
+                if shape or batch:
+                    if rejected is not None:
+                        key = "shape" if shape else "batch"
+                        rejected[key] = rejected.get(key, 0) + count
+                        if key == "batch":
+                            rejected["batch_min_dp"] = min(rejected.get("batch_min_dp", dp), dp)
+                    continue
+                rows.extend((tp, pp, dp, cp, ep, zero) for ep in eps or [1] for zero in zero_stages)
     return np.array(rows, dtype=int).reshape(-1, 6), tried
+
+
+def _rejection_advice(model: ModelPreset, workload: Workload, rejected: dict) -> list[str]:
+    """Say why no layout can run: the model's shape, or the global batch that the layouts it allows cannot split."""
+    shape = (f"TP must divide the model's {model.heads} attention heads, PP be at most its {model.layers} layers "
+             f"and CP divide the sequence of {workload.tokens(model):,} tokens")
+    if rejected.get("batch"):
+        return [f"Every layout the model's shape allows ({shape}: {rejected['batch']:,} of them) is ruled out by the "
+                f"global batch: {workload.global_batch:,} sequences do not split into whole micro-batches over "
+                f"{rejected['batch_min_dp']:,} or more data-parallel replicas (DP × micro-batch must divide the "
+                "batch). A larger global batch, or fewer GPUs, would let it run."]
+    if rejected.get("shape"):
+        return [f"No factorization of the GPU count suits the model's shape: {shape}."]
+    return []
 
 
 def _variants(workload: Workload, vary: bool) -> list[Workload]:
@@ -116,8 +163,9 @@ def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | No
     tried = valid = fitting = 0
     best: tuple | None = None
     layouts: dict[str, np.ndarray] = {}
+    rejected: dict[str, int] = {}
     for variant in _variants(workload, vary):
-        rows, n_tried = _candidates(model, cluster, variant, zero_stages, max_cp)
+        rows, n_tried = _candidates(model, cluster, variant, zero_stages, max_cp, rejected)
         tried += n_tried
         if rows.size == 0:
             continue
@@ -137,10 +185,12 @@ def search_layouts(model: ModelPreset, cluster: Cluster, workload: Workload | No
         if best is None or key < best[0]:
             best = (key, rows[order[0]], variant)
     if best is None:
-        return SearchResult(None, tried, valid, 0, layouts, tuple(_advice(model, cluster, workload, zero_stages)))
+        advice = (_rejection_advice(model, workload, rejected) if valid == 0
+                  else _advice(model, cluster, workload, zero_stages))
+        return SearchResult(None, tried, valid, 0, layouts, tuple(advice), rejected)
     _, row, variant = best
     layout = Layout(*(int(v) for v in row))
-    return SearchResult(plan(model, cluster, layout, variant), tried, valid, fitting, layouts)
+    return SearchResult(plan(model, cluster, layout, variant), tried, valid, fitting, layouts, rejected=rejected)
 
 
 def _smallest_need(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
