@@ -708,6 +708,9 @@ def test_every_source_is_cited_by_some_entry():
     from interconnect.hardware.fabric import get_fabric_data
 
     cited |= get_fabric_data().source_ids()  # the Fabric page's switches and designs
+    from interconnect.topics.crossdc.data import load_weight_sync_data
+
+    cited |= {source for row in load_weight_sync_data() for source in row.sources}  # weight-sync measurements
     assert set(catalog.sources) - cited == set()
 
 

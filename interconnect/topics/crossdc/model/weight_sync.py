@@ -55,6 +55,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interconnect.units import expects
+
 __all__ = [
     "BYTES_PER_VALUE",
     "MODES",
@@ -87,6 +89,7 @@ class WeightSyncError(ValueError):
     """An input the model cannot use (negative sizes, a fraction outside 0..1, an unknown mode)."""
 
 
+@expects(bytes_per_value="B")
 def payload_bytes(params, bytes_per_value, mode: str = "full", fraction=1.0, index_bits=32.0):
     r"""Bytes one generator replica receives per sync.
 
@@ -136,6 +139,7 @@ def tree_depth(receivers):
     return np.ceil(np.log2(np.maximum(n, 0.0) + 1.0))
 
 
+@expects(link_bytes_per_s="B/s", latency_s="s", staging_bytes_per_s="B/s")
 def path_time_s(payload, receivers, link_bytes_per_s, latency_s, topology: str = "tree",
                 staging_bytes_per_s=math.inf):
     r"""Time to deliver ``payload`` bytes to each of ``receivers`` over links of one kind.
@@ -211,6 +215,7 @@ class Hiding:
     hidden: bool  #: whether the transfer fits behind one generation step
 
 
+@expects(sync_s="s", generation_s="s", swap_s="s")
 def hiding(sync_s: float, generation_s: float, background: bool, swap_s: float = 0.0) -> Hiding:
     r"""Paused: :math:`t_\text{exp} = t_s`, staleness 0. Background: :math:`t_\text{exp} = \max(0, t_s - t_g) +
     t_\text{swap}`, staleness :math:`\max(1, \lceil t_s/t_g \rceil)`. Share generating:
