@@ -73,12 +73,12 @@ def read_nccl_debug(source: str | bytes | IO | Iterable, *, max_lines: int = MAX
 
     Examples
     --------
-    >>> log = read_nccl_debug("noise\\n[1,0]<stdout>:NCCL version 2.4.2+cuda10.0\\n"
-    ...                       "gpu6:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0\\n")
+    >>> log = read_nccl_debug("noise\n[1,0]<stdout>:NCCL version 2.4.2+cuda10.0\n"
+    ...                       "gpu6:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0\n")
     >>> log.version, sorted(log.transports), log.skipped
     (At(value='2.4.2', line=2), ['NET/Socket'], [1])
     >>> try:
-    ...     read_nccl_debug(b"\\x00\\x01binary")
+    ...     read_nccl_debug(b"\x00\x01binary")
     ... except NcclDebugError as error:
     ...     print(str(error)[:60])
     this is not NCCL_DEBUG=INFO output: none of its 1 lines is a

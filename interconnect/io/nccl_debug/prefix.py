@@ -14,7 +14,6 @@ from dataclasses import dataclass
 __all__ = ["Prefix", "split_line"]
 
 _LEVELS = (" NCCL INFO ", " NCCL WARN ")
-_MAX_PREFIX_CHARS = 400  # a launcher prefix plus NCCL's host:pid:tid [dev]; more is not a prefix
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ def split_line(line: str) -> tuple[Prefix, str] | None:
     at = -1
     level = ""
     for marker in _LEVELS:
-        found = line.find(marker, 0, _MAX_PREFIX_CHARS + len(marker))
+        found = line.find(marker)
         if found >= 0 and (at < 0 or found < at):
             at, level = found, marker[6:10]
     if at < 0:
