@@ -210,6 +210,8 @@ class Collector:
             setting = msg.env_setting(message)
             if setting is not None and setting[0] not in log.env and len(log.env) < 200:
                 log.env[setting[0]] = At(setting[1][:120], number)
+                if setting[0] == "NCCL_P2P_LEVEL" and setting[1].upper().startswith("XGMI"):  # AMD's link
+                    log.vendor = _first(log.vendor, "amd", number)
             return
         if message.startswith("ROCr version") or "librccl" in message[:80]:
             log.vendor = _first(log.vendor, "amd", number)
@@ -277,6 +279,11 @@ class Collector:
         log.connections += 1
         if message.startswith("Ring ") and log.old_forms is None:
             log.old_forms = At("Ring NN : connection lines (NCCL 2.6 or older)", number)
+        elif c.transport.startswith("NET/") and log.old_forms is None and "/" not in message[8:16].split(" :")[0]:
+            # NCCL 2.9 added the connection index ("Channel 00/0 :"); only SHM lines and RCCL's P2P lines kept
+            # the old form, never a network connection
+            log.old_forms = At("network connection lines without the /N connection index (NCCL 2.8 or older)",
+                               number)
         if c.bracket_is_bus_id:
             log.bus_id_brackets += 1
         self._rank(max(c.sender, c.receiver), number)
@@ -314,8 +321,9 @@ class Collector:
         channels = message.count("[")
         log.trees = _first(log.trees, channels, number)
         nranks = msg.trees_nranks(message)
-        if nranks is not None:
+        if nranks is not None:  # "Trees ... comm 0x.. nRanks 08 busId ..": RCCL's form
             log.trees_nranks = _first(log.trees_nranks, nranks, number)
+            log.vendor = _first(log.vendor, "amd", number)
         # ranks named in the tree: numbers around "->"
         body = message[6:message.find(" comm ")] if " comm " in message else message[6:]
         for word in body.replace("->", " ").replace("|", " ").replace("/", " ").split()[:4096]:

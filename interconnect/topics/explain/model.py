@@ -193,12 +193,15 @@ def _network_in_use(log: DebugLog) -> tuple[str | None, int]:
     if used:
         line, name = min(used)
         return name, line
-    if log.ib_nics and not log.socket_nics:
-        return "IB", log.ib_nics.line
+    disabled = log.env.get("NCCL_IB_DISABLE")
+    if log.ib_nics and not (disabled and disabled.value.startswith("1")):
+        return "IB", log.ib_nics.line  # before NCCL 2.6 there is no "Using network": the IB list decides
     if log.efa:
         return "Libfabric", log.efa.line
     if log.socket_nics and (log.ib_absent or log.no_verbs or "NCCL_IB_DISABLE" in log.env):
         return "Socket", log.socket_nics.line
+    if log.ib_absent or log.no_verbs:  # no RDMA device or stack: NCCL falls back to sockets
+        return "Socket", log.ib_absent or log.no_verbs
     return None, 0
 
 
@@ -338,6 +341,7 @@ def _nics(log: DebugLog, out: Explanation) -> int | None:
     if log.relaxed_ordering and log.ib_nics:
         out.add("nics", "PCIe relaxed ordering is on for the RDMA NICs ([RO]).", log.ib_nics.line)
     out.facts["nics_listed"] = listed
+    out.facts["nics_listed_count"] = len(listed) or (log.efa.value[1] if log.efa and log.efa.value[1] else 0)
     out.facts["nics_used"] = [u.label for u in used]
     return len(listed) if listed else (len(used) or None)
 
