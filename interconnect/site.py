@@ -76,6 +76,8 @@ TOPICS: tuple[Topic, ...] = (
           "Every figure with its unit, its direction and where it comes from.", cli=True),
     Topic("fabric", "pages/10_Fabric.py", "Fabric", "Fabric",
           "From GPUs to switches, optics and watts: tiers, rails, oversubscription and what they cost.", cli=True),
+    Topic("explain", "pages/11_Explain.py", "Explain my run", "Explain my run",
+          "Paste a job's NCCL_DEBUG=INFO log: transports, NICs, GPUDirect RDMA and NVLS, line by line.", cli=True),
 )
 
 

@@ -69,7 +69,9 @@ def test_home_page_opens_with_a_way_into_every_page():
     from interconnect.ui.pages import PAGES, page_exists
 
     assert cards == [f"explore-{name}" for name in PAGES if name != "home" and page_exists(name)]
-    assert len(cards) == 10
+    from interconnect.site import TOPICS
+
+    assert len(cards) == len(TOPICS) == 11  # one card for each topic of the list (Explain my run is the 11th)
 
 
 def test_home_page_cleans_a_stray_query_string_and_says_so():

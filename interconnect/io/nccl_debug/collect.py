@@ -1,0 +1,369 @@
+"""The line loop: each line once, its prefixes removed, its message read and added to a :class:`DebugLog`.
+
+A line holding ``NCCL INFO``/``NCCL WARN`` is split by :func:`~.prefix.split_line`; any other line is cleaned of
+launcher prefixes and read only if it starts like a message NCCL prints (posters often strip the prefix), else
+it is kept as a candidate nccl-tests table line (``#`` or a digit first) or counted as skipped. Every step is a
+bounded string operation on a line of at most :data:`~.limits.MAX_LINE_CHARS`, so the pass is linear in the input.
+"""
+
+from __future__ import annotations
+
+from interconnect.io.nccl_debug import messages as msg
+from interconnect.io.nccl_debug.limits import MAX_KEPT, MAX_SKIPPED_LISTED, MAX_TABLE_LINES
+from interconnect.io.nccl_debug.prefix import Prefix, split_line, strip_launcher
+from interconnect.io.nccl_debug.result import At, CollectiveStat, DebugLog, HostStat, NicUse, TransportStat
+
+__all__ = ["Collector"]
+
+#: How bare messages (no ``NCCL INFO`` before them) start. Only these are read from unprefixed lines.
+_BARE_STARTS = ("NCCL version", "RCCL version", "Bootstrap", "NET/", "Using network", "Using internal Network",
+                "Channel ", "Ring ", "Trees ", "comm 0x", "ncclCommInit", "NVLS ", "MNNVL ", "P2P plugin",
+                "Plugin Path", "Connected all", "Connected NVLS", "threadThresholds", "Init COMPLETE")
+_MAX_TUNING = 60
+_MAX_WARNINGS = 50
+
+
+def _first(current: At | None, value: object, line: int) -> At:
+    return current if current is not None else At(value, line)
+
+
+class Collector:
+    """Reads lines in order into :attr:`log` (call :meth:`add` per line)."""
+
+    def __init__(self) -> None:
+        self.log = DebugLog()
+        self._rccl_banner = False
+
+    # -- per line --------------------------------------------------------------------------------------
+
+    def add(self, number: int, line: str, cut: bool) -> None:
+        """Read line ``number`` (``cut``: it was longer than the limit and was cut)."""
+        log = self.log
+        log.lines = number
+        if cut:
+            log.cut_lines.append(number) if len(log.cut_lines) < MAX_SKIPPED_LISTED else None
+        if line.startswith(("# source:", "# what:", "# trimmed:")):
+            return
+        split = split_line(line) if "NCCL " in line else None
+        if split is not None:
+            prefix, message = split
+            log.nccl_lines += 1
+            self._prefix(prefix, number)
+            if prefix.level == "WARN":
+                if len(log.warnings) < _MAX_WARNINGS:
+                    log.warnings.append(At(message.strip()[:300], number))
+            self._message(message.strip(), number, prefix)
+            return
+        text, rank = strip_launcher(line)
+        if text.startswith(_BARE_STARTS) or (text[:1].isdigit() and " coll channels," in text[:30]) \
+                or (": opCount " in text[:50]) or (" set by environment to " in text[:90]) \
+                or (self._rccl_banner and text.startswith(("HIP version", "ROCm version", "Hostname", "Librccl"))):
+            log.nccl_lines += 1
+            if rank is not None:
+                self._launcher_rank(rank, number)
+            self._message(text.strip(), number, None)
+            return
+        if "NCCL version " in text or text.startswith("RCCL version"):  # in an error message
+            self._version(text, number, bare=False)
+            log.nccl_lines += 1
+            return
+        stripped = text.strip()
+        if not stripped:
+            return
+        if stripped[0] == "#" or stripped[0].isdigit():
+            if stripped.startswith("#  Rank") or stripped.startswith("# Rank"):
+                self._tests_rank(stripped, number)
+            if len(log.table_lines) < MAX_TABLE_LINES:
+                log.table_lines.append((number, text))
+            return
+        log.skipped_count += 1
+        if len(log.skipped) < MAX_SKIPPED_LISTED:
+            log.skipped.append(number)
+
+    # -- pieces ----------------------------------------------------------------------------------------
+
+    def _launcher_rank(self, rank: int, number: int) -> None:
+        log = self.log
+        if log.launcher_max_rank is None or rank > log.launcher_max_rank.value:
+            log.launcher_max_rank = At(rank, number)
+
+    def _rank(self, rank: int, number: int) -> None:
+        log = self.log
+        if log.max_rank is None or rank > log.max_rank.value:
+            log.max_rank = At(rank, number)
+
+    def _prefix(self, prefix: Prefix, number: int) -> None:
+        log = self.log
+        if prefix.launcher_rank is not None:
+            self._launcher_rank(prefix.launcher_rank, number)
+        if prefix.host is not None:
+            stat = log.hosts.get(prefix.host)
+            if stat is None and len(log.hosts) < MAX_KEPT:
+                stat = log.hosts[prefix.host] = HostStat(number)
+            if stat is not None:
+                if prefix.device is not None and len(stat.devices) < 4096:
+                    stat.devices.add(prefix.device)
+                if prefix.pid is not None and len(stat.pids) < MAX_KEPT:
+                    stat.pids.add(prefix.pid)
+        if prefix.pid is not None and len(log.processes) < MAX_KEPT:
+            log.processes.add(prefix.pid)
+
+    def _version(self, message: str, number: int, *, bare: bool) -> bool:
+        found = msg.version(message)
+        if found is None:
+            return False
+        log = self.log
+        name, cuda, vendor = found
+        log.version = _first(log.version, name, number)
+        if cuda:
+            log.cuda = _first(log.cuda, cuda, number)
+        if vendor == "amd":
+            log.vendor = _first(log.vendor, "amd", number)
+            self._rccl_banner = True
+        log.versions.setdefault(name, number) if len(log.versions) < 100 else None
+        if bare:
+            log.runs += 1
+        return True
+
+    def _tests_rank(self, text: str, number: int) -> None:
+        """nccl-tests' ``#  Rank  0 Group  0 Pid  33347 on host device  0 [0x0f] NVIDIA H800``."""
+        words = text.lstrip("#").split()
+        if len(words) >= 2 and words[1].isdigit():
+            self._rank(int(words[1]), number)
+        close = text.rfind("] ")
+        if close > 0 and " device " in text and self.log.gpu_name is None:
+            name = text[close + 2:].strip()
+            if 0 < len(name) <= 80:
+                self.log.gpu_name = At(name, number)
+
+    def _message(self, message: str, number: int, prefix: Prefix | None) -> None:  # noqa: C901 - one dispatch
+        log = self.log
+        first = message[:1]
+        if first in "NR" and (message.startswith("NCCL version") or message.startswith("RCCL version")):
+            self._version(message, number, bare=prefix is None)
+            return
+        if first == "C":
+            if message.startswith(("Channel ", "Connected")):
+                self._channel(message, number, prefix)
+                return
+        if first == "R" and message.startswith("Ring "):
+            self._channel(message, number, prefix)
+            return
+        if message.startswith("Using network") or message.startswith("Using internal Network"):
+            name = message.split()[-1] if message.split() else ""
+            if name and len(name) <= 40:
+                if message.startswith("Using network AWS"):
+                    name = "AWS Libfabric"
+                log.network = _first(log.network, name, number)
+                log.networks.setdefault(name, number) if len(log.networks) < 20 else None
+            return
+        if message.startswith("NET/"):
+            self._net(message, number)
+            return
+        if message.startswith("Bootstrap"):
+            found = msg.interfaces(message)
+            if found:
+                log.bootstrap = _first(log.bootstrap, found[0][1], number)
+            return
+        if message.startswith("Trees "):
+            self._trees(message, number)
+            return
+        if message.startswith(("P2P plugin ", "NET/Plugin")) or message.startswith("Plugin Path"):
+            if message.startswith("P2P plugin "):
+                log.plugin = _first(log.plugin, message[11:].strip()[:40], number)
+            return
+        if message.startswith("NVLS multicast support is "):
+            if " not available" in message:
+                log.nvls_unavailable = log.nvls_unavailable or number
+            elif " available" in message:
+                log.nvls_available = log.nvls_available or number
+            return
+        if message.startswith("NVLS comm") or message.startswith("Connected NVLS"):
+            log.nvls_used = log.nvls_used or number
+            return
+        if "GPU Direct RDMA Disabled" in message[:60]:
+            log.gdr_disabled = _first(log.gdr_disabled, message[:200], number)
+            return
+        if message.startswith("Failed to open libibverbs") or "libibverbs" in message[:40]:
+            log.no_verbs = log.no_verbs or number
+            return
+        if first.isdigit():
+            counts = msg.channel_counts(message)
+            if counts is not None:
+                log.coll_channels = _first(log.coll_channels, counts[0], number)
+                if counts[1] is not None:
+                    if log.nvls_channels is None or (counts[1] > 0 and log.nvls_channels.value == 0):
+                        log.nvls_channels = At(counts[1], number)
+                return
+        if message.startswith("threadThresholds") or message.startswith("Latency/AlgBw") or (
+                " |" in message[:20] and "/" in message[:40]):
+            if len(log.tuning) < _MAX_TUNING:
+                log.tuning.append(At(message[:400], number))
+            return
+        if "comm 0x" in message[:60]:
+            self._comm(message, number)
+            return
+        if ": opCount " in message[:50]:
+            self._coll(message, number)
+            return
+        if " set " in message[:70]:
+            setting = msg.env_setting(message)
+            if setting is not None and setting[0] not in log.env and len(log.env) < 200:
+                log.env[setting[0]] = At(setting[1][:120], number)
+                if setting[0] == "NCCL_P2P_LEVEL" and setting[1].upper().startswith("XGMI"):  # AMD's link
+                    log.vendor = _first(log.vendor, "amd", number)
+            return
+        if message.startswith("ROCr version") or "librccl" in message[:80]:
+            log.vendor = _first(log.vendor, "amd", number)
+
+    def _net(self, message: str, number: int) -> None:
+        log = self.log
+        if message.startswith(("NET/IB : Using", "NET/IB: Using")):
+            found = msg.ib_devices(message)
+            if found is not None:
+                entries, relaxed, oob = found
+                if entries and log.ib_nics is None:
+                    log.ib_nics = At(tuple(entries), number)
+                log.relaxed_ordering = log.relaxed_ordering or relaxed
+                if oob is not None:
+                    log.oob = _first(log.oob, oob, number)
+            return
+        if message.startswith(("NET/Socket : Using", "NET/Socket: Using")):
+            found = msg.interfaces(message)
+            if found and log.socket_nics is None:
+                log.socket_nics = At(tuple(found), number)
+            return
+        if message.startswith("NET/IB") and "No device found" in message:
+            log.ib_absent = log.ib_absent or number
+            return
+        if "GPU Direct RDMA Disabled" in message:
+            log.gdr_disabled = _first(log.gdr_disabled, message[:200], number)
+            return
+        if message.startswith("NET/OFI") and "Selected Provider is " in message:
+            words = message.split("Selected Provider is ", 1)[1].split()
+            nics = None
+            if "(found" in words:
+                after = words[words.index("(found") + 1] if words.index("(found") + 1 < len(words) else ""
+                nics = int(after) if after.isdigit() and len(after) <= 5 else None
+            if words:
+                log.efa = _first(log.efa, (words[0], nics), number)
+            return
+        if message.startswith("NET/Plugin") and "librccl" in message:
+            log.vendor = _first(log.vendor, "amd", number)
+
+    def _channel(self, message: str, number: int, prefix: Prefix | None) -> None:
+        log = self.log
+        if message.startswith("Connected all rings"):
+            at = message.find(" GDR ")
+            if at > 0 and message[at + 5:at + 6].isdigit():
+                log.ring_gdr = _first(log.ring_gdr, int(message[at + 5]), number)
+            return
+        if message.startswith("Connected"):
+            if "NVLS" in message[:20]:
+                log.nvls_used = log.nvls_used or number
+            return
+        connection = msg.connection(message)
+        if connection is not None:
+            self._connection(connection, number, prefix, message)
+            return
+        listing = msg.ring_listing(message)
+        if listing is not None:
+            _, channels, ranks = listing
+            log.rings = _first(log.rings, channels, number)
+            if log.ring_ranks is None or len(ranks) > log.ring_ranks.value:
+                log.ring_ranks = At(len(ranks), number)
+            self._rank(max(ranks), number)
+
+    def _connection(self, c: msg.Connection, number: int, prefix: Prefix | None, message: str) -> None:
+        log = self.log
+        log.connections += 1
+        if message.startswith("Ring ") and log.old_forms is None:
+            log.old_forms = At("Ring NN : connection lines (NCCL 2.6 or older)", number)
+        elif c.transport.startswith("NET/") and log.old_forms is None and "/" not in message[8:16].split(" :")[0]:
+            # NCCL 2.9 added the connection index ("Channel 00/0 :"); only SHM lines and RCCL's P2P lines kept
+            # the old form, never a network connection
+            log.old_forms = At("network connection lines without the /N connection index (NCCL 2.8 or older)",
+                               number)
+        if c.bracket_is_bus_id:
+            log.bus_id_brackets += 1
+        self._rank(max(c.sender, c.receiver), number)
+        stat = log.transports.get(c.transport)
+        if stat is None:
+            if len(log.transports) >= 64:
+                return
+            stat = log.transports[c.transport] = TransportStat(first_line=number, raw=c.raw[:60])
+        stat.count += 1
+        stat.read_mode = stat.read_mode or c.raw.endswith("/read")
+        if c.transport.startswith("NET/"):
+            if c.gdr:
+                stat.gdr_on += 1
+                stat.first_gdr_line = stat.first_gdr_line or number
+            else:
+                stat.gdr_off += 1
+                stat.first_no_gdr_line = stat.first_no_gdr_line or number
+            if c.nic is not None:
+                key = (c.transport, c.nic)
+                use = log.nic_use.get(key)
+                if use is None and len(log.nic_use) < 1024:
+                    use = log.nic_use[key] = NicUse(c.transport, c.nic, first_line=number)
+                if use is not None:
+                    use.count += 1
+                    own = c.sender if c.direction == "send" else c.receiver
+                    if len(use.ranks) < MAX_KEPT:
+                        use.ranks.add(own)
+                    if prefix is not None and prefix.host and len(use.hosts) < MAX_KEPT:
+                        use.hosts.add(prefix.host)
+
+    def _trees(self, message: str, number: int) -> None:
+        log = self.log
+        if "|" in message and log.old_forms is None:
+            log.old_forms = At("Trees with up|down halves (NCCL 2.7 or older)", number)
+        channels = message.count("[")
+        log.trees = _first(log.trees, channels, number)
+        nranks = msg.trees_nranks(message)
+        if nranks is not None:  # "Trees ... comm 0x.. nRanks 08 busId ..": RCCL's form
+            log.trees_nranks = _first(log.trees_nranks, nranks, number)
+            log.vendor = _first(log.vendor, "amd", number)
+        # ranks named in the tree: numbers around "->"
+        body = message[6:message.find(" comm ")] if " comm " in message else message[6:]
+        for word in body.replace("->", " ").replace("|", " ").replace("/", " ").split()[:4096]:
+            if word.isdigit() and len(word) <= 7:
+                self._rank(int(word), number)
+
+    def _comm(self, message: str, number: int) -> None:
+        log = self.log
+        found = msg.comm_line(message)
+        if found is None:
+            return
+        if found.comm_id is not None and found.comm_id not in log.comm_ids and len(log.comm_ids) < MAX_KEPT:
+            log.comm_ids[found.comm_id] = At(found.nranks, number)
+        if log.comm_nranks is None or found.nranks > log.comm_nranks.value:
+            log.comm_nranks = At(found.nranks, number)
+        self._rank(found.rank, number)
+        if found.nnodes is not None:
+            log.nnodes = _first(log.nnodes, found.nnodes, number)
+            log.local_ranks = _first(log.local_ranks, found.local_ranks, number)
+
+    def _coll(self, message: str, number: int) -> None:
+        log = self.log
+        found = msg.coll_line(message)
+        if found is None:
+            return
+        log.coll_nranks = _first(log.coll_nranks, found.nranks, number)
+        key = (found.op, found.comm)
+        stat = log.collectives.get(key)
+        if stat is None:
+            if len(log.collectives) >= MAX_KEPT:
+                return
+            stat = log.collectives[key] = CollectiveStat(found.op, found.comm, found.nranks, number)
+        stat.calls += 1
+        size = found.size_bytes
+        if size is not None:
+            stat.min_bytes = size if stat.min_bytes is None else min(stat.min_bytes, size)
+            stat.max_bytes = size if stat.max_bytes is None else max(stat.max_bytes, size)
+        if len(stat.datatypes) < 16:
+            stat.datatypes.add(found.datatype)
+        if len(stat.red_ops) < 16:
+            stat.red_ops.add(found.red_op)
+        if len(stat.op_counts) < 64:
+            stat.op_counts.add(found.op_count)

@@ -1,0 +1,148 @@
+"""What the NCCL_DEBUG reader returns: :class:`DebugLog`, every value beside the line number it rests on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+__all__ = ["At", "CollectiveStat", "DebugLog", "HostStat", "NicUse", "TransportStat"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class At(Generic[T]):
+    """A value read from the log and the (1-based) line it was read on."""
+
+    value: T
+    line: int
+
+
+@dataclass
+class TransportStat:
+    """Connection lines of one transport: how many, where the first was, and GPUDirect RDMA on them."""
+
+    count: int = 0
+    first_line: int = 0
+    gdr_on: int = 0
+    gdr_off: int = 0
+    first_gdr_line: int = 0
+    first_no_gdr_line: int = 0
+    read_mode: bool = False  # "/read" (P2P read mode)
+    raw: str = ""  # the first form as printed after "via"
+
+
+@dataclass
+class NicUse:
+    """One NIC (``NET/<x>/<n>``) in connection lines: how often, first line, the ranks and hosts using it."""
+
+    transport: str
+    index: int
+    count: int = 0
+    first_line: int = 0
+    ranks: set[int] = field(default_factory=set)
+    hosts: set[str] = field(default_factory=set)
+
+    @property
+    def label(self) -> str:
+        """The NIC as connection lines name it: ``NET/IB/9``."""
+        return f"{self.transport}/{self.index}"
+
+
+@dataclass
+class HostStat:
+    """One host (node) of the log: its first line, the local devices and processes seen on it."""
+
+    first_line: int
+    devices: set[int] = field(default_factory=set)
+    pids: set[int] = field(default_factory=set)
+
+
+@dataclass
+class CollectiveStat:
+    """COLL trace lines of one operation on one communicator."""
+
+    op: str
+    comm: str
+    nranks: int
+    first_line: int
+    calls: int = 0
+    min_bytes: int | None = None
+    max_bytes: int | None = None
+    datatypes: set[int] = field(default_factory=set)
+    red_ops: set[int] = field(default_factory=set)
+    op_counts: set[int] = field(default_factory=set)
+
+
+@dataclass
+class DebugLog:
+    """Everything read from one NCCL_DEBUG=INFO log (one rank's or all ranks', any launcher).
+
+    Each finding is an :class:`At` (value and line number) or a record holding its first line. Counts of lines
+    are over the whole input; lists of line numbers stop at a cap (``skipped_count`` keeps counting).
+    """
+
+    lines: int = 0
+    nccl_lines: int = 0
+    version: At[str] | None = None
+    cuda: At[str] | None = None
+    vendor: At[str] | None = None
+    versions: dict[str, int] = field(default_factory=dict)  # every version seen -> its first line
+    runs: int = 0  # version banners printed without prefix (rank 0 of each run)
+    network: At[str] | None = None
+    networks: dict[str, int] = field(default_factory=dict)
+    plugin: At[str] | None = None
+    env: dict[str, At[str]] = field(default_factory=dict)
+    ib_absent: int = 0  # line of "NET/IB : No device found"
+    no_verbs: int = 0  # line of "Failed to open libibverbs"
+    ib_nics: At[tuple] | None = None  # NicEntry tuple of the first NET/IB list
+    relaxed_ordering: bool = False
+    oob: At[str] | None = None
+    socket_nics: At[tuple] | None = None  # ((index, name), ...) of the first NET/Socket list
+    bootstrap: At[str] | None = None
+    efa: At[tuple] | None = None  # (provider, NICs found)
+    transports: dict[str, TransportStat] = field(default_factory=dict)
+    nic_use: dict[tuple[str, int], NicUse] = field(default_factory=dict)
+    connections: int = 0
+    bus_id_brackets: int = 0  # connection lines whose [..] held a PCI bus id (NCCL before about 2.19)
+    old_forms: At[str] | None = None  # a line form only NCCL <= 2.8 prints ("Ring NN :", "Trees ..|..")
+    max_rank: At[int] | None = None  # highest rank number in connection, ring, tree or comm lines
+    launcher_max_rank: At[int] | None = None
+    comm_ids: dict[str, At[int]] = field(default_factory=dict)  # commId -> its nranks (a job-wide id)
+    comm_nranks: At[int] | None = None  # the largest nranks of any communicator's Init line
+    coll_nranks: At[int] | None = None
+    ring_ranks: At[int] | None = None  # ranks in rank 0's ring listing
+    nnodes: At[int] | None = None
+    local_ranks: At[int] | None = None
+    trees_nranks: At[int] | None = None
+    hosts: dict[str, HostStat] = field(default_factory=dict)
+    processes: set[int] = field(default_factory=set)
+    rings: At[int] | None = None  # channel count of the ring listing
+    trees: At[int] | None = None  # tree channels on the first Trees line
+    coll_channels: At[int] | None = None
+    nvls_channels: At[int] | None = None
+    nvls_available: int = 0
+    nvls_unavailable: int = 0
+    nvls_used: int = 0  # "NVLS comm" or "Connected NVLS tree"
+    gdr_disabled: At[str] | None = None
+    ring_gdr: At[int] | None = None  # "Connected all rings, use ring PXN 0 GDR 1"
+    tuning: list[At[str]] = field(default_factory=list)
+    collectives: dict[tuple[str, str], CollectiveStat] = field(default_factory=dict)
+    warnings: list[At[str]] = field(default_factory=list)
+    gpu_name: At[str] | None = None  # from nccl-tests' "#  Rank  0 ... device 0 [0x0f] NVIDIA H800"
+    table_lines: list[tuple[int, str]] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    skipped_count: int = 0
+    cut_lines: list[int] = field(default_factory=list)
+    stopped_at: int = 0  # the line where reading stopped (MAX_LINES), 0 if read to the end
+
+    @property
+    def gpus_per_node(self) -> At[int] | None:
+        """GPUs per node: ``localRanks`` when printed, else the highest local device number + 1 on any host."""
+        if self.local_ranks is not None:
+            return self.local_ranks
+        best: At[int] | None = None
+        for stat in self.hosts.values():
+            if stat.devices and (best is None or max(stat.devices) + 1 > best.value):
+                best = At(max(stat.devices) + 1, stat.first_line)
+        return best

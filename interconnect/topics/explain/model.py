@@ -1,0 +1,542 @@
+"""What a NCCL_DEBUG=INFO log says, in words, each verdict citing the line it rests on; and the log's busbw
+against the collective model on the cluster the log describes.
+
+Pure: takes the reader's :class:`~interconnect.io.nccl_debug.DebugLog` (and any nccl-tests rows it held) and
+returns an :class:`Explanation`. The page and ``interconnect explain`` both call :func:`explain_source`, so they
+say the same things.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives import compare_collective
+from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
+
+__all__ = ["Explanation", "Finding", "explain", "explain_source"]
+
+#: NVLS (NVLink SHARP) first shipped in NCCL 2.17.
+NVLS_FIRST_VERSION = (2, 17)
+#: Interface names of virtual or tunnel devices: a NCCL socket list holding them often picks a slow path.
+_VIRTUAL_IFS = ("flannel", "docker", "veth", "cni", "ip6tnl", "tun", "virbr", "lo", "cali", "weave")
+_NETWORK_WORDS = {"IB": "InfiniBand verbs (NCCL's internal NET/IB)",
+                  "IBext": "InfiniBand verbs through the HPC-X plugin (NET/IBext)",
+                  "IBext_v8": "InfiniBand verbs through the HPC-X plugin (NET/IBext_v8)",
+                  "Socket": "sockets (TCP, NET/Socket)",
+                  "Libfabric": "AWS EFA through the aws-ofi-nccl plugin (Libfabric)",
+                  "AWS Libfabric": "AWS EFA through the aws-ofi-nccl plugin (Libfabric)"}
+#: GPU names as nccl-tests prints them -> catalog ids (longest match first).
+_GPU_NAMES = (("H100", "h100-sxm"), ("H800", "h800"), ("H200", "h200"), ("A100", "a100-sxm"), ("GB200", "gb200"),
+              ("B200", "b200"), ("B300", "b300"), ("V100", "v100"), ("P100", "p100"), ("MI300X", "mi300x"),
+              ("MI325X", "mi325x"), ("MI355X", "mi355x"))
+_DEFAULT_GPU = {"nvidia": "h100-sxm", "amd": "mi300x"}
+_MAX_SHOWN = 12
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One verdict: its topic, the sentence, the line it rests on (0: none), and whether it is a warning."""
+
+    topic: str
+    text: str
+    line: int
+    warn: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The finding for JSON output."""
+        return {"topic": self.topic, "text": self.text, "line": self.line or None, "warn": self.warn}
+
+
+@dataclass
+class Explanation:
+    """Every finding in order, and the facts behind them for tables and JSON."""
+
+    findings: list[Finding] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    transports: list[dict[str, Any]] = field(default_factory=list)
+    nics: list[dict[str, Any]] = field(default_factory=list)
+    cluster_query: dict[str, str] = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
+
+    def add(self, topic: str, text: str, line: int = 0, warn: bool = False) -> None:
+        """Append a finding."""
+        self.findings.append(Finding(topic, text, line, warn))
+
+    def as_dict(self) -> dict[str, Any]:
+        """Everything for ``--json``."""
+        return {"findings": [f.as_dict() for f in self.findings], "facts": self.facts,
+                "transports": self.transports, "nics": self.nics, "cluster_query": self.cluster_query,
+                "assumptions": self.assumptions}
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split(".")[:3] if p.isdigit())
+
+
+def _list(items: list[str]) -> str:
+    shown = items[:_MAX_SHOWN]
+    more = f" and {len(items) - len(shown)} more" if len(items) > len(shown) else ""
+    return ", ".join(shown) + more
+
+
+def explain_source(source: object) -> Explanation:
+    """Read ``source`` (text, bytes, an open file) and explain it; raises the reader's NcclDebugError."""
+    log = read_nccl_debug(source)
+    return explain(log, tests_runs(log))
+
+
+def explain(log: DebugLog, runs: list | None = None) -> Explanation:
+    """Explain a read log; ``runs`` are nccl-tests result tables found in it (:func:`tests_runs`)."""
+    out = Explanation()
+    vendor = _version(log, out)
+    ranks, nodes, gpn = _shape(log, out)
+    network = _network(log, out, nodes)
+    _gdr(log, out, network)
+    nics_per_node = _nics(log, out)
+    _intra(log, out, nodes)
+    _channels(log, out)
+    _nvls(log, out, vendor)
+    _collectives(log, out)
+    _cluster(log, out, vendor, network, nodes, gpn, nics_per_node, runs or [])
+    _noise(log, out)
+    out.facts.update({"ranks": ranks, "nodes": nodes, "gpus_per_node": gpn, "network": network,
+                      "hosts": sorted(log.hosts)[:50], "lines": log.lines, "nccl_lines": log.nccl_lines})
+    return out
+
+
+# -- the verdicts, one topic each ------------------------------------------------------------------------------
+
+def _version(log: DebugLog, out: Explanation) -> str:
+    vendor = log.vendor.value if log.vendor else "nvidia"
+    library = "RCCL" if vendor == "amd" else "NCCL"
+    if log.version:
+        cuda = f", built for CUDA {log.cuda.value}" if log.cuda else ""
+        out.add("version", f"{library} {log.version.value}{cuda}.", log.version.line)
+    else:
+        why = f" (AMD RCCL, line {log.vendor.line})" if log.vendor else ""
+        out.add("version", f"The log does not print the {library} version{why}: on NCCL before about 2.20 only "
+                "rank 0 prints it, without prefix, at the first collective.", log.vendor.line if log.vendor else 0)
+    if len(log.versions) > 1:
+        seen = ", ".join(f"{v} (line {n})" for v, n in list(log.versions.items())[:6])
+        out.add("version", f"Several versions in one file: {seen}. The findings merge every run.",
+                min(log.versions.values()), warn=True)
+    elif log.runs > 1:
+        out.add("version", f"The version banner appears {log.runs} times: several runs (or processes) in one "
+                "file; the findings merge them.", log.version.line if log.version else 0)
+    out.facts.update({"version": log.version.value if log.version else None,
+                      "cuda": log.cuda.value if log.cuda else None, "vendor": vendor})
+    return vendor
+
+
+def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
+    exact = [at for at in (log.nnodes and log.comm_nranks, log.comm_nranks, log.coll_nranks, log.trees_nranks,
+                           log.ring_ranks) if at]
+    ranks: dict[str, Any] = {"value": None, "exact": False, "line": 0}
+    if exact:
+        best = max(exact, key=lambda at: at.value)
+        ranks = {"value": best.value, "exact": True, "line": best.line}
+        out.add("ranks", f"{best.value} ranks in the job's communicator.", best.line)
+    else:
+        bounds = []
+        if log.max_rank:
+            bounds.append((log.max_rank.value + 1, log.max_rank.line, "the highest rank number in the log"))
+        if log.launcher_max_rank:
+            bounds.append((log.launcher_max_rank.value + 1, log.launcher_max_rank.line,
+                           "the launcher's rank labels"))
+        local = sum(max(s.devices) + 1 for s in log.hosts.values() if s.devices)
+        if local:
+            bounds.append((local, min(s.first_line for s in log.hosts.values()),
+                           "the local GPU numbers on each host"))
+        if bounds:
+            value, line, why = max(bounds)
+            ranks = {"value": value, "exact": False, "line": line}
+            out.add("ranks", f"At least {value} ranks (from {why}); the log has no line with the rank count.",
+                    line)
+        else:
+            out.add("ranks", "The log does not show how many ranks the job has.")
+    if len(log.comm_ids) > 1 and all(at.value == 1 for at in log.comm_ids.values()):
+        first = min(at.line for at in log.comm_ids.values())
+        out.add("ranks", f"{len(log.comm_ids)} separate communicators of 1 rank each: the processes did not join "
+                "one job (each rank is alone in its communicator).", first, warn=True)
+    gpn_at = log.gpus_per_node
+    gpn = {"value": gpn_at.value if gpn_at else None, "exact": log.local_ranks is not None,
+           "line": gpn_at.line if gpn_at else 0}
+    hosts = len(log.hosts)
+    if log.nnodes:
+        nodes = {"value": log.nnodes.value, "exact": True, "line": log.nnodes.line}
+        out.add("nodes", f"{log.nnodes.value} nodes, {log.local_ranks.value if log.local_ranks else '?'} GPU(s) "
+                "each (NCCL's own count).", log.nnodes.line)
+    elif hosts:
+        value, how = hosts, f"{hosts} host name(s) in the prefixes"
+        if ranks["value"] and gpn["value"] and hosts == 1 and ranks["value"] > gpn["value"]:
+            value = math.ceil(ranks["value"] / gpn["value"])
+            how = (f"{ranks['value']} ranks over {gpn['value']} GPUs per node; only one host name appears "
+                   "(one node's lines, or names hidden)")
+        first = min(s.first_line for s in log.hosts.values())
+        nodes = {"value": value, "exact": False, "line": first}
+        out.add("nodes", f"{value} node(s) (from {how}); GPUs per node: at least {gpn['value'] or '?'} "
+                "(the highest local GPU number + 1).", first)
+    else:
+        nodes = {"value": None, "exact": False, "line": 0}
+        out.add("nodes", "The lines carry no host names, so the node count cannot be told.")
+    return ranks, nodes, gpn
+
+
+def _network_in_use(log: DebugLog) -> tuple[str | None, int]:
+    if log.network:
+        return log.network.value, log.network.line
+    used = [(stat.first_line, name[4:]) for name, stat in log.transports.items() if name.startswith("NET/")]
+    if used:
+        line, name = min(used)
+        return name, line
+    disabled = log.env.get("NCCL_IB_DISABLE")
+    if log.ib_nics and not (disabled and disabled.value.startswith("1")):
+        return "IB", log.ib_nics.line  # before NCCL 2.6 there is no "Using network": the IB list decides
+    if log.efa:
+        return "Libfabric", log.efa.line
+    if log.socket_nics and (log.ib_absent or log.no_verbs or "NCCL_IB_DISABLE" in log.env):
+        return "Socket", log.socket_nics.line
+    if log.ib_absent or log.no_verbs:  # no RDMA device or stack: NCCL falls back to sockets
+        return "Socket", log.ib_absent or log.no_verbs
+    return None, 0
+
+
+def _network(log: DebugLog, out: Explanation, nodes: dict) -> str | None:
+    network, line = _network_in_use(log)
+    if network is None:
+        out.add("network", "The log does not show which network transport NCCL chose.")
+        return None
+    words = _NETWORK_WORDS.get(network, f"NET/{network}")
+    single = nodes.get("value") == 1
+    if network == "Socket":
+        reasons = []
+        if log.ib_absent:
+            reasons.append(f"NCCL found no InfiniBand device (line {log.ib_absent})")
+        if log.no_verbs:
+            reasons.append(f"libibverbs is missing (line {log.no_verbs})")
+        for key in ("NCCL_IB_DISABLE", "NCCL_NET"):
+            if key in log.env:
+                reasons.append(f"{key}={log.env[key].value} (line {log.env[key].line})")
+        because = f" Because: {'; '.join(reasons)}." if reasons else ""
+        tail = " This run is on one node, where the network carries nothing between GPUs." if single else ""
+        out.add("network", f"The network transport is sockets: InfiniBand was not used.{because}{tail}", line,
+                warn=not single)
+        if log.plugin and "IB" in log.plugin.value:
+            out.add("network", f"An InfiniBand plugin ({log.plugin.value}) is installed, yet traffic goes over "
+                    "TCP: the RDMA devices were not usable.", log.plugin.line, warn=True)
+    else:
+        layers = sorted({e.link_layer for e in log.ib_nics.value}) if log.ib_nics else []
+        layer = f", link layer {' and '.join(layers)}" if layers else ""
+        out.add("network", f"The network transport is {words}{layer}.", line)
+        if len(layers) > 1:
+            counts = {ll: sum(e.link_layer == ll for e in log.ib_nics.value) for ll in layers}
+            mix = ", ".join(f"{n} {ll}" for ll, n in counts.items())
+            out.add("network", f"The NIC list mixes link layers ({mix}): NCCL may pair an InfiniBand port with a "
+                    "RoCE one.", log.ib_nics.line, warn=True)
+        disabled = log.env.get("NCCL_IB_DISABLE")
+        if disabled and disabled.value.startswith("1") and network.startswith("IBext"):
+            out.add("network", "NCCL_IB_DISABLE=1 turns off NCCL's internal IB transport only; the HPC-X plugin "
+                    f"(NET/{network}) carried the traffic anyway.", disabled.line, warn=True)
+    if log.oob is not None and log.oob.value == "":
+        out.add("network", "The IB out-of-band interface is empty (\"OOB :\"): NCCL found no socket interface "
+                "for the connection handshake.", log.oob.line, warn=True)
+    out.facts["network_line"] = line
+    return network
+
+
+def _gdr(log: DebugLog, out: Explanation, network: str | None) -> None:
+    net = {k: v for k, v in log.transports.items() if k.startswith("NET/") and k != "NET/Socket"}
+    on = sum(v.gdr_on for v in net.values())
+    off = sum(v.gdr_off for v in net.values())
+    verdict: object = "unknown"
+    if on and not off:
+        verdict = True
+        line = min(v.first_gdr_line for v in net.values() if v.first_gdr_line)
+        out.add("gdr", f"GPUDirect RDMA is on: the NICs read and write GPU memory directly (all {on} network "
+                "connections shown end in /GDRDMA).", line)
+    elif on and off:
+        verdict = "partial"
+        line = min(v.first_no_gdr_line for v in net.values() if v.first_no_gdr_line)
+        out.add("gdr", f"GPUDirect RDMA is only partly on: {on} of {on + off} network connections use it; the "
+                "others stage every byte through host memory.", line, warn=True)
+    elif off:
+        verdict = False
+        line = min(v.first_no_gdr_line for v in net.values() if v.first_no_gdr_line)
+        out.add("gdr", f"GPUDirect RDMA is off: every byte crosses host memory (none of the {off} network "
+                "connections shown ends in /GDRDMA).", line, warn=True)
+    elif network == "Socket" or ("NET/Socket" in log.transports):
+        verdict = False
+        out.add("gdr", "GPUDirect RDMA does not apply: the socket transport always copies through host memory.",
+                out.facts.get("network_line", 0))
+    else:
+        out.add("gdr", "The log shows no network connection lines, so GPUDirect RDMA cannot be told.")
+    if log.gdr_disabled:
+        if verdict == "unknown":
+            verdict = False
+        out.add("gdr", f"NCCL says: \"{log.gdr_disabled.value}\" (a GPU too far from its NIC in PCIe terms, "
+                "above NCCL_NET_GDR_LEVEL, or the nvidia-peermem module missing).", log.gdr_disabled.line, warn=True)
+    if log.ring_gdr:
+        out.add("gdr", f"NCCL's ring summary says GDR {log.ring_gdr.value}.", log.ring_gdr.line)
+    out.facts["gdr"] = verdict
+
+
+def _nic_name(log: DebugLog, transport: str, index: int) -> str:
+    if transport == "NET/Socket" and log.socket_nics:
+        for number, name in log.socket_nics.value:
+            if number == index:
+                return name
+    elif transport != "NET/Socket" and log.ib_nics:
+        for entry in log.ib_nics.value:
+            if entry.index == index:
+                return "+".join(entry.devices)
+    return ""
+
+
+def _nics(log: DebugLog, out: Explanation) -> int | None:
+    listed: list[str] = []
+    line = 0
+    if log.ib_nics and not (log.network and log.network.value == "Socket"):
+        listed = ["+".join(e.devices) + f":{e.link_layer}" for e in log.ib_nics.value]
+        line = log.ib_nics.line
+    elif log.socket_nics:
+        listed = [name for _, name in log.socket_nics.value]
+        line = log.socket_nics.line
+    used = sorted(log.nic_use.values(), key=lambda u: (u.transport, u.index))
+    for use in used:
+        out.nics.append({"nic": use.label, "name": _nic_name(log, use.transport, use.index) or None,
+                         "connections": use.count, "ranks": sorted(use.ranks)[:64], "hosts": sorted(use.hosts)[:16],
+                         "line": use.first_line})
+    if log.efa:
+        provider, found = log.efa.value
+        out.add("nics", f"The {provider} provider found {found if found is not None else 'an unknown number of'} "
+                "NICs.", log.efa.line)
+    if used:
+        labels = [u.label + (f" ({_nic_name(log, u.transport, u.index)})" if _nic_name(log, u.transport, u.index)
+                             else "") for u in used]
+        first = min(u.first_line for u in used)
+        if listed:
+            out.add("nics", f"{len(used)} of the {len(listed)} NICs listed carry traffic: {_list(labels)}.", first,
+                    warn=len(used) < len(listed))
+        else:
+            out.add("nics", f"{len(used)} NIC(s) carry traffic in the lines shown: {_list(labels)} (the NIC list is "
+                    "not in the log).", first)
+        for use in used[:_MAX_SHOWN]:
+            ranks = sorted(use.ranks)
+            out.add("nics", f"{use.label} is used by rank(s) {_list([str(r) for r in ranks])} "
+                    f"({use.count} connection line(s)).", use.first_line)
+    elif listed:
+        out.add("nics", f"{len(listed)} NIC(s) listed: {_list(listed)}; no network connection line shows which "
+                "carry traffic.", line)
+    else:
+        out.add("nics", "The log lists no NICs.")
+    if log.socket_nics:
+        virtual = [name for _, name in log.socket_nics.value if name.startswith(_VIRTUAL_IFS)]
+        if virtual:
+            out.add("nics", f"The socket interface list holds virtual or tunnel interfaces ({_list(virtual)}): set "
+                    "NCCL_SOCKET_IFNAME to the real NIC.", log.socket_nics.line, warn=True)
+    if log.relaxed_ordering and log.ib_nics:
+        out.add("nics", "PCIe relaxed ordering is on for the RDMA NICs ([RO]).", log.ib_nics.line)
+    out.facts["nics_listed"] = listed
+    out.facts["nics_listed_count"] = len(listed) or (log.efa.value[1] if log.efa and log.efa.value[1] else 0)
+    out.facts["nics_used"] = [u.label for u in used]
+    return len(listed) if listed else (len(used) or None)
+
+
+def _intra(log: DebugLog, out: Explanation, nodes: dict) -> None:
+    for name, stat in sorted(log.transports.items(), key=lambda kv: kv[1].first_line):
+        out.transports.append({"transport": name, "connections": stat.count, "read_mode": stat.read_mode,
+                               "gdr_on": stat.gdr_on if name.startswith("NET/") else None,
+                               "gdr_off": stat.gdr_off if name.startswith("NET/") else None,
+                               "line": stat.first_line, "as_printed": stat.raw})
+    p2p = [n for n in log.transports if n.startswith("P2P/")]
+    if p2p:
+        first = min(log.transports[n].first_line for n in p2p)
+        out.add("intra", f"Inside a node GPUs talk peer to peer ({', '.join(sorted(p2p))}: NVLink, xGMI or PCIe "
+                "directly between GPUs).", first)
+    if "SHM" in log.transports:
+        stat = log.transports["SHM"]
+        env = [f"{k}={log.env[k].value} (line {log.env[k].line})" for k in ("NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE")
+               if k in log.env]
+        why = f" The environment sets {', '.join(env)}." if env else ""
+        out.add("intra", f"{stat.count} connection(s) go through host shared memory (SHM) instead of peer to peer: "
+                f"a copy through the CPU's memory, much slower than NVLink.{why}", stat.first_line, warn=True)
+    net = [n for n in log.transports if n.startswith("NET/")]
+    if net and not p2p and "SHM" not in log.transports and nodes.get("value") == 1:
+        first = min(log.transports[n].first_line for n in net)
+        out.add("intra", "GPUs of a single node reach each other through the NICs (no P2P or SHM connection): "
+                "peer-to-peer and shared memory look disabled.", first, warn=True)
+    if "NCCL_P2P_LEVEL" in log.env and "SHM" not in log.transports:
+        env = log.env["NCCL_P2P_LEVEL"]
+        out.add("intra", f"NCCL_P2P_LEVEL is set to {env.value}.", env.line, warn=env.value in ("LOC", "0"))
+
+
+def _channels(log: DebugLog, out: Explanation) -> None:
+    if log.rings:
+        out.add("channels", f"{log.rings.value} ring channel(s) (rank 0's ring listing).", log.rings.line)
+    if log.trees:
+        out.add("channels", f"{log.trees.value} tree channel(s) on the first Trees line.", log.trees.line)
+    if log.coll_channels:
+        out.add("channels", f"{log.coll_channels.value} collective channel(s).", log.coll_channels.line)
+    if log.tuning:
+        out.add("tuning", f"{len(log.tuning)} tuning line(s) printed (thread thresholds or the algorithm/protocol "
+                "table).", log.tuning[0].line)
+    out.facts.update({"rings": log.rings.value if log.rings else None,
+                      "trees": log.trees.value if log.trees else None,
+                      "coll_channels": log.coll_channels.value if log.coll_channels else None,
+                      "tuning_lines": [at.line for at in log.tuning]})
+
+
+def _nvls(log: DebugLog, out: Explanation, vendor: str) -> None:
+    verdict: object = "unknown"
+    algo = log.env.get("NCCL_ALGO")
+    asked = f" although NCCL_ALGO asks for it (line {algo.line})" if algo and "NVLS" in algo.value.upper() else ""
+    version = _version_tuple(log.version.value) if log.version else ()
+    if (log.nvls_channels and log.nvls_channels.value > 0) or log.nvls_used:
+        verdict = True
+        line = log.nvls_used or log.nvls_channels.line
+        count = f" ({log.nvls_channels.value} NVLS channels)" if log.nvls_channels else ""
+        out.add("nvls", f"NVLS (NVLink SHARP, reduction in the NVSwitch) is used{count}.", line)
+    elif log.nvls_channels is not None:
+        verdict = False
+        extra = (f" NCCL reported multicast not available (line {log.nvls_unavailable})."
+                 if log.nvls_unavailable else "")
+        out.add("nvls", f"NVLS is not used: 0 NVLS channels{asked}.{extra}", log.nvls_channels.line, warn=bool(asked))
+    elif log.nvls_unavailable:
+        verdict = False
+        out.add("nvls", f"NVLS is unavailable: NCCL says multicast support is not available{asked}.",
+                log.nvls_unavailable, warn=bool(asked))
+    elif vendor == "amd":
+        verdict = False
+        out.add("nvls", "NVLS is unavailable: it is NVIDIA's (NVSwitch); RCCL has none.",
+                log.vendor.line if log.vendor else 0)
+    elif version and version < NVLS_FIRST_VERSION:
+        verdict = False
+        out.add("nvls", f"NVLS is unavailable: NCCL {log.version.value} predates it (NVLS came in 2.17).",
+                log.version.line)
+    elif log.old_forms:
+        verdict = False
+        out.add("nvls", f"NVLS is unavailable: this log's {log.old_forms.value} date it before NCCL 2.17, "
+                "which brought NVLS.", log.old_forms.line)
+    elif log.local_ranks and log.local_ranks.value == 1:
+        verdict = False
+        out.add("nvls", "NVLS is unavailable: one GPU per node, and NVLS reduces among the GPUs of one "
+                "NVSwitch.", log.local_ranks.line)
+    elif log.nvls_available:
+        out.add("nvls", "NVLS multicast is available on this node; whether NVLS channels were built is not in "
+                "the log.", log.nvls_available)
+    else:
+        out.add("nvls", "The log does not say whether NVLS was available or used.")
+    out.facts["nvls"] = verdict
+    out.facts["nvls_available"] = bool(log.nvls_available) or verdict is True
+
+
+def _collectives(log: DebugLog, out: Explanation) -> None:
+    rows = []
+    for stat in sorted(log.collectives.values(), key=lambda s: s.first_line)[:_MAX_SHOWN]:
+        dtypes = "/".join(DATATYPE_NAMES.get(d, str(d)) for d in sorted(stat.datatypes))
+        ops = "/".join(OP_NAMES.get(o, str(o)) for o in sorted(stat.red_ops))
+        size = (f"{stat.min_bytes:,} B" if stat.min_bytes == stat.max_bytes else
+                f"{stat.min_bytes:,} to {stat.max_bytes:,} B") if stat.min_bytes is not None else "size unknown"
+        out.add("collectives", f"{stat.op} on a {stat.nranks}-rank communicator: {stat.calls} call(s) seen, "
+                f"{size}, {dtypes} {ops}.", stat.first_line)
+        rows.append({"op": stat.op, "nranks": stat.nranks, "calls": stat.calls, "min_bytes": stat.min_bytes,
+                     "max_bytes": stat.max_bytes, "datatypes": sorted(stat.datatypes), "line": stat.first_line})
+    by_op: dict[str, set[int]] = {}
+    first: dict[str, int] = {}
+    for stat in log.collectives.values():
+        by_op.setdefault(stat.op, set()).update(stat.op_counts)
+        first[stat.op] = min(first.get(stat.op, stat.first_line), stat.first_line)
+    for op, counts in by_op.items():
+        top = sorted(counts)[-2:]
+        if len(counts) > 1 and top[1] - top[0] == 1 and len(log.collectives) > 1:
+            out.add("collectives", f"Ranks print different {op} opCounts ({', '.join(f'{c:x}' for c in top)}): if "
+                    "these are the last lines, some ranks are one collective ahead, the usual picture of a hang.",
+                    first[op], warn=True)
+    out.facts["collectives"] = rows
+
+
+def _gpu_id(log: DebugLog, vendor: str) -> tuple[str, str]:
+    if log.gpu_name:
+        name = log.gpu_name.value.upper().replace(" ", "")
+        for key, gpu in sorted(_GPU_NAMES, key=lambda kv: -len(kv[0])):
+            if key in name:
+                return gpu, f"the GPU named on line {log.gpu_name.line} ({log.gpu_name.value})"
+    gpu = _DEFAULT_GPU.get(vendor, "h100-sxm")
+    named = f" (line {log.gpu_name.line} names {log.gpu_name.value}, not in the catalog)" if log.gpu_name else ""
+    return gpu, f"assumed {gpu}: the log does not name a GPU the catalog knows{named}"
+
+
+def _fabric(log: DebugLog, network: str | None) -> str:
+    if network == "Socket":
+        return "ethernet"
+    if network and "Libfabric" in network:
+        return "efa"
+    if log.ib_nics and any(e.link_layer == "RoCE" for e in log.ib_nics.value):
+        return "roce"
+    if network and network.startswith("IB"):
+        return "infiniband"
+    return "auto"
+
+
+def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, nodes: dict, gpn: dict,
+             nics_per_node: int | None, runs: list) -> None:
+    gpu, gpu_how = _gpu_id(log, vendor)
+    query = {"gpu": gpu}
+    if gpn["value"]:
+        query["gpn"] = str(gpn["value"])
+    if nodes["value"]:
+        query["nodes"] = str(nodes["value"])
+    fabric = _fabric(log, network)
+    if fabric != "auto":
+        query["fabric"] = fabric
+    if nics_per_node and network != "Socket" and log.ib_nics:
+        query["nics"] = str(nics_per_node)
+    out.cluster_query = {k: v for k, v in query.items() if k in CLUSTER_KEYS}
+    out.assumptions.append(f"GPU: {gpu_how}.")
+    out.facts["gpu"] = gpu
+    if not runs:
+        return
+    run = max(runs, key=lambda r: r.size_bytes.size)
+    collective = run.collective or "all_reduce"
+    try:
+        cluster, _ = resolve_cluster(gpu, gpus_per_node=gpn["value"] or None, nodes=nodes["value"] or 1,
+                                     fabric=None if fabric == "auto" else fabric)
+        comparison = compare_collective(cluster, collective, run.size_bytes, run.time_us)
+    except (ValueError, KeyError, ArithmeticError) as exc:
+        out.add("model", f"The log's nccl-tests rows could not be compared with the model ({exc}).", warn=True)
+        return
+    index = int(comparison.size_bytes.argmax())
+    measured = float(comparison.measured_busbw_gbps[index])
+    model = float(comparison.model_busbw_gbps[index])
+    line = log.table_lines[0][0] if log.table_lines else 0
+    ratio = measured / model if model > 0 else math.nan
+    size = int(comparison.size_bytes[index])
+    out.add("model", f"At the largest size in the log ({size:,} B), {collective.replace('_', '-')} busbw is "
+            f"{measured:.3g} GB/s; the model gives {model:.3g} GB/s on {cluster.describe()} "
+            f"({ratio:.0%} of the model). {gpu_how[0].upper() + gpu_how[1:]}.", line,
+            warn=bool(ratio < 0.5))
+    if size < 1 << 20:
+        out.add("model", "Only small messages are in the log: busbw there measures latency, not bandwidth.", line)
+    out.facts["comparison"] = {"collective": collective, "size_bytes": size, "measured_busbw_gbps": measured,
+                               "model_busbw_gbps": model, "rows": int(comparison.size_bytes.size)}
+
+
+def _noise(log: DebugLog, out: Explanation) -> None:
+    for warning in log.warnings[:5]:
+        out.add("warnings", f"NCCL WARN: {warning.value}", warning.line, warn=True)
+    if log.skipped_count:
+        shown = ", ".join(str(n) for n in log.skipped[:10])
+        more = "…" if log.skipped_count > 10 else ""
+        out.add("skipped", f"{log.skipped_count} line(s) are not NCCL output and were skipped (lines {shown}{more}).",
+                log.skipped[0] if log.skipped else 0)
+    if log.cut_lines:
+        out.add("skipped", f"{len(log.cut_lines)} line(s) were longer than the reader's limit and were cut.",
+                log.cut_lines[0], warn=True)
+    if log.stopped_at:
+        out.add("skipped", f"Reading stopped at line {log.stopped_at:,} (the reader's limit).", log.stopped_at,
+                warn=True)
+    out.facts["skipped"] = {"count": log.skipped_count, "lines": log.skipped[:200], "cut": log.cut_lines[:200]}

@@ -1,0 +1,109 @@
+"""The Explain page: upload or paste a NCCL_DEBUG=INFO log; see what ran, each verdict with its line number.
+
+Nothing from the log is rendered as HTML or Markdown markup: every piece of its text goes through
+:func:`~interconnect.ui.markdown.escape_markdown` or into a dataframe cell.
+"""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from interconnect.io.nccl_debug import NcclDebugError
+from interconnect.io.nccl_tests import MAX_LOG_BYTES
+from interconnect.topics.explain.inputs import explain_specs
+from interconnect.topics.explain.model import Explanation, explain_source
+from interconnect.ui.chrome import footer, page_setup
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.state import PageState
+
+# The same limit as the All-reduce page's log box: the nccl-tests reader's MAX_LOG_BYTES (5 MiB).
+LOG_LIMIT = f"{MAX_LOG_BYTES / 2**20:g} MiB"
+_UPLOAD_CEILING_MB = math.ceil(MAX_LOG_BYTES / 1_000_000)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _explain(data: bytes) -> Explanation:
+    return explain_source(data)
+
+
+def _log_bytes() -> bytes | None:
+    upload = st.session_state.get("explain.upload")
+    pasted = st.session_state.get("explain.paste") or ""
+    if upload is not None:
+        return upload.getvalue()
+    return pasted.encode("utf-8") if pasted.strip() else None
+
+
+def _findings(explanation: Explanation) -> None:
+    st.subheader("What the log says")
+    for finding in explanation.findings:
+        where = f"line {finding.line}" if finding.line else "no line"
+        text = f"**{where}** · {escape_markdown(finding.text)}"
+        if finding.warn:
+            st.warning(text)
+        else:
+            st.markdown(f"- {text}")
+    for assumption in explanation.assumptions:
+        st.caption(escape_markdown(assumption))
+
+
+def _tables(explanation: Explanation) -> None:
+    if explanation.transports:
+        st.subheader("Connections by transport")
+        st.dataframe(pd.DataFrame([{
+            "transport": row["transport"], "connection lines": row["connections"],
+            "with GDRDMA": "" if row["gdr_on"] is None else row["gdr_on"],
+            "without GDRDMA": "" if row["gdr_off"] is None else row["gdr_off"],
+            "first line": row["line"], "as printed": row["as_printed"]} for row in explanation.transports]),
+            hide_index=True)
+    if explanation.nics:
+        st.subheader("NICs that carry traffic")
+        st.dataframe(pd.DataFrame([{
+            "NIC": row["nic"], "device": row["name"] or "", "connection lines": row["connections"],
+            "ranks": ", ".join(str(r) for r in row["ranks"]), "hosts": ", ".join(row["hosts"]),
+            "first line": row["line"]} for row in explanation.nics]), hide_index=True)
+    elif explanation.facts.get("nics_listed"):
+        st.subheader("NICs listed")
+        st.dataframe(pd.DataFrame({"NIC": explanation.facts["nics_listed"]}), hide_index=True)
+
+
+def _allreduce_link(explanation: Explanation) -> None:
+    query = explanation.cluster_query
+    if not query:
+        return
+    shown = ", ".join(f"{k}={v}" for k, v in query.items())
+    st.markdown(f"[Time collectives on this cluster on the All-reduce page](./All_reduce?{urlencode(query)}) "
+                f"({escape_markdown(shown)}; check the GPU: {escape_markdown(explanation.assumptions[0])})")
+
+
+def render() -> None:
+    """Draw the page."""
+    page_setup("Explain my run", "Paste a job's NCCL_DEBUG=INFO output: what ran, line by line, against the model.")
+    state = PageState("explain", explain_specs())
+    state.show_warnings()
+    st.markdown(f"Run the job with `NCCL_DEBUG=INFO` and upload or paste its output (one rank's or all ranks', "
+                f"any launcher prefixes), up to {LOG_LIMIT}. It is read here, kept only in this session, and never "
+                "put in the page's link.")
+    st.file_uploader(f"NCCL_DEBUG=INFO output (up to {LOG_LIMIT})", key="explain.upload",
+                     max_upload_size=_UPLOAD_CEILING_MB)
+    st.text_area("…or paste it", key="explain.paste", height=180, max_chars=MAX_LOG_BYTES)
+    state.sync_url()
+    data = _log_bytes()
+    if data is not None:
+        if len(data) > MAX_LOG_BYTES:
+            st.error(f"The log is {len(data) / 2**20:.1f} MiB; the limit is {LOG_LIMIT}. The command line "
+                     "`interconnect explain LOGFILE` reads any size.")
+        else:
+            try:
+                explanation = _explain(data)
+            except NcclDebugError as exc:
+                st.error(escape_markdown(str(exc)))
+            else:
+                _findings(explanation)
+                _tables(explanation)
+                _allreduce_link(explanation)
+    footer()

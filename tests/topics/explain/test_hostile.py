@@ -1,0 +1,74 @@
+"""Hostile input: binary, noise, huge and deeply prefixed logs stay linear and never raise anything but the one
+refusal."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+import pytest
+
+from interconnect.io.nccl_debug import MAX_LINE_CHARS, NcclDebugError, read_nccl_debug
+from interconnect.topics.explain.model import explain
+
+LINE = "gpu01:124172:124452 [3] NCCL INFO Channel 00/0 : 3[3] -> 11[3] [send] via NET/IB/2/GDRDMA\n"
+
+
+def timed(function, *args):
+    start = time.perf_counter()
+    try:
+        result = function(*args)
+    except NcclDebugError as error:
+        result = error
+    return result, time.perf_counter() - start
+
+
+def test_binary_is_refused_with_the_one_message():
+    result, seconds = timed(read_nccl_debug, os.urandom(1 << 20))
+    assert isinstance(result, NcclDebugError) and "not NCCL_DEBUG=INFO output" in str(result)
+    assert seconds < 5
+
+
+def test_five_megabytes_of_noise_is_refused_quickly():
+    rng = random.Random(1)
+    words = ["NCCL", "INFO", "via", "Channel", "->", "[0]", "NET/IB", ":", "comm", "0x1", "rank", "{", "("]
+    noise = "\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(5 * 1024 * 1024 // 60))
+    result, seconds = timed(read_nccl_debug, noise)
+    assert seconds < 20  # about 2 s here; a backtracking pattern would take minutes
+    if not isinstance(result, NcclDebugError):
+        explain(result)
+
+
+def test_a_100k_line_log_is_read_in_linear_time():
+    small, t_small = timed(read_nccl_debug, LINE * 10_000)
+    big, t_big = timed(read_nccl_debug, LINE * 100_000)
+    assert big.connections == 100_000 and small.connections == 10_000
+    assert t_big < 30 and t_big < 20 * max(t_small, 0.05)  # ten times the lines, not a hundred times the time
+    explain(big)
+
+
+@pytest.mark.parametrize("depth", [1, 50, 500])
+def test_deep_launcher_prefixes(depth):
+    log, seconds = timed(read_nccl_debug, ("[1,2]<stdout>:" * depth + LINE) * 2000)
+    assert seconds < 10
+    if depth * 14 + len(LINE) < MAX_LINE_CHARS:
+        assert log.transports["NET/IB"].count == 2000 and log.launcher_max_rank.value == 2
+    else:  # cut at the limit before NCCL's part: refused with the one message, never another exception
+        assert isinstance(log, NcclDebugError)
+
+
+def test_long_lines_partial_lines_and_bad_bytes():
+    data = (b"x" * 100_000 + b"\n" + LINE.encode()[:40] + b"\xff\xfe\n" + LINE.encode() + b"\r\n"
+            + LINE.encode()[:-30])
+    log = read_nccl_debug(data)
+    assert log.cut_lines == [1] and log.transports["NET/IB"].count == 1
+    assert 2 in log.skipped or log.nccl_lines >= 2
+
+
+def test_streamed_from_a_file(tmp_path):
+    path = tmp_path / "big.log"
+    path.write_text("NCCL version 2.21.5+cuda12.4\n" + LINE * 50_000)
+    with path.open("rb") as stream:
+        log = read_nccl_debug(stream)
+    assert log.version.value == "2.21.5" and log.connections == 50_000

@@ -1,0 +1,43 @@
+"""AppTest of the Explain page: a pasted log gives the findings, the tables and the All-reduce link; junk is one
+error; nothing from the log becomes markup or goes into the link."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app.conftest import run_page
+
+PAGE = "pages/11_Explain.py"
+DATA = Path(__file__).resolve().parents[2] / "data" / "nccl_debug_logs"
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown) + "\n".join(w.value for w in at.warning)
+
+
+def test_empty_page_renders():
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    assert dict(at.query_params) == {}
+
+
+def test_pasted_log_is_explained():
+    at = run_page(PAGE)
+    text = (DATA / "deepspeed-2931-shm-p2p-ibext-gdr-mix.log").read_text(encoding="utf-8")
+    at.text_area(key="explain.paste").input(text).run()
+    assert not at.exception and not at.error
+    shown = _markdown(at)
+    assert "GPUDirect RDMA is only partly on" in shown and "line 8" in shown
+    assert len(at.dataframe) == 2  # connections by transport, NICs
+    assert "All\\_reduce?gpu=" in shown or "All_reduce?gpu=" in shown
+    assert "explain.paste" not in at.query_params and not any("PHLRR" in v for v in at.query_params.values())
+
+
+def test_junk_is_one_error_and_markup_is_escaped():
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input("hello\nworld").run()
+    assert not at.exception and len(at.error) == 1 and "not NCCL" in at.error[0].value
+    hostile = "<b>x</b>:1:1 [0] NCCL INFO Using network [evil](http://x)\n"
+    at.text_area(key="explain.paste").input(hostile).run()
+    assert not at.exception
+    assert "<b>" not in _markdown(at).replace("\\<b\\>", "")
