@@ -79,6 +79,23 @@ class LayerHop:
             text += f"; optics to {format_quantity(self.longer.reach.quantity)} and beyond"
         return text
 
+    def reach_lines(self) -> str:
+        """:meth:`reach_text` in short lines for the picture (``<br>`` between them): the medium with its reach,
+        then the longer medium's, each about as wide as the rate above it."""
+        reach = self.reach
+        if reach is None or self.medium is None:
+            return self.reach_text()
+        approx = "about " if reach.basis == "estimate" else "to "
+        lines = [f"{_medium_short(self.medium)} {approx}{format_quantity(reach.quantity)}"]
+        if self.longer is not None and self.longer.reach is not None:
+            lines.append(f"optics to {format_quantity(self.longer.reach.quantity)}+")
+        return "<br>".join(lines)
+
+
+def _medium_short(medium: Link) -> str:
+    """A medium in one or two words for the picture's labels: 'copper' for a passive copper cable."""
+    return "copper" if _medium_words(medium) == "a passive copper cable" else _medium_words(medium)
+
 
 def _medium_words(medium: Link) -> str:
     """A medium in a few words: 'a passive copper cable', else its name up to the first bracket or comma."""
@@ -153,7 +170,7 @@ def layers_figure(hops: Sequence[LayerHop], gpu_name: str, *, height: int = 340)
                       f"{hop.link.bandwidth.text()} in the catalog, {hop.link.bandwidth.direction.replace('_', ' ')}.",
         ))
         short = hop.label or hop.link.name.split(" (")[0]
-        label = f"<b>{short}</b><br>{rate}<br>{hop.reach_text().replace('; ', '<br>')}"
+        label = f"<b>{short}</b><br>{rate}<br>{hop.reach_lines()}"
         if ya != yb:  # the vertical hop up to the switch: its label beside it
             figure.add_annotation(x=xa + 0.14, y=(ya + yb) / 2 + 0.08, text=label, showarrow=False, xanchor="left",
                                   align="left", font={"size": 15})

@@ -61,10 +61,6 @@ def powers_of_ten(low: float, high: float) -> list[float]:
     return [10.0**p for p in range(first, last + 1)]
 
 
-def _labelled_decades(low_log10: float, high_log10: float, step: int) -> list[int]:
-    return [d for d in decades(low_log10, high_log10) if d % step == 0]
-
-
 def bandwidth_ticks(low_log10: float, high_log10: float, unit: str) -> tuple[list[float], list[str]]:
     """Ticks for a log bandwidth axis whose data are in ``unit`` (``GB/s``, ``Gbit/s`` or ``bluray/s``).
 

@@ -439,11 +439,6 @@ class Cluster:
             return self.hop_latency_override_us
         return self.fabric_model.hop_latency_us
 
-    @property
-    def net_simple_fill_us(self) -> float:
-        """Bulk-pipeline start-up per network hop on this fabric (µs)."""
-        return self.fabric_model.simple_fill_us
-
     def describe(self) -> str:
         """Describe the cluster in one line.
 

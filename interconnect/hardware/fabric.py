@@ -473,12 +473,6 @@ class FabricTopology:
     oversubscription: float = 1.0
     shared: float = 0.0
 
-    @classmethod
-    def from_fabric(cls, fabric: Fabric, shared: float = 0.0) -> FabricTopology:
-        """Return the collective-relevant part of a built fabric."""
-        return cls(fabric.inputs.topology, fabric.servers_per_group, fabric.inputs.oversubscription_at(0), shared)
-
-
 @dataclass(frozen=True)
 class TopologySpec:
     """A fabric as a cluster's link gives it: topology, switch, leaf oversubscription, shared share.

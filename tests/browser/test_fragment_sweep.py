@@ -28,22 +28,21 @@ def _settle_on(page, server, key: str, expected: str) -> None:
 
 def _sweep_slider(page, server, key: str) -> list[str]:
     """Step the live chart's slider down to its first stop, then up to its last, one key and one server run
-    at a time; return the link values seen."""
+    at a time (the page idle before each key, as a person waits for the chart); return the link values seen."""
     slider = page.locator(SLIDER).first
     slider.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     seen = []
     for direction in ("ArrowLeft", "ArrowRight"):
         while True:
-            before = slider.input_value()
+            wait_settled(page)
+            before, linked = slider.input_value(), query_of(page.url).get(key)
             slider.focus()
             page.keyboard.press(direction)
-            now = slider.input_value()
-            if now == before:
+            if slider.input_value() == before:
                 break  # at the end of the range
-            page.wait_for_timeout(150)  # the slider sends its value once the keys pause
-            value = poll(page, lambda: query_of(page.url).get(key) not in (None, seen[-1] if seen else None)
-                         and query_of(page.url).get(key), timeout_s=30)
-            assert value, (key, direction, page.url)
+            value = poll(page, lambda: (lambda now: now if now not in (None, linked) else None)(
+                query_of(page.url).get(key)), timeout_s=30)
+            assert value, (key, direction, linked, page.url)
             wait_settled(page)
             assert_healthy(page, server)
             seen.append(value)

@@ -309,35 +309,6 @@ class Comparison:
         low, high = MIDDLE_BYTES
         return self.time_ratio[(self.size_bytes >= low) & (self.size_bytes <= high)]
 
-    def band_misses(self) -> list[str]:
-        """List the accuracy bars this comparison misses, one phrase each (empty when it meets them all).
-
-        Returns
-        -------
-        list of str
-            One phrase per missed bar of :data:`ACCURACY_TARGETS`.
-
-        Examples
-        --------
-        >>> from interconnect.hardware.cluster import resolve_cluster
-        >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
-        >>> compare_sweep(cluster, [8, 2**30], [15.0, 4030.0]).band_misses()
-        []
-        """
-        targets = ACCURACY_TARGETS
-        misses = []
-        for name, ratios, factor in (("small", self.small_time_ratios, targets["small_time_factor"]),
-                                     ("middle", self.middle_time_ratios, targets["middle_time_factor"])):
-            if ratios.size and (ratios.min() < 1 / factor or ratios.max() > factor):
-                misses.append(f"{name} time outside x{factor:g} ({ratios.min():.2f}-{ratios.max():.2f})")
-        large = self.large_busbw_ratios
-        bound = targets["large_busbw_fraction"]
-        if large.size and (large.min() < 1 - bound or large.max() > 1 + bound):
-            misses.append(f"large busbw outside ±{bound:.0%} ({large.min():.2f}-{large.max():.2f})")
-        if self.geomean_error_factor > targets["geomean_error_factor"]:
-            misses.append(f"geomean error x{self.geomean_error_factor:.2f} above x{targets['geomean_error_factor']:g}")
-        return misses
-
     @property
     def large_busbw_ratios(self) -> np.ndarray:
         """Model/measured busbw for every size >= 256 MiB (the ±25 % bar is checked on these)."""

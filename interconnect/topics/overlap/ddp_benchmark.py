@@ -71,19 +71,9 @@ class DdpRow:
     # The bucket diffs are the change in throughput with 1 MB buckets instead of 25 MB (negative: slower).
 
     @property
-    def measured_overhead_s(self) -> float:
-        """Measured time over the same model on one GPU without DDP, s."""
-        return self.measured_s - self.single_gpu_s
-
-    @property
     def measured_comm_overhead_s(self) -> float:
         """Measured time over one GPU *with* DDP, s: what the extra GPUs cost, DDP's bookkeeping removed."""
         return self.measured_s - self.single_gpu_ddp_s
-
-    @property
-    def model_overhead_s(self) -> float:
-        """What the model adds to the compute: launches, contention and exposed communication, s."""
-        return self.model_s - self.single_gpu_s
 
     @property
     def model_comm_overhead_s(self) -> float:

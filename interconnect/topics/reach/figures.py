@@ -130,13 +130,6 @@ def _label_positions(points: Sequence[tuple[float, float]], texts: Sequence[str]
     return positions
 
 
-def _layers_in_order(layers: Sequence[str]) -> list[str]:
-    """The theme's layer order, then any layer it does not know, in first-seen order."""
-    known = [layer for layer in LAYER_COLOURS if layer in layers]
-    return known + [layer for layer in dict.fromkeys(layers) if layer not in LAYER_COLOURS]
-
-
-
 # --- the Home page map ----------------------------------------------------------------------------
 
 _MAP_HEIGHT_PX = 580

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import LAYER_COLOURS, apply_theme
-from interconnect.topics.seating.model import DIMENSION_LABELS, SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
+from interconnect.topics.seating.model import SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
 
 __all__ = ["COLOUR_BY", "MAX_GRID_GPUS", "bill_figure", "gpu_grid_figure", "grid_positions", "memory_figure"]
 
@@ -247,6 +247,3 @@ def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "s
     figure.update_yaxes(title="GB per GPU", range=[0, top], gridcolor="#e5e7eb")
     return figure
 
-
-def dimension_label(name: str) -> str:
-    return DIMENSION_LABELS.get(name, name)

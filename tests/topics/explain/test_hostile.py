@@ -41,8 +41,9 @@ def test_five_megabytes_of_noise_is_refused_quickly():
 
 
 def test_a_100k_line_log_is_read_in_linear_time():
-    small, t_small = timed(read_nccl_debug, LINE * 10_000)
-    big, t_big = timed(read_nccl_debug, LINE * 100_000)
+    # The best of a few runs: a busy machine (CI runs three test workers on two cores) slows one run, not all.
+    small, t_small = min((timed(read_nccl_debug, LINE * 10_000) for _ in range(3)), key=lambda run: run[1])
+    big, t_big = min((timed(read_nccl_debug, LINE * 100_000) for _ in range(2)), key=lambda run: run[1])
     assert big.connections == 100_000 and small.connections == 10_000
     assert t_big < 30 and t_big < 20 * max(t_small, 0.05)  # ten times the lines, not a hundred times the time
     explain(big)
