@@ -100,8 +100,11 @@ def test_auto_shows_the_chart_a_link_setting_needs():
     assert len(at.get("plotly_chart")) == 0
 
 
+# Steps about a chart. The post-training stop carries view= only so that walking on from the Across-sites step
+# (whose chart stays open on the same page) and opening the stop on its own show the same charts; it is about
+# the weight-sync section, which has no chart.
 @pytest.mark.parametrize("number", [n for n, step in enumerate(tour_steps(), start=1)
-                                    if dict(step.params).get(VIEW_KEY)])
+                                    if dict(step.params).get(VIEW_KEY) and step.chart])
 def test_an_old_tour_link_without_view_still_shows_the_steps_chart(number):
     step = tour_steps()[number - 1]
     params = {key: value for key, value in dict(step.params).items() if key != VIEW_KEY}

@@ -7,7 +7,9 @@ needed for a target utilisation (``--target-utilization``, default 0.95). The st
 (``--step-time``) or derived from the model size, the tokens per step and the GPU's FLOP/s
 (``--tokens-per-step``, ``--gpu``, ``--gpus-per-site``, ``--mfu``). ``--json`` gives every quantity
 as ``{"value", "unit"}``, including ``bytes_per_sync``, ``compute_utilization`` and
-``required_wan_bandwidth``. User errors exit with status 2 and one line on stderr.
+``required_wan_bandwidth``, and ``time_to_target``: per method, the published steps to data parallel's loss,
+the wall-clock per step on this link and their product against data parallel's. User errors exit with
+status 2 and one line on stderr.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from interconnect.topics.crossdc.model import (
     evaluate,
     get_crossdc_data,
     make_method,
+    method_scenarios,
     parse_params,
     site_allreduce_algbw,
     step_time_s,
+    time_to_target,
 )
 from interconnect.units import (
     Q_,
@@ -173,6 +177,33 @@ def _scenario(args: argparse.Namespace) -> tuple[Scenario, str]:
     return scenario, how
 
 
+def _time_to_target_json(scenario: Scenario, site_algbw_bytes_per_s: float) -> dict[str, Any]:
+    """Every method's steps and time to data parallel's loss on this link (the others at their papers' settings)."""
+    base = replace(scenario, site_algbw_bytes_per_s=site_algbw_bytes_per_s)
+    results = {k: evaluate(s if k != scenario.method.id else scenario) for k, s in method_scenarios(base).items()}
+    out: dict[str, Any] = {}
+    for t in time_to_target(results):
+        row = t.row
+        out[row.id] = {
+            "name": row.name,
+            "timing_from": row.timing or None,
+            "steps_ratio": round(t.steps_ratio, 6),
+            "steps_ratio_published": row.steps_ratio,
+            "steps_ratio_against": row.relative_to,
+            "basis": row.basis,
+            "compute_utilization": _percent(t.utilization) if math.isfinite(t.utilization) else None,
+            "wall_clock_per_step": _q(t.step_wall_s, "s", "s"),
+            "time_to_target_vs_dp": round(t.relative_time, 6) if math.isfinite(t.relative_time) else None,
+            "published_time_ratio_vs_dp": row.time_ratio or None,
+            "measured_at": {"params": row.params or None, "replicas": row.replicas or None,
+                            "inner_steps": row.inner_steps or None},
+            "this_case": {"params": t.params, "sites": t.sites, "inner_steps": t.inner_steps if row.timing else None},
+            "sources": list(row.sources),
+            "where": row.where,
+        }
+    return out
+
+
 def _q(value: float, unit: str, base: str) -> dict[str, Any]:
     if not math.isfinite(value):
         return {"value": None, "unit": unit}
@@ -221,6 +252,8 @@ def run_crossdc(args: argparse.Namespace) -> int:
             "required_wan_bandwidth_without_overlap": _q(result.required_no_overlap_bytes_per_s, "Gbit/s", "B/s"),
             "required_wan_bandwidth_with_overlap": _q(result.required_overlap_bytes_per_s, "Gbit/s", "B/s"),
             "method_sources": list(defaults.sources),
+            "time_to_target": _time_to_target_json(
+                scenario, site_allreduce_algbw(get_catalog().gpu(args.gpu).id, args.gpus_per_site)),
         })
         return 0
     needed = result.required_bytes_per_s

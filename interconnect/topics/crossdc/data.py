@@ -34,6 +34,7 @@ __all__ = [
     "SparseEncoding",
     "Table4",
     "Table4Row",
+    "TargetSteps",
     "WeightSyncDataError",
     "WeightSyncMeasurement",
     "get_crossdc_data",
@@ -48,6 +49,8 @@ METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco")
 TOPOLOGIES = ("ring", "hierarchical", "allgather")
 #: How sure we are of a reported result.
 CONFIDENCES = ("high", "medium", "low")
+#: Whether a steps-to-target ratio was measured for the method itself or carried over from another.
+BASES = ("measured", "extrapolated")
 
 _DATA_FILE = "crossdc.toml"
 
@@ -205,6 +208,30 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class TargetSteps:
+    """One method's steps to reach fully synchronous data parallel's loss, as published.
+
+    ``steps_ratio`` is against ``relative_to`` (a method id); ``timing`` names the page's method whose time per
+    step applies ("" for none); ``params``, ``replicas`` and ``inner_steps`` are where it was measured (0: not
+    stated in what was read); ``time_ratio`` is the source's own wall-clock ratio against data parallel (0: none).
+    """
+
+    id: str
+    name: str
+    timing: str
+    steps_ratio: float
+    relative_to: str
+    basis: str
+    params: float
+    replicas: int
+    inner_steps: int
+    sources: tuple[str, ...]
+    where: str
+    how: str
+    time_ratio: float = 0.0
+
+
+@dataclass(frozen=True)
 class CrossDCData:
     """Everything in ``crossdc.toml``, checked."""
 
@@ -217,6 +244,7 @@ class CrossDCData:
     reported: tuple[Reported, ...]
     quoted: tuple[Quoted, ...]
     limits: tuple[Limit, ...]
+    time_to_target: tuple[TargetSteps, ...] = ()
 
     def source_ids(self) -> set[str]:
         """Collect every source id the file cites (so the catalog's "every source is cited" check can count them).
@@ -232,7 +260,7 @@ class CrossDCData:
         True
         """
         groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
-                  self.sparseloco, *self.reported, *self.quoted, *self.limits]
+                  self.sparseloco, *self.reported, *self.quoted, *self.limits, *self.time_to_target]
         return {source_id for group in groups for source_id in group.sources}
 
 
@@ -270,7 +298,7 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
         source_ids = get_catalog().sources
     toml = _CrossDCFile(path or packaged_data_file(_DATA_FILE), source_ids)
     toml.only_tables(("method", "network", "compute", "streaming_diloco_table4", "intellect1", "sparseloco_encoding",
-                      "reported", "quoted", "limit"))
+                      "reported", "quoted", "limit", "time_to_target"))
     data, file = toml.data, toml.name
 
     methods: dict[str, MethodDefaults] = {}
@@ -366,7 +394,36 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
         r = toml.table(f"{file}: limit #{i + 1}", raw, {"text": str, "sources": list})
         limits.append(Limit(raw["text"], r.sources()))
     return CrossDCData(methods, networks, compute, table4, intellect1, sparseloco, tuple(reported), tuple(quoted),
-                       tuple(limits))
+                       tuple(limits), _time_to_target(toml))
+
+
+def _time_to_target(toml: _CrossDCFile) -> tuple[TargetSteps, ...]:
+    """The [[time_to_target]] rows, checked: one per method of :data:`METHODS` at least, ratios positive, every
+    ``relative_to`` a row met earlier in the file (so a chain resolves in file order), ``timing`` a method."""
+    rows: dict[str, TargetSteps] = {}
+    for raw in toml.rows("time_to_target"):
+        where = f"{toml.name}: time_to_target '{raw.get('id', '?')}'"
+        r = toml.table(where, raw, {"id": str, "name": str, "timing": str, "steps_ratio": float, "relative_to": str,
+                                    "basis": str, "params": float, "replicas": int, "inner_steps": int, "how": str,
+                                    **_S}, {"time_ratio": float})
+        r.choice("basis", BASES)
+        if raw["id"] in rows:
+            r.fail("ids must be unique")
+        if raw["relative_to"] != raw["id"] and raw["relative_to"] not in rows:
+            r.fail("'relative_to' must name a row above this one (or the row itself)")
+        if raw["timing"] and raw["timing"] not in METHODS:
+            r.fail(f"'timing' must be empty or one of {', '.join(METHODS)}")
+        if raw["params"] < 0 or raw["replicas"] < 0 or raw["inner_steps"] < 0 or raw.get("time_ratio", 0.0) < 0:
+            r.fail("params, replicas, inner_steps and time_ratio must not be negative")
+        rows[raw["id"]] = TargetSteps(
+            raw["id"], raw["name"], raw["timing"], r.positive("steps_ratio"), raw["relative_to"], raw["basis"],
+            float(raw["params"]), raw["replicas"], raw["inner_steps"], r.sources(), raw["where"], raw["how"],
+            float(raw.get("time_ratio", 0.0)))
+    if rows and not set(METHODS) <= set(rows):
+        toml.fail(f"[[time_to_target]] needs a row for each of {', '.join(METHODS)}")
+    if rows and rows["dp"].steps_ratio != 1:
+        toml.fail("[[time_to_target]] 'dp' is the reference: its steps_ratio is 1")
+    return tuple(rows.values())
 
 
 @functools.lru_cache(maxsize=1)

@@ -26,6 +26,7 @@ from interconnect.topics.crossdc.view import (
     CrossDCView,
     PageInputs,
     crossdc_view,
+    time_to_target_markdown,
 )
 from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown
@@ -246,6 +247,7 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
            if result.required_no_overlap_bytes_per_s < float("inf") else "an unreachable bandwidth")
         + f"; with overlap {result.utilization_overlap:.1%}."
     )
+    time_to_target_table(view)
     if not shown:
         return
     utilization, sizes, required = cached_figures(inputs)
@@ -263,3 +265,15 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
                    "compute grow together and data parallel and DiLoCo need the same bandwidth at every size. "
                    "Streaming DiLoCo needs less: a bigger model has more layers, so more and smaller fragments, each "
                    "hidden behind its own overlap window.")
+
+
+def time_to_target_table(view: CrossDCView) -> None:
+    """Each method's time to data parallel's loss beside its utilisation: the bandwidth saved against the steps lost."""
+    st.markdown("**Time to data parallel's loss, on this link**")
+    st.markdown(time_to_target_markdown(view))
+    st.caption("Steps to reach the loss fully synchronous data parallel reaches (published ratios, same global batch "
+               "per step) times the wall-clock per step (the step time over the utilisation), against data parallel "
+               "on the same link. Below 1× the method gets there first. The others are at their papers' settings; "
+               "'measured at' says where each ratio was measured, 'extrapolated' that it was carried over or is a "
+               "bound. Sources: DiLoCo (arXiv 2311.08105, 2503.09799), Streaming DiLoCo (2501.18512), SparseLoCo "
+               "(2508.15706), CoCoDC (2504.17672), MT-DAO (2510.05361).")

@@ -21,6 +21,7 @@ from interconnect.topics.crossdc.model import (
     CrossDCError,
     CrossDCResult,
     Scenario,
+    TimeToTarget,
     evaluate,
     get_crossdc_data,
     make_method,
@@ -28,12 +29,13 @@ from interconnect.topics.crossdc.model import (
     required_bandwidth_curve,
     site_allreduce_algbw,
     step_time_s,
+    time_to_target,
     utilization_curve,
 )
 from interconnect.units import Q_, format_duration
 
 __all__ = ["BANDWIDTH_GRID_BYTES_PER_S", "PARAMS_GRID", "CrossDCView", "PageInputs", "Table4Check", "crossdc_view",
-           "table4_check"]
+           "setting_words", "table4_check", "time_to_target_markdown"]
 
 #: 10 Mbit/s to 10 Tbit/s (bytes/s), 64 points: the utilisation chart's x axis.
 BANDWIDTH_GRID_BYTES_PER_S: np.ndarray = np.geomspace(10e6, 10e12, 64) / 8
@@ -84,6 +86,8 @@ class CrossDCView:
     results: dict[str, CrossDCResult]
     utilization_curves: dict[str, np.ndarray]
     required_curves: dict[str, np.ndarray]
+    #: Each method's steps and time to data parallel's loss on this link (:func:`time_to_target`).
+    time_to_target: tuple[TimeToTarget, ...] = ()
 
 
 def _knobs(inputs: PageInputs) -> list[tuple[str, str, object]]:
@@ -168,7 +172,66 @@ def crossdc_view(inputs: PageInputs) -> CrossDCView:
         labels={method_id: data.methods[method_id].name for method_id in METHODS}, results=results,
         utilization_curves={k: utilization_curve(s, BANDWIDTH_GRID_BYTES_PER_S) for k, s in scenarios.items()},
         required_curves={k: required_bandwidth_curve(s, PARAMS_GRID) for k, s in scenarios.items()},
+        time_to_target=time_to_target(results, data),
     )
+
+
+def _size(params: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if params >= scale:
+            return f"{params / scale:.3g}{suffix}"
+    return f"{params:.3g}"
+
+
+def setting_words(t: TimeToTarget) -> str:
+    """Where a step ratio was measured against the page's case, in words ("measured at ... / extrapolated").
+
+    Examples
+    --------
+    >>> view = crossdc_view(PageInputs(1e9, 2, 1, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.0))
+    >>> setting_words(view.time_to_target[1])
+    'measured at 150M, 8 replicas, H = 500; this case: 1B (6.67× larger), 2 sites, H = 500'
+    >>> setting_words(view.time_to_target[3])
+    'measured at 1B, 2 replicas, H = 100: this case'
+    """
+    row = t.row
+    if row.id == "dp":
+        return "the reference"
+    at = [_size(row.params) if row.params else "size not stated",
+          f"{row.replicas} replicas" if row.replicas else "replicas not stated",
+          f"H = {row.inner_steps}" if row.inner_steps else "H not stated"]
+    if not (row.params or row.replicas or row.inner_steps):
+        head = row.basis + " (its settings not read)"
+    else:
+        head = ("measured at " if row.basis == "measured" else "extrapolated from a measurement at ") + ", ".join(at)
+    if t.same_setting:
+        return head + ": this case"
+    factor = t.params_factor
+    size = _size(t.params) + (f" ({factor:.3g}× {'larger' if factor >= 1 else 'smaller'})"
+                              if math.isfinite(factor) and not math.isclose(factor, 1) else "")
+    here = f"{size}, {t.sites} sites" + (f", H = {t.inner_steps}" if row.timing else "")
+    return f"{head}; this case: {here}"
+
+
+def time_to_target_markdown(view: CrossDCView) -> str:
+    """The time-to-target table of the page: one row per method, beside its utilisation (Markdown)."""
+    lines = ["| method | utilisation | time per step | steps to DP's loss | time to DP's loss, vs DP | basis |",
+             "|---|---|---|---|---|---|"]
+    names = {t.row.id: t.row.name for t in view.time_to_target}
+    for t in view.time_to_target:
+        row = t.row
+        if row.timing:
+            used = f"{t.utilization:.1%}"
+            per_step = format_duration(Q_(t.step_wall_s, "s"))
+            relative = f"**{t.relative_time:.2f}×**"
+        else:
+            used = per_step = "not modelled"
+            relative = (f"{row.time_ratio:.2f}× on its own network" if row.time_ratio else "not published")
+        steps = f"{t.steps_ratio:.2f}×"
+        if row.relative_to not in ("dp", row.id):
+            steps += f" ({row.steps_ratio:.2f}× of {names[row.relative_to]}'s)"
+        lines.append(f"| {row.name} | {used} | {per_step} | {steps} | {relative} | {setting_words(t)} |")
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -178,3 +178,21 @@ def test_every_weight_sync_input_round_trips_through_the_link():
     assert sync == lost  # paused: the whole sync is lost
     assert sync.startswith("11.2")  # docs/crossdc-weight-sync.md, case 2 (site NICs from the cluster model)
     assert not any(m.label == "Payload per sync" and m.value == "" for m in at.metric)
+
+
+def test_the_tour_stop_on_post_training_opens_the_weight_sync_section():
+    # Issue "Across sites, the whole trade" C: the tour's stop after "Across data centres" is the weight-sync
+    # section, opened by its link key ws=1, on the WAN route whose numbers its caption quotes.
+    from interconnect.ui.talk import tour_steps
+    from tests.app.conftest import run_page
+
+    steps = tour_steps()
+    number, stop = next((n, s) for n, s in enumerate(steps, start=1) if dict(s.params).get("ws") == "1")
+    assert stop.page == "crossdc" and "post-training, not pretraining" in stop.caption
+    assert steps[number - 2].title == "Across data centres" and dict(stop.params)["wsroute"] == "wan"
+    at = run_page(PAGE, {**dict(stop.params), "tour": "1", "stop": str(number)})
+    assert not at.exception and not at.warning
+    assert at.toggle(key="crossdc.ws").value
+    sync = next(m.value for m in at.metric if m.label == "Sync time")
+    assert sync.startswith("11.2") and "about 11 s" in stop.caption and "140 GB" in stop.caption
+    assert f"step {number} of {len(steps)}" in at.get("progress")[0].proto.text

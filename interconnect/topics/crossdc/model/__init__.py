@@ -9,7 +9,9 @@ H inner steps (DiLoCo and its descendants), dense or compressed. This package co
   round-trip time (:func:`sync_time_s`);
 * the **exposed time** per round of H inner steps, with and without overlapping the exchange with
   compute (:func:`exposed_time_s`), and the **compute utilisation** (:func:`utilization`);
-* the **WAN bandwidth needed** for a target utilisation, in closed form (:func:`required_bandwidth`).
+* the **WAN bandwidth needed** for a target utilisation, in closed form (:func:`required_bandwidth`);
+* the **time to data parallel's loss**, the published step ratio times the wall-clock per step, relative to
+  data parallel on the same link (:func:`time_to_target`).
 
 Everything is vectorised with numpy broadcasting, so a curve of 64 bandwidths or model sizes is one
 call. Floats carry their unit in their name (``step_s``, ``wan_bytes_per_s``, ``payload_bytes``).
@@ -64,6 +66,12 @@ from interconnect.topics.crossdc.model.scenario import (
     required_bandwidth_curve,
     utilization_curve,
 )
+from interconnect.topics.crossdc.model.time_to_target import (
+    TimeToTarget,
+    resolved_steps_ratios,
+    time_to_target,
+    time_to_target_ratio,
+)
 from interconnect.topics.crossdc.model.timing import (
     exposed_time_s,
     payload_bytes,
@@ -91,6 +99,7 @@ __all__ = [
     "CrossDCResult",
     "Method",
     "Scenario",
+    "TimeToTarget",
     "default_layers",
     "evaluate",
     "exposed_time_s",
@@ -103,9 +112,12 @@ __all__ = [
     "payload_bytes",
     "required_bandwidth",
     "required_bandwidth_curve",
+    "resolved_steps_ratios",
     "site_allreduce_algbw",
     "step_time_s",
     "sync_time_s",
+    "time_to_target",
+    "time_to_target_ratio",
     "utilization",
     "utilization_curve",
     "wan_traffic",

@@ -1,0 +1,145 @@
+"""Time to data parallel's loss: step ratios times the wall-clock per step (docs/crossdc-time-to-target.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from interconnect.cli import main
+from interconnect.topics.crossdc.model import (
+    METHODS,
+    CrossDCDataError,
+    Scenario,
+    evaluate,
+    get_crossdc_data,
+    load_crossdc_data,
+    make_method,
+    method_scenarios,
+    resolved_steps_ratios,
+    time_to_target,
+    time_to_target_ratio,
+)
+from interconnect.topics.crossdc.view import PageInputs, crossdc_view, setting_words
+from tests.app.conftest import run_page
+
+ROOT = Path(__file__).resolve().parents[3]
+DOC = ROOT / "docs" / "crossdc-time-to-target.md"
+CASE = ["--params", "1e9", "--sites", "2", "--gpus-per-site", "1", "--step-time", "1 s", "--wan-bandwidth", "10 Gbit/s",
+        "--rtt", "0 s", "--no-overlap"]
+
+
+def _case() -> dict:
+    s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.0, method=make_method("diloco"), overlap=False)
+    return {t.row.id: t for t in time_to_target({k: evaluate(v) for k, v in method_scenarios(s).items()})}
+
+
+def test_doc_case():
+    rows = _case()
+    text = DOC.read_text(encoding="utf-8")
+    # By hand: DP moves 2 GB each 1 s step over 1.25 GB/s (1.6 s); DiLoCo 2 GB per 500 steps; Streaming
+    # DiLoCo 0.5 GB (4 bits, 8 fragments) per 100 steps; CoCoDC is timed as Streaming DiLoCo at 0.79 of its steps.
+    u_dp, u_diloco, u_streaming = 1 / 2.6, 500 / 501.6, 100 / 100.4
+    assert rows["dp"].utilization == pytest.approx(u_dp) and rows["dp"].step_wall_s == pytest.approx(2.6)
+    assert rows["diloco"].utilization == pytest.approx(u_diloco)
+    assert rows["diloco"].step_wall_s == pytest.approx(1.0032)
+    assert rows["streaming-diloco"].utilization == pytest.approx(u_streaming)
+    assert rows["diloco"].relative_time == pytest.approx(u_dp / u_diloco)
+    assert rows["cocodc"].relative_time == pytest.approx(0.79 * u_dp / u_streaming)
+    shown = {"38.46 %": u_dp * 100, "99.68 %": u_diloco * 100, "99.60 %": u_streaming * 100,
+             "0.3858": rows["diloco"].relative_time, "0.3862": rows["streaming-diloco"].relative_time,
+             "0.3051": rows["cocodc"].relative_time}
+    for words, value in shown.items():
+        assert f"**{words}**" in text, words
+        assert (f"{value:.2f} %" if "%" in words else f"{value:.4f}") == words, (words, value)
+    assert rows["dp"].relative_time == 1.0
+
+
+def test_the_ratio_is_the_steps_times_dp_utilisation_over_the_methods():
+    assert float(time_to_target_ratio(1.0, 0.5, 0.5)) == 1.0  # same steps, same wait: same time
+    assert float(time_to_target_ratio(1.2, 1.0, 0.5)) == pytest.approx(0.6)  # 20 % more steps, half DP's wait
+    assert time_to_target_ratio([1.0, 0.79], [1.0, 1.0], 0.25).tolist() == pytest.approx([0.25, 0.1975])
+
+
+def test_every_method_has_a_published_ratio_chained_to_data_parallel():
+    data = get_crossdc_data()
+    ids = [row.id for row in data.time_to_target]
+    assert set(METHODS) <= set(ids) and {"cocodc", "mt-dao"} <= set(ids)
+    ratios = resolved_steps_ratios(data.time_to_target)
+    assert ratios["dp"] == 1.0
+    assert ratios["cocodc"] == pytest.approx(0.79)  # "up to 21.0 % fewer steps than Streaming DiLoCo"
+    assert ratios["mt-dao"] == pytest.approx(0.76)  # "24 % fewer steps" at 720M
+    rows = {row.id: row for row in data.time_to_target}
+    assert rows["mt-dao"].time_ratio == pytest.approx(0.65) and rows["mt-dao"].params == 720e6
+    assert rows["diloco"].params == 150e6 and rows["diloco"].replicas == 8 and rows["diloco"].inner_steps == 500
+    assert all(row.basis in ("measured", "extrapolated") for row in rows.values())
+    assert all(any(s.startswith("arxiv-") for s in row.sources) for row in rows.values())
+
+
+def test_the_wording_says_where_each_ratio_was_measured_against_the_case():
+    view = crossdc_view(PageInputs(10e9, 4, 8, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02))
+    words = {t.row.id: setting_words(t) for t in view.time_to_target}
+    assert words["diloco"] == ("measured at 150M, 8 replicas, H = 500; this case: 10B (66.7× larger), 4 sites, "
+                               "H = 500")
+    assert words["diloco-int8"].startswith("extrapolated from a measurement at 150M")
+    assert words["sparseloco"].startswith("extrapolated (its settings not read)")
+    assert words["mt-dao"].startswith("measured at 720M")
+    at_home = crossdc_view(PageInputs(1e9, 2, 8, "h100-sxm", "streaming-diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02))
+    assert setting_words(next(t for t in at_home.time_to_target if t.row.id == "streaming-diloco")).endswith(
+        ": this case")
+
+
+def test_a_method_timed_nowhere_keeps_its_own_published_time():
+    mt_dao = _case()["mt-dao"]
+    assert math.isnan(mt_dao.relative_time) and math.isnan(mt_dao.step_wall_s)
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('relative_to = "streaming-diloco"', 'relative_to = "nothing"', r"time_to_target 'cocodc': 'relative_to'"),
+    ('timing = ""', 'timing = "carrier-pigeon"', r"time_to_target 'mt-dao': 'timing'"),
+    ('basis = "extrapolated"\nparams = 150e6', 'basis = "guessed"\nparams = 150e6', r"'basis' must be"),
+    ('steps_ratio = 0.79', 'steps_ratio = -0.79', r"'steps_ratio' must be a positive"),
+])
+def test_loader_refuses_a_broken_time_to_target_row(tmp_path, old, new, message):
+    path = tmp_path / "crossdc.toml"
+    shutil.copy(Path(str(resources.files("interconnect").joinpath("data", "crossdc.toml"))), path)
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(CrossDCDataError, match=message):
+        load_crossdc_data(path)
+
+
+def test_json_key_time_to_target(capsys):
+    code = main(["crossdc", *CASE, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["compute_utilization"] == {"value": 99.681, "unit": "%"}  # the existing keys are unchanged
+    table = payload["time_to_target"]
+    assert list(table) == [row.id for row in get_crossdc_data().time_to_target]
+    assert table["dp"]["wall_clock_per_step"] == {"value": 2.6, "unit": "s"}
+    assert table["diloco"]["time_to_target_vs_dp"] == pytest.approx(0.3858, abs=5e-5)
+    assert table["cocodc"]["time_to_target_vs_dp"] == pytest.approx(0.3051, abs=5e-5)
+    assert table["cocodc"]["timing_from"] == "streaming-diloco" and table["cocodc"]["steps_ratio_against"] == \
+        "streaming-diloco"
+    assert table["diloco"]["measured_at"] == {"params": 150e6, "replicas": 8, "inner_steps": 500}
+    assert table["diloco"]["this_case"] == {"params": 1e9, "sites": 2, "inner_steps": 500}
+    assert table["mt-dao"]["time_to_target_vs_dp"] is None and table["mt-dao"]["published_time_ratio_vs_dp"] == 0.65
+
+
+def test_the_page_shows_the_time_to_target_beside_utilisation():
+    at = run_page("pages/6_Across_sites.py", {"params": "1e9", "gpus": "1", "rtt": "1 us", "overlap": "0"})
+    assert not at.exception and not at.warning
+    table = next(block.value for block in at.markdown if "time to DP's loss, vs DP" in block.value)
+    view = crossdc_view(PageInputs(1e9, 2, 1, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=1e-6,
+                                   overlap=False))
+    diloco = next(t for t in view.time_to_target if t.row.id == "diloco")
+    assert f"**{diloco.relative_time:.2f}×**" in table
+    assert "| CoCoDC |" in table and "| MT-DAO |" in table and "0.65× on its own network" in table
+    assert "measured at 150M, 8 replicas, H = 500" in table
+    assert any("Time to data parallel's loss" in block.value for block in at.markdown)
