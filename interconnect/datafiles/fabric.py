@@ -44,7 +44,8 @@ _DISTANCE_KEYS = {"id": str, "name": str, "length": str}
 _DESIGN_KEYS = {"id": str, "name": str, "sources": list, "where": str, "servers": int, "server": str,
                 "gpus_per_server": int, "nics_per_server": int, "nic_rate": str, "switch": str, "topology": str,
                 "oversubscription": list, "planes": int, "expected_switches": list, "expected_links": list}
-_DESIGN_OPTIONAL = {"uplink_rate": str, "top_oversubscription": float, "servers_per_leaf": int, "distances": list}
+_DESIGN_OPTIONAL = {"uplink_rate": str, "top_oversubscription": float, "servers_per_leaf": int, "distances": list,
+                    "spare_leaf_ports": int}
 
 
 class FabricDataError(CatalogError):
@@ -98,6 +99,9 @@ class FabricInputs:
     fixed number of servers, a top-of-rack switch for one rack: its uplinks then follow from the
     leaf oversubscription, which may go below 1 (more uplink than downlink) down to
     :data:`interconnect.hardware.fabric.MIN_LEAF_OVERSUBSCRIPTION`, and its spare ports stay unused.
+    ``spare_leaf_ports`` are server ports each leaf keeps for standby hosts (Alibaba HPN's 8 backup
+    hosts per ToR): they are cabled and counted, but carry no traffic in service, so the leaf's
+    oversubscription counts only the other, active server ports.
     """
 
     servers: int
@@ -114,6 +118,7 @@ class FabricInputs:
     server: str = ""
     rails: int = 0
     servers_per_leaf: int = 0
+    spare_leaf_ports: int = 0
 
     @property
     def rail_count(self) -> int:
@@ -279,6 +284,7 @@ def _design(data: DataFile, raw: object, switches: Mapping[str, Switch]) -> Desi
         top_oversubscription=row.get("top_oversubscription"), planes=row.get("planes"),
         uplink_gbit_s=row.quantity("uplink_rate", "bandwidth", "Gbit/s") if row.get("uplink_rate") else None,
         server=row.get("server"), servers_per_leaf=row.get("servers_per_leaf", 0), distances=distances,
+        spare_leaf_ports=row.get("spare_leaf_ports", 0),
     )
     return Design(row.get("id"), row.get("name"), row.sources(), row.get("where"), inputs,
                   _numbers(row, "expected_switches", int), _numbers(row, "expected_links", int))

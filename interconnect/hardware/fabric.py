@@ -266,14 +266,19 @@ def _ports(capacity_gbit_s: float, share: float, rate_gbit_s: float) -> int:
     return int(math.floor(capacity_gbit_s * share / rate_gbit_s + _EPS))
 
 
-def _split(switch: Switch, down_gbit_s: float, up_gbit_s: float, oversubscription: float | None) -> tuple[int, int]:
-    """Down and up ports of one switch for a down : up ratio (``None``: all ports face down)."""
-    capacity = switch.capacity_gbit_s
+def _split(switch: Switch, down_gbit_s: float, up_gbit_s: float, oversubscription: float | None,
+           spare: int = 0) -> tuple[int, int]:
+    """Down and up ports of one switch for a down : up ratio (``None``: all ports face down).
+
+    ``spare`` down ports (standby hosts' ports) are set aside first and counted in the down ports;
+    the ratio is kept between the other, active down ports and the up ports.
+    """
+    capacity = switch.capacity_gbit_s - spare * down_gbit_s
     if oversubscription is None:
-        return _ports(capacity, 1.0, down_gbit_s), 0
+        return _ports(capacity, 1.0, down_gbit_s) + spare, 0
     down = _ports(capacity, oversubscription / (1.0 + oversubscription), down_gbit_s)
     up = _ports(capacity - down * down_gbit_s, 1.0, up_gbit_s)
-    return down, up
+    return down + spare, up
 
 
 def media_bought(medium: Any, links: int) -> tuple[int, int, int]:
@@ -298,7 +303,7 @@ def media_bought(medium: Any, links: int) -> tuple[int, int, int]:
 
 
 def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gbit_s: float, up_gbit_s: float,
-          distance: str, switch: Switch) -> Tier:
+          distance: str, switch: Switch, spare: int = 0) -> Tier:
     from interconnect.hardware.media import medium_for
 
     length_m = get_fabric_data().distances[distance].length_m
@@ -311,7 +316,7 @@ def _tier(name: str, switches: int, down: int, up: int, links_down: int, down_gb
     return Tier(
         name=name, switches=switches, down_ports=down, up_ports=up, links_down=links_down,
         links_up=switches * up, down_gbit_s=down_gbit_s, up_gbit_s=up_gbit_s,
-        oversubscription=(down * down_gbit_s) / (up * up_gbit_s) if up else math.inf,
+        oversubscription=((down - spare) * down_gbit_s) / (up * up_gbit_s) if up else math.inf,
         distance=distance, medium=medium, transceivers=transceivers, cables=cables, media_power_w=power,
         switch_power_w=None if switch.power_w is None else switches * switch.power_w,
     )
@@ -353,7 +358,11 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
     distances = (*distances, *DEFAULT_DISTANCES[i.topology][len(distances):])
     notes: list[str] = []
 
-    leaf_down, leaf_up = _split(switch, r_n, r_up, i.oversubscription_at(0))
+    if i.spare_leaf_ports and (i.spare_leaf_ports < 0 or i.servers_per_leaf
+                               or i.spare_leaf_ports * r_n >= switch.capacity_gbit_s):
+        raise FabricError(f"spare leaf ports: {i.spare_leaf_ports} must be fewer than the leaf's ports, and only "
+                          "without servers per leaf")
+    leaf_down, leaf_up = _split(switch, r_n, r_up, i.oversubscription_at(0), i.spare_leaf_ports)
     if i.servers_per_leaf:
         # A top-of-rack leaf: its server ports are the rack's NICs, its uplinks what the ratio asks.
         leaf_down = i.servers_per_leaf * i.nics_per_server
@@ -386,7 +395,8 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
                           f"{top_down_2} down ports per spine; three tiers are needed")
     count = tiers or needs
     leaves = leaves_per_plane * i.planes
-    built = [_tier("leaf", leaves, leaf_down, leaf_up, end_ports, r_n, r_up, distances[0], switch)]
+    built = [_tier("leaf", leaves, leaf_down, leaf_up, end_ports, r_n, r_up, distances[0], switch,
+                   i.spare_leaf_ports)]
     leaf_links_up = leaves * leaf_up
     pods = 1
     if count == 2:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from interconnect.hardware.cluster import Cluster
 
-__all__ = ["VendorWords", "vendor_words"]
+__all__ = ["VendorWords", "nvidia_words", "vendor_words"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,15 @@ _WORDS = {
     "other": VendorWords("the collective library", "its benchmark", "the scale-up links", "one scale-up domain",
                          "the library's pick (modelled as NCCL's)"),
 }
+
+
+def nvidia_words() -> VendorWords:
+    """Return NVIDIA's words (NCCL, nccl-tests, NVLink): the default of a figure drawn without a cluster.
+
+    >>> nvidia_words().pick
+    "NCCL's pick"
+    """
+    return _WORDS["nccl"]
 
 
 def vendor_words(cluster: Cluster) -> VendorWords:

@@ -116,6 +116,8 @@ def test_alibaba_hpn_pod():
     fabric = build_fabric(design_inputs("alibaba-hpn-pod"))
     leaf, agg = fabric.tiers
     assert (leaf.switches, leaf.down_ports, leaf.up_ports) == (240, 136, 60)
+    # The paper's ToR ratio, 1.067:1, counts the 128 active host ports; the 8 backup ports are outside it.
+    assert leaf.oversubscription == pytest.approx(128 * 200 / (60 * 400))
     assert (agg.switches, agg.down_ports, agg.up_ports) == (120, 120, 8)
     assert agg.links_up == 960  # toward the core, 15:1 below
     assert fabric.groups == 15  # segments

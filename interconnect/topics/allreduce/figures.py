@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from interconnect.figures.theme import apply_theme
 from interconnect.figures.ticks import powers_of_ten
 from interconnect.hardware.collectives import ALGORITHM_LABELS, COLLECTIVE_LABELS
+from interconnect.hardware.vendor import VendorWords, nvidia_words
 from interconnect.topics.allreduce.view import AllreduceView, NodeCurve, PublishedCurve
 from interconnect.units import Q_, format_size
 
@@ -22,6 +23,7 @@ __all__ = [
     "ALGORITHM_COLOURS",
     "Overlay",
     "busbw_figure",
+    "algorithm_label",
     "choice_label",
     "decade_ticks",
     "node_count_figure",
@@ -192,10 +194,15 @@ def _level(figure: go.Figure, size: np.ndarray, value: float | None, label: str)
                                 line={"color": _FIT, "width": 2, "dash": "dashdot"}, hoverinfo="name"))
 
 
-def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick",
-                floor_us: float | None = None, floor_label: str = "") -> go.Figure:
+def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str | None = None,
+                floor_us: float | None = None, floor_label: str = "", words: VendorWords | None = None) -> go.Figure:
     """A collective's time against message size for every algorithm; the chosen one drawn thick, where
-    the pick changes marked, the fastest the model knows when it is faster, and a log's latency floor."""
+    the pick changes marked, the fastest the model knows when it is faster, and a log's latency floor.
+
+    ``words`` are the maker's words (:func:`~interconnect.hardware.vendor.vendor_words`): every legend
+    that names the library names the cluster's own (RCCL on AMD), NCCL's by default."""
+    words = words or nvidia_words()
+    chosen_label = chosen_label or words.pick
     figure = go.Figure()
     size = view.size_bytes
     if np.isfinite(view.crossover_bytes):
@@ -211,10 +218,10 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen
         if not np.isfinite(times).any():
             continue
         figure.add_trace(go.Scatter(
-            x=size, y=np.where(np.isfinite(times), times, None), mode="lines", name=_label(name),
+            x=size, y=np.where(np.isfinite(times), times, None), mode="lines", name=_label(name, words),
             line={"color": ALGORITHM_COLOURS.get(name, "#374151"), "width": 2, "dash": "dot"},
             text=[_time_text(t) if np.isfinite(t) else "" for t in times],
-            hovertemplate="%{x:.3s} B: %{text}<extra>" + _label(name) + "</extra>",
+            hovertemplate="%{x:.3s} B: %{text}<extra>" + _label(name, words) + "</extra>",
         ))
     chosen = view.chosen
     figure.add_trace(go.Scatter(
@@ -226,7 +233,8 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen
     ))
     if view.fastest_differs:
         figure.add_trace(go.Scatter(
-            x=size, y=view.fastest.time_us, mode="lines", name="fastest the model knows (NCCL does not pick it)",
+            x=size, y=view.fastest.time_us, mode="lines",
+            name=f"fastest the model knows ({words.library} does not pick it)",
             line={"color": _FASTEST, "width": 2, "dash": "dash"},
             text=[f"{_time_text(t)}, {SHORT_NAMES.get(a, a)} {p}" for t, a, p in
                   zip(view.fastest.time_us, view.fastest.algorithm, view.fastest.protocol, strict=True)],
@@ -242,20 +250,24 @@ def time_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen
     return _finish(figure, 600)
 
 
-def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str = "NCCL's pick",
-                 plateau_gbps: float | None = None, plateau_label: str = "") -> go.Figure:
-    """algbw and busbw of the chosen algorithm, busbw per algorithm, the ring limit and a log's plateau."""
+def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chosen_label: str | None = None,
+                 plateau_gbps: float | None = None, plateau_label: str = "", words: VendorWords | None = None
+                 ) -> go.Figure:
+    """algbw and busbw of the chosen algorithm, busbw per algorithm, the ring limit and a log's plateau
+    (``words``: the maker's words, as :func:`time_figure`)."""
+    words = words or nvidia_words()
+    chosen_label = chosen_label or words.pick
     figure = go.Figure()
     size = view.size_bytes
     for name, busbw in view.busbw_by_algorithm().items():
         if not np.isfinite(busbw).any():
             continue
         figure.add_trace(go.Scatter(
-            x=size, y=np.where(np.isfinite(busbw), busbw, None), mode="lines", name=f"busbw, {_label(name)}",
+            x=size, y=np.where(np.isfinite(busbw), busbw, None), mode="lines", name=f"busbw, {_label(name, words)}",
             line={"color": ALGORITHM_COLOURS.get(name, "#374151"), "width": 2, "dash": "dot"},
             visible="legendonly" if name == "flat_ring" else True,
             text=[_bw_text(b) if np.isfinite(b) else "" for b in busbw],
-            hovertemplate="%{x:.3s} B: %{text}<extra>" + _label(name) + "</extra>",
+            hovertemplate="%{x:.3s} B: %{text}<extra>" + _label(name, words) + "</extra>",
         ))
     chosen = view.chosen
     figure.add_trace(go.Scatter(x=size, y=chosen.busbw_gbps, mode="lines", name=f"busbw, {chosen_label}",
@@ -275,9 +287,9 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chose
                                 line={"color": "#b91c1c", "dash": "dash", "width": 2}, hoverinfo="skip"))
     _overlay_traces(figure, overlays, "busbw_gbps", _bw_text)
     _level(figure, size, plateau_gbps, plateau_label or f"your plateau busbw: {_bw_text(plateau_gbps or 0.0)}")
-    title = "Bandwidth as nccl-tests reports it"
-    figure.update_layout(title={"text": title if view.collective == "all_reduce" else _title(view, "bandwidth as "
-                                                                                              "nccl-tests reports it")})
+    reported = f"bandwidth as {words.tests} reports it"
+    figure.update_layout(title={"text": reported[0].upper() + reported[1:] if view.collective == "all_reduce"
+                                else _title(view, reported)})
     _size_axis(figure, view.collective)
     # From a thousandth of the peak: below that the curve is pure latency and says nothing new; the
     # size axis starts where the chosen busbw enters the chart, so no third of it stays empty.
@@ -290,27 +302,46 @@ def busbw_figure(view: AllreduceView, overlays: Sequence[Overlay] = (), *, chose
     return _finish(figure, 600)
 
 
-def _label(name: str) -> str:
-    return ALGORITHM_LABELS.get(name, _OTHER_LABELS.get(name, name))
+def algorithm_label(name: str, words: VendorWords | None = None) -> str:
+    """An algorithm's name in a legend, naming the cluster's own library where it names one.
+
+    >>> from interconnect.hardware.vendor import VendorWords
+    >>> rccl = VendorWords("RCCL", "rccl-tests", "Infinity Fabric", "one Infinity Fabric node", "RCCL's pick")
+    >>> algorithm_label("tree"), algorithm_label("tree", rccl), algorithm_label("ring", rccl)
+    ('Double binary tree (NCCL Tree)', 'Double binary tree (RCCL Tree)', 'Ring (RCCL, node-aware)')
+    """
+    label = ALGORITHM_LABELS.get(name, _OTHER_LABELS.get(name, name))
+    library = (words or nvidia_words()).library
+    if library == "NCCL":
+        return label
+    if " " in library:  # "the collective library": no maker's name to put before "Tree"
+        label = label.replace("NCCL Tree", "the library's tree")
+    return label.replace("NCCL", library)
+
+
+_label = algorithm_label
 
 
 def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None, *,
-                      chosen_label: str = "NCCL's pick", size_label: str = "",
-                      reference_band: tuple[tuple[int, float, float], ...] = (), reference_label: str = ""
-                      ) -> go.Figure:
+                      chosen_label: str | None = None, size_label: str = "",
+                      reference_band: tuple[tuple[int, float, float], ...] = (), reference_label: str = "",
+                      words: VendorWords | None = None) -> go.Figure:
     """busbw at one size against the number of nodes: per algorithm, as chosen (the headline's own
-    number), the fastest the model knows, and published curves with their spread."""
+    number), the fastest the model knows, and published curves with their spread (``words``: the
+    maker's words, as :func:`time_figure`)."""
+    words = words or nvidia_words()
+    chosen_label = chosen_label or words.pick
     figure = go.Figure()
     counts = curve.node_counts
     for name, busbw in curve.busbw_by_algorithm.items():
         if not np.isfinite(busbw).any():
             continue
         figure.add_trace(go.Scatter(
-            x=counts, y=np.where(np.isfinite(busbw), busbw, None), mode="lines", name=_label(name),
+            x=counts, y=np.where(np.isfinite(busbw), busbw, None), mode="lines", name=_label(name, words),
             line={"color": ALGORITHM_COLOURS.get(name, "#374151"), "dash": "dot"},
             visible="legendonly" if name in ("flat_ring", "hierarchical") else True,
             text=[_bw_text(b) if np.isfinite(b) else "" for b in busbw],
-            hovertemplate="%{x} nodes: %{text}<extra>" + _label(name) + "</extra>",
+            hovertemplate="%{x} nodes: %{text}<extra>" + _label(name, words) + "</extra>",
         ))
     if published is not None and published.low_gbps is not None and published.high_gbps is not None:
         figure.add_trace(go.Scatter(
@@ -355,13 +386,15 @@ def node_count_figure(curve: NodeCurve, published: PublishedCurve | None = None,
     return _finish(figure, 580)
 
 
-def traffic_figure(traffic: Mapping[str, float], size_bytes: int) -> go.Figure:
-    """Bytes per GPU that leave the node for each algorithm, as a share of the message."""
+def traffic_figure(traffic: Mapping[str, float], size_bytes: int, *, words: VendorWords | None = None
+                   ) -> go.Figure:
+    """Bytes per GPU that leave the node for each algorithm, as a share of the message (``words``: the
+    maker's words, as :func:`time_figure`)."""
     names = list(traffic)
     values = [traffic[name] / size_bytes for name in names]
     figure = go.Figure(go.Bar(
-        x=[_label(name).split(" (")[0] for name in names], y=values,
-        hovertext=[_label(name) for name in names],
+        x=[_label(name, words).split(" (")[0] for name in names], y=values,
+        hovertext=[_label(name, words) for name in names],
         marker_color=[ALGORITHM_COLOURS.get(name, "#374151") for name in names],
         text=[f"{v:.3g} × S" for v in values], textposition="outside", cliponaxis=False,
     ))

@@ -123,8 +123,9 @@ def _time_and_busbw_figures(cluster: Cluster, algorithm: str, protocol: str, col
         floor, plateau = _log.calibration.latency_floor_us, _log.calibration.plateau_busbw_gbps
     label = choice_label(algorithm if coll == "all_reduce" else "auto", protocol if coll == "all_reduce" else "auto",
                          vendor_words(cluster).library)
-    return (time_figure(view, overlays, chosen_label=label, floor_us=floor),
-            busbw_figure(view, overlays, chosen_label=label, plateau_gbps=plateau))
+    words = vendor_words(cluster)
+    return (time_figure(view, overlays, chosen_label=label, floor_us=floor, words=words),
+            busbw_figure(view, overlays, chosen_label=label, plateau_gbps=plateau, words=words))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
@@ -134,7 +135,8 @@ def _node_figure(cluster: Cluster, size_bytes: int, algorithm: str, protocol: st
                              chosen_label=choice_label(algorithm, protocol, vendor_words(cluster).library),
                              size_label=size_label,
                              reference_band=SMOL_PLAYBOOK_P5,
-                             reference_label="Smol Training Playbook, nccl-tests on AWS p5 (large messages)")
+                             reference_label="Smol Training Playbook, nccl-tests on AWS p5 (large messages)",
+                             words=vendor_words(cluster))
 
 
 @st.cache_resource(max_entries=1, show_spinner=False)
@@ -144,7 +146,7 @@ def _p5_tuner_rows():
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
 def _traffic_figure(cluster: Cluster, size_bytes: int):
-    return traffic_figure(traffic_per_gpu(cluster, size_bytes), size_bytes)
+    return traffic_figure(traffic_per_gpu(cluster, size_bytes), size_bytes, words=vendor_words(cluster))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)

@@ -16,7 +16,8 @@ _JSON_UNITS = {"[information] / [time]": "GB/s", "[information]": "GB", "[length
 
 def register(commands: Any) -> None:
     listing = commands.add_parser("catalog", help="list catalog entries with figures, directions and sources")
-    listing.add_argument("--kind", default="all", choices=KINDS, help="which entries (default: all)")
+    listing.add_argument("--kind", default="all", choices=KINDS,
+                         help="which entries (default: all, the catalog's entries and the switches)")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(handler=run_catalog)
 
@@ -63,28 +64,21 @@ def _entry_json(catalog: Catalog, entry: Entry) -> dict[str, Any]:
     return payload
 
 
-def _run_switches(as_json: bool) -> int:
-    """The switch catalogue of the Fabric page (``data/fabric.toml``), not part of ``--kind all``."""
-
-    rows = switch_rows()
-    if as_json:
-        print_json(rows)
-        return 0
+def _print_switches(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         power = "power not found" if row["power"] is None else f"{row['power']['value']:g} W"
         print(f"{row['id']}  (switch) {row['name']}")
         print(f"    {row['ports']} ports x {row['port_rate']['value']:g} Gbit/s per direction "
               f"({row['capacity']['value']:g} Tbit/s), {power}  [{', '.join(s['id'] for s in row['sources'])}]")
-    return 0
 
 
 def run_catalog(args: argparse.Namespace) -> int:
-    if args.kind == "switch":
-        return _run_switches(args.json)
+    """List the entries of ``--kind``; ``all`` is every catalog entry and then every switch of ``fabric.toml``."""
+    switches = switch_rows() if args.kind in ("all", "switch") else []
     catalog = get_catalog()
-    entries = _select(catalog, args.kind)
+    entries = [] if args.kind == "switch" else _select(catalog, args.kind)
     if args.json:
-        print_json([_entry_json(catalog, entry) for entry in entries])
+        print_json([*(_entry_json(catalog, entry) for entry in entries), *switches])
         return 0
     for entry in entries:
         print(f"{entry.id}  ({entry.kind}) {entry.name}")
@@ -94,6 +88,7 @@ def run_catalog(args: argparse.Namespace) -> int:
         for name, figure in entry.figures().items():
             direction = "" if figure.direction == "n/a" else f", {figure.direction.replace('_', ' ')}"
             print(f"    {name}: {figure.text()}{direction}, {figure.basis}  [{', '.join(figure.source_ids)}]")
+    _print_switches(switches)
     return 0
 
 

@@ -162,6 +162,7 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
                     "optimizer": _ms(step.optimizer_s), "sm_contention": _ms(step.contention_s),
                     "bucket_launches": _ms(step.launch_s), "slowest_gpu_wait": _ms(step.wait_s)},
         "communication": {"total": _ms(step.comm_s), "overlap_fraction": round(step.overlap_fraction, 6),
+                          "after_backward": _ms(step.tail_s),
                           "algorithm": step.algorithm,
                           "bucket_count": buckets.count,
                           "bucket_size": {"value": buckets.size_bytes, "unit": "B"},
@@ -208,15 +209,16 @@ def run_overlap(args: argparse.Namespace) -> int:
     print(f"  step time            {t(step.step_s)}")
     print(f"    compute            {t(step.compute_s)} (forward {t(step.forward_s)}, backward {t(step.backward_s)}, "
           f"optimizer {t(step.optimizer_s)})")
+    print(f"    exposed comm       {t(step.exposed_comm_s)} (step time - compute), of which:")
     if step.wait_s > 0:
-        print(f"    slowest GPU wait   {t(step.wait_s)} (the slowest of {cluster.ranks:,} GPUs sets the pace, "
+        print(f"      slowest GPU wait {t(step.wait_s)} (the slowest of {cluster.ranks:,} GPUs sets the pace, "
               f"speeds spread {args.gpu_spread:.0%})")
     if step.launch_s > 0:
-        print(f"    bucket launches    {t(step.launch_s)} ({buckets.count:,} x {t(args.bucket_launch_us * 1e-6)})")
+        print(f"      bucket launches  {t(step.launch_s)} ({buckets.count:,} x {t(args.bucket_launch_us * 1e-6)})")
     if step.contention_s > 0:
-        print(f"    SM contention      {t(step.contention_s)} (compute {args.sm_contention:.0%} slower while "
+        print(f"      SM contention    {t(step.contention_s)} (compute {args.sm_contention:.0%} slower while "
               "all-reduces run)")
-    print(f"    exposed comm       {t(step.exposed_comm_s)}")
+    print(f"      after backward   {t(step.tail_s)} (all-reduce the optimizer waits for)")
     plural = "bucket" if buckets.count == 1 else "buckets"
     print(f"  all-reduce           {buckets.count:,} {plural} of {format_size(Q_(buckets.size_bytes, 'B'))} x "
           f"{t(step.bucket_time_s)} ({step.algorithm}) = {t(step.comm_s)}; {step.overlap_fraction:.0%} hidden")

@@ -114,7 +114,8 @@ TIMELINE_SEGMENTS = 150
 def timeline_figure(step: StepResult, *, max_segments: int = TIMELINE_SEGMENTS) -> go.Figure:
     """One training step on two lanes: compute (forward, backward, optimizer) and communication (buckets).
 
-    The exposed part of the communication, after the backward pass, is shaded red. All buckets
+    The all-reduce still running after the backward pass is shaded red; its label gives the exposed
+    communication in all (the step minus compute) where launches, contention or the wait add to it. All buckets
     are one Bar trace; above ``max_segments`` they are merged at screen resolution.
     """
     events = step.events
@@ -161,12 +162,16 @@ def timeline_figure(step: StepResult, *, max_segments: int = TIMELINE_SEGMENTS) 
         })
     shapes, annotations = [], []
     backward_end = step.backward_end_s
-    if step.exposed_comm_s > 0:
+    if step.tail_s > 0:
+        # The shaded part is the tail, the all-reduce after the backward pass; the label gives the exposed
+        # communication in all (the step minus compute), which also counts the wait, launches and contention.
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": backward_end * scale,
-                       "x1": (backward_end + step.exposed_comm_s) * scale, "y0": 0, "y1": 1, "fillcolor": _EXPOSED,
+                       "x1": (backward_end + step.tail_s) * scale, "y0": 0, "y1": 1, "fillcolor": _EXPOSED,
                        "opacity": 0.6, "line": {"width": 0}, "layer": "below"})
-        annotations.append({"x": (backward_end + step.exposed_comm_s / 2) * scale, "y": 1.0, "yref": "y domain",
-                            "yanchor": "bottom", "text": f"exposed {_duration(step.exposed_comm_s)}",
+        text = (f"exposed {_duration(step.exposed_comm_s)}" if step.exposed_comm_s - step.tail_s < 1e-12 else
+                f"after backward {_duration(step.tail_s)} (exposed in all {_duration(step.exposed_comm_s)})")
+        annotations.append({"x": (backward_end + step.tail_s / 2) * scale, "y": 1.0, "yref": "y domain",
+                            "yanchor": "bottom", "text": text,
                             "showarrow": False, "font": {"color": "#991b1b", "size": 15}})
     layout = {
         "title": {"text": f"{MODE_LABELS[step.mode]}: one step takes {_duration(step.step_s)} "

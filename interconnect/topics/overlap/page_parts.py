@@ -260,10 +260,10 @@ def show_metrics(step: StepResult, roofline: float, cluster: Cluster | None = No
     """The step's five figures in one row (a horizontal container: six elements a change, where five columns
     took eleven), and, given the cluster, how right they are on the published DDP runs like it."""
     row = st.container(horizontal=True)
-    row.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + whatever the all-reduce "
-                                                        "adds after the backward pass.")
+    row.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + the exposed communication.")
     row.metric("Exposed comm", duration(step.exposed_comm_s),
-               help="All-reduce time the step waits for: what runs after the backward pass has finished.")
+               help="The step time minus the compute time, the same in every mode: waiting for the slowest GPU, "
+                    "bucket launches, SM contention and the all-reduce after the backward pass (the breakdown).")
     row.metric("Compute share", f"{step.compute_utilization:.0%}",
                help="Compute utilisation: compute time ÷ step time (MFU when the share of peak FLOP/s is 1).")
     row.metric("Saved by overlap", duration(step.saved_s),
@@ -312,16 +312,20 @@ def show_breakdown(step: StepResult, cluster: Cluster) -> None:
         ("SM contention", step.contention_s,
          f"Compute slowed while all-reduces run beside it. [{escape_markdown(costs.sm_contention.source)}]"
          f"({costs.sm_contention.url})"),
-        ("Exposed communication", step.exposed_comm_s, "All-reduce time after the backward pass (the last "
-         "bucket at least)"),
+        ("All-reduce after the backward pass", step.tail_s, "What the optimizer waits for (the last bucket at "
+         "least)"),
     ]
     lines = ["| part of the step | time | share | from |", "|---|---|---|---|"]
     for name, seconds, why in rows:
         share = seconds / step.step_s if step.step_s > 0 else 0.0
         lines.append(f"| {name} | {duration(seconds).replace(' ', NBSP)} | {share:.1%} | {why} |")
+    exposed = step.exposed_comm_s / step.step_s if step.step_s > 0 else 0.0
+    lines.append(f"| **Exposed communication** (all but compute) | "
+                 f"**{duration(step.exposed_comm_s).replace(' ', NBSP)}** | {exposed:.1%} | the step time minus "
+                 "the compute time |")
     lines.append(f"| **Step** | **{duration(step.step_s).replace(' ', NBSP)}** | 100% | |")
-    note = (" The ideal bound charges none of the three costs between compute and exposed communication."
-            if step.mode == "ideal" else "")
+    note = (" The ideal bound charges none of the three costs between compute and the all-reduce after the backward "
+            "pass, so its exposed communication is that all-reduce alone." if step.mode == "ideal" else "")
     st.markdown("Where the step's time goes, and what each bucket costs besides its bytes." + note + "\n\n"
                 + "\n".join(lines))
 

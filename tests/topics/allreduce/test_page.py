@@ -230,6 +230,23 @@ def test_an_amd_cluster_speaks_rccl_and_infinity_fabric():
     assert "Infinity Fabric" in text
 
 
+@pytest.mark.parametrize("view", ["time", "busbw", "nodes", "traffic"])
+def test_an_amd_cluster_gets_no_nccl_words_in_any_legend(view):
+    # Issue "What the screen says, right", 7b: "NCCL Tree", "NCCL, node-aware" and "NCCL does not pick it"
+    # reached AMD legends; every name and hover label now says RCCL.
+    at = run_page(PAGE, {"gpu": "mi300x", "gpn": "8", "nodes": "4", "view": view})
+    assert not at.exception
+    specs = chart_specs(at)
+    assert len(specs) == 1
+    # A published NVIDIA measurement drawn for comparison keeps its own words (it was taken with nccl-tests).
+    traces = [t for t in specs[0]["data"] if not str(t.get("name", "")).startswith("Smol Training Playbook")]
+    words = [str(trace.get(key, "")) for trace in traces for key in ("name", "hovertemplate", "hovertext", "x")]
+    words.append(specs[0]["layout"]["title"]["text"])
+    assert not [w for w in words if "NCCL" in w or "nccl-tests" in w]
+    if view in ("time", "busbw", "nodes"):
+        assert any("RCCL" in w for w in words)
+
+
 def test_a_file_with_two_runs_offers_each():
     text = ((LOGS / "rccl-tests-all_reduce-8xMI300X.log").read_text() + "\n"
             + (LOGS / "nccl-tests-2021-all_gather-8xV100-error-column.log").read_text())

@@ -90,6 +90,18 @@ def test_catalog_lists_switches_with_sources(capsys):
     assert code == 0 and "144 ports x 800 Gbit/s" in out
 
 
+def test_catalog_kind_all_includes_the_switches(capsys):
+    # Issue "What the screen says, right", 10: --kind all left out the switches --kind switch lists.
+    code, out, _ = run(capsys, "catalog", "--kind", "all", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    switches = [r["id"] for r in rows if r["kind"] == "switch"]
+    assert switches == list(get_fabric_data().switches)
+    assert any(r["kind"] == "gpu" for r in rows)
+    code, out, _ = run(capsys, "catalog")
+    assert code == 0 and all(f"{s}  (switch)" in out for s in switches) and "h100-sxm  (gpu)" in out
+
+
 # --- ``interconnect allreduce`` with the pages' fabric topology (topo, switch, osub, shared) -------
 
 

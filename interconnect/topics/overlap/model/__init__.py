@@ -6,7 +6,12 @@ end of the backward pass: it packs gradients into buckets (``bucket_cap_mb=25``,
 starts each bucket's all-reduce as soon as its gradients exist, on a second CUDA stream, while the
 backward pass goes on (pytorch/pytorch ``torch/nn/parallel/distributed.py``; Li et al., "PyTorch
 Distributed", VLDB 2020, https://arxiv.org/abs/2006.15704). Whatever communication is still running
-when the backward pass ends is *exposed*: the step waits for it.
+when the backward pass ends, the step waits for.
+
+*Exposed communication* has one meaning here, in every mode, chart, metric and JSON: the step time
+minus the compute time (:attr:`StepResult.exposed_comm_s`). It counts everything data-parallel
+communication adds to the step: waiting for the slowest GPU, the buckets' launches, SM contention,
+and the all-reduce still running after the backward pass (``tail_s``).
 
 This module computes that step as an event list on two lanes (compute, communication) for three
 modes, with every bucket's all-reduce time taken from the cluster model
@@ -20,7 +25,7 @@ modes, with every bucket's all-reduce time taken from the cluster model
   bucket costs the compute lane a fixed launch time (the reducer's bookkeeping and the collective's
   launch), whether or not bytes move (:func:`load_bucket_costs` gives sourced values for both).
 * ``ideal``: the textbook bound. Gradients stream out evenly over the backward pass and there is no
-  contention and no per-bucket cost, so with enough tokens only the last bucket is exposed.
+  contention and no per-bucket cost, so with enough tokens only the last bucket's all-reduce is exposed.
 
 Conventions: times in seconds (``_s``), sizes in bytes, rates in FLOP/s and bytes/s; a dense
 transformer computes ``2 N`` FLOPs per token forward and ``4 N`` backward over its ``N`` matmul

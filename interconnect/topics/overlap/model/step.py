@@ -142,11 +142,17 @@ class EventList:
 class StepResult:
     """One training step of one GPU in one mode. Times in seconds.
 
-    ``step_s = compute_s + wait_s + launch_s + contention_s + exposed_comm_s``; ``wait_s`` is the
-    time spent waiting for the slowest rank (forward and backward run at its pace); ``launch_s`` is
-    what the buckets' launches cost the compute lane (count x per-bucket time); ``comm_s`` is every
-    bucket's all-reduce
-    time added up; ``overlap_fraction`` is the share of ``comm_s`` hidden behind compute;
+    **Exposed communication**, one definition in every mode, chart, metric and JSON: the step time
+    minus this GPU's compute time, ``exposed_comm_s = step_s - compute_s``: everything data-parallel
+    communication adds to the step. It is made of four parts,
+    ``exposed_comm_s = wait_s + launch_s + contention_s + tail_s``: ``wait_s``, waiting for the
+    slowest rank (forward and backward run at its pace, since no bucket can finish before it has
+    its gradients); ``launch_s``, what the buckets' launches cost the compute lane (count x
+    per-bucket time); ``contention_s``, compute slowed while all-reduces run beside it; and
+    ``tail_s``, the all-reduce time that runs after the (stretched) backward pass has ended, which
+    the optimizer waits for. The ideal bound has no wait, launches or contention, so there only the
+    tail is exposed. ``comm_s`` is every bucket's all-reduce time added up;
+    ``overlap_fraction`` is the share of ``comm_s`` hidden, ``1 - exposed_comm_s / comm_s`` (at least 0);
     ``compute_utilization`` is ``compute_s / step_s`` (MFU-style when efficiency is 1);
     ``saved_s`` is the time saved against the same step without overlap;
     ``hide_threshold_tokens`` is the tokens per GPU from which the backward pass lasts as long as
@@ -161,7 +167,7 @@ class StepResult:
     optimizer_s: float
     contention_s: float
     comm_s: float
-    exposed_comm_s: float
+    tail_s: float
     step_s: float
     no_overlap_step_s: float
     buckets: Buckets
@@ -180,6 +186,11 @@ class StepResult:
         return self.forward_s + self.backward_s + self.optimizer_s
 
     @property
+    def exposed_comm_s(self) -> float:
+        """Exposed communication, s: the step time minus the compute time (see the class docstring)."""
+        return max(self.step_s - self.compute_s, 0.0)
+
+    @property
     def backward_end_s(self) -> float:
         """When the (stretched) backward pass ends, s from the step's start."""
         return self.forward_s + self.backward_s + self.wait_s + self.launch_s + self.contention_s
@@ -191,8 +202,11 @@ class StepResult:
 
     @property
     def overlap_fraction(self) -> float:
-        """Share f of communication hidden, 1 - exposed / total (1 when there is nothing to communicate)."""
-        return 1.0 - self.exposed_comm_s / self.comm_s if self.comm_s > 0 else 1.0
+        """Share f of communication hidden, 1 - exposed / total, at least 0 (1 when there is nothing to communicate).
+
+        The claim's arithmetic, step = compute + (1 - f) comm, holds with this f wherever it is above 0.
+        """
+        return max(1.0 - self.exposed_comm_s / self.comm_s, 0.0) if self.comm_s > 0 else 1.0
 
     @property
     def saved_s(self) -> float:
@@ -346,7 +360,8 @@ def step_schedule(
     Returns
     -------
     StepResult
-        Times in s, with ``step_s = compute_s + launch_s + contention_s + exposed_comm_s``.
+        Times in s, with ``step_s = compute_s + exposed_comm_s`` and
+        ``exposed_comm_s = wait_s + launch_s + contention_s + tail_s`` (:class:`StepResult`).
 
     Raises
     ------
@@ -515,7 +530,7 @@ def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: fl
     threshold = (comm - t_last) / per_token_bwd if per_token_bwd > 0 and buckets.count > 1 else math.inf
     return StepResult(
         mode=mode, workload=workload, tokens_per_gpu=tokens, forward_s=fwd0, backward_s=bwd0, optimizer_s=opt,
-        contention_s=stretched - bwd - launch, comm_s=comm, exposed_comm_s=exposed, step_s=step,
+        contention_s=stretched - bwd - launch, comm_s=comm, tail_s=exposed, step_s=step,
         no_overlap_step_s=no_overlap_step, buckets=buckets, bucket_time_s=t_full, last_bucket_time_s=t_last,
         algorithm=algorithm, hide_threshold_tokens=threshold, events=events, notes=buckets.notes, launch_s=launch,
         wait_s=wait,

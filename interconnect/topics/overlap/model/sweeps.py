@@ -61,9 +61,10 @@ def _sweep_rows(fwd: np.ndarray, bwd: np.ndarray, opt: np.ndarray, buckets: Buck
         fractions = production.fraction(buckets.end_bytes[index])
         stretched, end = _contended(fwd, bwd, contention, fractions, index, buckets.count, t_full, t_last, comm,
                                     launch)
-    exposed = np.maximum(end - (fwd + stretched), 0.0)
-    step = fwd + stretched + exposed + opt
-    return {"exposed": exposed, "utilization": compute / step, "step": step, "comm": comm}
+    tail = np.maximum(end - (fwd + stretched), 0.0)
+    step = fwd + stretched + tail + opt
+    # Exposed communication as StepResult defines it: the step time minus the compute time.
+    return {"exposed": np.maximum(step - compute, 0.0), "utilization": compute / step, "step": step, "comm": comm}
 
 
 @expects(bucket_bytes="B", bucket_launch_s="s")
