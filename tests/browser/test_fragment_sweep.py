@@ -40,7 +40,7 @@ def _sweep_slider(page, server, key: str) -> list[str]:
             page.keyboard.press(direction)
             if slider.input_value() == before:
                 break  # at the end of the range
-            value = poll(page, lambda: (lambda now: now if now not in (None, linked) else None)(
+            value = poll(page, lambda linked=linked: (lambda now: now if now not in (None, linked) else None)(
                 query_of(page.url).get(key)), timeout_s=30)
             assert value, (key, direction, linked, page.url)
             wait_settled(page)

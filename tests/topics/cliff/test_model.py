@@ -125,7 +125,11 @@ def test_cli_errors_are_one_line_on_stderr_with_status_2(capsys, args, fragment)
 
 def test_cli_catalog_json_lists_every_entry_with_sources(capsys):
     payload = _cli_json(capsys, "catalog", "--json")
-    assert {entry["id"] for entry in payload} == {entry.id for entry in CATALOG.entries()}
+    from interconnect.hardware.fabric import get_fabric_data
+
+    # every catalog entry and, since --kind all lists them too, every switch of the Fabric page
+    assert {entry["id"] for entry in payload} == ({entry.id for entry in CATALOG.entries()}
+                                                  | set(get_fabric_data().switches))
     for entry in payload:
         for figure in entry.get("figures", {}).values():
             assert figure["direction"] and figure["sources"] and figure["sources"][0]["url"].startswith("http")
