@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.inputs.links import tour_stop
+from interconnect.ui import component_guard
 from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.share import hold_share_slot
 from interconnect.ui.talk import (
@@ -27,6 +28,8 @@ from interconnect.ui.talk import (
 )
 
 __all__ = ["footer", "page_description", "page_setup"]
+
+component_guard.install()  # before any run that can carry a component's state: every page imports this module
 
 _CSS = """
 <style>
@@ -80,6 +83,7 @@ def page_setup(title: str, caption: str | None = None) -> None:
         st.caption(caption)
     link_preview(f"{title} · Interconnect Explorer", description)
     clear_focus_slot()
+    component_guard.show_refused()
     if talk.tour_step:
         show_tour_banner(talk)
         _, problem = tour_stop(st.query_params.to_dict(), len(tour_steps()))
