@@ -42,6 +42,7 @@ from interconnect.topics.seating.page_parts import (
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
 from interconnect.ui.diagram import diagram
+from interconnect.ui.heavy import waiting_notice
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.state import PageState
@@ -287,7 +288,8 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                         "Nothing in the model says where TP belongs: the NIC is simply slower per call than "
                         "NVLink, and TP calls sit on the critical path.")
     elif choice == "search":
-        found = cached_search(model, cluster, workload)
+        with waiting_notice("The layout search"):
+            found = cached_search(model, cluster, workload)
         if found.best is None:
             st.error(f"No layout of {cluster.ranks:,} GPUs fits this model in memory ({found.valid:,} valid "
                      "layouts tried, with every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules). "
