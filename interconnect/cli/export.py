@@ -15,12 +15,22 @@ writes the given views. The folder gets:
   else the ``CHROMIUM`` environment variable, else ``chromium``, ``chromium-browser``,
   ``google-chrome`` or ``google-chrome-stable`` on the PATH); without one the rest is written and a
   message says so.
+
+The folder is written whole or not at all: every file goes into a new private folder beside it
+(``.NAME.partial-XXXX``, created empty, each file opened with ``O_CREAT | O_EXCL | O_NOFOLLOW``, so
+no link planted anywhere is followed), which is renamed into place once complete. ``--out`` must
+name a new or empty folder; one that holds an earlier export (only the files an export writes) is
+replaced with ``--force``, and a folder holding anything else, the current folder or one above it
+never is. Any file-system error (no space, no permission, a name too long, a file where the folder
+should be) is one line on stderr, exit status 2, and leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,7 +50,9 @@ PNG_TIMEOUT_S = 60
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("export", help="write views of the app as offline HTML files with an index")
-    parser.add_argument("--out", required=True, help="folder to write (created if missing)")
+    parser.add_argument("--out", required=True, help="folder to write: new or empty (created if missing)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the folder of an earlier export (a folder holding other files is never replaced)")
     parser.add_argument("--tour", action="store_true", help="export every step of the guided tour")
     parser.add_argument("--png", action="store_true", help="also draw each chart as PNG (needs Chromium)")
     parser.add_argument("--chromium", default=None, help="the Chromium or Chrome program for --png")
@@ -134,21 +146,103 @@ def chart_png(browser: str, figure, folder: Path, png: Path) -> bool:
         Path(handle.name).unlink(missing_ok=True)
     return result.returncode == 0 and png.is_file() and png.stat().st_size > 0
 
+#: The names an export writes; a folder holding only these is an earlier export, which ``--force`` replaces.
+EXPORT_FILE = re.compile(r"(index\.html|deck\.html|plotly\.min\.js|view\d{2,}-chart\d+\.(html|csv|png))")
+
+
+def _problem(exc: OSError, what: str) -> CliError:
+    """One line for a file-system error: what was being done, the system's reason, and the path it names.
+
+    >>> str(_problem(OSError(28, "No space left on device", "talk/deck.html"), "write the export to 'talk'"))
+    "export: could not write the export to 'talk': No space left on device (talk/deck.html)"
+    """
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    where = f" ({str(exc.filename)[:200]})" if exc.filename else ""
+    return CliError(f"export: could not {what}: {reason}{where}")
+
+
+def _check_out(text: str, force: bool) -> Path:
+    """The output folder ``--out`` names, refused (one line, exit 2) unless it is new, empty or, with
+    ``force``, an earlier export."""
+    if not text.strip():
+        raise CliError("export: --out is empty; name a new folder such as --out talk")
+    out = Path(text)
+    try:
+        resolved, here = out.resolve(), Path.cwd().resolve()
+        if resolved == here or resolved in here.parents:
+            raise CliError(f"export: --out '{text[:100]}' is the current folder or one above it; name a new folder")
+        if out.is_symlink():
+            raise CliError(f"export: --out '{text[:100]}' is a symbolic link; name a new folder")
+        if not out.exists():
+            return out
+        if not out.is_dir():
+            raise CliError(f"export: --out '{text[:100]}' is a file, not a folder; name a new folder")
+        names = [entry.name for entry in os.scandir(out)]
+    except OSError as exc:
+        raise _problem(exc, f"read --out '{text[:100]}'") from exc
+    if not names:
+        return out
+    others = sorted(name for name in names if not EXPORT_FILE.fullmatch(name))
+    if others:
+        shown = ", ".join(others[:3]) + (" …" if len(others) > 3 else "")
+        raise CliError(f"export: --out '{text[:100]}' holds files that are not an export's ({shown[:200]}); "
+                       "name a new folder")
+    if not force:
+        raise CliError(f"export: --out '{text[:100]}' holds an earlier export; pass --force to replace it, or name "
+                       "a new folder")
+    return out
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create ``folder``'s missing parents; the ones created, outermost first (removed again on failure)."""
+    missing = [parent for parent in reversed(folder.absolute().parents) if not parent.exists()]
+    for parent in missing:
+        parent.mkdir()
+    return missing
+
+
+class _Writer:
+    """Files written into a private folder that nothing else has touched: each one new (``O_EXCL``), never
+    through a link (``O_NOFOLLOW``)."""
+
+    FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def write_bytes(self, name: str, data: bytes) -> None:
+        descriptor = os.open(self.folder / name, self.FLAGS, 0o666)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+
+    def write_text(self, name: str, text: str) -> None:
+        self.write_bytes(name, text.encode("utf-8"))
+
+    def copy(self, source: Path, name: str) -> None:
+        descriptor = os.open(self.folder / name, self.FLAGS, 0o666)
+        with os.fdopen(descriptor, "wb") as handle, source.open("rb") as original:
+            shutil.copyfileobj(original, handle)
+
+
+def _put_in_place(partial: Path, out: Path) -> None:
+    """Rename the finished folder to ``out``; an earlier export there is moved aside first, then removed."""
+    mask = os.umask(0)
+    os.umask(mask)
+    partial.chmod(0o777 & ~mask)  # as a plain mkdir would have made it (mkdtemp's folder is private)
+    if out.exists() and any(out.iterdir()):
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name[:50]}.old-", dir=out.parent))
+        os.replace(out, old)  # an empty folder is replaced by rename; the earlier export moves to old
+        try:
+            os.rename(partial, out)
+        except OSError:
+            os.replace(old, out)  # put the earlier export back
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(partial, out)  # atomic; replaces an empty folder, refuses a non-empty one
+
 
 def run(args: argparse.Namespace) -> int:
-    from interconnect.figures.export import (
-        PLOTLY_JS_NAME,
-        DeckStep,
-        ExportedView,
-        deck_html,
-        figure_csv,
-        figure_html,
-        index_html,
-        plotly_js_path,
-    )
-    from interconnect.figures.theme import presentation_figure
-    from interconnect.ui.export import ViewError, render_charts
-
     jobs = tour_jobs() if args.tour else []
     given = len(jobs)  # the links given after the tour's steps: exported with every chart of their page
     for link in args.views:
@@ -165,9 +259,55 @@ def run(args: argparse.Namespace) -> int:
             print("PNG: no Chromium found (tried --chromium, $CHROMIUM, " + ", ".join(CHROMIUM_NAMES) + "); "
                   "writing HTML, CSV and the deck without PNGs. Install Chromium or pass --chromium PATH.",
                   file=sys.stderr)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(plotly_js_path(), out / PLOTLY_JS_NAME)  # the folder's one copy, loaded by every chart file
+    out = _check_out(args.out, args.force)
+    created: list[Path] = []
+    partial: Path | None = None
+    done = False
+    try:
+        created = _make_parents(out)
+        partial = Path(tempfile.mkdtemp(prefix=f".{out.name[:50]}.partial-", dir=out.absolute().parent))
+        exported, failed_png = _write_views(_Writer(partial), jobs, given, browser)
+        _put_in_place(partial, out)
+        done = True
+    except OSError as exc:
+        raise _problem(exc, f"write the export to '{str(out)[:100]}'") from exc
+    finally:
+        if not done:  # nothing half-written is left: the partial folder, then the parents made for it
+            if partial is not None:
+                shutil.rmtree(partial, ignore_errors=True)
+            for parent in reversed(created):
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
+    charts_written = sum(len(view.files) for view in exported)
+    try:
+        size_mb = sum(path.stat().st_size for path in out.iterdir() if path.is_file()) / 1e6
+        deck_mb = (out / "deck.html").stat().st_size / 1e6
+    except OSError as exc:
+        raise _problem(exc, f"read the export written to '{str(out)[:100]}'") from exc
+    if failed_png:
+        print(f"PNG: {failed_png} chart(s) could not be drawn by {browser}", file=sys.stderr)
+    print(f"wrote {len(exported)} views, {charts_written} charts, to {out / 'index.html'}; "
+          f"one-file deck {out / 'deck.html'} ({deck_mb:.1f} MB); folder {size_mb:.1f} MB")
+    return 0
+
+
+def _write_views(writer: _Writer, jobs: list, given: int, browser: str | None) -> tuple[list, int]:
+    """Render every view and write its files, the deck and the index with ``writer``; (views, PNGs that failed)."""
+    from interconnect.figures.export import (
+        PLOTLY_JS_NAME,
+        DeckStep,
+        ExportedView,
+        deck_html,
+        figure_csv,
+        figure_html,
+        index_html,
+        plotly_js_path,
+    )
+    from interconnect.figures.theme import presentation_figure
+    from interconnect.ui.export import ViewError, render_charts
+
+    out = writer.folder
+    writer.copy(plotly_js_path(), PLOTLY_JS_NAME)  # the folder's one copy, loaded by every chart file
     exported, slides, failed_png = [], [], 0
     for number, (script, params, link, title, caption, focus) in enumerate(jobs, start=1):
         print(f"[{number}/{len(jobs)}] {link}", file=sys.stderr, flush=True)
@@ -182,9 +322,9 @@ def run(args: argparse.Namespace) -> int:
         files, pictures = [], []
         for index, (_, figure) in enumerate(charts, start=1):
             stem = f"view{number:02d}-chart{index}"
-            (out / f"{stem}.html").write_text(figure_html(figure, title=title, caption=caption,
-                                                          plotly_src=PLOTLY_JS_NAME), encoding="utf-8")
-            (out / f"{stem}.csv").write_text(figure_csv(figure), encoding="utf-8")
+            writer.write_text(f"{stem}.html", figure_html(figure, title=title, caption=caption,
+                                                          plotly_src=PLOTLY_JS_NAME))
+            writer.write_text(f"{stem}.csv", figure_csv(figure))
             files.append(f"{stem}.html")
             if browser:
                 if chart_png(browser, presentation_figure(figure), out, out / f"{stem}.png"):
@@ -193,13 +333,6 @@ def run(args: argparse.Namespace) -> int:
                     failed_png += 1
         exported.append(ExportedView(title, caption, link, tuple(files), tuple(pictures)))
         slides.append(DeckStep(title, caption, link, tuple(presentation_figure(f) for _, f in charts)))
-    (out / "deck.html").write_text(deck_html(slides), encoding="utf-8")
-    (out / "index.html").write_text(index_html(exported, deck="deck.html"), encoding="utf-8")
-    charts_written = sum(len(view.files) for view in exported)
-    size_mb = sum(path.stat().st_size for path in out.iterdir() if path.is_file()) / 1e6
-    deck_mb = (out / "deck.html").stat().st_size / 1e6
-    if failed_png:
-        print(f"PNG: {failed_png} chart(s) could not be drawn by {browser}", file=sys.stderr)
-    print(f"wrote {len(exported)} views, {charts_written} charts, to {out / 'index.html'}; "
-          f"one-file deck {out / 'deck.html'} ({deck_mb:.1f} MB); folder {size_mb:.1f} MB")
-    return 0
+    writer.write_text("deck.html", deck_html(slides))
+    writer.write_text("index.html", index_html(exported, deck="deck.html"))
+    return exported, failed_png

@@ -13,8 +13,17 @@ from interconnect.inputs.params import (
 )
 from interconnect.units import IntegerInputError, read_int
 
-#: Link keys every page accepts (presentation mode, the guided tour and the tour's stop).
-GLOBAL_KEYS = frozenset({"present", "tour", "stop"})
+#: The key a page's own script puts in the address when Streamlit ignored the whole link (more than
+#: :data:`MAX_LINK_FIELDS` parameters): its value is how many the link had, for the page's warning.
+TOO_MANY_KEY = "too_many"
+#: Streamlit 1.67 ignores a query string of more than 1,000 parameters or 512 Ki characters, all of it
+#: (streamlit.runtime.state.query_params.sanitize_query_string).
+MAX_LINK_FIELDS = 1000
+MAX_LINK_CHARS = 512 * 1024
+
+#: Link keys every page accepts (presentation mode, the guided tour and the tour's stop, and the mark of a
+#: link Streamlit ignored).
+GLOBAL_KEYS = frozenset({"present", "tour", "stop", TOO_MANY_KEY})
 
 
 #: The Across-sites page's step-time modes (its key ``step``); a legacy tour link's ``step`` is never one.
@@ -70,6 +79,27 @@ def tour_stop(query: Mapping[str, object], stops: int) -> tuple[int, ParamWarnin
     except IntegerInputError as exc:
         reason = exc.reason if exc.nearest is None else f"not a stop of this tour (1 to {stops})"
         return 1, ParamWarning(key, safe_echo(raw), "1", reason, "Guided tour stop")
+
+
+def ignored_link_message(query: Mapping[str, object]) -> str | None:
+    """The warning for a link Streamlit ignored whole, from the mark the page's script left (``too_many=N``).
+
+    >>> ignored_link_message({"too_many": "1234"})[:68]
+    'This link had 1,234 parameters, more than the 1,000 Streamlit reads;'
+    >>> ignored_link_message({"too_many": "<b>"}).startswith("This link was longer than Streamlit reads")
+    True
+    >>> ignored_link_message({"gpu": "b200"}) is None
+    True
+    """
+    if TOO_MANY_KEY not in query:
+        return None
+    try:
+        count = read_int(_text(query.get(TOO_MANY_KEY)), minimum=MAX_LINK_FIELDS + 1)
+        what = f"had {count:,} parameters, more than the {MAX_LINK_FIELDS:,} Streamlit reads"
+    except IntegerInputError:  # too long in characters, or a pasted mark: no count worth repeating
+        what = (f"was longer than Streamlit reads (over {MAX_LINK_FIELDS:,} parameters or "
+                f"{MAX_LINK_CHARS // 1024:,} Ki characters)")
+    return f"This link {what}; none was used, so the page shows its defaults and the address bar was cleared."
 
 
 def _text(raw: object) -> str:

@@ -29,6 +29,8 @@ __all__ = [
     "ParamWarning",
     "QuantityParam",
     "parse_state",
+    "read_component_value",
+    "read_value",
     "safe_echo",
     "to_query",
     "unknown_keys",
@@ -265,16 +267,73 @@ def parse_state(specs: Sequence[Param], query: Mapping[str, object]) -> tuple[di
         if raw is None:
             values[spec.key] = spec.default
             continue
-        if len(raw) > MAX_RAW_CHARS:
-            values[spec.key] = spec.default
-            reason = f"{len(raw):,} characters is too long for this parameter"
-            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(spec.default), reason, spec.label))
-            continue
-        value, problem = spec.parse(raw)
-        values[spec.key] = value
-        if problem:
-            warnings.append(ParamWarning(spec.key, safe_echo(raw), spec.to_text(value), problem, spec.label))
+        values[spec.key], warning = read_value(spec, raw)
+        if warning:
+            warnings.append(warning)
     return values, warnings
+
+
+def read_value(spec: Param, raw: str) -> tuple[Any, ParamWarning | None]:
+    """One parameter's text, read as a link's value is: too long is refused unparsed, then ``spec.parse``.
+
+    >>> read_value(IntParam("nodes", 8, minimum=1, maximum=64), "65")[0]
+    64
+    """
+    if len(raw) > MAX_RAW_CHARS:
+        reason = f"{len(raw):,} characters is too long for this parameter"
+        return spec.default, ParamWarning(spec.key, safe_echo(raw), spec.to_text(spec.default), reason, spec.label)
+    value, problem = spec.parse(raw)
+    if problem:
+        return value, ParamWarning(spec.key, safe_echo(raw), spec.to_text(value), problem, spec.label)
+    return value, None
+
+
+#: The reasons :meth:`IntParam.parse`, :meth:`FloatParam.parse` and :meth:`QuantityParam.parse` give for a value
+#: that was a number but out of range (and so was clamped to the bound it broke).
+_RANGE_REASONS = ("below the minimum", "above the maximum")
+
+
+def read_component_value(spec: IntParam | FloatParam, raw: object) -> tuple[Any | None, ParamWarning | None]:
+    """A number a browser component sent back (a live chart's slider), read by the same reader as a link's value.
+
+    ``raw`` is what Streamlit decoded from the component's JSON state, so it may be anything a client
+    chose to send: a float (NaN and infinity included: Python's JSON reads ``NaN``, ``Infinity`` and
+    ``1e999``), an integer of thousands of digits, a string, a list, a mapping, ``true`` or ``null``.
+    Only a JSON number is a component's value; it is written as text (an integer's size is checked
+    before it is ever turned into text) and read by ``spec`` as a link's value would be. Returns the
+    value to use and a warning: in range, ``(value, None)``; out of range, the bound it broke and a
+    warning; not a usable number, ``(None, warning)``: the caller keeps the value it had.
+
+    >>> nodes = IntParam("nodes", 8, "Nodes", minimum=1, maximum=1000)
+    >>> read_component_value(nodes, 16), read_component_value(nodes, 16.0)
+    ((16, None), (16, None))
+    >>> read_component_value(nodes, 10**5)[0], read_component_value(nodes, float("nan"))[0]
+    (1000, None)
+    >>> read_component_value(nodes, 10**4300)[1].reason
+    'a 4,301-digit number is too long for this value'
+    """
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        kind = "text" if isinstance(raw, str) else "a list" if isinstance(raw, list) else \
+            "a mapping" if isinstance(raw, dict) else "nothing" if raw is None else f"a {type(raw).__name__}"
+        return None, ParamWarning(spec.key, safe_echo(raw), "", f"not a number ({kind})", spec.label)
+    if isinstance(raw, int):
+        # Never str() an integer of unknown size: over 4,300 digits Python refuses (ValueError), and far
+        # below that a link's reader refuses it anyway. 3.33 bits a digit bounds its length from its bits.
+        if raw.bit_length() > 3.33 * (MAX_RAW_CHARS + 1):
+            digits = len(str(raw)) if raw.bit_length() < 14_000 else int(raw.bit_length() * math.log10(2)) + 1
+            reason = f"a {digits:,}-digit number is too long for this value"
+            return None, ParamWarning(spec.key, f"{'-' if raw < 0 else ''}{digits:,} digits", "", reason, spec.label)
+        text = str(raw)
+    elif not math.isfinite(raw):
+        return None, ParamWarning(spec.key, safe_echo(repr(raw)), "", "not a finite number", spec.label)
+    elif isinstance(spec, IntParam) and raw.is_integer():
+        text = str(int(raw))
+    else:
+        text = repr(raw)
+    value, warning = read_value(spec, text)
+    if warning is None or warning.reason.startswith(_RANGE_REASONS):
+        return value, warning
+    return None, ParamWarning(spec.key, warning.received, "", warning.reason, spec.label)
 
 
 def to_query(specs: Sequence[Param], values: Mapping[str, Any]) -> dict[str, str]:

@@ -13,6 +13,7 @@ import streamlit as st
 from interconnect.figures.export import figure_csv, figure_html
 from interconnect.figures.theme import presentation_figure, readable_figure
 from interconnect.inputs.params import safe_echo
+from interconnect.ui.heavy import run_heavy
 from interconnect.ui.talk import chart_container, focus_figure, is_focus, talk_state
 
 __all__ = ["SentFigure", "built_figure", "chart", "export_popover", "prepared_figure"]
@@ -98,7 +99,7 @@ def chart(figure: Any, key: str, *, exports: bool = True) -> None:
 def export_popover(figure: Any, key: str) -> None:
     """The pop-over under a chart: the figure as one offline HTML file and its points as CSV, built when clicked."""
     with st.popover("Export this chart"):
-        st.download_button("Offline HTML (opens without a network)", data=lambda: figure_html(figure),
+        st.download_button("Offline HTML (opens without a network)", data=lambda: run_heavy(figure_html, figure),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}.html", on_click="ignore")
         st.download_button("Data as CSV", data=lambda: figure_csv(figure), file_name=f"{key}.csv",
                            mime="text/csv", key=f"{key}.csv", on_click="ignore")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from interconnect.inputs.links import tour_stop
+from interconnect.inputs.links import MAX_LINK_CHARS, MAX_LINK_FIELDS, TOO_MANY_KEY, ignored_link_message, tour_stop
+from interconnect.ui import component_guard
 from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.share import hold_share_slot
 from interconnect.ui.talk import (
@@ -28,6 +29,8 @@ from interconnect.ui.talk import (
 
 __all__ = ["footer", "page_description", "page_setup"]
 
+component_guard.install()  # before any run that can carry a component's state: every page imports this module
+
 _CSS = """
 <style>
   /* A place for warnings kept by a page's fragments (written on every run, so a fragment's rerun may fill it):
@@ -43,6 +46,33 @@ _CSS = """
   [data-testid="stSelectbox"] input { text-overflow: ellipsis; }
 </style>
 """
+
+
+#: Streamlit ignores a link of more than 1,000 parameters whole, and the page never learns of it: it sees no
+#: query at all. When it sees none, this constant script (no user text in it) looks at the address the tab loaded
+#: (the navigation's own URL: the page may already have written its defaults over the address bar) and, if
+#: Streamlit dropped it, reloads the page with only a count (``too_many=N``), which the page reports and then
+#: leaves out of the address like any key it does not use.
+_IGNORED_LINK_SCRIPT = f"""<script>
+(() => {{
+const loaded = performance.getEntriesByType('navigation')[0];
+const search = new URL(loaded ? loaded.name : window.location.href).search.slice(1);
+if (!search) return;
+const fields = search.split('&').length;
+if (fields <= {MAX_LINK_FIELDS} && search.length <= {MAX_LINK_CHARS}) return;
+window.location.replace(window.location.pathname + '?{TOO_MANY_KEY}=' + (fields > {MAX_LINK_FIELDS} ? fields : 0));
+}})();
+</script>"""
+
+
+def _check_ignored_link() -> None:
+    """Say so when Streamlit ignored the link whole (see :data:`_IGNORED_LINK_SCRIPT`)."""
+    query = st.query_params.to_dict()
+    message = ignored_link_message(query)
+    if message:
+        st.warning(message)
+    elif not query:
+        st.html(_IGNORED_LINK_SCRIPT, unsafe_allow_javascript=True)  # a constant of ours
 
 
 def page_setup(title: str, caption: str | None = None) -> None:
@@ -80,6 +110,8 @@ def page_setup(title: str, caption: str | None = None) -> None:
         st.caption(caption)
     link_preview(f"{title} · Interconnect Explorer", description)
     clear_focus_slot()
+    _check_ignored_link()
+    component_guard.show_refused()
     if talk.tour_step:
         show_tour_banner(talk)
         _, problem = tour_stop(st.query_params.to_dict(), len(tour_steps()))

@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from interconnect.figures.diagram import UnsupportedFigure, diagram_scene
+from interconnect.ui import component_guard
 from interconnect.ui.charts import chart, export_popover, prepared_figure
 from interconnect.ui.talk import is_focus, talk_state
 
@@ -69,6 +70,7 @@ def diagram(figure: Any, key: str, *, exports: bool = True) -> None:
     except UnsupportedFigure:
         chart(figure, key, exports=exports)
         return
+    component_guard.show_refused(key)  # a forged state the guard set aside (the diagram's fragment may run alone)
     _component()(key=key, data=scene)
     if exports and not present:
         export_popover(prepared, key)

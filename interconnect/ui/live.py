@@ -13,10 +13,14 @@ script writes every text from the server with ``textContent``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
+from typing import Any
 
 import streamlit as st
+
+from interconnect.inputs.params import FloatParam, IntParam, ParamWarning, read_component_value
+from interconnect.ui import component_guard
 
 __all__ = ["live_chart"]
 
@@ -52,18 +56,44 @@ def _component():
     return st.components.v2.component("interconnect_live_chart", html=_HTML, css=_CSS, js=script)
 
 
-def live_chart(key: str, spec: dict, on_value: Callable[[float], None]) -> None:
-    """Mount a live chart; ``on_value`` gets the slider's value when a movement ends.
+#: Session-state prefix of the warning a refused value left for its chart's next run.
+_REFUSED = "_live.refused."
 
-    The callback runs before the next script run (as a widget's ``on_change`` does), so it may set
-    the page's widgets in ``st.session_state``.
+
+def refused_message(key: str, warning: ParamWarning) -> str:
+    """One line on a value a live chart's state carried that the page could not use.
+
+    >>> from interconnect.inputs.params import IntParam, read_component_value
+    >>> refused_message("cliff.live_nics", read_component_value(IntParam("nics", 8, "NICs per server"), "8")[1])
+    "NICs per server (the live chart `cliff.live_nics`): not a number (text) (got `8`); the page's value is kept."
+    """
+    name = f"{warning.label or warning.key} (the live chart `{key}`)"
+    used = f"using `{warning.used}`" if warning.used else "the page's value is kept"
+    return f"{name}: {warning.reason} (got `{warning.received}`); {used}."
+
+
+def live_chart(key: str, spec: dict, on_value: Callable[[Any], None], reader: IntParam | FloatParam) -> None:
+    """Mount a live chart; ``on_value`` gets the slider's value, read by ``reader``, when a movement ends.
+
+    The value comes from the browser, so it is read like a link's value
+    (:func:`~interconnect.inputs.params.read_component_value`): a number out of ``reader``'s range is
+    clamped, anything else (NaN, infinity, text, a huge integer) is not used, and either way the next
+    run shows a warning naming the control. The callback runs before the next script run (as a widget's
+    ``on_change`` does), so it may set the page's widgets in ``st.session_state``.
     """
 
     def changed() -> None:
         state = st.session_state.get(key)
-        chosen = None if state is None else state.get("value")
-        if isinstance(chosen, (int, float)) and not isinstance(chosen, bool):
-            on_value(chosen)
+        raw = state.get("value") if isinstance(state, Mapping) else state
+        value, warning = read_component_value(reader, raw)
+        if warning is not None:
+            st.session_state[_REFUSED + key] = refused_message(key, warning)
+        if value is not None:
+            on_value(value)
 
+    refused = st.session_state.pop(_REFUSED + key, None)
+    if refused:
+        st.warning(refused)
+    component_guard.show_refused(key)  # a state that was not even JSON (the chart's fragment may run alone)
     _component()(key=key, data=spec, default={"value": spec["slider"]["values"][spec["slider"]["index"]]},
                  on_value_change=changed)

@@ -39,7 +39,7 @@ prints them (``doc/PERFORMANCE.md``: ``algbw = S/t``).
 from __future__ import annotations
 
 from interconnect.io.nccl_tests.checks import MAX_ROW_RATE_GBPS, MAX_ROW_TIME_US, MIN_ROW_TIME_US
-from interconnect.io.nccl_tests.decode import _decode
+from interconnect.io.nccl_tests.decode import _decode, read_capped
 from interconnect.io.nccl_tests.json_file import _parse_json
 from interconnect.io.nccl_tests.ranks import busbw_factor, infer_ranks
 from interconnect.io.nccl_tests.run import MAX_LINE_CHARS, MAX_LINES, MAX_LOG_BYTES, MAX_ROWS, NcclLogError, NcclRun
@@ -62,6 +62,7 @@ __all__ = [
     "infer_ranks",
     "parse_nccl_runs",
     "parse_nccl_tests",
+    "read_capped",
 ]
 
 # The public classes keep the name they had before the reader became a package (messages, pickles).

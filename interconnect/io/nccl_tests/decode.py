@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 import re
+from typing import BinaryIO
 
-from interconnect.io.nccl_tests.run import _BINARY_MESSAGE, NcclLogError
-from interconnect.units import IntegerInputError, read_int
+from interconnect.io.nccl_tests.run import _BINARY_MESSAGE, MAX_LOG_BYTES, NcclLogError
+from interconnect.units import IntegerInputError, expects, read_int
 
 # ---------------------------------------------------------------------------------------------
 # Small token helpers
@@ -98,6 +99,42 @@ def _too_large(size: int, max_bytes: int) -> NcclLogError:
     if size_text == limit_text:  # "the log is 5 MiB; the limit is 5 MiB" would say nothing
         size_text, limit_text = f"{size:,} bytes", f"{limit_text} ({max_bytes:,} bytes)"
     return NcclLogError(f"the log is {size_text}; the limit is {limit_text}")
+
+
+#: How much :func:`read_capped` asks a stream for at a time.
+_READ_CHUNK = 1 << 20
+
+
+@expects(max_bytes="B")
+def read_capped(stream: BinaryIO, max_bytes: int = MAX_LOG_BYTES, *, size: int | None = None) -> bytes:
+    """Read a log from ``stream`` without ever holding more than ``max_bytes + 1`` bytes of it.
+
+    A file of 400 MB, ``/dev/zero`` or a standard input that never ends is refused once one byte past
+    the limit has arrived (``size``, a regular file's size when known, refuses it before any read), with
+    the same :class:`NcclLogError` as :func:`parse_nccl_runs` gives a log too large.
+
+    >>> import io
+    >>> read_capped(io.BytesIO(b"12345"), 5)
+    b'12345'
+    >>> try:
+    ...     read_capped(io.BytesIO(b"123456"), 5)
+    ... except NcclLogError as exc:
+    ...     print(exc)
+    the log is more than 5 bytes; the limit is 5 bytes
+    """
+    if size is not None and size > max_bytes:
+        raise _too_large(size, max_bytes)
+    chunks, total = [], 0
+    while total <= max_bytes:
+        chunk = stream.read(min(_READ_CHUNK, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > max_bytes:
+        limit_text = _format_bytes(max_bytes)
+        raise NcclLogError(f"the log is more than {limit_text}; the limit is {limit_text}")
+    return b"".join(chunks)
 
 
 def _decode(data: str | bytes, max_bytes: int) -> str:

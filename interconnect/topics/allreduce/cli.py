@@ -15,6 +15,8 @@ and one line on stderr.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -171,16 +173,27 @@ def _unavailable(args: argparse.Namespace, cluster: Cluster) -> str:
 
 
 def _read_log(path_text: str) -> tuple[list[Any], str]:
-    from interconnect.io.nccl_tests import NcclLogError, parse_nccl_runs
+    """The runs of the log at ``path_text`` (``-``: standard input), read with the parser's 5 MiB cap: never more
+    than the limit and one byte is held, so a huge file, ``/dev/zero`` or an endless pipe is refused at once."""
+    from interconnect.io.nccl_tests import NcclLogError, parse_nccl_runs, read_capped
 
     if path_text == "-":
-        data: bytes = sys.stdin.buffer.read()
         label = "<stdin>"
+        try:
+            data = read_capped(sys.stdin.buffer)
+        except NcclLogError as exc:
+            raise CliError(f"{label}: {exc}") from exc
+        except OSError as exc:
+            raise CliError(f"cannot read {label}: {exc.strerror or exc}") from None
     else:
         path = Path(path_text)
         label = str(path)
         try:
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                status = os.fstat(handle.fileno())
+                data = read_capped(handle, size=status.st_size if stat.S_ISREG(status.st_mode) else None)
+        except NcclLogError as exc:
+            raise CliError(f"{label}: {exc}") from exc
         except FileNotFoundError:
             raise CliError(f"cannot read {label}: no such file") from None
         except IsADirectoryError:

@@ -68,6 +68,7 @@ from interconnect.topics.allreduce.view import (
 from interconnect.ui.charts import built_figure, chart
 from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster
 from interconnect.ui.error_band import show_error_band
+from interconnect.ui.heavy import run_heavy, waiting_notice
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.places import claim_places
 from interconnect.ui.state import PageState
@@ -159,9 +160,23 @@ def _speedups(cluster: Cluster):
     return hierarchical_speedup(cluster)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
 def _parse_log(data: bytes):
-    return parse_nccl_runs(data)
+    """The runs of a pasted or uploaded log, parsed once per content: the cache is keyed by the bytes' SHA-256 (a
+    5 MiB paste is not rehashed by Streamlit on every run) and keeps a log that could not be read as its message,
+    so a bad paste is not parsed again on each rerun. A parse runs in the server's one heavy-work slot."""
+    with waiting_notice("Reading the log"):
+        runs, problem = _parsed(hashlib.sha256(data).hexdigest(), data)
+    if problem is not None:
+        raise NcclLogError(problem)
+    return runs
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _parsed(digest: str, _data: bytes) -> tuple[list | None, str | None]:
+    try:
+        return run_heavy(parse_nccl_runs, _data), None
+    except NcclLogError as exc:
+        return None, str(exc)
 
 
 class LogFit:

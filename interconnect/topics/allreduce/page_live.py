@@ -41,11 +41,11 @@ def live_nodes(state: PageState, cluster: Cluster) -> None:
     except InterconnectError:  # the size box reports its own error; the chart reads 256 MiB meanwhile
         size_bytes = float(2**28)
 
-    def set_nodes(chosen: float) -> None:
-        st.session_state[state.key("nodes")] = max(1, min(int(round(chosen)), NODES_MAXIMUM))
+    def set_nodes(chosen: int) -> None:
+        st.session_state[state.key("nodes")] = chosen
 
     spec = _spec(cluster, values["algo"], values["proto"], size_bytes, talk_state().present)
-    live_chart("allreduce.live_nodes", spec, set_nodes)
+    live_chart("allreduce.live_nodes", spec, set_nodes, state.specs_by_key["nodes"])
 
 
 def live_caption() -> None:

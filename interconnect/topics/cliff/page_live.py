@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.catalog import Catalog
+from interconnect.inputs.params import IntParam
 from interconnect.topics.cliff.live_figure import nic_family_spec
 from interconnect.topics.cliff.model import CliffSummary, short_link_name
 from interconnect.topics.cliff.sweep import NicFamily, live_nic_counts, nic_family
@@ -20,6 +21,8 @@ from interconnect.ui.talk import talk_state
 __all__ = ["live_caption", "live_nics"]
 
 NICS_MAXIMUM = 144
+#: How the slider's value is read: as the link's ``nics`` is, but a number (the slider never sends ``auto``).
+_NICS = IntParam("nics", 8, "NICs per server", minimum=1, maximum=NICS_MAXIMUM)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -36,13 +39,13 @@ def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_
     counts = live_nic_counts(summary.nics_per_node)
     family = _family(custom_key, catalog, gpu.id, nic.id, counts, direction, basis)
 
-    def set_nics(chosen: float) -> None:
-        st.session_state[state.key("nics")] = max(1, min(int(round(chosen)), NICS_MAXIMUM))
+    def set_nics(chosen: int) -> None:
+        st.session_state[state.key("nics")] = chosen
 
     spec = nic_family_spec(family, summary.nics_per_node, short_link_name(gpu.scaleup_brand.name),
                            short_link_name(catalog.link(gpu.host_link).name), short_link_name(nic.name),
                            present=talk_state().present, unit=unit, library=gpu.collective_library.name)
-    live_chart("cliff.live_nics", spec, set_nics)
+    live_chart("cliff.live_nics", spec, set_nics, _NICS)
 
 
 def live_caption(basis: str = "spec", direction: str = "per_direction", library: str = "NCCL") -> None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from interconnect.inputs.params import FloatParam
 from interconnect.topics.crossdc.live_figure import bandwidth_family_spec, bandwidth_label
 from interconnect.topics.crossdc.model import Scenario
 from interconnect.topics.crossdc.sweep import BandwidthFamily, bandwidth_family, live_bandwidths, live_inner_steps
@@ -21,6 +22,9 @@ from interconnect.ui.state import PageState
 from interconnect.ui.talk import talk_state
 
 __all__ = ["live_bandwidth", "live_caption"]
+
+#: How the slider's value (bytes per second) is read: in the range the link's ``bw`` allows, 1 kbit/s to 1000 Tbit/s.
+_BANDWIDTH = FloatParam("bw", 1.25e9, "WAN bandwidth per site", minimum=1e3 / 8, maximum=1e18 / 8)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -41,7 +45,7 @@ def live_bandwidth(state: PageState, inputs: PageInputs, view: CrossDCView) -> N
 
     spec = bandwidth_family_spec(family, inputs.wan_bytes_per_s, scenario.method.id, scenario.method.inner_steps,
                                  view.labels, present=talk_state().present)
-    live_chart("crossdc.live_bandwidth", spec, set_bandwidth)
+    live_chart("crossdc.live_bandwidth", spec, set_bandwidth, _BANDWIDTH)
 
 
 def live_caption() -> None:

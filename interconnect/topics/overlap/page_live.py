@@ -44,11 +44,11 @@ def live_tokens(state: PageState, inputs: StepInputs) -> None:
            inputs.spread_pct, inputs.algo)
     family = _family(key, inputs, tokens, sizes)
 
-    def set_tokens(chosen: float) -> None:
-        st.session_state[state.key("tokens")] = max(1, min(int(round(chosen)), TOKENS_MAXIMUM))
+    def set_tokens(chosen: int) -> None:
+        st.session_state[state.key("tokens")] = chosen
 
     spec = token_family_spec(family, inputs.tokens, inputs.bucket_bytes, inputs.mode, present=talk_state().present)
-    live_chart("overlap.live_tokens", spec, set_tokens)
+    live_chart("overlap.live_tokens", spec, set_tokens, state.specs_by_key["tokens"])
 
 
 def live_caption() -> None:

@@ -12,13 +12,17 @@ import streamlit as st
 
 from interconnect.catalog import get_catalog
 from interconnect.hardware.wires import get_wires
+from interconnect.inputs.params import FloatParam
 from interconnect.topics.reach.live_figure import reach_family_spec
-from interconnect.topics.reach.model import distance_text, propagation_for, reach_rows
+from interconnect.topics.reach.model import MAX_DISTANCE_M, MIN_DISTANCE_M, distance_text, propagation_for, reach_rows
 from interconnect.topics.reach.sweep import live_distances, reach_family
 from interconnect.ui.live import live_chart
 from interconnect.ui.talk import talk_state
 
 __all__ = ["live_reach"]
+
+#: How the slider's value (metres) is read: on this page's scale, 10 cm to 20,000 km, as the link's ``d`` is.
+_DISTANCE = FloatParam("d", 1.0, "Distance", minimum=MIN_DISTANCE_M, maximum=MAX_DISTANCE_M)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -35,7 +39,7 @@ def live_reach(distance_m: float, set_distance) -> None:
     def chosen(metres: float) -> None:
         set_distance(distance_text(metres), float(metres))
 
-    live_chart("reach.live_distance", _spec(float(distance_m), talk_state().present), chosen)
+    live_chart("reach.live_distance", _spec(float(distance_m), talk_state().present), chosen, _DISTANCE)
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
                "rest of the page and the link follow when you let go. Each bar runs out to the longest reach of one "
                "kind of link, its fastest rate beside its name (*: no maker gives a reach; the figure is our "

@@ -42,6 +42,7 @@ from interconnect.topics.seating.page_parts import (
 from interconnect.ui.charts import chart
 from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
 from interconnect.ui.diagram import diagram
+from interconnect.ui.heavy import waiting_notice
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.state import PageState, bounds
@@ -297,7 +298,8 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                 st.error(f"**{short[0]} does not fit in memory:** its step time is for a layout that cannot run as "
                          "set.")
     elif choice == "search":
-        found = cached_search(model, cluster, workload)
+        with waiting_notice("The layout search"):
+            found = cached_search(model, cluster, workload)
         if found.best is None:
             st.error(escape_markdown(" ".join((found.headline(cluster.ranks), *found.advice))))
             return

@@ -39,12 +39,12 @@ def _spec(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Worklo
 def live_seating(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> None:
     """The live chart of the page's layout over node counts; its slider sets the page's node count."""
 
-    def set_nodes(chosen: float) -> None:
-        st.session_state[state.key("nodes")] = max(1, min(int(round(chosen)), NODES_MAXIMUM))
+    def set_nodes(chosen: int) -> None:
+        st.session_state[state.key("nodes")] = chosen
         st.session_state[state.key("dp")] = 0  # DP takes the rest, as the chart's layouts do
 
     spec = _spec(model, cluster, layout, workload, talk_state().present)
-    live_chart("seating.live_nodes", spec, set_nodes)
+    live_chart("seating.live_nodes", spec, set_nodes, state.specs_by_key["nodes"])
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; "
                "the rest of the page and the link follow when you let go (DP then takes the rest of the GPUs). "
                "Thick: TFLOP/s per GPU as the bill counts the step; dotted: compute alone. At the same global "

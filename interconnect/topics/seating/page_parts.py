@@ -26,6 +26,7 @@ from interconnect.topics.seating.model import (
 )
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.error_band import show_error_band
+from interconnect.ui.heavy import run_heavy
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.state import PageState
 from interconnect.units import Q_, format_quantity, format_seconds
@@ -83,7 +84,7 @@ def memory_view(model: ModelPreset, cluster: Cluster, layout: Layout, workload: 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
 def cached_search(model: ModelPreset, cluster: Cluster, workload: Workload):
-    return search_layouts(model, cluster, workload)
+    return run_heavy(search_layouts, model, cluster, workload)  # in the server's one heavy-work slot
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)

@@ -315,3 +315,61 @@ def test_compare_json_and_text_carry_the_error_band(capsys, two_node_log):
     code = main(["compare", str(two_node_log), "--gpu", "h100-sxm"])
     out = capsys.readouterr().out
     assert code == 0 and sum(line.startswith("error band") for line in out.splitlines()) == 1
+
+
+# --- compare reads a log with the parser's cap: never the whole of a huge file or an endless stream -------------
+
+
+def test_compare_refuses_a_huge_file_from_its_size_before_reading_it(capsys, tmp_path):
+    import tracemalloc
+
+    big = tmp_path / "huge.log"
+    with big.open("wb") as handle:  # sparse: 400 MB on paper, nothing on disk
+        handle.truncate(400 * 2**20)
+    tracemalloc.start()
+    try:
+        assert "the log is 400 MiB; the limit is 5 MiB" in _error(capsys, ["compare", str(big)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20  # it was the whole file, 400 MiB and more
+
+
+class _Endless:
+    """A standard input that never ends (``yes | interconnect compare -``), counting what was asked of it."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    def read(self, size: int = -1) -> bytes:
+        assert 0 < size <= 2**20, "the reader must ask for a bounded amount"
+        self.given += size
+        assert self.given < 7 * 2**20, "read far past the limit"
+        return b"#" * size
+
+
+def test_compare_refuses_an_endless_stdin_after_the_limit(capsys, monkeypatch):
+    from interconnect.io.nccl_tests import MAX_LOG_BYTES
+
+    endless = _Endless()
+    monkeypatch.setattr("sys.stdin", type("Stdin", (), {"buffer": endless})())
+    assert "<stdin>: the log is more than 5 MiB; the limit is 5 MiB" in _error(capsys, ["compare", "-"])
+    assert endless.given == MAX_LOG_BYTES + 1
+
+
+def test_compare_refuses_a_device_that_never_ends(capsys):
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    assert "the log is more than 5 MiB" in _error(capsys, ["compare", "/dev/zero"])
+
+
+def test_compare_reads_a_log_of_exactly_the_limit(capsys, tmp_path, two_node_log):
+    from interconnect.io.nccl_tests import MAX_LOG_BYTES, read_capped
+
+    text = two_node_log.read_bytes()
+    padded = text + b"#" * (MAX_LOG_BYTES - len(text))
+    import io
+
+    assert read_capped(io.BytesIO(padded)) == padded
+    with pytest.raises(Exception, match="more than 5 MiB"):
+        read_capped(io.BytesIO(padded + b"#"))

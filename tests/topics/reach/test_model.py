@@ -268,7 +268,8 @@ def test_not_a_length_gives_a_clear_message(text, word):
 
 @pytest.mark.parametrize(("text", "metres", "phrase"), [("-5 m", MIN_DISTANCE_M, "negative"),
                                                          ("0 m", MIN_DISTANCE_M, "zero"),
-                                                         ("1 mm", MIN_DISTANCE_M, "below 10 cm"),
+                                                         ("1 mm", MIN_DISTANCE_M,
+                                                          "0.1 cm is below this page's scale, which starts at 10 cm"),
                                                          ("1e30 m", MAX_DISTANCE_M, "beyond 20,000 km"),
                                                          ("4 light_year", MAX_DISTANCE_M, "beyond")])
 def test_out_of_scale_distances_are_clamped_with_a_warning(text, metres, phrase):

@@ -64,3 +64,149 @@ def test_png_of_each_chart_with_chromium(tmp_path):
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000  # a drawn chart, not a blank page
     assert "PNG 1" in (tmp_path / "index.html").read_text()
+
+
+# --- the output folder: new, whole or nothing, never through a link (interconnect.cli.export) -----------------------
+
+VIEW = "/Claims"  # a page with few charts: these tests are about the folder
+
+
+def _error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if not line.startswith("[")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("interconnect: error: export: ")
+    return lines[0]
+
+
+def _everything(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("out", ["", " ", ".", "./", "..", "sub/.."])
+def test_the_current_folder_and_an_empty_name_are_refused(tmp_path, capsys, monkeypatch, out):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "index.html").write_text("mine")
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", "--out", out, "--force", VIEW]) == 2
+    assert "name a new folder" in _error_line(capsys)
+    assert (tmp_path / "index.html").read_text() == "mine" and _everything(tmp_path) == ["index.html", "sub"]
+
+
+def test_an_earlier_export_is_replaced_only_with_force(tmp_path, capsys):
+    out = tmp_path / "talk"
+    assert main(["export", "--out", str(out), VIEW]) == 0
+    (out / "view07-chart1.html").write_text("from an earlier export")
+    capsys.readouterr()
+    assert main(["export", "--out", str(out), VIEW]) == 2
+    assert "pass --force" in _error_line(capsys)
+    assert (out / "view07-chart1.html").is_file()
+    assert main(["export", "--out", str(out), "--force", VIEW]) == 0
+    assert not (out / "view07-chart1.html").exists() and (out / "index.html").is_file()
+    assert _everything(tmp_path) == ["talk", *(f"talk/{name}" for name in sorted(p.name for p in out.iterdir()))]
+
+
+def test_a_folder_holding_other_files_is_never_replaced(tmp_path, capsys):
+    out = tmp_path / "notes"
+    out.mkdir()
+    (out / "index.html").write_text("mine")
+    (out / "thesis.tex").write_text("mine too")
+    assert main(["export", "--out", str(out), "--force", VIEW]) == 2
+    assert "not an export's (thesis.tex)" in _error_line(capsys)
+    assert (out / "index.html").read_text() == "mine" and (out / "thesis.tex").read_text() == "mine too"
+
+
+def test_an_empty_folder_is_used(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path), VIEW]) == 0
+    assert (tmp_path / "index.html").is_file() and not list(tmp_path.glob(".*"))
+
+
+def test_a_link_inside_the_folder_is_never_written_through(tmp_path, capsys):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me")
+    out = tmp_path / "talk"
+    out.mkdir()
+    (out / "index.html").symlink_to(outside)
+    (out / "deck.html").symlink_to(outside)
+    assert main(["export", "--out", str(out), "--force", VIEW]) == 0
+    assert outside.read_text() == "keep me"
+    assert not (out / "index.html").is_symlink() and "<html" in (out / "index.html").read_text().lower()
+
+
+def test_out_as_a_link_is_refused(tmp_path, capsys):
+    target = tmp_path / "target"
+    target.mkdir()
+    (tmp_path / "link").symlink_to(target)
+    assert main(["export", "--out", str(tmp_path / "link"), VIEW]) == 2
+    assert "symbolic link" in _error_line(capsys)
+    assert not list(target.iterdir())
+
+
+def test_a_file_as_the_folder_or_its_parent_is_one_line(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert main(["export", "--out", str(tmp_path / "afile"), VIEW]) == 2
+    assert "is a file, not a folder" in _error_line(capsys)
+    assert main(["export", "--out", str(tmp_path / "afile" / "sub"), VIEW]) == 2
+    assert "Not a directory" in _error_line(capsys)
+    assert _everything(tmp_path) == ["afile"] and (tmp_path / "afile").read_text() == "x"
+
+
+def test_a_name_too_long_is_one_line(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path / ("a" * 300)), VIEW]) == 2
+    assert "File name too long" in _error_line(capsys)
+    assert main(["export", "--out", str(tmp_path / ("b" * 300) / "talk"), VIEW]) == 2
+    assert "File name too long" in _error_line(capsys)
+    assert _everything(tmp_path) == []
+
+
+def test_an_unwritable_folder_is_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(kwargs.get("dir")))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)  # as a read-only folder does (the tests may run as root)
+    assert main(["export", "--out", str(tmp_path / "new" / "talk"), VIEW]) == 2
+    assert "Permission denied" in _error_line(capsys)
+    assert _everything(tmp_path) == []  # the parent it made is gone again
+
+
+@pytest.mark.parametrize("after", [0, 2, 4])
+def test_a_full_disk_is_one_line_and_leaves_nothing_behind(tmp_path, capsys, monkeypatch, after):
+    import errno
+
+    from interconnect.cli import export
+
+    written = []
+    original = export._Writer.write_bytes
+
+    def fill(self, name, data):
+        if len(written) >= after:
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.folder / name))
+        written.append(name)
+        original(self, name, data)
+
+    monkeypatch.setattr(export._Writer, "write_bytes", fill)
+    assert main(["export", "--out", str(tmp_path / "talk"), "/Bandwidth_cliff"]) == 2
+    assert "No space left on device" in _error_line(capsys)
+    assert _everything(tmp_path) == []
+
+
+def test_a_failed_replacement_keeps_the_earlier_export(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from interconnect.cli import export
+
+    out = tmp_path / "talk"
+    assert main(["export", "--out", str(out), VIEW]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full(self, name, data):
+        raise OSError(errno.ENOSPC, "No space left on device", name)
+
+    monkeypatch.setattr(export._Writer, "write_bytes", full)
+    capsys.readouterr()
+    assert main(["export", "--out", str(out), "--force", VIEW]) == 2
+    assert "No space left" in _error_line(capsys)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert _everything(tmp_path) == sorted(["talk", *(f"talk/{name}" for name in before)])

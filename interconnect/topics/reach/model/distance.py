@@ -94,6 +94,8 @@ def read_distance(text: object) -> DistanceReading:
     '599585 km is beyond 20,000 km, about half way round the planet; using 20000 km'
     >>> read_distance("-5 m").text
     '10 cm'
+    >>> read_distance("5 cm").warning
+    "5 cm is below this page's scale, which starts at 10 cm; using 10 cm"
     """
     if not isinstance(text, str):
         raise QuantityInputError("expected a length like '3 m', got nothing usable")
@@ -107,9 +109,10 @@ def read_distance(text: object) -> DistanceReading:
                                f"a distance cannot be negative (-{distance_text(metres)}); "
                                f"using {distance_text(MIN_DISTANCE_M)}")
     if metres < MIN_DISTANCE_M:
-        reason = "a distance of zero" if metres == 0 else f"{distance_text(metres)} is below 10 cm"
+        what = "a distance of zero" if metres == 0 else distance_text(metres)
         return DistanceReading(MIN_DISTANCE_M, distance_text(MIN_DISTANCE_M),
-                               f"{reason} is off this page's scale; using {distance_text(MIN_DISTANCE_M)}")
+                               f"{what} is below this page's scale, which starts at {distance_text(MIN_DISTANCE_M)}; "
+                               f"using {distance_text(MIN_DISTANCE_M)}")
     if metres > MAX_DISTANCE_M:
         return DistanceReading(
             MAX_DISTANCE_M, distance_text(MAX_DISTANCE_M),
