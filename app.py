@@ -31,10 +31,12 @@ ENTRY_STYLE = """
 <style>
   [class*="st-key-explore-"] { background: #f0f6ff; }
   [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] p { font-size: 1.15rem; }
-  /* Every card and every empty place of a short last row take an equal share of their row. */
+  /* Every card and every empty place of a short last row take an equal share of their row, and never get
+     narrower than 10rem: a narrow window (800 px with the sidebar open) puts two to a line instead of four. */
   [data-testid="stLayoutWrapper"]:has(> [class*="st-key-explore-"]),
-  [data-testid="stLayoutWrapper"]:has(> [class*="st-key-cardgap-"]) { flex: 1 1 0 !important; min-width: 0; }
-  /* A long title wraps instead of ending in an ellipsis when four cards share a 1280 px row. */
+  [data-testid="stLayoutWrapper"]:has(> [class*="st-key-cardgap-"]) { flex: 1 1 10rem !important; min-width: 10rem; }
+  /* A long title wraps between words (never inside one, never into an ellipsis). */
+  [class*="st-key-explore-"] * { overflow-wrap: normal !important; word-break: normal !important; }
   [class*="st-key-explore-"] [data-testid="stPageLink-NavLink"] * { white-space: normal !important;
     overflow: visible !important; text-overflow: clip !important; }
 </style>
@@ -49,7 +51,7 @@ for start in range(0, len(entries), per_row):
     # One horizontal container per row (one block, where columns took one more per card); a short last row
     # is filled with empty places that share the row like a card (the style above), so its cards keep the width
     # of the others.
-    cards = st.container(horizontal=True, wrap=False)
+    cards = st.container(horizontal=True, wrap=True)
     for name, icon, title, text in row:
         with cards.container(border=True, key=f"explore-{name}"):
             link_to(name, f"**{title}** →", icon=icon, width="stretch")
