@@ -106,3 +106,24 @@ def test_loader_rejects_bad_rows(tmp_path, old, new, message):
     bad.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(WiresDataError, match=message):
         load_wires(bad)
+
+
+def test_the_200g_aoc_says_its_cited_part_is_a_splitter():
+    # NVIDIA MFS1S50-V0xxE (the cited ordering table): 200GbE QSFP56 to 2 x 100GbE QSFP56, 3 to 30 m; the figure
+    # is a splitter's, and the entry, the catalog link and the source's title say so.
+    medium = WIRES.media["aoc-200g"]
+    catalog = get_catalog()
+    assert medium.reach_m == 30 and medium.reach.source_ids == ("linkx-mfs1s50",)
+    for text in (medium.reach.note, catalog.links["aoc-200g"].reach.note, catalog.sources["linkx-mfs1s50"].title):
+        assert "MFS1S50" in text and "2 x 100G" in text and "splitter" in text, text
+    assert "splitter" in medium.standard
+
+
+def test_dr4_shows_the_reach_it_uses_and_names_the_500_m_part():
+    # NVIDIA lists a 100 m single-port DR4 (MMS4X00-NS400, toward a ConnectX-7) and a 500 m twin-port part
+    # (MMS4X00-NM, switch to switch 'from 100 to 500 meters'): the page uses 100 m and says the other exists.
+    medium = WIRES.media["dr4-400g"]
+    assert medium.reach_m == 100
+    assert "100 m" in medium.name and "500 m" in medium.name, medium.name
+    note = medium.reach.note
+    assert "MMS4X00-NS400" in note and "100 m" in note and "MMS4X00-NM" in note and "500 m" in note, note

@@ -1044,7 +1044,7 @@ REACH_MEDIA = [
     ("dac-400g-passive", 3, "NVIDIA LinkX 100G-PAM4 overview: DAC up to 3 m"),
     ("acc-400g", 5, "NVIDIA LinkX: linear active copper 3, 4, 5 m"),
     ("laplink-parallel", 15, "Linux plip.rst: 'Limited range, 15 m'"),
-    ("aoc-200g", 30, "NVIDIA MFS1S50: 3 to 30 m"),
+    ("aoc-200g", 30, "NVIDIA MFS1S50 (a 200G to 2 x 100G splitter): 3 to 30 m"),
     ("400g-sr4-multimode", 50, "NVIDIA LinkX: multimode 50 m maximum"),
     ("400g-sr8", 100, "TIA FOTC: 400GBASE-SR8 100 m on OM4"),
     ("400g-dr4", 500, "NVIDIA MMS4X00-NM: 100 to 500 m"),

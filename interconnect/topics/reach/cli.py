@@ -3,17 +3,22 @@
 ``python -m interconnect reach --distance "11 m"`` lists every medium (passive copper, active copper,
 multimode and single-mode optics, coherent optics, NVLink's copper) and the catalog's other links with
 a reach: whether each reaches, its rate and reach, and the one-way propagation delay and round trip
-over the distance (fibre unless ``--medium`` says otherwise); then each protocol (NVLink, InfiniBand,
-Ethernet, PCIe, UALink) with the medium to use at that distance, and the fastest link of all with its
-watts per end.
+over the distance (fibre unless ``--medium`` says otherwise); the fastest of each kind of link that
+still reaches; then each protocol (NVLink, InfiniBand, Ethernet, PCIe, UALink) with the medium to use
+at that distance (or, where none reaches, a long-haul appliance of its family the catalog lists, such as
+MetroX for InfiniBand), and the fastest link of all with its watts per end. "Fastest" follows one rule
+everywhere (:func:`~interconnect.topics.reach.model.fastest_by_kind`): the highest rate, then the fewer
+watts per port, then the shorter reach, as on the Reach page and its live chart.
 
 ``--json`` prints the same with every quantity as ``{"value", "unit"}``: ``one_way_latency`` and
 ``rtt`` in µs; a ``media`` list whose items carry ``id``, ``name``, a boolean ``reaches``, ``rate``
 (GB/s per direction) and ``reach`` (m), and for the media of ``wires.toml`` also ``kind``,
 ``carries`` (protocol ids), ``power_per_end`` (W, or null where no maker figure was read) and
 ``standard``; a ``protocols`` list, each protocol with its ``rate`` and the ``media`` that carry it
-at that distance in order of preference (``use`` is the first, or null); and ``fastest``, the
-fastest protocol and medium that reach (``fastest_reaching`` keeps the medium's id).
+at that distance in order of preference (``use`` is the first, or null) and ``long_haul``, the ids
+of catalog appliances of its family that reach when no medium does; ``kinds``, each kind of link
+(``id``, ``name``) with the id and ``rate`` of its fastest member that reaches (null where none does);
+and ``fastest``, the fastest protocol and medium that reach (``fastest_reaching`` keeps the medium's id).
 
 A distance that is not a length (``5 kg``) is a user error (one line on stderr, exit status 2);
 zero, negative and astronomical distances are clamped to 10 cm .. 20,000 km with a warning.
@@ -27,15 +32,19 @@ from typing import Any
 
 from interconnect.catalog import get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
-from interconnect.hardware.wires import Option, fastest_option, get_wires, media_reaching
+from interconnect.hardware.wires import Option, get_wires, media_reaching
 from interconnect.topics.reach.model import (
     DEFAULT_DISTANCE,
     GAP_MEDIA,
     distance_text,
+    fastest_by_kind,
     fastest_reaching,
+    kind_name,
     links_without_reach,
+    long_haul_links,
     nearest_landmark,
     one_way_delay_s,
+    option_of,
     propagation_for,
     reach_rows,
     read_distance,
@@ -94,10 +103,13 @@ def run_reach(args: argparse.Namespace) -> int:
     gap = propagation_for(GAP_MEDIA[args.medium], catalog)
     one_way, rtt = float(one_way_delay_s(distance, gap.delay_s_per_m)), float(round_trip_s(distance, gap.delay_s_per_m))
     media = reach_rows(wires, catalog)
-    best = fastest_option(distance, wires)
     fastest = fastest_reaching(media, distance)
-    fastest_id = best.medium.id if best is not None else (fastest.id if fastest else None)
+    best = option_of(fastest, wires)
+    fastest_id = fastest.id if fastest else None
+    by_kind = fastest_by_kind(media, distance, {medium.id: medium.kind for medium in wires.media.values()})
     per_protocol = {pid: media_reaching(distance, protocol=pid, wires=wires) for pid in wires.protocols}
+    long_haul = {pid: [] if per_protocol[pid] else long_haul_links(p.family, distance, wires, catalog)
+                 for pid, p in wires.protocols.items()}
     warnings = [reading.warning] if reading.warning else []
     if args.json:
         items = []
@@ -141,9 +153,13 @@ def run_reach(args: argparse.Namespace) -> int:
                     "rate": quantity_json(Q_(protocol.rate_gbps, "GB/s"), "GB/s"),
                     "use": per_protocol[protocol.id][0].medium.id if per_protocol[protocol.id] else None,
                     "media": [_option_json(option) for option in per_protocol[protocol.id]],
+                    "long_haul": [row.id for row in long_haul[protocol.id]],
                 }
                 for protocol in wires.protocols.values()
             ],
+            "kinds": [{"id": key, "name": kind_name(key, media), "fastest": None if row is None else row.id,
+                       "rate": None if row is None else quantity_json(Q_(row.rate_gbps, "GB/s"), "GB/s")}
+                      for key, row in by_kind.items()],
             "media": items,
             "without_reach": [link.id for link in links_without_reach(catalog.links.values())
                               if link.id not in wires.catalog_link_ids()],
@@ -160,12 +176,21 @@ def run_reach(args: argparse.Namespace) -> int:
         mark = "yes" if row.reaches(distance) else "no"
         print(f"  {row.name:<{width}}  {format_bandwidth(Q_(row.rate_gbps, 'GB/s')):>18}  "
               f"{format_quantity(Q_(row.reach_m, 'm')):>9}  {mark}")
+    print(f"\nThe fastest of each kind at {distance_text(distance)}")
+    kind_width = max((len(kind_name(key, media)) for key in by_kind), default=10)
+    for key, row in by_kind.items():
+        print(f"  {kind_name(key, media):<{kind_width}}  "
+              + ("does not reach" if row is None else f"{format_bandwidth(Q_(row.rate_gbps, 'GB/s'))}, {row.name}"))
     print(f"\nEach protocol at {distance_text(distance)}: the medium to use")
     name_width = max(len(p.name) for p in wires.protocols.values())
     for protocol in wires.protocols.values():
         options = per_protocol[protocol.id]
         use = (f"{options[0].medium.name}, {format_quantity(Q_(options[0].reach_m, 'm'))}, {_power_text(options[0])}"
                if options else "no catalogued medium reaches")
+        if long_haul[protocol.id]:
+            use += "; a long-haul appliance carries it this far, at its own rate: " + ", ".join(
+                f"{row.name}, {format_quantity(Q_(row.reach_m, 'm'))} at {format_bandwidth(Q_(row.rate_gbps, 'GB/s'))}"
+                for row in long_haul[protocol.id])
         print(f"  {protocol.name:<{name_width}}  {format_bandwidth(Q_(protocol.rate_gbps, 'GB/s')):>10}  {use}")
     if best is not None:
         best_rtt_s = 2 * distance * propagation_for(best.medium.propagation, catalog).delay_s_per_m

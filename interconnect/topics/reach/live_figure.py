@@ -1,9 +1,12 @@
 """The Reach page's live chart: each kind of link as a bar out to its reach, as the distance is dragged.
 
-One row per kind of link (:func:`~interconnect.topics.reach.sweep.reach_groups`), shortest reach
-at the top, on the page's distance axis (10 cm to 20,000 km, log). A bar runs from the left edge
-to the kind's longest sourced reach: blue while the kind still reaches the distance on the
-slider, grey once the distance has passed it. A red line marks the distance. The
+One row per kind of link and rate step (:func:`~interconnect.topics.reach.sweep.reach_groups`),
+shortest reach at the top, on the page's distance axis (10 cm to 20,000 km, log). A bar runs from
+the left edge to the farthest the kind reaches at the row's rate: blue while the kind's fastest
+member that reaches the distance on the slider
+(:func:`~interconnect.topics.reach.model.fastest_by_kind`) runs at that rate or faster, grey once
+the distance has passed it. A kind whose rate steps down has a row per step (single-mode optics at
+100 GB/s to 2 km, at 50 GB/s to 10 km), so a blue row's label is a rate that reaches. A red line marks the distance. The
 sentence beside the slider says how many links still reach, the fastest and its round trip, and
 the delay in fibre.
 """
@@ -16,7 +19,7 @@ import numpy as np
 
 from interconnect.figures.live import LiveAxis, LiveSeries, live_spec
 from interconnect.hardware.wires import KIND_LABELS
-from interconnect.topics.reach.model import LANDMARKS, MAX_DISTANCE_M, MIN_DISTANCE_M, distance_text
+from interconnect.topics.reach.model import KIND_NAMES, LANDMARKS, MAX_DISTANCE_M, MIN_DISTANCE_M, distance_text
 from interconnect.topics.reach.sweep import ReachFamily, ReachGroup
 from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
 
@@ -26,12 +29,7 @@ _OUT = "#c4c9d2"
 _REACHES = "#1565c0"
 _DISTANCE = "#c62828"
 #: Row names a reader knows the kinds by (the catalog's full names are in the page's table).
-_ROW_NAMES = {
-    "board": "Baseboard NVLink", "nvlink-copper": "NVLink copper", "dac": "Passive copper (DAC)",
-    "acc": "Active copper (ACC)", "aoc": "Active optical (AOC)", "multimode": "Multimode optics",
-    "single-mode": "Single-mode optics", "coherent": "Coherent optics (ZR)", "historical": "Old PC cables",
-    "metrox": "MetroX (InfiniBand)", "wan-100g-wave": "WAN wavelength",
-}
+_ROW_NAMES = KIND_NAMES
 _MARKS = {mark.distance_m: mark.label for mark in LANDMARKS}
 #: The distance axis, padded a little beyond 10 cm .. 20,000 km.
 _X_LOW, _X_HIGH = MIN_DISTANCE_M / 1.4, MAX_DISTANCE_M * 1.4
@@ -48,14 +46,14 @@ def distance_label(metres: float) -> str:
 
 
 def group_label(group: ReachGroup) -> str:
-    """A row's name and rate, and a star where its reach is our estimate rather than a sourced figure.
+    """A row's kind and rate, and a star where its reach is our estimate rather than a sourced figure.
 
     >>> group_label(ReachGroup("dac", "dac", "cable", ("d",), ("DAC",), 100.0, 3.0, "spec"))
     'Passive copper (DAC) · 100 GB/s'
     >>> group_label(ReachGroup("board", "board", "scale-up", ("b",), ("Board",), 900.0, 0.5, "estimate"))
     'Baseboard NVLink · 900 GB/s *'
     """
-    name = _ROW_NAMES.get(group.id) or KIND_LABELS.get(group.kind or "") or group.member_names[0].split(" (")[0]
+    name = _ROW_NAMES.get(group.key) or KIND_LABELS.get(group.kind or "") or group.member_names[0].split(" (")[0]
     star = " *" if group.reach_basis == "estimate" else ""
     return f"{name} · {format_bandwidth(Q_(group.rate_gbps, 'GB/s'))}{star}"
 
@@ -71,9 +69,9 @@ def _time(seconds: float) -> str:
 
 def _readout(family: ReachFamily, i: int) -> str:
     d = float(family.distances_m[i])
-    kinds = int(family.group_reaches[i].sum())
+    kinds = int(family.kinds_reaching[i].sum())
     head = (f"{distance_text(d)}: {int(family.links_reaching[i])} of {family.links_total} links still reach "
-            f"({kinds} of {len(family.groups)} kinds).")
+            f"({kinds} of {len(family.kind_ids)} kinds).")
     fibre = f"In fibre: {_time(family.fibre_one_way_s[i])} one way, {_time(family.fibre_rtt_s[i])} round trip."
     name = family.fastest_names[i]
     if name is None:

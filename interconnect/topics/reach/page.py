@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.hardware.wires import KIND_LABELS, Option, fastest_by_protocol, fastest_option, get_wires
+from interconnect.hardware.wires import KIND_LABELS, Option, fastest_by_protocol, get_wires
 from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.topics.reach.figures import leash_figure, timeout_figure, training_figure
 from interconnect.topics.reach.inputs import REACH_VIEWS
@@ -43,11 +43,14 @@ from interconnect.topics.reach.model import (
     bdp_in_words,
     distance_at_timeout_m,
     distance_text,
+    fastest_by_kind,
     fastest_reaching,
     ib_ack_timeout_s,
     ib_give_up_s,
     leash_steps,
+    long_haul_links,
     nearest_landmark,
+    option_of,
     propagation_for,
     reach_rows,
     read_distance,
@@ -152,6 +155,16 @@ def _media() -> list:
     return reach_rows(get_wires(), get_catalog())
 
 
+def _fastest(distance_m: float) -> tuple[Any, Option | None]:
+    """The fastest link that reaches (:func:`fastest_reaching`, the page's one tie-break) and its wires option."""
+    best = fastest_reaching(_media(), distance_m)
+    return best, option_of(best, get_wires())
+
+
+def _kinds() -> dict[str, str]:
+    return {medium.id: medium.kind for medium in get_wires().media.values()}
+
+
 def _watts(option: Option) -> str:
     """Watts per port at one end of a link, or why there is no figure."""
     power = option.power_w_per_port
@@ -176,7 +189,7 @@ def _timeout_chart() -> Any:
 def _protocol_table(distance_m: float) -> pd.DataFrame:
     """One row per protocol: the medium to use at this distance, its reach and its watts."""
     wires = get_wires()
-    best = fastest_option(distance_m, wires)
+    best = _fastest(distance_m)[1]
     rows = []
     for pid, option in fastest_by_protocol(distance_m, wires).items():
         protocol = wires.protocols[pid]
@@ -184,6 +197,10 @@ def _protocol_table(distance_m: float) -> pd.DataFrame:
             longest = max((m.reach_m for m in wires.media_of(pid)), default=None)
             medium = ("none catalogued" if longest is None else
                       f"nothing reaches (longest: {_length(longest)})")
+            appliances = long_haul_links(protocol.family, distance_m, wires, get_catalog())
+            if appliances:  # MetroX carries InfiniBand 40 km: an appliance pair, not a cable of wires.toml
+                medium += "; a long-haul appliance carries it this far, at its own rate: " + ", ".join(
+                    f"{row.name}, {_length(row.reach_m)} at {_rate(row.rate_gbps)}" for row in appliances)
         else:
             medium = option.medium.name + (" (fastest here)" if best is not None and option.id == best.id else "")
         rows.append({
@@ -213,13 +230,16 @@ def _reach_text(figure: Any) -> str:
 def _reach_table(distance_m: float) -> pd.DataFrame:
     """Every medium (and the catalog's other links with a reach): does it reach, and at what cost."""
     wires = get_wires()
-    best = fastest_option(distance_m, wires)
-    best_id = best.medium.id if best is not None else getattr(fastest_reaching(_media(), distance_m), "id", None)
+    media = _media()
+    best = fastest_reaching(media, distance_m)
+    of_kind = {row.id for row in fastest_by_kind(media, distance_m, _kinds()).values() if row is not None}
     rows = []
-    for row in _media():
+    for row in media:
         medium = wires.media.get(row.id)
+        mark = ("fastest" if best is not None and row.id == best.id else
+                "fastest of its kind" if row.id in of_kind else "yes")
         rows.append({
-            "Reaches": ("fastest" if row.id == best_id else "yes") if row.reaches(distance_m) else "no",
+            "Reaches": mark if row.reaches(distance_m) else "no",
             "Link": row.name,
             "Kind": KIND_LABELS.get(medium.kind, medium.kind) if medium else row.layer.capitalize(),
             "Carries": ", ".join(_short_protocol(wires.protocols[p].name) for p in medium.carries) if medium else "—",
@@ -281,8 +301,7 @@ def _distance_texts(distance_m: float) -> dict[str, Any]:
     media = _media()
     fibre = propagation_for("fibre", get_catalog())
     rtt = float(round_trip_s(distance_m, fibre.delay_s_per_m))
-    option = fastest_option(distance_m)
-    best = fastest_reaching(media, distance_m)
+    best, option = _fastest(distance_m)
     window = window_limited_rate_bytes_per_s(NCCL_BUFFSIZE_BYTES, rtt)
     copper = PROPAGATION["copper-cable"]
     plip = next(case for case in TIMEOUTS if case.id == "plip-trigger")
@@ -588,8 +607,11 @@ def _distance_part(state: PageState) -> float:
     st.markdown(_reach_markdown(distance_m))
     st.markdown(f"**Each protocol at {texts['distance']}: the medium to use, and what it costs**")
     st.markdown(_protocol_markdown(distance_m))
-    st.caption("The medium to use is the one with the fewest watts per port among those that reach "
-               "('fastest here' marks the fastest link of all); where two draw the same, the shorter reach, as "
+    st.caption("In the first table 'fastest' marks the fastest link of all and 'fastest of its kind' the fastest of "
+               "each kind (on equal rates, the fewer watts per port, then the shorter reach; the live chart's rows "
+               "follow the same choice). The medium to use is the one with the fewest watts per port among those "
+               "that reach ('fastest here' marks the fastest link of all); where two draw the same, the shorter "
+               "reach, as "
                "copper inside a rack and "
                "multimode across a row. Power is the maker's maximum for one plug, shared by the ports it carries; "
                "'not found' where no maker figure was read.")

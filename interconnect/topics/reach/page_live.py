@@ -41,7 +41,8 @@ def live_reach(distance_m: float, set_distance) -> None:
 
     live_chart("reach.live_distance", _spec(float(distance_m), talk_state().present), chosen, _DISTANCE)
     st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
-               "rest of the page and the link follow when you let go. Each bar runs out to the longest reach of one "
-               "kind of link, its fastest rate beside its name (*: no maker gives a reach; the figure is our "
-               "estimate): blue while it still reaches the red distance, grey once the distance has passed it. Past "
-               "its reach a link does not slow down; it stops.")
+               "rest of the page and the link follow when you let go. Each bar is one kind of link at one rate, out to "
+               "the farthest that rate reaches; a kind whose fastest member stops before a slower one has a bar per "
+               "rate (*: no maker gives a reach; the figure is our estimate). Blue while the kind still reaches the "
+               "red distance at that rate, grey once the distance has passed it. Past its reach a link does not "
+               "slow down; it stops.")

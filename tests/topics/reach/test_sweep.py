@@ -10,7 +10,9 @@ from interconnect.catalog import get_catalog
 from interconnect.hardware.wires import get_wires
 from interconnect.topics.reach.model import (
     LANDMARKS,
+    fastest_by_kind,
     fastest_reaching,
+    kind_key,
     one_way_delay_s,
     propagation_for,
     reach_rows,
@@ -58,15 +60,26 @@ def test_known_distances():
     assert reach_family(ROWS, KINDS, [11.0], FIBRE).fibre_one_way_s[0] == pytest.approx(53.9e-9, rel=1e-3)
 
 
-def test_groups_cover_every_row_once_shortest_reach_first():
+def test_groups_are_each_kinds_rate_steps_shortest_reach_first():
+    # One row per kind and rate step, so a row's label never keeps a rate that no longer reaches (issue:
+    # "Old PC cables, 2.5 MB/s" drawn at 11 m though the 2.5 MB/s port stops at 10 m).
     groups = reach_groups(ROWS, KINDS)
-    members = [member for group in groups for member in group.member_ids]
-    assert sorted(members) == sorted(row.id for row in ROWS)
     assert [g.reach_m for g in groups] == sorted(g.reach_m for g in groups)
     by_id = {row.id: row for row in ROWS}
-    for group in groups:
-        assert group.reach_m == max(by_id[m].reach_m for m in group.member_ids)
-        assert group.rate_gbps == max(by_id[m].rate_gbps for m in group.member_ids)
+    keys = {kind_key(row, KINDS) for row in ROWS}
+    assert {g.key for g in groups} == keys
+    for key in keys:
+        steps = [g for g in groups if g.key == key]
+        members = [row for row in ROWS if kind_key(row, KINDS) == key]
+        assert steps[0].id == key and steps[-1].reach_m == max(row.reach_m for row in members)
+        assert steps[0].rate_gbps == max(row.rate_gbps for row in members)
+        for inner, outer in zip(steps, steps[1:], strict=False):
+            assert inner.rate_gbps > outer.rate_gbps and inner.reach_m < outer.reach_m
+        for step in steps:  # the step's rate is what the kind's fastest gives just inside its end, and not beyond
+            assert fastest_by_kind(ROWS, step.reach_m, KINDS)[key].rate_gbps == step.rate_gbps
+            beyond = fastest_by_kind(ROWS, step.reach_m * 1.001, KINDS)[key]
+            assert beyond is None or beyond.rate_gbps < step.rate_gbps
+            assert all(by_id[m].rate_gbps == step.rate_gbps for m in step.member_ids)
     assert {g.id for g in groups} >= {"nvlink-copper", "dac", "acc", "aoc", "multimode", "single-mode", "coherent",
                                       "historical"}
 

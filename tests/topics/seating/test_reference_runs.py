@@ -341,3 +341,20 @@ def test_a_bad_provenance_is_refused_by_name(tmp_path):
         bad.write_text(broken, encoding="utf-8")
         with pytest.raises(ReferenceRunDataError, match=f"^training-runs.toml: run '{run_id}': {message}"):
             load_training_runs(bad)
+
+
+def test_mtnlg_vocabulary_is_megatrons_padding_of_gpt2s_at_tp_8():
+    # MT-NLG (arXiv 2201.11990) ran GPT-2's BPE (50,257 tokens) through Megatron-LM's tensor slicing, which pads
+    # the vocabulary to a multiple of --make-vocab-size-divisible-by (default 128) x TP (tokenizer.py,
+    # _vocab_size_with_padding): at TP 8 a multiple of 1,024, so 51,200 (at TP 1 it would be 50,304). The earlier
+    # 50,272 (a multiple of 32, OPT's figure) had no source.
+    def padded(vocab: int, tp: int, divisible_by: int = 128) -> int:
+        multiple = divisible_by * tp
+        return -(-vocab // multiple) * multiple
+
+    assert padded(50_257, 1) == 50_304 and padded(50_257, 8) == 51_200
+    runs = [run for run in RUNS.values() if run.source == "mtnlg"]
+    assert len(runs) == 3
+    for run in runs:
+        assert run.vocab == padded(50_257, run.tp) == 51_200, run.id
+        assert run.provenance["vocab"].startswith("inferred: R1") and "128" in run.provenance["vocab"], run.id

@@ -8,7 +8,8 @@ and the ``interconnect reach`` command:
 * the distance a person types (``"11 m"``, ``"3 ft"``, ``"2 light-seconds"``), read with the shared
   strict parser and clamped to 10 cm .. 20,000 km;
 * which catalog links reach a distance (every link with a ``reach`` figure), the fastest that still
-  does, and the rate lost at each step outwards (:func:`media_with_reach`, :func:`leash_steps`);
+  does, overall and of each kind (:func:`fastest_by_kind`, one tie-break for every view), and the
+  rate lost at each step outwards (:func:`media_with_reach`, :func:`leash_steps`);
 * propagation per medium (fibre, twinax copper, multi-core copper, vacuum), round trip and the
   bandwidth-delay product (:data:`PROPAGATION`, :func:`one_way_delay_s`, :func:`bdp_bytes`);
 * timeout arithmetic: the distance at which a round trip outlasts a handshake timeout, for the
@@ -39,12 +40,20 @@ from interconnect.topics.reach.model.distance import (
     read_distance,
 )
 from interconnect.topics.reach.model.links import (
+    GROUPED_LAYERS,
+    KIND_NAMES,
     LeashStep,
     LinkReach,
+    fastest_by_kind,
+    fastest_rank,
     fastest_reaching,
+    kind_key,
+    kind_name,
     leash_steps,
     links_without_reach,
+    long_haul_links,
     media_with_reach,
+    option_of,
     reach_rows,
 )
 from interconnect.topics.reach.model.propagation import (
@@ -83,10 +92,12 @@ __all__ = [
     "DEFAULT_DISTANCE",
     "DistanceReading",
     "EPISODE",
+    "GROUPED_LAYERS",
     "GAP_MEDIA",
     "IB_ACK_TIMEOUT_UNIT_S",
     "IEEE1284_CABLE_M",
     "INTERLNK_TAPE_BACKUP_BYTES_PER_S",
+    "KIND_NAMES",
     "LANDMARKS",
     "LAPLINK_CONDUCTORS",
     "Landmark",
@@ -110,15 +121,21 @@ __all__ = [
     "bdp_in_words",
     "distance_at_timeout_m",
     "distance_text",
+    "fastest_by_kind",
+    "fastest_rank",
     "fastest_reaching",
     "handshake_limited_rate_bytes_per_s",
     "ib_ack_timeout_s",
     "ib_give_up_s",
+    "kind_key",
+    "kind_name",
     "leash_steps",
     "links_without_reach",
+    "long_haul_links",
     "media_with_reach",
     "nearest_landmark",
     "one_way_delay_s",
+    "option_of",
     "propagation_for",
     "propagation_medium_of",
     "reach_rows",

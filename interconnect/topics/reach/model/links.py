@@ -6,7 +6,7 @@ The rate lost at each step outwards is the leash chart's staircase.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +17,17 @@ from interconnect.topics.reach.model.propagation import propagation_for, propaga
 from interconnect.units import expects
 
 __all__ = [
+    "GROUPED_LAYERS",
+    "KIND_NAMES",
     "LeashStep",
     "LinkReach",
+    "fastest_by_kind",
+    "fastest_rank",
     "fastest_reaching",
+    "kind_key",
+    "kind_name",
+    "long_haul_links",
+    "option_of",
     "leash_steps",
     "links_without_reach",
     "media_with_reach",
@@ -40,6 +48,7 @@ class LinkReach:
     medium_id: str
     medium_inferred: bool
     delay_s_per_m: float
+    power_w_per_port: float | None = None  # watts per port at one end, for a wires.toml medium (None: not found)
 
     @expects(distance_m="m")
     def reaches(self, distance_m: float) -> bool:
@@ -183,12 +192,16 @@ def reach_rows(wires: Any = None, catalog: Any = None) -> list[LinkReach]:
 
     data = wires or get_wires()
     catalog = catalog or get_catalog()
+    from interconnect.hardware.wires import Option
+
     rows = []
     for medium in data.media.values():
         propagation = propagation_for(medium.propagation, catalog)
+        carried = data.fastest_carried(medium.id)
         rows.append(LinkReach(medium.id, medium.name, KIND_LAYERS.get(medium.kind, "cable"),
-                              data.fastest_carried(medium.id).rate_gbps, medium.reach_m, medium.reach.basis,
-                              propagation.id, False, propagation.delay_s_per_m))
+                              carried.rate_gbps, medium.reach_m, medium.reach.basis,
+                              propagation.id, False, propagation.delay_s_per_m,
+                              Option(carried, medium).power_w_per_port))
     covered = data.catalog_link_ids()
     others = [link for link in catalog.links.values() if link.id not in covered]
     rows += media_with_reach(others, catalog)
@@ -218,22 +231,111 @@ def links_without_reach(links: Iterable[Link]) -> list[Link]:
     return [link for link in links if link.reach is None]
 
 
+#: Catalog layers whose links form one kind on the page (the old PC cables tell one story).
+GROUPED_LAYERS = ("historical",)
+#: Names a reader knows the kinds by (a wires.toml kind, a grouped layer, or a catalog link's own id).
+KIND_NAMES = {
+    "board": "Baseboard NVLink", "nvlink-copper": "NVLink copper", "dac": "Passive copper (DAC)",
+    "acc": "Active copper (ACC)", "aoc": "Active optical (AOC)", "multimode": "Multimode optics",
+    "single-mode": "Single-mode optics", "coherent": "Coherent optics (ZR)", "historical": "Old PC cables",
+    "metrox": "MetroX (InfiniBand)", "wan-100g-wave": "WAN wavelength",
+}
+
+
+def kind_key(row: LinkReach, kinds: Mapping[str, str]) -> str:
+    """The kind a row belongs to: its ``wires.toml`` kind, its grouped layer, or else its own id.
+
+    >>> old = LinkReach("lpt", "LapLink", "historical", 5e-5, 15.0, "spec", "copper-cable", False, 5e-9)
+    >>> kind_key(old, {}), kind_key(old, {"lpt": "dac"})
+    ('historical', 'dac')
+    """
+    kind = kinds.get(row.id)
+    if kind is not None:
+        return kind
+    return row.layer if row.layer in GROUPED_LAYERS else row.id
+
+
+def kind_name(key: str, rows: Sequence[LinkReach] = ()) -> str:
+    """A kind's name for a reader: :data:`KIND_NAMES`, else the first member's name before any bracket.
+
+    >>> kind_name("single-mode"), kind_name("x", [LinkReach("x", "Thing (long)", "c", 1, 1, "spec", "f", False, 0)])
+    ('Single-mode optics', 'Thing')
+    """
+    if key in KIND_NAMES:
+        return KIND_NAMES[key]
+    return next((row.name.split(" (")[0] for row in rows if row.id == key), key)
+
+
+def fastest_rank(row: LinkReach) -> tuple:
+    """The order in which links compete for "fastest": the smallest key wins.
+
+    The highest rate; among equally fast links the fewer watts per port at one end (a link with no
+    power figure last); then the shorter reach (the link that only just reaches is the usual
+    choice); then the id. This is the order of
+    :func:`~interconnect.hardware.wires.media_reaching`, so the Reach page, its live chart and
+    ``interconnect reach`` all name the same link.
+    """
+    power = row.power_w_per_port
+    return (-row.rate_gbps, math.inf if power is None else power, row.reach_m, row.id)
+
+
+@expects(distance_m="m")
+def fastest_by_kind(rows: Sequence[LinkReach], distance_m: float,
+                    kinds: Mapping[str, str] | None = None) -> dict[str, LinkReach | None]:
+    """For each kind of link, the fastest member that reaches a distance (None where none does).
+
+    Parameters
+    ----------
+    rows : sequence of LinkReach
+        The page's rows (:func:`reach_rows`).
+    distance_m : float
+        Distance in m (or a length Quantity).
+    kinds : mapping of str to str, optional
+        The ``wires.toml`` kind of each row that is a medium there (``{medium id: kind}``); rows
+        without one are grouped by :func:`kind_key`.
+
+    Returns
+    -------
+    dict of str to LinkReach or None
+        Keyed by kind (:func:`kind_key`) in the rows' order. Among the members that reach, the
+        first by :func:`fastest_rank`: highest rate, then fewer watts per port (unknown last), then
+        the shorter reach, then the id.
+
+    Examples
+    --------
+    >>> ecp = LinkReach("ecp", "ECP", "historical", 2.5e-3, 10.0, "spec", "copper-cable", False, 5e-9)
+    >>> lpt = LinkReach("lpt", "LapLink", "historical", 5e-5, 15.0, "spec", "copper-cable", False, 5e-9)
+    >>> fastest_by_kind([ecp, lpt], 5.0)["historical"].id, fastest_by_kind([ecp, lpt], 11.0)["historical"].id
+    ('ecp', 'lpt')
+    >>> fastest_by_kind([ecp, lpt], 20.0)
+    {'historical': None}
+    """
+    kinds = kinds or {}
+    best: dict[str, LinkReach | None] = {}
+    for row in rows:
+        key = kind_key(row, kinds)
+        best.setdefault(key, None)
+        if row.reaches(distance_m) and (best[key] is None or fastest_rank(row) < fastest_rank(best[key])):
+            best[key] = row
+    return best
+
+
 @expects(distance_m="m")
 def fastest_reaching(media: Sequence[LinkReach], distance_m: float) -> LinkReach | None:
-    """Find the fastest link whose reach covers a distance.
+    """Find the fastest link whose reach covers a distance: the fastest of :func:`fastest_by_kind`.
 
     Parameters
     ----------
     media : sequence of LinkReach
-        Candidate links (from :func:`media_with_reach`).
+        Candidate links (from :func:`reach_rows` or :func:`media_with_reach`).
     distance_m : float
         Distance in m (or a length Quantity).
 
     Returns
     -------
     LinkReach or None
-        The highest ``rate_gbps`` among links that reach (the shorter reach breaks a tie: the link
-        that only just reaches is the usual choice), or None when nothing catalogued reaches.
+        The first by :func:`fastest_rank` among the links that reach (highest rate, then fewer
+        watts per port, then the shorter reach), or None when nothing catalogued reaches.
 
     Examples
     --------
@@ -244,8 +346,62 @@ def fastest_reaching(media: Sequence[LinkReach], distance_m: float) -> LinkReach
     >>> fastest_reaching([dac, fibre], 20_000) is None
     True
     """
-    reaching = [row for row in media if row.reaches(distance_m)]
-    return max(reaching, key=lambda row: (row.rate_gbps, -row.reach_m), default=None)
+    best = [row for row in fastest_by_kind(media, distance_m).values() if row is not None]
+    return min(best, key=fastest_rank, default=None)
+
+
+def option_of(row: LinkReach | None, wires: Any = None) -> Any:
+    """The (protocol, medium) pair a ``wires.toml`` row stands for: its medium at its fastest protocol.
+
+    Returns an :class:`~interconnect.hardware.wires.Option`, or None for a catalog link outside
+    ``wires.toml`` (or no row).
+
+    >>> rows = {row.id: row for row in reach_rows()}
+    >>> option_of(rows["sr8-800g"]).id, option_of(rows["metrox"]), option_of(None)
+    ('eth-800g@sr8-800g', None, None)
+    """
+    from interconnect.hardware.wires import Option, get_wires
+
+    data = wires or get_wires()
+    if row is None or row.id not in data.media:
+        return None
+    return Option(data.fastest_carried(row.id), data.media[row.id])
+
+
+@expects(distance_m="m")
+def long_haul_links(family: str, distance_m: float, wires: Any = None, catalog: Any = None) -> list[LinkReach]:
+    """The catalog's links outside ``wires.toml`` of one protocol family that reach a distance.
+
+    A protocol whose media all stop short may still be carried further by an appliance pair the
+    catalog lists as a link of its own: NVIDIA MetroX stretches InfiniBand to 40 km.
+
+    Parameters
+    ----------
+    family : str
+        A protocol family (``"InfiniBand"``, ``"Ethernet"``...).
+    distance_m : float
+        Distance in m (or a length Quantity).
+    wires, catalog : optional
+        The packaged ``wires.toml`` and catalog by default.
+
+    Returns
+    -------
+    list of LinkReach
+        Fastest first (:func:`fastest_rank`).
+
+    Examples
+    --------
+    >>> [row.id for row in long_haul_links("InfiniBand", 40_000)], long_haul_links("InfiniBand", 41_000)
+    (['metrox'], [])
+    """
+    from interconnect.catalog import get_catalog
+    from interconnect.hardware.wires import get_wires
+
+    data = wires or get_wires()
+    catalog = catalog or get_catalog()
+    covered = data.catalog_link_ids()
+    links = [link for link in catalog.links.values() if link.id not in covered and link.family == family]
+    return sorted((row for row in media_with_reach(links, catalog) if row.reaches(distance_m)), key=fastest_rank)
 
 
 @dataclass(frozen=True)
