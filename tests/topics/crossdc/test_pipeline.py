@@ -151,3 +151,51 @@ def test_latency_barely_matters_when_a_forward_pass_is_long():
     low, high = (evaluate_pipeline(doc_case(latency_s=t)).step_s for t in (0.004, 0.128))
     assert high / low < 1.1
     assert math.isclose(high - low, 2 * (0.128 - 0.004))
+
+
+# --- The command: python -m interconnect crossdc-pipeline ------------------------------------------------
+
+def _cli_json(capsys, argv):
+    import json
+
+    from interconnect.cli import main
+
+    code = main(["crossdc-pipeline", *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_cli_json_is_the_doc_case(capsys):
+    payload = _cli_json(capsys, ["--params", "70e9", "--hidden", "8192", "--seq-len", "4096", "--micro-batches", "32",
+                                 "--stages", "8", "--gpus-per-stage", "8", "--sites", "2",
+                                 "--wan-bandwidth", "100 Gbit/s", "--latency", "10 ms", "--mfu", "0.4"])
+    assert payload["schedule"].startswith("1F1B")
+    assert payload["message_per_micro_batch"] == {"value": pytest.approx(67.108864), "unit": "MB"}
+    assert payload["stage_time"]["unit"] == "ms" and round(payload["stage_time"]["value"], 1) == 67.9
+    assert payload["step_time"]["unit"] == "s" and round(payload["step_time"]["value"], 3) == 2.680
+    assert payload["bubble"] == {"value": pytest.approx(21.875), "unit": "%"}
+    assert payload["wan_bound"] is False and payload["extra_micro_batches_in_flight"] == 1
+    assert set(payload["alternatives"]) == {"dp", "diloco", "streaming-diloco"}
+    assert payload["alternatives"]["dp"]["vs_pipeline"] > 4  # the in-site all-reduce adds to the 4.46 of the doc
+    assert payload["sources"] == ["arxiv-crosspipe"]
+
+
+def test_cli_typed_stage_time(capsys):
+    payload = _cli_json(capsys, ["--stage-time", "327 ms", "--params", "405e9", "--hidden", "16384",
+                                 "--seq-len", "8192", "--stages", "16", "--wan-bandwidth", "4 GB/s"])
+    assert payload["stage_time"] == {"value": pytest.approx(327.0), "unit": "ms"}
+    assert payload["stage_time_from"] == "typed"
+    assert round(payload["forward_time"]["value"]) == 109
+
+
+@pytest.mark.parametrize("argv", [["--sites", "1"], ["--sites", "3"], ["--stages", "0"], ["--mfu", "40"],
+                                  ["--latency", "fast"], ["--wan-bandwidth", "0 Gbit/s"], ["--gpu", "nope"],
+                                  ["--params", "lots"], ["--precision", "fp4"], ["--stages", "x"]])
+def test_cli_bad_input_is_one_line_and_exit_2(capsys, argv):
+    from interconnect.cli import main
+
+    code = main(["crossdc-pipeline", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1, err
