@@ -199,3 +199,40 @@ def test_cli_bad_input_is_one_line_and_exit_2(capsys, argv):
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1, err
+
+
+# --- The page section -------------------------------------------------------------------------------------
+
+PAGE = "pages/6_Across_sites.py"
+PP_QUERY = {"pp": "1", "ppparams": "70B", "pphidden": "8192", "ppseq": "4096", "ppmb": "1", "ppm": "32",
+            "ppstages": "8", "ppgps": "8", "pplines": "1", "ppsites": "2", "ppprec": "bf16", "ppmfu": "40",
+            "ppstage": "0 ms", "ppbw": "100 Gbit/s", "pplat": "10 ms"}
+
+
+def test_section_is_closed_by_default():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE)
+    assert not at.exception
+    assert not any(m.label == "Against one site" for m in at.metric)
+    assert at.query_params.get("pp", "0") in ("0", "false")
+
+
+def test_every_pipeline_input_round_trips_through_the_link():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE, PP_QUERY)
+    assert not at.exception and not at.warning
+    assert {k: v for k, v in at.query_params.items() if k.startswith("pp")} == PP_QUERY
+    assert at.toggle(key="crossdc.pp").value
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Step"].startswith("2.68")  # docs/crossdc-pipeline.md (H100 from the catalog)
+    assert metrics["Bubble"] == "21.9%" and metrics["Against one site"] == "x1.012"
+
+
+def test_a_bad_split_warns_in_one_line():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE, {**PP_QUERY, "ppsites": "3"})
+    assert not at.exception
+    assert any("divide evenly" in w.value for w in at.warning)
