@@ -608,8 +608,10 @@ _TABLES = ("source", "gpu", "link", "node", "medium")
 #: models.toml: model presets for the parallelism pages; crossdc.toml: the Across sites page's published figures;
 #: wires.toml: protocols and the media that carry them (interconnect/hardware/wires.py);
 #: weight_sync.toml: published RL weight-sync measurements (the Across sites page's weight-sync section);
-#: fabric.toml: the Fabric page's switches, distance classes and published designs.
-NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml", "weight_sync.toml", "wires.toml", "fabric.toml"})
+#: fabric.toml: the Fabric page's switches, distance classes and published designs;
+#: crossdc_pipeline.toml: CrossPipe's published cases (the Across sites page's pipeline section).
+NON_CATALOG_FILES = frozenset({"models.toml", "crossdc.toml", "weight_sync.toml", "wires.toml", "fabric.toml",
+                               "crossdc_pipeline.toml"})
 
 
 def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:

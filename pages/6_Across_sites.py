@@ -11,6 +11,7 @@ from interconnect.inputs.cluster import CUSTOM_GPU_KEYS
 from interconnect.topics.crossdc.inputs import crossdc_specs
 from interconnect.topics.crossdc.page import explorer
 from interconnect.topics.crossdc.page_papers import limits_section, quoted_section, reported_section, table4_section
+from interconnect.topics.crossdc.page_pipeline import pipeline_section
 from interconnect.topics.crossdc.page_weight_sync import weight_sync_section
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.state import PageState
@@ -27,4 +28,5 @@ table4_section()
 quoted_section(catalog)
 limits_section(catalog)
 weight_sync_section(state)  # drawn only when asked for (link key ws)
+pipeline_section(state)  # drawn only when asked for (link key pp)
 footer()

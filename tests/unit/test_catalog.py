@@ -711,6 +711,9 @@ def test_every_source_is_cited_by_some_entry():
     from interconnect.topics.crossdc.data import load_weight_sync_data
 
     cited |= {source for row in load_weight_sync_data() for source in row.sources}  # weight-sync measurements
+    from interconnect.topics.crossdc.data import load_pipeline_cases
+
+    cited |= {source for row in load_pipeline_cases() for source in row.sources}  # CrossPipe's cases
     assert set(catalog.sources) - cited == set()
 
 

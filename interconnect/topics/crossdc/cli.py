@@ -103,6 +103,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_crossdc)
     register_weight_sync(commands)
+    register_pipeline(commands)
 
 
 #: The Across-sites page's link key of each typed flag: the command line accepts the page's range.
@@ -393,4 +394,125 @@ def run_weight_sync(args: argparse.Namespace) -> int:
     print(f"  {how}: {_duration(r.hiding.exposed_s)} lost per step, weights {r.hiding.staleness_steps} step(s) old, "
           f"generating {r.hiding.generation_share:.1%} of the time; the sync {hidden} "
           f"{_duration(s.generation_s)} of generation")
+    return 0
+
+
+# --- crossdc-pipeline: the model's stages split across sites ----------------------------------------------
+
+PIPELINE_PRECISIONS = {"bf16": 2.0, "fp8": 1.0, "fp32": 4.0}
+PIPELINE_COMPARED = ("dp", "diloco", "streaming-diloco")
+
+
+def register_pipeline(commands: Any) -> None:
+    """The ``crossdc-pipeline`` sub-command (registered with ``crossdc`` by :func:`register`)."""
+    parser = commands.add_parser("crossdc-pipeline", help="a pipeline across sites: activations over the WAN per "
+                                 "micro-batch, the 1F1B step, against data parallel and DiLoCo on the same WAN")
+    parser.add_argument("--params", default="70e9", help="model parameters: 70e9, 405B (default 70e9)")
+    parser.add_argument("--hidden", type=_int, default=8192, help="hidden size d (default 8192)")
+    parser.add_argument("--seq-len", type=_int, default=4096, help="tokens per sequence (default 4096)")
+    parser.add_argument("--micro-batch", type=_int, default=1, help="sequences per micro-batch (default 1)")
+    parser.add_argument("--micro-batches", type=_int, default=32, help="micro-batches per step per pipeline, m "
+                        "(default 32)")
+    parser.add_argument("--stages", type=_int, default=8, help="pipeline stages p, split evenly over the sites "
+                        "(default 8)")
+    parser.add_argument("--gpus-per-stage", type=_int, default=8, help="GPUs per stage (tensor parallel) (default 8)")
+    parser.add_argument("--pipelines", type=_int, default=1, help="data-parallel copies of the pipeline; their cuts "
+                        "share the WAN (default 1)")
+    parser.add_argument("--sites", type=_int, default=2, help="sites (default 2)")
+    parser.add_argument("--precision", choices=tuple(PIPELINE_PRECISIONS), default="bf16",
+                        help="precision of the activations sent (default bf16)")
+    parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id, for the derived stage time (default "
+                        "h100-sxm)")
+    parser.add_argument("--mfu", type=_float, default=DEFAULT_MFU, help=f"model FLOP utilisation (default "
+                        f"{DEFAULT_MFU})")
+    parser.add_argument("--stage-time", help="typed forward + backward of one micro-batch on one stage (default: "
+                        "6 x params x tokens / (stages x GPUs x FLOP/s x MFU))")
+    parser.add_argument("--wan-bandwidth", default=DEFAULT_SYNC_WAN, help=f"per site, each direction (default "
+                        f"{DEFAULT_SYNC_WAN})")
+    parser.add_argument("--latency", default="10 ms", help="one-way latency between sites (default 10 ms)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run_pipeline)
+
+
+def _pipeline_scenario(args: argparse.Namespace):
+    from interconnect.topics.crossdc.model.pipeline import PipelineScenario
+
+    try:
+        params = parse_params(args.params)
+    except CrossDCError as exc:
+        raise CliError(f"--params: {exc}") from exc
+    for flag, value, high in (("--hidden", args.hidden, 1 << 20), ("--seq-len", args.seq_len, 1 << 24),
+                              ("--micro-batch", args.micro_batch, 1 << 20), ("--micro-batches", args.micro_batches,
+                                                                             1 << 20),
+                              ("--stages", args.stages, 100_000), ("--gpus-per-stage", args.gpus_per_stage, 1 << 20),
+                              ("--pipelines", args.pipelines, 1 << 20), ("--sites", args.sites, 10_000)):
+        if not 1 <= value <= high:
+            raise CliError(f"{flag}: must lie between 1 and {high}, got {value}")
+    if args.sites < 2:
+        raise CliError(f"--sites: a pipeline across sites needs at least 2, got {args.sites}")
+    if not 0 < args.mfu <= 1:
+        hint = " (a fraction: 0.4, not 40)" if 1 < args.mfu <= 100 else ""
+        raise CliError(f"--mfu: must lie in (0, 1]{hint}, got {args.mfu:g}")
+    try:
+        gpu = get_catalog().gpu(args.gpu)
+    except UnknownIdError as exc:
+        raise CliError(f"--gpu: {exc}") from exc
+    stage = _quantity("--stage-time", args.stage_time, "time", "s") if args.stage_time else 0.0
+    wan = _quantity("--wan-bandwidth", args.wan_bandwidth, "bandwidth", "B/s")
+    latency = _quantity("--latency", args.latency, "time", "s", allow_zero=True)
+    peak = float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude)
+    try:
+        return PipelineScenario(params, args.hidden, seq_len=args.seq_len, micro_batch=args.micro_batch,
+                                micro_batches=args.micro_batches, stages=args.stages,
+                                gpus_per_stage=args.gpus_per_stage, pipelines=args.pipelines, sites=args.sites,
+                                bytes_per_value=PIPELINE_PRECISIONS[args.precision], wan_bytes_per_s=wan,
+                                latency_s=latency, peak_flops_per_s=peak, mfu=args.mfu, stage_s=stage), gpu
+    except CrossDCError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def run_pipeline(args: argparse.Namespace) -> int:
+    from interconnect.topics.crossdc.model.pipeline import SCHEDULE, compare
+
+    s, gpu = _pipeline_scenario(args)
+    algbw = site_allreduce_algbw(gpu.id, max(1, s.gpus // s.sites))
+    r, alternatives = compare(s, PIPELINE_COMPARED, algbw)
+    names = get_crossdc_data().methods
+    how = "typed" if s.stage_s > 0 else (f"derived: 6 x {s.params:.3g} params x {s.micro_batch * s.seq_len} tokens / "
+                                         f"({s.stages} stages x {s.gpus_per_stage} x {gpu.name} at "
+                                         f"{gpu.bf16_dense.text()} x MFU {s.mfu:g})")
+    if args.json:
+        print_json({
+            "schedule": SCHEDULE, "params": s.params, "hidden": s.hidden, "seq_len": s.seq_len,
+            "micro_batch": s.micro_batch, "micro_batches": s.micro_batches, "stages": s.stages,
+            "gpus_per_stage": s.gpus_per_stage, "pipelines": s.pipelines, "sites": s.sites, "gpus": s.gpus,
+            "precision": args.precision, "gpu": gpu.id,
+            "wan_bandwidth": _q(s.wan_bytes_per_s, "Gbit/s", "B/s"), "latency": _q(s.latency_s, "ms", "s"),
+            "stage_time": _q(r.stage_s, "ms", "s"), "stage_time_from": how,
+            "forward_time": _q(r.forward_s, "ms", "s"),
+            "message_per_micro_batch": _q(r.message_bytes, "MB", "B"),
+            "transfer_time": _q(r.transfer_s, "ms", "s"),
+            "wan_bound": r.wan_bound,
+            "bubble": _percent(r.bubble_fraction),
+            "step_time": _q(r.step_s, "s", "s"),
+            "one_site_step_time": _q(r.one_site_step_s, "s", "s"),
+            "slowdown_vs_one_site": round(r.slowdown, 6),
+            "extra_micro_batches_in_flight": r.in_flight_extra,
+            "wan_bytes_per_step": _q(r.wan_bytes_per_step, "GB", "B"),
+            "alternatives": {a.id: {"name": names[a.id].name, "step_time": _q(a.step_s, "s", "s"),
+                                    "vs_pipeline": round(a.vs_pipeline, 6) if math.isfinite(a.vs_pipeline) else None}
+                             for a in alternatives},
+            "sources": ["arxiv-crosspipe"],
+        })
+        return 0
+    print(f"Pipeline across {s.sites} sites: {s.params:.3g} parameters, {s.stages} stages x {s.gpus_per_stage} GPUs"
+          f" x {s.pipelines} pipeline(s), {s.micro_batches} micro-batches of {s.micro_batch} x {s.seq_len} tokens; "
+          f"{SCHEDULE}")
+    print(f"  stage {_duration(r.stage_s)} per micro-batch ({how}); message {_gb(r.message_bytes)} per micro-batch "
+          f"each way, {_duration(r.transfer_s)} on the WAN "
+          f"({'the WAN sets the pace' if r.wan_bound else 'hidden behind compute'})")
+    print(f"  step {_duration(r.step_s)} (one site {_duration(r.one_site_step_s)}, x{r.slowdown:.3f}); bubble "
+          f"{r.bubble_fraction:.1%}; {r.in_flight_extra} extra micro-batch(es) in flight to hide the round trip")
+    for a in alternatives:
+        print(f"  {names[a.id].name}: {_duration(a.step_s)} per step, x{a.vs_pipeline:.2f} the pipeline's")
     return 0

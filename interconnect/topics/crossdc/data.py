@@ -20,6 +20,7 @@ from interconnect.datafiles.tables import DataFile, packaged_data_file
 __all__ = [
     "CONFIDENCES",
     "METHODS",
+    "PIPELINE_QUANTITIES",
     "TOPOLOGIES",
     "ComputeRule",
     "CrossDCData",
@@ -29,6 +30,8 @@ __all__ = [
     "Limit",
     "MethodDefaults",
     "NetworkClass",
+    "PipelineCase",
+    "PipelineDataError",
     "Quoted",
     "Reported",
     "SparseEncoding",
@@ -38,8 +41,10 @@ __all__ = [
     "WeightSyncDataError",
     "WeightSyncMeasurement",
     "get_crossdc_data",
+    "get_pipeline_cases",
     "get_weight_sync_data",
     "load_crossdc_data",
+    "load_pipeline_cases",
     "load_weight_sync_data",
 ]
 
@@ -558,3 +563,88 @@ def load_weight_sync_data(path: str | Path | None = None,
 def get_weight_sync_data() -> tuple[WeightSyncMeasurement, ...]:
     """Return the packaged ``weight_sync.toml``, read once per process."""
     return load_weight_sync_data()
+
+
+# --- crossdc_pipeline.toml: CrossPipe's published cases for a pipeline across sites ---------------------
+
+_PIPELINE_FILE = "crossdc_pipeline.toml"
+#: What a case states: a message size (B) or a ratio (see the file's header).
+PIPELINE_QUANTITIES = ("message_bytes", "transfer_over_forward", "latency_over_forward", "latency_step_ratio",
+                       "speedup_vs_dp", "slowdown_vs_one_site", "schedule_gain", "relaxed_gain")
+
+
+class PipelineDataError(CrossDCDataError):
+    """``crossdc_pipeline.toml`` is inconsistent; the message names the file, the case and the key."""
+
+
+class _PipelineFile(DataFile):
+    error = PipelineDataError
+
+
+@dataclass(frozen=True)
+class PipelineCase:
+    """One published CrossPipe figure with the inputs it rests on, each marked stated or inferred.
+
+    ``inputs`` are plain numbers whose names carry their unit; ``pending`` says why the model is not
+    compared.
+    """
+
+    id: str
+    sources: tuple[str, ...]
+    where: str
+    quantity: str
+    published: float
+    system: str
+    inputs: Mapping[str, float]
+    how: Mapping[str, str]
+    pending: str = ""
+    note: str = ""
+
+    @property
+    def compared(self) -> bool:
+        """Whether the tests hold the model to this case."""
+        return not self.pending
+
+
+def load_pipeline_cases(path: str | Path | None = None,
+                        source_ids: frozenset[str] | None = None) -> tuple[PipelineCase, ...]:
+    """Read and check ``crossdc_pipeline.toml``: every input numeric, finite and marked stated or inferred.
+
+    >>> cases = load_pipeline_cases()
+    >>> sum(c.compared for c in cases) >= 4
+    True
+    """
+    import math
+
+    if source_ids is None:
+        source_ids = get_catalog().sources
+    toml = _PipelineFile(path or packaged_data_file(_PIPELINE_FILE), source_ids)
+    toml.only_tables(("case",))
+    rows: list[PipelineCase] = []
+    for raw in toml.rows("case"):
+        where = f"{toml.name}: case '{raw.get('id', '?')}'"
+        r = toml.table(where, raw, {"id": str, "quantity": str, "published": float, "system": str, "inputs": dict,
+                                    "how": dict, **_S}, {"pending": str, "note": str})
+        quantity = r.choice("quantity", PIPELINE_QUANTITIES)
+        inputs, how = raw["inputs"], raw["how"]
+        if set(inputs) != set(how):
+            r.fail(f"every input needs its 'how' and no more: {sorted(set(inputs) ^ set(how))}")
+        for key, value in inputs.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0:
+                r.fail(f"input '{key}' must be a finite number >= 0")
+            if how[key] not in HOW:
+                r.fail(f"how '{key}' must be one of {', '.join(HOW)}")
+        rows.append(PipelineCase(raw["id"], r.sources(), raw["where"], quantity, r.positive("published"),
+                                 raw["system"], {k: float(v) for k, v in inputs.items()}, dict(how),
+                                 raw.get("pending", ""), raw.get("note", "")))
+    ids = [row.id for row in rows]
+    if len(set(ids)) != len(ids):
+        toml.fail("case ids must be unique")
+    return tuple(rows)
+
+
+@functools.cache
+def get_pipeline_cases() -> tuple[PipelineCase, ...]:
+    """Return the packaged ``crossdc_pipeline.toml``, read once per process."""
+    return load_pipeline_cases()

@@ -76,6 +76,7 @@ def crossdc_specs() -> list:
         QuantityParam("rtt", "20 ms", "Round-trip time", dimension="time", minimum="1 us", maximum="10 s"),
         view_spec(CROSSDC_VIEWS),
         *weight_sync_specs(),
+        *pipeline_specs(),
     ]
 
 
@@ -133,6 +134,58 @@ def weight_sync_scenario(values: dict, gpu: str):
         staging_bytes_per_s=values["wsstage"] * 1e9 if values["wsstage"] > 0 else math.inf,
         generation_s=si(values["wsgen"], "time", "s"), background=not values["wspause"],
         swap_s=si(values["wsswap"], "time", "s"))
+
+
+#: The pipeline section's link keys (all start with ``pp``, so none clashes with the explorer's or ``ws``).
+PIPELINE_KEYS = ("pp", "ppparams", "pphidden", "ppseq", "ppmb", "ppm", "ppstages", "ppgps", "pplines", "ppsites",
+                 "ppprec", "ppmfu", "ppstage", "ppbw", "pplat")
+#: Bytes per activation value the pipeline section offers.
+PIPELINE_PRECISIONS = {"bf16": 2.0, "fp8": 1.0, "fp32": 4.0}
+
+
+def pipeline_specs() -> list:
+    """The pipeline-across-sites section's parameters. ``pp`` says whether the section is open; ``ppstage`` 0 ms
+    derives the stage time from the model size and the page's GPU."""
+    return [
+        BoolParam("pp", False, "Show the pipeline across sites"),
+        CountParam("ppparams", "70e9", "Pipeline: model parameters", low=1e6, high=1e13),
+        IntParam("pphidden", 8192, "Pipeline: hidden size", minimum=1, maximum=1 << 20),
+        IntParam("ppseq", 4096, "Pipeline: tokens per sequence", minimum=1, maximum=1 << 24),
+        IntParam("ppmb", 1, "Pipeline: sequences per micro-batch", minimum=1, maximum=1 << 20),
+        IntParam("ppm", 32, "Pipeline: micro-batches per step", minimum=1, maximum=1 << 20),
+        IntParam("ppstages", 8, "Pipeline: stages", minimum=1, maximum=100_000),
+        IntParam("ppgps", 8, "Pipeline: GPUs per stage", minimum=1, maximum=1 << 20),
+        IntParam("pplines", 1, "Pipeline: pipelines sharing the WAN", minimum=1, maximum=1 << 20),
+        IntParam("ppsites", 2, "Pipeline: sites", minimum=2, maximum=10_000),
+        ChoiceParam("ppprec", "bf16", "Pipeline: activation precision", choices=tuple(PIPELINE_PRECISIONS)),
+        FloatParam("ppmfu", 40.0, "Pipeline: MFU (%)", minimum=1.0, maximum=100.0),
+        QuantityParam("ppstage", "0 ms", "Pipeline: stage time (0 = derived)", dimension="time", minimum="0 s",
+                      maximum="1 h", allow_zero=True),
+        QuantityParam("ppbw", "100 Gbit/s", "Pipeline: WAN bandwidth", dimension="bandwidth", minimum="1 kbit/s",
+                      maximum="1000 Tbit/s"),
+        QuantityParam("pplat", "10 ms", "Pipeline: one-way latency", dimension="time", minimum="0 s", maximum="10 s",
+                      allow_zero=True),
+    ]
+
+
+def pipeline_scenario(values: dict, gpu: str):
+    """The section's link values as a :class:`~interconnect.topics.crossdc.model.pipeline.PipelineScenario`,
+    with the peak FLOP/s of ``gpu`` from the catalog."""
+    from interconnect.catalog import get_catalog
+    from interconnect.topics.crossdc.model import parse_count
+    from interconnect.topics.crossdc.model.pipeline import PipelineScenario
+    from interconnect.units import parse_quantity
+
+    def si(text: str, dimension: str, unit: str) -> float:
+        return float(parse_quantity(text, dimension, allow_zero=True).quantity.to(unit).magnitude)
+
+    peak = float(get_catalog().gpu(gpu).bf16_dense.quantity.to("FLOP/s").magnitude)
+    return PipelineScenario(
+        parse_count(values["ppparams"]), values["pphidden"], seq_len=values["ppseq"], micro_batch=values["ppmb"],
+        micro_batches=values["ppm"], stages=values["ppstages"], gpus_per_stage=values["ppgps"],
+        pipelines=values["pplines"], sites=values["ppsites"], bytes_per_value=PIPELINE_PRECISIONS[values["ppprec"]],
+        wan_bytes_per_s=si(values["ppbw"], "bandwidth", "B/s"), latency_s=si(values["pplat"], "time", "s"),
+        peak_flops_per_s=peak, mfu=values["ppmfu"] / 100, stage_s=si(values["ppstage"], "time", "s"))
 
 
 def crossdc_inputs(values: dict):

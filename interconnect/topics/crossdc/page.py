@@ -17,7 +17,7 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.topics.crossdc.figures import bytes_figure, required_bandwidth_figure, utilization_figure
-from interconnect.topics.crossdc.inputs import CROSSDC_VIEWS, WEIGHT_SYNC_KEYS, crossdc_inputs
+from interconnect.topics.crossdc.inputs import CROSSDC_VIEWS, PIPELINE_KEYS, WEIGHT_SYNC_KEYS, crossdc_inputs
 from interconnect.topics.crossdc.model import METHODS, TOPOLOGIES, get_crossdc_data
 from interconnect.topics.crossdc.page_live import live_bandwidth, live_caption
 from interconnect.topics.crossdc.view import (
@@ -114,7 +114,8 @@ def explorer(state: PageState, catalog: Catalog) -> None:
         custom_gpu = st.container()
         more = lazy_expander(state, MORE_LABEL, key=MORE_KEY,
                              keys=[spec.key for spec in state.specs
-                                   if spec.key not in MAIN_KEYS and spec.key not in WEIGHT_SYNC_KEYS])
+                                   if spec.key not in MAIN_KEYS and spec.key not in WEIGHT_SYNC_KEYS
+                                   and spec.key not in PIPELINE_KEYS])
         if more is not None:
             with more:
                 more_controls(state)

@@ -46,8 +46,9 @@ def test_every_parameter_from_the_link():
              "mfu": "35", "bw": "40 Gbit/s", "rtt": "5 ms"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
-    # The weight-sync section's keys (ws...) are tested in test_weight_sync.py.
-    assert {k: v for k, v in at.query_params.items() if not k.startswith("ws")} == query
+    # The weight-sync section's keys (ws...) are tested in test_weight_sync.py, the pipeline's (pp...) in
+    # test_pipeline.py.
+    assert {k: v for k, v in at.query_params.items() if not k.startswith(("ws", "pp"))} == query
     assert at.selectbox(key="crossdc.topo").value == "ring"
     assert at.number_input(key="crossdc.frag").value == 4
     view = expected_view(query)

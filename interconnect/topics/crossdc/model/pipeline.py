@@ -1,0 +1,317 @@
+r"""A pipeline across sites: the model's layers split over S sites, activations crossing the WAN.
+
+Instead of each site holding a whole replica (data parallel, DiLoCo), the pipeline's stages are spread
+over the sites: the first :math:`p/S` stages in site 1, the next in site 2, and so on. Only the
+:math:`S-1` cuts between sites cross the WAN, and what crosses is small and frequent: each micro-batch's
+activations going forward and their gradients coming back (CrossPipe, ``arxiv-crosspipe``, §2 and §3).
+
+1. **Message** (:func:`message_bytes`): one micro-batch's activations at a cut, for every pipeline
+   (data-parallel replica of the pipeline) whose cut shares the link:
+
+   .. math:: M = b \, s \, d \, v \, n_\text{DP}
+
+   with micro-batch :math:`b` sequences of :math:`s` tokens, hidden size :math:`d`, :math:`v` bytes per
+   value (2 for bf16) and :math:`n_\text{DP}` pipelines. The gradients coming back are the same size, on
+   the link's other direction. CrossPipe §3 counts the same volume: :math:`b\,s\,d\,n_\text{DP}\cdot 2`
+   bytes (1 GB for its 70B-class model at :math:`n_\text{DP}=16`).
+
+2. **Compute per micro-batch per stage** (:func:`stage_time_s`): forward and backward of one micro-batch
+   on one stage of :math:`g` GPUs,
+
+   .. math:: t_\text{mb} = \frac{6\,N\,b\,s}{p \, g \, F \, \mathrm{MFU}}, \qquad t_F = t_\text{mb}/3
+
+   (6 FLOPs per parameter per token, Kaplan et al. §2.1; the backward pass is twice the forward).
+
+3. **Step** (:func:`pipeline_step_s`), for a **1F1B** schedule (one forward, one backward; PipeDream-flush,
+   as Megatron-LM runs it) with :math:`p` stages and :math:`m` micro-batches per pipeline:
+
+   .. math::
+      \tau = \max(t_\text{mb},\ M/B), \qquad
+      t_\text{step} = m\,\tau + (p-1)\,t_\text{mb} + 2(S-1)\,(\alpha + M/B)
+
+   :math:`\tau` is the steady-state period: a stage finishes a micro-batch every :math:`t_\text{mb}`
+   unless the WAN, carrying one message per micro-batch in each direction, is slower. The bubble is
+   :math:`(p-1)/m` of the ideal compute (the fill and the drain), and the first forward and the last
+   backward each cross the :math:`S-1` cuts once, paying latency :math:`\alpha` (one way) and the
+   transfer :math:`M/B` each time.
+
+   **What this assumes** (and CrossPipe shows is not free): the steady state keeps enough micro-batches
+   in flight before each cut to cover its round trip, so the WAN's latency is paid only in the fill and
+   the drain. A static 1F1B does not: CrossPipe §3 finds its critical path crosses the sites once per
+   micro-batch, so latency is paid :math:`O(m)` times; its solver and greedy schedules (and, with memory to
+   spare, more micro-batches in flight) recover most of it. :func:`in_flight_extra` gives how many extra
+   micro-batches of activations the stage before a cut must hold for this, the memory price.
+
+4. **Against data parallel and DiLoCo on the same WAN** (:func:`compare`): the same GPUs as :math:`S`
+   replicas, each processing its share of the same global batch without a bubble (generous to data
+   parallel), plus the gradient all-reduce over the WAN per step from
+   :mod:`~interconnect.topics.crossdc.model.timing`; DiLoCo-style methods at their papers' settings, as
+   the page computes them.
+
+Units are in the names: ``_bytes``, ``_bytes_per_s``, ``_s``. No file is read here and nothing is drawn;
+CrossPipe's published cases are in ``interconnect/data/crossdc_pipeline.toml``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from interconnect.topics.crossdc.model.methods import CrossDCInputError, make_method
+from interconnect.units import expects
+
+__all__ = [
+    "SCHEDULE",
+    "Alternative",
+    "PipelineResult",
+    "PipelineScenario",
+    "bubble_fraction",
+    "compare",
+    "evaluate_pipeline",
+    "in_flight_extra",
+    "message_bytes",
+    "pipeline_step_s",
+    "stage_time_s",
+]
+
+#: The schedule this model times.
+SCHEDULE = "1F1B (one forward, one backward; latency hidden in the steady state)"
+
+
+def _positive(name: str, value: object, low: float = 0.0, strict: bool = True) -> np.ndarray:
+    a = np.asarray(value, dtype=float)
+    bad = ~np.isfinite(a) | ((a <= low) if strict else (a < low))
+    if np.any(bad):
+        raise CrossDCInputError(f"{name} must be {'>' if strict else '>='} {low:g}, got {value}")
+    return a
+
+
+@expects(bytes_per_value="B")
+def message_bytes(micro_batch, seq_len, hidden, bytes_per_value=2.0, pipelines=1):
+    r"""Bytes one cut carries per micro-batch in one direction: :math:`b\,s\,d\,v\,n_\text{DP}`.
+
+    >>> f"{float(message_bytes(1, 4096, 8192, 2, 16)) / 1e9:.2f} GB"  # CrossPipe §3: "1 GB"
+    '1.07 GB'
+    """
+    b, s = _positive("micro-batch", micro_batch), _positive("sequence length", seq_len)
+    d, v = _positive("hidden size", hidden), _positive("bytes per value", bytes_per_value)
+    return b * s * d * v * _positive("pipelines", pipelines)
+
+
+@expects(peak_flops_per_s="FLOP/s")
+def stage_time_s(params, micro_batch, seq_len, stages, gpus_per_stage, peak_flops_per_s, mfu,
+                 flops_per_param_per_token=6.0):
+    r"""Forward and backward of one micro-batch on one stage: :math:`6\,N\,b\,s / (p\,g\,F\,\mathrm{MFU})`.
+
+    >>> f"{float(stage_time_s(70e9, 1, 4096, 8, 8, 989.4e12, 0.4)):.3f} s"
+    '0.068 s'
+    """
+    n = _positive("parameters", params)
+    tokens = _positive("micro-batch", micro_batch) * _positive("sequence length", seq_len)
+    p, g = _positive("stages", stages), _positive("GPUs per stage", gpus_per_stage)
+    f, u = _positive("peak FLOP/s", peak_flops_per_s), _positive("MFU", mfu)
+    if np.any(u > 1):
+        raise CrossDCInputError(f"MFU must lie in (0, 1], got {mfu}")
+    return flops_per_param_per_token * n * tokens / (p * g * f * u)
+
+
+def bubble_fraction(stages, micro_batches):
+    r"""1F1B's bubble as a share of the ideal compute: :math:`(p-1)/m`.
+
+    >>> float(bubble_fraction(8, 32))
+    0.21875
+    """
+    p, m = _positive("stages", stages, 1, strict=False), _positive("micro-batches", micro_batches, 1, strict=False)
+    return (p - 1) / m
+
+
+@expects(stage_s="s", message_bytes="B", wan_bytes_per_s="B/s", latency_s="s")
+def pipeline_step_s(stage_s, stages, micro_batches, sites, message_bytes, wan_bytes_per_s, latency_s):
+    r"""One 1F1B step with :math:`S-1` cuts on the WAN:
+    :math:`m\,\max(t_\text{mb}, M/B) + (p-1)\,t_\text{mb} + 2(S-1)(\alpha + M/B)`.
+
+    One site (no cut) is the plain 1F1B step :math:`(m+p-1)\,t_\text{mb}`.
+
+    >>> float(pipeline_step_s(1.0, 4, 8, 1, 1e9, 1e9, 0.05))
+    11.0
+    >>> round(float(pipeline_step_s(1.0, 4, 8, 2, 1e9, 1e9, 0.05)), 6)  # + 2 x (50 ms + 1 s)
+    13.1
+    >>> float(pipeline_step_s(1.0, 4, 8, 2, 4e9, 1e9, 0.0))  # the WAN sets the pace: 4 s per micro-batch
+    43.0
+    """
+    t = _positive("stage time", stage_s)
+    p = _positive("stages", stages, 1, strict=False)
+    m = _positive("micro-batches", micro_batches, 1, strict=False)
+    s = _positive("sites", sites, 1, strict=False)
+    if np.any(s > p):
+        raise CrossDCInputError("each site needs at least one stage: stages must be >= sites")
+    wire = _positive("message", message_bytes, strict=False) / _positive("WAN bandwidth", wan_bytes_per_s)
+    lat = _positive("latency", latency_s, strict=False)
+    cuts = s - 1
+    wire = np.where(cuts > 0, wire, 0.0)
+    return m * np.maximum(t, wire) + (p - 1) * t + 2 * cuts * (lat + wire)
+
+
+@expects(stage_s="s", message_bytes="B", wan_bytes_per_s="B/s", latency_s="s")
+def in_flight_extra(stage_s, message_bytes, wan_bytes_per_s, latency_s):
+    r"""Extra micro-batches the stage before a cut keeps in flight to hide the cut's round trip:
+    :math:`\lceil 2(\alpha + M/B) / t_\text{mb} \rceil`.
+
+    >>> int(in_flight_extra(0.327, 0.27e9, 4e9, 0.128))  # a 405B-like stage at 4 GB/s and 128 ms
+    2
+    """
+    t = _positive("stage time", stage_s)
+    return np.ceil(2 * (_positive("latency", latency_s, strict=False)
+                        + _positive("message", message_bytes, strict=False) / _positive("WAN bandwidth",
+                                                                                        wan_bytes_per_s)) / t)
+
+
+@dataclass(frozen=True)
+class PipelineScenario:
+    """One pipeline across sites, in plain numbers with units in their names.
+
+    The global batch is ``pipelines`` x ``micro_batches`` x ``micro_batch`` sequences of ``seq_len``
+    tokens; the GPUs are ``pipelines`` x ``stages`` x ``gpus_per_stage``, spread evenly over ``sites``.
+    ``stage_s`` (if > 0) is the typed compute per micro-batch per stage (forward and backward); 0 derives
+    it from the model size, ``peak_flops_per_s`` and ``mfu``. ``latency_s`` is one way; the data-parallel
+    comparison uses twice it as the round trip.
+    """
+
+    params: float
+    hidden: int
+    seq_len: int = 4096
+    micro_batch: int = 1
+    micro_batches: int = 32
+    stages: int = 8
+    gpus_per_stage: int = 8
+    pipelines: int = 1
+    sites: int = 2
+    bytes_per_value: float = 2.0
+    wan_bytes_per_s: float = 12.5e9
+    latency_s: float = 0.01
+    peak_flops_per_s: float = 989.4e12
+    mfu: float = 0.4
+    stage_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name, value, low in (("parameters", self.params, 1.0), ("hidden size", self.hidden, 1),
+                                 ("sequence length", self.seq_len, 1), ("micro-batch", self.micro_batch, 1),
+                                 ("micro-batches", self.micro_batches, 1), ("stages", self.stages, 1),
+                                 ("GPUs per stage", self.gpus_per_stage, 1), ("pipelines", self.pipelines, 1),
+                                 ("sites", self.sites, 1)):
+            if not (math.isfinite(value) and value >= low):
+                raise CrossDCInputError(f"{name} must be at least {low:g}, got {value}")
+        if self.sites > self.stages:
+            raise CrossDCInputError(f"each site needs at least one stage: {self.stages} stages for {self.sites} "
+                                    "sites")
+        if self.stages % self.sites:
+            raise CrossDCInputError(f"the stages ({self.stages}) must divide evenly over the sites ({self.sites})")
+        for name, value in (("WAN bandwidth", self.wan_bytes_per_s), ("peak FLOP/s", self.peak_flops_per_s),
+                            ("bytes per value", self.bytes_per_value)):
+            if not (math.isfinite(value) and value > 0):
+                raise CrossDCInputError(f"{name} must be positive, got {value}")
+        if not (math.isfinite(self.latency_s) and self.latency_s >= 0):
+            raise CrossDCInputError(f"latency must be zero or positive, got {self.latency_s}")
+        if not (math.isfinite(self.stage_s) and self.stage_s >= 0):
+            raise CrossDCInputError(f"the typed stage time must be zero or positive, got {self.stage_s}")
+        if not 0 < self.mfu <= 1:
+            raise CrossDCInputError(f"MFU must lie in (0, 1], got {self.mfu}")
+
+    @property
+    def gpus(self) -> int:
+        """All GPUs of all sites."""
+        return self.pipelines * self.stages * self.gpus_per_stage
+
+    @property
+    def tokens_per_step(self) -> float:
+        """Tokens of the global batch."""
+        return float(self.pipelines * self.micro_batches * self.micro_batch * self.seq_len)
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """A pipeline scenario's message, times and step, and the step with every stage in one site."""
+
+    scenario: PipelineScenario
+    stage_s: float  #: forward and backward of one micro-batch on one stage
+    forward_s: float  #: the forward third of it (CrossPipe's T_F)
+    message_bytes: float  #: per micro-batch, per cut, each direction
+    transfer_s: float  #: message / WAN bandwidth
+    bubble_fraction: float  #: (p - 1) / m
+    step_s: float
+    one_site_step_s: float  #: the same schedule with no WAN cut
+    wan_bound: bool  #: whether the WAN, not compute, sets the steady-state pace
+    in_flight_extra: int  #: micro-batches held before a cut to hide its round trip
+    wan_bytes_per_step: float  #: both directions of one cut, per step
+
+    @property
+    def slowdown(self) -> float:
+        """Step across sites over the step in one site."""
+        return self.step_s / self.one_site_step_s
+
+
+def evaluate_pipeline(s: PipelineScenario) -> PipelineResult:
+    """Everything about one pipeline scenario.
+
+    >>> r = evaluate_pipeline(PipelineScenario(70e9, 8192, stages=8, micro_batches=32, stage_s=0.3,
+    ...                                        wan_bytes_per_s=12.5e9, latency_s=0.01))
+    >>> f"{r.message_bytes / 1e6:.0f} MB, {r.step_s:.2f} s, {r.slowdown:.3f} x one site"
+    '67 MB, 11.73 s, 1.003 x one site'
+    """
+    if s.stage_s > 0:
+        stage = s.stage_s
+    else:
+        stage = float(stage_time_s(s.params, s.micro_batch, s.seq_len, s.stages, s.gpus_per_stage,
+                                   s.peak_flops_per_s, s.mfu))
+    msg = float(message_bytes(s.micro_batch, s.seq_len, s.hidden, s.bytes_per_value, s.pipelines))
+    transfer = msg / s.wan_bytes_per_s if s.sites > 1 else 0.0
+    step = float(pipeline_step_s(stage, s.stages, s.micro_batches, s.sites, msg, s.wan_bytes_per_s, s.latency_s))
+    one = float(pipeline_step_s(stage, s.stages, s.micro_batches, 1, msg, s.wan_bytes_per_s, s.latency_s))
+    extra = int(in_flight_extra(stage, msg, s.wan_bytes_per_s, s.latency_s)) if s.sites > 1 else 0
+    return PipelineResult(s, stage, stage / 3, msg, transfer, float(bubble_fraction(s.stages, s.micro_batches)),
+                          step, one, transfer > stage, extra, 2 * msg * s.micro_batches if s.sites > 1 else 0.0)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One way of using the same GPUs and WAN, and its wall-clock per step of the same global batch."""
+
+    id: str  #: a method id of :data:`~interconnect.topics.crossdc.model.methods.METHODS`
+    step_s: float  #: wall-clock per step of the global batch
+    vs_pipeline: float  #: step over the pipeline's step (> 1: slower than the pipeline)
+
+
+@expects(site_algbw_bytes_per_s="B/s")
+def compare(s: PipelineScenario, methods: tuple[str, ...] = ("dp", "diloco", "streaming-diloco"),
+            site_algbw_bytes_per_s: float = math.inf) -> tuple[PipelineResult, tuple[Alternative, ...]]:
+    """The pipeline against the same GPUs as one replica per site, for each of ``methods``.
+
+    Each site then runs ``gpus / sites`` GPUs on its share of the global batch; its compute per step is the
+    global batch's FLOPs over all GPUs (no bubble, generous to the replicas). The exchange over the WAN
+    (the gradient every step for ``dp``, a pseudo-gradient every H steps for DiLoCo) is timed by
+    :func:`~interconnect.topics.crossdc.model.scenario.evaluate` with the round trip twice the one-way
+    latency; its wall-clock per step is the compute divided by its utilisation.
+
+    >>> r, alts = compare(PipelineScenario(70e9, 8192, stages=8, micro_batches=32, stage_s=0.3,
+    ...                                    wan_bytes_per_s=12.5e9, latency_s=0.01))
+    >>> {a.id: round(a.vs_pipeline, 2) for a in alts}
+    {'dp': 1.23, 'diloco': 0.82, 'streaming-diloco': 0.82}
+    """
+    from interconnect.topics.crossdc.model.scenario import Scenario, evaluate, method_scenarios
+
+    if s.sites < 2:
+        raise CrossDCInputError("the comparison needs at least two sites")
+    result = evaluate_pipeline(s)
+    ideal = s.micro_batches * result.stage_s  # m x t_mb: the global batch's FLOPs on all GPUs
+    gpus_per_site = max(1, s.gpus // s.sites)
+    base = Scenario(s.params, s.sites, ideal, s.wan_bytes_per_s, 2 * s.latency_s, make_method("dp"),
+                    gpus_per_site=gpus_per_site, site_algbw_bytes_per_s=site_algbw_bytes_per_s)
+    scenarios = method_scenarios(base)
+    out = []
+    for method_id in methods:
+        r = evaluate(scenarios[method_id])
+        wall = ideal / r.utilization if r.utilization > 0 else math.inf
+        out.append(Alternative(method_id, wall, wall / result.step_s))
+    return result, tuple(out)

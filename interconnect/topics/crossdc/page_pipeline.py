@@ -1,0 +1,115 @@
+"""The Across sites page's pipeline section: the model's stages split across sites, activations on the WAN.
+
+Drawn below the weight-sync section, behind its own toggle, and only while open (link key ``pp``); its
+inputs are declared in :mod:`interconnect.topics.crossdc.inputs` (keys starting ``pp``), its arithmetic is
+:mod:`interconnect.topics.crossdc.model.pipeline` and CrossPipe's published cases are
+``crossdc_pipeline.toml``. Nothing typed is rendered as HTML: text goes through :func:`escape_markdown` or a
+dataframe.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from interconnect.topics.crossdc.data import get_crossdc_data, get_pipeline_cases
+from interconnect.topics.crossdc.inputs import PIPELINE_KEYS, PIPELINE_PRECISIONS, pipeline_scenario
+from interconnect.topics.crossdc.model.pipeline import SCHEDULE, compare
+from interconnect.topics.crossdc.model.timing import site_allreduce_algbw
+from interconnect.ui.markdown import escape_markdown
+from interconnect.ui.more import KEEP_HIDDEN as _KEEP
+from interconnect.ui.state import PageState
+from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
+
+LABEL = "Pipeline across sites: split the layers, send the activations"
+COMPARED = ("dp", "diloco", "streaming-diloco")
+
+
+def _time(seconds: float) -> str:
+    return format_duration(Q_(seconds, "s")) if seconds > 0 else "0 s"
+
+
+@st.fragment
+def pipeline_section(state: PageState) -> None:
+    """The section's toggle; its widgets and results are drawn only while it is open."""
+    opened = st.toggle(LABEL, key=state.key("pp"),
+                       help="CrossPipe's alternative to a replica per site: only the cut between sites crosses the "
+                            "WAN, once per micro-batch each way.")
+    if not opened:
+        state.sync_url()
+        return
+    with st.container(border=True):
+        _controls(state)
+        state.sync_url()
+        values = state.values()
+        gpu = values.get("gpu_base", "h100-sxm") if values.get("gpu") == "custom" else values.get("gpu", "h100-sxm")
+        try:
+            scenario = pipeline_scenario(values, gpu)
+            algbw = site_allreduce_algbw(gpu, max(1, scenario.gpus // scenario.sites))
+            result, alternatives = compare(scenario, COMPARED, algbw)
+        except ValueError as exc:
+            st.warning(escape_markdown(str(exc)))
+            return
+        _results(result, alternatives)
+    _cases()
+
+
+def _controls(state: PageState) -> None:
+    c1, c2, c3, c4, c5 = st.columns(5)
+    c1.text_input("Model parameters", key=state.key("ppparams"), help="70e9, 405B", **_KEEP)
+    c2.number_input("Hidden size", min_value=1, max_value=1 << 20, step=1, key=state.key("pphidden"), **_KEEP)
+    c3.number_input("Tokens per sequence", min_value=1, max_value=1 << 24, step=1, key=state.key("ppseq"), **_KEEP)
+    c4.number_input("Sequences per micro-batch", min_value=1, max_value=1 << 20, step=1, key=state.key("ppmb"),
+                    **_KEEP)
+    c5.number_input("Micro-batches per step (m)", min_value=1, max_value=1 << 20, step=1, key=state.key("ppm"), **_KEEP)
+    r1, r2, r3, r4, r5 = st.columns(5)
+    r1.number_input("Stages (p)", min_value=1, max_value=100_000, step=1, key=state.key("ppstages"), **_KEEP,
+                    help="Split evenly over the sites.")
+    r2.number_input("GPUs per stage", min_value=1, max_value=1 << 20, step=1, key=state.key("ppgps"), **_KEEP)
+    r3.number_input("Pipelines sharing the WAN", min_value=1, max_value=1 << 20, step=1, key=state.key("pplines"),
+                    **_KEEP, help="Data-parallel copies of the pipeline; each one's cut crosses the same link.")
+    r4.number_input("Sites", min_value=2, max_value=10_000, step=1, key=state.key("ppsites"), **_KEEP)
+    r5.selectbox("Activations in", list(PIPELINE_PRECISIONS), key=state.key("ppprec"), **_KEEP)
+    w1, w2, w3, w4 = st.columns(4)
+    w1.text_input("WAN bandwidth", key=state.key("ppbw"), **_KEEP)
+    w2.text_input("One-way latency", key=state.key("pplat"), **_KEEP)
+    w3.number_input("MFU (%)", min_value=1.0, max_value=100.0, key=state.key("ppmfu"), **_KEEP)
+    w4.text_input("Stage time (0 = derived)", key=state.key("ppstage"), **_KEEP,
+                  help="Forward and backward of one micro-batch on one stage; 0 derives it from 6 x parameters x "
+                       "tokens over the stage's GPUs (the page's GPU) at this MFU.")
+
+
+def _results(r, alternatives) -> None:
+    s = r.scenario
+    row = st.container(horizontal=True)
+    row.metric("Step", _time(r.step_s), help=f"In one site: {_time(r.one_site_step_s)}.")
+    row.metric("Against one site", f"x{r.slowdown:.3f}")
+    row.metric("Message per micro-batch", format_quantity(Q_(r.message_bytes, "B")),
+               help=f"Each way; {_time(r.transfer_s)} on the WAN.")
+    row.metric("Stage time", _time(r.stage_s), help=f"Forward (CrossPipe's T_F): {_time(r.forward_s)}.")
+    row.metric("Bubble", f"{r.bubble_fraction:.1%}")
+    pace = "the WAN sets the pace" if r.wan_bound else "compute sets the pace, the WAN keeps up"
+    st.caption(escape_markdown(
+        f"Schedule: {SCHEDULE}. Each micro-batch sends {format_quantity(Q_(r.message_bytes, 'B'))} each way over "
+        f"{format_bandwidth(Q_(s.wan_bytes_per_s, 'B/s'), 'bit/s')}: {pace}. Hiding the round trip takes "
+        f"{r.in_flight_extra} extra micro-batch(es) in flight before each cut; a static 1F1B without them pays "
+        f"the latency on every micro-batch (CrossPipe §3)."))
+    names = get_crossdc_data().methods
+    st.dataframe([{"Same GPUs as": names[a.id].name, "Wall-clock per step": _time(a.step_s),
+                   "Against the pipeline": f"x{a.vs_pipeline:.2f}" if math.isfinite(a.vs_pipeline) else "never"}
+                  for a in alternatives], hide_index=True)
+    st.caption("One replica per site on its share of the same global batch, with no bubble (generous to them), "
+               "plus the exchange over the same WAN. DiLoCo-style methods need more steps to reach data "
+               "parallel's loss: see the time-to-target table above.")
+
+
+def _cases() -> None:
+    st.caption("CrossPipe's published figures the model is held to (within 20 %) or, where the inputs do not "
+               "allow it, why not. Inputs marked inferred are ours; the rules are in crossdc_pipeline.toml.")
+    st.dataframe([{"Case": c.id, "System": c.system, "Published": f"{c.published:g}",
+                   "Compared": "yes" if c.compared else "no", "Why not": c.pending} for c in get_pipeline_cases()],
+                 hide_index=True)
+
+
+__all__ = ["LABEL", "PIPELINE_KEYS", "pipeline_section"]
