@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from interconnect.catalog import BASES, CatalogError, Figure, _parse_figure
+from interconnect.catalog import BASES, CatalogError, Figure
+from interconnect.catalog.schema import parse_figure
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 from interconnect.units import Q_, expects
 
@@ -220,7 +221,7 @@ def _check(where: str, raw: Mapping[str, Any], required: Mapping[str, type], opt
 
 def _figure(where: str, name: str, raw: Any, dimension: str, source_ids: set[str]) -> Figure:
     try:
-        return _parse_figure(where, name, raw, dimension, source_ids)
+        return parse_figure(where, name, raw, dimension, source_ids)
     except CatalogError as exc:
         raise WiresDataError(str(exc)) from exc
 

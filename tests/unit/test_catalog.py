@@ -20,7 +20,6 @@ import pytest
 
 from interconnect.catalog import (
     DIRECTIONS,
-    ID_PATTERN,
     LAYERS,
     CatalogError,
     Figure,
@@ -33,6 +32,7 @@ from interconnect.catalog import (
     check_url,
     load_catalog,
 )
+from interconnect.catalog.records import ID_PATTERN
 from interconnect.testing import assert_quantity_close
 from interconnect.units import DIMENSIONS, Q_
 
