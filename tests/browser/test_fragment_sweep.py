@@ -76,7 +76,26 @@ def test_all_reduce_node_count_typed_at_bounds(streamlit_server, page, start):
     ("/Bandwidth_cliff", "nics"),
     ("/Overlap", "tokens"),
     ("/Across_sites", "bw"),
+    ("/Seating_chart", "nodes"),
+    ("/Reach", "d"),
 ])
 def test_other_live_sliders_end_to_end(streamlit_server, page, path, key):
     open_page(page, streamlit_server, path)
     assert len(_sweep_slider(page, streamlit_server, key)) >= 2
+
+
+@pytest.mark.parametrize("path,key,values", [
+    ("/Overlap", "overlap.nodes", (1, 2, 100_000, 3)),
+    ("/Seating_chart", "seating.nodes", (1, 2, 3, 16)),
+    ("/Across_sites", "crossdc.sites", (2, 10_000, 3)),
+    ("/Reach", "reach.h", (1, 100_000, 7)),
+])
+def test_fragment_number_inputs_at_their_bounds(streamlit_server, page, path, key, values):
+    open_page(page, streamlit_server, path)
+    field = widget(page, key).locator("input").first
+    field.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    link_key = key.split(".", 1)[1]
+    for value in values:
+        field.fill(str(value))
+        field.press("Enter")
+        _settle_on(page, streamlit_server, link_key, str(value))
