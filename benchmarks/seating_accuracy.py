@@ -1,6 +1,6 @@
 """Print model / paper for every published training run the seating chart is judged against.
 
-Usage: ``.venv/bin/python benchmarks/seating_accuracy.py [--held-out]``. For each run of
+Usage: ``.venv/bin/python benchmarks/seating_accuracy.py [--held-out | --held-out-runs]``. For each run of
 ``interconnect/data/published/training-runs.toml``: the paper's achieved TFLOP/s per GPU, the
 model's (counted the same way), their ratio, the bubble, the exposed communication and whether the
 memory fits, and how many of the run's model inputs are inferred by a rule rather than stated by the
@@ -10,7 +10,8 @@ is kept. Kernel figures are the sourced ones; nothing is set per run.
 
 The runs of sources marked ``holdout = true`` are the held-out set: without ``--held-out`` only the
 development set is printed run by run and summarised, and the held-out set is not evaluated at all (so
-that developing the model does not look at it); with ``--held-out`` both sets are printed and summarised
+that developing the model does not look at it); ``--held-out`` adds the held-out set's summary lines only,
+and ``--held-out-runs`` its runs one by one too (for a final report); before, both sets were printed and summarised
 apart.
 """
 
@@ -45,8 +46,14 @@ def summary(label: str, rows: list) -> str:
             f"  geo-mean {geo:5.2f}  range {min(ratios):.2f}-{max(ratios):.2f}")
 
 
-def report(title: str, rows: list) -> None:
+def report(title: str, rows: list, per_run: bool = True) -> None:
     print(f"\n== {title} ==")
+    if per_run:
+        _per_run(rows)
+    _summaries(rows, per_run)
+
+
+def _per_run(rows: list) -> None:
     print(f"{'run':<52} {'paper':>6} {'model':>6} {'ratio':>6} {'bubble':>7} {'exposed':>8} {'v':>3} "
           f"{'memory GB':>10} {'memory':<12} inferred")
     for p in rows:
@@ -55,6 +62,10 @@ def report(title: str, rows: list) -> None:
               f"{b.bubble_fraction:>7.1%} {b.exposed_s / b.step_s:>8.1%} {b.virtual_stages:>3} "
               f"{b.memory.total / 1e9:>6.0f}/{b.memory.capacity / 1e9:.0f} {b.memory.verdict:<12} "
               f"{sum(v.startswith('inferred') for v in p.run.provenance.values())}/{len(p.run.provenance)}")
+
+
+def _summaries(rows: list, per_run: bool) -> None:
+    """The summary lines; the scale-out pairs name runs and their ratios, so only with ``per_run``."""
     print(summary("all", rows))
     for name, key in (("kind", kind), ("precision", lambda r: r.precision), ("GPU", lambda r: r.gpu)):
         for value in sorted({key(p.run) for p in rows}):
@@ -62,6 +73,8 @@ def report(title: str, rows: list) -> None:
     verdicts = [p.bill.memory.verdict for p in rows if p.run.ran]
     print("  memory of the runs that ran: " + ", ".join(f"{verdicts.count(v)} {v}"
                                                      for v in ("fits", "tight", "does not fit")))
+    if not per_run:
+        return
     print("  scale-out (same source, model, batch and layout but DP): change of TFLOP/s per GPU, paper vs model")
     groups: dict[tuple, list] = {}
     for p in rows:
@@ -83,7 +96,7 @@ def report(title: str, rows: list) -> None:
 
 def main() -> None:
     start = time.perf_counter()
-    held_out = "--held-out" in sys.argv[1:]
+    held_out = bool({"--held-out", "--held-out-runs"} & set(sys.argv[1:]))
     sources = reference_sources()
     runs = load_reference_runs()
     dev = [predict(run) for run in runs if not sources[run.source].get("holdout")]
@@ -91,7 +104,10 @@ def main() -> None:
     count = len(dev)
     if held_out:
         test = [predict(run) for run in runs if sources[run.source].get("holdout")]
-        report(f"held-out set ({len({p.run.source for p in test})} sources)", test)
+        # The held-out set's summary only: its runs one by one with --held-out-runs (for the final report, never
+        # while developing a mechanism).
+        report(f"held-out set ({len({p.run.source for p in test})} sources)", test,
+               per_run="--held-out-runs" in sys.argv[1:])
         count += len(test)
     else:
         print(f"\n(held-out set of {sum(bool(sources[r.source].get('holdout')) for r in runs)} runs not evaluated; "
