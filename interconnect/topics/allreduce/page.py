@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from interconnect.catalog import get_catalog
 from interconnect.hardware.cluster import Cluster, resolve_cluster
 from interconnect.hardware.collectives import (
     ALGORITHM_LABELS,
@@ -36,7 +37,7 @@ from interconnect.hardware.collectives import (
 from interconnect.hardware.collectives import collective as collective_model
 from interconnect.hardware.collectives.accuracy import band_rows, collective_band
 from interconnect.hardware.collectives.measurements import launch_overhead_us
-from interconnect.inputs.cluster import LAUNCH_LABELS, calibration_inputs, cluster_inputs
+from interconnect.inputs.cluster import CLUSTER_KEYS, LAUNCH_LABELS, calibration_inputs, cluster_inputs
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.topics.allreduce.figures import (
     SHORT_NAMES,
@@ -47,7 +48,7 @@ from interconnect.topics.allreduce.figures import (
     time_figure,
     traffic_figure,
 )
-from interconnect.topics.allreduce.inputs import ALLREDUCE_VIEWS, PROTOCOL_CHOICES
+from interconnect.topics.allreduce.inputs import ALLREDUCE_VIEWS, PROTOCOL_CHOICES, allreduce_specs
 from interconnect.topics.allreduce.page_live import live_caption, live_nodes
 from interconnect.topics.allreduce.view import (
     PLAYBOOK_CLUSTER,
@@ -66,7 +67,15 @@ from interconnect.topics.allreduce.view import (
     vendor_words,
 )
 from interconnect.ui.charts import built_figure, chart
-from interconnect.ui.cluster import CLUSTER_HASH, cluster_line, cluster_source_popovers, nodes_input, set_cluster
+from interconnect.ui.chrome import footer, page_setup
+from interconnect.ui.cluster import (
+    CLUSTER_HASH,
+    cluster_controls,
+    cluster_line,
+    cluster_source_popovers,
+    nodes_input,
+    set_cluster,
+)
 from interconnect.ui.error_band import show_error_band
 from interconnect.ui.heavy import run_heavy, waiting_notice
 from interconnect.ui.markdown import escape_markdown
@@ -662,3 +671,21 @@ def _traffic_section(cluster: Cluster, size_bytes: int, drawn: bool) -> None:
             f"**{nccl_ring.lowest:.2g}×** to **{nccl_ring.highest:.2g}×**. The answer depends on the message size "
             "and on what \"flat\" means, and no source gives the 2× figure."
         )
+
+
+def render() -> None:
+    """Draw the page: what the bandwidth cliff costs an all-reduce, by algorithm, message size and cluster size.
+
+    The cluster box reruns the whole page, except its node count. Everything below the box is one
+    fragment (:func:`interconnect.topics.allreduce.page.cluster_view`) with the view controls; the node count and
+    everything the cluster drives are another, nested in it, so a node count change reruns only what
+    depends on the cluster and a view control reruns both.
+    """
+    page_setup("All-reduce: what the cliff costs",
+               "Time, bandwidth and network traffic of an all-reduce, by algorithm, message size and cluster size.")
+    catalog = get_catalog()
+    state = PageState("allreduce", allreduce_specs(), shared=CLUSTER_KEYS)
+    state.show_warnings()
+    nodes_column = cluster_controls(state, catalog, nodes_later=True, lazy_more=True)
+    cluster_view(state, nodes_column)  # the node count, the live chart, the sources and the analysis
+    footer()

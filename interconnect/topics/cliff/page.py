@@ -22,7 +22,7 @@ from interconnect.figures.theme import FORMAT_UNITS
 from interconnect.hardware.custom import CUSTOM_GPU_ID, CUSTOM_NIC_ID, catalog_with, custom_nic
 from interconnect.inputs.cluster import CUSTOM_GPU_KEYS, page_gpu
 from interconnect.topics.cliff.figures import bar_text, cliff_figure, generation_figure
-from interconnect.topics.cliff.inputs import CLIFF_VIEWS, DIRECTIONS
+from interconnect.topics.cliff.inputs import CLIFF_VIEWS, DIRECTIONS, cliff_specs
 from interconnect.topics.cliff.model import (
     CliffSummary,
     cliff_bars,
@@ -35,6 +35,7 @@ from interconnect.topics.cliff.model import (
 )
 from interconnect.topics.cliff.page_live import live_caption, live_nics
 from interconnect.ui.charts import chart
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown, markdown_table, quiet_text
 from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.sources import direction_text, figure_sources, source_popover
@@ -384,3 +385,19 @@ def layers_section() -> None:
     st.caption("NVLink and NVSwitch are NVIDIA's; so, since NVIDIA bought Mellanox (closed April 2020), is most "
                "InfiniBand. RoCE v2 carries the same RDMA verbs over routable UDP/IP Ethernet. Infinity Fabric is "
                "AMD's; Gaudi's scale-up and scale-out ports are standard Ethernet (RoCE v2) on the chip itself.")
+
+
+def render() -> None:
+    """Draw the page: the bandwidth cliff at the edge of the server chassis.
+
+    The controls and what they drive are one fragment (:func:`interconnect.topics.cliff.page.cliff_view`), so a
+    change reruns only that part, with the one further chart chosen (``view=``); the layer tables below
+    depend on no control.
+    """
+    page_setup("The bandwidth cliff",
+               "How much a GPU can send to the other GPUs of its server, against what it can send anywhere else.")
+    state = PageState("cliff", cliff_specs(), shared=CLIFF_SHARED)
+    state.show_warnings()
+    cliff_view(state)
+    layers_section()
+    footer()

@@ -15,11 +15,21 @@ from typing import Any, NamedTuple
 
 import streamlit as st
 
-from interconnect.catalog import Catalog
+from interconnect.catalog import Catalog, get_catalog
+from interconnect.inputs.cluster import CUSTOM_GPU_KEYS
 from interconnect.topics.crossdc.figures import bytes_figure, required_bandwidth_figure, utilization_figure
-from interconnect.topics.crossdc.inputs import CROSSDC_VIEWS, PIPELINE_KEYS, WEIGHT_SYNC_KEYS, crossdc_inputs
+from interconnect.topics.crossdc.inputs import (
+    CROSSDC_VIEWS,
+    PIPELINE_KEYS,
+    WEIGHT_SYNC_KEYS,
+    crossdc_inputs,
+    crossdc_specs,
+)
 from interconnect.topics.crossdc.model import METHODS, TOPOLOGIES, get_crossdc_data
 from interconnect.topics.crossdc.page_live import live_bandwidth, live_caption
+from interconnect.topics.crossdc.page_papers import limits_section, quoted_section, reported_section, table4_section
+from interconnect.topics.crossdc.page_pipeline import pipeline_section
+from interconnect.topics.crossdc.page_weight_sync import weight_sync_section
 from interconnect.topics.crossdc.view import (
     BANDWIDTH_GRID_BYTES_PER_S,
     PARAMS_GRID,
@@ -29,6 +39,7 @@ from interconnect.topics.crossdc.view import (
     time_to_target_markdown,
 )
 from interconnect.ui.charts import chart
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.more import lazy_expander
@@ -278,3 +289,27 @@ def time_to_target_table(view: CrossDCView) -> None:
                "'measured at' says where each ratio was measured, 'extrapolated' that it was carried over or is a "
                "bound. Sources: DiLoCo (arXiv 2311.08105, 2503.09799), Streaming DiLoCo (2501.18512), SparseLoCo "
                "(2508.15706), CoCoDC (2504.17672), MT-DAO (2510.05361).")
+
+
+def render() -> None:
+    """Draw the page: training across data centres: what crosses the WAN, and how busy the GPUs stay.
+
+    The controls, the live chart, the metrics and the further chart are one fragment
+    (:func:`interconnect.topics.crossdc.page.explorer`) with the site count, the size, the GPU and the WAN bandwidth
+    nested in it, so a change of one of those reruns only what depends on it, not the page's frame, the
+    other controls or the sections below, which no control changes.
+    """
+    page_setup("Across sites: training between data centres",
+               "When training spans buildings or regions, the algorithm bends to the wire: synchronise rarely, "
+               "and send less. How much WAN bandwidth keeps the GPUs busy, per method.")
+    catalog = get_catalog()
+    state = PageState("crossdc", crossdc_specs(), shared=("gpu", *CUSTOM_GPU_KEYS))
+    state.show_warnings()
+    explorer(state, catalog)  # the controls, the live chart, the network classes, the metrics, the further chart
+    reported_section(catalog)
+    table4_section()
+    quoted_section(catalog)
+    limits_section(catalog)
+    weight_sync_section(state)  # drawn only when asked for (link key ws)
+    pipeline_section(state)  # drawn only when asked for (link key pp)
+    footer()

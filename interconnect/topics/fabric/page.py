@@ -23,13 +23,16 @@ from interconnect.hardware.fabric import (
     server_inputs,
 )
 from interconnect.topics.fabric.figures import PATHS, fabric_figure, playbook_figure
+from interconnect.topics.fabric.inputs import FABRIC_VIEWS, fabric_specs
 from interconnect.topics.fabric.playbook import playbook_hypothesis
 from interconnect.ui.charts import chart
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.diagram import diagram
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.pages import link_to
 from interconnect.ui.state import PageState, bounds
+from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth
 
 __all__ = ["INTRO", "collectives_section", "controls", "designs_section", "fabric_from_values", "hypothesis_section",
@@ -330,3 +333,36 @@ def hypothesis_section(drawn: bool = True) -> None:
     st.caption("Model: the All-reduce page's, on the Playbook's cluster as described there (AWS p5: 8 x H100, "
                "32 x 100 Gbit/s EFA per node), 256 MB. Dashed: the same model with a 2:1 or 7:1 taper beyond leaf "
                "groups of two servers, for comparison only.")
+
+
+def render() -> None:
+    """Draw the page: fabric. From GPUs to switches, optics and watts, and what the topology does to collectives.
+
+    The arithmetic is in :mod:`interconnect.hardware.fabric`, the pictures in :mod:`interconnect.topics.fabric.figures`
+    and the sections in :mod:`interconnect.topics.fabric.page`.
+    """
+    page_setup("Fabric: from GPUs to switches and optics",
+               "Tiers, rails and oversubscription: the switches, links and watts of a GPU cluster's network, "
+               "and what they do to collectives.")
+    state = PageState("fabric", fabric_specs())
+    state.show_warnings()
+    controls(state)
+    values = state.values()
+    fabric, problems = fabric_from_values(values)
+    for problem in problems:
+        st.warning(escape_markdown(problem))
+    if fabric is not None:
+        picture_section(state, fabric)  # the main chart, under the main controls and above the fold
+    more_settings(state)  # tapers, tiers, rails, cable runs: under the picture (their values are already in use above)
+    view_picker(state, FABRIC_VIEWS)  # the one further chart drawn below (view=)
+    st.markdown(INTRO)
+    if fabric is not None:
+        summary_section(fabric)
+        st.subheader("What the topology does to collectives")
+        collectives_section(values, fabric)
+    st.subheader("Checked against published designs")
+    designs_section()
+    st.subheader("The Playbook's falling curve: a hypothesis")
+    hypothesis_section("playbook" in shown_views(state, FABRIC_VIEWS))
+    state.sync_url()
+    footer()

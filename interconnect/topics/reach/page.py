@@ -25,7 +25,7 @@ from interconnect.catalog import get_catalog
 from interconnect.hardware.wires import KIND_LABELS, Option, fastest_by_protocol, get_wires
 from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.topics.reach.figures import leash_figure, timeout_figure, training_figure
-from interconnect.topics.reach.inputs import REACH_VIEWS
+from interconnect.topics.reach.inputs import REACH_VIEWS, reach_specs
 from interconnect.topics.reach.model import (
     EPISODE,
     GAP_MEDIA,
@@ -60,6 +60,7 @@ from interconnect.topics.reach.model import (
 )
 from interconnect.topics.reach.page_live import live_reach
 from interconnect.ui.charts import chart
+from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import cluster_controls, resolve_page_cluster
 from interconnect.ui.markdown import escape_markdown, markdown_table
 from interconnect.ui.pages import PAGES, link_to, page_exists
@@ -652,3 +653,20 @@ def timeouts_section(drawn: bool = True) -> None:
         st.caption(_STORY_SOURCES)
     st.markdown(texts["infiniband"] + "\n\n" + _NVLINK)
     st.caption(_TIMEOUT_SOURCES)
+
+
+def render() -> None:
+    """Draw the page: reach. Fast links are on a short leash: what distance takes away, and what it costs.
+
+    The distance and everything it drives are fragments in :mod:`interconnect.topics.reach.page`, so dragging
+    the distance reruns only them, with the one further chart chosen (``view=``) and the timeout story.
+    The arithmetic is in :mod:`interconnect.topics.reach.model`.
+    """
+    page_setup("Reach: fast links are on a short leash",
+               "Speed and reach are two different numbers. Move two GPUs apart and watch links drop out, "
+               "latency grow and collectives slow down.")
+    state = PageState("reach", reach_specs(), shared=CLUSTER_KEYS)
+    state.show_warnings()
+    st.markdown(INTRO)
+    distance_section(state)
+    footer()

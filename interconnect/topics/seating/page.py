@@ -14,8 +14,9 @@ from typing import Any
 
 import streamlit as st
 
-from interconnect.catalog import Catalog
+from interconnect.catalog import Catalog, get_catalog
 from interconnect.hardware.cluster import Cluster
+from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.topics.seating.figures import MAX_GRID_GPUS
 from interconnect.topics.seating.inputs import (
     DTYPE_BYTES,
@@ -23,6 +24,7 @@ from interconnect.topics.seating.inputs import (
     SEATING_COMPARISONS,
     SEATING_SCHEDULES,
     SEATING_VIEWS,
+    seating_specs,
 )
 from interconnect.topics.seating.model import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
 from interconnect.topics.seating.page_live import live_seating
@@ -40,7 +42,8 @@ from interconnect.topics.seating.page_parts import (
     tp_pair,
 )
 from interconnect.ui.charts import chart
-from interconnect.ui.cluster import cluster_source_popovers, nodes_input, resolve_page_cluster
+from interconnect.ui.chrome import footer, page_setup
+from interconnect.ui.cluster import cluster_controls, cluster_source_popovers, nodes_input, resolve_page_cluster
 from interconnect.ui.diagram import diagram
 from interconnect.ui.heavy import waiting_notice
 from interconnect.ui.markdown import escape_markdown
@@ -385,3 +388,25 @@ def sources_section(state: PageState) -> None:
             "[Korthikanti et al., Reducing Activation Recomputation (arXiv 2205.05198)](https://arxiv.org/abs/2205.05198)\n"
             "- Pipeline bubble: [Narayanan et al., Megatron-LM at scale (arXiv 2104.04473)](https://arxiv.org/abs/2104.04473)"
         )
+
+
+def render() -> None:
+    """Draw the page: the seating chart. Seat each kind of parallelism on the wire it can afford, and see the bill.
+
+    The node count and everything the cluster drives (the seating grid, the bill, the live chart, the
+    comparisons) are one fragment (:func:`interconnect.topics.seating.page.cluster_view`), drawn into the
+    places the page keeps for it, so a change of the node count reruns that, not the page's frame, the
+    other controls or the text that no control changes.
+    """
+    page_setup("The seating chart",
+               "Which kind of parallelism sits on which wire, what it sends per step, and what that costs.")
+    catalog = get_catalog()
+    state = PageState("seating", seating_specs(), shared=CLUSTER_KEYS)
+    state.show_warnings()
+    nodes_column = cluster_controls(state, catalog, nodes_later=True, lazy_more=True)
+    chart_column = run_controls(state)  # the model, the run and the layout beside the seating chart's column
+    cluster_view(state, catalog, nodes_column, chart_column)  # the node count, the grid, the bill, the comparisons
+    claim_box()
+    reference_section()
+    sources_section(state)
+    footer()
