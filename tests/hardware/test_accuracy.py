@@ -149,3 +149,57 @@ def test_overlap_band_only_near_the_ddp_benchmark():
     assert overlap_band(far, "overlap").extrapolation
     assert overlap_band(near, "ideal").extrapolation
     assert overlap_band(near, "overlap", leave_out="pytorch-ddp-benchmark").extrapolation
+
+
+# --- the collective band rule: 80 % coverage by order statistics, at least nine tables -------------------
+
+
+def test_coverage_range_closed_form():
+    from interconnect.hardware.collectives.accuracy import coverage_range
+
+    # k = max(1, floor((n + 1) / 10)): smallest to largest up to 18 ratios, the 2nd from each end at 19-28
+    assert coverage_range([1.2, 0.9, 1.0]) == (0.9, 1.2)
+    eighteen = [1.0 + i / 100 for i in range(18)]
+    assert coverage_range(eighteen) == (1.0, 1.17)
+    nineteen = [1.0 + i / 100 for i in range(19)]
+    assert coverage_range(nineteen) == (1.01, 1.17)
+    twenty_nine = [float(i) for i in range(1, 30)]
+    assert coverage_range(twenty_nine) == (3.0, 27.0)  # k = 3: (30 - 6) / 30 = 80 %
+    with pytest.raises(ValueError):
+        coverage_range([])
+
+
+def test_collective_bands_draw_on_nine_tables_when_the_hard_rules_allow():
+    from interconnect.hardware.collectives.accuracy import BAND_TABLES
+
+    assert BAND_TABLES == 9 and (BAND_TABLES - 1) / (BAND_TABLES + 1) >= 0.8 > (BAND_TABLES - 2) / BAND_TABLES
+    for table in table_evaluations():
+        for name in ("small", "middle", "large"):
+            if name not in table.ratios:
+                continue
+            band = table_band(table, name)
+            if band.extrapolation:
+                continue
+            # fewer than nine only when the collective and size band alone leave fewer: then all of those
+            pool = {t.id for t in table_evaluations() if t.source != table.source and name in t.ratios
+                    and t.measurement.collective == table.measurement.collective}
+            assert band.n >= BAND_TABLES or set(band.runs) == pool, (table.id, name, band.basis)
+            assert set(band.runs) <= pool
+
+
+def _leave_one_source_out(collective=None):
+    cases = [(t.ratios[n], table_band(t, n)) for t in table_evaluations()
+             if collective is None or t.measurement.collective == collective
+             for n in ("small", "middle", "large") if n in t.ratios]
+    banded = [(r, b) for r, b in cases if not b.extrapolation]
+    return sum(b.contains(r) for r, b in banded) / len(banded), len(banded)
+
+
+def test_collective_bands_hold_the_published_tables_they_leave_out():
+    # every packaged table at every size band it covers, judged by the band drawn with its own source left
+    # out (benchmarks/error_bands.py prints them): 65 of 75 all-reduce cases (87 %), 79 of 94 over every
+    # collective (84 %) with the 80 % order-statistic rule; the shared 10th-90th percentile rule held 71 % / 63 %.
+    share, n = _leave_one_source_out("all_reduce")
+    assert n >= 70 and share >= 0.8
+    share, n = _leave_one_source_out()
+    assert n >= 90 and share >= 0.8
