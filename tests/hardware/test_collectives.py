@@ -26,6 +26,7 @@ from interconnect.hardware.collectives import (
     busbw_factor,
     bytes_leaving_node_per_gpu,
     collective_time_us,
+    compare_collective,
     compare_sweep,
     efficiency_vs_spec,
     fit_alpha_beta,
@@ -355,12 +356,37 @@ def test_calibration_tables_within_the_accuracy_bar(table):
 
 @pytest.mark.parametrize("table", REFERENCE, ids=[m.id for m in REFERENCE])
 def test_reference_sweeps_large_messages(table):
-    # Azure and ml-engineering busbw sweeps (sources in manifest.toml): the large-message bar only, since
-    # PyTorch-level timings (all_reduce_bench) add tens of µs to small messages.
-    comparison = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm)
+    # Every counted reference sweep (sources in manifest.toml), with what the run forced and how it was
+    # launched: the large-message bar row by row and the geometric-mean error over every row.
+    comparison = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm, table.protocol,
+                               table.launch)
     large = comparison.large_busbw_ratios
     assert np.all((large >= 0.75) & (large <= 1.25)), large
     assert comparison.geomean_error_factor <= 1.7
+
+
+COUNTED_OTHER_ROWS = [m for m in load_measurements("reference", collective=None)
+                      if m.collective != "all_reduce" and not m.pending and m.path and m.path.suffix == ".txt"]
+
+
+@pytest.mark.parametrize("table", COUNTED_OTHER_ROWS, ids=[m.id for m in COUNTED_OTHER_ROWS])
+def test_counted_tables_of_other_collectives(table):
+    # nccl-tests rows of all-gather (and any other collective) that are counted, not pending: the same bar
+    # (GCP a3-megagpu-8g TCPXO, a3-ultragpu-8g RDMA; cluster-toolkit example outputs)
+    comparison = compare_collective(table.cluster(), table.collective, table.size_bytes, table.time_us,
+                                    table.algorithm, table.protocol, table.launch)
+    large = 1.0 / comparison.time_ratio[comparison.size_bytes >= LARGE_BYTES]
+    assert large.size and np.all((large >= 0.75) & (large <= 1.25)), large
+    assert float(np.exp(np.mean(np.abs(np.log(comparison.time_ratio))))) <= 1.7
+
+
+def test_corpus_size_scale_and_launch_modes():
+    # issue 41: at least 60 tables, at least 10 on 8 or more nodes, both launch modes (one process per GPU and
+    # one process for all GPUs of a node) among the published tables
+    every = load_measurements(collective=None)
+    assert len(every) >= 60
+    assert sum(m.cluster().nodes >= 8 for m in every) >= 10
+    assert {"process-per-gpu", "single-process"} <= {m.launch for m in every}
 
 
 @pytest.mark.parametrize("table", PENDING, ids=[m.id for m in PENDING])
@@ -603,3 +629,4 @@ def test_a_fit_that_is_not_physical_is_not_offered():
                 AlphaBetaFit(0.0, -1.0, 10, 0.0)):
         measured = cluster_from_fit(cluster, fit, 8, 2**30)
         assert measured.nic_gbit_s is None and "not physical" in measured.note
+
