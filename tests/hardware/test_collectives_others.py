@@ -243,3 +243,20 @@ def test_ring_all_gather_over_rdma_streams_without_a_per_hop_start_up():
     assert str(result.protocol[0]) == "Simple"
     bus = min(0.97 * cluster.intra_bw_gbps, cluster.domain_egress_gbps)
     assert result.time_us[0] - 15 / 16 * GiB / (bus * 1e3) == pytest.approx(74.0, abs=1e-6)
+
+
+def test_a_forced_protocol_reaches_all_gather_and_reduce_scatter():
+    # NCCL_PROTO applies to every collective; GCP's A3 High nccl-tests harness forces Ring and Simple
+    # (GoogleCloudPlatform/cluster-toolkit examples/gke-a3-highgpu/nccl-config.yaml)
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.hardware.collectives import collective
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
+    for name in ("all_gather", "reduce_scatter"):
+        auto = collective(cluster, name, [4096, 2**30])
+        simple = collective(cluster, name, [4096, 2**30], "ring", protocol="simple")
+        assert set(simple.protocol.tolist()) == {"Simple"}
+        assert str(auto.protocol[0]) != "Simple" and simple.time_us[0] > auto.time_us[0]
+        assert simple.time_us[1] == pytest.approx(collective(cluster, name, [2**30], "ring").time_us[0], rel=0.05)
+    with pytest.raises(ValueError, match="protocol"):
+        collective(cluster, "alltoall", [4096], protocol="ll")

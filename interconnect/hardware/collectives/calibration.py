@@ -312,7 +312,7 @@ def compare_collective(cluster: Cluster, collective: str, size_bytes: object, ti
     algorithm : str
         ``"auto"`` or a forced algorithm.
     protocol : str
-        ``"auto"`` or a forced protocol (all-reduce only).
+        ``"auto"`` or a forced protocol (all-reduce, all-gather and reduce-scatter).
     launch : str
         The benchmark's launch mode (see :func:`apply_calibration`).
 
@@ -324,7 +324,7 @@ def compare_collective(cluster: Cluster, collective: str, size_bytes: object, ti
     Raises
     ------
     ValueError
-        As :func:`compare_sweep`; or a protocol forced on another collective than all-reduce.
+        As :func:`compare_sweep`; or a protocol forced on all-to-all or send/recv.
 
     Notes
     -----
@@ -342,9 +342,7 @@ def compare_collective(cluster: Cluster, collective: str, size_bytes: object, ti
     driven = apply_calibration(cluster, launch=launch)
     if key == "all_reduce":
         return compare_sweep(driven, size_bytes, time_us, algorithm, protocol)
-    if protocol != "auto":
-        raise ValueError(f"the model forces a protocol for all-reduce only, not {key}")
-    return compare_collective_sweep(driven, key, size_bytes, time_us, algorithm)
+    return compare_collective_sweep(driven, key, size_bytes, time_us, algorithm, protocol)
 
 
 def _median(values: np.ndarray) -> float | None:

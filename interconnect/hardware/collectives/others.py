@@ -224,12 +224,13 @@ def _collnet_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarr
 _AG_RS_BUILDERS = {"ring": _ring_ag_rs, "nvls": _nvls_ag_rs, "pat": _pat_ag_rs, "collnet": _collnet_ag_rs}
 
 
-def _ag_rs(cluster: Cluster, collective: str, size_bytes: object, algorithm: str, chooser: str) -> CollectiveResult:
+def _ag_rs(cluster: Cluster, collective: str, size_bytes: object, algorithm: str, chooser: str,
+           protocol: str = "auto") -> CollectiveResult:
     size = as_size_bytes(size_bytes)
     names = _algorithm_names(collective, algorithm)
     if chooser not in ("nccl", "fastest"):
         raise ValueError(f"unknown chooser {chooser!r}; choose 'nccl' or 'fastest'")
-    p = _params(cluster)
+    p = _params(cluster, protocol)
     if p.n <= 1:
         zeros = np.zeros_like(size)
         return _result(collective, size, zeros, np.full(size.size, "none"), np.full(size.size, "none"), p.n)
@@ -237,6 +238,10 @@ def _ag_rs(cluster: Cluster, collective: str, size_bytes: object, algorithm: str
     est, real = np.full(shape, np.inf), np.full(shape, np.inf)
     for i, name in enumerate(names):
         _AG_RS_BUILDERS[name](p, size, est[i], real[i])
+    for proto, allowed in enumerate(p.allowed):
+        if not allowed:  # NCCL_PROTO leaves this protocol out, as for all-reduce
+            est[:, proto] = np.inf
+            real[:, proto] = np.inf
     flat_est = est.reshape(-1, size.size)
     flat_real = real.reshape(-1, size.size)
     best = np.argmin(flat_est if chooser == "nccl" else flat_real, axis=0)
@@ -256,7 +261,7 @@ def _algorithm_names(collective: str, algorithm: str) -> tuple[str, ...]:
 
 
 @expects(size_bytes="B")
-def all_gather(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
+def all_gather(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *, protocol: str = "auto",
                chooser: str = "nccl") -> CollectiveResult:
     r"""Predict the all-gather time per message size (S = the whole gathered array, as nccl-tests).
 
@@ -271,6 +276,8 @@ def all_gather(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
         cannot run gives ``inf``.
     chooser : str
         ``"nccl"`` (NCCL's tuner pick) or ``"fastest"``.
+    protocol : str
+        ``"auto"`` or a protocol forced as ``NCCL_PROTO`` does (``LL``, ``LL128``, ``Simple``).
 
     Returns
     -------
@@ -298,11 +305,11 @@ def all_gather(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
     >>> f"{result.busbw_gbps[0]:.0f} GB/s", str(result.algorithm[0])
     ('359 GB/s', 'ring')
     """
-    return _ag_rs(cluster, "all_gather", size_bytes, algorithm, chooser)
+    return _ag_rs(cluster, "all_gather", size_bytes, algorithm, chooser, protocol)
 
 
 @expects(size_bytes="B")
-def reduce_scatter(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
+def reduce_scatter(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *, protocol: str = "auto",
                    chooser: str = "nccl") -> CollectiveResult:
     r"""Predict the reduce-scatter time (S = the whole array before scattering, as nccl-tests).
 
@@ -316,6 +323,8 @@ def reduce_scatter(cluster: Cluster, size_bytes: object, algorithm: str = "auto"
         ``"auto"`` or one of ``ring``, ``nvls``, ``pat``, ``collnet``.
     chooser : str
         ``"nccl"`` or ``"fastest"``.
+    protocol : str
+        ``"auto"`` or a forced protocol (``NCCL_PROTO``).
 
     Returns
     -------
@@ -339,7 +348,7 @@ def reduce_scatter(cluster: Cluster, size_bytes: object, algorithm: str = "auto"
     >>> f"{r.time_us[0]:.0f} us", str(r.algorithm[0])
     ('869 us', 'ring')
     """
-    return _ag_rs(cluster, "reduce_scatter", size_bytes, algorithm, chooser)
+    return _ag_rs(cluster, "reduce_scatter", size_bytes, algorithm, chooser, protocol)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -489,7 +498,7 @@ def sendrecv(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
 
 @expects(size_bytes="B")
 def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str = "auto", *,
-               chooser: str = "nccl") -> CollectiveResult:
+               chooser: str = "nccl", protocol: str = "auto") -> CollectiveResult:
     """Predict any collective by name, as a :class:`CollectiveResult`.
 
     Parameters
@@ -505,11 +514,18 @@ def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str =
         ``"auto"`` or an algorithm of that collective.
     chooser : str
         ``"nccl"`` or ``"fastest"``.
+    protocol : str
+        ``"auto"`` or a forced protocol (``NCCL_PROTO``) for all-reduce, all-gather and reduce-scatter.
 
     Returns
     -------
     CollectiveResult
         Times in µs, algbw and busbw in GB/s (nccl-tests' factor for the collective).
+
+    Raises
+    ------
+    ValueError
+        A protocol forced on all-to-all or send/recv (their protocol follows the chunk size).
 
     Notes
     -----
@@ -525,11 +541,13 @@ def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str =
     """
     key = normalize_collective(name)
     if key == "all_reduce":
-        result = allreduce(cluster, size_bytes, algorithm, chooser=chooser)
+        result = allreduce(cluster, size_bytes, algorithm, chooser=chooser, protocol=protocol)
         return CollectiveResult(result.size_bytes, result.time_us, result.algbw_gbps, result.busbw_gbps,
                                 result.algorithm, result.protocol, result.ranks, collective="all_reduce")
     if key in ("all_gather", "reduce_scatter"):
-        return _ag_rs(cluster, key, size_bytes, algorithm, chooser)
+        return _ag_rs(cluster, key, size_bytes, algorithm, chooser, protocol)
+    if str(protocol).strip().lower() not in ("", "auto"):
+        raise ValueError(f"the model forces a protocol for all-reduce, all-gather and reduce-scatter only, not {key}")
     if key == "alltoall":
         return alltoall(cluster, size_bytes, algorithm)
     return sendrecv(cluster, size_bytes, algorithm)
@@ -573,7 +591,7 @@ def collective_by_algorithm(cluster: Cluster, name: str, size_bytes: object) -> 
 
 @expects(size_bytes="B", time_us="us")
 def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, time_us: object,
-                             algorithm: str = "auto") -> Comparison:
+                             algorithm: str = "auto", protocol: str = "auto") -> Comparison:
     """Compare the model with a measured sweep of any collective.
 
     Parameters
@@ -589,6 +607,8 @@ def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, ti
         Measured times, µs.
     algorithm : str
         ``"auto"`` or a forced algorithm.
+    protocol : str
+        ``"auto"`` or a forced protocol (see :func:`collective`).
 
     Returns
     -------
@@ -617,7 +637,7 @@ def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, ti
     """
     key = normalize_collective(name)
     if key == "all_reduce":
-        return compare_sweep(cluster, size_bytes, time_us, algorithm)
+        return compare_sweep(cluster, size_bytes, time_us, algorithm, protocol)
     size = as_size_bytes(size_bytes)
     time = np.atleast_1d(np.asarray(time_us, dtype=float))
     if size.shape != time.shape:
@@ -626,7 +646,7 @@ def compare_collective_sweep(cluster: Cluster, name: str, size_bytes: object, ti
     size, time = size[keep], time[keep]
     if size.size == 0:
         raise ValueError("no rows with a positive size and time to compare")
-    model = collective(cluster, key, size, algorithm)
+    model = collective(cluster, key, size, algorithm, protocol=protocol)
     factor = busbw_factor(key, max(cluster.ranks, 1))
     return Comparison(
         size_bytes=size,
