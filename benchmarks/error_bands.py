@@ -73,6 +73,13 @@ def main() -> None:
     all_reduce = [(t.ratios[n], table_band(t, n)) for t in table_evaluations()
                   if t.measurement.collective == "all_reduce" for n in ("small", "middle", "large") if n in t.ratios]
     _totals("  of which all-reduce", all_reduce)
+    for size in ("small", "middle", "large"):
+        _totals(f"    all-reduce, {size} messages", [(t.ratios[size], table_band(t, size)) for t in table_evaluations()
+                                                     if t.measurement.collective == "all_reduce" and size in t.ratios])
+    for name in ("all_gather", "reduce_scatter", "alltoall"):
+        _totals(f"  of which {name.replace('_', '-')}",
+                [(t.ratios[n], table_band(t, n)) for t in table_evaluations() if t.measurement.collective == name
+                 for n in ("small", "middle", "large") if n in t.ratios])
     print(f"(in {time.perf_counter() - start:.1f} s)")
 
 
