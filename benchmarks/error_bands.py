@@ -80,7 +80,45 @@ def main() -> None:
         _totals(f"  of which {name.replace('_', '-')}",
                 [(t.ratios[n], table_band(t, n)) for t in table_evaluations() if t.measurement.collective == name
                  for n in ("small", "middle", "large") if n in t.ratios])
+    print()
+    _external_check()
     print(f"(in {time.perf_counter() - start:.1f} s)")
+
+
+def _external_check() -> None:
+    """The external all-reduce sweeps of benchmarks/accuracy.py, which are not in the manifest, as a held-out check.
+
+    The collective band rule was chosen before these were compared with it; each is judged with its own source
+    left out, as the packaged tables are, when that source also has packaged tables.
+    """
+    import numpy as np
+
+    from benchmarks.accuracy import EXTERNAL, _rows
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.hardware.collectives import compare_collective
+    from interconnect.hardware.collectives.accuracy import collective_band, size_band, source_key
+    from interconnect.hardware.collectives.measurements import Measurement
+
+    print("External all-reduce sweeps (benchmarks/accuracy.py; not packaged, not used to choose the band rule)")
+    rows = []
+    for ext in EXTERNAL:
+        inputs = dict(ext.cluster)
+        cluster, _ = resolve_cluster(inputs.pop("gpu"), **inputs)
+        size, measured = _rows(ext.rows)
+        ratio = np.asarray(compare_collective(cluster, "all_reduce", size, measured, ext.algorithm, ext.protocol,
+                                              ext.launch).time_ratio, dtype=float)
+        probe = Measurement(ext.id, ext.system, ext.system, "reference", {}, size, measured, url=ext.url)
+        source = source_key(probe)
+        bands = np.array([size_band(x) for x in size])
+        for name, probe_size in (("small", 8.0), ("middle", float(2**20)), ("large", float(2**30))):
+            mask = bands == name
+            if not mask.any():
+                continue
+            value = float(np.exp(np.mean(np.log(ratio[mask]))))
+            band = collective_band(cluster, "all_reduce", probe_size, launch=ext.launch, leave_out=source)
+            rows.append((value, band))
+            print(f"{ext.id:<30} {name:<7} {value:6.2f}  {_band(band):<33} {'yes' if band.contains(value) else 'no'}")
+    _totals("external all-reduce sweeps x size bands (held out)", rows)
 
 
 if __name__ == "__main__":
