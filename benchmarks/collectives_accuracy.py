@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interconnect.hardware.collectives import COLLECTIVE_LABELS, compare_collective_sweep, load_measurements  # noqa: E402
+from interconnect.hardware.collectives import COLLECTIVE_LABELS, compare_collective, load_measurements  # noqa: E402
 
 
 def main() -> int:
@@ -34,7 +34,8 @@ def main() -> int:
         ratios = []
         for m in items:
             cluster = m.cluster()
-            comparison = compare_collective_sweep(cluster, name, m.size_bytes, m.time_us)
+            # as the run was driven: forced NCCL_ALGO / NCCL_PROTO and the launch mode's per-call cost
+            comparison = compare_collective(cluster, name, m.size_bytes, m.time_us, m.algorithm, m.protocol, m.launch)
             for i in range(comparison.size_bytes.size):
                 ratio = float(comparison.time_ratio[i])
                 ratios.append(ratio)
