@@ -1,0 +1,43 @@
+"""The GPU cluster the collective models read: its value, how it is resolved from what people type, its words."""
+
+from interconnect.hardware.cluster.value import (
+    EFA_PLUGIN_LATENCY_US,
+    FABRIC_BY_GENERATION,
+    FABRICS,
+    MAX_GPUS_PER_NODE,
+    MAX_HOP_LATENCY_US,
+    MAX_NIC_GBIT_S,
+    MAX_NICS_PER_NODE,
+    MAX_NODES,
+    MAX_RANKS,
+    MIN_NIC_GBIT_S,
+    NVLS_MIN_GPUS,
+    RACK_SCALE_DOMAIN,
+    SCALEUP_ACHIEVED_FALLBACK,
+    Cluster,
+    FabricModel,
+    fabric_from_family,
+    fabric_model,
+    resolve_cluster,
+)
+
+__all__ = [
+    "EFA_PLUGIN_LATENCY_US",
+    "FABRICS",
+    "FABRIC_BY_GENERATION",
+    "MAX_GPUS_PER_NODE",
+    "MAX_HOP_LATENCY_US",
+    "MAX_NICS_PER_NODE",
+    "MAX_NIC_GBIT_S",
+    "MAX_NODES",
+    "MAX_RANKS",
+    "MIN_NIC_GBIT_S",
+    "NVLS_MIN_GPUS",
+    "RACK_SCALE_DOMAIN",
+    "SCALEUP_ACHIEVED_FALLBACK",
+    "Cluster",
+    "FabricModel",
+    "fabric_from_family",
+    "fabric_model",
+    "resolve_cluster",
+]
