@@ -11,19 +11,21 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.inputs.params import IntParam
+from interconnect.topics.cliff.inputs import NICS_PER_SERVER
 from interconnect.topics.cliff.live_figure import nic_family_spec
 from interconnect.topics.cliff.model import CliffSummary, short_link_name
 from interconnect.topics.cliff.sweep import NicFamily, live_nic_counts, nic_family
 from interconnect.ui.live_control import LiveControl, presenting
 from interconnect.ui.state import PageState
 
-__all__ = ["LIVE_NICS", "live_caption", "live_nics"]
+__all__ = ["LIVE_NICS_PER_SERVER", "live_caption", "live_nics"]
 
-NICS_MAXIMUM = 144
-
-#: The slider's value is read as the link's ``nics`` is, but as a number (the slider never sends ``auto``).
-LIVE_NICS = LiveControl("cliff.live_nics", "nics",
-                        reader=IntParam("nics", 8, "NICs per server", minimum=1, maximum=NICS_MAXIMUM))
+#: The slider sets the page's NICs per server; its value is read in that record's range, but as a number
+#: (the slider never sends ``auto``).
+LIVE_NICS_PER_SERVER = LiveControl(
+    "cliff.live_nics", NICS_PER_SERVER.key,
+    reader=IntParam(NICS_PER_SERVER.key, 8, NICS_PER_SERVER.label, minimum=NICS_PER_SERVER.minimum,
+                    maximum=NICS_PER_SERVER.maximum))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -42,7 +44,7 @@ def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_
     spec = nic_family_spec(family, summary.nics_per_node, short_link_name(gpu.scaleup_brand.name),
                            short_link_name(catalog.link(gpu.host_link).name), short_link_name(nic.name),
                            present=presenting(), unit=unit, library=gpu.collective_library.name)
-    LIVE_NICS.show(spec, state)
+    LIVE_NICS_PER_SERVER.show(spec, state)
 
 
 def live_caption(basis: str = "spec", direction: str = "per_direction", library: str = "NCCL") -> None:
@@ -50,5 +52,5 @@ def live_caption(basis: str = "spec", direction: str = "per_direction", library:
     figures = f"what {library} achieves" if basis == "achieved" else "spec figures"
     rates = ("the readout's rates have both directions summed, but a transfer runs one way, so the times use one "
              "direction's rate" if direction == "both_directions" else "every line is one direction's rate")
-    LIVE_NICS.caption(f"The figures are {figures}; {rates}. The gap between the red line and the blue one is the "
-                      "cliff.")
+    LIVE_NICS_PER_SERVER.caption(f"The figures are {figures}; {rates}. The gap between the red line and the blue "
+                                 "one is the cliff.")
