@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from interconnect.catalog.records import (
     BASES,
@@ -58,35 +59,22 @@ class Catalog:
     media: Mapping[str, Medium] = field(default_factory=dict)
 
     def gpu(self, gpu_id: str) -> Gpu:
-        if gpu_id not in self.gpus:
-            raise UnknownIdError("GPU", gpu_id, self.gpus)
-        return self.gpus[gpu_id]
+        return _one("GPU", gpu_id, self.gpus)
 
     def link(self, link_id: str) -> Link:
-        if link_id not in self.links:
-            raise UnknownIdError("link", link_id, self.links)
-        return self.links[link_id]
+        return _one("link", link_id, self.links)
 
     def nic(self, nic_id: str) -> Link:
-        nics = self.nics()
-        if nic_id not in nics:
-            raise UnknownIdError("NIC", nic_id, nics)
-        return nics[nic_id]
+        return _one("NIC", nic_id, self.nics())
 
     def node(self, node_id: str) -> Node:
-        if node_id not in self.nodes:
-            raise UnknownIdError("node", node_id, self.nodes)
-        return self.nodes[node_id]
+        return _one("node", node_id, self.nodes)
 
     def medium(self, medium_id: str) -> Medium:
-        if medium_id not in self.media:
-            raise UnknownIdError("medium", medium_id, self.media)
-        return self.media[medium_id]
+        return _one("medium", medium_id, self.media)
 
     def source(self, source_id: str) -> Source:
-        if source_id not in self.sources:
-            raise UnknownIdError("source", source_id, self.sources)
-        return self.sources[source_id]
+        return _one("source", source_id, self.sources)
 
     def layer(self, layer: str) -> dict[str, Link]:
         if layer not in LAYERS:
@@ -131,6 +119,19 @@ class Catalog:
             ids.extend(entry.collective_library.source_ids)
         ids.extend(getattr(entry, "sources", ()))
         return [self.sources[source_id] for source_id in dict.fromkeys(ids)]
+
+
+def _one(kind: str, entry_id: str, table: Mapping[str, Any]) -> Any:
+    """The entry of ``table`` with this id, or :class:`UnknownIdError` naming the kind and the ids there are."""
+    if entry_id not in table:
+        raise UnknownIdError(kind, entry_id, table)
+    return table[entry_id]
+
+
+def _one_of(where: str, row: Mapping[str, Any], key: str, allowed: Iterable[str]) -> None:
+    """Refuse a value of ``row[key]`` (when given) that is not among ``allowed``."""
+    if key in row and row[key] not in allowed:
+        raise CatalogError(f"{where}: {key} {row[key]!r} is not one of {', '.join(allowed)}")
 
 
 _TABLES = ("source", "gpu", "link", "node", "medium")
@@ -198,8 +199,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         check_id(where, row["id"], {})
         if row["id"] in sources:
             raise CatalogError(f"{where}: duplicate source id")
-        if row["kind"] not in SOURCE_KINDS:
-            raise CatalogError(f"{where}: kind {row['kind']!r} is not one of {', '.join(SOURCE_KINDS)}")
+        _one_of(where, row, "kind", SOURCE_KINDS)
         problem = check_url(row["url"])
         if problem:
             raise CatalogError(f"{where}: url {row['url']!r} {problem}")
@@ -211,8 +211,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         where = f"{file}: medium '{row.get('id', '?')}'"
         check_keys(where, row, MEDIUM_SCALARS, MEDIUM_FIGURES)
         check_id(where, row["id"], seen)
-        if row["kind"] not in MEDIUM_KINDS:
-            raise CatalogError(f"{where}: kind {row['kind']!r} is not one of {', '.join(MEDIUM_KINDS)}")
+        _one_of(where, row, "kind", MEDIUM_KINDS)
         figures = parse_figures(where, row, MEDIUM_FIGURES, source_ids)
         if figures["delay"].direction != "n/a":
             raise CatalogError(f"{where}: a delay has no direction; use 'n/a'")
@@ -228,8 +227,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         where = f"{file}: link '{row.get('id', '?')}'"
         check_keys(where, row, LINK_SCALARS, LINK_FIGURES)
         check_id(where, row["id"], seen)
-        if row["layer"] not in LAYERS:
-            raise CatalogError(f"{where}: layer {row['layer']!r} is not one of {', '.join(LAYERS)}")
+        _one_of(where, row, "layer", LAYERS)
         if row["duplex"] not in ("full", "half"):
             raise CatalogError(f"{where}: duplex must be 'full' or 'half'")
         if "propagation_medium" in row and row["propagation_medium"] not in media:

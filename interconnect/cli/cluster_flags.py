@@ -10,16 +10,20 @@ from typing import Any
 
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, quantity_json
-from interconnect.hardware.cluster import FABRICS, Cluster, resolve_cluster
-from interconnect.hardware.collectives import (
-    ALLREDUCE_ALGORITHMS,
-    LAUNCH_OVERHEAD_US,
-    PROTOCOLS,
-    apply_calibration,
-)
+from interconnect.hardware.cluster import Cluster, resolve_cluster
+from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, PROTOCOLS, apply_calibration
 from interconnect.hardware.collectives.calibration import MAX_WIRE_EFFICIENCY, MIN_WIRE_EFFICIENCY
 from interconnect.hardware.custom import name_problem
-from interconnect.hardware.fabric import MAX_OVERSUBSCRIPTION, TOPOLOGIES, TopologySpec, get_fabric_data
+from interconnect.hardware.fabric import TopologySpec, get_fabric_data
+from interconnect.inputs.cluster import (
+    FABRIC_CHOICES,
+    LAUNCH_CHOICES,
+    NameParam,
+    custom_gpu_specs,
+    gpu_spec,
+    topology_specs,
+)
+from interconnect.inputs.params import ChoiceParam, FloatParam
 from interconnect.units import (
     Q_,
     IntegerInputError,
@@ -27,6 +31,28 @@ from interconnect.units import (
     parse_quantity,
     read_int,
 )
+
+# --- the link's records, which the flags mirror ------------------------------------------------------
+# A flag that stands for a link key takes its default, choices and bounds from that key's parameter
+# record (interconnect/inputs/cluster.py), so each is written once; the flags' words are their own.
+
+
+def _custom_gpu_records() -> tuple[ChoiceParam, NameParam]:
+    """The link's records of a custom GPU's base and name (``gpu_base``, ``gpu_name``)."""
+    records = {record.key: record for record in custom_gpu_specs()}
+    return records["gpu_base"], records["gpu_name"]
+
+
+def _topology_records() -> dict[str, ChoiceParam | FloatParam]:
+    """The link's records of the fabric topology (``topo``, ``switch``, ``osub``, ``shared``)."""
+    return {record.key: record for record in topology_specs()}
+
+
+def _span(record: FloatParam) -> str:
+    """A record's range in words, its default marked where it is an end: ``1 (default) to 64``."""
+    low, high = record.minimum, record.maximum
+    mark = " (default)" if record.default == low else ""
+    return f"{low:g}{mark} to {high:g}"
 
 
 def positive_int(text: str) -> int:
@@ -61,19 +87,24 @@ def protocol_flag(text: str) -> str:
 
 
 def add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, ...] = ALLREDUCE_ALGORITHMS) -> None:
-    parser.add_argument("--gpu", default="h100-sxm",
-                        help="GPU catalog id (default h100-sxm), or 'custom' with --gpu-bw (and --gpu-base)")
+    gpu = gpu_spec().default
+    base, name = _custom_gpu_records()
+    parser.add_argument("--gpu", default=gpu,
+                        help=f"GPU catalog id (default {gpu}), or 'custom' with --gpu-bw (and --gpu-base)")
     parser.add_argument("--gpu-bw", metavar="RATE",
                         help="a custom GPU's scale-up bandwidth per direction ('3.6 TB/s'), as the page's gpu_bw")
     parser.add_argument("--gpu-base", metavar="ID",
-                        help="the catalog GPU whose compute, memory and server a custom GPU keeps (default h100-sxm)")
-    parser.add_argument("--gpu-name", metavar="NAME", help="a custom GPU's name in the output (default 'Custom GPU')")
+                        help="the catalog GPU whose compute, memory and server a custom GPU keeps "
+                             f"(default {base.default})")
+    parser.add_argument("--gpu-name", metavar="NAME",
+                        help=f"a custom GPU's name in the output (default '{name.default}')")
     parser.add_argument("--gpus-per-node", type=positive_int,
                         help="GPUs per server (default: the GPU's reference node)")
     parser.add_argument("--nodes", type=positive_int, help="servers (default 1; compare: from the log's rank count)")
     parser.add_argument("--nic", help="NIC catalog id (ib-ndr) or bandwidth per NIC ('200 Gbit/s')")
     parser.add_argument("--nics-per-node", type=positive_int, help="NICs per server (default one per GPU)")
-    parser.add_argument("--fabric", choices=sorted(FABRICS), help="scale-out fabric (default: from the NIC)")
+    parser.add_argument("--fabric", choices=sorted(set(FABRIC_CHOICES) - {"auto"}),
+                        help="scale-out fabric (default: from the NIC)")
     parser.add_argument("--scaleup-domain", type=positive_int,
                         help="GPUs per NVLink domain (default: preset; 72 for GB200)")
     parser.add_argument("--sharp", action="store_true", help="in-network reduction (SHARP) in an InfiniBand fabric")
@@ -85,7 +116,7 @@ def add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, ..
                         help="calibration: share of the GPU's scale-up spec reached ('80%%'), as the page's up_eff")
     parser.add_argument("--extra-latency", metavar="TIME",
                         help="calibration: added to every collective call ('5 us', may be negative), as xlat")
-    parser.add_argument("--procs", choices=("auto", *LAUNCH_OVERHEAD_US), default="auto",
+    parser.add_argument("--procs", choices=("auto", *LAUNCH_CHOICES), default="auto",
                         help="how the benchmark drives the GPUs (its launch mode): one process per GPU, or one "
                              "process for all (-g N: about 2.9 us per call for each GPU after the first, 20 us "
                              "at -g 8), as the page's procs; default auto: "
@@ -141,7 +172,7 @@ def custom_gpu_flags(args: argparse.Namespace) -> dict[str, Any]:
         parse_quantity(args.gpu_bw, "bandwidth")
     except QuantityInputError as exc:
         raise CliError(f"--gpu-bw: {exc}") from exc
-    base = args.gpu_base or "h100-sxm"
+    base = args.gpu_base or _custom_gpu_records()[0].default
     if base not in get_catalog().gpus:
         raise CliError(f"--gpu-base: unknown GPU id '{base}'; known ids: {', '.join(sorted(get_catalog().gpus))}")
     problem = name_problem(args.gpu_name) if args.gpu_name is not None else None
@@ -212,15 +243,18 @@ def add_topology_flags(parser: argparse.ArgumentParser) -> None:
 
     With no ``--topology`` no fabric is modelled and the output is what it was without these flags.
     """
-    group = parser.add_argument_group("fabric topology (default: none, no fabric modelled)")
-    group.add_argument("--topology", choices=TOPOLOGIES, default=None,
+    records = _topology_records()
+    group = parser.add_argument_group(f"fabric topology (default: {records['topo'].default}, no fabric modelled)")
+    group.add_argument("--topology", choices=tuple(c for c in records["topo"].choices if c != records["topo"].default),
+                       default=None,
                        help="the scale-out fabric's topology; collectives that leave a leaf group cross the spine")
     group.add_argument("--switch", default=None, metavar="SWITCH_ID",
-                       help="the fabric's switch (ids: interconnect catalog --kind switch; default quantum-2-qm9700)")
+                       help="the fabric's switch (ids: interconnect catalog --kind switch; "
+                            f"default {records['switch'].default})")
     group.add_argument("--oversubscription", type=float, default=None, metavar="RATIO",
-                       help="leaf down : up ratio, 1 (default) to 64")
+                       help=f"leaf down : up ratio, {_span(records['osub'])}")
     group.add_argument("--shared", type=float, default=None, metavar="PERCENT",
-                       help="share of the spine's capacity other traffic takes, 0 (default) to 90")
+                       help=f"share of the spine's capacity other traffic takes, {_span(records['shared'])}")
 
 
 def topology_from_args(args: argparse.Namespace) -> TopologySpec | None:
@@ -237,18 +271,21 @@ def topology_from_args(args: argparse.Namespace) -> TopologySpec | None:
         for flag in given:
             print(f"interconnect: warning: {flag}: ignored without --topology (no fabric is modelled)", file=sys.stderr)
         return None
+    records = _topology_records()
     switches = get_fabric_data().switches
-    switch = given.get("--switch", "quantum-2-qm9700")
+    switch = given.get("--switch", records["switch"].default)
     if switch not in switches:
         raise CliError(f"--switch: unknown switch {switch!r}; known: {', '.join(switches)}")
-    ratio = ratio_flag("--oversubscription", given.get("--oversubscription", 1.0))
-    shared = given.get("--shared", 0.0)
-    if not 0.0 <= shared <= 90.0:
-        raise CliError(f"--shared: got {shared:g}; give a percentage between 0 and 90")
+    ratio = ratio_flag("--oversubscription", given.get("--oversubscription", records["osub"].default))
+    shared, spare = given.get("--shared", records["shared"].default), records["shared"]
+    if not spare.minimum <= shared <= spare.maximum:
+        raise CliError(f"--shared: got {shared:g}; give a percentage between {spare.minimum:g} and {spare.maximum:g}")
     return TopologySpec(topology, switch, ratio, shared / 100.0)
 
 
 def ratio_flag(name: str, value: float | None) -> float | None:
-    if value is not None and not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
-        raise CliError(f"{name}: got {value:g}; give a down : up ratio between 1 and {MAX_OVERSUBSCRIPTION:g}")
+    """A down : up ratio within the bounds of the link's ``osub`` record, or :class:`CliError` naming the flag."""
+    osub = _topology_records()["osub"]
+    if value is not None and not osub.minimum <= value <= osub.maximum:
+        raise CliError(f"{name}: got {value:g}; give a down : up ratio between {osub.minimum:g} and {osub.maximum:g}")
     return value

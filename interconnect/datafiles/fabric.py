@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from interconnect.catalog import CatalogError
-from interconnect.datafiles.tables import DataFile, TableReader, packaged_data_file
+from interconnect.datafiles.records import Field, Record
+from interconnect.datafiles.tables import DataFile, packaged_data_file
 from interconnect.units import Q_
 
 __all__ = [
@@ -37,16 +38,25 @@ DISTANCE_IDS = ("rack", "row", "hall")
 #: What a switch of the file speaks.
 FABRIC_KINDS = ("infiniband", "ethernet")
 _DATA_FILE = "fabric.toml"
-_SWITCH_KEYS = {"id": str, "name": str, "vendor": str, "fabric": str, "ports": int, "port_rate": str, "sources": list,
-                "note": str}
-_SWITCH_OPTIONAL = {"power": str, "power_sources": list}
-_DISTANCE_KEYS = {"id": str, "name": str, "length": str}
-_DESIGN_KEYS = {"id": str, "name": str, "sources": list, "where": str, "servers": int, "server": str,
-                "gpus_per_server": int, "nics_per_server": int, "nic_rate": str, "switch": str, "topology": str,
-                "oversubscription": list, "planes": int, "expected_switches": list, "expected_links": list}
-_DESIGN_OPTIONAL = {"uplink_rate": str, "top_oversubscription": float, "servers_per_leaf": int, "distances": list,
-                    "spare_leaf_ports": int}
-
+SWITCH = Record("switch", (
+    Field("id"), Field("name"), Field("vendor"), Field("fabric", choices=FABRIC_KINDS), Field("ports", int, minimum=2),
+    Field("port_rate", quantity=("bandwidth", "Gbit/s"), to="port_gbit_s"), Field("sources", list, refs="source"),
+    Field("note"), Field("power", required=False), Field("power_sources", list, required=False, refs="source"),
+))
+DISTANCE = Record("distance", (
+    Field("id"), Field("name"), Field("length", quantity=("length", "m"), to="length_m"),
+    Field("note", required=False, default=""),
+))
+DESIGN = Record("design", (
+    Field("id"), Field("name"), Field("sources", list, refs="source"), Field("where"), Field("servers", int),
+    Field("server"), Field("gpus_per_server", int), Field("nics_per_server", int),
+    Field("nic_rate", quantity=("bandwidth", "Gbit/s"), to="nic_gbit_s"), Field("switch", refs="switch"),
+    Field("topology"), Field("oversubscription", list, items=float), Field("planes", int),
+    Field("expected_switches", list, items=int), Field("expected_links", list, items=int),
+    Field("uplink_rate", required=False, quantity=("bandwidth", "Gbit/s"), to="uplink_gbit_s"),
+    Field("top_oversubscription", float, required=False), Field("servers_per_leaf", int, required=False, default=0),
+    Field("distances", list, required=False, default=()), Field("spare_leaf_ports", int, required=False, default=0),
+))
 
 class FabricDataError(CatalogError):
     """``fabric.toml`` is inconsistent; the message names the file, the table and the key."""
@@ -216,11 +226,12 @@ def load_fabric_data(path: str | Path | None = None, source_ids: frozenset[str] 
         source_ids = frozenset(get_catalog().sources)
     data = _FabricFile(packaged_data_file(_DATA_FILE) if path is None else path, source_ids)
     data.only_tables(("switch", "distance", "design"))
-    switches = _unique(data, "switch", (_switch(data, raw) for raw in data.data.get("switch", [])))
-    distances = _unique(data, "distance", (_distance(data, raw) for raw in data.data.get("distance", [])))
+    switches = {key: _switch(data, values) for key, values in SWITCH.read_all(data).items()}
+    distances = {key: DistanceClass(**values) for key, values in DISTANCE.read_all(data).items()}
     if tuple(distances) != DISTANCE_IDS:
         data.fail(f"distance classes must be {', '.join(DISTANCE_IDS)} in that order")
-    designs = _unique(data, "design", (_design(data, raw, switches) for raw in data.data.get("design", [])))
+    designs = {key: _design(data, values, switches)
+               for key, values in DESIGN.read_all(data, {"switch": switches}).items()}
     return FabricData(switches, distances, designs)
 
 
@@ -230,87 +241,44 @@ def get_fabric_data() -> FabricData:
     return load_fabric_data()
 
 
-# --- one table each ---------------------------------------------------------------------------
+# --- what a table's declaration cannot say ------------------------------------------------------
 
 
-def _unique(data: DataFile, table: str, records: Iterable[Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for record in records:
-        if record.id in out:
-            data.fail(f"{table} {record.id!r}: duplicate id")
-        out[record.id] = record
-    return out
+def _switch(data: DataFile, values: dict[str, Any]) -> Switch:
+    power = values.pop("power")
+    where = f"{data.name}: switch {values['id']!r}"
+    if power is not None:
+        values["power_w"] = _power_w(data, where, power)
+        if values["power_sources"] is None:
+            raise data.error(f"{where}: 'power_sources' must list known source ids, got None")
+    elif values["power_sources"] is not None:
+        raise data.error(f"{where}: 'power_sources' given without 'power'")
+    else:
+        values["power_sources"] = ()
+    return Switch(**values)
 
 
-def _where(data: DataFile, table: str, raw: object) -> str:
-    name = raw.get("id", "?") if isinstance(raw, Mapping) else "?"
-    return f"{data.name}: {table} {name!r}"
-
-
-def _switch(data: DataFile, raw: object) -> Switch:
-    row = data.table(_where(data, "switch", raw), raw, _SWITCH_KEYS, _SWITCH_OPTIONAL)
-    row.choice("fabric", FABRIC_KINDS)
-    if row.get("ports") < 2:
-        row.fail("'ports' must be a whole number of at least 2")
-    power_w = None
-    power_sources: tuple[str, ...] = ()
-    if row.get("power") is not None:
-        power_w = _power_w(row)
-        power_sources = _known_ids(row, "power_sources", data.source_ids)
-    elif row.get("power_sources") is not None:
-        row.fail("'power_sources' given without 'power'")
-    return Switch(id=row.get("id"), name=row.get("name"), vendor=row.get("vendor"), fabric=row.get("fabric"),
-                  ports=row.get("ports"), port_gbit_s=row.quantity("port_rate", "bandwidth", "Gbit/s"),
-                  sources=row.sources(), note=row.get("note"), power_w=power_w, power_sources=power_sources)
-
-
-def _distance(data: DataFile, raw: object) -> DistanceClass:
-    row = data.table(_where(data, "distance", raw), raw, _DISTANCE_KEYS, {"note": str})
-    return DistanceClass(row.get("id"), row.get("name"), row.quantity("length", "length", "m"), row.get("note", ""))
-
-
-def _design(data: DataFile, raw: object, switches: Mapping[str, Switch]) -> Design:
-    row = data.table(_where(data, "design", raw), raw, _DESIGN_KEYS, _DESIGN_OPTIONAL)
-    if row.get("switch") not in switches:
-        row.fail(f"unknown switch {row.get('switch')!r}")
-    distances = tuple(row.get("distances", ()))
-    if any(d not in DISTANCE_IDS for d in distances):
-        row.fail(f"'distances' must be among {', '.join(DISTANCE_IDS)}")
+def _design(data: DataFile, values: dict[str, Any], switches: Mapping[str, Switch]) -> Design:
+    if any(d not in DISTANCE_IDS for d in values["distances"]):
+        raise data.error(f"{data.name}: design {values['id']!r}: 'distances' must be among {', '.join(DISTANCE_IDS)}")
     inputs = FabricInputs(
-        servers=row.get("servers"), gpus_per_server=row.get("gpus_per_server"),
-        nics_per_server=row.get("nics_per_server"), nic_gbit_s=row.quantity("nic_rate", "bandwidth", "Gbit/s"),
-        switch=switches[row.get("switch")], topology=row.get("topology"),
-        oversubscription=tuple(float(o) for o in _numbers(row, "oversubscription", float)),
-        top_oversubscription=row.get("top_oversubscription"), planes=row.get("planes"),
-        uplink_gbit_s=row.quantity("uplink_rate", "bandwidth", "Gbit/s") if row.get("uplink_rate") else None,
-        server=row.get("server"), servers_per_leaf=row.get("servers_per_leaf", 0), distances=distances,
-        spare_leaf_ports=row.get("spare_leaf_ports", 0),
+        servers=values["servers"], gpus_per_server=values["gpus_per_server"],
+        nics_per_server=values["nics_per_server"], nic_gbit_s=values["nic_gbit_s"],
+        switch=switches[values["switch"]], topology=values["topology"],
+        oversubscription=tuple(float(o) for o in values["oversubscription"]),
+        top_oversubscription=values["top_oversubscription"], planes=values["planes"],
+        uplink_gbit_s=values["uplink_gbit_s"], server=values["server"], servers_per_leaf=values["servers_per_leaf"],
+        distances=tuple(values["distances"]), spare_leaf_ports=values["spare_leaf_ports"],
     )
-    return Design(row.get("id"), row.get("name"), row.sources(), row.get("where"), inputs,
-                  _numbers(row, "expected_switches", int), _numbers(row, "expected_links", int))
+    return Design(values["id"], values["name"], values["sources"], values["where"], inputs,
+                  values["expected_switches"], values["expected_links"])
 
 
-def _numbers(row: TableReader, key: str, kind: type) -> tuple:
-    values = row.get(key)
-    allowed = (int, float) if kind is float else kind
-    if any(not isinstance(v, allowed) or isinstance(v, bool) for v in values):
-        row.fail(f"'{key}' must list {'numbers' if kind is float else 'whole numbers'}, got {values!r}")
-    return tuple(values)
-
-
-def _known_ids(row: TableReader, key: str, known: frozenset[str]) -> tuple[str, ...]:
-    ids = row.get(key)
-    if not ids or any(not isinstance(i, str) or i not in known for i in ids):
-        row.fail(f"'{key}' must list known source ids, got {ids!r}")
-    return tuple(ids)
-
-
-def _power_w(row: TableReader) -> float:
-    text = row.get("power")
+def _power_w(data: DataFile, where: str, text: object) -> float:
     try:
         watts = float(Q_(text).to("W").magnitude)
     except Exception as exc:  # noqa: BLE001 - any pint failure is a data error with a location
-        raise row.error(f"{row.where}: 'power': expected a power like '9 W', got {text!r}") from exc
+        raise data.error(f"{where}: 'power': expected a power like '9 W', got {text!r}") from exc
     if not (math.isfinite(watts) and watts > 0):
-        row.fail(f"'power' must be a positive power, got {text!r}")
+        raise data.error(f"{where}: 'power' must be a positive power, got {text!r}")
     return watts

@@ -9,13 +9,13 @@ setting the model beside a sweep is :mod:`interconnect.hardware.collectives.meas
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from interconnect.catalog import CatalogError
+from interconnect.datafiles.records import Field, Record
 from interconnect.datafiles.tables import CsvFile, DataFile, packaged_data_file
 
 __all__ = [
@@ -46,10 +46,18 @@ LAUNCH_KINDS = ("process-per-gpu", "single-process", "pytorch")
 #: 1272 against 321 µs at 8 MiB in two nccl-tests#309 runs, whose neighbours agree within 10 %.
 ONE_OFF_FACTOR = 1.5
 
-_REQUIRED = {"id": str, "file": str, "kind": str, "role": str, "system": str, "source": str, "cluster": dict}
-_OPTIONAL = {"assumption": str, "algorithm": str, "collective": str, "column": str, "environment": str,
-             "launch": str, "nccl_version": str, "pending": bool, "protocol": str, "url": str}
-
+#: A ``[[dataset]]`` of ``manifest.toml``: what was measured, where it was published, how to read its file.
+DATASET = Record("dataset", (
+    Field("id"), Field("file"), Field("kind", choices=KINDS), Field("role", choices=ROLES), Field("system"),
+    Field("source"), Field("cluster", dict, to="cluster_inputs"),
+    Field("assumption", required=False, default=""), Field("algorithm", required=False, default="auto"),
+    Field("collective", required=False, default="all_reduce"), Field("column", required=False),
+    Field("environment", required=False, default=""),
+    Field("launch", required=False, default="process-per-gpu", choices=LAUNCH_KINDS),
+    Field("nccl_version", required=False, default=""), Field("pending", bool, required=False, default=False),
+    Field("protocol", required=False, default="auto", choices=PROTOCOLS, lower=True),
+    Field("url", required=False, default=""),
+))
 
 class MeasurementDataError(CatalogError):
     """A measurement manifest or file is inconsistent; the message names the file, the dataset and the key."""
@@ -121,39 +129,24 @@ def read_measured_sweeps(folder: str | Path | None = None) -> list[MeasuredSweep
     folder = MEASUREMENTS_DIR if folder is None else Path(folder)
     manifest = _Manifest(folder / "manifest.toml", source_ids=())
     manifest.only_tables(("dataset",))
+    manifest.rows("dataset")  # at least one
     sweeps: list[MeasuredSweep] = []
-    for raw in manifest.rows("dataset"):
-        name = raw.get("id", "?") if isinstance(raw, Mapping) else "?"
-        row = manifest.table(f"{manifest.name}: dataset {name!r}", raw, _REQUIRED, _OPTIONAL)
-        if any(sweep.id == name for sweep in sweeps):
-            row.fail("duplicate id")
-        kind = row.choice("kind", KINDS)
-        row.choice("role", ROLES)
-        protocol = row.get("protocol", "auto").lower()
-        if protocol not in PROTOCOLS:
-            row.fail(f"'protocol' {protocol!r} is not one of {', '.join(PROTOCOLS)}")
-        launch = row.get("launch", "process-per-gpu")
-        if launch not in LAUNCH_KINDS:
-            row.fail(f"'launch' {launch!r} is not one of {', '.join(LAUNCH_KINDS)}")
-        path = folder / row.get("file")
+    for values in DATASET.read_all(manifest).values():
+        path = folder / values.pop("file")
         if not path.is_file():
-            row.fail(f"'file' {row.get('file')!r} is not in {folder.name}/")
-        if kind == "nccl-rows":
-            size, values = read_nccl_rows(path)
-        elif row.get("column") is None:
-            row.fail(f"a '{kind}' dataset needs 'column', the CSV column to read")
+            manifest.fail(f"dataset {values['id']!r}: 'file' {path.name!r} is not in {folder.name}/")
+        column = values.pop("column")
+        if values["kind"] == "nccl-rows":
+            size, readings = read_nccl_rows(path)
+        elif column is None:
+            manifest.fail(f"dataset {values['id']!r}: a '{values['kind']}' dataset needs 'column', the CSV column "
+                          "to read")
         else:
             table = _SweepCsv(path, None)
-            size, values = np.array(table.column(table.columns[0])), np.array(table.column(row.get("column")))
-        sweeps.append(MeasuredSweep(
-            id=name, system=row.get("system"), source=row.get("source"), role=row.get("role"), kind=kind,
-            cluster_inputs=dict(row.get("cluster")), size_bytes=size, path=path,
-            time_us=None if kind == "busbw" else values, busbw_gbps=values if kind == "busbw" else None,
-            assumption=row.get("assumption", ""), algorithm=row.get("algorithm", "auto"), protocol=protocol,
-            nccl_version=row.get("nccl_version", ""), environment=row.get("environment", ""),
-            url=row.get("url", ""), launch=launch, pending=row.get("pending", False),
-            collective=row.get("collective", "all_reduce"),
-        ))
+            size, readings = np.array(table.column(table.columns[0])), np.array(table.column(column))
+        busbw = values["kind"] == "busbw"
+        sweeps.append(MeasuredSweep(**values, size_bytes=size, path=path, time_us=None if busbw else readings,
+                                    busbw_gbps=readings if busbw else None))
     return sweeps
 
 

@@ -19,23 +19,26 @@ entry. The arithmetic on a preset (the parallelism model, a model described by h
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from interconnect.catalog import CatalogError
+from interconnect.datafiles.records import SOURCE, Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
 __all__ = ["MODELS_FILE", "ModelPreset", "ModelPresetError", "ModelSource", "load_model_presets", "model_sources"]
 
 MODELS_FILE = packaged_data_file("models.toml")
 
-_INT_KEYS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len", "experts", "top_k")
-_FLOAT_KEYS = ("params", "active_params")
-_MODEL_KEYS = {"id", "name", "sources", "note", *_INT_KEYS, *_FLOAT_KEYS}
-_SOURCE_KEYS = {"id", "title", "url", "kind"}
-_SOURCE_OPTIONAL = {"note"}
-
+_COUNTS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len")
+#: A ``[[model]]`` of ``models.toml``; its ``sources`` name the file's own ``[[source]]`` entries.
+MODEL = Record("model", (
+    Field("id"), Field("name"), Field("sources", list),
+    Field("params", float, positive=True), Field("active_params", float, positive=True),
+    *(Field(key, int, minimum=1) for key in _COUNTS),
+    Field("experts", int, minimum=0), Field("top_k", int, minimum=0),
+    Field("note", required=False, default=""),
+))
 
 class ModelPresetError(CatalogError):
     """``models.toml`` is malformed; the message names the entry and the problem."""
@@ -123,58 +126,31 @@ class ModelPreset:
         return self.params - self.expert_params
 
 
-def _check_model(where: str, row: dict, source_ids: set[str]) -> ModelPreset:
-    missing = _MODEL_KEYS - {"note"} - set(row)
-    unknown = set(row) - _MODEL_KEYS
-    if missing or unknown:
-        parts = [f"missing {', '.join(sorted(missing))}" if missing else "",
-                 f"unknown {', '.join(sorted(unknown))}" if unknown else ""]
-        raise ModelPresetError(f"{where}: " + "; ".join(p for p in parts if p))
-    for key in _INT_KEYS:
-        if isinstance(row[key], bool) or not isinstance(row[key], int) or row[key] < 0:
-            raise ModelPresetError(f"{where}: {key} must be a whole number >= 0, got {row[key]!r}")
-    for key in _FLOAT_KEYS:
-        value = row[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-            raise ModelPresetError(f"{where}: {key} must be a positive number, got {value!r}")
-    for key in ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len"):
-        if row[key] < 1:
-            raise ModelPresetError(f"{where}: {key} must be at least 1")
-    if row["hidden"] % row["heads"] or row["heads"] % row["kv_heads"]:
+def _model(data: DataFile, values: dict) -> ModelPreset:
+    """Check what the declaration cannot say (how the counts of one model agree) and build the preset."""
+    where = f"{data.name}: model {values['id']!r}"
+    if values["hidden"] % values["heads"] or values["heads"] % values["kv_heads"]:
         raise ModelPresetError(f"{where}: heads must divide hidden and kv_heads must divide heads")
-    if row["active_params"] > row["params"]:
+    if values["active_params"] > values["params"]:
         raise ModelPresetError(f"{where}: active_params is more than params")
-    if (row["experts"] == 0) != (row["top_k"] == 0) or row["top_k"] > row["experts"]:
+    if (values["experts"] == 0) != (values["top_k"] == 0) or values["top_k"] > values["experts"]:
         raise ModelPresetError(f"{where}: experts and top_k must both be 0 (dense) or 1 <= top_k <= experts")
-    if row["experts"] == 0 and row["active_params"] != row["params"]:
+    if values["experts"] == 0 and values["active_params"] != values["params"]:
         raise ModelPresetError(f"{where}: a dense model's active_params must equal params")
-    sources = row["sources"]
-    if not isinstance(sources, list) or not sources or any(s not in source_ids for s in sources):
-        raise ModelPresetError(f"{where}: sources must be a non-empty list of [[source]] ids of this file")
-    values = {key: row[key] for key in (*_INT_KEYS, *_FLOAT_KEYS)}
-    return ModelPreset(id=row["id"], name=row["name"], source_ids=tuple(sources), note=row.get("note", ""),
-                       **{k: float(v) if k in _FLOAT_KEYS else int(v) for k, v in values.items()})
+    values["source_ids"] = tuple(values.pop("sources"))
+    values["params"], values["active_params"] = float(values["params"]), float(values["active_params"])
+    return ModelPreset(**values)
 
 
 def _read(path: Path) -> tuple[dict[str, ModelPreset], dict[str, ModelSource]]:
-    data = _ModelsFile(path, source_ids=()).data  # the file's own [[source]] entries, checked below
-    if set(data) - {"model", "source"}:
-        raise ModelPresetError(f"{path.name}: unknown tables {sorted(set(data) - {'model', 'source'})}")
-    sources: dict[str, ModelSource] = {}
-    for row in data.get("source", []):
-        where = f"{path.name}: source '{row.get('id', '?')}'"
-        if not _SOURCE_KEYS <= set(row) or set(row) - _SOURCE_KEYS - _SOURCE_OPTIONAL:
-            raise ModelPresetError(f"{where}: needs exactly {', '.join(sorted(_SOURCE_KEYS))} (and an optional note)")
-        if row["id"] in sources or not str(row["url"]).startswith(("https://", "http://")):
-            raise ModelPresetError(f"{where}: duplicate id or a url that is not http(s)")
-        sources[row["id"]] = ModelSource(**row)
-    presets: dict[str, ModelPreset] = {}
-    for row in data.get("model", []):
-        where = f"{path.name}: model '{row.get('id', '?')}'"
-        preset = _check_model(where, row, set(sources))
-        if preset.id in presets:
-            raise ModelPresetError(f"{where}: duplicate id")
-        presets[preset.id] = preset
+    data = _ModelsFile(path, source_ids=())
+    data.only_tables(("model", "source"))
+    sources = {key: ModelSource(**values) for key, values in SOURCE.read_all(data).items()}
+    for source in sources.values():
+        if not source.url.startswith(("https://", "http://")):
+            raise ModelPresetError(f"{path.name}: source {source.id!r}: 'url' must be http(s), got {source.url!r}")
+    data.source_ids = frozenset(sources)  # a model's sources are this file's own
+    presets = {key: _model(data, values) for key, values in MODEL.read_all(data).items()}
     if not presets:
         raise ModelPresetError(f"{path.name}: no [[model]] entries")
     return presets, sources

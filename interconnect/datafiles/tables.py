@@ -110,6 +110,7 @@ class TableReader:
                  source_ids: frozenset[str], error: type[CatalogError] = CatalogError) -> None:
         self.where = where
         self.error = error
+        self.source_ids = source_ids
         if not isinstance(raw, Mapping):
             self.fail("must be a table")
         optional = optional or {}

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interconnect.catalog import UnknownIdError, get_catalog
-from interconnect.hardware.cluster import FABRICS, MAX_NODES, MAX_RANKS, Cluster, fabric_from_family, resolve_cluster
+from interconnect.hardware.cluster import FABRICS, MAX_NODES, MAX_RANKS, fabric_from_family, resolve_cluster
 
 
 def test_h100_defaults_come_from_the_dgx_h100_preset():
@@ -149,7 +149,7 @@ def test_cluster_is_frozen_and_serialisable():
         cluster.nodes = 3  # type: ignore[misc]
     payload = cluster.as_dict()
     assert payload["ranks"] == 16 and payload["node_egress_gbps"] == pytest.approx(384.0)
-    assert Cluster.from_inputs("h100-sxm", nodes=2)[0] == cluster
+    assert resolve_cluster("h100-sxm", nodes=2)[0] == cluster
 
 
 @settings(max_examples=60, deadline=None)

@@ -79,13 +79,13 @@ def test_loader_accepts_a_good_file(tmp_path):
 @pytest.mark.parametrize(
     ("overrides", "drop", "message"),
     [
-        ({}, "heads", "missing heads"),
-        ({"colour": "blue"}, None, "unknown colour"),
-        ({"layers": 0}, None, "layers must be at least 1"),
+        ({}, "heads", r"missing key\(s\) heads"),
+        ({"colour": "blue"}, None, r"unknown key\(s\) colour"),
+        ({"layers": 0}, None, "'layers' must be at least 1"),
         ({"heads": 5}, None, "heads must divide hidden"),
         ({"active_params": 2e9}, None, "more than params"),
         ({"experts": 8}, None, "experts and top_k"),
-        ({"sources": ["nope"]}, None, "sources must be"),
+        ({"sources": ["nope"]}, None, "'sources' must list known source ids"),
         ({"params": float("nan")}, None, "positive number"),
     ],
 )

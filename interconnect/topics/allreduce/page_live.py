@@ -16,14 +16,18 @@ from interconnect.topics.allreduce.figures import choice_label
 from interconnect.topics.allreduce.live_figure import node_family_spec
 from interconnect.topics.allreduce.sweep import live_node_counts, node_family
 from interconnect.ui.cluster import CLUSTER_HASH
-from interconnect.ui.live import live_chart
+from interconnect.ui.live_control import LiveControl, presenting
 from interconnect.ui.state import PageState
-from interconnect.ui.talk import talk_state
 from interconnect.units import InterconnectError, parse_quantity
 
-__all__ = ["live_caption", "live_nodes"]
+__all__ = ["LIVE_NODES", "live_caption", "live_nodes"]
 
 NODES_MAXIMUM = MAX_NODES
+
+LIVE_NODES = LiveControl(
+    "allreduce.live_nodes", "nodes",
+    lead="All-reduce busbw, whichever collective the charts below show.",
+    reading="Dotted: each all-reduce algorithm on its own; thick: the one the page's all-reduce summary uses.")
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
@@ -40,17 +44,9 @@ def live_nodes(state: PageState, cluster: Cluster) -> None:
         size_bytes = float(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
     except InterconnectError:  # the size box reports its own error; the chart reads 256 MiB meanwhile
         size_bytes = float(2**28)
-
-    def set_nodes(chosen: int) -> None:
-        st.session_state[state.key("nodes")] = chosen
-
-    spec = _spec(cluster, values["algo"], values["proto"], size_bytes, talk_state().present)
-    live_chart("allreduce.live_nodes", spec, set_nodes, state.specs_by_key["nodes"])
+    LIVE_NODES.show(_spec(cluster, values["algo"], values["proto"], size_bytes, presenting()), state)
 
 
 def live_caption() -> None:
     """How to use the live chart, drawn under it (it depends on nothing the slider changes)."""
-    st.caption("All-reduce busbw, whichever collective the charts below show. Drag the slider, or focus it and "
-               "use the arrow keys: the chart follows at once in your browser; the rest of the page and the link "
-               "follow when you let go. Dotted: each all-reduce algorithm on its own; thick: the one the page's "
-               "all-reduce summary uses.")
+    LIVE_NODES.caption()

@@ -11,18 +11,21 @@ import streamlit as st
 
 from interconnect.catalog import Catalog
 from interconnect.inputs.params import IntParam
+from interconnect.topics.cliff.inputs import NICS_PER_SERVER
 from interconnect.topics.cliff.live_figure import nic_family_spec
 from interconnect.topics.cliff.model import CliffSummary, short_link_name
 from interconnect.topics.cliff.sweep import NicFamily, live_nic_counts, nic_family
-from interconnect.ui.live import live_chart
+from interconnect.ui.live_control import LiveControl, presenting
 from interconnect.ui.state import PageState
-from interconnect.ui.talk import talk_state
 
-__all__ = ["live_caption", "live_nics"]
+__all__ = ["LIVE_NICS_PER_SERVER", "live_caption", "live_nics"]
 
-NICS_MAXIMUM = 144
-#: How the slider's value is read: as the link's ``nics`` is, but a number (the slider never sends ``auto``).
-_NICS = IntParam("nics", 8, "NICs per server", minimum=1, maximum=NICS_MAXIMUM)
+#: The slider sets the page's NICs per server; its value is read in that record's range, but as a number
+#: (the slider never sends ``auto``).
+LIVE_NICS_PER_SERVER = LiveControl(
+    "cliff.live_nics", NICS_PER_SERVER.key,
+    reader=IntParam(NICS_PER_SERVER.key, 8, NICS_PER_SERVER.label, minimum=NICS_PER_SERVER.minimum,
+                    maximum=NICS_PER_SERVER.maximum))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -38,14 +41,10 @@ def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_
     gpu, nic = summary.gpu, summary.nic
     counts = live_nic_counts(summary.nics_per_node)
     family = _family(custom_key, catalog, gpu.id, nic.id, counts, direction, basis)
-
-    def set_nics(chosen: int) -> None:
-        st.session_state[state.key("nics")] = chosen
-
     spec = nic_family_spec(family, summary.nics_per_node, short_link_name(gpu.scaleup_brand.name),
                            short_link_name(catalog.link(gpu.host_link).name), short_link_name(nic.name),
-                           present=talk_state().present, unit=unit, library=gpu.collective_library.name)
-    live_chart("cliff.live_nics", spec, set_nics, _NICS)
+                           present=presenting(), unit=unit, library=gpu.collective_library.name)
+    LIVE_NICS_PER_SERVER.show(spec, state)
 
 
 def live_caption(basis: str = "spec", direction: str = "per_direction", library: str = "NCCL") -> None:
@@ -53,6 +52,5 @@ def live_caption(basis: str = "spec", direction: str = "per_direction", library:
     figures = f"what {library} achieves" if basis == "achieved" else "spec figures"
     rates = ("the readout's rates have both directions summed, but a transfer runs one way, so the times use one "
              "direction's rate" if direction == "both_directions" else "every line is one direction's rate")
-    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
-               f"rest of the page and the link follow when you let go. The figures are {figures}; {rates}. "
-               "The gap between the red line and the blue one is the cliff.")
+    LIVE_NICS_PER_SERVER.caption(f"The figures are {figures}; {rates}. The gap between the red line and the blue "
+                                 "one is the cliff.")

@@ -19,11 +19,11 @@ from interconnect.cli.cluster_flags import ratio_flag
 from interconnect.cli.output import CliError, print_json
 from interconnect.hardware.fabric import (
     DISTANCE_IDS,
-    TOPOLOGIES,
     FabricError,
     build_fabric,
     server_inputs,
 )
+from interconnect.topics.fabric.inputs import fabric_specs
 from interconnect.units import Q_, QuantityInputError, format_bandwidth, parse_quantity
 
 __all__ = ["register", "run_fabric"]
@@ -31,15 +31,19 @@ __all__ = ["register", "run_fabric"]
 
 def register(commands: Any) -> None:
     fabric = commands.add_parser("fabric", help="switches, links, optics and power of a cluster's network fabric")
+    # The defaults, choices and bounds of the flags that stand for the page's link keys are those keys' records.
+    records = {record.key: record for record in fabric_specs()}
+    server, switch, topology, osub = records["server"], records["switch"], records["topo"], records["osub"]
     fabric.add_argument("--gpus", type=int, required=True, help="GPUs in the cluster, e.g. 1024")
-    fabric.add_argument("--server", default="dgx-h100", help="server (node id of the catalog, default dgx-h100)")
-    fabric.add_argument("--switch", default="quantum-2-qm9700",
-                        help="switch id (see 'interconnect catalog --kind switch'; default quantum-2-qm9700)")
-    fabric.add_argument("--topology", default="rail-leaf-spine", choices=TOPOLOGIES,
+    fabric.add_argument("--server", default=server.default,
+                        help=f"server (node id of the catalog, default {server.default})")
+    fabric.add_argument("--switch", default=switch.default,
+                        help=f"switch id (see 'interconnect catalog --kind switch'; default {switch.default})")
+    fabric.add_argument("--topology", default=topology.default, choices=topology.choices,
                         help="rail-optimised leaf-spine (NIC i of every server on rail leaf i) or a fat tree "
-                             "with top-of-rack leaves (default rail-leaf-spine)")
-    fabric.add_argument("--oversubscription", type=float, default=1.0,
-                        help="down : up at the leaves, e.g. 2 for 2:1 (default 1, non-blocking)")
+                             f"with top-of-rack leaves (default {topology.default})")
+    fabric.add_argument("--oversubscription", type=float, default=osub.default,
+                        help=f"down : up at the leaves, e.g. 2 for 2:1 (default {osub.default:g}, non-blocking)")
     fabric.add_argument("--spine-oversubscription", type=float, default=None,
                         help="down : up at the spines of a three-tier fabric (default: as the leaves)")
     fabric.add_argument("--tiers", type=int, default=0, choices=(0, 2, 3),
@@ -71,8 +75,9 @@ def run_fabric(args: argparse.Namespace) -> int:
             nic_gbit_s = float(parse_quantity(args.nic_rate, "bandwidth").quantity.to("Gbit/s").magnitude)
         except QuantityInputError as exc:
             raise CliError(f"--nic-rate: {exc}") from exc
-    if not 0 <= args.rails <= 1024:
-        raise CliError(f"--rails: got {args.rails}; give 0 (automatic) to 1024")
+    rails = next(record for record in fabric_specs() if record.key == "rails")
+    if not rails.minimum <= args.rails <= rails.maximum:
+        raise CliError(f"--rails: got {args.rails}; give {rails.minimum} (automatic) to {rails.maximum}")
     try:
         inputs, warnings = server_inputs(args.server, args.gpus, args.switch, topology=args.topology,
                                          oversubscription=(leaf, spine if spine is not None else leaf),

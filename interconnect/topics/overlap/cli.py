@@ -20,6 +20,7 @@ from typing import Any
 from interconnect.cli.cluster_flags import add_cluster_flags, cluster_from_args, warn
 from interconnect.cli.output import CliError, print_json
 from interconnect.topics.overlap.accuracy import overlap_band
+from interconnect.topics.overlap.inputs import overlap_specs
 from interconnect.topics.overlap.model import (
     GRADIENT_BYTES,
     MODE_LABELS,
@@ -42,9 +43,6 @@ from interconnect.units import (
 )
 from interconnect.workloads.presets import load_model_presets
 
-MAX_PARAMS = 1e14
-MIN_PARAMS = 1e6
-MAX_TOKENS = 100_000_000
 DEFAULT_BUCKET = "25 MiB"
 
 
@@ -76,15 +74,22 @@ def _number(name: str, low: float, high: float, *, whole: bool = False):
 def register(commands: Any) -> None:
     parser = commands.add_parser("overlap", help="one data-parallel training step: compute, bucketed all-reduce, "
                                                  "what stays exposed")
+    # The bounds (and the defaults of the counts) of the flags that stand for the page's link keys are those
+    # keys' records; the page counts parameters in billions and the GPU spread in percent.
+    records = {record.key: record for record in overlap_specs()}
+    params, layers, tokens = records["params"], records["layers"], records["tokens"]
     model = parser.add_mutually_exclusive_group()
-    model.add_argument("--params", type=_number("--params", MIN_PARAMS, MAX_PARAMS),
+    model.add_argument("--params", type=_number("--params", params.minimum * 1e9, params.maximum * 1e9),
                        help="parameter count, e.g. 8e9 (gradients stream out evenly)")
     model.add_argument("--model", choices=sorted(load_model_presets()),
-                       help="a model preset with its published shape (default llama3-8b)")
-    parser.add_argument("--layers", type=_number("--layers", 1, 10_000, whole=True), default=32.0,
-                        help="transformer blocks, with --params (default 32)")
-    parser.add_argument("--tokens-per-gpu", type=_number("--tokens-per-gpu", 1, MAX_TOKENS, whole=True),
-                        default=4096.0, help="tokens one GPU processes per step (default 4096)")
+                       help=f"a model preset with its published shape (default {records['model'].default})")
+    parser.add_argument("--layers", type=_number("--layers", layers.minimum, layers.maximum, whole=True),
+                        default=float(layers.default),
+                        help=f"transformer blocks, with --params (default {layers.default})")
+    parser.add_argument("--tokens-per-gpu",
+                        type=_number("--tokens-per-gpu", tokens.minimum, tokens.maximum, whole=True),
+                        default=float(tokens.default),
+                        help=f"tokens one GPU processes per step (default {tokens.default})")
     parser.add_argument("--bucket", default=DEFAULT_BUCKET,
                         help=f"gradient bucket size (default {DEFAULT_BUCKET}, PyTorch DDP's bucket_cap_mb=25)")
     parser.add_argument("--mode", choices=MODES, default="overlap",
@@ -92,14 +97,17 @@ def register(commands: Any) -> None:
     parser.add_argument("--gradient-dtype", choices=sorted(GRADIENT_BYTES), default="bf16",
                         help="bytes per gradient element sent (default bf16)")
     costs = load_bucket_costs()
-    parser.add_argument("--bucket-launch-us", type=_number("--bucket-launch-us", 0.0, 10_000.0),
+    launch, sm, spread = records["launch"], records["sm"], records["spread"]
+    parser.add_argument("--bucket-launch-us", type=_number("--bucket-launch-us", launch.minimum, launch.maximum),
                         default=costs.launch_s * 1e6,
                         help=f"compute-lane time per bucket, microseconds (default {costs.launch.text}: "
                              "PyTorch's DDP benchmark, one GPU, 1 MB against 25 MB buckets)")
-    parser.add_argument("--sm-contention", type=_number("--sm-contention", 0.0, 0.9), default=costs.contention,
+    parser.add_argument("--sm-contention", type=_number("--sm-contention", sm.minimum, sm.maximum),
+                        default=costs.contention,
                         help=f"share of compute speed lost while communication kernels run (default "
                              f"{costs.contention:g}: arXiv 2507.03114, average measured slowdown)")
-    parser.add_argument("--gpu-spread", type=_number("--gpu-spread", 0.0, 0.5), default=costs.spread,
+    parser.add_argument("--gpu-spread", type=_number("--gpu-spread", spread.minimum / 100, spread.maximum / 100),
+                        default=costs.spread,
                         help=f"range of speeds between GPUs of one model, a fraction; the step waits for the "
                              f"slowest (default {costs.spread:g}: Sinha et al., SC22)")
     parser.add_argument("--efficiency", type=_number("--efficiency", 0.01, 1.0), default=1.0,
@@ -111,8 +119,6 @@ def register(commands: Any) -> None:
 def _bucket_bytes(text: str, warnings: list[str]) -> float:
     """``--bucket`` read as the Overlap page reads its ``bucket`` (1 KiB to 1 TiB): a size outside is
     clamped with the page's message, added to ``warnings``; text that is not a size is an error."""
-    from interconnect.topics.overlap.inputs import overlap_specs
-
     spec = next(spec for spec in overlap_specs() if spec.key == "bucket")
     value, problem = spec.parse(text)
     if problem and value in (spec.minimum, spec.maximum):

@@ -18,13 +18,19 @@ from interconnect.topics.overlap.sweep import (
     live_token_counts,
     token_bucket_family,
 )
-from interconnect.ui.live import live_chart
+from interconnect.ui.live_control import LiveControl, presenting
 from interconnect.ui.state import PageState
-from interconnect.ui.talk import talk_state
 
-__all__ = ["live_caption", "live_tokens"]
+__all__ = ["LIVE_TOKENS", "live_caption", "live_tokens"]
 
 TOKENS_MAXIMUM = 100_000_000
+
+LIVE_TOKENS = LiveControl(
+    "overlap.live_tokens", "tokens",
+    reading="Too small a bucket pays its launch and latency many times; too big a one leaves the last bucket's "
+            "all-reduce with nothing to hide behind. Where the bucketed and ideal lines meet, communication alone "
+            "sets the step: the buckets' all-reduces, each paying its latency, outlast the backward pass however "
+            "well they overlap.")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -43,18 +49,10 @@ def live_tokens(state: PageState, inputs: StepInputs) -> None:
     key = (*inputs.identity, inputs.bucket_bytes, inputs.dtype, inputs.sm, inputs.eff, inputs.launch_us,
            inputs.spread_pct, inputs.algo)
     family = _family(key, inputs, tokens, sizes)
-
-    def set_tokens(chosen: int) -> None:
-        st.session_state[state.key("tokens")] = chosen
-
-    spec = token_family_spec(family, inputs.tokens, inputs.bucket_bytes, inputs.mode, present=talk_state().present)
-    live_chart("overlap.live_tokens", spec, set_tokens, state.specs_by_key["tokens"])
+    LIVE_TOKENS.show(token_family_spec(family, inputs.tokens, inputs.bucket_bytes, inputs.mode,
+                                       present=presenting()), state)
 
 
 def live_caption() -> None:
     """How to use the live chart and how to read it, under it (the same for every step)."""
-    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
-               "rest of the page and the link follow when you let go. Too small a bucket pays its launch and "
-               "latency many times; too big a one leaves the last bucket's all-reduce with nothing to hide behind. "
-               "Where the bucketed and ideal lines meet, communication alone sets the step: the buckets' all-reduces, "
-               "each paying its latency, outlast the backward pass however well they overlap.")
+    LIVE_TOKENS.caption()

@@ -16,13 +16,18 @@ from interconnect.inputs.params import FloatParam
 from interconnect.topics.reach.live_figure import reach_family_spec
 from interconnect.topics.reach.model import MAX_DISTANCE_M, MIN_DISTANCE_M, distance_text, propagation_for, reach_rows
 from interconnect.topics.reach.sweep import live_distances, reach_family
-from interconnect.ui.live import live_chart
-from interconnect.ui.talk import talk_state
+from interconnect.ui.live_control import LiveControl, presenting
 
-__all__ = ["live_reach"]
+__all__ = ["LIVE_DISTANCE", "live_reach"]
 
-#: How the slider's value (metres) is read: on this page's scale, 10 cm to 20,000 km, as the link's ``d`` is.
-_DISTANCE = FloatParam("d", 1.0, "Distance", minimum=MIN_DISTANCE_M, maximum=MAX_DISTANCE_M)
+#: The slider's value is read in metres, on this page's scale: 10 cm to 20,000 km, as the link's ``d`` is.
+LIVE_DISTANCE = LiveControl(
+    "reach.live_distance", "d",
+    reader=FloatParam("d", 1.0, "Distance", minimum=MIN_DISTANCE_M, maximum=MAX_DISTANCE_M),
+    reading="Each bar is one kind of link at one rate, out to the farthest that rate reaches; a kind whose fastest "
+            "member stops before a slower one has a bar per rate (*: no maker gives a reach; the figure is our "
+            "estimate). Blue while the kind still reaches the red distance at that rate, grey once the distance has "
+            "passed it. Past its reach a link does not slow down; it stops.")
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -34,15 +39,11 @@ def _spec(distance_m: float, present: bool) -> dict:
 
 
 def live_reach(distance_m: float, set_distance) -> None:
-    """The live chart under the distance box; ``set_distance(text, metres)`` takes the distance chosen."""
+    """The live chart under the distance box; ``set_distance(text, metres)`` takes the distance chosen (the box
+    holds text, so the page writes it into both its box and its value)."""
 
     def chosen(metres: float) -> None:
         set_distance(distance_text(metres), float(metres))
 
-    live_chart("reach.live_distance", _spec(float(distance_m), talk_state().present), chosen, _DISTANCE)
-    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; the "
-               "rest of the page and the link follow when you let go. Each bar is one kind of link at one rate, out to "
-               "the farthest that rate reaches; a kind whose fastest member stops before a slower one has a bar per "
-               "rate (*: no maker gives a reach; the figure is our estimate). Blue while the kind still reaches the "
-               "red distance at that rate, grey once the distance has passed it. Past its reach a link does not "
-               "slow down; it stops.")
+    LIVE_DISTANCE.show(_spec(float(distance_m), presenting()), on_value=chosen)
+    LIVE_DISTANCE.caption()

@@ -16,14 +16,20 @@ from interconnect.topics.seating.live_figure import seating_family_spec
 from interconnect.topics.seating.model import SCHEDULES, Layout, Workload
 from interconnect.topics.seating.page_parts import HASH
 from interconnect.topics.seating.sweep import BATCHES, live_seating_nodes, seating_family
-from interconnect.ui.live import live_chart
+from interconnect.ui.live_control import LiveControl, presenting
 from interconnect.ui.state import PageState
-from interconnect.ui.talk import talk_state
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["live_seating"]
+__all__ = ["LIVE_NODES", "live_seating"]
 
 NODES_MAXIMUM = MAX_NODES
+
+#: DP goes back to 0 ("the rest") with the node count, as the chart's layouts take it.
+LIVE_NODES = LiveControl(
+    "seating.live_nodes", "nodes", also=(("dp", 0),),
+    reading="DP then takes the rest of the GPUs. Thick: TFLOP/s per GPU as the bill counts the step; dotted: "
+            "compute alone. At the same global batch, more GPUs give each pipeline fewer micro-batches, so the "
+            "bubble and the exposed gradient traffic grow: a bigger cluster needs a bigger batch to stay busy.")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=HASH)
@@ -38,15 +44,5 @@ def _spec(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Worklo
 
 def live_seating(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> None:
     """The live chart of the page's layout over node counts; its slider sets the page's node count."""
-
-    def set_nodes(chosen: int) -> None:
-        st.session_state[state.key("nodes")] = chosen
-        st.session_state[state.key("dp")] = 0  # DP takes the rest, as the chart's layouts do
-
-    spec = _spec(model, cluster, layout, workload, talk_state().present)
-    live_chart("seating.live_nodes", spec, set_nodes, state.specs_by_key["nodes"])
-    st.caption("Drag the slider, or focus it and use the arrow keys: the chart follows at once in your browser; "
-               "the rest of the page and the link follow when you let go (DP then takes the rest of the GPUs). "
-               "Thick: TFLOP/s per GPU as the bill counts the step; dotted: compute alone. At the same global "
-               "batch, more GPUs give each pipeline fewer micro-batches, so the bubble and the exposed gradient "
-               "traffic grow: a bigger cluster needs a bigger batch to stay busy.")
+    LIVE_NODES.show(_spec(model, cluster, layout, workload, presenting()), state)
+    LIVE_NODES.caption()
