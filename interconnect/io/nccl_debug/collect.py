@@ -11,7 +11,16 @@ from __future__ import annotations
 from interconnect.io.nccl_debug import messages as msg
 from interconnect.io.nccl_debug.limits import MAX_KEPT, MAX_SKIPPED_LISTED, MAX_TABLE_LINES
 from interconnect.io.nccl_debug.prefix import Prefix, split_line, strip_launcher
-from interconnect.io.nccl_debug.result import At, CollectiveStat, DebugLog, HostStat, NicUse, TransportStat
+from interconnect.io.nccl_debug.result import (
+    At,
+    CollectiveStat,
+    DebugLog,
+    HostStat,
+    NicUse,
+    PeerStat,
+    Place,
+    TransportStat,
+)
 
 __all__ = ["Collector"]
 
@@ -201,7 +210,7 @@ class Collector:
                 log.tuning.append(At(message[:400], number))
             return
         if "comm 0x" in message[:60]:
-            self._comm(message, number)
+            self._comm(message, number, prefix)
             return
         if ": opCount " in message[:50]:
             self._coll(message, number)
@@ -292,6 +301,7 @@ class Collector:
             if len(log.transports) >= 64:
                 return
             stat = log.transports[c.transport] = TransportStat(first_line=number, raw=c.raw[:60])
+        self._peer(c, number, prefix)
         stat.count += 1
         stat.read_mode = stat.read_mode or c.raw.endswith("/read")
         if c.transport.startswith("NET/"):
@@ -314,6 +324,50 @@ class Collector:
                     if prefix is not None and prefix.host and len(use.hosts) < MAX_KEPT:
                         use.hosts.add(prefix.host)
 
+    def _place(self, rank: int, host: str | None, device: int | None, number: int) -> None:
+        """Note where ``rank`` runs; a later line fills in what an earlier one left unknown."""
+        places = self.log.places
+        place = places.get(rank)
+        if place is None:
+            if len(places) < MAX_KEPT and (host is not None or device is not None):
+                places[rank] = Place(host, device, number)
+            return
+        if place.host is None and host is not None:
+            place.host = host
+        if place.device is None and device is not None:
+            place.device = device
+
+    def _peer(self, c: msg.Connection, number: int, prefix: Prefix | None) -> None:
+        """Record the connection for the drawing: the rank pair's transports, NICs, and where its ranks run."""
+        log = self.log
+        own = c.receiver if c.direction == "receive" else c.sender
+        own_device = c.receiver_device if own == c.receiver else c.sender_device
+        host = prefix.host if prefix is not None else None
+        device = prefix.device if prefix is not None and prefix.device is not None else own_device
+        self._place(own, host, device, number)
+        other = c.sender if own == c.receiver else c.receiver
+        other_device = c.sender_device if own == c.receiver else c.receiver_device
+        if other != own and other_device is not None:
+            # a peer over P2P or SHM shares the node; its host is the printing rank's
+            intra = not c.transport.startswith("NET/")
+            self._place(other, host if intra else None, other_device, number)
+        key = (c.sender, c.receiver) if c.sender <= c.receiver else (c.receiver, c.sender)
+        peer = log.peers.get(key)
+        if peer is None:
+            if len(log.peers) >= MAX_KEPT:
+                return
+            peer = log.peers[key] = PeerStat(number)
+        peer.transports[c.transport] = peer.transports.get(c.transport, 0) + 1
+        if c.nic is not None and c.transport.startswith("NET/"):
+            label = f"{c.transport}/{c.nic}"
+            if len(peer.nics) < 64:
+                peer.nics.add(label)
+            if c.gdr:
+                peer.gdr_on += 1
+            nic_key = (own, label)
+            if nic_key in log.rank_nics or len(log.rank_nics) < MAX_KEPT:
+                log.rank_nics[nic_key] = log.rank_nics.get(nic_key, 0) + 1
+
     def _trees(self, message: str, number: int) -> None:
         log = self.log
         if "|" in message and log.old_forms is None:
@@ -330,11 +384,13 @@ class Collector:
             if word.isdigit() and len(word) <= 7:
                 self._rank(int(word), number)
 
-    def _comm(self, message: str, number: int) -> None:
+    def _comm(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log
         found = msg.comm_line(message)
         if found is None:
             return
+        if prefix is not None:
+            self._place(found.rank, prefix.host, prefix.device, number)
         if found.comm_id is not None and found.comm_id not in log.comm_ids and len(log.comm_ids) < MAX_KEPT:
             log.comm_ids[found.comm_id] = At(found.nranks, number)
         if log.comm_nranks is None or found.nranks > log.comm_nranks.value:

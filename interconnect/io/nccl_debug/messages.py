@@ -82,6 +82,8 @@ class Connection:
     nic: int | None  # the NIC's index in the NET/<x> list, for network connections
     gdr: bool
     bracket_is_bus_id: bool  # the [..] after a rank held a PCI bus id (older NCCL), not a device
+    sender_device: int | None = None  # the local GPU number in the [..] after the sender (None: a bus id or none)
+    receiver_device: int | None = None
 
 
 def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
@@ -112,6 +114,10 @@ def _is_bus_id(text: str | None) -> bool:
     return text is not None and (len(text) > 3 or any(c in "abcdefABCDEF" for c in text))
 
 
+def _device(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() and not _is_bus_id(text) else None
+
+
 def connection(message: str) -> Connection | None:
     """Read a connection line in any of its three forms.
 
@@ -127,7 +133,8 @@ def connection(message: str) -> Connection | None:
     raw = match.group(8).strip()
     transport, nic, gdr = normalize_transport(raw)
     return Connection(int(match.group(1)), int(match.group(3)), int(match.group(5)), match.group(7) or "",
-                      transport, raw, nic, gdr, _is_bus_id(match.group(4)) or _is_bus_id(match.group(6)))
+                      transport, raw, nic, gdr, _is_bus_id(match.group(4)) or _is_bus_id(match.group(6)),
+                      _device(match.group(4)), _device(match.group(6)))
 
 
 def ring_listing(message: str) -> tuple[int, int, list[int]] | None:

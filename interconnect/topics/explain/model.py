@@ -16,6 +16,7 @@ from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import compare_collective
 from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
+from interconnect.topics.explain.topology import Topology, topology
 
 __all__ = ["Explanation", "Finding", "explain", "explain_source"]
 
@@ -61,6 +62,7 @@ class Explanation:
     nics: list[dict[str, Any]] = field(default_factory=list)
     cluster_query: dict[str, str] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
+    topology: Topology | None = None
 
     def add(self, topic: str, text: str, line: int = 0, warn: bool = False) -> None:
         """Append a finding."""
@@ -70,7 +72,8 @@ class Explanation:
         """Everything for ``--json``."""
         return {"findings": [f.as_dict() for f in self.findings], "facts": self.facts,
                 "transports": self.transports, "nics": self.nics, "cluster_query": self.cluster_query,
-                "assumptions": self.assumptions}
+                "assumptions": self.assumptions,
+                "topology": self.topology.as_dict() if self.topology is not None else None}
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
@@ -105,6 +108,7 @@ def explain(log: DebugLog, runs: list | None = None) -> Explanation:
     _noise(log, out)
     out.facts.update({"ranks": ranks, "nodes": nodes, "gpus_per_node": gpn, "network": network,
                       "hosts": sorted(log.hosts)[:50], "lines": log.lines, "nccl_lines": log.nccl_lines})
+    out.topology = topology(log, out.facts)
     return out
 
 

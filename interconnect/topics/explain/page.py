@@ -14,8 +14,10 @@ import streamlit as st
 
 from interconnect.io.nccl_debug import NcclDebugError
 from interconnect.io.nccl_tests import MAX_LOG_BYTES
+from interconnect.topics.explain.figures import fabric_figure, node_figure
 from interconnect.topics.explain.inputs import explain_specs
 from interconnect.topics.explain.model import Explanation, explain_source
+from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.state import PageState
@@ -71,6 +73,21 @@ def _tables(explanation: Explanation) -> None:
         st.dataframe(pd.DataFrame({"NIC": explanation.facts["nics_listed"]}), hide_index=True)
 
 
+def _drawing(explanation: Explanation) -> None:
+    topo = explanation.topology
+    if topo is None or topo.node is None:
+        return
+    st.subheader("The hardware as the log shows it")
+    st.caption("In colour: what the log shows carrying traffic (GPU-to-GPU connections by transport, NICs with "
+               "network connection lines, NVLS when its channels were built); grey and dotted: listed but idle. "
+               "Only what the given lines show: one rank's excerpt draws that rank's connections.")
+    chart(node_figure(topo), "explain-node", exports=False)
+    if len(topo.nodes) + topo.nodes_not_drawn > 1:
+        chart(fabric_figure(topo), "explain-fabric", exports=False)
+    for note in topo.notes:
+        st.caption(escape_markdown(note))
+
+
 def _allreduce_link(explanation: Explanation) -> None:
     query = explanation.cluster_query
     if not query:
@@ -104,6 +121,7 @@ def render() -> None:
                 st.error(escape_markdown(str(exc)))
             else:
                 _findings(explanation)
+                _drawing(explanation)
                 _tables(explanation)
                 _allreduce_link(explanation)
     footer()

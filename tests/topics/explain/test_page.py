@@ -41,3 +41,29 @@ def test_junk_is_one_error_and_markup_is_escaped():
     at.text_area(key="explain.paste").input(hostile).run()
     assert not at.exception
     assert "<b>" not in _markdown(at).replace("\\<b\\>", "")
+
+
+def test_uploaded_log_draws_the_node_and_the_fabric():
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input((DATA / "nv-peer-memory-56-ib-gdr-distance.log").read_text()).run()
+    assert not at.exception and not at.error
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2  # one node, and the two nodes with the network between them
+    assert "master_node" in charts[0].proto.spec and "secondary_node" in charts[1].proto.spec
+
+
+def test_page_and_cli_json_give_the_same_findings(capsys):
+    import json
+
+    from interconnect.cli import main
+    from interconnect.ui.markdown import escape_markdown
+
+    path = DATA / "nccl-278-socket-one-of-two-nics.log"
+    assert main(["explain", str(path), "--json"]) == 0
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input(path.read_text(encoding="utf-8")).run()
+    shown = _markdown(at)
+    for finding in findings:
+        where = f"line {finding['line']}" if finding["line"] else "no line"
+        assert f"**{where}** · {escape_markdown(finding['text'])}" in shown
