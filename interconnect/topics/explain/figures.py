@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from interconnect.figures.theme import LAYER_COLOURS, apply_theme, readable_figure
 from interconnect.topics.explain.topology import Topology
 
-__all__ = ["KIND_COLOURS", "fabric_figure", "node_figure", "safe_text"]
+__all__ = ["KIND_COLOURS", "fabric_figure", "measured_figure", "node_figure", "safe_text"]
 
 #: Connection kinds in the layer colours: GPU to GPU, through host memory, over the network; grey: listed only.
 KIND_COLOURS = {"p2p": LAYER_COLOURS["scale-up"], "shm": LAYER_COLOURS["host"], "net": LAYER_COLOURS["scale-out"]}
@@ -250,3 +250,61 @@ def _ranks(ranks: Sequence[int]) -> str:
         return "none named"
     shown = ", ".join(str(r) for r in ranks[:8])
     return shown + (f" and {len(ranks) - 8} more" if len(ranks) > 8 else "")
+
+
+def _size_text(size: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size:g} B"
+
+
+def measured_figure(measured: dict) -> go.Figure:
+    """Measured busbw (the log's nccl-tests rows) over the model's curve on the log's cluster, the model's band
+    shaded (its error on published tables like this case, per size band), and the sizes the job's COLL lines name
+    marked on the curve."""
+    figure = go.Figure()
+    curve = measured["curve"]
+    sizes, model = curve["size_bytes"], curve["busbw_gbps"]
+    segment: list[int] = []
+    shown_band = False
+    for i in [*range(len(sizes)), None]:
+        if i is not None and curve["band_low"][i] is not None:
+            segment.append(i)
+            continue
+        if len(segment) >= 2:
+            xs = [sizes[j] for j in segment] + [sizes[j] for j in reversed(segment)]
+            ys = [curve["band_high"][j] for j in segment] + [curve["band_low"][j] for j in reversed(segment)]
+            figure.add_trace(go.Scatter(x=xs, y=ys, fill="toself", mode="lines", line={"width": 0},
+                                        fillcolor="rgba(0,114,178,0.18)", hoverinfo="skip",
+                                        name="the model's band", showlegend=not shown_band,
+                                        legendgroup="band"))
+            shown_band = True
+        segment = []
+    label = measured["collective"].replace("_", "-")
+    figure.add_trace(go.Scatter(x=sizes, y=model, mode="lines", name=f"model, {label}",
+                                line={"color": KIND_COLOURS["net"], "width": 3},
+                                hovertemplate="%{x:,} B: model %{y:.3g} GB/s<extra></extra>"))
+    rows = measured["rows"]
+    if rows:
+        figure.add_trace(go.Scatter(
+            x=[r["size_bytes"] for r in rows], y=[r["measured_busbw_gbps"] for r in rows], mode="markers",
+            name="measured (the log's rows)", marker={"color": LAYER_COLOURS["long-reach"], "size": 10},
+            hovertemplate="%{x:,} B: measured %{y:.3g} GB/s<extra></extra>"))
+    job = [j for j in measured["job"] if j["model_busbw_gbps"] is not None]
+    if job:
+        figure.add_trace(go.Scatter(
+            x=[j["size_bytes"] for j in job], y=[j["model_busbw_gbps"] for j in job], mode="markers",
+            name="the job's sizes (COLL lines, no time)",
+            marker={"symbol": "diamond", "size": 12, "color": "white", "line": {"color": "#111827", "width": 2}},
+            hovertext=[f"{html.escape(j['op'])} of {j['size_bytes']:,} B, {j['calls']} call(s) seen, first on line "
+                       f"{j['line']}" for j in job], hoverinfo="text"))
+    apply_theme(figure, height=440, template=False)
+    tick_sizes = [s for s in sizes if math.log2(s) % 4 == 3 or s == sizes[-1]]
+    figure.update_layout(title={"text": "busbw by message size: the log against the model", "font": {"size": 16}},
+                         margin={"t": 100}, plot_bgcolor="white",
+                         legend={"font": {"size": _FONT}, "y": 1.02, "yanchor": "bottom"})
+    figure.update_xaxes(type="log", title="message size", tickvals=tick_sizes,
+                        ticktext=[_size_text(s) for s in tick_sizes], showgrid=True, gridcolor="#e5e7eb")
+    figure.update_yaxes(title="busbw, GB/s (log scale)", type="log", showgrid=True, gridcolor="#e5e7eb")
+    return readable_figure(figure)

@@ -12,8 +12,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import compare_collective
+from interconnect.hardware.collectives.accuracy import collective_band, size_band
 from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
 from interconnect.topics.explain.topology import Topology, topology
@@ -63,6 +66,7 @@ class Explanation:
     cluster_query: dict[str, str] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
     topology: Topology | None = None
+    measured: dict[str, Any] | None = None  # the log's busbw and the model's curve with its band (see _measured)
 
     def add(self, topic: str, text: str, line: int = 0, warn: bool = False) -> None:
         """Append a finding."""
@@ -73,7 +77,8 @@ class Explanation:
         return {"findings": [f.as_dict() for f in self.findings], "facts": self.facts,
                 "transports": self.transports, "nics": self.nics, "cluster_query": self.cluster_query,
                 "assumptions": self.assumptions,
-                "topology": self.topology.as_dict() if self.topology is not None else None}
+                "topology": self.topology.as_dict() if self.topology is not None else None,
+                "measured": self.measured}
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
@@ -502,31 +507,101 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     out.cluster_query = {k: v for k, v in query.items() if k in CLUSTER_KEYS}
     out.assumptions.append(f"GPU: {gpu_how}.")
     out.facts["gpu"] = gpu
-    if not runs:
+    job = _job_sizes(log)
+    if not runs and not job:
         return
-    run = max(runs, key=lambda r: r.size_bytes.size)
-    collective = run.collective or "all_reduce"
+    if runs:
+        run = max(runs, key=lambda r: r.size_bytes.size)
+        collective = run.collective or "all_reduce"
+    else:
+        collective = job[0]["collective"]
     try:
         cluster, _ = resolve_cluster(gpu, gpus_per_node=gpn["value"] or None, nodes=nodes["value"] or 1,
                                      fabric=None if fabric == "auto" else fabric)
-        comparison = compare_collective(cluster, collective, run.size_bytes, run.time_us)
+        comparison = compare_collective(cluster, collective, run.size_bytes, run.time_us) if runs else None
     except (ValueError, KeyError, ArithmeticError) as exc:
         out.add("model", f"The log's nccl-tests rows could not be compared with the model ({exc}).", warn=True)
+        return
+    line = log.table_lines[0][0] if log.table_lines else 0
+    out.measured = _measured(cluster, collective, comparison, line, [j for j in job if j["collective"] == collective])
+    if comparison is None:
         return
     index = int(comparison.size_bytes.argmax())
     measured = float(comparison.measured_busbw_gbps[index])
     model = float(comparison.model_busbw_gbps[index])
-    line = log.table_lines[0][0] if log.table_lines else 0
     ratio = measured / model if model > 0 else math.nan
     size = int(comparison.size_bytes[index])
+    band = out.measured["bands"].get(size_band(size))
+    inside = ""
+    if band and band["low"] is not None:
+        verdict = "inside" if band["low"] <= ratio <= band["high"] else "outside"
+        inside = (f" The model's band there (its error on published tables like this): {band['low']:.0%} to "
+                  f"{band['high']:.0%} of the model; this run is {verdict} it.")
     out.add("model", f"At the largest size in the log ({size:,} B), {collective.replace('_', '-')} busbw is "
             f"{measured:.3g} GB/s; the model gives {model:.3g} GB/s on {cluster.describe()} "
-            f"({ratio:.0%} of the model). {gpu_how[0].upper() + gpu_how[1:]}.", line,
+            f"({ratio:.0%} of the model).{inside} {gpu_how[0].upper() + gpu_how[1:]}.", line,
             warn=bool(ratio < 0.5))
     if size < 1 << 20:
         out.add("model", "Only small messages are in the log: busbw there measures latency, not bandwidth.", line)
     out.facts["comparison"] = {"collective": collective, "size_bytes": size, "measured_busbw_gbps": measured,
                                "model_busbw_gbps": model, "rows": int(comparison.size_bytes.size)}
+
+
+#: COLL trace names -> the model's collective keys.
+_COLL_OPS = {"AllReduce": "all_reduce", "AllGather": "all_gather", "ReduceScatter": "reduce_scatter",
+             "AlltoAll": "alltoall", "Send": "sendrecv", "Recv": "sendrecv"}
+
+
+def _job_sizes(log: DebugLog) -> list[dict[str, Any]]:
+    """The sizes the job's COLL lines name, per collective the model knows (largest number of calls first)."""
+    merged: dict[tuple[str, int], dict[str, Any]] = {}
+    for stat in log.collectives.values():
+        key = _COLL_OPS.get(stat.op)
+        if key is None or stat.max_bytes is None or stat.max_bytes <= 0:
+            continue
+        for size in {stat.min_bytes or stat.max_bytes, stat.max_bytes}:
+            entry = merged.setdefault((key, int(size)), {"collective": key, "op": stat.op, "size_bytes": int(size),
+                                                         "calls": 0, "nranks": stat.nranks, "line": stat.first_line})
+            entry["calls"] += stat.calls
+            entry["line"] = min(entry["line"], stat.first_line)
+    found = sorted(merged.values(), key=lambda j: (-j["calls"], j["size_bytes"]))
+    return found[:_MAX_SHOWN]
+
+
+def _measured(cluster: Any, collective: str, comparison: Any, line: int, job: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's busbw curve over message size on the log's cluster, shaded by its band (the model's error on
+    the published tables like this case, per size band), with the log's measured rows and the job's sizes."""
+    top = 2.0 ** 30
+    if comparison is not None and comparison.size_bytes.size:
+        top = max(top, float(comparison.size_bytes.max()) * 2)
+    top = max([top, *(2.0 * j["size_bytes"] for j in job)])
+    sizes = 2.0 ** np.arange(3, math.ceil(math.log2(top)) + 1)
+    curve = compare_collective(cluster, collective, sizes, np.ones_like(sizes))  # the model's side only
+    bands = {}
+    for name, at in (("small", 8.0), ("middle", float(2**20)), ("large", float(2**30))):
+        band = collective_band(cluster, collective, at)
+        # time ratios model / measured: measured busbw / model busbw is the same ratio
+        bands[name] = {"low": band.low, "high": band.high, "median": band.median, "n": band.n,
+                       "text": band.text(), "basis": band.basis}
+    low = [None if bands[size_band(s)]["low"] is None else float(m) * bands[size_band(s)]["low"]
+           for s, m in zip(sizes, curve.model_busbw_gbps, strict=True)]
+    high = [None if bands[size_band(s)]["high"] is None else float(m) * bands[size_band(s)]["high"]
+            for s, m in zip(sizes, curve.model_busbw_gbps, strict=True)]
+    rows = []
+    if comparison is not None:
+        rows = [{"size_bytes": int(s), "measured_busbw_gbps": float(b), "model_busbw_gbps": float(m)}
+                for s, b, m in zip(comparison.size_bytes, comparison.measured_busbw_gbps,
+                                   comparison.model_busbw_gbps, strict=True)]
+    model_at = {}
+    if job:
+        at = compare_collective(cluster, collective, np.array([j["size_bytes"] for j in job], dtype=float),
+                                np.ones(len(job)))
+        model_at = {j["size_bytes"]: float(b) for j, b in zip(job, at.model_busbw_gbps, strict=True)}
+    return {"collective": collective, "cluster": cluster.describe(), "line": line, "rows": rows,
+            "curve": {"size_bytes": [int(s) for s in sizes], "busbw_gbps": [float(b) for b in curve.model_busbw_gbps],
+                      "band_low": low, "band_high": high},
+            "bands": bands,
+            "job": [{**j, "model_busbw_gbps": model_at.get(j["size_bytes"])} for j in job]}
 
 
 def _noise(log: DebugLog, out: Explanation) -> None:

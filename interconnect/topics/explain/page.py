@@ -14,7 +14,7 @@ import streamlit as st
 
 from interconnect.io.nccl_debug import NcclDebugError
 from interconnect.io.nccl_tests import MAX_LOG_BYTES
-from interconnect.topics.explain.figures import fabric_figure, node_figure
+from interconnect.topics.explain.figures import fabric_figure, measured_figure, node_figure
 from interconnect.topics.explain.inputs import explain_specs
 from interconnect.topics.explain.model import Explanation, explain_source
 from interconnect.ui.charts import chart
@@ -88,6 +88,22 @@ def _drawing(explanation: Explanation) -> None:
         st.caption(escape_markdown(note))
 
 
+def _measured(explanation: Explanation) -> None:
+    measured = explanation.measured
+    if not measured:
+        return
+    st.subheader("Measured against the model")
+    chart(measured_figure(measured), "explain-busbw", exports=False)
+    band = measured["bands"]
+    words = "; ".join(f"{name}: {escape_markdown(b['text'])}" for name, b in band.items())
+    what = ("The log's nccl-tests rows (dots) over the model's busbw" if measured["rows"] else
+            "The log holds no timed rows (COLL lines give sizes, not times): the diamonds mark the sizes the job "
+            "used on the model's busbw")
+    cluster = escape_markdown(measured["cluster"])
+    st.caption(f"{what} on the cluster the log describes ({cluster}), shaded by the model's band: its error on "
+               f"published tables like this case, by message size ({words}).")
+
+
 def _allreduce_link(explanation: Explanation) -> None:
     query = explanation.cluster_query
     if not query:
@@ -122,6 +138,7 @@ def render() -> None:
             else:
                 _findings(explanation)
                 _drawing(explanation)
+                _measured(explanation)
                 _tables(explanation)
                 _allreduce_link(explanation)
     footer()

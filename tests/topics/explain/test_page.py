@@ -67,3 +67,11 @@ def test_page_and_cli_json_give_the_same_findings(capsys):
     for finding in findings:
         where = f"line {finding['line']}" if finding["line"] else "no line"
         assert f"**{where}** · {escape_markdown(finding['text'])}" in shown
+
+
+def test_log_with_nccl_tests_rows_draws_measured_over_the_model():
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input((DATA / "azure-aks-30-ib-gdrdma-cumem.log").read_text()).run()
+    assert not at.exception and not at.error
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert len(specs) == 3 and "the model's band" in specs[2] and "measured (the log's rows)" in specs[2]

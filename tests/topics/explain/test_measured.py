@@ -1,0 +1,59 @@
+"""Measured busbw over the model's curve with its band: the log's nccl-tests rows, the sizes of its COLL lines, the
+band from the collective accuracy rules (hardware/collectives/accuracy.py) on the cluster the log describes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interconnect.hardware.cluster import resolve_cluster
+from interconnect.hardware.collectives.accuracy import collective_band, size_band
+from interconnect.io.nccl_debug import read_nccl_debug
+from interconnect.topics.explain.figures import measured_figure
+from interconnect.topics.explain.model import explain, explain_source
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "nccl_debug_logs"
+
+
+def test_nccl_tests_rows_are_plotted_as_nccl_tests_computes_busbw():
+    # azure-aks#30, line 55: 2048 B all-reduce, out-of-place 40.60 us on 16 ranks (2 nodes x 8, NCCL's count)
+    out = explain_source((DATA / "azure-aks-30-ib-gdrdma-cumem.log").read_bytes())
+    rows = {r["size_bytes"]: r for r in out.measured["rows"]}
+    assert sorted(rows) == [8, 32, 128, 512, 2048]
+    expected = 2048 / 40.60e-6 * 2 * 15 / 16 / 1e9  # busbw = S/t x 2(n-1)/n
+    assert rows[2048]["measured_busbw_gbps"] == pytest.approx(expected, rel=1e-3)
+    assert out.measured["line"] == 51 and out.measured["collective"] == "all_reduce"
+
+
+def test_band_is_the_accuracy_rules_band_on_the_logs_cluster():
+    out = explain_source((DATA / "azure-aks-30-ib-gdrdma-cumem.log").read_bytes())
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2, fabric="infiniband")
+    curve = out.measured["curve"]
+    for size, model, low, high in zip(curve["size_bytes"], curve["busbw_gbps"], curve["band_low"], curve["band_high"],
+                                      strict=True):
+        band = collective_band(cluster, "all_reduce", size)
+        if band.extrapolation:
+            assert low is None and high is None
+        else:  # a time ratio model / measured is the ratio measured busbw / model busbw
+            assert low == pytest.approx(model * band.low) and high == pytest.approx(model * band.high)
+    finding = next(f for f in out.findings if f.topic == "model")
+    band = out.measured["bands"][size_band(2048)]
+    ratio = out.facts["comparison"]["measured_busbw_gbps"] / out.facts["comparison"]["model_busbw_gbps"]
+    assert ("this run is inside it" in finding.text) == (band["low"] <= ratio <= band["high"])
+
+
+def test_coll_lines_put_the_jobs_sizes_on_the_curve_without_a_time():
+    out = explain_source((DATA / "nccl-1193-ray-prefix-coll.log").read_bytes())
+    measured = out.measured
+    assert not measured["rows"]
+    # nccl#1193 line 3: AllReduce count 7382228 datatype 7 (float32) -> 29,528,912 B
+    assert 7382228 * 4 in {j["size_bytes"] for j in measured["job"]}
+    assert all(j["model_busbw_gbps"] > 0 for j in measured["job"])
+    figure = measured_figure(measured)
+    assert [t.name for t in figure.data][-1].startswith("the job's sizes")
+
+
+def test_no_rows_no_coll_no_chart():
+    log = "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+    assert explain(read_nccl_debug(log)).measured is None
