@@ -17,11 +17,12 @@ import numpy as np
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import compare_collective
 from interconnect.hardware.collectives.accuracy import collective_band, size_band
-from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.inputs.cluster import CLUSTER_KEYS, cluster_inputs, cluster_specs
+from interconnect.inputs.params import parse_state
 from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
 from interconnect.topics.explain.topology import Topology, topology
 
-__all__ = ["Explanation", "Finding", "explain", "explain_source"]
+__all__ = ["Explanation", "Finding", "explain", "explain_source", "link_cluster"]
 
 #: NVLS (NVLink SHARP) first shipped in NCCL 2.17.
 NVLS_FIRST_VERSION = (2, 17)
@@ -479,6 +480,14 @@ def _gpu_id(log: DebugLog, vendor: str) -> tuple[str, str]:
     return gpu, f"assumed {gpu}: the log does not name a GPU the catalog knows{named}"
 
 
+def link_cluster(query: dict[str, str]) -> Any:
+    """The cluster a link's cluster keys describe, read exactly as a page reads its link (the cluster parameters'
+    own readers and defaults), so the model here and the All-reduce page opened with ``query`` agree."""
+    values, _ = parse_state(cluster_specs(), query)
+    cluster, _ = resolve_cluster(values["gpu"], **cluster_inputs(values))
+    return cluster
+
+
 def _fabric(log: DebugLog, network: str | None) -> str:
     if network == "Socket":
         return "ethernet"
@@ -497,8 +506,7 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     query = {"gpu": gpu}
     if gpn["value"]:
         query["gpn"] = str(gpn["value"])
-    if nodes["value"]:
-        query["nodes"] = str(nodes["value"])
+    query["nodes"] = str(nodes["value"] or 1)  # always: the All-reduce page's own default is 4 nodes
     fabric = _fabric(log, network)
     if fabric != "auto":
         query["fabric"] = fabric
@@ -516,8 +524,7 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     else:
         collective = job[0]["collective"]
     try:
-        cluster, _ = resolve_cluster(gpu, gpus_per_node=gpn["value"] or None, nodes=nodes["value"] or 1,
-                                     fabric=None if fabric == "auto" else fabric)
+        cluster = link_cluster(out.cluster_query)
         comparison = compare_collective(cluster, collective, run.size_bytes, run.time_us) if runs else None
     except (ValueError, KeyError, ArithmeticError) as exc:
         out.add("model", f"The log's nccl-tests rows could not be compared with the model ({exc}).", warn=True)

@@ -7,11 +7,12 @@ Nothing from the log is rendered as HTML or Markdown markup: every piece of its 
 from __future__ import annotations
 
 import math
-from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
+from interconnect import site
+from interconnect.inputs.links import link_to_page
 from interconnect.io.nccl_debug import NcclDebugError
 from interconnect.io.nccl_tests import MAX_LOG_BYTES
 from interconnect.topics.explain.figures import fabric_figure, measured_figure, node_figure
@@ -108,9 +109,12 @@ def _allreduce_link(explanation: Explanation) -> None:
     query = explanation.cluster_query
     if not query:
         return
+    target = "allreduce"
+    href, _ = link_to_page(site.pages()[target][0], site.page_specs()[target](), query)
     shown = ", ".join(f"{k}={v}" for k, v in query.items())
-    st.markdown(f"[Time collectives on this cluster on the All-reduce page](./All_reduce?{urlencode(query)}) "
-                f"({escape_markdown(shown)}; check the GPU: {escape_markdown(explanation.assumptions[0])})")
+    st.markdown(f"[Time collectives on this cluster on the All-reduce page]({href}) "
+                f"({escape_markdown(shown)}; check the GPU: {escape_markdown(explanation.assumptions[0])}). "
+                "The link carries the cluster only, never the log.")
 
 
 def render() -> None:

@@ -75,3 +75,9 @@ def test_log_with_nccl_tests_rows_draws_measured_over_the_model():
     assert not at.exception and not at.error
     specs = [c.proto.spec for c in at.get("plotly_chart")]
     assert len(specs) == 3 and "the model's band" in specs[2] and "measured (the log's rows)" in specs[2]
+
+
+def test_link_to_all_reduce_is_built_from_the_pages_reader():
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input((DATA / "azure-aks-30-ib-gdrdma-cumem.log").read_text()).run()
+    assert "(./All_reduce?gpu=h100-sxm&gpn=8&nodes=2&fabric=infiniband)" in _markdown(at)
