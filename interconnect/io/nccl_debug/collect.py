@@ -42,6 +42,7 @@ class Collector:
     def __init__(self) -> None:
         self.log = DebugLog()
         self._rccl_banner = False
+        self._heads: dict[str, Prefix] = {}  # a line's text up to its level marker -> its prefix, read once
 
     # -- per line --------------------------------------------------------------------------------------
 
@@ -53,11 +54,12 @@ class Collector:
             log.cut_lines.append(number) if len(log.cut_lines) < MAX_SKIPPED_LISTED else None
         if line.startswith(("# source:", "# what:", "# trimmed:")):
             return
-        split = split_line(line) if "NCCL " in line else None
+        split = self._split(line) if "NCCL " in line else None
         if split is not None:
-            prefix, message = split
+            prefix, message, new = split
             log.nccl_lines += 1
-            self._prefix(prefix, number)
+            if new:
+                self._prefix(prefix, number)
             if prefix.level == "WARN":
                 if len(log.warnings) < _MAX_WARNINGS:
                     log.warnings.append(At(message.strip()[:300], number))
@@ -88,6 +90,28 @@ class Collector:
         log.skipped_count += 1
         if len(log.skipped) < MAX_SKIPPED_LISTED:
             log.skipped.append(number)
+
+    def _split(self, line: str) -> tuple[Prefix, str, bool] | None:
+        """:func:`split_line`, the prefix of a head already seen taken from a bounded cache.
+
+        Every thread of a job repeats its ``host:pid:tid [dev] NCCL INFO`` on each line; ``new``: first time seen.
+        """
+        info, warn = line.find(" NCCL INFO "), line.find(" NCCL WARN ")
+        at = info if warn < 0 or (0 <= info < warn) else warn
+        if at < 0:
+            split = split_line(line)
+            return None if split is None else (split[0], split[1], True)
+        head = line[:at + 11]
+        prefix = self._heads.get(head)
+        if prefix is not None:
+            return prefix, line[at + 11:], False
+        split = split_line(line)
+        if split is None:
+            return None
+        if len(self._heads) >= MAX_KEPT:
+            self._heads.clear()
+        self._heads[head] = split[0]
+        return split[0], split[1], True
 
     # -- pieces ----------------------------------------------------------------------------------------
 
@@ -147,6 +171,9 @@ class Collector:
 
     def _message(self, message: str, number: int, prefix: Prefix | None) -> None:  # noqa: C901 - one dispatch
         log = self.log
+        if ": opCount " in message[:50]:  # COLL trace lines: most of a long job's log, so tested first
+            self._coll(message, number)
+            return
         first = message[:1]
         if first in "NR" and (message.startswith("NCCL version") or message.startswith("RCCL version")):
             self._version(message, number, bare=prefix is None)
@@ -423,3 +450,5 @@ class Collector:
             stat.red_ops.add(found.red_op)
         if len(stat.op_counts) < 64:
             stat.op_counts.add(found.op_count)
+        if found.op_count > stat.last_op_count:
+            stat.last_op_count = found.op_count

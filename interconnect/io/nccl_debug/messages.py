@@ -213,8 +213,8 @@ def coll_line(message: str) -> CollLine | None:
     match = _COLL_RE.match(message)
     if not match:
         return None
-    return CollLine(match.group(1), int(match.group(2), 16), int(match.group(5)), int(match.group(6)),
-                    int(match.group(7)), match.group(9), int(match.group(10)))
+    op, op_count, _, _, count, datatype, red_op, _, comm, nranks = match.groups()
+    return CollLine(op, int(op_count, 16), int(count), int(datatype), int(red_op), comm, int(nranks))
 
 
 def channel_counts(message: str) -> tuple[int, int | None] | None:

@@ -98,6 +98,7 @@ class CollectiveStat:
     datatypes: set[int] = field(default_factory=set)
     red_ops: set[int] = field(default_factory=set)
     op_counts: set[int] = field(default_factory=set)
+    last_op_count: int = -1  # the highest opCount this handle printed
 
 
 @dataclass

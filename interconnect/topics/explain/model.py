@@ -445,27 +445,46 @@ def _nvls(log: DebugLog, out: Explanation, vendor: str) -> None:
 
 
 def _collectives(log: DebugLog, out: Explanation) -> None:
-    rows = []
-    for stat in sorted(log.collectives.values(), key=lambda s: s.first_line)[:_MAX_SHOWN]:
-        dtypes = "/".join(DATATYPE_NAMES.get(d, str(d)) for d in sorted(stat.datatypes))
-        ops = "/".join(OP_NAMES.get(o, str(o)) for o in sorted(stat.red_ops))
-        size = (f"{stat.min_bytes:,} B" if stat.min_bytes == stat.max_bytes else
-                f"{stat.min_bytes:,} to {stat.max_bytes:,} B") if stat.min_bytes is not None else "size unknown"
-        out.add("collectives", f"{stat.op} on a {stat.nranks}-rank communicator: {stat.calls} call(s) seen, "
-                f"{size}, {dtypes} {ops}.", stat.first_line)
-        rows.append({"op": stat.op, "nranks": stat.nranks, "calls": stat.calls, "min_bytes": stat.min_bytes,
-                     "max_bytes": stat.max_bytes, "datatypes": sorted(stat.datatypes), "line": stat.first_line})
-    by_op: dict[str, set[int]] = {}
-    first: dict[str, int] = {}
+    # Every rank prints its own communicator handle; one collective of one communicator size is one group.
+    groups: dict[tuple[str, int], dict[str, Any]] = {}
     for stat in log.collectives.values():
-        by_op.setdefault(stat.op, set()).update(stat.op_counts)
-        first[stat.op] = min(first.get(stat.op, stat.first_line), stat.first_line)
-    for op, counts in by_op.items():
-        top = sorted(counts)[-2:]
-        if len(counts) > 1 and top[1] - top[0] == 1 and len(log.collectives) > 1:
-            out.add("collectives", f"Ranks print different {op} opCounts ({', '.join(f'{c:x}' for c in top)}): if "
-                    "these are the last lines, some ranks are one collective ahead, the usual picture of a hang.",
-                    first[op], warn=True)
+        g = groups.setdefault((stat.op, stat.nranks), {"op": stat.op, "nranks": stat.nranks, "calls": 0,
+                                                        "handles": 0, "min": None, "max": None, "dtypes": set(),
+                                                        "ops": set(), "line": stat.first_line})
+        g["calls"] += stat.calls
+        g["handles"] += 1
+        if stat.min_bytes is not None:
+            g["min"] = stat.min_bytes if g["min"] is None else min(g["min"], stat.min_bytes)
+            g["max"] = stat.max_bytes if g["max"] is None else max(g["max"], stat.max_bytes)
+        g["dtypes"] |= stat.datatypes
+        g["ops"] |= stat.red_ops
+        g["line"] = min(g["line"], stat.first_line)
+    rows = []
+    for g in sorted(groups.values(), key=lambda g: g["line"])[:_MAX_SHOWN]:
+        dtypes = "/".join(DATATYPE_NAMES.get(d, str(d)) for d in sorted(g["dtypes"]))
+        ops = "/".join(OP_NAMES.get(o, str(o)) for o in sorted(g["ops"]))
+        size = (f"{g['min']:,} B" if g["min"] == g["max"] else
+                f"{g['min']:,} to {g['max']:,} B") if g["min"] is not None else "size unknown"
+        seen = (f"{g['calls']} COLL lines from {g['handles']} ranks' handles (about "
+                f"{g['calls'] / g['handles']:.3g} calls each)" if g["handles"] > 1 else f"{g['calls']} call(s) seen")
+        out.add("collectives", f"{g['op']} on a {g['nranks']}-rank communicator: {seen}, {size}, {dtypes} {ops}.",
+                g["line"])
+        rows.append({"op": g["op"], "nranks": g["nranks"], "calls": g["calls"], "handles": g["handles"],
+                     "min_bytes": g["min"], "max_bytes": g["max"], "datatypes": sorted(g["dtypes"]),
+                     "line": g["line"]})
+    # A hang shows as handles of one collective whose last opCounts differ: some ranks are a collective ahead.
+    # (One handle printing several opCounts is a job running collectives one after another.)
+    lasts: dict[tuple[str, int], dict[str, int]] = {}
+    for stat in log.collectives.values():
+        lasts.setdefault((stat.op, stat.nranks), {})[stat.comm] = stat.last_op_count
+    for (op, _), by_handle in lasts.items():
+        ends = sorted(set(by_handle.values()))
+        if len(by_handle) > 1 and len(ends) > 1:
+            behind = sum(1 for v in by_handle.values() if v < ends[-1])
+            line = min(s.first_line for s in log.collectives.values() if s.op == op)
+            out.add("collectives", f"Ranks print different last {op} opCounts ({ends[0]:x} to {ends[-1]:x}; "
+                    f"{behind} of the {len(by_handle)} handles seen are behind): if these are the last lines, some "
+                    "ranks are a collective ahead, the usual picture of a hang.", line, warn=True)
     out.facts["collectives"] = rows
 
 

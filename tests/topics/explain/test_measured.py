@@ -57,3 +57,21 @@ def test_coll_lines_put_the_jobs_sizes_on_the_curve_without_a_time():
 def test_no_rows_no_coll_no_chart():
     log = "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
     assert explain(read_nccl_debug(log)).measured is None
+
+
+def test_each_ranks_handle_of_one_collective_is_one_finding():
+    # every rank prints its own communicator pointer; 512 ranks of one AllReduce are one finding, not 512
+    lines = [f"h{r // 8}:1:{r} [{r % 8}] NCCL INFO AllReduce: opCount {op:x} sendbuff 0x1 recvbuff 0x1 count 1024 "
+             f"datatype 7 op 0 root 0 comm 0x{1000 + r:x} [nranks=16] stream 0x2" for op in range(3) for r in range(16)]
+    out = explain(read_nccl_debug("\n".join(lines) + "\n"))
+    found = [f.text for f in out.findings if f.topic == "collectives"]
+    assert found == ["AllReduce on a 16-rank communicator: 48 COLL lines from 16 ranks' handles (about 3 calls each), "
+                     "4,096 B, float32 sum."]
+
+
+def test_handles_at_different_last_opcounts_are_a_possible_hang():
+    lines = [f"h:1:{r} [{r}] NCCL INFO AllReduce: opCount {op:x} sendbuff 0x1 recvbuff 0x1 count 8 datatype 7 op 0 "
+             f"root 0 comm 0x{1000 + r:x} [nranks=4] stream 0x2"
+             for op in range(5) for r in range(4) if op < 4 or r < 1]
+    found = [f for f in explain(read_nccl_debug("\n".join(lines) + "\n")).findings if f.warn]
+    assert len(found) == 1 and "(3 to 4; 3 of the 4 handles seen are behind)" in found[0].text
