@@ -172,6 +172,7 @@ def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
         first = min(at.line for at in log.comm_ids.values())
         out.add("ranks", f"{len(log.comm_ids)} separate communicators of 1 rank each: the processes did not join "
                 "one job (each rank is alone in its communicator).", first, warn=True)
+    _separate_runs(log, out)
     gpn_at = log.gpus_per_node
     gpn = {"value": gpn_at.value if gpn_at else None, "exact": log.local_ranks is not None,
            "line": gpn_at.line if gpn_at else 0}
@@ -194,6 +195,23 @@ def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
         nodes = {"value": None, "exact": False, "line": 0}
         out.add("nodes", "The lines carry no host names, so the node count cannot be told.")
     return ranks, nodes, gpn
+
+
+def _separate_runs(log: DebugLog, out: Explanation) -> None:
+    """nccl-tests prints its ``# nThread`` header once per run: twice in one file is two runs of the test."""
+    headers = [n for n, text in log.table_lines if text.lstrip().startswith("# nThread")]
+    out.facts["separate_runs"] = len(headers)
+    if len(headers) < 2:
+        return
+    where = ", ".join(str(n) for n in headers[:6])
+    if any(name.startswith("NET/") for name in log.transports) or log.network:
+        out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}): {len(headers)} runs in "
+                "one file; the findings merge them.", headers[0])
+        return
+    out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}) and no line of the log "
+            "crosses the network: the processes ran as separate jobs, each on its own GPUs, instead of one job "
+            "across nodes (nccl-tests built without MPI=1, or started by a different MPI than it was built with).",
+            headers[0], warn=True)
 
 
 def _network_in_use(log: DebugLog) -> tuple[str | None, int]:

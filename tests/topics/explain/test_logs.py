@@ -75,6 +75,8 @@ def _verdicts(entry):
         if key in expected:
             checks.append((key, True, set(expected[key]) <= names))
     checks.append(("nvls", _expected(entry, "nvls"), facts["nvls"]))
+    if "separate_runs" in expected:
+        checks.append(("separate_runs", expected["separate_runs"], facts["separate_runs"]))
     if "nvls_available" in expected:
         checks.append(("nvls_available", expected["nvls_available"], facts["nvls_available"]))
     return checks

@@ -75,3 +75,15 @@ def test_handles_at_different_last_opcounts_are_a_possible_hang():
              for op in range(5) for r in range(4) if op < 4 or r < 1]
     found = [f for f in explain(read_nccl_debug("\n".join(lines) + "\n")).findings if f.warn]
     assert len(found) == 1 and "(3 to 4; 3 of the 4 handles seen are behind)" in found[0].text
+
+
+def test_two_nccl_tests_headers_on_one_node_are_separate_jobs():
+    head = "# nThread 1 nGpus 8 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+    body = "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n"
+    out = explain(read_nccl_debug(head + head + body))
+    assert out.facts["separate_runs"] == 2
+    assert any(f.warn and "separate jobs" in f.text and f.line == 1 for f in out.findings)
+    net = body + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n"
+    out = explain(read_nccl_debug(head + head + net))
+    assert not any("separate jobs" in f.text for f in out.findings)
+    assert any("2 runs in one file" in f.text for f in out.findings)
