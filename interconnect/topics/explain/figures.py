@@ -78,7 +78,7 @@ def node_figure(topo: Topology) -> go.Figure:
     """One node as the log shows it: GPUs, the scale-up domain above them, NICs and the network under them.
 
     Coloured: the GPU-to-GPU connections the log shows (by kind), the domain when used (NVLS marked), the NICs that
-    carry traffic and their rails to the network. Grey: NICs listed but idle.
+    carry traffic and their rails to the network. Grey: NICs listed that no connection line names.
     """
     figure = go.Figure()
     gpus = topo.gpus
@@ -171,7 +171,7 @@ def node_figure(topo: Topology) -> go.Figure:
     if any(n.used for n in topo.nics):
         _legend_line(figure, "NIC with traffic", net_colour)
     if any(not n.used for n in topo.nics):
-        _legend_line(figure, "NIC listed, idle", _IDLE, "dot")
+        _legend_line(figure, "NIC listed, no line uses it", _IDLE, "dot")
     more = f" (+{topo.gpus_not_drawn} GPUs not drawn)" if topo.gpus_not_drawn else ""
     title = f"One node: {name}{more}. Boxes: GPUs (local number; r = rank)"
     return _frame(figure, title, 460, (span[0], span[1]), (-1.75, 2.35))
@@ -239,7 +239,7 @@ def fabric_figure(topo: Topology) -> go.Figure:
     if topo.inter:
         _legend_line(figure, "network connection lines between nodes", net_colour)
     _legend_line(figure, "NIC with traffic (rail)", net_colour)
-    _legend_line(figure, "NIC listed, idle", _IDLE, "dot")
+    _legend_line(figure, "NIC listed, no line uses it", _IDLE, "dot")
     title = f"Between nodes: {len(topo.nodes) + topo.nodes_not_drawn} node(s) in the log"
     top = 1.0
     return _frame(figure, title, 440, span, (fabric_y - 0.4, top))

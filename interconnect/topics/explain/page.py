@@ -80,8 +80,9 @@ def _drawing(explanation: Explanation) -> None:
         return
     st.subheader("The hardware as the log shows it")
     st.caption("In colour: what the log shows carrying traffic (GPU-to-GPU connections by transport, NICs with "
-               "network connection lines, NVLS when its channels were built); grey and dotted: listed but idle. "
-               "Only what the given lines show: one rank's excerpt draws that rank's connections.")
+               "network connection lines, NVLS when its channels were built); grey and dotted: listed, but no "
+               "connection line uses it. Only what the given lines show: one rank's excerpt draws that rank's "
+               "connections.")
     chart(node_figure(topo), "explain-node", exports=False)
     if len(topo.nodes) + topo.nodes_not_drawn > 1:
         chart(fabric_figure(topo), "explain-fabric", exports=False)
