@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 _VERSION_RE = re.compile(r"NCCL version (\d{1,3})\.(\d{1,3})\.(\d{1,4})(?:\+cuda(\d{1,3}\.\d{1,3}))?")
-_RCCL_VERSION_RE = re.compile(r"RCCL version\s{0,8}:\s{0,8}(\d{1,3})\.(\d{1,3})\.(\d{1,4})")
+_RCCL_VERSION_RE = re.compile(r"RCCL version\s{0,8}:?\s{0,8}(\d{1,3})\.(\d{1,3})\.(\d{1,4})")
 _CONNECTION_RE = re.compile(
     r"(?:Ring|Channel) (\d{1,4})(?:/(\d{1,4}))? : (\d{1,7})(?:\[([0-9a-fA-F]{1,16})\])? -> (\d{1,7})"
     r"(?:\[([0-9a-fA-F]{1,16})\])? (?:\[(send|receive)\] )?via (\S[^\n]{0,200})")
@@ -56,6 +56,8 @@ def version(message: str) -> tuple[str, str | None, str] | None:
 
     >>> version("NCCL version 2.11.4+cuda11.4"), version("RCCL version : 2.21.5-HEAD:9a0e6a1")
     (('2.11.4', '11.4', 'nvidia'), ('2.21.5', None, 'amd'))
+    >>> version("RCCL version 2.20.5+hip6.2 HEAD:d380693+")  # RCCL before 2.21: no colon
+    ('2.20.5', None, 'amd')
     """
     if message.startswith("RCCL version"):
         match = _RCCL_VERSION_RE.match(message)
