@@ -3,12 +3,15 @@ and the secondary chart a page draws (``view=``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from urllib.parse import urlencode
 
 from interconnect.inputs.params import (
     ChoiceParam,
     ParamWarning,
+    read_value,
     safe_echo,
 )
 from interconnect.units import IntegerInputError, read_int
@@ -175,3 +178,42 @@ def resolve_view(view: str, views: PageViews, specs: list, values: Mapping[str, 
 def home_specs() -> list:
     """The home page: only which further chart it draws under the layers picture."""
     return [view_spec(HOME_VIEWS)]
+
+
+def script_url_path(script: str) -> str:
+    """The URL path Streamlit gives a page script: ``pages/2_All_reduce.py`` -> ``All_reduce``.
+
+    >>> script_url_path("pages/2_All_reduce.py"), script_url_path("pages/11_Explain.py")
+    ('All_reduce', 'Explain')
+    """
+    stem = PurePosixPath(script).stem
+    head, sep, tail = stem.partition("_")
+    return tail if sep and head.isdigit() else stem
+
+
+def link_to_page(script: str, specs: Sequence, values: Mapping[str, object]) -> tuple[str, list[ParamWarning]]:
+    """A relative link that opens another page with ``values`` set, each written as that page reads it back.
+
+    Every value goes through the target page's own reader (``specs``, the page's link parameters) and is written
+    in its canonical form, so the link opens exactly what it says; a key the page does not read is left out and
+    a value it would change is written as changed, each with a warning.
+
+    >>> from interconnect.inputs.params import IntParam
+    >>> link_to_page("pages/2_All_reduce.py", [IntParam("nodes", 4, "Nodes", minimum=1, maximum=64)],
+    ...              {"nodes": "16", "log": "x"})[0]
+    './All_reduce?nodes=16'
+    """
+    by_key = {spec.key: spec for spec in specs}
+    query: dict[str, str] = {}
+    warnings: list[ParamWarning] = []
+    for key, raw in values.items():
+        spec = by_key.get(key)
+        if spec is None:
+            warnings.append(ParamWarning(safe_echo(key), safe_echo(raw), "", "not a parameter of that page"))
+            continue
+        value, warning = read_value(spec, str(raw))
+        if warning is not None:
+            warnings.append(warning)
+        query[key] = spec.to_text(value)
+    path = f"./{script_url_path(script)}"
+    return (f"{path}?{urlencode(query)}" if query else path), warnings

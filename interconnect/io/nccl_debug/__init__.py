@@ -27,7 +27,16 @@ from interconnect.io.nccl_debug.collect import Collector
 from interconnect.io.nccl_debug.decode import iter_lines
 from interconnect.io.nccl_debug.limits import MAX_LINE_CHARS, MAX_LINES, NcclDebugError
 from interconnect.io.nccl_debug.messages import DATATYPE_NAMES, OP_NAMES
-from interconnect.io.nccl_debug.result import At, CollectiveStat, DebugLog, HostStat, NicUse, TransportStat
+from interconnect.io.nccl_debug.result import (
+    At,
+    CollectiveStat,
+    DebugLog,
+    HostStat,
+    NicUse,
+    PeerStat,
+    Place,
+    TransportStat,
+)
 
 __all__ = [
     "DATATYPE_NAMES",
@@ -40,6 +49,8 @@ __all__ = [
     "HostStat",
     "NcclDebugError",
     "NicUse",
+    "PeerStat",
+    "Place",
     "TransportStat",
     "read_nccl_debug",
     "tests_runs",

@@ -11,7 +11,16 @@ from __future__ import annotations
 from interconnect.io.nccl_debug import messages as msg
 from interconnect.io.nccl_debug.limits import MAX_KEPT, MAX_SKIPPED_LISTED, MAX_TABLE_LINES
 from interconnect.io.nccl_debug.prefix import Prefix, split_line, strip_launcher
-from interconnect.io.nccl_debug.result import At, CollectiveStat, DebugLog, HostStat, NicUse, TransportStat
+from interconnect.io.nccl_debug.result import (
+    At,
+    CollectiveStat,
+    DebugLog,
+    HostStat,
+    NicUse,
+    PeerStat,
+    Place,
+    TransportStat,
+)
 
 __all__ = ["Collector"]
 
@@ -33,6 +42,7 @@ class Collector:
     def __init__(self) -> None:
         self.log = DebugLog()
         self._rccl_banner = False
+        self._heads: dict[str, Prefix] = {}  # a line's text up to its level marker -> its prefix, read once
 
     # -- per line --------------------------------------------------------------------------------------
 
@@ -44,11 +54,12 @@ class Collector:
             log.cut_lines.append(number) if len(log.cut_lines) < MAX_SKIPPED_LISTED else None
         if line.startswith(("# source:", "# what:", "# trimmed:")):
             return
-        split = split_line(line) if "NCCL " in line else None
+        split = self._split(line) if "NCCL " in line else None
         if split is not None:
-            prefix, message = split
+            prefix, message, new = split
             log.nccl_lines += 1
-            self._prefix(prefix, number)
+            if new:
+                self._prefix(prefix, number)
             if prefix.level == "WARN":
                 if len(log.warnings) < _MAX_WARNINGS:
                     log.warnings.append(At(message.strip()[:300], number))
@@ -79,6 +90,28 @@ class Collector:
         log.skipped_count += 1
         if len(log.skipped) < MAX_SKIPPED_LISTED:
             log.skipped.append(number)
+
+    def _split(self, line: str) -> tuple[Prefix, str, bool] | None:
+        """:func:`split_line`, the prefix of a head already seen taken from a bounded cache.
+
+        Every thread of a job repeats its ``host:pid:tid [dev] NCCL INFO`` on each line; ``new``: first time seen.
+        """
+        info, warn = line.find(" NCCL INFO "), line.find(" NCCL WARN ")
+        at = info if warn < 0 or (0 <= info < warn) else warn
+        if at < 0:
+            split = split_line(line)
+            return None if split is None else (split[0], split[1], True)
+        head = line[:at + 11]
+        prefix = self._heads.get(head)
+        if prefix is not None:
+            return prefix, line[at + 11:], False
+        split = split_line(line)
+        if split is None:
+            return None
+        if len(self._heads) >= MAX_KEPT:
+            self._heads.clear()
+        self._heads[head] = split[0]
+        return split[0], split[1], True
 
     # -- pieces ----------------------------------------------------------------------------------------
 
@@ -138,6 +171,9 @@ class Collector:
 
     def _message(self, message: str, number: int, prefix: Prefix | None) -> None:  # noqa: C901 - one dispatch
         log = self.log
+        if ": opCount " in message[:50]:  # COLL trace lines: most of a long job's log, so tested first
+            self._coll(message, number)
+            return
         first = message[:1]
         if first in "NR" and (message.startswith("NCCL version") or message.startswith("RCCL version")):
             self._version(message, number, bare=prefix is None)
@@ -201,7 +237,7 @@ class Collector:
                 log.tuning.append(At(message[:400], number))
             return
         if "comm 0x" in message[:60]:
-            self._comm(message, number)
+            self._comm(message, number, prefix)
             return
         if ": opCount " in message[:50]:
             self._coll(message, number)
@@ -292,6 +328,7 @@ class Collector:
             if len(log.transports) >= 64:
                 return
             stat = log.transports[c.transport] = TransportStat(first_line=number, raw=c.raw[:60])
+        self._peer(c, number, prefix)
         stat.count += 1
         stat.read_mode = stat.read_mode or c.raw.endswith("/read")
         if c.transport.startswith("NET/"):
@@ -314,6 +351,50 @@ class Collector:
                     if prefix is not None and prefix.host and len(use.hosts) < MAX_KEPT:
                         use.hosts.add(prefix.host)
 
+    def _place(self, rank: int, host: str | None, device: int | None, number: int) -> None:
+        """Note where ``rank`` runs; a later line fills in what an earlier one left unknown."""
+        places = self.log.places
+        place = places.get(rank)
+        if place is None:
+            if len(places) < MAX_KEPT and (host is not None or device is not None):
+                places[rank] = Place(host, device, number)
+            return
+        if place.host is None and host is not None:
+            place.host = host
+        if place.device is None and device is not None:
+            place.device = device
+
+    def _peer(self, c: msg.Connection, number: int, prefix: Prefix | None) -> None:
+        """Record the connection for the drawing: the rank pair's transports, NICs, and where its ranks run."""
+        log = self.log
+        own = c.receiver if c.direction == "receive" else c.sender
+        own_device = c.receiver_device if own == c.receiver else c.sender_device
+        host = prefix.host if prefix is not None else None
+        device = prefix.device if prefix is not None and prefix.device is not None else own_device
+        self._place(own, host, device, number)
+        other = c.sender if own == c.receiver else c.receiver
+        other_device = c.sender_device if own == c.receiver else c.receiver_device
+        if other != own and other_device is not None:
+            # a peer over P2P or SHM shares the node; its host is the printing rank's
+            intra = not c.transport.startswith("NET/")
+            self._place(other, host if intra else None, other_device, number)
+        key = (c.sender, c.receiver) if c.sender <= c.receiver else (c.receiver, c.sender)
+        peer = log.peers.get(key)
+        if peer is None:
+            if len(log.peers) >= MAX_KEPT:
+                return
+            peer = log.peers[key] = PeerStat(number)
+        peer.transports[c.transport] = peer.transports.get(c.transport, 0) + 1
+        if c.nic is not None and c.transport.startswith("NET/"):
+            label = f"{c.transport}/{c.nic}"
+            if len(peer.nics) < 64:
+                peer.nics.add(label)
+            if c.gdr:
+                peer.gdr_on += 1
+            nic_key = (own, label)
+            if nic_key in log.rank_nics or len(log.rank_nics) < MAX_KEPT:
+                log.rank_nics[nic_key] = log.rank_nics.get(nic_key, 0) + 1
+
     def _trees(self, message: str, number: int) -> None:
         log = self.log
         if "|" in message and log.old_forms is None:
@@ -330,11 +411,13 @@ class Collector:
             if word.isdigit() and len(word) <= 7:
                 self._rank(int(word), number)
 
-    def _comm(self, message: str, number: int) -> None:
+    def _comm(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log
         found = msg.comm_line(message)
         if found is None:
             return
+        if prefix is not None:
+            self._place(found.rank, prefix.host, prefix.device, number)
         if found.comm_id is not None and found.comm_id not in log.comm_ids and len(log.comm_ids) < MAX_KEPT:
             log.comm_ids[found.comm_id] = At(found.nranks, number)
         if log.comm_nranks is None or found.nranks > log.comm_nranks.value:
@@ -367,3 +450,5 @@ class Collector:
             stat.red_ops.add(found.red_op)
         if len(stat.op_counts) < 64:
             stat.op_counts.add(found.op_count)
+        if found.op_count > stat.last_op_count:
+            stat.last_op_count = found.op_count

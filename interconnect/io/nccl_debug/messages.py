@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 _VERSION_RE = re.compile(r"NCCL version (\d{1,3})\.(\d{1,3})\.(\d{1,4})(?:\+cuda(\d{1,3}\.\d{1,3}))?")
-_RCCL_VERSION_RE = re.compile(r"RCCL version\s{0,8}:\s{0,8}(\d{1,3})\.(\d{1,3})\.(\d{1,4})")
+_RCCL_VERSION_RE = re.compile(r"RCCL version\s{0,8}:?\s{0,8}(\d{1,3})\.(\d{1,3})\.(\d{1,4})")
 _CONNECTION_RE = re.compile(
     r"(?:Ring|Channel) (\d{1,4})(?:/(\d{1,4}))? : (\d{1,7})(?:\[([0-9a-fA-F]{1,16})\])? -> (\d{1,7})"
     r"(?:\[([0-9a-fA-F]{1,16})\])? (?:\[(send|receive)\] )?via (\S[^\n]{0,200})")
@@ -56,6 +56,8 @@ def version(message: str) -> tuple[str, str | None, str] | None:
 
     >>> version("NCCL version 2.11.4+cuda11.4"), version("RCCL version : 2.21.5-HEAD:9a0e6a1")
     (('2.11.4', '11.4', 'nvidia'), ('2.21.5', None, 'amd'))
+    >>> version("RCCL version 2.20.5+hip6.2 HEAD:d380693+")  # RCCL before 2.21: no colon
+    ('2.20.5', None, 'amd')
     """
     if message.startswith("RCCL version"):
         match = _RCCL_VERSION_RE.match(message)
@@ -82,6 +84,8 @@ class Connection:
     nic: int | None  # the NIC's index in the NET/<x> list, for network connections
     gdr: bool
     bracket_is_bus_id: bool  # the [..] after a rank held a PCI bus id (older NCCL), not a device
+    sender_device: int | None = None  # the local GPU number in the [..] after the sender (None: a bus id or none)
+    receiver_device: int | None = None
 
 
 def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
@@ -112,6 +116,10 @@ def _is_bus_id(text: str | None) -> bool:
     return text is not None and (len(text) > 3 or any(c in "abcdefABCDEF" for c in text))
 
 
+def _device(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() and not _is_bus_id(text) else None
+
+
 def connection(message: str) -> Connection | None:
     """Read a connection line in any of its three forms.
 
@@ -127,7 +135,8 @@ def connection(message: str) -> Connection | None:
     raw = match.group(8).strip()
     transport, nic, gdr = normalize_transport(raw)
     return Connection(int(match.group(1)), int(match.group(3)), int(match.group(5)), match.group(7) or "",
-                      transport, raw, nic, gdr, _is_bus_id(match.group(4)) or _is_bus_id(match.group(6)))
+                      transport, raw, nic, gdr, _is_bus_id(match.group(4)) or _is_bus_id(match.group(6)),
+                      _device(match.group(4)), _device(match.group(6)))
 
 
 def ring_listing(message: str) -> tuple[int, int, list[int]] | None:
@@ -206,8 +215,8 @@ def coll_line(message: str) -> CollLine | None:
     match = _COLL_RE.match(message)
     if not match:
         return None
-    return CollLine(match.group(1), int(match.group(2), 16), int(match.group(5)), int(match.group(6)),
-                    int(match.group(7)), match.group(9), int(match.group(10)))
+    op, op_count, _, _, count, datatype, red_op, _, comm, nranks = match.groups()
+    return CollLine(op, int(op_count, 16), int(count), int(datatype), int(red_op), comm, int(nranks))
 
 
 def channel_counts(message: str) -> tuple[int, int | None] | None:

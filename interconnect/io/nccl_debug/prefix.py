@@ -112,17 +112,23 @@ def split_line(line: str) -> tuple[Prefix, str] | None:
 def strip_launcher(line: str) -> tuple[str, int | None]:
     """Remove launcher prefixes from a line without NCCL's prefix; return the rest and the launcher's rank.
 
-    Removes, up to four times: ``[...]`` with ``<stdout>:``/``<stderr>:`` after it, ``(...)`` (Ray), and a first
-    word ending in ``:`` followed by a space (pdsh's ``10.0.0.1: ``, ``host: ``).
+    Removes, up to four times: ``[...]`` with ``<stdout>:``/``<stderr>:`` after it, ``(...)`` (Ray), a Markdown
+    quote's ``> `` (a log pasted into a thread as a quote), and a first word ending in ``:`` followed by a space
+    (pdsh's ``10.0.0.1: ``, ``host: ``).
 
     >>> strip_launcher("[1,0]<stdout>:NCCL version 2.4.2+cuda10.0")
     ('NCCL version 2.4.2+cuda10.0', 0)
     >>> strip_launcher("104.171.201.171: Bootstrap : Using eth0:10.0.0.1<0>")
     ('Bootstrap : Using eth0:10.0.0.1<0>', None)
+    >>> strip_launcher("> RCCL version 2.20.5+hip6.2 HEAD:d380693+")
+    ('RCCL version 2.20.5+hip6.2 HEAD:d380693+', None)
     """
     rank = None
     text = line.lstrip()
     for _ in range(4):
+        if text.startswith(">"):  # a Markdown quote: logs pasted into an issue thread as "> line"
+            text = text[1:].lstrip()
+            continue
         if text.startswith("["):
             close = text.find("]", 1, 64)
             if close < 0:

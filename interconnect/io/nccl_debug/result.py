@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-__all__ = ["At", "CollectiveStat", "DebugLog", "HostStat", "NicUse", "TransportStat"]
+__all__ = ["At", "CollectiveStat", "DebugLog", "HostStat", "NicUse", "PeerStat", "Place", "TransportStat"]
 
 T = TypeVar("T")
 
@@ -50,6 +50,32 @@ class NicUse:
 
 
 @dataclass
+class PeerStat:
+    """Connection lines between one pair of ranks (either direction).
+
+    Lines per transport, the first line, and the NICs (``NET/IB/3``) the pair's network lines name.
+    """
+
+    first_line: int
+    transports: dict[str, int] = field(default_factory=dict)
+    nics: set[str] = field(default_factory=set)
+    gdr_on: int = 0
+
+
+@dataclass
+class Place:
+    """Where one rank runs, as far as the log says.
+
+    Its host (from the prefix of a line it printed) and its local GPU number (the prefix's ``[dev]`` or the
+    ``rank[dev]`` of a connection line), each possibly unknown.
+    """
+
+    host: str | None
+    device: int | None
+    line: int
+
+
+@dataclass
 class HostStat:
     """One host (node) of the log: its first line, the local devices and processes seen on it."""
 
@@ -72,6 +98,7 @@ class CollectiveStat:
     datatypes: set[int] = field(default_factory=set)
     red_ops: set[int] = field(default_factory=set)
     op_counts: set[int] = field(default_factory=set)
+    last_op_count: int = -1  # the highest opCount this handle printed
 
 
 @dataclass
@@ -103,6 +130,9 @@ class DebugLog:
     efa: At[tuple] | None = None  # (provider, NICs found)
     transports: dict[str, TransportStat] = field(default_factory=dict)
     nic_use: dict[tuple[str, int], NicUse] = field(default_factory=dict)
+    peers: dict[tuple[int, int], PeerStat] = field(default_factory=dict)  # (lower rank, higher rank) -> lines
+    places: dict[int, Place] = field(default_factory=dict)  # rank -> its host and local GPU, where printed
+    rank_nics: dict[tuple[int, str], int] = field(default_factory=dict)  # (own rank, "NET/IB/3") -> lines
     connections: int = 0
     bus_id_brackets: int = 0  # connection lines whose [..] held a PCI bus id (NCCL before about 2.19)
     old_forms: At[str] | None = None  # a line form only NCCL <= 2.8 prints ("Ring NN :", "Trees ..|..")

@@ -12,12 +12,17 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import compare_collective
-from interconnect.inputs.cluster import CLUSTER_KEYS
+from interconnect.hardware.collectives.accuracy import collective_band, size_band
+from interconnect.inputs.cluster import CLUSTER_KEYS, cluster_inputs, cluster_specs
+from interconnect.inputs.params import parse_state
 from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
+from interconnect.topics.explain.topology import Topology, topology
 
-__all__ = ["Explanation", "Finding", "explain", "explain_source"]
+__all__ = ["Explanation", "Finding", "explain", "explain_source", "link_cluster"]
 
 #: NVLS (NVLink SHARP) first shipped in NCCL 2.17.
 NVLS_FIRST_VERSION = (2, 17)
@@ -61,6 +66,8 @@ class Explanation:
     nics: list[dict[str, Any]] = field(default_factory=list)
     cluster_query: dict[str, str] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
+    topology: Topology | None = None
+    measured: dict[str, Any] | None = None  # the log's busbw and the model's curve with its band (see _measured)
 
     def add(self, topic: str, text: str, line: int = 0, warn: bool = False) -> None:
         """Append a finding."""
@@ -70,7 +77,9 @@ class Explanation:
         """Everything for ``--json``."""
         return {"findings": [f.as_dict() for f in self.findings], "facts": self.facts,
                 "transports": self.transports, "nics": self.nics, "cluster_query": self.cluster_query,
-                "assumptions": self.assumptions}
+                "assumptions": self.assumptions,
+                "topology": self.topology.as_dict() if self.topology is not None else None,
+                "measured": self.measured}
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
@@ -105,6 +114,7 @@ def explain(log: DebugLog, runs: list | None = None) -> Explanation:
     _noise(log, out)
     out.facts.update({"ranks": ranks, "nodes": nodes, "gpus_per_node": gpn, "network": network,
                       "hosts": sorted(log.hosts)[:50], "lines": log.lines, "nccl_lines": log.nccl_lines})
+    out.topology = topology(log, out.facts)
     return out
 
 
@@ -162,6 +172,7 @@ def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
         first = min(at.line for at in log.comm_ids.values())
         out.add("ranks", f"{len(log.comm_ids)} separate communicators of 1 rank each: the processes did not join "
                 "one job (each rank is alone in its communicator).", first, warn=True)
+    _separate_runs(log, out)
     gpn_at = log.gpus_per_node
     gpn = {"value": gpn_at.value if gpn_at else None, "exact": log.local_ranks is not None,
            "line": gpn_at.line if gpn_at else 0}
@@ -184,6 +195,23 @@ def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
         nodes = {"value": None, "exact": False, "line": 0}
         out.add("nodes", "The lines carry no host names, so the node count cannot be told.")
     return ranks, nodes, gpn
+
+
+def _separate_runs(log: DebugLog, out: Explanation) -> None:
+    """nccl-tests prints its ``# nThread`` header once per run: twice in one file is two runs of the test."""
+    headers = [n for n, text in log.table_lines if text.lstrip().startswith("# nThread")]
+    out.facts["separate_runs"] = len(headers)
+    if len(headers) < 2:
+        return
+    where = ", ".join(str(n) for n in headers[:6])
+    if any(name.startswith("NET/") for name in log.transports) or log.network:
+        out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}): {len(headers)} runs in "
+                "one file; the findings merge them.", headers[0])
+        return
+    out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}) and no line of the log "
+            "crosses the network: the processes ran as separate jobs, each on its own GPUs, instead of one job "
+            "across nodes (nccl-tests built without MPI=1, or started by a different MPI than it was built with).",
+            headers[0], warn=True)
 
 
 def _network_in_use(log: DebugLog) -> tuple[str | None, int]:
@@ -435,27 +463,46 @@ def _nvls(log: DebugLog, out: Explanation, vendor: str) -> None:
 
 
 def _collectives(log: DebugLog, out: Explanation) -> None:
-    rows = []
-    for stat in sorted(log.collectives.values(), key=lambda s: s.first_line)[:_MAX_SHOWN]:
-        dtypes = "/".join(DATATYPE_NAMES.get(d, str(d)) for d in sorted(stat.datatypes))
-        ops = "/".join(OP_NAMES.get(o, str(o)) for o in sorted(stat.red_ops))
-        size = (f"{stat.min_bytes:,} B" if stat.min_bytes == stat.max_bytes else
-                f"{stat.min_bytes:,} to {stat.max_bytes:,} B") if stat.min_bytes is not None else "size unknown"
-        out.add("collectives", f"{stat.op} on a {stat.nranks}-rank communicator: {stat.calls} call(s) seen, "
-                f"{size}, {dtypes} {ops}.", stat.first_line)
-        rows.append({"op": stat.op, "nranks": stat.nranks, "calls": stat.calls, "min_bytes": stat.min_bytes,
-                     "max_bytes": stat.max_bytes, "datatypes": sorted(stat.datatypes), "line": stat.first_line})
-    by_op: dict[str, set[int]] = {}
-    first: dict[str, int] = {}
+    # Every rank prints its own communicator handle; one collective of one communicator size is one group.
+    groups: dict[tuple[str, int], dict[str, Any]] = {}
     for stat in log.collectives.values():
-        by_op.setdefault(stat.op, set()).update(stat.op_counts)
-        first[stat.op] = min(first.get(stat.op, stat.first_line), stat.first_line)
-    for op, counts in by_op.items():
-        top = sorted(counts)[-2:]
-        if len(counts) > 1 and top[1] - top[0] == 1 and len(log.collectives) > 1:
-            out.add("collectives", f"Ranks print different {op} opCounts ({', '.join(f'{c:x}' for c in top)}): if "
-                    "these are the last lines, some ranks are one collective ahead, the usual picture of a hang.",
-                    first[op], warn=True)
+        g = groups.setdefault((stat.op, stat.nranks), {"op": stat.op, "nranks": stat.nranks, "calls": 0,
+                                                        "handles": 0, "min": None, "max": None, "dtypes": set(),
+                                                        "ops": set(), "line": stat.first_line})
+        g["calls"] += stat.calls
+        g["handles"] += 1
+        if stat.min_bytes is not None:
+            g["min"] = stat.min_bytes if g["min"] is None else min(g["min"], stat.min_bytes)
+            g["max"] = stat.max_bytes if g["max"] is None else max(g["max"], stat.max_bytes)
+        g["dtypes"] |= stat.datatypes
+        g["ops"] |= stat.red_ops
+        g["line"] = min(g["line"], stat.first_line)
+    rows = []
+    for g in sorted(groups.values(), key=lambda g: g["line"])[:_MAX_SHOWN]:
+        dtypes = "/".join(DATATYPE_NAMES.get(d, str(d)) for d in sorted(g["dtypes"]))
+        ops = "/".join(OP_NAMES.get(o, str(o)) for o in sorted(g["ops"]))
+        size = (f"{g['min']:,} B" if g["min"] == g["max"] else
+                f"{g['min']:,} to {g['max']:,} B") if g["min"] is not None else "size unknown"
+        seen = (f"{g['calls']} COLL lines from {g['handles']} ranks' handles (about "
+                f"{g['calls'] / g['handles']:.3g} calls each)" if g["handles"] > 1 else f"{g['calls']} call(s) seen")
+        out.add("collectives", f"{g['op']} on a {g['nranks']}-rank communicator: {seen}, {size}, {dtypes} {ops}.",
+                g["line"])
+        rows.append({"op": g["op"], "nranks": g["nranks"], "calls": g["calls"], "handles": g["handles"],
+                     "min_bytes": g["min"], "max_bytes": g["max"], "datatypes": sorted(g["dtypes"]),
+                     "line": g["line"]})
+    # A hang shows as handles of one collective whose last opCounts differ: some ranks are a collective ahead.
+    # (One handle printing several opCounts is a job running collectives one after another.)
+    lasts: dict[tuple[str, int], dict[str, int]] = {}
+    for stat in log.collectives.values():
+        lasts.setdefault((stat.op, stat.nranks), {})[stat.comm] = stat.last_op_count
+    for (op, _), by_handle in lasts.items():
+        ends = sorted(set(by_handle.values()))
+        if len(by_handle) > 1 and len(ends) > 1:
+            behind = sum(1 for v in by_handle.values() if v < ends[-1])
+            line = min(s.first_line for s in log.collectives.values() if s.op == op)
+            out.add("collectives", f"Ranks print different last {op} opCounts ({ends[0]:x} to {ends[-1]:x}; "
+                    f"{behind} of the {len(by_handle)} handles seen are behind): if these are the last lines, some "
+                    "ranks are a collective ahead, the usual picture of a hang.", line, warn=True)
     out.facts["collectives"] = rows
 
 
@@ -468,6 +515,14 @@ def _gpu_id(log: DebugLog, vendor: str) -> tuple[str, str]:
     gpu = _DEFAULT_GPU.get(vendor, "h100-sxm")
     named = f" (line {log.gpu_name.line} names {log.gpu_name.value}, not in the catalog)" if log.gpu_name else ""
     return gpu, f"assumed {gpu}: the log does not name a GPU the catalog knows{named}"
+
+
+def link_cluster(query: dict[str, str]) -> Any:
+    """The cluster a link's cluster keys describe, read exactly as a page reads its link (the cluster parameters'
+    own readers and defaults), so the model here and the All-reduce page opened with ``query`` agree."""
+    values, _ = parse_state(cluster_specs(), query)
+    cluster, _ = resolve_cluster(values["gpu"], **cluster_inputs(values))
+    return cluster
 
 
 def _fabric(log: DebugLog, network: str | None) -> str:
@@ -488,8 +543,7 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     query = {"gpu": gpu}
     if gpn["value"]:
         query["gpn"] = str(gpn["value"])
-    if nodes["value"]:
-        query["nodes"] = str(nodes["value"])
+    query["nodes"] = str(nodes["value"] or 1)  # always: the All-reduce page's own default is 4 nodes
     fabric = _fabric(log, network)
     if fabric != "auto":
         query["fabric"] = fabric
@@ -498,31 +552,100 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     out.cluster_query = {k: v for k, v in query.items() if k in CLUSTER_KEYS}
     out.assumptions.append(f"GPU: {gpu_how}.")
     out.facts["gpu"] = gpu
-    if not runs:
+    job = _job_sizes(log)
+    if not runs and not job:
         return
-    run = max(runs, key=lambda r: r.size_bytes.size)
-    collective = run.collective or "all_reduce"
+    if runs:
+        run = max(runs, key=lambda r: r.size_bytes.size)
+        collective = run.collective or "all_reduce"
+    else:
+        collective = job[0]["collective"]
     try:
-        cluster, _ = resolve_cluster(gpu, gpus_per_node=gpn["value"] or None, nodes=nodes["value"] or 1,
-                                     fabric=None if fabric == "auto" else fabric)
-        comparison = compare_collective(cluster, collective, run.size_bytes, run.time_us)
+        cluster = link_cluster(out.cluster_query)
+        comparison = compare_collective(cluster, collective, run.size_bytes, run.time_us) if runs else None
     except (ValueError, KeyError, ArithmeticError) as exc:
         out.add("model", f"The log's nccl-tests rows could not be compared with the model ({exc}).", warn=True)
+        return
+    line = log.table_lines[0][0] if log.table_lines else 0
+    out.measured = _measured(cluster, collective, comparison, line, [j for j in job if j["collective"] == collective])
+    if comparison is None:
         return
     index = int(comparison.size_bytes.argmax())
     measured = float(comparison.measured_busbw_gbps[index])
     model = float(comparison.model_busbw_gbps[index])
-    line = log.table_lines[0][0] if log.table_lines else 0
     ratio = measured / model if model > 0 else math.nan
     size = int(comparison.size_bytes[index])
+    band = out.measured["bands"].get(size_band(size))
+    inside = ""
+    if band and band["low"] is not None:
+        verdict = "inside" if band["low"] <= ratio <= band["high"] else "outside"
+        inside = (f" The model's band there (its error on published tables like this): {band['low']:.0%} to "
+                  f"{band['high']:.0%} of the model; this run is {verdict} it.")
     out.add("model", f"At the largest size in the log ({size:,} B), {collective.replace('_', '-')} busbw is "
             f"{measured:.3g} GB/s; the model gives {model:.3g} GB/s on {cluster.describe()} "
-            f"({ratio:.0%} of the model). {gpu_how[0].upper() + gpu_how[1:]}.", line,
+            f"({ratio:.0%} of the model).{inside} {gpu_how[0].upper() + gpu_how[1:]}.", line,
             warn=bool(ratio < 0.5))
     if size < 1 << 20:
         out.add("model", "Only small messages are in the log: busbw there measures latency, not bandwidth.", line)
     out.facts["comparison"] = {"collective": collective, "size_bytes": size, "measured_busbw_gbps": measured,
                                "model_busbw_gbps": model, "rows": int(comparison.size_bytes.size)}
+
+
+#: COLL trace names -> the model's collective keys.
+_COLL_OPS = {"AllReduce": "all_reduce", "AllGather": "all_gather", "ReduceScatter": "reduce_scatter",
+             "AlltoAll": "alltoall", "Send": "sendrecv", "Recv": "sendrecv"}
+
+
+def _job_sizes(log: DebugLog) -> list[dict[str, Any]]:
+    """The sizes the job's COLL lines name, per collective the model knows (largest number of calls first)."""
+    merged: dict[tuple[str, int], dict[str, Any]] = {}
+    for stat in log.collectives.values():
+        key = _COLL_OPS.get(stat.op)
+        if key is None or stat.max_bytes is None or stat.max_bytes <= 0:
+            continue
+        for size in {stat.min_bytes or stat.max_bytes, stat.max_bytes}:
+            entry = merged.setdefault((key, int(size)), {"collective": key, "op": stat.op, "size_bytes": int(size),
+                                                         "calls": 0, "nranks": stat.nranks, "line": stat.first_line})
+            entry["calls"] += stat.calls
+            entry["line"] = min(entry["line"], stat.first_line)
+    found = sorted(merged.values(), key=lambda j: (-j["calls"], j["size_bytes"]))
+    return found[:_MAX_SHOWN]
+
+
+def _measured(cluster: Any, collective: str, comparison: Any, line: int, job: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's busbw curve over message size on the log's cluster, shaded by its band (the model's error on
+    the published tables like this case, per size band), with the log's measured rows and the job's sizes."""
+    top = 2.0 ** 30
+    if comparison is not None and comparison.size_bytes.size:
+        top = max(top, float(comparison.size_bytes.max()) * 2)
+    top = max([top, *(2.0 * j["size_bytes"] for j in job)])
+    sizes = 2.0 ** np.arange(3, math.ceil(math.log2(top)) + 1)
+    curve = compare_collective(cluster, collective, sizes, np.ones_like(sizes))  # the model's side only
+    bands = {}
+    for name, at in (("small", 8.0), ("middle", float(2**20)), ("large", float(2**30))):
+        band = collective_band(cluster, collective, at)
+        # time ratios model / measured: measured busbw / model busbw is the same ratio
+        bands[name] = {"low": band.low, "high": band.high, "median": band.median, "n": band.n,
+                       "text": band.text(), "basis": band.basis}
+    low = [None if bands[size_band(s)]["low"] is None else float(m) * bands[size_band(s)]["low"]
+           for s, m in zip(sizes, curve.model_busbw_gbps, strict=True)]
+    high = [None if bands[size_band(s)]["high"] is None else float(m) * bands[size_band(s)]["high"]
+            for s, m in zip(sizes, curve.model_busbw_gbps, strict=True)]
+    rows = []
+    if comparison is not None:
+        rows = [{"size_bytes": int(s), "measured_busbw_gbps": float(b), "model_busbw_gbps": float(m)}
+                for s, b, m in zip(comparison.size_bytes, comparison.measured_busbw_gbps,
+                                   comparison.model_busbw_gbps, strict=True)]
+    model_at = {}
+    if job:
+        at = compare_collective(cluster, collective, np.array([j["size_bytes"] for j in job], dtype=float),
+                                np.ones(len(job)))
+        model_at = {j["size_bytes"]: float(b) for j, b in zip(job, at.model_busbw_gbps, strict=True)}
+    return {"collective": collective, "cluster": cluster.describe(), "line": line, "rows": rows,
+            "curve": {"size_bytes": [int(s) for s in sizes], "busbw_gbps": [float(b) for b in curve.model_busbw_gbps],
+                      "band_low": low, "band_high": high},
+            "bands": bands,
+            "job": [{**j, "model_busbw_gbps": model_at.get(j["size_bytes"])} for j in job]}
 
 
 def _noise(log: DebugLog, out: Explanation) -> None:

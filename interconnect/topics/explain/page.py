@@ -7,15 +7,18 @@ Nothing from the log is rendered as HTML or Markdown markup: every piece of its 
 from __future__ import annotations
 
 import math
-from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
+from interconnect import site
+from interconnect.inputs.links import link_to_page
 from interconnect.io.nccl_debug import NcclDebugError
 from interconnect.io.nccl_tests import MAX_LOG_BYTES
+from interconnect.topics.explain.figures import fabric_figure, measured_figure, node_figure
 from interconnect.topics.explain.inputs import explain_specs
 from interconnect.topics.explain.model import Explanation, explain_source
+from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.state import PageState
@@ -71,13 +74,48 @@ def _tables(explanation: Explanation) -> None:
         st.dataframe(pd.DataFrame({"NIC": explanation.facts["nics_listed"]}), hide_index=True)
 
 
+def _drawing(explanation: Explanation) -> None:
+    topo = explanation.topology
+    if topo is None or topo.node is None:
+        return
+    st.subheader("The hardware as the log shows it")
+    st.caption("In colour: what the log shows carrying traffic (GPU-to-GPU connections by transport, NICs with "
+               "network connection lines, NVLS when its channels were built); grey and dotted: listed, but no "
+               "connection line uses it. Only what the given lines show: one rank's excerpt draws that rank's "
+               "connections.")
+    chart(node_figure(topo), "explain-node", exports=False)
+    if len(topo.nodes) + topo.nodes_not_drawn > 1:
+        chart(fabric_figure(topo), "explain-fabric", exports=False)
+    for note in topo.notes:
+        st.caption(escape_markdown(note))
+
+
+def _measured(explanation: Explanation) -> None:
+    measured = explanation.measured
+    if not measured:
+        return
+    st.subheader("Measured against the model")
+    chart(measured_figure(measured), "explain-busbw", exports=False)
+    band = measured["bands"]
+    words = "; ".join(f"{name}: {escape_markdown(b['text'])}" for name, b in band.items())
+    what = ("The log's nccl-tests rows (dots) over the model's busbw" if measured["rows"] else
+            "The log holds no timed rows (COLL lines give sizes, not times): the diamonds mark the sizes the job "
+            "used on the model's busbw")
+    cluster = escape_markdown(measured["cluster"])
+    st.caption(f"{what} on the cluster the log describes ({cluster}), shaded by the model's band: its error on "
+               f"published tables like this case, by message size ({words}).")
+
+
 def _allreduce_link(explanation: Explanation) -> None:
     query = explanation.cluster_query
     if not query:
         return
+    target = "allreduce"
+    href, _ = link_to_page(site.pages()[target][0], site.page_specs()[target](), query)
     shown = ", ".join(f"{k}={v}" for k, v in query.items())
-    st.markdown(f"[Time collectives on this cluster on the All-reduce page](./All_reduce?{urlencode(query)}) "
-                f"({escape_markdown(shown)}; check the GPU: {escape_markdown(explanation.assumptions[0])})")
+    st.markdown(f"[Time collectives on this cluster on the All-reduce page]({href}) "
+                f"({escape_markdown(shown)}; check the GPU: {escape_markdown(explanation.assumptions[0])}). "
+                "The link carries the cluster only, never the log.")
 
 
 def render() -> None:
@@ -104,6 +142,8 @@ def render() -> None:
                 st.error(escape_markdown(str(exc)))
             else:
                 _findings(explanation)
+                _drawing(explanation)
+                _measured(explanation)
                 _tables(explanation)
                 _allreduce_link(explanation)
     footer()

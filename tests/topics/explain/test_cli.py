@@ -22,7 +22,8 @@ def test_text_output_cites_lines(capsys):
 def test_json_shape(capsys):
     assert main(["explain", str(LOG), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert set(payload) == {"findings", "facts", "transports", "nics", "cluster_query", "assumptions"}
+    assert set(payload) == {"findings", "facts", "transports", "nics", "cluster_query", "assumptions", "topology",
+                            "measured"}
     assert all(set(f) == {"topic", "text", "line", "warn"} for f in payload["findings"])
     assert payload["facts"]["network"] == "Socket" and payload["facts"]["gdr"] is False
     assert payload["nics"][0]["nic"] == "NET/Socket/0" and payload["nics"][0]["name"] == "enP1p1s0f0"

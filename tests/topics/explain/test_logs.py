@@ -75,6 +75,10 @@ def _verdicts(entry):
         if key in expected:
             checks.append((key, True, set(expected[key]) <= names))
     checks.append(("nvls", _expected(entry, "nvls"), facts["nvls"]))
+    if "warning" in expected:  # the thread's error, named by a WARN finding
+        checks.append(("warning", True, any(f.warn and expected["warning"] in f.text for f in out.findings)))
+    if "separate_runs" in expected:
+        checks.append(("separate_runs", expected["separate_runs"], facts["separate_runs"]))
     if "nvls_available" in expected:
         checks.append(("nvls_available", expected["nvls_available"], facts["nvls_available"]))
     return checks

@@ -41,3 +41,43 @@ def test_junk_is_one_error_and_markup_is_escaped():
     at.text_area(key="explain.paste").input(hostile).run()
     assert not at.exception
     assert "<b>" not in _markdown(at).replace("\\<b\\>", "")
+
+
+def test_uploaded_log_draws_the_node_and_the_fabric():
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input((DATA / "nv-peer-memory-56-ib-gdr-distance.log").read_text()).run()
+    assert not at.exception and not at.error
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2  # one node, and the two nodes with the network between them
+    assert "master_node" in charts[0].proto.spec and "secondary_node" in charts[1].proto.spec
+
+
+def test_page_and_cli_json_give_the_same_findings(capsys):
+    import json
+
+    from interconnect.cli import main
+    from interconnect.ui.markdown import escape_markdown
+
+    path = DATA / "nccl-278-socket-one-of-two-nics.log"
+    assert main(["explain", str(path), "--json"]) == 0
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input(path.read_text(encoding="utf-8")).run()
+    shown = _markdown(at)
+    for finding in findings:
+        where = f"line {finding['line']}" if finding["line"] else "no line"
+        assert f"**{where}** · {escape_markdown(finding['text'])}" in shown
+
+
+def test_log_with_nccl_tests_rows_draws_measured_over_the_model():
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input((DATA / "azure-aks-30-ib-gdrdma-cumem.log").read_text()).run()
+    assert not at.exception and not at.error
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert len(specs) == 3 and "the model's band" in specs[2] and "measured (the log's rows)" in specs[2]
+
+
+def test_link_to_all_reduce_is_built_from_the_pages_reader():
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input((DATA / "azure-aks-30-ib-gdrdma-cumem.log").read_text()).run()
+    assert "(./All_reduce?gpu=h100-sxm&gpn=8&nodes=2&fabric=infiniband)" in _markdown(at)
