@@ -65,7 +65,12 @@ class ReferenceRun(PublishedRun):
                         attention=self.attention, dropout=self.dropout,
                         pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
-                        tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed")
+                        tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed",
+                        selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron")
+
+    # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
+    # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
+    # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy)
 
     @property
     def tp_overlap(self) -> bool:

@@ -334,3 +334,34 @@ def test_moe_layers_pay_the_token_permutation_through_hbm():
     tokens = 4096 / 2  # this GPU's half of one sequence (TP 2 with sequence parallelism)
     expected = 2 * (2 * (1 + moe.top_k) * moe.hidden * 2 * tokens) / _hbm_bytes_per_s(cluster)
     assert float(diff[0]) == pytest.approx(expected)
+
+
+def test_torchtitan_selective_recomputation_runs_every_second_matmul_again():
+    # torchtitan's operator-level policy (parallelize_llama.py at 9dec370) saves every odd aten.mm of a block's
+    # forward and attention's output: the key, output-projection and up matmuls (Llama's call order q, k, v, o,
+    # gate, up, down) and every memory-bound operator run again, attention does not. Closed form against
+    # Megatron's selective recomputation (attention forward and the scores' HBM passes) on the same layout.
+    from interconnect.topics.seating.model.compute import _MEMORY_PASSES_FWD, _hbm_bytes_per_s, layer_params
+    from interconnect.topics.seating.model.memory import _per_layer_stored
+    from interconnect.topics.seating.model.step import _grid, _layer_times, every_second_matmul_share
+
+    model = PRESETS["llama3-8b"]
+    per_layer, _ = layer_params(model)
+    h, kv = model.hidden, 2 * model.kv_heads * model.head_dim
+    share = every_second_matmul_share(h, h, kv, model.ffn_hidden, per_layer)
+    assert share == pytest.approx(h * (kv / 2 + h + model.ffn_hidden) / per_layer)
+    assert 0.3 < share < 0.4   # 4096 x (1024 + 4096 + 14336) of about 218M parameters a layer
+    cluster = h100(1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(3))
+    base = Workload(global_batch=16, micro_batch=2, recompute="selective")
+    op = Workload(global_batch=16, micro_batch=2, recompute="selective", selective_policy="torchtitan-op")
+    lt_m, lt_op = _layer_times(_grid(model, cluster, base, *args)), _layer_times(_grid(model, cluster, op, *args))
+    hbm = _hbm_bytes_per_s(cluster)
+    stored = _per_layer_stored(model, base, a(1), a(1), "none")
+    scores = stored - _per_layer_stored(model, base, a(1), a(1), "selective")
+    megatron_re = lt_m.attn_fwd + _MEMORY_PASSES_FWD * scores / hbm
+    op_re = share * lt_op.gemm_fwd + _MEMORY_PASSES_FWD * stored / hbm
+    assert float((lt_op.compute - lt_m.compute)[0]) == pytest.approx(float((op_re - megatron_re)[0]))
+    with pytest.raises(LayoutError, match="policy"):
+        check_layout(model, cluster, Layout(tp=1, pp=1, dp=8), Workload(selective_policy="everything"))

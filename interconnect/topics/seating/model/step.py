@@ -33,7 +33,7 @@ from interconnect.topics.seating.model.schedules import _virtual_stages, stage_l
 from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts"]
+__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts", "every_second_matmul_share"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -181,14 +181,45 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # attention's backward is twice its forward, as a GEMM's
     attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
     layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
-    layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
-                "full": layer_fwd}[workload.recompute]
+    if workload.recompute == "selective" and workload.selective_policy == "torchtitan-op":
+        # torchtitan's operator-level policy: every second matmul of the block's forward runs again (its share of
+        # the GEMM FLOPs, :func:`every_second_matmul_share`), with its FP8 casts, and so does every memory-bound
+        # operator; attention's output is saved, so attention does not
+        share = every_second_matmul_share(h, q, kv_width, ffn, per_layer_params)
+        selective = share * (gemm_fwd + fp8_fwd) + _MEMORY_PASSES_FWD * stored / hbm
+    else:
+        selective = attn_fwd + _MEMORY_PASSES_FWD * scores / hbm
+    layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": layer_fwd}[workload.recompute]
     # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
     # training (Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
     # fp8_autocast modules; torchtitan's Float8 conversion leaves the "output" layer out)
     output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
     output = 6 * T * h * model.vocab / g.tp / output_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
     return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re, output)
+
+
+def every_second_matmul_share(h: float, q: float, kv_width: float, ffn: float, per_layer_params: float) -> float:
+    r"""Share of a block's forward matmul FLOPs that torchtitan's operator-level recomputation runs again.
+
+    torchtitan's selective "op" policy counts the ``aten.mm`` calls of a transformer block's forward and
+    saves the output of every odd one (pytorch/torchtitan torchtitan/parallelisms/parallelize_llama.py at
+    9dec370: ``to_save = func in _save_list and not (func == mm and count % 2 == 0)``). A Llama block calls
+    them in the order query, key, value, output projection, then gate, up, down (torchtitan's
+    ``Attention.forward`` and ``FeedForward.forward``: ``w2(silu(w1(x)) * w3(x))``); a GPT block query,
+    key, value, projection, FC1, FC2. Either way the second, fourth and sixth are the key
+    (:math:`h \cdot w_{kv}/2`), the output projection (:math:`q h`) and one :math:`h \times f` matrix:
+
+    .. math:: \frac{h\,(w_{kv}/2 + q + f)}{N_{layer}}
+
+    with :math:`w_{kv}` the keys' and values' width together, :math:`q` the queries', :math:`f` the FFN's and
+    :math:`N_{layer}` the parameters a token meets in the layer; at most 1.
+
+    Examples
+    --------
+    >>> f"{every_second_matmul_share(4096, 4096, 2048, 14336, 218.1e6):.3f}"   # Llama 3 8B: k, o and up
+    '0.365'
+    """
+    return min(1.0, h * (kv_width / 2 + q + ffn) / per_layer_params)
 
 
 def _params_per_gpu(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
