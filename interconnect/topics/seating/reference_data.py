@@ -40,13 +40,13 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "active_params", "experts", "top_k", "shared_experts",
-                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain")
+                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
-                             "dense_layers", "ep", "head_dim", "nvlink_domain"})
+                             "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -136,6 +136,8 @@ class PublishedRun:
     head_dim: int = 0
     #: GPUs on one NVLink domain (GB200 NVL72: 72)
     nvlink_domain: int = 8
+    #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)
+    hbm_tb_s: float = 0.0
 
     @property
     def flop_params(self) -> float:

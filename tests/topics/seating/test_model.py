@@ -365,3 +365,23 @@ def test_torchtitan_selective_recomputation_runs_every_second_matmul_again():
     assert float((lt_op.compute - lt_m.compute)[0]) == pytest.approx(float((op_re - megatron_re)[0]))
     with pytest.raises(LayoutError, match="policy"):
         check_layout(model, cluster, Layout(tp=1, pp=1, dp=8), Workload(selective_policy="everything"))
+
+
+def test_a_stated_memory_bandwidth_replaces_the_catalogs():
+    # Meta's Grand Teton H100 has 96 GB of HBM2e at 2.4 TB/s (torchtitan docs/performance.md at eaea6f6), not the
+    # H100 SXM's 3.35 TB/s: every memory-bound term scales by the ratio, e.g. the optimizer's 2 x 16 bytes per
+    # parameter this GPU holds.
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    cluster = h100(1)
+    assert _hbm_bytes_per_s(cluster) == pytest.approx(3.35e12)
+    assert _hbm_bytes_per_s(cluster, Workload(hbm_bytes_per_s=2.4e12)) == 2.4e12
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(3))
+    model = PRESETS["llama3-8b"]
+    spec = evaluate_layouts(model, cluster, Workload(global_batch=16), *args)
+    stated = evaluate_layouts(model, cluster, Workload(global_batch=16, hbm_bytes_per_s=2.4e12), *args)
+    assert float(stated["optimizer_s"][0]) == pytest.approx(float(spec["optimizer_s"][0]) * 3.35 / 2.4)
+    assert float(stated["optimizer_s"][0]) == pytest.approx(2 * 16 * float(spec["psi"][0]) / 8 / 2.4e12)
+    assert float(stated["step_s"][0]) > float(spec["step_s"][0])

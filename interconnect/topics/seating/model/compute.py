@@ -37,8 +37,12 @@ def _memory_bytes(cluster: Cluster) -> float:
     return float(get_catalog().gpu(cluster.gpu).usable_memory().quantity.to("B").magnitude)
 
 
-def _hbm_bytes_per_s(cluster: Cluster) -> float:
+def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> float:
+    """HBM bandwidth, B/s: the workload's where it gives one (a GPU variant the catalog lacks), else the catalog's."""
     from interconnect.catalog import get_catalog
+
+    if workload is not None and workload.hbm_bytes_per_s > 0:
+        return float(workload.hbm_bytes_per_s)
 
     return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude)
 

@@ -219,7 +219,9 @@ class Workload:
     except every second one, and attention's output is saved; the other matmuls and every non-matmul operator,
     norms, rotary, activations and residual adds, run again in the backward pass: pytorch/torchtitan
     torchtitan/parallelisms/parallelize_llama.py at 9dec370, ``_save_list`` and ``_custom_policy``, "Saves output
-    of all compute ops, except every second mm").
+    of all compute ops, except every second mm");
+    ``hbm_bytes_per_s`` the GPU's memory bandwidth where the GPU that ran is a variant the catalog does not list
+    (0: the catalog's figure for the GPU), such as Meta's Grand Teton H100 with 96 GB of HBM2e at 2.4 TB/s.
     """
 
     micro_batch: int = 1
@@ -241,6 +243,7 @@ class Workload:
     tp_comm_overlap: bool = False
     fp8_recipe: str = "delayed"
     selective_policy: str = "megatron"
+    hbm_bytes_per_s: float = 0.0
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.

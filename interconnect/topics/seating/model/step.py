@@ -135,7 +135,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
 
     model, workload, h, s = g.model, g.workload, g.h, g.s
     gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload)
-    hbm = _hbm_bytes_per_s(g.cluster)
+    hbm = _hbm_bytes_per_s(g.cluster, workload)
     per_layer_params, _ = layer_params(model)
     unfused = workload.attention == "unfused"
     T = s * g.b / g.cp  # tokens of a micro-batch on one CP rank (all TP ranks see them all)
@@ -453,7 +453,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
 
     # optimizer: Adam reads and writes its 16 bytes per (sharded) parameter once per step
     psi = dense_gpu + expert_gpu
-    optimizer_s = 2 * 16 * psi / np.where(g.zero >= 1, g.dp, 1.0) / _hbm_bytes_per_s(cluster)
+    optimizer_s = 2 * 16 * psi / np.where(g.zero >= 1, g.dp, 1.0) / _hbm_bytes_per_s(cluster, workload)
 
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time)
     hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in DIMENSIONS)
