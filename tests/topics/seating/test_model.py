@@ -385,3 +385,21 @@ def test_a_stated_memory_bandwidth_replaces_the_catalogs():
     assert float(stated["optimizer_s"][0]) == pytest.approx(float(spec["optimizer_s"][0]) * 3.35 / 2.4)
     assert float(stated["optimizer_s"][0]) == pytest.approx(2 * 16 * float(spec["psi"][0]) / 8 / 2.4e12)
     assert float(stated["step_s"][0]) > float(spec["step_s"][0])
+
+
+def test_memory_bound_operators_move_two_stored_bytes_forward_and_three_backward():
+    # An elementwise operator writes its output and its user reads it (2 values); its backward reads the output's
+    # gradient and the saved input and writes the input's gradient (3). Closed form: the layer's memory-bound time
+    # is (2 + 3) x stored bytes / HBM bandwidth, the rest (GEMMs, attention) unchanged.
+    from interconnect.topics.seating.model import compute
+    from interconnect.topics.seating.model.memory import _per_layer_stored
+    from interconnect.topics.seating.model.step import _grid, _layer_times
+
+    assert (compute._MEMORY_PASSES_FWD, compute._MEMORY_PASSES_BWD) == (2.0, 3.0)
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    wl = Workload(global_batch=16, micro_batch=1, recompute="none")
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    lt = _layer_times(_grid(model, cluster, wl, a(2), a(1), a(4), a(1), a(1), a(1)))
+    stored = float(_per_layer_stored(model, wl, a(2), a(1), "none")[0])
+    memory = float((lt.compute - 3 * lt.gemm_fwd - lt.attn_fwd - lt.attn_bwd)[0])
+    assert memory == pytest.approx(5 * stored / compute._hbm_bytes_per_s(cluster))

@@ -82,21 +82,23 @@ def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # examples/sc21/run_table_1.sh ran them (MBS 16/16/16/8/4/2/2/1/1/1; --num-layers-per-virtual-pipeline-stage
     # 5/5/3/1 for 76B-530B; CONFIG.sh --fp16). Expected model / paper is what that data gives (the issue expected
     # about 1.08-1.18), with A100's GEMM rate 230.0 TFLOP/s (gpu-kernels.toml: ml-engineering's current table);
-    # the 1.7B and 3.6B rows are misses over 15 %, reported, not hidden. The ratios moved by up to 0.015 when
-    # compute that overlaps a collective became 18.9 % slower for the overlapped time (step.OVERLAP_SLOWDOWN,
-    # Lee et al. 2025, arXiv 2507.03114): the TP and DP traffic these rows hide.
-    series = {"narayanan-1.7b-32": (137, 1.19), "narayanan-3.6b-64": (138, 1.18),
-              "narayanan-7.5b-128": (142, 1.13), "narayanan-18.4b-256": (135, 1.11),
-              "narayanan-39.1b-512": (138, 1.08), "narayanan-76.1b-1024": (140, 1.14),
-              "narayanan-145.6b-1536": (148, 1.09), "narayanan-310.1b-1920": (155, 1.09),
-              "narayanan-529.6b-2520": (163, 1.10), "narayanan-1t-3072": (163, 1.03)}
+    # the ratios moved by up to 0.015 when compute that overlaps a collective became 18.9 % slower for the
+    # overlapped time (step.OVERLAP_SLOWDOWN, Lee et al. 2025, arXiv 2507.03114): the TP and DP traffic these rows
+    # hide; and by up to 0.05 (the small models, whose norms, GeLU, dropout and softmax weigh most) when the
+    # backward pass of a memory-bound operator moved 3 bytes per stored byte, not 2 (compute._MEMORY_PASSES_BWD),
+    # which brought the 1.7B and 3.6B rows inside 15 %.
+    series = {"narayanan-1.7b-32": (137, 1.14), "narayanan-3.6b-64": (138, 1.14),
+              "narayanan-7.5b-128": (142, 1.10), "narayanan-18.4b-256": (135, 1.09),
+              "narayanan-39.1b-512": (138, 1.07), "narayanan-76.1b-1024": (140, 1.12),
+              "narayanan-145.6b-1536": (148, 1.08), "narayanan-310.1b-1920": (155, 1.08),
+              "narayanan-529.6b-2520": (163, 1.09), "narayanan-1t-3072": (163, 1.02)}
     for run_id, (tflops, ratio) in series.items():
         run = RUNS[run_id]
         assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id
         p = predict(run)
         assert p.ratio == pytest.approx(ratio, abs=0.01) and p.bill.fits, (run_id, p.ratio)
     within = [run_id for run_id in series if 0.85 <= predict(RUNS[run_id]).ratio <= 1.15]
-    assert sorted(set(series) - set(within)) == ["narayanan-1.7b-32", "narayanan-3.6b-64"]
+    assert sorted(set(series) - set(within)) == []
 
 
 def test_table_1_inputs_are_the_launch_script_s():
@@ -121,9 +123,9 @@ def test_the_mtnlg_gap_is_the_software_not_the_model_shape():
     # The 530B shape at TP 8 x PP 35 on A100: Megatron-LM's own pipeline on 2,520 GPUs reached 163 TFLOP/s
     # (Narayanan et al. 2021, Table 1, run with run_table_1.sh's interleaved schedule, one layer per model chunk);
     # DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al. 2022, section 2.4). The model reads
-    # 1.11 on the first (the script's inputs) and 1.28 on the second: the miss on MT-NLG is not the shape.
+    # 1.09 on the first (the script's inputs) and 1.27 on the second: the miss on MT-NLG is not the shape.
     megatron, deepspeed = predict(RUNS["narayanan-529.6b-2520"]), predict(RUNS["mtnlg-530b-2240"])
-    assert megatron.ratio == pytest.approx(1.11, abs=0.01)
+    assert megatron.ratio == pytest.approx(1.09, abs=0.01)
     assert deepspeed.ratio > 1.15 and deepspeed.ratio - megatron.ratio > 0.15
 
 
