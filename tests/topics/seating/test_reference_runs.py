@@ -360,3 +360,18 @@ def test_mtnlg_vocabulary_is_megatrons_padding_of_gpt2s_at_tp_8():
     for run in runs:
         assert run.vocab == padded(50_257, run.tp) == 51_200, run.id
         assert run.provenance["vocab"].startswith("inferred: R1") and "128" in run.provenance["vocab"], run.id
+
+
+def test_blackwell_fp8_gemms_run_at_the_measured_ratio():
+    # ml-engineering's MAMF table (commit 744d01e): B200 SXM FP8 3432.5 against BF16 1745.0 TFLOP/s = 1.967x, just
+    # under the peaks' 2x (4500 / 2250); the family's FP8 GEMM rate is its sustained BF16 one times that ratio
+    from interconnect.topics.seating.kernels import kernel_figures
+    from interconnect.topics.seating.model.compute import _rates
+
+    k = kernel_figures("b200")
+    assert k.fp8_gemm_ratio == pytest.approx(3432.5 / 1745.0, abs=5e-4)
+    cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=1)
+    gemm, _, _, basis = _rates(cluster, Workload(dtype_bytes=1))
+    assert gemm == pytest.approx(1426.4e12 * 1.967) and "3432.5" in basis
+    bf16, fp8 = _fp8_plan("b200", "bf16"), _fp8_plan("b200", "fp8")
+    assert 1.0 < bf16.compute_s / fp8.compute_s < 1.967
