@@ -35,7 +35,7 @@ _SOURCE_OPTIONAL = {"holdout": bool}
 #: The keys of a ``[[run]]`` the seating model reads (model shape, cluster, layout, workload, and the measured
 #: figure with how it was counted); each needs a ``[run.provenance]`` entry.
 MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "tied_embeddings",
-                "gpu", "gpus", "nic", "nics_per_node", "tp", "cp", "pp", "dp", "zero",
+                "gpu", "gpus", "nic", "nics_per_node", "tp", "cp", "pp", "dp", "ddp", "zero",
                 "virtual_stages", "schedule", "uneven_stages", "recompute", "sequence_parallel", "precision",
                 "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
@@ -46,7 +46,7 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
-                             "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s"})
+                             "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -138,6 +138,8 @@ class PublishedRun:
     nvlink_domain: int = 8
     #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)
     hbm_tb_s: float = 0.0
+    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward"; "": the stack's default)
+    ddp: str = ""
 
     @property
     def flop_params(self) -> float:

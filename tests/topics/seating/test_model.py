@@ -403,3 +403,30 @@ def test_memory_bound_operators_move_two_stored_bytes_forward_and_three_backward
     stored = float(_per_layer_stored(model, wl, a(2), a(1), "none")[0])
     memory = float((lt.compute - 3 * lt.gemm_fwd - lt.attn_fwd - lt.attn_bwd)[0])
     assert memory == pytest.approx(5 * stored / compute._hbm_bytes_per_s(cluster))
+
+
+def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_waits_for_the_backward():
+    # Megatron-Core's DistributedDataParallel, bucket_size unset: max(40M, 1M x DP) parameters a bucket
+    # (megatron/core/distributed/distributed_data_parallel_config.py), so a large DP group makes few large calls;
+    # Megatron-LM 2021's local DDP all-reduces the whole buffer after the last backward (training.py at 6985e58).
+    from interconnect.topics.seating.model.step import evaluate_layouts, megatron_bucket_params
+
+    assert list(megatron_bucket_params(np.array([1.0, 40.0, 64.0, 1024.0]))) == [40e6, 40e6, 64e6, 1024e6]
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    cluster = h100(128)
+    args = (a(1), a(1), a(1024), a(1), a(1), a(1))   # ZeRO-1: reduce-scatter, then all-gather of the weights
+    wl = dict(global_batch=4096, micro_batch=1, recompute="none")
+    mcore = evaluate_layouts(model, cluster, Workload(ddp="megatron-core", **wl), *args)
+    ddp25 = evaluate_layouts(model, cluster, Workload(**wl), *args)
+    grads = float(mcore["psi"][0]) * 2  # BF16 gradients of every parameter (TP 1, PP 1)
+    assert float(mcore["dp_calls"][0]) == 2 * np.ceil(grads / (1024e6 * 2))  # 8B parameters in 1,024M buckets
+    assert float(ddp25["dp_calls"][0]) == 2 * np.ceil(grads / 25e6)          # each way
+    # 25 MB calls across 1,024 ranks are latency-bound: seconds exposed; Megatron-Core's few large ones hide
+    assert float(mcore["dp_exposed"][0]) < 0.1 * float(ddp25["dp_exposed"][0])
+    after = evaluate_layouts(model, h100(4), Workload(ddp="after-backward", **dict(wl, global_batch=128)),
+                             a(1), a(1), a(32), a(1), a(1), a(0))   # ZeRO-0: one all-reduce
+    assert float(after["dp_calls"][0]) == 1.0
+    assert float(after["dp_exposed"][0]) == pytest.approx(float(after["dp_time"][0]))  # nothing hides
+    with pytest.raises(LayoutError, match="Data-parallel mode"):
+        check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8), Workload(ddp="sometimes"))

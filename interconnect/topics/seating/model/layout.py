@@ -16,6 +16,7 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "ATTENTION_KERNELS",
+    "DDP_MODES",
     "DIMENSIONS",
     "DIMENSION_LABELS",
     "Layout",
@@ -45,6 +46,8 @@ DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
 ATTENTION_KERNELS = ("flash", "flash2", "unfused")
 #: What ``selective`` recomputation recomputes (see :class:`Workload`).
 SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
+#: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
+DDP_MODES = ("bucketed", "megatron-core", "after-backward")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
              "dualpipe": "DualPipe"}
 DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
@@ -221,7 +224,12 @@ class Workload:
     torchtitan/parallelisms/parallelize_llama.py at 9dec370, ``_save_list`` and ``_custom_policy``, "Saves output
     of all compute ops, except every second mm");
     ``hbm_bytes_per_s`` the GPU's memory bandwidth where the GPU that ran is a variant the catalog does not list
-    (0: the catalog's figure for the GPU), such as Meta's Grand Teton H100 with 96 GB of HBM2e at 2.4 TB/s.
+    (0: the catalog's figure for the GPU), such as Meta's Grand Teton H100 with 96 GB of HBM2e at 2.4 TB/s;
+    ``ddp`` how the data-parallel gradients are cut and when they move: ``bucketed`` (``bucket_bytes`` buckets, or
+    one per layer, reduced while the last backward runs: PyTorch DDP, FSDP), ``megatron-core`` (Megatron-Core's
+    DistributedDataParallel default, buckets of max(40M, 1M x DP) parameters, overlapped the same way) or
+    ``after-backward`` (the whole gradient buffer in one call after the last backward, nothing overlapped:
+    Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58).
     """
 
     micro_batch: int = 1
@@ -244,6 +252,7 @@ class Workload:
     fp8_recipe: str = "delayed"
     selective_policy: str = "megatron"
     hbm_bytes_per_s: float = 0.0
+    ddp: str = "bucketed"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -319,6 +328,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"DualPipe needs an even number of pipeline stages (got PP = {layout.pp}).")
     if workload.recompute not in ("none", "selective", "full"):
         problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
+    if workload.ddp not in DDP_MODES:
+        problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
     if workload.selective_policy not in SELECTIVE_POLICIES:
         problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
                         f"{' or '.join(SELECTIVE_POLICIES)}.")

@@ -33,7 +33,7 @@ from interconnect.topics.seating.model.schedules import _virtual_stages, stage_l
 from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts", "every_second_matmul_share"]
+__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts", "every_second_matmul_share", "megatron_bucket_params"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -347,10 +347,17 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
+    after_backward = workload.ddp == "after-backward"
     bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
-    def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
+    def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray,
+             degree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if after_backward:
+            calls = np.ones_like(total)  # the whole gradient buffer in one call
+        elif workload.ddp == "megatron-core":
+            calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
+        else:
+            calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
 
     totals = {key: np.zeros_like(g.tp) for key in ("time", "calls", "bytes", "exposed")}
@@ -361,9 +368,9 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         active = (degree > 1) & (grads > 0)
         if not active.any():
             continue
-        ar, ar_calls = sync("all_reduce", grads, per, dom)
-        rs, rs_calls = sync("reduce_scatter", grads, per, dom)
-        ag, ag_calls = sync("all_gather", grads, per, dom)
+        ar, ar_calls = sync("all_reduce", grads, per, dom, degree)
+        rs, rs_calls = sync("reduce_scatter", grads, per, dom, degree)
+        ag, ag_calls = sync("all_gather", grads, per, dom, degree)
         layer_ag = _time_s(cluster, "all_gather", per, dom, grads / layers)
         z3_ag = 2 * micro * layers * layer_ag  # weights gathered forward and backward, every micro-batch
         seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
@@ -373,6 +380,9 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
+        if after_backward:
+            # Megatron-LM 2021's local DDP all-reduces the gradient buffer after the last backward, nothing overlaps
+            hidden_grad = grad_part
         if workload.pipeline_engine == "deepspeed" and workload.schedule != "dualpipe":
             # DeepSpeed's TrainSchedule reduces the gradients after the last micro-batch (runtime/pipe/schedule.py:
             # ReduceTiedGrads, ReduceGrads, OptimizerStep at the last step): nothing overlaps them
@@ -385,6 +395,20 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     per, dom = g.groups["dp"]
     return dict(dp_bytes=totals["bytes"], dp_calls=totals["calls"], dp_time=totals["time"],
                 dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per)
+
+
+def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
+    """Parameters per gradient bucket in Megatron-Core's DistributedDataParallel when none is set.
+
+    ``max(40,000,000, 1,000,000 x DP)``: larger data-parallel groups get larger buckets so that each rank's chunk
+    of a ring collective stays bandwidth-bound, not latency-bound (NVIDIA/Megatron-LM
+    megatron/core/distributed/distributed_data_parallel_config.py, ``bucket_size``, and
+    distributed_data_parallel.py, where the default is set).
+
+    >>> [int(v) for v in megatron_bucket_params(np.array([8, 40, 1024]))]
+    [40000000, 40000000, 1024000000]
+    """
+    return np.maximum(40e6, 1e6 * np.asarray(dp, dtype=float))
 
 
 def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
