@@ -430,3 +430,22 @@ def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_wai
     assert float(after["dp_exposed"][0]) == pytest.approx(float(after["dp_time"][0]))  # nothing hides
     with pytest.raises(LayoutError, match="Data-parallel mode"):
         check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8), Workload(ddp="sometimes"))
+
+
+def test_zero_gathers_weights_at_their_own_bytes_whatever_the_gradients_are_reduced_in():
+    # ZeRO-3 / FSDP gathers the BF16 weights of each layer forward and backward, every micro-batch, and
+    # reduce-scatters the gradients once: FP32 gradient reduction (Llama 3, torchtitan's FSDP2 default) doubles the
+    # reduce-scatter's bytes, not the gathers'. Closed form of the bytes each GPU sends: (d-1)/d x psi x
+    # (grad_bytes + 2 x micro-batches x 2).
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(3))
+    for grad_bytes in (0, 4):
+        out = evaluate_layouts(model, h100(1), Workload(global_batch=32, micro_batch=2, grad_bytes=grad_bytes,
+                                                        bucket_bytes=0.0), *args)
+        micro, psi = float(out["micro"][0]), float(out["psi"][0])
+        assert micro == 2
+        expected = 7 / 8 * psi * ((grad_bytes or 2) + 2 * micro * 2)
+        assert float(out["dp_bytes"][0]) == pytest.approx(expected)

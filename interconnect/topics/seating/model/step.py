@@ -363,20 +363,22 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     totals = {key: np.zeros_like(g.tp) for key in ("time", "calls", "bytes", "exposed")}
     backward_window = 2 / 3 * compute_micro  # the last micro-batch's backward on this stage
     forward_window = 1 / 3 * compute_micro   # the next step's first forward
-    for grads, (per, dom), degree in ((dense_gpu * grad_bytes, g.groups["dp"], g.dp),
-                                      (expert_gpu * grad_bytes, g.groups["edp"], g.edp)):
+    # the gradients move at grad_bytes a value (FP32 where they are reduced in FP32), the weights ZeRO gathers at the
+    # weights' own bytes (2: BF16, or FP16; Llama 3 and torchtitan reduce FP32 gradients but gather BF16 weights)
+    for params, (per, dom), degree in ((dense_gpu, g.groups["dp"], g.dp), (expert_gpu, g.groups["edp"], g.edp)):
+        grads, weights = params * grad_bytes, params * g.nbytes
         active = (degree > 1) & (grads > 0)
         if not active.any():
             continue
         ar, ar_calls = sync("all_reduce", grads, per, dom, degree)
         rs, rs_calls = sync("reduce_scatter", grads, per, dom, degree)
-        ag, ag_calls = sync("all_gather", grads, per, dom, degree)
-        layer_ag = _time_s(cluster, "all_gather", per, dom, grads / layers)
+        ag, ag_calls = sync("all_gather", weights, per, dom, degree)
+        layer_ag = _time_s(cluster, "all_gather", per, dom, weights / layers)
         z3_ag = 2 * micro * layers * layer_ag  # weights gathered forward and backward, every micro-batch
         seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
         calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, rs_calls + 2 * micro * layers))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
-        volume = grads * share * np.where(z == 0, 2.0, np.where(z < 3, 2.0, 1.0 + 2 * micro))
+        volume = share * np.where(z == 0, 2.0 * grads, np.where(z < 3, grads + weights, grads + 2 * micro * weights))
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
