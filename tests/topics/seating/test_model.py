@@ -383,7 +383,8 @@ def test_a_stated_memory_bandwidth_replaces_the_catalogs():
     spec = evaluate_layouts(model, cluster, Workload(global_batch=16), *args)
     stated = evaluate_layouts(model, cluster, Workload(global_batch=16, hbm_bytes_per_s=2.4e12), *args)
     assert float(stated["optimizer_s"][0]) == pytest.approx(float(spec["optimizer_s"][0]) * 3.35 / 2.4)
-    assert float(stated["optimizer_s"][0]) == pytest.approx(2 * 16 * float(spec["psi"][0]) / 8 / 2.4e12)
+    psi = float(spec["psi"][0])
+    assert float(stated["optimizer_s"][0]) == pytest.approx((38 + 2) * psi / 8 / 2.4e12)  # ZeRO-3: its shard
     assert float(stated["step_s"][0]) > float(spec["step_s"][0])
 
 
@@ -449,3 +450,19 @@ def test_zero_gathers_weights_at_their_own_bytes_whatever_the_gradients_are_redu
         assert micro == 2
         expected = 7 / 8 * psi * ((grad_bytes or 2) + 2 * micro * 2)
         assert float(out["dp_bytes"][0]) == pytest.approx(expected)
+
+
+def test_the_optimizer_step_moves_38_bytes_per_parameter_it_updates_and_zeroes_the_gradients():
+    # FusedAdam reads gradient, master weight and two moments and writes three (28 bytes), the norm for clipping
+    # reads the gradients again (4), the master weight is cast to BF16 (4 + 2): 38 bytes per updated parameter;
+    # the gradient buffer is zeroed (2 bytes BF16, per parameter held: all below ZeRO-2, the shard from it up)
+    from interconnect.topics.seating.model.step import OPTIMIZER_BYTES_PER_PARAM, evaluate_layouts
+
+    assert OPTIMIZER_BYTES_PER_PARAM == 38
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    hbm = 3.35e12
+    for zero, updated_share, held_share in ((0, 1.0, 1.0), (1, 1 / 8, 1.0), (2, 1 / 8, 1 / 8)):
+        out = evaluate_layouts(model, cluster, Workload(global_batch=16), a(1), a(1), a(8), a(1), a(1), a(zero))
+        psi = float(out["psi"][0])
+        assert float(out["optimizer_s"][0]) == pytest.approx((38 * updated_share + 2 * held_share) * psi / hbm)

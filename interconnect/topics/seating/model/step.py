@@ -399,6 +399,31 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
                 dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per)
 
 
+#: HBM bytes the optimizer step moves per parameter this GPU updates (mixed-precision Adam with FP32 master weights,
+#: moments and gradients): Adam reads the gradient, the master weight and both moments and writes the last three
+#: (7 x 4 = 28; Transformer Engine's and Apex's FusedAdam, one pass), the gradient norm for clipping reads the
+#: gradients once more (4; Megatron-Core optimizer/clip_grads.py, get_grad_norm_fp32), and the updated master
+#: weight is cast to the 16-bit weight the layers use (read 4, write 2: Megatron-Core's distributed optimizer,
+#: _copy_main_params_to_model_params). Our count from those implementations; the step also zeroes the gradient
+#: buffer it accumulates into (grad bytes per parameter held, see :func:`_optimizer_s`).
+OPTIMIZER_BYTES_PER_PARAM = 28.0 + 4.0 + 6.0
+
+
+def _optimizer_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> np.ndarray:
+    """Seconds of the optimizer step, memory-bound: :data:`OPTIMIZER_BYTES_PER_PARAM` per parameter it updates.
+
+    With ZeRO-1 and up a GPU updates its 1/DP shard of the dense parameters and its 1/EDP shard of the experts';
+    it also zeroes its gradient buffer (the whole buffer below ZeRO-2, its shard from ZeRO-2 up).
+    """
+    sharded = np.where(g.zero >= 1, 1.0, 0.0)
+    dense_share = 1.0 / np.where(sharded > 0, g.dp, 1.0)
+    expert_share = 1.0 / np.where(sharded > 0, g.edp, 1.0)
+    updated = dense_gpu * dense_share + expert_gpu * expert_share
+    held = np.where(g.zero >= 2, updated, dense_gpu + expert_gpu)
+    grad_bytes = float(g.workload.grad_bytes or g.nbytes)
+    return (OPTIMIZER_BYTES_PER_PARAM * updated + grad_bytes * held) / _hbm_bytes_per_s(g.cluster, g.workload)
+
+
 def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
     """Parameters per gradient bucket in Megatron-Core's DistributedDataParallel when none is set.
 
@@ -477,9 +502,8 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
                     f"{dim}_domains": dom, f"{dim}_per": per})
     out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro))
 
-    # optimizer: Adam reads and writes its 16 bytes per (sharded) parameter once per step
     psi = dense_gpu + expert_gpu
-    optimizer_s = 2 * 16 * psi / np.where(g.zero >= 1, g.dp, 1.0) / _hbm_bytes_per_s(cluster, workload)
+    optimizer_s = _optimizer_s(g, dense_gpu, expert_gpu)
 
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time)
     hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in DIMENSIONS)
