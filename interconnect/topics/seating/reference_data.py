@@ -220,6 +220,10 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
         ep = row.get("ep", 1)
         if ep > 1 and (row.get("experts", 0) % ep or (row.get("tp") * row.get("cp") * row.get("dp")) % ep):
             row.fail("EP must divide the experts and TP x CP x DP (Megatron-Core's expert grid, expert TP 1)")
+        if row.get("hbm_tb_s", 0.0) < 0:
+            row.fail("'hbm_tb_s' must be a memory bandwidth in TB/s (0: the catalog GPU's)")
+        if row.get("ddp", "") not in ("", "bucketed", "megatron-core", "after-backward"):
+            row.fail("'ddp' must be bucketed, megatron-core or after-backward (or left out: the stack's default)")
         _check_provenance(row, rules)
         runs.append(PublishedRun(**raw))
     return tuple(runs), sources

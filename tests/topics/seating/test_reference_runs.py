@@ -258,6 +258,8 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
     for broken, message in (
         (text[:first] + text[first:].replace("\ntp = ", "\ntensor = ", 1), r"unknown key\(s\) tensor"),
         (text[:first] + text[first:].replace("\ngpus = ", "\ngpus = 1", 1), "TP x CP x PP x DP"),
+        (text[:first] + text[first:].replace("\ntp = ", "\nddp = \"sometimes\"\ntp = ", 1), "'ddp' must be"),
+        (text[:first] + text[first:].replace("\ntp = ", "\nhbm_tb_s = -1.0\ntp = ", 1), "'hbm_tb_s' must be"),
         (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
         (text[:first] + re.sub(r"\nlayers = (\d+)", r'\nlayers = "\1"', text[first:], count=1),
          "'layers' has the wrong type"),
