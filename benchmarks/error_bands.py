@@ -1,6 +1,6 @@
 """Do the error bands hold? Each published case against the band computed with its own source left out.
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/error_bands.py``. Prints; asserts nothing.
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/error_bands.py [--held-out-runs]``. Prints; asserts nothing.
 
 For every published training run (``interconnect/data/published/training-runs.toml``) and every packaged
 nccl-tests table at every message-size band it covers (``interconnect/data/measurements/``): the model /
@@ -10,6 +10,10 @@ measured ratio, the band the app would show for it with every case of its own so
 Then the totals per group: how many cases got a band, the share of those whose band contained the
 measured value, and the median width of the bands (high / low). An extrapolation counts as not
 contained, and is counted apart.
+
+The training runs of held-out sources (``holdout = true`` in the file) are totalled apart and not printed one
+by one unless ``--held-out-runs`` is given (for a final report only), as ``seating_accuracy.py`` does: developing
+a mechanism never shows a held-out run's ratio.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from interconnect.hardware.accuracy import ErrorBand  # noqa: E402
 from interconnect.hardware.collectives.accuracy import table_band, table_evaluations  # noqa: E402
 from interconnect.topics.seating.accuracy import evaluated, run_band  # noqa: E402
-from interconnect.topics.seating.reference_runs import load_reference_runs  # noqa: E402
+from interconnect.topics.seating.reference_runs import load_reference_runs, reference_sources  # noqa: E402
 
 
 def _band(band: ErrorBand) -> str:
@@ -48,13 +52,20 @@ def main() -> None:
     start = time.perf_counter()
     print("Training runs: TFLOP/s per GPU, model / paper; band from the runs like it, its source left out")
     print(f"{'run':<44} {'source':<16} {'ratio':>6}  {'band':<33} in")
-    training = []
+    training, held_out = [], []
+    show_held_out = "--held-out-runs" in sys.argv[1:]
+    sources = reference_sources()
     for run in load_reference_runs():
         ratio = evaluated()[run.id].ratio
         band = run_band(run)
-        training.append((ratio, band))
+        hidden = bool(sources[run.source].get("holdout"))
+        (held_out if hidden else training).append((ratio, band))
+        if hidden and not show_held_out:
+            continue
         print(f"{run.name:<44} {run.source:<16} {ratio:6.2f}  {_band(band):<33} "
               f"{'yes' if band.contains(ratio) else 'no'}")
+    if held_out and not show_held_out:
+        print(f"({len(held_out)} held-out runs totalled below, not shown one by one; --held-out-runs shows them)")
     print()
     print("nccl-tests tables: time, model / measured (geometric mean over the rows of a size band); band from "
           "the tables like it, its source left out")
@@ -68,7 +79,9 @@ def main() -> None:
             tables.append((ratio, band))
             print(f"{table.id:<30} {name:<7} {ratio:6.2f}  {_band(band):<33} {'yes' if band.contains(ratio) else 'no'}")
     print()
-    _totals("training runs", training)
+    _totals("training runs, development set", training)
+    _totals("training runs, held-out set", held_out)
+    _totals("training runs, all", training + held_out)
     _totals("nccl-tests tables x size bands", tables)
     all_reduce = [(t.ratios[n], table_band(t, n)) for t in table_evaluations()
                   if t.measurement.collective == "all_reduce" for n in ("small", "middle", "large") if n in t.ratios]

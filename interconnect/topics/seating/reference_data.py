@@ -35,18 +35,18 @@ _SOURCE_OPTIONAL = {"holdout": bool}
 #: The keys of a ``[[run]]`` the seating model reads (model shape, cluster, layout, workload, and the measured
 #: figure with how it was counted); each needs a ``[run.provenance]`` entry.
 MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "tied_embeddings",
-                "gpu", "gpus", "nic", "nics_per_node", "tp", "cp", "pp", "dp", "zero",
+                "gpu", "gpus", "nic", "nics_per_node", "tp", "cp", "pp", "dp", "ddp", "zero",
                 "virtual_stages", "schedule", "uneven_stages", "recompute", "sequence_parallel", "precision",
                 "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "active_params", "experts", "top_k", "shared_experts",
-                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain")
+                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
-                             "dense_layers", "ep", "head_dim", "nvlink_domain"})
+                             "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -136,6 +136,10 @@ class PublishedRun:
     head_dim: int = 0
     #: GPUs on one NVLink domain (GB200 NVL72: 72)
     nvlink_domain: int = 8
+    #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)
+    hbm_tb_s: float = 0.0
+    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward"; "": the stack's default)
+    ddp: str = ""
 
     @property
     def flop_params(self) -> float:
@@ -216,6 +220,10 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
         ep = row.get("ep", 1)
         if ep > 1 and (row.get("experts", 0) % ep or (row.get("tp") * row.get("cp") * row.get("dp")) % ep):
             row.fail("EP must divide the experts and TP x CP x DP (Megatron-Core's expert grid, expert TP 1)")
+        if row.get("hbm_tb_s", 0.0) < 0:
+            row.fail("'hbm_tb_s' must be a memory bandwidth in TB/s (0: the catalog GPU's)")
+        if row.get("ddp", "") not in ("", "bucketed", "megatron-core", "after-backward"):
+            row.fail("'ddp' must be bucketed, megatron-core or after-backward (or left out: the stack's default)")
         _check_provenance(row, rules)
         runs.append(PublishedRun(**raw))
     return tuple(runs), sources

@@ -65,7 +65,26 @@ class ReferenceRun(PublishedRun):
                         attention=self.attention, dropout=self.dropout,
                         pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
-                        tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed")
+                        tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed",
+                        selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
+                        hbm_bytes_per_s=self.hbm_tb_s * 1e12, ddp=self.ddp_mode)
+
+    # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
+    # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
+    # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy)
+
+    @property
+    def ddp_mode(self) -> str:
+        """How the gradients moved across data parallelism: the run's ``ddp``, else the stack's default.
+
+        Megatron-Core's DistributedDataParallel (Megatron-Bridge, NeMo, Megatron-Core runs that are not FSDP) sizes
+        its buckets by the DP degree when the recipe sets none (Workload.ddp "megatron-core"); everything else
+        reduces buckets of ``bucket_bytes`` or one layer at a time ("bucketed").
+        """
+        if self.ddp:
+            return self.ddp
+        megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
+        return "megatron-core" if megatron_core and not self.dp_bucket_per_layer else "bucketed"
 
     @property
     def tp_overlap(self) -> bool:

@@ -334,3 +334,135 @@ def test_moe_layers_pay_the_token_permutation_through_hbm():
     tokens = 4096 / 2  # this GPU's half of one sequence (TP 2 with sequence parallelism)
     expected = 2 * (2 * (1 + moe.top_k) * moe.hidden * 2 * tokens) / _hbm_bytes_per_s(cluster)
     assert float(diff[0]) == pytest.approx(expected)
+
+
+def test_torchtitan_selective_recomputation_runs_every_second_matmul_again():
+    # torchtitan's operator-level policy (parallelize_llama.py at 9dec370) saves every odd aten.mm of a block's
+    # forward and attention's output: the key, output-projection and up matmuls (Llama's call order q, k, v, o,
+    # gate, up, down) and every memory-bound operator run again, attention does not. Closed form against
+    # Megatron's selective recomputation (attention forward and the scores' HBM passes) on the same layout.
+    from interconnect.topics.seating.model.compute import _MEMORY_PASSES_FWD, _hbm_bytes_per_s, layer_params
+    from interconnect.topics.seating.model.memory import _per_layer_stored
+    from interconnect.topics.seating.model.step import _grid, _layer_times, every_second_matmul_share
+
+    model = PRESETS["llama3-8b"]
+    per_layer, _ = layer_params(model)
+    h, kv = model.hidden, 2 * model.kv_heads * model.head_dim
+    share = every_second_matmul_share(h, h, kv, model.ffn_hidden, per_layer)
+    assert share == pytest.approx(h * (kv / 2 + h + model.ffn_hidden) / per_layer)
+    assert 0.3 < share < 0.4   # 4096 x (1024 + 4096 + 14336) of about 218M parameters a layer
+    cluster = h100(1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(3))
+    base = Workload(global_batch=16, micro_batch=2, recompute="selective")
+    op = Workload(global_batch=16, micro_batch=2, recompute="selective", selective_policy="torchtitan-op")
+    lt_m, lt_op = _layer_times(_grid(model, cluster, base, *args)), _layer_times(_grid(model, cluster, op, *args))
+    hbm = _hbm_bytes_per_s(cluster)
+    stored = _per_layer_stored(model, base, a(1), a(1), "none")
+    scores = stored - _per_layer_stored(model, base, a(1), a(1), "selective")
+    megatron_re = lt_m.attn_fwd + _MEMORY_PASSES_FWD * scores / hbm
+    op_re = share * lt_op.gemm_fwd + _MEMORY_PASSES_FWD * stored / hbm
+    assert float((lt_op.compute - lt_m.compute)[0]) == pytest.approx(float((op_re - megatron_re)[0]))
+    with pytest.raises(LayoutError, match="policy"):
+        check_layout(model, cluster, Layout(tp=1, pp=1, dp=8), Workload(selective_policy="everything"))
+
+
+def test_a_stated_memory_bandwidth_replaces_the_catalogs():
+    # Meta's Grand Teton H100 has 96 GB of HBM2e at 2.4 TB/s (torchtitan docs/performance.md at eaea6f6), not the
+    # H100 SXM's 3.35 TB/s: every memory-bound term scales by the ratio, e.g. the optimizer's 2 x 16 bytes per
+    # parameter this GPU holds.
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    cluster = h100(1)
+    assert _hbm_bytes_per_s(cluster) == pytest.approx(3.35e12)
+    assert _hbm_bytes_per_s(cluster, Workload(hbm_bytes_per_s=2.4e12)) == 2.4e12
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(3))
+    model = PRESETS["llama3-8b"]
+    spec = evaluate_layouts(model, cluster, Workload(global_batch=16), *args)
+    stated = evaluate_layouts(model, cluster, Workload(global_batch=16, hbm_bytes_per_s=2.4e12), *args)
+    assert float(stated["optimizer_s"][0]) == pytest.approx(float(spec["optimizer_s"][0]) * 3.35 / 2.4)
+    psi = float(spec["psi"][0])
+    assert float(stated["optimizer_s"][0]) == pytest.approx((38 + 2) * psi / 8 / 2.4e12)  # ZeRO-3: its shard
+    assert float(stated["step_s"][0]) > float(spec["step_s"][0])
+
+
+def test_memory_bound_operators_move_two_stored_bytes_forward_and_three_backward():
+    # An elementwise operator writes its output and its user reads it (2 values); its backward reads the output's
+    # gradient and the saved input and writes the input's gradient (3). Closed form: the layer's memory-bound time
+    # is (2 + 3) x stored bytes / HBM bandwidth, the rest (GEMMs, attention) unchanged.
+    from interconnect.topics.seating.model import compute
+    from interconnect.topics.seating.model.memory import _per_layer_stored
+    from interconnect.topics.seating.model.step import _grid, _layer_times
+
+    assert (compute._MEMORY_PASSES_FWD, compute._MEMORY_PASSES_BWD) == (2.0, 3.0)
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    wl = Workload(global_batch=16, micro_batch=1, recompute="none")
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    lt = _layer_times(_grid(model, cluster, wl, a(2), a(1), a(4), a(1), a(1), a(1)))
+    stored = float(_per_layer_stored(model, wl, a(2), a(1), "none")[0])
+    memory = float((lt.compute - 3 * lt.gemm_fwd - lt.attn_fwd - lt.attn_bwd)[0])
+    assert memory == pytest.approx(5 * stored / compute._hbm_bytes_per_s(cluster))
+
+
+def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_waits_for_the_backward():
+    # Megatron-Core's DistributedDataParallel, bucket_size unset: max(40M, 1M x DP) parameters a bucket
+    # (megatron/core/distributed/distributed_data_parallel_config.py), so a large DP group makes few large calls;
+    # Megatron-LM 2021's local DDP all-reduces the whole buffer after the last backward (training.py at 6985e58).
+    from interconnect.topics.seating.model.step import evaluate_layouts, megatron_bucket_params
+
+    assert list(megatron_bucket_params(np.array([1.0, 40.0, 64.0, 1024.0]))) == [40e6, 40e6, 64e6, 1024e6]
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    cluster = h100(128)
+    args = (a(1), a(1), a(1024), a(1), a(1), a(1))   # ZeRO-1: reduce-scatter, then all-gather of the weights
+    wl = dict(global_batch=4096, micro_batch=1, recompute="none")
+    mcore = evaluate_layouts(model, cluster, Workload(ddp="megatron-core", **wl), *args)
+    ddp25 = evaluate_layouts(model, cluster, Workload(**wl), *args)
+    grads = float(mcore["psi"][0]) * 2  # BF16 gradients of every parameter (TP 1, PP 1)
+    assert float(mcore["dp_calls"][0]) == 2 * np.ceil(grads / (1024e6 * 2))  # 8B parameters in 1,024M buckets
+    assert float(ddp25["dp_calls"][0]) == 2 * np.ceil(grads / 25e6)          # each way
+    # 25 MB calls across 1,024 ranks are latency-bound: seconds exposed; Megatron-Core's few large ones hide
+    assert float(mcore["dp_exposed"][0]) < 0.1 * float(ddp25["dp_exposed"][0])
+    after = evaluate_layouts(model, h100(4), Workload(ddp="after-backward", **dict(wl, global_batch=128)),
+                             a(1), a(1), a(32), a(1), a(1), a(0))   # ZeRO-0: one all-reduce
+    assert float(after["dp_calls"][0]) == 1.0
+    assert float(after["dp_exposed"][0]) == pytest.approx(float(after["dp_time"][0]))  # nothing hides
+    with pytest.raises(LayoutError, match="Data-parallel mode"):
+        check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8), Workload(ddp="sometimes"))
+
+
+def test_zero_gathers_weights_at_their_own_bytes_whatever_the_gradients_are_reduced_in():
+    # ZeRO-3 / FSDP gathers the BF16 weights of each layer forward and backward, every micro-batch, and
+    # reduce-scatters the gradients once: FP32 gradient reduction (Llama 3, torchtitan's FSDP2 default) doubles the
+    # reduce-scatter's bytes, not the gathers'. Closed form of the bytes each GPU sends: (d-1)/d x psi x
+    # (grad_bytes + 2 x micro-batches x 2).
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(3))
+    for grad_bytes in (0, 4):
+        out = evaluate_layouts(model, h100(1), Workload(global_batch=32, micro_batch=2, grad_bytes=grad_bytes,
+                                                        bucket_bytes=0.0), *args)
+        micro, psi = float(out["micro"][0]), float(out["psi"][0])
+        assert micro == 2
+        expected = 7 / 8 * psi * ((grad_bytes or 2) + 2 * micro * 2)
+        assert float(out["dp_bytes"][0]) == pytest.approx(expected)
+
+
+def test_the_optimizer_step_moves_38_bytes_per_parameter_it_updates_and_zeroes_the_gradients():
+    # FusedAdam reads gradient, master weight and two moments and writes three (28 bytes), the norm for clipping
+    # reads the gradients again (4), the master weight is cast to BF16 (4 + 2): 38 bytes per updated parameter;
+    # the gradient buffer is zeroed (2 bytes BF16, per parameter held: all below ZeRO-2, the shard from it up)
+    from interconnect.topics.seating.model.step import OPTIMIZER_BYTES_PER_PARAM, evaluate_layouts
+
+    assert OPTIMIZER_BYTES_PER_PARAM == 38
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    hbm = 3.35e12
+    for zero, updated_share, held_share in ((0, 1.0, 1.0), (1, 1 / 8, 1.0), (2, 1 / 8, 1 / 8)):
+        out = evaluate_layouts(model, cluster, Workload(global_batch=16), a(1), a(1), a(8), a(1), a(1), a(zero))
+        psi = float(out["psi"][0])
+        assert float(out["optimizer_s"][0]) == pytest.approx((38 * updated_share + 2 * held_share) * psi / hbm)

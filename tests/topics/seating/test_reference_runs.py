@@ -82,21 +82,24 @@ def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # examples/sc21/run_table_1.sh ran them (MBS 16/16/16/8/4/2/2/1/1/1; --num-layers-per-virtual-pipeline-stage
     # 5/5/3/1 for 76B-530B; CONFIG.sh --fp16). Expected model / paper is what that data gives (the issue expected
     # about 1.08-1.18), with A100's GEMM rate 230.0 TFLOP/s (gpu-kernels.toml: ml-engineering's current table);
-    # the 1.7B and 3.6B rows are misses over 15 %, reported, not hidden. The ratios moved by up to 0.015 when
-    # compute that overlaps a collective became 18.9 % slower for the overlapped time (step.OVERLAP_SLOWDOWN,
-    # Lee et al. 2025, arXiv 2507.03114): the TP and DP traffic these rows hide.
-    series = {"narayanan-1.7b-32": (137, 1.19), "narayanan-3.6b-64": (138, 1.18),
-              "narayanan-7.5b-128": (142, 1.13), "narayanan-18.4b-256": (135, 1.11),
-              "narayanan-39.1b-512": (138, 1.08), "narayanan-76.1b-1024": (140, 1.14),
-              "narayanan-145.6b-1536": (148, 1.09), "narayanan-310.1b-1920": (155, 1.09),
-              "narayanan-529.6b-2520": (163, 1.10), "narayanan-1t-3072": (163, 1.03)}
+    # the ratios moved by up to 0.015 when compute that overlaps a collective became 18.9 % slower for the
+    # overlapped time (step.OVERLAP_SLOWDOWN, Lee et al. 2025, arXiv 2507.03114): the TP and DP traffic these rows
+    # hide; and by up to 0.05 (the small models, whose norms, GeLU, dropout and softmax weigh most) when the
+    # backward pass of a memory-bound operator moved 3 bytes per stored byte, not 2 (compute._MEMORY_PASSES_BWD),
+    # which brought the 1.7B and 3.6B rows inside 15 %; the 39.1B row by 0.03 when its gradients were all-reduced
+    # after the backward, as the script's DDP=local did (the rows from 39.1B up; Workload.ddp "after-backward").
+    series = {"narayanan-1.7b-32": (137, 1.14), "narayanan-3.6b-64": (138, 1.14),
+              "narayanan-7.5b-128": (142, 1.10), "narayanan-18.4b-256": (135, 1.09),
+              "narayanan-39.1b-512": (138, 1.04), "narayanan-76.1b-1024": (140, 1.12),
+              "narayanan-145.6b-1536": (148, 1.08), "narayanan-310.1b-1920": (155, 1.08),
+              "narayanan-529.6b-2520": (163, 1.09), "narayanan-1t-3072": (163, 1.02)}
     for run_id, (tflops, ratio) in series.items():
         run = RUNS[run_id]
         assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id
         p = predict(run)
         assert p.ratio == pytest.approx(ratio, abs=0.01) and p.bill.fits, (run_id, p.ratio)
     within = [run_id for run_id in series if 0.85 <= predict(RUNS[run_id]).ratio <= 1.15]
-    assert sorted(set(series) - set(within)) == ["narayanan-1.7b-32", "narayanan-3.6b-64"]
+    assert sorted(set(series) - set(within)) == []
 
 
 def test_table_1_inputs_are_the_launch_script_s():
@@ -121,9 +124,9 @@ def test_the_mtnlg_gap_is_the_software_not_the_model_shape():
     # The 530B shape at TP 8 x PP 35 on A100: Megatron-LM's own pipeline on 2,520 GPUs reached 163 TFLOP/s
     # (Narayanan et al. 2021, Table 1, run with run_table_1.sh's interleaved schedule, one layer per model chunk);
     # DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al. 2022, section 2.4). The model reads
-    # 1.11 on the first (the script's inputs) and 1.28 on the second: the miss on MT-NLG is not the shape.
+    # 1.09 on the first (the script's inputs) and 1.27 on the second: the miss on MT-NLG is not the shape.
     megatron, deepspeed = predict(RUNS["narayanan-529.6b-2520"]), predict(RUNS["mtnlg-530b-2240"])
-    assert megatron.ratio == pytest.approx(1.11, abs=0.01)
+    assert megatron.ratio == pytest.approx(1.09, abs=0.01)
     assert deepspeed.ratio > 1.15 and deepspeed.ratio - megatron.ratio > 0.15
 
 
@@ -228,8 +231,9 @@ def test_all_gather_context_parallelism_is_exposed():
 
 
 def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_layer():
-    # Llama 3 (section 3.3.4) reduce-scatters gradients in FP32: twice BF16's bytes; FSDP reduces one wrapped layer
-    # at a time (arXiv 2304.11277), so one call per layer of the stage instead of one per 25 MB bucket
+    # Llama 3 (section 3.3.4) reduce-scatters gradients in FP32: twice BF16's bytes for the gradients, while the
+    # ZeRO-2-like all-gather of the weights after the step moves BF16 weights; FSDP reduces one wrapped layer at a
+    # time (arXiv 2304.11277), so one call per layer of the stage instead of one per 25 MB bucket
     from dataclasses import replace
 
     run = RUNS["llama3-405b-8k-8192"]
@@ -237,7 +241,8 @@ def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_laye
     model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
     fp32 = {d.name: d for d in plan(model, cluster, layout, workload).dimensions}["dp"]
     bf16 = {d.name: d for d in plan(model, cluster, layout, replace(workload, grad_bytes=0)).dimensions}["dp"]
-    assert fp32.bytes_per_step == pytest.approx(2 * bf16.bytes_per_step)
+    # BF16: reduce-scatter 2 + all-gather 2 bytes a parameter; FP32 gradients: 4 + 2, 1.5 times
+    assert fp32.bytes_per_step == pytest.approx(1.5 * bf16.bytes_per_step)
     bill = plan(model, cluster, layout, workload)
     assert fp32.calls_per_step == 2 * bill.stage_layers[0]  # a reduce-scatter and an all-gather per layer
 
@@ -253,6 +258,8 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
     for broken, message in (
         (text[:first] + text[first:].replace("\ntp = ", "\ntensor = ", 1), r"unknown key\(s\) tensor"),
         (text[:first] + text[first:].replace("\ngpus = ", "\ngpus = 1", 1), "TP x CP x PP x DP"),
+        (text[:first] + text[first:].replace("\ntp = ", "\nddp = \"sometimes\"\ntp = ", 1), "'ddp' must be"),
+        (text[:first] + text[first:].replace("\ntp = ", "\nhbm_tb_s = -1.0\ntp = ", 1), "'hbm_tb_s' must be"),
         (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
         (text[:first] + re.sub(r"\nlayers = (\d+)", r'\nlayers = "\1"', text[first:], count=1),
          "'layers' has the wrong type"),
@@ -358,3 +365,18 @@ def test_mtnlg_vocabulary_is_megatrons_padding_of_gpt2s_at_tp_8():
     for run in runs:
         assert run.vocab == padded(50_257, run.tp) == 51_200, run.id
         assert run.provenance["vocab"].startswith("inferred: R1") and "128" in run.provenance["vocab"], run.id
+
+
+def test_blackwell_fp8_gemms_run_at_the_measured_ratio():
+    # ml-engineering's MAMF table (commit 744d01e): B200 SXM FP8 3432.5 against BF16 1745.0 TFLOP/s = 1.967x, just
+    # under the peaks' 2x (4500 / 2250); the family's FP8 GEMM rate is its sustained BF16 one times that ratio
+    from interconnect.topics.seating.kernels import kernel_figures
+    from interconnect.topics.seating.model.compute import _rates
+
+    k = kernel_figures("b200")
+    assert k.fp8_gemm_ratio == pytest.approx(3432.5 / 1745.0, abs=5e-4)
+    cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=1)
+    gemm, _, _, basis = _rates(cluster, Workload(dtype_bytes=1))
+    assert gemm == pytest.approx(1426.4e12 * 1.967) and "3432.5" in basis
+    bf16, fp8 = _fp8_plan("b200", "bf16"), _fp8_plan("b200", "fp8")
+    assert 1.0 < bf16.compute_s / fp8.compute_s < 1.967

@@ -14,10 +14,15 @@ __all__ = [
 ]
 
 
-#: Bytes moved through HBM per byte of stored activations: written and read back in the forward
-#: pass, read and its gradient written in the backward pass (our count; the stored bytes per layer
-#: are Korthikanti et al. 2022's, Table 2).
-_MEMORY_PASSES_FWD, _MEMORY_PASSES_BWD = 2.0, 2.0
+#: Bytes moved through HBM per byte of stored activations by the memory-bound operators (norms, activation
+#: functions, dropout, softmax, residual adds): in the forward pass each stored tensor is written by the operator
+#: that makes it and read by the one that uses it (2); in the backward pass an operator reads the gradient of its
+#: output and its saved input and writes the gradient of its input, the same size (3): GeLU's backward is
+#: dx = dy * gelu'(x), LayerNorm's reads dy and x (and its two statistics) for dx, dropout's reads dy and the
+#: mask. Our count from the operators' definitions (chain rule), as NVIDIA's performance guide classes these
+#: layers as memory-limited, their time set by the bytes they move ("Memory-Limited Layers User's Guide",
+#: docs.nvidia.com/deeplearning/performance); the stored bytes per layer are Korthikanti et al. 2022's (Table 2).
+_MEMORY_PASSES_FWD, _MEMORY_PASSES_BWD = 2.0, 3.0
 
 
 def _peak_flops(cluster: Cluster, workload: Workload | None = None) -> float:
@@ -37,8 +42,12 @@ def _memory_bytes(cluster: Cluster) -> float:
     return float(get_catalog().gpu(cluster.gpu).usable_memory().quantity.to("B").magnitude)
 
 
-def _hbm_bytes_per_s(cluster: Cluster) -> float:
+def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> float:
+    """HBM bandwidth, B/s: the workload's where it gives one (a GPU variant the catalog lacks), else the catalog's."""
     from interconnect.catalog import get_catalog
+
+    if workload is not None and workload.hbm_bytes_per_s > 0:
+        return float(workload.hbm_bytes_per_s)
 
     return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude)
 

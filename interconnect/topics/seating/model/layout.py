@@ -16,12 +16,14 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "ATTENTION_KERNELS",
+    "DDP_MODES",
     "DIMENSIONS",
     "DIMENSION_LABELS",
     "Layout",
     "LayoutError",
     "PLAN_DEFAULTS",
     "SCHEDULES",
+    "SELECTIVE_POLICIES",
     "Workload",
     "check_layout",
     "fit_layout",
@@ -42,6 +44,10 @@ DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
 #: arXiv 2412.19437, section 3.2.1).
 #: Attention kernels a workload may name (see :class:`Workload`).
 ATTENTION_KERNELS = ("flash", "flash2", "unfused")
+#: What ``selective`` recomputation recomputes (see :class:`Workload`).
+SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
+#: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
+DDP_MODES = ("bucketed", "megatron-core", "after-backward")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
              "dualpipe": "DualPipe"}
 DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
@@ -209,7 +215,21 @@ class Workload:
     own chunks, so only the first chunk and what outlasts the GEMMs wait (off: all of it waits);
     ``fp8_recipe`` (FP8 only) how FP8 scales are found: ``delayed`` (amax history, fused into the cast),
     ``current-scaling`` and ``tensorwise`` (an amax pass over the tensor before each cast), ``mxfp8`` and
-    ``blockwise`` (per-block scales computed inside the cast).
+    ``blockwise`` (per-block scales computed inside the cast);
+    ``selective_policy`` what ``selective`` recomputation recomputes: ``megatron`` (the attention scores and
+    what follows them before the projection, Korthikanti et al. 2022, arXiv 2205.05198, section 5) or
+    ``torchtitan-op`` (torchtitan's operator-level policy: every matmul output of a block's forward is saved
+    except every second one, and attention's output is saved; the other matmuls and every non-matmul operator,
+    norms, rotary, activations and residual adds, run again in the backward pass: pytorch/torchtitan
+    torchtitan/parallelisms/parallelize_llama.py at 9dec370, ``_save_list`` and ``_custom_policy``, "Saves output
+    of all compute ops, except every second mm");
+    ``hbm_bytes_per_s`` the GPU's memory bandwidth where the GPU that ran is a variant the catalog does not list
+    (0: the catalog's figure for the GPU), such as Meta's Grand Teton H100 with 96 GB of HBM2e at 2.4 TB/s;
+    ``ddp`` how the data-parallel gradients are cut and when they move: ``bucketed`` (``bucket_bytes`` buckets, or
+    one per layer, reduced while the last backward runs: PyTorch DDP, FSDP), ``megatron-core`` (Megatron-Core's
+    DistributedDataParallel default, buckets of max(40M, 1M x DP) parameters, overlapped the same way) or
+    ``after-backward`` (the whole gradient buffer in one call after the last backward, nothing overlapped:
+    Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58).
     """
 
     micro_batch: int = 1
@@ -230,6 +250,9 @@ class Workload:
     grad_bytes: int = 0
     tp_comm_overlap: bool = False
     fp8_recipe: str = "delayed"
+    selective_policy: str = "megatron"
+    hbm_bytes_per_s: float = 0.0
+    ddp: str = "bucketed"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -305,6 +328,11 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"DualPipe needs an even number of pipeline stages (got PP = {layout.pp}).")
     if workload.recompute not in ("none", "selective", "full"):
         problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
+    if workload.ddp not in DDP_MODES:
+        problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
+    if workload.selective_policy not in SELECTIVE_POLICIES:
+        problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
+                        f"{' or '.join(SELECTIVE_POLICIES)}.")
     if workload.tokens(model) % layout.cp:
         problems.append(f"CP = {layout.cp} does not divide the sequence length of {workload.tokens(model):,} tokens.")
     if layout.ep > 1 and not model.is_moe:

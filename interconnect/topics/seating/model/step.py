@@ -33,7 +33,7 @@ from interconnect.topics.seating.model.schedules import _virtual_stages, stage_l
 from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts"]
+__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts", "every_second_matmul_share", "megatron_bucket_params"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -135,7 +135,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
 
     model, workload, h, s = g.model, g.workload, g.h, g.s
     gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload)
-    hbm = _hbm_bytes_per_s(g.cluster)
+    hbm = _hbm_bytes_per_s(g.cluster, workload)
     per_layer_params, _ = layer_params(model)
     unfused = workload.attention == "unfused"
     T = s * g.b / g.cp  # tokens of a micro-batch on one CP rank (all TP ranks see them all)
@@ -181,14 +181,45 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # attention's backward is twice its forward, as a GEMM's
     attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
     layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
-    layer_re = {"none": 0.0 * layer_fwd, "selective": attn_fwd + _MEMORY_PASSES_FWD * scores / hbm,
-                "full": layer_fwd}[workload.recompute]
+    if workload.recompute == "selective" and workload.selective_policy == "torchtitan-op":
+        # torchtitan's operator-level policy: every second matmul of the block's forward runs again (its share of
+        # the GEMM FLOPs, :func:`every_second_matmul_share`), with its FP8 casts, and so does every memory-bound
+        # operator; attention's output is saved, so attention does not
+        share = every_second_matmul_share(h, q, kv_width, ffn, per_layer_params)
+        selective = share * (gemm_fwd + fp8_fwd) + _MEMORY_PASSES_FWD * stored / hbm
+    else:
+        selective = attn_fwd + _MEMORY_PASSES_FWD * scores / hbm
+    layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": layer_fwd}[workload.recompute]
     # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
     # training (Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
     # fp8_autocast modules; torchtitan's Float8 conversion leaves the "output" layer out)
     output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
     output = 6 * T * h * model.vocab / g.tp / output_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
     return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re, output)
+
+
+def every_second_matmul_share(h: float, q: float, kv_width: float, ffn: float, per_layer_params: float) -> float:
+    r"""Share of a block's forward matmul FLOPs that torchtitan's operator-level recomputation runs again.
+
+    torchtitan's selective "op" policy counts the ``aten.mm`` calls of a transformer block's forward and
+    saves the output of every odd one (pytorch/torchtitan torchtitan/parallelisms/parallelize_llama.py at
+    9dec370: ``to_save = func in _save_list and not (func == mm and count % 2 == 0)``). A Llama block calls
+    them in the order query, key, value, output projection, then gate, up, down (torchtitan's
+    ``Attention.forward`` and ``FeedForward.forward``: ``w2(silu(w1(x)) * w3(x))``); a GPT block query,
+    key, value, projection, FC1, FC2. Either way the second, fourth and sixth are the key
+    (:math:`h \cdot w_{kv}/2`), the output projection (:math:`q h`) and one :math:`h \times f` matrix:
+
+    .. math:: \frac{h\,(w_{kv}/2 + q + f)}{N_{layer}}
+
+    with :math:`w_{kv}` the keys' and values' width together, :math:`q` the queries', :math:`f` the FFN's and
+    :math:`N_{layer}` the parameters a token meets in the layer; at most 1.
+
+    Examples
+    --------
+    >>> f"{every_second_matmul_share(4096, 4096, 2048, 14336, 218.1e6):.3f}"   # Llama 3 8B: k, o and up
+    '0.365'
+    """
+    return min(1.0, h * (kv_width / 2 + q + ffn) / per_layer_params)
 
 
 def _params_per_gpu(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
@@ -316,32 +347,44 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
+    after_backward = workload.ddp == "after-backward"
     bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
-    def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
+    def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray,
+             degree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if after_backward:
+            calls = np.ones_like(total)  # the whole gradient buffer in one call
+        elif workload.ddp == "megatron-core":
+            calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
+        else:
+            calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
 
     totals = {key: np.zeros_like(g.tp) for key in ("time", "calls", "bytes", "exposed")}
     backward_window = 2 / 3 * compute_micro  # the last micro-batch's backward on this stage
     forward_window = 1 / 3 * compute_micro   # the next step's first forward
-    for grads, (per, dom), degree in ((dense_gpu * grad_bytes, g.groups["dp"], g.dp),
-                                      (expert_gpu * grad_bytes, g.groups["edp"], g.edp)):
+    # the gradients move at grad_bytes a value (FP32 where they are reduced in FP32), the weights ZeRO gathers at the
+    # weights' own bytes (2: BF16, or FP16; Llama 3 and torchtitan reduce FP32 gradients but gather BF16 weights)
+    for params, (per, dom), degree in ((dense_gpu, g.groups["dp"], g.dp), (expert_gpu, g.groups["edp"], g.edp)):
+        grads, weights = params * grad_bytes, params * g.nbytes
         active = (degree > 1) & (grads > 0)
         if not active.any():
             continue
-        ar, ar_calls = sync("all_reduce", grads, per, dom)
-        rs, rs_calls = sync("reduce_scatter", grads, per, dom)
-        ag, ag_calls = sync("all_gather", grads, per, dom)
-        layer_ag = _time_s(cluster, "all_gather", per, dom, grads / layers)
+        ar, ar_calls = sync("all_reduce", grads, per, dom, degree)
+        rs, rs_calls = sync("reduce_scatter", grads, per, dom, degree)
+        ag, ag_calls = sync("all_gather", weights, per, dom, degree)
+        layer_ag = _time_s(cluster, "all_gather", per, dom, weights / layers)
         z3_ag = 2 * micro * layers * layer_ag  # weights gathered forward and backward, every micro-batch
         seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
         calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, rs_calls + 2 * micro * layers))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
-        volume = grads * share * np.where(z == 0, 2.0, np.where(z < 3, 2.0, 1.0 + 2 * micro))
+        volume = share * np.where(z == 0, 2.0 * grads, np.where(z < 3, grads + weights, grads + 2 * micro * weights))
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
+        if after_backward:
+            # Megatron-LM 2021's local DDP all-reduces the gradient buffer after the last backward, nothing overlaps
+            hidden_grad = grad_part
         if workload.pipeline_engine == "deepspeed" and workload.schedule != "dualpipe":
             # DeepSpeed's TrainSchedule reduces the gradients after the last micro-batch (runtime/pipe/schedule.py:
             # ReduceTiedGrads, ReduceGrads, OptimizerStep at the last step): nothing overlaps them
@@ -354,6 +397,45 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     per, dom = g.groups["dp"]
     return dict(dp_bytes=totals["bytes"], dp_calls=totals["calls"], dp_time=totals["time"],
                 dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per)
+
+
+#: HBM bytes the optimizer step moves per parameter this GPU updates (mixed-precision Adam with FP32 master weights,
+#: moments and gradients): Adam reads the gradient, the master weight and both moments and writes the last three
+#: (7 x 4 = 28; Transformer Engine's and Apex's FusedAdam, one pass), the gradient norm for clipping reads the
+#: gradients once more (4; Megatron-Core optimizer/clip_grads.py, get_grad_norm_fp32), and the updated master
+#: weight is cast to the 16-bit weight the layers use (read 4, write 2: Megatron-Core's distributed optimizer,
+#: _copy_main_params_to_model_params). Our count from those implementations; the step also zeroes the gradient
+#: buffer it accumulates into (grad bytes per parameter held, see :func:`_optimizer_s`).
+OPTIMIZER_BYTES_PER_PARAM = 28.0 + 4.0 + 6.0
+
+
+def _optimizer_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> np.ndarray:
+    """Seconds of the optimizer step, memory-bound: :data:`OPTIMIZER_BYTES_PER_PARAM` per parameter it updates.
+
+    With ZeRO-1 and up a GPU updates its 1/DP shard of the dense parameters and its 1/EDP shard of the experts';
+    it also zeroes its gradient buffer (the whole buffer below ZeRO-2, its shard from ZeRO-2 up).
+    """
+    sharded = np.where(g.zero >= 1, 1.0, 0.0)
+    dense_share = 1.0 / np.where(sharded > 0, g.dp, 1.0)
+    expert_share = 1.0 / np.where(sharded > 0, g.edp, 1.0)
+    updated = dense_gpu * dense_share + expert_gpu * expert_share
+    held = np.where(g.zero >= 2, updated, dense_gpu + expert_gpu)
+    grad_bytes = float(g.workload.grad_bytes or g.nbytes)
+    return (OPTIMIZER_BYTES_PER_PARAM * updated + grad_bytes * held) / _hbm_bytes_per_s(g.cluster, g.workload)
+
+
+def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
+    """Parameters per gradient bucket in Megatron-Core's DistributedDataParallel when none is set.
+
+    ``max(40,000,000, 1,000,000 x DP)``: larger data-parallel groups get larger buckets so that each rank's chunk
+    of a ring collective stays bandwidth-bound, not latency-bound (NVIDIA/Megatron-LM
+    megatron/core/distributed/distributed_data_parallel_config.py, ``bucket_size``, and
+    distributed_data_parallel.py, where the default is set).
+
+    >>> [int(v) for v in megatron_bucket_params(np.array([8, 40, 1024]))]
+    [40000000, 40000000, 1024000000]
+    """
+    return np.maximum(40e6, 1e6 * np.asarray(dp, dtype=float))
 
 
 def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
@@ -420,9 +502,8 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
                     f"{dim}_domains": dom, f"{dim}_per": per})
     out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro))
 
-    # optimizer: Adam reads and writes its 16 bytes per (sharded) parameter once per step
     psi = dense_gpu + expert_gpu
-    optimizer_s = 2 * 16 * psi / np.where(g.zero >= 1, g.dp, 1.0) / _hbm_bytes_per_s(cluster)
+    optimizer_s = _optimizer_s(g, dense_gpu, expert_gpu)
 
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time)
     hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in DIMENSIONS)
