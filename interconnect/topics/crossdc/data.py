@@ -21,6 +21,7 @@ __all__ = [
     "CONFIDENCES",
     "METHODS",
     "PIPELINE_QUANTITIES",
+    "STREAMING_METHODS",
     "TOPOLOGIES",
     "ComputeRule",
     "CrossDCData",
@@ -49,13 +50,16 @@ __all__ = [
 ]
 
 #: Method ids (public schema: URL values and CLI choices); the file holds one [[method]] for each.
-METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco")
+METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco", "cocodc", "mt-dao", "crosspipe")
+#: Methods that send one fragment of a few layers at a time, overlapped with tau inner steps.
+STREAMING_METHODS = ("streaming-diloco", "cocodc")
 #: How the sites exchange their payloads.
 TOPOLOGIES = ("ring", "hierarchical", "allgather")
 #: How sure we are of a reported result.
 CONFIDENCES = ("high", "medium", "low")
-#: Whether a steps-to-target ratio was measured for the method itself or carried over from another.
-BASES = ("measured", "extrapolated")
+#: Whether a steps-to-target ratio was measured for the method itself, carried over from another, or exact
+#: (the method applies the very updates of fully synchronous data parallel, so its ratio is 1 by construction).
+BASES = ("measured", "extrapolated", "exact")
 
 _DATA_FILE = "crossdc.toml"
 
@@ -84,6 +88,10 @@ class MethodDefaults:
     chunk: int = 0
     topk: int = 0
     index_bits: int = 0
+    #: Model-sized tensors sent per synchronisation (3 for MT-DAO: parameters and two first momenta).
+    states: int = 1
+    #: Micro-batches per step of the global batch (CrossPipe's pipeline only).
+    micro_batches: int = 0
 
 
 @dataclass(frozen=True)
@@ -310,18 +318,23 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
     for raw in toml.rows("method"):
         where = f"{file}: method '{raw.get('id', '?')}'"
         r = toml.table(where, raw, {"id": str, "name": str, "inner_steps": int, "bits": int, "topology": str, **_S},
-                       {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int})
+                       {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int,
+                        "states": int, "micro_batches": int})
         if raw["id"] not in METHODS or raw["id"] in methods:
             raise CrossDCDataError(f"{where}: id must be one of {', '.join(METHODS)}, once each")
         r.choice("topology", TOPOLOGIES)
-        if raw["inner_steps"] < 1 or raw["bits"] < 1:
-            raise CrossDCDataError(f"{where}: inner_steps and bits must be at least 1")
+        if raw["inner_steps"] < 1 or raw["bits"] < 1 or raw.get("states", 1) < 1:
+            raise CrossDCDataError(f"{where}: inner_steps, bits and states must be at least 1")
         methods[raw["id"]] = MethodDefaults(**{**raw, "sources": r.sources()})
     if set(methods) != set(METHODS):
         raise CrossDCDataError(f"{file}: needs a [[method]] for each of {', '.join(METHODS)}")
-    streaming, sparse = methods["streaming-diloco"], methods["sparseloco"]
-    if streaming.layers_per_fragment < 1 or streaming.overlap_steps < 0:
-        raise CrossDCDataError(f"{file}: method 'streaming-diloco' needs layers_per_fragment >= 1")
+    for streaming in (methods[m] for m in STREAMING_METHODS):
+        if streaming.layers_per_fragment < 1 or streaming.overlap_steps < 0:
+            raise CrossDCDataError(f"{file}: method '{streaming.id}' needs layers_per_fragment >= 1")
+    sparse, pipeline = methods["sparseloco"], methods["crosspipe"]
+    if pipeline.inner_steps != 1 or pipeline.micro_batches < 1:
+        raise CrossDCDataError(f"{file}: method 'crosspipe' exchanges every step (inner_steps = 1) and needs "
+                               "micro_batches >= 1")
     if not 1 <= sparse.topk <= sparse.chunk or sparse.index_bits < 1:
         raise CrossDCDataError(f"{file}: method 'sparseloco' needs 1 <= topk <= chunk and index_bits >= 1")
 

@@ -196,9 +196,16 @@ def method_controls(state: PageState) -> None:
                  format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b, **_KEEP)
     m4.selectbox("Exchange", ["auto", *TOPOLOGIES], key=state.key("topo"),
                  format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t], **_KEEP)
-    if method in ("streaming-diloco", "sparseloco"):
+    if method in ("streaming-diloco", "cocodc", "sparseloco", "crosspipe"):
         k1, k2, k3 = st.columns(3)
-        if method == "streaming-diloco":
+        if method == "crosspipe":
+            k1.number_input("Micro-batches per step", **bounds(state, "mb"), step=1, key=state.key("mb"),
+                            help="The global batch (sites × tokens per step) in this many pieces; each crosses "
+                            "the WAN as activations forward and gradients back.", **_KEEP)
+            if state["step"] == "typed":
+                k2.text_input("Tokens per step per site", key=state.key("tokens"),
+                              help="Sizes the activations that cross, e.g. '1M'.", **_KEEP)
+        elif method in ("streaming-diloco", "cocodc"):
             k1.number_input("Fragments (0 = one per 3 layers)", **bounds(state, "frag"), step=1,
                             key=state.key("frag"), **_KEEP)
             k2.number_input("Overlap steps tau", **bounds(state, "tau"), step=1, key=state.key("tau"),
