@@ -194,14 +194,16 @@ def setting_words(t: TimeToTarget) -> str:
     Examples
     --------
     >>> view = crossdc_view(PageInputs(1e9, 2, 1, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.0))
-    >>> setting_words(view.time_to_target[1])
-    'measured at 150M, 8 replicas, H = 500; this case: 1B (6.67× larger), 2 sites, H = 500'
+    >>> setting_words(view.time_to_target[2])
+    'extrapolated from a measurement at 150M, 8 replicas, H = 500; this case: 1B (6.67× larger), 2 sites, H = 100'
     >>> setting_words(view.time_to_target[3])
     'measured at 1B, 2 replicas, H = 100: this case'
     """
     row = t.row
     if row.id == "dp":
         return "the reference"
+    if t.law_note:
+        return f"{t.basis}, scaling law: {t.law_note}"
     if row.basis == "exact":
         return "exact: the same updates as data parallel"
     at = [_size(row.params) if row.params else "size not stated",

@@ -47,10 +47,12 @@ def test_doc_case():
     assert rows["diloco"].utilization == pytest.approx(u_diloco)
     assert rows["diloco"].step_wall_s == pytest.approx(1.0032)
     assert rows["streaming-diloco"].utilization == pytest.approx(u_streaming)
-    assert rows["diloco"].relative_time == pytest.approx(u_dp / u_diloco)
+    # DiLoCo's steps by the scaling law at 1B, 2 sites (arXiv 2503.09799 Table 4 via rule D): 1.0276.
+    assert rows["diloco"].steps_ratio == pytest.approx(1.0276, abs=5e-5)
+    assert rows["diloco"].relative_time == pytest.approx(rows["diloco"].steps_ratio * u_dp / u_diloco)
     assert rows["cocodc"].relative_time == pytest.approx(0.79 * u_dp / u_streaming)
     shown = {"38.46 %": u_dp * 100, "99.68 %": u_diloco * 100, "99.60 %": u_streaming * 100,
-             "0.3858": rows["diloco"].relative_time, "0.3862": rows["streaming-diloco"].relative_time,
+             "0.3965": rows["diloco"].relative_time, "0.3862": rows["streaming-diloco"].relative_time,
              "0.3051": rows["cocodc"].relative_time, "86.96 %": rows["mt-dao"].utilization * 100,
              "0.3362": rows["mt-dao"].relative_time, "7.75 %": rows["crosspipe"].utilization * 100,
              "4.9652": rows["crosspipe"].relative_time}
@@ -85,8 +87,8 @@ def test_every_method_has_a_published_ratio_chained_to_data_parallel():
 def test_the_wording_says_where_each_ratio_was_measured_against_the_case():
     view = crossdc_view(PageInputs(10e9, 4, 8, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02))
     words = {t.row.id: setting_words(t) for t in view.time_to_target}
-    assert words["diloco"] == ("measured at 150M, 8 replicas, H = 500; this case: 10B (66.7× larger), 4 sites, "
-                               "H = 500")
+    assert words["diloco"] == ("extrapolated, scaling law: measured at 10B, M = 4; H = 500 against the law's "
+                               "H = 30 (16.7×: loss rises with H, so a lower bound)")
     assert words["diloco-int8"].startswith("extrapolated from a measurement at 150M")
     assert words["sparseloco"].startswith("extrapolated (its settings not read)")
     assert words["mt-dao"].startswith("measured at 720M")
@@ -128,7 +130,9 @@ def test_json_key_time_to_target(capsys):
     table = payload["time_to_target"]
     assert list(table) == [row.id for row in get_crossdc_data().time_to_target]
     assert table["dp"]["wall_clock_per_step"] == {"value": 2.6, "unit": "s"}
-    assert table["diloco"]["time_to_target_vs_dp"] == pytest.approx(0.3858, abs=5e-5)
+    assert table["diloco"]["time_to_target_vs_dp"] == pytest.approx(0.3965, abs=5e-5)
+    assert table["diloco"]["steps_to_target_ratio"] == pytest.approx(1.0276, abs=5e-5)
+    assert table["diloco"]["law"] == "diloco-scaling" and "1B, M = 2" in table["diloco"]["law_note"]
     assert table["cocodc"]["time_to_target_vs_dp"] == pytest.approx(0.3051, abs=5e-5)
     assert table["cocodc"]["timing_from"] == "cocodc" and table["cocodc"]["steps_ratio_against"] == \
         "streaming-diloco"
@@ -147,5 +151,5 @@ def test_the_page_shows_the_time_to_target_beside_utilisation():
     diloco = next(t for t in view.time_to_target if t.row.id == "diloco")
     assert f"**{diloco.relative_time:.2f}×**" in table
     assert "| CoCoDC |" in table and "| MT-DAO |" in table and "0.65× on its own network" in table
-    assert "measured at 150M, 8 replicas, H = 500" in table
+    assert "scaling law: interpolated between measured sizes at 1B, M = 2" in table
     assert any("Time to data parallel's loss" in block.value for block in at.markdown)
