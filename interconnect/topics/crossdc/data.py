@@ -92,7 +92,7 @@ class MethodDefaults:
     chunk: int = 0
     topk: int = 0
     index_bits: int = 0
-    #: Model-sized tensors sent per synchronisation (3 for MT-DAO: parameters and two first momenta).
+    #: Model-sized tensors sent per synchronisation (3 for MT-DAO: parameters, momentum, second moment).
     states: int = 1
     #: Micro-batches per step of the global batch (CrossPipe's pipeline only).
     micro_batches: int = 0

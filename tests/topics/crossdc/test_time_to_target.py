@@ -99,7 +99,7 @@ def test_the_wording_says_where_each_ratio_was_measured_against_the_case():
 
 def test_mt_dao_is_timed_with_its_own_sync_and_keeps_its_published_time():
     mt_dao = _case()["mt-dao"]
-    # By hand: parameters and two momenta at 16 bits, 6 GB every 32 steps over 1.25 GB/s: 4.8 s per 32 s.
+    # By hand: parameters, momentum and second moment at 16 bits, 6 GB every 32 steps over 1.25 GB/s: 4.8 s per 32 s.
     assert mt_dao.utilization == pytest.approx(32 / 36.8)
     assert mt_dao.relative_time == pytest.approx(0.76 * (1 / 2.6) / (32 / 36.8))  # 0.3362
     assert mt_dao.row.time_ratio == 0.65  # its own Ethernet setup, shown beside
