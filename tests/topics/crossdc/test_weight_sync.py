@@ -4,6 +4,8 @@ docs/crossdc-weight-sync.md, and the model's own rules (tree against fan-out, hi
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -98,6 +100,16 @@ def test_doc_case_2_across_a_100_gbit_wan():
     assert not slow.hiding.hidden and slow.hiding.staleness_steps == 2
     assert round(slow.hiding.exposed_s, 2) == 1.22
     assert round(slow.required_bytes_per_s * 8 / 1e9) == 112  # Gbit/s to hide behind 10 s of generation
+
+
+def test_doc_case_2_in_another_building():
+    # CrossPipe §2.3 (arXiv 2507.00217): cross-campus, 10-200 us one way; the page's preset 100 us (0.2 ms RTT).
+    building = evaluate_weight_sync(across_wan(wan_rtt_s=2e-4))
+    assert round(building.sync_s, 4) == 11.2002  # 140 GB / 12.5 GB/s + 0.2 ms + 3 x 5 us
+    fp8 = evaluate_weight_sync(replace(across_wan(wan_rtt_s=2e-4), bytes_per_value=1.0))
+    assert round(fp8.sync_s, 4) == 5.6002
+    text = (Path(__file__).resolve().parents[3] / "docs" / "crossdc-weight-sync.md").read_text(encoding="utf-8")
+    assert "**11.2002 s**" in text and "**5.6002 s**" in text
 
 
 # --- The model's rules ---------------------------------------------------------------------------------

@@ -95,8 +95,8 @@ class Method:
         .. math:: b = \frac{k}{C} (b_v + b_i) = \frac{64}{4096} (2 + 12) = 0.21875
 
         A method that averages optimizer state as well sends :math:`s` model-sized tensors: :math:`b = s\,b_v`
-        (MT-DAO: parameters, first momentum and second-moment state, :math:`3 \times 16 = 48`). CrossPipe sends activations,
-        not weights: its value width is that of the activations (see :mod:`.scenario`).
+        (MT-DAO: parameters, first momentum and second-moment state, :math:`3 \times 16 = 48`). CrossPipe
+        sends activations, not weights: its value width is that of the activations (see :mod:`.scenario`).
 
         >>> make_method("mt-dao").bits_per_param
         48.0
