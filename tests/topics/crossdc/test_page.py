@@ -82,6 +82,8 @@ def test_crosspipe_link_round_trips_and_sizes_the_activations():
     assert view.scenario.resolved_hidden == 8512
     assert view.result.payload_bytes == pytest.approx(4.256e9)
     assert metric(at, "Payload per sync") == "4.26 GB"
+    assert any("one pipeline stage each (hidden size 8,512)" in c.value and "a bubble of 6.2%" in c.value
+               for c in at.caption)
 
 
 def test_cocodc_link_keeps_streaming_knobs_and_old_links_keep_their_meaning():
