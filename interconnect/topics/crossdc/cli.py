@@ -365,16 +365,20 @@ def register_weight_sync(commands: Any) -> None:
                         help="delta/topk: share of values sent, as a fraction (default 0.02)")
     parser.add_argument("--index-bits", type=_int, default=32,
                         help="delta/topk: bits of position per value (default 32)")
-    parser.add_argument("--route", choices=ROUTES, default="site", help="node (NVLink), site (the site's NICs) or wan "
-                        "(another site) (default site)")
-    parser.add_argument("--receivers", type=_int, default=8,
-                        help="generator GPUs (route node) or generator nodes (site, wan) (default 8)")
+    parser.add_argument("--route", choices=ROUTES, help="node (NVLink), site (the site's NICs) or wan (another "
+                        "site) (default site, or wan when --wan-bandwidth or --rtt is given)")
+    parser.add_argument("--receivers", type=_int, help="generator GPUs (route node) or generator nodes (site, wan) "
+                        "(default 8)")
+    parser.add_argument("--generators", type=_int, help="generator GPUs in all: the receivers are these GPUs (route "
+                        "node) or their nodes, --gpus-per-node each (site, wan); instead of --receivers")
+    parser.add_argument("--gpus-per-node", type=_int, default=8, help="with --generators: generator GPUs per node, "
+                        "one replica each (default 8)")
     parser.add_argument("--topology", choices=TOPOLOGIES, default="tree",
                         help="pipelined broadcast tree, or fan-out from the trainer (default tree)")
     parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id: its server's NVLink and NICs (default "
                         "h100-sxm)")
-    parser.add_argument("--wan-bandwidth", default=DEFAULT_SYNC_WAN, help=f"between sites (default {DEFAULT_SYNC_WAN})")
-    parser.add_argument("--rtt", default="20 ms", help="round trip between sites (default 20 ms)")
+    parser.add_argument("--wan-bandwidth", help=f"between sites (default {DEFAULT_SYNC_WAN})")
+    parser.add_argument("--rtt", help="round trip between sites (default 20 ms)")
     parser.add_argument("--staging", help="rate of the software path (gather, cast, reload), e.g. '70 GB/s' "
                         "(default: the wire alone)")
     parser.add_argument("--generation-time", default="60 s", help="generation time per step (default 60 s)")
@@ -400,14 +404,26 @@ def _weight_sync_scenario(args: argparse.Namespace):
         raise CliError(f"--fraction: must lie in (0, 1] (a fraction: 0.02, not 2), got {args.fraction:g}")
     if not 0 <= args.index_bits <= 64:
         raise CliError(f"--index-bits: must lie between 0 and 64, got {args.index_bits}")
+    if args.route is None:  # a WAN figure given means the generators are in another site
+        args.route = "wan" if args.wan_bandwidth is not None or args.rtt is not None else "site"
+    if args.generators is not None and args.receivers is not None:
+        raise CliError("give --generators or --receivers, not both")
+    if not 1 <= args.gpus_per_node <= 1_000_000:
+        raise CliError(f"--gpus-per-node: must lie between 1 and 1000000, got {args.gpus_per_node}")
+    if args.generators is not None:
+        if not 1 <= args.generators <= 1_000_000_000:
+            raise CliError(f"--generators: must lie between 1 and 1000000000, got {args.generators}")
+        args.receivers = args.generators if args.route == "node" else -(-args.generators // args.gpus_per_node)
+    elif args.receivers is None:
+        args.receivers = 8
     if not 1 <= args.receivers <= 1_000_000:
         raise CliError(f"--receivers: must lie between 1 and 1000000, got {args.receivers}")
     try:
         nvlink, egress, hop = site_link(args.gpu)
     except UnknownIdError as exc:
         raise CliError(f"--gpu: {exc}") from exc
-    wan = _quantity("--wan-bandwidth", args.wan_bandwidth, "bandwidth", "B/s")
-    rtt = _quantity("--rtt", args.rtt, "time", "s", allow_zero=True)
+    wan = _quantity("--wan-bandwidth", args.wan_bandwidth or DEFAULT_SYNC_WAN, "bandwidth", "B/s")
+    rtt = _quantity("--rtt", args.rtt or "20 ms", "time", "s", allow_zero=True)
     staging = _quantity("--staging", args.staging, "bandwidth", "B/s") if args.staging else math.inf
     generation = _quantity("--generation-time", args.generation_time, "time", "s")
     swap = _quantity("--swap-time", args.swap_time, "time", "s", allow_zero=True)
@@ -429,8 +445,11 @@ def run_weight_sync(args: argparse.Namespace) -> int:
     if args.json:
         print_json({
             "params": s.params, "precision": args.precision, "mode": s.mode, "route": s.route,
-            "receivers": s.receivers, "topology": s.topology, "gpu": args.gpu, "background": s.background,
+            "receivers": s.receivers, "generators": args.generators, "topology": s.topology, "gpu": args.gpu,
+            "background": s.background,
             "payload": _q(r.payload_bytes, "GB", "B"),
+            "bytes_per_sync": _q(r.payload_bytes, "GB", "B"),
+            "time_per_sync": _q(r.sync_s, "s", "s"),
             "full_payload": _q(r.full_bytes, "GB", "B"),
             "bottleneck_bandwidth": _q(r.bottleneck_bytes_per_s, "Gbit/s", "B/s"),
             "route_latency": _q(r.latency_s, "ms", "s"),

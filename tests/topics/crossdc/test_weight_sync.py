@@ -152,8 +152,31 @@ def test_cli_json_gives_the_doc_case(capsys):
     assert out["hidden"] is True and out["staleness_steps"] == 1
 
 
+def test_cli_the_issues_own_command(capsys):
+    # Issue 42: `weight-sync --params 70e9 --generators 64 --wan-bandwidth "100 Gbit/s" --json` gives at least
+    # time_per_sync and bytes_per_sync. 64 GPUs at 8 per node are 8 generator nodes; a WAN bandwidth given means
+    # the generators are in another site: doc case 2, 140 GB in 11.22 s.
+    import json
+
+    from interconnect.cli import main
+
+    assert main(["weight-sync", "--params", "70e9", "--generators", "64", "--wan-bandwidth", "100 Gbit/s",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["route"] == "wan" and out["receivers"] == 8 and out["generators"] == 64
+    assert out["bytes_per_sync"] == {"value": 140.0, "unit": "GB"} == out["payload"]
+    assert round(out["time_per_sync"]["value"], 2) == 11.22 and out["time_per_sync"] == out["sync_time"]
+    # Without a WAN figure the route stays the site's, as before; on NVLink the receivers are the GPUs.
+    assert main(["weight-sync", "--generators", "64", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["route"] == "site"
+    assert main(["weight-sync", "--route", "node", "--generators", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["receivers"] == 4
+
+
 @pytest.mark.parametrize("argv", [["--fraction", "2"], ["--rtt", "banana"], ["--receivers", "0"], ["--gpu", "nope"],
-                                  ["--bogus"], ["--generation-time", "0 s"], ["--staging", "-3 GB/s"]])
+                                  ["--bogus"], ["--generation-time", "0 s"], ["--staging", "-3 GB/s"],
+                                  ["--generators", "0"], ["--generators", "64", "--receivers", "8"],
+                                  ["--generators", "64", "--gpus-per-node", "0"]])
 def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
     from interconnect.cli import main
 
