@@ -101,6 +101,7 @@ def test_cocodc_link_keeps_streaming_knobs_and_old_links_keep_their_meaning():
 def test_each_method_renders(method):
     at = run_page(PAGE, {"method": method})
     assert not at.exception and not at.warning
+    assert at.query_params["method"] == method and at.selectbox(key="crossdc.method").value == method
     assert len(live_charts(at)) == 1
     for view in CROSSDC_VIEWS.labels:  # each further chart, one at a time
         at.radio(key="crossdc.view").set_value(view).run()
