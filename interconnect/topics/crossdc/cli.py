@@ -7,9 +7,13 @@ needed for a target utilisation (``--target-utilization``, default 0.95). The st
 (``--step-time``) or derived from the model size, the tokens per step and the GPU's FLOP/s
 (``--tokens-per-step``, ``--gpu``, ``--gpus-per-site``, ``--mfu``). ``--json`` gives every quantity
 as ``{"value", "unit"}``, including ``bytes_per_sync``, ``compute_utilization`` and
-``required_wan_bandwidth``, and ``time_to_target``: per method, the published steps to data parallel's loss,
-the wall-clock per step on this link and their product against data parallel's. User errors exit with
-status 2 and one line on stderr.
+``required_wan_bandwidth``, and ``time_to_target``: per method, the published steps to data parallel's loss
+(``steps_to_target_ratio``), the wall-clock per step on this link, their product against data parallel's and
+the wall-clock to data parallel's loss (``time_to_target``) when data parallel takes ``--target-steps``
+steps; ``steps_to_target_ratio`` and ``wall_clock_to_target`` at the top are the chosen method's. Methods:
+data parallel, DiLoCo (16-bit or int8), Streaming DiLoCo, SparseLoCo, CoCoDC, MT-DAO and CrossPipe (a
+pipeline with one stage per site: activations, not weights, cross the WAN). User errors exit with status 2
+and one line on stderr.
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ DEFAULT_STEP_TIME = "1 s"
 DEFAULT_WAN = "10 Gbit/s"
 DEFAULT_RTT = "20 ms"
 DEFAULT_MFU = 0.4
+#: Data parallel's steps to its loss unless typed: DiLoCo's main run, 24,000 + 64,000 steps (arXiv 2311.08105 §3).
+DEFAULT_TARGET_STEPS = 88_000
+#: One site's tokens per step for CrossPipe's activations when the step time is typed (the page's default).
+DEFAULT_TOKENS_PER_STEP = 1e6
 
 
 def _int(text: str) -> int:
@@ -81,12 +89,18 @@ def register(commands: Any) -> None:
     knobs.add_argument("--inner-steps", type=_int, help="H, inner steps between synchronisations")
     knobs.add_argument("--bits", type=_int, help="bits per value sent (dense: 32, 16, 8 or 4; sparseloco: value bits)")
     knobs.add_argument("--topology", choices=TOPOLOGIES, help="how the sites exchange (default: the method's)")
-    knobs.add_argument("--fragments", type=_int, help="streaming-diloco: fragments (default: one per 3 layers)")
-    knobs.add_argument("--overlap-steps", type=_int, help="streaming-diloco: tau, inner steps a fragment overlaps")
+    knobs.add_argument("--fragments", type=_int, help="streaming-diloco, cocodc: fragments (default: one per 3 "
+                       "layers)")
+    knobs.add_argument("--overlap-steps", type=_int, help="streaming-diloco, cocodc: tau, inner steps a fragment "
+                       "overlaps")
     knobs.add_argument("--layers", type=_int, default=0, help="transformer layers (default: from the model size)")
     knobs.add_argument("--chunk", type=_int, help="sparseloco: values per chunk (default 4096)")
     knobs.add_argument("--topk", type=_int, help="sparseloco: values kept per chunk (default 64)")
     knobs.add_argument("--index-bits", type=_int, help="sparseloco: bits per index (default 12)")
+    knobs.add_argument("--micro-batches", type=_int, help="crosspipe: micro-batches per step of the global batch "
+                       "(default 32)")
+    knobs.add_argument("--hidden", type=_int, default=0, help="crosspipe: hidden size of the activations (default: "
+                       "from the size and layers, N = 12 L d^2)")
     knobs.add_argument("--no-overlap", action="store_true", help="block on every sync (default: overlap with compute)")
     timing = parser.add_argument_group("step time: typed, or derived from 6 x params x tokens / (GPUs x FLOP/s x MFU)")
     timing.add_argument("--step-time", help=f"time of one inner step (default {DEFAULT_STEP_TIME})")
@@ -100,6 +114,9 @@ def register(commands: Any) -> None:
     network.add_argument("--rtt", help=f"round-trip time between sites (default {DEFAULT_RTT})")
     parser.add_argument("--target-utilization", type=_float, default=0.95,
                         help="compute utilisation to size the WAN for, as a fraction (default 0.95)")
+    parser.add_argument("--target-steps", type=_int, default=DEFAULT_TARGET_STEPS,
+                        help=f"steps data parallel takes to the target loss, for the wall-clock to it (default "
+                        f"{DEFAULT_TARGET_STEPS:,}: DiLoCo's main run)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_crossdc)
     register_weight_sync(commands)
@@ -142,6 +159,8 @@ def _scenario(args: argparse.Namespace) -> tuple[Scenario, str]:
         raise CliError("give --step-time or --tokens-per-step, not both")
     if args.gpus_per_site < 1:
         raise CliError(f"--gpus-per-site: must be at least 1, got {args.gpus_per_site}")
+    if not 1 <= args.target_steps <= 10**12:
+        raise CliError(f"--target-steps: must be from 1 to 1e12, got {args.target_steps}")
     if args.tokens_per_step is not None:
         peak = float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude)
         try:
@@ -166,11 +185,14 @@ def _scenario(args: argparse.Namespace) -> tuple[Scenario, str]:
     try:
         method = make_method(args.method, inner_steps=args.inner_steps, bits=args.bits, topology=args.topology,
                              fragments=args.fragments, overlap_steps=args.overlap_steps, chunk=args.chunk,
-                             topk=args.topk, index_bits=args.index_bits)
+                             topk=args.topk, index_bits=args.index_bits, micro_batches=args.micro_batches)
+        if args.hidden and not method.pipeline:
+            raise CrossDCError("--hidden applies to crosspipe only")
         scenario = Scenario(params, args.sites, step, bandwidth, rtt, method, gpus_per_site=args.gpus_per_site,
                             layers=args.layers, overlap=not args.no_overlap,
                             target_utilization=args.target_utilization,
-                            backward_fraction=get_crossdc_data().compute.backward_fraction)
+                            backward_fraction=get_crossdc_data().compute.backward_fraction,
+                            tokens_per_step=args.tokens_per_step or DEFAULT_TOKENS_PER_STEP, hidden=args.hidden)
     except CrossDCError as exc:
         raise CliError(str(exc)) from exc
     if method.topology == "hierarchical":  # the in-site all-reduce, from the collectives model
@@ -178,8 +200,9 @@ def _scenario(args: argparse.Namespace) -> tuple[Scenario, str]:
     return scenario, how
 
 
-def _time_to_target_json(scenario: Scenario, site_algbw_bytes_per_s: float) -> dict[str, Any]:
-    """Every method's steps and time to data parallel's loss on this link (the others at their papers' settings)."""
+def _time_to_target_json(scenario: Scenario, site_algbw_bytes_per_s: float, target_steps: int) -> dict[str, Any]:
+    """Every method's steps and time to data parallel's loss on this link (the others at their papers' settings);
+    the wall-clock to it is the method's steps (its ratio x ``target_steps``) times its wall-clock per step."""
     base = replace(scenario, site_algbw_bytes_per_s=site_algbw_bytes_per_s)
     results = {k: evaluate(s if k != scenario.method.id else scenario) for k, s in method_scenarios(base).items()}
     out: dict[str, Any] = {}
@@ -189,9 +212,13 @@ def _time_to_target_json(scenario: Scenario, site_algbw_bytes_per_s: float) -> d
             "name": row.name,
             "timing_from": row.timing or None,
             "steps_ratio": round(t.steps_ratio, 6),
+            "steps_to_target_ratio": round(t.steps_ratio, 6),
+            "time_to_target": _q(t.steps_ratio * target_steps * t.step_wall_s, "h", "s"),
             "steps_ratio_published": row.steps_ratio,
             "steps_ratio_against": row.relative_to,
-            "basis": row.basis,
+            "basis": t.basis,
+            "law": row.law or None,
+            "law_note": t.law_note or None,
             "compute_utilization": _percent(t.utilization) if math.isfinite(t.utilization) else None,
             "wall_clock_per_step": _q(t.step_wall_s, "s", "s"),
             "time_to_target_vs_dp": round(t.relative_time, 6) if math.isfinite(t.relative_time) else None,
@@ -215,11 +242,31 @@ def _percent(fraction: float) -> dict[str, Any]:
     return {"value": round(fraction * 100, 4), "unit": "%"}
 
 
+def _pipeline_json(scenario: Scenario, result: Any) -> dict[str, Any]:
+    """CrossPipe's own quantities (empty for the other methods)."""
+    if not scenario.method.pipeline:
+        return {}
+    m = scenario.method.micro_batches
+    return {"pipeline": {
+        "stages": scenario.sites, "micro_batches": m, "hidden": scenario.resolved_hidden,
+        "global_tokens_per_step": scenario.sites * scenario.tokens_per_step,
+        "activation_bits": scenario.method.bits,
+        "message_per_micro_batch": _q(result.payload_bytes, "MB", "B"),
+        "transfer_time_per_micro_batch": _q(result.payload_bytes / scenario.wan_bytes_per_s, "ms", "s"),
+        "stage_time_per_micro_batch": _q(scenario.step_s / m, "ms", "s"),
+        "bubble": _percent((scenario.sites - 1) / m),
+        "wall_clock_per_step": _q(scenario.step_s + result.exposed_s, "s", "s"),
+        "one_way_latency": _q(scenario.rtt_s / 2, "ms", "s"),
+    }}
+
+
 def run_crossdc(args: argparse.Namespace) -> int:
     scenario, how = _scenario(args)
     result = evaluate(scenario)
     method = scenario.method
     defaults = get_crossdc_data().methods[method.id]
+    table = _time_to_target_json(scenario, site_allreduce_algbw(get_catalog().gpu(args.gpu).id, args.gpus_per_site),
+                                 args.target_steps)
     if args.json:
         print_json({
             "method": method.id,
@@ -253,16 +300,24 @@ def run_crossdc(args: argparse.Namespace) -> int:
             "required_wan_bandwidth_without_overlap": _q(result.required_no_overlap_bytes_per_s, "Gbit/s", "B/s"),
             "required_wan_bandwidth_with_overlap": _q(result.required_overlap_bytes_per_s, "Gbit/s", "B/s"),
             "method_sources": list(defaults.sources),
-            "time_to_target": _time_to_target_json(
-                scenario, site_allreduce_algbw(get_catalog().gpu(args.gpu).id, args.gpus_per_site)),
+            **_pipeline_json(scenario, result),
+            "target_steps": args.target_steps,
+            "steps_to_target_ratio": table[method.id]["steps_to_target_ratio"],
+            "wall_clock_to_target": table[method.id]["time_to_target"],
+            "time_to_target": table,
         })
         return 0
     needed = result.required_bytes_per_s
     needed_text = format_bandwidth(Q_(needed, "B/s"), "bit/s") if math.isfinite(needed) else \
         "out of reach (the round trips alone take longer than the time allowed)"
     overlap = "with overlap" if scenario.overlap else "without overlap"
+    if method.pipeline:
+        shape = (f"one stage per site, {method.micro_batches} micro-batches of the global batch, {method.bits}-bit "
+                 f"activations at hidden size {scenario.resolved_hidden}")
+    else:
+        shape = f"{method.topology}, H = {method.inner_steps}, {method.bits_per_param:g} bits per parameter"
     print(f"{defaults.name}: {scenario.params:.3g} parameters, {scenario.sites} sites x {scenario.gpus_per_site} GPUs, "
-          f"{method.topology}, H = {method.inner_steps}, {method.bits_per_param:g} bits per parameter")
+          f"{shape}")
     print(f"  payload per sync {_gb(result.payload_bytes)}"
           + (f" (one of {result.fragments} fragments)" if result.fragments > 1 else "")
           + f"; per step {_gb(result.bytes_per_step)}; over the WAN per site {_gb(result.wan_bytes_per_sync)}")
@@ -273,6 +328,12 @@ def run_crossdc(args: argparse.Namespace) -> int:
           f"{_duration(result.exposed_no_overlap_s)} without")
     print(f"  compute utilisation {result.utilization:.1%} ({overlap}); "
           f"WAN needed for {scenario.target_utilization:.0%}: {needed_text}")
+    mine = table[method.id]
+    wall = mine["time_to_target"]["value"]
+    print(f"  steps to data parallel's loss: {mine['steps_to_target_ratio']:g}x data parallel's ({mine['basis']}); "
+          f"wall-clock to it, if data parallel takes {args.target_steps:,} steps: "
+          + (f"{_duration(wall * 3600)}" if wall is not None else "not modelled")
+          + (f" ({mine['time_to_target_vs_dp']:.3g}x data parallel's)" if mine["time_to_target_vs_dp"] else ""))
     return 0
 
 
@@ -304,16 +365,20 @@ def register_weight_sync(commands: Any) -> None:
                         help="delta/topk: share of values sent, as a fraction (default 0.02)")
     parser.add_argument("--index-bits", type=_int, default=32,
                         help="delta/topk: bits of position per value (default 32)")
-    parser.add_argument("--route", choices=ROUTES, default="site", help="node (NVLink), site (the site's NICs) or wan "
-                        "(another site) (default site)")
-    parser.add_argument("--receivers", type=_int, default=8,
-                        help="generator GPUs (route node) or generator nodes (site, wan) (default 8)")
+    parser.add_argument("--route", choices=ROUTES, help="node (NVLink), site (the site's NICs) or wan (another "
+                        "site) (default site, or wan when --wan-bandwidth or --rtt is given)")
+    parser.add_argument("--receivers", type=_int, help="generator GPUs (route node) or generator nodes (site, wan) "
+                        "(default 8)")
+    parser.add_argument("--generators", type=_int, help="generator GPUs in all: the receivers are these GPUs (route "
+                        "node) or their nodes, --gpus-per-node each (site, wan); instead of --receivers")
+    parser.add_argument("--gpus-per-node", type=_int, default=8, help="with --generators: generator GPUs per node, "
+                        "one replica each (default 8)")
     parser.add_argument("--topology", choices=TOPOLOGIES, default="tree",
                         help="pipelined broadcast tree, or fan-out from the trainer (default tree)")
     parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id: its server's NVLink and NICs (default "
                         "h100-sxm)")
-    parser.add_argument("--wan-bandwidth", default=DEFAULT_SYNC_WAN, help=f"between sites (default {DEFAULT_SYNC_WAN})")
-    parser.add_argument("--rtt", default="20 ms", help="round trip between sites (default 20 ms)")
+    parser.add_argument("--wan-bandwidth", help=f"between sites (default {DEFAULT_SYNC_WAN})")
+    parser.add_argument("--rtt", help="round trip between sites (default 20 ms)")
     parser.add_argument("--staging", help="rate of the software path (gather, cast, reload), e.g. '70 GB/s' "
                         "(default: the wire alone)")
     parser.add_argument("--generation-time", default="60 s", help="generation time per step (default 60 s)")
@@ -339,14 +404,26 @@ def _weight_sync_scenario(args: argparse.Namespace):
         raise CliError(f"--fraction: must lie in (0, 1] (a fraction: 0.02, not 2), got {args.fraction:g}")
     if not 0 <= args.index_bits <= 64:
         raise CliError(f"--index-bits: must lie between 0 and 64, got {args.index_bits}")
+    if args.route is None:  # a WAN figure given means the generators are in another site
+        args.route = "wan" if args.wan_bandwidth is not None or args.rtt is not None else "site"
+    if args.generators is not None and args.receivers is not None:
+        raise CliError("give --generators or --receivers, not both")
+    if not 1 <= args.gpus_per_node <= 1_000_000:
+        raise CliError(f"--gpus-per-node: must lie between 1 and 1000000, got {args.gpus_per_node}")
+    if args.generators is not None:
+        if not 1 <= args.generators <= 1_000_000_000:
+            raise CliError(f"--generators: must lie between 1 and 1000000000, got {args.generators}")
+        args.receivers = args.generators if args.route == "node" else -(-args.generators // args.gpus_per_node)
+    elif args.receivers is None:
+        args.receivers = 8
     if not 1 <= args.receivers <= 1_000_000:
         raise CliError(f"--receivers: must lie between 1 and 1000000, got {args.receivers}")
     try:
         nvlink, egress, hop = site_link(args.gpu)
     except UnknownIdError as exc:
         raise CliError(f"--gpu: {exc}") from exc
-    wan = _quantity("--wan-bandwidth", args.wan_bandwidth, "bandwidth", "B/s")
-    rtt = _quantity("--rtt", args.rtt, "time", "s", allow_zero=True)
+    wan = _quantity("--wan-bandwidth", args.wan_bandwidth or DEFAULT_SYNC_WAN, "bandwidth", "B/s")
+    rtt = _quantity("--rtt", args.rtt or "20 ms", "time", "s", allow_zero=True)
     staging = _quantity("--staging", args.staging, "bandwidth", "B/s") if args.staging else math.inf
     generation = _quantity("--generation-time", args.generation_time, "time", "s")
     swap = _quantity("--swap-time", args.swap_time, "time", "s", allow_zero=True)
@@ -368,8 +445,11 @@ def run_weight_sync(args: argparse.Namespace) -> int:
     if args.json:
         print_json({
             "params": s.params, "precision": args.precision, "mode": s.mode, "route": s.route,
-            "receivers": s.receivers, "topology": s.topology, "gpu": args.gpu, "background": s.background,
+            "receivers": s.receivers, "generators": args.generators, "topology": s.topology, "gpu": args.gpu,
+            "background": s.background,
             "payload": _q(r.payload_bytes, "GB", "B"),
+            "bytes_per_sync": _q(r.payload_bytes, "GB", "B"),
+            "time_per_sync": _q(r.sync_s, "s", "s"),
             "full_payload": _q(r.full_bytes, "GB", "B"),
             "bottleneck_bandwidth": _q(r.bottleneck_bytes_per_s, "Gbit/s", "B/s"),
             "route_latency": _q(r.latency_s, "ms", "s"),

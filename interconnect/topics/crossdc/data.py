@@ -10,6 +10,7 @@ The arithmetic on them is :mod:`interconnect.topics.crossdc.model`, which re-exp
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +22,12 @@ __all__ = [
     "CONFIDENCES",
     "METHODS",
     "PIPELINE_QUANTITIES",
+    "STREAMING_METHODS",
     "TOPOLOGIES",
     "ComputeRule",
     "CrossDCData",
     "CrossDCDataError",
+    "DiLoCoScaling",
     "Intellect1",
     "IntellectSpan",
     "Limit",
@@ -34,10 +37,12 @@ __all__ = [
     "PipelineDataError",
     "Quoted",
     "Reported",
+    "ScalingPoint",
     "SparseEncoding",
     "Table4",
     "Table4Row",
     "TargetSteps",
+    "TokenShape",
     "WeightSyncDataError",
     "WeightSyncMeasurement",
     "get_crossdc_data",
@@ -49,13 +54,16 @@ __all__ = [
 ]
 
 #: Method ids (public schema: URL values and CLI choices); the file holds one [[method]] for each.
-METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco")
+METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco", "cocodc", "mt-dao", "crosspipe")
+#: Methods that send one fragment of a few layers at a time, overlapped with tau inner steps.
+STREAMING_METHODS = ("streaming-diloco", "cocodc")
 #: How the sites exchange their payloads.
 TOPOLOGIES = ("ring", "hierarchical", "allgather")
 #: How sure we are of a reported result.
 CONFIDENCES = ("high", "medium", "low")
-#: Whether a steps-to-target ratio was measured for the method itself or carried over from another.
-BASES = ("measured", "extrapolated")
+#: Whether a steps-to-target ratio was measured for the method itself, carried over from another, or exact
+#: (the method applies the very updates of fully synchronous data parallel, so its ratio is 1 by construction).
+BASES = ("measured", "extrapolated", "exact")
 
 _DATA_FILE = "crossdc.toml"
 
@@ -84,6 +92,10 @@ class MethodDefaults:
     chunk: int = 0
     topk: int = 0
     index_bits: int = 0
+    #: Model-sized tensors sent per synchronisation (3 for MT-DAO: parameters, momentum, second moment).
+    states: int = 1
+    #: Micro-batches per step of the global batch (CrossPipe's pipeline only).
+    micro_batches: int = 0
 
 
 @dataclass(frozen=True)
@@ -234,6 +246,54 @@ class TargetSteps:
     where: str
     how: str
     time_ratio: float = 0.0
+    #: "diloco-scaling": the ratio comes from the scaling law at each case (``[diloco_scaling]``), and
+    #: ``steps_ratio`` is the published value kept beside it.
+    law: str = ""
+
+
+#: Laws a [[time_to_target]] row may take its ratio from.
+LAWS = ("", "diloco-scaling")
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    """One model size of the DiLoCo scaling-law paper: data parallel's loss and DiLoCo's per replica count."""
+
+    params: float
+    dp_loss: float
+    #: DiLoCo's loss for the first ``len(diloco_loss)`` entries of :attr:`DiLoCoScaling.replicas`.
+    diloco_loss: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class TokenShape:
+    """Hoffmann et al.'s parametric loss L(N, D) = E + A/N^alpha + B/D^beta (only its shape in D is used)."""
+
+    sources: tuple[str, ...]
+    where: str
+    e: float
+    a: float
+    b: float
+    alpha: float
+    beta: float
+
+
+@dataclass(frozen=True)
+class DiLoCoScaling:
+    """Charles et al. 2025's measured losses and fitted laws for DiLoCo against data parallel (arXiv 2503.09799).
+
+    ``dp_law`` is (A, alpha) of L = A N^alpha; ``joint_law`` is (A, alpha, beta) of L = A N^alpha M^beta.
+    """
+
+    sources: tuple[str, ...]
+    where: str
+    inner_steps: int
+    tokens_per_param: float
+    replicas: tuple[int, ...]
+    dp_law: tuple[float, float]
+    joint_law: tuple[float, float, float]
+    points: tuple[ScalingPoint, ...]
+    tokens: TokenShape
 
 
 @dataclass(frozen=True)
@@ -250,6 +310,7 @@ class CrossDCData:
     quoted: tuple[Quoted, ...]
     limits: tuple[Limit, ...]
     time_to_target: tuple[TargetSteps, ...] = ()
+    diloco_scaling: DiLoCoScaling | None = None
 
     def source_ids(self) -> set[str]:
         """Collect every source id the file cites (so the catalog's "every source is cited" check can count them).
@@ -266,6 +327,8 @@ class CrossDCData:
         """
         groups = [*self.methods.values(), *self.networks.values(), self.compute, self.table4, self.intellect1,
                   self.sparseloco, *self.reported, *self.quoted, *self.limits, *self.time_to_target]
+        if self.diloco_scaling is not None:
+            groups += [self.diloco_scaling, self.diloco_scaling.tokens]
         return {source_id for group in groups for source_id in group.sources}
 
 
@@ -303,25 +366,30 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
         source_ids = get_catalog().sources
     toml = _CrossDCFile(path or packaged_data_file(_DATA_FILE), source_ids)
     toml.only_tables(("method", "network", "compute", "streaming_diloco_table4", "intellect1", "sparseloco_encoding",
-                      "reported", "quoted", "limit", "time_to_target"))
+                      "reported", "quoted", "limit", "time_to_target", "diloco_scaling"))
     data, file = toml.data, toml.name
 
     methods: dict[str, MethodDefaults] = {}
     for raw in toml.rows("method"):
         where = f"{file}: method '{raw.get('id', '?')}'"
         r = toml.table(where, raw, {"id": str, "name": str, "inner_steps": int, "bits": int, "topology": str, **_S},
-                       {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int})
+                       {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int,
+                        "states": int, "micro_batches": int})
         if raw["id"] not in METHODS or raw["id"] in methods:
             raise CrossDCDataError(f"{where}: id must be one of {', '.join(METHODS)}, once each")
         r.choice("topology", TOPOLOGIES)
-        if raw["inner_steps"] < 1 or raw["bits"] < 1:
-            raise CrossDCDataError(f"{where}: inner_steps and bits must be at least 1")
+        if raw["inner_steps"] < 1 or raw["bits"] < 1 or raw.get("states", 1) < 1:
+            raise CrossDCDataError(f"{where}: inner_steps, bits and states must be at least 1")
         methods[raw["id"]] = MethodDefaults(**{**raw, "sources": r.sources()})
     if set(methods) != set(METHODS):
         raise CrossDCDataError(f"{file}: needs a [[method]] for each of {', '.join(METHODS)}")
-    streaming, sparse = methods["streaming-diloco"], methods["sparseloco"]
-    if streaming.layers_per_fragment < 1 or streaming.overlap_steps < 0:
-        raise CrossDCDataError(f"{file}: method 'streaming-diloco' needs layers_per_fragment >= 1")
+    for streaming in (methods[m] for m in STREAMING_METHODS):
+        if streaming.layers_per_fragment < 1 or streaming.overlap_steps < 0:
+            raise CrossDCDataError(f"{file}: method '{streaming.id}' needs layers_per_fragment >= 1")
+    sparse, pipeline = methods["sparseloco"], methods["crosspipe"]
+    if pipeline.inner_steps != 1 or pipeline.micro_batches < 1:
+        raise CrossDCDataError(f"{file}: method 'crosspipe' exchanges every step (inner_steps = 1) and needs "
+                               "micro_batches >= 1")
     if not 1 <= sparse.topk <= sparse.chunk or sparse.index_bits < 1:
         raise CrossDCDataError(f"{file}: method 'sparseloco' needs 1 <= topk <= chunk and index_bits >= 1")
 
@@ -399,7 +467,48 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
         r = toml.table(f"{file}: limit #{i + 1}", raw, {"text": str, "sources": list})
         limits.append(Limit(raw["text"], r.sources()))
     return CrossDCData(methods, networks, compute, table4, intellect1, sparseloco, tuple(reported), tuple(quoted),
-                       tuple(limits), _time_to_target(toml))
+                       tuple(limits), _time_to_target(toml), _diloco_scaling(toml))
+
+
+def _numbers(r, key: str, count: int | None = None) -> tuple[float, ...]:
+    values = r.get(key)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values) \
+            or (count is not None and len(values) != count):
+        r.fail(f"'{key}' must be {count or 'a list of'} finite numbers")
+    return tuple(float(v) for v in values)
+
+
+def _diloco_scaling(toml: _CrossDCFile) -> DiLoCoScaling | None:
+    """The [diloco_scaling] table, checked: losses positive, model sizes rising, one loss per replica count
+    at most, the laws' exponents negative in N."""
+    raw = toml.data.get("diloco_scaling")
+    if raw is None:
+        return None
+    where = f"{toml.name}: [diloco_scaling]"
+    r = toml.table(where, raw, {"inner_steps": int, "tokens_per_param": float, "replicas": list, "dp_law": list,
+                                "joint_law": list, "point": list, "tokens": dict, **_S})
+    replicas = tuple(int(m) for m in r.get("replicas"))
+    if not replicas or replicas[0] != 1 or any(b <= a for a, b in zip(replicas, replicas[1:], strict=False)):
+        r.fail("'replicas' must start at 1 and rise")
+    dp_law, joint_law = _numbers(r, "dp_law", 2), _numbers(r, "joint_law", 3)
+    if dp_law[0] <= 0 or joint_law[0] <= 0 or dp_law[1] >= 0 or joint_law[1] >= 0:
+        r.fail("the laws need A > 0 and a negative exponent in N")
+    points = []
+    for raw_point in raw["point"]:
+        rp = toml.table(f"{where} point {raw_point.get('params', '?')}", raw_point,
+                        {"params": float, "dp_loss": float, "diloco_loss": list})
+        losses = _numbers(rp, "diloco_loss")
+        if not 1 <= len(losses) <= len(replicas) or min((rp.positive("dp_loss"), *losses)) <= 0:
+            rp.fail("needs a positive loss for data parallel and for 1 to len(replicas) replica counts")
+        points.append(ScalingPoint(rp.positive("params"), float(raw_point["dp_loss"]), losses))
+    if any(b.params <= a.params for a, b in zip(points, points[1:], strict=False)) or len(points) < 2:
+        r.fail("points must be at least two, in rising model size")
+    rt = toml.table(f"{where}.tokens", raw["tokens"], {"e": float, "a": float, "b": float, "alpha": float,
+                                                       "beta": float, **_S})
+    tokens = TokenShape(rt.sources(), raw["tokens"]["where"], *(rt.positive(k) for k in ("e", "a", "b", "alpha",
+                                                                                           "beta")))
+    return DiLoCoScaling(r.sources(), raw["where"], raw["inner_steps"], r.positive("tokens_per_param"), replicas,
+                         (dp_law[0], dp_law[1]), (joint_law[0], joint_law[1], joint_law[2]), tuple(points), tokens)
 
 
 def _time_to_target(toml: _CrossDCFile) -> tuple[TargetSteps, ...]:
@@ -410,12 +519,14 @@ def _time_to_target(toml: _CrossDCFile) -> tuple[TargetSteps, ...]:
         where = f"{toml.name}: time_to_target '{raw.get('id', '?')}'"
         r = toml.table(where, raw, {"id": str, "name": str, "timing": str, "steps_ratio": float, "relative_to": str,
                                     "basis": str, "params": float, "replicas": int, "inner_steps": int, "how": str,
-                                    **_S}, {"time_ratio": float})
+                                    **_S}, {"time_ratio": float, "law": str})
         r.choice("basis", BASES)
         if raw["id"] in rows:
             r.fail("ids must be unique")
         if raw["relative_to"] != raw["id"] and raw["relative_to"] not in rows:
             r.fail("'relative_to' must name a row above this one (or the row itself)")
+        if raw.get("law", "") not in LAWS:
+            r.fail(f"'law' must be one of {', '.join(repr(law) for law in LAWS)}")
         if raw["timing"] and raw["timing"] not in METHODS:
             r.fail(f"'timing' must be empty or one of {', '.join(METHODS)}")
         if raw["params"] < 0 or raw["replicas"] < 0 or raw["inner_steps"] < 0 or raw.get("time_ratio", 0.0) < 0:
@@ -423,7 +534,7 @@ def _time_to_target(toml: _CrossDCFile) -> tuple[TargetSteps, ...]:
         rows[raw["id"]] = TargetSteps(
             raw["id"], raw["name"], raw["timing"], r.positive("steps_ratio"), raw["relative_to"], raw["basis"],
             float(raw["params"]), raw["replicas"], raw["inner_steps"], r.sources(), raw["where"], raw["how"],
-            float(raw.get("time_ratio", 0.0)))
+            float(raw.get("time_ratio", 0.0)), raw.get("law", ""))
     if rows and not set(METHODS) <= set(rows):
         toml.fail(f"[[time_to_target]] needs a row for each of {', '.join(METHODS)}")
     if rows and rows["dp"].steps_ratio != 1:
@@ -570,7 +681,8 @@ def get_weight_sync_data() -> tuple[WeightSyncMeasurement, ...]:
 _PIPELINE_FILE = "crossdc_pipeline.toml"
 #: What a case states: a message size (B) or a ratio (see the file's header).
 PIPELINE_QUANTITIES = ("message_bytes", "transfer_over_forward", "latency_over_forward", "latency_step_ratio",
-                       "speedup_vs_dp", "slowdown_vs_one_site", "schedule_gain", "relaxed_gain")
+                       "speedup_vs_dp", "slowdown_vs_one_site", "schedule_gain", "relaxed_gain",
+                       "runtime_per_micro_batch")
 
 
 class PipelineDataError(CrossDCDataError):

@@ -49,6 +49,7 @@ def crossdc_specs() -> list:
     from interconnect.topics.crossdc.model import get_crossdc_data as data
 
     streaming, sparse = data().methods["streaming-diloco"], data().methods["sparseloco"]
+    pipeline = data().methods["crosspipe"]
     return [
         CountParam("params", "1e9", "Model parameters", low=PARAMS_RANGE[0], high=PARAMS_RANGE[1]),
         IntParam("sites", 2, "Sites", minimum=2, maximum=10_000),
@@ -65,6 +66,7 @@ def crossdc_specs() -> list:
         IntParam("chunk", sparse.chunk, "Chunk (values)", minimum=2, maximum=1 << 24),
         IntParam("topk", sparse.topk, "Kept per chunk", minimum=1, maximum=1 << 24),
         IntParam("ibits", sparse.index_bits, "Index bits", minimum=1, maximum=32),
+        IntParam("mb", pipeline.micro_batches, "Micro-batches per step", minimum=1, maximum=1 << 20),
         BoolParam("overlap", True, "Overlap with compute"),
         FloatParam("target", 95.0, "Target utilisation (%)", minimum=1.0, maximum=99.9),
         ChoiceParam("step", "typed", "Step time", choices=STEP_MODES),
@@ -218,6 +220,7 @@ def crossdc_inputs(values: dict):
         chunk=values["chunk"],
         topk=values["topk"],
         index_bits=values["ibits"],
+        micro_batches=values["mb"],
         overlap=values["overlap"],
         target_utilization=values["target"] / 100,
         scaleup_bandwidth=values.get("gpu_bw", "") if values["gpu"] == CUSTOM_GPU_ID else "",

@@ -50,7 +50,7 @@ def bandwidth_family_spec(family: BandwidthFamily, current_bytes_per_s: float, m
     series = []
     for method_id, table in family.utilization.items():
         chosen = method_id == method
-        name = labels.get(method_id, method_id) + (" (H = 1)" if method_id == "dp" else "")
+        name = labels.get(method_id, method_id) + (" (H = 1)" if method_id in ("dp", "crosspipe") else "")
         series.append(LiveSeries(name, METHOD_COLOURS.get(method_id, "#374151"), table, width=4.0 if chosen else 2.0,
                                  dash="solid" if chosen else "dot"))
     ticks = tuple((10.0**p, f"{10**p:,}") for p in range(0, 7) if steps[0] <= 10.0**p <= steps[-1])

@@ -196,9 +196,16 @@ def method_controls(state: PageState) -> None:
                  format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b, **_KEEP)
     m4.selectbox("Exchange", ["auto", *TOPOLOGIES], key=state.key("topo"),
                  format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t], **_KEEP)
-    if method in ("streaming-diloco", "sparseloco"):
+    if method in ("streaming-diloco", "cocodc", "sparseloco", "crosspipe"):
         k1, k2, k3 = st.columns(3)
-        if method == "streaming-diloco":
+        if method == "crosspipe":
+            k1.number_input("Micro-batches per step", **bounds(state, "mb"), step=1, key=state.key("mb"),
+                            help="The global batch (sites × tokens per step) in this many pieces; each crosses "
+                            "the WAN as activations forward and gradients back.", **_KEEP)
+            if state["step"] == "typed":
+                k2.text_input("Tokens per step per site", key=state.key("tokens"),
+                              help="Sizes the activations that cross, e.g. '1M'.", **_KEEP)
+        elif method in ("streaming-diloco", "cocodc"):
             k1.number_input("Fragments (0 = one per 3 layers)", **bounds(state, "frag"), step=1,
                             key=state.key("frag"), **_KEEP)
             k2.number_input("Overlap steps tau", **bounds(state, "tau"), step=1, key=state.key("tau"),
@@ -238,9 +245,12 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
     target = f"{inputs.target_utilization * 100:.3g} %"
     # One row of five (a horizontal container: six elements a change, where five columns took eleven).
     row = st.container(horizontal=True)
-    per = f" Streaming DiLoCo sends one of {result.fragments} fragments at a time." if result.fragments > 1 else ""
+    per = f" It sends one of {result.fragments} fragments at a time." if result.fragments > 1 else ""
+    pipeline = scenario.method.pipeline
     row.metric("Payload per sync", format_quantity(Q_(result.payload_bytes, "B")),
-               help="What one site contributes to one synchronisation." + per)
+               help=("One micro-batch's activations at the cut between sites, sent forward, and their gradients "
+                     "sent back the same size." if pipeline else "What one site contributes to one synchronisation."
+                     + per))
     row.metric("WAN time per sync", _time(result.sync_s))
     row.metric(f"Exposed per {result.scenario.method.inner_steps} steps", _time(result.exposed_s),
                help=f"With overlap: {_time(result.exposed_overlap_s)}; without: {_time(result.exposed_no_overlap_s)}; "
@@ -251,14 +261,23 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
     row.metric(f"WAN needed for {target}",
                format_bandwidth(Q_(needed, "B/s"), "bit/s") if needed < float("inf") else "out of reach",
                help="Per site, each direction. 'Out of reach' when the round trips alone exceed the time allowed.")
-    st.caption(
-        f"{scenario.sites} sites × {scenario.gpus_per_site} GPUs, {scenario.method.topology} exchange: each site sends "
-        f"and receives {format_quantity(Q_(result.wan_bytes_per_sync, 'B'))} per sync. Without overlap the GPUs "
-        f"would be busy {result.utilization_no_overlap:.1%} of the time and need "
-        + (format_bandwidth(Q_(result.required_no_overlap_bytes_per_s, "B/s"), "bit/s")
-           if result.required_no_overlap_bytes_per_s < float("inf") else "an unreachable bandwidth")
-        + f"; with overlap {result.utilization_overlap:.1%}."
-    )
+    if pipeline:
+        m = scenario.method.micro_batches
+        st.caption(
+            f"{scenario.sites} sites, one pipeline stage each (hidden size {scenario.resolved_hidden:,}): each cut "
+            f"carries {format_quantity(Q_(result.payload_bytes, 'B'))} per micro-batch each way, {m} micro-batches a "
+            f"step, a bubble of {(scenario.sites - 1) / m:.1%}. A static schedule paying the round trip on every "
+            f"micro-batch keeps the GPUs busy {result.utilization_no_overlap:.1%} of the time; with the round trip "
+            f"hidden in the steady state (CrossPipe's schedules) {result.utilization_overlap:.1%}.")
+    else:
+        st.caption(
+            f"{scenario.sites} sites × {scenario.gpus_per_site} GPUs, {scenario.method.topology} exchange: each site "
+            f"sends and receives {format_quantity(Q_(result.wan_bytes_per_sync, 'B'))} per sync. Without overlap the "
+            f"GPUs would be busy {result.utilization_no_overlap:.1%} of the time and need "
+            + (format_bandwidth(Q_(result.required_no_overlap_bytes_per_s, "B/s"), "bit/s")
+               if result.required_no_overlap_bytes_per_s < float("inf") else "an unreachable bandwidth")
+            + f"; with overlap {result.utilization_overlap:.1%}."
+        )
     time_to_target_table(view)
     if not shown:
         return
@@ -286,9 +305,11 @@ def time_to_target_table(view: CrossDCView) -> None:
     st.caption("Steps to reach the loss fully synchronous data parallel reaches (published ratios, same global batch "
                "per step) times the wall-clock per step (the step time over the utilisation), against data parallel "
                "on the same link. Below 1× the method gets there first. The others are at their papers' settings; "
-               "'measured at' says where each ratio was measured, 'extrapolated' that it was carried over or is a "
-               "bound. Sources: DiLoCo (arXiv 2311.08105, 2503.09799), Streaming DiLoCo (2501.18512), SparseLoCo "
-               "(2508.15706), CoCoDC (2504.17672), MT-DAO (2510.05361).")
+               "'measured at' says where each ratio was measured, 'extrapolated' that it was carried over, is a "
+               "bound or lies outside the measured points (and how far); DiLoCo's follows its scaling law at this "
+               "size, these sites and H = 30; a pipeline's is exact (the same updates). Sources: DiLoCo (arXiv "
+               "2311.08105, 2503.09799), Streaming DiLoCo (2501.18512), SparseLoCo (2508.15706), CoCoDC "
+               "(2504.17672), MT-DAO (2510.05361), CrossPipe (2507.00217).")
 
 
 def render() -> None:

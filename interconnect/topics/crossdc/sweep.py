@@ -109,7 +109,7 @@ def bandwidth_family(scenario: Scenario, bandwidths_bytes_per_s: Sequence[float]
     steps = [int(h) for h in inner_steps]
     out = {}
     for method_id, s in method_scenarios(scenario, data).items():
-        if method_id == "dp":
+        if method_id in ("dp", "crosspipe"):  # both exchange every step: H does not apply
             row = utilization_curve(s, bandwidths)
             out[method_id] = np.repeat(row[:, None], len(steps), axis=1)
             continue

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from interconnect.catalog import get_catalog
+from interconnect.topics.crossdc.data import STREAMING_METHODS
 from interconnect.topics.crossdc.model import (
     METHODS,
     PARAMS_RANGE,
@@ -67,6 +68,8 @@ class PageInputs:
     chunk: int = 4096
     topk: int = 64
     index_bits: int = 12
+    #: CrossPipe's micro-batches per step of the global batch.
+    micro_batches: int = 32
     overlap: bool = True
     target_utilization: float = 0.95
     #: A custom GPU's scale-up per direction (``"3.6 TB/s"``), built on ``gpu``; "" for the catalog GPU.
@@ -99,13 +102,15 @@ def _knobs(inputs: PageInputs) -> list[tuple[str, str, object]]:
         knobs.append(("bits", "Bits per value", inputs.bits))
     if inputs.topology != "auto":
         knobs.append(("topology", "Exchange", inputs.topology))
-    if inputs.method == "streaming-diloco":
+    if inputs.method in STREAMING_METHODS:
         if inputs.fragments:
             knobs.append(("fragments", "Fragments", inputs.fragments))
         knobs.append(("overlap_steps", "Overlap steps tau", inputs.overlap_steps))
     if inputs.method == "sparseloco":
         knobs += [("chunk", "Chunk", inputs.chunk), ("topk", "Top-k per chunk", inputs.topk),
                   ("index_bits", "Index bits", inputs.index_bits)]
+    if inputs.method == "crosspipe":
+        knobs.append(("micro_batches", "Micro-batches", inputs.micro_batches))
     return knobs
 
 
@@ -164,7 +169,7 @@ def crossdc_view(inputs: PageInputs) -> CrossDCView:
     scenario = Scenario(inputs.params, inputs.sites, step, inputs.wan_bytes_per_s, inputs.rtt_s, method,
                         gpus_per_site=inputs.gpus_per_site, layers=inputs.layers, overlap=inputs.overlap,
                         target_utilization=inputs.target_utilization, site_algbw_bytes_per_s=site_rate,
-                        backward_fraction=data.compute.backward_fraction)
+                        backward_fraction=data.compute.backward_fraction, tokens_per_step=inputs.tokens_per_step)
     scenarios = method_scenarios(scenario, data)
     results = {method_id: evaluate(s) for method_id, s in scenarios.items()}
     return CrossDCView(
@@ -189,14 +194,18 @@ def setting_words(t: TimeToTarget) -> str:
     Examples
     --------
     >>> view = crossdc_view(PageInputs(1e9, 2, 1, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.0))
-    >>> setting_words(view.time_to_target[1])
-    'measured at 150M, 8 replicas, H = 500; this case: 1B (6.67× larger), 2 sites, H = 500'
+    >>> setting_words(view.time_to_target[2])
+    'extrapolated from a measurement at 150M, 8 replicas, H = 500; this case: 1B (6.67× larger), 2 sites, H = 100'
     >>> setting_words(view.time_to_target[3])
     'measured at 1B, 2 replicas, H = 100: this case'
     """
     row = t.row
     if row.id == "dp":
         return "the reference"
+    if t.law_note:
+        return f"{t.basis}, scaling law: {t.law_note}"
+    if row.basis == "exact":
+        return "exact: the same updates as data parallel"
     at = [_size(row.params) if row.params else "size not stated",
           f"{row.replicas} replicas" if row.replicas else "replicas not stated",
           f"H = {row.inner_steps}" if row.inner_steps else "H not stated"]
@@ -224,6 +233,8 @@ def time_to_target_markdown(view: CrossDCView) -> str:
             used = f"{t.utilization:.1%}"
             per_step = format_duration(Q_(t.step_wall_s, "s"))
             relative = f"**{t.relative_time:.2f}×**"
+            if row.time_ratio:
+                relative += f" ({row.time_ratio:.2f}× on its own network)"
         else:
             used = per_step = "not modelled"
             relative = (f"{row.time_ratio:.2f}× on its own network" if row.time_ratio else "not published")

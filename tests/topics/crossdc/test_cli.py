@@ -104,6 +104,45 @@ def test_every_method_runs(capsys, method):
     (["--rtt", "-5 ms"], "--rtt: expected a positive time"),
     (["--tokens-per-step", "1e6", "--mfu", "3"], "MFU must lie in (0, 1]"),
     (["--sites", "two"], "expected a whole number, got 'two'"),
+    (["--method", "crosspipe", "--micro-batches", "0"], "micro-batches must be from 1"),
+    (["--method", "crosspipe", "--inner-steps", "10"], "a pipeline exchanges activations every step"),
+    (["--method", "diloco", "--micro-batches", "8"], "micro-batches apply to crosspipe only"),
+    (["--method", "diloco", "--hidden", "8192"], "--hidden applies to crosspipe only"),
+    (["--method", "crosspipe", "--hidden", "-1"], "hidden size must be from 0"),
+    (["--method", "mt-dao", "--fragments", "4"], "fragments apply to streaming-diloco and cocodc only"),
+    (["--target-steps", "0"], "--target-steps: must be from 1"),
 ])
 def test_hostile_arguments_give_one_line(capsys, argv, message):
     assert message in _error(capsys, argv)
+
+
+def test_new_methods_carry_steps_and_wall_clock_to_target(capsys):
+    # 1e9 parameters, 2 sites of 1 GPU, 1 s steps, 10 Gbit/s, no round trip, blocking syncs; data parallel
+    # takes 1,000 steps to its loss.
+    base = ["--params", "1e9", "--sites", "2", "--gpus-per-site", "1", "--step-time", "1 s", "--wan-bandwidth",
+            "10 Gbit/s", "--rtt", "0 s", "--no-overlap", "--target-steps", "1000"]
+    dp = _json(capsys, [*base, "--method", "dp"])
+    # By hand: 2 GB of gradient over 1.25 GB/s = 1.6 s per 1 s step: 2.6 s x 1,000 steps = 0.7222 h.
+    assert dp["steps_to_target_ratio"] == 1.0
+    assert dp["wall_clock_to_target"] == {"value": pytest.approx(2600 / 3600, abs=1e-6), "unit": "h"}
+    mt = _json(capsys, [*base, "--method", "mt-dao"])
+    # MT-DAO: 3 tensors x 16 bits = 6 GB every 32 steps, 4.8 s per 32 s; 0.76 x 1,000 steps ("24 % fewer
+    # steps" at 720M, arXiv 2510.05361 abstract) x 36.8/32 s = 874 s.
+    assert mt["bits_per_param"] == 48.0 and mt["inner_steps"] == 32 and mt["bytes_per_sync"]["value"] == 6.0
+    assert mt["steps_to_target_ratio"] == 0.76
+    assert mt["wall_clock_to_target"]["value"] == pytest.approx(760 * 36.8 / 32 / 3600, abs=1e-6)
+    co = _json(capsys, [*base, "--method", "cocodc"])
+    # CoCoDC: Streaming DiLoCo's wire (1e9 x 4 bits / 8 fragments = 62.5 MB) at 0.79 of its steps ("up to
+    # 21.0 % fewer", arXiv 2504.17672 abstract).
+    assert co["bytes_per_sync"]["value"] == pytest.approx(0.0625) and co["steps_to_target_ratio"] == 0.79
+    cp = _json(capsys, [*base, "--method", "crosspipe", "--hidden", "2048", "--micro-batches", "8"])
+    # CrossPipe: 2 sites x 1M tokens in 8 micro-batches of 250,000 tokens x 2048 x 2 bytes = 1,024 MB each way,
+    # 0.8192 s on the wire per micro-batch; blocking: (8 + 1) x 0.125 s + 2 x 8 x 0.8192 s = 14.2322 s per step.
+    assert cp["pipeline"]["message_per_micro_batch"] == {"value": 1024.0, "unit": "MB"}
+    assert cp["pipeline"]["wall_clock_per_step"]["value"] == pytest.approx(14.2322, abs=1e-4)
+    assert cp["steps_to_target_ratio"] == 1.0 and cp["time_to_target"]["crosspipe"]["basis"] == "exact"
+    assert cp["wall_clock_to_target"]["value"] == pytest.approx(14232.2 / 3600, abs=1e-4)
+    for payload in (dp, mt, co, cp):
+        assert set(payload["time_to_target"]) == set(get_crossdc_data().methods)
+        for row in payload["time_to_target"].values():
+            assert row["steps_to_target_ratio"] > 0 and row["time_to_target"]["unit"] == "h"

@@ -65,8 +65,9 @@ def test_other_methods_and_values_of_h_match_the_core_too():
     for method_id in METHODS:
         for i, bandwidth in enumerate((1.25e8, 1.25e10)):
             for j, h in enumerate((1, 7, 300)):
-                # Data parallel synchronises every step: its level is the same at every H.
-                method = make_method("dp") if method_id == "dp" else make_method(method_id, inner_steps=h)
+                # Data parallel and the pipeline exchange every step: their level is the same at every H.
+                method = (make_method(method_id) if method_id in ("dp", "crosspipe")
+                          else make_method(method_id, inner_steps=h))
                 scenario = replace(view.scenario, wan_bytes_per_s=bandwidth, method=method)
                 assert math.isclose(family.utilization[method_id][i, j], evaluate(scenario).utilization,
                                     rel_tol=1e-12), (method_id, bandwidth, h)

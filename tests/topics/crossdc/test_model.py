@@ -98,7 +98,10 @@ def _copy_data(tmp_path: Path) -> Path:
     ('id = "dp"\n', 'id = "dp"\ncolour = "red"\n', r"method 'dp': unknown key\(s\) colour"),
     ('inner_steps = 500\n', '', r"method 'diloco': missing key\(s\) inner_steps"),
     ('latency = "50 ms"', 'latency = "50 km"', r"network 'cross-region': 'latency': expected a time"),
-    ('sources = ["arxiv-crosspipe"]', 'sources = ["no-such-paper"]', r"network 'same-campus': 'sources'"),
+    ('per_port = true\nsources = ["arxiv-crosspipe"]', 'per_port = true\nsources = ["no-such-paper"]',
+     r"network 'same-campus': 'sources'"),
+    ('micro_batches = 32\n', 'micro_batches = 0\n', r"method 'crosspipe' exchanges every step"),
+    ('states = 3\n', 'states = 0\n', r"method 'mt-dao': inner_steps, bits and states must be at least 1"),
     ('[[quoted]]', '[[rumour]]\n[[quoted]]', r"unknown table\(s\) rumour"),
     ('confidence = "medium"\nparams', 'confidence = "sure"\nparams', r"\[intellect1\]: 'confidence' must be"),
     ('variant = "data-parallel"\nrequired_gbit_per_s = [86.8, 152.6, 184.2, 222.3, 569.0]',
@@ -214,6 +217,11 @@ def test_required_bandwidth_inverts_the_exposed_time():
                                 gpus_per_site=16, overlap=overlap, target_utilization=0.9,
                                 site_algbw_bytes_per_s=1e12)
             needed = evaluate(scenario).required_bytes_per_s
+            if method_id == "crosspipe" and not overlap:
+                # A static schedule pays the 10 ms round trip on each of 32 micro-batches: 0.64 s of a 0.22 s
+                # allowance (2 s / 0.9 - 33/32 x 2 s... the bubble takes most), so no bandwidth reaches 90 %.
+                assert math.isinf(needed)
+                continue
             assert math.isfinite(needed), (method_id, overlap)
             at_needed = evaluate(Scenario(**{**scenario.__dict__, "wan_bytes_per_s": needed}))
             assert at_needed.utilization == pytest.approx(0.9, abs=1e-9), (method_id, overlap)
@@ -331,7 +339,12 @@ def test_site_allreduce_rate_comes_from_the_collectives_model():
     ({"method": "diloco", "bits": 12}, "bits per value must be one of"),
     ({"method": "telepathy"}, "unknown method 'telepathy'"),
     ({"method": "diloco", "topology": "star"}, "unknown topology 'star'"),
-    ({"method": "diloco", "fragments": 4}, "fragments apply to streaming-diloco only"),
+    ({"method": "diloco", "fragments": 4}, "fragments apply to streaming-diloco and cocodc only"),
+    ({"method": "mt-dao", "overlap_steps": 2}, "overlap steps \\(tau\\) apply to streaming-diloco and cocodc"),
+    ({"method": "crosspipe", "inner_steps": 10}, "a pipeline exchanges activations every step"),
+    ({"method": "crosspipe", "micro_batches": 0}, "micro-batches must be from 1"),
+    ({"method": "crosspipe", "topology": "hierarchical"}, "a pipeline sends point to point"),
+    ({"method": "diloco", "micro_batches": 8}, "micro-batches apply to crosspipe only"),
     ({"method": "sparseloco", "topk": 5000}, "top-k per chunk must be from 1 to 4,096"),
     ({"method": "sparseloco", "chunk": 8192}, "12-bit indices address 4,096 positions"),
     ({"method": "streaming-diloco", "overlap_steps": 101}, "overlap steps tau must be from 0 to 100"),

@@ -42,8 +42,8 @@ def test_defaults_render_the_live_chart_the_cards_and_write_the_url():
 def test_every_parameter_from_the_link():
     query = {"params": "10B", "sites": "4", "gpus": "16", "gpu": "a100-sxm", "method": "streaming-diloco", "h": "50",
              "bits": "8", "topo": "ring", "frag": "4", "tau": "2", "layers": "48", "chunk": "4096", "topk": "64",
-             "ibits": "12", "overlap": "0", "target": "90", "step": "derived", "t": "1 s", "tokens": "2M",
-             "mfu": "35", "bw": "40 Gbit/s", "rtt": "5 ms"}
+             "ibits": "12", "mb": "16", "overlap": "0", "target": "90", "step": "derived", "t": "1 s",
+             "tokens": "2M", "mfu": "35", "bw": "40 Gbit/s", "rtt": "5 ms"}
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     # The weight-sync section's keys (ws...) are tested in test_weight_sync.py, the pipeline's (pp...) in
@@ -69,10 +69,39 @@ def test_sparseloco_link_shows_its_knobs():
     assert view.scenario.method.topology == "allgather"
 
 
+def test_crosspipe_link_round_trips_and_sizes_the_activations():
+    query = {"method": "crosspipe", "mb": "16", "tokens": "2M", "params": "70B", "layers": "80", "bw": "100 Gbit/s",
+             "rtt": "20 ms", "t": "2 s"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert {k: at.query_params[k] for k in query} == query
+    assert at.number_input(key="crossdc.mb").value == 16
+    view = expected_view(query)
+    # By hand: hidden sqrt(70e9 / (12 x 80)) = 8539 -> 8512; 2 sites x 2M tokens in 16 micro-batches of
+    # 250,000 tokens; 250,000 x 8512 x 2 bytes = 4.256 GB per micro-batch each way.
+    assert view.scenario.resolved_hidden == 8512
+    assert view.result.payload_bytes == pytest.approx(4.256e9)
+    assert metric(at, "Payload per sync") == "4.26 GB"
+    assert any("one pipeline stage each (hidden size 8,512)" in c.value and "a bubble of 6.2%" in c.value
+               for c in at.caption)
+
+
+def test_cocodc_link_keeps_streaming_knobs_and_old_links_keep_their_meaning():
+    at = run_page(PAGE, {"method": "cocodc", "frag": "4", "tau": "2"})
+    assert not at.exception and not at.warning
+    view = expected_view({"method": "cocodc", "frag": "4", "tau": "2"})
+    assert view.result.fragments == 4 and view.scenario.method.overlap_steps == 2
+    # A link from before the new methods: no `mb`, an old method; the same answer as before.
+    old = expected_view({"method": "streaming-diloco", "frag": "4"})
+    assert old.scenario.method.id == "streaming-diloco" and old.result.fragments == 4
+    assert old.result.payload_bytes == pytest.approx(1e9 * 4 / 8 / 4)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_each_method_renders(method):
     at = run_page(PAGE, {"method": method})
     assert not at.exception and not at.warning
+    assert at.query_params["method"] == method and at.selectbox(key="crossdc.method").value == method
     assert len(live_charts(at)) == 1
     for view in CROSSDC_VIEWS.labels:  # each further chart, one at a time
         at.radio(key="crossdc.view").set_value(view).run()
@@ -119,6 +148,8 @@ def test_unreachable_target_says_so():
     ({"tokens": "-5"}, "tokens"),
     ({"gpu": "<script>"}, "gpu"),
     ({"topo": "x" * 5000}, "topo"),
+    ({"method": "crosspipe", "mb": "0"}, "mb"),
+    ({"method": "crosspipe", "mb": "many"}, "mb"),
 ])
 def test_hostile_links_warn_and_still_render(query, key):
     at = run_page(PAGE, query)

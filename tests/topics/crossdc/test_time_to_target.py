@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -48,11 +47,15 @@ def test_doc_case():
     assert rows["diloco"].utilization == pytest.approx(u_diloco)
     assert rows["diloco"].step_wall_s == pytest.approx(1.0032)
     assert rows["streaming-diloco"].utilization == pytest.approx(u_streaming)
-    assert rows["diloco"].relative_time == pytest.approx(u_dp / u_diloco)
+    # DiLoCo's steps by the scaling law at 1B, 2 sites (arXiv 2503.09799 Table 4 via rule D): 1.0276.
+    assert rows["diloco"].steps_ratio == pytest.approx(1.0276, abs=5e-5)
+    assert rows["diloco"].relative_time == pytest.approx(rows["diloco"].steps_ratio * u_dp / u_diloco)
     assert rows["cocodc"].relative_time == pytest.approx(0.79 * u_dp / u_streaming)
     shown = {"38.46 %": u_dp * 100, "99.68 %": u_diloco * 100, "99.60 %": u_streaming * 100,
-             "0.3858": rows["diloco"].relative_time, "0.3862": rows["streaming-diloco"].relative_time,
-             "0.3051": rows["cocodc"].relative_time}
+             "0.3965": rows["diloco"].relative_time, "0.3862": rows["streaming-diloco"].relative_time,
+             "0.3051": rows["cocodc"].relative_time, "86.96 %": rows["mt-dao"].utilization * 100,
+             "0.3362": rows["mt-dao"].relative_time, "7.75 %": rows["crosspipe"].utilization * 100,
+             "4.9652": rows["crosspipe"].relative_time}
     for words, value in shown.items():
         assert f"**{words}**" in text, words
         assert (f"{value:.2f} %" if "%" in words else f"{value:.4f}") == words, (words, value)
@@ -76,15 +79,16 @@ def test_every_method_has_a_published_ratio_chained_to_data_parallel():
     rows = {row.id: row for row in data.time_to_target}
     assert rows["mt-dao"].time_ratio == pytest.approx(0.65) and rows["mt-dao"].params == 720e6
     assert rows["diloco"].params == 150e6 and rows["diloco"].replicas == 8 and rows["diloco"].inner_steps == 500
-    assert all(row.basis in ("measured", "extrapolated") for row in rows.values())
+    assert all(row.basis in ("measured", "extrapolated") for row in rows.values() if row.id != "crosspipe")
+    assert rows["crosspipe"].basis == "exact" and ratios["crosspipe"] == 1.0  # the same updates as DP
     assert all(any(s.startswith("arxiv-") for s in row.sources) for row in rows.values())
 
 
 def test_the_wording_says_where_each_ratio_was_measured_against_the_case():
     view = crossdc_view(PageInputs(10e9, 4, 8, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02))
     words = {t.row.id: setting_words(t) for t in view.time_to_target}
-    assert words["diloco"] == ("measured at 150M, 8 replicas, H = 500; this case: 10B (66.7× larger), 4 sites, "
-                               "H = 500")
+    assert words["diloco"] == ("extrapolated, scaling law: measured at 10B, M = 4; H = 500 against the law's "
+                               "H = 30 (16.7×: loss rises with H, so a lower bound)")
     assert words["diloco-int8"].startswith("extrapolated from a measurement at 150M")
     assert words["sparseloco"].startswith("extrapolated (its settings not read)")
     assert words["mt-dao"].startswith("measured at 720M")
@@ -93,14 +97,17 @@ def test_the_wording_says_where_each_ratio_was_measured_against_the_case():
         ": this case")
 
 
-def test_a_method_timed_nowhere_keeps_its_own_published_time():
+def test_mt_dao_is_timed_with_its_own_sync_and_keeps_its_published_time():
     mt_dao = _case()["mt-dao"]
-    assert math.isnan(mt_dao.relative_time) and math.isnan(mt_dao.step_wall_s)
+    # By hand: parameters, momentum and second moment at 16 bits, 6 GB every 32 steps over 1.25 GB/s: 4.8 s per 32 s.
+    assert mt_dao.utilization == pytest.approx(32 / 36.8)
+    assert mt_dao.relative_time == pytest.approx(0.76 * (1 / 2.6) / (32 / 36.8))  # 0.3362
+    assert mt_dao.row.time_ratio == 0.65  # its own Ethernet setup, shown beside
 
 
 @pytest.mark.parametrize(("old", "new", "message"), [
     ('relative_to = "streaming-diloco"', 'relative_to = "nothing"', r"time_to_target 'cocodc': 'relative_to'"),
-    ('timing = ""', 'timing = "carrier-pigeon"', r"time_to_target 'mt-dao': 'timing'"),
+    ('timing = "mt-dao"', 'timing = "carrier-pigeon"', r"time_to_target 'mt-dao': 'timing'"),
     ('basis = "extrapolated"\nparams = 150e6', 'basis = "guessed"\nparams = 150e6', r"'basis' must be"),
     ('steps_ratio = 0.79', 'steps_ratio = -0.79', r"'steps_ratio' must be a positive"),
 ])
@@ -123,13 +130,16 @@ def test_json_key_time_to_target(capsys):
     table = payload["time_to_target"]
     assert list(table) == [row.id for row in get_crossdc_data().time_to_target]
     assert table["dp"]["wall_clock_per_step"] == {"value": 2.6, "unit": "s"}
-    assert table["diloco"]["time_to_target_vs_dp"] == pytest.approx(0.3858, abs=5e-5)
+    assert table["diloco"]["time_to_target_vs_dp"] == pytest.approx(0.3965, abs=5e-5)
+    assert table["diloco"]["steps_to_target_ratio"] == pytest.approx(1.0276, abs=5e-5)
+    assert table["diloco"]["law"] == "diloco-scaling" and "1B, M = 2" in table["diloco"]["law_note"]
     assert table["cocodc"]["time_to_target_vs_dp"] == pytest.approx(0.3051, abs=5e-5)
-    assert table["cocodc"]["timing_from"] == "streaming-diloco" and table["cocodc"]["steps_ratio_against"] == \
+    assert table["cocodc"]["timing_from"] == "cocodc" and table["cocodc"]["steps_ratio_against"] == \
         "streaming-diloco"
     assert table["diloco"]["measured_at"] == {"params": 150e6, "replicas": 8, "inner_steps": 500}
     assert table["diloco"]["this_case"] == {"params": 1e9, "sites": 2, "inner_steps": 500}
-    assert table["mt-dao"]["time_to_target_vs_dp"] is None and table["mt-dao"]["published_time_ratio_vs_dp"] == 0.65
+    assert table["mt-dao"]["time_to_target_vs_dp"] == pytest.approx(0.3362, abs=5e-5)
+    assert table["mt-dao"]["published_time_ratio_vs_dp"] == 0.65
 
 
 def test_the_page_shows_the_time_to_target_beside_utilisation():
@@ -141,5 +151,5 @@ def test_the_page_shows_the_time_to_target_beside_utilisation():
     diloco = next(t for t in view.time_to_target if t.row.id == "diloco")
     assert f"**{diloco.relative_time:.2f}×**" in table
     assert "| CoCoDC |" in table and "| MT-DAO |" in table and "0.65× on its own network" in table
-    assert "measured at 150M, 8 replicas, H = 500" in table
+    assert "scaling law: interpolated between measured sizes at 1B, M = 2" in table
     assert any("Time to data parallel's loss" in block.value for block in at.markdown)

@@ -4,6 +4,8 @@ docs/crossdc-weight-sync.md, and the model's own rules (tree against fan-out, hi
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -100,6 +102,16 @@ def test_doc_case_2_across_a_100_gbit_wan():
     assert round(slow.required_bytes_per_s * 8 / 1e9) == 112  # Gbit/s to hide behind 10 s of generation
 
 
+def test_doc_case_2_in_another_building():
+    # CrossPipe §2.3 (arXiv 2507.00217): cross-campus, 10-200 us one way; the page's preset 100 us (0.2 ms RTT).
+    building = evaluate_weight_sync(across_wan(wan_rtt_s=2e-4))
+    assert round(building.sync_s, 4) == 11.2002  # 140 GB / 12.5 GB/s + 0.2 ms + 3 x 5 us
+    fp8 = evaluate_weight_sync(replace(across_wan(wan_rtt_s=2e-4), bytes_per_value=1.0))
+    assert round(fp8.sync_s, 4) == 5.6002
+    text = (Path(__file__).resolve().parents[3] / "docs" / "crossdc-weight-sync.md").read_text(encoding="utf-8")
+    assert "**11.2002 s**" in text and "**5.6002 s**" in text
+
+
 # --- The model's rules ---------------------------------------------------------------------------------
 
 def test_sparse_payload_never_exceeds_dense():
@@ -140,8 +152,31 @@ def test_cli_json_gives_the_doc_case(capsys):
     assert out["hidden"] is True and out["staleness_steps"] == 1
 
 
+def test_cli_the_issues_own_command(capsys):
+    # Issue 42: `weight-sync --params 70e9 --generators 64 --wan-bandwidth "100 Gbit/s" --json` gives at least
+    # time_per_sync and bytes_per_sync. 64 GPUs at 8 per node are 8 generator nodes; a WAN bandwidth given means
+    # the generators are in another site: doc case 2, 140 GB in 11.22 s.
+    import json
+
+    from interconnect.cli import main
+
+    assert main(["weight-sync", "--params", "70e9", "--generators", "64", "--wan-bandwidth", "100 Gbit/s",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["route"] == "wan" and out["receivers"] == 8 and out["generators"] == 64
+    assert out["bytes_per_sync"] == {"value": 140.0, "unit": "GB"} == out["payload"]
+    assert round(out["time_per_sync"]["value"], 2) == 11.22 and out["time_per_sync"] == out["sync_time"]
+    # Without a WAN figure the route stays the site's, as before; on NVLink the receivers are the GPUs.
+    assert main(["weight-sync", "--generators", "64", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["route"] == "site"
+    assert main(["weight-sync", "--route", "node", "--generators", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["receivers"] == 4
+
+
 @pytest.mark.parametrize("argv", [["--fraction", "2"], ["--rtt", "banana"], ["--receivers", "0"], ["--gpu", "nope"],
-                                  ["--bogus"], ["--generation-time", "0 s"], ["--staging", "-3 GB/s"]])
+                                  ["--bogus"], ["--generation-time", "0 s"], ["--staging", "-3 GB/s"],
+                                  ["--generators", "0"], ["--generators", "64", "--receivers", "8"],
+                                  ["--generators", "64", "--gpus-per-node", "0"]])
 def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
     from interconnect.cli import main
 

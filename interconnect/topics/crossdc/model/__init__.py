@@ -61,6 +61,7 @@ from interconnect.topics.crossdc.model.methods import (
 from interconnect.topics.crossdc.model.scenario import (
     CrossDCResult,
     Scenario,
+    default_hidden,
     evaluate,
     method_scenarios,
     required_bandwidth_curve,
@@ -100,6 +101,7 @@ __all__ = [
     "Method",
     "Scenario",
     "TimeToTarget",
+    "default_hidden",
     "default_layers",
     "evaluate",
     "exposed_time_s",

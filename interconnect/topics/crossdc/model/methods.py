@@ -15,6 +15,7 @@ import numpy as np
 
 from interconnect.topics.crossdc.data import (
     METHODS,
+    STREAMING_METHODS,
     TOPOLOGIES,
     CrossDCData,
     get_crossdc_data,
@@ -48,7 +49,9 @@ class Method:
     """One synchronisation method with its knobs resolved.
 
     ``bits`` is the bits per value sent (for SparseLoCo, per kept value); ``fragments`` 0 means
-    "one fragment per ``layers_per_fragment`` layers" (Streaming DiLoCo), 1 for every other method.
+    "one fragment per ``layers_per_fragment`` layers" (Streaming DiLoCo, CoCoDC), 1 for every other method.
+    ``states`` counts the model-sized tensors sent per synchronisation (3 for MT-DAO); ``micro_batches`` is
+    CrossPipe's micro-batches per step (0 for every other method).
     """
 
     id: str
@@ -61,6 +64,18 @@ class Method:
     chunk: int = 0
     topk: int = 0
     index_bits: int = 0
+    states: int = 1
+    micro_batches: int = 0
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the method sends one fragment at a time, overlapped (Streaming DiLoCo, CoCoDC)."""
+        return self.id in STREAMING_METHODS
+
+    @property
+    def pipeline(self) -> bool:
+        """Whether the method splits the layers over the sites (CrossPipe): activations, not weights, cross."""
+        return self.id == "crosspipe"
 
     @property
     def sparse(self) -> bool:
@@ -78,10 +93,17 @@ class Method:
         ``arxiv-covenant-72b``):
 
         .. math:: b = \frac{k}{C} (b_v + b_i) = \frac{64}{4096} (2 + 12) = 0.21875
+
+        A method that averages optimizer state as well sends :math:`s` model-sized tensors: :math:`b = s\,b_v`
+        (MT-DAO: parameters, first momentum and second-moment state, :math:`3 \times 16 = 48`). CrossPipe
+        sends activations, not weights: its value width is that of the activations (see :mod:`.scenario`).
+
+        >>> make_method("mt-dao").bits_per_param
+        48.0
         """
         if self.sparse:
             return self.topk / self.chunk * (self.bits + self.index_bits)
-        return float(self.bits)
+        return float(self.bits * self.states)
 
     def fragments_for(self, layers: object) -> np.ndarray:
         r"""Count the fragments per model: the fixed count, or one per ``layers_per_fragment`` layers (at least 1).
@@ -140,6 +162,7 @@ def make_method(
     chunk: int | None = None,
     topk: int | None = None,
     index_bits: int | None = None,
+    micro_batches: int | None = None,
     data: CrossDCData | None = None,
 ) -> Method:
     """Build a :class:`Method` from its id and the knobs given; ``None`` takes the paper's default.
@@ -155,10 +178,12 @@ def make_method(
     topology : str, optional
         One of :data:`TOPOLOGIES`.
     fragments, overlap_steps : int, optional
-        Streaming DiLoCo only: fragments per model (0: one per ``layers_per_fragment`` layers) and
-        tau, the inner steps a fragment's exchange may overlap.
+        Streaming DiLoCo and CoCoDC only: fragments per model (0: one per ``layers_per_fragment`` layers)
+        and tau, the inner steps a fragment's exchange may overlap.
     chunk, topk, index_bits : int, optional
         SparseLoCo only: chunk size, values kept per chunk and bits per index.
+    micro_batches : int, optional
+        CrossPipe only: micro-batches per step of the global batch.
     data : CrossDCData, optional
         Where the defaults come from (:func:`get_crossdc_data` by default).
 
@@ -191,6 +216,10 @@ def make_method(
              else whole_number("inner steps H", inner_steps, 1, INNER_STEPS_MAX))
     if method == "dp" and steps != 1:
         raise CrossDCInputError("data parallel synchronises every step (H = 1); use diloco for H > 1")
+    if method == "crosspipe" and steps != 1:
+        raise CrossDCInputError("a pipeline exchanges activations every step (H = 1); inner steps do not apply")
+    if method != "crosspipe" and micro_batches is not None:
+        raise CrossDCInputError("micro-batches apply to crosspipe only")
     value_bits = defaults.bits if bits is None else whole_number("bits per value", bits, 1, 32)
     if method != "sparseloco" and value_bits not in DENSE_BITS:
         raise CrossDCInputError(f"bits per value must be one of {', '.join(map(str, DENSE_BITS))}, got {value_bits}")
@@ -199,17 +228,23 @@ def make_method(
     topo = defaults.topology if topology is None else topology
     if topo not in TOPOLOGIES:
         raise CrossDCInputError(f"unknown topology '{topo}'; choose one of {', '.join(TOPOLOGIES)}")
-    streaming = method == "streaming-diloco"
+    streaming = method in STREAMING_METHODS
     if not streaming and fragments not in (None, 0, 1):
-        raise CrossDCInputError("fragments apply to streaming-diloco only")
+        raise CrossDCInputError(f"fragments apply to {' and '.join(STREAMING_METHODS)} only")
     if not streaming and overlap_steps not in (None, 0):
-        raise CrossDCInputError("overlap steps (tau) apply to streaming-diloco only")
+        raise CrossDCInputError(f"overlap steps (tau) apply to {' and '.join(STREAMING_METHODS)} only")
     frag = whole_number("fragments", fragments, 0, 100_000) if streaming and fragments is not None else 0
     tau = (defaults.overlap_steps if overlap_steps is None
            else whole_number("overlap steps tau", overlap_steps, 0, steps))
+    if method == "crosspipe" and topo != defaults.topology:
+        raise CrossDCInputError("a pipeline sends point to point across each cut; the exchange does not apply")
+    pieces = 0
+    if method == "crosspipe":
+        pieces = (defaults.micro_batches if micro_batches is None
+                  else whole_number("micro-batches", micro_batches, 1, 1 << 20))
     result = Method(method, steps, value_bits, topo, fragments=frag if streaming else 1,
                     layers_per_fragment=defaults.layers_per_fragment if streaming else 0,
-                    overlap_steps=tau if streaming else 0)
+                    overlap_steps=tau if streaming else 0, states=defaults.states, micro_batches=pieces)
     if method != "sparseloco":
         if any(v is not None for v in (chunk, topk, index_bits)):
             raise CrossDCInputError("chunk, top-k and index bits apply to sparseloco only")

@@ -44,7 +44,8 @@ class Scenario:
     """Everything one answer depends on. ``layers`` 0 means :func:`default_layers`.
 
     ``site_algbw_bytes_per_s`` is the in-site all-reduce rate for ``hierarchical``
-    (:func:`site_allreduce_algbw`; infinite to leave the in-site step out).
+    (:func:`site_allreduce_algbw`; infinite to leave the in-site step out). ``tokens_per_step`` (one site's
+    tokens per inner step) and ``hidden`` (0: :func:`default_hidden`) size CrossPipe's activations only.
     """
 
     params: float
@@ -59,6 +60,8 @@ class Scenario:
     target_utilization: float = 0.95
     site_algbw_bytes_per_s: float = math.inf
     backward_fraction: float = 2 / 3
+    tokens_per_step: float = 1e6
+    hidden: int = 0
 
     def __post_init__(self) -> None:
         low, high = PARAMS_RANGE
@@ -67,6 +70,9 @@ class Scenario:
         whole_number("sites", self.sites, *SITES_RANGE)
         whole_number("GPUs per site", self.gpus_per_site, *GPUS_PER_SITE_RANGE)
         whole_number("layers", self.layers, 0, 100_000)
+        whole_number("hidden size", self.hidden, 0, 1 << 20)
+        if not (math.isfinite(self.tokens_per_step) and 1 <= self.tokens_per_step <= 1e12):
+            raise CrossDCInputError(f"tokens per step must be from 1 to 1e12, got {self.tokens_per_step:g}")
         for name, value in (("step time", self.step_s), ("WAN bandwidth", self.wan_bytes_per_s)):
             if not (math.isfinite(value) and value > 0):
                 raise CrossDCInputError(f"{name} must be positive, got {value}")
@@ -79,6 +85,11 @@ class Scenario:
     def resolved_layers(self) -> int:
         """Layers: the scenario's, or :func:`default_layers` of its size."""
         return self.layers or int(default_layers(self.params))
+
+    @property
+    def resolved_hidden(self) -> int:
+        """Hidden size: the scenario's, or :func:`default_hidden` of its size and layers."""
+        return self.hidden or int(default_hidden(self.params, self.resolved_layers))
 
     @property
     def fragments(self) -> int:
@@ -166,6 +177,8 @@ def evaluate(s: Scenario) -> CrossDCResult:
     >>> f"{result.payload_bytes / 1e9} GB", f"{result.sync_s:.2f} s", f"{result.utilization_no_overlap:.1%}"
     ('2.0 GB', '1.62 s', '98.4%')
     """
+    if s.method.pipeline:
+        return _evaluate_pipeline(s)
     layers, fragments = s.resolved_layers, s.fragments
     payload = float(payload_bytes(s.method, s.params, fragments))
     factor, _ = wan_traffic(s.method.topology, s.sites, s.gpus_per_site)
@@ -208,6 +221,11 @@ def utilization_curve(s: Scenario, wan_bytes_per_s: object) -> np.ndarray:
     >>> utilization_curve(s, [1.25e9]).tolist() == utilization_curve(s, Q_([10], "Gbit/s")).tolist()
     True
     """
+    if s.method.pipeline:
+        message = pipeline_message_bytes(s.method, s.sites * s.tokens_per_step, s.resolved_hidden)
+        step = pipeline_wall_s(s.step_s, s.sites, s.method.micro_batches, message, wan_bytes_per_s, s.rtt_s / 2,
+                               s.overlap)
+        return s.step_s / step
     layers, fragments = s.resolved_layers, s.fragments
     payload = payload_bytes(s.method, s.params, fragments)
     sync = sync_time_s(payload, wan_bytes_per_s=np.asarray(wan_bytes_per_s, dtype=float), **_common(s))
@@ -251,10 +269,127 @@ def required_bandwidth_curve(s: Scenario, params: object) -> np.ndarray:
     layers = default_layers(sizes) if not s.layers else np.full_like(sizes, float(s.layers))
     fragments = s.method.fragments_for(layers)
     step = s.step_s * sizes / s.params
+    if s.method.pipeline:
+        hidden = default_hidden(sizes, layers) if not s.hidden else np.full_like(sizes, float(s.hidden))
+        message = pipeline_message_bytes(s.method, s.sites * s.tokens_per_step, hidden)
+        return pipeline_required_bandwidth(step, s.sites, s.method.micro_batches, message, s.rtt_s / 2,
+                                           s.target_utilization, s.overlap)
     payload = payload_bytes(s.method, sizes, fragments)
     return required_bandwidth(payload, target_utilization=s.target_utilization, method=s.method, step_s=step,
                               layers=layers, overlap=s.overlap, backward_fraction=s.backward_fraction,
                               fragments=fragments, **_common(s))
+
+
+# --- CrossPipe on this page: one pipeline stage per site ---------------------------------------------
+
+
+def default_hidden(params: object, layers: object) -> np.ndarray:
+    r"""Estimate the hidden size of a transformer from its parameters and layers.
+
+    Notes
+    -----
+    A transformer block holds about :math:`12 d^2` parameters (attention :math:`4 d^2`, a 4x MLP
+    :math:`8 d^2`), so :math:`N \approx 12 L d^2` (Kaplan et al. §2.1, ``arxiv-kaplan-scaling``), rounded to
+    a multiple of 64:
+
+    .. math:: d = \sqrt{N / (12 L)}
+
+    Examples
+    --------
+    >>> default_hidden([1e9, 70e9], [24, 80]).tolist()  # real models: 2048 and 8192
+    [1856.0, 8512.0]
+    """
+    n = np.asarray(params, dtype=float)
+    layer_count = np.maximum(np.asarray(layers, dtype=float), 1.0)
+    return np.maximum(64.0, np.rint(np.sqrt(n / (12 * layer_count)) / 64) * 64)
+
+
+def pipeline_message_bytes(method: Method, global_tokens: object, hidden: object) -> np.ndarray:
+    r"""Bytes one cut carries per micro-batch in one direction: the micro-batch's activations,
+    :math:`M = (T / m)\,d\,b/8` for a global batch of :math:`T` tokens in :math:`m` micro-batches, hidden size
+    :math:`d` and :math:`b` bits per value (CrossPipe §3, ``arxiv-crosspipe``).
+
+    >>> f"{float(pipeline_message_bytes(make_method('crosspipe'), 2 * 1e6, 8192)) / 1e6:.0f} MB"
+    '1024 MB'
+    """
+    return (np.asarray(global_tokens, dtype=float) / method.micro_batches * np.asarray(hidden, dtype=float)
+            * method.bits / 8)
+
+
+@expects(step_s="s", message_bytes="B", wan_bytes_per_s="B/s", latency_s="s")
+def pipeline_wall_s(step_s: object, sites: int, micro_batches: int, message_bytes: object, wan_bytes_per_s: object,
+                    latency_s: float, overlap: bool = True) -> np.ndarray:
+    r"""Wall-clock of one step of the global batch with one pipeline stage per site.
+
+    The same GPUs as data parallel's replicas hold one stage each site, so a micro-batch's forward and
+    backward on one stage takes :math:`t = t_{step}/m` (the global batch's FLOPs over all GPUs, in :math:`m`
+    pieces). With overlap the step is :func:`~interconnect.topics.crossdc.model.pipeline.pipeline_step_s`
+    (1F1B, latency paid in the fill and the drain); without, a static schedule pays the round trip over
+    every cut on every micro-batch, which is the delay CrossPipe §3 finds on a static 1F1B's critical path:
+
+    .. math:: T = (m + p - 1)\,t + 2(S-1)\,m\,(\alpha + M/B), \qquad p = S
+
+    >>> round(float(pipeline_wall_s(1.0, 2, 32, 64e6, 12.5e9, 0.01)), 4)  # 33 x 1/32 + 2 x (10 ms + 5.12 ms)
+    1.0615
+    """
+    from interconnect.topics.crossdc.model.pipeline import pipeline_step_s
+
+    t = np.asarray(step_s, dtype=float) / micro_batches
+    wire = np.asarray(message_bytes, dtype=float) / np.asarray(wan_bytes_per_s, dtype=float)
+    if overlap:
+        return pipeline_step_s(t, sites, micro_batches, sites, message_bytes, wan_bytes_per_s, latency_s)
+    return (micro_batches + sites - 1) * t + 2 * (sites - 1) * micro_batches * (latency_s + wire)
+
+
+@expects(step_s="s", message_bytes="B", latency_s="s")
+def pipeline_required_bandwidth(step_s: object, sites: int, micro_batches: int, message_bytes: object,
+                                latency_s: float, target_utilization: float, overlap: bool = True) -> np.ndarray:
+    r"""WAN bandwidth (B/s) at which the pipeline keeps ``target_utilization`` of the ideal step.
+
+    Notes
+    -----
+    With :math:`w = M/B`, the 1F1B step is the larger of :math:`(m+p-1)t + 2(S-1)(\alpha + w)` and
+    :math:`m w + (p-1)t + 2(S-1)(\alpha + w)`, both rising in :math:`w`; each must stay within
+    :math:`m t / U`. The largest :math:`w` both allow gives :math:`B = M / w`, infinite when the bubble or the
+    latency alone exceeds the allowance. Without overlap the round trip is paid on every micro-batch.
+
+    A 1 s step in 32 micro-batches on two sites at 95 %: the fill and drain may take
+    (1/0.95 - 33/32) / 2 = 10.69 ms, so a 64 MB message needs 64e6 / 0.01069 B/s:
+
+    >>> f"{float(pipeline_required_bandwidth(1.0, 2, 32, 64e6, 0.0, 0.95)) * 8 / 1e9:.2f} Gbit/s"
+    '47.89 Gbit/s'
+    """
+    step = np.asarray(step_s, dtype=float)
+    message = np.asarray(message_bytes, dtype=float)
+    m, p, cuts = float(micro_batches), float(sites), float(sites - 1)
+    t = step / m
+    allowed = m * t / target_utilization
+    if overlap:
+        room_fill = (allowed - (m + p - 1) * t) / (2 * cuts) - latency_s
+        room_wire = (allowed - (p - 1) * t - 2 * cuts * latency_s) / (m + 2 * cuts)
+        room = np.minimum(room_fill, room_wire)
+    else:
+        room = (allowed - (m + p - 1) * t) / (2 * cuts * m) - latency_s
+    with np.errstate(divide="ignore"):
+        return np.where(room > 0, message / np.where(room > 0, room, 1.0), np.inf)
+
+
+def _evaluate_pipeline(s: Scenario) -> CrossDCResult:
+    """:func:`evaluate` for CrossPipe: activations per micro-batch cross each cut; the exposed time per round
+    (one step) is the pipeline's wall-clock beyond the ideal step, its bubble included."""
+    method = s.method
+    message = float(pipeline_message_bytes(method, s.sites * s.tokens_per_step, s.resolved_hidden))
+    walls = {overlap: float(pipeline_wall_s(s.step_s, s.sites, method.micro_batches, message, s.wan_bytes_per_s,
+                                            s.rtt_s / 2, overlap)) for overlap in (False, True)}
+    required = {overlap: float(pipeline_required_bandwidth(s.step_s, s.sites, method.micro_batches, message,
+                                                           s.rtt_s / 2, s.target_utilization, overlap))
+                for overlap in (False, True)}
+    per_step = message * method.micro_batches
+    return CrossDCResult(
+        scenario=s, layers=s.resolved_layers, fragments=1, payload_bytes=message, bytes_per_round=per_step,
+        bytes_per_step=per_step, wan_bytes_per_sync=message, sync_s=s.rtt_s / 2 + message / s.wan_bytes_per_s,
+        compute_s=s.step_s, exposed_no_overlap_s=walls[False] - s.step_s, exposed_overlap_s=walls[True] - s.step_s,
+        required_no_overlap_bytes_per_s=required[False], required_overlap_bytes_per_s=required[True])
 
 
 def method_scenarios(s: Scenario, data: CrossDCData | None = None) -> dict[str, Scenario]:

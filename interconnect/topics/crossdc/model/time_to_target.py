@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.topics.crossdc.data import CrossDCData, TargetSteps, get_crossdc_data
+from interconnect.topics.crossdc.model.scaling_law import DiLoCoSteps, diloco_steps
 from interconnect.topics.crossdc.model.scenario import CrossDCResult
 
 __all__ = ["TimeToTarget", "resolved_steps_ratios", "time_to_target", "time_to_target_ratio"]
@@ -55,8 +56,11 @@ def time_to_target_ratio(steps_ratio: object, utilization: object, utilization_d
         utilization, dtype=float)
 
 
-def resolved_steps_ratios(rows: tuple[TargetSteps, ...]) -> dict[str, float]:
+def resolved_steps_ratios(rows: tuple[TargetSteps, ...], overrides: Mapping[str, float] | None = None
+                          ) -> dict[str, float]:
     """Multiply each row's ratio through its ``relative_to`` chain, so every ratio is against data parallel.
+
+    ``overrides`` replaces a row's own ratio (a law's value at the case) before the chain is followed.
 
     Examples
     --------
@@ -64,10 +68,11 @@ def resolved_steps_ratios(rows: tuple[TargetSteps, ...]) -> dict[str, float]:
     >>> ratios["dp"], ratios["cocodc"]
     (1.0, 0.79)
     """
+    overrides = overrides or {}
     resolved: dict[str, float] = {}
     for row in rows:  # the data layer guarantees relative_to names a row above (or the row itself)
         base = 1.0 if row.relative_to == row.id else resolved[row.relative_to]
-        resolved[row.id] = row.steps_ratio * base
+        resolved[row.id] = overrides.get(row.id, row.steps_ratio) * base
     return resolved
 
 
@@ -89,6 +94,15 @@ class TimeToTarget:
     params: float
     sites: int
     inner_steps: int
+    #: Where a law's ratio comes from at this case, in words ("" when the row's published ratio is used).
+    law_note: str = ""
+    #: The law's basis at this case ("" when the row's published ratio is used).
+    law_basis: str = ""
+
+    @property
+    def basis(self) -> str:
+        """``measured``, ``extrapolated`` or ``exact``: the law's at this case, else the row's."""
+        return self.law_basis or self.row.basis
 
     @property
     def params_factor(self) -> float:
@@ -125,12 +139,18 @@ def time_to_target(results: Mapping[str, CrossDCResult], data: CrossDCData | Non
     >>> s = Scenario(1e9, 2, step_s=1.0, wan_bytes_per_s=1.25e9, rtt_s=0.0, method=make_method("diloco"),
     ...              overlap=False)
     >>> rows = {r.row.id: r for r in time_to_target({k: evaluate(v) for k, v in method_scenarios(s).items()})}
-    >>> f"{rows['dp'].step_wall_s:.2f} s", f"{rows['diloco'].relative_time:.4f}"
-    ('2.60 s', '0.3858')
+    >>> f"{rows['dp'].step_wall_s:.2f} s", f"{rows['diloco'].relative_time:.4f}"  # 1.0276 x 0.3858
+    ('2.60 s', '0.3965')
     """
     data = data or get_crossdc_data()
-    ratios = resolved_steps_ratios(data.time_to_target)
     dp = results["dp"]
+    laws: dict[str, DiLoCoSteps] = {}
+    for row in data.time_to_target:
+        if row.law == "diloco-scaling" and data.diloco_scaling is not None:
+            timed = results.get(row.timing) if row.timing else None
+            inner = timed.scenario.method.inner_steps if timed is not None else data.diloco_scaling.inner_steps
+            laws[row.id] = diloco_steps(dp.scenario.params, dp.scenario.sites, inner, data.diloco_scaling)
+    ratios = resolved_steps_ratios(data.time_to_target, {k: v.steps_ratio for k, v in laws.items()})
     out = []
     for row in data.time_to_target:
         result = results.get(row.timing) if row.timing else None
@@ -144,6 +164,7 @@ def time_to_target(results: Mapping[str, CrossDCResult], data: CrossDCData | Non
             wall = scenario.step_s / utilization
             relative = float(time_to_target_ratio(ratios[row.id], utilization, dp.utilization))
             inner = scenario.method.inner_steps
+        law = laws.get(row.id)
         out.append(TimeToTarget(row, ratios[row.id], utilization, wall, relative, scenario.params, scenario.sites,
-                                inner))
+                                inner, law.note if law else "", law.basis if law else ""))
     return tuple(out)

@@ -176,7 +176,7 @@ def _window_and_floor(method: Method, step_s: object, layers: object, fragments:
     """
     step = np.asarray(step_s, dtype=float)
     window = (method.overlap_steps + backward_fraction) * step
-    if method.id == "streaming-diloco":
+    if method.streaming:
         floor = np.zeros_like(window)
     else:
         floor = np.asarray(fragments, dtype=float) / np.maximum(np.asarray(layers, dtype=float), 1.0)
