@@ -199,7 +199,7 @@ def method_controls(state: PageState) -> None:
     if method in ("streaming-diloco", "cocodc", "sparseloco", "crosspipe"):
         k1, k2, k3 = st.columns(3)
         if method == "crosspipe":
-            k1.number_input("Micro-batches per step", **bounds(state, "mb"), step=1, key=state.key("mb"),
+            k1.number_input("Micro-batches per step", **bounds(state, "nmb"), step=1, key=state.key("nmb"),
                             help="The global batch (sites × tokens per step) in this many pieces; each crosses "
                             "the WAN as activations forward and gradients back.", **_KEEP)
             if state["step"] == "typed":
