@@ -57,3 +57,21 @@ def pytest_collection_modifyitems(items: list) -> None:
         return 1 if item.get_closest_marker("browser") else 2
 
     items.sort(key=rank)  # stable: the order within each group is unchanged
+
+
+def _hypothesis_without_deadline() -> None:
+    """No per-example deadline: CI runs three workers on two cores, so one example's wall time says nothing.
+
+    Hypothesis' default 200 ms deadline turned a slow example on a busy machine into a failure
+    (``test_any_query_parses_to_valid_values`` under ``-n 2`` beside other work). Linear time is checked by
+    the timing tests of each parser, which take the best of several runs.
+    """
+    try:
+        from hypothesis import settings
+    except ImportError:
+        return
+    settings.register_profile("suite", deadline=None)
+    settings.load_profile("suite")
+
+
+_hypothesis_without_deadline()
