@@ -113,8 +113,9 @@ def _allreduce_link(explanation: Explanation) -> None:
     target = "allreduce"
     href, _ = link_to_page(site.pages()[target][0], site.page_specs()[target](), query)
     shown = ", ".join(f"{k}={v}" for k, v in query.items())
+    gpu_note = next((a for a in explanation.assumptions if a.startswith("GPU: ")), "GPU: as the log names it.")
     st.markdown(f"[Time collectives on this cluster on the All-reduce page]({href}) "
-                f"({escape_markdown(shown)}; check the GPU: {escape_markdown(explanation.assumptions[0])}). "
+                f"({escape_markdown(shown)}; check the {escape_markdown(gpu_note)}) "
                 "The link carries the cluster only, never the log.")
 
 

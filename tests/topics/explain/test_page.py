@@ -81,3 +81,6 @@ def test_link_to_all_reduce_is_built_from_the_pages_reader():
     at = run_page(PAGE)
     at.text_area(key="explain.paste").input((DATA / "azure-aks-30-ib-gdrdma-cumem.log").read_text()).run()
     assert "(./All_reduce?gpu=h100-sxm&gpn=8&nodes=2&fabric=infiniband)" in _markdown(at)
+    # the GPU's assumption is said once, whatever order the assumptions were written in
+    link_line = next(m for m in _markdown(at).split("\n") if "(./All_reduce?" in m)
+    assert "check the GPU: " in link_line and "GPU: GPU:" not in link_line
