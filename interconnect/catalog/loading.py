@@ -134,6 +134,20 @@ def _one_of(where: str, row: Mapping[str, Any], key: str, allowed: Iterable[str]
         raise CatalogError(f"{where}: {key} {row[key]!r} is not one of {', '.join(allowed)}")
 
 
+def _begin(file: str, kind: str, row: Mapping[str, Any], scalars: Mapping[str, tuple], figures: Mapping[str, tuple],
+           seen: dict[str, str]) -> str:
+    """Check an entry's keys and id (unique across the catalog's tables) and return how messages name it."""
+    where = f"{file}: {kind} '{row.get('id', '?')}'"
+    check_keys(where, row, scalars, figures)
+    check_id(where, row["id"], seen)
+    return where
+
+
+def _plain(row: Mapping[str, Any], figures: Mapping[str, tuple]) -> dict[str, Any]:
+    """An entry's values other than its figures, each list as a tuple (the records are frozen)."""
+    return {key: tuple(value) if isinstance(value, list) else value for key, value in row.items() if key not in figures}
+
+
 _TABLES = ("source", "gpu", "link", "node", "medium")
 #: TOML files in ``data/`` that are not hardware catalog tables (read by their own loaders).
 #: models.toml: model presets for the parallelism pages; crossdc.toml: the Across sites page's published figures;
@@ -208,25 +222,20 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
 
     media: dict[str, Medium] = {}
     for file, row in tables["medium"]:
-        where = f"{file}: medium '{row.get('id', '?')}'"
-        check_keys(where, row, MEDIUM_SCALARS, MEDIUM_FIGURES)
-        check_id(where, row["id"], seen)
+        where = _begin(file, "medium", row, MEDIUM_SCALARS, MEDIUM_FIGURES, seen)
         _one_of(where, row, "kind", MEDIUM_KINDS)
         figures = parse_figures(where, row, MEDIUM_FIGURES, source_ids)
         if figures["delay"].direction != "n/a":
             raise CatalogError(f"{where}: a delay has no direction; use 'n/a'")
         check_extras(where, row, source_ids)
-        scalars = {k: v for k, v in row.items() if k not in MEDIUM_FIGURES}
-        scalars["source_ids"] = tuple(scalars.pop("sources", ()))
-        scalars["disagreements"] = tuple(scalars.get("disagreements", ()))
+        scalars = _plain(row, MEDIUM_FIGURES)
+        scalars["source_ids"] = scalars.pop("sources", ())
         media[row["id"]] = Medium(**scalars, **figures)
         seen[row["id"]] = file
 
     links: dict[str, Link] = {}
     for file, row in tables["link"]:
-        where = f"{file}: link '{row.get('id', '?')}'"
-        check_keys(where, row, LINK_SCALARS, LINK_FIGURES)
-        check_id(where, row["id"], seen)
+        where = _begin(file, "link", row, LINK_SCALARS, LINK_FIGURES, seen)
         _one_of(where, row, "layer", LAYERS)
         if row["duplex"] not in ("full", "half"):
             raise CatalogError(f"{where}: duplex must be 'full' or 'half'")
@@ -235,23 +244,16 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         figures = parse_figures(where, row, LINK_FIGURES, source_ids)
         if row["duplex"] == "half" and figures["bandwidth"].direction != "shared":
             raise CatalogError(f"{where}: a half-duplex link's bandwidth must be 'shared'")
-        quoted = tuple(row.get("quoted", ()))
-        for claim in quoted:
+        for claim in row.get("quoted", ()):
             if not isinstance(claim, Mapping) or set(claim) != QUOTED_KEYS:
                 raise CatalogError(f"{where}: each 'quoted' item needs exactly {', '.join(sorted(QUOTED_KEYS))}")
         check_extras(where, row, source_ids)
-        scalars = {k: v for k, v in row.items() if k not in LINK_FIGURES}
-        scalars["disagreements"] = tuple(scalars.get("disagreements", ()))
-        scalars["sources"] = tuple(scalars.get("sources", ()))
-        scalars["quoted"] = quoted
-        links[row["id"]] = Link(**scalars, **figures)
+        links[row["id"]] = Link(**_plain(row, LINK_FIGURES), **figures)
         seen[row["id"]] = file
 
     gpus: dict[str, Gpu] = {}
     for file, row in tables["gpu"]:
-        where = f"{file}: gpu '{row.get('id', '?')}'"
-        check_keys(where, row, GPU_SCALARS, GPU_FIGURES)
-        check_id(where, row["id"], seen)
+        where = _begin(file, "gpu", row, GPU_SCALARS, GPU_FIGURES, seen)
         figures = parse_figures(where, row, GPU_FIGURES, source_ids)
         for key, layer in (("scaleup_link", "scale-up"), ("host_link", "host"), ("typical_nic", "scale-out")):
             target = links.get(row[key])
@@ -268,9 +270,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                 figures["scaleup_per_peer"].per_direction() > figures["scaleup_bandwidth"].per_direction()):
             raise CatalogError(f"{where}: 'scaleup_per_peer' cannot exceed 'scaleup_bandwidth'")
         check_extras(where, row, source_ids)
-        scalars = {k: v for k, v in row.items() if k not in GPU_FIGURES}
-        scalars["disagreements"] = tuple(scalars.get("disagreements", ()))
-        scalars["sources"] = tuple(scalars.get("sources", ()))
+        scalars = _plain(row, GPU_FIGURES)
         for key in ("scaleup_brand", "collective_library"):
             scalars[key] = parse_term(where, key, row[key], source_ids)
         gpus[row["id"]] = Gpu(**scalars, **figures)
@@ -278,9 +278,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
 
     nodes: dict[str, Node] = {}
     for file, row in tables["node"]:
-        where = f"{file}: node '{row.get('id', '?')}'"
-        check_keys(where, row, NODE_SCALARS, NODE_FIGURES)
-        check_id(where, row["id"], seen)
+        where = _begin(file, "node", row, NODE_SCALARS, NODE_FIGURES, seen)
         if row["gpu"] not in gpus:
             raise CatalogError(f"{where}: gpu {row['gpu']!r} is not a GPU id")
         if row["nic"] not in links or links[row["nic"]].layer != "scale-out":
@@ -293,8 +291,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         if not row["sources"] or any(s not in source_ids for s in row["sources"]):
             raise CatalogError(f"{where}: sources must be a non-empty list of known source ids")
         figures = parse_figures(where, row, NODE_FIGURES, source_ids)
-        scalars = {k: v for k, v in row.items() if k not in NODE_FIGURES}
-        scalars["source_ids"] = tuple(scalars.pop("sources"))
+        scalars = _plain(row, NODE_FIGURES)
+        scalars["source_ids"] = scalars.pop("sources")
         nodes[row["id"]] = Node(**scalars, **figures)
         seen[row["id"]] = file
 

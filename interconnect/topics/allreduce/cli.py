@@ -47,6 +47,7 @@ from interconnect.hardware.collectives import (
 from interconnect.hardware.collectives.accuracy import SIZE_BANDS, collective_band, size_band
 from interconnect.hardware.collectives.measurements import launch_overhead_us
 from interconnect.hardware.vendor import vendor_words
+from interconnect.topics.allreduce.inputs import SIZE
 from interconnect.topics.allreduce.view import launch_from_log
 from interconnect.units import (
     Q_,
@@ -56,7 +57,7 @@ from interconnect.units import (
     parse_quantity,
 )
 
-DEFAULT_SIZE = "256 MiB"
+DEFAULT_SIZE = SIZE.default  # the page's size record (the CLI takes up to 1 PiB; the page 16 GiB)
 SWEEP_SIZES = [8 * 2**i for i in range(31)]  # 8 B .. 8 GiB, as all_reduce_perf -b 8 -e 8G -f 2
 
 

@@ -17,12 +17,16 @@ ALLREDUCE_VIEWS = PageViews({"time": "Time by message size", "busbw": "busbw by 
                             {"time": ("coll", "overlay")})
 
 
+#: The message size per GPU (``size=256 MiB``); the CLI's ``--size`` default is its default.
+SIZE = QuantityParam("size", "256 MiB", "Message size", dimension="size", minimum="8 B", maximum="16 GiB")
+
+
 def allreduce_specs() -> list:
     from interconnect.hardware.collectives import ALLREDUCE_ALGORITHMS, OTHER_COLLECTIVES, load_measurements
 
     return [
         *cluster_specs(),
-        QuantityParam("size", "256 MiB", "Message size", dimension="size", minimum="8 B", maximum="16 GiB"),
+        SIZE,
         ChoiceParam("algo", "auto", "Algorithm", choices=("auto", *ALLREDUCE_ALGORITHMS)),
         ChoiceParam("proto", "auto", "Protocol", choices=PROTOCOL_CHOICES),
         ChoiceParam("overlay", "none", "Published measurement", choices=("none", *[m.id for m in load_measurements()])),

@@ -33,8 +33,8 @@ from typing import Any
 from interconnect.catalog import get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.hardware.wires import Option, get_wires, media_reaching
+from interconnect.topics.reach.inputs import reach_specs
 from interconnect.topics.reach.model import (
-    DEFAULT_DISTANCE,
     GAP_MEDIA,
     distance_text,
     fastest_by_kind,
@@ -55,10 +55,13 @@ from interconnect.units import Q_, QuantityInputError, format_bandwidth, format_
 
 def register(commands: Any) -> None:
     reach = commands.add_parser("reach", help="which links reach a distance, one-way latency and round trip")
-    reach.add_argument("--distance", default=DEFAULT_DISTANCE,
-                       help=f"distance with a unit, e.g. '11 m', '3 ft', '1000 km' (default {DEFAULT_DISTANCE})")
-    reach.add_argument("--medium", default="fibre", choices=tuple(GAP_MEDIA),
-                       help="what the signal travels through for the latency figures (default fibre)")
+    # --distance and --medium stand for the page's d and medium: their defaults and choices are those records'.
+    records = {record.key: record for record in reach_specs()}
+    distance, medium = records["d"], records["medium"]
+    reach.add_argument("--distance", default=distance.default,
+                       help=f"distance with a unit, e.g. '11 m', '3 ft', '1000 km' (default {distance.default})")
+    reach.add_argument("--medium", default=medium.default, choices=medium.choices,
+                       help=f"what the signal travels through for the latency figures (default {medium.default})")
     reach.add_argument("--json", action="store_true", help="machine-readable output")
     reach.set_defaults(handler=run_reach)
 
