@@ -16,8 +16,8 @@ from interconnect.catalog.records import (
     DENSE_FORMATS,
     LAYERS,
     MEDIUM_KINDS,
+    NODE_TOPOLOGIES,
     SOURCE_KINDS,
-    TOPOLOGIES,
     CatalogError,
     Entry,
     Gpu,
@@ -259,7 +259,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
             target = links.get(row[key])
             if target is None or target.layer != layer:
                 raise CatalogError(f"{where}: '{key}' = {row[key]!r} is not a {layer} link id")
-        for key, allowed in (("topology", TOPOLOGIES), ("dense_format", DENSE_FORMATS), ("host_link_basis", BASES)):
+        choices = (("topology", NODE_TOPOLOGIES), ("dense_format", DENSE_FORMATS), ("host_link_basis", BASES))
+        for key, allowed in choices:
             if key in row and row[key] not in allowed:
                 raise CatalogError(f"{where}: '{key}' = {row[key]!r} is not one of {', '.join(allowed)}")
         if row["topology"] == "mesh" and "scaleup_per_peer" not in figures:

@@ -16,7 +16,7 @@ BASES = ("spec", "achieved", "measured", "estimate")
 LAYERS = ("scale-up", "host", "scale-out", "cable", "long-reach", "everyday", "historical")
 #: How a GPU's scale-up peers are wired: through switches (any peer gets the full per-GPU rate) or
 #: a mesh of direct links (one peer gets only the links wired to it).
-TOPOLOGIES = ("switched", "mesh")
+NODE_TOPOLOGIES = ("switched", "mesh")
 #: The number format of a GPU's ``bf16_dense`` figure (P100 and V100 have no BF16; theirs is FP16).
 DENSE_FORMATS = ("BF16", "FP16")
 #: What a propagation medium is made of.

@@ -58,7 +58,7 @@ from interconnect.units import InterconnectError
 
 __all__ = [
     "DISTANCE_IDS",
-    "TOPOLOGIES",
+    "FABRIC_TOPOLOGIES",
     "Design",
     "DistanceClass",
     "Fabric",
@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 #: The topologies the model builds (the link and the CLI use these names).
-TOPOLOGIES = ("rail-leaf-spine", "fat-tree")
+FABRIC_TOPOLOGIES = ("rail-leaf-spine", "fat-tree")
 TOPOLOGY_LABELS = {"rail-leaf-spine": "Rail-optimised leaf-spine", "fat-tree": "Fat tree (top-of-rack leaves)"}
 #: Tier names from the servers up.
 TIER_NAMES = ("leaf", "spine", "core")
@@ -335,8 +335,8 @@ def build_fabric(inputs: FabricInputs, tiers: int = 0) -> Fabric:
     [('leaf', 32, 1016), ('spine', 16, 1024)]
     """
     i = inputs
-    if i.topology not in TOPOLOGIES:
-        raise FabricError(f"topology {i.topology!r} is not one of {', '.join(TOPOLOGIES)}")
+    if i.topology not in FABRIC_TOPOLOGIES:
+        raise FabricError(f"topology {i.topology!r} is not one of {', '.join(FABRIC_TOPOLOGIES)}")
     if i.servers < 1 or i.gpus_per_server < 1 or i.nics_per_server < 1 or i.planes < 1:
         raise FabricError("servers, GPUs per server, NICs per server and planes must be at least 1")
     if i.servers_per_leaf < 0:

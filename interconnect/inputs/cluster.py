@@ -177,10 +177,10 @@ def calibration_inputs(values: dict) -> dict:
 
 def topology_specs() -> list:
     """The cluster's optional fabric topology: ``topo=none`` (the default) models no fabric at all."""
-    from interconnect.hardware.fabric import MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+    from interconnect.hardware.fabric import FABRIC_TOPOLOGIES, MAX_OVERSUBSCRIPTION, get_fabric_data
 
     return [
-        ChoiceParam("topo", "none", "Fabric topology", choices=("none", *TOPOLOGIES), quiet=True),
+        ChoiceParam("topo", "none", "Fabric topology", choices=("none", *FABRIC_TOPOLOGIES), quiet=True),
         ChoiceParam("switch", "quantum-2-qm9700", "Switch", choices=tuple(get_fabric_data().switches), quiet=True),
         FloatParam("osub", 1.0, "Leaf oversubscription (down : up)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION,
                    quiet=True),

@@ -26,8 +26,8 @@ from typing import Any
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json, quantity_json
 from interconnect.topics.crossdc.model import (
+    EXCHANGES,
     METHODS,
-    TOPOLOGIES,
     CrossDCError,
     Scenario,
     evaluate,
@@ -88,7 +88,7 @@ def register(commands: Any) -> None:
     knobs = parser.add_argument_group("method knobs (default: what each method's paper ran)")
     knobs.add_argument("--inner-steps", type=_int, help="H, inner steps between synchronisations")
     knobs.add_argument("--bits", type=_int, help="bits per value sent (dense: 32, 16, 8 or 4; sparseloco: value bits)")
-    knobs.add_argument("--topology", choices=TOPOLOGIES, help="how the sites exchange (default: the method's)")
+    knobs.add_argument("--topology", choices=EXCHANGES, help="how the sites exchange (default: the method's)")
     knobs.add_argument("--fragments", type=_int, help="streaming-diloco, cocodc: fragments (default: one per 3 "
                        "layers)")
     knobs.add_argument("--overlap-steps", type=_int, help="streaming-diloco, cocodc: tau, inner steps a fragment "
@@ -352,7 +352,7 @@ DEFAULT_SYNC_WAN = "100 Gbit/s"
 
 def register_weight_sync(commands: Any) -> None:
     """The ``weight-sync`` sub-command (registered with ``crossdc`` by :func:`register`)."""
-    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES, TOPOLOGIES
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, DELIVERIES, MODES, ROUTES
 
     parser = commands.add_parser("weight-sync", help="RL weight sync: trainer to generators, in a site or across "
                                  "sites, and whether it hides behind generation")
@@ -373,7 +373,7 @@ def register_weight_sync(commands: Any) -> None:
                         "node) or their nodes, --gpus-per-node each (site, wan); instead of --receivers")
     parser.add_argument("--gpus-per-node", type=_int, default=8, help="with --generators: generator GPUs per node, "
                         "one replica each (default 8)")
-    parser.add_argument("--topology", choices=TOPOLOGIES, default="tree",
+    parser.add_argument("--topology", choices=DELIVERIES, default="tree",
                         help="pipelined broadcast tree, or fan-out from the trainer (default tree)")
     parser.add_argument("--gpu", default="h100-sxm", help="GPU catalog id: its server's NVLink and NICs (default "
                         "h100-sxm)")

@@ -23,7 +23,7 @@ __all__ = [
     "METHODS",
     "PIPELINE_QUANTITIES",
     "STREAMING_METHODS",
-    "TOPOLOGIES",
+    "EXCHANGES",
     "ComputeRule",
     "CrossDCData",
     "CrossDCDataError",
@@ -58,7 +58,7 @@ METHODS = ("dp", "diloco", "diloco-int8", "streaming-diloco", "sparseloco", "coc
 #: Methods that send one fragment of a few layers at a time, overlapped with tau inner steps.
 STREAMING_METHODS = ("streaming-diloco", "cocodc")
 #: How the sites exchange their payloads.
-TOPOLOGIES = ("ring", "hierarchical", "allgather")
+EXCHANGES = ("ring", "hierarchical", "allgather")
 #: How sure we are of a reported result.
 CONFIDENCES = ("high", "medium", "low")
 #: Whether a steps-to-target ratio was measured for the method itself, carried over from another, or exact
@@ -377,7 +377,7 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
                         "states": int, "micro_batches": int})
         if raw["id"] not in METHODS or raw["id"] in methods:
             raise CrossDCDataError(f"{where}: id must be one of {', '.join(METHODS)}, once each")
-        r.choice("topology", TOPOLOGIES)
+        r.choice("topology", EXCHANGES)
         if raw["inner_steps"] < 1 or raw["bits"] < 1 or raw.get("states", 1) < 1:
             raise CrossDCDataError(f"{where}: inner_steps, bits and states must be at least 1")
         methods[raw["id"]] = MethodDefaults(**{**raw, "sources": r.sources()})

@@ -45,7 +45,7 @@ class CountParam(_QuantityParam):
 
 def crossdc_specs() -> list:
     """The Across-sites page's parameters. 0 (or ``auto``) for a method knob means its paper's value."""
-    from interconnect.topics.crossdc.model import METHODS, PARAMS_RANGE, TOPOLOGIES
+    from interconnect.topics.crossdc.model import EXCHANGES, METHODS, PARAMS_RANGE
     from interconnect.topics.crossdc.model import get_crossdc_data as data
 
     streaming, sparse = data().methods["streaming-diloco"], data().methods["sparseloco"]
@@ -59,7 +59,7 @@ def crossdc_specs() -> list:
         ChoiceParam("method", "diloco", "Method", choices=METHODS),
         IntParam("h", 0, "Inner steps H (0 = the paper's)", minimum=0, maximum=1_000_000),
         ChoiceParam("bits", "auto", "Bits per value", choices=("auto", "32", "16", "8", "4", "2", "1")),
-        ChoiceParam("topo", "auto", "Exchange", choices=("auto", *TOPOLOGIES)),
+        ChoiceParam("topo", "auto", "Exchange", choices=("auto", *EXCHANGES)),
         IntParam("frag", 0, "Fragments (0 = one per 3 layers)", minimum=0, maximum=100_000),
         IntParam("tau", streaming.overlap_steps, "Overlap steps tau", minimum=0, maximum=1_000_000),
         IntParam("layers", 0, "Layers (0 = from the size)", minimum=0, maximum=100_000),
@@ -90,7 +90,7 @@ WEIGHT_SYNC_KEYS = ("ws", "wsparams", "wsprec", "wsmode", "wsfrac", "wsibits", "
 def weight_sync_specs() -> list:
     """The weight-sync section's parameters (the RL trainer handing its weights to the generators).
     ``ws`` says whether the section is open; ``wsstage`` 0 means the wire alone sets the pace."""
-    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES, TOPOLOGIES
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, DELIVERIES, MODES, ROUTES
 
     return [
         BoolParam("ws", False, "Show RL weight sync"),
@@ -101,7 +101,7 @@ def weight_sync_specs() -> list:
         IntParam("wsibits", 32, "Weight sync: index bits", minimum=0, maximum=64),
         ChoiceParam("wsroute", "site", "Weight sync: where the generators are", choices=ROUTES),
         IntParam("wsrecv", 8, "Weight sync: receivers", minimum=1, maximum=1_000_000),
-        ChoiceParam("wstopo", "tree", "Weight sync: tree or fan-out", choices=TOPOLOGIES),
+        ChoiceParam("wstopo", "tree", "Weight sync: tree or fan-out", choices=DELIVERIES),
         QuantityParam("wsbw", "100 Gbit/s", "Weight sync: WAN bandwidth", dimension="bandwidth", minimum="1 kbit/s",
                       maximum="1000 Tbit/s"),
         QuantityParam("wsrtt", "20 ms", "Weight sync: WAN round trip", dimension="time", minimum="1 us",

@@ -25,7 +25,7 @@ from interconnect.topics.crossdc.inputs import (
     crossdc_inputs,
     crossdc_specs,
 )
-from interconnect.topics.crossdc.model import METHODS, TOPOLOGIES, get_crossdc_data
+from interconnect.topics.crossdc.model import EXCHANGES, METHODS, get_crossdc_data
 from interconnect.topics.crossdc.page_live import live_bandwidth, live_caption
 from interconnect.topics.crossdc.page_papers import limits_section, quoted_section, reported_section, table4_section
 from interconnect.topics.crossdc.page_pipeline import pipeline_section
@@ -194,7 +194,7 @@ def method_controls(state: PageState) -> None:
                     key=state.key("h"), help="Inner steps between synchronisations; 0 takes the paper's.", **_KEEP)
     m3.selectbox("Bits per value", ["auto", "32", "16", "8", "4", "2", "1"], key=state.key("bits"),
                  format_func=lambda b: f"auto ({defaults.bits})" if b == "auto" else b, **_KEEP)
-    m4.selectbox("Exchange", ["auto", *TOPOLOGIES], key=state.key("topo"),
+    m4.selectbox("Exchange", ["auto", *EXCHANGES], key=state.key("topo"),
                  format_func=lambda t: f"auto ({defaults.topology})" if t == "auto" else TOPOLOGY_LABELS[t], **_KEEP)
     if method in ("streaming-diloco", "cocodc", "sparseloco", "crosspipe"):
         k1, k2, k3 = st.columns(3)

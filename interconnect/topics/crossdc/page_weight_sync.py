@@ -12,7 +12,7 @@ import streamlit as st
 
 from interconnect.topics.crossdc.data import get_weight_sync_data
 from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, weight_sync_scenario
-from interconnect.topics.crossdc.model.weight_sync import MODES, ROUTES, TOPOLOGIES, evaluate_weight_sync
+from interconnect.topics.crossdc.model.weight_sync import DELIVERIES, MODES, ROUTES, evaluate_weight_sync
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.state import PageState
@@ -60,7 +60,7 @@ def _controls(state: PageState) -> None:
     r1.selectbox("Generators", list(ROUTES), key=state.key("wsroute"), format_func=ROUTE_LABELS.get, **_KEEP)
     r2.number_input("Receivers (GPUs on a node, else nodes)", min_value=1, max_value=1_000_000, step=1,
                     key=state.key("wsrecv"), **_KEEP)
-    r3.selectbox("Delivery", list(TOPOLOGIES), key=state.key("wstopo"), **_KEEP,
+    r3.selectbox("Delivery", list(DELIVERIES), key=state.key("wstopo"), **_KEEP,
                  format_func={"tree": "Broadcast tree (pipelined)", "fanout": "Fan-out from the trainer"}.get)
     r4.number_input("Index bits", min_value=0, max_value=64, step=1, key=state.key("wsibits"), **_KEEP)
     w1, w2, w3, w4 = st.columns(4)

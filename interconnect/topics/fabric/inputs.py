@@ -20,14 +20,20 @@ FABRIC_PATHS = ("same_rail", "cross_rail", "cross_group", "cross_pod")
 
 def fabric_specs() -> list:
     """The Fabric page: GPUs, server, switch, topology, tapers, distance classes and the drawn path."""
-    from interconnect.hardware.fabric import DISTANCE_IDS, MAX_GPUS, MAX_OVERSUBSCRIPTION, TOPOLOGIES, get_fabric_data
+    from interconnect.hardware.fabric import (
+        DISTANCE_IDS,
+        FABRIC_TOPOLOGIES,
+        MAX_GPUS,
+        MAX_OVERSUBSCRIPTION,
+        get_fabric_data,
+    )
 
     distances = ("auto", *DISTANCE_IDS)
     return [
         IntParam("gpus", 1024, "GPUs", minimum=1, maximum=MAX_GPUS),
         ChoiceParam("server", "dgx-h100", "Server", choices=tuple(get_catalog().nodes)),
         ChoiceParam("switch", "quantum-2-qm9700", "Switch", choices=tuple(get_fabric_data().switches)),
-        ChoiceParam("topo", "rail-leaf-spine", "Topology", choices=TOPOLOGIES),
+        ChoiceParam("topo", "rail-leaf-spine", "Topology", choices=FABRIC_TOPOLOGIES),
         FloatParam("osub", 1.0, "Leaf oversubscription (down : up)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION),
         FloatParam("sosub", 1.0, "Spine oversubscription (three tiers)", minimum=1.0, maximum=MAX_OVERSUBSCRIPTION),
         ChoiceParam("tiers", "auto", "Tiers", choices=("auto", "2", "3")),

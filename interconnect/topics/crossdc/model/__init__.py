@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from interconnect.topics.crossdc.data import (
     CONFIDENCES,
+    EXCHANGES,
     METHODS,
-    TOPOLOGIES,
     CrossDCData,
     CrossDCDataError,
     get_crossdc_data,
@@ -92,7 +92,7 @@ __all__ = [
     "SITES_RANGE",
     "CONFIDENCES",
     "METHODS",
-    "TOPOLOGIES",
+    "EXCHANGES",
     "CrossDCData",
     "CrossDCDataError",
     "CrossDCError",

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from interconnect.topics.crossdc.data import (
+    EXCHANGES,
     METHODS,
     STREAMING_METHODS,
-    TOPOLOGIES,
     CrossDCData,
     get_crossdc_data,
 )
@@ -176,7 +176,7 @@ def make_method(
     bits : int, optional
         Bits per value sent (one of :data:`DENSE_BITS` for a dense method).
     topology : str, optional
-        One of :data:`TOPOLOGIES`.
+        One of :data:`EXCHANGES`.
     fragments, overlap_steps : int, optional
         Streaming DiLoCo and CoCoDC only: fragments per model (0: one per ``layers_per_fragment`` layers)
         and tau, the inner steps a fragment's exchange may overlap.
@@ -226,8 +226,8 @@ def make_method(
     if method == "diloco-int8" and value_bits != 8:
         raise CrossDCInputError("diloco-int8 sends 8-bit values; use diloco for other widths")
     topo = defaults.topology if topology is None else topology
-    if topo not in TOPOLOGIES:
-        raise CrossDCInputError(f"unknown topology '{topo}'; choose one of {', '.join(TOPOLOGIES)}")
+    if topo not in EXCHANGES:
+        raise CrossDCInputError(f"unknown topology '{topo}'; choose one of {', '.join(EXCHANGES)}")
     streaming = method in STREAMING_METHODS
     if not streaming and fragments not in (None, 0, 1):
         raise CrossDCInputError(f"fragments apply to {' and '.join(STREAMING_METHODS)} only")

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from interconnect.topics.crossdc.data import (
-    TOPOLOGIES,
+    EXCHANGES,
 )
 from interconnect.topics.crossdc.model.methods import CrossDCInputError, Method
 from interconnect.units import expects
@@ -91,8 +91,8 @@ def wan_traffic(topology: str, sites: int, gpus_per_site: int = 1) -> tuple[floa
     >>> wan_traffic("ring", 2, 8)
     (1.875, 30)
     """
-    if topology not in TOPOLOGIES:
-        raise CrossDCInputError(f"unknown topology '{topology}'; choose one of {', '.join(TOPOLOGIES)}")
+    if topology not in EXCHANGES:
+        raise CrossDCInputError(f"unknown topology '{topology}'; choose one of {', '.join(EXCHANGES)}")
     if topology == "ring":
         ranks = sites * gpus_per_site
         return 2 * (ranks - 1) / ranks, 2 * (ranks - 1)

@@ -61,7 +61,7 @@ __all__ = [
     "BYTES_PER_VALUE",
     "MODES",
     "ROUTES",
-    "TOPOLOGIES",
+    "DELIVERIES",
     "Hiding",
     "WeightSyncError",
     "WeightSyncResult",
@@ -80,7 +80,7 @@ BYTES_PER_VALUE = {"fp32": 4.0, "bf16": 2.0, "fp8": 1.0}
 #: What is sent: every value, the values that changed since the last sync, or the top-k share.
 MODES = ("full", "delta", "topk")
 #: How the receivers are reached: a pipelined broadcast tree, or the trainer sending to each in turn.
-TOPOLOGIES = ("tree", "fanout")
+DELIVERIES = ("tree", "fanout")
 #: Where the generators are: the trainer's own node, another node of its site, or another site.
 ROUTES = ("node", "site", "wan")
 
@@ -153,8 +153,8 @@ def path_time_s(payload, receivers, link_bytes_per_s, latency_s, topology: str =
     >>> f"{float(path_time_s(140e9, 8, 48e9, 10e-6, 'fanout')):.1f} s"
     '23.3 s'
     """
-    if topology not in TOPOLOGIES:
-        raise WeightSyncError(f"topology must be one of {', '.join(TOPOLOGIES)}, got {topology!r}")
+    if topology not in DELIVERIES:
+        raise WeightSyncError(f"topology must be one of {', '.join(DELIVERIES)}, got {topology!r}")
     p, n = np.asarray(payload, dtype=float), np.asarray(receivers, dtype=float)
     bw, lat = np.asarray(link_bytes_per_s, dtype=float), np.asarray(latency_s, dtype=float)
     staging = np.asarray(staging_bytes_per_s, dtype=float)
@@ -280,7 +280,7 @@ def sync_time_s(s: WeightSyncScenario, topology: str | None = None) -> float:
     if topology == "tree":
         return payload / min(bw, s.staging_bytes_per_s) + latency
     if topology != "fanout":
-        raise WeightSyncError(f"topology must be one of {', '.join(TOPOLOGIES)}, got {topology!r}")
+        raise WeightSyncError(f"topology must be one of {', '.join(DELIVERIES)}, got {topology!r}")
     hop = s.wan_rtt_s if s.route == "wan" else (s.nvlink_latency_s if s.route == "node" else s.site_latency_s)
     return float(path_time_s(payload, n, bw, hop, "fanout", s.staging_bytes_per_s))
 
