@@ -67,11 +67,24 @@ class ReferenceRun(PublishedRun):
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
                         tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed",
                         selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
-                        hbm_bytes_per_s=self.hbm_tb_s * 1e12, ddp=self.ddp_mode)
+                        hbm_bytes_per_s=self.hbm_tb_s * 1e12, ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
     # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy)
+
+    @property
+    def expert_gemm_mode(self) -> str:
+        """How the run's experts ran their GEMMs (rule R24 of training-runs.toml, written before the comparison).
+
+        A mixture of experts trained with Megatron-Core (Megatron-Bridge, NeMo, Megatron-Core) ran its experts
+        through Transformer Engine's GroupedLinear, one cuBLASLt GEMM per local expert ("per-expert"): Megatron-
+        Bridge's MoE model providers and performance configs set ``moe_grouped_gemm = True``, and the Megatron-Core
+        MoE guide (megatron/core/transformer/moe/README.md) recommends ``--moe-grouped-gemm``; every other run
+        "grouped".
+        """
+        megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
+        return "per-expert" if megatron_core and self.experts > 0 else "grouped"
 
     @property
     def ddp_mode(self) -> str:

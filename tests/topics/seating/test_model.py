@@ -466,3 +466,34 @@ def test_the_optimizer_step_moves_38_bytes_per_parameter_it_updates_and_zeroes_t
         out = evaluate_layouts(model, cluster, Workload(global_batch=16), a(1), a(1), a(8), a(1), a(1), a(zero))
         psi = float(out["psi"][0])
         assert float(out["optimizer_s"][0]) == pytest.approx((38 * updated_share + 2 * held_share) * psi / hbm)
+
+
+def test_per_expert_gemms_cost_at_least_transformer_engines_per_call_floor():
+    # Transformer Engine's GroupedLinear runs one cuBLASLt GEMM per local expert; TE's benchmark times 8 tiny ones at
+    # 0.267 ms on a B200 (https://github.com/NVIDIA/TransformerEngine/pull/3134): 33.4 us a call. A Qwen3-30B-A3B-like
+    # MoE (128 experts, 8 per token) on 8 GPUs with EP 8 has 16 local experts: 2 GEMMs x 3 passes x 16 = 96 calls,
+    # 3.2 ms a layer and micro-batch however few tokens; the routed experts' GEMM time at the kernels' rate is
+    # replaced by that floor where it is shorter, and nothing changes where it is longer.
+    from interconnect.topics.seating.model.compute import layer_params
+    from interconnect.topics.seating.model.step import PER_EXPERT_GEMM_S, _grid, _layer_times, expert_gemm_floor_s
+
+    assert PER_EXPERT_GEMM_S == pytest.approx(33.375e-6)
+    assert float(expert_gemm_floor_s(16, 3, 0.0)) == pytest.approx(96 * 33.375e-6)
+    assert float(expert_gemm_floor_s(16, 3, 5e-3)) == 5e-3
+    model, _ = custom_model(30.5e9, 48, 2048, 32, experts=128, top_k=8, active_params=3.3e9, kv_heads=4)
+    per_layer, _ = layer_params(model)
+    share = model.top_k * model.expert_params / model.experts / model.layers / per_layer
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(8), a(1))   # TP 1, PP 1, DP 8, CP 1, EP 8, ZeRO-1
+    added = []
+    for micro in (1, 64):
+        kw = dict(global_batch=8 * micro, micro_batch=micro, seq_len=4096, recompute="none", sequence_parallel=False)
+        one = _layer_times(_grid(model, h100(1), Workload(**kw), *args))
+        each = _layer_times(_grid(model, h100(1), Workload(expert_gemm="per-expert", **kw), *args))
+        gpu = 3 * share * float(one.gemm_fwd[0])
+        expected = max(gpu, 96 * PER_EXPERT_GEMM_S) - gpu
+        assert float((each.compute - one.compute)[0]) == pytest.approx(expected)
+        added.append(expected)
+    assert added[0] > 1e-3 and added[1] == 0.0   # one 4K sequence: the floor binds; 64 of them: the GEMMs outlast it
+    with pytest.raises(LayoutError, match="Expert GEMM mode"):
+        check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8, ep=8), Workload(expert_gemm="sometimes"))

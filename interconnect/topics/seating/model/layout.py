@@ -48,6 +48,8 @@ ATTENTION_KERNELS = ("flash", "flash2", "unfused")
 SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
 #: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
 DDP_MODES = ("bucketed", "megatron-core", "after-backward")
+#: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
+EXPERT_GEMMS = ("grouped", "per-expert")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
              "dualpipe": "DualPipe"}
 DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
@@ -229,7 +231,12 @@ class Workload:
     one per layer, reduced while the last backward runs: PyTorch DDP, FSDP), ``megatron-core`` (Megatron-Core's
     DistributedDataParallel default, buckets of max(40M, 1M x DP) parameters, overlapped the same way) or
     ``after-backward`` (the whole gradient buffer in one call after the last backward, nothing overlapped:
-    Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58).
+    Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58);
+    ``expert_gemm`` how a mixture of experts' local experts run their GEMMs: ``grouped`` (one kernel for all of
+    them, each expert's GEMM costing its FLOPs) or ``per-expert`` (Transformer Engine's GroupedLinear, which
+    Megatron-Core's ``--moe-grouped-gemm`` uses: one cuBLASLt GEMM per local expert issued over several CUDA
+    streams, each call paying a fixed cost however few tokens it has, see
+    :data:`interconnect.topics.seating.model.step.PER_EXPERT_GEMM_S`).
     """
 
     micro_batch: int = 1
@@ -253,6 +260,7 @@ class Workload:
     selective_policy: str = "megatron"
     hbm_bytes_per_s: float = 0.0
     ddp: str = "bucketed"
+    expert_gemm: str = "grouped"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -330,6 +338,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
     if workload.ddp not in DDP_MODES:
         problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
+    if workload.expert_gemm not in EXPERT_GEMMS:
+        problems.append(f"Expert GEMM mode '{workload.expert_gemm}' is not {' or '.join(EXPERT_GEMMS)}.")
     if workload.selective_policy not in SELECTIVE_POLICIES:
         problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
                         f"{' or '.join(SELECTIVE_POLICIES)}.")

@@ -31,15 +31,27 @@ from interconnect.topics.seating.model.memory import (
 )
 from interconnect.topics.seating.model.schedules import _virtual_stages, stage_layers
 from interconnect.topics.seating.model.traffic import _time_s
+from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["OVERLAP_SLOWDOWN", "evaluate_layouts", "every_second_matmul_share", "megatron_bucket_params"]
+__all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
+           "expert_gemm_floor_s", "megatron_bucket_params"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
 #: Distributed Deep Learning, arXiv 2507.03114, abstract) measure 18.9 % on average (40 % at most) over GPT and
 #: Llama training kernels on A100, H100, MI250 and MI210; one figure for every GPU family, as they give one.
 OVERLAP_SLOWDOWN = 0.189
+
+#: Seconds one expert's GEMM takes at least in Transformer Engine's GroupedLinear, which runs a mixture of experts'
+#: local experts as one cuBLASLt GEMM per expert spread over several CUDA streams (NVIDIA/TransformerEngine pull
+#: request 853, "Grouped GEMM via multi-stream cuBLAS"; Megatron-Core's --moe-grouped-gemm uses it). TE's own
+#: benchmark (benchmarks/linear/benchmark_grouped_linear.py, on SM100, a B200, as reported in
+#: https://github.com/NVIDIA/TransformerEngine/pull/3134) times 8 experts of 128 tokens each (N = K = 2,048)
+#: through that multi-stream path at 0.267 ms for the GEMMs alone, operands prepared beforehand: 33.4 us per
+#: expert for GEMMs of about a GFLOP, under a microsecond of tensor-core work, so the figure is the path's fixed
+#: cost per call. The one measurement found, taken for every GPU family (the host's and driver's issue cost).
+PER_EXPERT_GEMM_S = 0.267e-3 / 8
 
 
 @dataclass(frozen=True)
@@ -190,12 +202,22 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     else:
         selective = attn_fwd + _MEMORY_PASSES_FWD * scores / hbm
     layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": layer_fwd}[workload.recompute]
+    expert_extra = 0.0 * T
+    if model.is_moe and workload.expert_gemm == "per-expert":
+        # the routed experts' share of the layer's GEMM time, run as one cuBLASLt call per local expert (EP > 1:
+        # expert TP 1, experts / EP on a GPU; EP 1: every expert on every GPU, sliced by TP)
+        expert_share = min(1.0, model.top_k * model.expert_params / max(model.experts, 1) / model.layers
+                           / per_layer_params)
+        local = np.where(g.ep > 1, model.experts / g.ep, float(model.experts))
+        passes = 3.0 + (1.0 if workload.recompute == "full" else 0.0)
+        gpu_s = passes * expert_share * gemm_fwd
+        expert_extra = expert_gemm_floor_s(local, passes, gpu_s) - gpu_s
     # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
     # training (Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
     # fp8_autocast modules; torchtitan's Float8 conversion leaves the "output" layer out)
     output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
     output = 6 * T * h * model.vocab / g.tp / output_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
-    return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re, output)
+    return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra, output)
 
 
 def every_second_matmul_share(h: float, q: float, kv_width: float, ffn: float, per_layer_params: float) -> float:
@@ -220,6 +242,30 @@ def every_second_matmul_share(h: float, q: float, kv_width: float, ffn: float, p
     '0.365'
     """
     return min(1.0, h * (kv_width / 2 + q + ffn) / per_layer_params)
+
+
+@expects(gpu_s="s")
+def expert_gemm_floor_s(local_experts: np.ndarray | float, passes: float,
+                        gpu_s: np.ndarray | float) -> np.ndarray:
+    r"""Seconds a MoE layer's expert GEMMs take when each local expert's GEMM is its own call.
+
+    Each local expert runs two GEMMs (FC1, FC2) in every pass that touches the experts, and a pass over the
+    weights is three GEMM passes (forward, the inputs' gradient, the weights' gradient; four with a recomputed
+    forward). No call takes less than :data:`PER_EXPERT_GEMM_S`, so the layer's expert GEMMs take
+
+    .. math:: \max\left(t_{GPU},\; 2\, n_{local}\, p\, c\right)
+
+    with :math:`t_{GPU}` their time at the kernels' rate, :math:`n_{local}` the experts on the GPU, :math:`p`
+    the GEMM passes and :math:`c` the per-call cost (our bound: the sum of the per-call floors, as TE's
+    benchmark measures the calls of a grouped GEMM at about their sum).
+
+    Examples
+    --------
+    >>> f"{float(expert_gemm_floor_s(16, 3, 1e-3)) * 1e3:.2f} ms"   # 16 local experts: 96 calls
+    '3.20 ms'
+    """
+    calls = 2.0 * np.asarray(local_experts, dtype=float) * passes
+    return np.maximum(np.asarray(gpu_s, dtype=float), calls * PER_EXPERT_GEMM_S)
 
 
 def _params_per_gpu(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
