@@ -25,7 +25,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from interconnect.hardware.cluster import resolve_cluster  # noqa: E402
 from interconnect.topics.overlap.figures import timeline_figure  # noqa: E402
-from interconnect.topics.overlap.model import Workload, node_sweep, step_schedule, token_sweep  # noqa: E402
+from interconnect.topics.overlap.model import ModelShape, node_sweep, step_schedule, token_sweep  # noqa: E402
 from interconnect.workloads.presets import load_model_presets  # noqa: E402
 
 RUNS = 30
@@ -78,7 +78,7 @@ def timed(label: str, function, repeats: int = 7) -> str:
 
 def core() -> list[str]:
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    workload = Workload.from_preset(load_model_presets()["llama3-405b"])
+    workload = ModelShape.from_preset(load_model_presets()["llama3-405b"])
     lines = []
     line, step = timed("405B step schedule (event list)", lambda: step_schedule(cluster, workload, 4096,
                                                                                    bucket_bytes=25e6))

@@ -11,7 +11,7 @@ import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.hardware.collectives import allreduce
-from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.model import ModelShape, load_bucket_costs, step_schedule
 from interconnect.topics.overlap.page_parts import duration
 from interconnect.ui.pages import PAGES
 from interconnect.ui.pickers import CUSTOM_GPU_LABEL
@@ -103,7 +103,7 @@ def test_one_node_allreduce_is_faster_with_more_scaleup():
 def test_the_overlap_step_follows_the_custom_cluster():
     at = run_page(PAGES["overlap"][0], NEXT)
     costs = load_bucket_costs()  # the Overlap page's default costs per bucket
-    step = step_schedule(custom_cluster(nodes=4), Workload.from_preset(load_model_presets()["llama3-8b"]), 4096,
+    step = step_schedule(custom_cluster(nodes=4), ModelShape.from_preset(load_model_presets()["llama3-8b"]), 4096,
                          sm_contention=costs.contention, bucket_launch_s=costs.launch_s, speed_spread=costs.spread)
     assert metric(at, "Step time") == duration(step.step_s)
     assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)

@@ -108,13 +108,13 @@ def _walk(page, server, link: str, label: str, positions: list[tuple[str, str | 
 
 def _overlap_expected(tokens: int) -> str:
     """What the Overlap page's live readout says at ``tokens``, from the core's own schedule of that step."""
-    from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
+    from interconnect.topics.overlap.model import ModelShape, load_bucket_costs, step_schedule
     from interconnect.units import format_seconds
     from interconnect.workloads.presets import load_model_presets
 
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     costs = load_bucket_costs()
-    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), tokens,
+    step = step_schedule(cluster, ModelShape.from_preset(load_model_presets()["llama3-8b"]), tokens,
                          bucket_bytes=25 * 2**20, sm_contention=costs.contention, bucket_launch_s=costs.launch_s,
                          speed_spread=costs.spread)
     return (f"{tokens:,} tokens per GPU: step {format_seconds(step.step_s)}, {format_seconds(step.exposed_comm_s)} "

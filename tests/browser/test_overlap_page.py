@@ -21,7 +21,7 @@ from browser_helpers import (
 )
 
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.topics.overlap.model import Workload, step_schedule
+from interconnect.topics.overlap.model import ModelShape, step_schedule
 from interconnect.topics.overlap.page_parts import duration
 from interconnect.workloads.presets import load_model_presets
 
@@ -40,7 +40,7 @@ def test_cold_deep_link_to_overlap_page_then_a_control_change(cold_server, page,
     assert page.locator(CHART_SVG).first.is_visible()
     # the page shows the step of exactly this link
     cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=2)
-    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-70b"]), 8192,
+    step = step_schedule(cluster, ModelShape.from_preset(load_model_presets()["llama3-70b"]), 8192,
                          bucket_bytes=100 * 2**20, sm_contention=0.1, mode="ideal")
     assert page.locator(METRIC_VALUE).first.inner_text().strip() == duration(step.step_s)
     assert "Ideal overlap" in page.locator(f"{CHART} .gtitle").first.text_content()

@@ -25,8 +25,8 @@ from interconnect.topics.overlap.model import (
     GRADIENT_BYTES,
     MODE_LABELS,
     MODES,
+    ModelShape,
     StepResult,
-    Workload,
     check_claim,
     cluster_roofline_tokens,
     load_bucket_costs,
@@ -137,10 +137,10 @@ def _ms(seconds: float) -> dict[str, Any]:
     return {"value": round(seconds * 1e3, 6), "unit": "ms"}
 
 
-def _workload(args: argparse.Namespace) -> Workload:
+def _workload(args: argparse.Namespace) -> ModelShape:
     if args.params is not None:
-        return Workload.from_params(args.params, int(args.layers))
-    return Workload.from_preset(load_model_presets()[args.model or "llama3-8b"])
+        return ModelShape.from_params(args.params, int(args.layers))
+    return ModelShape.from_preset(load_model_presets()[args.model or "llama3-8b"])
 
 
 def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline: float,

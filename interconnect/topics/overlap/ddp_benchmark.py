@@ -25,7 +25,7 @@ from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.overlap.ddp_data import load_ddp_benchmark
 from interconnect.topics.overlap.model import (
     BucketCosts,
-    Workload,
+    ModelShape,
     bucket_times_s,
     gpu_rates,
     gradient_production,
@@ -98,7 +98,7 @@ def _model_step(params: int, gpus: int, machines: int, compute_s: float, bucket_
     _, hbm = gpu_rates("v100")
     optimizer = _SGD_BYTES_PER_PARAM * params / hbm
     forward = (compute_s - optimizer) / 3
-    workload = Workload.from_params(params, 50)
+    workload = ModelShape.from_params(params, 50)
     buckets = make_buckets(params * _GRADIENT_BYTES, bucket_bytes)
     t_full, t_last, algorithm = bucket_times_s(cluster, buckets)
     production = gradient_production(workload, _GRADIENT_BYTES, "overlap")

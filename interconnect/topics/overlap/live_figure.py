@@ -34,10 +34,10 @@ def token_family_spec(family: TokenBucketFamily, current_tokens: int, current_bu
     and the bucket size on the chart's grid with the highest compute share.
 
     >>> from interconnect.hardware.cluster import resolve_cluster
-    >>> from interconnect.topics.overlap.model import Workload
+    >>> from interconnect.topics.overlap.model import ModelShape
     >>> from interconnect.topics.overlap.sweep import token_bucket_family
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> family = token_bucket_family(cluster, Workload.from_params(8e9, 32), [1024, 4096], [2**20, 25 * 2**20])
+    >>> family = token_bucket_family(cluster, ModelShape.from_params(8e9, 32), [1024, 4096], [2**20, 25 * 2**20])
     >>> spec = token_family_spec(family, 4096, 25 * 2**20, "overlap")
     >>> spec["slider"]["labels"], spec["slider"]["index"]
     (['1,024 tokens', '4,096 tokens'], 1)

@@ -28,8 +28,8 @@ from interconnect.topics.overlap.model import (
     PLAYBOOK_URL,
     SCALING_BOOK_TITLE,
     SCALING_BOOK_URL,
+    ModelShape,
     StepResult,
-    Workload,
     check_claim,
     cluster_roofline_tokens,
     load_bucket_costs,
@@ -64,11 +64,11 @@ def duration(seconds: float) -> str:
     return format_seconds(float(seconds)) if seconds > 0 else "0 s"
 
 
-def workload_for(model: str, params_billions: float, layers: int) -> Workload:
+def workload_for(model: str, params_billions: float, layers: int) -> ModelShape:
     """A preset's workload, or a custom one from billions of parameters and a depth (the page's units)."""
     if model == "custom":
-        return Workload.from_params(params_billions * 1e9, layers)
-    return Workload.from_preset(load_model_presets()[model])
+        return ModelShape.from_params(params_billions * 1e9, layers)
+    return ModelShape.from_preset(load_model_presets()[model])
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +81,7 @@ class StepInputs:
     """
 
     cluster: Cluster
-    workload: Workload
+    workload: ModelShape
     tokens: int
     bucket_bytes: float
     dtype: str

@@ -17,7 +17,7 @@ import numpy as np
 
 from interconnect.catalog import Catalog
 from interconnect.hardware.cluster import Cluster
-from interconnect.topics.overlap.model import GRADIENT_BYTES, MODES, Workload, make_buckets, token_sweep
+from interconnect.topics.overlap.model import GRADIENT_BYTES, MODES, ModelShape, make_buckets, token_sweep
 
 __all__ = ["BUCKET_GRID_BYTES", "TOKEN_GRID", "TokenBucketFamily", "live_bucket_sizes", "live_token_counts",
            "token_bucket_family"]
@@ -69,7 +69,7 @@ def live_bucket_sizes(current_bytes: float) -> tuple[float, ...]:
     return tuple(sorted({*BUCKET_GRID_BYTES, float(current_bytes)}))
 
 
-def token_bucket_family(cluster: Cluster, workload: Workload, tokens: Sequence[float],
+def token_bucket_family(cluster: Cluster, workload: ModelShape, tokens: Sequence[float],
                         bucket_sizes_bytes: Sequence[float], *, gradient_dtype: str = "bf16",
                         sm_contention: float = 0.0, efficiency: float = 1.0, algorithm: str = "auto",
                         catalog: Catalog | None = None, bucket_launch_s: float = 0.0, speed_spread: float = 0.0,
@@ -80,7 +80,7 @@ def token_bucket_family(cluster: Cluster, workload: Workload, tokens: Sequence[f
     ----------
     cluster : Cluster
         The cluster (each bucket's all-reduce time comes from its model).
-    workload : Workload
+    workload : ModelShape
         The model.
     tokens : sequence of float
         Tokens per GPU (the live slider's positions).
@@ -108,7 +108,7 @@ def token_bucket_family(cluster: Cluster, workload: Workload, tokens: Sequence[f
     --------
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> family = token_bucket_family(cluster, Workload.from_params(8e9, 32), [4096], [25 * 2**20])
+    >>> family = token_bucket_family(cluster, ModelShape.from_params(8e9, 32), [4096], [25 * 2**20])
     >>> overlap = family.modes.index("overlap")
     >>> f"{family.step_s[overlap, 0, 0] * 1e3:.0f} ms", f"{family.exposed_s[overlap, 0, 0] * 1e3:.1f} ms exposed"
     ('352 ms', '86.7 ms exposed')

@@ -8,7 +8,7 @@ import pytest
 
 from interconnect.cli import main
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.model import ModelShape, load_bucket_costs, step_schedule
 
 ISSUE_EXAMPLE = ["overlap", "--params", "8e9", "--tokens-per-gpu", "4096", "--gpu", "h100-sxm", "--gpus-per-node", "8",
                  "--nodes", "4"]
@@ -38,7 +38,7 @@ def test_json_has_the_keys_the_page_and_scripts_rely_on(capsys):
     assert payload["hide_threshold_tokens"] > 0
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
     costs = load_bucket_costs()  # the CLI's defaults are the sourced per-bucket costs, as on the page
-    step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096, bucket_bytes=25e6,
+    step = step_schedule(cluster, ModelShape.from_params(8e9, 32), 4096, bucket_bytes=25e6,
                          sm_contention=costs.contention, bucket_launch_s=costs.launch_s, speed_spread=costs.spread)
     assert payload["sm_contention"] == costs.contention and payload["gpu_spread"] == costs.spread
     assert payload["bucket_launch_per_bucket"] == {"value": pytest.approx(costs.launch_s * 1e6), "unit": "us"}

@@ -12,7 +12,7 @@ from interconnect.topics.overlap.figures import (
     token_sweep_figure,
 )
 from interconnect.topics.overlap.model import (
-    Workload,
+    ModelShape,
     check_claim,
     cluster_roofline_tokens,
     node_sweep,
@@ -22,11 +22,11 @@ from interconnect.topics.overlap.model import (
 from interconnect.workloads.presets import load_model_presets
 
 CLUSTER, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-LLAMA_8B = Workload.from_preset(load_model_presets()["llama3-8b"])
+LLAMA_8B = ModelShape.from_preset(load_model_presets()["llama3-8b"])
 
 
 def test_timeline_draws_every_bucket_of_a_small_model_in_one_trace():
-    step = step_schedule(CLUSTER, Workload.from_params(1e9, 16), 4096)
+    step = step_schedule(CLUSTER, ModelShape.from_params(1e9, 16), 4096)
     figure = timeline_figure(step)
     assert len(figure.data) == 2  # compute lane, communication lane
     comm = figure.data[1]
@@ -36,7 +36,7 @@ def test_timeline_draws_every_bucket_of_a_small_model_in_one_trace():
 
 
 def test_timeline_of_405b_merges_thirty_thousand_buckets_into_one_trace():
-    step = step_schedule(CLUSTER, Workload.from_preset(load_model_presets()["llama3-405b"]), 4096)
+    step = step_schedule(CLUSTER, ModelShape.from_preset(load_model_presets()["llama3-405b"]), 4096)
     assert step.buckets.count > 30_000
     figure = timeline_figure(step, max_segments=600)
     comm = figure.data[1]
@@ -49,7 +49,7 @@ def test_timeline_of_405b_merges_thirty_thousand_buckets_into_one_trace():
 
 
 def test_timeline_draws_at_most_its_default_segment_count():
-    step = step_schedule(CLUSTER, Workload.from_preset(load_model_presets()["llama3-405b"]), 4096)
+    step = step_schedule(CLUSTER, ModelShape.from_preset(load_model_presets()["llama3-405b"]), 4096)
     comm = timeline_figure(step).data[1]
     assert TIMELINE_SEGMENTS < 600 and len(comm.x) <= TIMELINE_SEGMENTS + 1
     assert np.sum(comm.x) == pytest.approx(step.events.buckets()[1][-1] - step.events.buckets()[0][0], rel=0.05)

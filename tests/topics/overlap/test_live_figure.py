@@ -8,7 +8,7 @@ import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.overlap.live_figure import token_family_spec
-from interconnect.topics.overlap.model import MODES, Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.model import MODES, ModelShape, load_bucket_costs, step_schedule
 from interconnect.topics.overlap.sweep import (
     BUCKET_GRID_BYTES,
     TOKEN_GRID,
@@ -38,7 +38,7 @@ def test_every_position_equals_the_step_the_core_schedules(model, mode, nodes):
     """The sentence beside the slider and the thick line at the page's bucket size are, at each token
     count, what step_schedule gives for that step on its own (the page's metrics use it too)."""
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=nodes)
-    workload = Workload.from_preset(load_model_presets()[model])
+    workload = ModelShape.from_preset(load_model_presets()[model])
     costs = load_bucket_costs()
     kwargs = {"sm_contention": costs.contention, "bucket_launch_s": costs.launch_s, "speed_spread": costs.spread}
     bucket = 25 * 2**20
@@ -62,7 +62,7 @@ def test_every_position_equals_the_step_the_core_schedules(model, mode, nodes):
 
 def test_other_bucket_sizes_and_modes_on_the_chart_match_the_core_too():
     cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=8)
-    workload = Workload.from_params(8e9, 32)
+    workload = ModelShape.from_params(8e9, 32)
     sizes = (2.0**20, 2.0**27)
     family = token_bucket_family(cluster, workload, (1024, 65536), sizes, bucket_launch_s=12e-6)
     for m, mode in enumerate(MODES):
@@ -75,6 +75,6 @@ def test_other_bucket_sizes_and_modes_on_the_chart_match_the_core_too():
 
 def test_present_mode_enlarges_the_text():
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=2)
-    family = token_bucket_family(cluster, Workload.from_params(8e9, 32), (4096,), (2.0**24,))
+    family = token_bucket_family(cluster, ModelShape.from_params(8e9, 32), (4096,), (2.0**24,))
     assert token_family_spec(family, 4096, 2.0**24, "overlap", present=True)["font_scale"] > 1
     assert token_family_spec(family, 4096, 2.0**24, "overlap")["font_scale"] == 1

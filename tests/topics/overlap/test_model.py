@@ -14,8 +14,8 @@ from interconnect.hardware.collectives import allreduce
 from interconnect.topics.overlap.model import (
     DEFAULT_BUCKET_BYTES,
     MAX_BUCKETS,
+    ModelShape,
     Production,
-    Workload,
     check_claim,
     cluster_roofline_tokens,
     comm_share_for_saving,
@@ -36,8 +36,8 @@ from interconnect.workloads.presets import load_model_presets
 
 CLUSTER, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
 PRESETS = load_model_presets()
-LLAMA_8B = Workload.from_preset(PRESETS["llama3-8b"])
-CUSTOM_8B = Workload.from_params(8e9, 32)
+LLAMA_8B = ModelShape.from_preset(PRESETS["llama3-8b"])
+CUSTOM_8B = ModelShape.from_params(8e9, 32)
 
 
 # --- rooflines ------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def test_without_overlap_the_step_is_compute_plus_every_bucket(workload, tokens)
     assert step.overlap_fraction == pytest.approx(0.0, abs=1e-9)
 
 
-@pytest.mark.parametrize("workload", [LLAMA_8B, Workload.from_preset(PRESETS["llama3-405b"])], ids=["8b", "405b"])
+@pytest.mark.parametrize("workload", [LLAMA_8B, ModelShape.from_preset(PRESETS["llama3-405b"])], ids=["8b", "405b"])
 def test_ideal_overlap_with_ample_tokens_exposes_only_the_last_bucket(workload):
     step = step_schedule(CLUSTER, workload, 2_000_000, mode="ideal")
     assert step.exposed_comm_s == pytest.approx(step.last_bucket_time_s, rel=1e-9)
@@ -161,7 +161,7 @@ LINEAR = Production((0.0, 100e6), (0.0, 1.0))
 
 def _four_buckets(mode, **kwargs):
     # 100 MB of gradient in four 25 MB buckets of 2 ms each; forward 30 ms, backward 60 ms, optimizer 5 ms
-    return schedule_from_times(Workload.from_params(25e6, 50), 1, 0.030, 0.060, 0.005, make_buckets(100e6, 25e6),
+    return schedule_from_times(ModelShape.from_params(25e6, 50), 1, 0.030, 0.060, 0.005, make_buckets(100e6, 25e6),
                                0.002, 0.002, production=LINEAR, mode=mode, **kwargs)
 
 
@@ -281,7 +281,7 @@ def test_more_tokens_never_increase_the_all_reduce_after_backward(preset, mode, 
                                                                 launch_us, spread):
     # The tail only: the exposed communication in all also counts the wait for the slowest GPU, which grows
     # with the compute.
-    workload = CUSTOM_8B if preset == "custom" else Workload.from_preset(PRESETS[preset])
+    workload = CUSTOM_8B if preset == "custom" else ModelShape.from_preset(PRESETS[preset])
     kwargs = {"mode": mode, "sm_contention": contention, "bucket_bytes": bucket_mib * 2**20,
               "bucket_launch_s": launch_us * 1e-6, "speed_spread": spread}
     fewer = step_schedule(CLUSTER, workload, low, **kwargs)
@@ -315,7 +315,7 @@ def test_the_best_bucket_size_is_where_the_alpha_beta_model_puts_it(best_count, 
     def bucket_time(size):
         return alpha + np.asarray(size) * beta
 
-    workload = Workload.from_params(params, 32)
+    workload = ModelShape.from_params(params, 32)
     probe = step_schedule(CLUSTER, workload, 1024, mode="ideal", bucket_time_fn=bucket_time)
     tokens = 1024 * slack * gradient * beta / probe.backward_s  # backward = slack x the pure transfer time
     backward = probe.backward_s * tokens / 1024

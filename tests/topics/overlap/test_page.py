@@ -4,7 +4,7 @@ import pytest
 
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.overlap.inputs import OVERLAP_VIEWS
-from interconnect.topics.overlap.model import Workload, load_bucket_costs, step_schedule
+from interconnect.topics.overlap.model import ModelShape, load_bucket_costs, step_schedule
 from interconnect.topics.overlap.page_parts import duration
 from interconnect.workloads.presets import load_model_presets
 from tests.app.conftest import chart_specs, live_charts, run_page
@@ -37,7 +37,7 @@ def test_defaults_render_the_live_chart_and_write_the_url_each_further_chart_on_
     assert at.slider(key="overlap.sm").value == pytest.approx(costs.contention)
     assert at.number_input(key="overlap.launch").value == pytest.approx(costs.launch_s * 1e6)
     assert at.slider(key="overlap.spread").value == pytest.approx(costs.spread * 100)
-    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096,
+    step = step_schedule(cluster, ModelShape.from_preset(load_model_presets()["llama3-8b"]), 4096,
                          sm_contention=costs.contention, bucket_launch_s=costs.launch_s, speed_spread=costs.spread)
     assert metric(at, "Step time") == duration(step.step_s)
     assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
@@ -66,7 +66,7 @@ def test_every_parameter_from_the_link():
     assert at.slider(key="overlap.sm").value == pytest.approx(0.15)
     cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=2, nic="ib-ndr", nics_per_node=8,
                                  fabric="infiniband")
-    step = step_schedule(cluster, Workload.from_params(1.3e9, 24), 16384, bucket_bytes=100 * 2**20,
+    step = step_schedule(cluster, ModelShape.from_params(1.3e9, 24), 16384, bucket_bytes=100 * 2**20,
                          gradient_dtype="fp32", sm_contention=0.15, mode="ideal", efficiency=0.5, algorithm="ring",
                          bucket_launch_s=30e-6, speed_spread=0.04)
     assert metric(at, "Step time") == duration(step.step_s)
@@ -78,11 +78,11 @@ def test_the_costs_per_bucket_from_the_link_change_the_step():
     at = run_page(PAGE, query)
     assert not at.exception and not at.warning
     cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    step = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096,
+    step = step_schedule(cluster, ModelShape.from_preset(load_model_presets()["llama3-8b"]), 4096,
                          sm_contention=0.3, bucket_launch_s=200e-6, speed_spread=0.2)
     assert metric(at, "Step time") == duration(step.step_s)
     bare = run_page(PAGE, {"launch": "0", "spread": "0", "sm": "0"})
-    plain = step_schedule(cluster, Workload.from_preset(load_model_presets()["llama3-8b"]), 4096)
+    plain = step_schedule(cluster, ModelShape.from_preset(load_model_presets()["llama3-8b"]), 4096)
     assert metric(bare, "Step time") == duration(plain.step_s) != duration(step.step_s)
 
 

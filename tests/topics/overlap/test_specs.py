@@ -10,7 +10,7 @@ from interconnect.hardware.cluster import resolve_cluster
 from interconnect.inputs.cluster import cluster_inputs
 from interconnect.inputs.params import parse_state, to_query
 from interconnect.topics.overlap.inputs import overlap_specs
-from interconnect.topics.overlap.model import Workload, step_schedule
+from interconnect.topics.overlap.model import ModelShape, step_schedule
 from interconnect.units import parse_quantity
 from interconnect.workloads.presets import load_model_presets
 
@@ -40,9 +40,9 @@ def test_any_query_gives_values_the_core_accepts(query):
     cluster, _ = resolve_cluster(values["gpu"], **cluster_inputs(values))
     bucket = float(parse_quantity(values["bucket"], "size").quantity.to("B").magnitude)
     if values["model"] == "custom":
-        workload = Workload.from_params(values["params"] * 1e9, values["layers"])
+        workload = ModelShape.from_params(values["params"] * 1e9, values["layers"])
     else:
-        workload = Workload.from_preset(load_model_presets()[values["model"]])
+        workload = ModelShape.from_preset(load_model_presets()[values["model"]])
     start = time.perf_counter()
     step = step_schedule(cluster, workload, values["tokens"], bucket_bytes=bucket, gradient_dtype=values["dtype"],
                          sm_contention=values["sm"], mode=values["mode"], efficiency=values["eff"],

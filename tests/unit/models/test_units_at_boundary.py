@@ -105,9 +105,9 @@ def _cluster():
 
 
 def _workload():
-    from interconnect.topics.overlap.model import Workload
+    from interconnect.topics.overlap.model import ModelShape
 
-    return Workload.from_params(8e9, 32)
+    return ModelShape.from_params(8e9, 32)
 
 
 def _cases():

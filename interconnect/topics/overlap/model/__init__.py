@@ -83,7 +83,7 @@ from interconnect.topics.overlap.model.workload import (
     PLAYBOOK_URL,
     SCALING_BOOK_TITLE,
     SCALING_BOOK_URL,
-    Workload,
+    ModelShape,
     compute_times_s,
     gpu_rates,
 )
@@ -110,7 +110,7 @@ __all__ = [
     "SCALING_BOOK_URL",
     "StepResult",
     "Sweep",
-    "Workload",
+    "ModelShape",
     "bucket_times_s",
     "check_claim",
     "cluster_roofline_tokens",

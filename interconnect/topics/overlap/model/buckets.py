@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.topics.overlap.model.workload import MAX_BUCKETS, Workload
+from interconnect.topics.overlap.model.workload import MAX_BUCKETS, ModelShape
 from interconnect.units import expects
 
 __all__ = [
@@ -149,12 +149,12 @@ class Production:
         return np.interp(at_bytes, self.bytes_knots, self.fraction_knots)
 
 
-def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode: str) -> Production:
+def gradient_production(workload: ModelShape, gradient_bytes_per_param: int, mode: str) -> Production:
     """Order the gradient bytes as the backward pass produces them: output layer first, blocks, input embedding last.
 
     Parameters
     ----------
-    workload : Workload
+    workload : ModelShape
         The model.
     gradient_bytes_per_param : int
         g, bytes per gradient element.
@@ -177,7 +177,7 @@ def gradient_production(workload: Workload, gradient_bytes_per_param: int, mode:
     Examples
     --------
     >>> from interconnect.workloads.presets import load_model_presets
-    >>> p = gradient_production(Workload.from_preset(load_model_presets()["llama3-8b"]), 2, "overlap")
+    >>> p = gradient_production(ModelShape.from_preset(load_model_presets()["llama3-8b"]), 2, "overlap")
     >>> [round(f, 3) for f in p.fraction_knots]
     [0.0, 0.07, 1.0, 1.0]
     """

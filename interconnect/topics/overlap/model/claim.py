@@ -165,8 +165,8 @@ def check_claim(step: StepResult, *, fraction: float = CLAIM_OVERLAP_FRACTION,
     --------
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> from interconnect.topics.overlap.model import Workload, step_schedule
-    >>> check = check_claim(step_schedule(cluster, Workload.from_params(8e9, 32), 4096))
+    >>> from interconnect.topics.overlap.model import ModelShape, step_schedule
+    >>> check = check_claim(step_schedule(cluster, ModelShape.from_params(8e9, 32), 4096))
     >>> f"{check.needed_comm_share:.1%}", f"{check.needed_comm_over_compute:.2f}"
     ('35.3%', '0.55')
     """

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from interconnect.catalog import Catalog, get_catalog
 from interconnect.hardware.cluster import Cluster
-from interconnect.topics.overlap.model.workload import GRADIENT_BYTES, Workload, gpu_rates
+from interconnect.topics.overlap.model.workload import GRADIENT_BYTES, ModelShape, gpu_rates
 
 __all__ = [
     "Roofline",
@@ -126,13 +126,13 @@ def cluster_roofline_tokens(cluster: Cluster, gradient_dtype: str = "bf16", cata
     return flops / w * GRADIENT_BYTES[gradient_dtype] / 2
 
 
-def playbook_ratios(workload: Workload, tokens_per_gpu: float, cluster: Cluster,
+def playbook_ratios(workload: ModelShape, tokens_per_gpu: float, cluster: Cluster,
                     catalog: Catalog | None = None) -> dict[str, float]:
     r"""Compute t_comm / t_compute for each kind of parallelism, from the Ultra-Scale Playbook's overlap conditions.
 
     Parameters
     ----------
-    workload : Workload
+    workload : ModelShape
         The model (width h and layers L).
     tokens_per_gpu : float
         D, tokens per GPU.
@@ -169,7 +169,7 @@ def playbook_ratios(workload: Workload, tokens_per_gpu: float, cluster: Cluster,
     --------
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> ratios = playbook_ratios(Workload.from_params(8e9, 32), 4096, cluster)
+    >>> ratios = playbook_ratios(ModelShape.from_params(8e9, 32), 4096, cluster)
     >>> f"dp {ratios['dp']:.2f}, zero3 {ratios['zero3']:.2f}"
     'dp 0.59, zero3 0.29'
     """

@@ -31,7 +31,7 @@ from interconnect.topics.overlap.model.workload import (
     DEFAULT_BUCKET_BYTES,
     GRADIENT_BYTES,
     MODES,
-    Workload,
+    ModelShape,
     compute_times_s,
     gpu_rates,
 )
@@ -83,7 +83,7 @@ class EventList:
         Examples
         --------
         >>> buckets = make_buckets(100e6, 25e6)
-        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        >>> step = schedule_from_times(ModelShape.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
         ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
         >>> step.events.label(1), step.events.label(3)
         ('backward', 'all-reduce of bucket 1 (25 MB)')
@@ -104,7 +104,7 @@ class EventList:
         Examples
         --------
         >>> buckets = make_buckets(100e6, 25e6)
-        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        >>> step = schedule_from_times(ModelShape.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
         ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
         >>> step.events.rows()[0]
         {'start_s': 0.0, 'end_s': 0.03, 'lane': 'compute', 'label': 'forward'}
@@ -129,7 +129,7 @@ class EventList:
         Examples
         --------
         >>> buckets = make_buckets(100e6, 25e6)
-        >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+        >>> step = schedule_from_times(ModelShape.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
         ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
         >>> [f"{t * 1e3:.0f} ms" for t in step.events.buckets()[1]]
         ['47 ms', '62 ms', '77 ms', '92 ms']
@@ -160,7 +160,7 @@ class StepResult:
     """
 
     mode: str
-    workload: Workload
+    workload: ModelShape
     tokens_per_gpu: float
     forward_s: float
     backward_s: float
@@ -310,7 +310,7 @@ def bucket_times_s(cluster: Cluster, buckets: Buckets, algorithm: str = "auto") 
 @expects(bucket_bytes="B", bucket_launch_s="s")
 def step_schedule(
     cluster: Cluster,
-    workload: Workload,
+    workload: ModelShape,
     tokens_per_gpu: float,
     *,
     bucket_bytes: float = DEFAULT_BUCKET_BYTES,
@@ -330,8 +330,8 @@ def step_schedule(
     ----------
     cluster : Cluster
         Every GPU of the cluster is one data-parallel rank (pure DP); its GPU sets the compute rates.
-    workload : Workload
-        The model (:meth:`Workload.from_preset` or :meth:`Workload.from_params`).
+    workload : ModelShape
+        The model (:meth:`ModelShape.from_preset` or :meth:`ModelShape.from_params`).
     tokens_per_gpu : float
         Tokens one GPU processes in the backward pass that ends with the all-reduce (>= 1).
     bucket_bytes : float
@@ -390,10 +390,10 @@ def step_schedule(
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> from interconnect.units import Q_
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> step = step_schedule(cluster, Workload.from_params(8e9, 32), 4096)
+    >>> step = step_schedule(cluster, ModelShape.from_params(8e9, 32), 4096)
     >>> f"{step.step_s * 1e3:.0f} ms", step.buckets.count, f"{step.exposed_comm_s * 1e3:.1f} ms exposed"
     ('352 ms', 611, '86.7 ms exposed')
-    >>> same = step_schedule(cluster, Workload.from_params(8e9, 32), 4096, bucket_bytes=Q_(25, "MiB"))
+    >>> same = step_schedule(cluster, ModelShape.from_params(8e9, 32), 4096, bucket_bytes=Q_(25, "MiB"))
     >>> same.step_s == step.step_s
     True
     """
@@ -434,7 +434,7 @@ def step_schedule(
 
 @expects(forward_s="s", backward_s="s", optimizer_s="s", bucket_time_s="s", last_bucket_time_s="s",
          bucket_launch_s="s")
-def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: float, backward_s: float,
+def schedule_from_times(workload: ModelShape, tokens_per_gpu: float, forward_s: float, backward_s: float,
                         optimizer_s: float, buckets: Buckets, bucket_time_s: float, last_bucket_time_s: float, *,
                         production: Production, mode: str = "overlap", sm_contention: float = 0.0,
                         algorithm: str = "given", bucket_launch_s: float = 0.0,
@@ -443,7 +443,7 @@ def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: fl
 
     Parameters
     ----------
-    workload : Workload
+    workload : ModelShape
         The model.
     tokens_per_gpu : float
         Tokens per GPU (for the hide threshold).
@@ -487,7 +487,7 @@ def schedule_from_times(workload: Workload, tokens_per_gpu: float, forward_s: fl
     Examples
     --------
     >>> buckets = make_buckets(100e6, 25e6)
-    >>> step = schedule_from_times(Workload.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
+    >>> step = schedule_from_times(ModelShape.from_params(25e6, 50), 1, 0.03, 0.06, 0.0, buckets, 0.002, 0.002,
     ...                            production=Production((0.0, 100e6), (0.0, 1.0)), mode="ideal")
     >>> f"{step.step_s * 1e3:.1f} ms", f"{step.exposed_comm_s * 1e3:.1f} ms"
     ('92.0 ms', '2.0 ms')

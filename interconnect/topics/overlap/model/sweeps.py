@@ -20,7 +20,7 @@ from interconnect.topics.overlap.model.buckets import (
     slowest_rank_lag,
 )
 from interconnect.topics.overlap.model.step import _candidates, _contended, bucket_times_s
-from interconnect.topics.overlap.model.workload import GRADIENT_BYTES, Workload, compute_times_s, gpu_rates
+from interconnect.topics.overlap.model.workload import GRADIENT_BYTES, ModelShape, compute_times_s, gpu_rates
 from interconnect.units import expects
 
 __all__ = [
@@ -68,7 +68,7 @@ def _sweep_rows(fwd: np.ndarray, bwd: np.ndarray, opt: np.ndarray, buckets: Buck
 
 
 @expects(bucket_bytes="B", bucket_launch_s="s")
-def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *, bucket_bytes: float,
+def token_sweep(cluster: Cluster, workload: ModelShape, tokens: Sequence[float], *, bucket_bytes: float,
                 gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
                 modes: Sequence[str] = ("none", "overlap", "ideal"), algorithm: str = "auto",
                 catalog: Catalog | None = None, bucket_launch_s: float = 0.0, speed_spread: float = 0.0) -> Sweep:
@@ -78,7 +78,7 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
     ----------
     cluster : Cluster
         The cluster (bucket times are fixed along the sweep).
-    workload : Workload
+    workload : ModelShape
         The model.
     tokens : sequence of float
         Tokens per GPU.
@@ -103,7 +103,7 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
     --------
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> sweep = token_sweep(cluster, Workload.from_params(8e9, 32), [512, 4096, 32768], bucket_bytes=25 * 2**20)
+    >>> sweep = token_sweep(cluster, ModelShape.from_params(8e9, 32), [512, 4096, 32768], bucket_bytes=25 * 2**20)
     >>> bool(np.all(np.diff(sweep.exposed_s[1]) <= 0))
     True
     """
@@ -121,7 +121,7 @@ def token_sweep(cluster: Cluster, workload: Workload, tokens: Sequence[float], *
 
 
 @expects(bucket_bytes="B", bucket_launch_s="s")
-def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node_counts: Sequence[int], *,
+def node_sweep(cluster: Cluster, workload: ModelShape, tokens_per_gpu: float, node_counts: Sequence[int], *,
                bucket_bytes: float, gradient_dtype: str = "bf16", sm_contention: float = 0.0, efficiency: float = 1.0,
                algorithms: Sequence[str] = ("auto", "ring"), catalog: Catalog | None = None,
                bucket_launch_s: float = 0.0, speed_spread: float = 0.0) -> Sweep:
@@ -131,7 +131,7 @@ def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node
     ----------
     cluster : Cluster
         The cluster; each node count re-times the buckets on a bigger copy of it.
-    workload : Workload
+    workload : ModelShape
         The model.
     tokens_per_gpu : float
         Tokens per GPU.
@@ -156,7 +156,7 @@ def node_sweep(cluster: Cluster, workload: Workload, tokens_per_gpu: float, node
     --------
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
-    >>> sweep = node_sweep(cluster, Workload.from_params(8e9, 32), 4096, [2, 64], bucket_bytes=25 * 2**20)
+    >>> sweep = node_sweep(cluster, ModelShape.from_params(8e9, 32), 4096, [2, 64], bucket_bytes=25 * 2**20)
     >>> sweep.series, sweep.exposed_s.shape
     (('auto', 'ring'), (2, 2))
     """

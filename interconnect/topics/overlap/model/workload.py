@@ -27,7 +27,7 @@ __all__ = [
     "PLAYBOOK_URL",
     "SCALING_BOOK_TITLE",
     "SCALING_BOOK_URL",
-    "Workload",
+    "ModelShape",
     "compute_times_s",
     "gpu_rates",
 ]
@@ -69,7 +69,7 @@ _FORWARD, _BACKWARD, _OPTIMIZER, _BUCKET = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
-class Workload:
+class ModelShape:
     """The model as the step schedule sees it: parameter counts (plain numbers of elements).
 
     Attributes
@@ -103,7 +103,7 @@ class Workload:
     preset_id: str = "custom"
 
     @classmethod
-    def from_preset(cls, preset: ModelPreset) -> Workload:
+    def from_preset(cls, preset: ModelPreset) -> ModelShape:
         """Build the workload of a preset's published shape, with its output layer and embedding placed in time.
 
         Parameters
@@ -113,7 +113,7 @@ class Workload:
 
         Returns
         -------
-        Workload
+        ModelShape
             Parameter counts: the gradient covers every parameter (all experts of a mixture of
             experts); compute covers the parameters one token uses, less the input embedding (a lookup,
             :math:`V h` parameters for vocabulary :math:`V` and width :math:`h`).
@@ -126,7 +126,7 @@ class Workload:
         Examples
         --------
         >>> from interconnect.workloads.presets import load_model_presets
-        >>> w = Workload.from_preset(load_model_presets()["llama3-8b"])
+        >>> w = ModelShape.from_preset(load_model_presets()["llama3-8b"])
         >>> f"{w.params:.4g}", f"{w.matmul_params:.4g}", f"{w.head_params:.4g}", f"{w.embedding_params:.4g}"
         ('8.03e+09', '7.505e+09', '5.253e+08', '5.253e+08')
         """
@@ -135,7 +135,7 @@ class Workload:
                    preset.layers, preset.hidden, False, preset.seq_len, preset.id)
 
     @classmethod
-    def from_params(cls, params: float, layers: int, *, seq_len: int = 8192) -> Workload:
+    def from_params(cls, params: float, layers: int, *, seq_len: int = 8192) -> ModelShape:
         r"""Build a workload from a parameter count and a depth only: gradients stream out evenly.
 
         Parameters
@@ -149,7 +149,7 @@ class Workload:
 
         Returns
         -------
-        Workload
+        ModelShape
             Every parameter a matmul parameter, no separate output layer or embedding.
 
         Notes
@@ -161,7 +161,7 @@ class Workload:
 
         Examples
         --------
-        >>> w = Workload.from_params(8e9, 32)
+        >>> w = ModelShape.from_params(8e9, 32)
         >>> w.hidden, w.embedding_params
         (4564, 0.0)
         """
@@ -200,13 +200,13 @@ def gpu_rates(gpu_id: str, catalog: Catalog | None = None) -> tuple[float, float
 
 
 @expects(flops_per_s="FLOP/s", hbm_bytes_per_s="B/s", gradient_bytes="B")
-def compute_times_s(workload: Workload, tokens_per_gpu: object, flops_per_s: float, hbm_bytes_per_s: float,
+def compute_times_s(workload: ModelShape, tokens_per_gpu: object, flops_per_s: float, hbm_bytes_per_s: float,
                     gradient_bytes: int, efficiency: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Compute the forward, backward and optimizer time for one GPU's tokens.
 
     Parameters
     ----------
-    workload : Workload
+    workload : ModelShape
         The model.
     tokens_per_gpu : array_like
         D, tokens per GPU.
@@ -239,7 +239,7 @@ def compute_times_s(workload: Workload, tokens_per_gpu: object, flops_per_s: flo
     Examples
     --------
     >>> from interconnect.units import Q_
-    >>> w = Workload.from_params(8e9, 32)
+    >>> w = ModelShape.from_params(8e9, 32)
     >>> fwd, bwd, opt = compute_times_s(w, 4096, 989.4e12, 3.35e12, 2)
     >>> f"{fwd[0] * 1e3:.1f} ms", f"{bwd[0] * 1e3:.1f} ms", f"{opt[0] * 1e3:.1f} ms"
     ('66.2 ms', '132.5 ms', '66.9 ms')
