@@ -537,7 +537,7 @@ def collective(cluster: Cluster, name: str, size_bytes: object, algorithm: str =
     >>> from interconnect.hardware.cluster import resolve_cluster
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> [f"{collective(cluster, c, 2**30).busbw_gbps[0]:.0f} GB/s" for c in ("all_reduce_perf", "all_gather")]
-    ['462 GB/s', '355 GB/s']
+    ['463 GB/s', '355 GB/s']
     """
     key = normalize_collective(name)
     if key == "all_reduce":

@@ -146,6 +146,16 @@ _TREE_LL128_CAP = {
 #: NCCL tuning.cc ``perChMaxNVLSTreeBws`` (GB/s per channel; 1 node unused / 2 nodes / more), NCCL
 #: 2.28 on; the model uses them as the measured ceiling of one NVLSTree head.
 _NVLS_TREE_CAP = {"Hopper": (0.0, 57.7, 45.5), "Blackwell": (0.0, 96.0, 80.0)}
+#: NVLink hand-offs of NCCL's one-domain NVLS all-reduce kernel (``RunWorkElement<AllReduce, NVLS,
+#: Simple>``, ``oneNode`` branch, src/device/all_reduce.h at v2.18.5-1 to v2.27.3-1): warps that
+#: *scatter* the user buffer into the NVLS staging buffers, warps that *reduce and multicast* through the
+#: switch (``directRecvDirectSend`` on ``nvls->down``), warps that *gather* the result back: three
+#: chained Simple-protocol steps, each waiting on the previous one's flag. Each costs NCCL's NVLink
+#: Simple step latency (tuning.cc ``hwLat[NVLINK][Ring][Simple]`` 3.4 µs, the same from 2.18 to HEAD;
+#: NVLS has ``baseLat`` 0). The 23-25 µs of ``hwLat[NVLINK][NVLS]`` is what NCCL's *tuner* charges
+#: NVLS (it keeps the tuner off NVLS for small messages, as tree Simple's 28 µs did until 2.21); the
+#: model keeps it for the tuner's choice and uses the three steps for the time.
+_NVLS_ONE_DOMAIN_STEPS = 3
 #: NCCL ``NCCL_MAX_NVLS_ARITY`` (device.h): at most 32 NVLS heads, one per network device.
 _NVLS_MAX_ARITY = 32
 #: Per-channel (bwIntra, bwInter) of the NVLS graph NCCL builds on a DGX H100 with 8 x 400G NICs
@@ -454,7 +464,7 @@ class AllreduceResult:
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
         >>> row = allreduce(cluster, [2**30]).rows()[0]
         >>> row["size_bytes"], row["algorithm"], f"{row['busbw_gbps']:.0f} GB/s"
-        (1073741824, 'nvls', '462 GB/s')
+        (1073741824, 'nvls', '463 GB/s')
         """
         return [
             {
