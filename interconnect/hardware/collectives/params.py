@@ -156,6 +156,11 @@ _NVLS_TREE_CAP = {"Hopper": (0.0, 57.7, 45.5), "Blackwell": (0.0, 96.0, 80.0)}
 #: NVLS (it keeps the tuner off NVLS for small messages, as tree Simple's 28 µs did until 2.21); the
 #: model keeps it for the tuner's choice and uses the three steps for the time.
 _NVLS_ONE_DOMAIN_STEPS = 3
+#: The same for NCCL's one-domain NVLS all-gather and reduce-scatter kernels (src/device/all_gather.h,
+#: reduce_scatter.h at v2.20.5-1, ``RunWorkElement<..., NVLS, Simple>``, unregistered buffers): two
+#: chained Simple steps, a multicast send through the switch then a gather (all-gather), a scatter
+#: into the staging buffers then a reduce through the switch (reduce-scatter).
+_NVLS_AG_RS_STEPS = 2
 #: NCCL ``NCCL_MAX_NVLS_ARITY`` (device.h): at most 32 NVLS heads, one per network device.
 _NVLS_MAX_ARITY = 32
 #: Per-channel (bwIntra, bwInter) of the NVLS graph NCCL builds on a DGX H100 with 8 x 400G NICs
