@@ -646,8 +646,9 @@ def test_a100_small_message_floor_is_the_single_process_launch():
 
 
 def test_nvls_time_is_three_nvlink_steps_not_the_tuners_latency():
-    # NCCL's one-domain NVLS all-reduce kernel (src/device/all_reduce.h, oneNode branch, v2.18.5-1 to
-    # v2.27.3-1) chains three Simple steps over NVLink: scatter, reduce-and-multicast in the switch, gather.
+    # NCCL's one-domain NVLS all-reduce kernel (src/collectives/device/all_reduce.h at v2.18.5-1,
+    # src/device/all_reduce.h oneNode branch from v2.19 to v2.27.3-1) chains three Simple steps over NVLink:
+    # scatter, reduce-and-multicast in the switch, gather.
     # Realistic time: launch 4 µs + 3 x 3.4 µs (tuning.cc hwLat NVLINK Ring Simple) + S / algbw + fill;
     # NCCL's tuner still charges 25 µs, so its choice (ring at 8 B, NVLS at 1 GiB) does not move.
     cluster = _cluster(gpus_per_node=8, nodes=1)
