@@ -643,35 +643,3 @@ def test_a100_small_message_floor_is_the_single_process_launch():
     assert np.all((driven >= 0.85) & (driven <= 1.15)), driven
     per_gpu = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm).time_ratio[small]
     assert np.all(per_gpu < 0.5), per_gpu
-
-
-def test_nvls_time_is_three_nvlink_steps_not_the_tuners_latency():
-    # NCCL's one-domain NVLS all-reduce kernel (src/collectives/device/all_reduce.h at v2.18.5-1,
-    # src/device/all_reduce.h oneNode branch from v2.19 to v2.27.3-1) chains three Simple steps over NVLink:
-    # scatter, reduce-and-multicast in the switch, gather.
-    # Realistic time: launch 4 µs + 3 x 3.4 µs (tuning.cc hwLat NVLINK Ring Simple) + S / algbw + fill;
-    # NCCL's tuner still charges 25 µs, so its choice (ring at 8 B, NVLS at 1 GiB) does not move.
-    cluster = _cluster(gpus_per_node=8, nodes=1)
-    algbw = 0.85 * 0.86 * cluster.intra_bw_gbps  # nvlsEfficiency x measured/model
-    size = 8.0
-    fill = 7 * (size / 8) / (cluster.intra_bw_gbps * 1e3)
-    expected = 4.0 + 3 * 3.4 + size / (algbw * 1e3) + fill
-    assert allreduce(cluster, [size], "nvls").time_us[0] == pytest.approx(expected, rel=1e-9)
-    assert allreduce(cluster, [8, GiB]).algorithm.tolist() == ["ring", "nvls"]
-
-
-@pytest.mark.parametrize(("table_id", "measured_low_us", "measured_high_us"),
-                         [("azure-nd-h100-v5", 25.6, 30.2), ("azure-nd-h200-v5", 29.9, 31.2)])
-def test_forced_nvls_small_message_floor_single_process(table_id, measured_low_us, measured_high_us):
-    # Azure/AI-benchmarking-guide ND H100 v5 (NCCL 2.18.5) and ND H200 v5 (2.20.5): NCCL_ALGO=NVLS,
-    # all_reduce_perf -g 8 from one process; 1-16 KiB rows measured 25.6-30.2 and 29.9-31.2 µs. With the
-    # single-process launch cost the model read 1.6-1.9x (49 µs) when it charged the tuner's 25 µs; the
-    # kernel's three NVLink steps put it within 1.35x.
-    table = next(m for m in load_measurements("reference") if m.id == table_id)
-    rows = table.size_bytes <= 16 * 1024
-    measured = table.time_us[rows]
-    assert measured.min() == pytest.approx(measured_low_us, abs=0.05)
-    assert measured.max() == pytest.approx(measured_high_us, abs=0.05)
-    comparison = compare_sweep(table.cluster(), table.size_bytes[rows], measured, table.algorithm, table.protocol,
-                               table.launch)
-    assert np.all((comparison.time_ratio >= 1.0) & (comparison.time_ratio <= 1.35)), comparison.time_ratio

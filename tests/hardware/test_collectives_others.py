@@ -260,17 +260,3 @@ def test_a_forced_protocol_reaches_all_gather_and_reduce_scatter():
         assert simple.time_us[1] == pytest.approx(collective(cluster, name, [2**30], "ring").time_us[0], rel=0.05)
     with pytest.raises(ValueError, match="protocol"):
         collective(cluster, "alltoall", [4096], protocol="ll")
-
-
-@pytest.mark.parametrize("function", [all_gather, reduce_scatter])
-def test_nvls_all_gather_and_reduce_scatter_time_is_two_nvlink_steps(function):
-    # NCCL's one-domain NVLS all-gather (multicast send, then gather) and reduce-scatter (scatter, then
-    # reduce through the switch) kernels chain two Simple steps (src/device/all_gather.h, reduce_scatter.h,
-    # v2.20.5-1): launch 4 µs + 2 x 3.4 µs (tuning.cc hwLat NVLINK Ring Simple) + (n-1)/n S / bus + fill,
-    # not the tuner's 25 µs NVLS latency.
-    cluster = h100()
-    size = 8.0
-    bus = 0.85 * 0.86 * cluster.intra_bw_gbps
-    fill = 7 * (size / 8) / (cluster.intra_bw_gbps * 1e3)
-    expected = 4.0 + 2 * 3.4 + 7 / 8 * size / (bus * 1e3) + fill
-    assert function(cluster, [size], "nvls").time_us[0] == pytest.approx(expected, rel=1e-9)

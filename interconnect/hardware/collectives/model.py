@@ -43,7 +43,6 @@ from interconnect.hardware.collectives.params import (
     _NVLS_EFFICIENCY,
     _NVLS_GRAPH_GBPS,
     _NVLS_MEASURED_OVER_MODEL,
-    _NVLS_ONE_DOMAIN_STEPS,
     _NVLS_TREE_CAP,
     _RING_EFFICIENCY,
     _SIMPLE,
@@ -286,18 +285,12 @@ def _tree(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> No
 
 
 def _nvls(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:
-    """NVLink SHARP inside one domain: bandwidth ε·B_intra, plus fill.
-
-    NCCL's tuner charges 25 µs (tuning.cc ``hwLat[NVLINK][NVLS]``); the realistic time charges the
-    kernel's three chained NVLink Simple steps, 3 x 3.4 µs (:data:`_NVLS_ONE_DOMAIN_STEPS`).
-    """
+    """NVLink SHARP inside one domain: latency 25 µs (tuning.cc), bandwidth ε·B_intra, plus fill."""
     if not p.nvls or p.kd != 1:
         return
     algbw = _NVLS_EFFICIENCY[p.generation] * _NVLS_MEASURED_OVER_MODEL * p.b_intra
-    move = _transfer(size, algbw)
-    est[_SIMPLE] = p.lib.launch_us + p.lib.hw_intra["nvls"][_SIMPLE] + move
-    steps = _NVLS_ONE_DOMAIN_STEPS * p.lib.hw_intra["ring"][_SIMPLE]
-    real[_SIMPLE] = p.lib.launch_us + steps + move + _nvls_fill(p, size)
+    est[_SIMPLE] = p.lib.launch_us + p.lib.hw_intra["nvls"][_SIMPLE] + _transfer(size, algbw)
+    real[_SIMPLE] = est[_SIMPLE] + _nvls_fill(p, size)
 
 
 def _nvls_tree_wave_bytes(p: _Params, size: np.ndarray) -> np.ndarray:
@@ -507,11 +500,11 @@ def allreduce(
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> result = allreduce(cluster, [8, 2**30])
     >>> [f"{t:.0f} us" for t in result.time_us], [str(a) for a in result.algorithm]
-    (['19 us', '4055 us'], ['ring', 'nvls'])
+    (['19 us', '4070 us'], ['ring', 'nvls'])
     >>> f"{result.busbw_gbps[1]:.0f} GB/s"
-    '463 GB/s'
+    '462 GB/s'
     >>> f"{allreduce(cluster, Q_(1, 'GiB')).time_us[0]:.0f} us"
-    '4055 us'
+    '4070 us'
     """
     size = as_size_bytes(size_bytes)
     p = _params(cluster, protocol)

@@ -146,23 +146,6 @@ _TREE_LL128_CAP = {
 #: NCCL tuning.cc ``perChMaxNVLSTreeBws`` (GB/s per channel; 1 node unused / 2 nodes / more), NCCL
 #: 2.28 on; the model uses them as the measured ceiling of one NVLSTree head.
 _NVLS_TREE_CAP = {"Hopper": (0.0, 57.7, 45.5), "Blackwell": (0.0, 96.0, 80.0)}
-#: NVLink hand-offs of NCCL's one-domain NVLS all-reduce kernel (``RunWorkElement<AllReduce, NVLS,
-#: Simple>``: src/collectives/device/all_reduce.h at v2.18.5-1, src/device/all_reduce.h from v2.19, its
-#: ``oneNode`` branch to v2.27.3-1): warps that
-#: *scatter* the user buffer into the NVLS staging buffers, warps that *reduce and multicast* through the
-#: switch (``directRecvDirectSend`` on ``nvls->down``), warps that *gather* the result back: three
-#: chained Simple-protocol steps, each waiting on the previous one's flag. Each costs NCCL's NVLink
-#: Simple step latency (tuning.cc ``hwLat[NVLINK][Ring][Simple]`` 3.4 µs, the same from 2.18 to HEAD).
-#: The 23-25 µs NCCL gives NVLS (``baseLat`` 23 in 2.18, ``hwLat[NVLINK][NVLS]`` 23 in 2.19-2.20 and 25
-#: from 2.21) is what its *tuner* charges NVLS: it keeps the tuner off NVLS for small messages, as tree
-#: Simple's 28 µs did in 2.19-2.22. The model keeps it for the tuner's choice and uses the three steps
-#: for the time.
-_NVLS_ONE_DOMAIN_STEPS = 3
-#: The same for NCCL's one-domain NVLS all-gather and reduce-scatter kernels (src/device/all_gather.h,
-#: reduce_scatter.h at v2.20.5-1, ``RunWorkElement<..., NVLS, Simple>``, unregistered buffers): two
-#: chained Simple steps, a multicast send through the switch then a gather (all-gather), a scatter
-#: into the staging buffers then a reduce through the switch (reduce-scatter).
-_NVLS_AG_RS_STEPS = 2
 #: NCCL ``NCCL_MAX_NVLS_ARITY`` (device.h): at most 32 NVLS heads, one per network device.
 _NVLS_MAX_ARITY = 32
 #: Per-channel (bwIntra, bwInter) of the NVLS graph NCCL builds on a DGX H100 with 8 x 400G NICs
@@ -471,7 +454,7 @@ class AllreduceResult:
         >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
         >>> row = allreduce(cluster, [2**30]).rows()[0]
         >>> row["size_bytes"], row["algorithm"], f"{row['busbw_gbps']:.0f} GB/s"
-        (1073741824, 'nvls', '463 GB/s')
+        (1073741824, 'nvls', '462 GB/s')
         """
         return [
             {

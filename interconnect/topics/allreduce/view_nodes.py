@@ -74,7 +74,7 @@ def node_count_curve(cluster: Cluster, size_bytes: int, node_counts: tuple[int, 
     >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
     >>> curve = node_count_curve(cluster, Q_(256, "MiB"), (1, 2))
     >>> [f"{b:.0f} GB/s" for b in curve.busbw_chosen]
-    ['433 GB/s', '392 GB/s']
+    ['428 GB/s', '392 GB/s']
     """
     counts = np.asarray(node_counts)
     by_algorithm = {name: np.full(counts.size, np.nan) for name in ALLREDUCE_ALGORITHMS}
