@@ -36,6 +36,7 @@ Ratios are model / measured of the quantity named in ``quantity`` (a throughput 
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +47,7 @@ import numpy as np
 from interconnect.catalog import UnknownIdError, get_catalog
 
 __all__ = ["MIN_NEIGHBOURS", "PERCENTILE_FROM", "Criterion", "ErrorBand", "Evaluated", "band_from_ratios",
-           "extrapolation", "gpu_family", "robust_range", "select_band"]
+           "coverage_neighbours", "coverage_range", "extrapolation", "gpu_family", "robust_range", "select_band"]
 
 #: The fewest neighbours a band is given for; fewer, even with every soft criterion dropped, is extrapolation.
 MIN_NEIGHBOURS = 3
@@ -83,6 +84,44 @@ def robust_range(ratios: Sequence[float]) -> tuple[float, float]:
         return float(values[0]), float(values[-1])
     low, high = np.percentile(values, [10.0, 90.0])
     return float(low), float(high)
+
+
+def coverage_neighbours(coverage: float) -> int:
+    """Return the fewest n ratios whose smallest-to-largest range holds one more with probability >= ``coverage``.
+
+    That probability is (n - 1) / (n + 1).
+
+    For n exchangeable ratios the new one falls in each of the n + 1 gaps between them with equal chance, so
+    the range from the smallest to the largest misses it with probability 2 / (n + 1).
+
+    >>> coverage_neighbours(0.8), coverage_neighbours(0.5)
+    (9, 3)
+    """
+    if not 0.0 < coverage < 1.0:
+        raise ValueError("coverage must lie strictly between 0 and 1")
+    n = 2
+    while (n - 1) / (n + 1) < coverage - 1e-12:
+        n += 1
+    return n
+
+
+def coverage_range(ratios: Sequence[float], coverage: float) -> tuple[float, float]:
+    """Return ``(low, high)``: the k-th smallest and largest ratio, largest k with (n + 1 - 2k) / (n + 1) >= coverage.
+
+    That range holds one more ratio drawn like these with probability (n + 1 - 2k) / (n + 1), whatever their
+    distribution (k = 1 at the least: smallest to largest).
+
+    >>> coverage_range([1.3, 0.8, 1.0], 0.8)
+    (0.8, 1.3)
+    >>> coverage_range([float(i) for i in range(1, 20)], 0.8)  # 19 ratios: k = 2, (20 - 4) / 20 = 80 %
+    (2.0, 18.0)
+    """
+    values = sorted(float(r) for r in ratios)
+    if not values:
+        raise ValueError("no ratios")
+    n = len(values)
+    k = max(1, int(math.floor((n + 1) * (1.0 - coverage) / 2.0 + 1e-9)))
+    return values[k - 1], values[-k]
 
 
 def _pct(ratio: float) -> str:
@@ -141,12 +180,12 @@ class ErrorBand:
 
 
 def band_from_ratios(ratios: Sequence[float], *, basis: str, quantity: str = "", runs: Iterable[str] = (),
-                     noun: str = "runs") -> ErrorBand:
-    """Build the band of a set of neighbour ratios (:func:`robust_range`, median); none: extrapolation."""
+                     noun: str = "runs", coverage: float | None = None) -> ErrorBand:
+    """Build the band of a set of neighbour ratios (:func:`robust_range`, or :func:`coverage_range` at ``coverage``)."""
     ratios = [float(r) for r in ratios]
     if len(ratios) < MIN_NEIGHBOURS:
         return extrapolation(basis, quantity, noun)
-    low, high = robust_range(ratios)
+    low, high = robust_range(ratios) if coverage is None else coverage_range(ratios, coverage)
     return ErrorBand(low, high, float(statistics.median(ratios)), len(ratios), basis, quantity, tuple(runs), noun)
 
 
@@ -176,7 +215,7 @@ class Criterion:
 
 
 def select_band(cases: Iterable[Evaluated], criteria: Sequence[Criterion], *, leave_out: str | None = None,
-                quantity: str = "", noun: str = "runs") -> ErrorBand:
+                quantity: str = "", noun: str = "runs", coverage: float | None = None) -> ErrorBand:
     """Pick the neighbours of a case and return their band.
 
     Parameters
@@ -190,6 +229,11 @@ def select_band(cases: Iterable[Evaluated], criteria: Sequence[Criterion], *, le
         A source whose cases are all removed first (the case being judged is one of its cases).
     quantity, noun : str
         What the ratios are of, and what a case is called in the text.
+    coverage : float, optional
+        The share of further cases like this one the band should hold. With it, soft criteria are dropped
+        until :func:`coverage_neighbours` cases are left (all the hard criteria leave, if fewer, from
+        :data:`MIN_NEIGHBOURS` up), and the range is :func:`coverage_range`; without it, the rule of step 2
+        and 4 above.
 
     Returns
     -------
@@ -209,14 +253,15 @@ def select_band(cases: Iterable[Evaluated], criteria: Sequence[Criterion], *, le
     soft = [c for c in criteria if not c.hard]
     pool = [c for c in pool if all(k.holds(c) for k in hard)]
     left = f"; left out: source {leave_out}" if leave_out else ""
+    enough = MIN_NEIGHBOURS if coverage is None else max(MIN_NEIGHBOURS, coverage_neighbours(coverage))
     for keep in range(len(soft), -1, -1):
         held, dropped = [*hard, *soft[:keep]], soft[keep:]
         chosen = [c for c in pool if all(k.holds(c) for k in soft[:keep])]
-        if len(chosen) >= MIN_NEIGHBOURS:
+        if len(chosen) >= enough or (keep == 0 and len(chosen) >= MIN_NEIGHBOURS):
             basis = (f"held: {', '.join(k.label for k in held) or 'none'}; "
                      f"dropped: {', '.join(k.label for k in dropped) or 'none'}{left}")
             return band_from_ratios([c.ratio for c in chosen], basis=basis, quantity=quantity,
-                                    runs=[c.id for c in chosen], noun=noun)
+                                    runs=[c.id for c in chosen], noun=noun, coverage=coverage)
     need = ", ".join(k.label for k in hard) or "any rule"
     found = f"{len(pool)} published {noun if len(pool) != 1 else noun.rstrip('s')}"
     return extrapolation(f"{found} with {need}{left}; a band needs {MIN_NEIGHBOURS}", quantity, noun)

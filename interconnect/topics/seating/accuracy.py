@@ -17,11 +17,20 @@ the same ratio holds for MFU (same peak on both sides), and the step time's rati
 3. *GPU family* (soft): the catalog GPU's maker and architecture (NVIDIA Ampere, NVIDIA Hopper, ...);
 4. *scale* (soft, the weakest): a GPU count within 8x of the case's, either way.
 
-Soft rules are dropped from the weakest until at least three runs are left; a case that the hard rules
-leave with fewer than three runs (an MoE model, FP8 or FP32 training, while the file publishes none) is an
-extrapolation. **Leave one source out**: a case that is a published run (the same model shape, GPU, GPU
-count and TP x PP x DP as a run of the file, :func:`published_source`) is judged without any run of that
-run's source.
+**How many runs, and which range** (:data:`BAND_COVERAGE`; the rule of the nccl-tests bands, chosen for
+training from the same stated principle before its results on the runs were looked at). The band should
+contain the next published run like this one about 80 % of the time. For n neighbour ratios drawn like the
+case's own, the range from the k-th smallest to the k-th largest holds a new one with probability
+(n + 1 - 2k) / (n + 1), whatever their distribution (:func:`~interconnect.hardware.accuracy.coverage_range`).
+So soft rules are dropped from the weakest until at least nine runs are left (the fewest whose smallest to
+largest reaches 8 / 10), or all that the hard rules leave if fewer, and the range is the k-th smallest to
+the k-th largest, k = max(1, floor((n + 1) / 10)). The rule used before (three runs, 10th-90th percentile from
+five) holds, by the same arithmetic, 50 % for three neighbours and about 55-60 % for five to eight. A case
+that the hard rules leave with fewer than three runs (an MoE model, FP8 or FP32 training, while the file
+publishes none) is an extrapolation.
+
+**Leave one source out**: a case that is a published run (the same model shape, GPU, GPU count and
+TP x PP x DP as a run of the file, :func:`published_source`) is judged without any run of that run's source.
 
 >>> from interconnect.topics.seating.reference_runs import load_reference_runs
 >>> run = next(r for r in load_reference_runs() if r.id == "llama3-405b-8k-16384")
@@ -41,11 +50,13 @@ from interconnect.topics.seating.model import Layout, Workload
 from interconnect.topics.seating.reference_runs import ReferenceRun, load_reference_runs, predict
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "precision_class", "published_source",
-           "run_band"]
+__all__ = ["BAND_COVERAGE", "QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "precision_class",
+           "published_source", "run_band"]
 
 #: What the ratios are of.
 QUANTITY = "TFLOP/s per GPU (model / published); MFU alike, step time the inverse"
+#: The share of further published runs like a case that its band should hold (see the module's text).
+BAND_COVERAGE = 0.8
 #: A published run is "at this scale" when its GPU count is within this factor of the case's, either way.
 SCALE_FACTOR = 8
 _PRECISION = {1: "FP8", 2: "16-bit (BF16/FP16)", 4: "FP32"}
@@ -131,7 +142,8 @@ def case_band(model: ModelPreset, cluster: Cluster, workload: Workload, layout: 
     if leave_out is None and layout is not None:
         leave_out = published_source(model, cluster, layout)
     criteria = _criteria(_kind(model), precision_class(workload.dtype_bytes), gpu_family(cluster.gpu), cluster.ranks)
-    band = select_band(_evaluated()[0], criteria, leave_out=leave_out, quantity=QUANTITY)
+    band = select_band(_evaluated()[0], criteria, leave_out=leave_out, quantity=QUANTITY,
+                       coverage=BAND_COVERAGE)
     if workload.compute_efficiency is not None and not band.extrapolation:
         band = ErrorBand(band.low, band.high, band.median, band.n, band.basis + "; the runs use the sourced kernel "
                          "figures, this case a typed share of peak", band.quantity, band.runs, band.noun)

@@ -138,7 +138,8 @@ class PublishedRun:
     nvlink_domain: int = 8
     #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)
     hbm_tb_s: float = 0.0
-    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward"; "": the stack's default)
+    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward", "per-tensor"; "": the
+    #: stack's default)
     ddp: str = ""
 
     @property
@@ -222,8 +223,9 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail("EP must divide the experts and TP x CP x DP (Megatron-Core's expert grid, expert TP 1)")
         if row.get("hbm_tb_s", 0.0) < 0:
             row.fail("'hbm_tb_s' must be a memory bandwidth in TB/s (0: the catalog GPU's)")
-        if row.get("ddp", "") not in ("", "bucketed", "megatron-core", "after-backward"):
-            row.fail("'ddp' must be bucketed, megatron-core or after-backward (or left out: the stack's default)")
+        if row.get("ddp", "") not in ("", "bucketed", "megatron-core", "after-backward", "per-tensor"):
+            row.fail("'ddp' must be bucketed, megatron-core, after-backward or per-tensor (or left out: the stack's "
+                     "default)")
         _check_provenance(row, rules)
         runs.append(PublishedRun(**raw))
     return tuple(runs), sources

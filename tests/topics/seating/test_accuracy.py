@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from interconnect.hardware.accuracy import Criterion, Evaluated, coverage_neighbours, coverage_range, select_band
 from interconnect.hardware.cluster import resolve_cluster
-from interconnect.topics.seating.accuracy import case_band, evaluated, published_source, run_band
+from interconnect.topics.seating.accuracy import BAND_COVERAGE, case_band, evaluated, published_source, run_band
 from interconnect.topics.seating.model import Workload
 from interconnect.topics.seating.reference_runs import load_reference_runs, predict
 from interconnect.workloads.presets import load_model_presets
@@ -53,3 +54,32 @@ def test_moe_and_fp8_are_extrapolations_while_no_such_run_is_published():
         assert moe.extrapolation and moe.text() == "extrapolation: no published run like this"
     if not any(precision == "FP8" for _, precision in published_kinds):
         assert fp8.extrapolation and "FP8" in fp8.basis
+
+
+def test_the_coverage_rule_in_closed_form():
+    # n exchangeable ratios leave n + 1 equally likely gaps for the next one: smallest to largest holds it with
+    # probability (n - 1) / (n + 1), so 80 % needs 9 (8 / 10) and 50 % needs 3 (2 / 4)
+    assert coverage_neighbours(0.8) == 9 and coverage_neighbours(0.5) == 3
+    ratios = [1.0 + 0.01 * i for i in range(19)]  # 19 ratios: k = 2 gives (20 - 4) / 20 = 80 % exactly
+    assert coverage_range(ratios, 0.8) == (ratios[1], ratios[-2])
+    assert coverage_range(ratios[:18], 0.8) == (ratios[0], ratios[17])  # 18: k = 2 would give 15 / 19 < 80 %
+    cases = [Evaluated(f"r{i}", f"s{i}", 1.0 + 0.1 * i, {"gpu": "x" if i < 3 else "y"}) for i in range(10)]
+    gpu_x = Criterion("GPU x", lambda c: c.attrs["gpu"] == "x")
+    old = select_band(cases, [gpu_x])
+    new = select_band(cases, [gpu_x], coverage=0.8)
+    assert old.n == 3 and new.n == 10 and new.basis.startswith("held: none; dropped: GPU x")
+    assert (new.low, new.high) == (1.0, 1.9)
+
+
+def test_training_bands_follow_the_coverage_rule():
+    for run in load_reference_runs():
+        band = run_band(run)
+        if band.extrapolation:
+            continue
+        ratios = sorted(evaluated()[other].ratio for other in band.runs)
+        k = max(1, (len(ratios) + 1) // 10)
+        assert (band.low, band.high) == (ratios[k - 1], ratios[-k]), run.id
+        # nine runs or more, unless only the hard rules (kind, precision) held and still left fewer
+        held = band.basis.split("; dropped")[0]  # "held: dense, 16-bit (BF16/FP16)[, family[, scale]]"
+        assert band.n >= 9 or held.count(",") == 1, run.id
+    assert BAND_COVERAGE == 0.8

@@ -497,3 +497,28 @@ def test_per_expert_gemms_cost_at_least_transformer_engines_per_call_floor():
     assert added[0] > 1e-3 and added[1] == 0.0   # one 4K sequence: the floor binds; 64 of them: the GEMMs outlast it
     with pytest.raises(LayoutError, match="Expert GEMM mode"):
         check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8, ep=8), Workload(expert_gemm="sometimes"))
+
+
+def test_deepspeed_2021_zero3_moves_one_tensor_per_call():
+    # DeepSpeed's ZeRO-3 at c83e49f reduce-scatters every gradient tensor in its own call (12 a GPT layer of 2021:
+    # two LayerNorms and four linears, weight and bias each) and gathers each of the four weight matrices in its own
+    # call, forward and backward, every micro-batch: calls = 12 L + 2 x micro-batches x 4 L. The bytes are the same
+    # as one gather a layer; only the number of calls (and so the latency paid) differs.
+    from interconnect.topics.seating.model.step import (
+        DEEPSPEED_GATHERED_PER_LAYER,
+        DEEPSPEED_TENSORS_PER_LAYER,
+        evaluate_layouts,
+    )
+
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(64), a(1), a(1), a(3))
+    wl = dict(global_batch=128, micro_batch=1, recompute="full")
+    per_tensor = evaluate_layouts(model, h100(8), Workload(ddp="per-tensor", **wl), *args)
+    per_layer = evaluate_layouts(model, h100(8), Workload(bucket_bytes=0.0, **wl), *args)
+    layers, micro = model.layers, 2   # 128 sequences over DP 64 at micro-batch 1
+    assert (DEEPSPEED_TENSORS_PER_LAYER, DEEPSPEED_GATHERED_PER_LAYER) == (12, 4)
+    assert float(per_tensor["dp_calls"][0]) == 12 * layers + 2 * micro * 4 * layers
+    assert float(per_layer["dp_calls"][0]) == layers + 2 * micro * layers
+    assert float(per_tensor["dp_bytes"][0]) == pytest.approx(float(per_layer["dp_bytes"][0]))
+    assert float(per_tensor["dp_time"][0]) > float(per_layer["dp_time"][0])  # more calls, more latency

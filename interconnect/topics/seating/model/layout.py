@@ -47,7 +47,7 @@ ATTENTION_KERNELS = ("flash", "flash2", "unfused")
 #: What ``selective`` recomputation recomputes (see :class:`Workload`).
 SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
 #: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
-DDP_MODES = ("bucketed", "megatron-core", "after-backward")
+DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
 EXPERT_GEMMS = ("grouped", "per-expert")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
@@ -231,7 +231,10 @@ class Workload:
     one per layer, reduced while the last backward runs: PyTorch DDP, FSDP), ``megatron-core`` (Megatron-Core's
     DistributedDataParallel default, buckets of max(40M, 1M x DP) parameters, overlapped the same way) or
     ``after-backward`` (the whole gradient buffer in one call after the last backward, nothing overlapped:
-    Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58);
+    Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58) or
+    ``per-tensor`` (one collective per parameter tensor, overlapped as ``bucketed``: DeepSpeed's ZeRO-3 of 2021,
+    which reduce-scatters each gradient tensor and all-gathers each weight matrix in its own call, see
+    :data:`interconnect.topics.seating.model.step.DEEPSPEED_TENSORS_PER_LAYER`);
     ``expert_gemm`` how a mixture of experts' local experts run their GEMMs: ``grouped`` (one kernel for all of
     them, each expert's GEMM costing its FLOPs) or ``per-expert`` (Transformer Engine's GroupedLinear, which
     Megatron-Core's ``--moe-grouped-gemm`` uses: one cuBLASLt GEMM per local expert issued over several CUDA

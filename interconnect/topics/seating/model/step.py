@@ -35,7 +35,8 @@ from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
-           "expert_gemm_floor_s", "megatron_bucket_params"]
+           "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
+           "DEEPSPEED_GATHERED_PER_LAYER"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -402,6 +403,8 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
             calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
+        elif workload.ddp == "per-tensor":
+            calls = np.maximum(1.0, DEEPSPEED_TENSORS_PER_LAYER * layers)  # one call per parameter tensor
         else:
             calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
@@ -419,10 +422,17 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         ar, ar_calls = sync("all_reduce", grads, per, dom, degree)
         rs, rs_calls = sync("reduce_scatter", grads, per, dom, degree)
         ag, ag_calls = sync("all_gather", weights, per, dom, degree)
-        layer_ag = _time_s(cluster, "all_gather", per, dom, weights / layers)
+        if workload.ddp == "per-tensor":
+            # DeepSpeed 2021 gathers each weight matrix of a layer in its own call (the small tensors stay whole)
+            gathered = DEEPSPEED_GATHERED_PER_LAYER
+            layer_ag = gathered * _time_s(cluster, "all_gather", per, dom, weights / layers / gathered)
+        else:
+            gathered = 1
+            layer_ag = _time_s(cluster, "all_gather", per, dom, weights / layers)
         z3_ag = 2 * micro * layers * layer_ag  # weights gathered forward and backward, every micro-batch
         seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
-        calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, rs_calls + 2 * micro * layers))
+        z3_calls = rs_calls + 2 * micro * layers * gathered
+        calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, z3_calls))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
         volume = share * np.where(z == 0, 2.0 * grads, np.where(z < 3, grads + weights, grads + 2 * micro * weights))
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
@@ -468,6 +478,18 @@ def _optimizer_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> np.
     held = np.where(g.zero >= 2, updated, dense_gpu + expert_gpu)
     grad_bytes = float(g.workload.grad_bytes or g.nbytes)
     return (OPTIMIZER_BYTES_PER_PARAM * updated + grad_bytes * held) / _hbm_bytes_per_s(g.cluster, g.workload)
+
+
+#: Parameter tensors of one GPT layer as Megatron-LM 2021 builds it (two LayerNorms and four linear layers, each a
+#: weight and a bias): DeepSpeed's ZeRO-3 of April 2021 reduce-scatters the gradients one tensor per call
+#: (deepspeed/runtime/zero/partition_parameters.py at c83e49f, _reduce_scatter_gradients loops over the bucket's
+#: parameters and calls torch.distributed.reduce_scatter for each; the bucket, reduce_bucket_size 5e8 elements, only
+#: says when the loop runs).
+DEEPSPEED_TENSORS_PER_LAYER = 12
+#: Of those, the tensors ZeRO-3 partitions and gathers, one all-gather each (_allgather_param per parameter): the four
+#: weight matrices; biases and LayerNorms are under param_persistence_threshold (1e5 elements by default, stage3.py at
+#: c83e49f) and stay whole on every GPU.
+DEEPSPEED_GATHERED_PER_LAYER = 4
 
 
 def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
