@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interconnect.hardware.accuracy import MIN_NEIGHBOURS, Criterion, ErrorBand, Evaluated, extrapolation, gpu_family
+from interconnect.hardware.accuracy import coverage_range as shared_coverage_range
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives.calibration import compare_collective
 from interconnect.hardware.collectives.measurements import LARGE_BYTES, SMALL_BYTES, Measurement, load_measurements
@@ -212,19 +213,16 @@ def collective_band(cluster: Cluster, collective: str = "all_reduce", size_bytes
 def coverage_range(ratios: list[float] | tuple[float, ...]) -> tuple[float, float]:
     """Return ``(low, high)``: the k-th smallest and k-th largest ratio, k = max(1, floor((n + 1) / 10)).
 
-    The largest k for which the range holds a further ratio drawn like these with probability
-    (n + 1 - 2k) / (n + 1) >= 80 % (smallest to largest below 19 ratios).
+    The shared rule of :func:`interconnect.hardware.accuracy.coverage_range` at 80 % coverage: the largest k
+    for which the range holds a further ratio drawn like these with probability (n + 1 - 2k) / (n + 1) >= 80 %
+    (smallest to largest below 19 ratios).
 
     >>> coverage_range([1.3, 0.8, 1.0])
     (0.8, 1.3)
     >>> coverage_range([float(i) for i in range(1, 20)])  # 19 ratios: the second from each end
     (2.0, 18.0)
     """
-    values = sorted(float(r) for r in ratios)
-    if not values:
-        raise ValueError("no ratios")
-    k = max(1, (len(values) + 1) // 10)
-    return values[k - 1], values[-k]
+    return shared_coverage_range(ratios, 0.8)
 
 
 def _select(cases: list[Evaluated], criteria: list[Criterion], leave_out: str | None) -> ErrorBand:
