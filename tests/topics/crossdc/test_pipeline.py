@@ -286,7 +286,21 @@ def test_cli_typed_stage_time(capsys):
     assert round(payload["forward_time"]["value"]) == 109
 
 
-@pytest.mark.parametrize("argv", [["--sites", "1"], ["--sites", "3"], ["--stages", "0"], ["--mfu", "40"],
+def test_cli_schedule(capsys):
+    base = ["--stage-time", "327 ms", "--params", "405e9", "--hidden", "16384", "--seq-len", "8192", "--stages", "16",
+            "--pipelines", "64", "--wan-bandwidth", "64 GB/s", "--latency", "4 ms"]
+    payload = _cli_json(capsys, [*base, "--schedule", "zb-h1"])
+    # the llama405b-one-site-64 case of crossdc_pipeline.toml (rule 7): 12.64 s, 1.21x the ideal 10.46 s
+    assert payload["schedule_id"] == "zb-h1" and payload["schedule"].startswith("ZB-H1")
+    assert round(payload["step_time"]["value"], 2) == 12.64 and round(payload["slowdown_vs_ideal"], 2) == 1.21
+    assert payload["crossings_per_micro_batch"] == 1 and payload["activation_memory_micro_batches"] == 16
+    assert "arxiv-zero-bubble" in payload["sources"]
+    zbv = _cli_json(capsys, [*base, "--schedule", "zbv"])
+    assert zbv["crossings_per_micro_batch"] == 2 and zbv["bubble"]["value"] == 0 and zbv["wan_bound"] is True
+
+
+@pytest.mark.parametrize("argv", [["--schedule", "gpipe"], ["--schedule", ""], ["--sites", "1"], ["--sites", "3"],
+                                  ["--stages", "0"], ["--mfu", "40"],
                                   ["--latency", "fast"], ["--wan-bandwidth", "0 Gbit/s"], ["--gpu", "nope"],
                                   ["--params", "lots"], ["--precision", "fp4"], ["--stages", "x"]])
 def test_cli_bad_input_is_one_line_and_exit_2(capsys, argv):
@@ -303,7 +317,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(capsys, argv):
 PAGE = "pages/6_Across_sites.py"
 PP_QUERY = {"pp": "1", "ppparams": "70B", "pphidden": "8192", "ppseq": "4096", "ppmb": "1", "ppm": "32",
             "ppstages": "8", "ppgps": "8", "pplines": "1", "ppsites": "2", "ppprec": "bf16", "ppmfu": "40",
-            "ppstage": "0 ms", "ppbw": "100 Gbit/s", "pplat": "10 ms"}
+            "ppstage": "0 ms", "ppbw": "100 Gbit/s", "pplat": "10 ms", "ppsched": "1f1b"}
 
 
 def test_section_is_closed_by_default():
@@ -325,6 +339,31 @@ def test_every_pipeline_input_round_trips_through_the_link():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Step"].startswith("2.68")  # docs/crossdc-pipeline.md (H100 from the catalog)
     assert metrics["Bubble"] == "21.9%" and metrics["Against one site"] == "x1.012"
+
+
+def test_the_schedule_round_trips_and_changes_the_step():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE, {**PP_QUERY, "ppsched": "zbv"})
+    assert not at.exception and not at.warning
+    assert at.query_params.get("ppsched") == "zbv" and at.selectbox(key="crossdc.ppsched").value == "zbv"
+    metrics = {m.label: m.value for m in at.metric}
+    # ZBV: no bubble, 2 messages of 5.37 ms per micro-batch, still under 67.9 ms: 32 x 67.9 + 4 x 15.4 ms
+    assert metrics["Bubble"] == "0.0%" and metrics["Step"].startswith("2.23")
+
+
+def test_a_bad_schedule_in_the_link_warns_and_falls_back():
+    from tests.app.conftest import run_page
+
+    at = run_page(PAGE, {**PP_QUERY, "ppsched": "gpipe"})
+    assert not at.exception
+    assert at.selectbox(key="crossdc.ppsched").value == "1f1b"
+
+
+def test_the_link_offers_exactly_the_models_schedules():
+    from interconnect.topics.crossdc.inputs import PIPELINE_SCHEDULES
+
+    assert PIPELINE_SCHEDULES == tuple(SCHEDULES)
 
 
 def test_a_bad_split_warns_in_one_line():

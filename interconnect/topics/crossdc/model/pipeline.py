@@ -147,6 +147,7 @@ def check_schedule(schedule: str) -> str:
     return schedule
 
 
+@expects(stage_s="s")
 def pass_times(stage_s, weight_share=WEIGHT_SHARE):
     r"""Forward, input-gradient and weight-gradient times :math:`(T_F, T_B, T_W)` of one micro-batch on one
     stage: :math:`T_F = t_\text{mb}/3`, :math:`T_B = (1-w)\,2t_\text{mb}/3`, :math:`T_W = w\,2t_\text{mb}/3`.
@@ -161,6 +162,7 @@ def pass_times(stage_s, weight_share=WEIGHT_SHARE):
     return t / 3, (1 - w) * 2 * t / 3, w * 2 * t / 3
 
 
+@expects(forward_s="s", input_grad_s="s", weight_grad_s="s")
 def schedule_bubble_s(schedule, stages, forward_s, input_grad_s, weight_grad_s):
     r"""Idle time per step of one stage, from the closed forms of the table in the module's text.
 
