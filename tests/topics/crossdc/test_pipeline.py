@@ -244,6 +244,30 @@ def test_doc_case_at_1_gbit_the_wan_sets_the_pace():
     assert round(r.step_s, 2) == round(32 * 0.537 + 7 * r.stage_s + 2 * (0.010 + 0.537), 2) == 18.75
 
 
+@pytest.mark.parametrize(("schedule", "bubble", "memory", "step", "step_1g"), [
+    ("1f1b", 0.219, 8, 2.680, 18.75), ("interleaved", 0.109, 11.5, 2.503, 55.06), ("zb-h1", 0.073, 8, 2.363, 18.43),
+    ("zb-h2", 0.0, 15, 2.204, 18.27), ("zbv", 0.0, 8, 2.235, 36.55)])
+def test_doc_case_per_schedule(schedule, bubble, memory, step, step_1g):
+    # docs/crossdc-pipeline.md, "The schedule": the worked case under each schedule, at 100 and 1 Gbit/s
+    r = evaluate_pipeline(doc_case(schedule=schedule))
+    assert round(r.bubble_fraction, 3) == bubble and r.activation_memory == memory and round(r.step_s, 3) == step
+    assert round(evaluate_pipeline(doc_case(schedule=schedule, wan_bytes_per_s=1e9 / 8)).step_s, 2) == step_1g
+
+
+def test_doc_405b_table_per_schedule():
+    # docs/crossdc-pipeline.md, "CrossPipe's Llama-3-405B headlines": steps at 4, 64 and 1024 GB/s (Appendix E setup)
+    case = next(c for c in CASES if c.id == "llama405b-pp-vs-dp")
+    table = {}
+    for bandwidth in (4e9, 64e9, 1024e9):
+        at = dataclasses.replace(case, inputs={**case.inputs, "wan_bytes_per_s": bandwidth})
+        for k in SCHEDULES:
+            table.setdefault(k, []).append(round(evaluate_pipeline(_crosspipe_scenario(at, k)).step_s, 2))
+        table.setdefault("dp", []).append(round(float(dp_exchange_step_s(0.327, 16, 32, 405e9, bandwidth, 0.004)), 2))
+    assert table == {"1f1b": [150.94, 15.91, 15.41], "interleaved": [440.56, 29.86, 13.04],
+                     "zb-h1": [147.67, 12.64, 12.14], "zb-h2": [146.04, 11.01, 10.51], "zbv": [292.07, 18.27, 10.55],
+                     "dp": [212.97, 23.13, 11.26]}
+
+
 def test_latency_barely_matters_when_a_forward_pass_is_long():
     low, high = (evaluate_pipeline(doc_case(latency_s=t)).step_s for t in (0.004, 0.128))
     assert high / low < 1.1
