@@ -486,7 +486,7 @@ PIPELINE_COMPARED = ("dp", "diloco", "streaming-diloco")
 def register_pipeline(commands: Any) -> None:
     """The ``crossdc-pipeline`` sub-command (registered with ``crossdc`` by :func:`register`)."""
     parser = commands.add_parser("crossdc-pipeline", help="a pipeline across sites: activations over the WAN per "
-                                 "micro-batch, the 1F1B step, against data parallel and DiLoCo on the same WAN")
+                                 "micro-batch, the schedule's step, against data parallel and DiLoCo on the same WAN")
     parser.add_argument("--params", default="70e9", help="model parameters: 70e9, 405B (default 70e9)")
     parser.add_argument("--hidden", type=_int, default=8192, help="hidden size d (default 8192)")
     parser.add_argument("--seq-len", type=_int, default=4096, help="tokens per sequence (default 4096)")
@@ -510,12 +510,15 @@ def register_pipeline(commands: Any) -> None:
     parser.add_argument("--wan-bandwidth", default=DEFAULT_SYNC_WAN, help=f"per site, each direction (default "
                         f"{DEFAULT_SYNC_WAN})")
     parser.add_argument("--latency", default="10 ms", help="one-way latency between sites (default 10 ms)")
+    parser.add_argument("--schedule", default="1f1b", help="pipeline schedule: 1f1b, interleaved (2 chunks per "
+                        "stage), zb-h1, zb-h2 or zbv (zero bubble; the backward split evenly into input and weight "
+                        "gradients) (default 1f1b)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_pipeline)
 
 
 def _pipeline_scenario(args: argparse.Namespace):
-    from interconnect.topics.crossdc.model.pipeline import PipelineScenario
+    from interconnect.topics.crossdc.model.pipeline import SCHEDULES, PipelineScenario
 
     try:
         params = parse_params(args.params)
@@ -541,20 +544,24 @@ def _pipeline_scenario(args: argparse.Namespace):
     wan = _quantity("--wan-bandwidth", args.wan_bandwidth, "bandwidth", "B/s")
     latency = _quantity("--latency", args.latency, "time", "s", allow_zero=True)
     peak = float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude)
+    if args.schedule not in SCHEDULES:
+        raise CliError(f"--schedule: unknown schedule {args.schedule[:40]!r}: choose one of {', '.join(SCHEDULES)}")
     try:
         return PipelineScenario(params, args.hidden, seq_len=args.seq_len, micro_batch=args.micro_batch,
                                 micro_batches=args.micro_batches, stages=args.stages,
                                 gpus_per_stage=args.gpus_per_stage, pipelines=args.pipelines, sites=args.sites,
                                 bytes_per_value=PIPELINE_PRECISIONS[args.precision], wan_bytes_per_s=wan,
-                                latency_s=latency, peak_flops_per_s=peak, mfu=args.mfu, stage_s=stage), gpu
+                                latency_s=latency, peak_flops_per_s=peak, mfu=args.mfu, stage_s=stage,
+                                schedule=args.schedule), gpu
     except CrossDCError as exc:
         raise CliError(str(exc)) from exc
 
 
 def run_pipeline(args: argparse.Namespace) -> int:
-    from interconnect.topics.crossdc.model.pipeline import SCHEDULE, compare
+    from interconnect.topics.crossdc.model.pipeline import SCHEDULES, compare
 
     s, gpu = _pipeline_scenario(args)
+    schedule = SCHEDULES[s.schedule]
     algbw = site_allreduce_algbw(gpu.id, max(1, s.gpus // s.sites))
     r, alternatives = compare(s, PIPELINE_COMPARED, algbw)
     names = get_crossdc_data().methods
@@ -563,7 +570,8 @@ def run_pipeline(args: argparse.Namespace) -> int:
                                          f"{gpu.bf16_dense.text()} x MFU {s.mfu:g})")
     if args.json:
         print_json({
-            "schedule": SCHEDULE, "params": s.params, "hidden": s.hidden, "seq_len": s.seq_len,
+            "schedule": schedule, "schedule_id": s.schedule, "params": s.params, "hidden": s.hidden,
+            "seq_len": s.seq_len,
             "micro_batch": s.micro_batch, "micro_batches": s.micro_batches, "stages": s.stages,
             "gpus_per_stage": s.gpus_per_stage, "pipelines": s.pipelines, "sites": s.sites, "gpus": s.gpus,
             "precision": args.precision, "gpu": gpu.id,
@@ -574,25 +582,32 @@ def run_pipeline(args: argparse.Namespace) -> int:
             "transfer_time": _q(r.transfer_s, "ms", "s"),
             "wan_bound": r.wan_bound,
             "bubble": _percent(r.bubble_fraction),
+            "activation_memory_micro_batches": r.activation_memory,
+            "crossings_per_micro_batch": r.crossings,
             "step_time": _q(r.step_s, "s", "s"),
             "one_site_step_time": _q(r.one_site_step_s, "s", "s"),
             "slowdown_vs_one_site": round(r.slowdown, 6),
+            "ideal_step_time": _q(r.ideal_step_s, "s", "s"),
+            "slowdown_vs_ideal": round(r.slowdown_vs_ideal, 6),
             "extra_micro_batches_in_flight": r.in_flight_extra,
             "wan_bytes_per_step": _q(r.wan_bytes_per_step, "GB", "B"),
             "alternatives": {a.id: {"name": names[a.id].name, "step_time": _q(a.step_s, "s", "s"),
                                     "vs_pipeline": round(a.vs_pipeline, 6) if math.isfinite(a.vs_pipeline) else None}
                              for a in alternatives},
-            "sources": ["arxiv-crosspipe"],
+            "sources": ["arxiv-crosspipe"] + ([] if s.schedule in ("1f1b", "interleaved")
+                                               else ["arxiv-zero-bubble", "hf-zero-bubble-space"]),
         })
         return 0
     print(f"Pipeline across {s.sites} sites: {s.params:.3g} parameters, {s.stages} stages x {s.gpus_per_stage} GPUs"
           f" x {s.pipelines} pipeline(s), {s.micro_batches} micro-batches of {s.micro_batch} x {s.seq_len} tokens; "
-          f"{SCHEDULE}")
+          f"{schedule}")
     print(f"  stage {_duration(r.stage_s)} per micro-batch ({how}); message {_gb(r.message_bytes)} per micro-batch "
           f"each way, {_duration(r.transfer_s)} on the WAN "
           f"({'the WAN sets the pace' if r.wan_bound else 'hidden behind compute'})")
-    print(f"  step {_duration(r.step_s)} (one site {_duration(r.one_site_step_s)}, x{r.slowdown:.3f}); bubble "
-          f"{r.bubble_fraction:.1%}; {r.in_flight_extra} extra micro-batch(es) in flight to hide the round trip")
+    print(f"  step {_duration(r.step_s)} (one site {_duration(r.one_site_step_s)}, x{r.slowdown:.3f}; no bubble "
+          f"{_duration(r.ideal_step_s)}, x{r.slowdown_vs_ideal:.3f}); bubble {r.bubble_fraction:.1%}; peak "
+          f"activations {r.activation_memory:g} micro-batches of a stage; {r.crossings} message(s) per micro-batch "
+          f"per cut each way; {r.in_flight_extra} extra micro-batch(es) in flight to hide the round trip")
     for a in alternatives:
         print(f"  {names[a.id].name}: {_duration(a.step_s)} per step, x{a.vs_pipeline:.2f} the pipeline's")
     return 0

@@ -682,7 +682,7 @@ _PIPELINE_FILE = "crossdc_pipeline.toml"
 #: What a case states: a message size (B) or a ratio (see the file's header).
 PIPELINE_QUANTITIES = ("message_bytes", "transfer_over_forward", "latency_over_forward", "latency_step_ratio",
                        "speedup_vs_dp", "slowdown_vs_one_site", "schedule_gain", "relaxed_gain",
-                       "runtime_per_micro_batch")
+                       "runtime_per_micro_batch", "slowdown_vs_ideal")
 
 
 class PipelineDataError(CrossDCDataError):

@@ -140,7 +140,9 @@ def weight_sync_scenario(values: dict, gpu: str):
 
 #: The pipeline section's link keys (all start with ``pp``, so none clashes with the explorer's or ``ws``).
 PIPELINE_KEYS = ("pp", "ppparams", "pphidden", "ppseq", "ppmb", "ppm", "ppstages", "ppgps", "pplines", "ppsites",
-                 "ppprec", "ppmfu", "ppstage", "ppbw", "pplat")
+                 "ppprec", "ppmfu", "ppstage", "ppbw", "pplat", "ppsched")
+#: The pipeline schedules, ids of :data:`interconnect.topics.crossdc.model.pipeline.SCHEDULES` (kept equal by a test).
+PIPELINE_SCHEDULES = ("1f1b", "interleaved", "zb-h1", "zb-h2", "zbv")
 #: Bytes per activation value the pipeline section offers.
 PIPELINE_PRECISIONS = {"bf16": 2.0, "fp8": 1.0, "fp32": 4.0}
 
@@ -167,6 +169,7 @@ def pipeline_specs() -> list:
                       maximum="1000 Tbit/s"),
         QuantityParam("pplat", "10 ms", "Pipeline: one-way latency", dimension="time", minimum="0 s", maximum="10 s",
                       allow_zero=True),
+        ChoiceParam("ppsched", "1f1b", "Pipeline: schedule", choices=PIPELINE_SCHEDULES),
     ]
 
 
@@ -187,7 +190,8 @@ def pipeline_scenario(values: dict, gpu: str):
         micro_batches=values["ppm"], stages=values["ppstages"], gpus_per_stage=values["ppgps"],
         pipelines=values["pplines"], sites=values["ppsites"], bytes_per_value=PIPELINE_PRECISIONS[values["ppprec"]],
         wan_bytes_per_s=si(values["ppbw"], "bandwidth", "B/s"), latency_s=si(values["pplat"], "time", "s"),
-        peak_flops_per_s=peak, mfu=values["ppmfu"] / 100, stage_s=si(values["ppstage"], "time", "s"))
+        peak_flops_per_s=peak, mfu=values["ppmfu"] / 100, stage_s=si(values["ppstage"], "time", "s"),
+        schedule=values["ppsched"])
 
 
 def crossdc_inputs(values: dict):

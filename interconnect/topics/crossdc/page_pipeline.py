@@ -14,8 +14,13 @@ import math
 import streamlit as st
 
 from interconnect.topics.crossdc.data import get_crossdc_data, get_pipeline_cases
-from interconnect.topics.crossdc.inputs import PIPELINE_KEYS, PIPELINE_PRECISIONS, pipeline_scenario
-from interconnect.topics.crossdc.model.pipeline import SCHEDULE, compare
+from interconnect.topics.crossdc.inputs import (
+    PIPELINE_KEYS,
+    PIPELINE_PRECISIONS,
+    PIPELINE_SCHEDULES,
+    pipeline_scenario,
+)
+from interconnect.topics.crossdc.model.pipeline import SCHEDULES, compare
 from interconnect.topics.crossdc.model.timing import site_allreduce_algbw
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
@@ -24,6 +29,14 @@ from interconnect.units import Q_, format_bandwidth, format_duration, format_qua
 
 LABEL = "Pipeline across sites: split the layers, send the activations"
 COMPARED = ("dp", "diloco", "streaming-diloco")
+
+
+_SCHEDULE_NAMES = {"1f1b": "1F1B", "interleaved": "Interleaved 1F1B", "zb-h1": "ZB-H1", "zb-h2": "ZB-H2",
+                   "zbv": "ZBV"}
+
+
+def _schedule_name(schedule_id: str) -> str:
+    return _SCHEDULE_NAMES.get(schedule_id, schedule_id)
 
 
 def _time(seconds: float) -> str:
@@ -71,10 +84,14 @@ def _controls(state: PageState) -> None:
                     **_KEEP, help="Data-parallel copies of the pipeline; each one's cut crosses the same link.")
     r4.number_input("Sites", min_value=2, max_value=10_000, step=1, key=state.key("ppsites"), **_KEEP)
     r5.selectbox("Activations in", list(PIPELINE_PRECISIONS), key=state.key("ppprec"), **_KEEP)
-    w1, w2, w3, w4 = st.columns(4)
+    w1, w2, w3, w4, w5 = st.columns(5)
     w1.text_input("WAN bandwidth", key=state.key("ppbw"), **_KEEP)
     w2.text_input("One-way latency", key=state.key("pplat"), **_KEEP)
     w3.number_input("MFU (%)", min_value=1.0, max_value=100.0, key=state.key("ppmfu"), **_KEEP)
+    w5.selectbox("Schedule", list(PIPELINE_SCHEDULES), key=state.key("ppsched"), format_func=_schedule_name,
+                 **_KEEP, help="1F1B; interleaved (2 chunks per stage); zero bubble ZB-H1 (1F1B's memory), ZB-H2 "
+                               "(twice it) or ZBV (a V of 2 chunks: 1F1B's memory, two messages per micro-batch "
+                               "over each cut). The backward is split evenly into input and weight gradients.")
     w4.text_input("Stage time (0 = derived)", key=state.key("ppstage"), **_KEEP,
                   help="Forward and backward of one micro-batch on one stage; 0 derives it from 6 x parameters x "
                        "tokens over the stage's GPUs (the page's GPU) at this MFU.")
@@ -88,18 +105,24 @@ def _results(r, alternatives) -> None:
     row.metric("Message per micro-batch", format_quantity(Q_(r.message_bytes, "B")),
                help=f"Each way; {_time(r.transfer_s)} on the WAN.")
     row.metric("Stage time", _time(r.stage_s), help=f"Forward (CrossPipe's T_F): {_time(r.forward_s)}.")
-    row.metric("Bubble", f"{r.bubble_fraction:.1%}")
+    row.metric("Bubble", f"{r.bubble_fraction:.1%}",
+               help=f"Peak activations of the first stage: {r.activation_memory:g} micro-batches of a whole stage.")
     pace = "the WAN sets the pace" if r.wan_bound else "compute sets the pace, the WAN keeps up"
+    times = "once" if r.crossings == 1 else f"{r.crossings} times"
     st.caption(escape_markdown(
-        f"Schedule: {SCHEDULE}. Each micro-batch sends {format_quantity(Q_(r.message_bytes, 'B'))} each way over "
-        f"{format_bandwidth(Q_(s.wan_bytes_per_s, 'B/s'), 'bit/s')}: {pace}. Hiding the round trip takes "
+        f"Schedule: {SCHEDULES[s.schedule]}. Each micro-batch crosses each cut {times} each way with "
+        f"{format_quantity(Q_(r.message_bytes, 'B'))}, over "
+        f"{format_bandwidth(Q_(s.wan_bytes_per_s, 'B/s'), 'bit/s')}: {pace}; peak activations "
+        f"{r.activation_memory:g} micro-batches of a stage; {r.slowdown_vs_ideal:.2f}x the step in one site with "
+        f"no bubble. Hiding the round trip takes "
         f"{r.in_flight_extra} extra micro-batch(es) in flight before each cut; a static 1F1B without them pays "
         f"the latency on every micro-batch (CrossPipe §3)."))
     names = get_crossdc_data().methods
     st.dataframe([{"Same GPUs as": names[a.id].name, "Wall-clock per step": _time(a.step_s),
                    "Against the pipeline": f"x{a.vs_pipeline:.2f}" if math.isfinite(a.vs_pipeline) else "never"}
                   for a in alternatives], hide_index=True)
-    st.caption("One replica per site on its share of the same global batch, with no bubble (generous to them), "
+    st.caption("One replica per site on its share of the same global batch, with no bubble (each replica's own "
+               "pipeline on ZBV, as CrossPipe runs its data-parallel baseline), "
                "plus the exchange over the same WAN. DiLoCo-style methods need more steps to reach data "
                "parallel's loss: see the time-to-target table above.")
 
