@@ -39,7 +39,12 @@ class CountParam(_QuantityParam):
         try:
             parse_count(raw, self.label or self.key, self.low, self.high)
         except CrossDCError as exc:
-            return self.default, str(exc)
+            # the warning shows the typed text once, inside a code span (ParamWarning.message); the reason keeps
+            # only the rule, without the label the message already starts with or the text itself
+            rule = str(exc).split(", got ", 1)[0]
+            prefix = f"{self.label or self.key}"
+            rule = rule.removeprefix(prefix).lstrip(": ").strip() or "not a count"
+            return self.default, rule
         return " ".join(raw.split()), None
 
 
