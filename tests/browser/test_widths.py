@@ -218,7 +218,13 @@ _FILL_JS = """
   const drawn = `svg.main-svg, .diagram-chart > svg, canvas, p, h1, summary, input, ${leaves}`;
   for (const el of main.querySelectorAll(drawn)) {
     const r = el.getBoundingClientRect();
-    if (r.width && r.height && r.top < innerHeight) bottom = Math.max(bottom, Math.min(r.bottom, innerHeight));
+    if (!r.width || !r.height || r.top >= innerHeight || !el.checkVisibility({visibilityProperty: true})) continue;
+    // Clipped away: a closed expander keeps its content laid out in a box of no height.
+    let seen = Math.min(r.bottom, innerHeight);
+    for (let up = el.parentElement; up && up !== main; up = up.parentElement) {
+      if (getComputedStyle(up).overflowY !== 'visible') seen = Math.min(seen, up.getBoundingClientRect().bottom);
+    }
+    if (seen > r.top) bottom = Math.max(bottom, seen);
   }
   return bottom / innerHeight;
 }
