@@ -92,10 +92,19 @@ export default function (component) {
     const margin = { left: (spec.margin_left || 96) * scale, right: 24, top: 16, bottom: 56 * scale };
     svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
     svg.style.aspectRatio = `${width} / ${height}`;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    // Room left of the plot for the widest y tick label and, beside it, the rotated axis title.
+    const probe = svgNode("text", { "font-size": font }, svg);
+    let widest = 0;
+    for (const tick of spec.y.ticks) {
+      probe.textContent = tick.text;
+      widest = Math.max(widest, probe.getComputedTextLength());
+    }
+    probe.remove();
+    margin.left = Math.max(margin.left, Math.ceil(widest + 8 + font * 1.8));
     const mapX = axisMap(spec.x, margin.left, width - margin.right);
     const mapY = axisMap(spec.y, height - margin.bottom, margin.top);
 
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
     const grid = svgNode("g", { class: "live-grid" }, svg);
     // A tick label that would touch the one before it is left out (its grid line stays).
     let lastRight = -Infinity;
