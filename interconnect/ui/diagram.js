@@ -125,6 +125,18 @@ function keepInside(text, width) {
   else if (box.x < 2) text.setAttribute("x", x + (2 - box.x));
 }
 
+// Move a text down, below any text already placed that it would overlap (two labels at nearly the same
+// point in a narrow picture: "GPU a" and "GPU b" on neighbouring servers).
+function clearOf(text, placed) {
+  for (let tries = 0; tries < 3; tries += 1) {
+    const box = text.getBBox();
+    const hit = placed.map((other) => other.getBBox()).find((other) => box.x < other.x + other.width
+      && other.x < box.x + box.width && box.y < other.y + other.height && other.y < box.y + box.height);
+    if (!hit) return;
+    text.setAttribute("y", Number(text.getAttribute("y")) + (hit.y + hit.height - box.y) + 1);
+  }
+}
+
 // Write `content` into `text` on lines no wider than `room` (one tspan a line, broken between words); the number
 // of lines.
 function wrapText(text, content, room, size) {
@@ -186,6 +198,7 @@ export default function (component) {
         drawMarkers(layer, map, svgNode("g", {}, marks));
       }
     }
+    const placed = [];
     for (const note of scene.texts) {
       const text = svgNode("text", { x: map.x(note.x), y: map.y(note.y), "text-anchor": note.anchor,
                                      "dominant-baseline": "central", "font-size": note.size,
@@ -193,6 +206,8 @@ export default function (component) {
                                      fill: note.color || "#111827" }, svg);
       text.textContent = note.text;
       keepInside(text, width);
+      clearOf(text, placed);
+      placed.push(text);
     }
     if (scene.title) {
       // Left and bold, as Streamlit's theme sets every Plotly chart's title; on as many lines as the width needs
