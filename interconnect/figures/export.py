@@ -165,15 +165,16 @@ def _script_json(value: object) -> str:
 
 _DECK_STYLE = """
 html,body{margin:0;height:100%;font-family:Helvetica,Arial,sans-serif;color:#111827;background:#fff}
-.slide{display:none;box-sizing:border-box;height:100vh;overflow-y:auto;padding:1.2rem 2.5rem 3.5rem}
+.slide{display:none;box-sizing:border-box;height:calc(100vh - 3rem);overflow-y:auto;padding:1.2rem 2.5rem 1rem}
 .slide.on{display:block}
 .slide h1{font-size:2.1rem;margin:0 0 .5rem}
 .slide .caption{font-size:1.35rem;line-height:1.45;margin:0 0 .8rem;max-width:75rem}
 .slide .chart{width:100%;margin-bottom:1rem}
 .slide .link{color:#6b7280;font-size:.95rem}
 code{background:#f3f4f6;padding:0 .2rem}
-#bar{position:fixed;bottom:0;left:0;right:0;display:flex;gap:1rem;align-items:center;justify-content:flex-end;
-     padding:.4rem 1.2rem;background:rgba(255,255,255,.92);border-top:1px solid #e5e7eb;font-size:1.1rem}
+#bar{position:fixed;bottom:0;left:0;right:0;height:3rem;box-sizing:border-box;display:flex;gap:1rem;
+     align-items:center;justify-content:flex-end;padding:0 1.2rem;background:#fff;border-top:1px solid #e5e7eb;
+     font-size:1.1rem}
 #bar button{font-size:1.1rem;padding:.2rem .9rem}
 #note{margin-right:auto;color:#b91c1c}
 """
@@ -182,12 +183,20 @@ _DECK_SCRIPT = """
 const slides = [...document.querySelectorAll('.slide')];
 const figures = JSON.parse(document.getElementById('deck-figures').textContent);
 let current = 0;
+// The slide's first chart fits the screen under the title and caption (down to 320 px tall, its legend with
+// it); the others keep their own height below it.
+function fitted(slide, div, layout, first) {
+  if (!first) return layout;
+  const room = slide.getBoundingClientRect().bottom - div.getBoundingClientRect().top - 16;
+  return {...layout, height: Math.round(Math.max(320, Math.min(layout.height || 450, room)))};
+}
 function draw(index) {
   if (!window.Plotly) return;  // drawn once plotly.js is ready
-  slides[index].querySelectorAll('.chart').forEach((div) => {
+  slides[index].querySelectorAll('.chart').forEach((div, k) => {
     if (div.dataset.drawn) { Plotly.Plots.resize(div); return; }
     const figure = figures[div.dataset.figure];
-    Plotly.newPlot(div, figure.data, figure.layout, {displaylogo: false, responsive: true});
+    Plotly.newPlot(div, figure.data, fitted(slides[index], div, figure.layout, k === 0),
+                   {displaylogo: false, responsive: true});
     div.dataset.drawn = '1';
   });
 }

@@ -89,7 +89,7 @@ def chart(figure: Any, key: str, *, exports: bool = True) -> None:
     present = talk_state().present
     figure = prepared_figure(figure, present=present)
     if is_focus(key):  # the tour step's own chart: under the caption, on the first screen
-        chart_container(key).plotly_chart(focus_figure(figure), width="stretch", key=key)
+        chart_container(key).plotly_chart(focus_figure(figure), width="stretch", height="stretch", key=key)
         return
     st.plotly_chart(figure, width="stretch", key=key)
     if exports and not present:

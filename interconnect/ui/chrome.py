@@ -44,6 +44,29 @@ _CSS = """
   [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
   /* A choice longer than its box ends in an ellipsis, not a cut letter ("Quantum-2 QM970"). */
   [data-testid="stSelectbox"] input { text-overflow: ellipsis; }
+  /* Every width from 800 px (sidebar open: about 500 px for the page) to 1920 px. The page's width, not the
+     window's, decides: a row of columns too narrow for its controls puts some on the next line instead of
+     squeezing each control until its text is cut ("NVIDI...") or its words break ("parame ters"). */
+  .block-container { container: page / inline-size; }
+  [data-testid="stColumn"]:has([data-testid="stSelectbox"]) { min-width: min(100%, 15rem); }
+  [data-testid="stColumn"]:has(> [data-testid="stVerticalBlock"] > * > [data-testid="stCheckbox"]) {
+    min-width: min(100%, 9rem); }
+  @container page (max-width: 760px) {
+    [data-testid="stColumn"] { min-width: min(100%, 13rem); }
+  }
+  /* The title row: the title takes what the "Link to this view" button (and presentation mode's exit) leave. */
+  .st-key-talk-head > [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] { flex: 0 0 auto; width: auto; }
+  .st-key-talk-head > [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child { flex: 1 1 0;
+    min-width: min(100%, 16rem); }
+  /* Words break between words, never inside one. */
+  [data-testid="stWidgetLabel"] *, [data-testid="stExpander"] summary *, [data-testid="stMetricLabel"] *,
+  [data-testid="stMarkdownContainer"] th { overflow-wrap: normal; word-break: normal; }
+  /* The home page's layers picture is laid out in its own coordinates, its labels in pixels: narrower than
+     680 px its labels would pass its edges, so there it keeps 680 px and scrolls sideways in its own box. */
+  .st-key-layers-chart { overflow-x: auto; }
+  .st-key-layers-chart > * { min-width: 680px; }
+  /* A table wider than the page scrolls inside its own box; the page itself never scrolls sideways. */
+  [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
 </style>
 """
 

@@ -170,7 +170,7 @@ def topology_controls(state: PageState, *, nested: bool = False, keep: dict[str,
 
 
 def _topology_row(state: PageState, names: dict, switches: dict, keep: dict[str, Any]) -> None:
-    t1, t2, t3, t4 = st.columns([3, 3, 2, 2])
+    t1, t2, t3, t4 = st.columns([2.3, 4.5, 1.6, 1.6])  # the switch's name is long: "NVIDIA Quantum-2 QM9700 (NDR ...)"
     t1.selectbox("Fabric topology", list(names), key=state.key("topo"), format_func=names.get,
                  help="Rings and trees stay in their rail until the job outgrows one leaf group; all-to-all "
                       "crosses rails through the spine. 'No fabric modelled': every NIC gets its full rate.", **keep)

@@ -116,6 +116,49 @@ function drawLegend(scene, legend) {
   }
 }
 
+// Shift a text that would pass the picture's left or right edge back inside it.
+function keepInside(text, width) {
+  const box = text.getBBox();
+  if (!box.width) return;
+  const x = Number(text.getAttribute("x"));
+  if (box.x + box.width > width - 2) text.setAttribute("x", x - (box.x + box.width - (width - 2)));
+  else if (box.x < 2) text.setAttribute("x", x + (2 - box.x));
+}
+
+// Move a text down, below any text already placed that it would overlap (two labels at nearly the same
+// point in a narrow picture: "GPU a" and "GPU b" on neighbouring servers).
+function clearOf(text, placed) {
+  for (let tries = 0; tries < 3; tries += 1) {
+    const box = text.getBBox();
+    const hit = placed.map((other) => other.getBBox()).find((other) => box.x < other.x + other.width
+      && other.x < box.x + box.width && box.y < other.y + other.height && other.y < box.y + box.height);
+    if (!hit) return;
+    text.setAttribute("y", Number(text.getAttribute("y")) + (hit.y + hit.height - box.y) + 1);
+  }
+}
+
+// Write `content` into `text` on lines no wider than `room` (one tspan a line, broken between words); the number
+// of lines.
+function wrapText(text, content, room, size) {
+  text.textContent = content;
+  if (!text.getComputedTextLength() || text.getComputedTextLength() <= room) return 1;
+  const x = text.getAttribute("x");
+  text.textContent = "";
+  let line = svgNode("tspan", { x }, text);
+  let lines = 1;
+  for (const word of content.split(/\s+/)) {
+    const before = line.textContent;
+    line.textContent = before ? `${before} ${word}` : word;
+    if (before && line.getComputedTextLength() > room) {
+      line.textContent = before;
+      line = svgNode("tspan", { x, dy: size * 1.25 }, text);
+      line.textContent = word;
+      lines += 1;
+    }
+  }
+  return lines;
+}
+
 export default function (component) {
   const { parentElement, data } = component;
   const root = parentElement.querySelector(".diagram-chart");
@@ -155,19 +198,35 @@ export default function (component) {
         drawMarkers(layer, map, svgNode("g", {}, marks));
       }
     }
+    const placed = [];
     for (const note of scene.texts) {
       const text = svgNode("text", { x: map.x(note.x), y: map.y(note.y), "text-anchor": note.anchor,
                                      "dominant-baseline": "central", "font-size": note.size,
                                      "font-weight": note.bold ? "bold" : "normal",
                                      fill: note.color || "#111827" }, svg);
       text.textContent = note.text;
+      keepInside(text, width);
+      clearOf(text, placed);
+      placed.push(text);
     }
     if (scene.title) {
-      // Left and bold, as Streamlit's theme sets every Plotly chart's title.
-      const title = svgNode("text", { x: Math.max(4, margin.l), y: Math.max(scene.title_size, margin.t / 2),
-                                      "font-size": scene.title_size, "font-weight": 600, fill: "#111827",
+      // Left and bold, as Streamlit's theme sets every Plotly chart's title; on as many lines as the width needs
+      // (the picture moves down by the extra lines), never cut at the edge.
+      const x = Math.max(4, margin.l);
+      const y = Math.max(scene.title_size, margin.t / 2);
+      const title = svgNode("text", { x, y, "font-size": scene.title_size, "font-weight": 600, fill: "#111827",
                                       class: "diagram-title" }, svg);
-      title.textContent = scene.title;
+      const lines = wrapText(title, scene.title, width - x - 4, scene.title_size);
+      if (lines > 1) {
+        const extra = Math.ceil((lines - 1) * scene.title_size * 1.25);
+        marks.setAttribute("transform", `translate(0, ${extra})`);
+        for (const text of svg.querySelectorAll(":scope > text:not(.diagram-title)")) {
+          text.setAttribute("transform", `translate(0, ${extra})`);
+        }
+        height += extra;
+        svg.setAttribute("height", height);
+        svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+      }
     }
     root.dataset.drawnWidth = String(width);
     root.classList.add("diagram-ready");

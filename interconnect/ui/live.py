@@ -38,8 +38,9 @@ _CSS = """
               color: #111827; }
 .live-control { display: flex; align-items: center; gap: 0.6em; flex-wrap: wrap; }
 .live-chart:not(.live-ready) .live-control { visibility: hidden; }
-.live-control label { display: flex; align-items: center; gap: 0.6em; }
-.live-control input[type=range] { width: min(420px, 60vw); accent-color: #1565c0; }
+/* The slider takes the room its column has, no more: at 800 px with the sidebar open it stays on screen. */
+.live-control label { display: flex; align-items: center; gap: 0.6em; flex: 0 1 36em; min-width: 0; flex-wrap: wrap; }
+.live-control input[type=range] { flex: 1 1 12em; min-width: 6em; max-width: 420px; accent-color: #1565c0; }
 .live-readout { min-height: 1.4em; margin: 0.2em 0 0.3em; color: #374151; }
 .live-chart svg { width: 100%; height: auto; display: block; aspect-ratio: 1000 / 340; }
 .live-grid line { stroke: #e5e7eb; stroke-width: 1; }

@@ -13,6 +13,10 @@ const KEY_SETTLE_MS = 350;
 const ECHO_WAIT_MS = 5000;
 const LATENCY_SAMPLES = 400;
 
+function dashOf(dash) {
+  return dash === "dot" ? "2 5" : dash === "dash" ? "9 6" : "none";
+}
+
 function svgNode(tag, attributes, parent) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
@@ -67,8 +71,8 @@ export default function (component) {
   const legend = root.querySelector(".live-legend");
   const spec = data;
   const scale = spec.font_scale || 1;
-  const height = spec.height || 420;
-  const margin = { left: (spec.margin_left || 96) * scale, right: 24, top: 16, bottom: 56 * scale };
+  // Text is set in screen pixels: the SVG is laid out at the width it is drawn at (its viewBox is its size
+  // in pixels), so a narrow column gets a narrower plot, not smaller text.
   const font = 15 * scale;
 
   root.style.setProperty("--live-font", `${font}px`);
@@ -77,65 +81,112 @@ export default function (component) {
   input.max = String(spec.slider.values.length - 1);
   input.step = "1";
   input.setAttribute("aria-label", spec.slider.label);
-  svg.setAttribute("viewBox", `0 0 ${VIEW_WIDTH} ${height}`);
-  svg.style.aspectRatio = `${VIEW_WIDTH} / ${height}`;
   svg.setAttribute("aria-label", spec.title);
 
-  const mapX = axisMap(spec.x, margin.left, VIEW_WIDTH - margin.right);
-  const mapY = axisMap(spec.y, height - margin.bottom, margin.top);
+  let paths = [];
+  let shown = Number(input.value);
 
-  while (svg.firstChild) svg.removeChild(svg.firstChild);
-  const grid = svgNode("g", { class: "live-grid" }, svg);
-  for (const tick of spec.x.ticks) {
-    const px = mapX(tick.value);
-    if (px === null) continue;
-    svgNode("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom }, grid);
-    const text = svgNode("text", { x: px, y: height - margin.bottom + font * 1.3, "text-anchor": "middle",
-                                   "font-size": font }, grid);
-    text.textContent = tick.text;
+  // Lay the chart out for a width of `width` pixels: axes, ticks that fit, titles, markers and empty lines.
+  function layout(width) {
+    const height = Math.round((spec.height || 420) * Math.min(1.15, Math.max(0.8, width / VIEW_WIDTH)));
+    const margin = { left: (spec.margin_left || 96) * scale, right: 24, top: 16, bottom: 56 * scale };
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    svg.style.aspectRatio = `${width} / ${height}`;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    // Room left of the plot for the widest y tick label and, beside it, the rotated axis title.
+    const probe = svgNode("text", { "font-size": font }, svg);
+    let widest = 0;
+    for (const tick of spec.y.ticks) {
+      probe.textContent = tick.text;
+      widest = Math.max(widest, probe.getComputedTextLength());
+    }
+    probe.remove();
+    margin.left = Math.max(margin.left, Math.ceil(widest + 8 + font * 1.8));
+    const mapX = axisMap(spec.x, margin.left, width - margin.right);
+    const mapY = axisMap(spec.y, height - margin.bottom, margin.top);
+
+    const grid = svgNode("g", { class: "live-grid" }, svg);
+    // A tick label that would touch the one before it is left out (its grid line stays).
+    let lastRight = -Infinity;
+    for (const tick of spec.x.ticks) {
+      const px = mapX(tick.value);
+      if (px === null) continue;
+      svgNode("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom }, grid);
+      const text = svgNode("text", { x: px, y: height - margin.bottom + font * 1.3, "text-anchor": "middle",
+                                     "font-size": font }, grid);
+      text.textContent = tick.text;
+      const length = text.getComputedTextLength() || tick.text.length * font * 0.55;
+      let left = px - length / 2;
+      if (left + length > width - 2) {  // the last tick's label ends at the chart's edge, not past it
+        left = width - 2 - length;
+        text.setAttribute("x", width - 2);
+        text.setAttribute("text-anchor", "end");
+      }
+      if (left < lastRight + font * 0.6) text.remove();
+      else lastRight = left + length;
+    }
+    let lastY = Infinity;
+    for (const tick of spec.y.ticks) {
+      const py = mapY(tick.value);
+      if (py === null) continue;
+      svgNode("line", { x1: margin.left, x2: width - margin.right, y1: py, y2: py }, grid);
+      if (Math.abs(lastY - py) < font * 1.05) continue;
+      lastY = py;
+      const text = svgNode("text", { x: margin.left - 8, y: py + font * 0.35, "text-anchor": "end",
+                                     "font-size": font }, grid);
+      text.textContent = tick.text;
+    }
+    const xTitle = svgNode("text", { x: (margin.left + width - margin.right) / 2, y: height - 6,
+                                     "text-anchor": "middle", "font-size": font, class: "live-title" }, svg);
+    xTitle.textContent = spec.x.title;
+    const titleLength = xTitle.getComputedTextLength();
+    if (titleLength > width - margin.left - margin.right) {  // centred on the whole width, or from its left edge
+      const fits = titleLength <= width - 4;
+      xTitle.setAttribute("x", fits ? width / 2 : 2);
+      xTitle.setAttribute("text-anchor", fits ? "middle" : "start");
+    }
+    const yTitle = svgNode("text", { x: 0, y: 0, "text-anchor": "middle", "font-size": font, class: "live-title",
+                                     transform: `translate(${font}, ${(margin.top + height - margin.bottom) / 2}) rotate(-90)` },
+                           svg);
+    yTitle.textContent = spec.y.title;
+    drawLines(width, height, margin, mapX, mapY);
+    return { mapX, mapY };
   }
-  for (const tick of spec.y.ticks) {
-    const py = mapY(tick.value);
-    if (py === null) continue;
-    svgNode("line", { x1: margin.left, x2: VIEW_WIDTH - margin.right, y1: py, y2: py }, grid);
-    const text = svgNode("text", { x: margin.left - 8, y: py + font * 0.35, "text-anchor": "end",
-                                   "font-size": font }, grid);
-    text.textContent = tick.text;
-  }
-  const xTitle = svgNode("text", { x: (margin.left + VIEW_WIDTH - margin.right) / 2, y: height - 6,
-                                   "text-anchor": "middle", "font-size": font, class: "live-title" }, svg);
-  xTitle.textContent = spec.x.title;
-  const yTitle = svgNode("text", { x: 0, y: 0, "text-anchor": "middle", "font-size": font, class: "live-title",
-                                   transform: `translate(${font}, ${(margin.top + height - margin.bottom) / 2}) rotate(-90)` },
-                         svg);
-  yTitle.textContent = spec.y.title;
 
-  const dashOf = (dash) => (dash === "dot" ? "2 5" : dash === "dash" ? "9 6" : "none");
-  // Lines stop at the plot's edges: values below the axis (an 8-byte busbw) are not drawn over the ticks.
-  const clipId = `live-clip-${Math.random().toString(36).slice(2)}`;
-  const clip = svgNode("clipPath", { id: clipId }, svgNode("defs", {}, svg));
-  svgNode("rect", { x: margin.left, y: margin.top, width: VIEW_WIDTH - margin.left - margin.right,
-                    height: height - margin.top - margin.bottom }, clip);
-  const lines = svgNode("g", { class: "live-lines", "clip-path": `url(#${clipId})` }, svg);
-  const paths = spec.series.map((series) => svgNode("path", {
-    fill: "none", stroke: series.color, "stroke-width": (series.width || 2) * scale,
-    "stroke-dasharray": dashOf(series.dash),
-    "stroke-linejoin": "round", "stroke-linecap": "round",
-  }, lines));
+  function drawLines(width, height, margin, mapX, mapY) {
+    // Lines stop at the plot's edges: values below the axis (an 8-byte busbw) are not drawn over the ticks.
+    const clipId = `live-clip-${Math.random().toString(36).slice(2)}`;
+    const clip = svgNode("clipPath", { id: clipId }, svgNode("defs", {}, svg));
+    svgNode("rect", { x: margin.left, y: margin.top, width: width - margin.left - margin.right,
+                      height: height - margin.top - margin.bottom }, clip);
+    const lines = svgNode("g", { class: "live-lines", "clip-path": `url(#${clipId})` }, svg);
+    paths = spec.series.map((series) => svgNode("path", {
+      fill: "none", stroke: series.color, "stroke-width": (series.width || 2) * scale,
+      "stroke-dasharray": dashOf(series.dash),
+      "stroke-linejoin": "round", "stroke-linecap": "round",
+    }, lines));
 
-  // Fixed vertical markers (the page's own value on the x axis), labelled at the foot of the plot, over the lines.
-  for (const marker of spec.markers || []) {
-    const px = mapX(marker.x);
-    if (px === null) continue;
-    const group = svgNode("g", { class: "live-marker" }, svg);
-    svgNode("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom, stroke: marker.color,
-                      "stroke-width": 1.5 * scale, "stroke-dasharray": dashOf(marker.dash) }, group);
-    const nearRight = px > (margin.left + VIEW_WIDTH - margin.right) / 2;
-    const text = svgNode("text", { x: nearRight ? px - 6 : px + 6, y: height - margin.bottom - font * 0.5,
-                                   "text-anchor": nearRight ? "end" : "start", "font-size": font * 0.9,
-                                   fill: marker.color, stroke: "#ffffff", "stroke-width": 4,
-                                   "paint-order": "stroke" }, group);
-    text.textContent = marker.text;
+    // Fixed vertical markers (the page's own value on the x axis), labelled at the foot of the plot, over the lines.
+    for (const marker of spec.markers || []) {
+      const px = mapX(marker.x);
+      if (px === null) continue;
+      const group = svgNode("g", { class: "live-marker" }, svg);
+      svgNode("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom, stroke: marker.color,
+                        "stroke-width": 1.5 * scale, "stroke-dasharray": dashOf(marker.dash) }, group);
+      let nearRight = px > (margin.left + width - margin.right) / 2;
+      const text = svgNode("text", { x: nearRight ? px - 6 : px + 6, y: height - margin.bottom - font * 0.5,
+                                     "text-anchor": nearRight ? "end" : "start", "font-size": font,
+                                     fill: marker.color, stroke: "#ffffff", "stroke-width": 4,
+                                     "paint-order": "stroke" }, group);
+      text.textContent = marker.text;
+      // On the side where it fits inside the chart (a narrow chart has less room on either side).
+      const length = text.getComputedTextLength();
+      if (nearRight ? px - 6 - length < 2 : px + 6 + length > width - 2) {
+        nearRight = !nearRight;
+        text.setAttribute("x", nearRight ? Math.max(px - 6, length + 2) : Math.min(px + 6, width - 2 - length));
+        text.setAttribute("text-anchor", nearRight ? "end" : "start");
+      }
+    }
   }
 
   legend.replaceChildren();
@@ -151,9 +202,14 @@ export default function (component) {
     legend.appendChild(entry);
   }
 
+  const widthNow = () => Math.max(240, Math.round(root.clientWidth || VIEW_WIDTH));
+  let drawnWidth = widthNow();
+  let maps = layout(drawnWidth);
+
   function draw(index, started) {
+    shown = index;
     spec.series.forEach((series, k) => {
-      paths[k].setAttribute("d", pathOf(spec.x.values, series.y[index], mapX, mapY));
+      paths[k].setAttribute("d", pathOf(spec.x.values, series.y[index], maps.mapX, maps.mapY));
     });
     value.textContent = spec.slider.labels[index];
     readout.textContent = spec.readouts[index];
@@ -206,6 +262,20 @@ export default function (component) {
     state.timer = setTimeout(send, KEY_SETTLE_MS);
   }
   draw(Number(input.value), null);
+  // Laid out again when the column's width changes (a resized window, the sidebar opened or closed).
+  if (root.__liveObserver) root.__liveObserver.disconnect();
+  let pending = false;
+  root.__liveObserver = new ResizeObserver(() => {
+    if (pending || widthNow() === drawnWidth) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      drawnWidth = widthNow();
+      maps = layout(drawnWidth);
+      draw(shown, null);
+    });
+  });
+  root.__liveObserver.observe(root);
   // The slider shows once it has its range, value and name: before this it would be an unnamed,
   // unset control that a screen reader, a key press or a test could reach.
   root.classList.add("live-ready");

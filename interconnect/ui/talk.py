@@ -65,6 +65,13 @@ PRESENT_CSS = """
   [data-testid="stElementContainer"]:has(style):not(:has(.diagram-chart)) { display: none; }
   /* The expander that holds the page below the step's chart: a quiet one-line bar until opened. */
   [data-testid="stExpander"] summary p { font-size: 1.05rem !important; }
+  /* A 1080p screen: the page's text 1.25 times as large, and the step's chart takes the height the screen has
+     left under the title and the banner (at least its own), so the screen is filled to the bottom, not 60 %. */
+  @media (min-width: 1900px) and (min-height: 1000px) { html { font-size: 20px; } }
+  .block-container:has(.st-key-talk-focus) { min-height: 100vh; display: flex; flex-direction: column; }
+  .block-container:has(.st-key-talk-focus) > [data-testid="stVerticalBlock"] { flex: 1 1 auto; }
+  [data-testid="stLayoutWrapper"]:has(> .st-key-talk-focus), .st-key-talk-focus > [data-testid="stElementContainer"]
+    { flex: 1 1 auto; }
 </style>
 """
 
@@ -93,7 +100,7 @@ def chart_container(key: str) -> Any:
     otherwise where the page is writing."""
     slot = st.session_state.get(_FOCUS_SLOT)
     if slot is not None and key and st.session_state.get(_FOCUS_KEY) == key:
-        return slot.container()
+        return slot.container(key="talk-focus")
     return st
 
 

@@ -1,11 +1,13 @@
-"""Screenshots of every page at the two projector sizes, for the README and for looking at.
+"""Screenshots of every page at every width a visitor has, for the README and for looking at.
 
 Starts ``streamlit run app.py`` on 127.0.0.1 (a free port), opens each page of
-``interconnect.ui.pages.PAGES`` in headless Chromium at 1440x900 and 1280x720, and writes two PNGs
-per page and size into ``assets/screenshots/``:
+``interconnect.ui.pages.PAGES`` in headless Chromium at 800x900 (the sidebar open leaves the page about
+500 px), 1280x720, 1440x900 and 1920x1080, and writes into ``assets/screenshots/``:
 
-* ``<page>-<W>x<H>.png``: what fits in the window, the view a room sees first ("above the fold");
-* ``<page>-<W>x<H>-full.png``: the whole page, the window grown to the page's height.
+* ``<page>-<W>x<H>.png``: what fits in the window, the view a room sees first ("above the fold"), at
+  every size;
+* ``<page>-<W>x<H>-full.png``: the whole page, the window grown to the page's height, at the two
+  projector sizes (``--full`` for every size: to look at, not to keep).
 
 The PNGs are stored with a 256-colour palette to keep the repository small.
 
@@ -38,8 +40,10 @@ from browser_helpers import (  # noqa: E402
 
 from interconnect.ui.pages import PAGES, page_exists  # noqa: E402
 
-#: The two sizes the app must read at: a laptop and the usual projector.
-VIEWPORTS = ((1440, 900), (1280, 720))
+#: The sizes the app must read at: a split screen or tablet, the usual projector, a laptop, a 1080p screen.
+VIEWPORTS = ((800, 900), (1280, 720), (1440, 900), (1920, 1080))
+#: The sizes whose whole-page shots are kept in the repository.
+FULL_PAGE_SIZES = ((1440, 900), (1280, 720))
 OUT_DIR = REPO_ROOT / "assets" / "screenshots"
 LIVE_CHART = ".live-chart"
 #: A full page of charts takes a while to paint on a busy 2-core machine.
@@ -80,7 +84,8 @@ def shrink(path: Path) -> None:
     palette.save(path, optimize=True)
 
 
-def shoot(browser, server: StreamlitServer, name: str, size: tuple[int, int], out: Path) -> list[Path]:
+def shoot(browser, server: StreamlitServer, name: str, size: tuple[int, int], out: Path,
+          full_page: bool = True) -> list[Path]:
     width, height = size
     context = browser.new_context(viewport={"width": width, "height": height})
     try:
@@ -89,6 +94,9 @@ def shoot(browser, server: StreamlitServer, name: str, size: tuple[int, int], ou
         settle(page)
         fold = out / f"{name}-{width}x{height}.png"
         page.screenshot(path=str(fold), animations="disabled", timeout=SCREENSHOT_TIMEOUT_MS)
+        if not full_page:
+            shrink(fold)
+            return [fold]
         page.set_viewport_size({"width": width, "height": max(height, main_height(page))})
         settle(page)
         page.set_viewport_size({"width": width, "height": max(height, main_height(page))})
@@ -107,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", nargs="*", default=[name for name in PAGES if page_exists(name)],
                         help="page names (default: every page)")
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for the PNGs")
+    parser.add_argument("--sizes", nargs="*", default=[f"{w}x{h}" for w, h in VIEWPORTS],
+                        help="window sizes, WxH (default: all four)")
+    parser.add_argument("--full", action="store_true", help="whole-page shots at every size")
     args = parser.parse_args(argv)
     executable = shutil.which("chromium")
     if executable is None:
@@ -123,9 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                 browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
                 try:
                     for name in args.pages:
-                        for size in VIEWPORTS:
+                        for size in [tuple(int(n) for n in text.split("x")) for text in args.sizes]:
                             try:
-                                paths = shoot(browser, server, name, size, args.out)
+                                paths = shoot(browser, server, name, size, args.out,
+                                              full_page=args.full or size in FULL_PAGE_SIZES)
                             except Exception as exc:  # one page failing must not lose the others
                                 failures += 1
                                 print(f"{name} at {size[0]}x{size[1]}: {type(exc).__name__}: {exc}".splitlines()[0],

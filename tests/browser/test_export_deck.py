@@ -54,6 +54,13 @@ def test_the_deck_and_the_chart_files_run_from_files_alone(tmp_path, offline_pag
     page.locator("#step2.on .chart .main-svg").first.wait_for(state="visible", timeout=20_000)
     assert page.locator("#counter").inner_text() == "Step 2 of 2" and page.url.endswith("#2")
     assert page.locator("#step2 .chart").count() >= 2  # every chart of the view is on its slide
+    # Nothing of a slide is under the navigation bar (a tour step's legend once sat half under it at 1280x720):
+    # a slide taller than the window scrolls above the bar, and its first chart, legend and all, fits above it.
+    slide_bottom, chart_bottom, bar_top = page.evaluate(
+        "() => [document.querySelector('.slide.on').getBoundingClientRect().bottom,"
+        " document.querySelector('.slide.on .chart').getBoundingClientRect().bottom,"
+        " document.getElementById('bar').getBoundingClientRect().top]")
+    assert slide_bottom <= bar_top + 0.5 and chart_bottom <= bar_top, (slide_bottom, chart_bottom, bar_top)
     page.keyboard.press("ArrowRight")  # past the end it stays on the last step
     assert page.locator("#counter").inner_text() == "Step 2 of 2"
     page.keyboard.press("ArrowLeft")

@@ -170,7 +170,11 @@ def timeline_figure(step: StepResult, *, max_segments: int = TIMELINE_SEGMENTS) 
                        "opacity": 0.6, "line": {"width": 0}, "layer": "below"})
         text = (f"exposed {_duration(step.exposed_comm_s)}" if step.exposed_comm_s - step.tail_s < 1e-12 else
                 f"after backward {_duration(step.tail_s)} (exposed in all {_duration(step.exposed_comm_s)})")
-        annotations.append({"x": (backward_end + step.tail_s / 2) * scale, "y": 1.0, "yref": "y domain",
+        # Ends at the tail's right end when the tail is in the step's second half (it always is unless the step
+        # is mostly communication), starts at its left end otherwise: never past the chart's edge.
+        late = backward_end + step.tail_s / 2 > span / 2
+        annotations.append({"x": (backward_end + (step.tail_s if late else 0.0)) * scale, "y": 1.0,
+                            "yref": "y domain", "xanchor": "right" if late else "left",
                             "yanchor": "bottom", "text": text,
                             "showarrow": False, "font": {"color": "#991b1b", "size": 15}})
     layout = {
