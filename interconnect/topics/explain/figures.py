@@ -54,6 +54,15 @@ def _width(lines: int) -> float:
     return 2.0 + 1.5 * math.log2(max(lines, 1))
 
 
+def untitled(figure: go.Figure) -> go.Figure:
+    """The drawing for the page, whose title is written above it as text that wraps at any width: no Plotly title,
+    the legend in rows across the top (Plotly wraps a horizontal legend to the chart's width)."""
+    figure = go.Figure(figure)
+    figure.update_layout(title=None, margin={"t": 20},
+                         legend={"orientation": "h", "x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"})
+    return figure
+
+
 def _frame(figure: go.Figure, title: str, height: int, x_range: Sequence[float], y_range: Sequence[float]) -> go.Figure:
     apply_theme(figure, height=height, template=False)
     figure.update_layout(title={"text": title, "font": {"size": 17}}, showlegend=True, plot_bgcolor="white",
@@ -74,6 +83,20 @@ def _gpu_xy(count: int) -> list[tuple[float, float]]:
     return [(float(i % 8) + (0.5 if i >= 8 else 0.0), 1.0 if i < 8 else 0.35) for i in range(count)]
 
 
+def node_title(topo: Topology) -> str:
+    """The node drawing's title as plain text (log text not yet escaped: the caller escapes it for where it goes)."""
+    node = topo.node
+    raw = str(node.name) if node is not None else "no node"
+    name = raw if len(raw) <= 40 else raw[:39] + "…"
+    more = f" (+{topo.gpus_not_drawn} GPUs not drawn)" if topo.gpus_not_drawn else ""
+    return f"One node: {name}{more}. Boxes: GPUs (local number; r = rank)"
+
+
+def fabric_title(topo: Topology) -> str:
+    """The fabric drawing's title as plain text."""
+    return f"Between nodes: {len(topo.nodes) + topo.nodes_not_drawn} node(s) in the log"
+
+
 def node_figure(topo: Topology) -> go.Figure:
     """One node as the log shows it: GPUs, the scale-up domain above them, NICs and the network under them.
 
@@ -85,8 +108,6 @@ def node_figure(topo: Topology) -> go.Figure:
     places = _gpu_xy(len(gpus))
     width = max(8 if len(gpus) > 8 else len(gpus), len(topo.nics), 2)
     span = (-0.8, max(width, 1) - 0.2)
-    node = topo.node
-    name = safe_text(node.name, 40) if node is not None else "no node"
     # the scale-up domain
     colour = KIND_COLOURS["p2p"] if topo.domain_used and "memory" not in topo.domain else (
         KIND_COLOURS["shm"] if topo.domain_used else _IDLE)
@@ -172,9 +193,7 @@ def node_figure(topo: Topology) -> go.Figure:
         _legend_line(figure, "NIC with traffic", net_colour)
     if any(not n.used for n in topo.nics):
         _legend_line(figure, "NIC listed, no line uses it", _IDLE, "dot")
-    more = f" (+{topo.gpus_not_drawn} GPUs not drawn)" if topo.gpus_not_drawn else ""
-    title = f"One node: {name}{more}. Boxes: GPUs (local number; r = rank)"
-    return _frame(figure, title, 460, (span[0], span[1]), (-1.75, 2.35))
+    return _frame(figure, html.escape(node_title(topo)), 460, (span[0], span[1]), (-1.75, 2.35))
 
 
 def fabric_figure(topo: Topology) -> go.Figure:
@@ -240,9 +259,8 @@ def fabric_figure(topo: Topology) -> go.Figure:
         _legend_line(figure, "network connection lines between nodes", net_colour)
     _legend_line(figure, "NIC with traffic (rail)", net_colour)
     _legend_line(figure, "NIC listed, no line uses it", _IDLE, "dot")
-    title = f"Between nodes: {len(topo.nodes) + topo.nodes_not_drawn} node(s) in the log"
     top = 1.0
-    return _frame(figure, title, 440, span, (fabric_y - 0.4, top))
+    return _frame(figure, html.escape(fabric_title(topo)), 440, span, (fabric_y - 0.4, top))
 
 
 def _ranks(ranks: Sequence[int]) -> str:

@@ -15,7 +15,14 @@ from interconnect import site
 from interconnect.inputs.links import link_to_page
 from interconnect.io.nccl_debug import NcclDebugError
 from interconnect.io.nccl_tests import MAX_LOG_BYTES
-from interconnect.topics.explain.figures import fabric_figure, measured_figure, node_figure
+from interconnect.topics.explain.figures import (
+    fabric_figure,
+    fabric_title,
+    measured_figure,
+    node_figure,
+    node_title,
+    untitled,
+)
 from interconnect.topics.explain.inputs import explain_specs
 from interconnect.topics.explain.model import Explanation, explain_source
 from interconnect.ui.charts import chart
@@ -83,9 +90,12 @@ def _drawing(explanation: Explanation) -> None:
                "network connection lines, NVLS when its channels were built); grey and dotted: listed, but no "
                "connection line uses it. Only what the given lines show: one rank's excerpt draws that rank's "
                "connections.")
-    chart(node_figure(topo), "explain-node", exports=False)
+    # titles as text above each drawing, so that they wrap at any width (a Plotly title is one line, cut when wider)
+    st.markdown(f"**{escape_markdown(node_title(topo))}**")
+    chart(untitled(node_figure(topo)), "explain-node", exports=False)
     if len(topo.nodes) + topo.nodes_not_drawn > 1:
-        chart(fabric_figure(topo), "explain-fabric", exports=False)
+        st.markdown(f"**{escape_markdown(fabric_title(topo))}**")
+        chart(untitled(fabric_figure(topo)), "explain-fabric", exports=False)
     for note in topo.notes:
         st.caption(escape_markdown(note))
 

@@ -49,7 +49,9 @@ def test_uploaded_log_draws_the_node_and_the_fabric():
     assert not at.exception and not at.error
     charts = at.get("plotly_chart")
     assert len(charts) == 2  # one node, and the two nodes with the network between them
-    assert "master_node" in charts[0].proto.spec and "secondary_node" in charts[1].proto.spec
+    titles = [m.value for m in at.markdown if m.value.startswith(("**One node", "**Between nodes"))]
+    assert len(titles) == 2 and "master" in titles[0] and "Between nodes: 2 node" in titles[1]  # above each drawing, as text
+    assert "secondary" in charts[1].proto.spec  # the fabric names each node under its box
 
 
 def test_page_and_cli_json_give_the_same_findings(capsys):
