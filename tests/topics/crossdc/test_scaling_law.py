@@ -4,9 +4,6 @@ through rule D of crossdc.toml; see docs/crossdc-time-to-target.md."""
 from __future__ import annotations
 
 import math
-import shutil
-from importlib import resources
-from pathlib import Path
 
 import pytest
 
@@ -14,6 +11,7 @@ from interconnect.topics.crossdc.data import CrossDCDataError, load_crossdc_data
 from interconnect.topics.crossdc.model import Scenario, evaluate, get_crossdc_data, make_method, method_scenarios
 from interconnect.topics.crossdc.model.scaling_law import diloco_steps, law_gap, loss_gap, steps_ratio_from_gap
 from interconnect.topics.crossdc.model.time_to_target import time_to_target
+from tests.topics.crossdc.edited_data import edited_copy
 
 LAW = get_crossdc_data().diloco_scaling
 
@@ -105,10 +103,5 @@ def test_time_to_target_takes_diloco_and_its_followers_from_the_law():
     ('law = "diloco-scaling"', 'law = "moores"', r"time_to_target 'diloco': 'law' must be one of"),
 ])
 def test_loader_refuses_a_broken_scaling_table(tmp_path, old, new, message):
-    path = tmp_path / "crossdc.toml"
-    shutil.copy(Path(str(resources.files("interconnect").joinpath("data", "crossdc.toml"))), path)
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(CrossDCDataError, match=message):
-        load_crossdc_data(path)
+        load_crossdc_data(edited_copy(tmp_path, old, new))

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,7 @@ from interconnect.topics.crossdc.model import (
 )
 from interconnect.topics.crossdc.view import PageInputs, crossdc_view, setting_words
 from tests.app.conftest import run_page
+from tests.topics.crossdc.edited_data import edited_copy
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "crossdc-time-to-target.md"
@@ -112,13 +111,8 @@ def test_mt_dao_is_timed_with_its_own_sync_and_keeps_its_published_time():
     ('steps_ratio = 0.79', 'steps_ratio = -0.79', r"'steps_ratio' must be a positive"),
 ])
 def test_loader_refuses_a_broken_time_to_target_row(tmp_path, old, new, message):
-    path = tmp_path / "crossdc.toml"
-    shutil.copy(Path(str(resources.files("interconnect").joinpath("data", "crossdc.toml"))), path)
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(CrossDCDataError, match=message):
-        load_crossdc_data(path)
+        load_crossdc_data(edited_copy(tmp_path, old, new))
 
 
 def test_json_key_time_to_target(capsys):
