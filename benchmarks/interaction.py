@@ -19,7 +19,9 @@ The same bare page redrawing four charts is measured too, against the one-chart 
 Streamlit itself adds per further chart.
 
 Run from the repository root: ``.venv/bin/python benchmarks/interaction.py [changes] [page name ...]``
-(names as printed, e.g. ``Overlap "Across sites"``; all pages by default).
+(names as printed, e.g. ``Overlap "Across sites"``; all pages by default). With ``--against DIR`` (another
+checkout of the app, e.g. a worktree of the main branch), each page of that checkout is measured too, right
+after the same page of this one and against the same bare pages: a change and the code before it, in one run.
 """
 
 from __future__ import annotations
@@ -125,13 +127,19 @@ def line(name: str, charts: int, timings: list[float], same: list[float] | None,
     same_ms = statistics.median(same) if same else None
     one_ms = statistics.median(one) if one else None
     alongside = f"{same_ms:.0f} / {one_ms:.0f}" if same_ms and one_ms else (f"- / {one_ms:.0f}" if one_ms else "-")
-    return (f"{name:<16} {charts:>6} {median:>8.0f} {min(timings):>6.0f} {max(timings):>6.0f} "
+    return (f"{name:<26} {charts:>6} {median:>8.0f} {min(timings):>6.0f} {max(timings):>6.0f} "
             f"{ratio_text(median, same_ms):>12} {ratio_text(median, one_ms):>9}  ({alongside})")
 
 
 def main() -> None:
-    changes = int(sys.argv[1]) if len(sys.argv) > 1 else CHANGES
-    only = set(sys.argv[2:])
+    arguments = sys.argv[1:]
+    against = None
+    if "--against" in arguments:
+        at = arguments.index("--against")
+        against = arguments[at + 1]
+        del arguments[at:at + 2]
+    changes = int(arguments[0]) if arguments else CHANGES
+    only = set(arguments[1:])
     pages = [entry for entry in PAGES if entry[3] is not None and (ROOT / "pages" / PAGE_FILES[entry[1]]).is_file()
              and (not only or entry[0] in only)]
     counts = sorted({1, FLOOR_CHARTS} | {entry[5] for entry in pages})
@@ -140,6 +148,7 @@ def main() -> None:
     with chromium() as context, contextlib.ExitStack() as stack:
         bare_servers = {n: stack.enter_context(server(bare=True, charts=n)) for n in counts}
         app = stack.enter_context(server())
+        other = stack.enter_context(server(root=Path(against))) if against else None
         bare = Watched(bare_servers[1], context, "/", "bare.n", (200, 100), 1)
         floor = Watched(bare_servers[FLOOR_CHARTS], context, "/", "bare.n", (200, 100), FLOOR_CHARTS)
         floor_timings, (floor_bare,) = measure(floor, [bare], changes)
@@ -150,18 +159,23 @@ def main() -> None:
             try:
                 if charts != 1 and charts not in matching:
                     matching[charts] = Watched(bare_servers[charts], context, "/", "bare.n", (200, 100), charts)
-                watched = Watched(app, context, path, key, values, plotly)
                 bares = [bare] + ([matching[charts]] if charts != 1 else [])
-                ours, theirs = measure(watched, bares, changes)
-                watched.page.close()
-                rows.append((name, charts, ours, theirs[-1], theirs[0]))
-                bare_all += theirs[0]
+                for label, served in ((name, app), (f"{name} (before)", other)):
+                    if served is None:
+                        continue
+                    watched = Watched(served, context, path, key, values, plotly)
+                    ours, theirs = measure(watched, bares, changes)
+                    watched.page.close()
+                    rows.append((label, charts, ours, theirs[-1], theirs[0]))
+                    bare_all += theirs[0]
             except (AssertionError, PlaywrightError) as exc:  # one page's failure must not hide the others
                 failures.append((name, str(exc).splitlines()[0][:200]))
     print(f"control change -> page idle + 2 frames, headless Chromium, {changes} changes each, each right after a "
           f"change of the bare page redrawing as many charts and of the bare one-chart page (target: within "
           f"{TARGET_RATIO}x of the bare page redrawing as many charts)")
-    print(f"{'page':<16} {'charts':>6} {'median ms':>8} {'min':>6} {'max':>6} {'ratio (same)':>12} "
+    if against:
+        print(f"'(before)': the same page served from {against}, measured right after this checkout's")
+    print(f"{'page':<26} {'charts':>6} {'median ms':>8} {'min':>6} {'max':>6} {'ratio (same)':>12} "
           f"{'ratio (1)':>9}  (bare pages alongside, same / one chart: median ms)")
     print(line("bare page", 1, bare_all, None, []) + "  (all its changes)")
     print(line(f"bare, {FLOOR_CHARTS} charts", FLOOR_CHARTS, floor_timings, None, floor_bare))
