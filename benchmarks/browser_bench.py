@@ -7,6 +7,7 @@ tests use.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import sys
 import tempfile
@@ -34,13 +35,27 @@ for chart in range(CHARTS):
 '''
 
 @contextlib.contextmanager
-def server(bare: bool = False, charts: int = 1) -> Iterator[StreamlitServer]:
-    """The app (or, with ``bare``, a one-input page redrawing ``charts`` 100-point charts) on a free loopback port."""
-    app_dir = ROOT
+def server(bare: bool = False, charts: int = 1, root: Path | None = None) -> Iterator[StreamlitServer]:
+    """The app (or, with ``bare``, a one-input page redrawing ``charts`` 100-point charts) on a free loopback port.
+
+    ``root``: another checkout of the app to serve (its own code imported: ``PYTHONPATH`` points at it while the
+    server starts), to measure a change against the code before it in the same run.
+    """
+    app_dir = ROOT if root is None else Path(root).resolve()
     if bare:
         app_dir = Path(tempfile.mkdtemp())
         (app_dir / "app.py").write_text(BARE_PAGE.replace("{charts}", str(charts)))
-    srv = StreamlitServer(Path(tempfile.mkdtemp()) / "server.log", app_dir=app_dir).start()
+    saved = os.environ.get("PYTHONPATH")
+    if root is not None:
+        os.environ["PYTHONPATH"] = str(app_dir)
+    try:
+        srv = StreamlitServer(Path(tempfile.mkdtemp()) / "server.log", app_dir=app_dir).start()
+    finally:
+        if root is not None:
+            if saved is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = saved
     try:
         yield srv
     finally:

@@ -8,7 +8,8 @@ counted until the script finishes: every delta (a new element, a block, a transi
 reference to a cached message. Widgets and charts on first load are printed by kind.
 
 Run from the repository root: ``.venv/bin/python benchmarks/element_counts.py [-v] [page name ...]``
-(``-v`` also prints the kinds each change sends).
+(``-v`` also prints the kinds each change sends, ``-vv`` each element of the last change: its place, kind and
+first words).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class Recorder:
     def __init__(self) -> None:
         self.runs: list[Counter[str]] = []
         self.current: Counter[str] = Counter()
+        self.lines: list[list[str]] = []  # each run's deltas, one line each (``-vv``)
+        self.current_lines: list[str] = []
 
     def frame(self, payload: Any) -> None:
         if not isinstance(payload, bytes):
@@ -57,15 +60,33 @@ class Recorder:
         if kind == "delta":
             delta = msg.delta
             inner = delta.WhichOneof("type")
+            path = ".".join(map(str, msg.metadata.delta_path))
             if inner == "new_element":
-                self.current["element:" + delta.new_element.WhichOneof("type")] += 1
+                element = delta.new_element.WhichOneof("type")
+                self.current["element:" + element] += 1
+                self.current_lines.append(f"{path:<14} {element:<16} {_text(delta.new_element)}")
             else:
                 self.current[str(inner)] += 1
+                detail = delta.add_block.WhichOneof("type") if inner == "add_block" else ""
+                self.current_lines.append(f"{path:<14} {inner:<16} {detail}")
         elif kind == "ref_hash":
             self.current["ref_hash"] += 1
+            self.current_lines.append(f"{'':<14} ref_hash")
         elif kind == "script_finished":
             self.runs.append(self.current)
             self.current = Counter()
+            self.lines.append(self.current_lines)
+            self.current_lines = []
+
+
+def _text(element: Any) -> str:
+    """The first words of an element's text (its body, label or value), for ``-vv``."""
+    inner = getattr(element, element.WhichOneof("type"))
+    for field in ("body", "label", "text", "value"):
+        value = getattr(inner, field, None)
+        if isinstance(value, str) and value:
+            return " ".join(value.split())[:60]
+    return ""
 
 
 def total(run: Counter[str]) -> int:
@@ -78,7 +99,7 @@ def widgets(run: Counter[str]) -> int:
     return sum(n for name, n in run.items() if name.startswith("element:") and name[8:] not in skip)
 
 
-def main(names: list[str], verbose: bool = False) -> None:
+def main(names: list[str], verbose: int = 0) -> None:
     pages = [p for p in PAGES if not names or p[0] in names]
     with server() as srv, chromium() as context:
         print(f"{'page':<16} {'first load':>10} {'widgets':>8} {'charts':>7} {'per change':>11}  kinds on first load")
@@ -107,6 +128,8 @@ def main(names: list[str], verbose: bool = False) -> None:
                 last = recorder.runs[-1].most_common()
                 change_kinds = ", ".join(f"{k.removeprefix('element:')} {n}" for k, n in last)
                 print(f"{'':<16} per change: {change_kinds}")
+            if verbose > 1 and changes:
+                print("\n".join("    " + line for line in recorder.lines[-1]))
             page.close()
 
 
@@ -122,4 +145,4 @@ def _wait_runs(page: Any, recorder: Recorder, runs: int, timeout_ms: int = 60_00
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    main([a for a in arguments if a != "-v"], verbose="-v" in arguments)
+    main([a for a in arguments if a not in ("-v", "-vv")], verbose=2 if "-vv" in arguments else int("-v" in arguments))

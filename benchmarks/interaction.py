@@ -19,7 +19,10 @@ The same bare page redrawing four charts is measured too, against the one-chart 
 Streamlit itself adds per further chart.
 
 Run from the repository root: ``.venv/bin/python benchmarks/interaction.py [changes] [page name ...]``
-(names as printed, e.g. ``Overlap "Across sites"``; all pages by default).
+(names as printed, e.g. ``Overlap "Across sites"``; all pages by default). With ``--against DIR`` (another
+checkout of the app, e.g. an export of the main branch), each page of that checkout is measured too, in the
+same rounds as the same page of this one (each change right after its own changes of the bare pages): a change
+and the code before it, under the same load.
 """
 
 from __future__ import annotations
@@ -102,16 +105,27 @@ def measure(page: Watched, bares: list[Watched], changes: int) -> tuple[list[flo
     """``changes`` timed changes of ``page``, each right after one change of every page in ``bares`` (so a
     shared machine's changing load reaches all alike), after one warm-up change of each: (page's timings,
     each bare page's timings)."""
-    page.change()  # the first change warms caches of the new value
+    return measure_together([page], bares, changes)[0]
+
+
+def measure_together(pages: list[Watched], bares: list[Watched], changes: int
+                     ) -> list[tuple[list[float], list[list[float]]]]:
+    """:func:`measure` for several pages in turn within each round (a page and the same page of the code before a
+    change: the load of the moment reaches both alike): per page, its timings and the bare pages' changed right
+    before each of them."""
+    for page in pages:
+        page.change()  # the first change warms caches of the new value
     for bare in bares:
         bare.change()
-    ours: list[float | None] = []
-    theirs: list[list[float | None]] = [[] for _ in bares]
+    ours: list[list[float | None]] = [[] for _ in pages]
+    theirs: list[list[list[float | None]]] = [[[] for _ in bares] for _ in pages]
     for _ in range(changes):
-        for timings, bare in zip(theirs, bares, strict=True):
-            timings.append(bare.change())
-        ours.append(page.change())
-    return [t for t in ours if t is not None], [[t for t in ts if t is not None] for ts in theirs]
+        for page, own, before in zip(pages, ours, theirs, strict=True):
+            for timings, bare in zip(before, bares, strict=True):
+                timings.append(bare.change())
+            own.append(page.change())
+    return [([t for t in own if t is not None], [[t for t in ts if t is not None] for ts in before])
+            for own, before in zip(ours, theirs, strict=True)]
 
 
 def ratio_text(median_ms: float, bare_ms: float | None) -> str:
@@ -125,13 +139,19 @@ def line(name: str, charts: int, timings: list[float], same: list[float] | None,
     same_ms = statistics.median(same) if same else None
     one_ms = statistics.median(one) if one else None
     alongside = f"{same_ms:.0f} / {one_ms:.0f}" if same_ms and one_ms else (f"- / {one_ms:.0f}" if one_ms else "-")
-    return (f"{name:<16} {charts:>6} {median:>8.0f} {min(timings):>6.0f} {max(timings):>6.0f} "
+    return (f"{name:<26} {charts:>6} {median:>8.0f} {min(timings):>6.0f} {max(timings):>6.0f} "
             f"{ratio_text(median, same_ms):>12} {ratio_text(median, one_ms):>9}  ({alongside})")
 
 
 def main() -> None:
-    changes = int(sys.argv[1]) if len(sys.argv) > 1 else CHANGES
-    only = set(sys.argv[2:])
+    arguments = sys.argv[1:]
+    against = None
+    if "--against" in arguments:
+        at = arguments.index("--against")
+        against = arguments[at + 1]
+        del arguments[at:at + 2]
+    changes = int(arguments[0]) if arguments else CHANGES
+    only = set(arguments[1:])
     pages = [entry for entry in PAGES if entry[3] is not None and (ROOT / "pages" / PAGE_FILES[entry[1]]).is_file()
              and (not only or entry[0] in only)]
     counts = sorted({1, FLOOR_CHARTS} | {entry[5] for entry in pages})
@@ -140,6 +160,7 @@ def main() -> None:
     with chromium() as context, contextlib.ExitStack() as stack:
         bare_servers = {n: stack.enter_context(server(bare=True, charts=n)) for n in counts}
         app = stack.enter_context(server())
+        other = stack.enter_context(server(root=Path(against))) if against else None
         bare = Watched(bare_servers[1], context, "/", "bare.n", (200, 100), 1)
         floor = Watched(bare_servers[FLOOR_CHARTS], context, "/", "bare.n", (200, 100), FLOOR_CHARTS)
         floor_timings, (floor_bare,) = measure(floor, [bare], changes)
@@ -150,23 +171,36 @@ def main() -> None:
             try:
                 if charts != 1 and charts not in matching:
                     matching[charts] = Watched(bare_servers[charts], context, "/", "bare.n", (200, 100), charts)
-                watched = Watched(app, context, path, key, values, plotly)
                 bares = [bare] + ([matching[charts]] if charts != 1 else [])
-                ours, theirs = measure(watched, bares, changes)
-                watched.page.close()
-                rows.append((name, charts, ours, theirs[-1], theirs[0]))
-                bare_all += theirs[0]
+                served = [(name, app)] + ([(f"{name} (before)", other)] if other is not None else [])
+                watched = [Watched(srv, context, path, key, values, plotly) for _, srv in served]
+                for (label, _), one, (ours, theirs) in zip(served, watched, measure_together(watched, bares, changes),
+                                                          strict=True):
+                    one.page.close()
+                    rows.append((label, charts, ours, theirs[-1], theirs[0]))
+                    bare_all += theirs[0]
             except (AssertionError, PlaywrightError) as exc:  # one page's failure must not hide the others
                 failures.append((name, str(exc).splitlines()[0][:200]))
     print(f"control change -> page idle + 2 frames, headless Chromium, {changes} changes each, each right after a "
           f"change of the bare page redrawing as many charts and of the bare one-chart page (target: within "
           f"{TARGET_RATIO}x of the bare page redrawing as many charts)")
-    print(f"{'page':<16} {'charts':>6} {'median ms':>8} {'min':>6} {'max':>6} {'ratio (same)':>12} "
+    if against:
+        print(f"'(before)': the same page served from {against}, changed in the same rounds as this "
+              "checkout's, each change right after its own changes of the bare pages")
+    print(f"{'page':<26} {'charts':>6} {'median ms':>8} {'min':>6} {'max':>6} {'ratio (same)':>12} "
           f"{'ratio (1)':>9}  (bare pages alongside, same / one chart: median ms)")
     print(line("bare page", 1, bare_all, None, []) + "  (all its changes)")
     print(line(f"bare, {FLOOR_CHARTS} charts", FLOOR_CHARTS, floor_timings, None, floor_bare))
     for name, charts, ours, same, one in rows:
         print(line(name, charts, ours, same, one))
+    if against:  # each round's change of this checkout against the same round's change of the other
+        print("this checkout / before, the median of each round's ratio (the same load for both):")
+        timings = {name: ours for name, _, ours, _, _ in rows}
+        for name, _, ours, _, _ in rows:
+            before = timings.get(f"{name} (before)")
+            if before and len(before) == len(ours):
+                ratios = [a / b for a, b in zip(ours, before, strict=True)]
+                print(f"  {name:<24} {statistics.median(ratios):.2f}x")
     for name, reason in failures:
         print(f"{name:<16} FAILED: {reason}")
     if DROPPED:

@@ -97,8 +97,15 @@ def chart(figure: Any, key: str, *, exports: bool = True) -> None:
 
 
 def export_popover(figure: Any, key: str) -> None:
-    """The pop-over under a chart: the figure as one offline HTML file and its points as CSV, built when clicked."""
-    with st.popover("Export this chart"):
+    """The pop-over under a chart: the figure as one offline HTML file and its points as CSV, built when clicked.
+
+    Its two buttons are drawn only while it is open (opening it reruns the chart's fragment): a control change
+    that redraws the chart sends one element for the pop-over, not three.
+    """
+    popover = st.popover("Export this chart", key=f"{key}.export", on_change="rerun")
+    if not popover.open:
+        return
+    with popover:
         st.download_button("Offline HTML (opens without a network)", data=lambda: run_heavy(figure_html, figure),
                            file_name=f"{key}.html", mime="text/html", key=f"{key}.html", on_click="ignore")
         st.download_button("Data as CSV", data=lambda: figure_csv(figure), file_name=f"{key}.csv",

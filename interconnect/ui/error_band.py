@@ -18,7 +18,7 @@ from interconnect.ui.markdown import escape_markdown, markdown_table
 __all__ = ["show_error_band"]
 
 
-def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, key: str) -> None:
+def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, key: str, after: str = "") -> None:
     """Draw a band under the estimate it qualifies.
 
     Parameters
@@ -31,9 +31,12 @@ def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, k
         What the ratios are of, in words ("TFLOP/s and MFU; step time the inverse").
     key : str
         The pop-over's key.
+    after : str
+        Markdown (already escaped) for the caption's next paragraph: a page's caption that follows the band, in
+        the same element (one render in the browser on every change, where two captions took two).
     """
     st.caption(f"**How right:** {escape_markdown(band.text())} — {escape_markdown(what)}; "
-               f"{escape_markdown(band.basis)}.")
+               f"{escape_markdown(band.basis)}." + (f"\n\n{after}" if after else ""))
     if rows:
         # drawn only while open (a first load sends no table); the rows name the published cases
         popover = st.popover(f"The {band.n} published {band.noun} of this band", key=key, on_change="rerun")

@@ -7,9 +7,11 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-__all__ = ["hold_share_slot", "share_url", "show_share_link"]
+__all__ = ["LINK_OPEN_KEY", "hold_share_slot", "share_url", "show_share_link"]
 
 _LINK_SLOT = "talk.link_slot"
+#: The pop-over's key (not a link key): whether it is open.
+LINK_OPEN_KEY = "share-link-open"
 
 
 def hold_share_slot(container: Any) -> None:
@@ -17,11 +19,19 @@ def hold_share_slot(container: Any) -> None:
     :func:`show_share_link` to fill.
 
     The pop-over and its caption belong to the page's frame, drawn once per full run: a fragment's own
-    run then replaces only the address (one element, not the pop-over's five).
+    run then replaces only the address (one element, not the pop-over's five). The caption and the address
+    are drawn only while the pop-over is open (opening it reruns the page): every control change otherwise
+    sent the address, two elements (three on the Seating chart, whose two fragments both write it), for a
+    pop-over nobody had open. The address bar holds the same link at all times.
     """
-    with container, st.popover("Link to this view"):
-        st.caption("Copy it (the icon on the right); it reopens exactly this view, settings included.")
-        st.session_state[_LINK_SLOT] = st.empty()
+    with container:
+        popover = st.popover("Link to this view", key=LINK_OPEN_KEY, on_change="rerun")
+        slot = None
+        if popover.open:
+            with popover:
+                st.caption("Copy it (the icon on the right); it reopens exactly this view, settings included.")
+                slot = st.empty()
+    st.session_state[_LINK_SLOT] = slot
 
 
 def share_url(base_url: str, query: dict[str, str]) -> str:

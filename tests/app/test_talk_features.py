@@ -5,6 +5,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from interconnect.ui.pages import PAGES
+from interconnect.ui.share import LINK_OPEN_KEY
 from interconnect.ui.talk import tour_steps
 from tests.app.conftest import run_page
 
@@ -85,6 +86,10 @@ CUSTOM = {"gpu": "custom", "gpu_bw": "3.6 TB/s", "gpu_name": "Next", "nic": "cus
                                               ("units", {}), ("cliff", CUSTOM), ("allreduce", CUSTOM)])
 def test_the_link_to_the_view_holds_every_control_of_the_page(name, opened):
     at = run_page(PAGES[name][0], opened)
+    assert not at.exception
+    assert not at.code  # the address is drawn only while "Link to this view" is open
+    at.session_state[LINK_OPEN_KEY] = True  # as opening the pop-over does (it reruns the page)
+    at.run()
     assert not at.exception
     link = next(code.value for code in at.code if "?" in code.value)
     query = {key: values[-1] for key, values in parse_qs(urlsplit(link).query, keep_blank_values=True).items()}

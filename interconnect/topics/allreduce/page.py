@@ -79,7 +79,6 @@ from interconnect.ui.cluster import (
 from interconnect.ui.error_band import show_error_band
 from interconnect.ui.heavy import run_heavy, waiting_notice
 from interconnect.ui.markdown import escape_markdown
-from interconnect.ui.places import claim_places
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
@@ -361,9 +360,8 @@ class _Slots(NamedTuple):
     summary: Any  # a size typed that could not be used, the figures at the message size, the overlay's source
     log: Any  # inside the log expander: what the log says against the model
     by_size: Any  # the time and busbw charts and their captions
-    rates: Any  # spec against achievable
-    nodes: Any  # the node-count chart and the two publications
-    traffic: Any  # the traffic chart and the two claims about it
+    nodes: Any  # the node-count chart (view=nodes)
+    traffic: Any  # the traffic chart (view=traffic) and the claim about it that names the node count
 
 
 @st.fragment
@@ -408,22 +406,31 @@ def cluster_view(state: PageState, nodes_column: Any) -> None:
     log = _log_inputs(words.tests)
     by_size = st.container()
     _definitions()
+    # What no node count changes is drawn here, once per run of this fragment, not on every node count: the
+    # rates, the two publications against the model (a curve over every node count) and the 512-GPU claim.
+    size_bytes = int(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
+    algorithm, protocol = (values["algo"], values["proto"]) if all_reduce else ("auto", "auto")
     st.subheader("Spec against achievable")
-    rates = st.container()
+    _rates_text(cluster, library)
     _node_section_head(state)
     nodes = st.container()
+    _publications_box(cluster, size_bytes, algorithm, protocol)
     st.subheader("Bytes that leave the node")
     traffic = st.container()
+    _speedup_box(cluster)
     with body:
-        _cluster_analysis(state, nodes_column, _Slots(cluster_line, summary, log, by_size, rates, nodes, traffic))
+        _cluster_analysis(state, nodes_column, _Slots(cluster_line, summary, log, by_size, nodes, traffic))
 
 
 @st.fragment
 def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> None:
     """The node count and everything the cluster drives: the warnings and the live chart where it is called,
-    the rest each in its place (:class:`_Slots`), each claimed at the start of every run (what a run writes
-    there may differ from the last full run's)."""
-    slots = claim_places(slots)
+    the rest each in its place (:class:`_Slots`).
+
+    Whether a run writes to a place depends only on what reruns the fragment around this one (the view, a
+    pasted log), never on the node count: a run of this fragment alone writes to the places the last run
+    wrote to, so none is claimed with a container of its own (two more blocks for the browser on every node
+    count, where a place is filled or not; see :mod:`interconnect.ui.places`)."""
     nodes_input(state, nodes_column)
     values = state.values()
     cluster, cluster_warnings = page_cluster(values)
@@ -490,11 +497,11 @@ def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> Non
             _by_size_caption(view, words.library, label, coll, log)
         if busbw_fig is not None and "busbw" in shown:
             chart(busbw_fig, key="allreduce-busbw")
-        if view.above_wire_reason:
-            st.caption("busbw above the ring limit is not a faster wire: "
-                       + escape_markdown(view.above_wire_reason) + ".")
-    with slots.rates:
-        _rates_text(cluster, words.library)
+    # Under the busbw chart, or under the summary's busbw when no chart by size is drawn (whether it is said
+    # depends on the node count; whether those charts are drawn does not).
+    if view.above_wire_reason:
+        (slots.by_size if by_size else slots.summary).caption(
+            "busbw above the ring limit is not a faster wire: " + escape_markdown(view.above_wire_reason) + ".")
     with slots.nodes:
         _node_section(cluster, size_bytes, values["size"], algorithm, protocol, label, "nodes" in shown)
     with slots.traffic:
@@ -588,16 +595,23 @@ def _node_section_head(state: PageState) -> None:
 
 def _node_section(cluster: Cluster, size_bytes: int, size_text: str, algorithm: str, protocol: str, label: str,
                   drawn: bool) -> None:
-    """The node-count chart (view=nodes) and the two publications against the model."""
+    """The node-count chart and its caption, only when asked for (view=nodes)."""
+    if not drawn:
+        return
     published = playbook_curve()
-    if drawn:  # the chart only when asked for (view=nodes); the comparison below is text
-        chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), key="allreduce-nodes")
-        st.caption(
-            f"Thick line: {label} at every node count, the same computation as the summary above. Orange: "
-            f"{published.label} and, shaded, the spread of its runs (5th to 95th percentile). "
-            f"[{published.source_title}]({published.source_url}). {published.note} Blue band: the same team's "
-            f"nccl-tests on AWS p5 ([Smol Training Playbook]({SMOL_PLAYBOOK_URL}), message size not stated)."
-        )
+    chart(_node_figure(cluster, size_bytes, algorithm, protocol, size_text), key="allreduce-nodes")
+    st.caption(
+        f"Thick line: {label} at every node count, the same computation as the summary above. Orange: "
+        f"{published.label} and, shaded, the spread of its runs (5th to 95th percentile). "
+        f"[{published.source_title}]({published.source_url}). {published.note} Blue band: the same team's "
+        f"nccl-tests on AWS p5 ([Smol Training Playbook]({SMOL_PLAYBOOK_URL}), message size not stated)."
+    )
+
+
+def _publications_box(cluster: Cluster, size_bytes: int, algorithm: str, protocol: str) -> None:
+    """The two publications against the model: the model's curve over every node count (it depends on the
+    cluster's nodes, not on how many), so a node count change does not redraw it."""
+    published = playbook_curve()
     curve = _node_curve(cluster, size_bytes, algorithm, protocol)
     by_nodes = dict(zip(curve.node_counts.tolist(), curve.busbw_chosen.tolist(), strict=True))
     ratios = [(int(n), by_nodes[int(n)] / float(b)) for n, b in zip(published.x, published.busbw_gbps, strict=True)
@@ -660,6 +674,11 @@ def _traffic_section(cluster: Cluster, size_bytes: int, drawn: bool) -> None:
             f"**Against what {library} actually runs** (node-aware rings, {claim.node_aware_ring_fraction:.3g} × S per "
             f"GPU): **{claim.saving_vs_node_aware_ring:.1%}** less. The claim is not in the Ultra-Scale Playbook."
         )
+
+
+def _speedup_box(cluster: Cluster) -> None:
+    """The claim about 512 GPUs: its nodes repeated to 512 GPUs, so the node count does not change it."""
+    library = vendor_words(cluster).library
     flat, nccl_ring = _speedups(cluster)
     with st.container(border=True):
         st.markdown(

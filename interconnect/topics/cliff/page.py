@@ -274,9 +274,8 @@ SOURCES_KEY = "cliff-sources"
 
 class _Slots(NamedTuple):
     """Places in the page, in reading order, that :func:`_nics_view` fills on every run of its own (it draws the
-    NIC count in the hardware row, and the live chart where it is called)."""
+    NIC count in the hardware row, and the headline ratios and the live chart where it is called)."""
 
-    metrics: Any  # the headline ratio and the corrected text
     bars: Any  # the bars chart (view=bars) and the note on achieved figures
     sources: Any  # the expander "Where every bar comes from" (drawn by the outer fragment, filled by this one
     # while open)
@@ -298,8 +297,9 @@ def cliff_view(state: PageState) -> None:
     gpu, catalog = hardware.gpu, hardware.catalog
     # The headline ratios and the 9:1 / 18:1 box first, on the first screen; the live chart under them.
     st.subheader("The headline ratio, two ways")
-    metrics = st.container()
-    live = st.container()  # the nested fragment's own place, at the same position on every run
+    # The nested fragment's own place, at the same position on every run: the ratios and the live chart are its
+    # own body (each place it fills outside its body costs the browser one more block on every NIC count).
+    live = st.container()
     # the same for every count: drawn here, not on every run of the nested fragment
     live_caption(state["basis"], DIRECTIONS[state["dir"]], gpu.collective_library.name)
     view_picker(state, CLIFF_VIEWS)  # the one further chart drawn below (view=)
@@ -324,14 +324,14 @@ def cliff_view(state: PageState) -> None:
     blu_ray = st.container()
     if "generations" in shown:  # it depends on no control, but is drawn only when asked for (view=generations)
         generations_section()
-    with live:  # the live chart is drawn there; the rest of what it draws goes to the slots
-        _nics_view(state, hardware, shown, _Slots(metrics, bars_slot, sources, blu_ray))
+    with live:  # the ratios and the live chart are drawn there; the rest of what it draws goes to the slots
+        _nics_view(state, hardware, shown, _Slots(bars_slot, sources, blu_ray))
 
 
 @st.fragment
 def _nics_view(state: PageState, hardware: _Hardware, shown: frozenset[str], slots: _Slots) -> None:
-    """The NIC count and everything that follows it: the live chart (and a typed rate that could not be used)
-    where it is called, the rest each in its place (:class:`_Slots`)."""
+    """The NIC count and everything that follows it: the headline ratios and the live chart (and a typed rate that
+    could not be used) where it is called, the rest each in its place (:class:`_Slots`)."""
     gpu, nic_id, catalog, custom_key = hardware.gpu, hardware.nic_id, hardware.catalog, hardware.custom_key
     _nics_input(state, hardware)
     state.sync_url()
@@ -339,16 +339,16 @@ def _nics_view(state: PageState, hardware: _Hardware, shown: frozenset[str], slo
     summary = cliff_summary(catalog, gpu.id, nic_id, nics_per_node=state["nics"])
     server, nic = summary.server, summary.nic
     bars, bar_sources, blu_ray = _bars_view(gpu.id, nic.id, server.nics, direction, unit_key, basis, custom_key)
+    _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key], next(bar for bar in bars if bar.key == "node"),
+                      direction)
+    lines = _corrected_lines(gpu, summary, catalog)
+    if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
+        lines.append("*The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, 900 GB/s per "
+                     "direction) against the same 400 Gbit/s card.*")
+    with st.container(border=True):
+        st.markdown("\n\n".join(lines))  # one element, the note on 18:1 included
     # the main chart, under the headline box, in the page's direction, unit and basis
     live_nics(state, catalog, summary, custom_key, direction=direction, unit=FORMAT_UNITS[unit_key], basis=basis)
-    with slots.metrics:
-        _headline_metrics(gpu, summary, FORMAT_UNITS[unit_key], next(bar for bar in bars if bar.key == "node"),
-                          direction)
-        with st.container(border=True):
-            st.markdown("\n\n".join(_corrected_lines(gpu, summary, catalog)))
-            if gpu.id in ("h100-sxm", "h200") and nic.id == "ib-ndr" and summary.nics_per_gpu == 1:
-                st.caption("The 18:1 that is often quoted for H100 is the honest ratio for B200 (NVLink 5, "
-                           "900 GB/s per direction) against the same 400 Gbit/s card.")
 
     with slots.bars:
         if "bars" in shown:

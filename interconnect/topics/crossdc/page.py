@@ -93,7 +93,8 @@ class _Slots(NamedTuple):
     gpu: Any
     bw: Any
     custom_gpu: Any  # the custom GPU's own fields (only while gpu=custom)
-    results: Any  # the step-time note, the five metrics, the sentence under them and the further chart
+    results: Any  # the step-time note, the five metrics, the sentence under them and the time-to-target table
+    charts: Any  # the further chart (view=), drawn or not by what reruns the outer fragment, never by a change here
 
 
 #: The label of the collapsed "More settings" expander; its key (not a link key) holds whether it is open.
@@ -135,8 +136,11 @@ def explorer(state: PageState, catalog: Catalog) -> None:
     network_buttons(state)
     view_picker(state, CROSSDC_VIEWS)  # the one further chart drawn below (view=)
     results = st.container()
+    # How to read the time-to-target table: no control changes it, so it is drawn here, not on every change.
+    time_to_target_caption()
+    charts = st.container()
     with body:
-        _run_view(state, catalog, _Slots(c1, c2, c3, c5, custom_gpu, results))
+        _run_view(state, catalog, _Slots(c1, c2, c3, c5, custom_gpu, results, charts))
 
 
 @st.fragment
@@ -157,6 +161,8 @@ def _run_view(state: PageState, catalog: Catalog, slots: _Slots) -> None:
     live_bandwidth(state, inputs, view)  # the main chart, first under the controls
     with slots.results:
         show_results(state, inputs, view)
+    with slots.charts:
+        show_charts(state, inputs)
 
 
 def more_controls(state: PageState) -> None:
@@ -237,8 +243,7 @@ def step_time_controls(state: PageState) -> None:
 
 
 def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> None:
-    """The step time's note, the five headline metrics, the sentence under them and the one further chart."""
-    shown = shown_views(state, CROSSDC_VIEWS)
+    """The step time's note, the five headline metrics, the sentence under them and the time-to-target table."""
     result, scenario = view.result, view.scenario
     if inputs.step_mode == "derived":
         st.caption("Step time: " + escape_markdown(view.step_note))
@@ -279,6 +284,11 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
             + f"; with overlap {result.utilization_overlap:.1%}."
         )
     time_to_target_table(view)
+
+
+def show_charts(state: PageState, inputs: PageInputs) -> None:
+    """The one further chart asked for (view=), and its caption."""
+    shown = shown_views(state, CROSSDC_VIEWS)
     if not shown:
         return
     utilization, sizes, required = cached_figures(inputs)
@@ -300,8 +310,12 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
 
 def time_to_target_table(view: CrossDCView) -> None:
     """Each method's time to data parallel's loss beside its utilisation: the bandwidth saved against the steps lost."""
-    st.markdown("**Time to data parallel's loss, on this link**")
-    st.markdown(time_to_target_markdown(view))
+    # The title and the table as one element (one render in the browser on every change, not two).
+    st.markdown("**Time to data parallel's loss, on this link**\n\n" + time_to_target_markdown(view))
+
+
+def time_to_target_caption() -> None:
+    """How the time-to-target table is read, under it (the same for every view)."""
     st.caption("Steps to reach the loss fully synchronous data parallel reaches (published ratios, same global batch "
                "per step) times the wall-clock per step (the step time over the utilisation), against data parallel "
                "on the same link. Below 1× the method gets there first. The others are at their papers' settings; "

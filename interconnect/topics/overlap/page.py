@@ -50,7 +50,6 @@ from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
 from interconnect.ui.cluster import (
     cluster_controls,
-    cluster_line,
     cluster_source_popovers,
     nodes_input,
     resolve_page_cluster,
@@ -158,8 +157,7 @@ def _step_analysis(state: PageState, places: _Places) -> None:
         # The URL and the share link are written here, in every run of the fragments around this one too:
         # a fragment may update the title's link slot only if it wrote it in the last full run.
         state.sync_url()  # a bucket size that could not be used is reported here, above the metrics
-        show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]), cluster)
-        cluster_line(cluster)
+        show_metrics(step, cluster_roofline_tokens(cluster, values["dtype"]), cluster)  # and the cluster line
     _results(inputs, step, cluster, shown_views(state, OVERLAP_VIEWS))
 
 

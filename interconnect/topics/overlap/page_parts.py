@@ -258,7 +258,8 @@ def _more_step_controls(state: PageState) -> None:
 
 def show_metrics(step: StepResult, roofline: float, cluster: Cluster | None = None) -> None:
     """The step's five figures in one row (a horizontal container: six elements a change, where five columns
-    took eleven), and, given the cluster, how right they are on the published DDP runs like it."""
+    took eleven), and, given the cluster, how right they are on the published DDP runs like it and the cluster in
+    one line (one caption)."""
     row = st.container(horizontal=True)
     row.metric("Step time", duration(step.step_s), help="Forward + backward + optimizer + the exposed communication.")
     row.metric("Exposed comm", duration(step.exposed_comm_s),
@@ -275,7 +276,8 @@ def show_metrics(step: StepResult, roofline: float, cluster: Cluster | None = No
     if cluster is not None:
         band = overlap_band(cluster, step.mode)
         show_error_band(band, [{"PyTorch DDP benchmark run": run} for run in band.runs],
-                        "the time communication adds over compute, model / measured", key="overlap.band")
+                        "the time communication adds over compute, model / measured", key="overlap.band",
+                        after=escape_markdown(cluster.describe()))  # the cluster in one line, in the same caption
 
 
 def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:

@@ -10,7 +10,7 @@ their section.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 
@@ -27,7 +27,7 @@ from interconnect.topics.seating.inputs import (
     seating_specs,
 )
 from interconnect.topics.seating.model import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
-from interconnect.topics.seating.page_live import live_seating
+from interconnect.topics.seating.page_live import LIVE_NODES, live_seating
 from interconnect.topics.seating.page_parts import (
     bill_view,
     cached_plan,
@@ -161,20 +161,45 @@ def cluster_view(state: PageState, catalog: Catalog, nodes_column: Any, chart_co
     """
     figures_slot = st.container()
     cluster_source_popovers(resolve_page_cluster(state.values())[0], catalog)
-    rest_slot = st.container()
-    _cluster_part(state, nodes_column, chart_column, figures_slot, rest_slot)
+    # The body's headings, the live chart's caption, the chart picker and the note on bytes depend on no control
+    # of the fragment: drawn here, in a full run, around the three places the fragment fills (the live chart, the
+    # bill, the memory), so a node count sends those three and not the nine elements of the whole body.
+    st.subheader("More GPUs, same batch")
+    live_slot = st.container()
+    LIVE_NODES.caption()
+    view_picker(state, SEATING_VIEWS)  # the one further chart drawn below (view=)
+    st.subheader("The bill, per dimension")
+    bill_slot = st.container()
+    st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, "
+               "all-gather, reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective "
+               "models on the tier each group actually spans.")
+    st.subheader("Memory per GPU")
+    memory_slot = st.container()
+    _cluster_part(state, nodes_column, chart_column, figures_slot, _Body(live_slot, bill_slot, memory_slot))
+
+
+class _Body(NamedTuple):
+    """The places of the body that the node count's fragment fills on every run (each gets at least one element,
+    so that a rerun of the fragment alone may write there)."""
+
+    live: Any  # the live chart over node counts
+    bill: Any  # the bill chart (view=bill) and table
+    memory: Any  # the memory chart (view=memory) and the activations' caption
 
 
 @st.fragment
-def _cluster_part(state: PageState, nodes_column: Any, chart_column: Any, figures_slot: Any, rest_slot: Any) -> None:
+def _cluster_part(state: PageState, nodes_column: Any, chart_column: Any, figures_slot: Any, body: _Body) -> None:
     """The fragment of the node count: what the cluster drives, in the places the page keeps for it."""
     nodes_input(state, nodes_column)
-    # Containers made here, in the page's places, on every run: a rerun of this fragment may then write to them.
+    # Containers made here, in the chart's column, on every run: a rerun of this fragment may then write to them.
     # The nested fragments are called from containers at fixed places, so that each keeps its identity (and its
-    # right to write the link) whatever this run draws before them.
+    # right to write the link) whatever this run draws before them. The figures and the body are written
+    # straight into the page's places: every run writes to both (the cluster line, the chart picker), so a rerun
+    # of this fragment alone may write there, and each costs the browser one block less on every node count
+    # than a container of its own.
     grid_box = chart_column.container()
     notes = grid_box.container()  # warnings about the inputs, above the chart
-    figures, body, comparison_box = figures_slot.container(), rest_slot.container(), st.container()
+    figures, comparison_box = figures_slot, st.container()
     # The URL and the share link are written by the two fragments below, which run in every run of this one:
     # a fragment may only update the title's link slot if it wrote it in the last full run, and a third
     # write from here made Streamlit's front end fail on about one cold visit in six (a blank page).
@@ -202,10 +227,8 @@ def _cluster_part(state: PageState, nodes_column: Any, chart_column: Any, figure
     with grid_box:
         _grid_section(state, bool(problems), layout, cluster, domain_label)
     with figures:  # the step's figures and the cluster in one line, under the grid
-        show_bill_metrics(bill)
-        st.caption(escape_markdown(cluster.describe()))
-    with body:  # everything below the sources, up to the comparisons, in its place
-        _body(state, model, cluster, layout, workload, bill)
+        show_bill_metrics(bill, escape_markdown(cluster.describe()))  # the cluster line ends the bill's caption
+    _body(state, model, cluster, layout, workload, bill, body)  # below the sources, up to the comparisons
     with comparison_box:
         _comparison_section(state, model, cluster, layout, workload, bill, domain_label)
 
@@ -230,25 +253,23 @@ def _grid_section(state: PageState, problems: bool, layout: Layout, cluster: Clu
 
 
 def _body(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload,
-          bill: Plan | None) -> None:
-    """The live chart, the bill and the memory, under the cluster's sources."""
-    if bill is not None:
-        st.subheader("More GPUs, same batch")
+          bill: Plan | None, places: _Body) -> None:
+    """The live chart, the bill and the memory, each in its place under the cluster's sources (a line that says
+    why in the first, and an empty element in the others, while the layout cannot run)."""
+    if bill is None:
+        places.live.info("The live chart, the bill and the memory appear once the layout can run.")
+        places.bill.empty()
+        places.memory.empty()
+        return
+    with places.live:
         live_seating(state, model, cluster, layout, workload)
-
-    view_picker(state, SEATING_VIEWS)  # the one further chart drawn below (view=)
     shown = shown_views(state, SEATING_VIEWS)
-    if bill is not None:
-        st.subheader("The bill, per dimension")
+    with places.bill:
         figure, table = bill_view(model, cluster, layout, workload)
         if "bill" in shown:
             chart(figure, key="seating-bill")
         st.markdown(table)  # a Markdown table: it loads sooner than a data grid and grows on a projector
-        st.caption("Bytes are what each GPU sends per step (nccl-tests' bus factors: all-reduce 2(n−1)/n, "
-                   "all-gather, reduce-scatter and all-to-all (n−1)/n). Times come from this app's collective "
-                   "models on the tier each group actually spans.")
-
-        st.subheader("Memory per GPU")
+    with places.memory:
         figure, modes = memory_view(model, cluster, layout, workload)
         if "memory" in shown:
             chart(figure, key="seating-memory")

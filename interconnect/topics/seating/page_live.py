@@ -43,6 +43,7 @@ def _spec(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Worklo
 
 
 def live_seating(state: PageState, model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workload) -> None:
-    """The live chart of the page's layout over node counts; its slider sets the page's node count."""
+    """The live chart of the page's layout over node counts; its slider sets the page's node count. Its caption
+    (``LIVE_NODES.caption()``) depends on nothing the slider changes: the page draws it once, outside the node
+    count's fragment."""
     LIVE_NODES.show(_spec(model, cluster, layout, workload, presenting()), state)
-    LIVE_NODES.caption()

@@ -220,9 +220,12 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
     return SeatingInputs(model, workload, layout, notes, change or "")
 
 
-def show_bill_metrics(bill: Plan | None) -> None:
-    """The step's headline figures (step time, exposed communication, TFLOP/s, bubble, memory), under the chart."""
+def show_bill_metrics(bill: Plan | None, cluster_line: str = "") -> None:
+    """The step's headline figures (step time, exposed communication, TFLOP/s, bubble, memory), under the chart,
+    and their caption, which ends with ``cluster_line`` (Markdown; one element where two captions took two)."""
     if bill is None:
+        if cluster_line:
+            st.caption(cluster_line)
         return
     # One row of five (a horizontal container: six elements a change, where five columns took eleven).
     row = st.container(horizontal=True)
@@ -241,8 +244,9 @@ def show_bill_metrics(bill: Plan | None) -> None:
                help="Weights, gradients, optimizer state and activations, against the memory the GPU's driver "
                     "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
                     "buffers and fragmentation.")
-    show_plan_band(bill, key="seating.band")
-    st.caption(escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes)))
+    # The band's caption goes on with the bubble's reason, the notes and the cluster line: one element, not three.
+    show_plan_band(bill, key="seating.band", after=escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes))
+                   + (f"\n\n{cluster_line}" if cluster_line else ""))
     if bill.memory.verdict == "tight":
         st.warning(f"**Tight:** {bill.memory.total / 1e9:.0f} GB per GPU fits in {bill.memory.capacity / 1e9:.0f} GB "
                    f"only if buffers and fragmentation take less than the {bill.memory.reserved / 1e9:.0f} GB allowed "
@@ -255,11 +259,12 @@ def show_bill_metrics(bill: Plan | None) -> None:
                  "or shrink the micro-batch.")
 
 
-def show_plan_band(bill: Plan, *, key: str) -> None:
-    """How right this plan's step time, TFLOP/s and MFU are: the model's error on the published runs like it."""
+def show_plan_band(bill: Plan, *, key: str, after: str = "") -> None:
+    """How right this plan's step time, TFLOP/s and MFU are: the model's error on the published runs like it
+    (``after``: Markdown that goes on in the same caption)."""
     band = case_band(bill.model, bill.cluster, bill.workload, bill.layout)
     show_error_band(band, band_rows(band), "TFLOP/s and MFU, model / published; the step time reads the inverse",
-                    key=key)
+                    key=key, after=after)
 
 
 def section_choice(state: PageState, title: str, label: str, key: str, choices: dict[str, str]) -> None:
