@@ -49,7 +49,7 @@ DROPPED: dict[str, int] = {}
 #: (page name, URL path, widget key of a number input, two values to alternate, charts on first load (Plotly
 #: or diagram), charts the change redraws). The live-chart pages draw no Plotly chart at their default view (view=auto),
 #: and the change reruns the fragment holding the live chart: one chart (the cliff's NIC count reruns
-#: ``cliff._nics_view``, All-reduce's node count ``allreduce.cluster_view``, Overlap's ``overlap_view``,
+#: ``cliff._nics_view``, All-reduce's node count ``allreduce.node_count_fragment``, Overlap's ``overlap_view``,
 #: Across sites' ``explorer``; none of them draws a further chart at view=auto). Seating chart's node
 #: count redraws the seating grid (an SVG diagram since 3 December 2026, Plotly before) and the live chart over
 #: node counts: two.

@@ -83,7 +83,7 @@ from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
 
-__all__ = ["cluster_view", "page_cluster"]
+__all__ = ["node_count_fragment", "page_cluster"]
 
 MEASUREMENTS = {m.id: m for m in load_measurements()}
 PROTOCOL_NAMES = {"auto": "The library's choice", "LL": "LL (low latency)", "LL128": "LL128", "Simple": "Simple (bulk)"}
@@ -240,7 +240,7 @@ _UPLOAD_NOTE_CSS = ('<style>.st-key-allreduce-upload [data-testid="stFileUploade
 
 
 def _log_inputs(tests: str) -> Any:
-    """The log expander, its text and its two inputs (drawn by :func:`cluster_view`, which a node count change
+    """The log expander, its text and its two inputs (drawn by :func:`node_count_fragment`, which a node count change
     does not rerun); returns the place inside it where :func:`_log_section` writes what the log says."""
     with st.expander(f"Compare your own {tests} output", expanded=False):
         st.markdown(f"Upload or paste the output of `all_reduce_perf`, `all_gather_perf`, `reduce_scatter_perf`, "
@@ -365,7 +365,7 @@ class _Slots(NamedTuple):
 
 
 @st.fragment
-def cluster_view(state: PageState, nodes_column: Any) -> None:
+def node_count_fragment(state: PageState, nodes_column: Any) -> None:
     """Everything below the cluster box, and the node count in its column of the box.
 
     This fragment draws the view controls (collective, message size, algorithm, protocol, overlay, the
@@ -696,7 +696,7 @@ def render() -> None:
     """Draw the page: what the bandwidth cliff costs an all-reduce, by algorithm, message size and cluster size.
 
     The cluster box reruns the whole page, except its node count. Everything below the box is one
-    fragment (:func:`interconnect.topics.allreduce.page.cluster_view`) with the view controls; the node count and
+    fragment (:func:`interconnect.topics.allreduce.page.node_count_fragment`) with the view controls; the node count and
     everything the cluster drives are another, nested in it, so a node count change reruns only what
     depends on the cluster and a view control reruns both.
     """
@@ -706,5 +706,5 @@ def render() -> None:
     state = PageState("allreduce", allreduce_specs(), shared=CLUSTER_KEYS)
     state.show_warnings()
     nodes_column = cluster_controls(state, catalog, nodes_later=True, lazy_more=True)
-    cluster_view(state, nodes_column)  # the node count, the live chart, the sources and the analysis
+    node_count_fragment(state, nodes_column)  # the node count, the live chart, the sources and the analysis
     footer()

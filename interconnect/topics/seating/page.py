@@ -2,7 +2,7 @@
 and the text below. ``pages/4_Seating_chart.py`` calls these in order.
 
 The node count and everything the cluster drives (the seating grid, the bill, the live chart, the
-comparisons) are one fragment, :func:`cluster_view`, drawn into the places the page keeps for it: a
+comparisons) are one fragment, :func:`layout_fragment`, drawn into the places the page keeps for it: a
 change of the node count reruns that, not the page's frame, the other controls or the text that no
 control changes. The grid and the comparisons are fragments nested in it, so their radios rerun only
 their section.
@@ -53,7 +53,7 @@ from interconnect.ui.views import shown_views, view_picker
 from interconnect.units import format_seconds
 from interconnect.workloads.presets import ModelPreset, load_model_presets, model_sources
 
-__all__ = ["claim_box", "cluster_view", "reference_section", "run_controls", "sources_section"]
+__all__ = ["claim_box", "layout_fragment", "reference_section", "run_controls", "sources_section"]
 
 #: The run's keys in its "More settings" (the rest of the run's keys are in its main box).
 MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
@@ -153,7 +153,7 @@ def _more_run_controls(state: PageState) -> None:
               help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).", **keep)
 
 
-def cluster_view(state: PageState, catalog: Catalog, nodes_column: Any, chart_column: Any) -> None:
+def layout_fragment(state: PageState, catalog: Catalog, nodes_column: Any, chart_column: Any) -> None:
     """The node count and everything the cluster drives, each part where the page keeps room for it.
 
     The sources of the GPU and the NIC (a row of two pop-overs) do not depend on the node count, so they
@@ -415,7 +415,7 @@ def render() -> None:
     """Draw the page: the seating chart. Seat each kind of parallelism on the wire it can afford, and see the bill.
 
     The node count and everything the cluster drives (the seating grid, the bill, the live chart, the
-    comparisons) are one fragment (:func:`interconnect.topics.seating.page.cluster_view`), drawn into the
+    comparisons) are one fragment (:func:`interconnect.topics.seating.page.layout_fragment`), drawn into the
     places the page keeps for it, so a change of the node count reruns that, not the page's frame, the
     other controls or the text that no control changes.
     """
@@ -426,7 +426,7 @@ def render() -> None:
     state.show_warnings()
     nodes_column = cluster_controls(state, catalog, nodes_later=True, lazy_more=True)
     chart_column = run_controls(state)  # the model, the run and the layout beside the seating chart's column
-    cluster_view(state, catalog, nodes_column, chart_column)  # the node count, the grid, the bill, the comparisons
+    layout_fragment(state, catalog, nodes_column, chart_column)  # the node count, the grid, the bill, the comparisons
     claim_box()
     reference_section()
     sources_section(state)
