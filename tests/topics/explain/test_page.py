@@ -50,7 +50,8 @@ def test_uploaded_log_draws_the_node_and_the_fabric():
     charts = at.get("plotly_chart")
     assert len(charts) == 2  # one node, and the two nodes with the network between them
     titles = [m.value for m in at.markdown if m.value.startswith(("**One node", "**Between nodes"))]
-    assert len(titles) == 2 and "master" in titles[0] and "Between nodes: 2 node" in titles[1]  # above each drawing, as text
+    # above each drawing, as text
+    assert len(titles) == 2 and "master" in titles[0] and "Between nodes: 2 node" in titles[1]
     assert "secondary" in charts[1].proto.spec  # the fabric names each node under its box
 
 
