@@ -558,7 +558,8 @@ def _pipeline_scenario(args: argparse.Namespace):
 
 
 def run_pipeline(args: argparse.Namespace) -> int:
-    from interconnect.topics.crossdc.model.pipeline import SCHEDULES, compare
+    from interconnect.topics.crossdc.model.pipeline import SCHEDULES
+    from interconnect.topics.crossdc.model.pipeline_compare import compare
 
     s, gpu = _pipeline_scenario(args)
     schedule = SCHEDULES[s.schedule]

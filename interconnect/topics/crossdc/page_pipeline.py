@@ -20,7 +20,8 @@ from interconnect.topics.crossdc.inputs import (
     PIPELINE_SCHEDULES,
     pipeline_scenario,
 )
-from interconnect.topics.crossdc.model.pipeline import SCHEDULES, compare
+from interconnect.topics.crossdc.model.pipeline import SCHEDULES
+from interconnect.topics.crossdc.model.pipeline_compare import compare
 from interconnect.topics.crossdc.model.timing import site_allreduce_algbw
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP

@@ -15,7 +15,6 @@ from interconnect.topics.crossdc.model.pipeline import (
     PipelineScenario,
     activation_memory,
     bubble_fraction,
-    compare,
     cut_crossings,
     dp_exchange_step_s,
     evaluate_pipeline,
@@ -26,6 +25,7 @@ from interconnect.topics.crossdc.model.pipeline import (
     schedule_bubble_s,
     stage_time_s,
 )
+from interconnect.topics.crossdc.model.pipeline_compare import compare
 from interconnect.units import Q_
 
 CASES = get_pipeline_cases()
