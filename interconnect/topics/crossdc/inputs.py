@@ -48,6 +48,12 @@ class CountParam(_QuantityParam):
         return " ".join(raw.split()), None
 
 
+def catalog_gpu_id(values: dict) -> str:
+    """The catalog GPU behind the page's choice: a custom GPU's base, else the GPU chosen."""
+    gpu = values.get("gpu", "h100-sxm")
+    return (values.get("gpu_base") or "h100-sxm") if gpu == CUSTOM_GPU_ID else gpu
+
+
 def crossdc_specs() -> list:
     """The Across-sites page's parameters. 0 (or ``auto``) for a method knob means its paper's value."""
     from interconnect.topics.crossdc.model import EXCHANGES, METHODS, PARAMS_RANGE
@@ -212,7 +218,7 @@ def crossdc_inputs(values: dict):
         params=parse_count(values["params"]),
         sites=values["sites"],
         gpus_per_site=values["gpus"],
-        gpu=values.get("gpu_base", "h100-sxm") if values["gpu"] == CUSTOM_GPU_ID else values["gpu"],
+        gpu=catalog_gpu_id(values),
         method=values["method"],
         wan_bytes_per_s=float(parse_quantity(values["bw"], "bandwidth").quantity.to("B/s").magnitude),
         rtt_s=seconds(values["rtt"]),

@@ -18,15 +18,17 @@ from interconnect.topics.crossdc.inputs import (
     PIPELINE_KEYS,
     PIPELINE_PRECISIONS,
     PIPELINE_SCHEDULES,
+    catalog_gpu_id,
     pipeline_scenario,
 )
 from interconnect.topics.crossdc.model.pipeline import SCHEDULES
 from interconnect.topics.crossdc.model.pipeline_compare import compare
 from interconnect.topics.crossdc.model.timing import site_allreduce_algbw
+from interconnect.topics.crossdc.page_section import open_section, short_time
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
-from interconnect.ui.state import PageState
-from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
+from interconnect.ui.state import PageState, bounds
+from interconnect.units import Q_, format_bandwidth, format_quantity
 
 LABEL = "Pipeline across sites: split the layers, send the activations"
 COMPARED = ("dp", "diloco", "streaming-diloco")
@@ -40,24 +42,15 @@ def _schedule_name(schedule_id: str) -> str:
     return _SCHEDULE_NAMES.get(schedule_id, schedule_id)
 
 
-def _time(seconds: float) -> str:
-    return format_duration(Q_(seconds, "s")) if seconds > 0 else "0 s"
-
-
 @st.fragment
 def pipeline_section(state: PageState) -> None:
     """The section's toggle; its widgets and results are drawn only while it is open."""
-    opened = st.toggle(LABEL, key=state.key("pp"),
-                       help="CrossPipe's alternative to a replica per site: only the cut between sites crosses the "
-                            "WAN, once per micro-batch each way.")
-    if not opened:
-        state.sync_url()
-        return
-    with st.container(border=True):
-        _controls(state)
-        state.sync_url()
-        values = state.values()
-        gpu = values.get("gpu_base", "h100-sxm") if values.get("gpu") == "custom" else values.get("gpu", "h100-sxm")
+    help_text = ("CrossPipe's alternative to a replica per site: only the cut between sites crosses the WAN, once "
+                 "per micro-batch each way.")
+    with open_section(state, "pp", LABEL, help_text, _controls) as values:
+        if values is None:
+            return
+        gpu = catalog_gpu_id(values)
         try:
             scenario = pipeline_scenario(values, gpu)
             algbw = site_allreduce_algbw(gpu, max(1, scenario.gpus // scenario.sites))
@@ -72,23 +65,23 @@ def pipeline_section(state: PageState) -> None:
 def _controls(state: PageState) -> None:
     c1, c2, c3, c4, c5 = st.columns(5)
     c1.text_input("Model parameters", key=state.key("ppparams"), help="70e9, 405B", **_KEEP)
-    c2.number_input("Hidden size", min_value=1, max_value=1 << 20, step=1, key=state.key("pphidden"), **_KEEP)
-    c3.number_input("Tokens per sequence", min_value=1, max_value=1 << 24, step=1, key=state.key("ppseq"), **_KEEP)
-    c4.number_input("Sequences per micro-batch", min_value=1, max_value=1 << 20, step=1, key=state.key("ppmb"),
+    c2.number_input("Hidden size", **bounds(state, "pphidden"), step=1, key=state.key("pphidden"), **_KEEP)
+    c3.number_input("Tokens per sequence", **bounds(state, "ppseq"), step=1, key=state.key("ppseq"), **_KEEP)
+    c4.number_input("Sequences per micro-batch", **bounds(state, "ppmb"), step=1, key=state.key("ppmb"),
                     **_KEEP)
-    c5.number_input("Micro-batches per step (m)", min_value=1, max_value=1 << 20, step=1, key=state.key("ppm"), **_KEEP)
+    c5.number_input("Micro-batches per step (m)", **bounds(state, "ppm"), step=1, key=state.key("ppm"), **_KEEP)
     r1, r2, r3, r4, r5 = st.columns(5)
-    r1.number_input("Stages (p)", min_value=1, max_value=100_000, step=1, key=state.key("ppstages"), **_KEEP,
+    r1.number_input("Stages (p)", **bounds(state, "ppstages"), step=1, key=state.key("ppstages"), **_KEEP,
                     help="Split evenly over the sites.")
-    r2.number_input("GPUs per stage", min_value=1, max_value=1 << 20, step=1, key=state.key("ppgps"), **_KEEP)
-    r3.number_input("Pipelines sharing the WAN", min_value=1, max_value=1 << 20, step=1, key=state.key("pplines"),
+    r2.number_input("GPUs per stage", **bounds(state, "ppgps"), step=1, key=state.key("ppgps"), **_KEEP)
+    r3.number_input("Pipelines sharing the WAN", **bounds(state, "pplines"), step=1, key=state.key("pplines"),
                     **_KEEP, help="Data-parallel copies of the pipeline; each one's cut crosses the same link.")
-    r4.number_input("Sites", min_value=2, max_value=10_000, step=1, key=state.key("ppsites"), **_KEEP)
+    r4.number_input("Sites", **bounds(state, "ppsites"), step=1, key=state.key("ppsites"), **_KEEP)
     r5.selectbox("Activations in", list(PIPELINE_PRECISIONS), key=state.key("ppprec"), **_KEEP)
     w1, w2, w3, w4, w5 = st.columns(5)
     w1.text_input("WAN bandwidth", key=state.key("ppbw"), **_KEEP)
     w2.text_input("One-way latency", key=state.key("pplat"), **_KEEP)
-    w3.number_input("MFU (%)", min_value=1.0, max_value=100.0, key=state.key("ppmfu"), **_KEEP)
+    w3.number_input("MFU (%)", **bounds(state, "ppmfu"), key=state.key("ppmfu"), **_KEEP)
     w5.selectbox("Schedule", list(PIPELINE_SCHEDULES), key=state.key("ppsched"), format_func=_schedule_name,
                  **_KEEP, help="1F1B; interleaved (2 chunks per stage); zero bubble ZB-H1 (1F1B's memory), ZB-H2 "
                                "(twice it) or ZBV (a V of 2 chunks: 1F1B's memory, two messages per micro-batch "
@@ -101,11 +94,11 @@ def _controls(state: PageState) -> None:
 def _results(r, alternatives) -> None:
     s = r.scenario
     row = st.container(horizontal=True)
-    row.metric("Step", _time(r.step_s), help=f"In one site: {_time(r.one_site_step_s)}.")
+    row.metric("Step", short_time(r.step_s), help=f"In one site: {short_time(r.one_site_step_s)}.")
     row.metric("Against one site", f"x{r.slowdown:.3f}")
     row.metric("Message per micro-batch", format_quantity(Q_(r.message_bytes, "B")),
-               help=f"Each way; {_time(r.transfer_s)} on the WAN.")
-    row.metric("Stage time", _time(r.stage_s), help=f"Forward (CrossPipe's T_F): {_time(r.forward_s)}.")
+               help=f"Each way; {short_time(r.transfer_s)} on the WAN.")
+    row.metric("Stage time", short_time(r.stage_s), help=f"Forward (CrossPipe's T_F): {short_time(r.forward_s)}.")
     row.metric("Bubble", f"{r.bubble_fraction:.1%}",
                help=f"Peak activations of the first stage: {r.activation_memory:g} micro-batches of a whole stage.")
     pace = "the WAN sets the pace" if r.wan_bound else "compute sets the pace, the WAN keeps up"
@@ -119,7 +112,7 @@ def _results(r, alternatives) -> None:
         f"{r.in_flight_extra} extra micro-batch(es) in flight before each cut; a static 1F1B without them pays "
         f"the latency on every micro-batch (CrossPipe §3)."))
     names = get_crossdc_data().methods
-    st.dataframe([{"Same GPUs as": names[a.id].name, "Wall-clock per step": _time(a.step_s),
+    st.dataframe([{"Same GPUs as": names[a.id].name, "Wall-clock per step": short_time(a.step_s),
                    "Against the pipeline": f"x{a.vs_pipeline:.2f}" if math.isfinite(a.vs_pipeline) else "never"}
                   for a in alternatives], hide_index=True)
     st.caption("One replica per site on its share of the same global batch, with no bubble (each replica's own "

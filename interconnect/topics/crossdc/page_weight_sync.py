@@ -11,36 +11,27 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.topics.crossdc.data import get_weight_sync_data
-from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, weight_sync_scenario
+from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, catalog_gpu_id, weight_sync_scenario
 from interconnect.topics.crossdc.model.weight_sync import DELIVERIES, MODES, ROUTES, evaluate_weight_sync
+from interconnect.topics.crossdc.page_section import open_section, short_time
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
-from interconnect.ui.state import PageState
-from interconnect.units import Q_, format_bandwidth, format_duration, format_quantity
+from interconnect.ui.state import PageState, bounds
+from interconnect.units import Q_, format_bandwidth, format_quantity
 
 LABEL = "RL weight sync: trainer to generators, inside a site and across sites"
 ROUTE_LABELS = {"node": "Same node (NVLink)", "site": "Same site (the NICs)", "wan": "Another site (WAN)"}
 
 
-def _time(seconds: float) -> str:
-    return format_duration(Q_(seconds, "s")) if seconds > 0 else "0 s"
-
-
 @st.fragment
 def weight_sync_section(state: PageState) -> None:
-    """The section's expander; its widgets and results are drawn only while it is open."""
-    opened = st.toggle(LABEL, key=state.key("ws"),
-                       help="Post-training is where wide-area training starts: the weights go one way, every step.")
-    if not opened:
-        state.sync_url()
-        return
-    with st.container(border=True):
-        _controls(state)
-        state.sync_url()
-        values = state.values()
-        gpu = values.get("gpu_base", "h100-sxm") if values.get("gpu") == "custom" else values.get("gpu", "h100-sxm")
+    """The section's toggle; its widgets and results are drawn only while it is open."""
+    help_text = "Post-training is where wide-area training starts: the weights go one way, every step."
+    with open_section(state, "ws", LABEL, help_text, _controls) as values:
+        if values is None:
+            return
         try:
-            scenario = weight_sync_scenario(values, gpu)
+            scenario = weight_sync_scenario(values, catalog_gpu_id(values))
         except ValueError as exc:
             st.warning(escape_markdown(str(exc)))
             return
@@ -54,19 +45,19 @@ def _controls(state: PageState) -> None:
     c2.selectbox("Precision", ["bf16", "fp8", "fp32"], key=state.key("wsprec"), **_KEEP)
     c3.selectbox("What is sent", list(MODES), key=state.key("wsmode"), **_KEEP,
                  format_func={"full": "Every value", "delta": "Changed values (delta)", "topk": "Top-k"}.get)
-    c4.number_input("Share sent (%)", min_value=0.001, max_value=100.0, key=state.key("wsfrac"), **_KEEP,
+    c4.number_input("Share sent (%)", **bounds(state, "wsfrac"), key=state.key("wsfrac"), **_KEEP,
                     help="Delta: the bytes that changed since the last sync (about 1-3 % in bf16 RL runs).")
     r1, r2, r3, r4 = st.columns(4)
     r1.selectbox("Generators", list(ROUTES), key=state.key("wsroute"), format_func=ROUTE_LABELS.get, **_KEEP)
-    r2.number_input("Receivers (GPUs on a node, else nodes)", min_value=1, max_value=1_000_000, step=1,
+    r2.number_input("Receivers (GPUs on a node, else nodes)", **bounds(state, "wsrecv"), step=1,
                     key=state.key("wsrecv"), **_KEEP)
     r3.selectbox("Delivery", list(DELIVERIES), key=state.key("wstopo"), **_KEEP,
                  format_func={"tree": "Broadcast tree (pipelined)", "fanout": "Fan-out from the trainer"}.get)
-    r4.number_input("Index bits", min_value=0, max_value=64, step=1, key=state.key("wsibits"), **_KEEP)
+    r4.number_input("Index bits", **bounds(state, "wsibits"), step=1, key=state.key("wsibits"), **_KEEP)
     w1, w2, w3, w4 = st.columns(4)
     w1.text_input("WAN bandwidth", key=state.key("wsbw"), **_KEEP)
     w2.text_input("WAN round trip", key=state.key("wsrtt"), **_KEEP)
-    w3.number_input("Staging rate (GB/s, 0 = the wire)", min_value=0.0, max_value=100_000.0, key=state.key("wsstage"),
+    w3.number_input("Staging rate (GB/s, 0 = the wire)", **bounds(state, "wsstage"), key=state.key("wsstage"),
                     help="Gather, cast and reload run in a pipeline with the wire; inside a site they are usually "
                          "the limit (checkpoint-engine: about 70 GB/s; verl's full broadcast: about 5 GB/s).", **_KEEP)
     w4.text_input("Generation per step", key=state.key("wsgen"), **_KEEP)
@@ -80,16 +71,17 @@ def _results(r) -> None:
     row = st.container(horizontal=True)
     row.metric("Payload per replica", format_quantity(Q_(r.payload_bytes, "B")),
                help=f"Every value: {format_quantity(Q_(r.full_bytes, 'B'))}.")
-    row.metric("Sync time", _time(r.sync_s),
-               help=f"Tree {_time(r.tree_sync_s)}, fan-out {_time(r.fanout_sync_s)}.")
-    row.metric("Lost per step", _time(r.hiding.exposed_s))
+    row.metric("Sync time", short_time(r.sync_s),
+               help=f"Tree {short_time(r.tree_sync_s)}, fan-out {short_time(r.fanout_sync_s)}.")
+    row.metric("Lost per step", short_time(r.hiding.exposed_s))
     row.metric("Weights behind by", f"{r.hiding.staleness_steps} step(s)")
     row.metric("Generating", f"{r.hiding.generation_share:.1%}")
     pace = "the wire" if r.wire_bound else "the staging (software) path"
     need = format_bandwidth(Q_(r.required_bytes_per_s, "B/s"), "bit/s") if r.required_bytes_per_s < float("inf") \
         else "out of reach (the latency alone exceeds the generation time)"
     st.caption(f"The slowest stage is {pace} at {format_bandwidth(Q_(r.bottleneck_bytes_per_s, 'B/s'), 'bit/s')}. "
-               f"The sync {'hides behind' if r.hiding.hidden else 'outlasts'} {_time(s.generation_s)} of generation; "
+               f"The sync {'hides behind' if r.hiding.hidden else 'outlasts'} {short_time(s.generation_s)} of "
+               "generation; "
                f"it would hide at {need}. "
                + ("Generation pauses for the whole sync and the weights stay on-policy." if not s.background else
                   "Syncing in the background costs only the leftover and the swap, and the generators run on "
@@ -106,7 +98,7 @@ def _measurements() -> None:
 
 
 def _measured(m) -> str:
-    return _time(m.measured) if m.quantity == "sync_time" else format_quantity(Q_(m.measured, "B"))
+    return short_time(m.measured) if m.quantity == "sync_time" else format_quantity(Q_(m.measured, "B"))
 
 
 __all__ = ["LABEL", "WEIGHT_SYNC_KEYS", "weight_sync_section"]
