@@ -178,12 +178,14 @@ def _read_tables(paths: Iterable[Path]) -> dict[str, list[tuple[str, dict]]]:
 def check_url(url: str) -> str | None:
     """Why a source address is not well formed, or ``None`` if it is.
 
-    An address must use http or https, name a host with a dot and no trailing dot, and carry no
-    whitespace; wiki edit pages (``action=edit``) and ``pages.dev`` mirrors are not sources.
+    An address must use https, name a host with a dot and no trailing dot, and carry no whitespace; wiki
+    edit pages (``action=edit``) and ``pages.dev`` mirrors are not sources.
     """
-    match = re.fullmatch(r"(https?)://([^/?#\s]+)([^\s]*)", url)
+    if url.startswith("http://"):
+        return "must be https (a source a reader opens is fetched over TLS; use the maker's https page)"
+    match = re.fullmatch(r"(https)://([^/?#\s]+)([^\s]*)", url)
     if match is None:
-        return "must be http:// or https:// followed by a host, with no whitespace"
+        return "must be https:// followed by a host, with no whitespace"
     host = match.group(2).split("@")[-1].split(":")[0].lower()
     if "." not in host or host.endswith(".") or host.startswith(".") or ".." in host:
         return f"host {host!r} must be a dotted name without a leading or trailing dot"

@@ -1141,3 +1141,8 @@ def test_driver_reported_memory_is_what_the_seating_chart_can_fill():
         assert gpu.usable_memory().quantity.to("GB").magnitude == pytest.approx(reported_gb, abs=0.01)
     # a GPU without a reported figure falls back to its label
     assert CATALOG.gpu("mi300x").usable_memory() is CATALOG.gpu("mi300x").memory
+
+
+def test_check_url_refuses_plain_http_with_the_reason():
+    assert "https" in (check_url("http://www.nvidia.com/en-us/data-center/h100/") or "")
+    assert check_url("https://www.nvidia.com/en-us/data-center/h100/") is None
