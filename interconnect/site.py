@@ -12,11 +12,12 @@ import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["HOME", "TOPICS", "Topic", "cli_modules", "inputs_of", "known_link_keys", "page_specs", "page_views",
-           "pages"]
+__all__ = ["HOME", "TOPICS", "Topic", "cli_modules", "inputs_of", "known_link_keys", "page_exists", "page_for_path",
+           "page_specs", "page_views", "pages", "tour_steps"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,47 @@ TOPICS: tuple[Topic, ...] = (
 def pages() -> dict[str, tuple[str, str]]:
     """Short name -> (script, sidebar title), home first."""
     return {topic.name: (topic.script, topic.title) for topic in (HOME, *TOPICS)}
+
+
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
+def page_exists(name: str) -> bool:
+    """Whether a page's script is present in this checkout; asked once per process."""
+    return (_ROOT / pages()[name][0]).is_file()
+
+
+def page_for_path(path: str) -> str | None:
+    """The page script a mistyped URL path most likely meant (``/all_reduce`` -> the All-reduce page).
+
+    Matches the page's URL name case-insensitively, ignoring ``-``/``_``/spaces; None if no page fits.
+
+    >>> page_for_path("/ALL-REDUCE/")
+    'pages/2_All_reduce.py'
+    >>> page_for_path("/no-such-page") is None
+    True
+    """
+    def normal(text: str) -> str:
+        return "".join(char for char in text.lower() if char.isalnum())
+
+    wanted = normal(path.rstrip("/").rsplit("/", 1)[-1])
+    if not wanted:
+        return None
+    for script, _ in pages().values():
+        url_name = Path(script).stem.split("_", 1)[-1] if script.startswith("pages/") else ""
+        if url_name and normal(url_name) == wanted and (_ROOT / script).is_file():
+            return script
+    return None
+
+
+@functools.cache
+def tour_steps() -> tuple:
+    """The guided tour's steps (:class:`~interconnect.catalog.TourStep`) whose page exists in this checkout,
+    read once per process."""
+    from interconnect.catalog import load_tour
+
+    return tuple(step for step in load_tour() if step.page in pages() and page_exists(step.page))
 
 
 def cli_modules() -> tuple[str, ...]:

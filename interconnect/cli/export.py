@@ -61,13 +61,14 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _view_of(link: str) -> tuple[str | None, dict[str, str], str]:
-    from interconnect.ui.pages import PAGES, page_for_path
+    from interconnect.site import page_for_path, pages
+    known = pages()
 
     parts = urlsplit(link)
     path = parts.path.rstrip("/")
     script = None if path in ("", "/") else page_for_path(path)
     if path not in ("", "/") and script is None:
-        names = ", ".join("/" + Path(s).stem.split("_", 1)[1] for s, _ in PAGES.values() if s.startswith("pages/"))
+        names = ", ".join("/" + Path(s).stem.split("_", 1)[1] for s, _ in known.values() if s.startswith("pages/"))
         raise CliError(f"no page at '{path[:60]}'; pages: {names}")
     params = {key: values[-1] for key, values in parse_qs(parts.query, keep_blank_values=True).items()}
     return script, params, f"{path or '/'}?{urlencode(params)}" if params else (path or "/")
@@ -78,12 +79,12 @@ def tour_jobs() -> list[tuple[str | None, dict[str, str], str, str, str, str]]:
 
     The params are the step's link parameters, the same the live tour's Next link opens.
     """
-    from interconnect.ui.pages import PAGES
-    from interconnect.ui.talk import tour_steps
+    from interconnect.site import pages, tour_steps
+    known = pages()
 
     jobs = []
     for step in tour_steps():
-        script = None if step.page == "home" else PAGES[step.page][0]
+        script = None if step.page == "home" else known[step.page][0]
         path = "/" if script is None else "/" + Path(script).stem.split("_", 1)[1]
         params = dict(step.params)
         link = f"{path}?{urlencode(params)}" if params else path
@@ -99,11 +100,11 @@ def _further_charts(script: str | None, params: dict[str, str], drawn: set[str])
     chart, which has no static form, is left out. A tour step is exported exactly as the tour shows it.
     """
     from interconnect.inputs.links import VIEW_KEY
-    from interconnect.site import page_views
+    from interconnect.site import page_views, pages
     from interconnect.ui.export import render_charts
-    from interconnect.ui.pages import PAGES
+    known = pages()
 
-    name = next((page for page, (path, _) in PAGES.items() if path == script), None)
+    name = next((page for page, (path, _) in known.items() if path == script), None)
     views = page_views().get(name or "")
     if views is None or VIEW_KEY in params:
         return []

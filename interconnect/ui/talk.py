@@ -24,9 +24,9 @@ from typing import Any
 
 import streamlit as st
 
-from interconnect.catalog import TourStep, load_tour
 from interconnect.inputs.links import tour_stop
-from interconnect.ui.pages import PAGES, page_exists
+from interconnect.site import tour_steps
+from interconnect.ui.pages import PAGES
 
 __all__ = ["FOCUS_HEIGHT_PX", "PRESENT_CSS", "REST_LABEL", "TalkState", "chart_container", "focus_figure",
            "link_preview", "presenting", "preview_script", "reserve_focus_slot", "show_tour_banner", "talk_query",
@@ -240,16 +240,6 @@ def talk_query(talk: TalkState) -> dict[str, str]:
 
 
 @functools.cache
-def tour_steps() -> tuple[TourStep, ...]:
-    """The tour's steps whose page exists in this build of the app (read once per process)."""
-    return tuple(step for step in load_tour_cached() if step.page in PAGES and page_exists(step.page))
-
-
-@functools.cache
-def load_tour_cached() -> tuple[TourStep, ...]:
-    return load_tour()
-
-
 def tour_query(step_number: int, present: bool) -> dict[str, str]:
     """The full link parameters of one tour step (its view, the tour position, presentation mode)."""
     step = tour_steps()[step_number - 1]
