@@ -118,8 +118,8 @@ def add_cluster_flags(parser: argparse.ArgumentParser, algorithms: tuple[str, ..
                         help="calibration: added to every collective call ('5 us', may be negative), as xlat")
     parser.add_argument("--procs", choices=("auto", *LAUNCH_CHOICES), default="auto",
                         help="how the benchmark drives the GPUs (its launch mode): one process per GPU, or one "
-                             "process for all (-g N: about 2.9 us per call for each GPU after the first, 20 us "
-                             "at -g 8), as the page's procs; default auto: "
+                             "process for all (-g N: each call takes at least the host's issue time, about "
+                             "4.2 us per GPU, 33.7 us at -g 8), as the page's procs; default auto: "
                              "compare reads it from the log, other commands model one process per GPU")
     parser.add_argument("--algorithm", default="auto", choices=("auto", *algorithms),
                         help="force an algorithm (default auto: what NCCL would pick per size)")

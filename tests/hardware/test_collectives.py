@@ -631,15 +631,28 @@ def test_a_fit_that_is_not_physical_is_not_offered():
         assert measured.nic_gbit_s is None and "not physical" in measured.note
 
 
-def test_a100_small_message_floor_is_the_single_process_launch():
+def test_a100_small_message_floor_is_mostly_the_single_process_launch():
     # Azure/AI-benchmarking-guide Benchmarks/NVIDIA/NCCLBandwidth.py runs all_reduce_perf -g <GPUs> from one
-    # process; ND A100 v4 (8 x A100, NCCL 2.18.5) measures 42-45 us at 2-64 KiB. With the single-process
-    # launch cost the model is within 15 %; modelled as one process per GPU it read 0.43-0.48.
+    # process; ND A100 v4 (8 x A100, NCCL 2.18.5) measures 42-45 us at 2-64 KiB. The host's issue time for
+    # eight GPUs (33.7 us, nccl-tests issue 123 on a DGX A100) sets the model's floor: 0.75-0.81 of measured,
+    # a known shortfall (docs/accuracy.md); modelled as one process per GPU it read 0.43-0.48.
     table = next(m for m in load_measurements("reference") if m.id == "azure-nd-a100-v4")
     assert table.launch == "single-process"
     small = table.size_bytes <= SMALL_BYTES
     driven = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm, table.protocol,
                            table.launch).time_ratio[small]
-    assert np.all((driven >= 0.85) & (driven <= 1.15)), driven
+    assert np.all((driven >= 0.74) & (driven <= 0.85)), driven
     per_gpu = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm).time_ratio[small]
     assert np.all(per_gpu < 0.5), per_gpu
+
+
+def test_ml_engineering_a100_table_is_read_as_its_printed_command_launched_it():
+    # ml-engineering network/README.md, 'Real network throughput': "./build/all_reduce_perf -b 32k -e 16G -f 2 -g 8
+    # -n 50" above the table, no launcher: one process for the eight GPUs. Measured 43.8 and 46.8 us at 32 and
+    # 64 KiB; the host's 33.7 us for eight GPUs makes the model 0.72-0.77 of that (0.43-0.45 read per GPU).
+    table = next(m for m in load_measurements("reference") if m.id == "mle-8xa100")
+    assert table.launch == "single-process" and "-g 8" in table.environment
+    small = table.size_bytes <= SMALL_BYTES
+    ratios = compare_sweep(table.cluster(), table.size_bytes, table.time_us, table.algorithm, table.protocol,
+                           table.launch).time_ratio[small]
+    assert np.all((ratios > 0.70) & (ratios < 0.80)), ratios

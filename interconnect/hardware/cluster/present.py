@@ -35,6 +35,8 @@ def describe_cluster(cluster: Any) -> str:
         text += f", {cluster.hop_latency_override_us:g} µs extra per network hop"
     if cluster.extra_latency_us:
         text += f", {cluster.extra_latency_us:+g} µs on every collective"
+    if cluster.host_issue_us:
+        text += f", every collective at least {cluster.host_issue_us:.3g} µs (one process issues each GPU's call)"
     if cluster.topology is not None:
         t = cluster.topology
         text += (f"; fabric: {t.topology}, leaf groups of {t.servers_per_group} servers, "

@@ -75,6 +75,11 @@ class Cluster:
     #: Latency added to every collective (µs): a calibration's extra latency and the benchmark's launch
     #: mode (:mod:`interconnect.hardware.collectives.calibration`); 0 for the model as it stands.
     extra_latency_us: float = 0.0
+    #: Host time of the process that issues each call to this node's GPUs (µs), when one process drives
+    #: them all (nccl-tests ``-g N``): back-to-back calls overlap it with the GPUs' own time, so a call
+    #: takes the larger of the two (:func:`~interconnect.hardware.collectives.measurements.host_issue_us`);
+    #: 0 for the model as it stands.
+    host_issue_us: float = 0.0
     #: The scale-out fabric (:class:`interconnect.hardware.fabric.FabricTopology`), or None: no fabric
     #: modelled, every NIC gets its full achievable rate (the models behave exactly as without it).
     topology: Any = None

@@ -35,7 +35,7 @@ from interconnect.hardware.collectives.measurements import (
     LAUNCH_OVERHEAD_US,
     Comparison,
     compare_sweep,
-    launch_overhead_us,
+    launched,
 )
 from interconnect.hardware.collectives.others import compare_collective_sweep, normalize_collective
 from interconnect.hardware.collectives.params import as_size_bytes
@@ -253,8 +253,8 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
     launch : str
         How the benchmark drives the GPUs, a key of
         :data:`~interconnect.hardware.collectives.measurements.LAUNCH_OVERHEAD_US` (``single-process``:
-        one process drives every GPU of the node, about 2.9 µs per call for each GPU after the first,
-        20 µs at 8 GPUs; :func:`~interconnect.hardware.collectives.measurements.launch_overhead_us`).
+        one process drives every GPU of the node, and each call takes at least its issue time, about
+        4.2 µs per GPU, 33.7 µs at 8 GPUs; :func:`~interconnect.hardware.collectives.measurements.launched`).
 
     Returns
     -------
@@ -273,8 +273,8 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
     >>> from interconnect.hardware.collectives import allreduce
     >>> one = float(allreduce(cluster, [8]).time_us[0])
     >>> driven = float(allreduce(apply_calibration(cluster, launch="single-process"), [8]).time_us[0])
-    >>> round(driven - one, 1)
-    20.0
+    >>> round(one, 1), round(driven, 1)
+    (23.2, 33.7)
     """
     if launch not in LAUNCH_OVERHEAD_US:
         raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
@@ -287,10 +287,9 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
         changes["nic_achieved_gbps"] = cluster.nic_line_gbps * network_efficiency
     if scaleup_efficiency is not None:
         changes["intra_bw_full_gbps"] = cluster.scaleup_spec_gbps * scaleup_efficiency
-    extra = float(extra_latency_us) + launch_overhead_us(launch, cluster.gpus_per_node)
-    if extra:
-        changes["extra_latency_us"] = cluster.extra_latency_us + extra
-    return replace(cluster, **changes) if changes else cluster
+    if extra_latency_us:
+        changes["extra_latency_us"] = cluster.extra_latency_us + float(extra_latency_us)
+    return launched(replace(cluster, **changes) if changes else cluster, launch)
 
 
 @expects(size_bytes="B", time_us="us")
@@ -329,7 +328,8 @@ def compare_collective(cluster: Cluster, collective: str, size_bytes: object, ti
     Notes
     -----
     :func:`compare_sweep` for all-reduce, :func:`compare_collective_sweep` otherwise, on the cluster
-    with the launch mode's per-call overhead added (the same µs for every collective).
+    with the launch mode applied (:func:`~interconnect.hardware.collectives.measurements.launched`: the same
+    for every collective).
 
     Examples
     --------

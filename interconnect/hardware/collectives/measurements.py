@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -33,14 +33,16 @@ __all__ = [
     "LARGE_BYTES",
     "LAUNCH_OVERHEAD_US",
     "MEASUREMENTS_DIR",
-    "SINGLE_PROCESS_US_PER_GPU",
+    "HOST_ISSUE_US_PER_GPU",
     "MIDDLE_BYTES",
     "SMALL_BYTES",
     "Comparison",
     "Measurement",
     "MeasurementDataError",
     "compare_sweep",
+    "host_issue_us",
     "launch_overhead_us",
+    "launched",
     "load_measurements",
 ]
 
@@ -48,33 +50,30 @@ __all__ = [
 SMALL_BYTES = 64 * 1024
 MIDDLE_BYTES = (1024 * 1024, 128 * 1024 * 1024)
 LARGE_BYTES = 256 * 1024 * 1024
-#: The bar itself: small-message time within x2, middle within x1.5, large busbw within ±20 %, and a
-#: geometric-mean error factor of at most 1.35 over every row of a sweep.
-#: What the benchmark itself adds to every all-reduce it times, by how it drives the GPUs (µs). Not
-#: part of the collective (a training step pays its own framework's cost instead), so it is added
-#: to the model only when a published run is compared, never on the page or in the CLI's model.
-#: * ``process-per-gpu``: nccl-tests with one process per GPU (MPI, Slurm), what NCCL's own figures use.
-#: * ``single-process``: nccl-tests ``-g N``, one thread driving every GPU of the node. The figure here,
-#:   +20 µs, is the cost at *eight* GPUs per process: the gap between 8 x H100 at 8 B with one process
-#:   per GPU (13.7 µs, NVIDIA/exemplar-performance) and with ``-g 8`` (33.2 µs, ZiyanIshani/vpbenchmarking),
-#:   and between 8 x MI300X with one process per GPU (13.1 µs, ROCm blog mi300x-rccl-xgmi) and ``-g 8``
-#:   (34-45 µs, AMD system acceptance guide). The one thread issues the call to each of its GPUs in
-#:   turn, so the cost grows with the GPUs it drives: :func:`launch_overhead_us` spreads the 20 µs over
-#:   the seven GPUs after the first (:data:`SINGLE_PROCESS_US_PER_GPU`, about 2.9 µs each). Two GPUs in
-#:   one process then pay about 3 µs, as a published 2 x H100 ``-g 2`` run shows (12-16 µs at 1-64 KiB,
-#:   the model's one-process-per-GPU time being 12 µs). A run is marked single-process wherever its
-#:   command or header says so (nccl-tests ``-g N``, ``nGpus N``), whatever the result: Azure's
-#:   AI-benchmarking-guide runs ``all_reduce_perf -g <GPUs>`` from one process, which puts its 8 x A100
-#:   floor (42-45 µs) within 15 % while its forced-NVLS H100/H200 floors (26-31 µs) then read 1.6-1.9x
-#:   slow (NCCL's 25 µs NVLS tuning latency is taken as the kernel's time; see manifest.toml).
+#: What the benchmark's way of driving the GPUs adds to every call it times (µs), by launch mode. Not part
+#: of the collective (a training step pays its own framework's cost instead), so it is applied to the model
+#: only when a published run is compared, or on request (``--procs``), never in the plain model.
+#: * ``process-per-gpu``: nccl-tests with one process per GPU (MPI, Slurm), what NCCL's own figures use: 0.
+#: * ``single-process``: nccl-tests ``-g N``, one thread issuing the call to every GPU of the node. Nothing
+#:   is *added*: nccl-tests times a run of back-to-back calls (``src/common.cu``: the timed loop issues
+#:   every iteration, then waits once and divides by the iterations), so the thread's issue time for the
+#:   next call overlaps the GPUs' work on this one, and a call takes the longer of the two
+#:   (:func:`host_issue_us`, :data:`HOST_ISSUE_US_PER_GPU` per GPU driven).
 #: * ``pytorch``: ml-engineering's all_reduce_bench, timed around ``torch.distributed.all_reduce``:
 #:   +25 µs, the small-message excess of its 8 x H200 and 8 x B200 sweeps over nccl-tests-timed
 #:   one-node runs of the same GPUs (38-50 µs against 13-19 µs).
-LAUNCH_OVERHEAD_US = {"process-per-gpu": 0.0, "single-process": 20.0, "pytorch": 25.0}
-#: GPUs per process at which ``LAUNCH_OVERHEAD_US["single-process"]`` was measured (``-g 8``).
+LAUNCH_OVERHEAD_US = {"process-per-gpu": 0.0, "single-process": 0.0, "pytorch": 25.0}
+#: Host time one process spends issuing one collective call to each GPU it drives (µs per GPU). Rule: the
+#: floor of a ``-g N`` sweep divided by N, on a run whose GPUs' own time is well below that floor, at the
+#: largest N published. Source: https://github.com/NVIDIA/nccl-tests/issues/123 (DGX A100,
+#: ``NCCL_ALGO=Ring NCCL_MAX_NCHANNELS=1 all_reduce_perf -b 8 -e 128 -g N``): 33.7 µs at ``-g 8``, where the
+#: model's one-process-per-GPU ring takes 19 µs. The same sweep's 16.9, 20.8, 25.2 and 29.5 µs at ``-g 4``
+#: to ``-g 7`` are 4.2 µs per GPU each (the rule predicts 16.8-29.5); ``-g 2`` and ``-g 3`` (10.0, 13.8 µs)
+#: sit above 2 and 3 x 4.2, where the GPUs' time is the longer. Not taken from any table the model is
+#: compared with; an 8 x H100 ``-g 8`` floor (33.2 µs, ZiyanIshani/vpbenchmarking) gives 4.15.
+HOST_ISSUE_US_PER_GPU = 33.7 / 8
+#: GPUs one process drives in nccl-tests' ``-g`` when the log does not say (a node of eight).
 SINGLE_PROCESS_REFERENCE_GPUS = 8
-#: What one process pays per call for each GPU it drives after the first (µs): the 8-GPU gap over 7 GPUs.
-SINGLE_PROCESS_US_PER_GPU = LAUNCH_OVERHEAD_US["single-process"] / (SINGLE_PROCESS_REFERENCE_GPUS - 1)
 
 
 def launch_overhead_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFERENCE_GPUS) -> float:
@@ -85,17 +84,13 @@ def launch_overhead_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFER
     launch : str
         A key of :data:`LAUNCH_OVERHEAD_US`.
     gpus_per_process : int
-        GPUs one process drives (nccl-tests' ``-g``); only ``single-process`` depends on it.
+        GPUs one process drives (nccl-tests' ``-g``); kept for the callers, no added cost depends on it.
 
     Returns
     -------
     float
-        µs per call: 0 for ``process-per-gpu``, :data:`LAUNCH_OVERHEAD_US` for ``pytorch``, and for
-        ``single-process``
-
-        .. math:: t = t_\text{gpu}\,(g - 1), \qquad t_\text{gpu} = \frac{20\ \mu s}{8 - 1}
-
-        (one thread issues each GPU's call in turn; the 20 µs is the gap measured at ``-g 8``).
+        µs per call added to the model's time: 0 for ``process-per-gpu`` and ``single-process`` (whose
+        cost is a floor, :func:`host_issue_us`), 25 for ``pytorch``.
 
     Raises
     ------
@@ -104,18 +99,92 @@ def launch_overhead_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFER
 
     Examples
     --------
-    >>> launch_overhead_us("single-process", 8), round(launch_overhead_us("single-process", 2), 2)
-    (20.0, 2.86)
-    >>> launch_overhead_us("pytorch", 2), launch_overhead_us("process-per-gpu", 8)
-    (25.0, 0.0)
+    >>> launch_overhead_us("pytorch", 2), launch_overhead_us("process-per-gpu", 8), launch_overhead_us("single-process")
+    (25.0, 0.0, 0.0)
     """
     if launch not in LAUNCH_OVERHEAD_US:
         raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
-    if launch == "single-process":
-        return SINGLE_PROCESS_US_PER_GPU * max(int(gpus_per_process) - 1, 0)
     return LAUNCH_OVERHEAD_US[launch]
 
 
+def host_issue_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFERENCE_GPUS) -> float:
+    r"""Return the host's issue time per call of a process driving several GPUs, the floor of every call (µs).
+
+    Parameters
+    ----------
+    launch : str
+        A key of :data:`LAUNCH_OVERHEAD_US`.
+    gpus_per_process : int
+        GPUs one process drives (nccl-tests' ``-g``).
+
+    Returns
+    -------
+    float
+        0 unless ``launch`` is ``single-process``; then
+
+        .. math:: t_\text{host} = g\,t_\text{gpu}, \qquad t_\text{gpu} = \frac{33.7\ \mu s}{8}
+
+        and a timed call takes :math:`\max(t_\text{host}, t_\text{model})`: the thread issues call i + 1
+        while the GPUs run call i (:data:`HOST_ISSUE_US_PER_GPU`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown launch mode.
+
+    Examples
+    --------
+    >>> round(host_issue_us("single-process", 8), 1), round(host_issue_us("single-process", 2), 2)
+    (33.7, 8.43)
+    >>> host_issue_us("process-per-gpu", 8), host_issue_us("pytorch", 8)
+    (0.0, 0.0)
+    """
+    if launch not in LAUNCH_OVERHEAD_US:
+        raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
+    if launch != "single-process":
+        return 0.0
+    return HOST_ISSUE_US_PER_GPU * max(int(gpus_per_process), 1)
+
+
+def launched(cluster: Cluster, launch: str) -> Cluster:
+    """Return the cluster as a benchmark with this launch mode times it (added cost and host floor).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    launch : str
+        A key of :data:`LAUNCH_OVERHEAD_US`; ``single-process`` drives each node's GPUs from one process.
+
+    Returns
+    -------
+    Cluster
+        A copy with the launch's added µs in ``extra_latency_us`` and its host floor in ``host_issue_us``
+        (unchanged for one rank, whose call the model does not time).
+
+    Raises
+    ------
+    ValueError
+        For an unknown launch mode.
+
+    Examples
+    --------
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    >>> driven = launched(cluster, "single-process")
+    >>> round(driven.host_issue_us, 1), driven.extra_latency_us
+    (33.7, 0.0)
+    """
+    added = launch_overhead_us(launch, cluster.gpus_per_node)
+    floor = host_issue_us(launch, cluster.gpus_per_node)
+    if cluster.ranks <= 1 or not (added or floor):
+        return cluster
+    return replace(cluster, extra_latency_us=cluster.extra_latency_us + added,
+                   host_issue_us=max(cluster.host_issue_us, floor))
+
+
+#: The bar itself: small-message time within x2, middle within x1.5, large busbw within ±20 %, and a
+#: geometric-mean error factor of at most 1.35 over every row of a sweep.
 ACCURACY_TARGETS = {"small_time_factor": 2.0, "middle_time_factor": 1.5, "large_busbw_fraction": 0.20,
                     "geomean_error_factor": 1.35}
 
@@ -388,7 +457,7 @@ def compare_sweep(
 
     .. math:: \text{busbw} = \frac{S}{t}\,\frac{2(n-1)}{n}
 
-    The launch overhead of the benchmark is added to the model's time; the fit is
+    The benchmark's launch mode is applied to the model (:func:`launched`); the fit is
     :func:`~interconnect.hardware.collectives.fitting.fit_alpha_beta` of the measured rows.
 
     Examples
@@ -407,10 +476,8 @@ def compare_sweep(
     size, time = size[keep], time[keep]
     if size.size == 0:
         raise ValueError("no rows with a positive size and time to compare")
-    model = allreduce(cluster, size, algorithm, protocol=protocol)
-    # -g N drives every GPU of a node from one process
-    overhead = launch_overhead_us(launch, cluster.gpus_per_node) if cluster.ranks > 1 else 0.0
-    model_time = model.time_us + overhead
+    model = allreduce(launched(cluster, launch), size, algorithm, protocol=protocol)
+    model_time = model.time_us
     factor = busbw_factor("all_reduce", cluster.ranks)
     measured_busbw = size / (time * 1e3) * factor
     fit = fit_alpha_beta(size, time) if size.size >= 2 else None

@@ -243,7 +243,7 @@ def _ag_rs(cluster: Cluster, collective: str, size_bytes: object, algorithm: str
             est[:, proto] = np.inf
             real[:, proto] = np.inf
     flat_est = est.reshape(-1, size.size)
-    flat_real = real.reshape(-1, size.size)
+    flat_real = np.maximum(real, p.host_floor).reshape(-1, size.size)  # -g N: at least the host's issue time
     best = np.argmin(flat_est if chooser == "nccl" else flat_real, axis=0)
     time = flat_real[best, np.arange(size.size)]
     algos = np.array(names)[best // len(PROTOCOLS)]
@@ -428,7 +428,7 @@ def alltoall(cluster: Cluster, size_bytes: object, algorithm: str = "auto") -> C
     else:
         inter = np.zeros_like(size)
         fill = np.zeros_like(size)
-    time = p.lib.launch_us + base + rounds * hop + fill + np.maximum(intra, inter)
+    time = np.maximum(p.lib.launch_us + base + rounds * hop + fill + np.maximum(intra, inter), p.host_floor)
     protos = np.array(PROTOCOLS)[proto]
     return _result("alltoall", size, time, np.full(size.size, "p2p"), protos, p.n)
 
@@ -487,7 +487,7 @@ def sendrecv(cluster: Cluster, size_bytes: object, algorithm: str = "auto", *,
         bw = _RING_EFFICIENCY * p.b_intra * scale
         fill = np.zeros_like(size)
     base = np.where(use_ll, p.lib.base["ring"][_LL], p.lib.base["ring"][_SIMPLE])
-    time = p.lib.launch_us + base + hop + fill + size / (bw * 1e3)
+    time = np.maximum(p.lib.launch_us + base + hop + fill + size / (bw * 1e3), p.host_floor)
     return _result("sendrecv", size, time, np.full(size.size, "p2p"), np.array(PROTOCOLS)[proto], p.n)
 
 
@@ -719,7 +719,7 @@ def collective_time_us(cluster: Cluster, collective: str, size_bytes: object) ->
         est = np.full((len(PROTOCOLS), size.size), np.inf)
         real = np.full((len(PROTOCOLS), size.size), np.inf)
         _ring_passes(p, size, 1, 1.0, est, real)
-        return real.min(axis=0)
+        return np.maximum(real.min(axis=0), p.host_floor)
     try:
         return _collective_by_name(cluster, key, size).time_us
     except ValueError:

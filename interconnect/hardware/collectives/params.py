@@ -299,6 +299,7 @@ class _Params:
     allowed: tuple[bool, bool, bool]  # protocols NCCL may use (LL, LL128, Simple)
     forced: bool  # the protocol was forced (NCCL_PROTO): NCCL skips its own LL128 checks
     nvlink_like: bool  # scale-up is NVLink/xGMI (LL128 allowed inside)
+    host_floor: float = 0.0  # µs: the issuing process's time per call, overlapped with the GPUs' (-g N)
 
 
 def protocol_mask(protocol: str) -> tuple[tuple[bool, bool, bool], bool]:
@@ -404,6 +405,7 @@ def _params(cluster: Cluster, protocol: str = "auto") -> _Params:
         allowed=allowed,
         forced=forced,
         nvlink_like=cluster.library != "other",
+        host_floor=cluster.host_issue_us,
     )
 
 

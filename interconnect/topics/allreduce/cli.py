@@ -45,7 +45,7 @@ from interconnect.hardware.collectives import (
     normalize_collective,
 )
 from interconnect.hardware.collectives.accuracy import SIZE_BANDS, collective_band, size_band
-from interconnect.hardware.collectives.measurements import launch_overhead_us
+from interconnect.hardware.collectives.measurements import host_issue_us, launch_overhead_us
 from interconnect.hardware.vendor import vendor_words
 from interconnect.topics.allreduce.inputs import SIZE
 from interconnect.topics.allreduce.view import launch_from_log
@@ -331,6 +331,7 @@ def run_compare(args: argparse.Namespace) -> int:
     fit = comparison.fit
     factor = busbw_factor(collective, max(cluster.ranks, 1))
     overhead_us = round(launch_overhead_us(launch, model_cluster.gpus_per_node), 3) if model_cluster.ranks > 1 else 0.0
+    host_us = round(host_issue_us(launch, model_cluster.gpus_per_node), 3) if model_cluster.ranks > 1 else 0.0
     summary = comparison.summary()
     after = calibrated.summary()
     link = calibration.link_values()
@@ -347,7 +348,8 @@ def run_compare(args: argparse.Namespace) -> int:
                     "run": args.run, "runs": len(runs)},
             "collective": collective,
             "library": words.library,
-            "launch": {"mode": launch, "source": launch_source, "overhead_us": overhead_us},
+            "launch": {"mode": launch, "source": launch_source, "overhead_us": overhead_us,
+                       "host_issue_us": host_us},
             "busbw_factor": round(factor, 6),
             "ranks": log_ranks,
             "cluster": cluster.as_dict(),
@@ -368,7 +370,10 @@ def run_compare(args: argparse.Namespace) -> int:
     print(f"{label}: {COLLECTIVE_LABELS[collective]}{named}, {size.size} rows, {log_ranks or '?'} ranks "
           f"({run.ranks_source})")
     print(f"model: {COLLECTIVE_LABELS[collective]} with {words.library} on {model_cluster.describe()}")
-    print(f"launch: {launch} ({launch_source}; +{overhead_us:g} us per call)")
+    cost = f"+{overhead_us:g} us per call"
+    if host_us:
+        cost += f", every call at least {host_us:g} us (the host's issue time, overlapped with the GPUs')"
+    print(f"launch: {launch} ({launch_source}; {cost})")
     print(f"{'size':>10} {'measured':>11} {'model':>11} {'ratio':>6} {'busbw meas':>10} {'busbw model':>11}  algorithm")
     for row in rows:
         print(f"{format_size(Q_(row['size_bytes'], 'B')):>10} "

@@ -36,7 +36,7 @@ from interconnect.hardware.collectives import (
 )
 from interconnect.hardware.collectives import collective as collective_model
 from interconnect.hardware.collectives.accuracy import band_rows, collective_band
-from interconnect.hardware.collectives.measurements import launch_overhead_us
+from interconnect.hardware.collectives.measurements import host_issue_us, launch_overhead_us
 from interconnect.inputs.cluster import CLUSTER_KEYS, LAUNCH_LABELS, calibration_inputs, cluster_inputs
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.topics.allreduce.figures import (
@@ -296,8 +296,10 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
                        "and nodes to match.")
         launch, launch_source = launch_from_log(run.gpus_per_process, run.ranks)
         if run.gpus_per_process is not None and launch != values["procs"]:
-            st.info(f"How it was launched: {escape_markdown(launch_source)}, which adds about "
-                    f"{launch_overhead_us(launch, run.gpus_per_process or 1):.2g} µs per call; the page models "
+            floor = host_issue_us(launch, run.gpus_per_process or 1)
+            cost = (f"so no call is shorter than the host's time to issue it, about {floor:.2g} µs" if floor
+                    else f"which adds about {launch_overhead_us(launch, run.gpus_per_process or 1):.2g} µs per call")
+            st.info(f"How it was launched: {escape_markdown(launch_source)}, {cost}; the page models "
                     f"\"{LAUNCH_LABELS[values['procs']]}\".")
             if st.button(f"Model it as launched: {LAUNCH_LABELS[launch]}", key="allreduce.set_launch",
                          on_click=_set_value, args=(state, "procs", launch)):
