@@ -86,8 +86,9 @@ def test_every_method_has_a_published_ratio_chained_to_data_parallel():
 def test_the_wording_says_where_each_ratio_was_measured_against_the_case():
     view = crossdc_view(PageInputs(10e9, 4, 8, "h100-sxm", "diloco", wan_bytes_per_s=1.25e9, rtt_s=0.02))
     words = {t.row.id: setting_words(t) for t in view.time_to_target}
-    assert words["diloco"] == ("extrapolated, scaling law: measured at 10B, M = 4; H = 500 against the law's "
-                               "H = 30 (16.7×: loss rises with H, so a lower bound)")
+    assert words["diloco"] == ("scaling law, extrapolated in H: H = 500 is 16.7× the H = 30 the law was measured at "
+                               "(loss rises with H, so the ratio is a lower bound); in size and replicas, measured at "
+                               "10B, M = 4")
     assert words["diloco-int8"].startswith("extrapolated from a measurement at 150M")
     assert words["sparseloco"].startswith("extrapolated (its settings not read)")
     assert words["mt-dao"].startswith("measured at 720M")
@@ -145,5 +146,6 @@ def test_the_page_shows_the_time_to_target_beside_utilisation():
     diloco = next(t for t in view.time_to_target if t.row.id == "diloco")
     assert f"**{diloco.relative_time:.2f}×**" in table
     assert "| CoCoDC |" in table and "| MT-DAO |" in table and "0.65× on its own network" in table
-    assert "scaling law: interpolated between measured sizes at 1B, M = 2" in table
+    assert ("scaling law, extrapolated in H: H = 500 is 16.7× the H = 30 the law was measured at" in table
+            and "in size and replicas, interpolated between measured sizes at 1B, M = 2" in table)
     assert any("Time to data parallel's loss" in block.value for block in at.markdown)
