@@ -45,12 +45,15 @@ __all__ = [
     "TokenShape",
     "WeightSyncDataError",
     "WeightSyncMeasurement",
+    "WeightSyncRatio",
     "get_crossdc_data",
     "get_pipeline_cases",
     "get_weight_sync_data",
+    "get_weight_sync_ratios",
     "load_crossdc_data",
     "load_pipeline_cases",
     "load_weight_sync_data",
+    "load_weight_sync_ratios",
 ]
 
 #: Method ids (public schema: URL values and CLI choices); the file holds one [[method]] for each.
@@ -580,8 +583,9 @@ class _WeightSyncFile(DataFile):
 class WeightSyncMeasurement:
     """One published weight-sync measurement with its inputs, each marked stated or inferred.
 
-    ``measured`` is in s for ``sync_time`` and in B for ``payload``; ``staging_bytes_per_s`` is infinite
-    when the source's software path is not modelled; ``pending`` says why the model is not compared.
+    ``measured`` is in s for ``sync_time`` and in B for ``payload``; ``staging_bytes_per_s`` is a software-path
+    rate a row may state with its source (none does today: the file's rule 3), infinite otherwise;
+    ``pending`` says why the model is not compared.
     """
 
     id: str
@@ -600,7 +604,6 @@ class WeightSyncMeasurement:
     fraction: float = 1.0
     index_bits: float = 32.0
     staging_bytes_per_s: float = float("inf")
-    calibration: bool = False
     pending: str = ""
     note: str = ""
 
@@ -631,7 +634,7 @@ def load_weight_sync_data(path: str | Path | None = None,
     if source_ids is None:
         source_ids = get_catalog().sources
     toml = _WeightSyncFile(path or packaged_data_file(_WEIGHT_SYNC_FILE), source_ids)
-    toml.only_tables(("measurement",))
+    toml.only_tables(("measurement", "ratio"))
     rows: list[WeightSyncMeasurement] = []
     for raw in toml.rows("measurement"):
         where = f"{toml.name}: measurement '{raw.get('id', '?')}'"
@@ -639,8 +642,7 @@ def load_weight_sync_data(path: str | Path | None = None,
                                     "params_how": str, "precision": str, "precision_how": str, "route": str,
                                     "receivers": int, "receivers_how": str, **_S},
                        {"mode": str, "fraction": float, "fraction_how": str, "index_bits": int,
-                        "index_bits_how": str, "staging": str, "staging_how": str, "calibration": bool,
-                        "pending": str, "note": str})
+                        "index_bits_how": str, "staging": str, "staging_how": str, "pending": str, "note": str})
         quantity = r.choice("quantity", SYNC_QUANTITIES)
         measured = r.quantity("measured", "time", "s") if quantity == "sync_time" else \
             r.quantity("measured", "size", "B")
@@ -653,16 +655,13 @@ def load_weight_sync_data(path: str | Path | None = None,
             r.fail(f"'mode' must be one of {', '.join(MODES)}")
         if raw["precision"] not in BYTES_PER_VALUE:
             r.fail(f"'precision' must be one of {', '.join(BYTES_PER_VALUE)}")
-        if raw["calibration"] if "calibration" in raw else False:
-            if "staging" not in raw:
-                r.fail("a calibration row must give the staging rate it sets")
         rows.append(WeightSyncMeasurement(
             id=raw["id"], sources=r.sources(), where=raw["where"], quantity=quantity, measured=measured,
             system=raw["system"], params=r.positive("params"), bytes_per_value=BYTES_PER_VALUE[raw["precision"]],
             precision=raw["precision"], route=r.choice("route", ROUTES), receivers=max(1, raw["receivers"]),
             how=how, mode=mode, fraction=float(raw.get("fraction", 1.0)), index_bits=float(raw.get("index_bits", 32)),
             staging_bytes_per_s=r.quantity("staging", "bandwidth", "B/s") if "staging" in raw else float("inf"),
-            calibration=bool(raw.get("calibration", False)), pending=raw.get("pending", ""),
+            pending=raw.get("pending", ""),
             note=raw.get("note", "")))
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
@@ -674,6 +673,81 @@ def load_weight_sync_data(path: str | Path | None = None,
 def get_weight_sync_data() -> tuple[WeightSyncMeasurement, ...]:
     """Return the packaged ``weight_sync.toml``, read once per process."""
     return load_weight_sync_data()
+
+
+@dataclass(frozen=True)
+class WeightSyncRatio:
+    """One measured time over another of the same source on the same system (the file's rule 5).
+
+    Whatever rate the software path runs at cancels, so the model is held to how the time scales: with the
+    bytes (only the model changed) or with the receivers (only their number changed).
+    """
+
+    id: str
+    of: WeightSyncMeasurement
+    against: WeightSyncMeasurement
+    sources: tuple[str, ...]
+    where: str
+    pending: str = ""
+    note: str = ""
+
+    @property
+    def measured(self) -> float:
+        """The published ratio, ``of.measured / against.measured`` (dimensionless)."""
+        return self.of.measured / self.against.measured
+
+    @property
+    def compared(self) -> bool:
+        """Whether the tests hold the model to this ratio."""
+        return not self.pending
+
+
+def load_weight_sync_ratios(path: str | Path | None = None,
+                            source_ids: frozenset[str] | None = None) -> tuple[WeightSyncRatio, ...]:
+    """Read the ``[[ratio]]`` rows of ``weight_sync.toml``, each naming two ``sync_time`` measurements.
+
+    Raises
+    ------
+    WeightSyncDataError
+        For a ratio naming a measurement that is missing, is not a time, or is itself; or naming the same
+        one twice; or a duplicate id.
+
+    Examples
+    --------
+    >>> r = {x.id: x for x in load_weight_sync_ratios()}["ckpt-engine-kimi-256-over-16"]
+    >>> f"{r.measured:.3f}", r.of.receivers, r.against.receivers  # 16.04 s over 14.36 s
+    ('1.117', 32, 2)
+    """
+    if source_ids is None:
+        source_ids = get_catalog().sources
+    measurements = {m.id: m for m in load_weight_sync_data(path, source_ids)}
+    toml = _WeightSyncFile(path or packaged_data_file(_WEIGHT_SYNC_FILE), source_ids)
+    rows: list[WeightSyncRatio] = []
+    for raw in toml.rows("ratio"):
+        where = f"{toml.name}: ratio '{raw.get('id', '?')}'"
+        r = toml.table(where, raw, {"id": str, "of": str, "against": str, **_S}, {"pending": str, "note": str})
+        pair = []
+        for key in ("of", "against"):
+            m = measurements.get(raw[key])
+            if m is None:
+                r.fail(f"'{key}' names no measurement: {raw[key]!r}")
+            if m.quantity != "sync_time":
+                r.fail(f"'{key}' must name a sync_time measurement, not a {m.quantity}")
+            pair.append(m)
+        if pair[0].id == pair[1].id:
+            r.fail("'of' and 'against' must name two different measurements")
+        rows.append(WeightSyncRatio(raw["id"], pair[0], pair[1], r.sources(), raw["where"], raw.get("pending", ""),
+                                    raw.get("note", "")))
+    ids = [row.id for row in rows]
+    if len(set(ids)) != len(ids):
+        toml.fail("ratio ids must be unique")
+    return tuple(rows)
+
+
+@functools.cache
+def get_weight_sync_ratios() -> tuple[WeightSyncRatio, ...]:
+    """Return the packaged ``weight_sync.toml``'s ratios, read once per process."""
+    return load_weight_sync_ratios()
 
 
 # --- crossdc_pipeline.toml: CrossPipe's published cases for a pipeline across sites ---------------------

@@ -14,6 +14,9 @@ from interconnect.units import Q_, format_bandwidth
 __all__ = ["bandwidth_family_spec", "bandwidth_label"]
 
 _SHARE_TICKS = tuple((v, f"{v:.0%}") for v in (0.0, 0.25, 0.5, 0.75, 1.0))
+#: Methods whose line is flat in H because they cross the WAN on every step, said in words in the legend.
+_EVERY_STEP = {"dp": " (syncs gradients every step, so H does not apply)",
+               "crosspipe": " (sends activations every step, so H does not apply)"}
 
 
 def bandwidth_label(bytes_per_s: float) -> str:
@@ -50,7 +53,7 @@ def bandwidth_family_spec(family: BandwidthFamily, current_bytes_per_s: float, m
     series = []
     for method_id, table in family.utilization.items():
         chosen = method_id == method
-        name = labels.get(method_id, method_id) + (" (H = 1)" if method_id in ("dp", "crosspipe") else "")
+        name = labels.get(method_id, method_id) + _EVERY_STEP.get(method_id, "")
         series.append(LiveSeries(name, METHOD_COLOURS.get(method_id, "#374151"), table, width=4.0 if chosen else 2.0,
                                  dash="solid" if chosen else "dot"))
     ticks = tuple((10.0**p, f"{10**p:,}") for p in range(0, 7) if steps[0] <= 10.0**p <= steps[-1])
@@ -58,7 +61,7 @@ def bandwidth_family_spec(family: BandwidthFamily, current_bytes_per_s: float, m
     y_axis = LiveAxis("GPU utilisation", False, 0.0, 1.04, _SHARE_TICKS)
     name = labels.get(method, method)
     h = int(steps[at])
-    marker = LiveMarker(float(steps[at]), f"your H = {h:,}" if method != "dp" else "data parallel: H = 1")
+    marker = LiveMarker(float(steps[at]), f"your H = {h:,}" if method != "dp" else "data parallel: a sync every step")
     readouts = []
     for i, bandwidth in enumerate(bandwidths):
         head = f"{bandwidth_label(bandwidth)} per site: {name} at H = {h:,} keeps the GPUs " \

@@ -257,7 +257,8 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
                      "sent back the same size." if pipeline else "What one site contributes to one synchronisation."
                      + per))
     row.metric("WAN time per sync", _time(result.sync_s))
-    row.metric(f"Exposed per {result.scenario.method.inner_steps} steps", _time(result.exposed_s),
+    inner = result.scenario.method.inner_steps
+    row.metric("Exposed per step" if inner == 1 else f"Exposed per {inner:,} steps", _time(result.exposed_s),
                help=f"With overlap: {_time(result.exposed_overlap_s)}; without: {_time(result.exposed_no_overlap_s)}; "
                     f"compute per round: {_time(result.compute_s)}.")
     row.metric("Compute utilisation", f"{result.utilization:.1%}",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from interconnect.topics.crossdc.data import get_weight_sync_data
+from interconnect.topics.crossdc.data import get_weight_sync_data, get_weight_sync_ratios
 from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, catalog_gpu_id, weight_sync_scenario
 from interconnect.topics.crossdc.model.weight_sync import DELIVERIES, MODES, ROUTES, evaluate_weight_sync
 from interconnect.topics.crossdc.page_section import open_section, short_time
@@ -59,7 +59,8 @@ def _controls(state: PageState) -> None:
     w2.text_input("WAN round trip", key=state.key("wsrtt"), **_KEEP)
     w3.number_input("Staging rate (GB/s, 0 = the wire)", **bounds(state, "wsstage"), key=state.key("wsstage"),
                     help="Gather, cast and reload run in a pipeline with the wire; inside a site they are usually "
-                         "the limit (checkpoint-engine: about 70 GB/s; verl's full broadcast: about 5 GB/s).", **_KEEP)
+                         "the limit. Measured overall (bytes over time, not a published stage rate): "
+                         "checkpoint-engine 59-76 GB/s per GPU; verl's full broadcast 2.6-5.1 GB/s.", **_KEEP)
     w4.text_input("Generation per step", key=state.key("wsgen"), **_KEEP)
     p1, p2, _ = st.columns([1, 1, 2])
     p1.toggle("Pause generation while syncing", key=state.key("wspause"), **_KEEP)
@@ -93,8 +94,14 @@ def _measurements() -> None:
     st.caption("Published measurements the model is held to (within 20 %) or, where the inputs do not allow it, "
                "why not. Inputs marked inferred are ours; the rules are in weight_sync.toml.")
     st.dataframe([{"Measurement": m.id, "System": m.system, "Measured": _measured(m),
-                   "Compared": "calibration" if m.calibration else ("yes" if m.compared else "no"),
-                   "Why not": m.pending} for m in rows], hide_index=True)
+                   "Compared": "yes" if m.compared else "no", "Why not": m.pending} for m in rows], hide_index=True)
+    st.caption("Inside a site the software path (gather, cast, bucketing, reload) sets the time and no source "
+               "gives its rate, so each time above is compared through a ratio: two times of one system where only "
+               "the model or the number of receivers changed. The path's rate cancels; what is left is whether "
+               "the time follows the bytes and whether a broadcast tree ignores the receivers.")
+    st.dataframe([{"Ratio": r.id, "Of": r.of.id, "Against": r.against.id, "Measured": f"{r.measured:.3f}x",
+                   "Compared": "yes" if r.compared else "no", "Why not": r.pending}
+                  for r in get_weight_sync_ratios()], hide_index=True)
 
 
 def _measured(m) -> str:

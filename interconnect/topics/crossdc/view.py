@@ -203,7 +203,7 @@ def setting_words(t: TimeToTarget) -> str:
     if row.id == "dp":
         return "the reference"
     if t.law_note:
-        return f"{t.basis}, scaling law: {t.law_note}"
+        return f"scaling law, {t.law_note}"
     if row.basis == "exact":
         return "exact: the same updates as data parallel"
     at = [_size(row.params) if row.params else "size not stated",

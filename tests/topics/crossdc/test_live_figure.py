@@ -46,6 +46,8 @@ def test_every_position_equals_the_pages_own_view_at_that_bandwidth(inputs):
     assert spec["slider"]["values"] == list(bandwidths)
     assert spec["slider"]["values"][spec["slider"]["index"]] == inputs.wan_bytes_per_s
     thick = next(series for series in spec["series"] if series["width"] == 4.0)
+    dp = next(series["name"] for series in spec["series"] if series["name"].startswith(view.labels["dp"]))
+    assert dp.endswith("(syncs gradients every step, so H does not apply)") and "H = 1" not in dp
     x = spec["x"]["values"].index(float(h))
     assert spec["markers"][0]["x"] == float(h)
     for position, bandwidth in enumerate(bandwidths):

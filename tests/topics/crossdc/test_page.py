@@ -29,6 +29,7 @@ def test_defaults_render_the_live_chart_the_cards_and_write_the_url():
     assert len(live_charts(at)) == 1 and len(at.get("plotly_chart")) == 0  # view=auto: no further chart
     # 1e9 parameters of dense DiLoCo at 16 bits between two sites: 2 GB per sync.
     assert metric(at, "Payload per sync") == "2 GB"
+    assert any(m.label == "Exposed per 500 steps" for m in at.metric)
     assert at.query_params["method"] == "diloco" and at.query_params["bw"] == "10 Gbit/s"
     markdown = " ".join(block.value for block in at.markdown).replace("\\", "")  # text is Markdown-escaped
     for card in get_crossdc_data().reported:
@@ -82,6 +83,7 @@ def test_crosspipe_link_round_trips_and_sizes_the_activations():
     assert view.scenario.resolved_hidden == 8512
     assert view.result.payload_bytes == pytest.approx(4.256e9)
     assert metric(at, "Payload per sync") == "4.26 GB"
+    assert any(m.label == "Exposed per step" for m in at.metric)  # a pipeline crosses every step: singular
     assert any("one pipeline stage each (hidden size 8,512)" in c.value and "a bubble of 6.2%" in c.value
                for c in at.caption)
 

@@ -65,6 +65,20 @@ def test_the_docs_default_case_by_hand():
     assert diloco_steps(10e9, 2, 30).steps_ratio == pytest.approx(0.949, abs=0.001)
 
 
+def test_the_note_says_what_is_extrapolated_and_what_is_interpolated_each_in_its_own_words():
+    # H beyond the law's: the ratio as a whole is extrapolated; "interpolated" is scoped to size and replicas.
+    off_h = diloco_steps(1e9, 2, 500)
+    assert off_h.basis == "extrapolated" and off_h.note.startswith("extrapolated in H: H = 500 is 16.7× the H = 30")
+    assert off_h.note.endswith("; in size and replicas, interpolated between measured sizes at 1B, M = 2")
+    at_h = diloco_steps(1e9, 2, 30)
+    assert at_h.basis == "measured" and "extrapolated" not in at_h.note
+    assert at_h.note == ("inside the measured range, interpolated between measured sizes at 1B, M = 2; "
+                         "H = 30 as measured")
+    both = diloco_steps(70e9, 2, 500)
+    assert both.note.startswith("extrapolated in H and along the fitted laws: ") and "interpolated" not in both.note
+    assert both.note.count("extrapolated") == 1
+
+
 def test_between_replica_counts_it_interpolates_in_log2_m():
     two, four = loss_gap(LAW, 1.3e9, 2)[0], loss_gap(LAW, 1.3e9, 4)[0]
     gap, inside, words = loss_gap(LAW, 1.3e9, 3)

@@ -180,12 +180,22 @@ class DiLoCoSteps:
 
     @property
     def note(self) -> str:
-        """The words, with the sync interval against the law's."""
+        """Where the ratio comes from, each word scoped: size and replicas (measured, interpolated or
+        extrapolated along the laws) and the sync interval H (as measured, or extrapolated from the law's H).
+
+        It starts with how the ratio as a whole stands: "extrapolated in H" when only H lies outside what was
+        measured, so "interpolated" after it speaks of size and replicas alone.
+        """
         if self.inner_steps == self.law_inner_steps:
-            return f"{self.words}; H = {self.inner_steps} as measured"
+            inside = "inside the measured range, " if self.words.startswith("interpolated") else ""
+            return f"{inside}{self.words}; H = {self.inner_steps} as measured"
         bound = "a lower bound" if self.inner_steps > self.law_inner_steps else "an upper bound"
-        return (f"{self.words}; H = {self.inner_steps} against the law's H = {self.law_inner_steps} "
-                f"({self.inner_steps / self.law_inner_steps:.3g}×: loss rises with H, so {bound})")
+        h = (f"H = {self.inner_steps} is {self.inner_steps / self.law_inner_steps:.3g}× the H = "
+             f"{self.law_inner_steps} the law was measured at (loss rises with H, so the ratio is {bound})")
+        if self.between_measured:
+            return f"extrapolated in H: {h}; in size and replicas, {self.words}"
+        laws = "extrapolated along the fitted laws: "
+        return f"extrapolated in H and along the fitted laws: {h}; {self.words.removeprefix(laws)}"
 
 
 def diloco_steps(params: float, replicas: int, inner_steps: int, law: DiLoCoScaling | None = None) -> DiLoCoSteps:
@@ -197,8 +207,8 @@ def diloco_steps(params: float, replicas: int, inner_steps: int, law: DiLoCoScal
     >>> f"{r.steps_ratio:.4f}", r.basis
     ('1.0276', 'extrapolated')
     >>> r.note.split("; ")
-    ['interpolated between measured sizes at 1B, M = 2', "H = 500 against the law's H = 30 (16.7×: loss rises \
-with H, so a lower bound)"]
+    ['extrapolated in H: H = 500 is 16.7× the H = 30 the law was measured at (loss rises with H, so the ratio is \
+a lower bound)', 'in size and replicas, interpolated between measured sizes at 1B, M = 2']
     """
     law = law or get_crossdc_data().diloco_scaling
     if law is None:
