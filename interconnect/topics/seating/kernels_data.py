@@ -25,7 +25,9 @@ _FAMILY_KEYS = {"id": str, "name": str, "gpus": list, "gemm_tflops": float, "gem
 _FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources": list,
                     "fp8_gemm_ratio": float, "fp8_basis": str, "fp8_sources": list,
                     "attention_sustained": float, "attention_sustained_basis": str,
-                    "attention_sustained_sources": list}
+                    "attention_sustained_sources": list,
+                    "rated_power_w": float, "low_power_w": float, "low_power_share": float, "power_basis": str,
+                    "power_sources": list}
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
 
 
@@ -60,6 +62,38 @@ class KernelFigures:
     #: GEMM benchmark's sustained over best measured rate); 1.0: not given, the shares are used as they are
     attention_sustained: float = 1.0
     attention_sustained_basis: str = ""
+    #: the board power, W, the rates above were measured at (the part's rated limit); 0: not given
+    rated_power_w: float = 0.0
+    #: a lower-power part of the same die and SM count, W, and its dense tensor-core peak over the rated part's
+    #: (the maker's two spec figures); 0 and 1: none published, a power limit then changes nothing
+    low_power_w: float = 0.0
+    low_power_share: float = 1.0
+    power_basis: str = ""
+
+    def power_scale(self, limit_w: float) -> float:
+        r"""Share of the tensor-core rates a GPU of this family keeps when held to ``limit_w`` watts.
+
+        At its power limit a GPU settles at the clock whose power fits, and a tensor-core kernel's rate follows
+        the clock. The family gives two parts of one die at two rated powers (the rated one, share 1, and a
+        lower one with its peak's share); a limit between them takes the share on the straight line through
+        the two points, one below the lower part its share in proportion to the watts:
+
+        .. math:: r(P) = r_{lo} + (1 - r_{lo}) \frac{P - P_{lo}}{P_{rated} - P_{lo}}, \qquad
+                  P_{lo} \le P \le P_{rated}
+
+        (our rule: no sustained rate at a lowered limit is published). 1 for no limit (0), a limit at or above
+        the rated one, or a family without the two parts.
+
+        >>> k = kernel_figures("h100-sxm")
+        >>> f"{k.power_scale(400):.3f} {k.power_scale(500):.3f} {k.power_scale(700):.3f} {k.power_scale(0):.3f}"
+        '0.844 0.896 1.000 1.000'
+        """
+        if limit_w <= 0 or self.rated_power_w <= 0 or self.low_power_w <= 0 or limit_w >= self.rated_power_w:
+            return 1.0
+        lo, share = self.low_power_w, self.low_power_share
+        if limit_w < lo:
+            return share * limit_w / lo
+        return share + (1.0 - share) * (limit_w - lo) / (self.rated_power_w - lo)
 
     def attention_share_for(self, kernel: str) -> float:
         """Share of the BF16 peak of the attention kernel ``"flash"`` (the newest) or ``"flash2"``, sustained.
@@ -120,10 +154,11 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
             row.fail("duplicate id")
         families.add(row.get("id"))
         for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources", "fp8_sources",
-                    "attention_sustained_sources"):
+                    "attention_sustained_sources", "power_sources"):
             if (key == "flash2_sources" and row.get("flash2_share") is None) or (
                     key == "fp8_sources" and row.get("fp8_gemm_ratio") is None) or (
-                    key == "attention_sustained_sources" and row.get("attention_sustained") is None):
+                    key == "attention_sustained_sources" and row.get("attention_sustained") is None) or (
+                    key == "power_sources" and row.get("low_power_w") is None):
                 continue
             cited = row.get(key, [])
             # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
@@ -143,6 +178,12 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         sustained = row.get("attention_sustained")
         if sustained is not None and not (math.isfinite(sustained) and 0 < sustained <= 1):
             row.fail(f"'attention_sustained' must be a fraction in (0, 1], got {sustained!r}")
+        power = (row.get("rated_power_w"), row.get("low_power_w"), row.get("low_power_share"))
+        if any(v is not None for v in power) and (
+                any(v is None or not math.isfinite(v) for v in power)
+                or not 0 < power[1] < power[0] or not 0 < power[2] < 1):
+            row.fail("'rated_power_w', 'low_power_w' and 'low_power_share' go together: two powers in W, the lower "
+                     f"first below the rated one, and a share in (0, 1), got {power!r}")
         if row.get("sms") < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
         gpus = row.get("gpus")
@@ -150,13 +191,15 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
             row.fail("'gpus' must list GPU catalog ids")
         cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"),
                  *row.get("flash2_sources", []), *row.get("fp8_sources", []),
-                 *row.get("attention_sustained_sources", []))
+                 *row.get("attention_sustained_sources", []), *row.get("power_sources", []))
         figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
                                 float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)),
                                 None if flash2 is None else float(flash2), row.get("flash2_basis", ""),
                                 None if fp8 is None else float(fp8), row.get("fp8_basis", ""),
                                 1.0 if sustained is None else float(sustained),
-                                row.get("attention_sustained_basis", ""))
+                                row.get("attention_sustained_basis", ""),
+                                float(row.get("rated_power_w", 0.0)), float(row.get("low_power_w", 0.0)),
+                                float(row.get("low_power_share", 1.0)), row.get("power_basis", ""))
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

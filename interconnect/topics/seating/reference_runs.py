@@ -67,7 +67,8 @@ class ReferenceRun(PublishedRun):
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
                         tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed",
                         selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
-                        hbm_bytes_per_s=self.hbm_tb_s * 1e12, ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode)
+                        hbm_bytes_per_s=self.hbm_tb_s * 1e12, power_limit_w=self.power_limit_w,
+                        ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second

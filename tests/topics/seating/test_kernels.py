@@ -58,6 +58,10 @@ def test_sources_are_pinned_to_the_commit_that_holds_them():
     ('gpus = ["mi300x", "mi325x"]', 'gpus = ["mi300x", "h200"]', r"family 'cdna3': GPU 'h200' is already in family"),
     ('[[family]]\nid = "ampere"', '[[family]]\ncolour = "green"\nid = "ampere"', r"family 'ampere': unknown key\(s\)"),
     ('[[family]]\nid = "ampere"', '[[gpu]]\n[[family]]\nid = "ampere"', r"unknown table\(s\) gpu"),
+    ('low_power_w = 400.0', 'low_power_w = 800.0', r"family 'hopper': 'rated_power_w', 'low_power_w' and"),
+    ('low_power_share = 0.8443\n', '', r"family 'hopper': 'rated_power_w', 'low_power_w' and"),
+    ('power_sources = ["nvidia-h100-parts", "torchtitan-peak-flops"]', 'power_sources = []',
+     r"family 'hopper': 'power_sources' must list"),
 ])
 def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
     path = _copy(tmp_path)
@@ -94,3 +98,32 @@ def test_attention_without_a_sustained_figure_keeps_its_share():
     # CDNA 3: no sustained figure is published (its GEMM rate is the best measured one), so none is applied
     k = kernel_figures("mi300x")
     assert k.attention_sustained == 1.0 and k.attention_share_for("flash") == k.attention_share
+
+
+def test_a_power_limit_scales_the_tensor_core_rates_on_the_line_between_the_makers_two_parts():
+    # NVIDIA's H100 specifications (torchtitan's get_peak_flops at 9dec370 takes the same figures): H100 NVL 1,671 and
+    # H100 SXM 1,979 TFLOPS BF16 with sparsity, at 400 W and 700 W: the lower part keeps 1671 / 1979 of the rate
+    k = kernel_figures("h200")
+    assert k.power_scale(400) == pytest.approx(1671 / 1979, abs=1e-4)
+    assert k.power_scale(700) == k.power_scale(0) == k.power_scale(1000) == 1.0
+    # straight line between the two: 500 W (Meta's Grand Teton H100s, torchtitan docs/performance.md at eaea6f6)
+    assert k.power_scale(500) == pytest.approx(1671 / 1979 + (1 - 1671 / 1979) * (500 - 400) / (700 - 400), abs=1e-4)
+    # and inside the bracket torchtitan's page gives that part's peak: between NVL's 835 and SXM's 989 TFLOP/s
+    assert 835 / 989 < k.power_scale(500) < 1.0
+    # below the lower part, in proportion to the watts; a family without the two parts is not scaled
+    assert k.power_scale(200) == pytest.approx(k.power_scale(400) / 2)
+    assert kernel_figures("a100-sxm").power_scale(300) == 1.0
+
+
+def test_a_run_held_to_a_lower_power_limit_runs_its_gemms_and_attention_slower_by_that_share():
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.layout import Workload
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    share = kernel_figures("h100-sxm").power_scale(500)
+    for dtype in (2, 1):
+        rated = _rates(cluster, Workload(dtype_bytes=dtype))
+        held = _rates(cluster, Workload(dtype_bytes=dtype, power_limit_w=500))
+        assert held[0] == pytest.approx(rated[0] * share) and held[1] == pytest.approx(rated[1] * share)
+        assert "at a 500 W limit" in held[3] and "at a " not in rated[3]

@@ -80,7 +80,13 @@ def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str
     if k is None:
         return (peak * 0.5 * scale, peak * 0.5, 0,
                 f"50 % of the BF16 peak (no published kernel figures for this GPU){fp8_note}")
-    return k.gemm_flops * scale, peak * k.attention_share_for(workload.attention), k.sms, k.gemm_basis + fp8_note
+    # a GPU held below its rated power settles at a lower clock: its tensor-core kernels, GEMMs and attention alike,
+    # keep the family's power_scale of their rate (1 at the rated limit or with no limit given)
+    power = k.power_scale(workload.power_limit_w)
+    power_note = f"; at a {workload.power_limit_w:.0f} W limit, {power:.3f} of that ({k.power_basis})" \
+        if power != 1.0 else ""
+    return (k.gemm_flops * scale * power, peak * k.attention_share_for(workload.attention) * power, k.sms,
+            k.gemm_basis + fp8_note + power_note)
 
 
 def layer_params(model: ModelPreset) -> tuple[float, float]:

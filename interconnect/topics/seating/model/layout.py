@@ -227,6 +227,9 @@ class Workload:
     of all compute ops, except every second mm");
     ``hbm_bytes_per_s`` the GPU's memory bandwidth where the GPU that ran is a variant the catalog does not list
     (0: the catalog's figure for the GPU), such as Meta's Grand Teton H100 with 96 GB of HBM2e at 2.4 TB/s;
+    ``power_limit_w`` the board power limit the GPUs ran at, W, where it is below the part's rated one (0: the rated
+    limit): the tensor-core rates keep :meth:`~interconnect.topics.seating.kernels.KernelFigures.power_scale` of
+    the family's, such as the Grand Teton H100s at their default 500 W;
     ``ddp`` how the data-parallel gradients are cut and when they move: ``bucketed`` (``bucket_bytes`` buckets, or
     one per layer, reduced while the last backward runs: PyTorch DDP, FSDP), ``megatron-core`` (Megatron-Core's
     DistributedDataParallel default, buckets of max(40M, 1M x DP) parameters, overlapped the same way) or
@@ -262,6 +265,7 @@ class Workload:
     fp8_recipe: str = "delayed"
     selective_policy: str = "megatron"
     hbm_bytes_per_s: float = 0.0
+    power_limit_w: float = 0.0
     ddp: str = "bucketed"
     expert_gemm: str = "grouped"
 
