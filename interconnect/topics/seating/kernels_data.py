@@ -27,7 +27,7 @@ _FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources"
                     "attention_sustained": float, "attention_sustained_basis": str,
                     "attention_sustained_sources": list,
                     "rated_power_w": float, "low_power_w": float, "low_power_share": float, "power_basis": str,
-                    "power_sources": list}
+                    "power_sources": list, "hbm_share": float, "hbm_basis": str, "hbm_sources": list}
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
 
 
@@ -69,6 +69,10 @@ class KernelFigures:
     low_power_w: float = 0.0
     low_power_share: float = 1.0
     power_basis: str = ""
+    #: the share of the memory's spec bandwidth the fastest published memory-bound kernel on one GPU of the family
+    #: reaches; the memory-bound passes run at it (1.0: none published, the spec figure is used)
+    hbm_share: float = 1.0
+    hbm_basis: str = ""
 
     def power_scale(self, limit_w: float) -> float:
         r"""Share of the tensor-core rates a GPU of this family keeps when held to ``limit_w`` watts.
@@ -154,11 +158,12 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
             row.fail("duplicate id")
         families.add(row.get("id"))
         for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources", "fp8_sources",
-                    "attention_sustained_sources", "power_sources"):
+                    "attention_sustained_sources", "power_sources", "hbm_sources"):
             if (key == "flash2_sources" and row.get("flash2_share") is None) or (
                     key == "fp8_sources" and row.get("fp8_gemm_ratio") is None) or (
                     key == "attention_sustained_sources" and row.get("attention_sustained") is None) or (
-                    key == "power_sources" and row.get("low_power_w") is None):
+                    key == "power_sources" and row.get("low_power_w") is None) or (
+                    key == "hbm_sources" and row.get("hbm_share") is None):
                 continue
             cited = row.get(key, [])
             # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
@@ -184,6 +189,9 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                 or not 0 < power[1] < power[0] or not 0 < power[2] < 1):
             row.fail("'rated_power_w', 'low_power_w' and 'low_power_share' go together: two powers in W, the lower "
                      f"first below the rated one, and a share in (0, 1), got {power!r}")
+        hbm = row.get("hbm_share")
+        if hbm is not None and not (math.isfinite(hbm) and 0 < hbm <= 1):
+            row.fail(f"'hbm_share' must be a fraction in (0, 1], got {hbm!r}")
         if row.get("sms") < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
         gpus = row.get("gpus")
@@ -191,7 +199,8 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
             row.fail("'gpus' must list GPU catalog ids")
         cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"),
                  *row.get("flash2_sources", []), *row.get("fp8_sources", []),
-                 *row.get("attention_sustained_sources", []), *row.get("power_sources", []))
+                 *row.get("attention_sustained_sources", []), *row.get("power_sources", []),
+                 *row.get("hbm_sources", []))
         figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
                                 float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)),
                                 None if flash2 is None else float(flash2), row.get("flash2_basis", ""),
@@ -199,7 +208,8 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                                 1.0 if sustained is None else float(sustained),
                                 row.get("attention_sustained_basis", ""),
                                 float(row.get("rated_power_w", 0.0)), float(row.get("low_power_w", 0.0)),
-                                float(row.get("low_power_share", 1.0)), row.get("power_basis", ""))
+                                float(row.get("low_power_share", 1.0)), row.get("power_basis", ""),
+                                1.0 if hbm is None else float(hbm), row.get("hbm_basis", ""))
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

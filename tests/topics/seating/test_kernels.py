@@ -62,6 +62,8 @@ def test_sources_are_pinned_to_the_commit_that_holds_them():
     ('low_power_share = 0.8443\n', '', r"family 'hopper': 'rated_power_w', 'low_power_w' and"),
     ('power_sources = ["nvidia-h100-parts", "torchtitan-peak-flops"]', 'power_sources = []',
      r"family 'hopper': 'power_sources' must list"),
+    ('hbm_share = 0.8955', 'hbm_share = 1.3', r"family 'hopper': 'hbm_share' must be a fraction"),
+    ('hbm_sources = ["flashmla"]', 'hbm_sources = []', r"family 'hopper': 'hbm_sources' must list"),
 ])
 def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
     path = _copy(tmp_path)
@@ -127,3 +129,18 @@ def test_a_run_held_to_a_lower_power_limit_runs_its_gemms_and_attention_slower_b
         held = _rates(cluster, Workload(dtype_bytes=dtype, power_limit_w=500))
         assert held[0] == pytest.approx(rated[0] * share) and held[1] == pytest.approx(rated[1] * share)
         assert "at a 500 W limit" in held[3] and "at a " not in rated[3]
+
+
+def test_memory_bound_passes_run_at_the_share_the_fastest_published_kernel_reaches():
+    # deepseek-ai/FlashMLA README.md at 414a2f3: up to 3,000 GB/s memory-bound on an H800 SXM5 (HBM3 at 3.35 TB/s,
+    # the H100 SXM5's): Hopper's memory-bound passes run at that share of the spec bandwidth
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+
+    assert kernel_figures("h100-sxm").hbm_share == pytest.approx(3000 / 3350, abs=1e-4)
+    h100, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    assert _hbm_bytes_per_s(h100) == pytest.approx(3000e9, rel=1e-4)
+    # no such figure for the other families: their spec bandwidth is used as it is
+    a100, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=1)
+    assert kernel_figures("a100-sxm").hbm_share == 1.0
+    assert _hbm_bytes_per_s(a100) == pytest.approx(2.039e12)

@@ -43,13 +43,20 @@ def _memory_bytes(cluster: Cluster) -> float:
 
 
 def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> float:
-    """HBM bandwidth, B/s: the workload's where it gives one (a GPU variant the catalog lacks), else the catalog's."""
+    """HBM bandwidth the memory-bound passes reach, B/s.
+
+    The spec figure, the workload's where it gives one (a GPU variant the catalog lacks) else the catalog's, times
+    the share of it the family's fastest published memory-bound kernel reaches (``hbm_share`` of
+    ``gpu-kernels.toml``; 1 where none is published).
+    """
     from interconnect.catalog import get_catalog
+    from interconnect.topics.seating.kernels import kernel_figures
 
+    k = kernel_figures(cluster.gpu)
+    share = k.hbm_share if k is not None else 1.0
     if workload is not None and workload.hbm_bytes_per_s > 0:
-        return float(workload.hbm_bytes_per_s)
-
-    return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude)
+        return float(workload.hbm_bytes_per_s) * share
+    return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude) * share
 
 
 def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str]:
