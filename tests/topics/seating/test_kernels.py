@@ -63,6 +63,12 @@ def test_sources_are_pinned_to_the_commit_that_holds_them():
     ('power_sources = ["nvidia-h100-parts", "torchtitan-peak-flops"]', 'power_sources = []',
      r"family 'hopper': 'power_sources' must list"),
     ('hbm_share = 0.8955', 'hbm_share = 1.3', r"family 'hopper': 'hbm_share' must be a fraction"),
+    ('flash2_fwd_bwd_tflops = [163.0, ', 'flash2_fwd_bwd_tflops = [', r"family 'hopper': the 'flash2' attention table"),
+    ('flash_bwd_tflops = [316.0, 424.0, 501.0, 542.0, 559.0, 561.0]\n', '',
+     r"family 'hopper': give 'flash_fwd_bwd_tflops' or both"),
+    ('attention_seq = [512, 1024, 2048, 4096, 8192, 16384]\nflash_fwd_bwd',
+     'attention_seq = [1024, 512, 2048, 4096, 8192, 16384]\nflash_fwd_bwd',
+     r"family 'ampere': 'attention_seq' must list increasing"),
     ('hbm_sources = ["flashmla"]', 'hbm_sources = []', r"family 'hopper': 'hbm_sources' must list"),
 ])
 def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
@@ -144,3 +150,41 @@ def test_memory_bound_passes_run_at_the_share_the_fastest_published_kernel_reach
     a100, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=1)
     assert kernel_figures("a100-sxm").hbm_share == 1.0
     assert _hbm_bytes_per_s(a100) == pytest.approx(2.039e12)
+
+
+def test_attention_runs_at_the_authors_published_rate_for_its_sequence_length():
+    # FlashAttention-2 forward + backward, causal, head dim 128, on one H100 SXM5 (Dao-AILab/flash-attention
+    # assets/flash2_h100_fwd_bwd_benchmark.png at 4f285b3): 308 TFLOP/s at 8k tokens, 328 at 16k, 163 at 512
+    k = kernel_figures("h100-sxm")
+    per_gpu = lambda kernel, n: float(k.attention_flops_for(kernel, n)) / k.attention_sustained / 1e12  # noqa: E731
+    assert per_gpu("flash2", 8192) == pytest.approx(308)
+    assert per_gpu("flash2", 512) == pytest.approx(163) and per_gpu("flash2", 256) == pytest.approx(163)  # held
+    assert per_gpu("flash2", 262144) == pytest.approx(328)
+    assert per_gpu("flash2", 8192 * 2 ** 0.5) == pytest.approx((308 + 328) / 2)  # halfway in log2 of the length
+    # FlashAttention-3: causal forward 602 (README figure at 7ef2484) and backward 559 (the paper's figure) at 8k;
+    # the backward does 2.5 times the forward's FLOPs, so 3.5 FLOPs take 1/602 + 2.5/559
+    assert per_gpu("flash", 8192) == pytest.approx(3.5 / (1 / 602 + 2.5 / 559))
+    # below the abstract's headline (75 % of the peak, forward alone, head dim 256) and the 0.6 share used before
+    assert per_gpu("flash", 8192) / 989.4 == pytest.approx(0.577, abs=1e-3)
+    # Ampere: FlashAttention-2 is the newest kernel, one table for both names (A100 figure, 182 at 8k)
+    a100 = kernel_figures("a100-sxm")
+    assert float(a100.attention_flops_for("flash2", 8192)) == float(a100.attention_flops_for("flash", 8192))
+    assert float(a100.attention_flops_for("flash", 8192)) / a100.attention_sustained == pytest.approx(182e12)
+    # no table: the share is used (Blackwell, CDNA 3), and unfused attention is a GEMM
+    assert kernel_figures("b200").attention_flops_for("flash", 8192) is None
+    assert k.attention_flops_for("unfused", 8192) is None
+
+
+def test_the_step_charges_attention_at_the_rate_of_the_tokens_per_context_parallel_rank():
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.layout import Workload
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    k = kernel_figures("h100-sxm")
+    _, at_8k, _, _ = _rates(cluster, Workload(attention="flash2"), seq=8192)
+    _, at_1k, _, _ = _rates(cluster, Workload(attention="flash2"), seq=8192 / 8)  # CP 8
+    assert float(at_8k) == pytest.approx(308e12 * k.attention_sustained)
+    assert float(at_1k) == pytest.approx(221e12 * k.attention_sustained)
+    _, no_length, _, _ = _rates(cluster, Workload(attention="flash2"))
+    assert no_length == pytest.approx(989.4e12 * k.attention_share_for("flash2"))

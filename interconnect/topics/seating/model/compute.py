@@ -5,6 +5,8 @@ Also the parameters one token meets per transformer layer, and the HBM passes ch
 
 from __future__ import annotations
 
+import numpy as np
+
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.seating.model.layout import Workload
 from interconnect.workloads.presets import ModelPreset
@@ -59,8 +61,13 @@ def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> floa
     return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude) * share
 
 
-def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str]:
-    """GEMM rate (FLOP/s), attention rate (FLOP/s), SMs and the basis, for this GPU and workload."""
+def _rates(cluster: Cluster, workload: Workload,
+           seq: np.ndarray | float | None = None) -> tuple[float, float, int, str]:
+    """GEMM rate (FLOP/s), attention rate (FLOP/s), SMs and the basis, for this GPU and workload.
+
+    With ``seq``, the tokens one attention call sees, the attention rate is the family's published rate at that
+    length where it gives one (``KernelFigures.attention_flops_for``), an array like ``seq``.
+    """
     from interconnect.topics.seating.kernels import kernel_figures
 
     peak = _peak_flops(cluster)
@@ -92,8 +99,11 @@ def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str
     power = k.power_scale(workload.power_limit_w)
     power_note = f"; at a {workload.power_limit_w:.0f} W limit, {power:.3f} of that ({k.power_basis})" \
         if power != 1.0 else ""
-    return (k.gemm_flops * scale * power, peak * k.attention_share_for(workload.attention) * power, k.sms,
-            k.gemm_basis + fp8_note + power_note)
+    attention = peak * k.attention_share_for(workload.attention)
+    if seq is not None:
+        by_length = k.attention_flops_for(workload.attention, seq)
+        attention = by_length if by_length is not None else attention
+    return (k.gemm_flops * scale * power, attention * power, k.sms, k.gemm_basis + fp8_note + power_note)
 
 
 def layer_params(model: ModelPreset) -> tuple[float, float]:
