@@ -31,7 +31,8 @@ _FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources"
                     "rated_power_w": float, "low_power_w": float, "low_power_share": float, "power_basis": str,
                     "power_sources": list, "hbm_share": float, "hbm_basis": str, "hbm_sources": list,
                     "attention_seq": list, "flash_fwd_tflops": list, "flash_bwd_tflops": list,
-                    "flash_fwd_bwd_tflops": list, "flash2_fwd_bwd_tflops": list, "attention_table_basis": str,
+                    "flash_fwd_bwd_tflops": list, "flash2_fwd_bwd_tflops": list,
+                    "cudnn_fwd_tflops": list, "cudnn_bwd_tflops": list, "attention_table_basis": str,
                     "attention_table_sources": list}
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
 
@@ -85,6 +86,8 @@ class KernelFigures:
     flash_table: tuple[float, ...] = ()
     flash2_table: tuple[float, ...] = ()
     attention_table_basis: str = ""
+    #: the same for cuDNN's fused attention (Transformer Engine's FusedAttention, ``cudnn``); empty: not published
+    cudnn_table: tuple[float, ...] = ()
 
     def attention_flops_for(self, kernel: str, seq: np.ndarray | float) -> np.ndarray | None:
         """Forward + backward FLOP/s of an attention kernel at a sequence length, sustained; None without a table.
@@ -98,8 +101,11 @@ class KernelFigures:
         """
         if kernel == "flash2" and (self.flash2_table or self.flash2_share is not None):
             table = self.flash2_table  # its own figures; a share without a table is used as a share
+        elif kernel == "cudnn" and self.cudnn_table:
+            table = self.cudnn_table
         else:
-            table = self.flash_table if kernel in ("flash", "flash2") else ()
+            # cuDNN's kernel where its rates are not published: the family's newest fused kernel's
+            table = self.flash_table if kernel in ("flash", "flash2", "cudnn") else ()
         if not table:
             return None
         at = np.interp(np.log2(np.maximum(np.asarray(seq, dtype=float), 1.0)), np.log2(self.attention_seq), table)
@@ -224,7 +230,7 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                      f"first below the rated one, and a share in (0, 1), got {power!r}")
         seqs = row.get("attention_seq", [])
         tables = {}
-        for kernel in ("flash", "flash2"):
+        for kernel in ("flash", "flash2", "cudnn"):
             fwd, bwd = row.get(f"{kernel}_fwd_tflops", []), row.get(f"{kernel}_bwd_tflops", [])
             both = row.get(f"{kernel}_fwd_bwd_tflops", [])
             if both and (fwd or bwd) or bool(fwd) != bool(bwd):
@@ -266,7 +272,7 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                                 float(row.get("low_power_share", 1.0)), row.get("power_basis", ""),
                                 1.0 if hbm is None else float(hbm), row.get("hbm_basis", ""),
                                 tuple(float(n) for n in seqs), tables["flash"], tables["flash2"],
-                                row.get("attention_table_basis", ""))
+                                row.get("attention_table_basis", ""), tables["cudnn"])
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

@@ -188,3 +188,17 @@ def test_the_step_charges_attention_at_the_rate_of_the_tokens_per_context_parall
     assert float(at_1k) == pytest.approx(221e12 * k.attention_sustained)
     _, no_length, _, _ = _rates(cluster, Workload(attention="flash2"))
     assert no_length == pytest.approx(989.4e12 * k.attention_share_for("flash2"))
+
+
+def test_cudnn_fused_attention_runs_at_its_own_published_rate_where_there_is_one():
+    # cuDNN on an H100 SXM5, head dim 128, 8k tokens: causal forward 529 TFLOP/s (flash-attention's README figure at
+    # 7ef2484) and backward 518 (the FlashAttention-3 paper's figure): 3.5 FLOPs in 1/529 + 2.5/518
+    k = kernel_figures("h100-sxm")
+    assert float(k.attention_flops_for("cudnn", 8192)) / k.attention_sustained == pytest.approx(
+        3.5e12 / (1 / 529 + 2.5 / 518))
+    assert float(k.attention_flops_for("cudnn", 8192)) < float(k.attention_flops_for("flash", 8192))
+    # a family with no cuDNN figure runs it at its newest fused kernel's rate (Ampere's FlashAttention-2), or share
+    a100 = kernel_figures("a100-sxm")
+    assert float(a100.attention_flops_for("cudnn", 4096)) == float(a100.attention_flops_for("flash", 4096))
+    assert kernel_figures("b200").attention_flops_for("cudnn", 4096) is None
+    assert kernel_figures("b200").attention_share_for("cudnn") == kernel_figures("b200").attention_share_for("flash")

@@ -200,7 +200,10 @@ class Workload:
     make room for the embedding and the output layer (Llama 3, arXiv 2407.21783, section 3.3.2);
     ``attention`` ``flash`` (fused, scores never stored; the newest FlashAttention for the GPU family),
     ``flash2`` (FlashAttention-2, which runs at a lower share of a Hopper GPU's peak: runs made before
-    FlashAttention-3, July 2024) or ``unfused`` (scores written to memory, as Megatron-LM before 2023);
+    FlashAttention-3, July 2024), ``cudnn`` (cuDNN's fused attention, which Transformer Engine's
+    DotProductAttention picks over FlashAttention on Hopper and newer GPUs; at the family's newest fused
+    kernel's rate where cuDNN's is not published; not offered on the page or the command line) or
+    ``unfused`` (scores written to memory, as Megatron-LM before 2023);
     ``dropout`` whether the layers apply dropout, which stores a 1-byte mask per value after attention
     and after the MLP (Megatron-LM's GPT default; Llama-style models train without it);
     ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
