@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from interconnect.catalog import CatalogError
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
@@ -25,7 +27,13 @@ _FAMILY_KEYS = {"id": str, "name": str, "gpus": list, "gemm_tflops": float, "gem
 _FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources": list,
                     "fp8_gemm_ratio": float, "fp8_basis": str, "fp8_sources": list,
                     "attention_sustained": float, "attention_sustained_basis": str,
-                    "attention_sustained_sources": list}
+                    "attention_sustained_sources": list,
+                    "rated_power_w": float, "low_power_w": float, "low_power_share": float, "power_basis": str,
+                    "power_sources": list, "hbm_share": float, "hbm_basis": str, "hbm_sources": list,
+                    "attention_seq": list, "flash_fwd_tflops": list, "flash_bwd_tflops": list,
+                    "flash_fwd_bwd_tflops": list, "flash2_fwd_bwd_tflops": list,
+                    "cudnn_fwd_tflops": list, "cudnn_bwd_tflops": list, "attention_table_basis": str,
+                    "attention_table_sources": list}
 _SOURCE_KEYS = {"id": str, "title": str, "url": str}
 
 
@@ -60,6 +68,73 @@ class KernelFigures:
     #: GEMM benchmark's sustained over best measured rate); 1.0: not given, the shares are used as they are
     attention_sustained: float = 1.0
     attention_sustained_basis: str = ""
+    #: the board power, W, the rates above were measured at (the part's rated limit); 0: not given
+    rated_power_w: float = 0.0
+    #: a lower-power part of the same die and SM count, W, and its dense tensor-core peak over the rated part's
+    #: (the maker's two spec figures); 0 and 1: none published, a power limit then changes nothing
+    low_power_w: float = 0.0
+    low_power_share: float = 1.0
+    power_basis: str = ""
+    #: the share of the memory's spec bandwidth the fastest published memory-bound kernel on one GPU of the family
+    #: reaches; the memory-bound passes run at it (1.0: none published, the spec figure is used)
+    hbm_share: float = 1.0
+    hbm_basis: str = ""
+    #: sequence lengths (tokens) of the published attention benchmarks, and at each the forward + backward rate,
+    #: FLOP/s, of the newest kernel (``flash``) and of FlashAttention-2 (``flash2``), causal, head dimension 128, on
+    #: one GPU; empty: not published, the shares above are used
+    attention_seq: tuple[float, ...] = ()
+    flash_table: tuple[float, ...] = ()
+    flash2_table: tuple[float, ...] = ()
+    attention_table_basis: str = ""
+    #: the same for cuDNN's fused attention (Transformer Engine's FusedAttention, ``cudnn``); empty: not published
+    cudnn_table: tuple[float, ...] = ()
+
+    def attention_flops_for(self, kernel: str, seq: np.ndarray | float) -> np.ndarray | None:
+        """Forward + backward FLOP/s of an attention kernel at a sequence length, sustained; None without a table.
+
+        The published single-GPU rates at the benchmark's sequence lengths, interpolated in the logarithm of the
+        length and held at the ends, times :attr:`attention_sustained`.
+
+        >>> k = kernel_figures("h100-sxm")
+        >>> [f"{float(k.attention_flops_for('flash2', n)) / 1e12 / k.attention_sustained:.0f}" for n in (8192, 65536)]
+        ['308', '328']
+        """
+        if kernel == "flash2" and (self.flash2_table or self.flash2_share is not None):
+            table = self.flash2_table  # its own figures; a share without a table is used as a share
+        elif kernel == "cudnn" and self.cudnn_table:
+            table = self.cudnn_table
+        else:
+            # cuDNN's kernel where its rates are not published: the family's newest fused kernel's
+            table = self.flash_table if kernel in ("flash", "flash2", "cudnn") else ()
+        if not table:
+            return None
+        at = np.interp(np.log2(np.maximum(np.asarray(seq, dtype=float), 1.0)), np.log2(self.attention_seq), table)
+        return at * self.attention_sustained
+
+    def power_scale(self, limit_w: float) -> float:
+        r"""Share of the tensor-core rates a GPU of this family keeps when held to ``limit_w`` watts.
+
+        At its power limit a GPU settles at the clock whose power fits, and a tensor-core kernel's rate follows
+        the clock. The family gives two parts of one die at two rated powers (the rated one, share 1, and a
+        lower one with its peak's share); a limit between them takes the share on the straight line through
+        the two points, one below the lower part its share in proportion to the watts:
+
+        .. math:: r(P) = r_{lo} + (1 - r_{lo}) \frac{P - P_{lo}}{P_{rated} - P_{lo}}, \qquad
+                  P_{lo} \le P \le P_{rated}
+
+        (our rule: no sustained rate at a lowered limit is published). 1 for no limit (0), a limit at or above
+        the rated one, or a family without the two parts.
+
+        >>> k = kernel_figures("h100-sxm")
+        >>> f"{k.power_scale(400):.3f} {k.power_scale(500):.3f} {k.power_scale(700):.3f} {k.power_scale(0):.3f}"
+        '0.844 0.896 1.000 1.000'
+        """
+        if limit_w <= 0 or self.rated_power_w <= 0 or self.low_power_w <= 0 or limit_w >= self.rated_power_w:
+            return 1.0
+        lo, share = self.low_power_w, self.low_power_share
+        if limit_w < lo:
+            return share * limit_w / lo
+        return share + (1.0 - share) * (limit_w - lo) / (self.rated_power_w - lo)
 
     def attention_share_for(self, kernel: str) -> float:
         """Share of the BF16 peak of the attention kernel ``"flash"`` (the newest) or ``"flash2"``, sustained.
@@ -120,10 +195,14 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
             row.fail("duplicate id")
         families.add(row.get("id"))
         for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources", "fp8_sources",
-                    "attention_sustained_sources"):
+                    "attention_sustained_sources", "power_sources", "hbm_sources",
+                    "attention_table_sources"):
             if (key == "flash2_sources" and row.get("flash2_share") is None) or (
                     key == "fp8_sources" and row.get("fp8_gemm_ratio") is None) or (
-                    key == "attention_sustained_sources" and row.get("attention_sustained") is None):
+                    key == "attention_sustained_sources" and row.get("attention_sustained") is None) or (
+                    key == "power_sources" and row.get("low_power_w") is None) or (
+                    key == "hbm_sources" and row.get("hbm_share") is None) or (
+                    key == "attention_table_sources" and row.get("attention_seq") is None):
                 continue
             cited = row.get(key, [])
             # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
@@ -143,6 +222,37 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         sustained = row.get("attention_sustained")
         if sustained is not None and not (math.isfinite(sustained) and 0 < sustained <= 1):
             row.fail(f"'attention_sustained' must be a fraction in (0, 1], got {sustained!r}")
+        power = (row.get("rated_power_w"), row.get("low_power_w"), row.get("low_power_share"))
+        if any(v is not None for v in power) and (
+                any(v is None or not math.isfinite(v) for v in power)
+                or not 0 < power[1] < power[0] or not 0 < power[2] < 1):
+            row.fail("'rated_power_w', 'low_power_w' and 'low_power_share' go together: two powers in W, the lower "
+                     f"first below the rated one, and a share in (0, 1), got {power!r}")
+        seqs = row.get("attention_seq", [])
+        tables = {}
+        for kernel in ("flash", "flash2", "cudnn"):
+            fwd, bwd = row.get(f"{kernel}_fwd_tflops", []), row.get(f"{kernel}_bwd_tflops", [])
+            both = row.get(f"{kernel}_fwd_bwd_tflops", [])
+            if both and (fwd or bwd) or bool(fwd) != bool(bwd):
+                row.fail(f"give '{kernel}_fwd_bwd_tflops' or both '{kernel}_fwd_tflops' and '{kernel}_bwd_tflops'")
+            if fwd:
+                # forward and backward measured apart: the backward does 2.5 times the forward's FLOPs (FlashAttention's
+                # own count), so together 3.5 f run in f / r_fwd + 2.5 f / r_bwd
+                both = [3.5 / (1.0 / a + 2.5 / b) if a > 0 and b > 0 else -1.0 for a, b in zip(fwd, bwd, strict=False)]
+                if len(fwd) != len(bwd):
+                    both = []
+            tables[kernel] = tuple(float(v) * 1e12 for v in both)
+        for kernel, table in tables.items():
+            if table and (len(table) != len(seqs) or any(not (math.isfinite(v) and v > 0) for v in table)):
+                row.fail(f"the '{kernel}' attention table must give one positive rate per 'attention_seq' length")
+        if seqs and (any(not isinstance(n, int | float) or n <= 0 for n in seqs)
+                     or list(seqs) != sorted(set(seqs)) or not any(tables.values())):
+            row.fail("'attention_seq' must list increasing sequence lengths and come with a kernel's rates")
+        if seqs and not row.get("attention_table_sources"):
+            row.fail("'attention_table_sources' must list ids of this file's [[source]] entries")
+        hbm = row.get("hbm_share")
+        if hbm is not None and not (math.isfinite(hbm) and 0 < hbm <= 1):
+            row.fail(f"'hbm_share' must be a fraction in (0, 1], got {hbm!r}")
         if row.get("sms") < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
         gpus = row.get("gpus")
@@ -150,13 +260,19 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
             row.fail("'gpus' must list GPU catalog ids")
         cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"),
                  *row.get("flash2_sources", []), *row.get("fp8_sources", []),
-                 *row.get("attention_sustained_sources", []))
+                 *row.get("attention_sustained_sources", []), *row.get("power_sources", []),
+                 *row.get("hbm_sources", []), *row.get("attention_table_sources", []))
         figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
                                 float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)),
                                 None if flash2 is None else float(flash2), row.get("flash2_basis", ""),
                                 None if fp8 is None else float(fp8), row.get("fp8_basis", ""),
                                 1.0 if sustained is None else float(sustained),
-                                row.get("attention_sustained_basis", ""))
+                                row.get("attention_sustained_basis", ""),
+                                float(row.get("rated_power_w", 0.0)), float(row.get("low_power_w", 0.0)),
+                                float(row.get("low_power_share", 1.0)), row.get("power_basis", ""),
+                                1.0 if hbm is None else float(hbm), row.get("hbm_basis", ""),
+                                tuple(float(n) for n in seqs), tables["flash"], tables["flash2"],
+                                row.get("attention_table_basis", ""), tables["cudnn"])
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

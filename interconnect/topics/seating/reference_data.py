@@ -40,13 +40,15 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "active_params", "experts", "top_k", "shared_experts",
-                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s")
+                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s",
+                "power_limit_w")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
-                             "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp"})
+                             "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp",
+                             "power_limit_w"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -138,6 +140,8 @@ class PublishedRun:
     nvlink_domain: int = 8
     #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)
     hbm_tb_s: float = 0.0
+    #: the GPUs' board power limit, W, where the source states one below the part's rated limit (0: the rated one)
+    power_limit_w: float = 0.0
     #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward", "per-tensor"; "": the
     #: stack's default)
     ddp: str = ""
@@ -223,6 +227,8 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail("EP must divide the experts and TP x CP x DP (Megatron-Core's expert grid, expert TP 1)")
         if row.get("hbm_tb_s", 0.0) < 0:
             row.fail("'hbm_tb_s' must be a memory bandwidth in TB/s (0: the catalog GPU's)")
+        if row.get("power_limit_w", 0.0) < 0:
+            row.fail("'power_limit_w' must be a board power limit in W (0: the GPU's rated one)")
         if row.get("ddp", "") not in ("", "bucketed", "megatron-core", "after-backward", "per-tensor"):
             row.fail("'ddp' must be bucketed, megatron-core, after-backward or per-tensor (or left out: the stack's "
                      "default)")

@@ -62,12 +62,13 @@ class ReferenceRun(PublishedRun):
                         dtype_bytes=_PRECISION_BYTES[self.precision], recompute=self.recompute,
                         sequence_parallel=self.sequence_parallel, schedule=self.schedule,
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
-                        attention=self.attention, dropout=self.dropout,
+                        attention=self.attention_kernel, dropout=self.dropout,
                         pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
                         tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed",
                         selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
-                        hbm_bytes_per_s=self.hbm_tb_s * 1e12, ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode)
+                        hbm_bytes_per_s=self.hbm_tb_s * 1e12, power_limit_w=self.power_limit_w,
+                        ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
@@ -85,6 +86,24 @@ class ReferenceRun(PublishedRun):
         """
         megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
         return "per-expert" if megatron_core and self.experts > 0 else "grouped"
+
+    @property
+    def attention_kernel(self) -> str:
+        """The attention kernel as the run's stack called it (rule R26 of training-runs.toml, written first).
+
+        Megatron-Core, NeMo and Megatron-Bridge call attention through Transformer Engine's DotProductAttention,
+        which on Hopper and newer GPUs prefers its FusedAttention backend (cuDNN) to FlashAttention whenever both
+        can run ("Disabling FlashAttention to give FusedAttention preference on Hopper+ for performance reasons":
+        NVIDIA/TransformerEngine transformer_engine/pytorch/attention.py at 4356938, June 2024, and
+        attention/dot_product_attention/utils.py today): a "flash" run of those stacks on such a GPU ran "cudnn".
+        Every other run keeps its ``attention``.
+        """
+        from interconnect.topics.seating.kernels import kernel_figures
+
+        megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
+        k = kernel_figures(self.gpu)
+        sm90_or_newer = k is not None and k.family in ("hopper", "blackwell")
+        return "cudnn" if self.attention == "flash" and megatron_core and sm90_or_newer else self.attention
 
     @property
     def ddp_mode(self) -> str:

@@ -58,6 +58,18 @@ def test_sources_are_pinned_to_the_commit_that_holds_them():
     ('gpus = ["mi300x", "mi325x"]', 'gpus = ["mi300x", "h200"]', r"family 'cdna3': GPU 'h200' is already in family"),
     ('[[family]]\nid = "ampere"', '[[family]]\ncolour = "green"\nid = "ampere"', r"family 'ampere': unknown key\(s\)"),
     ('[[family]]\nid = "ampere"', '[[gpu]]\n[[family]]\nid = "ampere"', r"unknown table\(s\) gpu"),
+    ('low_power_w = 400.0', 'low_power_w = 800.0', r"family 'hopper': 'rated_power_w', 'low_power_w' and"),
+    ('low_power_share = 0.8443\n', '', r"family 'hopper': 'rated_power_w', 'low_power_w' and"),
+    ('power_sources = ["nvidia-h100-parts", "torchtitan-peak-flops"]', 'power_sources = []',
+     r"family 'hopper': 'power_sources' must list"),
+    ('hbm_share = 0.8955', 'hbm_share = 1.3', r"family 'hopper': 'hbm_share' must be a fraction"),
+    ('flash2_fwd_bwd_tflops = [163.0, ', 'flash2_fwd_bwd_tflops = [', r"family 'hopper': the 'flash2' attention table"),
+    ('flash_bwd_tflops = [316.0, 424.0, 501.0, 542.0, 559.0, 561.0]\n', '',
+     r"family 'hopper': give 'flash_fwd_bwd_tflops' or both"),
+    ('attention_seq = [512, 1024, 2048, 4096, 8192, 16384]\nflash_fwd_bwd',
+     'attention_seq = [1024, 512, 2048, 4096, 8192, 16384]\nflash_fwd_bwd',
+     r"family 'ampere': 'attention_seq' must list increasing"),
+    ('hbm_sources = ["flashmla"]', 'hbm_sources = []', r"family 'hopper': 'hbm_sources' must list"),
 ])
 def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
     path = _copy(tmp_path)
@@ -94,3 +106,99 @@ def test_attention_without_a_sustained_figure_keeps_its_share():
     # CDNA 3: no sustained figure is published (its GEMM rate is the best measured one), so none is applied
     k = kernel_figures("mi300x")
     assert k.attention_sustained == 1.0 and k.attention_share_for("flash") == k.attention_share
+
+
+def test_a_power_limit_scales_the_tensor_core_rates_on_the_line_between_the_makers_two_parts():
+    # NVIDIA's H100 specifications (torchtitan's get_peak_flops at 9dec370 takes the same figures): H100 NVL 1,671 and
+    # H100 SXM 1,979 TFLOPS BF16 with sparsity, at 400 W and 700 W: the lower part keeps 1671 / 1979 of the rate
+    k = kernel_figures("h200")
+    assert k.power_scale(400) == pytest.approx(1671 / 1979, abs=1e-4)
+    assert k.power_scale(700) == k.power_scale(0) == k.power_scale(1000) == 1.0
+    # straight line between the two: 500 W (Meta's Grand Teton H100s, torchtitan docs/performance.md at eaea6f6)
+    assert k.power_scale(500) == pytest.approx(1671 / 1979 + (1 - 1671 / 1979) * (500 - 400) / (700 - 400), abs=1e-4)
+    # and inside the bracket torchtitan's page gives that part's peak: between NVL's 835 and SXM's 989 TFLOP/s
+    assert 835 / 989 < k.power_scale(500) < 1.0
+    # below the lower part, in proportion to the watts; a family without the two parts is not scaled
+    assert k.power_scale(200) == pytest.approx(k.power_scale(400) / 2)
+    assert kernel_figures("a100-sxm").power_scale(300) == 1.0
+
+
+def test_a_run_held_to_a_lower_power_limit_runs_its_gemms_and_attention_slower_by_that_share():
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.layout import Workload
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    share = kernel_figures("h100-sxm").power_scale(500)
+    for dtype in (2, 1):
+        rated = _rates(cluster, Workload(dtype_bytes=dtype))
+        held = _rates(cluster, Workload(dtype_bytes=dtype, power_limit_w=500))
+        assert held[0] == pytest.approx(rated[0] * share) and held[1] == pytest.approx(rated[1] * share)
+        assert "at a 500 W limit" in held[3] and "at a " not in rated[3]
+
+
+def test_memory_bound_passes_run_at_the_share_the_fastest_published_kernel_reaches():
+    # deepseek-ai/FlashMLA README.md at 414a2f3: up to 3,000 GB/s memory-bound on an H800 SXM5 (HBM3 at 3.35 TB/s,
+    # the H100 SXM5's): Hopper's memory-bound passes run at that share of the spec bandwidth
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+
+    assert kernel_figures("h100-sxm").hbm_share == pytest.approx(3000 / 3350, abs=1e-4)
+    h100, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    assert _hbm_bytes_per_s(h100) == pytest.approx(3000e9, rel=1e-4)
+    # no such figure for the other families: their spec bandwidth is used as it is
+    a100, _ = resolve_cluster("a100-sxm", gpus_per_node=8, nodes=1)
+    assert kernel_figures("a100-sxm").hbm_share == 1.0
+    assert _hbm_bytes_per_s(a100) == pytest.approx(2.039e12)
+
+
+def test_attention_runs_at_the_authors_published_rate_for_its_sequence_length():
+    # FlashAttention-2 forward + backward, causal, head dim 128, on one H100 SXM5 (Dao-AILab/flash-attention
+    # assets/flash2_h100_fwd_bwd_benchmark.png at 4f285b3): 308 TFLOP/s at 8k tokens, 328 at 16k, 163 at 512
+    k = kernel_figures("h100-sxm")
+    per_gpu = lambda kernel, n: float(k.attention_flops_for(kernel, n)) / k.attention_sustained / 1e12  # noqa: E731
+    assert per_gpu("flash2", 8192) == pytest.approx(308)
+    assert per_gpu("flash2", 512) == pytest.approx(163) and per_gpu("flash2", 256) == pytest.approx(163)  # held
+    assert per_gpu("flash2", 262144) == pytest.approx(328)
+    assert per_gpu("flash2", 8192 * 2 ** 0.5) == pytest.approx((308 + 328) / 2)  # halfway in log2 of the length
+    # FlashAttention-3: causal forward 602 (README figure at 7ef2484) and backward 559 (the paper's figure) at 8k;
+    # the backward does 2.5 times the forward's FLOPs, so 3.5 FLOPs take 1/602 + 2.5/559
+    assert per_gpu("flash", 8192) == pytest.approx(3.5 / (1 / 602 + 2.5 / 559))
+    # below the abstract's headline (75 % of the peak, forward alone, head dim 256) and the 0.6 share used before
+    assert per_gpu("flash", 8192) / 989.4 == pytest.approx(0.577, abs=1e-3)
+    # Ampere: FlashAttention-2 is the newest kernel, one table for both names (A100 figure, 182 at 8k)
+    a100 = kernel_figures("a100-sxm")
+    assert float(a100.attention_flops_for("flash2", 8192)) == float(a100.attention_flops_for("flash", 8192))
+    assert float(a100.attention_flops_for("flash", 8192)) / a100.attention_sustained == pytest.approx(182e12)
+    # no table: the share is used (Blackwell, CDNA 3), and unfused attention is a GEMM
+    assert kernel_figures("b200").attention_flops_for("flash", 8192) is None
+    assert k.attention_flops_for("unfused", 8192) is None
+
+
+def test_the_step_charges_attention_at_the_rate_of_the_tokens_per_context_parallel_rank():
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.layout import Workload
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    k = kernel_figures("h100-sxm")
+    _, at_8k, _, _ = _rates(cluster, Workload(attention="flash2"), seq=8192)
+    _, at_1k, _, _ = _rates(cluster, Workload(attention="flash2"), seq=8192 / 8)  # CP 8
+    assert float(at_8k) == pytest.approx(308e12 * k.attention_sustained)
+    assert float(at_1k) == pytest.approx(221e12 * k.attention_sustained)
+    _, no_length, _, _ = _rates(cluster, Workload(attention="flash2"))
+    assert no_length == pytest.approx(989.4e12 * k.attention_share_for("flash2"))
+
+
+def test_cudnn_fused_attention_runs_at_its_own_published_rate_where_there_is_one():
+    # cuDNN on an H100 SXM5, head dim 128, 8k tokens: causal forward 529 TFLOP/s (flash-attention's README figure at
+    # 7ef2484) and backward 518 (the FlashAttention-3 paper's figure): 3.5 FLOPs in 1/529 + 2.5/518
+    k = kernel_figures("h100-sxm")
+    assert float(k.attention_flops_for("cudnn", 8192)) / k.attention_sustained == pytest.approx(
+        3.5e12 / (1 / 529 + 2.5 / 518))
+    assert float(k.attention_flops_for("cudnn", 8192)) < float(k.attention_flops_for("flash", 8192))
+    # a family with no cuDNN figure runs it at its newest fused kernel's rate (Ampere's FlashAttention-2), or share
+    a100 = kernel_figures("a100-sxm")
+    assert float(a100.attention_flops_for("cudnn", 4096)) == float(a100.attention_flops_for("flash", 4096))
+    assert kernel_figures("b200").attention_flops_for("cudnn", 4096) is None
+    assert kernel_figures("b200").attention_share_for("cudnn") == kernel_figures("b200").attention_share_for("flash")

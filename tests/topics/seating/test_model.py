@@ -375,8 +375,11 @@ def test_a_stated_memory_bandwidth_replaces_the_catalogs():
     from interconnect.topics.seating.model.step import evaluate_layouts
 
     cluster = h100(1)
-    assert _hbm_bytes_per_s(cluster) == pytest.approx(3.35e12)
-    assert _hbm_bytes_per_s(cluster, Workload(hbm_bytes_per_s=2.4e12)) == 2.4e12
+    # both at the share of the spec the fastest published Hopper memory-bound kernel reaches (FlashMLA's README at
+    # 414a2f3: 3,000 GB/s on an H800 SXM5, whose HBM3 is the H100's 3.35 TB/s)
+    share = 3000 / 3350
+    assert _hbm_bytes_per_s(cluster) == pytest.approx(3.35e12 * share, rel=1e-4)
+    assert _hbm_bytes_per_s(cluster, Workload(hbm_bytes_per_s=2.4e12)) == pytest.approx(2.4e12 * share, rel=1e-4)
     a = lambda v: np.array([v], dtype=float)  # noqa: E731
     args = (a(1), a(1), a(8), a(1), a(1), a(3))
     model = PRESETS["llama3-8b"]
@@ -384,7 +387,7 @@ def test_a_stated_memory_bandwidth_replaces_the_catalogs():
     stated = evaluate_layouts(model, cluster, Workload(global_batch=16, hbm_bytes_per_s=2.4e12), *args)
     assert float(stated["optimizer_s"][0]) == pytest.approx(float(spec["optimizer_s"][0]) * 3.35 / 2.4)
     psi = float(spec["psi"][0])
-    assert float(stated["optimizer_s"][0]) == pytest.approx((38 + 2) * psi / 8 / 2.4e12)  # ZeRO-3: its shard
+    assert float(stated["optimizer_s"][0]) == pytest.approx((38 + 2) * psi / 8 / (2.4e12 * share), rel=1e-4)  # ZeRO-3
     assert float(stated["step_s"][0]) > float(spec["step_s"][0])
 
 
@@ -461,11 +464,12 @@ def test_the_optimizer_step_moves_38_bytes_per_parameter_it_updates_and_zeroes_t
     assert OPTIMIZER_BYTES_PER_PARAM == 38
     model, cluster = PRESETS["llama3-8b"], h100(1)
     a = lambda v: np.array([v], dtype=float)  # noqa: E731
-    hbm = 3.35e12
+    hbm = 3.35e12 * 3000 / 3350  # the spec at the share FlashMLA's memory-bound kernel reaches on Hopper (414a2f3)
     for zero, updated_share, held_share in ((0, 1.0, 1.0), (1, 1 / 8, 1.0), (2, 1 / 8, 1 / 8)):
         out = evaluate_layouts(model, cluster, Workload(global_batch=16), a(1), a(1), a(8), a(1), a(1), a(zero))
         psi = float(out["psi"][0])
-        assert float(out["optimizer_s"][0]) == pytest.approx((38 * updated_share + 2 * held_share) * psi / hbm)
+        assert float(out["optimizer_s"][0]) == pytest.approx((38 * updated_share + 2 * held_share) * psi / hbm,
+                                                             rel=1e-4)
 
 
 def test_per_expert_gemms_cost_at_least_transformer_engines_per_call_floor():

@@ -380,3 +380,27 @@ def test_blackwell_fp8_gemms_run_at_the_measured_ratio():
     assert gemm == pytest.approx(1426.4e12 * 1.967) and "3432.5" in basis
     bf16, fp8 = _fp8_plan("b200", "bf16"), _fp8_plan("b200", "fp8")
     assert 1.0 < bf16.compute_s / fp8.compute_s < 1.967
+
+
+def test_megatron_family_runs_on_hopper_and_newer_call_cudnn_attention_the_rest_keep_theirs():
+    # rule R26: Transformer Engine's DotProductAttention prefers FusedAttention (cuDNN) to FlashAttention on sm90+
+    from dataclasses import replace
+
+    runs = {r.id: r for r in load_reference_runs()}
+    mb = next(r for r in runs.values() if "Megatron-Bridge" in r.stack and r.gpu == "h100-sxm" and not r.experts)
+    assert mb.attention == "flash" and mb.attention_kernel == "cudnn" and mb.workload().attention == "cudnn"
+    assert replace(mb, gpu="a100-sxm").attention_kernel == "flash"          # Ampere: FlashAttention
+    assert replace(mb, stack="torchtitan (FSDP2)").attention_kernel == "flash"  # not Transformer Engine's
+    assert replace(mb, attention="flash2").attention_kernel == "flash2"      # a stated kernel stays
+
+
+def test_torchtitans_interleaved_schedule_beats_its_1f1b_by_the_published_margin():
+    # torchtitan docs/performance.md at eaea6f6, Table 5: Llama 3.1 405B on 512 H100 (FSDP 8, TP 8, PP 8), 100 TPS/GPU
+    # with 1F1B and 128 with interleaved 1F1B. Both ran the code's pipeline defaults (rule R27, torchtitan at 9dec370):
+    # 8 micro-batches of 4, two stages per rank for the interleaved schedule.
+    runs = {r.id: r for r in load_reference_runs()}
+    plain, looped = runs["torchtitan-gt-llama31-405b-512-1f1b"], runs["torchtitan-gt-llama31-405b-512-interleaved"]
+    assert (plain.micro_batch, looped.micro_batch, looped.virtual_stages) == (4, 4, 2)
+    published = looped.achieved_tflops / plain.achieved_tflops
+    assert published == pytest.approx(128 / 100, abs=0.01)
+    assert predict(looped).tflops / predict(plain).tflops == pytest.approx(published, rel=0.05)

@@ -5,6 +5,8 @@ Also the parameters one token meets per transformer layer, and the HBM passes ch
 
 from __future__ import annotations
 
+import numpy as np
+
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.seating.model.layout import Workload
 from interconnect.workloads.presets import ModelPreset
@@ -43,17 +45,29 @@ def _memory_bytes(cluster: Cluster) -> float:
 
 
 def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> float:
-    """HBM bandwidth, B/s: the workload's where it gives one (a GPU variant the catalog lacks), else the catalog's."""
+    """HBM bandwidth the memory-bound passes reach, B/s.
+
+    The spec figure, the workload's where it gives one (a GPU variant the catalog lacks) else the catalog's, times
+    the share of it the family's fastest published memory-bound kernel reaches (``hbm_share`` of
+    ``gpu-kernels.toml``; 1 where none is published).
+    """
     from interconnect.catalog import get_catalog
+    from interconnect.topics.seating.kernels import kernel_figures
 
+    k = kernel_figures(cluster.gpu)
+    share = k.hbm_share if k is not None else 1.0
     if workload is not None and workload.hbm_bytes_per_s > 0:
-        return float(workload.hbm_bytes_per_s)
+        return float(workload.hbm_bytes_per_s) * share
+    return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude) * share
 
-    return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude)
 
+def _rates(cluster: Cluster, workload: Workload,
+           seq: np.ndarray | float | None = None) -> tuple[float, float, int, str]:
+    """GEMM rate (FLOP/s), attention rate (FLOP/s), SMs and the basis, for this GPU and workload.
 
-def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str]:
-    """GEMM rate (FLOP/s), attention rate (FLOP/s), SMs and the basis, for this GPU and workload."""
+    With ``seq``, the tokens one attention call sees, the attention rate is the family's published rate at that
+    length where it gives one (``KernelFigures.attention_flops_for``), an array like ``seq``.
+    """
     from interconnect.topics.seating.kernels import kernel_figures
 
     peak = _peak_flops(cluster)
@@ -80,7 +94,16 @@ def _rates(cluster: Cluster, workload: Workload) -> tuple[float, float, int, str
     if k is None:
         return (peak * 0.5 * scale, peak * 0.5, 0,
                 f"50 % of the BF16 peak (no published kernel figures for this GPU){fp8_note}")
-    return k.gemm_flops * scale, peak * k.attention_share_for(workload.attention), k.sms, k.gemm_basis + fp8_note
+    # a GPU held below its rated power settles at a lower clock: its tensor-core kernels, GEMMs and attention alike,
+    # keep the family's power_scale of their rate (1 at the rated limit or with no limit given)
+    power = k.power_scale(workload.power_limit_w)
+    power_note = f"; at a {workload.power_limit_w:.0f} W limit, {power:.3f} of that ({k.power_basis})" \
+        if power != 1.0 else ""
+    attention = peak * k.attention_share_for(workload.attention)
+    if seq is not None:
+        by_length = k.attention_flops_for(workload.attention, seq)
+        attention = by_length if by_length is not None else attention
+    return (k.gemm_flops * scale * power, attention * power, k.sms, k.gemm_basis + fp8_note + power_note)
 
 
 def layer_params(model: ModelPreset) -> tuple[float, float]:

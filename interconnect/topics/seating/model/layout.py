@@ -200,7 +200,10 @@ class Workload:
     make room for the embedding and the output layer (Llama 3, arXiv 2407.21783, section 3.3.2);
     ``attention`` ``flash`` (fused, scores never stored; the newest FlashAttention for the GPU family),
     ``flash2`` (FlashAttention-2, which runs at a lower share of a Hopper GPU's peak: runs made before
-    FlashAttention-3, July 2024) or ``unfused`` (scores written to memory, as Megatron-LM before 2023);
+    FlashAttention-3, July 2024), ``cudnn`` (cuDNN's fused attention, which Transformer Engine's
+    DotProductAttention picks over FlashAttention on Hopper and newer GPUs; at the family's newest fused
+    kernel's rate where cuDNN's is not published; not offered on the page or the command line) or
+    ``unfused`` (scores written to memory, as Megatron-LM before 2023);
     ``dropout`` whether the layers apply dropout, which stores a 1-byte mask per value after attention
     and after the MLP (Megatron-LM's GPT default; Llama-style models train without it);
     ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
@@ -227,6 +230,9 @@ class Workload:
     of all compute ops, except every second mm");
     ``hbm_bytes_per_s`` the GPU's memory bandwidth where the GPU that ran is a variant the catalog does not list
     (0: the catalog's figure for the GPU), such as Meta's Grand Teton H100 with 96 GB of HBM2e at 2.4 TB/s;
+    ``power_limit_w`` the board power limit the GPUs ran at, W, where it is below the part's rated one (0: the rated
+    limit): the tensor-core rates keep :meth:`~interconnect.topics.seating.kernels.KernelFigures.power_scale` of
+    the family's, such as the Grand Teton H100s at their default 500 W;
     ``ddp`` how the data-parallel gradients are cut and when they move: ``bucketed`` (``bucket_bytes`` buckets, or
     one per layer, reduced while the last backward runs: PyTorch DDP, FSDP), ``megatron-core`` (Megatron-Core's
     DistributedDataParallel default, buckets of max(40M, 1M x DP) parameters, overlapped the same way) or
@@ -262,6 +268,7 @@ class Workload:
     fp8_recipe: str = "delayed"
     selective_policy: str = "megatron"
     hbm_bytes_per_s: float = 0.0
+    power_limit_w: float = 0.0
     ddp: str = "bucketed"
     expert_gemm: str = "grouped"
 

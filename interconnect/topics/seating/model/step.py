@@ -147,7 +147,8 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     from interconnect.topics.seating.kernels import gemm_shape_factor
 
     model, workload, h, s = g.model, g.workload, g.h, g.s
-    gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload)
+    # attention at the published rate of the tokens one call sees (the sequence, split by CP), where one is given
+    gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload, seq=g.s / g.cp)
     hbm = _hbm_bytes_per_s(g.cluster, workload)
     per_layer_params, _ = layer_params(model)
     unfused = workload.attention == "unfused"
