@@ -402,8 +402,12 @@ def _weight_sync_scenario(args: argparse.Namespace):
         raise CliError(f"--params: {exc}") from exc
     if not 0 < args.fraction <= 1:
         raise CliError(f"--fraction: must lie in (0, 1] (a fraction: 0.02, not 2), got {args.fraction:g}")
-    if not 0 <= args.index_bits <= 64:
-        raise CliError(f"--index-bits: must lie between 0 and 64, got {args.index_bits}")
+    from interconnect.topics.crossdc.inputs import weight_sync_specs
+
+    records = {spec.key: spec for spec in weight_sync_specs()}
+    bits, receivers = records["wsibits"], records["wsrecv"]
+    if not bits.minimum <= args.index_bits <= bits.maximum:
+        raise CliError(f"--index-bits: must lie between {bits.minimum} and {bits.maximum}, got {args.index_bits}")
     if args.route is None:  # a WAN figure given means the generators are in another site
         args.route = "wan" if args.wan_bandwidth is not None or args.rtt is not None else "site"
     if args.generators is not None and args.receivers is not None:
@@ -416,8 +420,9 @@ def _weight_sync_scenario(args: argparse.Namespace):
         args.receivers = args.generators if args.route == "node" else -(-args.generators // args.gpus_per_node)
     elif args.receivers is None:
         args.receivers = 8
-    if not 1 <= args.receivers <= 1_000_000:
-        raise CliError(f"--receivers: must lie between 1 and 1000000, got {args.receivers}")
+    if not receivers.minimum <= args.receivers <= receivers.maximum:
+        raise CliError(f"--receivers: must lie between {receivers.minimum} and {receivers.maximum}, "
+                       f"got {args.receivers}")
     try:
         nvlink, egress, hop = site_link(args.gpu)
     except UnknownIdError as exc:
@@ -517,6 +522,13 @@ def register_pipeline(commands: Any) -> None:
     parser.set_defaults(handler=run_pipeline)
 
 
+#: The pipeline command's whole-number flags and the link keys of the page's pipeline section whose bounds they
+#: share (written once, in ``inputs.pipeline_specs``).
+_PIPELINE_FLAG_KEYS = {"--hidden": "pphidden", "--seq-len": "ppseq", "--micro-batch": "ppmb", "--micro-batches": "ppm",
+                       "--stages": "ppstages", "--gpus-per-stage": "ppgps", "--pipelines": "pplines",
+                       "--sites": "ppsites"}
+
+
 def _pipeline_scenario(args: argparse.Namespace):
     from interconnect.topics.crossdc.model.pipeline import SCHEDULES, PipelineScenario
 
@@ -524,12 +536,12 @@ def _pipeline_scenario(args: argparse.Namespace):
         params = parse_params(args.params)
     except CrossDCError as exc:
         raise CliError(f"--params: {exc}") from exc
-    for flag, value, high in (("--hidden", args.hidden, 1 << 20), ("--seq-len", args.seq_len, 1 << 24),
-                              ("--micro-batch", args.micro_batch, 1 << 20), ("--micro-batches", args.micro_batches,
-                                                                             1 << 20),
-                              ("--stages", args.stages, 100_000), ("--gpus-per-stage", args.gpus_per_stage, 1 << 20),
-                              ("--pipelines", args.pipelines, 1 << 20), ("--sites", args.sites, 10_000)):
-        if not 1 <= value <= high:
+    from interconnect.topics.crossdc.inputs import pipeline_specs
+
+    records = {spec.key: spec for spec in pipeline_specs()}
+    for flag, key in _PIPELINE_FLAG_KEYS.items():
+        value, high = getattr(args, flag[2:].replace("-", "_")), records[key].maximum
+        if not 1 <= value <= high:  # --sites below 2 has its own message, below
             raise CliError(f"{flag}: must lie between 1 and {high}, got {value}")
     if args.sites < 2:
         raise CliError(f"--sites: a pipeline across sites needs at least 2, got {args.sites}")
