@@ -15,7 +15,10 @@ from interconnect.io.nccl_debug.result import (
     At,
     CollectiveStat,
     DebugLog,
+    HostLinks,
     HostStat,
+    InitStat,
+    InspectorStat,
     NicUse,
     PeerStat,
     Place,
@@ -43,6 +46,7 @@ class Collector:
         self.log = DebugLog()
         self._rccl_banner = False
         self._heads: dict[str, Prefix] = {}  # a line's text up to its level marker -> its prefix, read once
+        self._record: dict[str, str | float] = {}  # the NCCL Inspector record being read (its keys so far)
 
     # -- per line --------------------------------------------------------------------------------------
 
@@ -81,6 +85,8 @@ class Collector:
         stripped = text.strip()
         if not stripped:
             return
+        if stripped[0] in '{}"[]' and self._json_line(stripped, number):
+            return
         if stripped[0] == "#" or stripped[0].isdigit():
             if stripped.startswith("#  Rank") or stripped.startswith("# Rank"):
                 self._tests_rank(stripped, number)
@@ -112,6 +118,67 @@ class Collector:
             self._heads.clear()
         self._heads[head] = split[0]
         return split[0], split[1], True
+
+    def _json_line(self, text: str, number: int) -> bool:
+        """Read a line of the NCCL Inspector plugin's JSON output (a record a line, or pretty-printed).
+
+        Returns ``True`` when the line belongs to such output (other keys and braces pass once records started).
+        """
+        log = self.log
+        fields = msg.inspector_fields(text) if '"' in text else []
+        if not fields:
+            if '"header"' in text:
+                log.nccl_lines += 1
+                log.inspector_lines += 1
+                self._record = {}
+                return True
+            return log.inspector_lines > 0
+        log.nccl_lines += 1
+        log.inspector_lines += 1
+        record = self._record
+        for key, value in fields:
+            if key == "rank":  # a record's header starts with its rank: what came before belongs to another
+                record.clear()
+            record[key] = value
+            if key == "coll_busbw_gbs":
+                self._inspector_record(record, number)
+                for done in ("coll", "coll_msg_size_bytes", "coll_exec_time_us", "coll_busbw_gbs"):
+                    record.pop(done, None)
+        return True
+
+    def _inspector_record(self, record: dict[str, str | float], number: int) -> None:
+        rank, host, coll = record.get("rank"), record.get("hostname"), record.get("coll")
+        size, busbw = record.get("coll_msg_size_bytes"), record.get("coll_busbw_gbs")
+        if not (isinstance(rank, float) and isinstance(host, str) and isinstance(coll, str)
+                and isinstance(size, float) and isinstance(busbw, float)) or not host or busbw < 0:
+            return
+        log = self.log
+        key = (host[:80], int(rank), coll[:40], int(size))
+        if key[0] not in log.hosts and len(log.hosts) < MAX_KEPT:  # the record's host is a node of the job
+            log.hosts[key[0]] = HostStat(number)
+        stat = log.inspector.get(key)
+        if stat is None:
+            if len(log.inspector) >= MAX_KEPT:
+                return
+            nnodes = record.get("nnodes")
+            stat = log.inspector[key] = InspectorStat(key[0], key[1], key[2], key[3],
+                                                       int(nnodes) if isinstance(nnodes, float) else None, number)
+        stat.count += 1
+        stat.busbw_sum += busbw
+        stat.busbw_min = min(stat.busbw_min, busbw)
+        stat.busbw_max = max(stat.busbw_max, busbw)
+        nranks = record.get("n_ranks")
+        if isinstance(nranks, float) and 0 < nranks < 1e7:
+            self._rank(int(rank), number)
+
+    def _links(self, prefix: Prefix | None) -> HostLinks | None:
+        """Return the per-host record of ``prefix``'s host (None without a host, or past the cap)."""
+        if prefix is None or not prefix.host:
+            return None
+        links = self.log.host_links.get(prefix.host)
+        if links is None and len(self.log.host_links) < MAX_KEPT:
+            links = self.log.host_links[prefix.host] = HostLinks()
+        return links
 
     # -- pieces ----------------------------------------------------------------------------------------
 
@@ -163,6 +230,15 @@ class Collector:
         words = text.lstrip("#").split()
         if len(words) >= 2 and words[1].isdigit():
             self._rank(int(words[1]), number)
+        if "on" in words[:8] and "device" in words:  # "... Pid 4021 on h100-1 device 7 [0x1f] ...": a GPU of that host
+            at, dev = words.index("on"), words.index("device")
+            host, device = words[at + 1] if at + 1 < len(words) else "", words[dev + 1] if dev + 1 < len(words) else ""
+            if dev == at + 2 and device.isdigit() and len(device) <= 4 and 0 < len(host) <= 80:
+                stat = self.log.hosts.get(host)
+                if stat is None and len(self.log.hosts) < MAX_KEPT:
+                    stat = self.log.hosts[host] = HostStat(number)
+                if stat is not None and len(stat.devices) < 4096:
+                    stat.devices.add(int(device))
         close = text.rfind("] ")
         if close > 0 and " device " in text and self.log.gpu_name is None:
             name = text[close + 2:].strip()
@@ -177,6 +253,12 @@ class Collector:
         first = message[:1]
         if first in "NR" and (message.startswith("NCCL version") or message.startswith("RCCL version")):
             self._version(message, number, bare=prefix is None)
+            return
+        if first == "I" and message.startswith("Init timings"):
+            timing = msg.init_timing(message)
+            if timing is not None and (timing.rank in log.init_timings or len(log.init_timings) < MAX_KEPT):
+                log.init_timings.setdefault(timing.rank, InitStat(
+                    timing.rank, prefix.host if prefix is not None else None, timing.total_s, timing.parts, number))
             return
         if first == "C":
             if message.startswith(("Channel ", "Connected")):
@@ -194,7 +276,7 @@ class Collector:
                 log.networks.setdefault(name, number) if len(log.networks) < 20 else None
             return
         if message.startswith("NET/"):
-            self._net(message, number)
+            self._net(message, number, prefix)
             return
         if message.startswith("Bootstrap"):
             found = msg.interfaces(message)
@@ -252,7 +334,7 @@ class Collector:
         if message.startswith("ROCr version") or "librccl" in message[:80]:
             log.vendor = _first(log.vendor, "amd", number)
 
-    def _net(self, message: str, number: int) -> None:
+    def _net(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log
         if message.startswith(("NET/IB : Using", "NET/IB: Using")):
             found = msg.ib_devices(message)
@@ -260,6 +342,9 @@ class Collector:
                 entries, relaxed, oob = found
                 if entries and log.ib_nics is None:
                     log.ib_nics = At(tuple(entries), number)
+                links = self._links(prefix)
+                if links is not None and links.nic_list is None:
+                    links.nic_list = At(tuple(entries), number)
                 log.relaxed_ordering = log.relaxed_ordering or relaxed
                 if oob is not None:
                     log.oob = _first(log.oob, oob, number)
@@ -329,6 +414,7 @@ class Collector:
                 return
             stat = log.transports[c.transport] = TransportStat(first_line=number, raw=c.raw[:60])
         self._peer(c, number, prefix)
+        self._host_link(c, number, prefix)
         stat.count += 1
         stat.read_mode = stat.read_mode or c.raw.endswith("/read")
         if c.transport.startswith("NET/"):
@@ -350,6 +436,26 @@ class Collector:
                         use.ranks.add(own)
                     if prefix is not None and prefix.host and len(use.hosts) < MAX_KEPT:
                         use.hosts.add(prefix.host)
+
+    def _host_link(self, c: msg.Connection, number: int, prefix: Prefix | None) -> None:
+        """Count the connection under the host that printed it."""
+        links = self._links(prefix)
+        if links is None:
+            return
+        count = links.transports.get(c.transport)
+        if count is None:
+            if len(links.transports) >= 64:
+                return
+            count = links.transports[c.transport] = [0, number]
+        count[0] += 1
+        if c.transport.startswith("NET/"):
+            if c.gdr:
+                links.gdr_on += 1
+            else:
+                links.gdr_off += 1
+                links.first_gdr_off = links.first_gdr_off or number
+            if c.nic is not None and len(links.nics_used) < 256:
+                links.nics_used.setdefault(f"{c.transport}/{c.nic}", number)
 
     def _place(self, rank: int, host: str | None, device: int | None, number: int) -> None:
         """Note where ``rank`` runs; a later line fills in what an earlier one left unknown."""

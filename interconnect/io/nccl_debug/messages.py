@@ -20,6 +20,8 @@ __all__ = [
     "connection",
     "env_setting",
     "ib_devices",
+    "init_timing",
+    "inspector_fields",
     "interfaces",
     "normalize_transport",
     "ring_listing",
@@ -43,6 +45,13 @@ _ENV_RE = re.compile(r"([A-Z][A-Z0-9_]{2,60}) set (?:by environment )?to (.{0,20
 _IB_ENTRY_RE = re.compile(r"\[(\d{1,4})\] ?([\w.\-]{1,64}):(\d{1,3})/(IB|RoCE|ETH)(/SHARP)?")
 _IF_ENTRY_RE = re.compile(r"(?:\[(\d{1,4})\])?([\w.\-]{1,64}):([0-9a-fA-F.:%\w\-]{0,80})<\d{1,6}>")
 _TREES_NRANKS_RE = re.compile(r"nRanks (\d{1,7})")
+_INIT_TIMING_RE = re.compile(r"rank (\d{1,7}) nranks (\d{1,7}) total (\d{1,6}(?:\.\d{1,6})?)")
+_TIMING_PART_RE = re.compile(r"([a-z]{1,20}) (\d{1,6}(?:\.\d{1,6})?)")
+#: The NCCL Inspector plugin's JSON keys this reader uses (ext-profiler/inspector/README.md of NVIDIA/nccl).
+INSPECTOR_KEYS = ("rank", "n_ranks", "nnodes", "hostname", "coll", "coll_msg_size_bytes", "coll_exec_time_us",
+                  "coll_busbw_gbs")
+_INSPECTOR_RE = re.compile(r'"(rank|n_ranks|nnodes|hostname|coll|coll_msg_size_bytes|coll_exec_time_us|'
+                           r'coll_busbw_gbs)"\s{0,8}:\s{0,8}("[^"\\]{0,200}"|-?\d{1,20}(?:\.\d{1,12})?(?:[eE][-+]?\d{1,3})?)')
 
 #: ncclDataType_t (nccl.h): bytes per element.
 DATATYPE_BYTES = {0: 1, 1: 1, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2, 10: 1, 11: 1}
@@ -332,3 +341,65 @@ def trees_nranks(message: str) -> int | None:
         return None
     match = _TREES_NRANKS_RE.match(message, at + 1)
     return int(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class InitTiming:
+    """NCCL's ``Init timings`` line (2.2x): a rank's communicator set-up time in seconds, and its parts."""
+
+    rank: int
+    nranks: int
+    total_s: float
+    parts: tuple[tuple[str, float], ...]
+
+
+def init_timing(message: str) -> InitTiming | None:
+    """Read ``Init timings: rank 2 nranks 16 total 1.08 (kernels 0.51, bootstrap 0.22, ...)``.
+
+    NCCL 2.23 and later name the call first (``Init timings - ncclCommInitRank: rank 0 ...``).
+
+    >>> t = init_timing("Init timings: rank 2 nranks 16 total 1.08 (kernels 0.51, bootstrap 0.22, topo 0.28)")
+    >>> t.rank, t.nranks, t.total_s, t.parts[-1]
+    (2, 16, 1.08, ('topo', 0.28))
+    """
+    if not message.startswith("Init timings"):
+        return None
+    at = message.find("rank ", 12, 80)
+    if at < 0:
+        return None
+    match = _INIT_TIMING_RE.match(message, at)
+    if not match:
+        return None
+    parts: list[tuple[str, float]] = []
+    open_at = message.find("(", match.end(), match.end() + 8)
+    if open_at >= 0:
+        close = message.find(")", open_at)
+        body = message[open_at + 1:close if close > 0 else len(message)]
+        for piece in body.split(",")[:16]:
+            part = _TIMING_PART_RE.match(piece.strip())
+            if part:
+                parts.append((part.group(1), float(part.group(2))))
+    return InitTiming(int(match.group(1)), int(match.group(2)), float(match.group(3)), tuple(parts))
+
+
+def inspector_fields(line: str) -> list[tuple[str, str | float]]:
+    """Find the NCCL Inspector keys on one line of its JSON output, in order (a record a line, or a key a line).
+
+    Strings lose their quotes; numbers become floats.
+
+    >>> inspector_fields('{"header": {"rank": 2, "n_ranks": 8}, "metadata": {"hostname": "node-7"}}')
+    [('rank', 2.0), ('n_ranks', 8.0), ('hostname', 'node-7')]
+    """
+    found: list[tuple[str, str | float]] = []
+    for match in _INSPECTOR_RE.finditer(line):
+        key, value = match.group(1), match.group(2)
+        if value.startswith('"'):
+            found.append((key, value[1:-1]))
+        else:
+            try:
+                found.append((key, float(value)))
+            except ValueError:
+                continue
+        if len(found) >= 64:
+            break
+    return found

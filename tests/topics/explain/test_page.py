@@ -87,3 +87,20 @@ def test_link_to_all_reduce_is_built_from_the_pages_reader():
     # the GPU's assumption is said once, whatever order the assumptions were written in
     link_line = next(m for m in _markdown(at).split("\n") if "(./All_reduce?" in m)
     assert "check the GPU: " in link_line and "GPU: GPU:" not in link_line
+
+
+def test_look_here_first_lists_the_odd_node_before_the_findings():
+    from interconnect.topics.explain.model import explain_source
+    from interconnect.ui.markdown import escape_markdown
+
+    path = DATA / "synthetic" / "per-node-links.log"
+    ranked = explain_source(path.read_bytes()).ranked()
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input(path.read_text(encoding="utf-8")).run()
+    assert not at.exception and not at.error
+    items = [m.value for m in at.markdown if m.value[:3] in {f"{n}. " for n in range(1, 10)}]
+    # the same sentences, in the same order, as the JSON's "ranked" list
+    assert items == [f"{n}. **line {f.line}** · {escape_markdown(f.text)}" for n, f in enumerate(ranked, start=1)]
+    assert any("Node gpu" in item and "lists 2 RDMA NIC" in item for item in items)
+    subheaders = [h.value for h in at.subheader]
+    assert subheaders.index("Look here first") < subheaders.index("What the log says")
