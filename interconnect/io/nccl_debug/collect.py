@@ -375,6 +375,8 @@ class Collector:
     def _channel(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log
         if message.startswith("Connected all rings"):
+            if " comm 0x" in message and " nRanks " in message:  # RCCL's suffix, as on its Trees line
+                log.vendor = _first(log.vendor, "amd", number)
             at = message.find(" GDR ")
             if at > 0 and message[at + 5:at + 6].isdigit():
                 log.ring_gdr = _first(log.ring_gdr, int(message[at + 5]), number)
@@ -398,6 +400,9 @@ class Collector:
     def _connection(self, c: msg.Connection, number: int, prefix: Prefix | None, message: str) -> None:
         log = self.log
         log.connections += 1
+        if c.comm_nranks is not None:  # only RCCL appends "comm 0x.. nRanks NN" to its connection lines
+            log.vendor = _first(log.vendor, "amd", number)
+            log.trees_nranks = _first(log.trees_nranks, c.comm_nranks, number)
         if message.startswith("Ring ") and log.old_forms is None:
             log.old_forms = At("Ring NN : connection lines (NCCL 2.6 or older)", number)
         elif c.transport.startswith("NET/") and log.old_forms is None and "/" not in message[8:16].split(" :")[0]:

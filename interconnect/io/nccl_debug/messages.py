@@ -95,6 +95,7 @@ class Connection:
     bracket_is_bus_id: bool  # the [..] after a rank held a PCI bus id (older NCCL), not a device
     sender_device: int | None = None  # the local GPU number in the [..] after the sender (None: a bus id or none)
     receiver_device: int | None = None
+    comm_nranks: int | None = None  # RCCL appends " comm 0x.. nRanks 08" after the transport: that rank count
 
 
 def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
@@ -135,6 +136,9 @@ def connection(message: str) -> Connection | None:
     >>> c = connection("Channel 00/0 : 0[0] -> 9[1] [send] via NET/IB/9/GDRDMA")
     >>> c.sender, c.receiver, c.direction, c.transport, c.nic, c.gdr
     (0, 9, 'send', 'NET/IB', 9, True)
+    >>> c = connection("Channel 02/0 : 1[c6000] -> 4[c1000] [receive] via NET/Socket/1 comm 0x95cdeb0 nRanks 08")
+    >>> c.transport, c.nic, c.raw, c.comm_nranks  # RCCL's suffix
+    ('NET/Socket', 1, 'NET/Socket/1', 8)
     """
     if not (message.startswith("Channel ") or message.startswith("Ring ")) or " via " not in message:
         return None
@@ -142,10 +146,16 @@ def connection(message: str) -> Connection | None:
     if not match:
         return None
     raw = match.group(8).strip()
+    nranks = None
+    suffix = raw.find(" comm 0x")
+    if suffix >= 0:  # RCCL: "via P2P/IPC comm 0xfb16e30 nRanks 08"
+        found = _TREES_NRANKS_RE.search(raw, suffix, suffix + 60)
+        nranks = int(found.group(1)) if found else None
+        raw = raw[:suffix].strip()
     transport, nic, gdr = normalize_transport(raw)
     return Connection(int(match.group(1)), int(match.group(3)), int(match.group(5)), match.group(7) or "",
                       transport, raw, nic, gdr, _is_bus_id(match.group(4)) or _is_bus_id(match.group(6)),
-                      _device(match.group(4)), _device(match.group(6)))
+                      _device(match.group(4)), _device(match.group(6)), nranks)
 
 
 def ring_listing(message: str) -> tuple[int, int, list[int]] | None:
