@@ -150,7 +150,10 @@ class Collector:
         rank, host, coll = record.get("rank"), record.get("hostname"), record.get("coll")
         size, busbw = record.get("coll_msg_size_bytes"), record.get("coll_busbw_gbs")
         if not (isinstance(rank, float) and isinstance(host, str) and isinstance(coll, str)
-                and isinstance(size, float) and isinstance(busbw, float)) or not host or busbw < 0:
+                and isinstance(size, float) and isinstance(busbw, float)) or not host:
+            return
+        # a rank, a size and a busbw a real record can hold (finite, in range): anything else is skipped
+        if not (0 <= rank < 1e7 and 0 < size < 1e18 and 0 <= busbw < 1e6):
             return
         log = self.log
         key = (host[:80], int(rank), coll[:40], int(size))
@@ -161,15 +164,13 @@ class Collector:
             if len(log.inspector) >= MAX_KEPT:
                 return
             nnodes = record.get("nnodes")
-            stat = log.inspector[key] = InspectorStat(key[0], key[1], key[2], key[3],
-                                                       int(nnodes) if isinstance(nnodes, float) else None, number)
+            nodes = int(nnodes) if isinstance(nnodes, float) and 0 < nnodes < 1e7 else None
+            stat = log.inspector[key] = InspectorStat(key[0], key[1], key[2], key[3], nodes, number)
         stat.count += 1
         stat.busbw_sum += busbw
         stat.busbw_min = min(stat.busbw_min, busbw)
         stat.busbw_max = max(stat.busbw_max, busbw)
-        nranks = record.get("n_ranks")
-        if isinstance(nranks, float) and 0 < nranks < 1e7:
-            self._rank(int(rank), number)
+        self._rank(int(rank), number)
 
     def _links(self, prefix: Prefix | None) -> HostLinks | None:
         """Return the per-host record of ``prefix``'s host (None without a host, or past the cap)."""
@@ -228,12 +229,12 @@ class Collector:
     def _tests_rank(self, text: str, number: int) -> None:
         """nccl-tests' ``#  Rank  0 Group  0 Pid  33347 on host device  0 [0x0f] NVIDIA H800``."""
         words = text.lstrip("#").split()
-        if len(words) >= 2 and words[1].isdigit():
+        if len(words) >= 2 and words[1].isascii() and words[1].isdigit() and len(words[1]) <= 7:
             self._rank(int(words[1]), number)
         if "on" in words[:8] and "device" in words:  # "... Pid 4021 on h100-1 device 7 [0x1f] ...": a GPU of that host
             at, dev = words.index("on"), words.index("device")
             host, device = words[at + 1] if at + 1 < len(words) else "", words[dev + 1] if dev + 1 < len(words) else ""
-            if dev == at + 2 and device.isdigit() and len(device) <= 4 and 0 < len(host) <= 80:
+            if dev == at + 2 and device.isascii() and device.isdigit() and len(device) <= 4 and 0 < len(host) <= 80:
                 stat = self.log.hosts.get(host)
                 if stat is None and len(self.log.hosts) < MAX_KEPT:
                     stat = self.log.hosts[host] = HostStat(number)
@@ -256,7 +257,8 @@ class Collector:
             return
         if first == "I" and message.startswith("Init timings"):
             timing = msg.init_timing(message)
-            if timing is not None and (timing.rank in log.init_timings or len(log.init_timings) < MAX_KEPT):
+            if timing is not None and 0 <= timing.total_s < 1e6 and (
+                    timing.rank in log.init_timings or len(log.init_timings) < MAX_KEPT):
                 log.init_timings.setdefault(timing.rank, InitStat(
                     timing.rank, prefix.host if prefix is not None else None, timing.total_s, timing.parts, number))
             return
@@ -365,7 +367,7 @@ class Collector:
             nics = None
             if "(found" in words:
                 after = words[words.index("(found") + 1] if words.index("(found") + 1 < len(words) else ""
-                nics = int(after) if after.isdigit() and len(after) <= 5 else None
+                nics = int(after) if after.isascii() and after.isdigit() and len(after) <= 5 else None
             if words:
                 log.efa = _first(log.efa, (words[0], nics), number)
             return
@@ -378,7 +380,7 @@ class Collector:
             if " comm 0x" in message and " nRanks " in message:  # RCCL's suffix, as on its Trees line
                 log.vendor = _first(log.vendor, "amd", number)
             at = message.find(" GDR ")
-            if at > 0 and message[at + 5:at + 6].isdigit():
+            if at > 0 and message[at + 5:at + 6].isascii() and message[at + 5:at + 6].isdigit():
                 log.ring_gdr = _first(log.ring_gdr, int(message[at + 5]), number)
             return
         if message.startswith("Connected"):
@@ -519,7 +521,7 @@ class Collector:
         # ranks named in the tree: numbers around "->"
         body = message[6:message.find(" comm ")] if " comm " in message else message[6:]
         for word in body.replace("->", " ").replace("|", " ").replace("/", " ").split()[:4096]:
-            if word.isdigit() and len(word) <= 7:
+            if word.isascii() and word.isdigit() and len(word) <= 7:
                 self._rank(int(word), number)
 
     def _comm(self, message: str, number: int, prefix: Prefix | None) -> None:

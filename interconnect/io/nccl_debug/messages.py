@@ -110,7 +110,8 @@ def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
     if text.startswith("NET/"):
         parts = text[4:].split("/")
         name = parts[0]
-        nic = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() and len(parts[1]) <= 4 else None
+        index = parts[1] if len(parts) > 1 else ""
+        nic = int(index) if index.isascii() and index.isdigit() and len(index) <= 4 else None
         return f"NET/{name}", nic, "GDRDMA" in parts[1:]
     if text.startswith("P2P/"):
         kind = text[4:].split("/")[0]
@@ -127,7 +128,7 @@ def _is_bus_id(text: str | None) -> bool:
 
 
 def _device(text: str | None) -> int | None:
-    return int(text) if text is not None and text.isdigit() and not _is_bus_id(text) else None
+    return int(text) if text is not None and text.isascii() and text.isdigit() and not _is_bus_id(text) else None
 
 
 def connection(message: str) -> Connection | None:
@@ -168,10 +169,11 @@ def ring_listing(message: str) -> tuple[int, int, list[int]] | None:
         return None
     head, sep, tail = message[8:].partition(" :")
     channel, slash, count = head.partition("/")
-    if not sep or not slash or not channel.isdigit() or not count.isdigit() or len(channel) + len(count) > 8:
+    if not sep or not slash or not (channel + count).isascii() or not channel.isdigit() or not count.isdigit() \
+            or len(channel) + len(count) > 8:
         return None
     ranks = tail.split()
-    if not ranks or not all(r.isdigit() and len(r) <= 7 for r in ranks):
+    if not ranks or not all(r.isascii() and r.isdigit() and len(r) <= 7 for r in ranks):
         return None
     return int(channel), int(count), [int(r) for r in ranks]
 
@@ -303,7 +305,7 @@ def ib_devices(message: str) -> tuple[list[NicEntry], bool, str | None] | None:
         if close < 0:
             break
         label = body[start + 1:close]
-        if not label.isdigit():
+        if not (label.isascii() and label.isdigit()):
             position = close + 1
             continue
         if body.startswith("={", close + 1):  # fused NICs

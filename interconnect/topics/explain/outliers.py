@@ -84,7 +84,7 @@ def _nic_lists(log: DebugLog) -> list[NodeVerdict]:
     for host, at in lists.items():
         ref = _peers_median(counts, host)
         peer = next(a for h, a in lists.items() if h != host)
-        if ref is not None and counts[host] < ref:
+        if ref and counts[host] < ref:
             mine = {d for e in at.value for d in e.devices}
             theirs = sorted({d for h, a in lists.items() if h != host for e in a.value for d in e.devices} - mine)
             missing = f"; not in its list: {_names(theirs)}" if theirs else ""
@@ -163,7 +163,7 @@ def _nics_used(log: DebugLog, hosts: dict, net: dict[str, list[str]]) -> list[No
         ref, ref_lines = _peers_median(used, host), _peers_median(lines, host)
         # only a node that printed about as many network lines as its peers: an excerpt with fewer lines shows
         # fewer NICs without using fewer
-        if ref is None or used[host] >= ref or ref_lines is None or lines[host] < 0.8 * ref_lines:
+        if not ref or used[host] >= ref or ref_lines is None or lines[host] < 0.8 * ref_lines:
             continue
         line = min(links.nics_used.values())
         peer = next(h for h in with_net if h != host)
@@ -186,7 +186,7 @@ def _init(log: DebugLog) -> list[NodeVerdict]:
     found = []
     for host, stats in by_host.items():
         ref = _peers_median(medians, host)
-        if ref is None or medians[host] <= SLOW_INIT_RATIO * ref or medians[host] - ref < _SLOW_INIT_EXTRA_S:
+        if not ref or medians[host] <= SLOW_INIT_RATIO * ref or medians[host] - ref < _SLOW_INIT_EXTRA_S:
             continue
         slowest = max(stats, key=lambda s: s.total_s)
         peer = min((s for h, ss in by_host.items() if h != host for s in ss), key=lambda s: s.line)

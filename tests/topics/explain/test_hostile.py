@@ -75,3 +75,24 @@ def test_streamed_from_a_file(tmp_path):
     with path.open("rb") as stream:
         log = read_nccl_debug(stream)
     assert log.version.value == "2.21.5" and log.connections == 50_000
+
+
+def test_what_the_explain_fuzzer_found_is_read_without_an_exception():
+    # benchmarks/fuzz_explain.py, first runs: each of these raised before (ValueError, OverflowError,
+    # ZeroDivisionError); now each is read, the nonsense skipped
+    superscript = "\u00b2"  # str.isdigit() is True for it, int() refuses it
+    lines = [
+        f"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/{superscript}",
+        f"h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR {superscript}",
+        f"h:1:1 [0] NCCL INFO NET/IB : Using [{superscript}]mlx5_0:1/IB",
+        f"h:1:1 [0] NCCL INFO Trees [0] {superscript}/-1/-1->0->1",
+        f"[1,{superscript}]<stdout>:h:1:1 [0] NCCL INFO Using network IB",
+        f"h:1:1 [{superscript}] NCCL INFO Using network IB",
+        f"#  Rank {'9' * 4300} Group  0 Pid 1 on h device 0 [0x1] NVIDIA H100",  # past int's digit limit
+        '{"header": {"rank": 1e999, "n_ranks": 8, "nnodes": 1}, "metadata": {"hostname": "a"}, '
+        '"coll_perf": {"coll": "AllReduce", "coll_msg_size_bytes": 1e999, "coll_busbw_gbs": 1e999}}',
+        *(f"n{h}:1:1 [0] NCCL INFO Init timings: rank {h} nranks 3 total 0 (kernels 0)" for h in range(3)),
+    ]
+    out = explain(read_nccl_debug("\n".join(lines)))
+    assert out.facts["node_outliers"] == [] and "inspector" not in out.facts
+    assert out.facts["ranks"]["value"] is None or out.facts["ranks"]["value"] < 10**7
