@@ -25,12 +25,14 @@ from interconnect.io.nccl_debug.result import (
     TransportStat,
 )
 
-__all__ = ["Collector"]
+__all__ = ["FAILURE_WORDS", "Collector"]
 
 #: How bare messages (no ``NCCL INFO`` before them) start. Only these are read from unprefixed lines.
 _BARE_STARTS = ("NCCL version", "RCCL version", "Bootstrap", "NET/", "Using network", "Using internal Network",
                 "Channel ", "Ring ", "Trees ", "comm 0x", "ncclCommInit", "NVLS ", "MNNVL ", "P2P plugin",
                 "Plugin Path", "Connected all", "Connected NVLS", "threadThresholds", "Init COMPLETE")
+#: Words that make a NCCL WARN line a report of a failure rather than advice ("Missing ... which can lead to").
+FAILURE_WORDS = ("fail", "error", "timeout", "timed out", "abort", "unhandled", "port error")
 _MAX_TUNING = 60
 _MAX_WARNINGS = 50
 
@@ -67,6 +69,13 @@ class Collector:
             if prefix.level == "WARN":
                 if len(log.warnings) < _MAX_WARNINGS:
                     log.warnings.append(At(message.strip()[:300], number))
+                lowered = message[:300].lower()
+                if any(word in lowered for word in FAILURE_WORDS):
+                    links = self._links(prefix)
+                    if links is not None:
+                        links.failures += 1
+                        if links.first_failure is None:
+                            links.first_failure = At(message.strip()[:200], number)
             self._message(message.strip(), number, prefix)
             return
         text, rank = strip_launcher(line)

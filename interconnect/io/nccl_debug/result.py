@@ -100,6 +100,8 @@ class HostLinks:
     gdr_on: int = 0
     gdr_off: int = 0
     first_gdr_off: int = 0
+    failures: int = 0  # NCCL WARN lines of this host that report a failure (fail, error, timeout, abort...)
+    first_failure: At[str] | None = None
 
 
 @dataclass

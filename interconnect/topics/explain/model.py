@@ -20,6 +20,7 @@ from interconnect.hardware.collectives.accuracy import collective_band, size_ban
 from interconnect.inputs.cluster import CLUSTER_KEYS, cluster_inputs, cluster_specs
 from interconnect.inputs.params import parse_state
 from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
+from interconnect.io.nccl_debug.collect import FAILURE_WORDS
 from interconnect.topics.explain.outliers import OUTLIER_RATIO, node_verdicts
 from interconnect.topics.explain.topology import Topology, topology
 
@@ -41,7 +42,7 @@ _GPU_NAMES = (("H100", "h100-sxm"), ("H800", "h800"), ("H200", "h200"), ("A100",
               ("MI325X", "mi325x"), ("MI355X", "mi355x"))
 _DEFAULT_GPU = {"nvidia": "h100-sxm", "amd": "mi300x"}
 _MAX_SHOWN = 12
-_FAILURE_WORDS = ("fail", "error", "timeout", "timed out", "abort", "unhandled")
+_MAX_WARNINGS_KEPT = 50  # the reader keeps this many WARN lines (collect._MAX_WARNINGS)
 
 
 #: How much a warning weighs when the findings are ranked, most likely cause first: 3 a cause of a slow or failed
@@ -720,10 +721,16 @@ def _measured(cluster: Any, collective: str, comparison: Any, line: int, job: li
 
 
 def _noise(log: DebugLog, out: Explanation) -> None:
-    for warning in log.warnings[:5]:
+    # the same WARN from many ranks (or repeated by one) is one finding with its count and first line
+    seen: dict[str, list[int]] = {}
+    for warning in log.warnings:
+        seen.setdefault(warning.value, []).append(warning.line)
+    for text, lines in list(seen.items())[:5]:
         # a WARN that reports a failure is the job's error; the others are advice ("Missing ... which can lead to")
-        failed = any(word in warning.value.lower() for word in _FAILURE_WORDS)
-        out.add("warnings", f"NCCL WARN: {warning.value}", warning.line, severity=CAUSE if failed else WARNING)
+        failed = any(word in text.lower() for word in FAILURE_WORDS)
+        more = " or more" if len(log.warnings) >= _MAX_WARNINGS_KEPT else ""
+        times = f" ({len(lines)} times{more}, lines {_list([str(n) for n in lines])})" if len(lines) > 1 else ""
+        out.add("warnings", f"NCCL WARN: {text}{times}", lines[0], severity=CAUSE if failed else WARNING)
     if log.skipped_count:
         shown = ", ".join(str(n) for n in log.skipped[:10])
         more = "…" if log.skipped_count > 10 else ""

@@ -11,6 +11,7 @@ The checks, each on the lines of the host that printed them:
 * its network lines lack ``/GDRDMA`` where its peers' have it;
 * its network lines use fewer NICs than its peers' (only when it printed about as many lines as they did);
 * its ranks' ``Init timings`` total is over :data:`SLOW_INIT_RATIO` times its peers' (and a second longer);
+* it alone (or with a minority of nodes) prints the NCCL WARN lines that report a failure;
 * its nccl-tests run (one run per node, or per group of nodes, in one file) measured under :data:`OUTLIER_RATIO`
   of the other runs' busbw at the largest size they share;
 * its ranks' NCCL Inspector records (communicators of one node each) measured under :data:`OUTLIER_RATIO` of
@@ -45,7 +46,7 @@ class NodeVerdict:
     """One node that differs from its peers: what, by how much, and the lines it rests on."""
 
     host: str
-    kind: str  # "nic_list", "link_layer", "network", "intra", "gdr", "nics_used", "init", "busbw"
+    kind: str  # "nic_list", "link_layer", "network", "intra", "gdr", "nics_used", "init", "busbw", "warnings"
     text: str
     line: int
     peer_line: int
@@ -304,7 +305,25 @@ def _inspector(log: DebugLog) -> list[NodeVerdict]:
     return []
 
 
+def _failures(log: DebugLog) -> list[NodeVerdict]:
+    """A minority of nodes printing every failure WARN (NVIDIA/nccl#905: "look at which node reports those link
+    errors")."""
+    failing = {h: links for h, links in log.host_links.items() if links.failures}
+    quiet = [h for h in log.hosts if h not in failing]
+    if not failing or not quiet or len(failing) * 2 >= len(failing) + len(quiet):
+        return []
+    peer_line = min(log.hosts[h].first_line for h in quiet)
+    found = []
+    for host, links in failing.items():
+        first = links.first_failure
+        found.append(NodeVerdict(host, "warnings", (
+            f"Node {host} printed {links.failures} NCCL WARN line(s) reporting a failure (first: \"{first.value}\"); "
+            f"its {len(quiet)} peer(s) in the log printed none: look at that node first (its NIC, link, driver), or "
+            f"at the peer its message names (line {first.line}; a peer's line: {peer_line})."), first.line, peer_line))
+    return found
+
+
 def node_verdicts(log: DebugLog, runs: list | None = None) -> list[NodeVerdict]:
     """Every node that differs from its peers, the measured ones (busbw, set-up time) first."""
-    verdicts = _tests_runs(log, runs or []) + _inspector(log) + _init(log) + _nic_lists(log) + _paths(log)
-    return verdicts
+    return (_tests_runs(log, runs or []) + _inspector(log) + _init(log) + _failures(log) + _nic_lists(log)
+            + _paths(log))

@@ -128,3 +128,11 @@ def test_json_keys_in_a_long_hostile_line_stay_bounded():
     line = '"rank": 1, "coll_busbw_gbs": 2.5, ' * 200
     log = read_nccl_debug(("{" + line[:4000] + "}\n") * 2000)
     assert log.inspector == {}  # no host, no collective: nothing to compare
+
+
+def test_repeated_warnings_are_one_finding_with_their_lines():
+    out = explain_source((DATA / "synthetic" / "per-node-failure-warnings.log").read_bytes())
+    warns = [f for f in out.findings if f.topic == "warnings"]
+    assert [f.text for f in warns][0] == "NCCL WARN: NET/IB : Got async event : port error (3 times, lines 20, 21, 22)"
+    assert len(warns) == 2 and all(f.severity == CAUSE for f in warns)
+    assert out.ranked()[0].topic == "nodes"  # the node that printed them comes first
