@@ -264,6 +264,9 @@ class Collector:
         if first in "NR" and (message.startswith("NCCL version") or message.startswith("RCCL version")):
             self._version(message, number, bare=prefix is None)
             return
+        if first == "+":
+            self._topology(message, number, prefix)
+            return
         if first == "I" and message.startswith("Init timings"):
             timing = msg.init_timing(message)
             if timing is not None and 0 <= timing.total_s < 1e6 and (
@@ -344,6 +347,29 @@ class Collector:
             return
         if message.startswith("ROCr version") or "librccl" in message[:80]:
             log.vendor = _first(log.vendor, "amd", number)
+
+    def _topology(self, message: str, number: int, prefix: Prefix | None) -> None:
+        """Read a line of the topology dump: its link kind, its GPUs, and for a NIC port its rate (GB/s), per host."""
+        found = msg.topology_link(message)
+        if found is None:
+            return
+        kind, rate, node, ident = found
+        log = self.log
+        if kind not in log.topo_links and len(log.topo_links) < 32:
+            log.topo_links[kind] = number
+        if kind == "XGMI":  # AMD's GPU link
+            log.vendor = _first(log.vendor, "amd", number)
+        if node == "GPU":
+            links = self._links(prefix)
+            if links is not None and ident not in links.topo_gpus and len(links.topo_gpus) < 4096:
+                links.topo_gpus[ident] = number
+        if kind == "NET" and node == "NET" and ident.isdigit() and len(ident) <= 4:
+            index = int(ident)
+            if index not in log.topo_nets and len(log.topo_nets) < 256:
+                log.topo_nets[index] = At(rate, number)
+            links = self._links(prefix)
+            if links is not None and index not in links.net_speeds and len(links.net_speeds) < 256:
+                links.net_speeds[index] = At(rate, number)
 
     def _net(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log

@@ -20,6 +20,7 @@ __all__ = [
     "connection",
     "env_setting",
     "ib_devices",
+    "topology_link",
     "init_timing",
     "inspector_fields",
     "interfaces",
@@ -415,3 +416,22 @@ def inspector_fields(line: str) -> list[tuple[str, str | float]]:
         if len(found) >= 64:
             break
     return found
+
+
+_TOPO_RE = re.compile(r"\+ ([A-Z]{2,8})\[(\d{1,6}(?:\.\d{1,6})?)\] - ([A-Z]{2,8})/([0-9A-Fa-f]{1,16})")
+
+
+def topology_link(message: str) -> tuple[str, float, str, str] | None:
+    """Read a line of the topology dump (``NCCL_DEBUG_SUBSYS=GRAPH``): ``(link kind, GB/s, node kind, node id)``.
+
+    >>> topology_link("+ NET[12.5] - NET/0 (64300003fd7010/1/12.500000)")
+    ('NET', 12.5, 'NET', '0')
+    >>> topology_link("+ XGMI[24.0] - GPU/4C000")
+    ('XGMI', 24.0, 'GPU', '4C000')
+    """
+    if not message.startswith("+ "):
+        return None
+    match = _TOPO_RE.match(message)
+    if not match:
+        return None
+    return match.group(1), float(match.group(2)), match.group(3), match.group(4)

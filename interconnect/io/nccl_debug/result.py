@@ -102,6 +102,8 @@ class HostLinks:
     first_gdr_off: int = 0
     failures: int = 0  # NCCL WARN lines of this host that report a failure (fail, error, timeout, abort...)
     first_failure: At[str] | None = None
+    net_speeds: dict[int, At[float]] = field(default_factory=dict)  # topology dump: NET/<n> -> its rate, GB/s
+    topo_gpus: dict[str, int] = field(default_factory=dict)  # topology dump: GPU/<bus id> -> its first line
 
 
 @dataclass
@@ -212,6 +214,8 @@ class DebugLog:
     collectives: dict[tuple[str, str], CollectiveStat] = field(default_factory=dict)
     warnings: list[At[str]] = field(default_factory=list)
     host_links: dict[str, HostLinks] = field(default_factory=dict)  # per host, from that host's own lines
+    topo_nets: dict[int, At[float]] = field(default_factory=dict)  # topology dump "+ NET[12.5] - NET/0": GB/s
+    topo_links: dict[str, int] = field(default_factory=dict)  # link kinds of the topology dump -> first line
     init_timings: dict[int, InitStat] = field(default_factory=dict)  # rank -> its first Init timings line
     inspector: dict[tuple[str, int, str, int], InspectorStat] = field(default_factory=dict)
     inspector_lines: int = 0  # lines holding NCCL Inspector JSON keys
@@ -224,11 +228,17 @@ class DebugLog:
 
     @property
     def gpus_per_node(self) -> At[int] | None:
-        """GPUs per node: ``localRanks`` when printed, else the highest local device number + 1 on any host."""
+        """GPUs per node: ``localRanks`` when printed, else the most of any host's GPUs.
+
+        A host's GPUs: the highest local device number + 1 of its prefixes, or the GPUs its topology dump lists.
+        """
         if self.local_ranks is not None:
             return self.local_ranks
         best: At[int] | None = None
         for stat in self.hosts.values():
             if stat.devices and (best is None or max(stat.devices) + 1 > best.value):
                 best = At(max(stat.devices) + 1, stat.first_line)
+        for links in self.host_links.values():  # the GPUs a host's topology dump lists
+            if links.topo_gpus and (best is None or len(links.topo_gpus) > best.value):
+                best = At(len(links.topo_gpus), min(links.topo_gpus.values()))
         return best

@@ -210,7 +210,7 @@ def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
         first = min(s.first_line for s in log.hosts.values())
         nodes = {"value": value, "exact": False, "line": first}
         out.add("nodes", f"{value} node(s) (from {how}); GPUs per node: at least {gpn['value'] or '?'} "
-                "(the highest local GPU number + 1).", first)
+                "(the highest local GPU number + 1, or the GPUs of a host's topology dump).", first)
     else:
         nodes = {"value": None, "exact": False, "line": 0}
         out.add("nodes", "The lines carry no host names, so the node count cannot be told.")
@@ -364,6 +364,9 @@ def _nics(log: DebugLog, out: Explanation) -> int | None:
     elif log.socket_nics:
         listed = [name for _, name in log.socket_nics.value]
         line = log.socket_nics.line
+    elif log.topo_nets:  # only the topology dump names the NIC ports
+        listed = [f"NET/{index}" for index in sorted(log.topo_nets)]
+        line = min(at.line for at in log.topo_nets.values())
     used = sorted(log.nic_use.values(), key=lambda u: (u.transport, u.index))
     for use in used:
         out.nics.append({"nic": use.label, "name": _nic_name(log, use.transport, use.index) or None,
@@ -397,6 +400,19 @@ def _nics(log: DebugLog, out: Explanation) -> int | None:
         if virtual:
             out.add("nics", f"The socket interface list holds virtual or tunnel interfaces ({_list(virtual)}): set "
                     "NCCL_SOCKET_IFNAME to the real NIC.", log.socket_nics.line, warn=True)
+    if log.topo_nets:
+        rates = sorted({at.value for at in log.topo_nets.values()})
+        first = min(at.line for at in log.topo_nets.values())
+        words = " and ".join(f"{r:g} GB/s ({r * 8:g} Gbit/s)" for r in rates)
+        each = " each" if len(rates) == 1 else ""
+        out.add("nics", f"The topology dump lists {len(log.topo_nets)} NIC port(s) at {words}{each}: the port rate "
+                "NCCL reads from the NIC.", first)
+        out.facts["nic_port_gbytes"] = rates
+    if any(kind in log.topo_links for kind in ("PCI", "NVL", "XGMI")):
+        first = min(log.topo_links[k] for k in ("PCI", "NVL", "XGMI") if k in log.topo_links)
+        out.add("nics", "The bracketed figures of the topology dump's PCI, NVLink and xGMI links are the library's "
+                "fixed values for its topology search, not measurements (as RCCL's maintainers answer in "
+                "ROCm/rccl#901); only the NET figures are the NICs' port rates.", first)
     if log.relaxed_ordering and log.ib_nics:
         out.add("nics", "PCIe relaxed ordering is on for the RDMA NICs ([RO]).", log.ib_nics.line)
     out.facts["nics_listed"] = listed

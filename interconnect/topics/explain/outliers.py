@@ -6,6 +6,7 @@ the difference points one way (fewer NICs, a slower path, less busbw, a longer s
 The checks, each on the lines of the host that printed them:
 
 * its RDMA NIC list is shorter than its peers' (``NET/IB : Using``), or of another link layer;
+* a NIC port of its topology dump (``+ NET[12.5] - NET/0``) runs under :data:`OUTLIER_RATIO` of its peers' rate;
 * its network connection lines use another transport (sockets where peers use InfiniBand);
 * its GPUs talk through host shared memory (SHM) where its peers' use P2P;
 * its network lines lack ``/GDRDMA`` where its peers' have it;
@@ -46,7 +47,8 @@ class NodeVerdict:
     """One node that differs from its peers: what, by how much, and the lines it rests on."""
 
     host: str
-    kind: str  # "nic_list", "link_layer", "network", "intra", "gdr", "nics_used", "init", "busbw", "warnings"
+    # "nic_list", "link_layer", "link_rate", "network", "intra", "gdr", "nics_used", "init", "busbw", "warnings"
+    kind: str
     text: str
     line: int
     peer_line: int
@@ -99,6 +101,28 @@ def _nic_lists(log: DebugLog) -> list[NodeVerdict]:
             found.append(NodeVerdict(host, "link_layer", (
                 f"Node {host}'s NICs are {'/'.join(layers[host])} where its peers' are {'/'.join(common)} "
                 f"(line {at.line}; a peer's list: line {peer.line})."), at.line, peer.line))
+    return found
+
+
+def _link_rates(log: DebugLog) -> list[NodeVerdict]:
+    """A NIC port whose rate in the topology dump is under :data:`OUTLIER_RATIO` of its peers' (a link trained at a
+    lower rate, or another NIC)."""
+    rates = {h: links.net_speeds for h, links in log.host_links.items() if links.net_speeds}
+    if len(rates) < 2:
+        return []
+    found = []
+    for host, ports in rates.items():
+        ref = statistics.median(at.value for h, p in rates.items() if h != host for at in p.values())
+        slow = sorted((i, at) for i, at in ports.items() if ref and at.value < OUTLIER_RATIO * ref)
+        if not slow:
+            continue
+        peer = next(at for h, p in rates.items() if h != host for at in p.values())
+        names = _names([f"NET/{i} at {at.value:g} GB/s" for i, at in slow])
+        worst = min(at.value for _, at in slow)
+        found.append(NodeVerdict(host, "link_rate", (
+            f"Node {host}'s topology dump gives {names} where its peers' NIC ports run at {ref:g} GB/s "
+            f"({ref * 8:g} Gbit/s, median): a link trained at a lower rate, a cable or optic, or another NIC "
+            f"(line {slow[0][1].line}; a peer's port: line {peer.line})."), slow[0][1].line, peer.line, worst / ref))
     return found
 
 
@@ -326,4 +350,4 @@ def _failures(log: DebugLog) -> list[NodeVerdict]:
 def node_verdicts(log: DebugLog, runs: list | None = None) -> list[NodeVerdict]:
     """Every node that differs from its peers, the measured ones (busbw, set-up time) first."""
     return (_tests_runs(log, runs or []) + _inspector(log) + _init(log) + _failures(log) + _nic_lists(log)
-            + _paths(log))
+            + _link_rates(log) + _paths(log))

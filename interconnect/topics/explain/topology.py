@@ -28,7 +28,7 @@ MAX_NODES_DRAWN = 7
 #: Short words for the per-node verdicts' kinds (topics/explain/outliers.py), shown on the node's box.
 _ODD_WORDS = {"nic_list": "fewer NICs listed", "link_layer": "other link layer", "network": "sockets",
               "intra": "SHM, not P2P", "gdr": "no GDRDMA", "nics_used": "fewer NICs used", "init": "slow set-up",
-              "busbw": "low busbw", "warnings": "failure WARNs"}
+              "busbw": "low busbw", "warnings": "failure WARNs", "link_rate": "slower NIC port"}
 _MAX_NICS_DRAWN = 16
 
 _FABRIC_WORDS = {"IB": "InfiniBand", "IBext": "InfiniBand (HPC-X plugin)", "IBext_v8": "InfiniBand (HPC-X plugin)",
