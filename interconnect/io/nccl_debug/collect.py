@@ -25,7 +25,7 @@ from interconnect.io.nccl_debug.result import (
     TransportStat,
 )
 
-__all__ = ["FAILURE_WORDS", "Collector"]
+__all__ = ["FAILURE_WORDS", "OTHER_ERROR_MARKERS", "Collector"]
 
 #: How bare messages (no ``NCCL INFO`` before them) start. Only these are read from unprefixed lines.
 _BARE_STARTS = ("NCCL version", "RCCL version", "Bootstrap", "NET/", "Using network", "Using internal Network",
@@ -33,8 +33,27 @@ _BARE_STARTS = ("NCCL version", "RCCL version", "Bootstrap", "NET/", "Using netw
                 "Plugin Path", "Connected all", "Connected NVLS", "threadThresholds", "Init COMPLETE")
 #: Words that make a NCCL WARN line a report of a failure rather than advice ("Missing ... which can lead to").
 FAILURE_WORDS = ("fail", "error", "timeout", "timed out", "abort", "unhandled", "port error")
+#: Markers of an error reported by a library on the communication path rather than by NCCL: UCX (a network
+#: plugin's transport), the mlx5 driver, libfabric, and PyTorch's NCCL process group.
+OTHER_ERROR_MARKERS = ("UCX  ERROR", "UCX ERROR", "mlx5: ", "libfabric:", "NCCL error", "DistBackendError",
+                       "Watchdog caught collective operation timeout", "ncclInternalError", "ncclSystemError",
+                       "ncclUnhandledCudaError", "ncclRemoteError")
 _MAX_TUNING = 60
 _MAX_WARNINGS = 50
+
+
+_SOURCE_SUFFIXES = (".cc:", ".cu:", ".c:", ".cpp:", ".h:")
+
+
+def _source_file(line: str) -> str:
+    """`` (in transport/p2p.cc:228)`` when NCCL printed the source file of its WARN (``.../p2p.cc:228 NCCL WARN``)."""
+    at = line.find(" NCCL WARN")
+    words = line[max(0, at - 200):at].split() if at > 0 else []
+    word = words[-1] if words else ""
+    if not any(suffix in word for suffix in _SOURCE_SUFFIXES):
+        return ""
+    tail = "/".join(word.split("/")[-2:])[:80]
+    return f" (in {tail})"
 
 
 def _first(current: At | None, value: object, line: int) -> At:
@@ -68,7 +87,7 @@ class Collector:
                 self._prefix(prefix, number)
             if prefix.level == "WARN":
                 if len(log.warnings) < _MAX_WARNINGS:
-                    log.warnings.append(At(message.strip()[:300], number))
+                    log.warnings.append(At(message.strip()[:300] + _source_file(line), number))
                 lowered = message[:300].lower()
                 if any(word in lowered for word in FAILURE_WORDS):
                     links = self._links(prefix)
@@ -105,6 +124,12 @@ class Collector:
         log.skipped_count += 1
         if len(log.skipped) < MAX_SKIPPED_LISTED:
             log.skipped.append(number)
+        head = stripped[:400]
+        if any(marker in head for marker in OTHER_ERROR_MARKERS) and (
+                "ERROR" in head or "rror" in head or "timeout" in head):
+            log.other_error_count += 1
+            if len(log.other_errors) < 20:
+                log.other_errors.append(At(head[:200], number))
 
     def _split(self, line: str) -> tuple[Prefix, str, bool] | None:
         """:func:`split_line`, the prefix of a head already seen taken from a bounded cache.

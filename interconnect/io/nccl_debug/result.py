@@ -213,6 +213,8 @@ class DebugLog:
     tuning: list[At[str]] = field(default_factory=list)
     collectives: dict[tuple[str, str], CollectiveStat] = field(default_factory=dict)
     warnings: list[At[str]] = field(default_factory=list)
+    other_errors: list[At[str]] = field(default_factory=list)  # errors of libraries on the path (UCX, PyTorch...)
+    other_error_count: int = 0
     host_links: dict[str, HostLinks] = field(default_factory=dict)  # per host, from that host's own lines
     topo_nets: dict[int, At[float]] = field(default_factory=dict)  # topology dump "+ NET[12.5] - NET/0": GB/s
     topo_links: dict[str, int] = field(default_factory=dict)  # link kinds of the topology dump -> first line

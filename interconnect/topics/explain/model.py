@@ -42,6 +42,13 @@ _GPU_NAMES = (("H100", "h100-sxm"), ("H800", "h800"), ("H200", "h200"), ("A100",
               ("MI325X", "mi325x"), ("MI355X", "mi355x"))
 _DEFAULT_GPU = {"nvidia": "h100-sxm", "amd": "mi300x"}
 _MAX_SHOWN = 12
+#: NCCL's source files that name the transport a WARN came from (as printed before "NCCL WARN").
+_TRANSPORT_FILES = (("transport/p2p", ": raised while setting up the GPU-to-GPU (P2P) transport"),
+                    ("transport/shm", ": raised in the host shared memory (SHM) transport"),
+                    ("transport/net", ": raised in the network transport"),
+                    ("net_ib", ": raised in the InfiniBand/RoCE transport"),
+                    ("transport/nvls", ": raised while setting up NVLS"),
+                    ("graph/", ": raised while NCCL searched the node's topology"))
 _MAX_WARNINGS_KEPT = 50  # the reader keeps this many WARN lines (collect._MAX_WARNINGS)
 
 
@@ -744,9 +751,17 @@ def _noise(log: DebugLog, out: Explanation) -> None:
     for text, lines in list(seen.items())[:5]:
         # a WARN that reports a failure is the job's error; the others are advice ("Missing ... which can lead to")
         failed = any(word in text.lower() for word in FAILURE_WORDS)
+        where = next((words for part, words in _TRANSPORT_FILES if part in text), "")
         more = " or more" if len(log.warnings) >= _MAX_WARNINGS_KEPT else ""
         times = f" ({len(lines)} times{more}, lines {_list([str(n) for n in lines])})" if len(lines) > 1 else ""
-        out.add("warnings", f"NCCL WARN: {text}{times}", lines[0], severity=CAUSE if failed else WARNING)
+        out.add("warnings", f"NCCL WARN: {text}{times}{where}", lines[0], severity=CAUSE if failed else WARNING)
+    if log.other_errors:
+        first = log.other_errors[0]
+        lines = _list([str(at.line) for at in log.other_errors])
+        out.add("warnings", f"Another library on the communication path reports an error ({log.other_error_count} "
+                f"line(s), lines {lines}): \"{first.value}\". Not a NCCL line: the failure may be below NCCL (its "
+                "network plugin's transport, the NIC driver) or above it (the framework's process group).",
+                first.line, severity=CAUSE)
     if log.skipped_count:
         shown = ", ".join(str(n) for n in log.skipped[:10])
         more = "…" if log.skipped_count > 10 else ""
