@@ -233,9 +233,13 @@ def _separate_runs(log: DebugLog, out: Explanation) -> None:
     where = ", ".join(str(n) for n in headers[:6])
     # runs one after another (each header's table before the next header: a sweep, e.g. one run per node) are
     # not the processes of one launch running apart (their headers come together, tables after)
-    rows = [n for n, text in log.table_lines if text.strip()[:1].isdigit()]
-    bounds = [*headers, log.lines + 1]
-    if all(any(bounds[i] < n < bounds[i + 1] for n in rows) for i in range(len(headers))):
+    followed: list[bool] = []  # per header: did a result row come before the next header (one pass)
+    for _, text in log.table_lines:
+        if text.lstrip().startswith("# nThread"):
+            followed.append(False)
+        elif followed and text.strip()[:1].isdigit():
+            followed[-1] = True
+    if all(followed):
         out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}), each run's table "
                 f"before the next header: {len(headers)} runs one after another (for example one per node); each "
                 "is compared with the others below.", headers[0])

@@ -233,13 +233,14 @@ def _run_lines(log: DebugLog, runs: list) -> list[int]:
     headers = [n for n, text in log.table_lines if text.lstrip().startswith("# nThread")]
     if len(headers) == len(runs):
         return headers
-    lines = []
-    for run in runs:
-        hosts = set(run.hostnames)
-        lines.append(next((n for n, text in log.table_lines
-                           if text.lstrip().startswith("#") and " Rank" in text[:12]
-                           and any(f" on {h} " in " ".join(text.split()) for h in hosts)), 0))
-    return lines
+    first_rank_line: dict[str, int] = {}  # host -> its first "# Rank ... on <host> device" line (one pass)
+    for n, text in log.table_lines:
+        words = text.lstrip("#").split()
+        if words[:1] == ["Rank"] and "on" in words[:8]:
+            at = words.index("on")
+            if at + 1 < len(words):
+                first_rank_line.setdefault(words[at + 1], n)
+    return [min((first_rank_line[h] for h in set(run.hostnames) if h in first_rank_line), default=0) for run in runs]
 
 
 def _busbw_at(run: Any, size: int) -> float | None:

@@ -96,3 +96,19 @@ def test_what_the_explain_fuzzer_found_is_read_without_an_exception():
     out = explain(read_nccl_debug("\n".join(lines)))
     assert out.facts["node_outliers"] == [] and "inspector" not in out.facts
     assert out.facts["ranks"]["value"] is None or out.facts["ranks"]["value"] < 10**7
+
+
+def test_thousands_of_nccl_tests_headers_stay_linear():
+    # every header and its rank line, then one row: the sweep and per-node checks walk the table lines once
+    # (a header-by-row comparison would take minutes on this)
+    header = ("# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+              "#  Rank  0 Group  0 Pid 1 on hx device  0 [0x1] NVIDIA H100\n")
+    row = "       8  2 float sum -1 1.0 0.00 0.00 0 1.0 0.00 0.00 0\n"
+    result, seconds = timed(read_nccl_debug, "h:1:1 [0] NCCL INFO Using network IB\n" + (header + row) * 7000)
+    assert seconds < 10
+    from interconnect.io.nccl_debug import tests_runs
+
+    start = time.perf_counter()
+    out = explain(result, tests_runs(result))
+    assert time.perf_counter() - start < 20
+    assert out.facts["separate_runs"] == 6667  # the table lines kept (20,000) hold this many headers
