@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.app.conftest import run_page
 
 PAGE = "pages/11_Explain.py"
@@ -55,13 +57,15 @@ def test_uploaded_log_draws_the_node_and_the_fabric():
     assert "secondary" in charts[1].proto.spec  # the fabric names each node under its box
 
 
-def test_page_and_cli_json_give_the_same_findings(capsys):
+@pytest.mark.parametrize("name", ["nccl-278-socket-one-of-two-nics.log", "synthetic/per-node-links.log",
+                                  "synthetic/inspector-per-node.jsonl"])
+def test_page_and_cli_json_give_the_same_findings(capsys, name):
     import json
 
     from interconnect.cli import main
     from interconnect.ui.markdown import escape_markdown
 
-    path = DATA / "nccl-278-socket-one-of-two-nics.log"
+    path = DATA / name
     assert main(["explain", str(path), "--json"]) == 0
     findings = json.loads(capsys.readouterr().out)["findings"]
     at = run_page(PAGE)
