@@ -21,7 +21,7 @@ from interconnect.inputs.cluster import CLUSTER_KEYS, cluster_inputs, cluster_sp
 from interconnect.inputs.params import parse_state
 from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
 from interconnect.io.nccl_debug.collect import FAILURE_WORDS
-from interconnect.topics.explain.outliers import OUTLIER_RATIO, node_verdicts
+from interconnect.topics.explain.outliers import OUTLIER_RATIO, node_table, node_verdicts
 from interconnect.topics.explain.topology import Topology, topology
 
 __all__ = ["Explanation", "Finding", "explain", "explain_source", "link_cluster"]
@@ -600,6 +600,7 @@ def _nodes(log: DebugLog, out: Explanation, runs: list) -> None:
                 f"GPUDirect RDMA, set-up time, and busbw where runs or records are per node; a node is named under "
                 f"{OUTLIER_RATIO:.0%} of its peers' busbw).", 0)
     out.facts["node_outliers"] = [v.as_dict() for v in verdicts]
+    out.facts["per_node"] = node_table(log, verdicts) if compared else []
 
 
 def _gpu_id(log: DebugLog, vendor: str) -> tuple[str, str]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from interconnect.io.nccl_debug import DebugLog
 
-__all__ = ["OUTLIER_RATIO", "SLOW_INIT_RATIO", "NodeVerdict", "node_verdicts"]
+__all__ = ["MAX_TABLE_ROWS", "OUTLIER_RATIO", "SLOW_INIT_RATIO", "NodeVerdict", "node_table", "node_verdicts"]
 
 #: A node measuring under this fraction of its peers' median busbw is named (a rule of this page, not a
 #: published figure: run-to-run spread of nccl-tests on a healthy fabric is a few per cent, a lost NIC or a link
@@ -40,6 +40,8 @@ OUTLIER_RATIO = 0.8
 SLOW_INIT_RATIO = 2.0
 _SLOW_INIT_EXTRA_S = 1.0
 _MAX_NAMED = 8
+#: Rows of the per-node table (the nodes named by a verdict first, then by host name).
+MAX_TABLE_ROWS = 64
 
 
 @dataclass(frozen=True)
@@ -352,3 +354,33 @@ def node_verdicts(log: DebugLog, runs: list | None = None) -> list[NodeVerdict]:
     """Every node that differs from its peers, the measured ones (busbw, set-up time) first."""
     return (_tests_runs(log, runs or []) + _inspector(log) + _init(log) + _failures(log) + _nic_lists(log)
             + _link_rates(log) + _paths(log))
+
+
+def node_table(log: DebugLog, verdicts: list[NodeVerdict]) -> list[dict[str, Any]]:
+    """One row per host of what its own lines show, the values the per-node checks compare: NICs listed and used,
+    NIC port rates, connection lines by transport, GDR on and off, set-up time, failure WARNs, and the verdicts'
+    kinds. Nodes named by a verdict come first; at most :data:`MAX_TABLE_ROWS` rows."""
+    odd: dict[str, list[str]] = {}
+    for verdict in verdicts:
+        odd.setdefault(verdict.host, []).append(verdict.kind)
+    init: dict[str, list[float]] = {}
+    for stat in log.init_timings.values():
+        if stat.host:
+            init.setdefault(stat.host, []).append(stat.total_s)
+    hosts = sorted(set(log.host_links) | set(init), key=lambda h: (h not in odd, h))
+    rows = []
+    for host in hosts[:MAX_TABLE_ROWS]:
+        links = log.host_links.get(host)
+        rows.append({
+            "host": host,
+            "nics_listed": len(links.nic_list.value) if links and links.nic_list else None,
+            "nics_used": len(links.nics_used) if links else 0,
+            "nic_port_gbytes": sorted({at.value for at in links.net_speeds.values()}) if links else [],
+            "transports": {t: c[0] for t, c in sorted(links.transports.items())} if links else {},
+            "gdr_on": links.gdr_on if links else 0,
+            "gdr_off": links.gdr_off if links else 0,
+            "init_s": statistics.median(init[host]) if host in init else None,
+            "failure_warns": links.failures if links else 0,
+            "unlike_peers": odd.get(host, []),
+        })
+    return rows

@@ -96,6 +96,20 @@ def _tables(explanation: Explanation) -> None:
     elif explanation.facts.get("nics_listed"):
         st.subheader("NICs listed")
         st.dataframe(pd.DataFrame({"NIC": explanation.facts["nics_listed"]}), hide_index=True)
+    nodes = explanation.facts.get("per_node") or []
+    if len(nodes) > 1:
+        st.subheader("Node by node")
+        st.caption("What each host's own lines show, the values the per-node checks compare (a node unlike its peers "
+                   "first). Blank: not in that host's lines.")
+        st.dataframe(pd.DataFrame([{
+            "host": row["host"], "unlike its peers": ", ".join(row["unlike_peers"]),
+            "NICs listed": "" if row["nics_listed"] is None else str(row["nics_listed"]),
+            "NICs used": str(row["nics_used"]),
+            "NIC port GB/s": ", ".join(f"{r:g}" for r in row["nic_port_gbytes"]),
+            "connection lines": ", ".join(f"{t} {n}" for t, n in row["transports"].items()),
+            "GDRDMA on/off": f"{row['gdr_on']}/{row['gdr_off']}" if row["gdr_on"] or row["gdr_off"] else "",
+            "set-up s": "" if row["init_s"] is None else f"{row['init_s']:.3g}",
+            "failure WARNs": str(row["failure_warns"])} for row in nodes]), hide_index=True)
 
 
 def _drawing(explanation: Explanation) -> None:

@@ -136,3 +136,15 @@ def test_repeated_warnings_are_one_finding_with_their_lines():
     assert [f.text for f in warns][0] == "NCCL WARN: NET/IB : Got async event : port error (3 times, lines 20, 21, 22)"
     assert len(warns) == 2 and all(f.severity == CAUSE for f in warns)
     assert out.ranked()[0].topic == "nodes"  # the node that printed them comes first
+
+
+def test_the_node_table_holds_what_the_checks_compare():
+    out = explain_source((DATA / "synthetic" / "per-node-links.log").read_bytes())
+    rows = {row["host"]: row for row in out.facts["per_node"]}
+    assert [row["host"] for row in out.facts["per_node"]] == ["gpu-b", "gpu-c", "gpu-d", "gpu-a"]  # odd first
+    assert {h: r["nics_listed"] for h, r in rows.items()} == {"gpu-a": 4, "gpu-b": 4, "gpu-c": 2, "gpu-d": 4}
+    assert {h: r["nics_used"] for h, r in rows.items()} == {"gpu-a": 4, "gpu-b": 4, "gpu-c": 2, "gpu-d": 4}
+    assert (rows["gpu-b"]["gdr_on"], rows["gpu-b"]["gdr_off"]) == (0, 8)
+    assert rows["gpu-d"]["transports"] == {"NET/IB": 8, "SHM": 4} and rows["gpu-a"]["unlike_peers"] == []
+    timings = explain_source((DATA / "synthetic" / "per-node-init-timings.log").read_bytes()).facts["per_node"]
+    assert [(r["host"], r["init_s"]) for r in timings] == [("node-2", 4.79), ("node-1", 1.09), ("node-3", 1.09)]

@@ -108,3 +108,6 @@ def test_look_here_first_lists_the_odd_node_before_the_findings():
     assert any("Node gpu" in item and "lists 2 RDMA NIC" in item for item in items)
     subheaders = [h.value for h in at.subheader]
     assert subheaders.index("Look here first") < subheaders.index("What the log says")
+    assert "Node by node" in subheaders  # the table of what each host's lines show
+    table = at.dataframe[-1].value
+    assert list(table["host"]) == ["gpu-b", "gpu-c", "gpu-d", "gpu-a"] and list(table["NICs listed"])[1] == "2"
