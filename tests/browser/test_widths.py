@@ -289,11 +289,14 @@ def test_every_page_reads_at_every_width(cold_server, new_page):
     assert not problems, f"{len(problems)} problems (walk took {elapsed:.0f} s):\n" + "\n".join(problems)
 
 
-def test_explain_with_a_log_reads_at_every_width(cold_server, new_page):
+@pytest.mark.parametrize("name", ["nccl-1453-nvls-heads-ibext-v8-srun.log",
+                                  # its "Look here first" list: long sentences naming nodes, ahead of the findings
+                                  "synthetic/per-node-links.log"])
+def test_explain_with_a_log_reads_at_every_width(cold_server, new_page, name):
     """The Explain page draws its node, its fabric and its findings only once a log is given: measured with one."""
     from pathlib import Path
 
-    log = Path(__file__).resolve().parents[1] / "data" / "nccl_debug_logs" / "nccl-1453-nvls-heads-ibext-v8-srun.log"
+    log = Path(__file__).resolve().parents[1] / "data" / "nccl_debug_logs" / name
     explain = next(topic for topic in TOPICS if topic.name == "explain")
     page = new_page(*WIDTHS[0][:2])
     open_cold(page, cold_server, _path(explain.script))

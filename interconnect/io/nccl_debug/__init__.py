@@ -5,7 +5,9 @@ pipes in (one rank's output or all ranks', with or without launcher prefixes, an
 are not UTF-8, several runs one after the other) and returns what the log says: the NCCL or RCCL version, the
 ranks, hosts and GPUs per node where they can be told, each kind of connection and its transport with GPUDirect
 RDMA on or off, the NICs listed and those connections use (and by which ranks), ring, tree and channel counts,
-NVLS, tuning lines, and the collectives of the COLL trace. Every finding carries the line number it rests on.
+NVLS, tuning lines, and the collectives of the COLL trace; per host, its own NIC list and connection lines;
+each rank's ``Init timings``; and the NCCL Inspector plugin's JSON records (busbw per rank, collective, size).
+Every finding carries the line number it rests on.
 Judging what it means is the Explain topic's model; no Streamlit here.
 
 The package holds one module per concern, each importing only those before it: :mod:`.limits` (caps and the
@@ -31,7 +33,10 @@ from interconnect.io.nccl_debug.result import (
     At,
     CollectiveStat,
     DebugLog,
+    HostLinks,
     HostStat,
+    InitStat,
+    InspectorStat,
     NicUse,
     PeerStat,
     Place,
@@ -46,7 +51,10 @@ __all__ = [
     "At",
     "CollectiveStat",
     "DebugLog",
+    "HostLinks",
     "HostStat",
+    "InitStat",
+    "InspectorStat",
     "NcclDebugError",
     "NicUse",
     "PeerStat",

@@ -15,21 +15,45 @@ from interconnect.io.nccl_debug.result import (
     At,
     CollectiveStat,
     DebugLog,
+    HostLinks,
     HostStat,
+    InitStat,
+    InspectorStat,
     NicUse,
     PeerStat,
     Place,
     TransportStat,
 )
 
-__all__ = ["Collector"]
+__all__ = ["FAILURE_WORDS", "OTHER_ERROR_MARKERS", "Collector"]
 
 #: How bare messages (no ``NCCL INFO`` before them) start. Only these are read from unprefixed lines.
 _BARE_STARTS = ("NCCL version", "RCCL version", "Bootstrap", "NET/", "Using network", "Using internal Network",
                 "Channel ", "Ring ", "Trees ", "comm 0x", "ncclCommInit", "NVLS ", "MNNVL ", "P2P plugin",
                 "Plugin Path", "Connected all", "Connected NVLS", "threadThresholds", "Init COMPLETE")
+#: Words that make a NCCL WARN line a report of a failure rather than advice ("Missing ... which can lead to").
+FAILURE_WORDS = ("fail", "error", "timeout", "timed out", "abort", "unhandled", "port error")
+#: Markers of an error reported by a library on the communication path rather than by NCCL: UCX (a network
+#: plugin's transport), the mlx5 driver, libfabric, and PyTorch's NCCL process group.
+OTHER_ERROR_MARKERS = ("UCX  ERROR", "UCX ERROR", "mlx5: ", "libfabric:", "NCCL error", "DistBackendError",
+                       "Watchdog caught collective operation timeout", "ncclInternalError", "ncclSystemError",
+                       "ncclUnhandledCudaError", "ncclRemoteError")
 _MAX_TUNING = 60
 _MAX_WARNINGS = 50
+
+
+_SOURCE_SUFFIXES = (".cc:", ".cu:", ".c:", ".cpp:", ".h:")
+
+
+def _source_file(line: str) -> str:
+    """`` (in transport/p2p.cc:228)`` when NCCL printed the source file of its WARN (``.../p2p.cc:228 NCCL WARN``)."""
+    at = line.find(" NCCL WARN")
+    words = line[max(0, at - 200):at].split() if at > 0 else []
+    word = words[-1] if words else ""
+    if not any(suffix in word for suffix in _SOURCE_SUFFIXES):
+        return ""
+    tail = "/".join(word.split("/")[-2:])[:80]
+    return f" (in {tail})"
 
 
 def _first(current: At | None, value: object, line: int) -> At:
@@ -43,6 +67,7 @@ class Collector:
         self.log = DebugLog()
         self._rccl_banner = False
         self._heads: dict[str, Prefix] = {}  # a line's text up to its level marker -> its prefix, read once
+        self._record: dict[str, str | float] = {}  # the NCCL Inspector record being read (its keys so far)
 
     # -- per line --------------------------------------------------------------------------------------
 
@@ -62,7 +87,14 @@ class Collector:
                 self._prefix(prefix, number)
             if prefix.level == "WARN":
                 if len(log.warnings) < _MAX_WARNINGS:
-                    log.warnings.append(At(message.strip()[:300], number))
+                    log.warnings.append(At(message.strip()[:300] + _source_file(line), number))
+                lowered = message[:300].lower()
+                if any(word in lowered for word in FAILURE_WORDS):
+                    links = self._links(prefix)
+                    if links is not None:
+                        links.failures += 1
+                        if links.first_failure is None:
+                            links.first_failure = At(message.strip()[:200], number)
             self._message(message.strip(), number, prefix)
             return
         text, rank = strip_launcher(line)
@@ -81,6 +113,8 @@ class Collector:
         stripped = text.strip()
         if not stripped:
             return
+        if stripped[0] in '{}"[]' and self._json_line(stripped, number):
+            return
         if stripped[0] == "#" or stripped[0].isdigit():
             if stripped.startswith("#  Rank") or stripped.startswith("# Rank"):
                 self._tests_rank(stripped, number)
@@ -90,6 +124,12 @@ class Collector:
         log.skipped_count += 1
         if len(log.skipped) < MAX_SKIPPED_LISTED:
             log.skipped.append(number)
+        head = stripped[:400]
+        if any(marker in head for marker in OTHER_ERROR_MARKERS) and (
+                "ERROR" in head or "rror" in head or "timeout" in head):
+            log.other_error_count += 1
+            if len(log.other_errors) < 20:
+                log.other_errors.append(At(head[:200], number))
 
     def _split(self, line: str) -> tuple[Prefix, str, bool] | None:
         """:func:`split_line`, the prefix of a head already seen taken from a bounded cache.
@@ -112,6 +152,68 @@ class Collector:
             self._heads.clear()
         self._heads[head] = split[0]
         return split[0], split[1], True
+
+    def _json_line(self, text: str, number: int) -> bool:
+        """Read a line of the NCCL Inspector plugin's JSON output (a record a line, or pretty-printed).
+
+        Returns ``True`` when the line belongs to such output (other keys and braces pass once records started).
+        """
+        log = self.log
+        fields = msg.inspector_fields(text) if '"' in text else []
+        if not fields:
+            if '"header"' in text:
+                log.nccl_lines += 1
+                log.inspector_lines += 1
+                self._record = {}
+                return True
+            return log.inspector_lines > 0
+        log.nccl_lines += 1
+        log.inspector_lines += 1
+        record = self._record
+        for key, value in fields:
+            if key == "rank":  # a record's header starts with its rank: what came before belongs to another
+                record.clear()
+            record[key] = value
+            if key == "coll_busbw_gbs":
+                self._inspector_record(record, number)
+                for done in ("coll", "coll_msg_size_bytes", "coll_exec_time_us", "coll_busbw_gbs"):
+                    record.pop(done, None)
+        return True
+
+    def _inspector_record(self, record: dict[str, str | float], number: int) -> None:
+        rank, host, coll = record.get("rank"), record.get("hostname"), record.get("coll")
+        size, busbw = record.get("coll_msg_size_bytes"), record.get("coll_busbw_gbs")
+        if not (isinstance(rank, float) and isinstance(host, str) and isinstance(coll, str)
+                and isinstance(size, float) and isinstance(busbw, float)) or not host:
+            return
+        # a rank, a size and a busbw a real record can hold (finite, in range): anything else is skipped
+        if not (0 <= rank < 1e7 and 0 < size < 1e18 and 0 <= busbw < 1e6):
+            return
+        log = self.log
+        key = (host[:80], int(rank), coll[:40], int(size))
+        if key[0] not in log.hosts and len(log.hosts) < MAX_KEPT:  # the record's host is a node of the job
+            log.hosts[key[0]] = HostStat(number)
+        stat = log.inspector.get(key)
+        if stat is None:
+            if len(log.inspector) >= MAX_KEPT:
+                return
+            nnodes = record.get("nnodes")
+            nodes = int(nnodes) if isinstance(nnodes, float) and 0 < nnodes < 1e7 else None
+            stat = log.inspector[key] = InspectorStat(key[0], key[1], key[2], key[3], nodes, number)
+        stat.count += 1
+        stat.busbw_sum += busbw
+        stat.busbw_min = min(stat.busbw_min, busbw)
+        stat.busbw_max = max(stat.busbw_max, busbw)
+        self._rank(int(rank), number)
+
+    def _links(self, prefix: Prefix | None) -> HostLinks | None:
+        """Return the per-host record of ``prefix``'s host (None without a host, or past the cap)."""
+        if prefix is None or not prefix.host:
+            return None
+        links = self.log.host_links.get(prefix.host)
+        if links is None and len(self.log.host_links) < MAX_KEPT:
+            links = self.log.host_links[prefix.host] = HostLinks()
+        return links
 
     # -- pieces ----------------------------------------------------------------------------------------
 
@@ -161,8 +263,17 @@ class Collector:
     def _tests_rank(self, text: str, number: int) -> None:
         """nccl-tests' ``#  Rank  0 Group  0 Pid  33347 on host device  0 [0x0f] NVIDIA H800``."""
         words = text.lstrip("#").split()
-        if len(words) >= 2 and words[1].isdigit():
+        if len(words) >= 2 and words[1].isascii() and words[1].isdigit() and len(words[1]) <= 7:
             self._rank(int(words[1]), number)
+        if "on" in words[:8] and "device" in words:  # "... Pid 4021 on h100-1 device 7 [0x1f] ...": a GPU of that host
+            at, dev = words.index("on"), words.index("device")
+            host, device = words[at + 1] if at + 1 < len(words) else "", words[dev + 1] if dev + 1 < len(words) else ""
+            if dev == at + 2 and device.isascii() and device.isdigit() and len(device) <= 4 and 0 < len(host) <= 80:
+                stat = self.log.hosts.get(host)
+                if stat is None and len(self.log.hosts) < MAX_KEPT:
+                    stat = self.log.hosts[host] = HostStat(number)
+                if stat is not None and len(stat.devices) < 4096:
+                    stat.devices.add(int(device))
         close = text.rfind("] ")
         if close > 0 and " device " in text and self.log.gpu_name is None:
             name = text[close + 2:].strip()
@@ -177,6 +288,16 @@ class Collector:
         first = message[:1]
         if first in "NR" and (message.startswith("NCCL version") or message.startswith("RCCL version")):
             self._version(message, number, bare=prefix is None)
+            return
+        if first == "+":
+            self._topology(message, number, prefix)
+            return
+        if first == "I" and message.startswith("Init timings"):
+            timing = msg.init_timing(message)
+            if timing is not None and 0 <= timing.total_s < 1e6 and (
+                    timing.rank in log.init_timings or len(log.init_timings) < MAX_KEPT):
+                log.init_timings.setdefault(timing.rank, InitStat(
+                    timing.rank, prefix.host if prefix is not None else None, timing.total_s, timing.parts, number))
             return
         if first == "C":
             if message.startswith(("Channel ", "Connected")):
@@ -194,7 +315,7 @@ class Collector:
                 log.networks.setdefault(name, number) if len(log.networks) < 20 else None
             return
         if message.startswith("NET/"):
-            self._net(message, number)
+            self._net(message, number, prefix)
             return
         if message.startswith("Bootstrap"):
             found = msg.interfaces(message)
@@ -252,7 +373,30 @@ class Collector:
         if message.startswith("ROCr version") or "librccl" in message[:80]:
             log.vendor = _first(log.vendor, "amd", number)
 
-    def _net(self, message: str, number: int) -> None:
+    def _topology(self, message: str, number: int, prefix: Prefix | None) -> None:
+        """Read a line of the topology dump: its link kind, its GPUs, and for a NIC port its rate (GB/s), per host."""
+        found = msg.topology_link(message)
+        if found is None:
+            return
+        kind, rate, node, ident = found
+        log = self.log
+        if kind not in log.topo_links and len(log.topo_links) < 32:
+            log.topo_links[kind] = number
+        if kind == "XGMI":  # AMD's GPU link
+            log.vendor = _first(log.vendor, "amd", number)
+        if node == "GPU":
+            links = self._links(prefix)
+            if links is not None and ident not in links.topo_gpus and len(links.topo_gpus) < 4096:
+                links.topo_gpus[ident] = number
+        if kind == "NET" and node == "NET" and ident.isdigit() and len(ident) <= 4:
+            index = int(ident)
+            if index not in log.topo_nets and len(log.topo_nets) < 256:
+                log.topo_nets[index] = At(rate, number)
+            links = self._links(prefix)
+            if links is not None and index not in links.net_speeds and len(links.net_speeds) < 256:
+                links.net_speeds[index] = At(rate, number)
+
+    def _net(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log
         if message.startswith(("NET/IB : Using", "NET/IB: Using")):
             found = msg.ib_devices(message)
@@ -260,6 +404,9 @@ class Collector:
                 entries, relaxed, oob = found
                 if entries and log.ib_nics is None:
                     log.ib_nics = At(tuple(entries), number)
+                links = self._links(prefix)
+                if links is not None and links.nic_list is None:
+                    links.nic_list = At(tuple(entries), number)
                 log.relaxed_ordering = log.relaxed_ordering or relaxed
                 if oob is not None:
                     log.oob = _first(log.oob, oob, number)
@@ -280,7 +427,7 @@ class Collector:
             nics = None
             if "(found" in words:
                 after = words[words.index("(found") + 1] if words.index("(found") + 1 < len(words) else ""
-                nics = int(after) if after.isdigit() and len(after) <= 5 else None
+                nics = int(after) if after.isascii() and after.isdigit() and len(after) <= 5 else None
             if words:
                 log.efa = _first(log.efa, (words[0], nics), number)
             return
@@ -290,8 +437,10 @@ class Collector:
     def _channel(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log
         if message.startswith("Connected all rings"):
+            if " comm 0x" in message and " nRanks " in message:  # RCCL's suffix, as on its Trees line
+                log.vendor = _first(log.vendor, "amd", number)
             at = message.find(" GDR ")
-            if at > 0 and message[at + 5:at + 6].isdigit():
+            if at > 0 and message[at + 5:at + 6].isascii() and message[at + 5:at + 6].isdigit():
                 log.ring_gdr = _first(log.ring_gdr, int(message[at + 5]), number)
             return
         if message.startswith("Connected"):
@@ -313,6 +462,9 @@ class Collector:
     def _connection(self, c: msg.Connection, number: int, prefix: Prefix | None, message: str) -> None:
         log = self.log
         log.connections += 1
+        if c.comm_nranks is not None:  # only RCCL appends "comm 0x.. nRanks NN" to its connection lines
+            log.vendor = _first(log.vendor, "amd", number)
+            log.trees_nranks = _first(log.trees_nranks, c.comm_nranks, number)
         if message.startswith("Ring ") and log.old_forms is None:
             log.old_forms = At("Ring NN : connection lines (NCCL 2.6 or older)", number)
         elif c.transport.startswith("NET/") and log.old_forms is None and "/" not in message[8:16].split(" :")[0]:
@@ -329,6 +481,7 @@ class Collector:
                 return
             stat = log.transports[c.transport] = TransportStat(first_line=number, raw=c.raw[:60])
         self._peer(c, number, prefix)
+        self._host_link(c, number, prefix)
         stat.count += 1
         stat.read_mode = stat.read_mode or c.raw.endswith("/read")
         if c.transport.startswith("NET/"):
@@ -350,6 +503,26 @@ class Collector:
                         use.ranks.add(own)
                     if prefix is not None and prefix.host and len(use.hosts) < MAX_KEPT:
                         use.hosts.add(prefix.host)
+
+    def _host_link(self, c: msg.Connection, number: int, prefix: Prefix | None) -> None:
+        """Count the connection under the host that printed it."""
+        links = self._links(prefix)
+        if links is None:
+            return
+        count = links.transports.get(c.transport)
+        if count is None:
+            if len(links.transports) >= 64:
+                return
+            count = links.transports[c.transport] = [0, number]
+        count[0] += 1
+        if c.transport.startswith("NET/"):
+            if c.gdr:
+                links.gdr_on += 1
+            else:
+                links.gdr_off += 1
+                links.first_gdr_off = links.first_gdr_off or number
+            if c.nic is not None and len(links.nics_used) < 256:
+                links.nics_used.setdefault(f"{c.transport}/{c.nic}", number)
 
     def _place(self, rank: int, host: str | None, device: int | None, number: int) -> None:
         """Note where ``rank`` runs; a later line fills in what an earlier one left unknown."""
@@ -408,7 +581,7 @@ class Collector:
         # ranks named in the tree: numbers around "->"
         body = message[6:message.find(" comm ")] if " comm " in message else message[6:]
         for word in body.replace("->", " ").replace("|", " ").replace("/", " ").split()[:4096]:
-            if word.isdigit() and len(word) <= 7:
+            if word.isascii() and word.isdigit() and len(word) <= 7:
                 self._rank(int(word), number)
 
     def _comm(self, message: str, number: int, prefix: Prefix | None) -> None:

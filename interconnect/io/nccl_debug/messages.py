@@ -20,6 +20,9 @@ __all__ = [
     "connection",
     "env_setting",
     "ib_devices",
+    "topology_link",
+    "init_timing",
+    "inspector_fields",
     "interfaces",
     "normalize_transport",
     "ring_listing",
@@ -43,6 +46,13 @@ _ENV_RE = re.compile(r"([A-Z][A-Z0-9_]{2,60}) set (?:by environment )?to (.{0,20
 _IB_ENTRY_RE = re.compile(r"\[(\d{1,4})\] ?([\w.\-]{1,64}):(\d{1,3})/(IB|RoCE|ETH)(/SHARP)?")
 _IF_ENTRY_RE = re.compile(r"(?:\[(\d{1,4})\])?([\w.\-]{1,64}):([0-9a-fA-F.:%\w\-]{0,80})<\d{1,6}>")
 _TREES_NRANKS_RE = re.compile(r"nRanks (\d{1,7})")
+_INIT_TIMING_RE = re.compile(r"rank (\d{1,7}) nranks (\d{1,7}) total (\d{1,6}(?:\.\d{1,6})?)")
+_TIMING_PART_RE = re.compile(r"([a-z]{1,20}) (\d{1,6}(?:\.\d{1,6})?)")
+#: The NCCL Inspector plugin's JSON keys this reader uses (ext-profiler/inspector/README.md of NVIDIA/nccl).
+INSPECTOR_KEYS = ("rank", "n_ranks", "nnodes", "hostname", "coll", "coll_msg_size_bytes", "coll_exec_time_us",
+                  "coll_busbw_gbs")
+_INSPECTOR_RE = re.compile(r'"(rank|n_ranks|nnodes|hostname|coll|coll_msg_size_bytes|coll_exec_time_us|'
+                           r'coll_busbw_gbs)"\s{0,8}:\s{0,8}("[^"\\]{0,200}"|-?\d{1,20}(?:\.\d{1,12})?(?:[eE][-+]?\d{1,3})?)')
 
 #: ncclDataType_t (nccl.h): bytes per element.
 DATATYPE_BYTES = {0: 1, 1: 1, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2, 10: 1, 11: 1}
@@ -86,6 +96,7 @@ class Connection:
     bracket_is_bus_id: bool  # the [..] after a rank held a PCI bus id (older NCCL), not a device
     sender_device: int | None = None  # the local GPU number in the [..] after the sender (None: a bus id or none)
     receiver_device: int | None = None
+    comm_nranks: int | None = None  # RCCL appends " comm 0x.. nRanks 08" after the transport: that rank count
 
 
 def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
@@ -100,7 +111,8 @@ def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
     if text.startswith("NET/"):
         parts = text[4:].split("/")
         name = parts[0]
-        nic = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() and len(parts[1]) <= 4 else None
+        index = parts[1] if len(parts) > 1 else ""
+        nic = int(index) if index.isascii() and index.isdigit() and len(index) <= 4 else None
         return f"NET/{name}", nic, "GDRDMA" in parts[1:]
     if text.startswith("P2P/"):
         kind = text[4:].split("/")[0]
@@ -117,7 +129,7 @@ def _is_bus_id(text: str | None) -> bool:
 
 
 def _device(text: str | None) -> int | None:
-    return int(text) if text is not None and text.isdigit() and not _is_bus_id(text) else None
+    return int(text) if text is not None and text.isascii() and text.isdigit() and not _is_bus_id(text) else None
 
 
 def connection(message: str) -> Connection | None:
@@ -126,6 +138,9 @@ def connection(message: str) -> Connection | None:
     >>> c = connection("Channel 00/0 : 0[0] -> 9[1] [send] via NET/IB/9/GDRDMA")
     >>> c.sender, c.receiver, c.direction, c.transport, c.nic, c.gdr
     (0, 9, 'send', 'NET/IB', 9, True)
+    >>> c = connection("Channel 02/0 : 1[c6000] -> 4[c1000] [receive] via NET/Socket/1 comm 0x95cdeb0 nRanks 08")
+    >>> c.transport, c.nic, c.raw, c.comm_nranks  # RCCL's suffix
+    ('NET/Socket', 1, 'NET/Socket/1', 8)
     """
     if not (message.startswith("Channel ") or message.startswith("Ring ")) or " via " not in message:
         return None
@@ -133,10 +148,16 @@ def connection(message: str) -> Connection | None:
     if not match:
         return None
     raw = match.group(8).strip()
+    nranks = None
+    suffix = raw.find(" comm 0x")
+    if suffix >= 0:  # RCCL: "via P2P/IPC comm 0xfb16e30 nRanks 08"
+        found = _TREES_NRANKS_RE.search(raw, suffix, suffix + 60)
+        nranks = int(found.group(1)) if found else None
+        raw = raw[:suffix].strip()
     transport, nic, gdr = normalize_transport(raw)
     return Connection(int(match.group(1)), int(match.group(3)), int(match.group(5)), match.group(7) or "",
                       transport, raw, nic, gdr, _is_bus_id(match.group(4)) or _is_bus_id(match.group(6)),
-                      _device(match.group(4)), _device(match.group(6)))
+                      _device(match.group(4)), _device(match.group(6)), nranks)
 
 
 def ring_listing(message: str) -> tuple[int, int, list[int]] | None:
@@ -149,10 +170,11 @@ def ring_listing(message: str) -> tuple[int, int, list[int]] | None:
         return None
     head, sep, tail = message[8:].partition(" :")
     channel, slash, count = head.partition("/")
-    if not sep or not slash or not channel.isdigit() or not count.isdigit() or len(channel) + len(count) > 8:
+    if not sep or not slash or not (channel + count).isascii() or not channel.isdigit() or not count.isdigit() \
+            or len(channel) + len(count) > 8:
         return None
     ranks = tail.split()
-    if not ranks or not all(r.isdigit() and len(r) <= 7 for r in ranks):
+    if not ranks or not all(r.isascii() and r.isdigit() and len(r) <= 7 for r in ranks):
         return None
     return int(channel), int(count), [int(r) for r in ranks]
 
@@ -284,7 +306,7 @@ def ib_devices(message: str) -> tuple[list[NicEntry], bool, str | None] | None:
         if close < 0:
             break
         label = body[start + 1:close]
-        if not label.isdigit():
+        if not (label.isascii() and label.isdigit()):
             position = close + 1
             continue
         if body.startswith("={", close + 1):  # fused NICs
@@ -332,3 +354,84 @@ def trees_nranks(message: str) -> int | None:
         return None
     match = _TREES_NRANKS_RE.match(message, at + 1)
     return int(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class InitTiming:
+    """NCCL's ``Init timings`` line (2.2x): a rank's communicator set-up time in seconds, and its parts."""
+
+    rank: int
+    nranks: int
+    total_s: float
+    parts: tuple[tuple[str, float], ...]
+
+
+def init_timing(message: str) -> InitTiming | None:
+    """Read ``Init timings: rank 2 nranks 16 total 1.08 (kernels 0.51, bootstrap 0.22, ...)``.
+
+    NCCL 2.23 and later name the call first (``Init timings - ncclCommInitRank: rank 0 ...``).
+
+    >>> t = init_timing("Init timings: rank 2 nranks 16 total 1.08 (kernels 0.51, bootstrap 0.22, topo 0.28)")
+    >>> t.rank, t.nranks, t.total_s, t.parts[-1]
+    (2, 16, 1.08, ('topo', 0.28))
+    """
+    if not message.startswith("Init timings"):
+        return None
+    at = message.find("rank ", 12, 80)
+    if at < 0:
+        return None
+    match = _INIT_TIMING_RE.match(message, at)
+    if not match:
+        return None
+    parts: list[tuple[str, float]] = []
+    open_at = message.find("(", match.end(), match.end() + 8)
+    if open_at >= 0:
+        close = message.find(")", open_at)
+        body = message[open_at + 1:close if close > 0 else len(message)]
+        for piece in body.split(",")[:16]:
+            part = _TIMING_PART_RE.match(piece.strip())
+            if part:
+                parts.append((part.group(1), float(part.group(2))))
+    return InitTiming(int(match.group(1)), int(match.group(2)), float(match.group(3)), tuple(parts))
+
+
+def inspector_fields(line: str) -> list[tuple[str, str | float]]:
+    """Find the NCCL Inspector keys on one line of its JSON output, in order (a record a line, or a key a line).
+
+    Strings lose their quotes; numbers become floats.
+
+    >>> inspector_fields('{"header": {"rank": 2, "n_ranks": 8}, "metadata": {"hostname": "node-7"}}')
+    [('rank', 2.0), ('n_ranks', 8.0), ('hostname', 'node-7')]
+    """
+    found: list[tuple[str, str | float]] = []
+    for match in _INSPECTOR_RE.finditer(line):
+        key, value = match.group(1), match.group(2)
+        if value.startswith('"'):
+            found.append((key, value[1:-1]))
+        else:
+            try:
+                found.append((key, float(value)))
+            except ValueError:
+                continue
+        if len(found) >= 64:
+            break
+    return found
+
+
+_TOPO_RE = re.compile(r"\+ ([A-Z]{2,8})\[(\d{1,6}(?:\.\d{1,6})?)\] - ([A-Z]{2,8})/([0-9A-Fa-f]{1,16})")
+
+
+def topology_link(message: str) -> tuple[str, float, str, str] | None:
+    """Read a line of the topology dump (``NCCL_DEBUG_SUBSYS=GRAPH``): ``(link kind, GB/s, node kind, node id)``.
+
+    >>> topology_link("+ NET[12.5] - NET/0 (64300003fd7010/1/12.500000)")
+    ('NET', 12.5, 'NET', '0')
+    >>> topology_link("+ XGMI[24.0] - GPU/4C000")
+    ('XGMI', 24.0, 'GPU', '4C000')
+    """
+    if not message.startswith("+ "):
+        return None
+    match = _TOPO_RE.match(message)
+    if not match:
+        return None
+    return match.group(1), float(match.group(2)), match.group(3), match.group(4)

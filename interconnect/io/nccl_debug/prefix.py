@@ -42,7 +42,7 @@ def _launcher_rank(head: str) -> int | None:
         return None
     inside = text[1:close]
     part = inside.rsplit(",", 1)[-1].strip()
-    if part.isdigit() and len(part) <= 7 and (("," in inside) or inside.strip().isdigit()):
+    if part.isascii() and part.isdigit() and len(part) <= 7 and (("," in inside) or inside.strip().isdigit()):
         return int(part)
     return None
 
@@ -50,7 +50,8 @@ def _launcher_rank(head: str) -> int | None:
 def _host_pid_tid(token: str) -> tuple[str, int, int] | None:
     """Split ``gpu01:124172:124452`` into ``("gpu01", 124172, 124452)``."""
     parts = token.rsplit(":", 2)
-    if len(parts) != 3 or not parts[0] or not parts[1].isdigit() or not parts[2].isdigit():
+    if len(parts) != 3 or not parts[0] or not (parts[1] + parts[2]).isascii() or not parts[1].isdigit() \
+            or not parts[2].isdigit():
         return None
     if len(parts[1]) > 10 or len(parts[2]) > 10:
         return None
@@ -58,8 +59,9 @@ def _host_pid_tid(token: str) -> tuple[str, int, int] | None:
 
 
 def _device(token: str) -> int | None:
-    if len(token) >= 3 and token[0] == "[" and token[-1] == "]" and token[1:-1].isdigit() and len(token) <= 8:
-        return int(token[1:-1])
+    inner = token[1:-1]
+    if 3 <= len(token) <= 8 and token[0] == "[" and token[-1] == "]" and inner.isascii() and inner.isdigit():
+        return int(inner)
     return None
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-__all__ = ["At", "CollectiveStat", "DebugLog", "HostStat", "NicUse", "PeerStat", "Place", "TransportStat"]
+__all__ = ["At", "CollectiveStat", "DebugLog", "HostLinks", "HostStat", "InitStat", "InspectorStat", "NicUse",
+           "PeerStat", "Place", "TransportStat"]
 
 T = TypeVar("T")
 
@@ -85,6 +86,59 @@ class HostStat:
 
 
 @dataclass
+class HostLinks:
+    """What one host's own lines say about its links: its NIC list, and its connection lines by transport.
+
+    ``transports`` maps a normalised transport to ``[lines, first line]``; ``nics_used`` holds the
+    ``NET/<x>/<n>`` its network lines name; ``gdr_on``/``gdr_off`` count its network lines with and without
+    ``/GDRDMA``.
+    """
+
+    nic_list: At[tuple] | None = None  # NicEntry tuple of the host's first NET/IB list
+    transports: dict[str, list[int]] = field(default_factory=dict)
+    nics_used: dict[str, int] = field(default_factory=dict)  # "NET/IB/3" -> first line
+    gdr_on: int = 0
+    gdr_off: int = 0
+    first_gdr_off: int = 0
+    failures: int = 0  # NCCL WARN lines of this host that report a failure (fail, error, timeout, abort...)
+    first_failure: At[str] | None = None
+    net_speeds: dict[int, At[float]] = field(default_factory=dict)  # topology dump: NET/<n> -> its rate, GB/s
+    topo_gpus: dict[str, int] = field(default_factory=dict)  # topology dump: GPU/<bus id> -> its first line
+
+
+@dataclass
+class InitStat:
+    """One rank's ``Init timings`` line: seconds in all and by part, its host, the line."""
+
+    rank: int
+    host: str | None
+    total_s: float
+    parts: tuple[tuple[str, float], ...]
+    line: int
+
+
+@dataclass
+class InspectorStat:
+    """NCCL Inspector records of one rank for one collective and message size (busbw in GB/s)."""
+
+    host: str
+    rank: int
+    coll: str
+    size_bytes: int
+    nnodes: int | None
+    first_line: int
+    count: int = 0
+    busbw_sum: float = 0.0
+    busbw_min: float = float("inf")
+    busbw_max: float = 0.0
+
+    @property
+    def busbw_mean(self) -> float:
+        """Mean busbw over the records."""
+        return self.busbw_sum / self.count if self.count else float("nan")
+
+
+@dataclass
 class CollectiveStat:
     """COLL trace lines of one operation on one communicator."""
 
@@ -159,6 +213,14 @@ class DebugLog:
     tuning: list[At[str]] = field(default_factory=list)
     collectives: dict[tuple[str, str], CollectiveStat] = field(default_factory=dict)
     warnings: list[At[str]] = field(default_factory=list)
+    other_errors: list[At[str]] = field(default_factory=list)  # errors of libraries on the path (UCX, PyTorch...)
+    other_error_count: int = 0
+    host_links: dict[str, HostLinks] = field(default_factory=dict)  # per host, from that host's own lines
+    topo_nets: dict[int, At[float]] = field(default_factory=dict)  # topology dump "+ NET[12.5] - NET/0": GB/s
+    topo_links: dict[str, int] = field(default_factory=dict)  # link kinds of the topology dump -> first line
+    init_timings: dict[int, InitStat] = field(default_factory=dict)  # rank -> its first Init timings line
+    inspector: dict[tuple[str, int, str, int], InspectorStat] = field(default_factory=dict)
+    inspector_lines: int = 0  # lines holding NCCL Inspector JSON keys
     gpu_name: At[str] | None = None  # from nccl-tests' "#  Rank  0 ... device 0 [0x0f] NVIDIA H800"
     table_lines: list[tuple[int, str]] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)
@@ -168,11 +230,17 @@ class DebugLog:
 
     @property
     def gpus_per_node(self) -> At[int] | None:
-        """GPUs per node: ``localRanks`` when printed, else the highest local device number + 1 on any host."""
+        """GPUs per node: ``localRanks`` when printed, else the most of any host's GPUs.
+
+        A host's GPUs: the highest local device number + 1 of its prefixes, or the GPUs its topology dump lists.
+        """
         if self.local_ranks is not None:
             return self.local_ranks
         best: At[int] | None = None
         for stat in self.hosts.values():
             if stat.devices and (best is None or max(stat.devices) + 1 > best.value):
                 best = At(max(stat.devices) + 1, stat.first_line)
+        for links in self.host_links.values():  # the GPUs a host's topology dump lists
+            if links.topo_gpus and (best is None or len(links.topo_gpus) > best.value):
+                best = At(len(links.topo_gpus), min(links.topo_gpus.values()))
         return best

@@ -19,6 +19,12 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run_explain)
 
 
+def _print(finding: Any) -> None:
+    where = f"line {finding.line}" if finding.line else "-"
+    mark = "!" if finding.warn else " "
+    print(f"{mark} [{where:>10}] {finding.text}")
+
+
 def run_explain(args: argparse.Namespace) -> int:
     """Read the log as a stream, print the findings."""
     try:
@@ -35,10 +41,15 @@ def run_explain(args: argparse.Namespace) -> int:
     if args.json:
         print_json(explanation.as_dict())
         return 0
+    ranked = explanation.ranked()
+    if ranked:
+        print("Look here first (most likely cause first):")
+        for finding in ranked:
+            _print(finding)
+        print()
+    print("Everything the log says:")
     for finding in explanation.findings:
-        where = f"line {finding.line}" if finding.line else "-"
-        mark = "!" if finding.warn else " "
-        print(f"{mark} [{where:>10}] {finding.text}")
+        _print(finding)
     for assumption in explanation.assumptions:
         print(f"  assumed: {assumption}")
     return 0

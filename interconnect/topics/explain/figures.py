@@ -24,6 +24,7 @@ __all__ = ["KIND_COLOURS", "fabric_figure", "measured_figure", "node_figure", "s
 KIND_COLOURS = {"p2p": LAYER_COLOURS["scale-up"], "shm": LAYER_COLOURS["host"], "net": LAYER_COLOURS["scale-out"]}
 _SOCKET_COLOUR = LAYER_COLOURS["long-reach"]
 _IDLE = "#9ca3af"
+_ODD = "#000000"  # a node unlike its peers: a thick black outline (Okabe-Ito's black; no layer uses it)
 _KIND_WORDS = {"p2p": "peer to peer (P2P)", "shm": "host shared memory (SHM)", "net": "network (NET)"}
 _FONT = 14
 _MAX_LABEL = 22
@@ -237,9 +238,12 @@ def fabric_figure(topo: Topology) -> go.Figure:
                                         hoverinfo="skip", line={"color": _IDLE, "width": 1, "dash": "dot"}))
     labels, hovers = [], []
     for node in nodes:
-        labels.append(f"{safe_text(node.name, cut)}<br>{node.gpus} GPU(s)<br>NICs {node.nics_used}/{node.nics_listed}")
+        odd = "<br><b>unlike its peers</b>" if node.odd else ""
+        labels.append(f"{safe_text(node.name, cut)}<br>{node.gpus} GPU(s)<br>NICs {node.nics_used}/{node.nics_listed}"
+                      f"{odd}")
         hovers.append(f"{safe_text(node.name, 80)}: ranks {_ranks(node.ranks)}; {node.nics_used} of "
-                      f"{node.nics_listed} NICs carry traffic in the lines shown")
+                      f"{node.nics_listed} NICs carry traffic in the lines shown"
+                      + (f"; unlike its peers: {html.escape(node.odd)}" if node.odd else ""))
     if topo.nodes_not_drawn:
         labels.append(f"+{topo.nodes_not_drawn} nodes<br>{topo.ranks_not_drawn} ranks")
         hovers.append(f"{topo.nodes_not_drawn} more nodes, not drawn one by one")
@@ -247,8 +251,12 @@ def fabric_figure(topo: Topology) -> go.Figure:
         figure.add_trace(go.Scatter(
             x=[p[0] for p in places], y=[p[1] for p in places], mode="markers+text", showlegend=False,
             marker={"symbol": "square", "size": 46, "color": "white",
-                    "line": {"color": LAYER_COLOURS["gpu"], "width": 2}},
+                    "line": {"color": [_ODD if n.odd else LAYER_COLOURS["gpu"] for n in nodes]
+                             + [LAYER_COLOURS["gpu"]] * (len(labels) - len(nodes)),
+                             "width": [4 if n.odd else 2 for n in nodes] + [2] * (len(labels) - len(nodes))}},
             text=labels, textposition="bottom center", textfont={"size": _FONT}, hovertext=hovers, hoverinfo="text"))
+    if any(n.odd for n in nodes):
+        _legend_line(figure, "node unlike its peers (see the findings)", _ODD)
     words = f"{html.escape(topo.fabric)}" if topo.network else "network: not shown in the log"
     figure.add_shape(type="rect", x0=span[0] + 0.1, x1=span[1] - 0.1, y0=fabric_y - 0.25, y1=fabric_y + 0.2,
                      line={"color": net_colour if topo.network else _IDLE, "width": 2},

@@ -20,6 +20,8 @@ from interconnect.hardware.collectives.accuracy import collective_band, size_ban
 from interconnect.inputs.cluster import CLUSTER_KEYS, cluster_inputs, cluster_specs
 from interconnect.inputs.params import parse_state
 from interconnect.io.nccl_debug import DATATYPE_NAMES, OP_NAMES, DebugLog, read_nccl_debug, tests_runs
+from interconnect.io.nccl_debug.collect import FAILURE_WORDS
+from interconnect.topics.explain.outliers import OUTLIER_RATIO, node_table, node_verdicts
 from interconnect.topics.explain.topology import Topology, topology
 
 __all__ = ["Explanation", "Finding", "explain", "explain_source", "link_cluster"]
@@ -40,20 +42,37 @@ _GPU_NAMES = (("H100", "h100-sxm"), ("H800", "h800"), ("H200", "h200"), ("A100",
               ("MI325X", "mi325x"), ("MI355X", "mi355x"))
 _DEFAULT_GPU = {"nvidia": "h100-sxm", "amd": "mi300x"}
 _MAX_SHOWN = 12
+#: NCCL's source files that name the transport a WARN came from (as printed before "NCCL WARN").
+_TRANSPORT_FILES = (("transport/p2p", ": raised while setting up the GPU-to-GPU (P2P) transport"),
+                    ("transport/shm", ": raised in the host shared memory (SHM) transport"),
+                    ("transport/net", ": raised in the network transport"),
+                    ("net_ib", ": raised in the InfiniBand/RoCE transport"),
+                    ("transport/nvls", ": raised while setting up NVLS"),
+                    ("graph/", ": raised while NCCL searched the node's topology"))
+_MAX_WARNINGS_KEPT = 50  # the reader keeps this many WARN lines (collect._MAX_WARNINGS)
+
+
+#: How much a warning weighs when the findings are ranked, most likely cause first: 3 a cause of a slow or failed
+#: job by itself (sockets between nodes, GDR off, host memory instead of P2P, a node unlike its peers, a hang,
+#: separate jobs), 2 a warning that may matter (fewer NICs in use, a NCCL WARN line, a setting), 0 not a warning.
+CAUSE, WARNING = 3, 2
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One verdict: its topic, the sentence, the line it rests on (0: none), and whether it is a warning."""
+    """One verdict: its topic, the sentence, the line it rests on (0: none), whether it is a warning, and how much
+    it weighs in the ranking (:data:`CAUSE`, :data:`WARNING`, 0)."""
 
     topic: str
     text: str
     line: int
     warn: bool = False
+    severity: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The finding for JSON output."""
-        return {"topic": self.topic, "text": self.text, "line": self.line or None, "warn": self.warn}
+        return {"topic": self.topic, "text": self.text, "line": self.line or None, "warn": self.warn,
+                "severity": self.severity}
 
 
 @dataclass
@@ -69,13 +88,19 @@ class Explanation:
     topology: Topology | None = None
     measured: dict[str, Any] | None = None  # the log's busbw and the model's curve with its band (see _measured)
 
-    def add(self, topic: str, text: str, line: int = 0, warn: bool = False) -> None:
-        """Append a finding."""
-        self.findings.append(Finding(topic, text, line, warn))
+    def add(self, topic: str, text: str, line: int = 0, warn: bool = False, severity: int | None = None) -> None:
+        """Append a finding (a warning weighs :data:`WARNING` unless ``severity`` says otherwise)."""
+        weight = severity if severity is not None else (WARNING if warn else 0)
+        self.findings.append(Finding(topic, text, line, warn or weight > 0, weight))
+
+    def ranked(self) -> list[Finding]:
+        """The warnings, most likely cause first (by weight; in the log's topic order within one weight)."""
+        return sorted((f for f in self.findings if f.warn), key=lambda f: -f.severity)
 
     def as_dict(self) -> dict[str, Any]:
         """Everything for ``--json``."""
-        return {"findings": [f.as_dict() for f in self.findings], "facts": self.facts,
+        return {"ranked": [f.as_dict() for f in self.ranked()], "findings": [f.as_dict() for f in self.findings],
+                "facts": self.facts,
                 "transports": self.transports, "nics": self.nics, "cluster_query": self.cluster_query,
                 "assumptions": self.assumptions,
                 "topology": self.topology.as_dict() if self.topology is not None else None,
@@ -110,6 +135,8 @@ def explain(log: DebugLog, runs: list | None = None) -> Explanation:
     _channels(log, out)
     _nvls(log, out, vendor)
     _collectives(log, out)
+    _inspector(log, out)
+    _nodes(log, out, runs or [])
     _cluster(log, out, vendor, network, nodes, gpn, nics_per_node, runs or [])
     _noise(log, out)
     out.facts.update({"ranks": ranks, "nodes": nodes, "gpus_per_node": gpn, "network": network,
@@ -171,7 +198,7 @@ def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
     if len(log.comm_ids) > 1 and all(at.value == 1 for at in log.comm_ids.values()):
         first = min(at.line for at in log.comm_ids.values())
         out.add("ranks", f"{len(log.comm_ids)} separate communicators of 1 rank each: the processes did not join "
-                "one job (each rank is alone in its communicator).", first, warn=True)
+                "one job (each rank is alone in its communicator).", first, severity=CAUSE)
     _separate_runs(log, out)
     gpn_at = log.gpus_per_node
     gpn = {"value": gpn_at.value if gpn_at else None, "exact": log.local_ranks is not None,
@@ -190,7 +217,7 @@ def _shape(log: DebugLog, out: Explanation) -> tuple[dict, dict, dict]:
         first = min(s.first_line for s in log.hosts.values())
         nodes = {"value": value, "exact": False, "line": first}
         out.add("nodes", f"{value} node(s) (from {how}); GPUs per node: at least {gpn['value'] or '?'} "
-                "(the highest local GPU number + 1).", first)
+                "(the highest local GPU number + 1, or the GPUs of a host's topology dump).", first)
     else:
         nodes = {"value": None, "exact": False, "line": 0}
         out.add("nodes", "The lines carry no host names, so the node count cannot be told.")
@@ -204,6 +231,20 @@ def _separate_runs(log: DebugLog, out: Explanation) -> None:
     if len(headers) < 2:
         return
     where = ", ".join(str(n) for n in headers[:6])
+    # runs one after another (each header's table before the next header: a sweep, e.g. one run per node) are
+    # not the processes of one launch running apart (their headers come together, tables after)
+    followed: list[bool] = []  # per header: did a result row come before the next header (one pass)
+    for _, text in log.table_lines:
+        if text.lstrip().startswith("# nThread"):
+            followed.append(False)
+        elif followed and text.strip()[:1].isdigit():
+            followed[-1] = True
+    if all(followed):
+        out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}), each run's table "
+                f"before the next header: {len(headers)} runs one after another (for example one per node); each "
+                "is compared with the others below.", headers[0])
+        out.facts["sequential_runs"] = True
+        return
     if any(name.startswith("NET/") for name in log.transports) or log.network:
         out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}): {len(headers)} runs in "
                 "one file; the findings merge them.", headers[0])
@@ -211,7 +252,7 @@ def _separate_runs(log: DebugLog, out: Explanation) -> None:
     out.add("ranks", f"nccl-tests printed its header {len(headers)} times (lines {where}) and no line of the log "
             "crosses the network: the processes ran as separate jobs, each on its own GPUs, instead of one job "
             "across nodes (nccl-tests built without MPI=1, or started by a different MPI than it was built with).",
-            headers[0], warn=True)
+            headers[0], severity=CAUSE)
 
 
 def _network_in_use(log: DebugLog) -> tuple[str | None, int]:
@@ -252,10 +293,10 @@ def _network(log: DebugLog, out: Explanation, nodes: dict) -> str | None:
         because = f" Because: {'; '.join(reasons)}." if reasons else ""
         tail = " This run is on one node, where the network carries nothing between GPUs." if single else ""
         out.add("network", f"The network transport is sockets: InfiniBand was not used.{because}{tail}", line,
-                warn=not single)
+                severity=0 if single else CAUSE)
         if log.plugin and "IB" in log.plugin.value:
             out.add("network", f"An InfiniBand plugin ({log.plugin.value}) is installed, yet traffic goes over "
-                    "TCP: the RDMA devices were not usable.", log.plugin.line, warn=True)
+                    "TCP: the RDMA devices were not usable.", log.plugin.line, severity=CAUSE)
     else:
         layers = sorted({e.link_layer for e in log.ib_nics.value}) if log.ib_nics else []
         layer = f", link layer {' and '.join(layers)}" if layers else ""
@@ -295,7 +336,7 @@ def _gdr(log: DebugLog, out: Explanation, network: str | None) -> None:
         verdict = False
         line = min(v.first_no_gdr_line for v in net.values() if v.first_no_gdr_line)
         out.add("gdr", f"GPUDirect RDMA is off: every byte crosses host memory (none of the {off} network "
-                "connections shown ends in /GDRDMA).", line, warn=True)
+                "connections shown ends in /GDRDMA).", line, severity=CAUSE)
     elif network == "Socket" or ("NET/Socket" in log.transports):
         verdict = False
         out.add("gdr", "GPUDirect RDMA does not apply: the socket transport always copies through host memory.",
@@ -306,7 +347,8 @@ def _gdr(log: DebugLog, out: Explanation, network: str | None) -> None:
         if verdict == "unknown":
             verdict = False
         out.add("gdr", f"NCCL says: \"{log.gdr_disabled.value}\" (a GPU too far from its NIC in PCIe terms, "
-                "above NCCL_NET_GDR_LEVEL, or the nvidia-peermem module missing).", log.gdr_disabled.line, warn=True)
+                "above NCCL_NET_GDR_LEVEL, or the nvidia-peermem module missing).", log.gdr_disabled.line,
+                severity=CAUSE)
     if log.ring_gdr:
         out.add("gdr", f"NCCL's ring summary says GDR {log.ring_gdr.value}.", log.ring_gdr.line)
     out.facts["gdr"] = verdict
@@ -333,6 +375,9 @@ def _nics(log: DebugLog, out: Explanation) -> int | None:
     elif log.socket_nics:
         listed = [name for _, name in log.socket_nics.value]
         line = log.socket_nics.line
+    elif log.topo_nets:  # only the topology dump names the NIC ports
+        listed = [f"NET/{index}" for index in sorted(log.topo_nets)]
+        line = min(at.line for at in log.topo_nets.values())
     used = sorted(log.nic_use.values(), key=lambda u: (u.transport, u.index))
     for use in used:
         out.nics.append({"nic": use.label, "name": _nic_name(log, use.transport, use.index) or None,
@@ -366,6 +411,19 @@ def _nics(log: DebugLog, out: Explanation) -> int | None:
         if virtual:
             out.add("nics", f"The socket interface list holds virtual or tunnel interfaces ({_list(virtual)}): set "
                     "NCCL_SOCKET_IFNAME to the real NIC.", log.socket_nics.line, warn=True)
+    if log.topo_nets:
+        rates = sorted({at.value for at in log.topo_nets.values()})
+        first = min(at.line for at in log.topo_nets.values())
+        words = " and ".join(f"{r:g} GB/s ({r * 8:g} Gbit/s)" for r in rates)
+        each = " each" if len(rates) == 1 else ""
+        out.add("nics", f"The topology dump lists {len(log.topo_nets)} NIC port(s) at {words}{each}: the port rate "
+                "NCCL reads from the NIC.", first)
+        out.facts["nic_port_gbytes"] = rates
+    if any(kind in log.topo_links for kind in ("PCI", "NVL", "XGMI")):
+        first = min(log.topo_links[k] for k in ("PCI", "NVL", "XGMI") if k in log.topo_links)
+        out.add("nics", "The bracketed figures of the topology dump's PCI, NVLink and xGMI links are the library's "
+                "fixed values for its topology search, not measurements (as RCCL's maintainers answer in "
+                "ROCm/rccl#901); only the NET figures are the NICs' port rates.", first)
     if log.relaxed_ordering and log.ib_nics:
         out.add("nics", "PCIe relaxed ordering is on for the RDMA NICs ([RO]).", log.ib_nics.line)
     out.facts["nics_listed"] = listed
@@ -391,12 +449,12 @@ def _intra(log: DebugLog, out: Explanation, nodes: dict) -> None:
                if k in log.env]
         why = f" The environment sets {', '.join(env)}." if env else ""
         out.add("intra", f"{stat.count} connection(s) go through host shared memory (SHM) instead of peer to peer: "
-                f"a copy through the CPU's memory, much slower than NVLink.{why}", stat.first_line, warn=True)
+                f"a copy through the CPU's memory, much slower than NVLink.{why}", stat.first_line, severity=CAUSE)
     net = [n for n in log.transports if n.startswith("NET/")]
     if net and not p2p and "SHM" not in log.transports and nodes.get("value") == 1:
         first = min(log.transports[n].first_line for n in net)
         out.add("intra", "GPUs of a single node reach each other through the NICs (no P2P or SHM connection): "
-                "peer-to-peer and shared memory look disabled.", first, warn=True)
+                "peer-to-peer and shared memory look disabled.", first, severity=CAUSE)
     if "NCCL_P2P_LEVEL" in log.env and "SHM" not in log.transports:
         env = log.env["NCCL_P2P_LEVEL"]
         out.add("intra", f"NCCL_P2P_LEVEL is set to {env.value}.", env.line, warn=env.value in ("LOC", "0"))
@@ -502,8 +560,47 @@ def _collectives(log: DebugLog, out: Explanation) -> None:
             line = min(s.first_line for s in log.collectives.values() if s.op == op)
             out.add("collectives", f"Ranks print different last {op} opCounts ({ends[0]:x} to {ends[-1]:x}; "
                     f"{behind} of the {len(by_handle)} handles seen are behind): if these are the last lines, some "
-                    "ranks are a collective ahead, the usual picture of a hang.", line, warn=True)
+                    "ranks are a collective ahead, the usual picture of a hang.", line, severity=CAUSE)
     out.facts["collectives"] = rows
+
+
+def _inspector(log: DebugLog, out: Explanation) -> None:
+    """What the NCCL Inspector plugin's JSON records hold: ranks, nodes, collectives and sizes, busbw range."""
+    if not log.inspector:
+        return
+    stats = list(log.inspector.values())
+    first = min(s.first_line for s in stats)
+    hosts = {s.host for s in stats}
+    ranks = {(s.host, s.rank) for s in stats}
+    records = sum(s.count for s in stats)
+    colls = sorted({s.coll for s in stats})
+    low, high = min(s.busbw_min for s in stats), max(s.busbw_max for s in stats)
+    out.add("inspector", f"{records:,} NCCL Inspector record(s) from {len(ranks)} rank(s) on {len(hosts)} host(s): "
+            f"{_list(colls)}, busbw {low:.3g} to {high:.3g} GB/s.", first)
+    spanning = [s for s in stats if s.nnodes is not None and s.nnodes > 1]
+    if spanning and not any(s.nnodes == 1 for s in stats):
+        line = min(s.first_line for s in spanning)
+        out.add("inspector", "Every Inspector record comes from a communicator spanning several nodes, where each "
+                "rank waits for the slowest: per-rank busbw there does not single out a node (run each node's own "
+                "communicator, e.g. nccl-tests on one node at a time, to compare nodes).", line)
+    out.facts["inspector"] = {"records": records, "ranks": len(ranks), "hosts": len(hosts), "collectives": colls}
+
+
+def _nodes(log: DebugLog, out: Explanation, runs: list) -> None:
+    """Per-node verdicts: the node that differs from its peers, with the lines it rests on."""
+    verdicts = node_verdicts(log, runs)
+    for verdict in verdicts[:_MAX_SHOWN]:
+        out.add("nodes", verdict.text, verdict.line, severity=CAUSE)
+    if len(verdicts) > _MAX_SHOWN:
+        out.add("nodes", f"{len(verdicts) - _MAX_SHOWN} more node verdict(s) in the JSON output.", verdicts[0].line)
+    compared = len(log.host_links) > 1 or len({s.host for s in log.init_timings.values() if s.host}) > 1 or len(
+        {s.host for s in log.inspector.values()}) > 1 or sum(1 for r in runs if r.hostnames) > 1
+    if compared and not verdicts:
+        out.add("nodes", f"No node stands out from its peers in what the lines show per host (NIC lists, transports, "
+                f"GPUDirect RDMA, set-up time, and busbw where runs or records are per node; a node is named under "
+                f"{OUTLIER_RATIO:.0%} of its peers' busbw).", 0)
+    out.facts["node_outliers"] = [v.as_dict() for v in verdicts]
+    out.facts["per_node"] = node_table(log, verdicts) if compared else []
 
 
 def _gpu_id(log: DebugLog, vendor: str) -> tuple[str, str]:
@@ -544,6 +641,9 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     if gpn["value"]:
         query["gpn"] = str(gpn["value"])
     query["nodes"] = str(nodes["value"] or 1)  # always: the All-reduce page's own default is 4 nodes
+    per_run = {len(set(r.hostnames)) for r in runs if r.hostnames}
+    if out.facts.get("sequential_runs") and len(per_run) == 1:
+        query["nodes"] = str(per_run.pop())  # runs one after another, each on its own node(s): one run's cluster
     fabric = _fabric(log, network)
     if fabric != "auto":
         query["fabric"] = fabric
@@ -584,7 +684,7 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     out.add("model", f"At the largest size in the log ({size:,} B), {collective.replace('_', '-')} busbw is "
             f"{measured:.3g} GB/s; the model gives {model:.3g} GB/s on {cluster.describe()} "
             f"({ratio:.0%} of the model).{inside} {gpu_how[0].upper() + gpu_how[1:]}.", line,
-            warn=bool(ratio < 0.5))
+            severity=CAUSE if ratio < 0.5 else 0)
     if size < 1 << 20:
         out.add("model", "Only small messages are in the log: busbw there measures latency, not bandwidth.", line)
     out.facts["comparison"] = {"collective": collective, "size_bytes": size, "measured_busbw_gbps": measured,
@@ -649,8 +749,24 @@ def _measured(cluster: Any, collective: str, comparison: Any, line: int, job: li
 
 
 def _noise(log: DebugLog, out: Explanation) -> None:
-    for warning in log.warnings[:5]:
-        out.add("warnings", f"NCCL WARN: {warning.value}", warning.line, warn=True)
+    # the same WARN from many ranks (or repeated by one) is one finding with its count and first line
+    seen: dict[str, list[int]] = {}
+    for warning in log.warnings:
+        seen.setdefault(warning.value, []).append(warning.line)
+    for text, lines in list(seen.items())[:5]:
+        # a WARN that reports a failure is the job's error; the others are advice ("Missing ... which can lead to")
+        failed = any(word in text.lower() for word in FAILURE_WORDS)
+        where = next((words for part, words in _TRANSPORT_FILES if part in text), "")
+        more = " or more" if len(log.warnings) >= _MAX_WARNINGS_KEPT else ""
+        times = f" ({len(lines)} times{more}, lines {_list([str(n) for n in lines])})" if len(lines) > 1 else ""
+        out.add("warnings", f"NCCL WARN: {text}{times}{where}", lines[0], severity=CAUSE if failed else WARNING)
+    if log.other_errors:
+        first = log.other_errors[0]
+        lines = _list([str(at.line) for at in log.other_errors])
+        out.add("warnings", f"Another library on the communication path reports an error ({log.other_error_count} "
+                f"line(s), lines {lines}): \"{first.value}\". Not a NCCL line: the failure may be below NCCL (its "
+                "network plugin's transport, the NIC driver) or above it (the framework's process group).",
+                first.line, severity=CAUSE)
     if log.skipped_count:
         shown = ", ".join(str(n) for n in log.skipped[:10])
         more = "…" if log.skipped_count > 10 else ""

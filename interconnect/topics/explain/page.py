@@ -48,11 +48,27 @@ def _log_bytes() -> bytes | None:
     return pasted.encode("utf-8") if pasted.strip() else None
 
 
+def _line_text(finding) -> str:
+    where = f"line {finding.line}" if finding.line else "no line"
+    return f"**{where}** · {escape_markdown(finding.text)}"
+
+
+def _ranked(explanation: Explanation) -> None:
+    ranked = explanation.ranked()
+    if not ranked:
+        return
+    st.subheader("Look here first")
+    st.caption("The log's warnings, most likely cause of a slow or failed job first (sockets between nodes, "
+               "GPUDirect RDMA off, host memory instead of peer to peer, a node unlike its peers, a hang), then the "
+               "rest; each with the line it rests on.")
+    for number, finding in enumerate(ranked, start=1):
+        st.markdown(f"{number}. {_line_text(finding)}")
+
+
 def _findings(explanation: Explanation) -> None:
     st.subheader("What the log says")
     for finding in explanation.findings:
-        where = f"line {finding.line}" if finding.line else "no line"
-        text = f"**{where}** · {escape_markdown(finding.text)}"
+        text = _line_text(finding)
         if finding.warn:
             st.warning(text)
         else:
@@ -66,8 +82,9 @@ def _tables(explanation: Explanation) -> None:
         st.subheader("Connections by transport")
         st.dataframe(pd.DataFrame([{
             "transport": row["transport"], "connection lines": row["connections"],
-            "with GDRDMA": "" if row["gdr_on"] is None else row["gdr_on"],
-            "without GDRDMA": "" if row["gdr_off"] is None else row["gdr_off"],
+            # text in both cells: a column mixing blanks and numbers cannot be converted for the table
+            "with GDRDMA": "" if row["gdr_on"] is None else str(row["gdr_on"]),
+            "without GDRDMA": "" if row["gdr_off"] is None else str(row["gdr_off"]),
             "first line": row["line"], "as printed": row["as_printed"]} for row in explanation.transports]),
             hide_index=True)
     if explanation.nics:
@@ -79,6 +96,20 @@ def _tables(explanation: Explanation) -> None:
     elif explanation.facts.get("nics_listed"):
         st.subheader("NICs listed")
         st.dataframe(pd.DataFrame({"NIC": explanation.facts["nics_listed"]}), hide_index=True)
+    nodes = explanation.facts.get("per_node") or []
+    if len(nodes) > 1:
+        st.subheader("Node by node")
+        st.caption("What each host's own lines show, the values the per-node checks compare (a node unlike its peers "
+                   "first). Blank: not in that host's lines.")
+        st.dataframe(pd.DataFrame([{
+            "host": row["host"], "unlike its peers": ", ".join(row["unlike_peers"]),
+            "NICs listed": "" if row["nics_listed"] is None else str(row["nics_listed"]),
+            "NICs used": str(row["nics_used"]),
+            "NIC port GB/s": ", ".join(f"{r:g}" for r in row["nic_port_gbytes"]),
+            "connection lines": ", ".join(f"{t} {n}" for t, n in row["transports"].items()),
+            "GDRDMA on/off": f"{row['gdr_on']}/{row['gdr_off']}" if row["gdr_on"] or row["gdr_off"] else "",
+            "set-up s": "" if row["init_s"] is None else f"{row['init_s']:.3g}",
+            "failure WARNs": str(row["failure_warns"])} for row in nodes]), hide_index=True)
 
 
 def _drawing(explanation: Explanation) -> None:
@@ -152,6 +183,7 @@ def render() -> None:
             except NcclDebugError as exc:
                 st.error(escape_markdown(str(exc)))
             else:
+                _ranked(explanation)
                 _findings(explanation)
                 _drawing(explanation)
                 _measured(explanation)

@@ -25,6 +25,10 @@ __all__ = ["MAX_GPUS_DRAWN", "MAX_NODES_DRAWN", "FabricEdge", "GpuBox", "NicBox"
 MAX_GPUS_DRAWN = 16
 #: Nodes shown one by one in the fabric drawing; the others are summed in one box.
 MAX_NODES_DRAWN = 7
+#: Short words for the per-node verdicts' kinds (topics/explain/outliers.py), shown on the node's box.
+_ODD_WORDS = {"nic_list": "fewer NICs listed", "link_layer": "other link layer", "network": "sockets",
+              "intra": "SHM, not P2P", "gdr": "no GDRDMA", "nics_used": "fewer NICs used", "init": "slow set-up",
+              "busbw": "low busbw", "warnings": "failure WARNs", "link_rate": "slower NIC port"}
 _MAX_NICS_DRAWN = 16
 
 _FABRIC_WORDS = {"IB": "InfiniBand", "IBext": "InfiniBand (HPC-X plugin)", "IBext_v8": "InfiniBand (HPC-X plugin)",
@@ -86,6 +90,7 @@ class NodeBox:
     gpus: int
     nics_used: int
     nics_listed: int
+    odd: str = ""  # how the node differs from its peers (the per-node verdicts' kinds), "" when it does not
 
 
 @dataclass(frozen=True)
@@ -241,13 +246,18 @@ def topology(log: DebugLog, facts: dict[str, Any]) -> Topology:
                     used[use.label] = used.get(use.label, 0) + use.count
         return used
 
+    odd: dict[str, list[str]] = {}
+    for verdict in facts.get("node_outliers", []):
+        odd.setdefault(verdict["host"], []).append(_ODD_WORDS.get(verdict["kind"], verdict["kind"]))
     nodes = []
     for (host, ranks), name in zip(groups, names, strict=True):
         devices = log.hosts[host].devices if host in log.hosts else set()
         used = nics_used_by(ranks, host)
         gpn = log.gpus_per_node.value if anonymous and log.gpus_per_node else 0
         nodes.append(NodeBox(name, host, tuple(ranks), max(len(ranks), len(devices), gpn), len(used),
-                             len(listed) or len(used)))
+                             len(listed) or len(used), ", ".join(dict.fromkeys(odd.get(host or "", [])))))
+    if len(nodes) > MAX_NODES_DRAWN:  # a node unlike its peers is drawn, not summed with the rest
+        nodes = nodes[:1] + sorted(nodes[1:], key=lambda n: not n.odd)
     out = Topology(vendor, "", False, nvls, nvls_available, nodes[0] if nodes else None, network=network,
                    fabric=_FABRIC_WORDS.get(network or "", f"NET/{network}" if network else "not shown"))
     if out.node is None:

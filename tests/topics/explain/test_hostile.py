@@ -75,3 +75,40 @@ def test_streamed_from_a_file(tmp_path):
     with path.open("rb") as stream:
         log = read_nccl_debug(stream)
     assert log.version.value == "2.21.5" and log.connections == 50_000
+
+
+def test_what_the_explain_fuzzer_found_is_read_without_an_exception():
+    # benchmarks/fuzz_explain.py, first runs: each of these raised before (ValueError, OverflowError,
+    # ZeroDivisionError); now each is read, the nonsense skipped
+    superscript = "\u00b2"  # str.isdigit() is True for it, int() refuses it
+    lines = [
+        f"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/{superscript}",
+        f"h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR {superscript}",
+        f"h:1:1 [0] NCCL INFO NET/IB : Using [{superscript}]mlx5_0:1/IB",
+        f"h:1:1 [0] NCCL INFO Trees [0] {superscript}/-1/-1->0->1",
+        f"[1,{superscript}]<stdout>:h:1:1 [0] NCCL INFO Using network IB",
+        f"h:1:1 [{superscript}] NCCL INFO Using network IB",
+        f"#  Rank {'9' * 4300} Group  0 Pid 1 on h device 0 [0x1] NVIDIA H100",  # past int's digit limit
+        '{"header": {"rank": 1e999, "n_ranks": 8, "nnodes": 1}, "metadata": {"hostname": "a"}, '
+        '"coll_perf": {"coll": "AllReduce", "coll_msg_size_bytes": 1e999, "coll_busbw_gbs": 1e999}}',
+        *(f"n{h}:1:1 [0] NCCL INFO Init timings: rank {h} nranks 3 total 0 (kernels 0)" for h in range(3)),
+    ]
+    out = explain(read_nccl_debug("\n".join(lines)))
+    assert out.facts["node_outliers"] == [] and "inspector" not in out.facts
+    assert out.facts["ranks"]["value"] is None or out.facts["ranks"]["value"] < 10**7
+
+
+def test_thousands_of_nccl_tests_headers_stay_linear():
+    # every header and its rank line, then one row: the sweep and per-node checks walk the table lines once
+    # (a header-by-row comparison would take minutes on this)
+    header = ("# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+              "#  Rank  0 Group  0 Pid 1 on hx device  0 [0x1] NVIDIA H100\n")
+    row = "       8  2 float sum -1 1.0 0.00 0.00 0 1.0 0.00 0.00 0\n"
+    result, seconds = timed(read_nccl_debug, "h:1:1 [0] NCCL INFO Using network IB\n" + (header + row) * 7000)
+    assert seconds < 10
+    from interconnect.io.nccl_debug import tests_runs
+
+    start = time.perf_counter()
+    out = explain(result, tests_runs(result))
+    assert time.perf_counter() - start < 20
+    assert out.facts["separate_runs"] == 6667  # the table lines kept (20,000) hold this many headers

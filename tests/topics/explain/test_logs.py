@@ -77,6 +77,10 @@ def _verdicts(entry):
     checks.append(("nvls", _expected(entry, "nvls"), facts["nvls"]))
     if "warning" in expected:  # the thread's error, named by a WARN finding
         checks.append(("warning", True, any(f.warn and expected["warning"] in f.text for f in out.findings)))
+    if "other_error" in expected:  # another library's error line, named by a finding
+        checks.append(("other_error", True, any(f.warn and expected["other_error"] in f.text for f in out.findings)))
+    if "nic_speed_gbytes" in expected:
+        checks.append(("nic_speed_gbytes", [expected["nic_speed_gbytes"]], facts.get("nic_port_gbytes")))
     if "separate_runs" in expected:
         checks.append(("separate_runs", expected["separate_runs"], facts["separate_runs"]))
     if "nvls_available" in expected:

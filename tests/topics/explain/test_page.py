@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.app.conftest import run_page
 
 PAGE = "pages/11_Explain.py"
@@ -55,13 +57,15 @@ def test_uploaded_log_draws_the_node_and_the_fabric():
     assert "secondary" in charts[1].proto.spec  # the fabric names each node under its box
 
 
-def test_page_and_cli_json_give_the_same_findings(capsys):
+@pytest.mark.parametrize("name", ["nccl-278-socket-one-of-two-nics.log", "synthetic/per-node-links.log",
+                                  "synthetic/inspector-per-node.jsonl"])
+def test_page_and_cli_json_give_the_same_findings(capsys, name):
     import json
 
     from interconnect.cli import main
     from interconnect.ui.markdown import escape_markdown
 
-    path = DATA / "nccl-278-socket-one-of-two-nics.log"
+    path = DATA / name
     assert main(["explain", str(path), "--json"]) == 0
     findings = json.loads(capsys.readouterr().out)["findings"]
     at = run_page(PAGE)
@@ -87,3 +91,23 @@ def test_link_to_all_reduce_is_built_from_the_pages_reader():
     # the GPU's assumption is said once, whatever order the assumptions were written in
     link_line = next(m for m in _markdown(at).split("\n") if "(./All_reduce?" in m)
     assert "check the GPU: " in link_line and "GPU: GPU:" not in link_line
+
+
+def test_look_here_first_lists_the_odd_node_before_the_findings():
+    from interconnect.topics.explain.model import explain_source
+    from interconnect.ui.markdown import escape_markdown
+
+    path = DATA / "synthetic" / "per-node-links.log"
+    ranked = explain_source(path.read_bytes()).ranked()
+    at = run_page(PAGE)
+    at.text_area(key="explain.paste").input(path.read_text(encoding="utf-8")).run()
+    assert not at.exception and not at.error
+    items = [m.value for m in at.markdown if m.value[:3] in {f"{n}. " for n in range(1, 10)}]
+    # the same sentences, in the same order, as the JSON's "ranked" list
+    assert items == [f"{n}. **line {f.line}** · {escape_markdown(f.text)}" for n, f in enumerate(ranked, start=1)]
+    assert any("Node gpu" in item and "lists 2 RDMA NIC" in item for item in items)
+    subheaders = [h.value for h in at.subheader]
+    assert subheaders.index("Look here first") < subheaders.index("What the log says")
+    assert "Node by node" in subheaders  # the table of what each host's lines show
+    table = at.dataframe[-1].value
+    assert list(table["host"]) == ["gpu-b", "gpu-c", "gpu-d", "gpu-a"] and list(table["NICs listed"])[1] == "2"

@@ -130,3 +130,25 @@ def test_every_collected_log_draws():
         topo = explain_source(path.read_bytes()).topology
         node_figure(topo)
         fabric_figure(topo)
+
+
+def test_nodes_unlike_their_peers_are_marked_and_drawn():
+    out = explain_source((DATA / "synthetic" / "per-node-links.log").read_bytes())
+    odd = {node.host: node.odd for node in out.topology.nodes}
+    assert odd == {"gpu-a": "", "gpu-b": "no GDRDMA", "gpu-c": "fewer NICs listed, fewer NICs used",
+                   "gpu-d": "SHM, not P2P"}
+    figure = fabric_figure(out.topology)
+    boxes = next(t for t in figure.data if t.mode == "markers+text")
+    assert list(boxes.marker.line.width) == [2 if not odd[n.host] else 4 for n in out.topology.nodes]
+    assert sum("unlike its peers" in label for label in boxes.text) == 3
+    assert any(t.name == "node unlike its peers (see the findings)" for t in figure.data)
+
+
+def test_a_node_unlike_its_peers_is_drawn_even_past_the_seventh():
+    text = "\n".join(f"n{h:02d}:1:1 [{d}] NCCL INFO Init timings: rank {h * 2 + d} nranks 20 total "
+                     f"{9.5 if h == 9 else 1.1:.2f} (kernels 0.5, bootstrap {8.9 if h == 9 else 0.5:.2f})"
+                     for h in range(10) for d in range(2))
+    out = explain_source(text)
+    assert [v["host"] for v in out.facts["node_outliers"]] == ["n09"]
+    drawn = [node.host for node in out.topology.nodes]
+    assert len(drawn) == MAX_NODES_DRAWN and "n09" in drawn and out.topology.nodes_not_drawn == 3
