@@ -22,7 +22,7 @@ import numpy as np
 
 from interconnect.topics.seating.kernels_data import KernelFigures, kernel_figures, kernel_sources
 
-__all__ = ["KernelFigures", "gemm_shape_factor", "kernel_figures", "kernel_sources"]
+__all__ = ["KernelFigures", "gemm_pass_shapes", "gemm_shape_factor", "kernel_figures", "kernel_sources"]
 
 #: Output tile shapes (rows x columns) a GEMM library picks from (NVIDIA's matmul guide's examples).
 TILES = ((256, 128), (128, 256), (128, 128))
@@ -69,3 +69,25 @@ def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarra
         waves = np.ceil(tiles / sms)
         best = np.maximum(best, useful * tiles / (waves * sms))
     return best * np.minimum(1.0, k / 1024.0)
+
+
+def gemm_pass_shapes(m: np.ndarray | float, n: np.ndarray | float,
+                     k: np.ndarray | float) -> tuple[tuple[np.ndarray | float, ...], ...]:
+    r"""The three GEMMs a linear layer runs in training, as (rows, columns, reduced) of each output.
+
+    A forward GEMM of ``m`` tokens, ``k`` inputs and ``n`` outputs, :math:`Y_{m \times n} = X_{m \times k}
+    W_{k \times n}`, is followed in the backward pass by the inputs' gradient, :math:`dX = dY\,W^T`
+    (``m`` x ``k``, reducing over ``n``), and the weights' gradient, :math:`dW = X^T dY` (``k`` x ``n``,
+    reducing over the ``m`` tokens). NVIDIA's "Linear/Fully-Connected Layers User's Guide" (Deep Learning
+    Performance documentation, Table 1,
+    https://docs.nvidia.com/deeplearning/performance/dl-performance-fully-connected/index.html) gives the same three
+    shapes: forward propagation, activation gradient
+    and weight gradient. Each has its own tiles and waves (:func:`gemm_shape_factor`), so the backward pass's
+    two GEMMs keep a share of the rate that can differ from the forward's.
+
+    Examples
+    --------
+    >>> [tuple(int(v) for v in s) for s in gemm_pass_shapes(8192, 2560, 8192)]   # Llama 3 70B's QKV slice at TP 4
+    [(8192, 2560, 8192), (8192, 8192, 2560), (8192, 2560, 8192)]
+    """
+    return (m, n, k), (m, k, n), (k, n, m)

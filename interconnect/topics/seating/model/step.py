@@ -94,11 +94,12 @@ class _Grid:
 class _LayerTimes:
     """Seconds one GPU spends on one layer and one micro-batch.
 
-    GEMMs and attention forward, attention backward, all of it with recomputation (``compute``), and the
-    output layer on the last stage.
+    GEMMs forward and backward (the inputs' and the weights' gradients together), attention forward, attention
+    backward, all of it with recomputation (``compute``), and the output layer on the last stage.
     """
 
     gemm_fwd: np.ndarray
+    gemm_bwd: np.ndarray
     attn_fwd: np.ndarray
     attn_bwd: np.ndarray
     compute: np.ndarray
@@ -144,7 +145,7 @@ def _wire_bytes(workload: Workload) -> float:
 
 def _layer_times(g: _Grid) -> _LayerTimes:
     """Compute of one layer and one micro-batch on one GPU, from the sourced kernel rates at the layout's shapes."""
-    from interconnect.topics.seating.kernels import gemm_shape_factor
+    from interconnect.topics.seating.kernels import gemm_pass_shapes, gemm_shape_factor
 
     model, workload, h, s = g.model, g.workload, g.h, g.s
     # attention at the published rate of the tokens one call sees (the sequence, split by CP), where one is given
@@ -163,6 +164,11 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     weighted = sum(w for _, _, w in shapes)
     inv_factor = sum(w / gemm_shape_factor(T, n, k, sms) for n, k, w in shapes) / weighted
     gemm_fwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_factor
+    # the backward pass's two GEMMs, the inputs' gradient and the weights' (K = tokens), each at its own shape's
+    # tiles and waves (gemm_pass_shapes: NVIDIA's fully-connected layers guide, Table 1)
+    inv_bwd = sum(w * sum(1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, n, k)[1:])
+                  for n, k, w in shapes) / weighted
+    gemm_bwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_bwd
     attn_flops_fwd = 4 * T * (s if unfused else s / 2) * q / g.tp  # flash skips the masked half
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
     stored = _per_layer_stored(model, workload, g.tp, g.cp, "none")
@@ -194,7 +200,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
     # attention's backward is twice its forward, as a GEMM's
     attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
-    layer_bwd = 2 * gemm_fwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
+    layer_bwd = gemm_bwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
     if workload.recompute == "selective" and workload.selective_policy == "torchtitan-op":
         # torchtitan's operator-level policy: every second matmul of the block's forward runs again (its share of
         # the GEMM FLOPs, :func:`every_second_matmul_share`), with its FP8 casts, and so does every memory-bound
@@ -218,8 +224,10 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # training (Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
     # fp8_autocast modules; torchtitan's Float8 conversion leaves the "output" layer out)
     output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
-    output = 6 * T * h * model.vocab / g.tp / output_rate / gemm_shape_factor(T, model.vocab / g.tp, h, sms)
-    return _LayerTimes(gemm_fwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra, output)
+    output = 2 * T * h * model.vocab / g.tp / output_rate * sum(
+        1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
+    return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
+                       output)
 
 
 def every_second_matmul_share(h: float, q: float, kv_width: float, ffn: float, per_layer_params: float) -> float:
@@ -544,7 +552,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     if workload.tp_comm_overlap:
         # userbuffers overlap: the all-gather / reduce-scatter is split into TP chunks that pipeline with the GEMM's
         # chunks (Transformer Engine's ring-exchange overlap): the first chunk waits, and what outlasts the GEMMs
-        gemm_window = lt.gemm_fwd * (g.passes + 1.0)  # forward GEMMs, backward (twice) and a recomputed forward
+        gemm_window = lt.gemm_fwd * (g.passes - 1.0) + lt.gemm_bwd  # forward GEMMs, backward, a recomputed forward
         tp_exposed = np.where(g.tp > 1, np.maximum(tp_layer / g.tp, tp_layer - gemm_window), 0.0)
     else:
         tp_exposed = tp_layer
@@ -591,7 +599,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
                tflops=model_flops / n_gpus / step, hw_tflops=(model_flops + extra) / n_gpus / step,
                optimizer_s=optimizer_s, interference_s=interference, t_micro=t_micro, idle_micro=idle_micro,
                stage_most=g.most,
-               stage_last=g.last, gemm_share=(g.micro * g.most * lt.gemm_fwd * 3) / step)
+               stage_last=g.last, gemm_share=(g.micro * g.most * (lt.gemm_fwd + lt.gemm_bwd)) / step)
     out.update(_memory(g, dense_gpu, expert_gpu, out["virtual"]))
     out["psi"] = psi
     return out
