@@ -13,11 +13,14 @@ value, the script is idle, two frames later), it prints:
 - *wire*: from the change sent to the run's last message received, less the run (the server's work outside the
   script, the websocket, and the browser's main thread handling messages as they come);
 - *draw*: from the last message to the page seen done (React's rendering of what arrived, style, layout, paint);
-- the run's messages and bytes received.
+- the run's messages and bytes received;
+- the page's main-thread time during the change (Chrome DevTools Protocol performance metrics): all tasks,
+  JavaScript, style recalculation and layout, which move with the load much less than the times above.
 
 Pages and the bare page are changed in turns, each page's change right after one of the bare page.
 Run from the repository root: ``.venv/bin/python benchmarks/change_split.py [changes] [page name ...]`` (names as in
-``interaction.py``). ``--against DIR`` also splits the same pages served from another checkout, in the same rounds.
+``interaction.py``). ``--against DIR`` also splits the same pages served from another checkout, in the same rounds;
+``--frozen-bare`` has the bare page freeze its heap after its first run, as the app's pages do.
 """
 
 from __future__ import annotations
@@ -96,7 +99,14 @@ class Split:
         self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
         open_and_watch(self.page, srv, path, charts)
         wait_for_first_chart(self.page)
+        self.cdp = self.page.context.new_cdp_session(self.page)
+        self.cdp.send("Performance.enable")
         self.rows: list[dict[str, float]] = []
+
+    def _busy(self) -> dict[str, float]:
+        """The page's main-thread time so far (ms): all tasks, JavaScript, style recalculation, layout."""
+        metrics = {m["name"]: m["value"] * 1000 for m in self.cdp.send("Performance.getMetrics")["metrics"]}
+        return {k: metrics[k] for k in ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration")}
 
     def _frame(self, payload) -> None:
         msg = ForwardMsg()
@@ -113,12 +123,14 @@ class Split:
         runs_before = len(self.log.read_text().splitlines()) if self.log.exists() else 0
         frames_before = self.page.evaluate("() => window.__frames.length")
         kinds_before = len(self.kinds)
+        busy_before = self._busy()
         t0 = self.page.evaluate("() => performance.now()")
         try:
             total = timed_change(self.page, number_changer(self.page, self.key, value),
                                  shown=url_shows(self.key.split(".", 1)[1], value))
         except PlaywrightError:
             return
+        busy = {k: v - busy_before[k] for k, v in self._busy().items()}
         self.page.wait_for_timeout(300)  # the last frames' Python-side events
         frames = self.page.evaluate("n => window.__frames.slice(n)", frames_before)
         kinds = self.kinds[kinds_before:]
@@ -134,7 +146,9 @@ class Split:
         self.rows.append({
             "total": total, "send": sent[0][0] - t0, "server": wall, "cpu": cpu,
             "wire": finished - sent[0][0] - wall, "draw": t0 + total - finished,
-            "messages": last + 1, "kb": sum(f[2] for f in received[:last + 1]) / 1024, "runs": len(runs),
+            "task": busy["TaskDuration"], "js": busy["ScriptDuration"],
+            "style": busy["RecalcStyleDuration"], "layout": busy["LayoutDuration"], "messages": last + 1,
+            "kb": sum(f[2] for f in received[:last + 1]) / 1024, "runs": len(runs),
         })
 
 
@@ -143,11 +157,12 @@ def summary(name: str, rows: list[dict[str, float]]) -> str:
         return f"{name:<22} no change recorded"
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     return (f"{name:<22} {med['total']:>6.0f} {med['send']:>6.0f} {med['server']:>7.0f} ({med['cpu']:>3.0f}) "
-            f"{med['wire']:>6.0f} {med['draw']:>6.0f} {med['messages']:>5.0f} {med['kb']:>7.1f} {med['runs']:>4.0f}")
+            f"{med['wire']:>6.0f} {med['draw']:>6.0f} {med['messages']:>5.0f} {med['kb']:>7.1f} {med['runs']:>4.0f}"
+            f" | {med['task']:>6.0f} {med['js']:>5.0f} {med['style']:>5.0f} {med['layout']:>6.0f}")
 
 
 @contextlib.contextmanager
-def hooked_server(log: Path, bare: bool = False, root: str | None = None):
+def hooked_server(log: Path, bare: bool = False, root: str | None = None, frozen: bool = False):
     """:func:`browser_bench.server` (the app, another checkout ``root``, or the bare page) with the run-timing hook."""
     hook_dir = Path(tempfile.mkdtemp())
     (hook_dir / "sitecustomize.py").write_text(HOOK)
@@ -157,7 +172,7 @@ def hooked_server(log: Path, bare: bool = False, root: str | None = None):
     os.environ["SPLIT_RUN_LOG"] = str(log)
     try:
         if bare:
-            cm = server(bare=True, charts=1)
+            cm = server(bare=True, charts=1, frozen=frozen)
             srv = cm.__enter__()
         else:
             cm = None
@@ -184,12 +199,15 @@ def main() -> None:
         at = arguments.index("--against")
         against = arguments[at + 1]
         del arguments[at:at + 2]
+    frozen = "--frozen-bare" in arguments
+    if frozen:
+        arguments.remove("--frozen-bare")
     changes = int(arguments[0]) if arguments else CHANGES
     only = set(arguments[1:])
     chosen = [p for p in PAGES if p[3] and p[5] == 1 and (not only or p[0] in only)]
     logs = Path(tempfile.mkdtemp())
     with chromium() as context, contextlib.ExitStack() as stack:
-        bare_srv = stack.enter_context(hooked_server(logs / "bare.log", bare=True))
+        bare_srv = stack.enter_context(hooked_server(logs / "bare.log", bare=True, frozen=frozen))
         app = stack.enter_context(hooked_server(logs / "app.log"))
         other = stack.enter_context(hooked_server(logs / "other.log", root=against)) if against else None
         bare = Split(bare_srv, logs / "bare.log", context, "/", "bare.n", (200, 100), 1)
@@ -209,9 +227,10 @@ def main() -> None:
                 bare.change()
                 split.change()
     print(f"one control change, median of {changes} (ms; kB received): change sent, the server's script run (CPU), "
-          "wire (to the last message, less the run), drawing after the last message")
+          "wire (to the last message, less the run), drawing after the last message; | the browser's main thread "
+          "during the change: all tasks, JavaScript, style recalculation, layout")
     print(f"{'page':<22} {'total':>6} {'send':>6} {'server':>7} {'cpu':>5} {'wire':>6} {'draw':>6} {'msgs':>5} "
-          f"{'kB':>7} {'runs':>4}")
+          f"{'kB':>7} {'runs':>4} | {'tasks':>6} {'js':>5} {'style':>5} {'layout':>6}")
     print(summary("bare page", bare.rows))
     if os.environ.get("SPLIT_PROFILE"):
         print(f"script runs' CPU profiles (pstats): {logs}/*.log.prof")
