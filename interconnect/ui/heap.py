@@ -12,7 +12,8 @@ run, collects once and then moves everything that exists into the collector's pe
 (``gc.freeze()``) whenever the run has imported modules that the last freeze did not see: in practice
 once per page the server first draws. Later collections then walk only what was made since (sessions'
 state, cached results), and an object frozen this way is still freed as soon as nothing refers to it;
-only a reference cycle made before the freeze stays for the process's life.
+only a reference cycle that existed at a freeze stays for the process's life: the part of a session open at
+that moment that is held in cycles, once per page first drawn, not per change.
 """
 
 from __future__ import annotations
