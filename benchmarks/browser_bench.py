@@ -32,11 +32,20 @@ st.query_params["n"] = str(n)  # the value in the link, as the app's pages write
 x = np.linspace(0, 1, 100)
 for chart in range(CHARTS):
     st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x * n + chart))), key=f"bare-chart-{chart}")
+if {frozen} and not getattr(st, "_bare_heap_frozen", False):  # as the app's pages do (interconnect/ui/heap.py)
+    import gc
+    gc.collect()
+    gc.freeze()
+    st._bare_heap_frozen = True
 '''
 
 @contextlib.contextmanager
-def server(bare: bool = False, charts: int = 1, root: Path | None = None) -> Iterator[StreamlitServer]:
+def server(bare: bool = False, charts: int = 1, root: Path | None = None,
+           frozen: bool = False) -> Iterator[StreamlitServer]:
     """The app (or, with ``bare``, a one-input page redrawing ``charts`` 100-point charts) on a free loopback port.
+
+    ``frozen``: the bare page freezes its heap after its first run, as the app's pages do after theirs
+    (:mod:`interconnect.ui.heap`), so the collection Streamlit makes after every run is as short as the app's.
 
     ``root``: another checkout of the app to serve (its own code imported: ``PYTHONPATH`` points at it while the
     server starts), to measure a change against the code before it in the same run.
@@ -44,7 +53,7 @@ def server(bare: bool = False, charts: int = 1, root: Path | None = None) -> Ite
     app_dir = ROOT if root is None else Path(root).resolve()
     if bare:
         app_dir = Path(tempfile.mkdtemp())
-        (app_dir / "app.py").write_text(BARE_PAGE.replace("{charts}", str(charts)))
+        (app_dir / "app.py").write_text(BARE_PAGE.replace("{charts}", str(charts)).replace("{frozen}", str(frozen)))
     saved = os.environ.get("PYTHONPATH")
     if root is not None:
         os.environ["PYTHONPATH"] = str(app_dir)

@@ -22,7 +22,8 @@ Run from the repository root: ``.venv/bin/python benchmarks/interaction.py [chan
 (names as printed, e.g. ``Overlap "Across sites"``; all pages by default). With ``--against DIR`` (another
 checkout of the app, e.g. an export of the main branch), each page of that checkout is measured too, in the
 same rounds as the same page of this one (each change right after its own changes of the bare pages): a change
-and the code before it, under the same load.
+and the code before it, under the same load. With ``--frozen-bare`` the bare pages freeze their heap after their
+first run, as the app's pages do (``interconnect/ui/heap.py``): a bare page given the same care as the app.
 """
 
 from __future__ import annotations
@@ -150,6 +151,9 @@ def main() -> None:
         at = arguments.index("--against")
         against = arguments[at + 1]
         del arguments[at:at + 2]
+    frozen = "--frozen-bare" in arguments
+    if frozen:
+        arguments.remove("--frozen-bare")
     changes = int(arguments[0]) if arguments else CHANGES
     only = set(arguments[1:])
     pages = [entry for entry in PAGES if entry[3] is not None and (ROOT / "pages" / PAGE_FILES[entry[1]]).is_file()
@@ -158,7 +162,7 @@ def main() -> None:
     rows, failures = [], []
     bare_all: list[float] = []  # every change of the one-chart bare page
     with chromium() as context, contextlib.ExitStack() as stack:
-        bare_servers = {n: stack.enter_context(server(bare=True, charts=n)) for n in counts}
+        bare_servers = {n: stack.enter_context(server(bare=True, charts=n, frozen=frozen)) for n in counts}
         app = stack.enter_context(server())
         other = stack.enter_context(server(root=Path(against))) if against else None
         bare = Watched(bare_servers[1], context, "/", "bare.n", (200, 100), 1)
@@ -184,6 +188,8 @@ def main() -> None:
     print(f"control change -> page idle + 2 frames, headless Chromium, {changes} changes each, each right after a "
           f"change of the bare page redrawing as many charts and of the bare one-chart page (target: within "
           f"{TARGET_RATIO}x of the bare page redrawing as many charts)")
+    if frozen:
+        print("the bare pages freeze their heap after their first run, as the app's pages do")
     if against:
         print(f"'(before)': the same page served from {against}, changed in the same rounds as this "
               "checkout's, each change right after its own changes of the bare pages")

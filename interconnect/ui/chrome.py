@@ -13,6 +13,7 @@ import streamlit as st
 
 from interconnect.inputs.links import MAX_LINK_CHARS, MAX_LINK_FIELDS, TOO_MANY_KEY, ignored_link_message, tour_stop
 from interconnect.ui import component_guard
+from interconnect.ui.heap import settle_long_lived
 from interconnect.ui.pages import PAGES, link_to, page_exists
 from interconnect.ui.share import hold_share_slot
 from interconnect.ui.talk import (
@@ -157,12 +158,15 @@ def page_description(title: str, caption: str | None) -> str:
 
 
 def footer() -> None:
+    """Last call of every page's full run: the note on sources and the link to the catalog; then what the run
+    imported is frozen out of the collection after each later run (:func:`~interconnect.ui.heap.settle_long_lived`)."""
     st.divider()
     st.caption(
         "Every figure in this app carries its unit, direction and source. "
         "See the **Catalog and sources** page for all of them, or the pop-overs beside each chart."
     )
     link_to("catalog", "Catalog and sources")
+    settle_long_lived()
 
 
 def _toggle_present() -> None:

@@ -34,6 +34,17 @@ def _family(key: tuple, _catalog: Catalog, gpu_id: str, nic_id: str, counts: tup
     return nic_family(_catalog, gpu_id, nic_id, counts, direction=direction, basis=basis)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _spec(key: tuple, nics: int, unit: str, present: bool, _family: NicFamily, _catalog: Catalog,
+          _summary: CliffSummary) -> dict:
+    """The chart's numbers at the page's NIC count: built once per family, count and unit. ``key`` (the family's:
+    the GPU, the NIC, the grid, the direction and the basis) determines ``_family`` and the names on the chart."""
+    gpu, nic = _summary.gpu, _summary.nic
+    return nic_family_spec(_family, nics, short_link_name(gpu.scaleup_brand.name),
+                           short_link_name(_catalog.link(gpu.host_link).name), short_link_name(nic.name),
+                           present=present, unit=unit, library=gpu.collective_library.name)
+
+
 def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_key: tuple = (), *,
               direction: str = "per_direction", unit: str = "B/s", basis: str = "spec") -> None:
     """The live chart under the page's controls, in the page's direction, unit and basis; its slider sets the
@@ -41,10 +52,8 @@ def live_nics(state: PageState, catalog: Catalog, summary: CliffSummary, custom_
     gpu, nic = summary.gpu, summary.nic
     counts = live_nic_counts(summary.nics_per_node)
     family = _family(custom_key, catalog, gpu.id, nic.id, counts, direction, basis)
-    spec = nic_family_spec(family, summary.nics_per_node, short_link_name(gpu.scaleup_brand.name),
-                           short_link_name(catalog.link(gpu.host_link).name), short_link_name(nic.name),
-                           present=presenting(), unit=unit, library=gpu.collective_library.name)
-    LIVE_NICS_PER_SERVER.show(spec, state)
+    key = (custom_key, gpu.id, nic.id, counts, direction, basis)
+    LIVE_NICS_PER_SERVER.show(_spec(key, summary.nics_per_node, unit, presenting(), family, catalog, summary), state)
 
 
 def live_caption(basis: str = "spec", direction: str = "per_direction", library: str = "NCCL") -> None:

@@ -32,19 +32,27 @@ def _family(key: tuple, _scenario: Scenario, bandwidths: tuple[float, ...], step
     return bandwidth_family(_scenario, bandwidths, steps)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _spec(key: tuple, bandwidth: float, present: bool, _family: BandwidthFamily, _view: CrossDCView) -> dict:
+    """The chart's numbers at the page's bandwidth: built once per family and bandwidth. ``key`` (the family's:
+    every input but the bandwidth) determines ``_family`` and the view's method and labels."""
+    method = _view.scenario.method
+    return bandwidth_family_spec(_family, bandwidth, method.id, method.inner_steps, _view.labels, present=present)
+
+
 def live_bandwidth(state: PageState, inputs: PageInputs, view: CrossDCView) -> None:
     """The live chart under the page's controls; its slider sets the WAN bandwidth box."""
     scenario = view.scenario
     bandwidths = live_bandwidths(inputs.wan_bytes_per_s)
     steps = live_inner_steps(scenario.method.inner_steps)
     # Keyed by everything but the bandwidth (the grid holds it): every bandwidth on the grid shares one family.
-    family = _family((repr(replace(inputs, wan_bytes_per_s=1.0)), scenario.step_s), scenario, bandwidths, steps)
+    key = (repr(replace(inputs, wan_bytes_per_s=1.0)), scenario.step_s)
+    family = _family(key, scenario, bandwidths, steps)
 
     def set_bandwidth(chosen: float) -> None:
         st.session_state[state.key("bw")] = bandwidth_label(chosen)
 
-    spec = bandwidth_family_spec(family, inputs.wan_bytes_per_s, scenario.method.id, scenario.method.inner_steps,
-                                 view.labels, present=talk_state().present)
+    spec = _spec((key, bandwidths, steps), inputs.wan_bytes_per_s, talk_state().present, family, view)
     live_chart("crossdc.live_bandwidth", spec, set_bandwidth, _BANDWIDTH)
 
 

@@ -40,6 +40,7 @@ from interconnect.topics.overlap.page_parts import (
     show_rooflines,
     show_timeline,
     show_why_not,
+    show_why_not_note,
     step_box,
     step_controls,
     step_result,
@@ -71,6 +72,7 @@ TOKENS_CAPTION = (
     "backward pass is longer than all the buckets' all-reduces, only the tail is left. The Scaling "
     "Book's line assumes the full spec bandwidth; real buckets reach less, and each one pays a latency."
 )
+CLAIM_HEADING = "Check the claim: 85 % overlapped, 30 % faster"
 NODES_CAPTION = (
     "A ring all-reduce takes 2(n−1) steps, so its latency grows with the GPU count: the Ultra-Scale "
     "Playbook warns that at 512+ GPUs data-parallel communication can no longer be fully overlapped. "
@@ -131,6 +133,8 @@ def _step_view(state: PageState, places: _Places) -> None:
     # run's charts hidden in the page until the step analysis's next run of its own.
     with places.body.container():
         _step_analysis(state, places)
+    with places.body:
+        show_why_not_note()  # under the step analysis's last table; no input of it changes this note
 
 
 @st.fragment
@@ -167,7 +171,9 @@ def _results(inputs: StepInputs, step: StepResult, cluster: Cluster, shown: froz
     if "timeline" in shown:
         st.markdown(TIMELINE_INTRO)
         show_timeline(step, timeline_of(inputs, step), cluster)
-    show_breakdown(step, cluster)
+    # A heading that follows the breakdown's table directly goes in the table's Markdown block.
+    charts_between = "tokens" in shown or "nodes" in shown
+    show_breakdown(step, cluster, "" if charts_between else CLAIM_HEADING)
     if "tokens" in shown:
         st.subheader("When does it hide?")
         chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
@@ -176,10 +182,10 @@ def _results(inputs: StepInputs, step: StepResult, cluster: Cluster, shown: froz
         st.subheader("Same step, more nodes")
         chart(nodes_figure(inputs), key="overlap-nodes")
         st.caption(NODES_CAPTION)
-    st.subheader("Check the claim: 85 % overlapped, 30 % faster")
+    if charts_between:
+        st.subheader(CLAIM_HEADING)
     show_claim(step, "claim" in shown)
-    st.subheader("Why not all of it overlaps")
-    show_why_not(step, cluster)
+    show_why_not(step, cluster, "Why not all of it overlaps")
 
 
 def render() -> None:

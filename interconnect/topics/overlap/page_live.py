@@ -40,6 +40,14 @@ def _family(key: tuple, _inputs: StepInputs, tokens: tuple[int, ...], sizes: tup
                                algorithm=i.algo, **i.costs)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _spec(key: tuple, tokens: int, mode: str, present: bool, _family: TokenBucketFamily, bucket_bytes: float) -> dict:
+    """The chart's numbers at the page's token count: built once per family and count (a change of the node count
+    back to one seen before, or another session's same view, sends the same chart without formatting its labels
+    again). ``key`` (the family's, with its bucket size) determines ``_family`` and ``bucket_bytes``."""
+    return token_family_spec(_family, tokens, bucket_bytes, mode, present=present)
+
+
 def live_tokens(state: PageState, inputs: StepInputs) -> None:
     """The live chart beside the step's controls; its slider sets the page's tokens per GPU (its caption:
     :func:`live_caption`)."""
@@ -49,8 +57,8 @@ def live_tokens(state: PageState, inputs: StepInputs) -> None:
     key = (*inputs.identity, inputs.bucket_bytes, inputs.dtype, inputs.sm, inputs.eff, inputs.launch_us,
            inputs.spread_pct, inputs.algo)
     family = _family(key, inputs, tokens, sizes)
-    LIVE_TOKENS.show(token_family_spec(family, inputs.tokens, inputs.bucket_bytes, inputs.mode,
-                                       present=presenting()), state)
+    LIVE_TOKENS.show(_spec((key, tokens, sizes), inputs.tokens, inputs.mode, presenting(), family, inputs.bucket_bytes),
+                     state)
 
 
 def live_caption() -> None:

@@ -48,8 +48,8 @@ from interconnect.units import Q_, format_seconds, format_size, parse_quantity
 from interconnect.workloads.presets import load_model_presets
 
 __all__ = ["StepInputs", "main_step_controls", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check",
-           "show_metrics", "show_rooflines", "show_timeline", "show_why_not", "step_box", "step_controls",
-           "step_result", "timeline_of", "tokens_figure", "workload_for"]
+           "show_metrics", "show_rooflines", "show_timeline", "show_why_not", "show_why_not_note", "step_box",
+           "step_controls", "step_result", "timeline_of", "tokens_figure", "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -299,8 +299,9 @@ def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
     )
 
 
-def show_breakdown(step: StepResult, cluster: Cluster) -> None:
-    """Where the step's time goes: compute, then each cost a bucket adds besides its bytes, with sources."""
+def show_breakdown(step: StepResult, cluster: Cluster, heading_after: str = "") -> None:
+    """Where the step's time goes: compute, then each cost a bucket adds besides its bytes, with sources; then
+    ``heading_after``, the next section's heading, in the same Markdown block (one element fewer per change)."""
     costs = load_bucket_costs()
     rows = [
         ("Compute (forward, backward, optimizer)", step.compute_s, "FLOPs at the share of peak you set; "
@@ -329,7 +330,7 @@ def show_breakdown(step: StepResult, cluster: Cluster) -> None:
     note = (" The ideal bound charges none of the three costs between compute and the all-reduce after the backward "
             "pass, so its exposed communication is that all-reduce alone." if step.mode == "ideal" else "")
     st.markdown("Where the step's time goes, and what each bucket costs besides its bytes." + note + "\n\n"
-                + "\n".join(lines))
+                + "\n".join(lines) + (f"\n\n### {heading_after}" if heading_after else ""))
 
 
 def show_claim(step: StepResult, drawn: bool = True) -> None:
@@ -353,8 +354,9 @@ def show_claim(step: StepResult, drawn: bool = True) -> None:
         chart(claim_chart(key), key="overlap-claim")
 
 
-def show_why_not(step: StepResult, cluster: Cluster) -> None:
-    """The Playbook's overlap condition for each kind of parallelism, evaluated here, as one table."""
+def show_why_not(step: StepResult, cluster: Cluster, heading: str) -> None:
+    """The Playbook's overlap condition for each kind of parallelism, evaluated here, as one table under ``heading``
+    (one Markdown block); its note on C and W, which no input changes, is :func:`show_why_not_note`."""
     ratios = playbook_ratios(step.workload, step.tokens_per_gpu, cluster)
     modelled = step.comm_s / step.backward_s if step.backward_s > 0 else math.inf
 
@@ -379,10 +381,15 @@ def show_why_not(step: StepResult, cluster: Cluster) -> None:
     table = ["| parallelism | t_comm ÷ t_compute (Playbook A3) | here | why |", "|---|---|---|---|"]
     table += [f"| {kind} | {formula} | {value} | {why} |" for kind, formula, value, why in rows]
     st.markdown(
+        f"### {heading}\n\n"
         "Each kind of parallelism has its own communication, and not all of it can run under compute. The "
         f"Ultra-Scale Playbook's overlap conditions (a ratio of at most 1 can hide), for this model, "
         f"{int(step.tokens_per_gpu):,} tokens per GPU and this cluster:\n\n" + "\n".join(table)
     )
+
+
+def show_why_not_note() -> None:
+    """What C and W are in :func:`show_why_not`'s table, and its source (the same for every input)."""
     st.caption(f"C: dense BF16 peak of the GPU; W: spec bandwidth per direction (node egress for DP and ZeRO-3, "
                f"NVLink for TP, one NIC for PP), so these are on-paper ratios: real collectives reach less, and "
                f"each call pays a latency. Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")
