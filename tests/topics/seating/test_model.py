@@ -503,6 +503,23 @@ def test_per_expert_gemms_cost_at_least_transformer_engines_per_call_floor():
         check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8, ep=8), Workload(expert_gemm="sometimes"))
 
 
+def test_expert_all_to_all_inside_one_b200_node_moves_deepeps_published_bandwidth():
+    # DeepEP's README (deepseek-ai/DeepEP, "Performance", V2 at 0297fc8: https://github.com/deepseek-ai/DeepEP)
+    # times DeepSeek-V3's dispatch and combine on SM100 with EP 8 over NVLink: 8K tokens a rank, hidden 7,168, top 8,
+    # FP8 dispatch and BF16 combine, at 726 GB/s (dispatch) and 740 GB/s (combine) of logical bandwidth, the local
+    # rank's share counted. The seating model's EP call (:func:`_expert_parallel`: tokens x top-k x hidden x bytes a
+    # GPU, one all-to-all on the tier the EP group spans) should move the same buffers at about that rate on 8 B200
+    # in one node.
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=1)
+    one = np.array([1.0])
+    for value_bytes, published in ((1, 726e9), (2, 740e9)):
+        size = 8192 * 8 * 7168 * value_bytes
+        seconds = float(_time_s(cluster, "alltoall", np.array([8.0]), one, np.array([float(size)]))[0])
+        assert size / seconds == pytest.approx(published, rel=0.15)
+
+
 def test_deepspeed_2021_zero3_moves_one_tensor_per_call():
     # DeepSpeed's ZeRO-3 at c83e49f reduce-scatters every gradient tensor in its own call (12 a GPT layer of 2021:
     # two LayerNorms and four linears, weight and bias each) and gathers each of the four weight matrices in its own
