@@ -30,7 +30,7 @@ __all__ = ["FAILURE_WORDS", "OTHER_ERROR_MARKERS", "Collector"]
 #: How bare messages (no ``NCCL INFO`` before them) start. Only these are read from unprefixed lines.
 _BARE_STARTS = ("NCCL version", "RCCL version", "Bootstrap", "NET/", "Using network", "Using internal Network",
                 "Channel ", "Ring ", "Trees ",
-                "CollNet ", "GPU Direct RDMA", "comm 0x", "ncclCommInit", "NVLS ", "MNNVL ", "P2P plugin",
+                "CollNet ", "Coll ", "GPU Direct RDMA", "comm 0x", "ncclCommInit", "NVLS ", "MNNVL ", "P2P plugin",
                 "Plugin Path", "Connected all", "Connected NVLS", "threadThresholds", "Init COMPLETE",
                 "Init timings")
 #: Words that make a NCCL WARN line a report of a failure rather than advice ("Missing ... which can lead to").
@@ -307,7 +307,7 @@ class Collector:
             if message.startswith(("Channel ", "Connected")):
                 self._channel(message, number, prefix)
                 return
-            if message.startswith("CollNet "):
+            if message.startswith(("CollNet ", "Coll ")):
                 self._collnet(message, number)
                 return
         if first == "G" and message.startswith("GPU Direct RDMA "):
@@ -431,6 +431,9 @@ class Collector:
             return
         if "GPU Direct RDMA Disabled" in message:
             log.gdr_disabled = _first(log.gdr_disabled, message[:200], number)
+            return
+        if "GPU Direct RDMA Enabled for GPU" in message[:60]:  # NCCL 2.4's "NET/IB : GPU Direct RDMA Enabled for GPU"
+            log.gdr_enabled = _first(log.gdr_enabled, message[:200], number)
             return
         speed = msg.ib_device_speed(message)
         if speed is not None:

@@ -23,6 +23,8 @@ NCCL_TAGS = dict(zip(NCCL_RELEASES, ("v2.18.6-1", "v2.19.4-1", "v2.21.5-1", "v2.
                                      "v2.28.9-1"), strict=True))
 #: RCCL's references (https://github.com/ROCm/rccl/tree/<ref>).
 RCCL_REFS = ("rocm-6.1.0", "rocm-6.2.2", "develop@0cbce2a7")
+#: Older NVIDIA/nccl tags also read, for the forms that changed before 2.18 (v<release>-1).
+OLDER_TAGS = ("2.4.8", "2.5.7", "2.7.8", "2.8.4", "2.10.3", "2.12.12", "2.14.3", "2.16.5", "2.17.1")
 _ALL = NCCL_RELEASES
 _P = "host-7:4021:4090 [3] NCCL INFO "  # a prefix as NCCL prints it: host, pid, thread, local GPU
 
@@ -39,6 +41,7 @@ class LineForm:
     fmt: str  # the format string as written in the source (the part that matters)
     example: str  # a line written from the format with plausible values
     reads: tuple[tuple[str, object], ...]  # (what, expected) -- see tests/topics/explain/test_line_forms.py
+    older: tuple[str, ...] = ()  # releases before 2.18 (of OLDER_TAGS) whose source holds the format string
 
 
 FORMS: tuple[LineForm, ...] = (
@@ -159,7 +162,8 @@ FORMS: tuple[LineForm, ...] = (
     LineForm("gdr-pair-on", "NCCL", "gdr", "graph/paths.cc", _ALL,
              "GPU Direct RDMA Enabled for GPU %lx / HCA %d (distance %d <= %d), read %d (2.28: GPU %d / HCA %lx ... "
              "mode %s)", _P + "GPU Direct RDMA Enabled for GPU 3 / HCA 3 (distance 3 <= 4), read 1 mode Default",
-             (("gdr_enabled", True), ("gdr_verdict", True))),
+             (("gdr_enabled", True), ("gdr_verdict", True)),
+             ("2.7.8", "2.8.4", "2.10.3", "2.12.12", "2.14.3", "2.16.5", "2.17.1")),
     LineForm("gdr-pair-off", "NCCL", "gdr", "graph/paths.cc", _ALL,
              "GPU Direct RDMA Disabled for GPU %lx / HCA %d (distance %d > %d)",
              _P + "GPU Direct RDMA Disabled for GPU 4c000 / HCA 0 (distance 5 > 4)",
@@ -215,6 +219,51 @@ FORMS: tuple[LineForm, ...] = (
     LineForm("topo-link-ids", "NCCL", "nics", "graph/topo.cc", ("2.23", "2.25", "2.27", "2.28"),
              '"+ %s[%2.1f] - " then the node "%s/%lx-%lx" (system id, local id)',
              _P + "+ NET[50.0] - NET/0-b", (("topo_nets", {11: 50.0}),)),
+    # -- NCCL before 2.18 ------------------------------------------------------------------------------------------
+    LineForm("ring-p2p-24", "NCCL", "transport", "transport/p2p.cc", (), "Ring %02d : %d[%d] -> %d[%d] via P2P/IPC",
+             _P + "Ring 00 : 0[0] -> 1[1] via P2P/IPC", (("transport", ("P2P/IPC",)),), ("2.4.8",)),
+    LineForm("p2p-common", "NCCL", "transport", "transport/p2p.cc", (), "Ring %02d : %d -> %d via P2P/common device",
+             _P + "Ring 00 : 0 -> 1 via P2P/common device", (("transport", ("P2P/common",)),),
+             ("2.4.8", "2.5.7", "2.7.8")),
+    LineForm("ring-net-24", "NCCL", "transport", "transport/net.cc", (),
+             "Ring %02d : %d -> %d [send] via NET/%s/%d%s", _P + "Ring 00 : 3 -> 4 [send] via NET/IB/0/GDRDMA",
+             (("transport", ("NET/IB",)), ("nics", ("NET/IB/0",)), ("gdr", (1, 0))), ("2.4.8",)),
+    LineForm("channel-net-busid", "NCCL", "transport", "transport/net.cc", (),
+             "Channel %02d : %d[%lx] -> %d[%lx] [send] via NET/%s/%d%s",
+             _P + "Channel 00 : 0[3d000] -> 8[3d000] [send] via NET/IB/0",
+             (("transport", ("NET/IB",)), ("nics", ("NET/IB/0",)), ("gdr", (0, 1))), ("2.7.8", "2.8.4", "2.10.3")),
+    LineForm("channel-net-busid-slash", "NCCL", "transport", "transport/net.cc", (),
+             "Channel %02d/%d : %d[%lx] -> %d[%lx] [send] via NET/%s/%d%s%s",
+             _P + "Channel 01/0 : 0[3d000] -> 8[3d000] [send] via NET/IB/2/GDRDMA",
+             (("transport", ("NET/IB",)), ("nics", ("NET/IB/2",)), ("gdr", (1, 0))),
+             ("2.12.12", "2.14.3", "2.16.5", "2.17.1")),
+    LineForm("shm-old", "NCCL", "transport", "transport/shm.cc", (),
+             "Channel %02d : %d[%lx] -> %d[%lx] via direct shared memory",
+             _P + "Channel 00 : 0[3d000] -> 1[3e000] via direct shared memory", (("transport", ("SHM",)),),
+             ("2.4.8", "2.5.7", "2.7.8", "2.8.4", "2.10.3", "2.12.12")),
+    LineForm("collnet-27", "NCCL", "transport", "transport/coll_net.cc", (),
+             "Coll %02d : %d [send] via COLLNET/%s/%d%s", _P + "Coll 01 : 3 [receive] via COLLNET/SHARP/0",
+             (("collnet", "COLLNET/SHARP"),), ("2.7.8", "2.8.4")),
+    LineForm("collnet-210", "NCCL", "transport", "transport/coll_net.cc", (),
+             "CollNet %02d : %d [send] via COLLNET/%s/%d%s", _P + "CollNet 01 : 3 [send] via COLLNET/SHARP/0/GDRDMA",
+             (("collnet", "COLLNET/SHARP"),), ("2.10.3", "2.12.12")),
+    LineForm("gdr-pair-on-24", "NCCL", "gdr", "transport/net.cc", (),
+             "NET/%s : GPU Direct RDMA Enabled for GPU %d[%d] / HCA %d (distance %d < %d), read %d",
+             _P + "NET/IB : GPU Direct RDMA Enabled for GPU 0[0] / HCA 0 (distance 2 < 4), read 0",
+             (("gdr_enabled", True), ("gdr_verdict", True)), ("2.4.8",)),
+    LineForm("gdr-pair-off-24", "NCCL", "gdr", "transport/net.cc", (),
+             "NET/%s : GPU Direct RDMA Disabled for GPU %d[%d] / HCA %d (distance %d >= %d)",
+             _P + "NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 0 (distance 4 >= 4)",
+             (("gdr_disabled", True), ("gdr_verdict", False)), ("2.4.8",)),
+    LineForm("ib-gdr-no-module", "NCCL", "gdr", "transport/net_ib.cc", (),
+             "NET/IB : GPU Direct RDMA Disabled for HCA %d '%s' (no module)",
+             _P + "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)", (("gdr_disabled", True),),
+             ("2.5.7", "2.7.8", "2.8.4", "2.10.3", "2.12.12")),
+    LineForm("channels-old", "NCCL", "nvls", "graph/paths.cc", (),
+             "%d coll channels, %d p2p channels, %d p2p channels per peer (no NVLS count before 2.17)",
+             _P + "2 coll channels, 2 p2p channels, 2 p2p channels per peer",
+             (("coll_channels", 2), ("nvls_channels", None)),
+             ("2.7.8", "2.8.4", "2.10.3", "2.12.12", "2.14.3", "2.16.5")),
     # -- RCCL --------------------------------------------------------------------------------------------------------
     LineForm("rccl-version", "RCCL", "version", "init.cc", ("develop@0cbce2a7",),
              '"RCCL version : " STR(NCCL_MAJOR) "." STR(NCCL_MINOR) "." STR(NCCL_PATCH) NCCL_SUFFIX',
@@ -259,11 +308,13 @@ FORMS: tuple[LineForm, ...] = (
 def markdown_table() -> str:
     """Return the forms as a Markdown table: what, where in the source, which releases, an example.
 
-    >>> markdown_table().splitlines()[0]
-    '| form | feeds | source file | NCCL 2.18 | 2.19 | 2.21 | 2.23 | 2.25 | 2.27 | 2.28 | example (after the prefix) |'
+    >>> table = markdown_table().splitlines()
+    >>> table[0].split(" | ")[3:5], len(table) == len(FORMS) + 2
+    (['NCCL 2.18', '2.19'], True)
     """
-    head = "| form | feeds | source file | NCCL " + " | ".join(NCCL_RELEASES) + " | example (after the prefix) |"
-    rows = [head, "|" + "---|" * (len(NCCL_RELEASES) + 4)]
+    head = ("| form | feeds | source file | NCCL " + " | ".join(NCCL_RELEASES)
+            + " | before 2.18 | example (after the prefix) |")
+    rows = [head, "|" + "---|" * (len(NCCL_RELEASES) + 5)]
     for form in FORMS:
         example = form.example[len(_P):] if form.example.startswith(_P) else form.example
         example = example.replace("|", "\\|")
@@ -271,5 +322,7 @@ def markdown_table() -> str:
             marks = ["yes" if r in form.releases else "" for r in NCCL_RELEASES]
         else:
             marks = [("RCCL " + ", ".join(form.releases))] + [""] * (len(NCCL_RELEASES) - 1)
-        rows.append(f"| {form.key} | {form.verdict} | `{form.path}` | " + " | ".join(marks) + f" | `{example}` |")
+        older = ", ".join(form.older)
+        rows.append(f"| {form.key} | {form.verdict} | `{form.path}` | " + " | ".join(marks)
+                    + f" | {older} | `{example}` |")
     return "\n".join(rows)

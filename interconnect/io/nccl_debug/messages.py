@@ -450,7 +450,7 @@ def topology_link(message: str) -> tuple[str, float, str, str] | None:
     return match.group(1), float(match.group(2)), match.group(3), match.group(5) or match.group(4)
 
 
-_COLLNET_RE = re.compile(r"CollNet (\d{1,4})/(\d{1,4}) : (\d{1,7}) \[(send|receive)\] "
+_COLLNET_RE = re.compile(r"Coll(?:Net)? (\d{1,4})(?:/(\d{1,4}))? : (\d{1,7}) \[(send|receive)\] "
                          r"via COLLNET/([^/\s]{1,40})/(\d{1,4})(\S{0,60})")
 
 
@@ -459,8 +459,10 @@ def collnet_line(message: str) -> tuple[int, str, str, int, bool] | None:
 
     >>> collnet_line("CollNet 00/0 : 3 [send] via COLLNET/SHARP/1/GDRDMA comm 0x5f nRanks 16")
     (3, 'send', 'SHARP', 1, True)
+    >>> collnet_line("Coll 01 : 3 [receive] via COLLNET/SHARP/0")  # NCCL 2.7 and 2.8
+    (3, 'receive', 'SHARP', 0, False)
     """
-    if not message.startswith("CollNet "):
+    if not message.startswith(("CollNet ", "Coll ")):
         return None
     match = _COLLNET_RE.match(message)
     if not match:
