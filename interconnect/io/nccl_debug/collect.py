@@ -398,7 +398,8 @@ class Collector:
             links = self._links(prefix)
             if links is not None and ident not in links.topo_gpus and len(links.topo_gpus) < 4096:
                 links.topo_gpus[ident] = number
-        if kind == "NET" and node == "NET" and len(ident) <= 4 and all(c in _HEX for c in ident):
+        # a port at 0 GB/s is no rate NCCL can use (a damaged line): it is not a NIC port's rate
+        if kind == "NET" and node == "NET" and rate > 0 and len(ident) <= 4 and all(c in _HEX for c in ident):
             index = int(ident, 16)  # NCCL prints node ids in hex ("%lX", "%lx" from 2.23)
             if index not in log.topo_nets and len(log.topo_nets) < 256:
                 log.topo_nets[index] = At(rate, number)

@@ -89,3 +89,10 @@ def test_every_release_has_the_forms_each_verdict_needs():
 
 def test_the_docs_show_the_table():
     assert markdown_table() in DOCS.read_text(encoding="utf-8")
+
+
+def test_a_nic_port_at_zero_is_not_a_rate():
+    """Found by fuzz_explain (a '25.0' made 0 in per-node-link-rates.log gave a node verdict of ratio 0)."""
+    log = read_nccl_debug("a:1:2 [0] NCCL INFO + NET[0.0] - NET/0\nb:3:4 [0] NCCL INFO + NET[25.0] - NET/0\n")
+    assert {i: at.value for i, at in log.topo_nets.items()} == {0: 25.0}
+    assert all(v["ratio"] > 0 for v in explain(log, []).facts.get("node_outliers", []))
