@@ -51,9 +51,13 @@ _ABSURD = ["0", "-1", "1e308", "-1e308", "1e999", "NaN", "Infinity", "9999999999
 
 
 def load_samples() -> dict[str, str]:
-    """Every collected log, real and synthetic, as text."""
-    return {str(path.relative_to(DATA)): path.read_text(encoding="utf-8", errors="replace")
-            for path in sorted(DATA.rglob("*")) if path.suffix in (".log", ".json", ".jsonl")}
+    """Every collected log, real and synthetic, as text; and one log of every line form taken from NCCL's source."""
+    from interconnect.io.nccl_debug.forms import FORMS
+
+    samples = {str(path.relative_to(DATA)): path.read_text(encoding="utf-8", errors="replace")
+               for path in sorted(DATA.rglob("*")) if path.suffix in (".log", ".json", ".jsonl")}
+    samples["line-forms (io/nccl_debug/forms.py)"] = "\n".join(form.example for form in FORMS) + "\n"
+    return samples
 
 
 def absurd_json(rng: random.Random, text: str) -> tuple[str, str]:

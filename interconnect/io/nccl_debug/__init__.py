@@ -1,4 +1,4 @@
-"""Read the ``NCCL_DEBUG=INFO`` output of a job (NVIDIA NCCL 2.4 to 2.25, AMD RCCL 2.x) into a :class:`DebugLog`.
+"""Read the ``NCCL_DEBUG=INFO`` output of a job (NVIDIA NCCL 2.4 to 2.28, AMD RCCL 2.x) into a :class:`DebugLog`.
 
 This is the reading half of "Explain my run": :func:`read_nccl_debug` takes what a user uploads, pastes or
 pipes in (one rank's output or all ranks', with or without launcher prefixes, any noise around it, bytes that
@@ -12,7 +12,8 @@ Judging what it means is the Explain topic's model; no Streamlit here.
 
 The package holds one module per concern, each importing only those before it: :mod:`.limits` (caps and the
 error), :mod:`.decode` (bytes or a stream to numbered lines), :mod:`.prefix` (launcher and NCCL prefixes),
-:mod:`.messages` (one message at a time), :mod:`.result` (the records) and :mod:`.collect` (the line loop).
+:mod:`.messages` (one message at a time), :mod:`.result` (the records) and :mod:`.collect` (the line loop);
+:mod:`.forms` is data only: the line forms of NCCL's and RCCL's source by release, with an example of each.
 The line formats are described in ``tests/data/nccl_debug_logs/FORMAT.md``.
 
 Cost: one pass, each line cut at :data:`MAX_LINE_CHARS` and read with bounded string operations and anchored

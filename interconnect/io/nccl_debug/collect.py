@@ -29,8 +29,10 @@ __all__ = ["FAILURE_WORDS", "OTHER_ERROR_MARKERS", "Collector"]
 
 #: How bare messages (no ``NCCL INFO`` before them) start. Only these are read from unprefixed lines.
 _BARE_STARTS = ("NCCL version", "RCCL version", "Bootstrap", "NET/", "Using network", "Using internal Network",
-                "Channel ", "Ring ", "Trees ", "comm 0x", "ncclCommInit", "NVLS ", "MNNVL ", "P2P plugin",
-                "Plugin Path", "Connected all", "Connected NVLS", "threadThresholds", "Init COMPLETE")
+                "Channel ", "Ring ", "Trees ",
+                "CollNet ", "Coll ", "GPU Direct RDMA", "comm 0x", "ncclCommInit", "NVLS ", "MNNVL ", "P2P plugin",
+                "Plugin Path", "Connected all", "Connected NVLS", "threadThresholds", "Init COMPLETE",
+                "Init timings")
 #: Words that make a NCCL WARN line a report of a failure rather than advice ("Missing ... which can lead to").
 FAILURE_WORDS = ("fail", "error", "timeout", "timed out", "abort", "unhandled", "port error")
 #: Markers of an error reported by a library on the communication path rather than by NCCL: UCX (a network
@@ -42,6 +44,7 @@ _MAX_TUNING = 60
 _MAX_WARNINGS = 50
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
 _SOURCE_SUFFIXES = (".cc:", ".cu:", ".c:", ".cpp:", ".h:")
 
 
@@ -99,6 +102,7 @@ class Collector:
             return
         text, rank = strip_launcher(line)
         if text.startswith(_BARE_STARTS) or (text[:1].isdigit() and " coll channels," in text[:30]) \
+                or (text.startswith("+ ") and msg.topology_link(text) is not None) \
                 or (": opCount " in text[:50]) or (" set by environment to " in text[:90]) \
                 or (self._rccl_banner and text.startswith(("HIP version", "ROCm version", "Hostname", "Librccl"))):
             log.nccl_lines += 1
@@ -303,6 +307,12 @@ class Collector:
             if message.startswith(("Channel ", "Connected")):
                 self._channel(message, number, prefix)
                 return
+            if message.startswith(("CollNet ", "Coll ")):
+                self._collnet(message, number)
+                return
+        if first == "G" and message.startswith("GPU Direct RDMA "):
+            self._gdr_pair(message, number)
+            return
         if first == "R" and message.startswith("Ring "):
             self._channel(message, number, prefix)
             return
@@ -388,8 +398,9 @@ class Collector:
             links = self._links(prefix)
             if links is not None and ident not in links.topo_gpus and len(links.topo_gpus) < 4096:
                 links.topo_gpus[ident] = number
-        if kind == "NET" and node == "NET" and ident.isdigit() and len(ident) <= 4:
-            index = int(ident)
+        # a port at 0 GB/s is no rate NCCL can use (a damaged line): it is not a NIC port's rate
+        if kind == "NET" and node == "NET" and rate > 0 and len(ident) <= 4 and all(c in _HEX for c in ident):
+            index = int(ident, 16)  # NCCL prints node ids in hex ("%lX", "%lx" from 2.23)
             if index not in log.topo_nets and len(log.topo_nets) < 256:
                 log.topo_nets[index] = At(rate, number)
             links = self._links(prefix)
@@ -422,6 +433,21 @@ class Collector:
         if "GPU Direct RDMA Disabled" in message:
             log.gdr_disabled = _first(log.gdr_disabled, message[:200], number)
             return
+        if "GPU Direct RDMA Enabled for GPU" in message[:60]:  # NCCL 2.4's "NET/IB : GPU Direct RDMA Enabled for GPU"
+            log.gdr_enabled = _first(log.gdr_enabled, message[:200], number)
+            return
+        speed = msg.ib_device_speed(message)
+        if speed is not None:
+            index, name, mbits = speed
+            if index not in log.ib_speeds and len(log.ib_speeds) < 256:
+                log.ib_speeds[index] = At((name[:80], mbits), number)
+            return
+        if message.startswith("NET/Plugin") and "Loaded net plugin " in message:
+            name = message.split("Loaded net plugin ", 1)[1].strip()[:60]
+            if name.endswith(")") and " (v" in name:  # "... (v8)": the plugin API version NCCL loaded
+                name = name[:name.rfind(" (v")].strip()
+            if name:
+                log.plugin = _first(log.plugin, name, number)
         if message.startswith("NET/OFI") and "Selected Provider is " in message:
             words = message.split("Selected Provider is ", 1)[1].split()
             nics = None
@@ -433,6 +459,26 @@ class Collector:
             return
         if message.startswith("NET/Plugin") and "librccl" in message:
             log.vendor = _first(log.vendor, "amd", number)
+
+    def _gdr_pair(self, message: str, number: int) -> None:
+        """``GPU Direct RDMA Enabled|Disabled for GPU <id> / HCA <id> (distance d <= | > level)``: one GPU-NIC pair."""
+        log = self.log
+        if message.startswith("GPU Direct RDMA Enabled"):
+            log.gdr_enabled = _first(log.gdr_enabled, message[:200], number)
+        elif message.startswith("GPU Direct RDMA Disabled"):
+            log.gdr_disabled = _first(log.gdr_disabled, message[:200], number)
+
+    def _collnet(self, message: str, number: int) -> None:
+        """Count a CollNet (in-network reduction, e.g. SHARP) connection line, apart from the peer transports."""
+        found = msg.collnet_line(message)
+        if found is None:
+            return
+        log = self.log
+        rank, _, plugin, _, gdr = found
+        log.collnet = _first(log.collnet, f"COLLNET/{plugin}", number)
+        log.collnet_count += 1
+        log.collnet_gdr += int(gdr)
+        self._rank(rank, number)
 
     def _channel(self, message: str, number: int, prefix: Prefix | None) -> None:
         log = self.log

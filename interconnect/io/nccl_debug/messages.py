@@ -3,7 +3,8 @@
 Each function takes the message and returns what it says, or ``None`` if the message is not of its kind.
 Patterns are anchored and have no nested repetition, and the messages they see are at most
 :data:`~.limits.MAX_LINE_CHARS` long, so each call is linear in the message. The forms are those of
-``tests/data/nccl_debug_logs/FORMAT.md`` (NCCL 2.4 to 2.25, RCCL 2.x).
+``tests/data/nccl_debug_logs/FORMAT.md`` (NCCL 2.4 to 2.25, RCCL 2.x) and those of
+:mod:`.forms`, taken from NCCL's and RCCL's source (2.18 to 2.28).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ __all__ = [
     "normalize_transport",
     "ring_listing",
     "version",
+    "collnet_line",
+    "ib_device_speed",
 ]
 
 _VERSION_RE = re.compile(r"NCCL version (\d{1,3})\.(\d{1,3})\.(\d{1,4})(?:\+cuda(\d{1,3}\.\d{1,3}))?")
@@ -43,7 +46,7 @@ _COLL_RE = re.compile(
 _CHANNELS_RE = re.compile(r"(\d{1,4}) coll channels,")
 _NVLS_CHANNELS_RE = re.compile(r"(\d{1,4}) nvls channels")
 _ENV_RE = re.compile(r"([A-Z][A-Z0-9_]{2,60}) set (?:by environment )?to (.{0,200})$")
-_IB_ENTRY_RE = re.compile(r"\[(\d{1,4})\] ?([\w.\-]{1,64}):(\d{1,3})/(IB|RoCE|ETH)(/SHARP)?")
+_IB_ENTRY_RE = re.compile(r"\[(\d{1,4})\] ?([\w.\-]{1,64}):(\d{1,3})/(IB|RoCE|ETH|UNSPECIFIED)(/SHARP)?")
 _IF_ENTRY_RE = re.compile(r"(?:\[(\d{1,4})\])?([\w.\-]{1,64}):([0-9a-fA-F.:%\w\-]{0,80})<\d{1,6}>")
 _TREES_NRANKS_RE = re.compile(r"nRanks (\d{1,7})")
 _INIT_TIMING_RE = re.compile(r"rank (\d{1,7}) nranks (\d{1,7}) total (\d{1,6}(?:\.\d{1,6})?)")
@@ -104,6 +107,8 @@ def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
 
     >>> normalize_transport("NET/IB/9/GDRDMA"), normalize_transport("P2P/CUMEM/read")
     (('NET/IB', 9, True), ('P2P/CUMEM', None, False))
+    >>> normalize_transport("NET/IB/0(1)/GDRDMA(PCI)/Shared")  # PXN's proxy rank, 2.27's GDR mode
+    ('NET/IB', 0, True)
     >>> normalize_transport("NET/AWS Libfabric/0"), normalize_transport("direct shared memory")
     (('NET/AWS Libfabric', 0, False), ('SHM', None, False))
     """
@@ -111,9 +116,11 @@ def normalize_transport(raw: str) -> tuple[str, int | None, bool]:
     if text.startswith("NET/"):
         parts = text[4:].split("/")
         name = parts[0]
-        index = parts[1] if len(parts) > 1 else ""
+        # the NIC index, with the proxy rank NCCL appends when another GPU's NIC is used (PXN): "0(1)"
+        index = parts[1].split("(", 1)[0] if len(parts) > 1 else ""
         nic = int(index) if index.isascii() and index.isdigit() and len(index) <= 4 else None
-        return f"NET/{name}", nic, "GDRDMA" in parts[1:]
+        # "/GDRDMA", or "/GDRDMA(PCI)" from NCCL 2.27 (GDR through PCIe rather than the C2C link)
+        return f"NET/{name}", nic, any(part.startswith("GDRDMA") for part in parts[1:])
     if text.startswith("P2P/"):
         kind = text[4:].split("/")[0]
         if kind.startswith("direct"):
@@ -418,7 +425,8 @@ def inspector_fields(line: str) -> list[tuple[str, str | float]]:
     return found
 
 
-_TOPO_RE = re.compile(r"\+ ([A-Z]{2,8})\[(\d{1,6}(?:\.\d{1,6})?)\] - ([A-Z]{2,8})/([0-9A-Fa-f]{1,16})")
+_TOPO_RE = re.compile(r"\+ ([A-Z]{2,8})\[(\d{1,6}(?:\.\d{1,6})?)\] - ([A-Z]{2,8})/([0-9A-Fa-f]{1,16})"
+                      r"(?:-([0-9A-Fa-f]{1,16}))?")
 
 
 def topology_link(message: str) -> tuple[str, float, str, str] | None:
@@ -428,10 +436,59 @@ def topology_link(message: str) -> tuple[str, float, str, str] | None:
     ('NET', 12.5, 'NET', '0')
     >>> topology_link("+ XGMI[24.0] - GPU/4C000")
     ('XGMI', 24.0, 'GPU', '4C000')
+
+    NCCL 2.23 and later print a node as ``<system id>-<local id>`` in lower-case hex; the local id is kept:
+
+    >>> topology_link("+ NET[50.0] - NET/0-b")
+    ('NET', 50.0, 'NET', 'b')
     """
     if not message.startswith("+ "):
         return None
     match = _TOPO_RE.match(message)
     if not match:
         return None
-    return match.group(1), float(match.group(2)), match.group(3), match.group(4)
+    return match.group(1), float(match.group(2)), match.group(3), match.group(5) or match.group(4)
+
+
+_COLLNET_RE = re.compile(r"Coll(?:Net)? (\d{1,4})(?:/(\d{1,4}))? : (\d{1,7}) \[(send|receive)\] "
+                         r"via COLLNET/([^/\s]{1,40})/(\d{1,4})(\S{0,60})")
+
+
+def collnet_line(message: str) -> tuple[int, str, str, int, bool] | None:
+    """Read a CollNet connection line (NCCL_COLLNET_ENABLE=1): ``(rank, direction, plugin, NIC, GDR)``.
+
+    >>> collnet_line("CollNet 00/0 : 3 [send] via COLLNET/SHARP/1/GDRDMA comm 0x5f nRanks 16")
+    (3, 'send', 'SHARP', 1, True)
+    >>> collnet_line("Coll 01 : 3 [receive] via COLLNET/SHARP/0")  # NCCL 2.7 and 2.8
+    (3, 'receive', 'SHARP', 0, False)
+    """
+    if not message.startswith(("CollNet ", "Coll ")):
+        return None
+    match = _COLLNET_RE.match(message)
+    if not match:
+        return None
+    return (int(match.group(3)), match.group(4), match.group(5), int(match.group(6)),
+            match.group(7).startswith("/GDRDMA"))
+
+
+_IB_SPEED_RE = re.compile(r"NET/IB: \[(\d{1,4})\] ([\w.\-]{1,64}):[\w.\-]{0,64}:(\d{1,3})/(\w{1,12}) "
+                          r".{0,80}?speed=(\d{1,9})")
+_IB_VIRTUAL_RE = re.compile(r"NET/IB : Made virtual device \[(\d{1,4})\] name=(\S{1,200}) speed=(\d{1,9}) "
+                            r"ndevs=(\d{1,3})")
+
+
+def ib_device_speed(message: str) -> tuple[int, str, int] | None:
+    """Read NCCL 2.27's per-NIC line (``NCCL_DEBUG_SUBSYS=NET``) or 2.25's merged NIC: ``(index, name, Mbit/s)``.
+
+    >>> ib_device_speed("NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 context=0x55 ar=1")
+    (0, 'mlx5_0', 400000)
+    >>> ib_device_speed("NET/IB : Made virtual device [0] name=mlx5_0+mlx5_1 speed=800000 ndevs=2")
+    (0, 'mlx5_0+mlx5_1', 800000)
+    """
+    if message.startswith("NET/IB: ["):
+        match = _IB_SPEED_RE.match(message)
+        return (int(match.group(1)), match.group(2), int(match.group(5))) if match else None
+    if message.startswith("NET/IB : Made virtual device"):
+        match = _IB_VIRTUAL_RE.match(message)
+        return (int(match.group(1)), match.group(2), int(match.group(3))) if match else None
+    return None

@@ -209,6 +209,11 @@ class DebugLog:
     nvls_unavailable: int = 0
     nvls_used: int = 0  # "NVLS comm" or "Connected NVLS tree"
     gdr_disabled: At[str] | None = None
+    gdr_enabled: At[str] | None = None  # "GPU Direct RDMA Enabled for GPU .. / HCA .." (one GPU-NIC pair)
+    collnet: At[str] | None = None  # "COLLNET/<plugin>" of the first CollNet connection line
+    collnet_count: int = 0
+    collnet_gdr: int = 0  # CollNet lines ending in /GDRDMA
+    ib_speeds: dict[int, At[tuple]] = field(default_factory=dict)  # NIC index -> (name, Mbit/s), NCCL 2.25+ lines
     ring_gdr: At[int] | None = None  # "Connected all rings, use ring PXN 0 GDR 1"
     tuning: list[At[str]] = field(default_factory=list)
     collectives: dict[tuple[str, str], CollectiveStat] = field(default_factory=dict)

@@ -310,6 +310,10 @@ def _network(log: DebugLog, out: Explanation, nodes: dict) -> str | None:
         if disabled and disabled.value.startswith("1") and network.startswith("IBext"):
             out.add("network", "NCCL_IB_DISABLE=1 turns off NCCL's internal IB transport only; the HPC-X plugin "
                     f"(NET/{network}) carried the traffic anyway.", disabled.line, warn=True)
+    if log.collnet:
+        gdr = f", {log.collnet_gdr} of them with GPUDirect RDMA" if log.collnet_gdr else ""
+        out.add("network", f"CollNet is on: {log.collnet_count} connection line(s) to the in-network reduction "
+                f"({log.collnet.value}{gdr}).", log.collnet.line)
     if log.oob is not None and log.oob.value == "":
         out.add("network", "The IB out-of-band interface is empty (\"OOB :\"): NCCL found no socket interface "
                 "for the connection handshake.", log.oob.line, warn=True)
@@ -343,9 +347,13 @@ def _gdr(log: DebugLog, out: Explanation, network: str | None) -> None:
                 out.facts.get("network_line", 0))
     else:
         out.add("gdr", "The log shows no network connection lines, so GPUDirect RDMA cannot be told.")
+    if verdict == "unknown" and log.gdr_enabled and not log.gdr_disabled:
+        verdict = True  # NCCL's own GPU-NIC check passed, and no pair failed it
+        out.add("gdr", f"NCCL says: \"{log.gdr_enabled.value}\": GPUDirect RDMA is on for that GPU and NIC.",
+                log.gdr_enabled.line)
     if log.gdr_disabled:
         if verdict == "unknown":
-            verdict = False
+            verdict = "partial" if log.gdr_enabled else False
         out.add("gdr", f"NCCL says: \"{log.gdr_disabled.value}\" (a GPU too far from its NIC in PCIe terms, "
                 "above NCCL_NET_GDR_LEVEL, or the nvidia-peermem module missing).", log.gdr_disabled.line,
                 severity=CAUSE)
@@ -375,6 +383,9 @@ def _nics(log: DebugLog, out: Explanation) -> int | None:
     elif log.socket_nics:
         listed = [name for _, name in log.socket_nics.value]
         line = log.socket_nics.line
+    elif log.ib_speeds:  # NCCL 2.25+ per-NIC lines, when the "NET/IB : Using" list is not in the text
+        listed = [at.value[0] for _, at in sorted(log.ib_speeds.items())]
+        line = min(at.line for at in log.ib_speeds.values())
     elif log.topo_nets:  # only the topology dump names the NIC ports
         listed = [f"NET/{index}" for index in sorted(log.topo_nets)]
         line = min(at.line for at in log.topo_nets.values())
@@ -424,6 +435,12 @@ def _nics(log: DebugLog, out: Explanation) -> int | None:
         out.add("nics", "The bracketed figures of the topology dump's PCI, NVLink and xGMI links are the library's "
                 "fixed values for its topology search, not measurements (as RCCL's maintainers answer in "
                 "ROCm/rccl#901); only the NET figures are the NICs' port rates.", first)
+    if log.ib_speeds:
+        first = min(at.line for at in log.ib_speeds.values())
+        ports = ", ".join(f"[{i}] {at.value[0]} {at.value[1] / 1000:g} Gbit/s"
+                          for i, at in sorted(log.ib_speeds.items()))
+        out.add("nics", f"NCCL's NIC lines give the port speeds: {ports}.", first)
+        out.facts["nic_speeds_gbits"] = {str(i): at.value[1] / 1000 for i, at in sorted(log.ib_speeds.items())}
     if log.relaxed_ordering and log.ib_nics:
         out.add("nics", "PCIe relaxed ordering is on for the RDMA NICs ([RO]).", log.ib_nics.line)
     out.facts["nics_listed"] = listed
