@@ -38,3 +38,19 @@ def test_the_readme_is_short_and_links_to_the_docs():
                  "docs/performance.md", "docs/accuracy.md", "docs/deploying.md"):
         assert f"({page})" in readme, page
         assert (ROOT / page).is_file(), page
+
+
+def _relative_links(path: Path) -> list[str]:
+    """The targets of ``[text](target)`` links in a Markdown file that are neither web addresses nor anchors."""
+    import re
+
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)  # code blocks hold no links
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    return [t.split("#", 1)[0] for t in targets if not t.startswith(("http://", "https://", "mailto:", "#"))]
+
+
+def test_every_relative_link_in_the_readme_and_docs_opens_a_file():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "benchmarks").glob("*.md"))]
+    broken = [f"{page.relative_to(ROOT)} -> {target}" for page in pages for target in _relative_links(page)
+              if target and not (page.parent / target).exists()]
+    assert not broken, broken
