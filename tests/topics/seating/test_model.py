@@ -543,3 +543,31 @@ def test_deepspeed_2021_zero3_moves_one_tensor_per_call():
     assert float(per_layer["dp_calls"][0]) == layers + 2 * micro * layers
     assert float(per_tensor["dp_bytes"][0]) == pytest.approx(float(per_layer["dp_bytes"][0]))
     assert float(per_tensor["dp_time"][0]) > float(per_layer["dp_time"][0])  # more calls, more latency
+
+
+def test_fp8_recipes_cost_their_casts_beyond_the_gemms():
+    # What an FP8 recipe costs beyond the GEMMs (Transformer Engine's FP8 recipes, NVIDIA/TransformerEngine docs,
+    # "Using FP8 with Transformer Engine"): each GEMM input (QKV, projection, FC1, FC2 forward) and each output
+    # gradient (backward) is cast in a memory-bound pass, read at 2 bytes and written row-wise and column-wise at
+    # 1 + 1; delayed scaling takes its scale from the amax history, current scaling reads the tensor once more for
+    # its own amax first (2 bytes a value), and MXFP8's block scales need no such pass. Closed form of the
+    # difference between recipes on the same layer (Llama 3 8B, 8 H100, TP 2 with sequence
+    # parallelism: each GPU casts 1/t of each tensor's values, 4,096 tokens).
+    import dataclasses
+
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s, layer_params
+    from interconnect.topics.seating.model.step import _grid, _layer_times
+
+    model = load_model_presets()["llama3-8b"]
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(2), a(1), a(4), a(1), a(1), a(1))
+    base = Workload(global_batch=8, seq_len=4096, dtype_bytes=1)
+    compute = {r: float(_layer_times(_grid(model, cluster, dataclasses.replace(base, fp8_recipe=r), *args)).compute[0])
+               for r in ("delayed", "current-scaling", "mxfp8")}
+    h, q, kv = model.hidden, model.heads * model.head_dim, 2 * model.kv_heads * model.head_dim
+    mlp_width = (layer_params(model)[0] - (h * (q + kv) + q * h)) / (2 * h)
+    values = 4096 * ((2 * h + q + mlp_width) + ((q + kv) + h + mlp_width + h)) / 2  # inputs + output gradients
+    hbm = _hbm_bytes_per_s(cluster, base)
+    assert compute["current-scaling"] - compute["delayed"] == pytest.approx(values * 2.0 / hbm)
+    assert compute["mxfp8"] == pytest.approx(compute["delayed"])
