@@ -92,3 +92,19 @@ def chromium(width: int = 1440, height: int = 900) -> Iterator[Any]:
 
 if __name__ == "__main__":
     print("helper module for the browser benchmarks; run benchmarks/interaction.py")
+
+
+def paired_arguments(arguments: list[str], default_changes: int) -> tuple[int, set[str], str | None, bool]:
+    """The paired benchmarks' command line: ``[CHANGES] [PAGE ...] [--against DIR] [--frozen-bare]``, as
+    (changes, pages named, the other checkout or None, whether the bare page freezes its heap too)."""
+    arguments = list(arguments)
+    against = None
+    if "--against" in arguments:
+        at = arguments.index("--against")
+        against = arguments[at + 1]
+        del arguments[at:at + 2]
+    frozen = "--frozen-bare" in arguments
+    if frozen:
+        arguments.remove("--frozen-bare")
+    changes = int(arguments[0]) if arguments else default_changes
+    return changes, set(arguments[1:]), against, frozen

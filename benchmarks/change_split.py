@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser_bench import ROOT, StreamlitServer, chromium, server  # noqa: E402
+from browser_bench import ROOT, StreamlitServer, chromium, paired_arguments, server  # noqa: E402
 from browser_helpers import open_and_watch, timed_change, url_shows, wait_for_first_chart  # noqa: E402
 from interaction import PAGES, number_changer  # noqa: E402
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
@@ -193,17 +193,7 @@ def hooked_server(log: Path, bare: bool = False, root: str | None = None, frozen
 
 
 def main() -> None:
-    arguments = sys.argv[1:]
-    against = None
-    if "--against" in arguments:
-        at = arguments.index("--against")
-        against = arguments[at + 1]
-        del arguments[at:at + 2]
-    frozen = "--frozen-bare" in arguments
-    if frozen:
-        arguments.remove("--frozen-bare")
-    changes = int(arguments[0]) if arguments else CHANGES
-    only = set(arguments[1:])
+    changes, only, against, frozen = paired_arguments(sys.argv[1:], CHANGES)
     chosen = [p for p in PAGES if p[3] and p[5] == 1 and (not only or p[0] in only)]
     logs = Path(tempfile.mkdtemp())
     with chromium() as context, contextlib.ExitStack() as stack:

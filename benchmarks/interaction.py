@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser_bench import ROOT, chromium, open_and_watch, server, timed_change  # noqa: E402
+from browser_bench import ROOT, chromium, open_and_watch, paired_arguments, server, timed_change  # noqa: E402
 from browser_helpers import url_shows, wait_for_first_chart  # noqa: E402
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
@@ -145,17 +145,7 @@ def line(name: str, charts: int, timings: list[float], same: list[float] | None,
 
 
 def main() -> None:
-    arguments = sys.argv[1:]
-    against = None
-    if "--against" in arguments:
-        at = arguments.index("--against")
-        against = arguments[at + 1]
-        del arguments[at:at + 2]
-    frozen = "--frozen-bare" in arguments
-    if frozen:
-        arguments.remove("--frozen-bare")
-    changes = int(arguments[0]) if arguments else CHANGES
-    only = set(arguments[1:])
+    changes, only, against, frozen = paired_arguments(sys.argv[1:], CHANGES)
     pages = [entry for entry in PAGES if entry[3] is not None and (ROOT / "pages" / PAGE_FILES[entry[1]]).is_file()
              and (not only or entry[0] in only)]
     counts = sorted({1, FLOOR_CHARTS} | {entry[5] for entry in pages})
