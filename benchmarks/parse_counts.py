@@ -5,7 +5,8 @@ two changes of the node count; AppTest reruns the whole script each time) and co
 requests for its cluster (``cluster asked``), the cluster resolutions (``resolve_cluster`` executed), the
 quantity parses (``parse_quantity`` executed, by text; a cache of parsed texts is bypassed, so each read is
 counted) and the reads of a link parameter's text (``QuantityParam.parse``, by key). Every module's binding of a
-counted function is wrapped, so calls through any import name are seen.
+counted function is wrapped, so calls through any import name are seen. A parameter's declared bounds and default
+(constants of the code, ``inputs.params._declared``) are read once per process and counted when they are.
 
 Run from the repository root: ``PYTHONPATH=. .venv/bin/python benchmarks/parse_counts.py [page ...]``
 (``allreduce``, ``overlap``, ``seating``; all three by default; ``-v`` lists each text and key).
