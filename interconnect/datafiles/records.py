@@ -37,7 +37,7 @@ from typing import Any
 
 from interconnect.datafiles.tables import DataFile, TableReader
 
-__all__ = ["SOURCE", "Field", "Record"]
+__all__ = ["CITED", "SOURCE", "Field", "Record"]
 
 _NO_IDS: Mapping[str, Collection[str]] = {}
 
@@ -152,8 +152,13 @@ class Record:
 
         ``known`` gives the ids a field's ``refs`` may name, by kind (``{"switch": switches}``).
         """
+        return self.read_row(data, raw, known)[1]
+
+    def read_row(self, data: DataFile, raw: object, known: Mapping[str, Collection[str]] = _NO_IDS
+                 ) -> tuple[TableReader, dict[str, Any]]:
+        """:meth:`read`, and the checked table, whose ``fail`` names the entry for the loader's own checks."""
         row = self.reader(data, raw)
-        return {f.name: f.value(row, known) for f in self.fields}
+        return row, {f.name: f.value(row, known) for f in self.fields}
 
     def read_all(self, data: DataFile, known: Mapping[str, Collection[str]] = _NO_IDS) -> dict[str, dict[str, Any]]:
         """Read every ``[[table]]`` of the file (none is no entry), by id; a duplicate id is refused."""
@@ -172,3 +177,7 @@ class Record:
 #: A ``[[source]]`` of a data file that lists its own sources (``models.toml``): what to open, and of what kind.
 SOURCE = Record("source", (Field("id"), Field("title"), Field("url"), Field("kind"),
                            Field("note", required=False, default="")))
+
+#: A ``[[source]]`` a data file of published figures lists for its own entries to cite (``gpu-kernels.toml``,
+#: ``training-runs.toml``): a paper or a page, by id.
+CITED = Record("source", (Field("id"), Field("title"), Field("url")))
