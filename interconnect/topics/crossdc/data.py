@@ -336,8 +336,6 @@ class CrossDCData:
         return {source_id for group in groups for source_id in group.sources}
 
 
-_S = {"sources": list, "where": str}
-
 # --- the tables of crossdc.toml, each declared once (datafiles.records) -----------------------------------------
 
 #: What every sourced table ends with: the catalog sources it cites and where in them.
@@ -635,7 +633,7 @@ def load_weight_sync_data(path: str | Path | None = None,
     >>> len(rows) >= 8, len({s for r in rows for s in r.sources}) >= 4
     (True, True)
     """
-    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE
 
     if source_ids is None:
         source_ids = get_catalog().sources
@@ -643,36 +641,46 @@ def load_weight_sync_data(path: str | Path | None = None,
     toml.only_tables(("measurement", "ratio"))
     rows: list[WeightSyncMeasurement] = []
     for raw in toml.rows("measurement"):
-        where = f"{toml.name}: measurement '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "quantity": str, "measured": str, "system": str, "params": float,
-                                    "params_how": str, "precision": str, "precision_how": str, "route": str,
-                                    "receivers": int, "receivers_how": str, **_S},
-                       {"mode": str, "fraction": float, "fraction_how": str, "index_bits": int,
-                        "index_bits_how": str, "staging": str, "staging_how": str, "pending": str, "note": str})
-        quantity = r.choice("quantity", SYNC_QUANTITIES)
+        r, values = _measurement().read_row(toml, raw)
+        quantity = values["quantity"]
         measured = r.quantity("measured", "time", "s") if quantity == "sync_time" else \
             r.quantity("measured", "size", "B")
-        how = {key[:-4]: r.choice(key, HOW) for key in raw if key.endswith("_how")}
+        how = {key.removesuffix("_how"): values[key] for key in raw if key.endswith("_how")}
         for key in ("fraction", "index_bits", "staging"):
             if (key in raw) != (key in how):
                 r.fail(f"'{key}' and '{key}_how' go together")
-        mode = raw.get("mode", "full")
-        if mode not in MODES:
-            r.fail(f"'mode' must be one of {', '.join(MODES)}")
-        if raw["precision"] not in BYTES_PER_VALUE:
-            r.fail(f"'precision' must be one of {', '.join(BYTES_PER_VALUE)}")
         rows.append(WeightSyncMeasurement(
-            id=raw["id"], sources=r.sources(), where=raw["where"], quantity=quantity, measured=measured,
-            system=raw["system"], params=r.positive("params"), bytes_per_value=BYTES_PER_VALUE[raw["precision"]],
-            precision=raw["precision"], route=r.choice("route", ROUTES), receivers=max(1, raw["receivers"]),
-            how=how, mode=mode, fraction=float(raw.get("fraction", 1.0)), index_bits=float(raw.get("index_bits", 32)),
+            id=values["id"], sources=values["sources"], where=values["where"], quantity=quantity, measured=measured,
+            system=values["system"], params=values["params"], bytes_per_value=BYTES_PER_VALUE[values["precision"]],
+            precision=values["precision"], route=values["route"], receivers=max(1, values["receivers"]), how=how,
+            mode=values["mode"], fraction=float(values["fraction"]), index_bits=float(values["index_bits"]),
             staging_bytes_per_s=r.quantity("staging", "bandwidth", "B/s") if "staging" in raw else float("inf"),
-            pending=raw.get("pending", ""),
-            note=raw.get("note", "")))
+            pending=values["pending"], note=values["note"]))
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
         toml.fail("measurement ids must be unique")
     return tuple(rows)
+
+
+@functools.cache
+def _measurement() -> Record:
+    """A ``[[measurement]]`` of ``weight_sync.toml``: each model input with how it is known (``*_how``: stated or
+    inferred). ``measured`` is a time or a size, as ``quantity`` says (read by the loader)."""
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES
+
+    def how(key: str, required: bool = True) -> Field:
+        return Field(f"{key}_how", choices=HOW, required=required)
+
+    return Record("measurement", (
+        Field("id"), Field("quantity", choices=SYNC_QUANTITIES), Field("measured"), Field("system"),
+        Field("params", float, positive=True), how("params"), Field("precision", choices=tuple(BYTES_PER_VALUE)),
+        how("precision"), Field("route", choices=ROUTES), Field("receivers", int), how("receivers"), *_CITED,
+        Field("mode", required=False, default="full", choices=MODES),
+        Field("fraction", float, required=False, default=1.0), how("fraction", False),
+        Field("index_bits", int, required=False, default=32), how("index_bits", False),
+        Field("staging", required=False), how("staging", False),
+        Field("pending", required=False, default=""), Field("note", required=False, default=""),
+    ))
 
 
 @functools.cache
@@ -708,6 +716,11 @@ class WeightSyncRatio:
         return not self.pending
 
 
+#: A ``[[ratio]]`` of ``weight_sync.toml``: two ``sync_time`` measurements of one source, by id.
+RATIO = Record("ratio", (Field("id"), Field("of"), Field("against"), *_CITED,
+                         Field("pending", required=False, default=""), Field("note", required=False, default="")))
+
+
 def load_weight_sync_ratios(path: str | Path | None = None,
                             source_ids: frozenset[str] | None = None) -> tuple[WeightSyncRatio, ...]:
     """Read the ``[[ratio]]`` rows of ``weight_sync.toml``, each naming two ``sync_time`` measurements.
@@ -730,20 +743,18 @@ def load_weight_sync_ratios(path: str | Path | None = None,
     toml = _WeightSyncFile(path or packaged_data_file(_WEIGHT_SYNC_FILE), source_ids)
     rows: list[WeightSyncRatio] = []
     for raw in toml.rows("ratio"):
-        where = f"{toml.name}: ratio '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "of": str, "against": str, **_S}, {"pending": str, "note": str})
+        r, values = RATIO.read_row(toml, raw)
         pair = []
         for key in ("of", "against"):
-            m = measurements.get(raw[key])
+            m = measurements.get(values[key])
             if m is None:
-                r.fail(f"'{key}' names no measurement: {raw[key]!r}")
+                r.fail(f"'{key}' names no measurement: {values[key]!r}")
             if m.quantity != "sync_time":
                 r.fail(f"'{key}' must name a sync_time measurement, not a {m.quantity}")
             pair.append(m)
         if pair[0].id == pair[1].id:
             r.fail("'of' and 'against' must name two different measurements")
-        rows.append(WeightSyncRatio(raw["id"], pair[0], pair[1], r.sources(), raw["where"], raw.get("pending", ""),
-                                    raw.get("note", "")))
+        rows.append(WeightSyncRatio(**{**values, "of": pair[0], "against": pair[1]}))
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
         toml.fail("ratio ids must be unique")
@@ -798,6 +809,13 @@ class PipelineCase:
         return not self.pending
 
 
+#: A ``[[case]]`` of ``crossdc_pipeline.toml``: a published figure and the inputs it rests on, each with its ``how``.
+CASE = Record("case", (Field("id"), *_CITED, Field("quantity", choices=PIPELINE_QUANTITIES),
+                       Field("published", float, positive=True), Field("system"), Field("inputs", dict),
+                       Field("how", dict), Field("pending", required=False, default=""),
+                       Field("note", required=False, default="")))
+
+
 def load_pipeline_cases(path: str | Path | None = None,
                         source_ids: frozenset[str] | None = None) -> tuple[PipelineCase, ...]:
     """Read and check ``crossdc_pipeline.toml``: every input numeric, finite and marked stated or inferred.
@@ -814,11 +832,8 @@ def load_pipeline_cases(path: str | Path | None = None,
     toml.only_tables(("case",))
     rows: list[PipelineCase] = []
     for raw in toml.rows("case"):
-        where = f"{toml.name}: case '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "quantity": str, "published": float, "system": str, "inputs": dict,
-                                    "how": dict, **_S}, {"pending": str, "note": str})
-        quantity = r.choice("quantity", PIPELINE_QUANTITIES)
-        inputs, how = raw["inputs"], raw["how"]
+        r, values = CASE.read_row(toml, raw)
+        inputs, how = values["inputs"], values["how"]
         if set(inputs) != set(how):
             r.fail(f"every input needs its 'how' and no more: {sorted(set(inputs) ^ set(how))}")
         for key, value in inputs.items():
@@ -827,9 +842,7 @@ def load_pipeline_cases(path: str | Path | None = None,
                 r.fail(f"input '{key}' must be a finite number >= 0")
             if how[key] not in HOW:
                 r.fail(f"how '{key}' must be one of {', '.join(HOW)}")
-        rows.append(PipelineCase(raw["id"], r.sources(), raw["where"], quantity, r.positive("published"),
-                                 raw["system"], {k: float(v) for k, v in inputs.items()}, dict(how),
-                                 raw.get("pending", ""), raw.get("note", "")))
+        rows.append(PipelineCase(**{**values, "inputs": {k: float(v) for k, v in inputs.items()}, "how": dict(how)}))
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
         toml.fail("case ids must be unique")
