@@ -233,6 +233,7 @@ def resolve_cluster(
         in_network_reduction=sharp,
         hop_latency_override_us=hop_override,
         gpu_custom=custom,
+        gpu_entry=gpu_entry,
     )
     if topology is not None:
         cluster = replace(cluster, topology=topology.for_servers(nics, line * 8))
