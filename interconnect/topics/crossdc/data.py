@@ -387,8 +387,8 @@ TIME_TO_TARGET = Record("time_to_target", (
     Field("id"), Field("name"), Field("timing"), Field("steps_ratio", float, positive=True), Field("relative_to"),
     Field("basis", choices=BASES), Field("params", float, minimum=0), Field("replicas", int, minimum=0),
     Field("inner_steps", int, minimum=0), *_CITED, Field("how"),
-    Field("time_ratio", float, required=False, default=0.0, minimum=0), Field("law", required=False, default="",
-                                                                              choices=LAWS),
+    Field("time_ratio", float, required=False, default=0.0, minimum=0),
+    Field("law", required=False, default="", choices=LAWS),
 ))
 SCALING = Record("diloco_scaling", (
     Field("inner_steps", int), Field("tokens_per_param", float, positive=True), Field("replicas", list, items=int),
