@@ -37,6 +37,7 @@ __all__ = [
     "UnitMismatchError",
     "expects",
     "ParsedQuantity",
+    "QuantityText",
     "format_quantity",
     "format_bandwidth",
     "format_duration",
@@ -44,6 +45,7 @@ __all__ = [
     "format_size",
     "parse_quantity",
     "read_int",
+    "read_quantity",
     "ureg",
 ]
 
@@ -278,6 +280,53 @@ def parse_quantity(text: object, expected: str, *, allow_zero: bool = False) -> 
     if magnitude < 0 or (magnitude == 0 and not allow_zero):
         raise QuantityInputError(f"expected a positive {want.split(' ', 1)[1]}, got {raw}")
     return ParsedQuantity(quantity, note)
+
+
+class QuantityText(str):
+    """A quantity a person typed, read once: the text (what a link and a widget keep) carrying the quantity
+    it reads as (what the code computes with), so that no consumer parses the text again.
+
+    It is the text in every way a string is (equal to it, hashed like it, written to a link as it); the
+    quantity is :attr:`quantity`, in any unit with :meth:`magnitude`.
+
+    >>> size = QuantityText.read(" 256  MiB", "size")
+    >>> size, size.magnitude("B"), size == "256 MiB"
+    ('256 MiB', 268435456.0, True)
+    """
+
+    quantity: pint.Quantity
+    dimension: str
+
+    def __new__(cls, text: str, quantity: pint.Quantity, dimension: str) -> QuantityText:
+        value = super().__new__(cls, text)
+        value.quantity = quantity
+        value.dimension = dimension
+        return value
+
+    @classmethod
+    def read(cls, text: str, dimension: str, *, allow_zero: bool = False) -> QuantityText:
+        """Parse ``text`` (:func:`parse_quantity`, which raises :class:`QuantityInputError`); the text kept is
+        ``text`` with its blanks collapsed."""
+        return cls(" ".join(text.split()), parse_quantity(text, dimension, allow_zero=allow_zero).quantity, dimension)
+
+    def magnitude(self, unit: str) -> float:
+        """The quantity as a plain number in ``unit`` (``size.magnitude("B")``)."""
+        return float(self.quantity.to(unit).magnitude)
+
+    def __reduce__(self) -> tuple:  # a cached value is pickled with its quantity
+        return (QuantityText, (str(self), self.quantity, self.dimension))
+
+
+def read_quantity(value: object, expected: str, *, allow_zero: bool = False) -> pint.Quantity:
+    """The quantity ``value`` stands for: a :class:`QuantityText`'s own when it was read as ``expected``
+    (no second parse), else :func:`parse_quantity`'s reading of the text.
+
+    >>> read_quantity(QuantityText.read("2 us", "time"), "time"), read_quantity("3 ms", "time")
+    (<Quantity(2.0, 'microsecond')>, <Quantity(3.0, 'millisecond')>)
+    """
+    if isinstance(value, QuantityText) and value.dimension == expected:
+        return value.quantity
+    return parse_quantity(value, expected, allow_zero=allow_zero).quantity
 
 
 # --- whole numbers typed by people (links, widgets, logs, the command line) ----------------

@@ -37,7 +37,7 @@ from typing import Any
 
 from interconnect.datafiles.tables import DataFile, TableReader
 
-__all__ = ["SOURCE", "Field", "Record"]
+__all__ = ["CITED", "SOURCE", "Field", "Record"]
 
 _NO_IDS: Mapping[str, Collection[str]] = {}
 
@@ -65,7 +65,7 @@ class Field:
     minimum : float, optional
         The smallest number it may be (a finite number; for a list, each item).
     positive : bool
-        The number must be finite and above zero.
+        The number must be finite and above zero; it is returned as a float.
     items : type, optional
         The type of each item of a list: ``int`` (whole numbers) or ``float`` (any finite number).
     refs : str
@@ -101,7 +101,8 @@ class Field:
         if self.choices:
             value = value.lower() if self.lower else value
             if value not in self.choices:
-                row.fail(f"'{self.key}' {value!r} is not one of {', '.join(self.choices)}")
+                named = ", ".join(choice or "''" for choice in self.choices)
+                row.fail(f"'{self.key}' must be one of {named}, got {value!r}")
         if self.items is not None:
             allowed = (int, float) if self.items is float else self.items
             if any(not isinstance(v, allowed) or isinstance(v, bool) or not math.isfinite(v) for v in value):
@@ -112,8 +113,10 @@ class Field:
             numbers = value if isinstance(value, tuple) else (value,)
             if any(not math.isfinite(v) or v < self.minimum for v in numbers):
                 row.fail(f"'{self.key}' must be at least {self.minimum:g}")
-        if self.positive and not (math.isfinite(value) and value > 0):
-            row.fail(f"'{self.key}' must be a positive number, got {value!r}")
+        if self.positive:
+            if not (math.isfinite(value) and value > 0):
+                row.fail(f"'{self.key}' must be a positive number, got {value!r}")
+            value = float(value)
         if self.refs:
             value = self._ids(row, value, known)
         return value
@@ -141,19 +144,30 @@ class Record:
         name = raw.get("id", "?") if isinstance(raw, Mapping) else "?"
         return f"{data.name}: {self.table} {name!r}"
 
-    def reader(self, data: DataFile, raw: object) -> TableReader:
-        """Check one table's keys and types (and its ``sources``), without the fields' own checks."""
+    def reader(self, data: DataFile, raw: object, where: str = "") -> TableReader:
+        """Check one table's keys and types (and its ``sources``), without the fields' own checks.
+
+        ``where`` names the table in messages, for one without an id (``crossdc.toml: [compute]``, ``quoted #2``);
+        by default :meth:`where`.
+        """
         required = {f.key: f.kind for f in self.fields if f.required}
         optional = {f.key: f.kind for f in self.fields if not f.required}
-        return data.table(self.where(data, raw), raw, required, optional)
+        return data.table(where or self.where(data, raw), raw, required, optional)
 
-    def read(self, data: DataFile, raw: object, known: Mapping[str, Collection[str]] = _NO_IDS) -> dict[str, Any]:
+    def read(self, data: DataFile, raw: object, known: Mapping[str, Collection[str]] = _NO_IDS, *,
+             where: str = "") -> dict[str, Any]:
         """Check one table against the declaration and return its values by field name.
 
-        ``known`` gives the ids a field's ``refs`` may name, by kind (``{"switch": switches}``).
+        ``known`` gives the ids a field's ``refs`` may name, by kind (``{"switch": switches}``); ``where`` is as
+        for :meth:`reader`.
         """
-        row = self.reader(data, raw)
-        return {f.name: f.value(row, known) for f in self.fields}
+        return self.read_row(data, raw, known, where=where)[1]
+
+    def read_row(self, data: DataFile, raw: object, known: Mapping[str, Collection[str]] = _NO_IDS, *,
+                 where: str = "") -> tuple[TableReader, dict[str, Any]]:
+        """:meth:`read`, and the checked table, whose ``fail`` names the entry for the loader's own checks."""
+        row = self.reader(data, raw, where)
+        return row, {f.name: f.value(row, known) for f in self.fields}
 
     def read_all(self, data: DataFile, known: Mapping[str, Collection[str]] = _NO_IDS) -> dict[str, dict[str, Any]]:
         """Read every ``[[table]]`` of the file (none is no entry), by id; a duplicate id is refused."""
@@ -172,3 +186,7 @@ class Record:
 #: A ``[[source]]`` of a data file that lists its own sources (``models.toml``): what to open, and of what kind.
 SOURCE = Record("source", (Field("id"), Field("title"), Field("url"), Field("kind"),
                            Field("note", required=False, default="")))
+
+#: A ``[[source]]`` a data file of published figures lists for its own entries to cite (``gpu-kernels.toml``,
+#: ``training-runs.toml``): a paper or a page, by id.
+CITED = Record("source", (Field("id"), Field("title"), Field("url")))

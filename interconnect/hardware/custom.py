@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import replace
 
 from interconnect.catalog import Catalog, Figure, Gpu, Link
-from interconnect.units import Q_, QuantityInputError, parse_quantity
+from interconnect.units import Q_, QuantityInputError, read_quantity
 
 __all__ = [
     "CUSTOM_GPU_ID",
@@ -140,7 +140,8 @@ def read_scaleup(value: object, default_gbps: float, warnings: list[str]) -> flo
         gbps = float(value)
     else:
         try:
-            gbps = float(parse_quantity(str(value), "bandwidth").quantity.to("GB/s").magnitude)
+            text = value if isinstance(value, str) else str(value)  # a page's value carries its reading
+            gbps = float(read_quantity(text, "bandwidth").to("GB/s").magnitude)
             gbps = float(f"{gbps:.12g}")  # 3.6 TB/s is 3600 GB/s, not 3600.0000000000005
         except QuantityInputError as exc:
             warnings.append(f"gpu_bw: {exc}; using {default_gbps:g} GB/s")

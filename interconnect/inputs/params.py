@@ -14,10 +14,10 @@ import functools
 import math
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
-from interconnect.units import IntegerInputError, ParsedQuantity, QuantityInputError, parse_quantity, read_int
+from interconnect.units import IntegerInputError, QuantityInputError, QuantityText, read_int
 
 __all__ = [
     "AutoIntParam",
@@ -93,6 +93,11 @@ class _Param:
 
     def parse(self, raw: str) -> tuple[Any, str | None]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    @property
+    def default_value(self) -> Any:
+        """The default as a value of this parameter (what :meth:`parse` gives: a typed quantity carries its reading)."""
+        return self.default
 
     def to_text(self, value: Any) -> str:
         return str(value)
@@ -201,11 +206,16 @@ class BoolParam(_Param):
 class QuantityParam(_Param):
     """A quantity typed as text (``nic_bw=200 Gbit/s``), checked for dimension and range.
 
-    The value kept is the text itself (so the URL shows what the person typed); ``minimum`` and
-    ``maximum`` are quantity strings in the same dimension. An ``optional`` parameter may be empty.
+    Its value is a :class:`~interconnect.units.QuantityText`: the text itself (so the URL shows what the
+    person typed) carrying the quantity it was read as, so the code that uses the value never parses it again.
+    ``minimum`` and ``maximum`` are quantity strings in the same dimension, read once per parameter. An
+    ``optional`` parameter may be empty (the value is then ``""``).
 
     >>> QuantityParam("lat", "", dimension="time", optional=True).parse(" ")
     ('', None)
+    >>> size, _ = QuantityParam("size", "1 MiB", dimension="size").parse("2  KiB")
+    >>> size, size.magnitude("B")
+    ('2 KiB', 2048.0)
     """
 
     dimension: str = "bandwidth"
@@ -221,25 +231,51 @@ class QuantityParam(_Param):
         if self.optional and raw.strip() == "":
             return "", None
         try:
-            parsed = _parse_text(raw, self.dimension, self.allow_zero)
+            value = QuantityText.read(raw, self.dimension, allow_zero=self.allow_zero)
         except QuantityInputError as exc:
-            return self.default, str(exc)
-        quantity = parsed.quantity
-        if self.minimum is not None and quantity < _parse_text(self.minimum, self.dimension, self.allow_zero).quantity:
-            return self.minimum, f"below the minimum {self.minimum}"
-        if self.maximum is not None and quantity > _parse_text(self.maximum, self.dimension, self.allow_zero).quantity:
-            return self.maximum, f"above the maximum {self.maximum}"
-        return " ".join(raw.split()), None
+            return self.default_value, str(exc)
+        return self._in_range(value)
+
+    def clean(self, value: Any) -> Any:
+        """A value this parameter read already (a :class:`QuantityText` of its dimension) is kept, range-checked;
+        anything else is read from its text."""
+        if isinstance(value, QuantityText) and value.dimension == self.dimension:
+            checked, problem = self._in_range(value)
+        else:
+            checked, problem = self.parse(self.to_text(value))
+        return self.default_value if problem else checked
+
+    def _in_range(self, value: QuantityText) -> tuple[Any, str | None]:
+        low, high = self._bounds
+        if low is not None and value.quantity < low.quantity:
+            return low, f"below the minimum {self.minimum}"
+        if high is not None and value.quantity > high.quantity:
+            return high, f"above the maximum {self.maximum}"
+        return value, None
+
+    @property
+    def _bounds(self) -> tuple[QuantityText | None, QuantityText | None]:
+        """The declared bounds as quantities."""
+        return (None if self.minimum is None else _declared(self.minimum, self.dimension, self.allow_zero),
+                None if self.maximum is None else _declared(self.maximum, self.dimension, self.allow_zero))
+
+    @property
+    def default_value(self) -> Any:
+        """The default, read once (:func:`_declared`): a default is used without parsing it again."""
+        if type(self).parse is not QuantityParam.parse or not isinstance(self.default, str) or \
+                isinstance(self.default, QuantityText) or not self.default.strip():
+            return self.default  # a subclass reads its own text (a name, a count, a distance) when it is used
+        return _declared(self.default, self.dimension, True)
+
+
+@functools.cache
+def _declared(text: str, dimension: str, allow_zero: bool) -> QuantityText:
+    """A bound or a default as declared in the code (a constant, never a visitor's text), read once per process:
+    a page builds its parameters on every run."""
+    return QuantityText.read(text, dimension, allow_zero=allow_zero)
 
 
 Param = ChoiceParam | IntParam | FloatParam | BoolParam | QuantityParam
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_text(raw: str, dimension: str, allow_zero: bool = False) -> ParsedQuantity:
-    """:func:`parse_quantity` remembered per text: a page reads each typed value several times per run
-    (widgets, URL, range checks) and pint costs about a millisecond a time. Errors are not cached."""
-    return parse_quantity(raw, dimension, allow_zero=allow_zero)
 
 
 def _first(raw: object) -> str | None:
@@ -265,7 +301,7 @@ def parse_state(specs: Sequence[Param], query: Mapping[str, object]) -> tuple[di
     for spec in specs:
         raw = _first(query.get(spec.key))
         if raw is None:
-            values[spec.key] = spec.default
+            values[spec.key] = spec.default_value
             continue
         values[spec.key], warning = read_value(spec, raw)
         if warning:
@@ -357,27 +393,3 @@ def unknown_keys(specs: Sequence[Param], query: Mapping[str, object], known: fro
     """
     mine = {spec.key for spec in specs}
     return [safe_echo(key) for key in query if key not in mine and key not in known]
-
-
-class RememberedQuantityParam(QuantityParam):
-    """A :class:`QuantityParam` that remembers what each text parsed to.
-
-    Reading a quantity costs pint a fraction of a millisecond, and a page reads its typed values
-    several times per rerun (the link, the widgets, the URL sync): the Reach page rereads the same
-    few texts on every drag of its distance. Parsing is a pure function of the text.
-    """
-
-    def parse(self, raw: str) -> tuple[str, str | None]:
-        return _remembered_parse(self, raw)
-
-
-@functools.lru_cache(maxsize=512)
-def _remembered_parse(spec: QuantityParam, raw: str) -> tuple[str, str | None]:
-    return QuantityParam.parse(spec, raw)
-
-
-def remembered(spec):
-    """The same parameter, with remembered parsing when it is a typed quantity."""
-    if type(spec) is QuantityParam:
-        return RememberedQuantityParam(**{item.name: getattr(spec, item.name) for item in fields(spec)})
-    return spec

@@ -185,10 +185,31 @@ def _topology_row(state: PageState, names: dict, switches: dict, keep: dict[str,
                     **keep)
 
 
-def resolve_page_cluster(values: dict[str, Any]) -> tuple[Cluster, list[str]]:
-    """The :class:`Cluster` the page's values describe, and warnings for anything clamped."""
-    cluster, warnings = resolve_cluster(values["gpu"], **cluster_inputs(values))
-    return apply_calibration(cluster, **calibration_inputs(values)), warnings
+#: Session-state key of the clusters resolved in this session, by the inputs they were resolved from.
+_RESOLVED = "cluster.resolved"
+#: How many it keeps: a page's cluster and its uncalibrated twin, on each of a few pages visited in turn.
+_RESOLVED_KEPT = 8
+
+
+def resolve_page_cluster(values: dict[str, Any], *, calibrated: bool = True) -> tuple[Cluster, list[str]]:
+    """The :class:`Cluster` the page's values describe, and warnings for anything clamped.
+
+    The cluster is resolved (:func:`~interconnect.hardware.cluster.resolve_cluster`, the one clamp) once for
+    each set of values and kept in the session under them: a page and its fragments ask for it as often as
+    they draw it, and a rerun that changes no cluster input resolves nothing. ``calibrated=False`` gives the
+    same cluster with the launch mode only (what a log is calibrated against).
+    """
+    calibration = calibration_inputs(values if calibrated else {**values, "cal": False})
+    inputs = cluster_inputs(values)
+    key = (values["gpu"], tuple(sorted(inputs.items())), tuple(sorted(calibration.items())))
+    resolved = st.session_state.setdefault(_RESOLVED, {})
+    if key not in resolved:
+        cluster, warnings = resolve_cluster(values["gpu"], **inputs)
+        while len(resolved) >= _RESOLVED_KEPT:
+            resolved.pop(next(iter(resolved)))
+        resolved[key] = (apply_calibration(cluster, **calibration), tuple(warnings))
+    cluster, warnings = resolved[key]
+    return cluster, list(warnings)
 
 
 def set_cluster(state: PageState, inputs: dict[str, Any]) -> None:

@@ -26,6 +26,9 @@ _SHARED = "shared."
 
 _WRITTEN = "url.written."
 
+#: Session-state prefix of what each parameter's widget value was read as: ``{key: (what the widget held, value)}``.
+_READ = "read."
+
 
 class PageState:
     """Binds a page's parameters to the URL query string and to widget keys.
@@ -40,20 +43,24 @@ class PageState:
         self.specs = list(specs)
         self.specs_by_key = {spec.key: spec for spec in self.specs}
         self.shared = tuple(key for key in shared if key in self.specs_by_key)
-        self._cleaned: dict[tuple, Any] = {}
+        self._read: dict[str, tuple[Any, Any]] = st.session_state.setdefault(_READ + page, {})
         query = page_query(st.query_params.to_dict())
         self._query = query
-        values, self.warnings = parse_state(self.specs, query)
         # The address changed since this page last wrote it (a tour step, a claim's link, a pasted
-        # link in the same tab): the link's own parameters replace what the widgets held.
+        # link in the same tab): the link's own parameters replace what the widgets held. While it holds what
+        # the page wrote, the widgets hold the same values, read already: the link is not read again.
         written = st.session_state.get(_WRITTEN + page)
         navigated = written is not None and _page_part(query, self.specs) != written
+        if written is None or navigated:
+            values, self.warnings = parse_state(self.specs, query)
+        else:
+            values, self.warnings = {}, []
         for spec in self.specs:
             widget_key = self.key(spec.key)
             if navigated and spec.key in query:
                 st.session_state[widget_key] = values[spec.key]
             elif widget_key not in st.session_state:
-                value = values[spec.key]
+                value = values[spec.key] if spec.key in values else parse_state([spec], query)[0][spec.key]
                 # A shared value (the cluster chosen on another page) fills what the link leaves out;
                 # a parameter in the link always wins.
                 if spec.key in self.shared and spec.key not in query and _SHARED + spec.key in st.session_state:
@@ -65,17 +72,16 @@ class PageState:
         return f"{self.page}.{name}"
 
     def __getitem__(self, name: str) -> Any:
+        """The parameter's value: what its widget holds, read (checked, clamped, a typed quantity parsed) once
+        for as long as the widget holds it, and carried from run to run beside it in the session."""
         spec = self.specs_by_key[name]
-        raw = st.session_state.get(self.key(name), spec.default)
-        try:
-            memo_key = (name, type(raw), raw)
-            hash(memo_key)
-        except TypeError:  # an unhashable value: clean it every time
-            return spec.clean(raw)
-        # Cleaning a typed quantity parses and compares with pint; a run asks for each value many times.
-        if memo_key not in self._cleaned:
-            self._cleaned[memo_key] = spec.clean(raw)
-        return self._cleaned[memo_key]
+        raw = st.session_state.get(self.key(name), spec.default_value)
+        held = str(raw) if isinstance(raw, str) else raw  # text is text, read or not; 1, 1.0 and True are not
+        read = self._read.get(name)
+        if read is None or type(read[0]) is not type(held) or read[0] != held:
+            read = (held, spec.clean(raw))
+            self._read[name] = read
+        return read[1]
 
     def values(self) -> dict[str, Any]:
         return {spec.key: self[spec.key] for spec in self.specs}

@@ -50,7 +50,7 @@ def test_a_choice_is_compared_in_lower_case_when_declared_so(tmp_path):
     ("lanes = 0\n", r"'lanes' must be at least 1$"),
     ("share = 0\n", r"'share' must be a positive number, got 0"),
     ("share = nan\n", r"'share' must be a positive number, got nan"),
-    ('kind = "pigeon"\n', r"'kind' 'pigeon' is not one of copper, fibre"),
+    ('kind = "pigeon"\n', r"'kind' must be one of copper, fibre, got 'pigeon'"),
     ("steps = [1, 2.5]\n", r"'steps' must list whole numbers, got \[1, 2.5\]"),
     ('switch = "qm9700"\n', r"unknown switch 'qm9700'"),
     ('sources = ["nobody"]\n', r"'sources' must list known source ids"),

@@ -26,7 +26,7 @@ from interconnect.hardware.cluster.limits import (
 from interconnect.hardware.cluster.transports import FABRICS, fabric_from_family
 from interconnect.hardware.cluster.value import Cluster
 from interconnect.hardware.custom import CUSTOM_GPU_ID, clean_name, custom_gpu, read_scaleup
-from interconnect.units import QuantityInputError, parse_quantity
+from interconnect.units import QuantityInputError, QuantityText, read_quantity
 
 RACK_SCALE_DOMAIN = 16  # NVLink domains larger than this span servers (NVL72, NVL576)
 
@@ -233,6 +233,7 @@ def resolve_cluster(
         in_network_reduction=sharp,
         hop_latency_override_us=hop_override,
         gpu_custom=custom,
+        gpu_entry=gpu_entry,
     )
     if topology is not None:
         cluster = replace(cluster, topology=topology.for_servers(nics, line * 8))
@@ -306,14 +307,14 @@ def _choose_nic(catalog: Catalog, nic: object, default_id: str, warnings: list[s
             return default
         return _NicChoice(text, text, candidate)
     try:
-        parsed = parse_quantity(text, "bandwidth")
+        rate = read_quantity(nic if isinstance(nic, QuantityText) else text, "bandwidth")  # read once, where typed
     except QuantityInputError as exc:
         looks_like_id = all(ch.isalnum() or ch in "-." for ch in text) and not text[:1].isdigit()
         if looks_like_id:
             raise UnknownIdError("NIC", text, catalog.nics()) from exc
         warnings.append(f"nic: {exc}; using {default_id}")
         return default
-    rate_gbit = float(parsed.quantity.to("Gbit/s").magnitude)
+    rate_gbit = float(rate.to("Gbit/s").magnitude)
     if rate_gbit < MIN_NIC_GBIT_S:
         warnings.append(f"nic: {text} is below {MIN_NIC_GBIT_S:g} Gbit/s; using {MIN_NIC_GBIT_S:g} Gbit/s")
         rate_gbit = MIN_NIC_GBIT_S
@@ -351,7 +352,8 @@ def _hop_latency_us(value: object, warnings: list[str]) -> float | None:
         micros = float(value)
     else:
         try:
-            micros = float(parse_quantity(str(value), "time", allow_zero=True).quantity.to("us").magnitude)
+            micros = float(read_quantity(value if isinstance(value, str) else str(value), "time",
+                                         allow_zero=True).to("us").magnitude)
         except QuantityInputError as exc:
             warnings.append(f"hop_latency: {exc}; using the fabric's value")
             return None

@@ -85,6 +85,26 @@ class Cluster:
     topology: Any = None
     #: The collective this view of the cluster is for (``seen_by``): all-to-all crosses rails.
     topology_collective: str = "all_reduce"
+    #: The GPU's catalog entry as resolved (for ``gpu_custom``, the hypothetical GPU built on the base), so that
+    #: a model reads the GPU from the cluster instead of looking its id up again (:meth:`gpu_spec`). It adds
+    #: nothing to what the cluster is (its id and figures above say that): equality, hashing and ``repr`` leave
+    #: it out.
+    gpu_entry: Any = field(default=None, repr=False, compare=False)
+
+    def gpu_spec(self) -> Any:
+        """The GPU's catalog entry (:class:`~interconnect.catalog.Gpu`): the one resolved with the cluster, or for a
+        cluster built field by field, the catalog's entry for :attr:`gpu`. A custom GPU's entry has the id
+        ``custom``: what is filed by catalog id (kernel figures, tuning) is looked up by :attr:`gpu`, its base.
+
+        >>> from interconnect.hardware.cluster import resolve_cluster
+        >>> resolve_cluster("h100-sxm", nodes=2)[0].gpu_spec().memory.quantity
+        <Quantity(80, 'gigabyte')>
+        """
+        if self.gpu_entry is not None:
+            return self.gpu_entry
+        from interconnect.catalog import get_catalog
+
+        return get_catalog().gpu(self.gpu)
 
     # --- derived sizes ------------------------------------------------------------------------
 

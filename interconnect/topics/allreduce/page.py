@@ -20,13 +20,12 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import get_catalog
-from interconnect.hardware.cluster import Cluster, resolve_cluster
+from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import (
     ALGORITHM_LABELS,
     ALLREDUCE_ALGORITHMS,
     COLLECTIVE_LABELS,
     allreduce,
-    apply_calibration,
     calibrate,
     compare_collective,
     efficiency_vs_spec,
@@ -37,7 +36,7 @@ from interconnect.hardware.collectives import (
 from interconnect.hardware.collectives import collective as collective_model
 from interconnect.hardware.collectives.accuracy import band_rows, collective_band
 from interconnect.hardware.collectives.measurements import host_issue_us, launch_overhead_us
-from interconnect.inputs.cluster import CLUSTER_KEYS, LAUNCH_LABELS, calibration_inputs, cluster_inputs
+from interconnect.inputs.cluster import CLUSTER_KEYS, LAUNCH_LABELS
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
 from interconnect.topics.allreduce.figures import (
     SHORT_NAMES,
@@ -74,6 +73,7 @@ from interconnect.ui.cluster import (
     cluster_line,
     cluster_source_popovers,
     nodes_input,
+    resolve_page_cluster,
     set_cluster,
 )
 from interconnect.ui.error_band import show_error_band
@@ -81,27 +81,12 @@ from interconnect.ui.heavy import run_heavy, waiting_notice
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
-from interconnect.units import Q_, format_bandwidth, format_duration, format_size, parse_quantity
+from interconnect.units import Q_, format_bandwidth, format_duration, format_size, read_quantity
 
-__all__ = ["node_count_fragment", "page_cluster"]
+__all__ = ["node_count_fragment"]
 
 MEASUREMENTS = {m.id: m for m in load_measurements()}
 PROTOCOL_NAMES = {"auto": "The library's choice", "LL": "LL (low latency)", "LL128": "LL128", "Simple": "Simple (bulk)"}
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _resolve(gpu: str, inputs: tuple, calibration: tuple) -> tuple[Cluster, list[str]]:
-    cluster, warnings = resolve_cluster(gpu, **dict(inputs))
-    return apply_calibration(cluster, **dict(calibration)), warnings
-
-
-def page_cluster(values: dict, *, calibrated: bool = True) -> tuple[Cluster, list[str]]:
-    """The cluster the page's values describe, calibrated as the link says (cached by those values).
-
-    ``calibrated=False`` gives the same cluster with the launch mode only: what a log is calibrated against.
-    """
-    calibration = calibration_inputs(values if calibrated else {**values, "cal": False})
-    return _resolve(values["gpu"], tuple(sorted(cluster_inputs(values).items())), tuple(sorted(calibration.items())))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=CLUSTER_HASH)
@@ -308,7 +293,7 @@ def _log_section(state: PageState, values: dict, cluster: Cluster, algorithm: st
         if not np.isfinite(times).any() and np.isfinite(run.inplace_time_us).any():
             st.info("The log has no out-of-place times; comparing its in-place column.")
             times = run.inplace_time_us
-        base, _ = page_cluster(values, calibrated=False)
+        base, _ = resolve_page_cluster(values, calibrated=False)
         forced_algo = algorithm if key == "all_reduce" else "auto"
         forced_proto = protocol if key == "all_reduce" else "auto"
         try:
@@ -377,7 +362,7 @@ def node_count_fragment(state: PageState, nodes_column: Any) -> None:
     view control reruns this fragment and so that one too.
     """
     values = state.values()
-    cluster = page_cluster(values)[0]  # its GPU and NIC, which no node count changes
+    cluster = resolve_page_cluster(values)[0]  # its GPU and NIC, which no node count changes
     words = vendor_words(cluster)  # the GPU's maker's words
     body = st.container()  # the nested fragment's own place, at the same position on every run
     live_caption()
@@ -410,7 +395,7 @@ def node_count_fragment(state: PageState, nodes_column: Any) -> None:
     _definitions()
     # What no node count changes is drawn here, once per run of this fragment, not on every node count: the
     # rates, the two publications against the model (a curve over every node count) and the 512-GPU claim.
-    size_bytes = int(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
+    size_bytes = int(read_quantity(values["size"], "size").to("B").magnitude)
     algorithm, protocol = (values["algo"], values["proto"]) if all_reduce else ("auto", "auto")
     st.subheader("Spec against achievable")
     _rates_text(cluster, library)
@@ -435,7 +420,7 @@ def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> Non
     count, where a place is filled or not; see :mod:`interconnect.ui.places`)."""
     nodes_input(state, nodes_column)
     values = state.values()
-    cluster, cluster_warnings = page_cluster(values)
+    cluster, cluster_warnings = resolve_page_cluster(values)
     for warning in cluster_warnings:
         st.warning(escape_markdown(warning))
     live_nodes(state, cluster)  # the main chart, under the cluster box and above the fold
@@ -445,7 +430,7 @@ def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> Non
         state.sync_url()  # a message size that could not be used is reported here, under the controls
     coll = values["coll"]
     words = vendor_words(cluster)
-    size_bytes = int(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
+    size_bytes = int(read_quantity(values["size"], "size").to("B").magnitude)
     algorithm, protocol = (values["algo"], values["proto"]) if coll == "all_reduce" else ("auto", "auto")
     label = choice_label(algorithm, protocol, words.library)
 

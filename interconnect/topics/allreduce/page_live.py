@@ -18,7 +18,7 @@ from interconnect.topics.allreduce.sweep import live_node_counts, node_family
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.live_control import LiveControl, presenting
 from interconnect.ui.state import PageState
-from interconnect.units import InterconnectError, parse_quantity
+from interconnect.units import InterconnectError, read_quantity
 
 __all__ = ["LIVE_NODES", "live_caption", "live_nodes"]
 
@@ -41,7 +41,7 @@ def live_nodes(state: PageState, cluster: Cluster) -> None:
     """The live chart under the cluster box; its slider sets the page's node count."""
     values = state.values()
     try:
-        size_bytes = float(parse_quantity(values["size"], "size").quantity.to("B").magnitude)
+        size_bytes = float(read_quantity(values["size"], "size").to("B").magnitude)
     except InterconnectError:  # the size box reports its own error; the chart reads 256 MiB meanwhile
         size_bytes = float(2**28)
     LIVE_NODES.show(_spec(cluster, values["algo"], values["proto"], size_bytes, presenting()), state)

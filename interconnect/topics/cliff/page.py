@@ -41,7 +41,7 @@ from interconnect.ui.pickers import custom_gpu_controls, gpu_picker
 from interconnect.ui.sources import direction_text, figure_sources, source_popover
 from interconnect.ui.state import PageState, bounds
 from interconnect.ui.views import shown_views, view_picker
-from interconnect.units import format_bandwidth, format_duration, parse_quantity
+from interconnect.units import format_bandwidth, format_duration, read_quantity
 
 PHYSICAL_LAYERS = ("scale-up", "host", "scale-out", "long-reach")
 #: The page's keys shared with the other pages' cluster (a custom GPU or NIC travels too).
@@ -62,7 +62,7 @@ def view_catalog(custom: tuple):
     gpu_entry = page_gpu(dict(gpu_values)) if gpu_values else None
     nic_entry = None
     if nic_bw:
-        rate_gbit_s = float(parse_quantity(nic_bw, "bandwidth").quantity.to("Gbit/s").magnitude)
+        rate_gbit_s = float(read_quantity(nic_bw, "bandwidth").to("Gbit/s").magnitude)
         nic_entry = custom_nic(rate_gbit_s, base.nic(base.reference_node(like_gpu).nic))
     return catalog_with(base, gpu_entry, nic_entry)
 

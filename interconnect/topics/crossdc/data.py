@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from interconnect.catalog import CatalogError, get_catalog
+from interconnect.datafiles.records import Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
 __all__ = [
@@ -335,7 +336,68 @@ class CrossDCData:
         return {source_id for group in groups for source_id in group.sources}
 
 
-_S = {"sources": list, "where": str}
+# --- the tables of crossdc.toml, each declared once (datafiles.records) -----------------------------------------
+
+#: What every sourced table ends with: the catalog sources it cites and where in them.
+_CITED = (Field("sources", list, refs="source"), Field("where"))
+
+
+def _counts(*keys: str, minimum: int = 0) -> tuple[Field, ...]:
+    return tuple(Field(key, int, required=False, default=0, minimum=minimum) for key in keys)
+
+
+METHOD = Record("method", (
+    Field("id", choices=METHODS), Field("name"), Field("inner_steps", int, minimum=1), Field("bits", int, minimum=1),
+    Field("topology", choices=EXCHANGES), *_CITED,
+    *_counts("overlap_steps", "layers_per_fragment", "chunk", "topk", "index_bits", "micro_batches"),
+    Field("states", int, required=False, default=1, minimum=1),
+))
+NETWORK = Record("network", (
+    Field("id"), Field("name"), Field("published"), Field("latency", quantity=("time", "s"), to="latency_s"),
+    Field("bandwidth", quantity=("bandwidth", "B/s"), to="bandwidth_bytes_per_s"), Field("per_port", bool), *_CITED,
+))
+COMPUTE = Record("compute", (Field("flops_per_param_per_token", float, positive=True),
+                             Field("backward_flops_per_param_per_token", float, positive=True), *_CITED))
+TABLE4 = Record("streaming_diloco_table4", (
+    Field("utilization", list, items=float), Field("sites", int), Field("inner_steps", int),
+    Field("grid_step", float, positive=True), Field("row", list), *_CITED,
+))
+TABLE4_ROW = Record("row", (
+    Field("model"), Field("params", float, positive=True), Field("layers", int),
+    Field("step_time", quantity=("time", "s"), to="step_s"), Field("variant"),
+    Field("required_gbit_per_s", list, items=float),
+))
+INTELLECT1 = Record("intellect1", (
+    Field("confidence", choices=CONFIDENCES), Field("params", float, positive=True), Field("inner_steps", int),
+    Field("compute_time", quantity=("time", "s"), to="compute_s"), Field("span", list), *_CITED,
+))
+SPAN = Record("span", (Field("name"), Field("allreduce_time", quantity=("time", "s"), to="allreduce_s"),
+                       Field("utilization_percent", float, positive=True)))
+SPARSE_ENCODING = Record("sparseloco_encoding", (
+    Field("chunk", int), Field("topk", int), Field("value_bits", int), Field("index_bits", int),
+    Field("index_bits_lower_bound", float, positive=True), Field("compression_vs_fp32_at_least", float, positive=True),
+    *_CITED,
+))
+REPORTED = Record("reported", (Field("id"), Field("work"), Field("headline"), Field("claim"),
+                               Field("confidence", choices=CONFIDENCES), *_CITED,
+                               Field("note", required=False, default="")))
+QUOTED = Record("quoted", (Field("claim"), Field("correction"), Field("sources", list, refs="source")))
+LIMIT = Record("limit", (Field("text"), Field("sources", list, refs="source")))
+TIME_TO_TARGET = Record("time_to_target", (
+    Field("id"), Field("name"), Field("timing"), Field("steps_ratio", float, positive=True), Field("relative_to"),
+    Field("basis", choices=BASES), Field("params", float, minimum=0), Field("replicas", int, minimum=0),
+    Field("inner_steps", int, minimum=0), *_CITED, Field("how"),
+    Field("time_ratio", float, required=False, default=0.0, minimum=0),
+    Field("law", required=False, default="", choices=LAWS),
+))
+SCALING = Record("diloco_scaling", (
+    Field("inner_steps", int), Field("tokens_per_param", float, positive=True), Field("replicas", list, items=int),
+    Field("dp_law", list), Field("joint_law", list), Field("point", list), Field("tokens", dict), *_CITED,
+))
+SCALING_POINT = Record("point", (Field("params", float, positive=True), Field("dp_loss", float, positive=True),
+                                 Field("diloco_loss", list, items=float)))
+TOKEN_SHAPE = Record("tokens", (*(Field(key, float, positive=True) for key in ("e", "a", "b", "alpha", "beta")),
+                                *_CITED))
 
 
 def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str] | None = None) -> CrossDCData:
@@ -372,18 +434,7 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
                       "reported", "quoted", "limit", "time_to_target", "diloco_scaling"))
     data, file = toml.data, toml.name
 
-    methods: dict[str, MethodDefaults] = {}
-    for raw in toml.rows("method"):
-        where = f"{file}: method '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "name": str, "inner_steps": int, "bits": int, "topology": str, **_S},
-                       {"overlap_steps": int, "layers_per_fragment": int, "chunk": int, "topk": int, "index_bits": int,
-                        "states": int, "micro_batches": int})
-        if raw["id"] not in METHODS or raw["id"] in methods:
-            raise CrossDCDataError(f"{where}: id must be one of {', '.join(METHODS)}, once each")
-        r.choice("topology", EXCHANGES)
-        if raw["inner_steps"] < 1 or raw["bits"] < 1 or raw.get("states", 1) < 1:
-            raise CrossDCDataError(f"{where}: inner_steps, bits and states must be at least 1")
-        methods[raw["id"]] = MethodDefaults(**{**raw, "sources": r.sources()})
+    methods = {key: MethodDefaults(**values) for key, values in METHOD.read_all(toml).items()}
     if set(methods) != set(METHODS):
         raise CrossDCDataError(f"{file}: needs a [[method]] for each of {', '.join(METHODS)}")
     for streaming in (methods[m] for m in STREAMING_METHODS):
@@ -396,81 +447,46 @@ def load_crossdc_data(path: str | Path | None = None, source_ids: frozenset[str]
     if not 1 <= sparse.topk <= sparse.chunk or sparse.index_bits < 1:
         raise CrossDCDataError(f"{file}: method 'sparseloco' needs 1 <= topk <= chunk and index_bits >= 1")
 
-    networks: dict[str, NetworkClass] = {}
-    for raw in toml.rows("network"):
-        where = f"{file}: network '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "name": str, "published": str, "latency": str, "bandwidth": str,
-                                    "per_port": bool, **_S})
-        networks[raw["id"]] = NetworkClass(
-            raw["id"], raw["name"], raw["published"], r.quantity("latency", "time", "s"),
-            r.quantity("bandwidth", "bandwidth", "B/s"), raw["per_port"], r.sources(), raw["where"])
+    networks = {key: NetworkClass(**values) for key, values in NETWORK.read_all(toml).items()}
 
-    r = toml.table(f"{file}: [compute]", data.get("compute"), {"flops_per_param_per_token": float,
-                                                               "backward_flops_per_param_per_token": float, **_S})
-    compute = ComputeRule(r.sources(), r.get("where"), r.positive("flops_per_param_per_token"),
-                          r.positive("backward_flops_per_param_per_token"))
+    compute = ComputeRule(**COMPUTE.read(toml, data.get("compute"), where=f"{file}: [compute]"))
     if compute.backward_fraction >= 1:
         raise CrossDCDataError(f"{file}: [compute] backward FLOPs must be less than the total")
 
     where = f"{file}: [streaming_diloco_table4]"
-    raw_table = data.get("streaming_diloco_table4")
-    r = toml.table(where, raw_table, {"utilization": list, "sites": int, "inner_steps": int, "grid_step": float,
-                                      "row": list, **_S})
-    utilizations = tuple(float(u) for u in raw_table["utilization"])
+    table = TABLE4.read(toml, data.get("streaming_diloco_table4"), where=where)
+    utilizations = tuple(float(u) for u in table.pop("utilization"))
     if not all(0 < u < 1 for u in utilizations):
         raise CrossDCDataError(f"{where}: utilization values must lie between 0 and 1")
     rows = []
-    for raw in raw_table["row"]:
+    for raw in table.pop("row"):
         row_where = f"{where} row {raw.get('model', '?')} {raw.get('variant', '?')}"
-        rr = toml.table(row_where, raw, {"model": str, "params": float, "layers": int, "step_time": str,
-                                         "variant": str, "required_gbit_per_s": list})
-        required = tuple(float(v) for v in raw["required_gbit_per_s"])
+        values = TABLE4_ROW.read(toml, raw, where=row_where)
+        required = tuple(float(v) for v in values.pop("required_gbit_per_s"))
         if len(required) != len(utilizations) or not all(v > 0 for v in required):
             raise CrossDCDataError(f"{row_where}: needs one positive bandwidth per utilization")
-        rows.append(Table4Row(raw["model"], rr.positive("params"), raw["layers"],
-                              rr.quantity("step_time", "time", "s"), raw["variant"], required))
-    table4 = Table4(r.sources(), raw_table["where"], utilizations, raw_table["sites"], raw_table["inner_steps"],
-                    r.positive("grid_step"), tuple(rows))
+        rows.append(Table4Row(**values, required_gbit_per_s=required))
+    table4 = Table4(**table, utilization=utilizations, rows=tuple(rows))
 
     where = f"{file}: [intellect1]"
-    raw_i = data.get("intellect1")
-    r = toml.table(where, raw_i, {"confidence": str, "params": float, "inner_steps": int, "compute_time": str,
-                                  "span": list, **_S})
-    r.choice("confidence", CONFIDENCES)
-    spans = []
-    for raw in raw_i["span"]:
-        rs = toml.table(f"{where} span '{raw.get('name', '?')}'", raw,
-                        {"name": str, "allreduce_time": str, "utilization_percent": float})
-        spans.append(IntellectSpan(raw["name"], rs.quantity("allreduce_time", "time", "s"),
-                                   rs.positive("utilization_percent")))
-    intellect1 = Intellect1(r.sources(), raw_i["where"], raw_i["confidence"], r.positive("params"),
-                            raw_i["inner_steps"], r.quantity("compute_time", "time", "s"), tuple(spans))
+    values = INTELLECT1.read(toml, data.get("intellect1"), where=where)
+    spans = tuple(IntellectSpan(**SPAN.read(toml, raw, where=f"{where} span '{_name(raw)}'"))
+                  for raw in values.pop("span"))
+    intellect1 = Intellect1(**values, spans=spans)
 
-    raw_s = data.get("sparseloco_encoding")
-    r = toml.table(f"{file}: [sparseloco_encoding]", raw_s,
-                   {"chunk": int, "topk": int, "value_bits": int, "index_bits": int, "index_bits_lower_bound": float,
-                    "compression_vs_fp32_at_least": float, **_S})
-    sparseloco = SparseEncoding(r.sources(), raw_s["where"], raw_s["chunk"], raw_s["topk"], raw_s["value_bits"],
-                                raw_s["index_bits"], r.positive("index_bits_lower_bound"),
-                                r.positive("compression_vs_fp32_at_least"))
+    sparseloco = SparseEncoding(**SPARSE_ENCODING.read(toml, data.get("sparseloco_encoding"),
+                                                       where=f"{file}: [sparseloco_encoding]"))
+    reported = tuple(Reported(**values) for values in REPORTED.read_all(toml).values())
+    quoted = tuple(Quoted(**QUOTED.read(toml, raw, where=f"{file}: quoted #{i + 1}"))
+                   for i, raw in enumerate(toml.rows("quoted")))
+    limits = tuple(Limit(**LIMIT.read(toml, raw, where=f"{file}: limit #{i + 1}"))
+                   for i, raw in enumerate(toml.rows("limit")))
+    return CrossDCData(methods, networks, compute, table4, intellect1, sparseloco, reported, quoted, limits,
+                       _time_to_target(toml), _diloco_scaling(toml))
 
-    reported = []
-    for raw in toml.rows("reported"):
-        where = f"{file}: reported '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "work": str, "headline": str, "claim": str, "confidence": str, **_S},
-                       {"note": str})
-        r.choice("confidence", CONFIDENCES)
-        reported.append(Reported(**{**raw, "sources": r.sources()}))
-    quoted = []
-    for i, raw in enumerate(toml.rows("quoted")):
-        r = toml.table(f"{file}: quoted #{i + 1}", raw, {"claim": str, "correction": str, "sources": list})
-        quoted.append(Quoted(raw["claim"], raw["correction"], r.sources()))
-    limits = []
-    for i, raw in enumerate(toml.rows("limit")):
-        r = toml.table(f"{file}: limit #{i + 1}", raw, {"text": str, "sources": list})
-        limits.append(Limit(raw["text"], r.sources()))
-    return CrossDCData(methods, networks, compute, table4, intellect1, sparseloco, tuple(reported), tuple(quoted),
-                       tuple(limits), _time_to_target(toml), _diloco_scaling(toml))
+
+def _name(raw: object) -> str:
+    return raw.get("name", "?") if isinstance(raw, Mapping) else "?"
 
 
 def _numbers(r, key: str, count: int | None = None) -> tuple[float, ...]:
@@ -488,30 +504,29 @@ def _diloco_scaling(toml: _CrossDCFile) -> DiLoCoScaling | None:
     if raw is None:
         return None
     where = f"{toml.name}: [diloco_scaling]"
-    r = toml.table(where, raw, {"inner_steps": int, "tokens_per_param": float, "replicas": list, "dp_law": list,
-                                "joint_law": list, "point": list, "tokens": dict, **_S})
-    replicas = tuple(int(m) for m in r.get("replicas"))
+    r, values = SCALING.read_row(toml, raw, where=where)
+    replicas = values["replicas"]
     if not replicas or replicas[0] != 1 or any(b <= a for a, b in zip(replicas, replicas[1:], strict=False)):
         r.fail("'replicas' must start at 1 and rise")
     dp_law, joint_law = _numbers(r, "dp_law", 2), _numbers(r, "joint_law", 3)
     if dp_law[0] <= 0 or joint_law[0] <= 0 or dp_law[1] >= 0 or joint_law[1] >= 0:
         r.fail("the laws need A > 0 and a negative exponent in N")
     points = []
-    for raw_point in raw["point"]:
-        rp = toml.table(f"{where} point {raw_point.get('params', '?')}", raw_point,
-                        {"params": float, "dp_loss": float, "diloco_loss": list})
-        losses = _numbers(rp, "diloco_loss")
-        if not 1 <= len(losses) <= len(replicas) or min((rp.positive("dp_loss"), *losses)) <= 0:
+    for raw_point in values["point"]:
+        rp, point = SCALING_POINT.read_row(toml, raw_point, where=f"{where} point {_params(raw_point)}")
+        if not 1 <= len(point["diloco_loss"]) <= len(replicas) or min(point["diloco_loss"]) <= 0:
             rp.fail("needs a positive loss for data parallel and for 1 to len(replicas) replica counts")
-        points.append(ScalingPoint(rp.positive("params"), float(raw_point["dp_loss"]), losses))
+        points.append(ScalingPoint(point["params"], point["dp_loss"], tuple(map(float, point["diloco_loss"]))))
     if any(b.params <= a.params for a, b in zip(points, points[1:], strict=False)) or len(points) < 2:
         r.fail("points must be at least two, in rising model size")
-    rt = toml.table(f"{where}.tokens", raw["tokens"], {"e": float, "a": float, "b": float, "alpha": float,
-                                                       "beta": float, **_S})
-    tokens = TokenShape(rt.sources(), raw["tokens"]["where"], *(rt.positive(k) for k in ("e", "a", "b", "alpha",
-                                                                                           "beta")))
-    return DiLoCoScaling(r.sources(), raw["where"], raw["inner_steps"], r.positive("tokens_per_param"), replicas,
-                         (dp_law[0], dp_law[1]), (joint_law[0], joint_law[1], joint_law[2]), tuple(points), tokens)
+    tokens = TokenShape(**TOKEN_SHAPE.read(toml, values["tokens"], where=f"{where}.tokens"))
+    return DiLoCoScaling(values["sources"], values["where"], values["inner_steps"], values["tokens_per_param"],
+                         replicas, (dp_law[0], dp_law[1]), (joint_law[0], joint_law[1], joint_law[2]), tuple(points),
+                         tokens)
+
+
+def _params(raw: object) -> object:
+    return raw.get("params", "?") if isinstance(raw, Mapping) else "?"
 
 
 def _time_to_target(toml: _CrossDCFile) -> tuple[TargetSteps, ...]:
@@ -519,25 +534,14 @@ def _time_to_target(toml: _CrossDCFile) -> tuple[TargetSteps, ...]:
     ``relative_to`` a row met earlier in the file (so a chain resolves in file order), ``timing`` a method."""
     rows: dict[str, TargetSteps] = {}
     for raw in toml.rows("time_to_target"):
-        where = f"{toml.name}: time_to_target '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "name": str, "timing": str, "steps_ratio": float, "relative_to": str,
-                                    "basis": str, "params": float, "replicas": int, "inner_steps": int, "how": str,
-                                    **_S}, {"time_ratio": float, "law": str})
-        r.choice("basis", BASES)
-        if raw["id"] in rows:
+        r, values = TIME_TO_TARGET.read_row(toml, raw)
+        if values["id"] in rows:
             r.fail("ids must be unique")
-        if raw["relative_to"] != raw["id"] and raw["relative_to"] not in rows:
+        if values["relative_to"] != values["id"] and values["relative_to"] not in rows:
             r.fail("'relative_to' must name a row above this one (or the row itself)")
-        if raw.get("law", "") not in LAWS:
-            r.fail(f"'law' must be one of {', '.join(repr(law) for law in LAWS)}")
-        if raw["timing"] and raw["timing"] not in METHODS:
+        if values["timing"] and values["timing"] not in METHODS:
             r.fail(f"'timing' must be empty or one of {', '.join(METHODS)}")
-        if raw["params"] < 0 or raw["replicas"] < 0 or raw["inner_steps"] < 0 or raw.get("time_ratio", 0.0) < 0:
-            r.fail("params, replicas, inner_steps and time_ratio must not be negative")
-        rows[raw["id"]] = TargetSteps(
-            raw["id"], raw["name"], raw["timing"], r.positive("steps_ratio"), raw["relative_to"], raw["basis"],
-            float(raw["params"]), raw["replicas"], raw["inner_steps"], r.sources(), raw["where"], raw["how"],
-            float(raw.get("time_ratio", 0.0)), raw.get("law", ""))
+        rows[values["id"]] = TargetSteps(**values)
     if rows and not set(METHODS) <= set(rows):
         toml.fail(f"[[time_to_target]] needs a row for each of {', '.join(METHODS)}")
     if rows and rows["dp"].steps_ratio != 1:
@@ -629,7 +633,7 @@ def load_weight_sync_data(path: str | Path | None = None,
     >>> len(rows) >= 8, len({s for r in rows for s in r.sources}) >= 4
     (True, True)
     """
-    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE
 
     if source_ids is None:
         source_ids = get_catalog().sources
@@ -637,36 +641,46 @@ def load_weight_sync_data(path: str | Path | None = None,
     toml.only_tables(("measurement", "ratio"))
     rows: list[WeightSyncMeasurement] = []
     for raw in toml.rows("measurement"):
-        where = f"{toml.name}: measurement '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "quantity": str, "measured": str, "system": str, "params": float,
-                                    "params_how": str, "precision": str, "precision_how": str, "route": str,
-                                    "receivers": int, "receivers_how": str, **_S},
-                       {"mode": str, "fraction": float, "fraction_how": str, "index_bits": int,
-                        "index_bits_how": str, "staging": str, "staging_how": str, "pending": str, "note": str})
-        quantity = r.choice("quantity", SYNC_QUANTITIES)
+        r, values = _measurement().read_row(toml, raw)
+        quantity = values["quantity"]
         measured = r.quantity("measured", "time", "s") if quantity == "sync_time" else \
             r.quantity("measured", "size", "B")
-        how = {key[:-4]: r.choice(key, HOW) for key in raw if key.endswith("_how")}
+        how = {key.removesuffix("_how"): values[key] for key in raw if key.endswith("_how")}
         for key in ("fraction", "index_bits", "staging"):
             if (key in raw) != (key in how):
                 r.fail(f"'{key}' and '{key}_how' go together")
-        mode = raw.get("mode", "full")
-        if mode not in MODES:
-            r.fail(f"'mode' must be one of {', '.join(MODES)}")
-        if raw["precision"] not in BYTES_PER_VALUE:
-            r.fail(f"'precision' must be one of {', '.join(BYTES_PER_VALUE)}")
         rows.append(WeightSyncMeasurement(
-            id=raw["id"], sources=r.sources(), where=raw["where"], quantity=quantity, measured=measured,
-            system=raw["system"], params=r.positive("params"), bytes_per_value=BYTES_PER_VALUE[raw["precision"]],
-            precision=raw["precision"], route=r.choice("route", ROUTES), receivers=max(1, raw["receivers"]),
-            how=how, mode=mode, fraction=float(raw.get("fraction", 1.0)), index_bits=float(raw.get("index_bits", 32)),
+            id=values["id"], sources=values["sources"], where=values["where"], quantity=quantity, measured=measured,
+            system=values["system"], params=values["params"], bytes_per_value=BYTES_PER_VALUE[values["precision"]],
+            precision=values["precision"], route=values["route"], receivers=max(1, values["receivers"]), how=how,
+            mode=values["mode"], fraction=float(values["fraction"]), index_bits=float(values["index_bits"]),
             staging_bytes_per_s=r.quantity("staging", "bandwidth", "B/s") if "staging" in raw else float("inf"),
-            pending=raw.get("pending", ""),
-            note=raw.get("note", "")))
+            pending=values["pending"], note=values["note"]))
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
         toml.fail("measurement ids must be unique")
     return tuple(rows)
+
+
+@functools.cache
+def _measurement() -> Record:
+    """A ``[[measurement]]`` of ``weight_sync.toml``: each model input with how it is known (``*_how``: stated or
+    inferred). ``measured`` is a time or a size, as ``quantity`` says (read by the loader)."""
+    from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, MODES, ROUTES
+
+    def how(key: str, required: bool = True) -> Field:
+        return Field(f"{key}_how", choices=HOW, required=required)
+
+    return Record("measurement", (
+        Field("id"), Field("quantity", choices=SYNC_QUANTITIES), Field("measured"), Field("system"),
+        Field("params", float, positive=True), how("params"), Field("precision", choices=tuple(BYTES_PER_VALUE)),
+        how("precision"), Field("route", choices=ROUTES), Field("receivers", int), how("receivers"), *_CITED,
+        Field("mode", required=False, default="full", choices=MODES),
+        Field("fraction", float, required=False, default=1.0), how("fraction", False),
+        Field("index_bits", int, required=False, default=32), how("index_bits", False),
+        Field("staging", required=False), how("staging", False),
+        Field("pending", required=False, default=""), Field("note", required=False, default=""),
+    ))
 
 
 @functools.cache
@@ -702,6 +716,11 @@ class WeightSyncRatio:
         return not self.pending
 
 
+#: A ``[[ratio]]`` of ``weight_sync.toml``: two ``sync_time`` measurements of one source, by id.
+RATIO = Record("ratio", (Field("id"), Field("of"), Field("against"), *_CITED,
+                         Field("pending", required=False, default=""), Field("note", required=False, default="")))
+
+
 def load_weight_sync_ratios(path: str | Path | None = None,
                             source_ids: frozenset[str] | None = None) -> tuple[WeightSyncRatio, ...]:
     """Read the ``[[ratio]]`` rows of ``weight_sync.toml``, each naming two ``sync_time`` measurements.
@@ -724,20 +743,18 @@ def load_weight_sync_ratios(path: str | Path | None = None,
     toml = _WeightSyncFile(path or packaged_data_file(_WEIGHT_SYNC_FILE), source_ids)
     rows: list[WeightSyncRatio] = []
     for raw in toml.rows("ratio"):
-        where = f"{toml.name}: ratio '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "of": str, "against": str, **_S}, {"pending": str, "note": str})
+        r, values = RATIO.read_row(toml, raw)
         pair = []
         for key in ("of", "against"):
-            m = measurements.get(raw[key])
+            m = measurements.get(values[key])
             if m is None:
-                r.fail(f"'{key}' names no measurement: {raw[key]!r}")
+                r.fail(f"'{key}' names no measurement: {values[key]!r}")
             if m.quantity != "sync_time":
                 r.fail(f"'{key}' must name a sync_time measurement, not a {m.quantity}")
             pair.append(m)
         if pair[0].id == pair[1].id:
             r.fail("'of' and 'against' must name two different measurements")
-        rows.append(WeightSyncRatio(raw["id"], pair[0], pair[1], r.sources(), raw["where"], raw.get("pending", ""),
-                                    raw.get("note", "")))
+        rows.append(WeightSyncRatio(**{**values, "of": pair[0], "against": pair[1]}))
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
         toml.fail("ratio ids must be unique")
@@ -792,6 +809,13 @@ class PipelineCase:
         return not self.pending
 
 
+#: A ``[[case]]`` of ``crossdc_pipeline.toml``: a published figure and the inputs it rests on, each with its ``how``.
+CASE = Record("case", (Field("id"), *_CITED, Field("quantity", choices=PIPELINE_QUANTITIES),
+                       Field("published", float, positive=True), Field("system"), Field("inputs", dict),
+                       Field("how", dict), Field("pending", required=False, default=""),
+                       Field("note", required=False, default="")))
+
+
 def load_pipeline_cases(path: str | Path | None = None,
                         source_ids: frozenset[str] | None = None) -> tuple[PipelineCase, ...]:
     """Read and check ``crossdc_pipeline.toml``: every input numeric, finite and marked stated or inferred.
@@ -808,11 +832,8 @@ def load_pipeline_cases(path: str | Path | None = None,
     toml.only_tables(("case",))
     rows: list[PipelineCase] = []
     for raw in toml.rows("case"):
-        where = f"{toml.name}: case '{raw.get('id', '?')}'"
-        r = toml.table(where, raw, {"id": str, "quantity": str, "published": float, "system": str, "inputs": dict,
-                                    "how": dict, **_S}, {"pending": str, "note": str})
-        quantity = r.choice("quantity", PIPELINE_QUANTITIES)
-        inputs, how = raw["inputs"], raw["how"]
+        r, values = CASE.read_row(toml, raw)
+        inputs, how = values["inputs"], values["how"]
         if set(inputs) != set(how):
             r.fail(f"every input needs its 'how' and no more: {sorted(set(inputs) ^ set(how))}")
         for key, value in inputs.items():
@@ -821,9 +842,7 @@ def load_pipeline_cases(path: str | Path | None = None,
                 r.fail(f"input '{key}' must be a finite number >= 0")
             if how[key] not in HOW:
                 r.fail(f"how '{key}' must be one of {', '.join(HOW)}")
-        rows.append(PipelineCase(raw["id"], r.sources(), raw["where"], quantity, r.positive("published"),
-                                 raw["system"], {k: float(v) for k, v in inputs.items()}, dict(how),
-                                 raw.get("pending", ""), raw.get("note", "")))
+        rows.append(PipelineCase(**{**values, "inputs": {k: float(v) for k, v in inputs.items()}, "how": dict(how)}))
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
         toml.fail("case ids must be unique")

@@ -133,10 +133,10 @@ def weight_sync_scenario(values: dict, gpu: str):
 
     from interconnect.topics.crossdc.model import parse_count
     from interconnect.topics.crossdc.model.weight_sync import BYTES_PER_VALUE, WeightSyncScenario, site_link
-    from interconnect.units import parse_quantity
+    from interconnect.units import read_quantity
 
     def si(text: str, dimension: str, unit: str) -> float:
-        return float(parse_quantity(text, dimension, allow_zero=True).quantity.to(unit).magnitude)
+        return float(read_quantity(text, dimension, allow_zero=True).to(unit).magnitude)
 
     nvlink, egress, hop = site_link(gpu)
     return WeightSyncScenario(
@@ -190,10 +190,10 @@ def pipeline_scenario(values: dict, gpu: str):
     from interconnect.catalog import get_catalog
     from interconnect.topics.crossdc.model import parse_count
     from interconnect.topics.crossdc.model.pipeline import PipelineScenario
-    from interconnect.units import parse_quantity
+    from interconnect.units import read_quantity
 
     def si(text: str, dimension: str, unit: str) -> float:
-        return float(parse_quantity(text, dimension, allow_zero=True).quantity.to(unit).magnitude)
+        return float(read_quantity(text, dimension, allow_zero=True).to(unit).magnitude)
 
     peak = float(get_catalog().gpu(gpu).bf16_dense.quantity.to("FLOP/s").magnitude)
     return PipelineScenario(
@@ -209,10 +209,10 @@ def crossdc_inputs(values: dict):
     """The page's URL values as :class:`interconnect.topics.crossdc.view.PageInputs`."""
     from interconnect.topics.crossdc.model import parse_count
     from interconnect.topics.crossdc.view import PageInputs
-    from interconnect.units import parse_quantity
+    from interconnect.units import read_quantity
 
     def seconds(text: str) -> float:
-        return float(parse_quantity(text, "time").quantity.to("s").magnitude)
+        return float(read_quantity(text, "time").to("s").magnitude)
 
     return PageInputs(
         params=parse_count(values["params"]),
@@ -220,7 +220,7 @@ def crossdc_inputs(values: dict):
         gpus_per_site=values["gpus"],
         gpu=catalog_gpu_id(values),
         method=values["method"],
-        wan_bytes_per_s=float(parse_quantity(values["bw"], "bandwidth").quantity.to("B/s").magnitude),
+        wan_bytes_per_s=float(read_quantity(values["bw"], "bandwidth").to("B/s").magnitude),
         rtt_s=seconds(values["rtt"]),
         step_mode=values["step"],
         step_s=seconds(values["t"]),

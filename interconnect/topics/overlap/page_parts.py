@@ -44,7 +44,7 @@ from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN, lazy_expander
 from interconnect.ui.state import PageState, bounds
-from interconnect.units import Q_, format_seconds, format_size, parse_quantity
+from interconnect.units import Q_, format_seconds, format_size, read_quantity
 from interconnect.workloads.presets import load_model_presets
 
 __all__ = ["StepInputs", "main_step_controls", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check",
@@ -103,7 +103,7 @@ class StepInputs:
     def from_values(cls, values: dict, cluster: Cluster, cluster_keys: tuple[str, ...]) -> StepInputs:
         model = values["model"]
         model_key = (model,) if model != "custom" else (model, values["params"], values["layers"])
-        bucket = float(parse_quantity(values["bucket"], "size").quantity.to("B").magnitude)
+        bucket = float(read_quantity(values["bucket"], "size").to("B").magnitude)
         return cls(cluster, workload_for(model, values["params"], values["layers"]), values["tokens"], bucket,
                    values["dtype"], values["sm"], values["eff"], values["mode"], values["algo"],
                    (tuple(values[key] for key in cluster_keys), model_key), values["launch"], values["spread"])

@@ -25,7 +25,7 @@ from interconnect.catalog import get_catalog
 from interconnect.hardware.wires import KIND_LABELS, Option, fastest_by_protocol, get_wires
 from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.topics.reach.figures import leash_figure, timeout_figure, training_figure
-from interconnect.topics.reach.inputs import REACH_VIEWS, reach_specs
+from interconnect.topics.reach.inputs import REACH_VIEWS, distance_value, reach_specs
 from interconnect.topics.reach.model import (
     EPISODE,
     GAP_MEDIA,
@@ -74,7 +74,6 @@ from interconnect.units import (
     format_duration,
     format_quantity,
     format_size,
-    parse_quantity,
 )
 
 __all__ = ["INTRO", "distance_section", "timeouts_section", "training_section"]
@@ -89,17 +88,6 @@ GAP_LABELS = {"fibre": "Fibre", "copper": "Copper", "vacuum": "Vacuum"}
 _SHORT_MEDIUM = {"fibre": "Fibre", "copper-twinax": "Twinax copper", "copper-cable": "Copper cable", "vacuum": "Vacuum"}
 #: A 400 Gbit/s port, per direction: the rate the latency section fills a pipe with.
 PORT_BYTES_PER_S = 50e9
-
-
-@functools.lru_cache(maxsize=1024)
-def _metres(text: str) -> float:
-    """The distance a valid ``d`` value stands for (the text was read once already)."""
-    return read_distance(text).distance_m
-
-
-@functools.lru_cache(maxsize=256)
-def _size_bytes(text: str) -> float:
-    return float(parse_quantity(text, "size").quantity.to("B").magnitude)
 
 
 def _time(seconds: float) -> str:
@@ -132,9 +120,9 @@ def _typed(state: PageState) -> None:
     try:
         reading = read_distance(st.session_state[TEXT_KEY])
     except QuantityInputError as exc:
-        st.session_state[NOTE_KEY] = f"Distance: {exc}. Still showing {distance_text(_metres(state['d']))}."
+        st.session_state[NOTE_KEY] = f"Distance: {exc}. Still showing {distance_text(state['d'].magnitude('m'))}."
         return
-    st.session_state[state.key("d")] = reading.text
+    st.session_state[state.key("d")] = distance_value(reading.text, reading.distance_m)
     st.session_state[NOTE_KEY] = f"Distance: {reading.warning}." if reading.warning else ""
     if reading.warning:
         st.session_state[TEXT_KEY] = reading.text
@@ -142,7 +130,7 @@ def _typed(state: PageState) -> None:
 
 def _set_distance(state: PageState, text: str, metres: float) -> None:
     """A distance chosen on the live chart's slider: the box and the page's value (the link) follow."""
-    st.session_state[state.key("d")] = text
+    st.session_state[state.key("d")] = distance_value(text, read_distance(text).distance_m)  # as a link reads it
     st.session_state[TEXT_KEY] = text
     st.session_state[NOTE_KEY] = ""
 
@@ -527,7 +515,7 @@ def training_section(state: PageState, distance_m: float) -> None:
     state.sync_url()
     values = state.values()
     cluster_values = tuple((key, values[key]) for key in CLUSTER_KEYS)
-    size_bytes = _size_bytes(values["size"])
+    size_bytes = values["size"].magnitude("B")
     _, warnings = _two_sites(cluster_values, size_bytes, values["h"], values["medium"])
     for warning in warnings:
         st.warning(escape_markdown(warning))
@@ -578,7 +566,7 @@ def _distance_part(state: PageState) -> float:
     note = st.session_state.get(NOTE_KEY, "")
     if note:
         st.warning(escape_markdown(note))
-    distance_m = _metres(state["d"])
+    distance_m = state["d"].magnitude("m")
     texts = _distance_texts(distance_m)
 
     # the main chart, under the distance and above the fold: it follows the hand in the browser

@@ -16,25 +16,41 @@ from pathlib import Path
 import numpy as np
 
 from interconnect.catalog import CatalogError
+from interconnect.datafiles.records import CITED, Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
 __all__ = ["KernelDataError", "KernelFigures", "kernel_figures", "kernel_sources", "load_kernel_data"]
 
 _DATA_FILE = "published/gpu-kernels.toml"
-_FAMILY_KEYS = {"id": str, "name": str, "gpus": list, "gemm_tflops": float, "gemm_basis": str, "gemm_sources": list,
-                "attention_share": float, "attention_basis": str, "attention_sources": list, "sms": int,
-                "sms_sources": list}
-_FAMILY_OPTIONAL = {"flash2_share": float, "flash2_basis": str, "flash2_sources": list,
-                    "fp8_gemm_ratio": float, "fp8_basis": str, "fp8_sources": list,
-                    "attention_sustained": float, "attention_sustained_basis": str,
-                    "attention_sustained_sources": list,
-                    "rated_power_w": float, "low_power_w": float, "low_power_share": float, "power_basis": str,
-                    "power_sources": list, "hbm_share": float, "hbm_basis": str, "hbm_sources": list,
-                    "attention_seq": list, "flash_fwd_tflops": list, "flash_bwd_tflops": list,
-                    "flash_fwd_bwd_tflops": list, "flash2_fwd_bwd_tflops": list,
-                    "cudnn_fwd_tflops": list, "cudnn_bwd_tflops": list, "attention_table_basis": str,
-                    "attention_table_sources": list}
-_SOURCE_KEYS = {"id": str, "title": str, "url": str}
+
+
+def _optional(*keys: str, kind: type = float) -> tuple[Field, ...]:
+    """Optional keys: a figure absent is None, a basis "", a list of sources or rates empty."""
+    default = {float: None, str: "", list: ()}[kind]
+    return tuple(Field(key, kind, required=False, default=default) for key in keys)
+
+
+#: One ``[[family]]``: each figure with its basis and the ids of the file's ``[[source]]`` entries it cites (checked
+#: by the loader: a figure left out cites none, an SM count of 0, not checked, neither).
+FAMILY = Record("family", (
+    Field("id"), Field("name"), Field("gpus", list),
+    Field("gemm_tflops", float, positive=True), Field("gemm_basis"), Field("gemm_sources", list),
+    Field("attention_share", float), Field("attention_basis"), Field("attention_sources", list),
+    Field("sms", int), Field("sms_sources", list),
+    *_optional("flash2_share", "fp8_gemm_ratio", "attention_sustained", "rated_power_w", "low_power_w",
+               "low_power_share", "hbm_share"),
+    *_optional("flash2_basis", "fp8_basis", "attention_sustained_basis", "power_basis", "hbm_basis",
+               "attention_table_basis", kind=str),
+    *_optional("flash2_sources", "fp8_sources", "attention_sustained_sources", "power_sources", "hbm_sources",
+               "attention_table_sources", "flash_fwd_tflops", "flash_bwd_tflops", "flash_fwd_bwd_tflops",
+               "flash2_fwd_bwd_tflops", "cudnn_fwd_tflops", "cudnn_bwd_tflops", kind=list),
+    Field("attention_seq", list, required=False),
+))
+#: Each list of sources, and the figure that needs it when that figure is given.
+_CITATIONS = {"gemm_sources": "gemm_tflops", "attention_sources": "attention_share", "sms_sources": "sms",
+              "flash2_sources": "flash2_share", "fp8_sources": "fp8_gemm_ratio",
+              "attention_sustained_sources": "attention_sustained", "power_sources": "low_power_w",
+              "hbm_sources": "hbm_share", "attention_table_sources": "attention_seq"}
 
 
 class KernelDataError(CatalogError):
@@ -179,60 +195,51 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
     """
     data = _KernelsFile(packaged_data_file(_DATA_FILE) if path is None else path, source_ids=())
     data.only_tables(("source", "family"))
-    sources: dict[str, dict] = {}
-    for raw in data.rows("source"):
-        row = data.table(f"{data.name}: source {raw.get('id', '?')!r}", raw, _SOURCE_KEYS)
-        if row.get("id") in sources:
-            row.fail("duplicate id")
-        if not row.get("url").startswith(("https://", "http://")):
-            row.fail("'url' must be an http(s) address")
-        sources[row.get("id")] = dict(raw)
+    sources = CITED.read_all(data)
+    for source in sources.values():
+        if not source["url"].startswith(("https://", "http://")):
+            data.fail(f"source {source['id']!r}: 'url' must be an http(s) address")
     by_gpu: dict[str, KernelFigures] = {}
     families: set[str] = set()
     for raw in data.rows("family"):
-        row = data.table(f"{data.name}: family {raw.get('id', '?')!r}", raw, _FAMILY_KEYS, _FAMILY_OPTIONAL)
-        if row.get("id") in families:
+        row, family = FAMILY.read_row(data, raw)
+        if family["id"] in families:
             row.fail("duplicate id")
-        families.add(row.get("id"))
-        for key in ("gemm_sources", "attention_sources", "sms_sources", "flash2_sources", "fp8_sources",
-                    "attention_sustained_sources", "power_sources", "hbm_sources",
-                    "attention_table_sources"):
-            if (key == "flash2_sources" and row.get("flash2_share") is None) or (
-                    key == "fp8_sources" and row.get("fp8_gemm_ratio") is None) or (
-                    key == "attention_sustained_sources" and row.get("attention_sustained") is None) or (
-                    key == "power_sources" and row.get("low_power_w") is None) or (
-                    key == "hbm_sources" and row.get("hbm_share") is None) or (
-                    key == "attention_table_sources" and row.get("attention_seq") is None):
+        families.add(family["id"])
+        for key, figure in _CITATIONS.items():
+            if family[figure] is None:  # an optional figure left out
                 continue
-            cited = row.get(key, [])
+            cited = family[key]
             # An SM count of 0 (not checked) has nothing to cite; every figure given cites a source.
-            needed = key != "sms_sources" or row.get("sms") != 0
+            needed = key != "sms_sources" or family["sms"] != 0
             if (needed and not cited) or any(source not in sources for source in cited):
                 row.fail(f"'{key}' must list ids of this file's [[source]] entries, got {cited!r}")
-        gemm_tflops = row.positive("gemm_tflops")
-        share = row.get("attention_share")
+        gemm_tflops = family["gemm_tflops"]
+        share = family["attention_share"]
         if not (math.isfinite(share) and 0 < share <= 1):
             row.fail(f"'attention_share' must be a fraction in (0, 1], got {share!r}")
-        flash2 = row.get("flash2_share")
+        flash2 = family["flash2_share"]
         if flash2 is not None and not (math.isfinite(flash2) and 0 < flash2 <= 1):
             row.fail(f"'flash2_share' must be a fraction in (0, 1], got {flash2!r}")
-        fp8 = row.get("fp8_gemm_ratio")
+        fp8 = family["fp8_gemm_ratio"]
         if fp8 is not None and not (math.isfinite(fp8) and 1 <= fp8 <= 4):
             row.fail(f"'fp8_gemm_ratio' must be between 1 and 4 (FP8 over BF16 GEMM rate), got {fp8!r}")
-        sustained = row.get("attention_sustained")
+        sustained = family["attention_sustained"]
         if sustained is not None and not (math.isfinite(sustained) and 0 < sustained <= 1):
             row.fail(f"'attention_sustained' must be a fraction in (0, 1], got {sustained!r}")
-        power = (row.get("rated_power_w"), row.get("low_power_w"), row.get("low_power_share"))
+        power = (family["rated_power_w"], family["low_power_w"], family["low_power_share"])
         if any(v is not None for v in power) and (
                 any(v is None or not math.isfinite(v) for v in power)
                 or not 0 < power[1] < power[0] or not 0 < power[2] < 1):
             row.fail("'rated_power_w', 'low_power_w' and 'low_power_share' go together: two powers in W, the lower "
                      f"first below the rated one, and a share in (0, 1), got {power!r}")
-        seqs = row.get("attention_seq", [])
+        seqs = family["attention_seq"] or ()
         tables = {}
         for kernel in ("flash", "flash2", "cudnn"):
-            fwd, bwd = row.get(f"{kernel}_fwd_tflops", []), row.get(f"{kernel}_bwd_tflops", [])
-            both = row.get(f"{kernel}_fwd_bwd_tflops", [])
+            # each kernel's table is declared in the form it is published in (FlashAttention-2: forward and backward
+            # together; cuDNN: apart); a form not declared is absent
+            fwd, bwd = family.get(f"{kernel}_fwd_tflops", ()), family.get(f"{kernel}_bwd_tflops", ())
+            both = family.get(f"{kernel}_fwd_bwd_tflops", ())
             if both and (fwd or bwd) or bool(fwd) != bool(bwd):
                 row.fail(f"give '{kernel}_fwd_bwd_tflops' or both '{kernel}_fwd_tflops' and '{kernel}_bwd_tflops'")
             if fwd:
@@ -248,31 +255,27 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         if seqs and (any(not isinstance(n, int | float) or n <= 0 for n in seqs)
                      or list(seqs) != sorted(set(seqs)) or not any(tables.values())):
             row.fail("'attention_seq' must list increasing sequence lengths and come with a kernel's rates")
-        if seqs and not row.get("attention_table_sources"):
+        if seqs and not family["attention_table_sources"]:
             row.fail("'attention_table_sources' must list ids of this file's [[source]] entries")
-        hbm = row.get("hbm_share")
+        hbm = family["hbm_share"]
         if hbm is not None and not (math.isfinite(hbm) and 0 < hbm <= 1):
             row.fail(f"'hbm_share' must be a fraction in (0, 1], got {hbm!r}")
-        if row.get("sms") < 0:
+        if family["sms"] < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
-        gpus = row.get("gpus")
+        gpus = family["gpus"]
         if not gpus or any(not isinstance(gpu, str) for gpu in gpus):
             row.fail("'gpus' must list GPU catalog ids")
-        cited = (*row.get("gemm_sources"), *row.get("attention_sources"), *row.get("sms_sources"),
-                 *row.get("flash2_sources", []), *row.get("fp8_sources", []),
-                 *row.get("attention_sustained_sources", []), *row.get("power_sources", []),
-                 *row.get("hbm_sources", []), *row.get("attention_table_sources", []))
-        figures = KernelFigures(row.get("id"), row.get("name"), gemm_tflops * 1e12, row.get("gemm_basis"),
-                                float(share), row.get("attention_basis"), row.get("sms"), tuple(dict.fromkeys(cited)),
-                                None if flash2 is None else float(flash2), row.get("flash2_basis", ""),
-                                None if fp8 is None else float(fp8), row.get("fp8_basis", ""),
-                                1.0 if sustained is None else float(sustained),
-                                row.get("attention_sustained_basis", ""),
-                                float(row.get("rated_power_w", 0.0)), float(row.get("low_power_w", 0.0)),
-                                float(row.get("low_power_share", 1.0)), row.get("power_basis", ""),
-                                1.0 if hbm is None else float(hbm), row.get("hbm_basis", ""),
+        cited = tuple(source for key in _CITATIONS for source in family[key])
+        figures = KernelFigures(family["id"], family["name"], gemm_tflops * 1e12, family["gemm_basis"],
+                                float(share), family["attention_basis"], family["sms"], tuple(dict.fromkeys(cited)),
+                                None if flash2 is None else float(flash2), family["flash2_basis"],
+                                None if fp8 is None else float(fp8), family["fp8_basis"],
+                                1.0 if sustained is None else float(sustained), family["attention_sustained_basis"],
+                                float(power[0] or 0.0), float(power[1] or 0.0),
+                                1.0 if power[2] is None else float(power[2]), family["power_basis"],
+                                1.0 if hbm is None else float(hbm), family["hbm_basis"],
                                 tuple(float(n) for n in seqs), tables["flash"], tables["flash2"],
-                                row.get("attention_table_basis", ""), tables["cudnn"])
+                                family["attention_table_basis"], tables["cudnn"])
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

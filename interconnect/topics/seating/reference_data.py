@@ -23,14 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from interconnect.catalog import CatalogError
+from interconnect.datafiles.records import CITED, Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
 __all__ = ["MODEL_INPUTS", "OPTIONAL_INPUTS", "PublishedRun", "ReferenceRunDataError", "inference_rules",
            "load_training_runs", "packaged_training_runs"]
 
 _DATA_FILE = "published/training-runs.toml"
-_SOURCE_KEYS = {"id": str, "title": str, "url": str}
-_SOURCE_OPTIONAL = {"holdout": bool}
+#: A paper or report the runs cite; ``holdout = true`` puts its runs in the held-out set.
+_SOURCE = Record("source", (*CITED.fields, Field("holdout", bool, required=False, default=False)))
 
 #: The keys of a ``[[run]]`` the seating model reads (model shape, cluster, layout, workload, and the measured
 #: figure with how it was counted); each needs a ``[run.provenance]`` entry.
@@ -184,7 +185,7 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
     runs : tuple of PublishedRun
         In file order, values as the file gives them.
     sources : dict of str to dict
-        The ``[[source]]`` entries (``id``, ``title``, ``url``) by id.
+        The ``[[source]]`` entries (``id``, ``title``, ``url``, ``holdout``) by id.
 
     Raises
     ------
@@ -204,14 +205,10 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
     data = _RunsFile(packaged_data_file(_DATA_FILE) if path is None else path, source_ids=())
     rules = inference_rules(data.path)
     data.only_tables(("source", "run"))
-    sources: dict[str, dict] = {}
-    for raw in data.rows("source"):
-        row = data.table(f"{data.name}: source {_id(raw)!r}", raw, _SOURCE_KEYS, _SOURCE_OPTIONAL)
-        if row.get("id") in sources:
-            row.fail("duplicate id")
-        if not row.get("url").startswith(("https://", "http://")):
-            row.fail("'url' must be an http(s) address")
-        sources[row.get("id")] = dict(raw)
+    sources = _SOURCE.read_all(data)
+    for source in sources.values():
+        if not source["url"].startswith(("https://", "http://")):
+            data.fail(f"source {source['id']!r}: 'url' must be an http(s) address")
     required, optional = _run_keys()
     runs: list[PublishedRun] = []
     for raw in data.rows("run"):

@@ -101,7 +101,7 @@ def _copy_data(tmp_path: Path) -> Path:
     ('per_port = true\nsources = ["arxiv-crosspipe"]', 'per_port = true\nsources = ["no-such-paper"]',
      r"network 'same-campus': 'sources'"),
     ('micro_batches = 32\n', 'micro_batches = 0\n', r"method 'crosspipe' exchanges every step"),
-    ('states = 3\n', 'states = 0\n', r"method 'mt-dao': inner_steps, bits and states must be at least 1"),
+    ('states = 3\n', 'states = 0\n', r"method 'mt-dao': 'states' must be at least 1"),
     ('[[quoted]]', '[[rumour]]\n[[quoted]]', r"unknown table\(s\) rumour"),
     ('confidence = "medium"\nparams', 'confidence = "sure"\nparams', r"\[intellect1\]: 'confidence' must be"),
     ('variant = "data-parallel"\nrequired_gbit_per_s = [86.8, 152.6, 184.2, 222.3, 569.0]',

@@ -13,6 +13,7 @@ from interconnect.topics.crossdc.data import (
     WeightSyncDataError,
     get_weight_sync_data,
     get_weight_sync_ratios,
+    load_weight_sync_data,
     load_weight_sync_ratios,
 )
 from interconnect.topics.crossdc.model.weight_sync import (
@@ -300,3 +301,24 @@ def test_the_doc_counts_what_the_file_holds():
     assert f"and {len(RATIOS)} ratios between them" in text
     compared = [m for m in (*MEASUREMENTS, *RATIOS) if m.compared]
     assert f"({len(compared)} within 20 %, from {len({s for m in compared for s in m.sources})} sources)" in text
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('quantity = "sync_time"', 'quantity = "sync_speed"',
+     r"measurement 'ckpt-engine-glm45-air-8': 'quantity' must be one of sync_time, payload, got 'sync_speed'"),
+    ('precision_how = "stated"', 'precision_how = "guessed"',
+     r"measurement 'ckpt-engine-glm45-air-8': 'precision_how' must be one of"),
+    ('measured = "3.47 s"', 'measured = "3.47 m"',
+     r"measurement 'ckpt-engine-glm45-air-8': 'measured': expected a time"),
+    ('receivers = 8\nreceivers_how', 'receivers = 8\nfraction = 0.5\nreceivers_how',
+     r"measurement 'ckpt-engine-glm45-air-8': 'fraction' and 'fraction_how' go together"),
+])
+def test_loader_refuses_a_broken_measurement(tmp_path, old, new, message):
+    from interconnect.datafiles.tables import packaged_data_file
+
+    text = packaged_data_file("weight_sync.toml").read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "weight_sync.toml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(WeightSyncDataError, match=f"^weight_sync.toml: {message}"):
+        load_weight_sync_data(path)

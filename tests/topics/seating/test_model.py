@@ -571,3 +571,32 @@ def test_fp8_recipes_cost_their_casts_beyond_the_gemms():
     hbm = _hbm_bytes_per_s(cluster, base)
     assert compute["current-scaling"] - compute["delayed"] == pytest.approx(values * 2.0 / hbm)
     assert compute["mxfp8"] == pytest.approx(compute["delayed"])
+
+
+def test_the_step_reads_the_gpu_from_the_cluster_not_the_catalog(monkeypatch):
+    from interconnect.catalog import Catalog
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    workload = Workload(global_batch=256, micro_batch=1)
+    before = plan(PRESETS["llama3-70b"], cluster, Layout(tp=8, pp=4, dp=2, zero=1), workload)
+
+    def no_lookup(self, gpu_id):
+        raise AssertionError(f"looked {gpu_id!r} up in the catalog again")
+
+    monkeypatch.setattr(Catalog, "gpu", no_lookup)
+    again = plan(PRESETS["llama3-70b"], cluster, Layout(tp=8, pp=4, dp=2, zero=1), workload)
+    assert again.step_s == before.step_s and again.mfu == before.mfu  # the same figures, taken from the cluster
+
+
+def test_a_custom_gpus_cluster_carries_the_hypothetical_gpu_with_its_bases_compute_and_memory():
+    base, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    custom, _ = resolve_cluster("custom", gpu_base="h100-sxm", scaleup_bandwidth="1.8 TB/s", gpu_name="X",
+                                gpus_per_node=8, nodes=8)
+    assert custom.gpu_spec().name == "X" and custom.gpu == "h100-sxm"
+    for figure in ("bf16_dense", "fp8_dense", "memory", "memory_bandwidth"):
+        assert getattr(custom.gpu_spec(), figure) == getattr(base.gpu_spec(), figure), figure
+    workload = Workload(global_batch=256, micro_batch=1)
+    layout = Layout(tp=8, pp=4, dp=2, zero=1)
+    # only the scale-up bandwidth differs (1.8 TB/s is H100's 900 GB/s doubled): the compute is the same
+    assert plan(PRESETS["llama3-70b"], custom, layout, workload).compute_s == \
+        plan(PRESETS["llama3-70b"], base, layout, workload).compute_s

@@ -94,3 +94,26 @@ def test_whole_numbers_are_ascii_digits_only_and_short():
         assert values["nodes"] == 8 and warnings and warnings[0].key == "nodes", raw
     assert parse_state(specs, {"nodes": " 1,000 "})[0]["nodes"] == 1000
     assert parse_state(specs, {"nodes": "1_0"})[0]["nodes"] == 10
+
+
+def test_a_typed_quantity_is_read_once_and_carries_its_number(monkeypatch):
+    import interconnect.units
+    from interconnect.units import QuantityText
+
+    values, _ = parse_state(SPECS, {"nic_bw": " 200  Gbit/s"})
+    rate = values["nic_bw"]
+    # the text for the link (its blanks collapsed), the number for the code: 200 Gbit/s is 25 GB/s
+    assert isinstance(rate, QuantityText) and rate == "200 Gbit/s" and rate.magnitude("GB/s") == 25.0
+    assert to_query(SPECS, values)["nic_bw"] == "200 Gbit/s" and type(to_query(SPECS, values)["nic_bw"]) is str
+    assert parse_state(SPECS, {})[0]["nic_bw"].magnitude("Gbit/s") == 400.0  # the default carries its number too
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(interconnect.units, "parse_quantity", refuse)
+    spec = SPECS[-1]
+    assert spec.clean(rate) is rate  # a value read already is range-checked, not parsed again
+    assert interconnect.units.read_quantity(rate, "bandwidth") is rate.quantity
+    # a value out of this parameter's range (read by another parameter of the key) is checked all the same
+    fast = QuantityText("200 Tbit/s", 200 * interconnect.units.ureg("Tbit/s"), "bandwidth")
+    assert spec.clean(fast) == "400 Gbit/s"  # a value out of range falls back to the default, as typed text does

@@ -118,7 +118,7 @@ def cluster_roofline_tokens(cluster: Cluster, gradient_dtype: str = "bf16", cata
     >>> f"{cluster_roofline_tokens(cluster):,.0f} tokens per GPU"
     '5,625 tokens per GPU'
     """
-    flops, _ = gpu_rates(cluster.gpu, catalog)
+    flops, _ = gpu_rates(cluster.gpu if catalog is not None else cluster.gpu_spec(), catalog)
     if cluster.domains <= 1:
         w = cluster.scaleup_spec_gbps * 1e9
     else:
@@ -173,7 +173,7 @@ def playbook_ratios(workload: ModelShape, tokens_per_gpu: float, cluster: Cluste
     >>> f"dp {ratios['dp']:.2f}, zero3 {ratios['zero3']:.2f}"
     'dp 0.59, zero3 0.29'
     """
-    flops, _ = gpu_rates(cluster.gpu, catalog)
+    flops, _ = gpu_rates(cluster.gpu if catalog is not None else cluster.gpu_spec(), catalog)
     dp = max(cluster.ranks, 1)
     dp_term = (dp - 1) / dp
     w_dp = cluster_roofline_tokens(cluster, "bf16", catalog)  # C / W

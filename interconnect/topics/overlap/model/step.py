@@ -413,7 +413,7 @@ def step_schedule(
     if not (math.isfinite(speed_spread) and 0 <= speed_spread <= 0.5):
         raise ValueError(f"the GPU speed spread must be in [0, 0.5], got {speed_spread!r}")
     grad = GRADIENT_BYTES[gradient_dtype]
-    flops, hbm = gpu_rates(cluster.gpu, catalog)
+    flops, hbm = gpu_rates(cluster.gpu if catalog is not None else cluster.gpu_spec(), catalog)
     fwd, bwd, opt = (float(a[0]) for a in compute_times_s(workload, tokens, flops, hbm, grad, efficiency))
     buckets = make_buckets(workload.params * grad, bucket_bytes)
     notes: list[str] = []

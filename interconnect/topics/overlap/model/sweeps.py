@@ -108,7 +108,7 @@ def token_sweep(cluster: Cluster, workload: ModelShape, tokens: Sequence[float],
     True
     """
     grad = GRADIENT_BYTES[gradient_dtype]
-    flops, hbm = gpu_rates(cluster.gpu, catalog)
+    flops, hbm = gpu_rates(cluster.gpu if catalog is not None else cluster.gpu_spec(), catalog)
     fwd, bwd, opt = compute_times_s(workload, tokens, flops, hbm, grad, efficiency)
     buckets = make_buckets(workload.params * grad, bucket_bytes)
     t_full, t_last, _ = bucket_times_s(cluster, buckets, algorithm)
@@ -161,7 +161,7 @@ def node_sweep(cluster: Cluster, workload: ModelShape, tokens_per_gpu: float, no
     (('auto', 'ring'), (2, 2))
     """
     grad = GRADIENT_BYTES[gradient_dtype]
-    flops, hbm = gpu_rates(cluster.gpu, catalog)
+    flops, hbm = gpu_rates(cluster.gpu if catalog is not None else cluster.gpu_spec(), catalog)
     counts = np.asarray(list(node_counts), dtype=float)
     fwd, bwd, opt = compute_times_s(workload, np.full(counts.size, float(tokens_per_gpu)), flops, hbm, grad,
                                     efficiency)

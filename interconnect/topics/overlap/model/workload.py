@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.catalog import Catalog, get_catalog
+from interconnect.catalog import Catalog, Gpu, get_catalog
 from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
@@ -171,15 +171,15 @@ class ModelShape:
                    hidden, False, seq_len)
 
 
-def gpu_rates(gpu_id: str, catalog: Catalog | None = None) -> tuple[float, float]:
-    """Look up a catalog GPU's dense BF16 compute rate and HBM bandwidth (spec figures).
+def gpu_rates(gpu_id: str | Gpu, catalog: Catalog | None = None) -> tuple[float, float]:
+    """A GPU's dense BF16 compute rate and HBM bandwidth (spec figures).
 
     Parameters
     ----------
-    gpu_id : str
-        A GPU id of the catalog.
+    gpu_id : str or interconnect.catalog.Gpu
+        The GPU (a cluster's :meth:`~interconnect.hardware.cluster.Cluster.gpu_spec`), or its catalog id.
     catalog : interconnect.catalog.Catalog, optional
-        The catalog (the packaged one by default).
+        Where an id is looked up (the packaged catalog by default).
 
     Returns
     -------
@@ -194,7 +194,7 @@ def gpu_rates(gpu_id: str, catalog: Catalog | None = None) -> tuple[float, float
     >>> f"{flops:.4g} FLOP/s", f"{hbm:.3g} B/s"
     ('9.894e+14 FLOP/s', '3.35e+12 B/s')
     """
-    gpu = (catalog or get_catalog()).gpu(gpu_id)
+    gpu = (catalog or get_catalog()).gpu(gpu_id) if isinstance(gpu_id, str) else gpu_id
     return (float(gpu.bf16_dense.quantity.to("FLOP/s").magnitude),
             float(gpu.memory_bandwidth.quantity.to("B/s").magnitude))
 

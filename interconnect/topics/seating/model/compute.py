@@ -29,19 +29,15 @@ _MEMORY_PASSES_FWD, _MEMORY_PASSES_BWD = 2.0, 3.0
 
 def _peak_flops(cluster: Cluster, workload: Workload | None = None) -> float:
     """Dense tensor-core peak, FLOP/s: BF16, or FP8 for an FP8 workload on a GPU with an FP8 figure."""
-    from interconnect.catalog import get_catalog
-
-    gpu = get_catalog().gpu(cluster.gpu)
+    gpu = cluster.gpu_spec()
     figure = gpu.fp8_dense if workload is not None and workload.dtype_bytes == 1 and gpu.fp8_dense else gpu.bf16_dense
     return float(figure.quantity.to("FLOP/s").magnitude)
 
 
 def _memory_bytes(cluster: Cluster) -> float:
-    from interconnect.catalog import get_catalog
-
     # what a program can allocate: the driver-reported capacity where the catalog has it ("80 GB" H100s report
     # 81,559 MiB = 85.5 GB), else the label
-    return float(get_catalog().gpu(cluster.gpu).usable_memory().quantity.to("B").magnitude)
+    return float(cluster.gpu_spec().usable_memory().quantity.to("B").magnitude)
 
 
 def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> float:
@@ -51,14 +47,13 @@ def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> floa
     the share of it the family's fastest published memory-bound kernel reaches (``hbm_share`` of
     ``gpu-kernels.toml``; 1 where none is published).
     """
-    from interconnect.catalog import get_catalog
     from interconnect.topics.seating.kernels import kernel_figures
 
     k = kernel_figures(cluster.gpu)
     share = k.hbm_share if k is not None else 1.0
     if workload is not None and workload.hbm_bytes_per_s > 0:
         return float(workload.hbm_bytes_per_s) * share
-    return float(get_catalog().gpu(cluster.gpu).memory_bandwidth.quantity.to("B/s").magnitude) * share
+    return float(cluster.gpu_spec().memory_bandwidth.quantity.to("B/s").magnitude) * share
 
 
 def _rates(cluster: Cluster, workload: Workload,
