@@ -93,14 +93,18 @@ export default function (component) {
     svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
     svg.style.aspectRatio = `${width} / ${height}`;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    // Room left of the plot for the widest y tick label and, beside it, the rotated axis title.
-    const probe = svgNode("text", { "font-size": font }, svg);
-    let widest = 0;
-    for (const tick of spec.y.ticks) {
+    // Room left of the plot for the widest y tick label and, beside it, the rotated axis title. Every label is
+    // placed before any is measured, and every measurement read before anything moves: the browser lays the
+    // chart out once for all of them, not once per label (a read after each write forces a layout each time).
+    const probes = spec.y.ticks.map((tick) => {
+      const probe = svgNode("text", { "font-size": font }, svg);
       probe.textContent = tick.text;
-      widest = Math.max(widest, probe.getComputedTextLength());
-    }
-    probe.remove();
+      return probe;
+    });
+    const widest = probes.reduce((most, probe) => Math.max(most, probe.getComputedTextLength()), 0);
+    probes.forEach((probe) => probe.remove());
+    // Texts whose length decides where they go: measured together once all are placed (see above).
+    const measured = [];
     margin.left = Math.max(margin.left, Math.ceil(widest + 8 + font * 1.8));
     const mapX = axisMap(spec.x, margin.left, width - margin.right);
     const mapY = axisMap(spec.y, height - margin.bottom, margin.top);
@@ -115,15 +119,17 @@ export default function (component) {
       const text = svgNode("text", { x: px, y: height - margin.bottom + font * 1.3, "text-anchor": "middle",
                                      "font-size": font }, grid);
       text.textContent = tick.text;
-      const length = text.getComputedTextLength() || tick.text.length * font * 0.55;
-      let left = px - length / 2;
-      if (left + length > width - 2) {  // the last tick's label ends at the chart's edge, not past it
-        left = width - 2 - length;
-        text.setAttribute("x", width - 2);
-        text.setAttribute("text-anchor", "end");
-      }
-      if (left < lastRight + font * 0.6) text.remove();
-      else lastRight = left + length;
+      measured.push([text, (measuredLength) => {
+        const length = measuredLength || tick.text.length * font * 0.55;
+        let left = px - length / 2;
+        if (left + length > width - 2) {  // the last tick's label ends at the chart's edge, not past it
+          left = width - 2 - length;
+          text.setAttribute("x", width - 2);
+          text.setAttribute("text-anchor", "end");
+        }
+        if (left < lastRight + font * 0.6) text.remove();
+        else lastRight = left + length;
+      }]);
     }
     let lastY = Infinity;
     for (const tick of spec.y.ticks) {
@@ -139,21 +145,24 @@ export default function (component) {
     const xTitle = svgNode("text", { x: (margin.left + width - margin.right) / 2, y: height - 6,
                                      "text-anchor": "middle", "font-size": font, class: "live-title" }, svg);
     xTitle.textContent = spec.x.title;
-    const titleLength = xTitle.getComputedTextLength();
-    if (titleLength > width - margin.left - margin.right) {  // centred on the whole width, or from its left edge
-      const fits = titleLength <= width - 4;
-      xTitle.setAttribute("x", fits ? width / 2 : 2);
-      xTitle.setAttribute("text-anchor", fits ? "middle" : "start");
-    }
+    measured.push([xTitle, (titleLength) => {
+      if (titleLength > width - margin.left - margin.right) {  // centred on the whole width, or from its left edge
+        const fits = titleLength <= width - 4;
+        xTitle.setAttribute("x", fits ? width / 2 : 2);
+        xTitle.setAttribute("text-anchor", fits ? "middle" : "start");
+      }
+    }]);
     const yTitle = svgNode("text", { x: 0, y: 0, "text-anchor": "middle", "font-size": font, class: "live-title",
                                      transform: `translate(${font}, ${(margin.top + height - margin.bottom) / 2}) rotate(-90)` },
                            svg);
     yTitle.textContent = spec.y.title;
-    drawLines(width, height, margin, mapX, mapY);
+    drawLines(width, height, margin, mapX, mapY, measured);
+    const lengths = measured.map(([text]) => text.getComputedTextLength());  // one layout for every label
+    measured.forEach(([, place], k) => place(lengths[k]));  // then the moves, in the order they were drawn
     return { mapX, mapY };
   }
 
-  function drawLines(width, height, margin, mapX, mapY) {
+  function drawLines(width, height, margin, mapX, mapY, measured) {
     // Lines stop at the plot's edges: values below the axis (an 8-byte busbw) are not drawn over the ticks.
     const clipId = `live-clip-${Math.random().toString(36).slice(2)}`;
     const clip = svgNode("clipPath", { id: clipId }, svgNode("defs", {}, svg));
@@ -180,12 +189,13 @@ export default function (component) {
                                      "paint-order": "stroke" }, group);
       text.textContent = marker.text;
       // On the side where it fits inside the chart (a narrow chart has less room on either side).
-      const length = text.getComputedTextLength();
-      if (nearRight ? px - 6 - length < 2 : px + 6 + length > width - 2) {
-        nearRight = !nearRight;
-        text.setAttribute("x", nearRight ? Math.max(px - 6, length + 2) : Math.min(px + 6, width - 2 - length));
-        text.setAttribute("text-anchor", nearRight ? "end" : "start");
-      }
+      measured.push([text, (length) => {
+        if (nearRight ? px - 6 - length < 2 : px + 6 + length > width - 2) {
+          nearRight = !nearRight;
+          text.setAttribute("x", nearRight ? Math.max(px - 6, length + 2) : Math.min(px + 6, width - 2 - length));
+          text.setAttribute("text-anchor", nearRight ? "end" : "start");
+        }
+      }]);
     }
   }
 

@@ -4,12 +4,12 @@ as three nested fragments. ``pages/3_Overlap.py`` calls :func:`overlap_view`, th
 - :func:`overlap_view`: the cluster's controls but its node count, the GPU's and the NIC's sources, and
   the places the two fragments inside it fill (containers made on each of its runs, at fixed positions,
   :class:`_Places`). A change of the GPU, the NIC or the fabric reruns it and the two fragments inside it.
-- :func:`_step_view`: the step's controls but the tokens per GPU and the bucket size, the live chart's
-  caption and the chart picker. A change of the model, the overlap, a setting under "More settings" or the
-  chart picked reruns it and the fragment inside it.
-- :func:`_step_analysis`: the node count, the tokens per GPU and the bucket size, and everything the step
-  drives (the warnings, the live chart, the metrics, the charts, the claim, the table), each in its place. A
-  change of those three reruns only this.
+- :func:`_step_view`: the step's controls but the tokens per GPU, the live chart's caption and the chart
+  picker. A change of the model, the bucket size, the overlap, a setting under "More settings" or the chart
+  picked reruns it and the fragment inside it.
+- :func:`_step_analysis`: the node count, the tokens per GPU (which the live chart sets), and everything the
+  step drives (the warnings, the live chart, the metrics, the charts, the claim, the table), each in its place.
+  A change of those two reruns only this, and sends no other input.
 
 Kept apart from :mod:`~interconnect.topics.overlap.page_parts` because the live chart
 (:mod:`~interconnect.topics.overlap.page_live`) imports that module's
@@ -93,8 +93,8 @@ class _Places:
     nodes: Any  # the node count's column of the cluster box (the step analysis)
     notes: Any  # warnings about the inputs, above the step's controls (the step analysis)
     model: Any  # the model in the step's box (the step view's own place)
-    step_inputs: Any  # the tokens per GPU and the bucket size, under it (the step analysis)
-    more: Any  # the overlap and "More settings", under them (the step view)
+    step_inputs: Any  # the tokens per GPU, under it (the step analysis)
+    more: Any  # the bucket size, the overlap and "More settings", under them (the step view)
     live: Any  # the live chart, beside the step's box (the step analysis)
     main: Any  # the live chart's column: its caption and the chart picker follow the live chart (the step view)
     figures: Any  # a value that could not be used, the metrics and the cluster in one line (the step analysis)
@@ -121,8 +121,8 @@ def overlap_view(state: PageState, catalog: Catalog) -> None:
 
 @st.fragment
 def _step_view(state: PageState, places: _Places) -> None:
-    """The step's controls but the tokens per GPU and the bucket size, the live chart's caption, the chart
-    picker, and the step analysis."""
+    """The step's controls but the tokens per GPU, the live chart's caption, the chart picker, and the step
+    analysis."""
     step_controls(state, places.model, places.more)
     with places.main:
         live_caption()
@@ -139,7 +139,7 @@ def _step_view(state: PageState, places: _Places) -> None:
 
 @st.fragment
 def _step_analysis(state: PageState, places: _Places) -> None:
-    """The node count, the tokens per GPU and the bucket size, and everything the step drives: the warnings,
+    """The node count, the tokens per GPU, and everything the step drives: the warnings,
     the live chart, the metrics, each in its place, and the results below the sources in its own body."""
     nodes_input(state, places.nodes)
     main_step_controls(state, places.step_inputs)
@@ -192,8 +192,8 @@ def render() -> None:
     """Draw the page: hide the gradient all-reduce behind the backward pass, and see what stays exposed.
 
     The cluster box, the step's controls and everything they drive are three nested fragments
-    (:func:`interconnect.topics.overlap.page.overlap_view`): a change of the node count, the tokens per GPU or
-    the bucket size reruns only what the step drives, not the other controls or the text below.
+    (:func:`interconnect.topics.overlap.page.overlap_view`): a change of the node count or the tokens per GPU
+    reruns only what the step drives, not the other controls or the text below.
     """
     page_setup("Overlap: talk while you compute",
                "Data-parallel training all-reduces every gradient each step. Start early and most of it hides "
