@@ -207,7 +207,9 @@ def fabric_figure(topo: Topology) -> go.Figure:
     places = [(float(i), 0.0) for i in range(boxes)]
     socket = topo.network == "Socket"
     net_colour = _SOCKET_COLOUR if socket else KIND_COLOURS["net"]
-    fabric_y = -1.6
+    # an odd node's label runs two lines longer: the rails and the fabric move down by as much, the chart grows
+    extra = 0.45 if any(node.odd for node in nodes) else 0.0
+    fabric_y = -1.6 - extra
     cut = 16 if boxes <= 5 else 11
     span = (-0.7, max(per_row, 2) - 0.3)
     index = {node.name: i for i, node in enumerate(nodes)}
@@ -229,16 +231,17 @@ def fabric_figure(topo: Topology) -> go.Figure:
         for r in range(rails):
             used = r < node.nics_used
             dx = (r - (rails - 1) / 2) * 0.07
-            figure.add_trace(go.Scatter(x=[x + dx, x + dx * 2], y=[y - 0.95, fabric_y + 0.2], mode="lines",
+            figure.add_trace(go.Scatter(x=[x + dx, x + dx * 2], y=[y - 0.95 - extra, fabric_y + 0.2], mode="lines",
                                         showlegend=False, hoverinfo="skip",
                                         line={"color": net_colour if used else _IDLE, "width": 2.5 if used else 1,
                                               "dash": "solid" if used else "dot"}))
         if not rails and node.nics_used == 0 and topo.network:
-            figure.add_trace(go.Scatter(x=[x, x], y=[y - 0.95, fabric_y + 0.2], mode="lines", showlegend=False,
+            figure.add_trace(go.Scatter(x=[x, x], y=[y - 0.95 - extra, fabric_y + 0.2], mode="lines", showlegend=False,
                                         hoverinfo="skip", line={"color": _IDLE, "width": 1, "dash": "dot"}))
     labels, hovers = [], []
     for node in nodes:
-        odd = "<br><b>unlike its peers</b>" if node.odd else ""
+        # two short lines: on one, three odd nodes' marks ran into each other at 800 px
+        odd = "<br><b>unlike</b><br><b>its peers</b>" if node.odd else ""
         labels.append(f"{safe_text(node.name, cut)}<br>{node.gpus} GPU(s)<br>NICs {node.nics_used}/{node.nics_listed}"
                       f"{odd}")
         hovers.append(f"{safe_text(node.name, 80)}: ranks {_ranks(node.ranks)}; {node.nics_used} of "
@@ -268,7 +271,7 @@ def fabric_figure(topo: Topology) -> go.Figure:
     _legend_line(figure, "NIC with traffic (rail)", net_colour)
     _legend_line(figure, "NIC listed, no line uses it", _IDLE, "dot")
     top = 1.0
-    return _frame(figure, html.escape(fabric_title(topo)), 440, span, (fabric_y - 0.4, top))
+    return _frame(figure, html.escape(fabric_title(topo)), 440 + round(100 * extra), span, (fabric_y - 0.4, top))
 
 
 def _ranks(ranks: Sequence[int]) -> str:

@@ -140,7 +140,7 @@ def test_nodes_unlike_their_peers_are_marked_and_drawn():
     figure = fabric_figure(out.topology)
     boxes = next(t for t in figure.data if t.mode == "markers+text")
     assert list(boxes.marker.line.width) == [2 if not odd[n.host] else 4 for n in out.topology.nodes]
-    assert sum("unlike its peers" in label for label in boxes.text) == 3
+    assert sum("<b>unlike</b><br><b>its peers</b>" in label for label in boxes.text) == 3
     assert any(t.name == "node unlike its peers (see the findings)" for t in figure.data)
 
 
