@@ -160,4 +160,26 @@ def presentation_figure(figure: go.Figure) -> go.Figure:
         labels = trace.meta.get(PROJECTOR_LABELS) if isinstance(getattr(trace, "meta", None), dict) else None
         if labels:
             trace.update(text=labels["text"], textposition=labels["textposition"])
+    _legend_clear_of_axis(big, 2 * (PRESENT_MIN_FONT_PX - READABLE_MIN_FONT_PX))
     return big
+
+
+def _legend_clear_of_axis(figure: go.Figure, grown_px: int) -> None:
+    """Keep a legend below the plot clear of the x axis when the tick labels and the axis title under it grew by
+    ``grown_px`` in all: the legend moves down by as much, and the bottom margin grows by twice that, for the
+    legend's own larger rows (a projector's tick labels ran into a legend placed for the page's sizes).
+
+    >>> fig = go.Figure(layout={"height": 500, "margin": {"t": 50, "b": 100}, "legend": {"y": -0.2}})
+    >>> _legend_clear_of_axis(fig, 12)
+    >>> round(fig.layout.legend.y * (500 - 50 - 124), 1), fig.layout.margin.b   # 82 px below the plot, was 70
+    (-82.0, 124)
+    """
+    legend, margin = figure.layout.legend, figure.layout.margin
+    if legend.y is None or legend.y >= 0 or getattr(legend, "yref", None) not in (None, "paper"):
+        return
+    height, top, bottom = figure.layout.height or 450, margin.t or 0, margin.b or 0
+    plot, new_plot = height - top - bottom, height - top - bottom - 2 * grown_px
+    if new_plot <= 50:
+        return
+    legend.y = -(-legend.y * plot + grown_px) / new_plot
+    margin.b = bottom + 2 * grown_px

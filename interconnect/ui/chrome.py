@@ -63,9 +63,9 @@ _CSS = """
   [data-testid="stWidgetLabel"] *, [data-testid="stExpander"] summary *, [data-testid="stMetricLabel"] *,
   [data-testid="stMarkdownContainer"] th { overflow-wrap: normal; word-break: normal; }
   /* The home page's layers picture is laid out in its own coordinates, its labels in pixels: narrower than
-     680 px its labels would pass its edges, so there it keeps 680 px and scrolls sideways in its own box. */
+     800 px its labels would run into each other, so there it keeps 800 px and scrolls sideways in its own box. */
   .st-key-layers-chart { overflow-x: auto; }
-  .st-key-layers-chart > * { min-width: 680px; }
+  .st-key-layers-chart > * { min-width: 800px; }
   /* A table wider than the page scrolls inside its own box; the page itself never scrolls sideways. */
   [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
 </style>

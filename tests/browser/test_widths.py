@@ -132,6 +132,34 @@ _MEASURE_JS = """
                     + `in ${JSON.stringify(short(name))}`);
     }
   }
+  // Chart text drawn over other chart text of the same chart (labels running into each other): two lines of
+  // text sharing over 3 px of width and over half their height.
+  const charts = new Map();
+  for (const svg of svgs) {
+    if (!shown(svg)) continue;
+    const chart = svg.closest('.js-plotly-plot, .diagram-chart, .live-chart') || svg;
+    for (const text of svg.querySelectorAll('text')) {
+      const lines = text.querySelectorAll('tspan.line');  // Plotly's lines of one label: each its own box
+      for (const piece of (lines.length ? lines : [text])) {
+        const r = short(piece.textContent) && shown(piece);
+        if (r) (charts.get(chart) || charts.set(chart, []).get(chart)).push([r, short(piece.textContent)]);
+      }
+    }
+  }
+  for (const boxes of charts.values()) {
+    for (let i = 0; i < boxes.length && i < 400; i += 1) {
+      for (let j = i + 1; j < boxes.length && j < 400; j += 1) {
+        const [a, ta] = boxes[i];
+        const [b, tb] = boxes[j];
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w <= 0 || h <= 0) continue;
+        if (w > 3 && h > 0.5 * Math.min(a.height, b.height)) {
+          problems.push(`chart text over other text: ${JSON.stringify(ta)} and ${JSON.stringify(tb)}`);
+        }
+      }
+    }
+  }
   for (const el of all('.live-legend, .live-readout, .live-control, .diagram-legend')) {
     if (!shown(el) || !short(el.textContent)) continue;
     const size = parseFloat(getComputedStyle(el).fontSize);
