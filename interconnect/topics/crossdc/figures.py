@@ -16,7 +16,8 @@ from interconnect.figures.theme import apply_theme
 from interconnect.figures.ticks import powers_of_ten
 from interconnect.units import Q_, format_bandwidth, format_quantity
 
-__all__ = ["METHOD_COLOURS", "bytes_figure", "required_bandwidth_figure", "utilization_figure"]
+__all__ = ["METHOD_COLOURS", "WEIGHT_SYNC_MODES", "bytes_figure", "required_bandwidth_figure", "utilization_figure",
+           "weight_sync_figure"]
 
 METHOD_COLOURS = {
     "dp": "#6b7280",
@@ -157,4 +158,46 @@ def required_bandwidth_figure(params: np.ndarray, curves: Mapping[str, np.ndarra
                             gridcolor="#e5e7eb", range=[math.log10(low) - 0.2, math.log10(high) + 0.2])
     else:
         figure.update_yaxes(type="log", title="WAN bandwidth needed (out of reach at every size)")
+    return figure
+
+
+#: Weight-sync payload modes: colour and legend words.
+WEIGHT_SYNC_MODES = {"full": ("#1565c0", "every value"),
+                     "topk": ("#ef6c00", "{share} of the values, with their positions (delta or top-k)")}
+
+
+def weight_sync_figure(rates_bytes_per_s: Sequence[float], times_s: Mapping[str, Sequence[float]], chosen: str,
+                       current_bytes_per_s: float, generation_s: float, link_words: str,
+                       share: float = 0.02) -> go.Figure:
+    """One weight sync's time against the route's link rate, one line per payload mode (the chosen one thick),
+    with the generation time it must hide behind as a dotted line and the page's rate as a dashed one; ``share``
+    is the fraction of the values a partial sync sends.
+
+    >>> fig = weight_sync_figure([1e9, 1e10], {"full": [140.0, 14.0]}, "full", 1.25e10, 60.0, "WAN")
+    >>> fig.data[0].name, list(fig.data[0].y), fig.layout.xaxis.type
+    ('every value', [140.0, 14.0], 'log')
+    """
+    bits = [float(r) * 8 for r in rates_bytes_per_s]
+    figure = go.Figure()
+    for mode, values in times_s.items():
+        colour, words = WEIGHT_SYNC_MODES.get(mode, ("#374151", mode))
+        words = words.format(share=f"{share * 100:.3g} %")
+        thick = mode == chosen
+        figure.add_trace(go.Scatter(x=_rounded(np.asarray(bits)), y=[round(float(v), 6) for v in values],
+                                    mode="lines", name=words,
+                                    line={"color": colour, "width": 5 if thick else 2.5,
+                                          "dash": "solid" if thick else "dot"},
+                                    hovertemplate="%{x:.3s}bit/s: %{y:.3g} s<extra>" + words + "</extra>"))
+    figure.add_hline(y=generation_s, line_dash="dot", line_color="#b91c1c", line_width=1.5)
+    figure.add_annotation(x=0.99, xref="x domain", xanchor="right", y=math.log10(generation_s), yanchor="bottom",
+                          text=f"generation per step: {format_quantity(Q_(generation_s, 's'))} (below: hidden)",
+                          showarrow=False, font={"color": "#b91c1c"})
+    figure.add_vline(x=current_bytes_per_s * 8, line_dash="dash", line_color="#111827", line_width=1.5)
+    figure.update_layout(title={"text": "One weight sync against the link's rate", "y": 0.98})
+    apply_theme(figure, height=400)  # a tour step shows it whole under its caption at 1280 x 720
+    figure.update_layout(legend=_LEGEND_BELOW, margin={"b": 110, "t": 70})
+    ticks, text = _bit_ticks(bits[0], bits[-1])
+    figure.update_xaxes(type="log", title=f"{link_words}, each direction", tickvals=ticks, ticktext=text,
+                        range=[math.log10(bits[0]), math.log10(bits[-1])], gridcolor="#e5e7eb")
+    figure.update_yaxes(type="log", title="time of one sync (s)", gridcolor="#e5e7eb", dtick=1)
     return figure

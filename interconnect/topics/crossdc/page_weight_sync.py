@@ -11,9 +11,17 @@ from __future__ import annotations
 import streamlit as st
 
 from interconnect.topics.crossdc.data import get_weight_sync_data, get_weight_sync_ratios
+from interconnect.topics.crossdc.figures import weight_sync_figure
 from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, catalog_gpu_id, weight_sync_scenario
-from interconnect.topics.crossdc.model.weight_sync import DELIVERIES, MODES, ROUTES, evaluate_weight_sync
+from interconnect.topics.crossdc.model.weight_sync import (
+    DELIVERIES,
+    MODES,
+    ROUTES,
+    evaluate_weight_sync,
+    sync_time_sweep,
+)
 from interconnect.topics.crossdc.page_section import open_section, short_time
+from interconnect.ui.charts import chart
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.state import PageState, bounds
@@ -36,6 +44,7 @@ def weight_sync_section(state: PageState) -> None:
             st.warning(escape_markdown(str(exc)))
             return
         _results(evaluate_weight_sync(scenario))
+        _sync_chart(scenario)
     _measurements()
 
 
@@ -87,6 +96,24 @@ def _results(r) -> None:
                + ("Generation pauses for the whole sync and the weights stay on-policy." if not s.background else
                   "Syncing in the background costs only the leftover and the swap, and the generators run on "
                   "weights one step old or more."))
+
+
+#: The chart's key (the guided tour's post-training step shows it first) and the words for each route's link.
+CHART_KEY = "crossdc-weight-sync"
+_LINK_WORDS = {"wan": "WAN bandwidth", "site": "the site's NICs (per node)", "node": "NVLink (per GPU)"}
+
+
+def _sync_chart(scenario) -> None:
+    """The sync's time against the route's link rate, from a hundredth to a hundred times the page's, per mode."""
+    current = {"wan": scenario.wan_bytes_per_s, "site": scenario.site_bytes_per_s,
+               "node": scenario.nvlink_bytes_per_s}[scenario.route]
+    rates = [current * 10 ** (k / 10) for k in range(-20, 21)]
+    # delta and top-k send the same bytes (a share of the values with their positions): one line for both
+    times = sync_time_sweep(scenario, rates, ("full", "topk"))
+    chosen = "full" if scenario.mode == "full" else "topk"
+    figure = weight_sync_figure(rates, times, chosen, current, scenario.generation_s, _LINK_WORDS[scenario.route],
+                                scenario.fraction)
+    chart(figure, key=CHART_KEY)
 
 
 def _measurements() -> None:

@@ -322,3 +322,27 @@ def test_loader_refuses_a_broken_measurement(tmp_path, old, new, message):
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(WeightSyncDataError, match=f"^weight_sync.toml: {message}"):
         load_weight_sync_data(path)
+
+
+def test_the_sync_time_sweep_is_the_model_at_each_rate_and_the_chart_draws_it():
+    """The chart's lines are the model itself: at the page's own rate the sweep gives the sync time the metrics
+    show, and off it payload / rate + the route's latency (the round trip and a 3-hop tree over the other 7
+    remote nodes), the rate capped by the site's NICs on a WAN route."""
+    from interconnect.topics.crossdc.figures import weight_sync_figure
+    from interconnect.topics.crossdc.model.weight_sync import (
+        WeightSyncScenario,
+        evaluate_weight_sync,
+        sync_time_sweep,
+    )
+
+    s = WeightSyncScenario(70e9, route="wan", receivers=8, wan_bytes_per_s=12.5e9, site_bytes_per_s=400e9,
+                           wan_rtt_s=0.02)
+    rates = [1.25e9, 12.5e9, 125e9, 1.25e12]
+    times = sync_time_sweep(s, rates, ("full", "topk"))
+    assert times["full"][1] == pytest.approx(evaluate_weight_sync(s).sync_s)
+    assert times["full"] == pytest.approx([140e9 / min(r, 400e9) + 0.02 + 3 * 10e-6 for r in rates], rel=1e-9)
+    sparse = 70e9 * 0.02 * (2 + 32 / 8)  # a share of the values with a 32-bit position each
+    assert times["topk"][0] == pytest.approx(sparse / 1.25e9 + 0.02 + 3 * 10e-6)
+    figure = weight_sync_figure(rates, times, "full", 12.5e9, 60.0, "WAN bandwidth", 0.02)
+    assert [trace.line.width for trace in figure.data] == [5, 2.5]
+    assert figure.data[1].name.startswith("2 % of the values")

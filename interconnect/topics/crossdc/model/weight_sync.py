@@ -323,3 +323,22 @@ def site_link(gpu: str = "h100-sxm", nics_per_node: int | None = None, nic: str 
     cluster, _ = resolve_cluster(gpu, nodes=2, **extra)
     fabric = fabric_model(cluster.fabric, cluster.generation)
     return (cluster.intra_bw_gbps * 1e9, cluster.node_egress_gbps * 1e9, (5.0 + fabric.hop_latency_us) * 1e-6)
+
+
+@expects(rates_bytes_per_s="B/s")
+def sync_time_sweep(s: WeightSyncScenario, rates_bytes_per_s, modes: tuple[str, ...] = MODES) -> dict[str, list]:
+    """One sync's time on the scenario's route as its link rate varies, for each payload mode: the route's own
+    link (the WAN for ``wan``, the NICs for ``site``, NVLink for ``node``) set to each rate in turn, the rest of
+    the scenario kept.
+
+    Returns ``{mode: [seconds per rate]}``.
+
+    >>> s = WeightSyncScenario(70e9, route="wan", receivers=8, wan_bytes_per_s=12.5e9)
+    >>> [round(t, 1) for t in sync_time_sweep(s, [12.5e9, 125e9], ("full",))["full"]]
+    [11.2, 1.1]
+    """
+    from dataclasses import replace
+
+    link = {"wan": "wan_bytes_per_s", "site": "site_bytes_per_s", "node": "nvlink_bytes_per_s"}[s.route]
+    return {mode: [sync_time_s(replace(s, mode=mode, **{link: float(rate)})) for rate in rates_bytes_per_s]
+            for mode in modes}
