@@ -16,6 +16,7 @@ from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, catalog_gpu_id,
 from interconnect.topics.crossdc.model.weight_sync import (
     DELIVERIES,
     MODES,
+    ROUTE_LINKS,
     ROUTES,
     evaluate_weight_sync,
     sync_time_sweep,
@@ -105,8 +106,7 @@ _LINK_WORDS = {"wan": "WAN bandwidth", "site": "the site's NICs (per node)", "no
 
 def _sync_chart(scenario) -> None:
     """The sync's time against the route's link rate, from a hundredth to a hundred times the page's, per mode."""
-    current = {"wan": scenario.wan_bytes_per_s, "site": scenario.site_bytes_per_s,
-               "node": scenario.nvlink_bytes_per_s}[scenario.route]
+    current = getattr(scenario, ROUTE_LINKS[scenario.route])
     rates = [current * 10 ** (k / 10) for k in range(-20, 21)]
     # delta and top-k send the same bytes (a share of the values with their positions): one line for both
     times = sync_time_sweep(scenario, rates, ("full", "topk"))

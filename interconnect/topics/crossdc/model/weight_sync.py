@@ -83,6 +83,8 @@ MODES = ("full", "delta", "topk")
 DELIVERIES = ("tree", "fanout")
 #: Where the generators are: the trainer's own node, another node of its site, or another site.
 ROUTES = ("node", "site", "wan")
+#: The scenario field holding each route's own link rate (what :func:`sync_time_sweep` varies).
+ROUTE_LINKS = {"node": "nvlink_bytes_per_s", "site": "site_bytes_per_s", "wan": "wan_bytes_per_s"}
 
 
 class WeightSyncError(ValueError):
@@ -339,6 +341,6 @@ def sync_time_sweep(s: WeightSyncScenario, rates_bytes_per_s, modes: tuple[str, 
     """
     from dataclasses import replace
 
-    link = {"wan": "wan_bytes_per_s", "site": "site_bytes_per_s", "node": "nvlink_bytes_per_s"}[s.route]
+    link = ROUTE_LINKS[s.route]
     return {mode: [sync_time_s(replace(s, mode=mode, **{link: float(rate)})) for rate in rates_bytes_per_s]
             for mode in modes}
