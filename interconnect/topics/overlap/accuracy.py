@@ -26,11 +26,19 @@ from __future__ import annotations
 
 import functools
 
-from interconnect.hardware.accuracy import Criterion, ErrorBand, Evaluated, extrapolation, gpu_family, select_band
+from interconnect.hardware.accuracy import (
+    Criterion,
+    ErrorBand,
+    Evaluated,
+    Expected,
+    extrapolation,
+    gpu_family,
+    select_band,
+)
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.overlap.ddp_benchmark import compare_ddp_benchmark
 
-__all__ = ["QUANTITY", "SOURCE", "overlap_band"]
+__all__ = ["QUANTITY", "SOURCE", "overlap_band", "step_expected"]
 
 QUANTITY = "time the extra GPUs add over one GPU's compute (model / measured)"
 SOURCE = "pytorch-ddp-benchmark"
@@ -61,3 +69,19 @@ def overlap_band(cluster: Cluster, mode: str = "overlap", *, leave_out: str | No
         return band
     return ErrorBand(band.low, band.high, band.median, band.n, band.basis + "; judges the time communication adds, "
                      "not the compute", band.quantity, band.runs, band.noun)
+
+
+def step_expected(band: ErrorBand, compute: float, exposed: float, unit: str = "s") -> Expected | None:
+    """What a measurement of this step would likely read: the compute as modelled, plus the time the extra GPUs
+    add read through ``band`` (which judges only that part); None for an extrapolation.
+
+    ``compute`` and ``exposed`` (the step time minus the compute) are in ``unit``; the step measures about
+    ``compute + exposed / r`` for the band's ratios r, from ``compute + exposed / high`` to
+    ``compute + exposed / low``.
+
+    >>> from interconnect.hardware.accuracy import band_from_ratios
+    >>> step_expected(band_from_ratios([0.5, 1.0, 2.0], basis="x"), 100.0, 10.0, "ms")
+    Expected(low=105.0, central=110.0, high=120.0, unit='ms', quantity='step time (compute as modelled)')
+    """
+    read = band.expected(exposed, unit, quantity="step time (compute as modelled)")
+    return None if read is None else read.plus(compute)
