@@ -11,7 +11,8 @@ What a bucket costs besides its bytes (``--bucket-launch-us``, ``--sm-contention
 ``--gpu-spread``) defaults to the sourced values the Overlap page uses (``load_bucket_costs``).
 ``error_band`` is the model's error on the published DDP runs like this step (of the time the extra GPUs
 add over compute); its ``expected`` is ``{"step_time": {"low", "central", "high", "unit", "quantity"}}``,
-what a measured step would likely read (the compute as modelled plus that time read through the band; ms),
+what a measured step would likely read (the rest of the step as modelled plus that time read through the band;
+ms),
 null for an extrapolation.
 """
 
@@ -151,7 +152,7 @@ def _workload(args: argparse.Namespace) -> ModelShape:
 def _band_json(step: StepResult, cluster: Any) -> dict[str, Any]:
     """The step's ``error_band``, with ``expected``: the likely measured step time in ms (None if extrapolating)."""
     band = overlap_band(cluster, step.mode)
-    read = step_expected(band, step.compute_s * 1e3, step.exposed_comm_s * 1e3, "ms")
+    read = step_expected(band, step, 1e3, "ms")
     return {**band.as_json(), "expected": None if read is None else {"step_time": read.as_json()}}
 
 
@@ -247,7 +248,7 @@ def run_overlap(args: argparse.Namespace) -> int:
     print(f"  hides from           {hides} (Scaling Book C/W for this cluster: {roofline:,.0f})")
     band = overlap_band(cluster, step.mode)
     print(f"  error band           {band.text()}; {band.basis}")
-    read = step_expected(band, step.compute_s, step.exposed_comm_s)
+    read = step_expected(band, step)
     if read is not None:
         print(f"  expected             {expected_text((read, seconds_in_unit_of(t, step.step_s), 'per step'))}")
     return 0

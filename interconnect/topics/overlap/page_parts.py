@@ -283,7 +283,7 @@ def show_metrics(step: StepResult, roofline: float, cluster: Cluster | None = No
                     f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
     if cluster is not None:
         band = overlap_band(cluster, step.mode)
-        read = step_expected(band, step.compute_s, step.exposed_comm_s)
+        read = step_expected(band, step)
         expected = expected_text((read, seconds_in_unit_of(format_seconds, step.step_s), "per step"))
         show_error_band(band, [{"PyTorch DDP benchmark run": run} for run in band.runs],
                         "the time communication adds over compute, model / measured", key="overlap.band",
