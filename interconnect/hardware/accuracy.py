@@ -27,6 +27,12 @@ The design, in four steps:
 Ratios are model / measured of the quantity named in ``quantity`` (a throughput or a time); a ratio of
 1.10 reads "+10 %": the model says 10 % more than was measured.
 
+**The band read the other way** (:meth:`ErrorBand.expected`): since a ratio r is model / measured, a
+measurement of a case the model puts at ``v`` would read ``v / r``; the band's ``high``, ``median`` and
+``low`` give the likely measured range ``v / high`` .. ``v / low``, about ``v / median``. For the reciprocal
+quantity (a time from a throughput band) the ratio is ``1 / r`` and the range is ``v * low`` .. ``v * high``.
+This changes nothing in the model: it is the same published misses, said in the estimate's own unit.
+
 >>> band = band_from_ratios([0.9, 1.0, 1.2], basis="a hand-made set")
 >>> band.low, band.high, band.median, band.n
 (0.9, 1.2, 1.0, 3)
@@ -46,8 +52,9 @@ import numpy as np
 
 from interconnect.catalog import UnknownIdError, get_catalog
 
-__all__ = ["MIN_NEIGHBOURS", "PERCENTILE_FROM", "Criterion", "ErrorBand", "Evaluated", "band_from_ratios",
-           "coverage_neighbours", "coverage_range", "extrapolation", "gpu_family", "robust_range", "select_band"]
+__all__ = ["MIN_NEIGHBOURS", "PERCENTILE_FROM", "Criterion", "ErrorBand", "Evaluated", "Expected", "band_from_ratios",
+           "coverage_neighbours", "coverage_range", "expected_text", "extrapolation", "format_range", "gpu_family",
+           "robust_range", "seconds_in_unit_of", "select_band"]
 
 #: The fewest neighbours a band is given for; fewer, even with every soft criterion dropped, is extrapolation.
 MIN_NEIGHBOURS = 3
@@ -124,6 +131,120 @@ def coverage_range(ratios: Sequence[float], coverage: float) -> tuple[float, flo
     return values[k - 1], values[-k]
 
 
+@dataclass(frozen=True)
+class Expected:
+    """What a measurement of one case would likely read: an estimate read through its band.
+
+    ``low`` <= ``central`` <= ``high`` in ``unit``; ``quantity`` names what they are of ("step time").
+    """
+
+    low: float
+    central: float
+    high: float
+    unit: str = ""
+    quantity: str = ""
+
+    def plus(self, value: float) -> Expected:
+        """The same range with ``value`` added to each end: a part of the estimate the band does not judge.
+
+        >>> Expected(1.0, 2.0, 3.0, "s").plus(10.0)
+        Expected(low=11.0, central=12.0, high=13.0, unit='s', quantity='')
+        """
+        return Expected(self.low + value, self.central + value, self.high + value, self.unit, self.quantity)
+
+    def text(self, fmt: Callable[[float], str], noun: str = "") -> str:
+        """``"43–54 % MFU (about 50 %)"``: the range, ``noun``, and the central value, each value written by ``fmt``.
+
+        >>> Expected(0.432, 0.497, 0.538).text(lambda x: f"{x:.0%}", "MFU")
+        '43–54% MFU (about 50%)'
+        >>> Expected(9.06, 10.0, 11.44, "s").text(lambda x: f"{x:.1f} s", "per step")
+        '9.1–11.4 s per step (about 10.0 s)'
+        """
+        return f"{format_range(self.low, self.high, fmt)}{' ' + noun if noun else ''} (about {fmt(self.central)})"
+
+    def as_json(self, digits: int = 4) -> dict[str, Any]:
+        """``low``, ``central``, ``high`` (``digits`` significant figures), ``unit`` and ``quantity``.
+
+        >>> Expected(0.123456, 0.2, 0.3, "s", "step time").as_json()
+        {'low': 0.1235, 'central': 0.2, 'high': 0.3, 'unit': 's', 'quantity': 'step time'}
+        """
+        def r(x: float) -> float:
+            return float(f"{x:.{digits}g}")
+        return {"low": r(self.low), "central": r(self.central), "high": r(self.high), "unit": self.unit,
+                "quantity": self.quantity}
+
+
+def _shared_tail(a: str, b: str) -> str:
+    """The unit two written values share at their end: " s" of "1.2 s" and "1.5 s", "%" of "38%" and "48%".
+
+    The longest common ending without a digit, taken only when both values end in a digit before it ("900 µs"
+    and "1.1 ms" share no unit).
+    """
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n] and not a[-1 - n].isdigit():
+        n += 1
+    if n == 0 or n == len(a) or n == len(b):
+        return ""
+    rest_a, rest_b = a[:len(a) - n].rstrip(), b[:len(b) - n].rstrip()
+    return a[len(a) - n:] if rest_a[-1:].isdigit() and rest_b[-1:].isdigit() else ""
+
+
+def format_range(low: float, high: float, fmt: Callable[[float], str]) -> str:
+    """Write ``low``..``high`` with ``fmt``, the unit once when both ends share it: "1.2–1.5 s", "900 µs–1.1 ms".
+
+    >>> format_range(1.2, 1.5, lambda x: f"{x:.1f} s"), format_range(0.38, 0.477, lambda x: f"{x:.0%}")
+    ('1.2–1.5 s', '38–48%')
+    >>> format_range(0.9, 1.1, lambda x: f"{x * 1e3:.0f} µs" if x < 1 else f"{x:.1f} ms")
+    '900 µs–1.1 ms'
+    """
+    a, b = fmt(low), fmt(high)
+    if a == b:
+        return a
+    tail = _shared_tail(a, b)
+    return f"{a[:len(a) - len(tail)]}–{b}"
+
+
+_TIME_UNITS = (("days", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6),
+               ("ns", 1e-9), ("ps", 1e-12))
+
+
+def seconds_in_unit_of(reference: Callable[[float], str], seconds: float) -> Callable[[float], str]:
+    """A writer of times in the one unit ``reference`` writes ``seconds`` in, so a range reads "48.0–72.0 s", not
+    "48 s–1.2 min"; three significant figures (whole numbers from 1,000 up).
+
+    >>> from interconnect.units import format_seconds
+    >>> fmt = seconds_in_unit_of(format_seconds, 56.7)
+    >>> format_range(48.0, 72.0, fmt), fmt(0.5)
+    ('48.0–72.0 s', '0.500 s')
+    >>> seconds_in_unit_of(format_seconds, 0.00163)(0.00237)
+    '2.37 ms'
+    """
+    unit = reference(seconds).rsplit(" ", 1)[-1]
+    factor = dict(_TIME_UNITS).get(unit)
+    if factor is None:
+        return reference
+
+    def write(value: float) -> str:
+        scaled = float(f"{value / factor:.3g}")
+        if abs(scaled) >= 1000:
+            return f"{value / factor:,.0f} {unit}"
+        return f"{scaled:#.3g}".rstrip(".") + f" {unit}"
+    return write
+
+
+def expected_text(*readings: tuple[Expected | None, Callable[[float], str], str]) -> str:
+    """One clause: what a measurement would likely read, each ``(expected, fmt, noun)`` in turn; "" when none.
+
+    >>> step = Expected(9.06, 10.0, 11.44, "s")
+    >>> expected_text((step, lambda x: f"{x:.1f} s", "per step"), (None, str, ""))
+    'a measurement would likely read 9.1–11.4 s per step (about 10.0 s)'
+    >>> expected_text((None, str, ""))
+    ''
+    """
+    parts = [e.text(fmt, noun) for e, fmt, noun in readings if e is not None]
+    return f"a measurement would likely read {', '.join(parts)}" if parts else ""
+
+
 def _pct(ratio: float) -> str:
     value = (ratio - 1.0) * 100.0
     rounded = round(value)
@@ -170,6 +291,56 @@ class ErrorBand:
             return ErrorBand(None, None, None, 0, self.basis, quantity, self.runs, self.noun)
         return ErrorBand(1.0 / self.high, 1.0 / self.low, 1.0 / self.median, self.n, self.basis,  # type: ignore[operator]
                          quantity, self.runs, self.noun)
+
+    def expected(self, value: float, unit: str = "", *, reciprocal: bool = False,
+                 quantity: str = "") -> Expected | None:
+        r"""What a measurement of this case would likely read, given the model's ``value``; None when extrapolating.
+
+        Parameters
+        ----------
+        value : float
+            The estimate, in ``unit``: of this band's quantity, or of its reciprocal with ``reciprocal``.
+        unit, quantity : str
+            Carried into the result.
+        reciprocal : bool
+            ``value`` is of the reciprocal quantity (a time where the band is of a throughput, busbw where it is
+            of a time).
+
+        Returns
+        -------
+        Expected or None
+            ``low``, ``central`` and ``high`` in ``unit``; None for an extrapolation.
+
+        Notes
+        -----
+        With r = model / measured the band's ratio, a measurement reads :math:`m = v / r`; for the reciprocal
+        quantity the ratio is :math:`1 / r` and :math:`m = v \, r`:
+
+        .. math::
+
+            m \in [v / r_{high},\ v / r_{low}], \quad m_c = v / r_{median}
+            \qquad\text{or, reciprocal,}\qquad
+            m \in [v \, r_{low},\ v \, r_{high}], \quad m_c = v \, r_{median}
+
+        Examples
+        --------
+        >>> band = band_from_ratios([0.8, 1.0, 1.25], basis="x")  # the model reads -20 % to +25 %
+        >>> band.expected(100.0, "TFLOP/s")  # 100 / 1.25 .. 100 / 0.8
+        Expected(low=80.0, central=100.0, high=125.0, unit='TFLOP/s', quantity='')
+        >>> band.expected(2.0, "s", reciprocal=True)  # a time from the throughput band: 2 x 0.8 .. 2 x 1.25
+        Expected(low=1.6, central=2.0, high=2.5, unit='s', quantity='')
+        >>> extrapolation("none near").expected(1.0) is None
+        True
+        """
+        if self.extrapolation:
+            return None
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"an estimate to read through its band must be finite, not {value}")
+        ratios = (self.low, self.median, self.high)
+        ends = [value * r for r in ratios] if reciprocal else [value / r for r in ratios]  # type: ignore[operator]
+        low, central, high = sorted(ends)
+        return Expected(low, central, high, unit, quantity or self.quantity)
 
     def as_json(self) -> dict[str, Any]:
         """``low``, ``high``, ``median`` (4 places, None if extrapolating), ``n``, ``basis``, ``quantity``, ``runs``."""

@@ -2,7 +2,8 @@
 
 The band itself is computed below the UI (:mod:`interconnect.hardware.accuracy` and each model's accuracy
 module); this draws it: one caption ("published runs like this: the model reads -8 % to +21 % (14 runs,
-median +6 %)", or "extrapolation: no published run like this") and, when there are neighbours, a pop-over
+median +6 %)", then what a measurement would likely read in the estimate's own unit, or "extrapolation: no
+published run like this") and, when there are neighbours, a pop-over
 with their table, drawn only while it is open. Every word of the basis and the table is escaped; nothing is
 rendered as HTML.
 """
@@ -18,7 +19,8 @@ from interconnect.ui.markdown import escape_markdown, markdown_table
 __all__ = ["show_error_band"]
 
 
-def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, key: str, after: str = "") -> None:
+def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, key: str, after: str = "",
+                    expected: str = "") -> None:
     """Draw a band under the estimate it qualifies.
 
     Parameters
@@ -34,8 +36,13 @@ def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, k
     after : str
         Markdown (already escaped) for the caption's next paragraph: a page's caption that follows the band, in
         the same element (one render in the browser on every change, where two captions took two).
+    expected : str
+        The band read the other way, in the estimate's own unit (:func:`~interconnect.hardware.accuracy.
+        expected_text`: "a measurement would likely read ..."); it follows the band's line. Empty for an
+        extrapolation.
     """
-    st.caption(f"**How right:** {escape_markdown(band.text())} — {escape_markdown(what)}; "
+    then = f"; {escape_markdown(expected)}" if expected and not band.extrapolation else ""
+    st.caption(f"**How right:** {escape_markdown(band.text())}{then} — {escape_markdown(what)}; "
                f"{escape_markdown(band.basis)}." + (f"\n\n{after}" if after else ""))
     if rows:
         # drawn only while open (a first load sends no table); the rows name the published cases

@@ -10,7 +10,11 @@ from interconnect.hardware.accuracy import (
     MIN_NEIGHBOURS,
     Criterion,
     Evaluated,
+    Expected,
     band_from_ratios,
+    expected_text,
+    extrapolation,
+    format_range,
     robust_range,
     select_band,
 )
@@ -54,6 +58,56 @@ def test_inverting_a_band_swaps_its_ends():
     band = band_from_ratios([0.8, 1.0, 1.25], basis="x").inverted("time")
     assert (band.low, band.high, band.median) == pytest.approx((0.8, 1.25, 1.0))
     assert band.quantity == "time"
+
+
+# --- the band read the other way: what a measurement would likely read ---------------------------------------------
+
+
+def test_a_throughput_band_divides_the_estimate_by_its_ratios():
+    # model / measured in 0.8 .. 1.25 (median 1.0): the model reading 100 TFLOP/s means 100 / 1.25 = 80 to
+    # 100 / 0.8 = 125 measured; a band that only over-reads (1.06 .. 1.32, median 1.15) puts every reading below
+    band = band_from_ratios([0.8, 1.0, 1.25], basis="x")
+    assert band.expected(100.0, "TFLOP/s") == Expected(80.0, 100.0, 125.0, "TFLOP/s", "")
+    over = band_from_ratios([1.06, 1.15, 1.32], basis="x", quantity="MFU")
+    got = over.expected(0.570)
+    assert (got.low, got.central, got.high) == pytest.approx((0.570 / 1.32, 0.570 / 1.15, 0.570 / 1.06))
+    assert got.high < 0.570 and got.quantity == "MFU"
+
+
+def test_the_reciprocal_quantity_multiplies_and_matches_the_inverted_band():
+    # a step time from the same throughput band: 2 s x 1.06 .. 2 s x 1.32, about 2 s x 1.15 (the model, reading
+    # too fast a throughput, reads too short a time)
+    band = band_from_ratios([1.06, 1.15, 1.32], basis="x")
+    got = band.expected(2.0, "s", reciprocal=True)
+    assert (got.low, got.central, got.high) == pytest.approx((2.12, 2.30, 2.64))
+    flipped = band.inverted("time").expected(2.0, "s")
+    assert (flipped.low, flipped.central, flipped.high) == pytest.approx((got.low, got.central, got.high))
+    # and back: a throughput from the time band reads as from the throughput band
+    again = band.inverted("time").expected(100.0, reciprocal=True)
+    assert (again.low, again.high) == pytest.approx((100.0 / 1.32, 100.0 / 1.06))
+
+
+def test_an_extrapolation_expects_nothing_and_a_non_finite_estimate_is_refused():
+    assert extrapolation("none near").expected(1.0) is None
+    assert band_from_ratios([1.0, 1.1], basis="x").expected(5.0, reciprocal=True) is None
+    with pytest.raises(ValueError, match="finite"):
+        band_from_ratios([0.9, 1.0, 1.1], basis="x").expected(math.inf)
+
+
+def test_the_expected_range_in_words_and_json():
+    step = Expected(9.06, 10.0, 11.44, "s", "step time")
+    assert step.text(lambda x: f"{x:.1f} s", "per step") == "9.1–11.4 s per step (about 10.0 s)"
+    assert step.plus(1.0) == Expected(10.06, 11.0, 12.44, "s", "step time")
+    assert step.as_json() == {"low": 9.06, "central": 10.0, "high": 11.44, "unit": "s", "quantity": "step time"}
+    assert Expected(123456.7, 2.0, 3.0).as_json()["low"] == 123500.0  # four significant figures
+    # the unit once where both ends share it; both written where they do not
+    assert format_range(0.9, 1.1, lambda x: f"{x * 1e3:.0f} µs" if x < 1 else f"{x:.1f} ms") == "900 µs–1.1 ms"
+    assert format_range(0.43, 0.54, lambda x: f"{x:.0%}") == "43–54%"
+    assert format_range(1.0, 1.0, lambda x: f"{x:g} s") == "1 s"
+    assert expected_text((None, str, "MFU")) == ""
+    mfu = Expected(0.43, 0.50, 0.54)
+    assert expected_text((mfu, lambda x: f"{x:.0%}", "MFU"), (step, lambda x: f"{x:.0f} s", "")) \
+        == "a measurement would likely read 43–54% MFU (about 50%), 9–11 s (about 10 s)"
 
 
 def _cases():

@@ -55,7 +55,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interconnect.hardware.accuracy import MIN_NEIGHBOURS, Criterion, ErrorBand, Evaluated, extrapolation, gpu_family
+from interconnect.hardware.accuracy import (
+    MIN_NEIGHBOURS,
+    Criterion,
+    ErrorBand,
+    Evaluated,
+    Expected,
+    extrapolation,
+    gpu_family,
+)
 from interconnect.hardware.accuracy import coverage_range as shared_coverage_range
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives.calibration import compare_collective
@@ -63,8 +71,8 @@ from interconnect.hardware.collectives.measurements import LARGE_BYTES, SMALL_BY
 from interconnect.hardware.collectives.others import COLLECTIVE_LABELS
 
 __all__ = ["BAND_COVERAGE", "BAND_TABLES", "QUANTITY", "SIZE_BANDS", "TableEvaluation", "band_rows",
-           "collective_band", "coverage_range", "node_band", "size_band", "source_key", "table_band",
-           "table_evaluations"]
+           "collective_band", "collective_expected", "coverage_range", "node_band", "size_band", "source_key",
+           "table_band", "table_evaluations"]
 
 QUANTITY = "time (model / measured); busbw the inverse"
 #: The share of published tables like a case that its band should contain.
@@ -208,6 +216,21 @@ def collective_band(cluster: Cluster, collective: str = "all_reduce", size_bytes
         Criterion(_LAUNCH_WORDS.get(launch, launch), lambda c: c.attrs["launch"] == launch),
     ]
     return _select(cases, criteria, leave_out)
+
+
+def collective_expected(band: ErrorBand, time_us: float, busbw_gbps: float) -> dict[str, Expected] | None:
+    """What a measurement of this collective would likely read: ``time`` (µs) and ``busbw`` (GB/s), the model's
+    estimates read through ``band`` (of time; busbw its inverse); None for an extrapolation.
+
+    >>> from interconnect.hardware.accuracy import band_from_ratios
+    >>> got = collective_expected(band_from_ratios([0.8, 1.0, 1.25], basis="x"), 100.0, 40.0)
+    >>> (got["time"].low, got["time"].high), (got["busbw"].low, got["busbw"].high)  # 100 / 1.25 ..; 40 x 0.8 ..
+    ((80.0, 125.0), (32.0, 50.0))
+    """
+    if band.extrapolation:
+        return None
+    return {"time": band.expected(time_us, "us", quantity="time"),  # type: ignore[dict-item]
+            "busbw": band.expected(busbw_gbps, "GB/s", reciprocal=True, quantity="busbw")}  # type: ignore[dict-item]
 
 
 def coverage_range(ratios: list[float] | tuple[float, ...]) -> tuple[float, float]:

@@ -8,7 +8,11 @@ readable output with every quantity as ``{"value", "unit"}`` (allreduce) or with
 key (compare rows). Both carry ``error_band``: the model's error on the published nccl-tests tables like this
 case (:mod:`interconnect.hardware.collectives.accuracy`; ``low``, ``high``, ``median`` model / measured time,
 ``n`` tables, ``basis``), per size for ``allreduce``, over the whole sweep for ``compare``; the text output
-prints it as one line. User errors (unknown ids, a bad bandwidth, an unreadable log) exit with status 2
+prints it as one line. Inside it, ``expected`` reads the band the other way, what a measurement would likely
+read (the model's value / ``high`` .. / ``low``, about / ``median``; null for an extrapolation): for
+``allreduce`` ``{"time", "busbw"}`` each ``{"low", "central", "high", "unit", "quantity"}``; for ``compare``
+the same with a list per key in row order, and ``measured_inside`` (how many of the log's times fall in
+their row's range). User errors (unknown ids, a bad bandwidth, an unreadable log) exit with status 2
 and one line on stderr.
 """
 
@@ -32,6 +36,7 @@ from interconnect.cli.cluster_flags import (
     warn,
 )
 from interconnect.cli.output import CliError, print_json
+from interconnect.hardware.accuracy import ErrorBand, expected_text, seconds_in_unit_of
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import (
     ALLREDUCE_ALGORITHMS,
@@ -44,7 +49,7 @@ from interconnect.hardware.collectives import (
     compare_collective,
     normalize_collective,
 )
-from interconnect.hardware.collectives.accuracy import SIZE_BANDS, collective_band, size_band
+from interconnect.hardware.collectives.accuracy import SIZE_BANDS, collective_band, collective_expected, size_band
 from interconnect.hardware.collectives.measurements import host_issue_us, launch_overhead_us
 from interconnect.hardware.vendor import vendor_words
 from interconnect.topics.allreduce.inputs import SIZE
@@ -53,6 +58,7 @@ from interconnect.units import (
     Q_,
     QuantityInputError,
     format_duration,
+    format_seconds,
     format_size,
     parse_quantity,
 )
@@ -102,6 +108,33 @@ def _sizes(values: list[str] | None) -> np.ndarray:
     return np.array(sizes)
 
 
+def _band_json(band: ErrorBand, row: dict[str, Any]) -> dict[str, Any]:
+    """A size's ``error_band`` with ``expected``: the likely measured ``time`` (us) and ``busbw`` (GB/s)."""
+    read = collective_expected(band, row["time_us"], row["busbw_gbps"])
+    return {**band.as_json(), "expected": None if read is None else {k: v.as_json() for k, v in read.items()}}
+
+
+def _sweep_expected(band: ErrorBand, model_time_us: np.ndarray, model_busbw_gbps: np.ndarray,
+                    measured_time_us: np.ndarray) -> dict[str, Any] | None:
+    """``compare``'s ``expected``: per row, what a measurement would likely read (lists in row order), and how
+    many of the log's measured times fall inside their row's range."""
+    reads = [collective_expected(band, float(t), float(b))
+             for t, b in zip(model_time_us, model_busbw_gbps, strict=True)]
+    if not reads or any(read is None for read in reads):
+        return None
+
+    def lists(key: str) -> dict[str, Any]:
+        rows = [read[key].as_json() for read in reads]  # type: ignore[index]
+        return {"low": [r["low"] for r in rows], "central": [r["central"] for r in rows],
+                "high": [r["high"] for r in rows], "unit": rows[0]["unit"],
+                "quantity": f"{key} per row, each row's model {key} read through the whole-sweep band"}
+
+    inside = sum(read["time"].low <= m <= read["time"].high  # type: ignore[index]
+                 for read, m in zip(reads, measured_time_us, strict=True))
+    return {"time": lists("time"), "busbw": lists("busbw"),
+            "measured_inside": {"rows": int(inside), "of": len(reads)}}
+
+
 def run_allreduce(args: argparse.Namespace) -> int:
     sizes = _sizes(args.size)
     cluster, warnings = cluster_from_args(args)
@@ -118,7 +151,7 @@ def run_allreduce(args: argparse.Namespace) -> int:
                 "busbw": quantity_or_none(row["busbw_gbps"], "GB/s"),
                 "algorithm": row["algorithm"],
                 "protocol": row["protocol"],
-                "error_band": collective_band(cluster, "all_reduce", row["size_bytes"]).as_json(),
+                "error_band": _band_json(collective_band(cluster, "all_reduce", row["size_bytes"]), row),
             }
             for row in rows
         ]
@@ -147,6 +180,11 @@ def run_allreduce(args: argparse.Namespace) -> int:
               f"(nccl-tests factor 2(n-1)/n = {factor:.4g})")
         band = collective_band(cluster, "all_reduce", row["size_bytes"])
         print(f"  error band (time, model / measured; busbw the inverse): {band.text()}; {band.basis}")
+        read = collective_expected(band, row["time_us"], row["busbw_gbps"])
+        if read is not None:
+            in_unit = seconds_in_unit_of(format_seconds, row["time_us"] * 1e-6)
+            print("  " + expected_text((read["time"], lambda us: in_unit(us * 1e-6), ""),
+                                      (read["busbw"], lambda gbps: f"{gbps:.1f} GB/s", "busbw")))
         return 0
     print(f"{'size':>10} {'time':>11} {'algbw GB/s':>11} {'busbw GB/s':>11}  algorithm")
     for row in rows:
@@ -342,7 +380,8 @@ def run_compare(args: argparse.Namespace) -> int:
     band = collective_band(model_cluster, collective, None, launch=launch)
     if args.json:
         print_json({
-            "error_band": band.as_json(),
+            "error_band": {**band.as_json(), "expected": _sweep_expected(
+                band, comparison.model_time_us, comparison.model_busbw_gbps, time[keep])},
             "log": {"path": label, "collective": run.collective, "ranks": log_ranks,
                     "ranks_source": run.ranks_source, "rows": int(size.size), "format": run.format,
                     "run": args.run, "runs": len(runs)},
@@ -387,6 +426,11 @@ def run_compare(args: argparse.Namespace) -> int:
     print(f"model/measured time: geometric mean {summary['geomean_time_ratio']}, "
           f"typical error x{summary['geomean_error_factor']}")
     print(f"error band (time over whole sweeps, model / measured; busbw the inverse): {band.text()}; {band.basis}")
+    expected = _sweep_expected(band, comparison.model_time_us, comparison.model_busbw_gbps, time[keep])
+    if expected is not None:
+        inside = expected["measured_inside"]
+        print(f"expected: each row's model time read through the band (model / high .. model / low) holds "
+              f"{inside['rows']} of {inside['of']} measured times")
     print("calibration: " + " ".join(calibration.sentences()))
     if calibration.changes_anything:
         print(f"calibrated model/measured time: geometric mean {after['geomean_time_ratio']}, typical error "

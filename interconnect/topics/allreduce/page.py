@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect.catalog import get_catalog
+from interconnect.hardware.accuracy import expected_text, seconds_in_unit_of
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import (
     ALGORITHM_LABELS,
@@ -34,7 +35,7 @@ from interconnect.hardware.collectives import (
     normalize_collective,
 )
 from interconnect.hardware.collectives import collective as collective_model
-from interconnect.hardware.collectives.accuracy import band_rows, collective_band
+from interconnect.hardware.collectives.accuracy import band_rows, collective_band, collective_expected
 from interconnect.hardware.collectives.measurements import host_issue_us, launch_overhead_us
 from interconnect.inputs.cluster import CLUSTER_KEYS, LAUNCH_LABELS
 from interconnect.io.nccl_tests import MAX_LOG_BYTES, NcclLogError, parse_nccl_runs
@@ -81,7 +82,7 @@ from interconnect.ui.heavy import run_heavy, waiting_notice
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.state import PageState
 from interconnect.ui.views import shown_views, view_picker
-from interconnect.units import Q_, format_bandwidth, format_duration, format_size, read_quantity
+from interconnect.units import Q_, format_bandwidth, format_duration, format_seconds, format_size, read_quantity
 
 __all__ = ["node_count_fragment"]
 
@@ -454,8 +455,12 @@ def _cluster_analysis(state: PageState, nodes_column: Any, slots: _Slots) -> Non
         row.metric("Server egress (achievable)", format_bandwidth(Q_(cluster.node_egress_gbps, "GB/s")))
         if finite:
             band = collective_band(cluster, coll, size_bytes)
+            read = collective_expected(band, float(at_size.time_us[0]), float(at_size.busbw_gbps[0])) or {}
+            in_unit = seconds_in_unit_of(format_seconds, float(at_size.time_us[0]) * 1e-6)
+            expected = expected_text((read.get("time"), lambda us: in_unit(us * 1e-6), ""),
+                                     (read.get("busbw"), lambda gbps: format_bandwidth(Q_(gbps, "GB/s")), "busbw"))
             show_error_band(band, band_rows(band, size_bytes), "time, model / measured; busbw reads the inverse",
-                            key="allreduce.band")
+                            key="allreduce.band", expected=expected)
         if not finite:
             st.error(f"{words.library} has no algorithm and protocol for {escape_markdown(label)} on this cluster "
                      "(NVLS, NVLSTree and SHARP run only with Simple; NVLS needs Hopper or newer and an NVSwitch "

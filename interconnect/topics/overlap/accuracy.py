@@ -26,11 +26,20 @@ from __future__ import annotations
 
 import functools
 
-from interconnect.hardware.accuracy import Criterion, ErrorBand, Evaluated, extrapolation, gpu_family, select_band
+from interconnect.hardware.accuracy import (
+    Criterion,
+    ErrorBand,
+    Evaluated,
+    Expected,
+    extrapolation,
+    gpu_family,
+    select_band,
+)
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.overlap.ddp_benchmark import compare_ddp_benchmark
+from interconnect.topics.overlap.model import StepResult
 
-__all__ = ["QUANTITY", "SOURCE", "overlap_band"]
+__all__ = ["QUANTITY", "SOURCE", "judged_s", "overlap_band", "step_expected"]
 
 QUANTITY = "time the extra GPUs add over one GPU's compute (model / measured)"
 SOURCE = "pytorch-ddp-benchmark"
@@ -61,3 +70,31 @@ def overlap_band(cluster: Cluster, mode: str = "overlap", *, leave_out: str | No
         return band
     return ErrorBand(band.low, band.high, band.median, band.n, band.basis + "; judges the time communication adds, "
                      "not the compute", band.quantity, band.runs, band.noun)
+
+
+def judged_s(step: StepResult) -> float:
+    """The part of a step the band judges, s: the slowest-GPU wait, SM contention and the all-reduce after the
+    backward pass (the DDP benchmark's one-GPU run already holds the bucket launches)."""
+    return step.wait_s + step.contention_s + step.tail_s
+
+
+def step_expected(band: ErrorBand, step: StepResult, scale: float = 1.0, unit: str = "s") -> Expected | None:
+    """What a measurement of this step would likely read, in ``unit`` (``scale`` per s): the rest of the step as
+    modelled, plus the part the band judges (:func:`judged_s`) read through it; None for an extrapolation.
+
+    With ``j`` the judged part, the step measures about ``step_s - j + j / r`` for the band's ratios r, from
+    ``step_s - j + j / high`` to ``step_s - j + j / low``.
+
+    >>> from interconnect.hardware.accuracy import band_from_ratios
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.topics.overlap.model import ModelShape, step_schedule
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=4)
+    >>> step = step_schedule(cluster, ModelShape.from_params(8e9, 32), 4096)
+    >>> got = step_expected(band_from_ratios([0.5, 1.0, 2.0], basis="x"), step)
+    >>> j = judged_s(step)
+    >>> [round(x, 9) for x in (got.low - (step.step_s - j / 2), got.high - (step.step_s + j))]
+    [0.0, 0.0]
+    """
+    judged = judged_s(step) * scale
+    read = band.expected(judged, unit, quantity="step time (the rest as modelled)")
+    return None if read is None else read.plus(step.step_s * scale - judged)

@@ -9,6 +9,11 @@ User errors (0 tokens, "5 parsecs" as a bucket size, an unknown GPU) exit with s
 line on stderr; a bucket larger than the whole gradient is a warning (one bucket, no overlap).
 What a bucket costs besides its bytes (``--bucket-launch-us``, ``--sm-contention``,
 ``--gpu-spread``) defaults to the sourced values the Overlap page uses (``load_bucket_costs``).
+``error_band`` is the model's error on the published DDP runs like this step (of the time the extra GPUs
+add over compute); its ``expected`` is ``{"step_time": {"low", "central", "high", "unit", "quantity"}}``,
+what a measured step would likely read (the rest of the step as modelled plus that time read through the band;
+ms),
+null for an extrapolation.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from typing import Any
 
 from interconnect.cli.cluster_flags import add_cluster_flags, cluster_from_args, warn
 from interconnect.cli.output import CliError, print_json
-from interconnect.topics.overlap.accuracy import overlap_band
+from interconnect.hardware.accuracy import expected_text, seconds_in_unit_of
+from interconnect.topics.overlap.accuracy import overlap_band, step_expected
 from interconnect.topics.overlap.inputs import overlap_specs
 from interconnect.topics.overlap.model import (
     GRADIENT_BYTES,
@@ -143,6 +149,13 @@ def _workload(args: argparse.Namespace) -> ModelShape:
     return ModelShape.from_preset(load_model_presets()[args.model or "llama3-8b"])
 
 
+def _band_json(step: StepResult, cluster: Any) -> dict[str, Any]:
+    """The step's ``error_band``, with ``expected``: the likely measured step time in ms (None if extrapolating)."""
+    band = overlap_band(cluster, step.mode)
+    read = step_expected(band, step, 1e3, "ms")
+    return {**band.as_json(), "expected": None if read is None else {"step_time": read.as_json()}}
+
+
 def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline: float,
              warnings: list[str]) -> dict[str, Any]:
     claim = check_claim(step)
@@ -180,7 +193,7 @@ def _payload(step: StepResult, cluster: Any, args: argparse.Namespace, roofline:
                         "this_step_comm_share": round(claim.step_comm_share, 6),
                         "this_step_saving": round(claim.step_saving, 6)},
         "warnings": warnings,
-        "error_band": overlap_band(cluster, step.mode).as_json(),
+        "error_band": _band_json(step, cluster),
         "events": [{"start": _ms(row["start_s"]), "end": _ms(row["end_s"]), "lane": row["lane"],
                     "label": row["label"]} for row in step.events.rows()],
     }
@@ -235,4 +248,7 @@ def run_overlap(args: argparse.Namespace) -> int:
     print(f"  hides from           {hides} (Scaling Book C/W for this cluster: {roofline:,.0f})")
     band = overlap_band(cluster, step.mode)
     print(f"  error band           {band.text()}; {band.basis}")
+    read = step_expected(band, step)
+    if read is not None:
+        print(f"  expected             {expected_text((read, seconds_in_unit_of(t, step.step_s), 'per step'))}")
     return 0

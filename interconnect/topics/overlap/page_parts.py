@@ -13,11 +13,12 @@ from typing import Any
 import streamlit as st
 
 from interconnect.catalog import Catalog
+from interconnect.hardware.accuracy import expected_text, seconds_in_unit_of
 from interconnect.hardware.cluster import Cluster
 from interconnect.hardware.collectives import ALGORITHM_LABELS, ALLREDUCE_ALGORITHMS
 from interconnect.hardware.vendor import vendor_words
 from interconnect.inputs.cluster import ALGORITHM_SHORT_NAMES, CLUSTER_KEYS
-from interconnect.topics.overlap.accuracy import overlap_band
+from interconnect.topics.overlap.accuracy import overlap_band, step_expected
 from interconnect.topics.overlap.figures import claim_figure, node_sweep_figure, timeline_figure, token_sweep_figure
 from interconnect.topics.overlap.model import (
     CLAIM_OVERLAP_FRACTION,
@@ -282,9 +283,12 @@ def show_metrics(step: StepResult, roofline: float, cluster: Cluster | None = No
                     f"last. The Scaling Book's C / W for this cluster, from spec figures: {roofline:,.0f}.")
     if cluster is not None:
         band = overlap_band(cluster, step.mode)
+        read = step_expected(band, step)
+        expected = expected_text((read, seconds_in_unit_of(format_seconds, step.step_s), "per step"))
         show_error_band(band, [{"PyTorch DDP benchmark run": run} for run in band.runs],
                         "the time communication adds over compute, model / measured", key="overlap.band",
-                        after=escape_markdown(cluster.describe()))  # the cluster in one line, in the same caption
+                        after=escape_markdown(cluster.describe()),  # the cluster in one line, in the same caption
+                        expected=expected)
 
 
 def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:

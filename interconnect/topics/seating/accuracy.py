@@ -44,14 +44,14 @@ from __future__ import annotations
 import functools
 import math
 
-from interconnect.hardware.accuracy import Criterion, ErrorBand, Evaluated, gpu_family, select_band
+from interconnect.hardware.accuracy import Criterion, ErrorBand, Evaluated, Expected, gpu_family, select_band
 from interconnect.hardware.cluster import Cluster
-from interconnect.topics.seating.model import Layout, Workload
+from interconnect.topics.seating.model import Layout, Plan, Workload
 from interconnect.topics.seating.reference_runs import ReferenceRun, load_reference_runs, predict
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["BAND_COVERAGE", "QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "precision_class",
-           "published_source", "run_band"]
+__all__ = ["BAND_COVERAGE", "QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "plan_expected",
+           "precision_class", "published_source", "run_band"]
 
 #: What the ratios are of.
 QUANTITY = "TFLOP/s per GPU (model / published); MFU alike, step time the inverse"
@@ -153,6 +153,34 @@ def case_band(model: ModelPreset, cluster: Cluster, workload: Workload, layout: 
 def run_band(run: ReferenceRun) -> ErrorBand:
     """Return the band of a published run with its whole source left out (what the benchmark checks)."""
     return case_band(run.model(), run.cluster(), run.workload(), leave_out=run.source)
+
+
+def plan_expected(band: ErrorBand, bill: Plan) -> dict[str, Expected] | None:
+    """What a measurement of this plan would likely read: its step time, TFLOP/s and MFU read through ``band``.
+
+    Keys are the ``plan --json`` fields they go with: ``step_time`` (s; the band's ratio inverted),
+    ``tflops_per_gpu`` (TFLOP/s, model FLOPs) and ``mfu`` (a fraction of the peak), each an
+    :class:`~interconnect.hardware.accuracy.Expected`; None when the band is an extrapolation.
+
+    >>> from interconnect.hardware.accuracy import band_from_ratios
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.topics.seating.model import plan
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    >>> bill = plan(load_model_presets()["llama3-8b"], cluster, Layout(tp=1, pp=1, dp=64), Workload())
+    >>> got = plan_expected(band_from_ratios([1.0, 1.25, 1.6], basis="x"), bill)  # measured = model / ratio
+    >>> mfu, step = got["mfu"], got["step_time"]
+    >>> round(mfu.low / bill.mfu, 6), round(mfu.high / bill.mfu, 6), round(step.high / bill.step_s, 6)
+    (0.625, 1.0, 1.6)
+    """
+    if band.extrapolation:
+        return None
+    return {
+        "step_time": band.expected(bill.step_s, "s", reciprocal=True, quantity="step time"),  # type: ignore[dict-item]
+        "tflops_per_gpu": band.expected(bill.tflops_per_gpu / 1e12, "TFLOP/s",  # type: ignore[dict-item]
+                                        quantity="TFLOP/s per GPU (model FLOPs)"),
+        "mfu": band.expected(bill.mfu, "dimensionless", quantity="MFU (share of peak)"),  # type: ignore[dict-item]
+    }
 
 
 def band_rows(band: ErrorBand) -> list[dict[str, str]]:

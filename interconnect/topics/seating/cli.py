@@ -9,7 +9,10 @@ as MFU counts them) and ``hardware_tflops_per_gpu`` (recomputation counted, as M
 as ``{"value", "unit"}``, ``fits``, ``layout``, ``workload`` (what ``--search`` chose too),
 ``schedule``, ``dimensions`` and ``error_band`` (the model's error on the published runs like this one,
 :mod:`interconnect.topics.seating.accuracy`: ``low``, ``high`` and ``median`` model / published TFLOP/s,
-``n``, ``basis``; the text output prints it as one line). ``--model custom`` with ``--params --layers --hidden --heads``
+``n``, ``basis``, and ``expected``: what a measurement would likely read, the estimate read through the band,
+``{"step_time", "tflops_per_gpu", "mfu"}`` each ``{"low", "central", "high", "unit", "quantity"}``, null for
+an extrapolation; the text output prints the band as one line and the expected readings as another).
+``--model custom`` with ``--params --layers --hidden --heads``
 describes any published run; ``--schedule`` and ``--virtual-stages`` its pipeline. A layout that
 cannot run (degrees that do not multiply to the GPU count, TP not dividing the heads, EP without
 experts) is a one-line error, exit status 2.
@@ -22,8 +25,9 @@ from typing import Any
 
 from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json
+from interconnect.hardware.accuracy import expected_text, seconds_in_unit_of
 from interconnect.hardware.cluster import FABRICS, resolve_cluster
-from interconnect.topics.seating.accuracy import case_band
+from interconnect.topics.seating.accuracy import case_band, plan_expected
 from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     PLAN_DEFAULTS,
@@ -36,7 +40,7 @@ from interconnect.topics.seating.model import (
     plan,
     search_layouts,
 )
-from interconnect.units import IntegerInputError, QuantityInputError, parse_quantity, read_int
+from interconnect.units import IntegerInputError, QuantityInputError, format_seconds, parse_quantity, read_int
 from interconnect.workloads.presets import custom_model, load_model_presets
 
 __all__ = ["register", "run_plan"]
@@ -168,6 +172,14 @@ def _cluster(args: argparse.Namespace):
         raise CliError(str(exc)) from exc
 
 
+def _band_json(bill: Plan) -> dict[str, Any]:
+    """The plan's ``error_band``, with ``expected``: the likely measured step time, TFLOP/s and MFU (None if none)."""
+    band = case_band(bill.model, bill.cluster, bill.workload, bill.layout)
+    readings = plan_expected(band, bill)
+    expected = None if readings is None else {key: value.as_json() for key, value in readings.items()}
+    return {**band.as_json(), "expected": expected}
+
+
 def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> dict[str, Any]:
     memory = bill.memory
     return {
@@ -208,7 +220,7 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
         "dimensions": [d.as_json() for d in bill.dimensions],
         "notes": list(bill.notes),
         "warnings": warnings,
-        "error_band": case_band(bill.model, bill.cluster, bill.workload, bill.layout).as_json(),
+        "error_band": _band_json(bill),
         **({"search": search} if search is not None else {}),
     }
 
@@ -231,6 +243,11 @@ def _print_bill(bill: Plan) -> None:
           f"{bill.hardware_tflops_per_gpu / 1e12:.0f} with recomputation; kernels: {bill.efficiency_basis}")
     band = case_band(bill.model, bill.cluster, bill.workload, bill.layout)
     print(f"error band (TFLOP/s and MFU, model / published; step time the inverse): {band.text()}; {band.basis}")
+    readings = plan_expected(band, bill)
+    if readings is not None:
+        print(expected_text((readings["tflops_per_gpu"], lambda x: f"{x:.0f} TFLOP/s", "per GPU"),
+                            (readings["mfu"], lambda x: f"{x:.0%}", "MFU"),
+                            (readings["step_time"], seconds_in_unit_of(format_seconds, bill.step_s), "per step")))
     print(f"schedule: {bill.bubble_reason}")
     for note in bill.notes:
         print(f"note: {note}")

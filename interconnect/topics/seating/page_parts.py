@@ -10,8 +10,9 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
+from interconnect.hardware.accuracy import expected_text, seconds_in_unit_of
 from interconnect.hardware.cluster import Cluster
-from interconnect.topics.seating.accuracy import band_rows, case_band
+from interconnect.topics.seating.accuracy import band_rows, case_band, plan_expected
 from interconnect.topics.seating.figures import bill_figure, gpu_grid_figure, memory_figure
 from interconnect.topics.seating.inputs import DTYPE_BYTES
 from interconnect.topics.seating.model import (
@@ -263,8 +264,11 @@ def show_plan_band(bill: Plan, *, key: str, after: str = "") -> None:
     """How right this plan's step time, TFLOP/s and MFU are: the model's error on the published runs like it
     (``after``: Markdown that goes on in the same caption)."""
     band = case_band(bill.model, bill.cluster, bill.workload, bill.layout)
+    readings = plan_expected(band, bill) or {}
+    expected = expected_text((readings.get("mfu"), lambda x: f"{x:.0%}", "MFU"),
+                             (readings.get("step_time"), seconds_in_unit_of(format_seconds, bill.step_s), "per step"))
     show_error_band(band, band_rows(band), "TFLOP/s and MFU, model / published; the step time reads the inverse",
-                    key=key, after=after)
+                    key=key, after=after, expected=expected)
 
 
 def section_choice(state: PageState, title: str, label: str, key: str, choices: dict[str, str]) -> None:

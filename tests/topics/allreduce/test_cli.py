@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -298,7 +299,7 @@ def test_an_amd_cluster_is_described_in_amds_words(capsys):
     assert payload["library"] == "RCCL" and "Infinity Fabric" in payload["description"]
 
 
-BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs"}
+BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs", "expected"}
 
 
 def test_allreduce_json_and_text_carry_the_error_band(capsys):
@@ -312,12 +313,34 @@ def test_allreduce_json_and_text_carry_the_error_band(capsys):
     code = main(["allreduce", "--gpu", "h100-sxm", "--nodes", "2"])
     out = capsys.readouterr().out
     assert code == 0 and sum("error band" in line for line in out.splitlines()) == 1
+    assert sum("a measurement would likely read" in line for line in out.splitlines()) == 1
+
+
+def test_allreduce_json_reads_the_band_the_other_way(capsys):
+    # The band is of time, model / measured: a measured time would likely read time / high .. time / low, and
+    # busbw (the inverse quantity) busbw x low .. busbw x high.
+    payload, _ = _json(capsys, ["allreduce", "--gpu", "h100-sxm", "--nodes", "2", "--json"])
+    band, expected = payload["error_band"], payload["error_band"]["expected"]
+    time, busbw = payload["time"]["value"], payload["busbw"]["value"]
+    close = functools.partial(pytest.approx, rel=1e-3)
+    assert expected["time"]["unit"] == "us" and expected["busbw"]["unit"] == "GB/s"
+    assert (expected["time"]["low"], expected["time"]["central"], expected["time"]["high"]) == close(
+        (time / band["high"], time / band["median"], time / band["low"]))
+    assert (expected["busbw"]["low"], expected["busbw"]["central"], expected["busbw"]["high"]) == close(
+        (busbw * band["low"], busbw * band["median"], busbw * band["high"]))
 
 
 def test_compare_json_and_text_carry_the_error_band(capsys, two_node_log):
     payload, _ = _json(capsys, ["compare", str(two_node_log), "--gpu", "h100-sxm", "--json"])
     band = payload["error_band"]
     assert set(band) == BAND_KEYS and band["n"] >= 3 and "every size of the sweep" in band["basis"]
+    # Each row's model time read through the whole-sweep band; a measured time is inside its row's range exactly
+    # when its model / measured ratio lies in the band.
+    rows, expected = payload["rows"], band["expected"]
+    assert len(expected["time"]["low"]) == len(rows) == expected["measured_inside"]["of"]
+    assert expected["time"]["high"] == [pytest.approx(r["model_time_us"] / band["low"], rel=1e-3) for r in rows]
+    inside = sum(band["low"] <= r["model_time_us"] / r["measured_time_us"] <= band["high"] for r in rows)
+    assert expected["measured_inside"]["rows"] == inside
     code = main(["compare", str(two_node_log), "--gpu", "h100-sxm"])
     out = capsys.readouterr().out
     assert code == 0 and sum(line.startswith("error band") for line in out.splitlines()) == 1

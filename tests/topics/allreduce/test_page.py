@@ -390,6 +390,8 @@ def test_the_headline_time_says_how_right_it_is():
     at = run_page(PAGE)
     captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
     assert len(captions) == 1 and "published tables like this: the model reads" in captions[0]
+    assert "a measurement would likely read" in captions[0] and "GB/s busbw" in captions[0]
     at = run_page(PAGE, {"coll": "sendrecv"})
     captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
     assert len(captions) == 1 and "extrapolation: no published run like this" in captions[0]
+    assert "likely read" not in captions[0]

@@ -119,13 +119,27 @@ def test_a_bucket_larger_than_the_model_is_a_warning_not_an_error(capsys):
 def test_overlap_json_and_text_carry_the_error_band(capsys):
     payload, _ = _json(capsys, [*ISSUE_EXAMPLE, "--json"])
     band = payload["error_band"]
-    assert set(band) == {"low", "high", "median", "n", "basis", "quantity", "runs"}
+    assert set(band) == {"low", "high", "median", "n", "basis", "quantity", "runs", "expected"}
     assert band["n"] >= 3 and band["low"] <= band["median"] <= band["high"]  # 32 GPUs: within 8x of 2-16
+    # The band judges the time the extra GPUs add (slowest-GPU wait, SM contention, the all-reduce after the
+    # backward pass; the benchmark's one-GPU run holds the launches): a measured step would likely read the rest
+    # as modelled plus that part over high .. low (about over median).
+    step = payload["step_time"]["value"]
+    judged = sum(part["value"] for part in (payload["compute"]["slowest_gpu_wait"], payload["compute"]["sm_contention"],
+                                            payload["communication"]["after_backward"]))
+    assert 0 < judged < step
+    expected = band["expected"]["step_time"]
+    assert (expected["low"], expected["central"], expected["high"], expected["unit"]) == (
+        pytest.approx(step - judged + judged / band["high"], rel=1e-3),
+        pytest.approx(step - judged + judged / band["median"], rel=1e-3),
+        pytest.approx(step - judged + judged / band["low"], rel=1e-3), "ms")
     far, _ = _json(capsys, ["overlap", "--params", "8e9", "--gpu", "h100-sxm", "--nodes", "512", "--json"])
     assert far["error_band"]["n"] == 0 and far["error_band"]["basis"].startswith("extrapolation")
+    assert far["error_band"]["expected"] is None
     assert main(ISSUE_EXAMPLE) == 0
     out = capsys.readouterr().out
     assert sum("error band" in line for line in out.splitlines()) == 1
+    assert sum("a measurement would likely read" in line for line in out.splitlines()) == 1
 
 
 def test_exposed_communication_means_the_same_in_every_mode(capsys):

@@ -205,6 +205,8 @@ def test_the_step_says_how_right_it_is():
     at = run_page(PAGE, {"nodes": "4"})  # 32 GPUs: within 8x of the DDP benchmark's 2-16
     captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
     assert len(captions) == 1 and "published runs like this: the model reads" in captions[0]
+    assert "a measurement would likely read" in captions[0] and "per step" in captions[0]
     at = run_page(PAGE, {"nodes": "512"})
     captions = [c.value for c in at.caption if c.value.startswith("**How right:**")]
     assert len(captions) == 1 and "extrapolation: no published run like this" in captions[0]
+    assert "likely read" not in captions[0]

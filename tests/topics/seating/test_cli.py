@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -152,7 +153,7 @@ def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
                                                              rel=1e-3)
 
 
-BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs"}
+BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs", "expected"}
 
 
 def test_plan_json_and_text_carry_the_error_band(capsys):
@@ -164,6 +165,35 @@ def test_plan_json_and_text_carry_the_error_band(capsys):
     code, out, _ = _run(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "1"])
     lines = [line for line in out.splitlines() if line.startswith("error band")]
     assert code == 0 and len(lines) == 1 and "published runs like this: the model reads" in lines[0]
+
+
+def test_plan_json_reads_the_band_the_other_way(capsys):
+    # Ratios are model / measured, so a measurement of this case would likely read the model's TFLOP/s and MFU over
+    # high .. low (about over median), and its step time (the inverse quantity) times low .. high.
+    payload = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "1"])
+    band, expected = payload["error_band"], payload["error_band"]["expected"]
+    assert set(expected) == {"step_time", "tflops_per_gpu", "mfu"}
+    mfu, tflops, step = expected["mfu"], expected["tflops_per_gpu"], expected["step_time"]
+    assert set(mfu) == {"low", "central", "high", "unit", "quantity"}
+    close = functools.partial(pytest.approx, rel=1e-3)
+    assert (mfu["low"], mfu["central"], mfu["high"]) == close(
+        (payload["mfu"] / band["high"], payload["mfu"] / band["median"], payload["mfu"] / band["low"]))
+    value = payload["tflops_per_gpu"]["value"]
+    assert (tflops["low"], tflops["high"], tflops["unit"]) == (close(value / band["high"]), close(value / band["low"]),
+                                                              "TFLOP/s")
+    value = payload["step_time"]["value"]
+    assert (step["low"], step["central"], step["high"], step["unit"]) == (
+        close(value * band["low"]), close(value * band["median"]), close(value * band["high"]), "s")
+    code, out, _ = _run(capsys, [*BASE, "--tp", "8", "--dp", "2", "--zero", "1"])
+    lines = [line for line in out.splitlines() if line.startswith("a measurement would likely read")]
+    assert code == 0 and len(lines) == 1 and "TFLOP/s per GPU" in lines[0] and "MFU" in lines[0]
+    # no published FP32 run: an extrapolation, with nothing to expect
+    fp32 = [*BASE, "--tp", "8", "--dp", "2", "--dtype", "fp32"]
+    assert _json(capsys, fp32)["error_band"] | {"basis": ""} == {
+        "low": None, "high": None, "median": None, "n": 0, "basis": "", "quantity": band["quantity"], "runs": [],
+        "expected": None}
+    code, out, _ = _run(capsys, fp32)
+    assert code == 0 and "likely read" not in out
 
 
 def test_the_search_shows_the_band_of_what_it_proposes(capsys):
@@ -178,3 +208,4 @@ def test_an_fp8_plan_says_it_extrapolates(capsys):
     band = payload["error_band"]
     if band["n"] == 0:  # while the corpus holds no FP8 run
         assert band["low"] is None and band["basis"].startswith("extrapolation: no published run like this")
+        assert band["expected"] is None

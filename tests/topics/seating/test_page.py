@@ -245,6 +245,29 @@ def test_the_headline_figures_say_how_right_they_are():
     assert len(captions) == 2 and all("published runs like this" in c and "MoE" in c for c in captions)
 
 
+def test_the_headline_says_what_a_measurement_would_likely_read():
+    # The band read the other way, in the headline's own units: MFU over (1 + high) .. (1 + low) of the band's
+    # model / published error, the step time (the inverse) times them. Checked against the page's own rounded
+    # figures (the metric's MFU and step, the band's whole percents), so within what that rounding allows.
+    import re
+
+    at = run_page(PAGE)
+    caption = next(c.value for c in at.caption if c.value.startswith("**How right:**")).replace("\\", "")
+    low, high = (1 + int(x) / 100 for x in re.search(r"reads ([+-]\d+) % to ([+-]\d+) %", caption).groups())
+    read = re.search(r"a measurement would likely read (\d+)–(\d+)% MFU \(about \d+%\), "
+                     r"([\d.]+)–([\d.]+) s per step \(about [\d.]+ s\)", caption)
+    assert read, caption
+    metrics = {m.label: m for m in at.metric}
+    mfu = int(metrics["TFLOP/s per GPU"].delta.split("%")[0]) / 100
+    step = float(metrics["Step time"].value.removesuffix(" s"))
+    assert int(read[1]) / 100 == pytest.approx(mfu / high, abs=0.015)
+    assert int(read[2]) / 100 == pytest.approx(mfu / low, abs=0.015)
+    assert (float(read[3]), float(read[4])) == pytest.approx((step * low, step * high), rel=0.015)
+    at = run_page(PAGE, {"dtype": "fp32"})  # no published FP32 run: the band says so, and nothing more
+    caption = next(c.value for c in at.caption if c.value.startswith("**How right:**"))
+    assert caption.startswith("**How right:** extrapolation") and "likely read" not in caption
+
+
 def _live_readout(at) -> str:
     import json
 
