@@ -203,9 +203,12 @@ def test_the_search_shows_the_band_of_what_it_proposes(capsys):
     assert code == 0 and "error band" in out
 
 
-def test_an_fp8_plan_says_it_extrapolates(capsys):
+def test_an_fp8_plan_is_judged_by_published_fp8_runs(capsys):
+    # the precision class is a hard rule: an FP8 plan's band comes from FP8 runs only, never from 16-bit ones
+    from interconnect.topics.seating.accuracy import evaluated
+
     payload = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--dtype", "fp8"])
     band = payload["error_band"]
-    if band["n"] == 0:  # while the corpus holds no FP8 run
-        assert band["low"] is None and band["basis"].startswith("extrapolation: no published run like this")
-        assert band["expected"] is None
+    assert band["n"] >= 3 and len(band["runs"]) == band["n"]
+    assert {evaluated()[run].attrs["precision"] for run in band["runs"]} == {"FP8"}
+    assert band["low"] <= band["median"] <= band["high"] and band["expected"] is not None
