@@ -212,6 +212,20 @@ def test_does_not_fit_is_reported():
     assert not bill.fits and bill.memory.total > bill.memory.capacity == pytest.approx(81559 * 2**20)
 
 
+def test_zero_shards_over_the_context_parallel_ranks_too():
+    # Megatron-Core's distributed optimizer is built over the DP x CP group (megatron/core/optimizer/__init__.py at
+    # 6cc29a2, data_parallel_group=dp_cp_group) and torchtitan's FSDP over its dp_shard_cp mesh (parallelize_llama.py
+    # at 9dec370): with DP 2 x CP 4 the 12 bytes of Adam state shard 8 ways, ZeRO-3 all 16 bytes
+    model = PRESETS["llama3-8b"]
+    cluster = h100(nodes=1)
+    workload = Workload(global_batch=2)
+    one = memory_per_gpu(model, cluster, Layout(dp=2, cp=4, zero=1), workload)
+    psi = one.params / 2.0  # ZeRO-1 keeps the whole BF16 weights: 2 bytes a parameter
+    assert one.optimizer == pytest.approx(12 * psi / 8)
+    three = memory_per_gpu(model, cluster, Layout(dp=2, cp=4, zero=3), workload)
+    assert three.params + three.grads + three.optimizer == pytest.approx(16 * psi / 8)
+
+
 # --- search ---------------------------------------------------------------------------------------
 
 

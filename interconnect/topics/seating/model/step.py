@@ -516,14 +516,23 @@ def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
 
 
 def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
-    """Memory per GPU of the fullest stage by ZeRO stage, and whether it fits beside the allowance."""
+    """Memory per GPU of the fullest stage by ZeRO stage, and whether it fits beside the allowance.
+
+    ZeRO shards over every rank that holds the same weights: the data-parallel replicas and, with context
+    parallelism, the CP ranks too (they hold the same weights and their gradients are reduced together):
+    Megatron-Core builds its distributed optimizer over the DP x CP group (NVIDIA/Megatron-LM
+    megatron/core/optimizer/__init__.py at 6cc29a2, ``data_parallel_group=dp_cp_group``) and torchtitan shards
+    FSDP over its ``dp_shard_cp`` mesh (pytorch/torchtitan torchtitan/parallelisms/parallelize_llama.py at 9dec370).
+    Expert weights with EP > 1 shard over the expert-data-parallel ranks, which already span CP.
+    """
     z, workload = g.zero, g.workload
-    shard_dense = np.where(g.dp > 1, g.dp, 1.0)
+    shard_dense = np.maximum(g.dp * g.cp, 1.0)
+    shard_expert = np.where(g.ep > 1, g.edp, shard_dense)
 
     def sharded(bytes_per_param: float, stage: int) -> np.ndarray:
         on = z >= stage
         return (dense_gpu * bytes_per_param / np.where(on, shard_dense, 1.0)
-                + expert_gpu * bytes_per_param / np.where(on, g.edp, 1.0))
+                + expert_gpu * bytes_per_param / np.where(on, shard_expert, 1.0))
 
     copies = 2.0 if workload.schedule == "dualpipe" else 1.0  # DualPipe keeps the weights twice
     out = {"mem_params": copies * sharded(PARAM_BYTES, 3),
