@@ -226,6 +226,60 @@ def test_zero_shards_over_the_context_parallel_ranks_too():
     assert three.params + three.grads + three.optimizer == pytest.approx(16 * psi / 8)
 
 
+def test_torchtitan_operator_policy_keeps_the_saved_matmul_outputs():
+    # torchtitan's operator-level selective checkpointing (parallelize_llama.py at 9dec370, _save_list and
+    # _custom_policy) saves the 1st, 3rd, 5th and 7th matmul outputs of a Llama block (wq, wv, w1, w2 in the order
+    # q, k, v, o, w1, w3, w2 of torchtitan/models/llama/model.py) and attention's output with its FP32 log-sum-exp;
+    # the checkpoint keeps the block's input. Llama 3.1 8B at TP 1, bytes per token and layer:
+    from interconnect.topics.seating.model.memory import _per_layer_stored
+
+    model = PRESETS["llama3-8b"]
+    h, f, kv, a = 4096, 14336, 8 * 128, 32
+    expected = 2 * h + (2 * h + 2 * kv + 2 * f + 2 * h) + (2 * h + 4 * a)
+    assert expected == 63_616
+    one = np.array([1.0])
+    op = Workload(seq_len=8192, micro_batch=2, recompute="selective", selective_policy="torchtitan-op")
+    stored = _per_layer_stored(model, op, one, one, "selective")
+    assert float(stored[0]) == pytest.approx(2 * 8192 * expected, rel=0.01)
+    # less than half of what the layer keeps without recomputation (Megatron's selective keeps it all with flash)
+    whole = _per_layer_stored(model, Workload(seq_len=8192, micro_batch=2), one, one, "selective")
+    assert float(stored[0]) < 0.5 * float(whole[0])
+
+
+def test_pytorch_cross_entropy_holds_three_fp32_logit_tensors():
+    # torchtitan's loss (train.py at 9dec370) is cross_entropy on logits cast to FP32: the backward holds the saved
+    # log-softmax, its incoming gradient and the gradient it returns, 3 x 4 s b V bytes; Megatron-Core's
+    # vocab-parallel cross entropy works in place on one FP32 copy (cross_entropy.py at 6cc29a2)
+    from dataclasses import replace
+
+    model = PRESETS["llama3-8b"]
+    cluster = h100(nodes=1)
+    layout = Layout(dp=8, zero=3)
+    base = Workload(global_batch=16, micro_batch=2, recompute="full")
+    one = memory_per_gpu(model, cluster, layout, base).activations
+    three = memory_per_gpu(model, cluster, layout, replace(base, loss_fp32_copies=3)).activations
+    assert three - one == pytest.approx(2 * 4 * 2 * 8192 * model.vocab)
+
+
+def test_fsdp_under_pytorch_pipelining_holds_whole_weights_and_gradients():
+    # torchtitan shards with reshard_after_forward=False under PP (parallelize_llama.py at 9dec370) and the pipeline
+    # stage syncs gradients on the last backward only (torch/distributed/pipelining/stage.py): with 8 micro-batches
+    # a ZeRO-3 stage keeps 2 bytes of weights and grad_bytes of gradients per parameter unsharded; one micro-batch
+    # (no accumulation) or no pipeline leaves ZeRO-3 as it was
+    from dataclasses import replace
+
+    model = PRESETS["llama3-405b"]
+    cluster = h100(nodes=64)
+    layout = Layout(tp=8, pp=8, dp=8, zero=3)
+    base = Workload(global_batch=64, micro_batch=1, recompute="full", grad_bytes=4)
+    sharded = memory_per_gpu(model, cluster, layout, base)
+    whole = memory_per_gpu(model, cluster, layout, replace(base, pipeline_fsdp_unsharded=True))
+    assert whole.params == pytest.approx(sharded.params * 8) and whole.grads == pytest.approx(sharded.grads * 8)
+    assert whole.optimizer == pytest.approx(sharded.optimizer)
+    single = replace(base, global_batch=8, pipeline_fsdp_unsharded=True)
+    assert memory_per_gpu(model, cluster, layout, single).params == pytest.approx(sharded.params)
+
+
 # --- search ---------------------------------------------------------------------------------------
 
 
