@@ -69,7 +69,7 @@ class ReferenceRun(PublishedRun):
                         selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
                         hbm_bytes_per_s=self.hbm_tb_s * 1e12, power_limit_w=self.power_limit_w,
                         ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode,
-                        memory_bytes=self.memory_gb * 1e9,
+                        memory_bytes=self.memory_gb * 1e9, offload_layers=self.offload_layers,
                         pipeline_fsdp_unsharded="torchtitan" in self.stack,
                         loss_fp32_copies=3 if "torchtitan" in self.stack else 1)
 

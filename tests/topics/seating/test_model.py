@@ -246,6 +246,22 @@ def test_torchtitan_operator_policy_keeps_the_saved_matmul_outputs():
     assert float(stored[0]) < 0.5 * float(whole[0])
 
 
+def test_offloaded_layers_keep_no_activations_but_the_one_in_transit():
+    # Megatron-Core's cpu_offloading_num_layers (Transformer Engine's CPU offload context): 40 of Llama 3 70B's 80
+    # layers offloaded leave 40 on the GPU plus the one whose copy is under way, the logits untouched
+    from dataclasses import replace
+
+    cluster = h100(nodes=8)
+    layout = Layout(dp=64, zero=3)
+    base = Workload(global_batch=128, micro_batch=1, recompute="none", sequence_parallel=False)
+    kept = memory_per_gpu(L70, cluster, layout, replace(base, offload_layers=40)).activations
+    whole = memory_per_gpu(L70, cluster, layout, base).activations
+    logits = 4 * 8192 * L70.vocab
+    assert kept - logits == pytest.approx((whole - logits) * 41 / 80)
+    with pytest.raises(LayoutError, match="offload"):
+        check_layout(L70, cluster, layout, replace(base, offload_layers=80))
+
+
 def test_pytorch_cross_entropy_holds_three_fp32_logit_tensors():
     # torchtitan's loss (train.py at 9dec370) is cross_entropy on logits cast to FP32: the backward holds the saved
     # log-softmax, its incoming gradient and the gradient it returns, 3 x 4 s b V bytes; Megatron-Core's

@@ -87,6 +87,16 @@ def test_torchtitan_measured_peaks_against_the_memory_model():
     assert eight.total - many.total == pytest.approx((77.0 - 62.0) * gib, rel=0.06)
 
 
+def test_megatron_bridge_gb200_70b_offloads_half_its_layers():
+    # NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py at 97ad8cc, GB200
+    # FP8-CS: Megatron-FSDP, micro-batch 2, cpu_offloading_num_layers=40 of 80: the model keeps 41 layers' activations
+    run = RUNS["mbridge2511-llama3-70b-gb200-64"]
+    assert run.offload_layers == 40 and run.recompute == "none" and run.pp == 1
+    with_offload = predict(run).bill.memory.activations
+    without = predict(dataclasses.replace(run, offload_layers=0)).bill.memory.activations
+    assert with_offload < 0.55 * without
+
+
 def test_memory_verdict_has_three_states():
     from interconnect.topics.seating.model.bill import Memory
     gb = 1e9

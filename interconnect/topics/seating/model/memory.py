@@ -154,7 +154,9 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     stage holds the most micro-batches; with lighter ends it has a layer fewer, so the second stage
     (a full share of layers, slightly fewer in flight) may be the fullest: the larger of the two.
     Plus the FP32 logits of the output layer, ``4 s b V / t`` per copy the loss holds at its peak
-    (``Workload.loss_fp32_copies``; on the last stage, counted here as the worse case).
+    (``Workload.loss_fp32_copies``; on the last stage, counted here as the worse case). With
+    ``offload_layers`` (no pipeline, Megatron-Core's rule) the offloaded layers keep nothing on the GPU but the
+    one whose copy is under way.
     """
     mode = recompute or workload.recompute
     per_layer = _per_layer_stored(model, workload, tp, cp, mode)
@@ -164,6 +166,10 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     lighter = workload.lighter_ends & (pp > 2)
     first = np.where(lighter, most - 1, most) * _in_flight(workload.schedule, pp, micro, v, 0)
     second = np.where(pp > 1, most * _in_flight(workload.schedule, pp, micro, v, 1), 0.0)
+    if workload.offload_layers:
+        # layers whose activations went to the host keep none here, but the one being copied (our allowance)
+        kept = np.minimum(np.maximum(most - workload.offload_layers, 0.0) + 1.0, most)
+        first, second = first * kept / np.maximum(most, 1.0), second * kept / np.maximum(most, 1.0)
     s = workload.tokens(model) / cp
     logits = workload.loss_fp32_copies * 4 * s * workload.micro_batch * model.vocab / tp
     return per_layer * np.maximum(first, second) + logits
