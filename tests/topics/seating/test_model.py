@@ -262,6 +262,29 @@ def test_offloaded_layers_keep_no_activations_but_the_one_in_transit():
         check_layout(L70, cluster, layout, replace(base, offload_layers=80))
 
 
+def test_fp8_projections_keep_their_inputs_in_one_byte():
+    # Transformer Engine's FP8 linear layers save the FP8 cast of their input for the weight gradient (linear.py,
+    # layernorm_linear.py): Llama 3 70B at TP 4 with SP keeps 1 byte, not 2, of the QKV and FC1 inputs (h each) and
+    # the FC2 input (f), and one FP8 byte more of attention's output (q) for the output projection:
+    # (2h + f - q) / t = (16,384 + 28,672 - 8,192) / 4 = 9,216 bytes a token and layer less. torchao's tensorwise
+    # Float8 keeps the 16-bit inputs; full recomputation keeps only the layer's input either way.
+    from dataclasses import replace
+
+    cluster = h100(nodes=8)
+    layout = Layout(tp=4, pp=1, dp=16, zero=1)
+    bf16 = Workload(global_batch=16, recompute="none")
+    fp8 = replace(bf16, dtype_bytes=1, fp8_recipe="current-scaling")
+    base = memory_per_gpu(L70, cluster, layout, bf16).activations
+    less = base - memory_per_gpu(L70, cluster, layout, fp8).activations
+    assert less == pytest.approx(8192 * 80 * 9216, rel=0.01)
+    torchao = replace(fp8, fp8_recipe="tensorwise")
+    assert memory_per_gpu(L70, cluster, layout, torchao).activations == pytest.approx(
+        memory_per_gpu(L70, cluster, layout, bf16).activations)
+    full = (memory_per_gpu(L70, cluster, layout, bf16, recompute="full").activations,
+            memory_per_gpu(L70, cluster, layout, fp8, recompute="full").activations)
+    assert full[0] == pytest.approx(full[1])
+
+
 def test_pytorch_cross_entropy_holds_three_fp32_logit_tensors():
     # torchtitan's loss (train.py at 9dec370) is cross_entropy on logits cast to FP32: the backward holds the saved
     # log-softmax, its incoming gradient and the gradient it returns, 3 x 4 s b V bytes; Megatron-Core's

@@ -145,6 +145,33 @@ def _op_policy_stored(model: ModelPreset, tp: np.ndarray, kv_split: np.ndarray, 
     return block_input + saved + attention_out + reduced
 
 
+def _fp8_saved_less(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray, mode: str) -> np.ndarray:
+    """Bytes one layer stores less per micro-batch when its projections run in FP8 through Transformer Engine.
+
+    A Transformer Engine linear layer running in FP8 keeps, for its weight-gradient GEMM, the FP8 cast of its input
+    (1 byte a value) instead of the 16-bit input (NVIDIA/TransformerEngine transformer_engine/pytorch/module/
+    linear.py, ``_Linear.forward``: with FP8 the saved input is the quantized ``inputmat``; layernorm_linear.py
+    likewise saves the FP8 ``ln_out``). So the QKV and first MLP projections' inputs (the norms' outputs) and the
+    second MLP projection's input (the activation's output) take 1 byte a value, not 2; the output projection
+    keeps an FP8 copy of attention's output besides the 16-bit one attention itself keeps for its backward. Not
+    with torchao's Float8 (``tensorwise``), whose linear layer keeps its high-precision input and casts again in
+    the backward, nor with full recomputation (only the layer's input is kept). Memory only: the memory-bound
+    passes of the step are counted from :func:`_per_layer_stored`.
+    """
+    if workload.dtype_bytes != 1 or workload.fp8_recipe == "tensorwise" or mode == "full" or (
+            mode == "selective" and workload.selective_policy == "torchtitan-op"):
+        return np.zeros_like(np.asarray(tp, dtype=float))
+    h, q = float(model.hidden), float(model.heads * model.head_dim)
+    per_layer, _ = layer_params(model)
+    kv_width = 2.0 * model.kv_heads * model.head_dim
+    mlp_params = max(per_layer - (h * (q + kv_width) + q * h), 0.0)
+    matrices = 3.0 if round(mlp_params / (h * model.ffn_hidden)) % 3 == 0 else 2.0  # gated (SwiGLU) or not
+    fc2_input = mlp_params / (matrices * h)
+    s = workload.tokens(model) / cp * workload.micro_batch
+    norms_out = 2 * h / tp if workload.sequence_parallel else 2 * h * np.ones_like(tp)
+    return s * (norms_out + (fc2_input - q) / tp)
+
+
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
                  micro: np.ndarray, recompute: str | None = None, *, v: np.ndarray | float = 1.0,
                  most: np.ndarray | None = None) -> np.ndarray:
@@ -159,7 +186,7 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     one whose copy is under way.
     """
     mode = recompute or workload.recompute
-    per_layer = _per_layer_stored(model, workload, tp, cp, mode)
+    per_layer = _per_layer_stored(model, workload, tp, cp, mode) - _fp8_saved_less(model, workload, tp, cp, mode)
     if most is None:
         most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
     pp = np.asarray(pp, dtype=float)
