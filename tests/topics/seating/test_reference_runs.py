@@ -10,7 +10,7 @@ import pytest
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.seating.kernels import gemm_pass_shapes, gemm_shape_factor, kernel_figures
 from interconnect.topics.seating.model import Layout, LayoutError, Workload, pipeline_bubble_fraction, plan
-from interconnect.topics.seating.reference_runs import load_reference_runs, paper_flops, predict
+from interconnect.topics.seating.reference_runs import load_reference_runs, paper_flops, predict, reference_sources
 from interconnect.workloads.presets import load_model_presets
 
 RUNS = {run.id: run for run in load_reference_runs()}
@@ -95,6 +95,20 @@ def test_megatron_bridge_gb200_70b_offloads_half_its_layers():
     with_offload = predict(run).bill.memory.activations
     without = predict(dataclasses.replace(run, offload_layers=0)).bill.memory.activations
     assert with_offload < 0.55 * without
+
+
+def test_of_the_development_runs_that_ran_one_is_called_does_not_fit_by_under_one_percent():
+    # Every run ran. After the memory pass (ZeRO over DP x CP, torchtitan's memory, activation offload, FP8-stored
+    # inputs) only Megatron-Bridge's Llama 3.1 405B on 256 GB200 (TP 4 x PP 16, VP 4) still counts more than the GPU
+    # holds, by under 1 %: its 25.11 table row is not one of the release's base configs, so its other settings are
+    # not known (docs/accuracy-history.md, the memory pass)
+    sources = reference_sources()
+    memories = {run_id: predict(run).bill.memory for run_id, run in RUNS.items()
+                if run.ran and not sources[run.source].get("holdout")}
+    over = {run_id: memory for run_id, memory in memories.items() if memory.verdict == "does not fit"}
+    assert set(over) == {"mbridge2511-llama31-405b-gb200-256"}
+    memory = over["mbridge2511-llama31-405b-gb200-256"]
+    assert memory.total < 1.01 * memory.capacity
 
 
 def test_memory_verdict_has_three_states():
