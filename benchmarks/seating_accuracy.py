@@ -5,8 +5,9 @@ Usage: ``.venv/bin/python benchmarks/seating_accuracy.py [--held-out | --held-ou
 model's (counted the same way), their ratio, the bubble, the exposed communication and whether the
 memory fits, and how many of the run's model inputs are inferred by a rule rather than stated by the
 source (its ``[run.provenance]``); then summaries (median |error|, share within ±15 % and ±25 %,
-geometric-mean ratio) by kind, precision and GPU, the scale-out pairs and whether the order of the runs
-is kept. Kernel figures are the sourced ones; nothing is set per run.
+geometric-mean ratio) by kind, precision and GPU, the memory verdicts and, where the source measured it, the
+model's memory against the measured peak, the scale-out pairs and whether the order of the runs is kept.
+Kernel figures are the sourced ones; nothing is set per run.
 
 The runs of sources marked ``holdout = true`` are the held-out set: without ``--held-out`` only the
 development set is printed run by run and summarised, and the held-out set is not evaluated at all (so
@@ -61,7 +62,8 @@ def _per_run(rows: list) -> None:
         print(f"{p.run.name[:52]:<52} {p.run.achieved_tflops:>6.1f} {p.tflops:>6.1f} {p.ratio:>6.2f} "
               f"{b.bubble_fraction:>7.1%} {b.exposed_s / b.step_s:>8.1%} {b.virtual_stages:>3} "
               f"{b.memory.total / 1e9:>6.0f}/{b.memory.capacity / 1e9:.0f} {b.memory.verdict:<12} "
-              f"{sum(v.startswith('inferred') for v in p.run.provenance.values())}/{len(p.run.provenance)}")
+              f"{sum(v.startswith('inferred') for v in p.run.provenance.values())}/{len(p.run.provenance)}"
+              + (f"  (measured {p.run.peak_memory_gib * 2**30 / 1e9:.0f} GB)" if p.run.peak_memory_gib else ""))
 
 
 def _summaries(rows: list, per_run: bool) -> None:
@@ -73,6 +75,11 @@ def _summaries(rows: list, per_run: bool) -> None:
     verdicts = [p.bill.memory.verdict for p in rows if p.run.ran]
     print("  memory of the runs that ran: " + ", ".join(f"{verdicts.count(v)} {v}"
                                                      for v in ("fits", "tight", "does not fit")))
+    measured = [p for p in rows if p.run.peak_memory_gib]
+    if measured:
+        shares = [p.bill.memory.total / (p.run.peak_memory_gib * 2**30) for p in measured]
+        print(f"  memory against measured peaks: n={len(measured)}  model / measured median "
+              f"{statistics.median(shares):.2f}  range {min(shares):.2f}-{max(shares):.2f}")
     if not per_run:
         return
     print("  scale-out (same source, model, batch and layout but DP): change of TFLOP/s per GPU, paper vs model")

@@ -42,14 +42,14 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "active_params", "experts", "top_k", "shared_experts",
                 "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s",
-                "power_limit_w")
+                "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
                              "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp",
-                             "power_limit_w"})
+                             "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -146,6 +146,12 @@ class PublishedRun:
     #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward", "per-tensor"; "": the
     #: stack's default)
     ddp: str = ""
+    #: the GPUs' memory, GB, where the source states a variant the catalog's GPU does not have (0: the catalog's)
+    memory_gb: float = 0.0
+    #: transformer layers whose activations were offloaded to the host (Megatron-Core's cpu_offloading_num_layers)
+    offload_layers: int = 0
+    #: the peak memory per GPU the source measured, GiB (0: not given); compared with the model, never fed to it
+    peak_memory_gib: float = 0.0
 
     @property
     def flop_params(self) -> float:
@@ -226,6 +232,10 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail("'hbm_tb_s' must be a memory bandwidth in TB/s (0: the catalog GPU's)")
         if row.get("power_limit_w", 0.0) < 0:
             row.fail("'power_limit_w' must be a board power limit in W (0: the GPU's rated one)")
+        if row.get("memory_gb", 0.0) < 0 or row.get("peak_memory_gib", 0.0) < 0:
+            row.fail("'memory_gb' and 'peak_memory_gib' must be memory sizes (0: the catalog GPU's, not given)")
+        if not 0 <= row.get("offload_layers", 0) < row.get("layers"):
+            row.fail("'offload_layers' must be 0 to the run's layers minus one (Megatron-Core's limit)")
         if row.get("ddp", "") not in ("", "bucketed", "megatron-core", "after-backward", "per-tensor"):
             row.fail("'ddp' must be bucketed, megatron-core, after-backward or per-tensor (or left out: the stack's "
                      "default)")

@@ -68,11 +68,16 @@ class ReferenceRun(PublishedRun):
                         tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed",
                         selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
                         hbm_bytes_per_s=self.hbm_tb_s * 1e12, power_limit_w=self.power_limit_w,
-                        ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode)
+                        ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode,
+                        memory_bytes=self.memory_gb * 1e9, offload_layers=self.offload_layers,
+                        pipeline_fsdp_unsharded="torchtitan" in self.stack,
+                        loss_fp32_copies=3 if "torchtitan" in self.stack else 1)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
-    # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy)
+    # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy). torchtitan's memory
+    # besides (rule R29 of training-runs.toml): FSDP2 under PyTorch's pipelining keeps the weights gathered and the
+    # gradients whole until the last micro-batch, and its loss is PyTorch's cross_entropy on FP32 logits
 
     @property
     def expert_gemm_mode(self) -> str:

@@ -212,6 +212,113 @@ def test_does_not_fit_is_reported():
     assert not bill.fits and bill.memory.total > bill.memory.capacity == pytest.approx(81559 * 2**20)
 
 
+def test_zero_shards_over_the_context_parallel_ranks_too():
+    # Megatron-Core's distributed optimizer is built over the DP x CP group (megatron/core/optimizer/__init__.py at
+    # 6cc29a2, data_parallel_group=dp_cp_group) and torchtitan's FSDP over its dp_shard_cp mesh (parallelize_llama.py
+    # at 9dec370): with DP 2 x CP 4 the 12 bytes of Adam state shard 8 ways, ZeRO-3 all 16 bytes
+    model = PRESETS["llama3-8b"]
+    cluster = h100(nodes=1)
+    workload = Workload(global_batch=2)
+    one = memory_per_gpu(model, cluster, Layout(dp=2, cp=4, zero=1), workload)
+    psi = one.params / 2.0  # ZeRO-1 keeps the whole BF16 weights: 2 bytes a parameter
+    assert one.optimizer == pytest.approx(12 * psi / 8)
+    three = memory_per_gpu(model, cluster, Layout(dp=2, cp=4, zero=3), workload)
+    assert three.params + three.grads + three.optimizer == pytest.approx(16 * psi / 8)
+
+
+def test_torchtitan_operator_policy_keeps_the_saved_matmul_outputs():
+    # torchtitan's operator-level selective checkpointing (parallelize_llama.py at 9dec370, _save_list and
+    # _custom_policy) saves the 1st, 3rd, 5th and 7th matmul outputs of a Llama block (wq, wv, w1, w2 in the order
+    # q, k, v, o, w1, w3, w2 of torchtitan/models/llama/model.py) and attention's output with its FP32 log-sum-exp;
+    # the checkpoint keeps the block's input. Llama 3.1 8B at TP 1, bytes per token and layer:
+    from interconnect.topics.seating.model.memory import _per_layer_stored
+
+    model = PRESETS["llama3-8b"]
+    h, f, kv, a = 4096, 14336, 8 * 128, 32
+    expected = 2 * h + (2 * h + 2 * kv + 2 * f + 2 * h) + (2 * h + 4 * a)
+    assert expected == 63_616
+    one = np.array([1.0])
+    op = Workload(seq_len=8192, micro_batch=2, recompute="selective", selective_policy="torchtitan-op")
+    stored = _per_layer_stored(model, op, one, one, "selective")
+    assert float(stored[0]) == pytest.approx(2 * 8192 * expected, rel=0.01)
+    # less than half of what the layer keeps without recomputation (Megatron's selective keeps it all with flash)
+    whole = _per_layer_stored(model, Workload(seq_len=8192, micro_batch=2), one, one, "selective")
+    assert float(stored[0]) < 0.5 * float(whole[0])
+
+
+def test_offloaded_layers_keep_no_activations_but_the_one_in_transit():
+    # Megatron-Core's cpu_offloading_num_layers (Transformer Engine's CPU offload context): 40 of Llama 3 70B's 80
+    # layers offloaded leave 40 on the GPU plus the one whose copy is under way, the logits untouched
+    from dataclasses import replace
+
+    cluster = h100(nodes=8)
+    layout = Layout(dp=64, zero=3)
+    base = Workload(global_batch=128, micro_batch=1, recompute="none", sequence_parallel=False)
+    kept = memory_per_gpu(L70, cluster, layout, replace(base, offload_layers=40)).activations
+    whole = memory_per_gpu(L70, cluster, layout, base).activations
+    logits = 4 * 8192 * L70.vocab
+    assert kept - logits == pytest.approx((whole - logits) * 41 / 80)
+    with pytest.raises(LayoutError, match="offload"):
+        check_layout(L70, cluster, layout, replace(base, offload_layers=80))
+
+
+def test_fp8_projections_keep_their_inputs_in_one_byte():
+    # Transformer Engine's FP8 linear layers save the FP8 cast of their input for the weight gradient (linear.py,
+    # layernorm_linear.py): Llama 3 70B at TP 4 with SP keeps 1 byte, not 2, of the QKV and FC1 inputs (h each) and
+    # the FC2 input (f), and one FP8 byte more of attention's output (q) for the output projection:
+    # (2h + f - q) / t = (16,384 + 28,672 - 8,192) / 4 = 9,216 bytes a token and layer less. torchao's tensorwise
+    # Float8 keeps the 16-bit inputs; full recomputation keeps only the layer's input either way.
+    from dataclasses import replace
+
+    cluster = h100(nodes=8)
+    layout = Layout(tp=4, pp=1, dp=16, zero=1)
+    bf16 = Workload(global_batch=16, recompute="none")
+    fp8 = replace(bf16, dtype_bytes=1, fp8_recipe="current-scaling")
+    base = memory_per_gpu(L70, cluster, layout, bf16).activations
+    less = base - memory_per_gpu(L70, cluster, layout, fp8).activations
+    assert less == pytest.approx(8192 * 80 * 9216, rel=0.01)
+    torchao = replace(fp8, fp8_recipe="tensorwise")
+    assert memory_per_gpu(L70, cluster, layout, torchao).activations == pytest.approx(
+        memory_per_gpu(L70, cluster, layout, bf16).activations)
+    full = (memory_per_gpu(L70, cluster, layout, bf16, recompute="full").activations,
+            memory_per_gpu(L70, cluster, layout, fp8, recompute="full").activations)
+    assert full[0] == pytest.approx(full[1])
+
+
+def test_pytorch_cross_entropy_holds_three_fp32_logit_tensors():
+    # torchtitan's loss (train.py at 9dec370) is cross_entropy on logits cast to FP32: the backward holds the saved
+    # log-softmax, its incoming gradient and the gradient it returns, 3 x 4 s b V bytes; Megatron-Core's
+    # vocab-parallel cross entropy works in place on one FP32 copy (cross_entropy.py at 6cc29a2)
+    from dataclasses import replace
+
+    model = PRESETS["llama3-8b"]
+    cluster = h100(nodes=1)
+    layout = Layout(dp=8, zero=3)
+    base = Workload(global_batch=16, micro_batch=2, recompute="full")
+    one = memory_per_gpu(model, cluster, layout, base).activations
+    three = memory_per_gpu(model, cluster, layout, replace(base, loss_fp32_copies=3)).activations
+    assert three - one == pytest.approx(2 * 4 * 2 * 8192 * model.vocab)
+
+
+def test_fsdp_under_pytorch_pipelining_holds_whole_weights_and_gradients():
+    # torchtitan shards with reshard_after_forward=False under PP (parallelize_llama.py at 9dec370) and the pipeline
+    # stage syncs gradients on the last backward only (torch/distributed/pipelining/stage.py): with 8 micro-batches
+    # a ZeRO-3 stage keeps 2 bytes of weights and grad_bytes of gradients per parameter unsharded; one micro-batch
+    # (no accumulation) or no pipeline leaves ZeRO-3 as it was
+    from dataclasses import replace
+
+    model = PRESETS["llama3-405b"]
+    cluster = h100(nodes=64)
+    layout = Layout(tp=8, pp=8, dp=8, zero=3)
+    base = Workload(global_batch=64, micro_batch=1, recompute="full", grad_bytes=4)
+    sharded = memory_per_gpu(model, cluster, layout, base)
+    whole = memory_per_gpu(model, cluster, layout, replace(base, pipeline_fsdp_unsharded=True))
+    assert whole.params == pytest.approx(sharded.params * 8) and whole.grads == pytest.approx(sharded.grads * 8)
+    assert whole.optimizer == pytest.approx(sharded.optimizer)
+    single = replace(base, global_batch=8, pipeline_fsdp_unsharded=True)
+    assert memory_per_gpu(model, cluster, layout, single).params == pytest.approx(sharded.params)
+
+
 # --- search ---------------------------------------------------------------------------------------
 
 

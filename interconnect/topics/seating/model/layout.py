@@ -245,7 +245,21 @@ class Workload:
     them, each expert's GEMM costing its FLOPs) or ``per-expert`` (Transformer Engine's GroupedLinear, which
     Megatron-Core's ``--moe-grouped-gemm`` uses: one cuBLASLt GEMM per local expert issued over several CUDA
     streams, each call paying a fixed cost however few tokens it has, see
-    :data:`interconnect.topics.seating.model.step.PER_EXPERT_GEMM_S`).
+    :data:`interconnect.topics.seating.model.step.PER_EXPERT_GEMM_S`);
+    ``memory_bytes`` the GPU's memory, B, where the GPU that ran is a variant the catalog does not list (0: the
+    catalog's usable figure), such as the Grand Teton H100 with 96 GB of HBM2e;
+    ``offload_layers`` the transformer layers whose activations are copied to the host during the forward pass and
+    back for the backward (Megatron-Core's ``cpu_offloading_num_layers``, which runs through Transformer Engine's CPU
+    offload context; Megatron-Core allows it only without pipeline parallelism and without recomputation,
+    megatron/core/transformer/transformer_config.py at 6cc29a2): memory only, the copies are taken as hidden;
+    ``pipeline_fsdp_unsharded`` whether, with pipeline parallelism and more than one micro-batch per step, ZeRO-2/3
+    keep the stage's weights gathered and its gradients whole until the last micro-batch (PyTorch FSDP2 under
+    PyTorch's pipelining, as torchtitan runs it; memory only, see ``step._memory``);
+    ``loss_fp32_copies`` how many FP32 tensors the size of the output layer's logits are alive at the loss's peak: 1
+    for Megatron-Core's vocab-parallel cross entropy, which casts the logits to FP32 once and turns them into the
+    softmax and its gradient in place (megatron/core/tensor_parallel/cross_entropy.py at 6cc29a2), 3 for PyTorch's
+    ``cross_entropy`` on logits cast to FP32 (torchtitan's loss at 9dec370, train.py ``loss_fn``): its backward
+    holds the saved log-softmax, the gradient arriving at it and the gradient it returns at once.
     """
 
     micro_batch: int = 1
@@ -271,6 +285,10 @@ class Workload:
     power_limit_w: float = 0.0
     ddp: str = "bucketed"
     expert_gemm: str = "grouped"
+    memory_bytes: float = 0.0
+    offload_layers: int = 0
+    pipeline_fsdp_unsharded: bool = False
+    loss_fp32_copies: int = 1
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -353,6 +371,11 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
     if workload.selective_policy not in SELECTIVE_POLICIES:
         problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
                         f"{' or '.join(SELECTIVE_POLICIES)}.")
+    if workload.offload_layers < 0 or workload.offload_layers >= model.layers:
+        problems.append(f"Activation offload must cover 0 to {model.layers - 1} layers "
+                        f"(got {workload.offload_layers}).")
+    if workload.loss_fp32_copies < 1:
+        problems.append(f"The loss keeps at least one FP32 copy of the logits (got {workload.loss_fp32_copies}).")
     if workload.tokens(model) % layout.cp:
         problems.append(f"CP = {layout.cp} does not divide the sequence length of {workload.tokens(model):,} tokens.")
     if layout.ep > 1 and not model.is_moe:

@@ -86,6 +86,7 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
     inputs and the masks are whole on each GPU (the paper's ``10 + 24/t``). Flash attention keeps
     no scores (only a 4-byte softmax statistic per head and token, left out here: below 0.1 %); full
     recomputation keeps the layer's input only (``2 s b h``, /t with SP). CP splits the sequence.
+    Selective recomputation under torchtitan's operator-level policy keeps what :func:`_op_policy_stored` counts.
     """
     s = workload.tokens(model) / cp
     b, h, a = workload.micro_batch, float(model.hidden), model.heads
@@ -108,7 +109,67 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
         selective = s * b * (whole + split / tp + kv)
         minimal = 2 * s * b * h * np.ones_like(tp)
     full = selective + s * b * scores
+    if mode == "selective" and workload.selective_policy == "torchtitan-op":
+        return s * b * _op_policy_stored(model, tp, kv_split, mlp_params, workload.sequence_parallel)
     return {"none": full, "selective": selective, "full": minimal}[mode]
+
+
+def _op_policy_stored(model: ModelPreset, tp: np.ndarray, kv_split: np.ndarray, mlp_params: np.ndarray,
+                      sequence_parallel: bool) -> np.ndarray:
+    """Bytes per token one layer keeps under torchtitan's operator-level selective checkpointing.
+
+    torchtitan wraps each transformer block in a checkpoint whose policy saves the outputs of the operators in
+    its ``_save_list`` (matrix multiplies, the SDPA kernels, TP's reduce-scatter) and recomputes everything else,
+    except that every second matrix multiply of the block is recomputed too (pytorch/torchtitan
+    torchtitan/parallelisms/parallelize_llama.py at 9dec370, ``_save_list`` and ``_custom_policy``: the count
+    restarts in each block). A Llama block multiplies, in this order, by wq, wk, wv, wo, then w1, w3 and w2
+    (torchtitan/models/llama/model.py: ``self.w2(F.silu(self.w1(x)) * self.w3(x))``), so the saved outputs are
+    wq's, wv's, w1's and w2's (wq, wv, w1 and w2 without the gate w3). Besides them the block keeps its input
+    (the checkpoint's argument, recomputed from) and attention's output with its FP32 log-sum-exp per head.
+    Column-parallel outputs are split over TP; a row-parallel matmul's output is the whole partial sum before
+    its reduce-scatter (whose output, also saved, is split).
+    """
+    h = float(model.hidden)
+    q = float(model.heads * model.head_dim)
+    kv = float(model.kv_heads * model.head_dim)
+    f = np.maximum(mlp_params / h, 0.0)              # the MLP's matrices times their width, per token
+    gated = bool(model.ffn_hidden and np.all(np.round(f / model.ffn_hidden) >= 3))
+    rowwise = 2 * h * np.ones_like(tp, dtype=float)   # whole on every GPU of the TP group
+    widths = [2 * q / tp, 2 * kv / kv_split, 2 * kv / kv_split, rowwise, 2 * model.ffn_hidden / tp]
+    widths += [2 * model.ffn_hidden / tp] if gated else []
+    widths.append(rowwise)
+    saved = sum(w for i, w in enumerate(widths) if i % 2 == 0)  # the 1st, 3rd, ... multiply of the block
+    block_input = 2 * h / tp if sequence_parallel else 2 * h * np.ones_like(tp)
+    attention_out = 2 * q / tp + 4.0 * model.heads / tp
+    reduced = np.where(tp > 1, 2 * (2 * h / tp), 0.0)  # the two reduce-scatters' outputs
+    return block_input + saved + attention_out + reduced
+
+
+def _fp8_saved_less(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray, mode: str) -> np.ndarray:
+    """Bytes one layer stores less per micro-batch when its projections run in FP8 through Transformer Engine.
+
+    A Transformer Engine linear layer running in FP8 keeps, for its weight-gradient GEMM, the FP8 cast of its input
+    (1 byte a value) instead of the 16-bit input (NVIDIA/TransformerEngine transformer_engine/pytorch/module/
+    linear.py, ``_Linear.forward``: with FP8 the saved input is the quantized ``inputmat``; layernorm_linear.py
+    likewise saves the FP8 ``ln_out``). So the QKV and first MLP projections' inputs (the norms' outputs) and the
+    second MLP projection's input (the activation's output) take 1 byte a value, not 2; the output projection
+    keeps an FP8 copy of attention's output besides the 16-bit one attention itself keeps for its backward. Not
+    with torchao's Float8 (``tensorwise``), whose linear layer keeps its high-precision input and casts again in
+    the backward, nor with full recomputation (only the layer's input is kept). Memory only: the memory-bound
+    passes of the step are counted from :func:`_per_layer_stored`.
+    """
+    if workload.dtype_bytes != 1 or workload.fp8_recipe == "tensorwise" or mode == "full" or (
+            mode == "selective" and workload.selective_policy == "torchtitan-op"):
+        return np.zeros_like(np.asarray(tp, dtype=float))
+    h, q = float(model.hidden), float(model.heads * model.head_dim)
+    per_layer, _ = layer_params(model)
+    kv_width = 2.0 * model.kv_heads * model.head_dim
+    mlp_params = max(per_layer - (h * (q + kv_width) + q * h), 0.0)
+    matrices = 3.0 if round(mlp_params / (h * model.ffn_hidden)) % 3 == 0 else 2.0  # gated (SwiGLU) or not
+    fc2_input = mlp_params / (matrices * h)
+    s = workload.tokens(model) / cp * workload.micro_batch
+    norms_out = 2 * h / tp if workload.sequence_parallel else 2 * h * np.ones_like(tp)
+    return s * (norms_out + (fc2_input - q) / tp)
 
 
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
@@ -119,17 +180,23 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     Per layer and micro-batch as :func:`_per_layer_stored`; in flight as :func:`_in_flight`. The first
     stage holds the most micro-batches; with lighter ends it has a layer fewer, so the second stage
     (a full share of layers, slightly fewer in flight) may be the fullest: the larger of the two.
-    Plus the FP32 logits of the output layer, ``4 s b V / t`` (on the last stage, counted here as the
-    worse case).
+    Plus the FP32 logits of the output layer, ``4 s b V / t`` per copy the loss holds at its peak
+    (``Workload.loss_fp32_copies``; on the last stage, counted here as the worse case). With
+    ``offload_layers`` (no pipeline, Megatron-Core's rule) the offloaded layers keep nothing on the GPU but the
+    one whose copy is under way.
     """
     mode = recompute or workload.recompute
-    per_layer = _per_layer_stored(model, workload, tp, cp, mode)
+    per_layer = _per_layer_stored(model, workload, tp, cp, mode) - _fp8_saved_less(model, workload, tp, cp, mode)
     if most is None:
         most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
     pp = np.asarray(pp, dtype=float)
     lighter = workload.lighter_ends & (pp > 2)
     first = np.where(lighter, most - 1, most) * _in_flight(workload.schedule, pp, micro, v, 0)
     second = np.where(pp > 1, most * _in_flight(workload.schedule, pp, micro, v, 1), 0.0)
+    if workload.offload_layers:
+        # layers whose activations went to the host keep none here, but the one being copied (our allowance)
+        kept = np.minimum(np.maximum(most - workload.offload_layers, 0.0) + 1.0, most)
+        first, second = first * kept / np.maximum(most, 1.0), second * kept / np.maximum(most, 1.0)
     s = workload.tokens(model) / cp
-    logits = 4 * s * workload.micro_batch * model.vocab / tp
+    logits = workload.loss_fp32_copies * 4 * s * workload.micro_batch * model.vocab / tp
     return per_layer * np.maximum(first, second) + logits

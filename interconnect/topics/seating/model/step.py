@@ -516,14 +516,33 @@ def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
 
 
 def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
-    """Memory per GPU of the fullest stage by ZeRO stage, and whether it fits beside the allowance."""
+    """Memory per GPU of the fullest stage by ZeRO stage, and whether it fits beside the allowance.
+
+    ZeRO shards over every rank that holds the same weights: the data-parallel replicas and, with context
+    parallelism, the CP ranks too (they hold the same weights and their gradients are reduced together):
+    Megatron-Core builds its distributed optimizer over the DP x CP group (NVIDIA/Megatron-LM
+    megatron/core/optimizer/__init__.py at 6cc29a2, ``data_parallel_group=dp_cp_group``) and torchtitan shards
+    FSDP over its ``dp_shard_cp`` mesh (pytorch/torchtitan torchtitan/parallelisms/parallelize_llama.py at 9dec370).
+    Expert weights with EP > 1 shard over the expert-data-parallel ranks, which already span CP.
+
+    With ``pipeline_fsdp_unsharded`` (PyTorch FSDP2 under PyTorch's pipelining, as torchtitan runs it) a pipeline
+    of more than one micro-batch per step keeps, whatever the ZeRO stage, the stage's weights gathered and its
+    gradients whole until the last micro-batch: torchtitan shards with ``reshard_after_forward=False`` when PP is on
+    (parallelize_llama.py at 9dec370, ``apply_fsdp``), and the pipeline stage turns gradient sync off for every
+    backward but the last (torch/distributed/pipelining/stage.py, ``backward_maybe_with_nosync``), so FSDP2
+    accumulates the unsharded gradients, in the reduce dtype where it differs from the weights' (``FSDPParam.
+    to_accumulated_grad_if_needed``). Only the optimizer state stays sharded.
+    """
     z, workload = g.zero, g.workload
-    shard_dense = np.where(g.dp > 1, g.dp, 1.0)
+    shard_dense = np.maximum(g.dp * g.cp, 1.0)
+    shard_expert = np.where(g.ep > 1, g.edp, shard_dense)
+    if workload.pipeline_fsdp_unsharded:
+        z = np.where((g.pp > 1) & (g.micro > 1), np.minimum(z, 1.0), z)
 
     def sharded(bytes_per_param: float, stage: int) -> np.ndarray:
         on = z >= stage
         return (dense_gpu * bytes_per_param / np.where(on, shard_dense, 1.0)
-                + expert_gpu * bytes_per_param / np.where(on, g.edp, 1.0))
+                + expert_gpu * bytes_per_param / np.where(on, shard_expert, 1.0))
 
     copies = 2.0 if workload.schedule == "dualpipe" else 1.0  # DualPipe keeps the weights twice
     out = {"mem_params": copies * sharded(PARAM_BYTES, 3),
@@ -531,7 +550,7 @@ def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarr
            "mem_optimizer": sharded(OPTIMIZER_BYTES, 1),
            "mem_activations": _activations(g.model, workload, g.tp, g.pp, g.cp, g.micro, v=v, most=g.most)}
     out["mem_total"] = out["mem_params"] + out["mem_grads"] + out["mem_optimizer"] + out["mem_activations"]
-    out["mem_capacity"] = np.full_like(g.tp, _memory_bytes(g.cluster))
+    out["mem_capacity"] = np.full_like(g.tp, workload.memory_bytes or _memory_bytes(g.cluster))
     out["mem_reserved"] = RESERVED_SHARE * out["mem_capacity"]
     out["fits"] = out["mem_total"] + out["mem_reserved"] <= out["mem_capacity"]
     return out
