@@ -20,23 +20,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from interconnect.topics.seating.kernels_data import KernelFigures, kernel_figures, kernel_sources
+from interconnect.topics.seating.kernels_data import KernelFigures, TileGrid, kernel_figures, kernel_sources
 
-__all__ = ["KernelFigures", "gemm_pass_shapes", "gemm_shape_factor", "kernel_figures", "kernel_sources"]
+__all__ = ["KernelFigures", "TileGrid", "gemm_pass_shapes", "gemm_shape_factor", "kernel_figures", "kernel_sources"]
 
 #: Output tile shapes (rows x columns) a GEMM library picks from (NVIDIA's matmul guide's examples).
 TILES = ((256, 128), (128, 256), (128, 128))
 
 
-def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarray | float, sms: int) -> np.ndarray:
-    r"""Share of the large-GEMM rate an (m x k) @ (k x n) GEMM keeps, from tile and wave quantization.
+def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarray | float,
+                      sms: int | TileGrid) -> np.ndarray:
+    r"""Share of the large-GEMM rate an (m x k) @ (k x n) GEMM keeps, from its tiles, waves and reduced dimension.
 
     Parameters
     ----------
     m, n, k : array_like
         Rows of the output (tokens), its columns and the reduced dimension.
-    sms : int
-        SMs the tiles are spread over; 0 means unknown (factor 1).
+    sms : int or TileGrid
+        SMs the tiles are spread over (0 means unknown: no tile or wave quantization), or the family's
+        :class:`TileGrid` (:meth:`KernelFigures.tile_grid`), which adds the per-tile cost of the reduction.
 
     Returns
     -------
@@ -47,9 +49,16 @@ def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarra
                   \cdot \frac{T}{\lceil T / S \rceil S}, \qquad
                   T = \lceil m / t_m \rceil \lceil n / t_n \rceil
 
-        (useful share of the tiles, times the share of SMs busy over the waves), with ``k`` only
-        below 1,024 lowering it further in proportion (too little work per tile to hide loads; our
-        assumption). Whole waves are what measured best shapes have (the MAMF tables' winners).
+        (useful share of the tiles, times the share of SMs busy over the waves; whole waves are what measured
+        best shapes have, the MAMF tables' winners), times what the reduction keeps. A tile spends a fixed time
+        besides its ``k`` steps (filling the pipeline, writing the output tile), worth :math:`k_0` steps, so against
+        the shape the family's rate was measured at (reduced dimension :math:`k_r`) it keeps
+
+        .. math:: \frac{k}{k + k_0} \Big/ \frac{k_r}{k_r + k_0}
+
+        (at most 1; :math:`k_0` fitted to a published per-shape sweep of the family, ``gemm_k_overhead``). A
+        family without one keeps :math:`\min(1, k / 1024)` (the older assumption: too little work per tile
+        below 1,024 to hide loads).
 
     Examples
     --------
@@ -57,18 +66,31 @@ def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarra
     1.0
     >>> f"{float(gemm_shape_factor(2048, 1536, 12288, 108)):.2f}"   # a narrow TP slice: 96 tiles on 108 SMs
     '0.89'
+    >>> hopper = kernel_figures("h100-sxm").tile_grid()
+    >>> [f"{float(gemm_shape_factor(8192, 8448, k, hopper)):.3f}" for k in (1024, 2048, 8192, 20480)]
+    ['0.864', '0.930', '0.986', '0.998']
     """
+    grid = sms if isinstance(sms, TileGrid) else TileGrid(int(sms))
     m, n, k = (np.asarray(v, dtype=float) for v in (m, n, k))
-    if sms <= 0:
-        return np.ones(np.broadcast(m, n, k).shape)
-    best = np.zeros(np.broadcast(m, n, k).shape)
+    shape = np.broadcast(m, n, k).shape
+    if grid.k_overhead > 0:
+        k0, ref = grid.k_overhead, grid.reference_k
+        reduction = np.minimum(1.0, (k / (k + k0)) / (ref / (ref + k0)))
+    elif grid.sms > 0:
+        reduction = np.minimum(1.0, k / 1024.0)
+    else:
+        return np.ones(shape)
+    calls = 0.0 if grid.call_flop <= 0 else grid.call_flop / np.maximum(2.0 * m * n * k, 1.0)
+    if grid.sms <= 0:
+        return 1.0 / (1.0 / np.broadcast_to(reduction, shape) + calls)
+    best = np.zeros(shape)
     for tm, tn in TILES:
         rows, cols = np.ceil(m / tm), np.ceil(n / tn)
         tiles = rows * cols
         useful = (m * n) / (rows * tm * cols * tn)
-        waves = np.ceil(tiles / sms)
-        best = np.maximum(best, useful * tiles / (waves * sms))
-    return best * np.minimum(1.0, k / 1024.0)
+        waves = np.ceil(tiles / grid.sms)
+        best = np.maximum(best, useful * tiles / (waves * grid.sms))
+    return 1.0 / (1.0 / (best * reduction) + calls)
 
 
 def gemm_pass_shapes(m: np.ndarray | float, n: np.ndarray | float,

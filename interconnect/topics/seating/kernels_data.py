@@ -19,7 +19,7 @@ from interconnect.catalog import CatalogError
 from interconnect.datafiles.records import CITED, Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
-__all__ = ["KernelDataError", "KernelFigures", "kernel_figures", "kernel_sources", "load_kernel_data"]
+__all__ = ["KernelDataError", "KernelFigures", "TileGrid", "kernel_figures", "kernel_sources", "load_kernel_data"]
 
 _DATA_FILE = "published/gpu-kernels.toml"
 
@@ -38,19 +38,21 @@ FAMILY = Record("family", (
     Field("attention_share", float), Field("attention_basis"), Field("attention_sources", list),
     Field("sms", int), Field("sms_sources", list),
     *_optional("flash2_share", "fp8_gemm_ratio", "attention_sustained", "rated_power_w", "low_power_w",
-               "low_power_share", "hbm_share"),
+               "low_power_share", "hbm_share", "gemm_k_overhead", "gemm_reference_k", "gemm_call_us",
+               "gemm_fit_tflops"),
     *_optional("flash2_basis", "fp8_basis", "attention_sustained_basis", "power_basis", "hbm_basis",
-               "attention_table_basis", kind=str),
+               "attention_table_basis", "gemm_k_basis", kind=str),
     *_optional("flash2_sources", "fp8_sources", "attention_sustained_sources", "power_sources", "hbm_sources",
-               "attention_table_sources", "flash_fwd_tflops", "flash_bwd_tflops", "flash_fwd_bwd_tflops",
-               "flash2_fwd_bwd_tflops", "cudnn_fwd_tflops", "cudnn_bwd_tflops", kind=list),
+               "attention_table_sources", "gemm_k_sources", "flash_fwd_tflops", "flash_bwd_tflops",
+               "flash_fwd_bwd_tflops", "flash2_fwd_bwd_tflops", "cudnn_fwd_tflops", "cudnn_bwd_tflops", kind=list),
     Field("attention_seq", list, required=False),
 ))
 #: Each list of sources, and the figure that needs it when that figure is given.
 _CITATIONS = {"gemm_sources": "gemm_tflops", "attention_sources": "attention_share", "sms_sources": "sms",
               "flash2_sources": "flash2_share", "fp8_sources": "fp8_gemm_ratio",
               "attention_sustained_sources": "attention_sustained", "power_sources": "low_power_w",
-              "hbm_sources": "hbm_share", "attention_table_sources": "attention_seq"}
+              "hbm_sources": "hbm_share", "attention_table_sources": "attention_seq",
+              "gemm_k_sources": "gemm_k_overhead"}
 
 
 class KernelDataError(CatalogError):
@@ -59,6 +61,22 @@ class KernelDataError(CatalogError):
 
 class _KernelsFile(DataFile):
     error = KernelDataError
+
+
+@dataclass(frozen=True)
+class TileGrid:
+    """What a GPU family's GEMM tiles run on (:func:`~interconnect.topics.seating.kernels.gemm_shape_factor`).
+
+    ``sms``: the SMs tiles are spread over (0: unknown, no tile or wave quantization); ``k_overhead``: a tile's fixed
+    cost in elements of the reduced dimension (0: none published); ``reference_k``: the reduced dimension of the
+    shape the family's rate was measured at; ``call_flop``: a GEMM call's fixed time, in FLOPs of large-GEMM work
+    (0: none).
+    """
+
+    sms: int
+    k_overhead: float = 0.0
+    reference_k: float = 0.0
+    call_flop: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -104,6 +122,33 @@ class KernelFigures:
     attention_table_basis: str = ""
     #: the same for cuDNN's fused attention (Transformer Engine's FusedAttention, ``cudnn``); empty: not published
     cudnn_table: tuple[float, ...] = ()
+    #: a GEMM's fixed cost per output tile in elements of the reduced dimension (BF16), and the reduced dimension of
+    #: the shape ``gemm_flops`` was measured at; 0: no per-shape sweep published (K under 1,024 then lowers the rate
+    #: in proportion, :func:`~interconnect.topics.seating.kernels.gemm_shape_factor`)
+    gemm_k_overhead: float = 0.0
+    gemm_reference_k: float = 0.0
+    gemm_k_basis: str = ""
+    #: a GEMM call's fixed time besides its tiles, in FLOPs of large-GEMM work (the fit's per-call time times its
+    #: large-GEMM rate); 0: not published
+    gemm_call_flop: float = 0.0
+    #: the large-GEMM rate, FLOP/s, of the sweep the per-tile and per-call costs were fitted to (its own clocks: a
+    #: single-GPU burst, not :attr:`gemm_flops`); 0: none
+    gemm_fit_flops: float = 0.0
+
+    def tile_grid(self, rate_scale: float = 1.0) -> TileGrid:
+        """What this family's GEMM tiles run on, for :func:`~interconnect.topics.seating.kernels.gemm_shape_factor`.
+
+        ``rate_scale`` is the GEMMs' rate over the BF16 one (FP8: the family's ratio): the per-tile cost is a time,
+        so in elements of K it grows with the rate, and so does a call's fixed time in FLOPs.
+
+        >>> g = kernel_figures("h100-sxm").tile_grid()
+        >>> g.sms, g.k_overhead, g.reference_k, round(g.call_flop / 1e9, 2)
+        (132, 132.0, 20480.0, 5.06)
+        >>> round(kernel_figures("h100-sxm").tile_grid(1.765).k_overhead)
+        233
+        """
+        return TileGrid(self.sms, self.gemm_k_overhead * rate_scale, self.gemm_reference_k,
+                        self.gemm_call_flop * rate_scale)
 
     def attention_flops_for(self, kernel: str, seq: np.ndarray | float) -> np.ndarray | None:
         """Forward + backward FLOP/s of an attention kernel at a sequence length, sustained; None without a table.
@@ -262,6 +307,16 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
             row.fail(f"'hbm_share' must be a fraction in (0, 1], got {hbm!r}")
         if family["sms"] < 0:
             row.fail("'sms' must be 0 (not checked) or a positive count")
+        k_overhead, reference_k = family["gemm_k_overhead"], family["gemm_reference_k"]
+        if (k_overhead is None) != (reference_k is None) or k_overhead is not None and not (
+                math.isfinite(k_overhead) and math.isfinite(reference_k) and 0 < k_overhead < reference_k):
+            row.fail("'gemm_k_overhead' and 'gemm_reference_k' go together: a per-tile cost in elements of K, "
+                     f"positive and below the reference shape's K, got {(k_overhead, reference_k)!r}")
+        call = (family["gemm_call_us"], family["gemm_fit_tflops"])
+        if (call[0] is None) != (call[1] is None) or call[0] is not None and (
+                k_overhead is None or not all(math.isfinite(v) and v > 0 for v in call)):
+            row.fail("'gemm_call_us' and 'gemm_fit_tflops' go together, with 'gemm_k_overhead': a call's fixed time in "
+                     f"microseconds and the fit's large-GEMM rate, both positive, got {call!r}")
         gpus = family["gpus"]
         if not gpus or any(not isinstance(gpu, str) for gpu in gpus):
             row.fail("'gpus' must list GPU catalog ids")
@@ -275,7 +330,9 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                                 1.0 if power[2] is None else float(power[2]), family["power_basis"],
                                 1.0 if hbm is None else float(hbm), family["hbm_basis"],
                                 tuple(float(n) for n in seqs), tables["flash"], tables["flash2"],
-                                family["attention_table_basis"], tables["cudnn"])
+                                family["attention_table_basis"], tables["cudnn"],
+                                float(k_overhead or 0.0), float(reference_k or 0.0), family["gemm_k_basis"],
+                                (call[0] or 0.0) * 1e-6 * (call[1] or 0.0) * 1e12, (call[1] or 0.0) * 1e12)
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

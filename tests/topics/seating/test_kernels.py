@@ -75,6 +75,11 @@ def test_sources_are_pinned_to_the_commit_that_holds_them():
      'attention_seq = [1024, 512, 2048, 4096, 8192, 16384]\nflash_fwd_bwd',
      r"family 'ampere': 'attention_seq' must list increasing"),
     ('hbm_sources = ["flashmla"]', 'hbm_sources = []', r"family 'hopper': 'hbm_sources' must list"),
+    ('gemm_k_overhead = 132.0', 'gemm_k_overhead = 30000.0', r"family 'hopper': 'gemm_k_overhead' and"),
+    ('gemm_reference_k = 20480.0\n', '', r"family 'hopper': 'gemm_k_overhead' and 'gemm_reference_k' go together"),
+    ('gemm_fit_tflops = 843.0\n', '', r"family 'hopper': 'gemm_call_us' and 'gemm_fit_tflops' go together"),
+    ('gemm_k_sources = ["xla-matmul-table", ', 'gemm_k_sources = ["xla-table", ',
+     r"family 'hopper': 'gemm_k_sources' must list"),
 ])
 def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
     path = _copy(tmp_path)
@@ -207,3 +212,64 @@ def test_cudnn_fused_attention_runs_at_its_own_published_rate_where_there_is_one
     assert float(a100.attention_flops_for("cudnn", 4096)) == float(a100.attention_flops_for("flash", 4096))
     assert kernel_figures("b200").attention_flops_for("cudnn", 4096) is None
     assert kernel_figures("b200").attention_share_for("cudnn") == kernel_figures("b200").attention_share_for("flash")
+
+
+# OpenXLA's default matmul table (xla/service/gpu/model/matmul_interpolator_data.h, TensorFlow's copy at commit
+# 372d578, key "sm_90", "bf16xbf16->bf16"), cuBLAS kernel time on a Hopper GPU: (batch, M, N, K) -> TFLOP/s
+XLA_SM90_BF16 = {
+    (4, 4096, 4096, 4096): 793.13, (4, 4096, 4096, 2048): 764.58, (4, 4096, 4096, 1024): 725.51,
+    (4, 4096, 4096, 512): 619.86, (4, 4096, 4096, 256): 503.87,
+    (2, 4096, 4096, 4096): 807.67, (2, 4096, 4096, 2048): 763.01, (2, 4096, 4096, 1024): 692.97,
+    (1, 4096, 4096, 4096): 783.33, (1, 4096, 4096, 2048): 738.74, (1, 4096, 4096, 1024): 677.44,
+    (4, 4096, 2048, 4096): 808.70, (4, 4096, 2048, 2048): 759.30, (4, 4096, 2048, 1024): 687.86,
+    (2, 4096, 2048, 4096): 783.19, (2, 4096, 2048, 2048): 733.30, (2, 4096, 2048, 1024): 680.88,
+    (4, 4096, 1024, 4096): 777.59, (4, 4096, 1024, 2048): 720.52, (4, 4096, 1024, 1024): 673.84,
+    (1, 4096, 2048, 2048): 716.07, (1, 4096, 2048, 1024): 593.23,
+}
+
+
+def _xla_relative(grid):
+    """Model over published rate of each table shape, both relative to the batch-4 4096 x 4096 x 4096 entry."""
+    from interconnect.topics.seating.kernels import gemm_shape_factor
+
+    base = float(gemm_shape_factor(4 * 4096, 4096, 4096, grid)) / XLA_SM90_BF16[(4, 4096, 4096, 4096)]
+    # a batch of b GEMMs is b times the tiles of one: as one GEMM of b x M rows
+    return {(b, m, n, k): float(gemm_shape_factor(b * m, n, k, grid)) / tflops / base
+            for (b, m, n, k), tflops in XLA_SM90_BF16.items()}
+
+
+def test_hopper_gemms_keep_the_share_of_the_rate_the_published_per_shape_table_gives():
+    # The per-tile cost (k0 = 132 elements of K) and per-call time (6 us at 843 TFLOP/s) fitted to OpenXLA's sm_90
+    # table: every shape with M, N, K >= 1,024 (and the K = 256, 512 rows of the largest) within 6 % of the
+    # table relative to its largest entry, and the older rule (K under 1,024 in proportion, nothing above) not
+    from interconnect.topics.seating.kernels import TileGrid
+
+    k = kernel_figures("h100-sxm")
+    assert (k.gemm_k_overhead, k.gemm_reference_k) == (132.0, 20480.0)
+    assert k.gemm_call_flop == pytest.approx(6e-6 * 843e12)
+    ratios = _xla_relative(k.tile_grid())
+    assert all(0.94 <= r <= 1.06 for r in ratios.values()), ratios
+    assert ratios[(4, 4096, 4096, 512)] == pytest.approx(1.0, abs=0.03)   # 619.9 of 793.1: 0.78 of the rate
+    assert ratios[(4, 4096, 4096, 1024)] == pytest.approx(1.0, abs=0.03)  # 725.5: 0.91
+    older = _xla_relative(TileGrid(k.sms))
+    assert older[(4, 4096, 4096, 512)] < 0.7 and older[(1, 4096, 2048, 1024)] > 1.3
+
+
+def test_the_reduction_share_is_the_closed_form_against_the_reference_shape():
+    # k / (k + k0) over the same at the shape the sustained rate was measured at (K = 20,480), at most 1; FP8 GEMMs
+    # take k0 times the FP8 rate ratio; a family without a sweep keeps min(1, K / 1024)
+    from interconnect.topics.seating.kernels import TileGrid, gemm_shape_factor
+
+    hopper = TileGrid(132, 132.0, 20480.0)   # no per-call time: the reduction alone
+    whole = (8192, 8448)                    # 64 x 33 tiles of 128 x 256: 16 whole waves on 132 SMs
+    for kk in (1024, 2048, 8192):
+        expected = (kk / (kk + 132.0)) / (20480 / (20480 + 132.0))
+        assert float(gemm_shape_factor(*whole, kk, hopper)) == pytest.approx(expected)
+    assert float(gemm_shape_factor(*whole, 65536, hopper)) == 1.0
+    fp8 = kernel_figures("h100-sxm").tile_grid(1.765)
+    assert fp8.k_overhead == pytest.approx(132.0 * 1.765) and fp8.call_flop == pytest.approx(1.765 * 6e-6 * 843e12)
+    assert float(gemm_shape_factor(*whole, 512, 132)) == pytest.approx(0.5)   # no sweep: the older rule
+    # a call's fixed time: 1 / (1 / f + F0 / F), F = 2 m n k
+    calls = TileGrid(132, 132.0, 20480.0, 5e9)
+    f = float(gemm_shape_factor(*whole, 2048, hopper))
+    assert float(gemm_shape_factor(*whole, 2048, calls)) == pytest.approx(1 / (1 / f + 5e9 / (2 * 8192 * 8448 * 2048)))

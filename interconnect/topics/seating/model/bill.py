@@ -196,7 +196,7 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
     >>> [(d.name, d.tier) for d in bill.dimensions if d.degree > 1]
     [('tp', 'NVLink'), ('dp', 'network (NIC)')]
     >>> f"{bill.step_s:.1f} s per step, {bill.mfu:.0%} MFU"
-    '8.7 s per step, 47% MFU'
+    '8.8 s per step, 46% MFU'
     """
     workload = workload or Workload()
     check_layout(model, cluster, layout, workload)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from interconnect.hardware.cluster import Cluster
+from interconnect.topics.seating.kernels_data import TileGrid
 from interconnect.topics.seating.model.layout import Workload
 from interconnect.workloads.presets import ModelPreset
 
@@ -57,11 +58,13 @@ def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> floa
 
 
 def _rates(cluster: Cluster, workload: Workload,
-           seq: np.ndarray | float | None = None) -> tuple[float, float, int, str]:
-    """GEMM rate (FLOP/s), attention rate (FLOP/s), SMs and the basis, for this GPU and workload.
+           seq: np.ndarray | float | None = None) -> tuple[float, float, int | TileGrid, str]:
+    """GEMM rate (FLOP/s), attention rate (FLOP/s), the GEMMs' tile grid and the basis, for this GPU and workload.
 
-    With ``seq``, the tokens one attention call sees, the attention rate is the family's published rate at that
-    length where it gives one (``KernelFigures.attention_flops_for``), an array like ``seq``.
+    The tile grid (``kernels.gemm_shape_factor``'s ``sms``) is the family's SMs and per-tile cost, that cost in
+    elements of K scaled by the GEMMs' rate over the BF16 one (FP8); 0 where no kernel figures apply. With ``seq``,
+    the tokens one attention call sees, the attention rate is the family's published rate at that length where it
+    gives one (``KernelFigures.attention_flops_for``), an array like ``seq``.
     """
     from interconnect.topics.seating.kernels import kernel_figures
 
@@ -98,7 +101,7 @@ def _rates(cluster: Cluster, workload: Workload,
     if seq is not None:
         by_length = k.attention_flops_for(workload.attention, seq)
         attention = by_length if by_length is not None else attention
-    return (k.gemm_flops * scale * power, attention * power, k.sms, k.gemm_basis + fp8_note + power_note)
+    return (k.gemm_flops * scale * power, attention * power, k.tile_grid(scale), k.gemm_basis + fp8_note + power_note)
 
 
 def layer_params(model: ModelPreset) -> tuple[float, float]:
