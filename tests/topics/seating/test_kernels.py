@@ -273,3 +273,31 @@ def test_the_reduction_share_is_the_closed_form_against_the_reference_shape():
     calls = TileGrid(132, 132.0, 20480.0, 5e9)
     f = float(gemm_shape_factor(*whole, 2048, hopper))
     assert float(gemm_shape_factor(*whole, 2048, calls)) == pytest.approx(1 / (1 / f + 5e9 / (2 * 8192 * 8448 * 2048)))
+
+
+# The same table regenerated with FP8 columns (xla/backends/gpu/cost_model/matmul_interpolator_data.h, TensorFlow's
+# copy at commit a305421), key "sm_100": (batch, M, N) -> {K: (BF16, FP8 E4M3) TFLOP/s}
+XLA_SM100 = {
+    (4, 4096, 4096): {1024: (1350.49, 2651.21), 2048: (1539.85, 3122.48), 4096: (1670.47, 3279.68)},
+    (4, 4096, 2048): {1024: (1163.06, 2400.76), 2048: (1345.75, 2884.89), 4096: (1465.71, 3133.33)},
+    (4, 4096, 1024): {1024: (1060.49, 1868.70), 2048: (1265.23, 2422.34), 4096: (1411.90, 2662.05)},
+    (1, 4096, 4096): {1024: (1075.62, 1895.40), 2048: (1277.79, 2484.97), 4096: (1416.87, 2764.98)},
+    (1, 4096, 2048): {1024: (913.82, 1332.19), 2048: (1170.01, 1833.50), 4096: (1343.54, 2499.44)},
+}
+
+
+@pytest.mark.parametrize(("column", "tolerance"), [(0, 0.06), (1, 0.10)])
+def test_blackwell_gemms_lose_to_the_reduction_as_the_published_sm100_table_does(column, tolerance):
+    # Within each row, K = 1,024 and 2,048 against K = 4,096: BF16 with k0 = 172, FP8 with k0 x 1.967 (the family's FP8
+    # ratio; the table's FP8 column fitted alone gives 312-472). No SM count is modelled for Blackwell, so the rows'
+    # wave effects cancel in the ratio. Without the reduction term the model would keep the rate flat.
+    from interconnect.topics.seating.kernels import gemm_shape_factor
+
+    k = kernel_figures("b200")
+    grid = k.tile_grid(1.0 if column == 0 else k.fp8_gemm_ratio)
+    for (b, m, n), row in XLA_SM100.items():
+        at = {kk: float(gemm_shape_factor(b * m, n, kk, grid)) for kk in row}
+        for kk in (1024, 2048):
+            measured = row[kk][column] / row[4096][column]
+            assert at[kk] / at[4096] == pytest.approx(measured, rel=tolerance), (b, m, n, kk)
+        assert row[1024][column] / row[4096][column] < 0.85  # what a flat rate (the model before) could not give
