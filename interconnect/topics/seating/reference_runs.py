@@ -65,7 +65,8 @@ class ReferenceRun(PublishedRun):
                         attention=self.attention_kernel, dropout=self.dropout,
                         pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
-                        tp_comm_overlap=self.tp_overlap, fp8_recipe=self.fp8_recipe or "delayed",
+                        tp_comm_overlap=self.tp_overlap, tp_overlap_config=self.tp_overlap_config,
+                        fp8_recipe=self.fp8_recipe or "delayed",
                         selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
                         hbm_bytes_per_s=self.hbm_tb_s * 1e12, power_limit_w=self.power_limit_w,
                         ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode)
