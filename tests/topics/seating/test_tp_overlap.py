@@ -29,7 +29,7 @@ def test_transformer_engine_defaults_as_initialize_ub_sets_them():
         assert te[name] == UbGemm("pipeline", 16, True, 4)
     for name in ("qkv_dgrad", "qkv_wgrad", "fc1_dgrad", "fc1_wgrad"):
         assert te[name] == UbGemm("bulk", 16, True)
-    assert UB_STREAMS == 3  # _NUM_MAX_UB_STREAMS = 3 in the same file
+    assert UB_STREAMS == 3  # _NUM_MAX_UB_STREAMS = 3 there (cpp_extensions/gemm.py from v2.10 to v2.12)
 
 
 def test_megatron_bridge_configs_the_benchmarks_select():

@@ -37,7 +37,8 @@ __all__ = ["UB_CONFIGS", "UB_STREAMS", "UbGemm", "bulk_extra_s", "packed_sms", "
            "ub_config"]
 
 #: CUDA streams the chunked GEMMs of one overlap are issued on, round-robin (``_NUM_MAX_UB_STREAMS = 3``,
-#: transformer_engine/pytorch/module/base.py; CommOverlapCore creates min(3, num_splits) compute streams).
+#: transformer_engine/pytorch/module/base.py in TE v2.8-v2.9, cpp_extensions/gemm.py in v2.10-v2.12;
+#: CommOverlapCore creates min(3, num_splits) compute streams).
 UB_STREAMS = 3
 
 
