@@ -141,7 +141,9 @@ def ring_s(chunk_alone_s: np.ndarray, chunk_packed_s: np.ndarray, step_s: np.nda
     .. math:: \max\left(c\, t_{packed},\; (c - 1)\, t_{step} + t_{alone}\right)
 
     ends it: all chunks back to back on the GPU (side by side on the streams, :math:`t_{packed}` each), or
-    every step in turn and one chunk alone before or after them.
+    every step in turn and one chunk alone before or after them. The all-gather ring chains its steps (each send
+    waits for the previous receive); the reduce-scatter form sends to a different peer each step on up to three
+    send streams, so for it the steps taken in turn are an upper bound.
 
     >>> float(ring_s(1.0, 0.5, 0.2, 8))   # compute-bound: 8 chunks of 0.5
     4.0
