@@ -70,26 +70,27 @@ def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarra
     >>> [f"{float(gemm_shape_factor(8192, 8448, k, hopper)):.3f}" for k in (1024, 2048, 8192, 20480)]
     ['0.864', '0.930', '0.986', '0.998']
     """
-    grid = sms if isinstance(sms, TileGrid) else TileGrid(int(sms))
+    grid = sms if isinstance(sms, TileGrid) else TileGrid(sms)
+    count = np.asarray(grid.sms, dtype=float)  # an array where streams share the SMs (TP overlap's chunks)
     m, n, k = (np.asarray(v, dtype=float) for v in (m, n, k))
     shape = np.broadcast(m, n, k).shape
     if grid.k_overhead > 0:
         k0, ref = grid.k_overhead, grid.reference_k
         reduction = np.minimum(1.0, (k / (k + k0)) / (ref / (ref + k0)))
-    elif grid.sms > 0:
+    elif np.all(count > 0):
         reduction = np.minimum(1.0, k / 1024.0)
     else:
         return np.ones(shape)
     calls = 0.0 if grid.call_flop <= 0 else grid.call_flop / np.maximum(2.0 * m * n * k, 1.0)
-    if grid.sms <= 0:
+    if np.any(count <= 0):
         return 1.0 / (1.0 / np.broadcast_to(reduction, shape) + calls)
     best = np.zeros(shape)
     for tm, tn in TILES:
         rows, cols = np.ceil(m / tm), np.ceil(n / tn)
         tiles = rows * cols
         useful = (m * n) / (rows * tm * cols * tn)
-        waves = np.ceil(tiles / grid.sms)
-        best = np.maximum(best, useful * tiles / (waves * grid.sms))
+        waves = np.ceil(tiles / count)
+        best = np.maximum(best, useful * tiles / (waves * count))
     return 1.0 / (1.0 / (best * reduction) + calls)
 
 

@@ -73,7 +73,7 @@ class TileGrid:
     (0: none).
     """
 
-    sms: int
+    sms: int | float | np.ndarray
     k_overhead: float = 0.0
     reference_k: float = 0.0
     call_flop: float = 0.0

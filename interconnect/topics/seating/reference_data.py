@@ -40,13 +40,14 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "virtual_stages", "schedule", "uneven_stages", "recompute", "sequence_parallel", "precision",
                 "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
-                "stack", "fp8_recipe", "tp_comm_overlap", "active_params", "experts", "top_k", "shared_experts",
-                "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s",
-                "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib")
+                "stack", "fp8_recipe", "tp_comm_overlap", "tp_overlap_config", "active_params", "experts", "top_k",
+                "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain",
+                "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
+                             "tp_overlap_config",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
                              "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp",
                              "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib"})
@@ -126,6 +127,8 @@ class PublishedRun:
     fp8_recipe: str = ""
     #: TP communication overlapped with the GEMMs (None: the stack's default, on for NeMo and Megatron-Bridge)
     tp_comm_overlap: bool | None = None
+    #: the userbuffers configuration the recipe hands Transformer Engine, by Megatron-Bridge's name ("": TE's own)
+    tp_overlap_config: str = ""
     #: MoE: parameters one token uses (None: all of ``params``), experts and their shape, expert parallelism
     active_params: float | None = None
     experts: int = 0

@@ -212,6 +212,8 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
         overlap = _OVERLAP[dim]
         if dim == "cp" and workload.context_parallel == "all-gather":
             coll, overlap = "all-gather + reduce-scatter", "no: attention waits for the gathered K and V"
+        if dim == "tp" and workload.tp_comm_overlap and workload.sequence_parallel:
+            overlap = "inside the GEMMs (userbuffers); exposed is what the chunked GEMMs and the rest add"
         rows.append(Dimension(
             name=dim, label=DIMENSION_LABELS[dim], degree=degree, collective=coll if degree > 1 else "none",
             tier=("NVLink" if spans == 1 else "network (NIC)") if degree > 1 else "none",

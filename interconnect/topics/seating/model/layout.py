@@ -216,8 +216,13 @@ class Workload:
     ``tp_comm_overlap`` whether TP's all-gathers and reduce-scatters run inside the GEMMs they feed (Transformer
     Engine's userbuffers overlap, which NeMo's and Megatron-Bridge's performance recipes switch on: NVIDIA/NeMo
     nemo/collections/llm/recipes/llama3_70b.py, MegatronCommOverlapCallback(tp_comm_overlap=True); Megatron-Bridge
-    CommOverlapConfig(tp_comm_overlap=True)); the collective is cut into TP chunks that pipeline with the GEMM's
-    own chunks, so only the first chunk and what outlasts the GEMMs wait (off: all of it waits);
+    CommOverlapConfig(tp_comm_overlap=True)), with sequence parallelism only: each GEMM runs beside its collective
+    as Transformer Engine runs it (:func:`interconnect.topics.seating.model.step._tp_overlap_extra`: chunked GEMMs,
+    the SMs the collectives hold, what outlasts the GEMMs) (off: all of it waits);
+    ``tp_overlap_config`` with ``tp_comm_overlap``, the userbuffers configuration by the name Megatron-Bridge gives
+    it ("" for Transformer Engine's defaults): which GEMMs run as ring-exchange chunks, as a pipeline of column
+    chunks or beside a bulk collective, and the SMs each collective holds
+    (:data:`interconnect.topics.seating.model.tp_overlap.UB_CONFIGS`);
     ``fp8_recipe`` (FP8 only) how FP8 scales are found: ``delayed`` (amax history, fused into the cast),
     ``current-scaling`` and ``tensorwise`` (an amax pass over the tensor before each cast), ``mxfp8`` and
     ``blockwise`` (per-block scales computed inside the cast);
@@ -279,6 +284,7 @@ class Workload:
     context_parallel: str = "ring"
     grad_bytes: int = 0
     tp_comm_overlap: bool = False
+    tp_overlap_config: str = ""
     fp8_recipe: str = "delayed"
     selective_policy: str = "megatron"
     hbm_bytes_per_s: float = 0.0

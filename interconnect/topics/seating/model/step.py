@@ -311,6 +311,100 @@ def _tensor_parallel(g: _Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.where(on, seconds, 0.0), np.where(on, calls, 0.0), sent
 
 
+def _tp_overlap_extra(g: _Grid, tp_layer: np.ndarray) -> np.ndarray:
+    """Seconds TP adds per layer and micro-batch under userbuffers overlap, beyond the whole GEMMs in the compute.
+
+    Each of the layer's TP GEMMs runs as its configuration says (:mod:`~interconnect.topics.seating.model.tp_overlap`,
+    ``Workload.tp_overlap_config``): a ring-exchange GEMM as TP chunks of ``T/t`` token rows (each at its own
+    tiles and waves, packed on the streams, :func:`~interconnect.topics.seating.kernels.gemm_shape_factor`), one
+    ring step of :math:`T/t \times h` values a chunk, plus the reduce-scatter form's closing sum of the TP partial
+    outputs in HBM; a pipelined one as ``num_splits`` column chunks on the SMs less ``num_sm``, each chunk's
+    reduce-scatter after it; a bulk pair (the backward pass of the QKV and FC1 layers) as the whole GEMM beside the
+    whole all-gather of its saved input (inputs' gradient) or the reduce-scatter of that gradient (weights'
+    gradient), losing the SMs the collective holds. The forward pairs run once more with a recomputed forward; the
+    weights' gradients of the projection and FC2 need no collective of their own. A mixture of experts' MLP is not
+    a Transformer Engine linear layer with userbuffers, so its half of the layer's TP traffic stays exposed.
+    """
+    from interconnect.topics.seating.kernels import TileGrid, gemm_shape_factor
+    from interconnect.topics.seating.model.tp_overlap import (
+        bulk_extra_s,
+        packed_sms,
+        pipeline_s,
+        ring_s,
+        ub_config,
+    )
+
+    model, workload, h, tp = g.model, g.workload, g.h, g.tp
+    cfg = ub_config(workload.tp_overlap_config)
+    gemm_rate, _, tiles, _ = _rates(g.cluster, workload, seq=g.s / g.cp)
+    grid = tiles if isinstance(tiles, TileGrid) else TileGrid(int(tiles))
+    sms = grid.sms
+    hbm = _hbm_bytes_per_s(g.cluster, workload)
+    per_layer_params, _ = layer_params(model)
+    per, dom = g.groups["tp"]
+    T = g.s * g.b / g.cp
+    # the GEMM shapes of _layer_times: (outputs n, reduced k, weights) of QKV, projection, FC1, FC2
+    kv_width = 2 * model.kv_heads * model.head_dim
+    q = float(model.heads * model.head_dim)
+    attn_w = h * (q + kv_width) + q * h
+    mlp_w = max(per_layer_params - attn_w, 0.0)
+    shapes = {"qkv": ((q + kv_width) / tp, h, h * (q + kv_width)), "proj": (h, q / tp, q * h),
+              "fc1": (mlp_w / (2 * h) / tp, h, mlp_w / 2),
+              "fc2": (h, np.maximum(model.ffn_hidden / tp, 1.0), mlp_w / 2)}
+    weighted = sum(w for _, _, w in shapes.values())
+    act = np.full_like(tp, T * h * g.nbytes)                         # a layer's activation, all TP ranks' tokens
+    gathered = act * min(workload.dtype_bytes, 2) / g.nbytes          # FP8: the all-gathered inputs in 1 byte
+    rows = T / tp
+
+    def at(m, n, k, unit, s_count):
+        share = gemm_shape_factor(m, n, k, replace(grid, sms=s_count)) if sms > 0 else 1.0
+        return unit / np.maximum(share, 1e-9)
+
+    def sms_for(ub):
+        return sms - ub.num_sm if ub.sm_margin else sms
+
+    fwd = bwd = 0.0 * tp
+    layers = ("qkv", "proj") if model.is_moe else ("qkv", "proj", "fc1", "fc2")
+    for name in layers:
+        n, k, w = shapes[name]
+        unit = 2 * T * per_layer_params / tp / gemm_rate * w / weighted  # the forward GEMM at the full rate
+        whole = at(T, n, k, unit, sms)
+        ub = cfg[f"{name}_fprop"]
+        s_eff = sms_for(ub)
+        reduce_scatter = name in ("proj", "fc2")
+        if ub.method == "ring":
+            alone = at(rows, n, k, unit / tp, s_eff)
+            packed = at(rows, n, k, unit / tp, packed_sms(s_eff, tp))
+            step = _time_s(g.cluster, "sendrecv", per, dom, (act if reduce_scatter else gathered) / tp)
+            both = ring_s(alone, packed, step, tp)
+            if reduce_scatter:  # the TP partial outputs summed into this rank's chunk: read all, write one
+                both = both + act * (1.0 + 1.0 / tp) / hbm
+        else:  # pipeline: num_splits chunks of the output columns
+            splits = ub.num_splits
+            chunk = at(T, n / splits, k, unit / splits, packed_sms(s_eff, splits))
+            both = pipeline_s(chunk, _time_s(g.cluster, "reduce_scatter", per, dom, act / splits), splits)
+        fwd = fwd + both - whole
+        if reduce_scatter:
+            # the row-parallel layer's inputs' gradient: its output gradient all-gathered in a ring, (T, k, n)
+            ub = cfg[f"{name}_dgrad"]
+            s_eff = sms_for(ub)
+            whole = at(T, k, n, unit, sms)
+            alone = at(rows, k, n, unit / tp, s_eff)
+            packed = at(rows, k, n, unit / tp, packed_sms(s_eff, tp))
+            bwd = bwd + ring_s(alone, packed, _time_s(g.cluster, "sendrecv", per, dom, gathered / tp), tp) - whole
+        else:
+            # the column-parallel layer's backward: inputs' gradient beside the all-gather of the saved input,
+            # weights' gradient beside the reduce-scatter of that inputs' gradient
+            for part, (m_, n_, k_), comm in (("dgrad", (T, k, n), _time_s(g.cluster, "all_gather", per, dom, gathered)),
+                                             ("wgrad", (k, n, T), _time_s(g.cluster, "reduce_scatter", per, dom, act))):
+                ub = cfg[f"{name}_{part}"]
+                bwd = bwd + bulk_extra_s(at(m_, n_, k_, unit, sms), comm, ub.num_sm, sms, ub.sm_margin)
+    extra = np.maximum((g.passes - 1.0) * fwd + bwd, 0.0)
+    if model.is_moe:
+        extra = extra + tp_layer / 2.0  # the MLP's all-gathers and reduce-scatters, outside userbuffers
+    return extra
+
+
 def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """CP per layer and micro-batch: seconds, exposed seconds, calls and bytes each GPU sends.
 
@@ -568,11 +662,14 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     lt = _layer_times(g)
     dense_gpu, expert_gpu = _params_per_gpu(g)
     tp_layer, tp_calls, tp_sent = _tensor_parallel(g)
-    if workload.tp_comm_overlap:
-        # userbuffers overlap: the all-gather / reduce-scatter is split into TP chunks that pipeline with the GEMM's
-        # chunks (Transformer Engine's ring-exchange overlap): the first chunk waits, and what outlasts the GEMMs
-        gemm_window = lt.gemm_fwd * (g.passes - 1.0) + lt.gemm_bwd  # forward GEMMs, backward, a recomputed forward
-        tp_exposed = np.where(g.tp > 1, np.maximum(tp_layer / g.tp, tp_layer - gemm_window), 0.0)
+    ub_overlap = workload.tp_comm_overlap and workload.sequence_parallel
+    if ub_overlap:
+        # userbuffers overlap: each GEMM beside its collective as Transformer Engine runs it (ring-exchange chunks,
+        # a pipeline of column chunks, or bulk beside a whole collective); what that adds to the whole GEMMs.
+        # Without sequence parallelism there is no all-gather / reduce-scatter to overlap, and Megatron-Bridge turns
+        # the overlap off (src/megatron/bridge/training/comm_overlap.py at v0.2.0, "Disabling tensor parallel
+        # communication overlap due to sequence_parallel=False")
+        tp_exposed = np.where(g.tp > 1, _tp_overlap_extra(g, tp_layer), 0.0)
     else:
         tp_exposed = tp_layer
     cp_layer, cp_exposed, cp_calls, cp_sent = _context_parallel(g, lt)
@@ -601,8 +698,10 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     psi = dense_gpu + expert_gpu
     optimizer_s = _optimizer_s(g, dense_gpu, expert_gpu)
 
-    # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time)
-    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in DIMENSIONS)
+    # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
+    # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
+    overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
+    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped)
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
     step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
     L, s, h = model.layers, g.s, g.h
