@@ -25,6 +25,7 @@ __all__ = [
     "SCHEDULES",
     "SELECTIVE_POLICIES",
     "Workload",
+    "ZERO3_FETCHES",
     "check_layout",
     "fit_layout",
     "layout_problems",
@@ -50,6 +51,8 @@ SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
 DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
 EXPERT_GEMMS = ("grouped", "per-expert")
+#: When ZeRO-3 gathers a layer's weights (see :class:`Workload`).
+ZERO3_FETCHES = ("prefetch", "on-demand")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
              "dualpipe": "DualPipe"}
 DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
@@ -245,7 +248,12 @@ class Workload:
     them, each expert's GEMM costing its FLOPs) or ``per-expert`` (Transformer Engine's GroupedLinear, which
     Megatron-Core's ``--moe-grouped-gemm`` uses: one cuBLASLt GEMM per local expert issued over several CUDA
     streams, each call paying a fixed cost however few tokens it has, see
-    :data:`interconnect.topics.seating.model.step.PER_EXPERT_GEMM_S`).
+    :data:`interconnect.topics.seating.model.step.PER_EXPERT_GEMM_S`);
+    ``zero3_fetch`` when ZeRO-3 gathers the weights: ``prefetch`` (a layer ahead, beside the compute, kept for the
+    backward pass when recomputation does not drop them: FSDP, DeepSpeed since mid-2021) or ``on-demand`` (each
+    module's weights gathered when it runs and waited for before its compute, released after every use, so again
+    in the recomputed forward and in the backward: DeepSpeed's ZeRO-3 of April 2021, whose prefetch never fired,
+    rule R29 of ``training-runs.toml``).
     """
 
     micro_batch: int = 1
@@ -271,6 +279,7 @@ class Workload:
     power_limit_w: float = 0.0
     ddp: str = "bucketed"
     expert_gemm: str = "grouped"
+    zero3_fetch: str = "prefetch"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -350,6 +359,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
     if workload.expert_gemm not in EXPERT_GEMMS:
         problems.append(f"Expert GEMM mode '{workload.expert_gemm}' is not {' or '.join(EXPERT_GEMMS)}.")
+    if workload.zero3_fetch not in ZERO3_FETCHES:
+        problems.append(f"ZeRO-3 fetch mode '{workload.zero3_fetch}' is not {' or '.join(ZERO3_FETCHES)}.")
     if workload.selective_policy not in SELECTIVE_POLICIES:
         problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
                         f"{' or '.join(SELECTIVE_POLICIES)}.")

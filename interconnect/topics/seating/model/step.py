@@ -397,13 +397,15 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
 
     Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what is left, and
     at least the last bucket, is exposed. ZeRO-1/2's weight all-gather overlaps the next step's first
-    forward; ZeRO-3's gathers are prefetched a layer ahead of the compute. With ``bucket_bytes <= 0`` there
-    is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit (a layer) at a time
-    (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3).
+    forward; ZeRO-3's gathers are prefetched a layer ahead of the compute (with ``zero3_fetch = "on-demand"``
+    gathered as each module runs and waited for: forward, recomputed forward and backward). With
+    ``bucket_bytes <= 0`` there is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit
+    (a layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3).
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
     after_backward = workload.ddp == "after-backward"
+    on_demand = workload.zero3_fetch == "on-demand"
     bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
     def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray,
@@ -438,12 +440,16 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         else:
             gathered = 1
             layer_ag = _time_s(cluster, "all_gather", per, dom, weights / layers)
-        z3_ag = 2 * micro * layers * layer_ag  # weights gathered forward and backward, every micro-batch
+        # weights gathered forward and backward, every micro-batch; fetched on demand and released after each use
+        # (Workload.zero3_fetch), once more in the recomputed forward of full recomputation
+        gathers = 2.0 + (1.0 if on_demand and workload.recompute == "full" else 0.0)
+        z3_ag = gathers * micro * layers * layer_ag
         seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
-        z3_calls = rs_calls + 2 * micro * layers * gathered
+        z3_calls = rs_calls + gathers * micro * layers * gathered
         calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, z3_calls))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
-        volume = share * np.where(z == 0, 2.0 * grads, np.where(z < 3, grads + weights, grads + 2 * micro * weights))
+        volume = share * np.where(z == 0, 2.0 * grads,
+                                  np.where(z < 3, grads + weights, grads + gathers * micro * weights))
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
@@ -454,8 +460,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             # DeepSpeed's TrainSchedule reduces the gradients after the last micro-batch (runtime/pipe/schedule.py:
             # ReduceTiedGrads, ReduceGrads, OptimizerStep at the last step): nothing overlaps them
             hidden_grad = np.where(g.pp > 1, grad_part, hidden_grad)
+        # prefetched, ZeRO-3's gathers hide behind the compute a layer ahead; on demand each waits before its compute
+        z3_exposed = z3_ag if on_demand else np.maximum(layer_ag, z3_ag - micro * compute_micro)
         gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
-                                                        np.maximum(layer_ag, z3_ag - micro * compute_micro)))
+                                                        z3_exposed))
         for key, value in (("time", seconds), ("calls", calls), ("bytes", volume),
                            ("exposed", hidden_grad + gather_exposed)):
             totals[key] += np.where(active, value, 0.0)
