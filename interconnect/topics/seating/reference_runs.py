@@ -72,7 +72,7 @@ class ReferenceRun(PublishedRun):
                         ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode,
                         memory_bytes=self.memory_gb * 1e9, offload_layers=self.offload_layers,
                         pipeline_fsdp_unsharded="torchtitan" in self.stack,
-                        loss_fp32_copies=3 if "torchtitan" in self.stack else 1)
+                        loss_fp32_copies=3 if "torchtitan" in self.stack else 1, zero3_fetch=self.zero3_fetch_mode)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
@@ -92,6 +92,19 @@ class ReferenceRun(PublishedRun):
         """
         megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
         return "per-expert" if megatron_core and self.experts > 0 else "grouped"
+
+    @property
+    def zero3_fetch_mode(self) -> str:
+        """When the run's ZeRO-3 gathered its weights (rule R31 of training-runs.toml, written before the comparison).
+
+        DeepSpeed's ZeRO-3 of April 2021 (``stack`` "DeepSpeed ZeRO-3 (2021)") registered the root module's
+        sub-module hook before the hook that resets the trace step, so the step ran one behind the recorded trace
+        and its prefetcher returned nothing ("Tracing failed. Prefetching is disabled", deepspeed/runtime/zero/
+        stage3.py at c83e49f, setup_zero_stage3_hooks and get_params_to_prefetch; the off-by-one DeepSpeed's
+        maintainers traced in issue 1069 and fixed in pull request 1170): every module gathered its weights when it
+        ran and waited for them ("on-demand"). Every other run "prefetch".
+        """
+        return "on-demand" if self.stack == "DeepSpeed ZeRO-3 (2021)" else "prefetch"
 
     @property
     def attention_kernel(self) -> str:

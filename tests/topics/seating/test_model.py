@@ -652,6 +652,74 @@ def test_deepspeed_2021_zero3_moves_one_tensor_per_call():
     assert float(per_tensor["dp_time"][0]) > float(per_layer["dp_time"][0])  # more calls, more latency
 
 
+def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each():
+    # Rule R31: DeepSpeed's ZeRO-3 at c83e49f prefetched nothing (its trace step ran one behind the recorded trace,
+    # deepspeedai/DeepSpeed issue 1069 and pull request 1170) and released every module's weights after each use, so
+    # with full recomputation each weight matrix is gathered in the forward, the recomputed forward and the backward,
+    # and each gather is waited for before the module's compute: all of it exposed. Closed form on one layout:
+    #   calls   = 12 L + 3 m 4 L                    (on demand)   vs 12 L + 2 m 4 L (prefetch)
+    #   gathers = 3 m L 4 t_ag(W / 4L) + 3 m L 4 n t_torch + 3 (3 m W) / HBM     all exposed
+    #   exposed = max(rs / 12L, rs - 2/3 compute per micro-batch) + gathers
+    # with rs = 12 L t_rs(G / 12L), W the BF16 weights and G the gradients a GPU holds, t the model's one-call times;
+    # the last two terms are DeepSpeed's own per gather: a Python slice per rank of the n = 64 (2 µs a torch call,
+    # PyTorch's overrides_benchmark README) and three passes over HBM (zero-fill, PyTorch's list all-gather's copy out).
+    import dataclasses
+
+    from interconnect.topics.seating.model.step import evaluate_layouts
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    model = PRESETS["llama3-8b"]
+    cluster = h100(8)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(64), a(1), a(1), a(3))
+    prefetch = Workload(global_batch=128, micro_batch=1, recompute="full", ddp="per-tensor")
+    on_demand = dataclasses.replace(prefetch, zero3_fetch="on-demand")
+    pre, dem = (evaluate_layouts(model, cluster, w, *args) for w in (prefetch, on_demand))
+    layers, micro = model.layers, 2
+    assert float(pre["dp_calls"][0]) == 12 * layers + 2 * micro * 4 * layers
+    assert float(dem["dp_calls"][0]) == 12 * layers + 3 * micro * 4 * layers
+    psi = float(dem["psi"][0])
+    per, dom = np.array([8]), np.array([8])          # DP 64 over 8 nodes of 8
+    t_ag = float(_time_s(cluster, "all_gather", per, dom, a(2 * psi / layers / 4))[0])
+    t_rs = float(_time_s(cluster, "reduce_scatter", per, dom, a(2 * psi / layers / 12))[0])
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+
+    hbm = _hbm_bytes_per_s(cluster)  # the memory-bound rate every HBM pass of the model runs at
+    calls = 3 * micro * layers * 4
+    gathers = calls * t_ag + calls * 64 * 2e-6 + 3 * (3 * micro * 2 * psi) / hbm
+    rs = 12 * layers * t_rs
+    assert float(dem["dp_time"][0]) == pytest.approx(rs + gathers, rel=1e-9)
+    window = 2 / 3 * float(dem["compute_s"][0]) / micro
+    assert float(dem["dp_exposed"][0]) == pytest.approx(max(rs / (12 * layers), rs - window) + gathers, rel=1e-9)
+    # prefetched, the gathers hide behind the compute but for what outlasts it; the compute itself is the same
+    assert float(pre["dp_exposed"][0]) < float(dem["dp_exposed"][0])
+    assert float(pre["compute_s"][0]) == float(dem["compute_s"][0])
+    # without full recomputation nothing runs forward twice: two gathers a micro-batch either way
+    selective = evaluate_layouts(model, cluster, dataclasses.replace(on_demand, recompute="selective"), *args)
+    assert float(selective["dp_calls"][0]) == 12 * layers + 2 * micro * 4 * layers
+
+
+def test_deepspeed_2021_gather_overhead_grows_with_the_ranks_at_two_microseconds_a_slice():
+    # _allgather_param at c83e49f cuts the gathered buffer into one view per rank in Python before each gather:
+    # a torch call each, "on the order of 2 μs" (pytorch/pytorch benchmarks/overrides_benchmark/README.md); the
+    # buffer is zero-filled and PyTorch's list all-gather copies it out once more: 3 passes of the bytes over HBM.
+    from interconnect.topics.seating.model.step import TORCH_CALL_S, deepspeed_2021_gather_overhead_s
+
+    assert TORCH_CALL_S == 2e-6
+    calls, gathered, hbm = 1152, 1.05e12, 2.0e12
+    t = {n: float(deepspeed_2021_gather_overhead_s(calls, n, gathered, hbm)) for n in (384, 768, 1536)}
+    assert t[1536] - t[768] == pytest.approx(calls * 768 * 2e-6)         # the slicing: linear in the ranks
+    assert t[768] - t[384] == pytest.approx(calls * 384 * 2e-6)
+    assert t[384] - calls * 384 * 2e-6 == pytest.approx(3 * gathered / hbm)  # the HBM passes: not in the ranks
+
+
+def test_an_unknown_zero3_fetch_mode_is_refused_by_name():
+    from interconnect.topics.seating.model import layout_problems
+
+    problems = layout_problems(PRESETS["llama3-8b"], h100(1), Layout(dp=8, zero=3), Workload(zero3_fetch="lazy"))
+    assert any("ZeRO-3 fetch mode 'lazy'" in p for p in problems)
+
+
 def test_fp8_recipes_cost_their_casts_beyond_the_gemms():
     # What an FP8 recipe costs beyond the GEMMs (Transformer Engine's FP8 recipes, NVIDIA/TransformerEngine docs,
     # "Using FP8 with Transformer Engine"): each GEMM input (QKV, projection, FC1, FC2 forward) and each output

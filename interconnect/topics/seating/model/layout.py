@@ -25,6 +25,7 @@ __all__ = [
     "SCHEDULES",
     "SELECTIVE_POLICIES",
     "Workload",
+    "ZERO3_FETCHES",
     "check_layout",
     "fit_layout",
     "layout_problems",
@@ -50,6 +51,8 @@ SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
 DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
 EXPERT_GEMMS = ("grouped", "per-expert")
+#: When ZeRO-3 gathers a layer's weights (see :class:`Workload`).
+ZERO3_FETCHES = ("prefetch", "on-demand")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
              "dualpipe": "DualPipe"}
 DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
@@ -265,6 +268,11 @@ class Workload:
     softmax and its gradient in place (megatron/core/tensor_parallel/cross_entropy.py at 6cc29a2), 3 for PyTorch's
     ``cross_entropy`` on logits cast to FP32 (torchtitan's loss at 9dec370, train.py ``loss_fn``): its backward
     holds the saved log-softmax, the gradient arriving at it and the gradient it returns at once.
+    ``zero3_fetch`` when ZeRO-3 gathers the weights: ``prefetch`` (a layer ahead, beside the compute, kept for the
+    backward pass when recomputation does not drop them: FSDP, DeepSpeed since mid-2021) or ``on-demand`` (each
+    module's weights gathered when it runs and waited for before its compute, released after every use, so again
+    in the recomputed forward and in the backward: DeepSpeed's ZeRO-3 of April 2021, whose prefetch never fired,
+    rule R31 of ``training-runs.toml``).
     """
 
     micro_batch: int = 1
@@ -295,6 +303,7 @@ class Workload:
     offload_layers: int = 0
     pipeline_fsdp_unsharded: bool = False
     loss_fp32_copies: int = 1
+    zero3_fetch: str = "prefetch"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -374,6 +383,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
     if workload.expert_gemm not in EXPERT_GEMMS:
         problems.append(f"Expert GEMM mode '{workload.expert_gemm}' is not {' or '.join(EXPERT_GEMMS)}.")
+    if workload.zero3_fetch not in ZERO3_FETCHES:
+        problems.append(f"ZeRO-3 fetch mode '{workload.zero3_fetch}' is not {' or '.join(ZERO3_FETCHES)}.")
     if workload.selective_policy not in SELECTIVE_POLICIES:
         problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
                         f"{' or '.join(SELECTIVE_POLICIES)}.")

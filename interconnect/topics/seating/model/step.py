@@ -36,7 +36,7 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
-           "DEEPSPEED_GATHERED_PER_LAYER"]
+           "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -491,13 +491,16 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
 
     Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what is left, and
     at least the last bucket, is exposed. ZeRO-1/2's weight all-gather overlaps the next step's first
-    forward; ZeRO-3's gathers are prefetched a layer ahead of the compute. With ``bucket_bytes <= 0`` there
-    is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit (a layer) at a time
-    (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3).
+    forward; ZeRO-3's gathers are prefetched a layer ahead of the compute (with ``zero3_fetch = "on-demand"``
+    gathered as each module runs and waited for: forward, recomputed forward and backward). With
+    ``bucket_bytes <= 0`` there is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit
+    (a layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3).
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
     after_backward = workload.ddp == "after-backward"
+    on_demand = workload.zero3_fetch == "on-demand"
+    hbm = _hbm_bytes_per_s(cluster, workload)
     bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
     def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray,
@@ -532,12 +535,19 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         else:
             gathered = 1
             layer_ag = _time_s(cluster, "all_gather", per, dom, weights / layers)
-        z3_ag = 2 * micro * layers * layer_ag  # weights gathered forward and backward, every micro-batch
+        # weights gathered forward and backward, every micro-batch; fetched on demand and released after each use
+        # (Workload.zero3_fetch), once more in the recomputed forward of full recomputation
+        gathers = 2.0 + (1.0 if on_demand and workload.recompute == "full" else 0.0)
+        z3_ag = gathers * micro * layers * layer_ag
+        if on_demand:
+            z3_ag = z3_ag + deepspeed_2021_gather_overhead_s(gathers * micro * layers * gathered, degree,
+                                                             gathers * micro * weights, hbm)
         seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
-        z3_calls = rs_calls + 2 * micro * layers * gathered
+        z3_calls = rs_calls + gathers * micro * layers * gathered
         calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, z3_calls))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
-        volume = share * np.where(z == 0, 2.0 * grads, np.where(z < 3, grads + weights, grads + 2 * micro * weights))
+        volume = share * np.where(z == 0, 2.0 * grads,
+                                  np.where(z < 3, grads + weights, grads + gathers * micro * weights))
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
         grad_part = np.where(z == 0, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
@@ -548,8 +558,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             # DeepSpeed's TrainSchedule reduces the gradients after the last micro-batch (runtime/pipe/schedule.py:
             # ReduceTiedGrads, ReduceGrads, OptimizerStep at the last step): nothing overlaps them
             hidden_grad = np.where(g.pp > 1, grad_part, hidden_grad)
+        # prefetched, ZeRO-3's gathers hide behind the compute a layer ahead; on demand each waits before its compute
+        z3_exposed = z3_ag if on_demand else np.maximum(layer_ag, z3_ag - micro * compute_micro)
         gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
-                                                        np.maximum(layer_ag, z3_ag - micro * compute_micro)))
+                                                        z3_exposed))
         for key, value in (("time", seconds), ("calls", calls), ("bytes", volume),
                            ("exposed", hidden_grad + gather_exposed)):
             totals[key] += np.where(active, value, 0.0)
@@ -593,6 +605,39 @@ DEEPSPEED_TENSORS_PER_LAYER = 12
 #: weight matrices; biases and LayerNorms are under param_persistence_threshold (1e5 elements by default, stage3.py at
 #: c83e49f) and stay whole on every GPU.
 DEEPSPEED_GATHERED_PER_LAYER = 4
+
+
+#: Host seconds of one call of a torch function from Python on a ``torch.Tensor``: "on the order of 2 μs"
+#: (PyTorch's own ``__torch_function__`` micro-benchmark, pytorch/pytorch benchmarks/overrides_benchmark/README.md;
+#: a PyTorch maintainer puts a small tensor operation at about 2 µs, half of it Python's, in pytorch/pytorch issue
+#: 41383, 2020). One figure for every host, as the source gives one.
+TORCH_CALL_S = 2e-6
+
+
+@expects(gathered_bytes="B", hbm_bytes_per_s="B/s")
+def deepspeed_2021_gather_overhead_s(calls: np.ndarray | float, ranks: np.ndarray | float,
+                                     gathered_bytes: np.ndarray | float, hbm_bytes_per_s: float) -> np.ndarray:
+    r"""Seconds DeepSpeed's ZeRO-3 of April 2021 adds to its on-demand weight gathers beyond the collective itself.
+
+    Read from deepspeed/runtime/zero/partition_parameters.py at c83e49f, ``_allgather_param``, one call per
+    partitioned weight: it zero-fills a buffer of the whole weight (one write of it), synchronizes the device, and
+    cuts the buffer into one view per rank in a Python loop (``narrow``, a torch call each, with the GPU idle,
+    :data:`TORCH_CALL_S`); ``torch.distributed.all_gather`` with that list of views gathers into PyTorch's own flat
+    buffer and copies each rank's piece back out (ProcessGroupNCCL's list all-gather, one read and one write of the
+    weight; pytorch/pytorch pull request 33924 describes that copy; ``_all_gather_base``, which skips it, came in
+    pull request 56315 of April 2021). The fetch then waits for the device before the module computes, so all of it
+    is exposed:
+
+    .. math:: t = c\,n\,t_\text{torch} + \frac{3\,B}{\text{HBM}}
+
+    with :math:`c` the gathers, :math:`n` the ranks of the group, :math:`B` the bytes they gather in all and HBM the
+    rate the model's memory-bound passes run at. The copies' own launch costs (one per rank, issued while the
+    collective runs) and ``get_rank`` in the same loop have no published figure and are left out.
+
+    >>> f"{float(deepspeed_2021_gather_overhead_s(1152, 1536, 1.05e12, 2.039e12)):.2f} s"
+    '5.08 s'
+    """
+    return calls * np.asarray(ranks, dtype=float) * TORCH_CALL_S + 3.0 * np.asarray(gathered_bytes) / hbm_bytes_per_s
 
 
 def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
