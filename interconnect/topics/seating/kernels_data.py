@@ -44,7 +44,8 @@ FAMILY = Record("family", (
                "attention_table_basis", "gemm_k_basis", kind=str),
     *_optional("flash2_sources", "fp8_sources", "attention_sustained_sources", "power_sources", "hbm_sources",
                "attention_table_sources", "gemm_k_sources", "flash_fwd_tflops", "flash_bwd_tflops",
-               "flash_fwd_bwd_tflops", "flash2_fwd_bwd_tflops", "cudnn_fwd_tflops", "cudnn_bwd_tflops", kind=list),
+               "flash_fwd_bwd_tflops", "flash2_fwd_bwd_tflops", "cudnn_fwd_tflops", "cudnn_bwd_tflops",
+               "flash2_noncausal_fwd_bwd_tflops", kind=list),
     Field("attention_seq", list, required=False),
 ))
 #: Each list of sources, and the figure that needs it when that figure is given.
@@ -134,6 +135,9 @@ class KernelFigures:
     #: the large-GEMM rate, FLOP/s, of the sweep the per-tile and per-call costs were fitted to (its own clocks: a
     #: single-GPU burst, not :attr:`gemm_flops`); 0: none
     gemm_fit_flops: float = 0.0
+    #: FlashAttention-2's forward + backward rate, FLOP/s, without a causal mask at each ``attention_seq`` length
+    #: (the same figure's other panel); empty: not published, a call without a mask then takes the causal rate
+    flash2_noncausal_table: tuple[float, ...] = ()
 
     def tile_grid(self, rate_scale: float = 1.0) -> TileGrid:
         """What this family's GEMM tiles run on, for :func:`~interconnect.topics.seating.kernels.gemm_shape_factor`.
@@ -150,17 +154,22 @@ class KernelFigures:
         return TileGrid(self.sms, self.gemm_k_overhead * rate_scale, self.gemm_reference_k,
                         self.gemm_call_flop * rate_scale)
 
-    def attention_flops_for(self, kernel: str, seq: np.ndarray | float) -> np.ndarray | None:
+    def attention_flops_for(self, kernel: str, seq: np.ndarray | float, causal: bool = True) -> np.ndarray | None:
         """Forward + backward FLOP/s of an attention kernel at a sequence length, sustained; None without a table.
 
         The published single-GPU rates at the benchmark's sequence lengths, interpolated in the logarithm of the
-        length and held at the ends, times :attr:`attention_sustained`.
+        length and held at the ends, times :attr:`attention_sustained`. ``causal=False``: a call without a mask,
+        at FlashAttention-2's own figure for it where the family has one, else at the causal rate.
 
         >>> k = kernel_figures("h100-sxm")
         >>> [f"{float(k.attention_flops_for('flash2', n)) / 1e12 / k.attention_sustained:.0f}" for n in (8192, 65536)]
         ['308', '328']
+        >>> f"{float(k.attention_flops_for('flash2', 65536, causal=False)) / 1e12 / k.attention_sustained:.0f}"
+        '338'
         """
-        if kernel == "flash2" and (self.flash2_table or self.flash2_share is not None):
+        if kernel == "flash2" and not causal and self.flash2_noncausal_table:
+            table = self.flash2_noncausal_table
+        elif kernel == "flash2" and (self.flash2_table or self.flash2_share is not None):
             table = self.flash2_table  # its own figures; a share without a table is used as a share
         elif kernel == "cudnn" and self.cudnn_table:
             table = self.cudnn_table
@@ -294,6 +303,9 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                 if len(fwd) != len(bwd):
                     both = []
             tables[kernel] = tuple(float(v) * 1e12 for v in both)
+        tables["flash2_noncausal"] = tuple(float(v) * 1e12 for v in family.get("flash2_noncausal_fwd_bwd_tflops", ()))
+        if tables["flash2_noncausal"] and not tables["flash2"]:
+            row.fail("'flash2_noncausal_fwd_bwd_tflops' needs the causal 'flash2_fwd_bwd_tflops' beside it")
         for kernel, table in tables.items():
             if table and (len(table) != len(seqs) or any(not (math.isfinite(v) and v > 0) for v in table)):
                 row.fail(f"the '{kernel}' attention table must give one positive rate per 'attention_seq' length")
@@ -332,7 +344,8 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                                 tuple(float(n) for n in seqs), tables["flash"], tables["flash2"],
                                 family["attention_table_basis"], tables["cudnn"],
                                 float(k_overhead or 0.0), float(reference_k or 0.0), family["gemm_k_basis"],
-                                (call[0] or 0.0) * 1e-6 * (call[1] or 0.0) * 1e12, (call[1] or 0.0) * 1e12)
+                                (call[0] or 0.0) * 1e-6 * (call[1] or 0.0) * 1e12, (call[1] or 0.0) * 1e12,
+                                tables["flash2_noncausal"])
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

@@ -63,7 +63,7 @@ class ReferenceRun(PublishedRun):
                         sequence_parallel=self.sequence_parallel, schedule=self.schedule,
                         virtual_stages=self.virtual_stages, lighter_ends=self.uneven_stages,
                         attention=self.attention_kernel, dropout=self.dropout,
-                        pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel,
+                        pipeline_engine=self.pipeline_engine, context_parallel=self.context_parallel_mode,
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
                         tp_comm_overlap=self.tp_overlap, tp_overlap_config=self.tp_overlap_config,
                         fp8_recipe=self.fp8_recipe or "delayed",
@@ -92,6 +92,18 @@ class ReferenceRun(PublishedRun):
         """
         megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
         return "per-expert" if megatron_core and self.experts > 0 else "grouped"
+
+    @property
+    def context_parallel_mode(self) -> str:
+        """How the run's CP ranks shared K and V (rule R32 of training-runs.toml, written before the comparison).
+
+        torchtitan's ring attention with CP > 1 is PyTorch's experimental ``context_parallel`` ("pytorch": K and V
+        repeated to the query heads and all-gathered, outputs merged and gradients accumulated in FP32, round-robin
+        load balancing); every other run as its ``context_parallel`` key says.
+        """
+        if "torchtitan" in self.stack and self.cp > 1 and self.context_parallel == "ring":
+            return "pytorch"
+        return self.context_parallel
 
     @property
     def zero3_fetch_mode(self) -> str:

@@ -301,3 +301,27 @@ def test_blackwell_gemms_lose_to_the_reduction_as_the_published_sm100_table_does
             measured = row[kk][column] / row[4096][column]
             assert at[kk] / at[4096] == pytest.approx(measured, rel=tolerance), (b, m, n, kk)
         assert row[1024][column] / row[4096][column] < 0.85  # what a flat rate (the model before) could not give
+
+
+def test_flash_attention_2_without_a_mask_runs_at_its_own_panel_of_the_figure():
+    # Dao-AILab/flash-attention assets/flash2_h100_fwd_bwd_benchmark.png at 4f285b3, panel (b), no causal mask, head
+    # dim 128: 335 TFLOP/s at 8k and 338 at 16k (panel (d), causal: 308 and 328); held at 16k beyond it
+    k = kernel_figures("h100-sxm")
+    for seq, tflops in ((8192, 335.0), (16384, 338.0), (65536, 338.0)):
+        rate = float(k.attention_flops_for("flash2", seq, causal=False))
+        assert rate / k.attention_sustained == pytest.approx(tflops * 1e12)
+    assert float(k.attention_flops_for("flash2", 8192, causal=False)) > float(k.attention_flops_for("flash2", 8192))
+    # a kernel or family without a figure for calls without a mask keeps its causal rate
+    assert float(k.attention_flops_for("flash", 8192, causal=False)) == float(k.attention_flops_for("flash", 8192))
+    a100 = kernel_figures("a100-sxm")
+    assert float(a100.attention_flops_for("flash2", 8192, causal=False)) == float(
+        a100.attention_flops_for("flash2", 8192))
+
+
+def test_a_table_without_a_mask_needs_the_causal_one_beside_it(tmp_path):
+    target = _copy(tmp_path)
+    text = target.read_text()
+    text = text.replace("flash2_fwd_bwd_tflops = [163.0, 221.0, 265.0, 294.0, 308.0, 328.0]\n", "", 1)
+    target.write_text(text)
+    with pytest.raises(KernelDataError, match="flash2_noncausal_fwd_bwd_tflops"):
+        load_kernel_data(target)

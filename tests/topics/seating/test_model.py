@@ -775,3 +775,72 @@ def test_a_custom_gpus_cluster_carries_the_hypothetical_gpu_with_its_bases_compu
     # only the scale-up bandwidth differs (1.8 TB/s is H100's 900 GB/s doubled): the compute is the same
     assert plan(PRESETS["llama3-70b"], custom, layout, workload).compute_s == \
         plan(PRESETS["llama3-70b"], base, layout, workload).compute_s
+
+
+def test_pytorch_ring_attention_charges_its_steps_calls_and_fp32_merges():
+    # PyTorch's context_parallel as torchtitan ran it (rule R32; torch/distributed/tensor/experimental/_attention.py):
+    # with round-robin load balancing each of the cp steps does 1/cp of the rank's attention FLOPs, the first one
+    # causal call of the rank's s/cp tokens, the rest calls without a mask (s/cp queries against s/2cp keys, the
+    # work of a square call of s/cp/sqrt(2) tokens); the merges and FP32 accumulators move 12 + 10 (c - 1) bytes
+    # per output value forward and 36 + 28 (c - 1) backward. Closed form against the plain ring on one layout.
+    from dataclasses import replace
+
+    from interconnect.topics.seating.kernels import kernel_figures
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+    from interconnect.topics.seating.model.step import _grid, _layer_times, pytorch_ring_hbm_bytes
+
+    assert [tuple(float(v) for v in pytorch_ring_hbm_bytes(c)) for c in (1, 4)] == [(12.0, 36.0), (42.0, 120.0)]
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    cp, s = 8, 262144
+    ring = Workload(global_batch=1, micro_batch=1, seq_len=s, attention="flash2", recompute="none")
+    torch_cp = replace(ring, context_parallel="pytorch")
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(1), a(cp), a(1), a(3))
+    lt_ring = _layer_times(_grid(model, cluster, ring, *args))
+    lt_pt = _layer_times(_grid(model, cluster, torch_cp, *args))
+    k = kernel_figures("h100-sxm")
+    T, q = s / cp, model.heads * model.head_dim
+    flops = 4 * T * (s / 2) * q   # the rank's forward attention FLOPs, causal half
+    causal = float(k.attention_flops_for("flash2", T))
+    open_ = float(k.attention_flops_for("flash2", T / np.sqrt(2), causal=False))
+    assert float(lt_ring.attn_fwd[0]) == pytest.approx(flops / causal)
+    expected_fwd = flops / cp / causal + (cp - 1) * flops / cp / open_
+    assert float(lt_pt.attn_fwd[0]) == pytest.approx(expected_fwd)
+    assert float(lt_pt.attn_first_fwd[0]) == pytest.approx(flops / cp / causal)
+    assert float(lt_pt.attn_fwd[0]) < float(lt_ring.attn_fwd[0])   # 338 against 328 TFLOP/s beyond 16k tokens
+    fwd_b, bwd_b = (float(v) for v in pytorch_ring_hbm_bytes(cp))
+    merges = (fwd_b + bwd_b) * T * q / _hbm_bytes_per_s(cluster)
+    attention = 3.5 * (expected_fwd - flops / causal)   # forward + backward (2.5 x) at the steps' own rates
+    assert float(lt_pt.compute[0] - lt_ring.compute[0]) == pytest.approx(merges + attention)
+    # CP 1: one causal call, nothing to merge
+    one = (a(1), a(1), a(1), a(1), a(1), a(3))
+    short = replace(torch_cp, seq_len=32768)
+    assert float(_layer_times(_grid(model, cluster, short, *one)).compute[0]) == pytest.approx(
+        float(_layer_times(_grid(model, cluster, replace(short, context_parallel="ring"), *one)).compute[0]))
+
+
+def test_pytorch_ring_hides_its_gathers_in_a_node_but_not_the_last_gradient_pass():
+    # In one NVLink domain the all-gather of K and V (at the query heads' width: torchtitan repeats them before the
+    # call) is shorter than the first step's attention, and each step's FP32 dK, dV hides behind the next step's
+    # backward call; the last one is waited for at once (_templated_ring_attention_backward's final next_buffer).
+    # Across nodes the gather outlasts the first step and shows.
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    model = PRESETS["llama3-8b"]
+    wl = Workload(global_batch=1, micro_batch=1, seq_len=262144, attention="flash2", recompute="full",
+                  context_parallel="pytorch", sequence_parallel=False)
+    bill = plan(model, h100(1), Layout(tp=1, pp=1, dp=1, cp=8, zero=3), wl)
+    cp_row = dim(bill, "cp")
+    values = 2 * 32768 * model.heads * model.head_dim
+    last_pass = _time_s(h100(1), "sendrecv", np.array([8]), np.array([1]), np.array([values * 4.0]))
+    assert cp_row.exposed_s == pytest.approx(model.layers * float(last_pass[0]))
+    assert cp_row.calls_per_step == model.layers * (3 + 8)   # a gather per pass, a gradient pass per step
+    assert cp_row.bytes_per_step == pytest.approx(model.layers * (3 * 7 * values * 2 + 8 * values * 4))
+    # one GPU of each of 8 nodes (TP 8 inside the node): the gather crosses the network and outlasts the first step,
+    # so more shows than the last gradient pass of each layer
+    from dataclasses import replace
+
+    wide = dim(plan(model, h100(8), Layout(tp=8, pp=1, dp=1, cp=8, zero=3), replace(wl, sequence_parallel=True)), "cp")
+    wide_pass = _time_s(h100(8), "sendrecv", np.array([1]), np.array([8]), np.array([values / 8 * 4.0]))
+    assert wide.tier == "network (NIC)"
+    assert wide.exposed_s > 1.5 * model.layers * float(wide_pass[0])

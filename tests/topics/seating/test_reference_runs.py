@@ -494,3 +494,16 @@ def test_deepspeed_2021_zero3_step_is_flat_in_the_gpu_count_as_published():
     # Narayanan et al. 2021, Table 2: 88 TFLOP/s per GPU on 768 GPUs and 44 on 1,536 at the same batch: equal steps.
     pair = [predict(RUNS[f"narayanan-t2-zero3-175b-{n}"]).bill.step_s for n in (768, 1536)]
     assert pair[1] / pair[0] == pytest.approx(1.0, abs=0.15)
+
+
+def test_torchtitan_context_parallelism_is_pytorchs_ring():
+    # rule R32: torchtitan's CP rows ran PyTorch's context_parallel (load-balanced ring over SDPA, FP32 merges, K and
+    # V repeated to the query heads and all-gathered); Megatron-family CP rows keep their own key, and a torchtitan
+    # row without CP has no ring at all
+    pytorch = [r for r in RUNS.values() if r.workload().context_parallel == "pytorch"]
+    assert {r.id for r in pytorch} >= {"torchtitan-gt-llama31-8b-8-cp8-256k", "torchtitan-gt-llama31-405b-512-cp8-256k"}
+    assert all("torchtitan" in r.stack and r.cp > 1 and r.context_parallel == "ring" for r in pytorch)
+    assert RUNS["torchtitan-gt-llama31-8b-8-cp1-32k"].workload().context_parallel == "ring"
+    assert RUNS["llama3-405b-128k-16384"].workload().context_parallel == "all-gather"
+    megatron_cp = [r for r in RUNS.values() if r.cp > 1 and "torchtitan" not in r.stack]
+    assert megatron_cp and all(r.workload().context_parallel == r.context_parallel for r in megatron_cp)

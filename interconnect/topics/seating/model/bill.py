@@ -212,6 +212,9 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
         overlap = _OVERLAP[dim]
         if dim == "cp" and workload.context_parallel == "all-gather":
             coll, overlap = "all-gather + reduce-scatter", "no: attention waits for the gathered K and V"
+        if dim == "cp" and workload.context_parallel == "pytorch":
+            coll = "all-gather (K, V) + send/recv (their FP32 gradients)"
+            overlap = "mostly: each gather behind the first step's attention, each gradient behind the next step's"
         if dim == "tp" and workload.tp_comm_overlap and workload.sequence_parallel:
             overlap = "inside the GEMMs (userbuffers); exposed is what the chunked GEMMs and the rest add"
         rows.append(Dimension(

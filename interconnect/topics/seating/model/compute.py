@@ -57,14 +57,15 @@ def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> floa
     return float(cluster.gpu_spec().memory_bandwidth.quantity.to("B/s").magnitude) * share
 
 
-def _rates(cluster: Cluster, workload: Workload,
-           seq: np.ndarray | float | None = None) -> tuple[float, float, int | TileGrid, str]:
+def _rates(cluster: Cluster, workload: Workload, seq: np.ndarray | float | None = None,
+           causal: bool = True) -> tuple[float, float, int | TileGrid, str]:
     """GEMM rate (FLOP/s), attention rate (FLOP/s), the GEMMs' tile grid and the basis, for this GPU and workload.
 
     The tile grid (``kernels.gemm_shape_factor``'s ``sms``) is the family's SMs and per-tile cost, that cost in
     elements of K scaled by the GEMMs' rate over the BF16 one (FP8); 0 where no kernel figures apply. With ``seq``,
     the tokens one attention call sees, the attention rate is the family's published rate at that length where it
-    gives one (``KernelFigures.attention_flops_for``), an array like ``seq``.
+    gives one (``KernelFigures.attention_flops_for``), an array like ``seq``; ``causal=False`` for a call without a
+    mask (at the family's published rate for one where it gives it).
     """
     from interconnect.topics.seating.kernels import kernel_figures
 
@@ -99,7 +100,7 @@ def _rates(cluster: Cluster, workload: Workload,
         if power != 1.0 else ""
     attention = peak * k.attention_share_for(workload.attention)
     if seq is not None:
-        by_length = k.attention_flops_for(workload.attention, seq)
+        by_length = k.attention_flops_for(workload.attention, seq, causal)
         attention = by_length if by_length is not None else attention
     return (k.gemm_flops * scale * power, attention * power, k.tile_grid(scale), k.gemm_basis + fp8_note + power_note)
 

@@ -213,7 +213,12 @@ class Workload:
     overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
     PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
     last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
-    around while attention runs) or ``all-gather`` (gathered before attention, as Llama 3 did);
+    around while attention runs), ``all-gather`` (gathered before attention, as Llama 3 did) or ``pytorch``
+    (PyTorch's experimental ``context_parallel`` as torchtitan ran it: round-robin load balancing, so every ring
+    step after the first is a call without a causal mask; K and V repeated to the query heads and all-gathered
+    behind the first step; each step's output merged into an FP32 one and the gradients accumulated in FP32, K's
+    and V's sent on after every backward step; see
+    :func:`interconnect.topics.seating.model.step.pytorch_ring_hbm_bytes`);
     ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
     4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did);
     ``tp_comm_overlap`` whether TP's all-gathers and reduce-scatters run inside the GEMMs they feed (Transformer

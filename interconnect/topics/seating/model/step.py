@@ -104,6 +104,48 @@ class _LayerTimes:
     attn_bwd: np.ndarray
     compute: np.ndarray
     output: np.ndarray
+    #: the forward time of attention's first context-parallel step (all of it without CP): what the first gather
+    #: of K and V can hide behind in PyTorch's ring (``Workload.context_parallel`` "pytorch")
+    attn_first_fwd: np.ndarray | float = 0.0
+
+
+def pytorch_ring_hbm_bytes(cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Bytes PyTorch's ring attention moves through HBM beside its kernels, per value of the local attention output.
+
+    PyTorch's experimental ``context_parallel`` as torchtitan ran it (rule R32 of ``training-runs.toml``:
+    torch/distributed/tensor/experimental/_attention.py, ``_SDPAMerger`` and ``_templated_ring_attention_backward``,
+    ``convert_to_f32`` on) merges each step's BF16 output into an FP32 running output by its log-sum-exp, and in the
+    backward pass accumulates the gradients of Q, K and V in FP32, K's and V's passed on to the next rank after every
+    step. With the block compiled whole, each merge or accumulation is one elementwise kernel, so per value of the
+    output (queries x query width / TP; K and V have as many, repeated to the query heads) on the rank whose every
+    step uses all its queries (the busiest):
+
+    - forward, :math:`12 + 10 (c - 1)`: the first step's output cast to FP32 (read 2, write 4); each later step reads
+      the running output (4) and the step's output (2) and writes the running output (4); the result cast back
+      (read 4, write 2). The log-sum-exp is one value a row of head_dim values, left out;
+    - backward, :math:`36 + 28 (c - 1)`: the first step's three gradients made FP32 accumulators (read 2, write 4,
+      three times); each later step adds its gradient of Q (read 4 and 2, write 4) and, for K and V, reads the FP32
+      gradients arriving from the previous rank (4 each) and its own for the half of the keys it used (2 bytes on
+      half the values: 1 each) and writes the sums in FP32 into the buffer sent on (4 each); at the end the three
+      cast back (read 4, write 2, three times).
+
+    Parameters
+    ----------
+    cp : array_like
+        The context-parallel degree :math:`c` (ring steps per pass).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Forward and backward bytes per output value, for one pass of the layer's attention.
+
+    Examples
+    --------
+    >>> [tuple(float(v) for v in pytorch_ring_hbm_bytes(c)) for c in (2, 8)]
+    [(22.0, 64.0), (82.0, 232.0)]
+    """
+    c = np.asarray(cp, dtype=float)
+    return 12.0 + 10.0 * (c - 1), 36.0 + 28.0 * (c - 1)
 
 
 def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray, dp: np.ndarray,
@@ -171,6 +213,21 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     gemm_bwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_bwd
     attn_flops_fwd = 4 * T * (s if unfused else s / 2) * q / g.tp  # flash skips the masked half
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
+    attn_first_fwd = attn_fwd / g.cp
+    ring_fwd = ring_bwd = 0.0 * T
+    if workload.context_parallel == "pytorch" and not unfused:
+        # PyTorch's ring with round-robin load balancing (rule R32): of the cp steps, each with 1/cp of the rank's
+        # attention FLOPs, the first is one causal call of the rank's s/cp tokens; every later one a call without a
+        # mask of s/cp queries against half as many keys (or the reverse), the work of a square call of
+        # s/cp/sqrt(2) tokens, at the rate published for calls without a mask
+        _, open_rate, _, _ = _rates(g.cluster, workload, seq=g.s / g.cp / np.sqrt(2.0), causal=False)
+        attn_first_fwd = attn_flops_fwd / g.cp / attn_rate
+        attn_fwd = np.where(g.cp > 1, attn_first_fwd + (g.cp - 1) * attn_flops_fwd / g.cp / open_rate, attn_fwd)
+        # the merges of the partial outputs and the FP32 gradient accumulators, per pass
+        fwd_bytes, bwd_bytes = pytorch_ring_hbm_bytes(g.cp)
+        out_values = T * q / g.tp
+        ring_fwd = np.where(g.cp > 1, fwd_bytes * out_values / hbm, 0.0)
+        ring_bwd = np.where(g.cp > 1, bwd_bytes * out_values / hbm, 0.0)
     stored = _per_layer_stored(model, workload, g.tp, g.cp, "none")
     scores = stored - _per_layer_stored(model, workload, g.tp, g.cp, "selective")
     # FP8: only the GEMMs speed up, and each GEMM's input (forward) and output gradient (backward) is cast to FP8
@@ -194,13 +251,13 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # token each pass, on the tokens this GPU routes (its 1/t of them with sequence parallelism)
     routed = T / (g.tp if workload.sequence_parallel else 1.0)
     permute = (2 * (1 + model.top_k) * h * 2.0 * routed / hbm) if model.is_moe else 0.0 * T
-    layer_fwd = gemm_fwd + attn_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd + permute
+    layer_fwd = gemm_fwd + attn_fwd + ring_fwd + _MEMORY_PASSES_FWD * stored / hbm + fp8_fwd + permute
     # flash attention's backward recomputes the scores: 5 matrix products to the forward's 2, 2.5 times its
     # FLOPs (as FlashAttention's own benchmark counts them, Dao-AILab/flash-attention,
     # benchmarks/benchmark_flash_attention.py: backward 2.5 f, forward and backward 3.5 f); unfused
     # attention's backward is twice its forward, as a GEMM's
     attn_bwd = (2.0 if unfused else 2.5) * attn_fwd
-    layer_bwd = gemm_bwd + attn_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
+    layer_bwd = gemm_bwd + attn_bwd + ring_bwd + _MEMORY_PASSES_BWD * stored / hbm + fp8_bwd + permute
     if workload.recompute == "selective" and workload.selective_policy == "torchtitan-op":
         # torchtitan's operator-level policy: every second matmul of the block's forward runs again (its share of
         # the GEMM FLOPs, :func:`every_second_matmul_share`), with its FP8 casts, and so does every memory-bound
@@ -208,7 +265,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         share = every_second_matmul_share(h, q, kv_width, ffn, per_layer_params)
         selective = share * (gemm_fwd + fp8_fwd) + _MEMORY_PASSES_FWD * stored / hbm
     else:
-        selective = attn_fwd + _MEMORY_PASSES_FWD * scores / hbm
+        selective = attn_fwd + ring_fwd + _MEMORY_PASSES_FWD * scores / hbm
     layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": layer_fwd}[workload.recompute]
     expert_extra = 0.0 * T
     if model.is_moe and workload.expert_gemm == "per-expert":
@@ -227,7 +284,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     output = 2 * T * h * model.vocab / g.tp / output_rate * sum(
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
-                       output)
+                       output, attn_first_fwd)
 
 
 def every_second_matmul_share(h: float, q: float, kv_width: float, ffn: float, per_layer_params: float) -> float:
@@ -410,7 +467,11 @@ def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray
 
     Ring attention passes K and V around the CP group and hides behind attention; Llama 3's all-gather
     CP (arXiv 2407.21783, section 3.3.2) gathers K and V before attention (again in the backward pass) and
-    reduce-scatters their gradients after it, and attention waits for them.
+    reduce-scatters their gradients after it, and attention waits for them. PyTorch's ring as torchtitan ran it
+    (``pytorch``, rule R32 of ``training-runs.toml``; torchtitan's default rotate method "allgather") gathers K
+    and V, repeated to the query heads in BF16, in one all-gather per pass that the first step's call hides and the
+    second waits for; in the backward pass each step's FP32 gradients of K and V go to the next rank, waited for
+    after the next step's call, the last at once.
     """
     model, workload, cp = g.model, g.workload, g.cp
     per, dom = g.groups["cp"]
@@ -421,6 +482,17 @@ def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray
         t_scatter = _time_s(g.cluster, "reduce_scatter", per, dom, kv * cp)
         seconds = np.where(on, (g.passes - 1) * t_gather + t_gather + t_scatter, 0.0)
         exposed, calls, sent = seconds, g.passes + 1.0, (g.passes + 1.0) * (cp - 1) * kv
+    elif workload.context_parallel == "pytorch":
+        values = 2 * (g.s / cp) * g.b * model.heads * model.head_dim / g.tp  # K and V at the query heads' width
+        t_gather = _time_s(g.cluster, "all_gather", per, dom, values * g.nbytes * cp)
+        t_pass = _time_s(g.cluster, "sendrecv", per, dom, values * 4.0)  # dK, dV in FP32
+        first_bwd = 2.5 * lt.attn_first_fwd
+        later_bwd = (lt.attn_bwd - first_bwd) / np.maximum(cp - 1, 1)
+        seconds = np.where(on, g.passes * t_gather + cp * t_pass, 0.0)
+        exposed = np.where(on, (g.passes - 1) * np.maximum(0.0, t_gather - lt.attn_first_fwd)
+                           + np.maximum(0.0, t_gather - first_bwd)
+                           + (cp - 1) * np.maximum(0.0, t_pass - later_bwd) + t_pass, 0.0)
+        calls, sent = g.passes + cp, g.passes * (cp - 1) * values * g.nbytes + cp * values * 4.0
     else:
         window = lt.attn_fwd + lt.attn_bwd + (lt.attn_fwd if workload.recompute != "none" else 0.0)
         t_send = _time_s(g.cluster, "sendrecv", per, dom, kv)
