@@ -416,6 +416,19 @@ def test_the_70b_search_pick_pays_a_reduce_scatter_in_every_micro_batch():
     assert not plan(L70, h100(8), Layout(tp=4, pp=4, dp=4, zero=1), best.workload).fits
 
 
+def test_the_search_proposes_only_zero_stages_the_pipeline_engine_runs():
+    # DeepSpeed's PipelineEngine asserts ZeRO < 2 (deepspeed/runtime/pipe/engine.py): with it no layout of more than
+    # one stage is tried at ZeRO-2 or 3, and they are counted as rejected by the engine
+    from dataclasses import replace
+
+    found = search_layouts(L70, h100(4), replace(Workload(global_batch=64), pipeline_engine="deepspeed"), vary=False)
+    piped = found.layouts["pp"] > 1
+    assert piped.any() and found.layouts["zero"][piped].max() <= 1
+    assert set(found.layouts["zero"][~piped].tolist()) == {0, 1, 2, 3}
+    assert found.rejected["engine"] > 0
+    assert "engine" not in search_layouts(L70, h100(4), Workload(global_batch=64), vary=False).rejected
+
+
 def test_search_never_returns_a_layout_that_does_not_fit():
     # 405B on one 8-GPU node cannot fit in any layout
     found = search_layouts(PRESETS["llama3-405b"], h100(nodes=1), Workload(global_batch=8))

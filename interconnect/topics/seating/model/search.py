@@ -48,8 +48,9 @@ class SearchResult:
                 "every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules).")
 
 
-#: Why a factorization cannot run, by key of :attr:`SearchResult.rejected`: the model's shape, or the global batch.
-REJECTIONS = ("shape", "batch")
+#: Why a factorization cannot run, by key of :attr:`SearchResult.rejected`: the model's shape, the global batch, or a
+#: ZeRO stage the pipeline engine does not run with a pipeline (:func:`_engine_runs`).
+REJECTIONS = ("shape", "batch", "engine")
 
 
 def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
@@ -59,8 +60,9 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
     ``rejected``, when given, counts why the others cannot run: ``"shape"`` the layouts the model's
     shape rules out (TP not dividing the attention heads, more stages than layers, CP not dividing the
     sequence), ``"batch"`` those the shape allows but the global batch does not (DP x micro-batch must
-    divide it), with the smallest DP among them (``"batch_min_dp"``). CP degrees above ``max_cp`` are
-    not searched and not counted as rejected.
+    divide it), with the smallest DP among them (``"batch_min_dp"``), ``"engine"`` the ZeRO stages the pipeline
+    engine cannot run with that pipeline (:func:`_engine_runs`). CP degrees above ``max_cp`` are not searched and
+    not counted as rejected.
     """
     n = cluster.ranks
     rows = []
@@ -84,8 +86,28 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
                         if key == "batch":
                             rejected["batch_min_dp"] = min(rejected.get("batch_min_dp", dp), dp)
                     continue
-                rows.extend((tp, pp, dp, cp, ep, zero) for ep in eps or [1] for zero in zero_stages)
+                stages = [z for z in zero_stages if _engine_runs(workload, pp, z)]
+                if rejected is not None and len(stages) < len(zero_stages):
+                    rejected["engine"] = rejected.get("engine", 0) + len(eps or [1]) * (len(zero_stages) - len(stages))
+                rows.extend((tp, pp, dp, cp, ep, zero) for ep in eps or [1] for zero in stages)
     return np.array(rows, dtype=int).reshape(-1, 6), tried
+
+
+def _engine_runs(workload: Workload, pp: int, zero: int) -> bool:
+    """Whether the workload's pipeline engine can run this ZeRO stage with this many pipeline stages.
+
+    DeepSpeed's PipelineEngine refuses ZeRO-2 and ZeRO-3 ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
+    parallelism", the assertion in deepspeed/runtime/pipe/engine.py's constructor); Megatron-Core runs every stage:
+    ZeRO-1 as its distributed optimizer, ZeRO-2 and ZeRO-3 as Megatron-FSDP's "optim_grads" and
+    "optim_grads_params" (megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py).
+
+    >>> deepspeed = Workload(pipeline_engine="deepspeed")
+    >>> _engine_runs(deepspeed, 4, 2), _engine_runs(deepspeed, 1, 3)
+    (False, True)
+    >>> _engine_runs(Workload(), 4, 2)
+    True
+    """
+    return not (workload.pipeline_engine == "deepspeed" and pp > 1 and zero >= 2)
 
 
 def _rejection_advice(model: ModelPreset, workload: Workload, rejected: dict) -> list[str]:
