@@ -398,6 +398,8 @@ def test_the_70b_search_pick_pays_a_reduce_scatter_in_every_micro_batch():
     # gradients cost under accumulation, one reduce-scatter of the stage's gradients per micro-batch, and still wins
     # (ZeRO-1 on the same layout leaves too little of the 85.5 GB; Megatron-Core runs ZeRO-2 as Megatron-FSDP's
     # optim_grads)
+    from dataclasses import replace
+
     from interconnect.topics.seating.model.step import evaluate_layouts
 
     found = search_layouts(L70, h100(8), Workload(global_batch=256))
@@ -411,6 +413,8 @@ def test_the_70b_search_pick_pays_a_reduce_scatter_in_every_micro_batch():
     m = best.micro_batches
     assert m == 64
     assert dim(best, "dp").calls_per_step == m * buckets + buckets   # m reduce-scatters, one all-gather
+    assert "every micro-batch" in dim(best, "dp").overlap            # and the bill says so
+    assert "every micro-batch" not in dim(plan(L70, h100(8), replace(lay, zero=1), best.workload), "dp").overlap
     assert 0.50 < best.mfu < 0.55                                    # 55.9 % before it paid them
     # the same layout with ZeRO-1 (Megatron's distributed optimizer) does not fit beside the allowance
     assert not plan(L70, h100(8), Layout(tp=4, pp=4, dp=4, zero=1), best.workload).fits

@@ -22,7 +22,7 @@ from interconnect.topics.seating.model.layout import (
 )
 from interconnect.topics.seating.model.memory import memory_summary, memory_verdict
 from interconnect.topics.seating.model.schedules import _bubble_reason
-from interconnect.topics.seating.model.step import evaluate_layouts
+from interconnect.topics.seating.model.step import evaluate_layouts, gradient_reductions
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
@@ -214,6 +214,10 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
             coll, overlap = "all-gather + reduce-scatter", "no: attention waits for the gathered K and V"
         if dim == "tp" and workload.tp_comm_overlap and workload.sequence_parallel:
             overlap = "inside the GEMMs (userbuffers); exposed is what the chunked GEMMs and the rest add"
+        if dim == "dp" and layout.zero >= 2 and float(gradient_reductions(layout.zero, r["micro"], layout.pp,
+                                                                           workload.pipeline_fsdp_unsharded)[0]) > 1:
+            # sharded gradients under accumulation: a reduce-scatter in every micro-batch's backward
+            overlap = "mostly: the gradients reduce-scattered in every micro-batch, behind its compute"
         rows.append(Dimension(
             name=dim, label=DIMENSION_LABELS[dim], degree=degree, collective=coll if degree > 1 else "none",
             tier=("NVLink" if spans == 1 else "network (NIC)") if degree > 1 else "none",
