@@ -586,13 +586,13 @@ def gradient_reductions(zero: np.ndarray, micro: np.ndarray, pp: np.ndarray,
 
     A GPU that holds only its shard of the gradients (ZeRO-2 and ZeRO-3) cannot add one micro-batch's gradient to the
     next unless each is reduce-scattered first, so with several micro-batches a step it reduce-scatters in every
-    backward: DeepSpeed's ZeRO-2 reduces its gradient buckets during every backward (deepspeed/runtime/zero/
-    stage_1_and_2.py, the gradient hooks of partition_gradients), Megatron-FSDP's "optim_grads" and
+    backward: DeepSpeed's ZeRO-2 reduces its gradient buckets during every backward where ZeRO-1 waits for the
+    accumulation boundary (deepspeed/runtime/engine.py, ``allreduce_gradients``), Megatron-FSDP's "optim_grads" and
     "optim_grads_params" never delay the reduction (megatron_fsdp.py, is_delay_grad_reduce), and PyTorch FSDP does so
-    unless gradient sync is switched off (pytorch/pytorch pull request 126166: "reduce-scatter per microbatch backward
-    but saves gradient memory"). With switched-off sync the gradients stay whole until the last micro-batch and are
-    reduced once: torchtitan under PyTorch's pipelining (``pipeline_fsdp_unsharded``, rule R29), whose memory
-    :func:`_memory` counts whole. ZeRO-0/1 keep the whole gradient buffer and reduce once a step.
+    unless gradient sync is switched off (pytorch/pytorch pull request 126166: it "incurs the collective per microbatch
+    backward but saves gradient memory"). With switched-off sync the gradients stay whole until the last micro-batch
+    and are reduced once: torchtitan under PyTorch's pipelining (``pipeline_fsdp_unsharded``, rule R29), whose
+    memory :func:`_memory` counts whole. ZeRO-0/1 keep the whole gradient buffer and reduce once a step.
 
     >>> gradient_reductions(np.array([1, 2, 3, 2]), np.array([64, 64, 16, 1]), np.array([4, 4, 1, 4])).tolist()
     [1.0, 64.0, 16.0, 1.0]
