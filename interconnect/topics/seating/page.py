@@ -337,6 +337,12 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
                     + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "
                     f"MFU {best.mfu:.0%}, memory {best.memory.summary}.")
         show_plan_band(best, key="seating.search-band")
+        if best.layout.zero >= 2 and best.layout.dp > 1 and "every micro-batch" in next(
+                d.overlap for d in best.dimensions if d.name == "dp"):
+            st.caption(f"ZeRO-{best.layout.zero} keeps only a shard of the gradients, so the {best.micro_batches} "
+                       "micro-batches of a step each reduce-scatter theirs (counted in the step above). Megatron-Core "
+                       "runs it as Megatron-FSDP (optim_grads or optim_grads_params), not as its distributed "
+                       "optimizer, which is ZeRO-1.")
         if bill is not None and bill.memory.verdict == "does not fit":
             st.caption(f"This page's layout: step {format_seconds(bill.step_s)}, but memory {bill.memory.summary}: "
                        "it cannot run as set, so it is not compared with the fastest layout that fits.")

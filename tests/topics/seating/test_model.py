@@ -319,6 +319,67 @@ def test_fsdp_under_pytorch_pipelining_holds_whole_weights_and_gradients():
     assert memory_per_gpu(model, cluster, layout, single).params == pytest.approx(sharded.params)
 
 
+
+def test_sharded_gradients_are_reduce_scattered_in_every_micro_batch():
+    # ZeRO-2 holds only its shard of the gradients, so with m micro-batches a step it reduce-scatters each
+    # micro-batch's gradients as its backward produces them (DeepSpeed ZeRO-2; Megatron-FSDP's optim_grads; PyTorch
+    # FSDP with gradient sync on: pytorch/pytorch pull request 126166), where ZeRO-1 keeps the whole buffer and
+    # reduces once. Closed form against ZeRO-1 on the 70B search's layout (TP4 x PP4 x DP4 on 64 H100, 64
+    # micro-batches), with G the gradient bytes a GPU holds, b its 25 MB buckets and t_rs one micro-batch's
+    # reduce-scatters (the model's one-call time per bucket):
+    #   time  : ZeRO-2 - ZeRO-1 = (m - 1) t_rs        calls: (m - 1) b        bytes: (m - 1) (d - 1)/d G
+    #   exposed: ZeRO-2 - ZeRO-1 = (m - 1) max(0, t_rs - c), c a micro-batch's compute (the last micro-batch is
+    #            the same in both: its last bucket, or what outlasts its backward)
+    from interconnect.topics.seating.model.step import evaluate_layouts
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    cluster = h100(8)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    wl = Workload(global_batch=256, micro_batch=1, recompute="none", schedule="interleaved")
+    one, two = (evaluate_layouts(L70, cluster, wl, a(4), a(4), a(4), a(1), a(1), a(z)) for z in (1, 2))
+    m = float(two["micro"][0])
+    assert m == 64
+    grads = 2 * float(two["psi"][0])
+    buckets = np.ceil(grads / 25e6)
+    per, dom = np.array([2]), np.array([2])   # DP 4 at stride 4: two ranks in each of two nodes
+    t_rs = float(buckets * _time_s(cluster, "reduce_scatter", per, dom, a(grads / buckets))[0])
+    assert float(two["dp_time"][0] - one["dp_time"][0]) == pytest.approx((m - 1) * t_rs, rel=1e-9)
+    assert float(two["dp_calls"][0] - one["dp_calls"][0]) == (m - 1) * buckets
+    assert float(two["dp_bytes"][0] - one["dp_bytes"][0]) == pytest.approx((m - 1) * 3 / 4 * grads, rel=1e-9)
+    c = float(two["compute_s"][0]) / m
+    assert float(two["dp_exposed"][0] - one["dp_exposed"][0]) == pytest.approx((m - 1) * max(0.0, t_rs - c),
+                                                                                 rel=1e-9, abs=1e-12)
+    # what hides still slows the compute beside it: the step grows by the overlap slowdown of the added time
+    assert float(two["interference_s"][0]) > float(one["interference_s"][0])
+    # one micro-batch a step: nothing accumulates, ZeRO-2 moves what ZeRO-1 moves
+    single = Workload(global_batch=4, micro_batch=1, recompute="none", schedule="interleaved")
+    s1, s2 = (evaluate_layouts(L70, cluster, single, a(4), a(4), a(4), a(1), a(1), a(z)) for z in (1, 2))
+    assert float(s2["dp_time"][0]) == pytest.approx(float(s1["dp_time"][0]))
+    assert float(s2["dp_calls"][0]) == float(s1["dp_calls"][0])
+
+
+def test_whole_gradients_are_reduced_once_and_sharded_ones_held_as_a_shard():
+    # The memory and the traffic say the same thing: ZeRO-2's gradients are 1/DP of ZeRO-1's (reduce-scattered every
+    # micro-batch, above); torchtitan's FSDP under PyTorch's pipelining keeps them whole until the last micro-batch
+    # (rule R29, pipeline_fsdp_unsharded) and so reduce-scatters them once a step, as ZeRO-1 does.
+    from dataclasses import replace
+
+    from interconnect.topics.seating.model.step import evaluate_layouts, gradient_reductions
+
+    cluster = h100(8)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    wl = Workload(global_batch=256, micro_batch=1, recompute="none")
+    z1, z2 = (evaluate_layouts(L70, cluster, wl, a(4), a(4), a(4), a(1), a(1), a(z)) for z in (1, 2))
+    assert float(z2["mem_grads"][0]) == pytest.approx(float(z1["mem_grads"][0]) / 4)
+    unsharded = replace(wl, pipeline_fsdp_unsharded=True)
+    t3, z3 = (evaluate_layouts(L70, cluster, w, a(4), a(4), a(4), a(1), a(1), a(3)) for w in (unsharded, wl))
+    assert float(t3["mem_grads"][0]) == pytest.approx(float(z1["mem_grads"][0]))        # whole
+    buckets = np.ceil(2 * float(t3["psi"][0]) / 25e6)
+    assert float(z3["dp_calls"][0] - t3["dp_calls"][0]) == 63 * buckets                 # 64 reduce-scatters, or one
+    assert gradient_reductions(np.array([2, 3]), np.array([64, 64]), np.array([4, 4]), True).tolist() == [1, 1]
+    assert gradient_reductions(np.array([2, 3]), np.array([64, 64]), np.array([1, 1]), True).tolist() == [64, 64]
+
+
 # --- search ---------------------------------------------------------------------------------------
 
 
@@ -330,6 +391,52 @@ def test_search_keeps_70b_tensor_parallelism_inside_the_node(nodes):
     assert found.best.layout.tp <= 8 and dim(found.best, "tp").domains_spanned == 1
     # every layout it may return fits; the winner is the fastest of those
     assert np.all(found.best.step_s <= found.layouts["step_s"][found.layouts["fits"]] + 1e-9)
+
+
+def test_the_70b_search_pick_is_a_layout_megatron_core_runs():
+    # issue 41: the 70B pick on 64 H100 was TP4 x PP4 x DP4 with ZeRO-2, which fits only with sharded gradients. Now
+    # charged what they cost under accumulation (one reduce-scatter of the stage's gradients per micro-batch) it
+    # reads 54.1 % MFU (55.9 % before), but no engine runs ZeRO-2 under a pipeline (Megatron-FSDP does not compose
+    # with Megatron-Core's pipeline, DeepSpeed's PipelineEngine asserts ZeRO < 2), so the search proposes the
+    # fastest layout that does: TP4 x PP8 x DP2 with the distributed optimizer (ZeRO-1)
+    from dataclasses import replace
+
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    cluster = h100(8)
+    found = search_layouts(L70, cluster, Workload(global_batch=256))
+    best = found.best
+    assert best is not None and best.fits
+    lay = best.layout
+    assert (lay.tp, lay.pp, lay.dp, lay.zero) == (4, 8, 2, 1) and best.workload.recompute == "none"
+    assert 0.50 < best.mfu < 0.55
+    assert found.rejected["engine"] > 0
+    # the old pick, planned directly: 64 reduce-scatters and one all-gather a step, and it says so
+    old = Layout(tp=4, pp=4, dp=4, zero=2)
+    bill = plan(L70, cluster, old, best.workload)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    r = evaluate_layouts(L70, cluster, best.workload, a(4), a(4), a(4), a(1), a(1), a(2))
+    buckets = np.ceil(2 * float(r["psi"][0]) / 25e6)
+    assert bill.micro_batches == 64 and bill.fits
+    assert dim(bill, "dp").calls_per_step == 64 * buckets + buckets
+    assert "every micro-batch" in dim(bill, "dp").overlap
+    assert best.mfu < bill.mfu < 0.55
+    # with ZeRO-1 (Megatron's distributed optimizer) that layout does not fit beside the allowance
+    assert not plan(L70, cluster, replace(old, zero=1), best.workload).fits
+    assert "every micro-batch" not in dim(plan(L70, cluster, replace(old, zero=1), best.workload), "dp").overlap
+
+
+def test_the_search_proposes_no_sharded_gradients_under_a_pipeline():
+    # no engine runs ZeRO-2/3 with PP > 1 (search._engine_runs): layouts with a pipeline are tried at ZeRO-0 and 1
+    # only, counted as rejected by the engine; without a pipeline every stage is tried
+    from dataclasses import replace
+
+    for workload in (Workload(global_batch=64), replace(Workload(global_batch=64), pipeline_engine="deepspeed")):
+        found = search_layouts(L70, h100(4), workload, vary=False)
+        piped = found.layouts["pp"] > 1
+        assert piped.any() and found.layouts["zero"][piped].max() <= 1
+        assert set(found.layouts["zero"][~piped].tolist()) == {0, 1, 2, 3}
+        assert found.rejected["engine"] > 0
 
 
 def test_search_never_returns_a_layout_that_does_not_fit():
@@ -545,9 +652,9 @@ def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_wai
 
 def test_zero_gathers_weights_at_their_own_bytes_whatever_the_gradients_are_reduced_in():
     # ZeRO-3 / FSDP gathers the BF16 weights of each layer forward and backward, every micro-batch, and
-    # reduce-scatters the gradients once: FP32 gradient reduction (Llama 3, torchtitan's FSDP2 default) doubles the
-    # reduce-scatter's bytes, not the gathers'. Closed form of the bytes each GPU sends: (d-1)/d x psi x
-    # (grad_bytes + 2 x micro-batches x 2).
+    # reduce-scatters the gradients of every micro-batch (they are held sharded): FP32 gradient reduction (Llama 3,
+    # torchtitan's FSDP2 default) doubles the reduce-scatters' bytes, not the gathers'. Closed form of the bytes each
+    # GPU sends: (d-1)/d x psi x micro-batches x (grad_bytes + 2 x 2).
     from interconnect.topics.seating.model.step import evaluate_layouts
 
     model = PRESETS["llama3-8b"]
@@ -558,7 +665,7 @@ def test_zero_gathers_weights_at_their_own_bytes_whatever_the_gradients_are_redu
                                                         bucket_bytes=0.0), *args)
         micro, psi = float(out["micro"][0]), float(out["psi"][0])
         assert micro == 2
-        expected = 7 / 8 * psi * ((grad_bytes or 2) + 2 * micro * 2)
+        expected = 7 / 8 * psi * (micro * (grad_bytes or 2) + 2 * micro * 2)
         assert float(out["dp_bytes"][0]) == pytest.approx(expected)
 
 
@@ -630,8 +737,9 @@ def test_expert_all_to_all_inside_one_b200_node_moves_deepeps_published_bandwidt
 def test_deepspeed_2021_zero3_moves_one_tensor_per_call():
     # DeepSpeed's ZeRO-3 at c83e49f reduce-scatters every gradient tensor in its own call (12 a GPT layer of 2021:
     # two LayerNorms and four linears, weight and bias each) and gathers each of the four weight matrices in its own
-    # call, forward and backward, every micro-batch: calls = 12 L + 2 x micro-batches x 4 L. The bytes are the same
-    # as one gather a layer; only the number of calls (and so the latency paid) differs.
+    # call, forward and backward, every micro-batch, reduce-scattering every micro-batch's gradients (they are held
+    # sharded): calls = m 12 L + 2 m 4 L for m micro-batches. The bytes are the same as one gather and one
+    # reduce-scatter a layer; only the number of calls (and so the latency paid) differs.
     from interconnect.topics.seating.model.step import (
         DEEPSPEED_GATHERED_PER_LAYER,
         DEEPSPEED_TENSORS_PER_LAYER,
@@ -646,8 +754,8 @@ def test_deepspeed_2021_zero3_moves_one_tensor_per_call():
     per_layer = evaluate_layouts(model, h100(8), Workload(bucket_bytes=0.0, **wl), *args)
     layers, micro = model.layers, 2   # 128 sequences over DP 64 at micro-batch 1
     assert (DEEPSPEED_TENSORS_PER_LAYER, DEEPSPEED_GATHERED_PER_LAYER) == (12, 4)
-    assert float(per_tensor["dp_calls"][0]) == 12 * layers + 2 * micro * 4 * layers
-    assert float(per_layer["dp_calls"][0]) == layers + 2 * micro * layers
+    assert float(per_tensor["dp_calls"][0]) == micro * 12 * layers + 2 * micro * 4 * layers
+    assert float(per_layer["dp_calls"][0]) == micro * layers + 2 * micro * layers
     assert float(per_tensor["dp_bytes"][0]) == pytest.approx(float(per_layer["dp_bytes"][0]))
     assert float(per_tensor["dp_time"][0]) > float(per_layer["dp_time"][0])  # more calls, more latency
 
@@ -657,10 +765,12 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     # deepspeedai/DeepSpeed issue 1069 and pull request 1170) and released every module's weights after each use, so
     # with full recomputation each weight matrix is gathered in the forward, the recomputed forward and the backward,
     # and each gather is waited for before the module's compute: all of it exposed. Closed form on one layout:
-    #   calls   = 12 L + 3 m 4 L                    (on demand)   vs 12 L + 2 m 4 L (prefetch)
+    #   calls   = m 12 L + 3 m 4 L                  (on demand)   vs m 12 L + 2 m 4 L (prefetch)
     #   gathers = 3 m L 4 t_ag(W / 4L) + 3 m L 4 n t_torch + 3 (3 m W) / HBM     all exposed
-    #   exposed = max(rs / 12L, rs - 2/3 compute per micro-batch) + gathers
-    # with rs = 12 L t_rs(G / 12L), W the BF16 weights and G the gradients a GPU holds, t the model's one-call times;
+    #   exposed = (m - 1) max(0, rs - c) + max(rs / 12L, rs - 2/3 c) + gathers
+    # with rs = 12 L t_rs(G / 12L) one micro-batch's reduce-scatters (every micro-batch's gradients are reduced: they
+    # are held sharded), c the compute of a micro-batch (on demand, no gather shares the network with them), W the
+    # BF16 weights and G the gradients a GPU holds, t the model's one-call times;
     # the last two terms are DeepSpeed's own per gather: a Python slice per rank of the n = 64 (2 µs a torch call,
     # PyTorch's overrides_benchmark README) and three passes over HBM (zero-fill, PyTorch's list all-gather's copy out).
     import dataclasses
@@ -676,8 +786,8 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     on_demand = dataclasses.replace(prefetch, zero3_fetch="on-demand")
     pre, dem = (evaluate_layouts(model, cluster, w, *args) for w in (prefetch, on_demand))
     layers, micro = model.layers, 2
-    assert float(pre["dp_calls"][0]) == 12 * layers + 2 * micro * 4 * layers
-    assert float(dem["dp_calls"][0]) == 12 * layers + 3 * micro * 4 * layers
+    assert float(pre["dp_calls"][0]) == micro * 12 * layers + 2 * micro * 4 * layers
+    assert float(dem["dp_calls"][0]) == micro * 12 * layers + 3 * micro * 4 * layers
     psi = float(dem["psi"][0])
     per, dom = np.array([8]), np.array([8])          # DP 64 over 8 nodes of 8
     t_ag = float(_time_s(cluster, "all_gather", per, dom, a(2 * psi / layers / 4))[0])
@@ -688,15 +798,16 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     calls = 3 * micro * layers * 4
     gathers = calls * t_ag + calls * 64 * 2e-6 + 3 * (3 * micro * 2 * psi) / hbm
     rs = 12 * layers * t_rs
-    assert float(dem["dp_time"][0]) == pytest.approx(rs + gathers, rel=1e-9)
-    window = 2 / 3 * float(dem["compute_s"][0]) / micro
-    assert float(dem["dp_exposed"][0]) == pytest.approx(max(rs / (12 * layers), rs - window) + gathers, rel=1e-9)
+    assert float(dem["dp_time"][0]) == pytest.approx(micro * rs + gathers, rel=1e-9)
+    c = float(dem["compute_s"][0]) / micro
+    exposed = (micro - 1) * max(0.0, rs - c) + max(rs / (12 * layers), rs - 2 / 3 * c) + gathers
+    assert float(dem["dp_exposed"][0]) == pytest.approx(exposed, rel=1e-9)
     # prefetched, the gathers hide behind the compute but for what outlasts it; the compute itself is the same
     assert float(pre["dp_exposed"][0]) < float(dem["dp_exposed"][0])
     assert float(pre["compute_s"][0]) == float(dem["compute_s"][0])
     # without full recomputation nothing runs forward twice: two gathers a micro-batch either way
     selective = evaluate_layouts(model, cluster, dataclasses.replace(on_demand, recompute="selective"), *args)
-    assert float(selective["dp_calls"][0]) == 12 * layers + 2 * micro * 4 * layers
+    assert float(selective["dp_calls"][0]) == micro * 12 * layers + 2 * micro * 4 * layers
 
 
 def test_deepspeed_2021_gather_overhead_grows_with_the_ranks_at_two_microseconds_a_slice():

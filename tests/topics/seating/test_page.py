@@ -76,6 +76,15 @@ def test_search_and_use_the_layout():
     assert at.query_params["cmp"] == "search"
 
 
+def test_search_says_when_its_pick_reduce_scatters_every_micro_batch():
+    # Llama 3 8B on one node: the search's pick holds ZeRO-2's gradient shard under 32 micro-batches; the page says
+    # what that costs and which Megatron-Core stage runs it
+    at = run_page(PAGE, {"model": "llama3-8b", "nodes": "1", "gb": "256", "cmp": "search"})
+    assert not at.exception
+    notes = [c.value for c in at.caption if "reduce-scatter theirs" in c.value]
+    assert len(notes) == 1 and "ZeRO-2" in notes[0] and "Megatron-FSDP" in notes[0]
+
+
 def test_impossible_layout_gives_a_clear_message():
     at = run_page(PAGE, {"tp": "3", "pp": "1", "dp": "7"})
     assert not at.exception

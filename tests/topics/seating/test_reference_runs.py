@@ -291,9 +291,10 @@ def test_all_gather_context_parallelism_is_exposed():
 
 
 def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_layer():
-    # Llama 3 (section 3.3.4) reduce-scatters gradients in FP32: twice BF16's bytes for the gradients, while the
+    # Llama 3 (section 3.3.2) reduce-scatters gradients in FP32: twice BF16's bytes for the gradients, while the
     # ZeRO-2-like all-gather of the weights after the step moves BF16 weights; FSDP reduces one wrapped layer at a
-    # time (arXiv 2304.11277), so one call per layer of the stage instead of one per 25 MB bucket
+    # time (arXiv 2304.11277), so one call per layer of the stage instead of one per 25 MB bucket; and its gradients
+    # stay sharded while the micro-batches accumulate, so every micro-batch's are reduce-scattered (rule R32)
     from dataclasses import replace
 
     run = RUNS["llama3-405b-8k-8192"]
@@ -301,10 +302,13 @@ def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_laye
     model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
     fp32 = {d.name: d for d in plan(model, cluster, layout, workload).dimensions}["dp"]
     bf16 = {d.name: d for d in plan(model, cluster, layout, replace(workload, grad_bytes=0)).dimensions}["dp"]
-    # BF16: reduce-scatter 2 + all-gather 2 bytes a parameter; FP32 gradients: 4 + 2, 1.5 times
-    assert fp32.bytes_per_step == pytest.approx(1.5 * bf16.bytes_per_step)
+    # m micro-batches (2,048 sequences over DP 64: 32): BF16 m x 2 reduced + 2 gathered bytes a parameter;
+    # FP32 m x 4 + 2
     bill = plan(model, cluster, layout, workload)
-    assert fp32.calls_per_step == 2 * bill.stage_layers[0]  # a reduce-scatter and an all-gather per layer
+    m = bill.micro_batches
+    assert m == 32
+    assert fp32.bytes_per_step == pytest.approx((4 * m + 2) / (2 * m + 2) * bf16.bytes_per_step)
+    assert fp32.calls_per_step == (m + 1) * bill.stage_layers[0]  # m reduce-scatters and one all-gather per layer
 
 
 def test_a_bad_run_is_refused_by_name(tmp_path):

@@ -48,8 +48,9 @@ class SearchResult:
                 "every ZeRO stage, recomputation, micro-batch 1 or 2 and both schedules).")
 
 
-#: Why a factorization cannot run, by key of :attr:`SearchResult.rejected`: the model's shape, or the global batch.
-REJECTIONS = ("shape", "batch")
+#: Why a factorization cannot run, by key of :attr:`SearchResult.rejected`: the model's shape, the global batch, or a
+#: ZeRO stage the engines do not run under a pipeline (:func:`_engine_runs`).
+REJECTIONS = ("shape", "batch", "engine")
 
 
 def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_stages: tuple[int, ...],
@@ -59,8 +60,9 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
     ``rejected``, when given, counts why the others cannot run: ``"shape"`` the layouts the model's
     shape rules out (TP not dividing the attention heads, more stages than layers, CP not dividing the
     sequence), ``"batch"`` those the shape allows but the global batch does not (DP x micro-batch must
-    divide it), with the smallest DP among them (``"batch_min_dp"``). CP degrees above ``max_cp`` are
-    not searched and not counted as rejected.
+    divide it), with the smallest DP among them (``"batch_min_dp"``), ``"engine"`` the ZeRO stages the pipeline
+    engine cannot run with that pipeline (:func:`_engine_runs`). CP degrees above ``max_cp`` are not searched and
+    not counted as rejected.
     """
     n = cluster.ranks
     rows = []
@@ -84,8 +86,29 @@ def _candidates(model: ModelPreset, cluster: Cluster, workload: Workload, zero_s
                         if key == "batch":
                             rejected["batch_min_dp"] = min(rejected.get("batch_min_dp", dp), dp)
                     continue
-                rows.extend((tp, pp, dp, cp, ep, zero) for ep in eps or [1] for zero in zero_stages)
+                stages = [z for z in zero_stages if _engine_runs(pp, z)]
+                if rejected is not None and len(stages) < len(zero_stages):
+                    rejected["engine"] = rejected.get("engine", 0) + len(eps or [1]) * (len(zero_stages) - len(stages))
+                rows.extend((tp, pp, dp, cp, ep, zero) for ep in eps or [1] for zero in stages)
     return np.array(rows, dtype=int).reshape(-1, 6), tried
+
+
+def _engine_runs(pp: int, zero: int) -> bool:
+    """Whether the engines (Megatron-Core's, DeepSpeed's) can run this ZeRO stage with this many pipeline stages.
+
+    Neither engine shards gradients under its own pipeline: DeepSpeed's PipelineEngine refuses ZeRO-2 and ZeRO-3
+    ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism", the assertion in deepspeed/runtime/pipe/
+    engine.py's constructor), and Megatron-Core runs ZeRO-2 and ZeRO-3 only as Megatron-FSDP ("optim_grads",
+    "optim_grads_params"), which composes with TP, CP and EP but not with its pipeline schedules (NVIDIA/Megatron-LM
+    issue 1455, open: the Megatron-FSDP guide lists TP, EP and CP; examples/multimodal_dev/scripts/run_qwen35_vl.sh
+    turns FSDP off when PP > 1, "FSDP and PP are mutually exclusive in Megatron's standard path"). Without a
+    pipeline every stage runs: ZeRO-1 as Megatron-Core's distributed optimizer, ZeRO-2/3 as Megatron-FSDP or
+    DeepSpeed's ZeRO.
+
+    >>> _engine_runs(4, 2), _engine_runs(4, 3), _engine_runs(4, 1), _engine_runs(1, 3)
+    (False, False, True, True)
+    """
+    return not (pp > 1 and zero >= 2)
 
 
 def _rejection_advice(model: ModelPreset, workload: Workload, rejected: dict) -> list[str]:
@@ -99,6 +122,10 @@ def _rejection_advice(model: ModelPreset, workload: Workload, rejected: dict) ->
                 "batch). A larger global batch, or fewer GPUs, would let it run."]
     if rejected.get("shape"):
         return [f"No factorization of the GPU count suits the model's shape: {shape}."]
+    if rejected.get("engine"):
+        return ["Every layout the model's shape and batch allow needs a pipeline with ZeRO-2 or 3, which neither "
+                "Megatron-Core (Megatron-FSDP does not run under its pipeline) nor DeepSpeed's pipeline engine runs; "
+                "with ZeRO-0 or 1 allowed, more would."]
     return []
 
 

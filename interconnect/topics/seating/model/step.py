@@ -36,7 +36,8 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
-           "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s"]
+           "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s",
+           "gradient_reductions", "per_micro_batch_reduce_exposed_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -562,7 +563,9 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     """DP: gradients (and weights under ZeRO) across replicas, and what of it the last backward cannot hide.
 
     Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what is left, and
-    at least the last bucket, is exposed. ZeRO-1/2's weight all-gather overlaps the next step's first
+    at least the last bucket, is exposed. Gradients held sharded (ZeRO-2/3) while several micro-batches
+    accumulate are reduce-scattered in every micro-batch's backward instead (:func:`gradient_reductions`,
+    :func:`per_micro_batch_reduce_exposed_s`). ZeRO-1/2's weight all-gather overlaps the next step's first
     forward; ZeRO-3's gathers are prefetched a layer ahead of the compute (with ``zero3_fetch = "on-demand"``
     gathered as each module runs and waited for: forward, recomputed forward and backward). With
     ``bucket_bytes <= 0`` there is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit
@@ -614,15 +617,22 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         if on_demand:
             z3_ag = z3_ag + deepspeed_2021_gather_overhead_s(gathers * micro * layers * gathered, degree,
                                                              gathers * micro * weights, hbm)
-        seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
-        z3_calls = rs_calls + gathers * micro * layers * gathered
-        calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, z3_calls))
+        # sharded gradients under accumulation: one reduce-scatter per micro-batch, else one per step
+        rounds = gradient_reductions(z, micro, g.pp, workload.pipeline_fsdp_unsharded)
+        seconds = np.where(z == 0, ar, np.where(z < 3, rounds * rs + ag, rounds * rs + z3_ag))
+        z3_calls = rounds * rs_calls + gathers * micro * layers * gathered
+        calls = np.where(z == 0, ar_calls, np.where(z < 3, rounds * rs_calls + ag_calls, z3_calls))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
         volume = share * np.where(z == 0, 2.0 * grads,
-                                  np.where(z < 3, grads + weights, grads + gathers * micro * weights))
+                                  np.where(z < 3, rounds * grads + weights, rounds * grads + gathers * micro * weights))
         last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
-        grad_part = np.where(z == 0, ar, rs)
-        hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
+        grad_part = np.where(z == 0, ar, rounds * rs)
+        # an earlier round hides behind a micro-batch's compute, less the time ZeRO-3's prefetched gathers hold the
+        # same network in it
+        gathers_per_micro = np.where((z >= 3) & (not on_demand), z3_ag / np.maximum(micro, 1.0), 0.0)
+        round_window = np.maximum(compute_micro - gathers_per_micro, 0.0)
+        hidden_grad = np.where(z == 0, np.maximum(last_bucket, ar - backward_window),
+                               per_micro_batch_reduce_exposed_s(rs, rs_calls, backward_window, rounds, round_window))
         if after_backward:
             # Megatron-LM 2021's local DDP all-reduces the gradient buffer after the last backward, nothing overlaps
             hidden_grad = grad_part
@@ -640,6 +650,60 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     per, dom = g.groups["dp"]
     return dict(dp_bytes=totals["bytes"], dp_calls=totals["calls"], dp_time=totals["time"],
                 dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per)
+
+
+def gradient_reductions(zero: np.ndarray, micro: np.ndarray, pp: np.ndarray,
+                        pipeline_fsdp_unsharded: bool = False) -> np.ndarray:
+    """Gradient reduce-scatters per step across data parallelism: one per micro-batch where the gradients stay sharded.
+
+    A GPU that holds only its shard of the gradients (ZeRO-2 and ZeRO-3) cannot add one micro-batch's gradient to the
+    next unless each is reduce-scattered first, so with several micro-batches a step it reduce-scatters in every
+    backward: DeepSpeed's ZeRO-2 reduces its gradient buckets during every backward where ZeRO-1 waits for the
+    accumulation boundary (deepspeed/runtime/engine.py, ``allreduce_gradients``), Megatron-FSDP's "optim_grads" and
+    "optim_grads_params" never delay the reduction (megatron_fsdp.py, is_delay_grad_reduce), and PyTorch FSDP does so
+    unless gradient sync is switched off (pytorch/pytorch pull request 126166: it "incurs the collective per microbatch
+    backward but saves gradient memory"). With switched-off sync the gradients stay whole until the last micro-batch
+    and are reduced once: torchtitan under PyTorch's pipelining (``pipeline_fsdp_unsharded``, rule R29), whose
+    memory :func:`_memory` counts whole. ZeRO-0/1 keep the whole gradient buffer and reduce once a step.
+
+    >>> gradient_reductions(np.array([1, 2, 3, 2]), np.array([64, 64, 16, 1]), np.array([4, 4, 1, 4])).tolist()
+    [1.0, 64.0, 16.0, 1.0]
+    >>> gradient_reductions(np.array([3.0]), np.array([8.0]), np.array([8.0]), pipeline_fsdp_unsharded=True).tolist()
+    [1.0]
+    """
+    zero, micro, pp = (np.asarray(v, dtype=float) for v in (zero, micro, pp))
+    sharded = zero >= 2
+    if pipeline_fsdp_unsharded:
+        sharded = sharded & ~((pp > 1) & (micro > 1))
+    return np.where(sharded & (micro > 1), micro, 1.0)
+
+
+@expects(reduce_s="s", last_window_s="s", round_window_s="s")
+def per_micro_batch_reduce_exposed_s(reduce_s: np.ndarray | float, calls: np.ndarray | float,
+                                     last_window_s: np.ndarray | float, rounds: np.ndarray | float,
+                                     round_window_s: np.ndarray | float = 0.0) -> np.ndarray:
+    r"""Seconds of the gradient reduce-scatters the compute does not hide, one reduction per round.
+
+    A round is a micro-batch whose gradients are reduce-scattered as its backward produces them (or the step's single
+    reduction). The reductions run on their own stream and nothing waits for them until the optimizer step (FSDP adds
+    each into the gradient shard as it lands; Megatron-FSDP waits for its pending reduce-scatters in
+    ``finish_grad_sync``), so an earlier round hides behind the compute of one micro-batch, its own backward and the
+    next forward, :math:`W`, less what the same network carries in that time (ZeRO-3's weight gathers). The last
+    round has only the last backward, :math:`w`, and its last bucket starts when that backward ends:
+
+    .. math:: t = (r - 1)\,\max(0,\; t_{rs} - W) + \max\left(\frac{t_{rs}}{c},\; t_{rs} - w\right)
+
+    with :math:`r` the rounds, :math:`t_{rs}` one round's reduce-scatter and :math:`c` its calls (buckets).
+
+    >>> [round(float(v), 3) for v in per_micro_batch_reduce_exposed_s(0.3, 10, 0.2, np.array([1, 64]), 0.25)]
+    [0.1, 3.25]
+    >>> float(per_micro_batch_reduce_exposed_s(0.1, 10, 0.2, 64, 0.3))   # hidden but the last bucket
+    0.01
+    """
+    reduce_s, calls, last_window_s, rounds, round_window_s = (
+        np.asarray(v, dtype=float) for v in (reduce_s, calls, last_window_s, rounds, round_window_s))
+    last = np.maximum(reduce_s / np.maximum(calls, 1.0), reduce_s - last_window_s)
+    return (rounds - 1.0) * np.maximum(reduce_s - round_window_s, 0.0) + last
 
 
 #: HBM bytes the optimizer step moves per parameter this GPU updates (mixed-precision Adam with FP32 master weights,
