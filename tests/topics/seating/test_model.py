@@ -375,7 +375,12 @@ def test_whole_gradients_are_reduced_once_and_sharded_ones_held_as_a_shard():
     t3, z3 = (evaluate_layouts(L70, cluster, w, a(4), a(4), a(4), a(1), a(1), a(3)) for w in (unsharded, wl))
     assert float(t3["mem_grads"][0]) == pytest.approx(float(z1["mem_grads"][0]))        # whole
     buckets = np.ceil(2 * float(t3["psi"][0]) / 25e6)
-    assert float(z3["dp_calls"][0] - t3["dp_calls"][0]) == 63 * buckets                 # 64 reduce-scatters, or one
+    # 64 reduce-scatters or one; and its weights, kept gathered from the first forward to the step's end (R29), are
+    # gathered once a layer per step where ZeRO-3 gathers them forward and backward in each of 64 micro-batches
+    layers = 80 // 4
+    assert float(z3["dp_calls"][0] - t3["dp_calls"][0]) == 63 * buckets + (2 * 64 - 1) * layers
+    weights = 2 * float(t3["psi"][0])
+    assert float(z3["dp_bytes"][0] - t3["dp_bytes"][0]) == pytest.approx(3 / 4 * (63 * weights + 127 * weights))
     assert gradient_reductions(np.array([2, 3]), np.array([64, 64]), np.array([4, 4]), True).tolist() == [1, 1]
     assert gradient_reductions(np.array([2, 3]), np.array([64, 64]), np.array([1, 1]), True).tolist() == [64, 64]
 

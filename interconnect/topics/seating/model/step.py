@@ -613,6 +613,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         # weights gathered forward and backward, every micro-batch; fetched on demand and released after each use
         # (Workload.zero3_fetch), once more in the recomputed forward of full recomputation
         gathers = 2.0 + (1.0 if on_demand and workload.recompute == "full" else 0.0)
+        # PyTorch's FSDP2 under its pipelining keeps the stage's weights gathered from the first micro-batch's forward
+        # to the end of the step (reshard_after_forward=False with PP, rule R29): one gather a layer per step, the
+        # traffic the memory of those weights (Workload.pipeline_fsdp_unsharded) already assumes
+        gathers = np.where(workload.pipeline_fsdp_unsharded & (g.pp > 1), 1.0 / np.maximum(micro, 1.0), gathers)
         z3_ag = gathers * micro * layers * layer_ag
         if on_demand:
             z3_ag = z3_ag + deepspeed_2021_gather_overhead_s(gathers * micro * layers * gathered, degree,
