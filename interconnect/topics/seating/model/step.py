@@ -36,7 +36,8 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
-           "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s"]
+           "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s",
+           "BF16_ACCUMULATION_BYTES", "DEEPSPEED_ALLREDUCE_ELEMENTS", "bf16_accumulation_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -499,18 +500,26 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
     after_backward = workload.ddp == "after-backward"
+    # DeepSpeed's BF16_Optimizer all-reduces its FP32 gradients whole even under its own ZeRO-1 (rule R32)
+    whole = workload.ddp == "deepspeed-bf16"
+    # DeepSpeed's ZeRO-1/2 optimizers gather the updated weights inside the optimizer step (rule R32)
+    gather_in_step = workload.pipeline_engine == "deepspeed"
     on_demand = workload.zero3_fetch == "on-demand"
     hbm = _hbm_bytes_per_s(cluster, workload)
     bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
     def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray,
-             degree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             degree: np.ndarray, value_bytes: float = grad_bytes) -> tuple[np.ndarray, np.ndarray]:
         if after_backward:
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
             calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
         elif workload.ddp == "per-tensor":
             calls = np.maximum(1.0, DEEPSPEED_TENSORS_PER_LAYER * layers)  # one call per parameter tensor
+        elif workload.ddp == "deepspeed-bf16":
+            # buffered_allreduce_fallback's buckets, and all_gather_dp_groups' shards of allgather_bucket_size (the
+            # same 500,000,000 elements by default, bf16_optimizer.py at 56c5223)
+            calls = np.maximum(1, np.ceil(total / (DEEPSPEED_ALLREDUCE_ELEMENTS * value_bytes)))
         else:
             calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
@@ -527,7 +536,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             continue
         ar, ar_calls = sync("all_reduce", grads, per, dom, degree)
         rs, rs_calls = sync("reduce_scatter", grads, per, dom, degree)
-        ag, ag_calls = sync("all_gather", weights, per, dom, degree)
+        ag, ag_calls = sync("all_gather", weights, per, dom, degree, g.nbytes)
         if workload.ddp == "per-tensor":
             # DeepSpeed 2021 gathers each weight matrix of a layer in its own call (the small tensors stay whole)
             gathered = DEEPSPEED_GATHERED_PER_LAYER
@@ -542,14 +551,16 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         if on_demand:
             z3_ag = z3_ag + deepspeed_2021_gather_overhead_s(gathers * micro * layers * gathered, degree,
                                                              gathers * micro * weights, hbm)
-        seconds = np.where(z == 0, ar, np.where(z < 3, rs + ag, rs + z3_ag))
+        low = (z == 0) | (whole & (z < 3))  # the gradients all-reduced whole
+        seconds = np.where(low, ar, rs) + np.where(z == 0, 0.0, np.where(z < 3, ag, z3_ag))
         z3_calls = rs_calls + gathers * micro * layers * gathered
-        calls = np.where(z == 0, ar_calls, np.where(z < 3, rs_calls + ag_calls, z3_calls))
+        calls = np.where(low, ar_calls, rs_calls) + np.where(z == 0, 0.0, np.where(z < 3, ag_calls,
+                                                                                   z3_calls - rs_calls))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
-        volume = share * np.where(z == 0, 2.0 * grads,
-                                  np.where(z < 3, grads + weights, grads + gathers * micro * weights))
-        last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
-        grad_part = np.where(z == 0, ar, rs)
+        volume = share * (np.where(low, 2.0 * grads, grads)
+                          + np.where(z == 0, 0.0, np.where(z < 3, weights, gathers * micro * weights)))
+        last_bucket = np.where(low, ar / ar_calls, rs / rs_calls)
+        grad_part = np.where(low, ar, rs)
         hidden_grad = np.maximum(last_bucket, grad_part - backward_window)
         if after_backward:
             # Megatron-LM 2021's local DDP all-reduces the gradient buffer after the last backward, nothing overlaps
@@ -560,8 +571,8 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             hidden_grad = np.where(g.pp > 1, grad_part, hidden_grad)
         # prefetched, ZeRO-3's gathers hide behind the compute a layer ahead; on demand each waits before its compute
         z3_exposed = z3_ag if on_demand else np.maximum(layer_ag, z3_ag - micro * compute_micro)
-        gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
-                                                        z3_exposed))
+        z12_exposed = ag if gather_in_step else np.maximum(ag / ag_calls, ag - forward_window)
+        gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, z12_exposed, z3_exposed))
         for key, value in (("time", seconds), ("calls", calls), ("bytes", volume),
                            ("exposed", hidden_grad + gather_exposed)):
             totals[key] += np.where(active, value, 0.0)
@@ -638,6 +649,57 @@ def deepspeed_2021_gather_overhead_s(calls: np.ndarray | float, ranks: np.ndarra
     '5.08 s'
     """
     return calls * np.asarray(ranks, dtype=float) * TORCH_CALL_S + 3.0 * np.asarray(gathered_bytes) / hbm_bytes_per_s
+
+
+#: HBM bytes per parameter that DeepSpeed's BF16_Optimizer moves after every micro-batch's backward under the pipeline
+#: engine: ``update_hp_grads`` (deepspeed/runtime/bf16_optimizer.py at 56c5223, pull request 1801, the branch BLOOM
+#: trained on) runs ``hp_grad.add_(lp.grad.to(float32))`` for each parameter, so the BF16 gradient is read (2) and
+#: written out as an FP32 copy (4), and the add reads that copy and the FP32 buffer and writes the buffer (3 x 4).
+#: The engine sets the BF16 gradients to None before each backward (``clear_lp_grads``), so autograd adds nothing of
+#: its own. Our count from that code.
+BF16_ACCUMULATION_BYTES = 2.0 + 4.0 + 3 * 4.0
+
+#: Elements per all-reduce call of DeepSpeed's ``buffered_allreduce_fallback`` (``MEMORY_OPT_ALLREDUCE_SIZE``,
+#: deepspeed/runtime/constants.py), the call its pipeline engine reduces the BF16_Optimizer's FP32 gradients with.
+DEEPSPEED_ALLREDUCE_ELEMENTS = 500_000_000
+
+
+@expects(hbm_bytes_per_s="B/s")
+def bf16_accumulation_s(params: np.ndarray | float, hbm_bytes_per_s: float) -> np.ndarray:
+    r"""Seconds one GPU spends after each micro-batch adding its gradients into DeepSpeed's FP32 buffers.
+
+    Under DeepSpeed's pipeline engine with the BF16_Optimizer (rule R32 of ``training-runs.toml``),
+    ``PipelineEngine._exec_backward_pass`` calls ``update_hp_grads`` after every micro-batch's backward, on every
+    stage (the last stage through ``BF16_Optimizer.backward``), in the compute stream between one instruction and
+    the next, so nothing overlaps it:
+
+    .. math:: t = \frac{b\,P}{\text{HBM}}
+
+    with :math:`P` the parameters the GPU holds, :math:`b` = :data:`BF16_ACCUMULATION_BYTES` and HBM the rate the
+    model's memory-bound passes run at. The loop's two torch calls a tensor (a few hundred on a stage) are left out.
+
+    >>> f"{float(bf16_accumulation_s(3.7e9, 2.039e12)) * 1e3:.1f} ms"   # a BLOOM 176B stage: 6 layers at TP 4
+    '32.7 ms'
+    """
+    return BF16_ACCUMULATION_BYTES * np.asarray(params, dtype=float) / hbm_bytes_per_s
+
+
+def _accumulation_s(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Per micro-batch: the FP32 accumulation of one layer's gradients on a GPU, and of the embedding or output layer.
+
+    Zero unless ``ddp`` is ``deepspeed-bf16``. The end term is one V x h matrix on the last stage (the tied
+    embedding's copy or the output layer), both of them with a single stage holding an untied model.
+    """
+    if g.workload.ddp != "deepspeed-bf16":
+        return 0.0 * g.tp, 0.0 * g.tp
+    model = g.model
+    _, embed_params = layer_params(model)
+    ends = 1 if model.tied_embeddings else 2
+    dense_layer = (model.dense_params - ends * embed_params) / model.layers / g.tp
+    expert_layer = model.expert_params / model.layers / np.where(g.ep > 1, g.ep, g.tp)
+    end = embed_params / g.tp * np.where(g.pp <= 1, float(ends), 1.0)
+    hbm = _hbm_bytes_per_s(g.cluster, g.workload)
+    return bf16_accumulation_s(dense_layer + expert_layer, hbm), bf16_accumulation_s(end, hbm)
 
 
 def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
@@ -721,11 +783,15 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     ep_layer, ep_exposed, ep_sent = _expert_parallel(g, lt)
 
     # one micro-batch (forward + backward) on the slowest stage: the fullest, or the last with the output layer
-    per_layer_total = lt.compute + tp_exposed + cp_exposed + ep_exposed
+    # DeepSpeed's BF16_Optimizer adds every micro-batch's gradients into FP32 buffers after its backward, on each stage
+    # for the weights it holds (zero for every other way of moving gradients)
+    accum_layer, accum_end = _accumulation_s(g)
+    per_layer_total = lt.compute + tp_exposed + cp_exposed + ep_exposed + accum_layer
     stage_full = g.most * per_layer_total
-    stage_last = g.last * per_layer_total + lt.output
-    t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, stage_full + lt.output))
-    compute_micro = np.maximum(g.most * lt.compute, g.last * lt.compute + lt.output)
+    stage_last = g.last * per_layer_total + lt.output + accum_end
+    t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, stage_full + lt.output + accum_end))
+    compute_micro = np.maximum(g.most * (lt.compute + accum_layer), g.last * (lt.compute + accum_layer) + lt.output
+                               + accum_end)
 
     out = _pipeline(g, t_micro)
     idle_micro = out.pop("idle_micro")
