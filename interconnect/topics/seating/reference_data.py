@@ -146,8 +146,8 @@ class PublishedRun:
     hbm_tb_s: float = 0.0
     #: the GPUs' board power limit, W, where the source states one below the part's rated limit (0: the rated one)
     power_limit_w: float = 0.0
-    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward", "per-tensor"; "": the
-    #: stack's default)
+    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward", "per-tensor",
+    #: "deepspeed-bf16"; "": the stack's default)
     ddp: str = ""
     #: the GPUs' memory, GB, where the source states a variant the catalog's GPU does not have (0: the catalog's)
     memory_gb: float = 0.0
