@@ -495,7 +495,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     forward; ZeRO-3's gathers are prefetched a layer ahead of the compute (with ``zero3_fetch = "on-demand"``
     gathered as each module runs and waited for: forward, recomputed forward and backward). With
     ``bucket_bytes <= 0`` there is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit
-    (a layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3).
+    (a layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3). Under DeepSpeed's pipeline
+    engine ZeRO-1's weight gather runs inside the optimizer step, after the last micro-batch, and is exposed; with
+    ``ddp = "deepspeed-bf16"`` the gradients are all-reduced whole in 500M-element calls even under ZeRO-1 (DeepSpeed's
+    BF16_Optimizer; rule R32 of ``training-runs.toml``).
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
@@ -676,7 +679,7 @@ def bf16_accumulation_s(params: np.ndarray | float, hbm_bytes_per_s: float) -> n
     .. math:: t = \frac{b\,P}{\text{HBM}}
 
     with :math:`P` the parameters the GPU holds, :math:`b` = :data:`BF16_ACCUMULATION_BYTES` and HBM the rate the
-    model's memory-bound passes run at. The loop's two torch calls a tensor (a few hundred on a stage) are left out.
+    model's memory-bound passes run at. The loop's three torch calls a tensor (a few hundred on a stage) are left out.
 
     >>> f"{float(bf16_accumulation_s(3.7e9, 2.039e12)) * 1e3:.1f} ms"   # a BLOOM 176B stage: 6 layers at TP 4
     '32.7 ms'
