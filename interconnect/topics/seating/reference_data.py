@@ -146,8 +146,8 @@ class PublishedRun:
     hbm_tb_s: float = 0.0
     #: the GPUs' board power limit, W, where the source states one below the part's rated limit (0: the rated one)
     power_limit_w: float = 0.0
-    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward", "per-tensor"; "": the
-    #: stack's default)
+    #: how the data-parallel gradients moved ("bucketed", "megatron-core", "after-backward", "per-tensor",
+    #: "deepspeed-bf16"; "": the stack's default)
     ddp: str = ""
     #: the GPUs' memory, GB, where the source states a variant the catalog's GPU does not have (0: the catalog's)
     memory_gb: float = 0.0
@@ -239,9 +239,10 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail("'memory_gb' and 'peak_memory_gib' must be memory sizes (0: the catalog GPU's, not given)")
         if not 0 <= row.get("offload_layers", 0) < row.get("layers"):
             row.fail("'offload_layers' must be 0 to the run's layers minus one (Megatron-Core's limit)")
-        if row.get("ddp", "") not in ("", "bucketed", "megatron-core", "after-backward", "per-tensor"):
-            row.fail("'ddp' must be bucketed, megatron-core, after-backward or per-tensor (or left out: the stack's "
-                     "default)")
+        ddp_modes = ("", "bucketed", "megatron-core", "after-backward", "per-tensor", "deepspeed-bf16")
+        if row.get("ddp", "") not in ddp_modes:
+            row.fail("'ddp' must be bucketed, megatron-core, after-backward, per-tensor or deepspeed-bf16 (or left "
+                     "out: the stack's default)")
         _check_provenance(row, rules)
         runs.append(PublishedRun(**raw))
     return tuple(runs), sources

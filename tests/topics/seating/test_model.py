@@ -960,3 +960,68 @@ def test_pytorch_ring_hides_its_gathers_in_a_node_but_not_the_last_gradient_pass
     wide_pass = _time_s(h100(8), "sendrecv", np.array([1]), np.array([8]), np.array([values / 8 * 4.0]))
     assert wide.tier == "network (NIC)"
     assert wide.exposed_s > 1.5 * model.layers * float(wide_pass[0])
+def test_deepspeed_bf16_optimizer_adds_every_micro_batchs_gradients_into_fp32_buffers():
+    # Rule R35: under DeepSpeed's pipeline engine the BF16_Optimizer runs update_hp_grads after every micro-batch's
+    # backward (deepspeed/runtime/pipe/engine.py and bf16_optimizer.py at 56c5223): each BF16 gradient is read (2 B),
+    # copied out in FP32 (4 B) and added into the FP32 buffer (read 4 + 4, write 4): 18 B a parameter, serial with the
+    # compute. On one GPU holding the whole model that is 18 x parameters / HBM per micro-batch, closed form.
+    import dataclasses
+
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+    from interconnect.topics.seating.model.step import BF16_ACCUMULATION_BYTES, bf16_accumulation_s, evaluate_layouts
+
+    assert BF16_ACCUMULATION_BYTES == 18.0
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(1), a(1), a(1), a(0))
+    plain = Workload(global_batch=16, micro_batch=2, recompute="full", ddp="after-backward",
+                     pipeline_engine="deepspeed", grad_bytes=4)
+    bf16 = dataclasses.replace(plain, ddp="deepspeed-bf16")
+    one, acc = (evaluate_layouts(model, cluster, w, *args) for w in (plain, bf16))
+    hbm = _hbm_bytes_per_s(cluster)
+    per_micro = 18 * model.dense_params / hbm   # an untied Llama: every layer, the embedding and the output layer
+    assert float(acc["t_micro"][0] - one["t_micro"][0]) == pytest.approx(per_micro, rel=1e-9)
+    assert float(acc["compute_s"][0] - one["compute_s"][0]) == pytest.approx(8 * per_micro, rel=1e-9)
+    assert float(bf16_accumulation_s(model.dense_params, hbm)) == pytest.approx(per_micro)
+    # no data parallelism: the FP32 all-reduce adds nothing here, so the step grows by exactly the 8 passes
+    assert float(acc["step_s"][0] - one["step_s"][0]) == pytest.approx(8 * per_micro, rel=1e-6)
+
+
+def test_deepspeed_bf16_optimizer_all_reduces_fp32_gradients_whole_and_gathers_weights_in_the_step():
+    # Rule R35: after the last micro-batch the engine all-reduces the BF16_Optimizer's FP32 buffers in
+    # buffered_allreduce_fallback calls of 500,000,000 elements (_bf16_reduce_grads), even under its ZeRO-1, and the
+    # optimizer step then all-gathers the updated BF16 weights (all_gather_dp_groups) before the next step can start:
+    #   exposed = ceil(P / 5e8) t_ar(4 P / calls) + ceil(P / 5e8) t_ag(2 P / calls)
+    # where P is the parameters a GPU of the fullest stage holds. DeepSpeed's fp16 ZeRO-1 (stage2.py at 29bee73)
+    # reduce-scatters, but gathers inside its step too: exposed = t_rs(2 P) + t_ag(2 P) with the pipeline.
+    import dataclasses
+
+    from interconnect.topics.seating.model.step import DEEPSPEED_ALLREDUCE_ELEMENTS, evaluate_layouts
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    assert DEEPSPEED_ALLREDUCE_ELEMENTS == 500_000_000
+    model, cluster = PRESETS["llama3-70b"], h100(16)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(8), a(4), a(4), a(1), a(1), a(1))                 # TP 8 x PP 4 x DP 4, ZeRO-1
+    fp16 = Workload(global_batch=64, micro_batch=1, recompute="full", sequence_parallel=False,
+                    pipeline_engine="deepspeed", ddp="after-backward")
+    bf16 = dataclasses.replace(fp16, ddp="deepspeed-bf16", grad_bytes=4)
+    half, full = (evaluate_layouts(model, cluster, w, *args) for w in (fp16, bf16))
+    psi = float(full["psi"][0])
+    per, dom = np.array([1]), np.array([4])                     # DP 4 strides over nodes: one rank a node
+    calls = np.ceil(psi / 5e8)
+    t_ar = calls * float(_time_s(cluster, "all_reduce", per, dom, a(4 * psi / calls))[0])
+    t_ag_shards = calls * float(_time_s(cluster, "all_gather", per, dom, a(2 * psi / calls))[0])
+    t_ag = float(_time_s(cluster, "all_gather", per, dom, a(2 * psi))[0])
+    t_rs = float(_time_s(cluster, "reduce_scatter", per, dom, a(2 * psi))[0])
+    assert calls > 1
+    assert float(full["dp_exposed"][0]) == pytest.approx(t_ar + t_ag_shards, rel=1e-9)
+    assert float(full["dp_calls"][0]) == 2 * calls
+    assert float(half["dp_exposed"][0]) == pytest.approx(t_rs + t_ag, rel=1e-9)
+    # with gradient buckets, Megatron's engine overlaps ZeRO-1's gather with the next step's first forward and its
+    # reduction with the last backward; DeepSpeed's exposes both
+    bucketed = dataclasses.replace(fp16, ddp="bucketed")
+    ds, mg = (evaluate_layouts(model, cluster, dataclasses.replace(bucketed, pipeline_engine=e), *args)
+              for e in ("deepspeed", "megatron"))
+    assert float(ds["dp_exposed"][0]) == pytest.approx(float(ds["dp_time"][0]), rel=1e-9)
+    assert float(mg["dp_exposed"][0]) < 0.5 * float(ds["dp_exposed"][0])

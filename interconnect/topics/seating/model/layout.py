@@ -48,7 +48,7 @@ ATTENTION_KERNELS = ("flash", "flash2", "unfused")
 #: What ``selective`` recomputation recomputes (see :class:`Workload`).
 SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
 #: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
-DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor")
+DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor", "deepspeed-bf16")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
 EXPERT_GEMMS = ("grouped", "per-expert")
 #: When ZeRO-3 gathers a layer's weights (see :class:`Workload`).
@@ -253,7 +253,12 @@ class Workload:
     Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58) or
     ``per-tensor`` (one collective per parameter tensor, overlapped as ``bucketed``: DeepSpeed's ZeRO-3 of 2021,
     which reduce-scatters each gradient tensor and all-gathers each weight matrix in its own call, see
-    :data:`interconnect.topics.seating.model.step.DEEPSPEED_TENSORS_PER_LAYER`);
+    :data:`interconnect.topics.seating.model.step.DEEPSPEED_TENSORS_PER_LAYER`) or ``deepspeed-bf16`` (DeepSpeed's
+    BF16_Optimizer under its pipeline engine, as BLOOM trained: every micro-batch's gradients are cast to FP32 and
+    added into FP32 buffers, :data:`interconnect.topics.seating.model.step.BF16_ACCUMULATION_BYTES` of HBM a
+    parameter, and after the last micro-batch those buffers are all-reduced whole, in buckets of
+    :data:`interconnect.topics.seating.model.step.DEEPSPEED_ALLREDUCE_ELEMENTS`, even under its ZeRO-1; rule R35
+    of ``training-runs.toml``);
     ``expert_gemm`` how a mixture of experts' local experts run their GEMMs: ``grouped`` (one kernel for all of
     them, each expert's GEMM costing its FLOPs) or ``per-expert`` (Transformer Engine's GroupedLinear, which
     Megatron-Core's ``--moe-grouped-gemm`` uses: one cuBLASLt GEMM per local expert issued over several CUDA

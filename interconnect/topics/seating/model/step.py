@@ -37,7 +37,8 @@ from interconnect.workloads.presets import ModelPreset
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
            "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s",
-           "gradient_reductions", "per_micro_batch_reduce_exposed_s"]
+           "gradient_reductions", "per_micro_batch_reduce_exposed_s", "BF16_ACCUMULATION_BYTES",
+           "DEEPSPEED_ALLREDUCE_ELEMENTS", "bf16_accumulation_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -569,23 +570,34 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     forward; ZeRO-3's gathers are prefetched a layer ahead of the compute (with ``zero3_fetch = "on-demand"``
     gathered as each module runs and waited for: forward, recomputed forward and backward). With
     ``bucket_bytes <= 0`` there is one reduction per transformer layer, as FSDP reduce-scatters one wrapped unit
-    (a layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3).
+    (a layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3). Under DeepSpeed's pipeline
+    engine ZeRO-1's weight gather runs inside the optimizer step, after the last micro-batch, and is exposed; with
+    ``ddp = "deepspeed-bf16"`` the gradients are all-reduced whole in 500M-element calls even under ZeRO-1 (DeepSpeed's
+    BF16_Optimizer; rule R35 of ``training-runs.toml``).
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
     after_backward = workload.ddp == "after-backward"
+    # DeepSpeed's BF16_Optimizer all-reduces its FP32 gradients whole even under its own ZeRO-1 (rule R35)
+    whole = workload.ddp == "deepspeed-bf16"
+    # DeepSpeed's ZeRO-1/2 optimizers gather the updated weights inside the optimizer step (rule R35)
+    gather_in_step = workload.pipeline_engine == "deepspeed"
     on_demand = workload.zero3_fetch == "on-demand"
     hbm = _hbm_bytes_per_s(cluster, workload)
     bucket = workload.bucket_bytes if workload.bucket_bytes > 0 else None
 
     def sync(name: str, total: np.ndarray, per: np.ndarray, dom: np.ndarray,
-             degree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             degree: np.ndarray, value_bytes: float = grad_bytes) -> tuple[np.ndarray, np.ndarray]:
         if after_backward:
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
             calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
         elif workload.ddp == "per-tensor":
             calls = np.maximum(1.0, DEEPSPEED_TENSORS_PER_LAYER * layers)  # one call per parameter tensor
+        elif workload.ddp == "deepspeed-bf16":
+            # buffered_allreduce_fallback's buckets, and all_gather_dp_groups' shards of allgather_bucket_size (the
+            # same 500,000,000 elements by default, bf16_optimizer.py at 56c5223)
+            calls = np.maximum(1, np.ceil(total / (DEEPSPEED_ALLREDUCE_ELEMENTS * value_bytes)))
         else:
             calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
@@ -602,7 +614,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             continue
         ar, ar_calls = sync("all_reduce", grads, per, dom, degree)
         rs, rs_calls = sync("reduce_scatter", grads, per, dom, degree)
-        ag, ag_calls = sync("all_gather", weights, per, dom, degree)
+        ag, ag_calls = sync("all_gather", weights, per, dom, degree, g.nbytes)
         if workload.ddp == "per-tensor":
             # DeepSpeed 2021 gathers each weight matrix of a layer in its own call (the small tensors stay whole)
             gathered = DEEPSPEED_GATHERED_PER_LAYER
@@ -621,21 +633,23 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         if on_demand:
             z3_ag = z3_ag + deepspeed_2021_gather_overhead_s(gathers * micro * layers * gathered, degree,
                                                              gathers * micro * weights, hbm)
-        # sharded gradients under accumulation: one reduce-scatter per micro-batch, else one per step
-        rounds = gradient_reductions(z, micro, g.pp, workload.pipeline_fsdp_unsharded)
-        seconds = np.where(z == 0, ar, np.where(z < 3, rounds * rs + ag, rounds * rs + z3_ag))
-        z3_calls = rounds * rs_calls + gathers * micro * layers * gathered
-        calls = np.where(z == 0, ar_calls, np.where(z < 3, rounds * rs_calls + ag_calls, z3_calls))
+        # sharded gradients under accumulation: one reduce-scatter per micro-batch, else one per step; gradients
+        # all-reduced whole (no ZeRO, or DeepSpeed's BF16 optimizer under ZeRO-1/2, rule R35) once a step
+        low = (z == 0) | (whole & (z < 3))
+        rounds = np.where(low, 1.0, gradient_reductions(z, micro, g.pp, workload.pipeline_fsdp_unsharded))
+        grad_part = np.where(low, ar, rounds * rs)
+        seconds = grad_part + np.where(z == 0, 0.0, np.where(z < 3, ag, z3_ag))
+        calls = (np.where(low, ar_calls, rounds * rs_calls)
+                 + np.where(z == 0, 0.0, np.where(z < 3, ag_calls, gathers * micro * layers * gathered)))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
-        volume = share * np.where(z == 0, 2.0 * grads,
-                                  np.where(z < 3, rounds * grads + weights, rounds * grads + gathers * micro * weights))
-        last_bucket = np.where(z == 0, ar / ar_calls, rs / rs_calls)
-        grad_part = np.where(z == 0, ar, rounds * rs)
+        volume = share * (np.where(low, 2.0 * grads, rounds * grads)
+                          + np.where(z == 0, 0.0, np.where(z < 3, weights, gathers * micro * weights)))
+        last_bucket = np.where(low, ar / ar_calls, rs / rs_calls)
         # an earlier round hides behind a micro-batch's compute, less the time ZeRO-3's prefetched gathers hold the
         # same network in it
         gathers_per_micro = np.where((z >= 3) & (not on_demand), z3_ag / np.maximum(micro, 1.0), 0.0)
         round_window = np.maximum(compute_micro - gathers_per_micro, 0.0)
-        hidden_grad = np.where(z == 0, np.maximum(last_bucket, ar - backward_window),
+        hidden_grad = np.where(low, np.maximum(last_bucket, ar - backward_window),
                                per_micro_batch_reduce_exposed_s(rs, rs_calls, backward_window, rounds, round_window))
         if after_backward:
             # Megatron-LM 2021's local DDP all-reduces the gradient buffer after the last backward, nothing overlaps
@@ -646,8 +660,8 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             hidden_grad = np.where(g.pp > 1, grad_part, hidden_grad)
         # prefetched, ZeRO-3's gathers hide behind the compute a layer ahead; on demand each waits before its compute
         z3_exposed = z3_ag if on_demand else np.maximum(layer_ag, z3_ag - micro * compute_micro)
-        gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, np.maximum(ag / ag_calls, ag - forward_window),
-                                                        z3_exposed))
+        z12_exposed = ag if gather_in_step else np.maximum(ag / ag_calls, ag - forward_window)
+        gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, z12_exposed, z3_exposed))
         for key, value in (("time", seconds), ("calls", calls), ("bytes", volume),
                            ("exposed", hidden_grad + gather_exposed)):
             totals[key] += np.where(active, value, 0.0)
@@ -780,6 +794,57 @@ def deepspeed_2021_gather_overhead_s(calls: np.ndarray | float, ranks: np.ndarra
     return calls * np.asarray(ranks, dtype=float) * TORCH_CALL_S + 3.0 * np.asarray(gathered_bytes) / hbm_bytes_per_s
 
 
+#: HBM bytes per parameter that DeepSpeed's BF16_Optimizer moves after every micro-batch's backward under the pipeline
+#: engine: ``update_hp_grads`` (deepspeed/runtime/bf16_optimizer.py at 56c5223, pull request 1801, the branch BLOOM
+#: trained on) runs ``hp_grad.add_(lp.grad.to(float32))`` for each parameter, so the BF16 gradient is read (2) and
+#: written out as an FP32 copy (4), and the add reads that copy and the FP32 buffer and writes the buffer (3 x 4).
+#: The engine sets the BF16 gradients to None before each backward (``clear_lp_grads``), so autograd adds nothing of
+#: its own. Our count from that code.
+BF16_ACCUMULATION_BYTES = 2.0 + 4.0 + 3 * 4.0
+
+#: Elements per all-reduce call of DeepSpeed's ``buffered_allreduce_fallback`` (``MEMORY_OPT_ALLREDUCE_SIZE``,
+#: deepspeed/runtime/constants.py), the call its pipeline engine reduces the BF16_Optimizer's FP32 gradients with.
+DEEPSPEED_ALLREDUCE_ELEMENTS = 500_000_000
+
+
+@expects(hbm_bytes_per_s="B/s")
+def bf16_accumulation_s(params: np.ndarray | float, hbm_bytes_per_s: float) -> np.ndarray:
+    r"""Seconds one GPU spends after each micro-batch adding its gradients into DeepSpeed's FP32 buffers.
+
+    Under DeepSpeed's pipeline engine with the BF16_Optimizer (rule R35 of ``training-runs.toml``),
+    ``PipelineEngine._exec_backward_pass`` calls ``update_hp_grads`` after every micro-batch's backward, on every
+    stage (the last stage through ``BF16_Optimizer.backward``), in the compute stream between one instruction and
+    the next, so nothing overlaps it:
+
+    .. math:: t = \frac{b\,P}{\text{HBM}}
+
+    with :math:`P` the parameters the GPU holds, :math:`b` = :data:`BF16_ACCUMULATION_BYTES` and HBM the rate the
+    model's memory-bound passes run at. The loop's three torch calls a tensor (a few hundred on a stage) are left out.
+
+    >>> f"{float(bf16_accumulation_s(3.7e9, 2.039e12)) * 1e3:.1f} ms"   # a BLOOM 176B stage: 6 layers at TP 4
+    '32.7 ms'
+    """
+    return BF16_ACCUMULATION_BYTES * np.asarray(params, dtype=float) / hbm_bytes_per_s
+
+
+def _accumulation_s(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Per micro-batch: the FP32 accumulation of one layer's gradients on a GPU, and of the embedding or output layer.
+
+    Zero unless ``ddp`` is ``deepspeed-bf16``. The end term is one V x h matrix on the last stage (the tied
+    embedding's copy or the output layer), both of them with a single stage holding an untied model.
+    """
+    if g.workload.ddp != "deepspeed-bf16":
+        return 0.0 * g.tp, 0.0 * g.tp
+    model = g.model
+    _, embed_params = layer_params(model)
+    ends = 1 if model.tied_embeddings else 2
+    dense_layer = (model.dense_params - ends * embed_params) / model.layers / g.tp
+    expert_layer = model.expert_params / model.layers / np.where(g.ep > 1, g.ep, g.tp)
+    end = embed_params / g.tp * np.where(g.pp <= 1, float(ends), 1.0)
+    hbm = _hbm_bytes_per_s(g.cluster, g.workload)
+    return bf16_accumulation_s(dense_layer + expert_layer, hbm), bf16_accumulation_s(end, hbm)
+
+
 def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
     """Parameters per gradient bucket in Megatron-Core's DistributedDataParallel when none is set.
 
@@ -861,11 +926,15 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     ep_layer, ep_exposed, ep_sent = _expert_parallel(g, lt)
 
     # one micro-batch (forward + backward) on the slowest stage: the fullest, or the last with the output layer
-    per_layer_total = lt.compute + tp_exposed + cp_exposed + ep_exposed
+    # DeepSpeed's BF16_Optimizer adds every micro-batch's gradients into FP32 buffers after its backward, on each stage
+    # for the weights it holds (zero for every other way of moving gradients)
+    accum_layer, accum_end = _accumulation_s(g)
+    per_layer_total = lt.compute + tp_exposed + cp_exposed + ep_exposed + accum_layer
     stage_full = g.most * per_layer_total
-    stage_last = g.last * per_layer_total + lt.output
-    t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, stage_full + lt.output))
-    compute_micro = np.maximum(g.most * lt.compute, g.last * lt.compute + lt.output)
+    stage_last = g.last * per_layer_total + lt.output + accum_end
+    t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, stage_full + lt.output + accum_end))
+    compute_micro = np.maximum(g.most * (lt.compute + accum_layer), g.last * (lt.compute + accum_layer) + lt.output
+                               + accum_end)
 
     out = _pipeline(g, t_micro)
     idle_micro = out.pop("idle_micro")
