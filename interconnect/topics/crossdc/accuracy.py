@@ -85,10 +85,10 @@ from interconnect.topics.crossdc.model.scenario import Scenario, evaluate
 from interconnect.topics.crossdc.model.weight_sync import WeightSyncScenario, evaluate_weight_sync
 
 __all__ = ["BAND_COVERAGE", "PIPELINE_ARITHMETIC", "PIPELINE_MESSAGE", "PIPELINE_STEP", "REPLICA_ARITHMETIC",
-           "TABLE4_METHODS", "WEIGHT_SYNC_ARITHMETIC", "band_rows", "crossdc_band", "evaluated", "leave_one_source_out",
-           "pipeline_section_band", "published_reading", "weight_sync_bands",
-           "exchange_band", "pipeline_band", "pipeline_prediction", "pipeline_source", "table4_source",
-           "weight_sync_payload_band", "weight_sync_source", "weight_sync_time_band"]
+           "TABLE4_METHODS", "WEIGHT_SYNC_ARITHMETIC", "band_rows", "crossdc_band", "evaluated", "exchange_band",
+           "judged", "leave_one_source_out", "pipeline_band", "pipeline_prediction", "pipeline_section_band",
+           "pipeline_source", "published_reading", "table4_source", "weight_sync_bands", "weight_sync_payload_band",
+           "weight_sync_source", "weight_sync_time_band"]
 
 #: The share of further published figures like a case that its band should hold.
 BAND_COVERAGE = 0.8
@@ -397,24 +397,29 @@ def weight_sync_bands(scenario: WeightSyncScenario) -> tuple[ErrorBand, ErrorBan
     return time, payload, f"Payload: {payload.text()}. {WEIGHT_SYNC_ARITHMETIC}"
 
 
-def leave_one_source_out() -> dict[str, tuple[int, int, int, float | None]]:
-    """Each group's figures judged by the band of the others with their own source left out.
+def judged(group: str, by: str = "source") -> list[tuple[Evaluated, ErrorBand]]:
+    """Each figure of a group with the band of the others: its own source left out (``by="source"``, the rule the
+    page applies), or only itself (``by="figure"``, a weaker check for a group of one source, whose figures may miss
+    together). The group's one hard rule stands; the similarity rules of the page are not applied."""
+    cases = evaluated()[group]
+    out = []
+    for case in cases:
+        pool = cases if by == "source" else [c for c in cases if c.id != case.id]
+        out.append((case, select_band(pool, [Criterion(group, lambda c: True, hard=True)],
+                                      leave_out=case.source if by == "source" else None, coverage=BAND_COVERAGE)))
+    return out
 
-    Returns ``{group: (figures, with a band, contained, median high / low)}``; a group of one source has no
-    band once its source is left out.
+
+def leave_one_source_out(by: str = "source") -> dict[str, tuple[int, int, int, float | None]]:
+    """Each group's totals of :func:`judged`: ``{group: (figures, with a band, contained, median high / low)}``; a
+    group of one source has no band once its source is left out.
     """
     import statistics
 
     out = {}
-    for group, cases in evaluated().items():
-        banded, inside, widths = 0, 0, []
-        for case in cases:
-            band = select_band(cases, [Criterion(group, lambda c: True, hard=True)], leave_out=case.source,
-                               coverage=BAND_COVERAGE)
-            if band.extrapolation:
-                continue
-            banded += 1
-            inside += band.contains(case.ratio)
-            widths.append(band.high / band.low)
-        out[group] = (len(cases), banded, inside, statistics.median(widths) if widths else None)
+    for group in evaluated():
+        banded = [(case, band) for case, band in judged(group, by) if not band.extrapolation]
+        widths = [band.high / band.low for _, band in banded]
+        out[group] = (len(evaluated()[group]), len(banded), sum(band.contains(case.ratio) for case, band in banded),
+                      statistics.median(widths) if widths else None)
     return out
