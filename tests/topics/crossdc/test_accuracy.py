@@ -194,3 +194,14 @@ def test_the_sections_show_their_caption():
     assert len(captions) == 3
     assert any("the step" in c and "Message per micro-batch" in c for c in captions)
     assert any("how the sync time scales" in c and "Payload:" in c for c in captions)
+
+
+def test_the_two_sites_doc_case_is_table4s_own_row(capsys):
+    # docs/crossdc-two-sites.md: 10B, 0.8 s, 2 sites, no round trip is Table 4's 10B row, so its paper is left out
+    argv = ["crossdc", "--params", "10e9", "--sites", "2", "--gpus-per-site", "1", "--step-time", "0.8 s",
+            "--wan-bandwidth", "1 Gbit/s", "--rtt", "0 s", "--no-overlap"]
+    for method in ("dp", "diloco", "streaming-diloco"):
+        band = _json(capsys, [*argv, "--method", method])["error_band"]
+        assert band["n"] == 0 and "left out: source arxiv-streaming-diloco" in band["basis"], method
+    band = _json(capsys, [*argv[:-3], "--rtt", "20 ms", "--method", "dp"])["error_band"]  # not the paper's case
+    assert band["n"] == 15
