@@ -344,7 +344,16 @@ def run_crossdc(args: argparse.Namespace) -> int:
           f"wall-clock to it, if data parallel takes {args.target_steps:,} steps: "
           + (f"{_duration(wall * 3600)}" if wall is not None else "not modelled")
           + (f" ({mine['time_to_target_vs_dp']:.3g}x data parallel's)" if mine["time_to_target_vs_dp"] else ""))
+    band = _crossdc_error_band(scenario, result)
+    print(f"  how right, {'step' if method.pipeline else 'WAN needed'}: {_band_text(band)}")
     return 0
+
+
+def _band_text(band: dict[str, Any]) -> str:
+    """One line of an ``error_band`` dict: "published figures like this: the model reads -7 % to +20 % (...)"."""
+    from interconnect.hardware.accuracy import ErrorBand
+
+    return ErrorBand(band["low"], band["high"], band["median"], band["n"], band["basis"], noun="figures").text()
 
 
 def _duration(seconds: float) -> str:
@@ -499,6 +508,9 @@ def run_weight_sync(args: argparse.Namespace) -> int:
     print(f"  {how}: {_duration(r.hiding.exposed_s)} lost per step, weights {r.hiding.staleness_steps} step(s) old, "
           f"generating {r.hiding.generation_share:.1%} of the time; the sync {hidden} "
           f"{_duration(s.generation_s)} of generation")
+    band = _weight_sync_error_band(s)
+    print(f"  how right, how the time scales: {_band_text(band)}; payload: {_band_text(band['payload'])} (the time "
+          "itself is bytes over the slowest link plus latencies)")
     return 0
 
 
@@ -657,4 +669,6 @@ def run_pipeline(args: argparse.Namespace) -> int:
           f"per cut each way; {r.in_flight_extra} extra micro-batch(es) in flight to hide the round trip")
     for a in alternatives:
         print(f"  {names[a.id].name}: {_duration(a.step_s)} per step, x{a.vs_pipeline:.2f} the pipeline's")
+    band = _pipeline_error_band(s, r)
+    print(f"  how right, step: {_band_text(band)}; message: {_band_text(band['message'])}")
     return 0

@@ -205,3 +205,12 @@ def test_the_two_sites_doc_case_is_table4s_own_row(capsys):
         assert band["n"] == 0 and "left out: source arxiv-streaming-diloco" in band["basis"], method
     band = _json(capsys, [*argv[:-3], "--rtt", "20 ms", "--method", "dp"])["error_band"]  # not the paper's case
     assert band["n"] == 15
+
+
+def test_the_text_output_says_how_right(capsys):
+    for argv, start in ((["crossdc"], "  how right, WAN needed: published figures like this"),
+                        (["crossdc", "--method", "sparseloco"], "  how right, WAN needed: extrapolation"),
+                        (["weight-sync"], "  how right, how the time scales: published figures like this"),
+                        (["crossdc-pipeline"], "  how right, step: published figures like this")):
+        assert main(argv) == 0
+        assert capsys.readouterr().out.splitlines()[-1].startswith(start), argv
