@@ -354,7 +354,8 @@ def crossdc_band(scenario: Scenario, result) -> tuple[ErrorBand, dict | None, st
     """The main explorer's band: ``(band, expected, note)``.
 
     A replica method's band is of its WAN bandwidth needed (``expected``: ``{"required_wan_bandwidth"}`` in
-    Gbit/s); CrossPipe's is of the pipeline's step (``expected``: ``{"compute_utilization"}`` in %, the inverse).
+    Gbit/s); CrossPipe's is of the pipeline's step (``expected``: ``{"compute_utilization"}`` in %, the inverse,
+    its upper end capped at 100 %).
     ``note`` says what is arithmetic.
     """
     method = scenario.method
