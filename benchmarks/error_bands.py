@@ -1,6 +1,7 @@
 """Do the error bands hold? Each published case against the band computed with its own source left out.
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/error_bands.py [--held-out-runs]``. Prints; asserts nothing.
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/error_bands.py [--held-out-runs | --crossdc]``. Prints; asserts
+nothing. ``--crossdc`` prints only the Across sites figures (no training run, held out or not).
 
 For every published training run (``interconnect/data/published/training-runs.toml``) and every packaged
 nccl-tests table at every message-size band it covers (``interconnect/data/measurements/``): the model /
@@ -50,6 +51,10 @@ def _totals(name: str, rows: list[tuple[float, ErrorBand]]) -> None:
 
 def main() -> None:
     start = time.perf_counter()
+    if "--crossdc" in sys.argv[1:]:
+        _crossdc()
+        print(f"(in {time.perf_counter() - start:.1f} s)")
+        return
     print("Training runs: TFLOP/s per GPU, model / paper; band from the runs like it, its source left out")
     print(f"{'run':<44} {'source':<16} {'ratio':>6}  {'band':<33} in")
     training, held_out = [], []
@@ -95,6 +100,8 @@ def main() -> None:
                  for n in ("small", "middle", "large") if n in t.ratios])
     print()
     _external_check()
+    print()
+    _crossdc()
     print(f"(in {time.perf_counter() - start:.1f} s)")
 
 
@@ -132,6 +139,23 @@ def _external_check() -> None:
             rows.append((value, band))
             print(f"{ext.id:<30} {name:<7} {value:6.2f}  {_band(band):<33} {'yes' if band.contains(value) else 'no'}")
     _totals("external all-reduce sweeps x size bands (held out)", rows)
+
+
+def _crossdc() -> None:
+    """The Across sites page's published figures (:mod:`interconnect.topics.crossdc.accuracy`), each against the band
+    of the others of its group with its own source left out, then with only itself left out."""
+    from interconnect.topics.crossdc.accuracy import evaluated, judged
+
+    print("Across sites: model / published per figure; band from the rest of its group, its source left out")
+    print(f"{'figure':<44} {'source':<28} {'ratio':>6}  {'band':<33} in")
+    for group in evaluated():
+        rows = judged(group)
+        for case, band in rows:
+            inside = "-" if band.extrapolation else "yes" if band.contains(case.ratio) else "no"
+            print(f"{case.id:<44} {case.source:<28} {case.ratio:6.3f}  {_band(band):<33} {inside}")
+        _totals(f"{group}, own source left out", [(case.ratio, band) for case, band in rows])
+        _totals(f"{group}, only the figure left out", [(case.ratio, band) for case, band in judged(group, "figure")])
+        print()
 
 
 if __name__ == "__main__":

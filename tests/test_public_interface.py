@@ -46,6 +46,10 @@ CLI_CALLS: list[list[str]] = [
     ["overlap", "--params", "8e9", "--tokens-per-gpu", "4096", "--gpu", "h100-sxm", "--gpus-per-node", "8",
      "--nodes", "4", "--bucket", "25 MB"],
     ["overlap", "--tokens-per-gpu", "0"],
+    ["crossdc", "--method", "dp", "--json"],
+    ["crossdc", "--method", "crosspipe", "--json"],
+    ["weight-sync", "--json"],
+    ["crossdc-pipeline", "--json"],
 ]
 
 PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [

@@ -260,6 +260,15 @@ def _pipeline_json(scenario: Scenario, result: Any) -> dict[str, Any]:
     }}
 
 
+def _crossdc_error_band(scenario: Scenario, result: Any) -> dict[str, Any]:
+    """The headline's ``error_band`` (:func:`interconnect.topics.crossdc.accuracy.crossdc_band`): the WAN needed's for a
+    replica method, the step's for CrossPipe; ``expected`` the likely published figure, ``note`` what is arithmetic."""
+    from interconnect.topics.crossdc.accuracy import crossdc_band
+
+    band, expected, note = crossdc_band(scenario, result)
+    return {**band.as_json(), "expected": expected, "note": note}
+
+
 def run_crossdc(args: argparse.Namespace) -> int:
     scenario, how = _scenario(args)
     result = evaluate(scenario)
@@ -305,6 +314,7 @@ def run_crossdc(args: argparse.Namespace) -> int:
             "steps_to_target_ratio": table[method.id]["steps_to_target_ratio"],
             "wall_clock_to_target": table[method.id]["time_to_target"],
             "time_to_target": table,
+            "error_band": _crossdc_error_band(scenario, result),
         })
         return 0
     needed = result.required_bytes_per_s
@@ -334,7 +344,16 @@ def run_crossdc(args: argparse.Namespace) -> int:
           f"wall-clock to it, if data parallel takes {args.target_steps:,} steps: "
           + (f"{_duration(wall * 3600)}" if wall is not None else "not modelled")
           + (f" ({mine['time_to_target_vs_dp']:.3g}x data parallel's)" if mine["time_to_target_vs_dp"] else ""))
+    band = _crossdc_error_band(scenario, result)
+    print(f"  how right, {'step' if method.pipeline else 'WAN needed'}: {_band_text(band)}")
     return 0
+
+
+def _band_text(band: dict[str, Any]) -> str:
+    """One line of an ``error_band`` dict: "published figures like this: the model reads -7 % to +20 % (...)"."""
+    from interconnect.hardware.accuracy import ErrorBand
+
+    return ErrorBand(band["low"], band["high"], band["median"], band["n"], band["basis"], noun="figures").text()
 
 
 def _duration(seconds: float) -> str:
@@ -442,6 +461,15 @@ def _weight_sync_scenario(args: argparse.Namespace):
         raise CliError(str(exc)) from exc
 
 
+def _weight_sync_error_band(s: Any) -> dict[str, Any]:
+    """The sync's ``error_band``: how its time scales (the ratio rows), with ``payload`` the payload's own band and
+    ``note`` what is arithmetic; ``expected`` is None (the absolute time is not judged)."""
+    from interconnect.topics.crossdc.accuracy import weight_sync_bands
+
+    time, payload, note = weight_sync_bands(s)
+    return {**time.as_json(), "expected": None, "payload": payload.as_json(), "note": note}
+
+
 def run_weight_sync(args: argparse.Namespace) -> int:
     from interconnect.topics.crossdc.model.weight_sync import evaluate_weight_sync
 
@@ -467,6 +495,7 @@ def run_weight_sync(args: argparse.Namespace) -> int:
             "generation_share": _percent(r.hiding.generation_share),
             "hidden": r.hiding.hidden,
             "bandwidth_to_hide": _q(r.required_bytes_per_s, "Gbit/s", "B/s"),
+            "error_band": _weight_sync_error_band(s),
         })
         return 0
     how = "in the background" if s.background else "with generation paused"
@@ -479,6 +508,9 @@ def run_weight_sync(args: argparse.Namespace) -> int:
     print(f"  {how}: {_duration(r.hiding.exposed_s)} lost per step, weights {r.hiding.staleness_steps} step(s) old, "
           f"generating {r.hiding.generation_share:.1%} of the time; the sync {hidden} "
           f"{_duration(s.generation_s)} of generation")
+    band = _weight_sync_error_band(s)
+    print(f"  how right, how the time scales: {_band_text(band)}; payload: {_band_text(band['payload'])} (the time "
+          "itself is bytes over the slowest link plus latencies)")
     return 0
 
 
@@ -569,6 +601,19 @@ def _pipeline_scenario(args: argparse.Namespace):
         raise CliError(str(exc)) from exc
 
 
+def _pipeline_error_band(s: Any, r: Any) -> dict[str, Any]:
+    """The step's ``error_band`` against CrossPipe's figures; ``expected`` the likely step time in s, ``message`` the
+    message's own band, ``note`` what is arithmetic."""
+    from interconnect.topics.crossdc.accuracy import pipeline_band, pipeline_section_band, pipeline_source
+
+    band, expected, note = pipeline_section_band(s, r)
+    leave = pipeline_source({k: float(getattr(s, k)) for k in ("hidden", "seq_len", "micro_batch", "bytes_per_value",
+                                                               "pipelines", "stages", "micro_batches", "sites",
+                                                               "params")})
+    return {**band.as_json(), "expected": expected, "message": pipeline_band("message", leave_out=leave).as_json(),
+            "note": note}
+
+
 def run_pipeline(args: argparse.Namespace) -> int:
     from interconnect.topics.crossdc.model.pipeline import SCHEDULES
     from interconnect.topics.crossdc.model.pipeline_compare import compare
@@ -609,6 +654,7 @@ def run_pipeline(args: argparse.Namespace) -> int:
                              for a in alternatives},
             "sources": ["arxiv-crosspipe"] + ([] if s.schedule in ("1f1b", "interleaved")
                                                else ["arxiv-zero-bubble", "hf-zero-bubble-space"]),
+            "error_band": _pipeline_error_band(s, r),
         })
         return 0
     print(f"Pipeline across {s.sites} sites: {s.params:.3g} parameters, {s.stages} stages x {s.gpus_per_stage} GPUs"
@@ -623,4 +669,6 @@ def run_pipeline(args: argparse.Namespace) -> int:
           f"per cut each way; {r.in_flight_extra} extra micro-batch(es) in flight to hide the round trip")
     for a in alternatives:
         print(f"  {names[a.id].name}: {_duration(a.step_s)} per step, x{a.vs_pipeline:.2f} the pipeline's")
+    band = _pipeline_error_band(s, r)
+    print(f"  how right, step: {_band_text(band)}; message: {_band_text(band['message'])}")
     return 0

@@ -17,6 +17,7 @@ import streamlit as st
 
 from interconnect.catalog import Catalog, get_catalog
 from interconnect.inputs.cluster import CUSTOM_GPU_KEYS
+from interconnect.topics.crossdc.accuracy import band_rows, crossdc_band, published_reading
 from interconnect.topics.crossdc.figures import bytes_figure, required_bandwidth_figure, utilization_figure
 from interconnect.topics.crossdc.inputs import (
     CROSSDC_VIEWS,
@@ -40,6 +41,7 @@ from interconnect.topics.crossdc.view import (
 )
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
+from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.more import lazy_expander
@@ -284,7 +286,35 @@ def show_results(state: PageState, inputs: PageInputs, view: CrossDCView) -> Non
                if result.required_no_overlap_bytes_per_s < float("inf") else "an unreachable bandwidth")
             + f"; with overlap {result.utilization_overlap:.1%}."
         )
+    how_right(view)
     time_to_target_table(view)
+
+
+_BIT_UNITS = {"bit/s": 1e-9, "kbit/s": 1e-6, "Mbit/s": 1e-3, "Gbit/s": 1.0, "Tbit/s": 1e3, "Pbit/s": 1e6}
+
+
+def _gbit_writer(reference_bytes_per_s: float):
+    """A writer of Gbit/s values in the unit the metric shows ``reference_bytes_per_s`` in ("594 Mbit/s"), so the
+    band's reading and the metric share it; three significant figures."""
+    text = format_bandwidth(Q_(reference_bytes_per_s, "B/s"), "bit/s") if reference_bytes_per_s < float("inf") else ""
+    unit = text.rsplit(" ", 1)[-1] if text else "Gbit/s"
+    factor = _BIT_UNITS.get(unit, 1.0)
+    if unit not in _BIT_UNITS:
+        unit = "Gbit/s"
+    return lambda gbit: f"{gbit / factor:.3g} {unit}"
+
+
+def how_right(view: CrossDCView) -> None:
+    """The headline metrics' band: a replica method's WAN needed against Streaming DiLoCo's Table 4, or the
+    pipeline's step against CrossPipe's figures, and what is arithmetic
+    (:func:`interconnect.topics.crossdc.accuracy.crossdc_band`)."""
+    band, expected, note = crossdc_band(view.scenario, view.result)
+    if view.scenario.method.pipeline:
+        what, reading = "the pipeline's step", published_reading(expected, lambda x: f"{x:.0f}%", "utilisation")
+    else:
+        what = "the WAN needed, against Streaming DiLoCo's simulated Table 4"
+        reading = published_reading(expected, _gbit_writer(view.result.required_bytes_per_s), "needed")
+    show_error_band(band, band_rows(band), what, key="crossdc-band", expected=reading, after=escape_markdown(note))
 
 
 def show_charts(state: PageState, inputs: PageInputs) -> None:

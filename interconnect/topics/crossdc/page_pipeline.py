@@ -13,6 +13,8 @@ import math
 
 import streamlit as st
 
+from interconnect.hardware.accuracy import seconds_in_unit_of
+from interconnect.topics.crossdc.accuracy import band_rows, pipeline_section_band, published_reading
 from interconnect.topics.crossdc.data import get_crossdc_data, get_pipeline_cases
 from interconnect.topics.crossdc.inputs import (
     PIPELINE_KEYS,
@@ -25,6 +27,7 @@ from interconnect.topics.crossdc.model.pipeline import SCHEDULES
 from interconnect.topics.crossdc.model.pipeline_compare import compare
 from interconnect.topics.crossdc.model.timing import site_allreduce_algbw
 from interconnect.topics.crossdc.page_section import open_section, short_time
+from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.state import PageState, bounds
@@ -111,6 +114,10 @@ def _results(r, alternatives) -> None:
         f"no bubble. Hiding the round trip takes "
         f"{r.in_flight_extra} extra micro-batch(es) in flight before each cut; a static 1F1B without them pays "
         f"the latency on every micro-batch (CrossPipe §3)."))
+    band, expected, note = pipeline_section_band(s, r)
+    reading = published_reading(expected, seconds_in_unit_of(short_time, r.step_s), "per step")
+    show_error_band(band, band_rows(band), "the step", key="crossdc-pp-band", expected=reading,
+                    after=escape_markdown(note))
     names = get_crossdc_data().methods
     st.dataframe([{"Same GPUs as": names[a.id].name, "Wall-clock per step": short_time(a.step_s),
                    "Against the pipeline": f"x{a.vs_pipeline:.2f}" if math.isfinite(a.vs_pipeline) else "never"}

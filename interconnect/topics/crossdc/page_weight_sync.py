@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from interconnect.topics.crossdc.accuracy import band_rows, weight_sync_bands
 from interconnect.topics.crossdc.data import get_weight_sync_data, get_weight_sync_ratios
 from interconnect.topics.crossdc.figures import weight_sync_figure
 from interconnect.topics.crossdc.inputs import WEIGHT_SYNC_KEYS, catalog_gpu_id, weight_sync_scenario
@@ -23,6 +24,7 @@ from interconnect.topics.crossdc.model.weight_sync import (
 )
 from interconnect.topics.crossdc.page_section import open_section, short_time
 from interconnect.ui.charts import chart
+from interconnect.ui.error_band import show_error_band
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.more import KEEP_HIDDEN as _KEEP
 from interconnect.ui.state import PageState, bounds
@@ -97,6 +99,9 @@ def _results(r) -> None:
                + ("Generation pauses for the whole sync and the weights stay on-policy." if not s.background else
                   "Syncing in the background costs only the leftover and the swap, and the generators run on "
                   "weights one step old or more."))
+    band, _, note = weight_sync_bands(s)
+    show_error_band(band, band_rows(band), "how the sync time scales", key="crossdc-ws-band",
+                    after=escape_markdown(note))
 
 
 #: The chart's key (the guided tour's post-training step shows it first) and the words for each route's link.
