@@ -66,6 +66,11 @@ _CSS = """
      800 px its labels would run into each other, so there it keeps 800 px and scrolls sideways in its own box. */
   .st-key-layers-chart { overflow-x: auto; }
   .st-key-layers-chart > * { min-width: 800px; }
+  /* A quote in our Markdown is drawn as a bordered container is (the Overlap page's claim): a box inside a block
+     of text costs a change no element of its own. */
+  .stMarkdown [data-testid="stMarkdownContainer"] blockquote { border: 1px solid rgb(220, 216, 212);
+    border-radius: 0.5rem; padding: calc(1rem - 1px); margin: 0 0 1rem; opacity: 1; }
+  .stMarkdown [data-testid="stMarkdownContainer"] blockquote > :last-child { margin-bottom: 0; }
   /* A table wider than the page scrolls inside its own box; the page itself never scrolls sideways. */
   [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
 </style>

@@ -48,9 +48,9 @@ from interconnect.ui.state import PageState, bounds
 from interconnect.units import Q_, format_seconds, format_size, read_quantity
 from interconnect.workloads.presets import load_model_presets
 
-__all__ = ["StepInputs", "main_step_controls", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check",
-           "show_metrics", "show_rooflines", "show_timeline", "show_why_not", "show_why_not_note", "step_box",
-           "step_controls", "step_result", "timeline_of", "tokens_figure", "workload_for"]
+__all__ = ["StepInputs", "breakdown_text", "claim_text", "main_step_controls", "nodes_figure", "show_claim_chart",
+           "show_ddp_check", "show_metrics", "show_rooflines", "show_timeline", "show_why_not_note", "step_box",
+           "step_controls", "step_result", "timeline_of", "tokens_figure", "why_not_text", "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -310,9 +310,9 @@ def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
     )
 
 
-def show_breakdown(step: StepResult, cluster: Cluster, heading_after: str = "") -> None:
-    """Where the step's time goes: compute, then each cost a bucket adds besides its bytes, with sources; then
-    ``heading_after``, the next section's heading, in the same Markdown block (one element fewer per change)."""
+def breakdown_text(step: StepResult, cluster: Cluster) -> str:
+    """Where the step's time goes, as Markdown: compute, then each cost a bucket adds besides its bytes, with
+    sources."""
     costs = load_bucket_costs()
     rows = [
         ("Compute (forward, backward, optimizer)", step.compute_s, "FLOPs at the share of peak you set; "
@@ -340,34 +340,40 @@ def show_breakdown(step: StepResult, cluster: Cluster, heading_after: str = "") 
     lines.append(f"| **Step** | **{duration(step.step_s).replace(' ', NBSP)}** | 100% | |")
     note = (" The ideal bound charges none of the three costs between compute and the all-reduce after the backward "
             "pass, so its exposed communication is that all-reduce alone." if step.mode == "ideal" else "")
-    st.markdown("Where the step's time goes, and what each bucket costs besides its bytes." + note + "\n\n"
-                + "\n".join(lines) + (f"\n\n### {heading_after}" if heading_after else ""))
+    return ("Where the step's time goes, and what each bucket costs besides its bytes." + note + "\n\n"
+            + "\n".join(lines))
 
 
-def show_claim(step: StepResult, drawn: bool = True) -> None:
-    """The 85 %/30 % claim against this step, in words, and its chart when ``drawn`` (view=claim)."""
+def claim_text(step: StepResult) -> str:
+    """The 85 %/30 % claim against this step, in words, as a Markdown quote: the page's style draws a quote as a
+    bordered box, so the claim keeps its box inside the Markdown block around it (one element, not a box and its
+    text)."""
     check = check_claim(step)
-    with st.container(border=True):
-        st.markdown(
-            f"**Often quoted:** overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut iteration "
-            f"time by about {CLAIM_TIME_SAVED:.0%}.\n\n"
-            "**What the sources say:** no source for the claim has been found (it is not in the Ultra-Scale "
-            "Playbook). It is arithmetic, not a law: with `T = T_comp + (1 − f) × T_comm` the time "
-            f"saved is f × the communication share, so it holds only if communication was "
-            f"**{check.needed_comm_share:.1%}** of the step without overlap "
-            f"({check.needed_comm_over_compute:.2f} × the compute).\n\n"
-            f"**This cluster and model:** communication is {check.step_comm_share:.1%} of the step without overlap; "
-            f"{check.step_fraction:.0%} of it hides, which saves **{check.step_saving:.1%}**. Hiding "
-            f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
-        )
-    if drawn:
-        key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
-        chart(claim_chart(key), key="overlap-claim")
+    text = (
+        f"**Often quoted:** overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut iteration "
+        f"time by about {CLAIM_TIME_SAVED:.0%}.\n\n"
+        "**What the sources say:** no source for the claim has been found (it is not in the Ultra-Scale "
+        "Playbook). It is arithmetic, not a law: with `T = T_comp + (1 − f) × T_comm` the time "
+        f"saved is f × the communication share, so it holds only if communication was "
+        f"**{check.needed_comm_share:.1%}** of the step without overlap "
+        f"({check.needed_comm_over_compute:.2f} × the compute).\n\n"
+        f"**This cluster and model:** communication is {check.step_comm_share:.1%} of the step without overlap; "
+        f"{check.step_fraction:.0%} of it hides, which saves **{check.step_saving:.1%}**. Hiding "
+        f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
+    )
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
 
 
-def show_why_not(step: StepResult, cluster: Cluster, heading: str) -> None:
-    """The Playbook's overlap condition for each kind of parallelism, evaluated here, as one table under ``heading``
-    (one Markdown block); its note on C and W, which no input changes, is :func:`show_why_not_note`."""
+def show_claim_chart(step: StepResult) -> None:
+    """The claim against this step as a chart (view=claim)."""
+    check = check_claim(step)
+    key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
+    chart(claim_chart(key), key="overlap-claim")
+
+
+def why_not_text(step: StepResult, cluster: Cluster, heading: str) -> str:
+    """The Playbook's overlap condition for each kind of parallelism, evaluated here, as Markdown: one table under
+    ``heading``; its note on C and W, which no input changes, is :func:`show_why_not_note`."""
     ratios = playbook_ratios(step.workload, step.tokens_per_gpu, cluster)
     modelled = step.comm_s / step.backward_s if step.backward_s > 0 else math.inf
 
@@ -391,7 +397,7 @@ def show_why_not(step: StepResult, cluster: Cluster, heading: str) -> None:
     ]
     table = ["| parallelism | t_comm ÷ t_compute (Playbook A3) | here | why |", "|---|---|---|---|"]
     table += [f"| {kind} | {formula} | {value} | {why} |" for kind, formula, value, why in rows]
-    st.markdown(
+    return (
         f"### {heading}\n\n"
         "Each kind of parallelism has its own communication, and not all of it can run under compute. The "
         f"Ultra-Scale Playbook's overlap conditions (a ratio of at most 1 can hide), for this model, "
