@@ -333,9 +333,9 @@ def show_text_block(parts: list[str]) -> None:
     """Paragraphs, headings, tables and the claim's box, made by :func:`breakdown_html`, :func:`claim_html` and
     :func:`why_not_html`, as one HTML element styled as Streamlit draws Markdown (the page's style, ``.text-block``).
 
-    A Markdown block this long took the browser about 10 ms more per change than the same text as HTML: Streamlit
-    parses Markdown in the browser on every redraw. Every value in ``parts`` is escaped by its maker; none comes
-    from a visitor's text."""
+    Streamlit parses Markdown in the browser on every redraw: as HTML, a node change ran 4-11 ms less JavaScript
+    than with the same text as one Markdown block (``docs/performance.md``). Every value in ``parts`` is escaped
+    by its maker; none comes from a visitor's text."""
     st.html('<div class="text-block">' + "".join(parts) + "</div>")
 
 
@@ -439,7 +439,7 @@ def why_not_html(step: StepResult, cluster: Cluster, heading: str) -> str:
 
 
 def show_why_not_note() -> None:
-    """What C and W are in :func:`show_why_not`'s table, and its source (the same for every input)."""
+    """What C and W are in :func:`why_not_html`'s table, and its source (the same for every input)."""
     st.caption(f"C: dense BF16 peak of the GPU; W: spec bandwidth per direction (node egress for DP and ZeRO-3, "
                f"NVLink for TP, one NIC for PP), so these are on-paper ratios: real collectives reach less, and "
                f"each call pays a latency. Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")
