@@ -66,6 +66,31 @@ _CSS = """
      800 px its labels would run into each other, so there it keeps 800 px and scrolls sideways in its own box. */
   .st-key-layers-chart { overflow-x: auto; }
   .st-key-layers-chart > * { min-width: 800px; }
+  /* A quote in our Markdown is drawn as a bordered container is (the Overlap page's claim): a box inside a block
+     of text costs a change no element of its own. */
+  .stMarkdown [data-testid="stMarkdownContainer"] blockquote, .text-block blockquote {
+    border: 1px solid rgb(220, 216, 212); border-radius: 0.5rem; padding: calc(1rem - 1px); margin: 0 0 1rem;
+    opacity: 1; }
+  .stMarkdown [data-testid="stMarkdownContainer"] blockquote > :last-child, .text-block blockquote > :last-child {
+    margin-bottom: 0; }
+  /* A page's text block drawn as HTML (ui: the Overlap page's tables), looking as Streamlit's Markdown does: the
+     browser does not parse it as Markdown on every redraw. */
+  .text-block { font-size: 1rem; line-height: 1.6; color: rgb(47, 45, 43); overflow-wrap: break-word;
+    margin-bottom: -1rem; }
+  .text-block p { margin: 0 0 1rem; word-break: break-word; }
+  .text-block h3 { font-size: 1.75rem; font-weight: 600; line-height: 1.2; letter-spacing: -0.005em; margin: 0;
+    padding: 0.75rem 0 1rem; scroll-margin-top: 3.75rem; word-break: break-word; }
+  .text-block strong { font-weight: 600; }
+  .text-block a { color: rgb(36, 79, 180); text-decoration: underline; }
+  .text-block code { font-family: "Source Code Pro", monospace; font-size: 0.75em; line-height: 1.6;
+    padding: 0.2em 0.4em; background-color: rgb(247, 247, 246); border-radius: 0.25rem; white-space: pre-wrap;
+    word-break: break-word; }
+  .text-block table { display: block; max-width: 100%; overflow-x: auto; border-collapse: collapse;
+    margin: 0 0 1rem; }
+  .text-block tr { border-top: 1px solid rgb(232, 229, 226); }
+  .text-block th, .text-block td { padding: 0.375rem 0.75rem; border: 1px solid rgb(232, 229, 226);
+    text-align: left; vertical-align: middle; }
+  .text-block th { font-weight: 700; overflow-wrap: normal; word-break: normal; }
   /* A table wider than the page scrolls inside its own box; the page itself never scrolls sideways. */
   [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
 </style>

@@ -31,21 +31,24 @@ from interconnect.topics.overlap.model import StepResult, cluster_roofline_token
 from interconnect.topics.overlap.page_live import live_caption, live_tokens
 from interconnect.topics.overlap.page_parts import (
     StepInputs,
+    breakdown_html,
+    claim_html,
+    heading_html,
     main_step_controls,
     nodes_figure,
-    show_breakdown,
-    show_claim,
+    show_claim_chart,
     show_ddp_check,
     show_metrics,
     show_rooflines,
+    show_text_block,
     show_timeline,
-    show_why_not,
     show_why_not_note,
     step_box,
     step_controls,
     step_result,
     timeline_of,
     tokens_figure,
+    why_not_html,
 )
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
@@ -167,25 +170,36 @@ def _step_analysis(state: PageState, places: _Places) -> None:
 
 def _results(inputs: StepInputs, step: StepResult, cluster: Cluster, shown: frozenset[str]) -> None:
     """Everything the step drives below the sources: the timeline, where the time goes, the chart picked
-    (``shown``), the claim and why not all of it overlaps."""
+    (``shown``), the claim and why not all of it overlaps.
+
+    The text between two charts is one HTML block styled as Streamlit's Markdown (:func:`show_text_block`): the
+    breakdown's table, the claim's heading and box and the table of why not all of it overlaps are one element a
+    change sends when no chart comes between them, where they were four Markdown blocks and a bordered container
+    (a change's cost in the browser follows the elements it sends, and Markdown is parsed on each redraw)."""
     if "timeline" in shown:
         st.markdown(TIMELINE_INTRO)
         show_timeline(step, timeline_of(inputs, step), cluster)
-    # A heading that follows the breakdown's table directly goes in the table's Markdown block.
-    charts_between = "tokens" in shown or "nodes" in shown
-    show_breakdown(step, cluster, "" if charts_between else CLAIM_HEADING)
+    text = [breakdown_html(step, cluster)]  # not yet drawn: drawn as one block before the next chart
     if "tokens" in shown:
+        show_text_block(text)
+        text = []
         st.subheader("When does it hide?")
         chart(tokens_figure(inputs, step.hide_threshold_tokens), key="overlap-tokens")
         st.caption(TOKENS_CAPTION)
     if "nodes" in shown:
+        if text:
+            show_text_block(text)
+            text = []
         st.subheader("Same step, more nodes")
         chart(nodes_figure(inputs), key="overlap-nodes")
         st.caption(NODES_CAPTION)
-    if charts_between:
-        st.subheader(CLAIM_HEADING)
-    show_claim(step, "claim" in shown)
-    show_why_not(step, cluster, "Why not all of it overlaps")
+    text += [heading_html(CLAIM_HEADING), claim_html(step)]
+    if "claim" in shown:
+        show_text_block(text)
+        text = []
+        show_claim_chart(step)
+    text.append(why_not_html(step, cluster, "Why not all of it overlaps"))
+    show_text_block(text)
 
 
 def render() -> None:

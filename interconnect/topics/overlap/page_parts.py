@@ -6,6 +6,7 @@ decorator in a page script is rebuilt on every run) and the page stays a list of
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -48,9 +49,10 @@ from interconnect.ui.state import PageState, bounds
 from interconnect.units import Q_, format_seconds, format_size, read_quantity
 from interconnect.workloads.presets import load_model_presets
 
-__all__ = ["StepInputs", "main_step_controls", "nodes_figure", "show_breakdown", "show_claim", "show_ddp_check",
-           "show_metrics", "show_rooflines", "show_timeline", "show_why_not", "show_why_not_note", "step_box",
-           "step_controls", "step_result", "timeline_of", "tokens_figure", "workload_for"]
+__all__ = ["StepInputs", "breakdown_html", "claim_html", "heading_html", "main_step_controls", "nodes_figure",
+           "show_claim_chart", "show_ddp_check", "show_metrics", "show_rooflines", "show_text_block", "show_timeline",
+           "show_why_not_note", "step_box", "step_controls", "step_result", "timeline_of", "tokens_figure",
+           "why_not_html", "workload_for"]
 
 TOKEN_GRID = tuple(float(2 ** (i / 2)) for i in range(14, 39))  # 128 .. 512k tokens, half-octaves
 NODE_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -310,73 +312,110 @@ def show_timeline(step: StepResult, timeline, cluster: Cluster) -> None:
     )
 
 
-def show_breakdown(step: StepResult, cluster: Cluster, heading_after: str = "") -> None:
-    """Where the step's time goes: compute, then each cost a bucket adds besides its bytes, with sources; then
-    ``heading_after``, the next section's heading, in the same Markdown block (one element fewer per change)."""
+def _text(value: str) -> str:
+    """Plain text for an HTML block: every character that means something in HTML escaped."""
+    return html.escape(value, quote=True)
+
+
+def _link(title: str, url: str) -> str:
+    """A link to a source of ours (titles and https addresses from the project's data files), escaped."""
+    return f'<a href="{_text(url)}" target="_blank" rel="noopener noreferrer">{_text(title)}</a>'
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """A table from cells already in HTML (escaped by their makers)."""
+    head = "".join(f"<th>{cell}</th>" for cell in header)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def show_text_block(parts: list[str]) -> None:
+    """Paragraphs, headings, tables and the claim's box, made by :func:`breakdown_html`, :func:`claim_html` and
+    :func:`why_not_html`, as one HTML element styled as Streamlit draws Markdown (the page's style, ``.text-block``).
+
+    Streamlit parses Markdown in the browser on every redraw: as HTML, a node change ran 4-11 ms less JavaScript
+    than with the same text as one Markdown block (``docs/performance.md``). Every value in ``parts`` is escaped
+    by its maker; none comes from a visitor's text."""
+    st.html('<div class="text-block">' + "".join(parts) + "</div>")
+
+
+def breakdown_html(step: StepResult, cluster: Cluster) -> str:
+    """Where the step's time goes: compute, then each cost a bucket adds besides its bytes, with sources."""
     costs = load_bucket_costs()
     rows = [
         ("Compute (forward, backward, optimizer)", step.compute_s, "FLOPs at the share of peak you set; "
          "the optimizer at HBM speed"),
         ("Waiting for the slowest GPU", step.wait_s,
          f"Forward and backward run at the pace of the slowest of {cluster.ranks:,} GPUs. "
-         f"[{escape_markdown(costs.gpu_spread.source)}]({costs.gpu_spread.url})"),
+         + _link(costs.gpu_spread.source, costs.gpu_spread.url)),
         ("Bucket launches", step.launch_s,
-         f"{step.buckets.count:,} × the launch per bucket. [{escape_markdown(costs.launch.source)}]"
-         f"({costs.launch.url})"),
+         f"{step.buckets.count:,} × the launch per bucket. " + _link(costs.launch.source, costs.launch.url)),
         ("SM contention", step.contention_s,
-         f"Compute slowed while all-reduces run beside it. [{escape_markdown(costs.sm_contention.source)}]"
-         f"({costs.sm_contention.url})"),
+         "Compute slowed while all-reduces run beside it. "
+         + _link(costs.sm_contention.source, costs.sm_contention.url)),
         ("All-reduce after the backward pass", step.tail_s, "What the optimizer waits for (the last bucket at "
          "least)"),
     ]
-    lines = ["| part of the step | time | share | from |", "|---|---|---|---|"]
+    cells = []
     for name, seconds, why in rows:
         share = seconds / step.step_s if step.step_s > 0 else 0.0
-        lines.append(f"| {name} | {duration(seconds).replace(' ', NBSP)} | {share:.1%} | {why} |")
+        cells.append((name, _text(duration(seconds).replace(" ", NBSP)), f"{share:.1%}", why))
     exposed = step.exposed_comm_s / step.step_s if step.step_s > 0 else 0.0
-    lines.append(f"| **Exposed communication** (all but compute) | "
-                 f"**{duration(step.exposed_comm_s).replace(' ', NBSP)}** | {exposed:.1%} | the step time minus "
-                 "the compute time |")
-    lines.append(f"| **Step** | **{duration(step.step_s).replace(' ', NBSP)}** | 100% | |")
+    cells.append(("<strong>Exposed communication</strong> (all but compute)",
+                  f"<strong>{_text(duration(step.exposed_comm_s).replace(' ', NBSP))}</strong>", f"{exposed:.1%}",
+                  "the step time minus the compute time"))
+    cells.append(("<strong>Step</strong>", f"<strong>{_text(duration(step.step_s).replace(' ', NBSP))}</strong>",
+                  "100%", ""))
     note = (" The ideal bound charges none of the three costs between compute and the all-reduce after the backward "
             "pass, so its exposed communication is that all-reduce alone." if step.mode == "ideal" else "")
-    st.markdown("Where the step's time goes, and what each bucket costs besides its bytes." + note + "\n\n"
-                + "\n".join(lines) + (f"\n\n### {heading_after}" if heading_after else ""))
+    return (f"<p>Where the step's time goes, and what each bucket costs besides its bytes.{note}</p>"
+            + _table(("part of the step", "time", "share", "from"), cells))
 
 
-def show_claim(step: StepResult, drawn: bool = True) -> None:
-    """The 85 %/30 % claim against this step, in words, and its chart when ``drawn`` (view=claim)."""
+def heading_html(text: str) -> str:
+    return f"<h3>{_text(text)}</h3>"
+
+
+def claim_html(step: StepResult) -> str:
+    """The 85 %/30 % claim against this step, in words, in a box (a quote, which the page's style draws as a
+    bordered container is drawn)."""
     check = check_claim(step)
-    with st.container(border=True):
-        st.markdown(
-            f"**Often quoted:** overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut iteration "
-            f"time by about {CLAIM_TIME_SAVED:.0%}.\n\n"
-            "**What the sources say:** no source for the claim has been found (it is not in the Ultra-Scale "
-            "Playbook). It is arithmetic, not a law: with `T = T_comp + (1 − f) × T_comm` the time "
-            f"saved is f × the communication share, so it holds only if communication was "
-            f"**{check.needed_comm_share:.1%}** of the step without overlap "
-            f"({check.needed_comm_over_compute:.2f} × the compute).\n\n"
-            f"**This cluster and model:** communication is {check.step_comm_share:.1%} of the step without overlap; "
-            f"{check.step_fraction:.0%} of it hides, which saves **{check.step_saving:.1%}**. Hiding "
-            f"{CLAIM_OVERLAP_FRACTION:.0%} here would save {check.step_saving_if_claimed_fraction:.1%}."
-        )
-    if drawn:
-        key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
-        chart(claim_chart(key), key="overlap-claim")
+    return (
+        "<blockquote>"
+        f"<p><strong>Often quoted:</strong> overlapping about {CLAIM_OVERLAP_FRACTION:.0%} of the communication cut "
+        f"iteration time by about {CLAIM_TIME_SAVED:.0%}.</p>"
+        "<p><strong>What the sources say:</strong> no source for the claim has been found (it is not in the "
+        "Ultra-Scale Playbook). It is arithmetic, not a law: with <code>T = T_comp + (1 − f) × T_comm</code> the "
+        "time saved is f × the communication share, so it holds only if communication was "
+        f"<strong>{check.needed_comm_share:.1%}</strong> of the step without overlap "
+        f"({check.needed_comm_over_compute:.2f} × the compute).</p>"
+        f"<p><strong>This cluster and model:</strong> communication is {check.step_comm_share:.1%} of the step "
+        f"without overlap; {check.step_fraction:.0%} of it hides, which saves <strong>{check.step_saving:.1%}"
+        f"</strong>. Hiding {CLAIM_OVERLAP_FRACTION:.0%} here would save "
+        f"{check.step_saving_if_claimed_fraction:.1%}.</p>"
+        "</blockquote>"
+    )
 
 
-def show_why_not(step: StepResult, cluster: Cluster, heading: str) -> None:
-    """The Playbook's overlap condition for each kind of parallelism, evaluated here, as one table under ``heading``
-    (one Markdown block); its note on C and W, which no input changes, is :func:`show_why_not_note`."""
+def show_claim_chart(step: StepResult) -> None:
+    """The claim against this step as a chart (view=claim)."""
+    check = check_claim(step)
+    key = (round(check.step_fraction, 4), round(check.step_comm_share, 4), round(check.step_saving, 4))
+    chart(claim_chart(key), key="overlap-claim")
+
+
+def why_not_html(step: StepResult, cluster: Cluster, heading: str) -> str:
+    """The Playbook's overlap condition for each kind of parallelism, evaluated here: one table under ``heading``;
+    its note on C and W, which no input changes, is :func:`show_why_not_note`."""
     ratios = playbook_ratios(step.workload, step.tokens_per_gpu, cluster)
     modelled = step.comm_s / step.backward_s if step.backward_s > 0 else math.inf
 
     def verdict(ratio: float) -> str:
-        return f"**{ratio:.2g}**: " + ("can hide" if ratio <= 1 else "cannot hide")
+        return f"<strong>{ratio:.2g}</strong>: " + ("can hide" if ratio <= 1 else "cannot hide")
 
     rows = [
         ("Data parallel (this page)", "((DP−1)/DP) · C ÷ (tokens · W)",
-         f"{verdict(ratios['dp'])} (with this cluster's modelled buckets: **{modelled:.2g}**)",
+         f"{verdict(ratios['dp'])} (with this cluster's modelled buckets: <strong>{modelled:.2g}</strong>)",
          "The whole gradient against the backward pass. The Playbook prints (N / 2·tokens) · ((DP−1)/DP) · (C / W), "
          "which keeps a stray factor of N (one bucket against the whole backward pass)."),
         ("ZeRO-3 / FSDP", "(1 / (2 · seq · mbs)) · ((DP−1)/DP) · (C / W)", verdict(ratios["zero3"]),
@@ -389,18 +428,18 @@ def show_why_not(step: StepResult, cluster: Cluster, heading: str) -> None:
          "Only activations cross between stages, once per micro-batch, while the next micro-batch computes; "
          "the price is the pipeline bubble, not the wire."),
     ]
-    table = ["| parallelism | t_comm ÷ t_compute (Playbook A3) | here | why |", "|---|---|---|---|"]
-    table += [f"| {kind} | {formula} | {value} | {why} |" for kind, formula, value, why in rows]
-    st.markdown(
-        f"### {heading}\n\n"
-        "Each kind of parallelism has its own communication, and not all of it can run under compute. The "
-        f"Ultra-Scale Playbook's overlap conditions (a ratio of at most 1 can hide), for this model, "
-        f"{int(step.tokens_per_gpu):,} tokens per GPU and this cluster:\n\n" + "\n".join(table)
+    cells = [(kind, _text(formula), value, why) for kind, formula, value, why in rows]
+    return (
+        heading_html(heading)
+        + "<p>Each kind of parallelism has its own communication, and not all of it can run under compute. The "
+        "Ultra-Scale Playbook's overlap conditions (a ratio of at most 1 can hide), for this model, "
+        f"{int(step.tokens_per_gpu):,} tokens per GPU and this cluster:</p>"
+        + _table(("parallelism", "t_comm ÷ t_compute (Playbook A3)", "here", "why"), cells)
     )
 
 
 def show_why_not_note() -> None:
-    """What C and W are in :func:`show_why_not`'s table, and its source (the same for every input)."""
+    """What C and W are in :func:`why_not_html`'s table, and its source (the same for every input)."""
     st.caption(f"C: dense BF16 peak of the GPU; W: spec bandwidth per direction (node egress for DP and ZeRO-3, "
                f"NVLink for TP, one NIC for PP), so these are on-paper ratios: real collectives reach less, and "
                f"each call pays a latency. Source: [{PLAYBOOK_TITLE}]({PLAYBOOK_URL}).")

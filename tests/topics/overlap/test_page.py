@@ -43,7 +43,9 @@ def test_defaults_render_the_live_chart_and_write_the_url_each_further_chart_on_
     assert metric(at, "Exposed comm") == duration(step.exposed_comm_s)
     assert metric(at, "Compute share") == f"{step.compute_utilization:.0%}"
     # the breakdown names each cost a bucket adds, with its time and its source
-    breakdown = next(m.value for m in at.markdown if "| part of the step |" in m.value).replace("\u00a0", " ")
+    # (one HTML block with the claim and the why-not table: Streamlit parses no Markdown for it in the browser)
+    breakdown = next(h.proto.body for h in at.get("html") if "<th>part of the step</th>" in h.proto.body)
+    breakdown = breakdown.replace("\u00a0", " ")
     for words in ("Waiting for the slowest GPU", "Bucket launches", "SM contention", "Exposed communication",
                   duration(step.wait_s), duration(step.launch_s), duration(step.contention_s),
                   "arxiv.org/abs/2507.03114", "arxiv.org/abs/2208.11035", "benchmarks/distributed/ddp"):
