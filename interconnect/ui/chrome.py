@@ -91,6 +91,8 @@ _CSS = """
   .text-block th, .text-block td { padding: 0.375rem 0.75rem; border: 1px solid rgb(232, 229, 226);
     text-align: left; vertical-align: middle; }
   .text-block th { font-weight: 700; overflow-wrap: normal; word-break: normal; }
+  /* a long path in a source's title may break anywhere, so a narrow window wraps the table instead of cutting it */
+  .text-block td a { overflow-wrap: anywhere; }
   /* A table wider than the page scrolls inside its own box; the page itself never scrolls sideways. */
   [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
 </style>
