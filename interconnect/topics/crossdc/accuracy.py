@@ -74,13 +74,8 @@ from interconnect.topics.crossdc.data import (
     get_weight_sync_ratios,
 )
 from interconnect.topics.crossdc.model.methods import make_method
-from interconnect.topics.crossdc.model.pipeline import (
-    PipelineScenario,
-    dp_exchange_step_s,
-    evaluate_pipeline,
-    message_bytes,
-    pipeline_step_s,
-)
+from interconnect.topics.crossdc.model.pipeline import PipelineScenario
+from interconnect.topics.crossdc.model.pipeline_compare import predict_case
 from interconnect.topics.crossdc.model.scenario import Scenario, evaluate
 from interconnect.topics.crossdc.model.weight_sync import WeightSyncScenario, evaluate_weight_sync
 
@@ -106,45 +101,14 @@ _METHOD_NAMES = {"dp": "data parallel", "diloco": "DiLoCo", "streaming-diloco": 
 
 # --- evaluation -----------------------------------------------------------------------------------------
 
-def _message(i) -> float:
-    return float(message_bytes(i["micro_batch"], i["seq_len"], i["hidden"], i["bytes_per_value"], i["pipelines"]))
-
-
 def pipeline_prediction(case) -> float:
-    """The model's value of one CrossPipe figure from the case's own inputs (the rules of ``crossdc_pipeline.toml``).
-
-    Step figures are those of :data:`PIPELINE_STEP`, message figures those of :data:`PIPELINE_MESSAGE`; a
-    case of another quantity raises ``ValueError``.
-    """
-    i = case.inputs
-    if case.quantity == "message_bytes":
-        return _message(i)
-    if case.quantity == "transfer_over_forward":
-        return _message(i) / i["wan_bytes_per_s"] / i["forward_s"]
-    if case.quantity == "latency_step_ratio":
-        args = (3 * i["forward_s"], i["stages"], i["micro_batches"], i["sites"], _message(i), i["wan_bytes_per_s"])
-        return float(pipeline_step_s(*args, i["latency_high_s"]) / pipeline_step_s(*args, i["latency_low_s"]))
-    if case.quantity == "runtime_per_micro_batch":  # the file's rule 6: 1F1B with the round trip hidden
-        forward = i["forward_s"]
-        step = pipeline_step_s(3 * forward, i["stages"], i["micro_batches"], i["sites"],
-                               i["transfer_over_forward"] * forward * 1e9, 1e9, i["latency_over_forward"] * forward)
-        return float(step) / i["micro_batches"]
-    if case.quantity == "slowdown_vs_ideal":  # rule 7: CrossUD as ZB-H1, CrossWave as ZBV, the faster
-        return _crosspipe_pipeline(i).slowdown_vs_ideal
-    if case.quantity == "speedup_vs_dp":  # rule 7; not in a band (see the module's text)
-        dp = dp_exchange_step_s(3 * i["forward_s"], i["stages"], i["micro_batches"], i["params"],
-                                i["wan_bytes_per_s"], i["latency_s"], "zbv", i["grad_bytes_per_param"])
-        return float(dp) / _crosspipe_pipeline(i).step_s
-    raise ValueError(f"{case.id}: no prediction for {case.quantity}")
-
-
-def _crosspipe_pipeline(i):
-    runs = [evaluate_pipeline(PipelineScenario(
-        i["params"], int(i["hidden"]), seq_len=int(i["seq_len"]), micro_batch=int(i["micro_batch"]),
-        micro_batches=int(i["micro_batches"]), stages=int(i["stages"]), pipelines=int(i["pipelines"]), sites=2,
-        bytes_per_value=i["bytes_per_value"], wan_bytes_per_s=i["wan_bytes_per_s"], latency_s=i["latency_s"],
-        stage_s=3 * i["forward_s"], schedule=schedule)) for schedule in ("zb-h1", "zbv")]
-    return min(runs, key=lambda r: r.step_s)
+    """The model's value of one CrossPipe figure from the case's own inputs (the rules of ``crossdc_pipeline.toml``,
+    :func:`~interconnect.topics.crossdc.model.pipeline_compare.predict_case`); ``ValueError`` for a quantity the
+    model does not predict."""
+    try:
+        return predict_case(case.quantity, case.inputs)
+    except ValueError:
+        raise ValueError(f"{case.id}: no prediction for {case.quantity}") from None
 
 
 def _weight_sync_value(m) -> float:

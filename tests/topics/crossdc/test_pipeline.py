@@ -25,7 +25,13 @@ from interconnect.topics.crossdc.model.pipeline import (
     schedule_bubble_s,
     stage_time_s,
 )
-from interconnect.topics.crossdc.model.pipeline_compare import compare
+from interconnect.topics.crossdc.model.pipeline_compare import (
+    case_message_bytes,
+    compare,
+    crosspipe_pipeline,
+    crosspipe_scenario,
+    predict_case,
+)
 from interconnect.topics.crossdc.model.static_schedule import static_1f1b_order, static_1f1b_step_s
 from interconnect.units import Q_
 
@@ -34,56 +40,21 @@ TOLERANCE = 0.20
 
 
 def _message(i) -> float:
-    return float(message_bytes(i["micro_batch"], i["seq_len"], i["hidden"], i["bytes_per_value"], i["pipelines"]))
+    return case_message_bytes(i)
 
 
 def predict(case) -> float:
     """The model's value for a case's quantity, from the case's inputs only."""
-    i = case.inputs
-    if case.quantity == "message_bytes":
-        return _message(i)
-    if case.quantity == "transfer_over_forward":
-        return _message(i) / i["wan_bytes_per_s"] / i["forward_s"]
-    if case.quantity == "latency_over_forward":
-        return i["latency_s"] / i["forward_s"]
-    if case.quantity == "latency_step_ratio":
-        args = (3 * i["forward_s"], i["stages"], i["micro_batches"], i["sites"], _message(i), i["wan_bytes_per_s"])
-        return float(pipeline_step_s(*args, i["latency_high_s"]) / pipeline_step_s(*args, i["latency_low_s"]))
-    if case.quantity == "runtime_per_micro_batch":  # rule 6: 1F1B with latency hidden, per micro-batch
-        forward = i["forward_s"]
-        step = pipeline_step_s(3 * forward, i["stages"], i["micro_batches"], i["sites"],
-                               i["transfer_over_forward"] * forward * 1e9, 1e9, i["latency_over_forward"] * forward)
-        return float(step) / i["micro_batches"]
-    if case.quantity == "schedule_gain":  # rule 8: the static 1F1B played out against the latency hidden
-        forward = i["forward_s"]
-        latency, transfer = i["latency_over_forward"] * forward, i["transfer_over_forward"] * forward
-        hidden = pipeline_step_s(3 * forward, i["stages"], i["micro_batches"], i["sites"], transfer * 1e9, 1e9,
-                                 latency)
-        static = static_1f1b_step_s(int(i["stages"]), int(i["micro_batches"]), forward, 2 * forward, latency,
-                                    transfer)
-        return 1 - float(hidden) / static
-    if case.quantity in ("speedup_vs_dp", "slowdown_vs_ideal"):  # rule 7
-        pipeline = _crosspipe_pipeline(case)
-        if case.quantity == "slowdown_vs_ideal":
-            return pipeline.slowdown_vs_ideal
-        dp = dp_exchange_step_s(3 * i["forward_s"], i["stages"], i["micro_batches"], i["params"],
-                                i["wan_bytes_per_s"], i["latency_s"], "zbv", i["grad_bytes_per_param"])
-        return float(dp) / pipeline.step_s
-    raise AssertionError(f"{case.id}: no prediction for {case.quantity}")
+    return predict_case(case.quantity, case.inputs)
 
 
 def _crosspipe_scenario(case, schedule: str) -> PipelineScenario:
-    i = case.inputs
-    return PipelineScenario(i["params"], int(i["hidden"]), seq_len=int(i["seq_len"]), micro_batch=int(i["micro_batch"]),
-                            micro_batches=int(i["micro_batches"]), stages=int(i["stages"]),
-                            pipelines=int(i["pipelines"]), sites=2, bytes_per_value=i["bytes_per_value"],
-                            wan_bytes_per_s=i["wan_bytes_per_s"], latency_s=i["latency_s"],
-                            stage_s=3 * i["forward_s"], schedule=schedule)
+    return crosspipe_scenario(case.inputs, schedule)
 
 
 def _crosspipe_pipeline(case):
     """Rule 7: CrossUD stands as ZB-H1, CrossWave as ZBV; the faster of the two."""
-    return min((evaluate_pipeline(_crosspipe_scenario(case, k)) for k in ("zb-h1", "zbv")), key=lambda r: r.step_s)
+    return crosspipe_pipeline(case.inputs)
 
 
 # --- CrossPipe's published cases ------------------------------------------------------------------------
