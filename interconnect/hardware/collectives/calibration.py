@@ -32,8 +32,8 @@ import numpy as np
 
 from interconnect.hardware.cluster import FABRICS, Cluster
 from interconnect.hardware.collectives.measurements import (
-    LAUNCH_OVERHEAD_US,
     Comparison,
+    check_launch,
     compare_sweep,
     launched,
 )
@@ -276,8 +276,7 @@ def apply_calibration(cluster: Cluster, *, network_efficiency: float | None = No
     >>> round(one, 1), round(driven, 1)
     (23.2, 33.7)
     """
-    if launch not in LAUNCH_OVERHEAD_US:
-        raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
+    check_launch(launch)
     changes: dict[str, float] = {}
     for name, value in (("network", network_efficiency), ("scale-up", scaleup_efficiency)):
         if value is not None and not MIN_WIRE_EFFICIENCY <= value <= MAX_WIRE_EFFICIENCY:

@@ -30,6 +30,7 @@ from interconnect.units import expects
 
 __all__ = [
     "ACCURACY_TARGETS",
+    "check_launch",
     "LARGE_BYTES",
     "LAUNCH_OVERHEAD_US",
     "MEASUREMENTS_DIR",
@@ -76,6 +77,12 @@ HOST_ISSUE_US_PER_GPU = 33.7 / 8
 SINGLE_PROCESS_REFERENCE_GPUS = 8
 
 
+def check_launch(launch: str) -> None:
+    """Raise ``ValueError`` naming the choices unless ``launch`` is a key of :data:`LAUNCH_OVERHEAD_US`."""
+    if launch not in LAUNCH_OVERHEAD_US:
+        raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
+
+
 def launch_overhead_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFERENCE_GPUS) -> float:
     r"""Return what a benchmark's way of driving the GPUs adds to every call it times (µs).
 
@@ -102,8 +109,7 @@ def launch_overhead_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFER
     >>> launch_overhead_us("pytorch", 2), launch_overhead_us("process-per-gpu", 8), launch_overhead_us("single-process")
     (25.0, 0.0, 0.0)
     """
-    if launch not in LAUNCH_OVERHEAD_US:
-        raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
+    check_launch(launch)
     return LAUNCH_OVERHEAD_US[launch]
 
 
@@ -139,8 +145,7 @@ def host_issue_us(launch: str, gpus_per_process: int = SINGLE_PROCESS_REFERENCE_
     >>> host_issue_us("process-per-gpu", 8), host_issue_us("pytorch", 8)
     (0.0, 0.0)
     """
-    if launch not in LAUNCH_OVERHEAD_US:
-        raise ValueError(f"unknown launch {launch!r}; choose one of {', '.join(LAUNCH_OVERHEAD_US)}")
+    check_launch(launch)
     if launch != "single-process":
         return 0.0
     return HOST_ISSUE_US_PER_GPU * max(int(gpus_per_process), 1)
