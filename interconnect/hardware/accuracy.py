@@ -232,8 +232,8 @@ def seconds_in_unit_of(reference: Callable[[float], str], seconds: float) -> Cal
     return write
 
 
-def expected_text(*readings: tuple[Expected | None, Callable[[float], str], str]) -> str:
-    """One clause: what a measurement would likely read, each ``(expected, fmt, noun)`` in turn; "" when none.
+def expected_text(*readings: tuple[Expected | None, Callable[[float], str], str], reader: str = "a measurement") -> str:
+    """One clause: what ``reader`` would likely read, each ``(expected, fmt, noun)`` in turn; "" when none.
 
     >>> step = Expected(9.06, 10.0, 11.44, "s")
     >>> expected_text((step, lambda x: f"{x:.1f} s", "per step"), (None, str, ""))
@@ -242,7 +242,7 @@ def expected_text(*readings: tuple[Expected | None, Callable[[float], str], str]
     ''
     """
     parts = [e.text(fmt, noun) for e, fmt, noun in readings if e is not None]
-    return f"a measurement would likely read {', '.join(parts)}" if parts else ""
+    return f"{reader} would likely read {', '.join(parts)}" if parts else ""
 
 
 def _pct(ratio: float) -> str:

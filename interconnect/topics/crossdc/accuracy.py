@@ -64,6 +64,8 @@ from interconnect.hardware.accuracy import (
     Criterion,
     ErrorBand,
     Evaluated,
+    Expected,
+    expected_text,
     extrapolation,
     select_band,
 )
@@ -81,9 +83,9 @@ from interconnect.topics.crossdc.model.weight_sync import WeightSyncScenario, ev
 
 __all__ = ["BAND_COVERAGE", "PIPELINE_ARITHMETIC", "PIPELINE_MESSAGE", "PIPELINE_STEP", "REPLICA_ARITHMETIC",
            "TABLE4_METHODS", "WEIGHT_SYNC_ARITHMETIC", "band_rows", "crossdc_band", "evaluated", "exchange_band",
-           "judged", "leave_one_source_out", "pipeline_band", "pipeline_prediction", "pipeline_section_band",
-           "pipeline_source", "published_reading", "table4_source", "weight_sync_bands", "weight_sync_payload_band",
-           "weight_sync_source", "weight_sync_time_band"]
+           "expected_json", "judged", "leave_one_source_out", "pipeline_band", "pipeline_prediction",
+           "pipeline_section_band", "pipeline_source", "published_reading", "table4_source", "weight_sync_bands",
+           "weight_sync_payload_band", "weight_sync_source", "weight_sync_time_band"]
 
 #: The share of further published figures like a case that its band should hold.
 BAND_COVERAGE = 0.8
@@ -298,23 +300,26 @@ WEIGHT_SYNC_ARITHMETIC = ("The time itself is arithmetic, payload / the slowest 
                           "source allows predicting it.")
 
 
-def published_reading(expected: dict | None, fmt, noun: str) -> str:
-    """``"a published figure would likely read 0.50–0.60 Gbit/s needed (about 0.54 Gbit/s)"``: the one reading of an
-    ``expected`` dict (empty when None). Said of a published figure, not a measurement: Table 4 is the paper's
+def published_reading(expected: dict[str, Expected] | None, fmt, noun: str) -> str:
+    """``"a published figure would likely read 0.50–0.60 Gbit/s needed (about 0.54 Gbit/s)"``: the one reading of a
+    band's ``expected`` (empty when None). Said of a published figure, not a measurement: Table 4 is the paper's
     simulation, and CrossPipe's figures mix its simulator and its runs.
 
-    >>> published_reading({"x": {"low": 1.0, "central": 1.5, "high": 2.0}}, lambda v: f"{v:.1f} s", "per step")
+    >>> published_reading({"x": Expected(1.0, 1.5, 2.0)}, lambda v: f"{v:.1f} s", "per step")
     'a published figure would likely read 1.0–2.0 s per step (about 1.5 s)'
     """
-    from interconnect.hardware.accuracy import Expected
-
     if not expected:
         return ""
     (e,) = expected.values()
-    return f"a published figure would likely read {Expected(e['low'], e['central'], e['high']).text(fmt, noun)}"
+    return expected_text((e, fmt, noun), reader="a published figure")
 
 
-def crossdc_band(scenario: Scenario, result) -> tuple[ErrorBand, dict | None, str]:
+def expected_json(expected: dict[str, Expected] | None) -> dict[str, dict] | None:
+    """A band's ``expected`` as the commands' ``--json`` gives it (None for an extrapolation)."""
+    return None if expected is None else {k: e.as_json() for k, e in expected.items()}
+
+
+def crossdc_band(scenario: Scenario, result) -> tuple[ErrorBand, dict[str, Expected] | None, str]:
     """The main explorer's band: ``(band, expected, note)``.
 
     A replica method's band is of its WAN bandwidth needed (``expected``: ``{"required_wan_bandwidth"}`` in
@@ -332,18 +337,19 @@ def crossdc_band(scenario: Scenario, result) -> tuple[ErrorBand, dict | None, st
         message = pipeline_band("message", leave_out=leave)
         note = f"Payload (the message per micro-batch): {message.text()}. {PIPELINE_ARITHMETIC}"
         if read is not None:
-            read = type(read)(read.low, read.central, min(read.high, 100.0), read.unit, read.quantity)
-        return band, None if read is None else {"compute_utilization": read.as_json()}, note
+            read = replace(read, high=min(read.high, 100.0))
+        return band, None if read is None else {"compute_utilization": read}, note
     leave = table4_source(scenario.params, scenario.step_s, scenario.sites, scenario.rtt_s)
     band = exchange_band(method.id, scenario.target_utilization, leave_out=leave)
     needed = result.required_bytes_per_s * 8 / 1e9
     read = band.expected(needed, "Gbit/s", quantity="WAN bandwidth needed") if math.isfinite(needed) else None
-    return band, None if read is None else {"required_wan_bandwidth": read.as_json()}, REPLICA_ARITHMETIC
+    return band, None if read is None else {"required_wan_bandwidth": read}, REPLICA_ARITHMETIC
 
 
-def pipeline_section_band(scenario: PipelineScenario, result) -> tuple[ErrorBand, dict | None, str]:
-    """The pipeline section's band, of its step (``expected``: ``{"step_time"}`` in s); ``note`` gives the message's
-    band and what is arithmetic."""
+def pipeline_section_band(scenario: PipelineScenario,
+                          result) -> tuple[ErrorBand, dict[str, Expected] | None, str, ErrorBand]:
+    """The pipeline section's band, of its step (``expected``: ``{"step_time"}`` in s), its note (the message's band
+    and what is arithmetic) and the message's own band."""
     leave = pipeline_source({k: float(getattr(scenario, k)) for k in ("hidden", "seq_len", "micro_batch",
                                                                       "bytes_per_value", "pipelines", "stages",
                                                                       "micro_batches", "sites", "params")})
@@ -351,7 +357,7 @@ def pipeline_section_band(scenario: PipelineScenario, result) -> tuple[ErrorBand
     read = band.expected(result.step_s, "s", quantity="step time")
     message = pipeline_band("message", leave_out=leave)
     note = f"Message per micro-batch: {message.text()}. {PIPELINE_ARITHMETIC}"
-    return band, None if read is None else {"step_time": read.as_json()}, note
+    return band, None if read is None else {"step_time": read}, note, message
 
 
 def weight_sync_bands(scenario: WeightSyncScenario) -> tuple[ErrorBand, ErrorBand, str]:

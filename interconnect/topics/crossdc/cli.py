@@ -263,10 +263,10 @@ def _pipeline_json(scenario: Scenario, result: Any) -> dict[str, Any]:
 def _crossdc_error_band(scenario: Scenario, result: Any) -> dict[str, Any]:
     """The headline's ``error_band`` (:func:`interconnect.topics.crossdc.accuracy.crossdc_band`): the WAN needed's for a
     replica method, the step's for CrossPipe; ``expected`` the likely published figure, ``note`` what is arithmetic."""
-    from interconnect.topics.crossdc.accuracy import crossdc_band
+    from interconnect.topics.crossdc.accuracy import crossdc_band, expected_json
 
     band, expected, note = crossdc_band(scenario, result)
-    return {**band.as_json(), "expected": expected, "note": note}
+    return {**band.as_json(), "expected": expected_json(expected), "note": note}
 
 
 def run_crossdc(args: argparse.Namespace) -> int:
@@ -604,14 +604,10 @@ def _pipeline_scenario(args: argparse.Namespace):
 def _pipeline_error_band(s: Any, r: Any) -> dict[str, Any]:
     """The step's ``error_band`` against CrossPipe's figures; ``expected`` the likely step time in s, ``message`` the
     message's own band, ``note`` what is arithmetic."""
-    from interconnect.topics.crossdc.accuracy import pipeline_band, pipeline_section_band, pipeline_source
+    from interconnect.topics.crossdc.accuracy import expected_json, pipeline_section_band
 
-    band, expected, note = pipeline_section_band(s, r)
-    leave = pipeline_source({k: float(getattr(s, k)) for k in ("hidden", "seq_len", "micro_batch", "bytes_per_value",
-                                                               "pipelines", "stages", "micro_batches", "sites",
-                                                               "params")})
-    return {**band.as_json(), "expected": expected, "message": pipeline_band("message", leave_out=leave).as_json(),
-            "note": note}
+    band, expected, note, message = pipeline_section_band(s, r)
+    return {**band.as_json(), "expected": expected_json(expected), "message": message.as_json(), "note": note}
 
 
 def run_pipeline(args: argparse.Namespace) -> int:

@@ -114,7 +114,7 @@ def _results(r, alternatives) -> None:
         f"no bubble. Hiding the round trip takes "
         f"{r.in_flight_extra} extra micro-batch(es) in flight before each cut; a static 1F1B without them pays "
         f"the latency on every micro-batch (CrossPipe §3)."))
-    band, expected, note = pipeline_section_band(s, r)
+    band, expected, note, _ = pipeline_section_band(s, r)
     reading = published_reading(expected, seconds_in_unit_of(short_time, r.step_s), "per step")
     show_error_band(band, band_rows(band), "the step", key="crossdc-pp-band", expected=reading,
                     after=escape_markdown(note))
