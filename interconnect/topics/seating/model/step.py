@@ -187,6 +187,20 @@ def _wire_bytes(workload: Workload) -> float:
     return float(max(workload.dtype_bytes, 2))
 
 
+def _layer_gemm_shapes(g: _Grid) -> dict[str, tuple]:
+    """A layer's four linear layers on one TP rank: (outputs n, reduced k, weights) of QKV, the attention's output
+    projection, FC1 (SwiGLU's two halves together) and FC2; the tokens of a micro-batch are the rows."""
+    model, h, tp = g.model, g.h, g.tp
+    per_layer_params, _ = layer_params(model)
+    kv_width = 2 * model.kv_heads * model.head_dim
+    q = float(model.heads * model.head_dim)
+    attn_w = h * (q + kv_width) + q * h
+    mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
+    return {"qkv": ((q + kv_width) / tp, h, h * (q + kv_width)), "proj": (h, q / tp, q * h),
+            "fc1": (mlp_w / (2 * h) / tp, h, mlp_w / 2),
+            "fc2": (h, np.maximum(float(model.ffn_hidden) / tp, 1.0), mlp_w / 2)}
+
+
 def _layer_times(g: _Grid) -> _LayerTimes:
     """Compute of one layer and one micro-batch on one GPU, from the sourced kernel rates at the layout's shapes."""
     from interconnect.topics.seating.kernels import gemm_pass_shapes, gemm_shape_factor
@@ -203,8 +217,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     attn_w = h * (q + kv_width) + q * h
     mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
     ffn = float(model.ffn_hidden)
-    shapes = ((q + kv_width) / g.tp, h, h * (q + kv_width)), (h, q / g.tp, q * h), \
-        (mlp_w / (2 * h) / g.tp, h, mlp_w / 2), (h, np.maximum(ffn / g.tp, 1.0), mlp_w / 2)
+    shapes = tuple(_layer_gemm_shapes(g).values())
     weighted = sum(w for _, _, w in shapes)
     inv_factor = sum(w / gemm_shape_factor(T, n, k, sms) for n, k, w in shapes) / weighted
     gemm_fwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_factor
@@ -402,14 +415,7 @@ def _tp_overlap_extra(g: _Grid, tp_layer: np.ndarray) -> np.ndarray:
     per_layer_params, _ = layer_params(model)
     per, dom = g.groups["tp"]
     T = g.s * g.b / g.cp
-    # the GEMM shapes of _layer_times: (outputs n, reduced k, weights) of QKV, projection, FC1, FC2
-    kv_width = 2 * model.kv_heads * model.head_dim
-    q = float(model.heads * model.head_dim)
-    attn_w = h * (q + kv_width) + q * h
-    mlp_w = max(per_layer_params - attn_w, 0.0)
-    shapes = {"qkv": ((q + kv_width) / tp, h, h * (q + kv_width)), "proj": (h, q / tp, q * h),
-              "fc1": (mlp_w / (2 * h) / tp, h, mlp_w / 2),
-              "fc2": (h, np.maximum(model.ffn_hidden / tp, 1.0), mlp_w / 2)}
+    shapes = _layer_gemm_shapes(g)
     weighted = sum(w for _, _, w in shapes.values())
     act = np.full_like(tp, T * h * g.nbytes)                         # a layer's activation, all TP ranks' tokens
     gathered = act * min(workload.dtype_bytes, 2) / g.nbytes          # FP8: the all-gathered inputs in 1 byte
