@@ -34,6 +34,7 @@ __all__ = [
     "MAX_INT_CHARS",
     "Q_",
     "QuantityInputError",
+    "SECONDS_PER_UNIT",
     "UnitMismatchError",
     "expects",
     "ParsedQuantity",
@@ -524,6 +525,11 @@ def format_duration(quantity: pint.Quantity) -> str:
     return format_seconds(float(quantity.to("s").magnitude))
 
 
+#: Seconds in each unit a time is written in, largest first (:func:`format_seconds` and the ranges that keep its unit).
+SECONDS_PER_UNIT = {"days": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9,
+                    "ps": 1e-12}
+
+
 def format_seconds(seconds: float) -> str:
     """:func:`format_duration` for a plain number of seconds (no pint conversion: for hot loops).
 
@@ -533,16 +539,11 @@ def format_seconds(seconds: float) -> str:
     magnitude = abs(seconds)
     if magnitude == 0:  # nothing exposed, no wait: in seconds, not in the smallest unit there is
         return "0 s"
-    if magnitude >= 2 * 86400:
-        return f"{_three_significant(seconds / 86400)} days"
-    if magnitude >= 3600:
-        return f"{_three_significant(seconds / 3600)} h"
-    if magnitude >= 60:
-        return f"{_three_significant(seconds / 60)} min"
-    for factor, unit in [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]:
-        if magnitude >= factor:
+    for unit, factor in SECONDS_PER_UNIT.items():
+        # days from two of them (36 h reads better than 1.5 days); the smallest unit takes whatever is left
+        if magnitude >= (2 * factor if unit == "days" else factor) or unit == "ps":
             return f"{_three_significant(seconds / factor)} {unit}"
-    return f"{_three_significant(seconds / 1e-12)} ps"
+    raise AssertionError("unreachable")
 
 
 def format_quantity(quantity: pint.Quantity) -> str:

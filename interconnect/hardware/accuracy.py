@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from interconnect.catalog import UnknownIdError, get_catalog
+from interconnect.units import SECONDS_PER_UNIT
 
 __all__ = ["MIN_NEIGHBOURS", "PERCENTILE_FROM", "Criterion", "ErrorBand", "Evaluated", "Expected", "band_from_ratios",
            "coverage_neighbours", "coverage_range", "expected_text", "extrapolation", "format_range", "gpu_family",
@@ -204,10 +205,6 @@ def format_range(low: float, high: float, fmt: Callable[[float], str]) -> str:
     return f"{a[:len(a) - len(tail)]}–{b}"
 
 
-_TIME_UNITS = (("days", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6),
-               ("ns", 1e-9), ("ps", 1e-12))
-
-
 def seconds_in_unit_of(reference: Callable[[float], str], seconds: float) -> Callable[[float], str]:
     """A writer of times in the one unit ``reference`` writes ``seconds`` in, so a range reads "48.0–72.0 s", not
     "48 s–1.2 min"; three significant figures (whole numbers from 1,000 up).
@@ -220,7 +217,7 @@ def seconds_in_unit_of(reference: Callable[[float], str], seconds: float) -> Cal
     '2.37 ms'
     """
     unit = reference(seconds).rsplit(" ", 1)[-1]
-    factor = dict(_TIME_UNITS).get(unit)
+    factor = SECONDS_PER_UNIT.get(unit)
     if factor is None:
         return reference
 
