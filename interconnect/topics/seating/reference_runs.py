@@ -67,18 +67,28 @@ class ReferenceRun(PublishedRun):
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
                         tp_comm_overlap=self.tp_overlap, tp_overlap_config=self.tp_overlap_config,
                         fp8_recipe=self.fp8_recipe or "delayed",
-                        selective_policy="torchtitan-op" if "torchtitan" in self.stack else "megatron",
+                        selective_policy="torchtitan-op" if self.torchtitan else "megatron",
                         hbm_bytes_per_s=self.hbm_tb_s * 1e12, power_limit_w=self.power_limit_w,
                         ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode,
                         memory_bytes=self.memory_gb * 1e9, offload_layers=self.offload_layers,
-                        pipeline_fsdp_unsharded="torchtitan" in self.stack,
-                        loss_fp32_copies=3 if "torchtitan" in self.stack else 1, zero3_fetch=self.zero3_fetch_mode)
+                        pipeline_fsdp_unsharded=self.torchtitan,
+                        loss_fp32_copies=3 if self.torchtitan else 1, zero3_fetch=self.zero3_fetch_mode)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
     # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy). torchtitan's memory
     # besides (rule R29 of training-runs.toml): FSDP2 under PyTorch's pipelining keeps the weights gathered and the
     # gradients whole until the last micro-batch, and its loss is PyTorch's cross_entropy on FP32 logits
+
+    @property
+    def megatron_core(self) -> bool:
+        """Whether the run's stack is Megatron-Core's (Megatron-Bridge, NeMo or Megatron-Core itself), by its name."""
+        return any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
+
+    @property
+    def torchtitan(self) -> bool:
+        """Whether the run's stack is torchtitan's, by its name."""
+        return "torchtitan" in self.stack
 
     @property
     def expert_gemm_mode(self) -> str:
@@ -90,8 +100,7 @@ class ReferenceRun(PublishedRun):
         MoE guide (megatron/core/transformer/moe/README.md) recommends ``--moe-grouped-gemm``; every other run
         "grouped".
         """
-        megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
-        return "per-expert" if megatron_core and self.experts > 0 else "grouped"
+        return "per-expert" if self.megatron_core and self.experts > 0 else "grouped"
 
     @property
     def context_parallel_mode(self) -> str:
@@ -101,7 +110,7 @@ class ReferenceRun(PublishedRun):
         repeated to the query heads and all-gathered, outputs merged and gradients accumulated in FP32, round-robin
         load balancing); every other run as its ``context_parallel`` key says.
         """
-        if "torchtitan" in self.stack and self.cp > 1 and self.context_parallel == "ring":
+        if self.torchtitan and self.cp > 1 and self.context_parallel == "ring":
             return "pytorch"
         return self.context_parallel
 
@@ -131,10 +140,9 @@ class ReferenceRun(PublishedRun):
         """
         from interconnect.topics.seating.kernels import kernel_figures
 
-        megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
         k = kernel_figures(self.gpu)
         sm90_or_newer = k is not None and k.family in ("hopper", "blackwell")
-        return "cudnn" if self.attention == "flash" and megatron_core and sm90_or_newer else self.attention
+        return "cudnn" if self.attention == "flash" and self.megatron_core and sm90_or_newer else self.attention
 
     @property
     def ddp_mode(self) -> str:
@@ -146,8 +154,7 @@ class ReferenceRun(PublishedRun):
         """
         if self.ddp:
             return self.ddp
-        megatron_core = any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
-        return "megatron-core" if megatron_core and not self.dp_bucket_per_layer else "bucketed"
+        return "megatron-core" if self.megatron_core and not self.dp_bucket_per_layer else "bucketed"
 
     @property
     def tp_overlap(self) -> bool:
