@@ -30,6 +30,7 @@ from interconnect.hardware.cluster import FABRICS, resolve_cluster
 from interconnect.topics.seating.accuracy import case_band, plan_expected
 from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
+    GRAD_ACCUMULATIONS,
     PLAN_DEFAULTS,
     REJECTIONS,
     SCHEDULES,
@@ -141,6 +142,11 @@ def register(commands: Any) -> None:
                              "Llama 3) (default ring)")
     parser.add_argument("--fp32-gradients", action="store_true",
                         help="keep and reduce gradients in FP32 (4 bytes per value), as Llama 3 did")
+    parser.add_argument("--grad-accumulation", choices=GRAD_ACCUMULATIONS, default="fused",
+                        help="how each micro-batch's gradients are added to the step's: fused (inside the "
+                             "weight-gradient GEMM, Megatron-Core), buffer (a separate add into a gradient buffer, "
+                             "Megatron-LM 2021) or autograd (PyTorch's in-place add from the second micro-batch, DDP "
+                             "no_sync or DeepSpeed ZeRO-1) (default fused)")
     parser.add_argument("--dp-bucket", choices=("25MB", "layer"), default="25MB",
                         help="gradient reduction unit: 25 MB buckets (PyTorch DDP) or one layer (FSDP) "
                              "(default 25MB)")
@@ -194,7 +200,8 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
                      "dropout": bill.workload.dropout, "pipeline_engine": bill.workload.pipeline_engine,
                      "context_parallel": bill.workload.context_parallel,
                      "grad_bytes": bill.workload.grad_bytes or bill.workload.dtype_bytes,
-                     "dp_bucket": "layer" if bill.workload.bucket_bytes <= 0 else bill.workload.bucket_bytes},
+                     "dp_bucket": "layer" if bill.workload.bucket_bytes <= 0 else bill.workload.bucket_bytes,
+                     "grad_accumulation": bill.workload.grad_accumulation},
         "step_time": _quantity(bill.step_s, "s"),
         "compute_time": _quantity(bill.compute_s, "s"),
         "exposed_comm": _quantity(bill.exposed_s, "s"),
@@ -283,7 +290,8 @@ def run_plan(args: argparse.Namespace) -> int:
                         schedule=args.schedule, virtual_stages=args.virtual_stages, lighter_ends=args.lighter_ends,
                         attention=args.attention, dropout=args.dropout, pipeline_engine=args.pipeline_engine,
                         context_parallel=args.context_parallel, grad_bytes=4 if args.fp32_gradients else 0,
-                        bucket_bytes=0.0 if args.dp_bucket == "layer" else 25e6)
+                        bucket_bytes=0.0 if args.dp_bucket == "layer" else 25e6,
+                        grad_accumulation=args.grad_accumulation)
     for warning in warnings:
         if not args.json:
             print(f"interconnect: warning: {warning}")

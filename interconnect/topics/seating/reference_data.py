@@ -42,7 +42,7 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "tp_overlap_config", "active_params", "experts", "top_k",
                 "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain",
-                "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib")
+                "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
@@ -50,7 +50,7 @@ OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pip
                              "tp_overlap_config",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
                              "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp",
-                             "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib"})
+                             "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -155,6 +155,8 @@ class PublishedRun:
     offload_layers: int = 0
     #: the peak memory per GPU the source measured, GiB (0: not given); compared with the model, never fed to it
     peak_memory_gib: float = 0.0
+    #: how each micro-batch's gradients were added to the step's ("fused", "buffer", "autograd"; "": by rule R36)
+    grad_accumulation: str = ""
 
     @property
     def flop_params(self) -> float:
@@ -243,6 +245,8 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
         if row.get("ddp", "") not in ddp_modes:
             row.fail("'ddp' must be bucketed, megatron-core, after-backward, per-tensor or deepspeed-bf16 (or left "
                      "out: the stack's default)")
+        if row.get("grad_accumulation", "") not in ("", "fused", "buffer", "autograd"):
+            row.fail("'grad_accumulation' must be fused, buffer or autograd (or left out: rule R36)")
         _check_provenance(row, rules)
         runs.append(PublishedRun(**raw))
     return tuple(runs), sources

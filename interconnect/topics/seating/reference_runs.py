@@ -72,7 +72,8 @@ class ReferenceRun(PublishedRun):
                         ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode,
                         memory_bytes=self.memory_gb * 1e9, offload_layers=self.offload_layers,
                         pipeline_fsdp_unsharded=self.torchtitan,
-                        loss_fp32_copies=3 if self.torchtitan else 1, zero3_fetch=self.zero3_fetch_mode)
+                        loss_fp32_copies=3 if self.torchtitan else 1, zero3_fetch=self.zero3_fetch_mode,
+                        grad_accumulation=self.grad_accumulation_mode)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
@@ -113,6 +114,19 @@ class ReferenceRun(PublishedRun):
         if self.torchtitan and self.cp > 1 and self.context_parallel == "ring":
             return "pytorch"
         return self.context_parallel
+
+    @property
+    def grad_accumulation_mode(self) -> str:
+        """How the run added each micro-batch's gradients to the step's (rule R36 of training-runs.toml, written first).
+
+        The run's ``grad_accumulation`` where it sets one; else ``buffer`` for Megatron-LM 2021's local DDP (``ddp``
+        "after-backward", whose backward hook adds every gradient into its contiguous buffer), and ``fused`` for
+        every other run (Megatron-Core and Megatron-LM from 2022 fuse the add into the weight-gradient GEMM; ZeRO-2/3
+        and FSDP runs reduce-scatter each micro-batch's gradients).
+        """
+        if self.grad_accumulation:
+            return self.grad_accumulation
+        return "buffer" if self.ddp_mode == "after-backward" else "fused"
 
     @property
     def zero3_fetch_mode(self) -> str:

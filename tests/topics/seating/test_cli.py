@@ -127,7 +127,8 @@ def test_custom_model_schedule_and_uneven_stages(capsys):
 
 
 def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
-    # MT-NLG 530B on 2,240 A100 (DeepSpeed's pipeline engine, no SP, full recomputation) and Llama 3 405B at 128K
+    # MT-NLG 530B on 2,240 A100 (DeepSpeed's pipeline engine and its ZeRO-1 accumulating through autograd, rule
+    # R36, no SP, full recomputation) and Llama 3 405B at 128K
     # (all-gathered CP, FP32 gradients reduced per layer): plan gives the reference model's TFLOP/s per GPU (MT-NLG's
     # within 1 %: the paper counts with Narayanan et al.'s eq. 3, plan's hardware figure adds recomputation to PaLM's)
     from interconnect.topics.seating.reference_runs import load_reference_runs, predict
@@ -137,8 +138,10 @@ def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
                            "--heads", "128", "--vocab", "51200", "--seq-len", "2048", "--gpu", "a100-sxm",
                            "--nic", "ib-hdr", "--nodes", "280", "--tp", "8", "--pp", "35", "--dp", "8",
                            "--zero", "1", "--global-batch", "1920", "--recompute", "full", "--no-sequence-parallel",
-                           "--attention", "unfused", "--dropout", "--pipeline-engine", "deepspeed"])
+                           "--attention", "unfused", "--dropout", "--pipeline-engine", "deepspeed",
+                           "--grad-accumulation", "autograd"])
     assert mtnlg["workload"]["pipeline_engine"] == "deepspeed"
+    assert mtnlg["workload"]["grad_accumulation"] == "autograd"
     run = runs["mtnlg-530b-2240"]
     assert mtnlg["hardware_tflops_per_gpu"]["value"] == pytest.approx(predict(run).tflops, rel=0.01)
     llama = _json(capsys, ["plan", "--model", "custom", "--params", "405e9", "--layers", "126", "--hidden", "16384",

@@ -987,6 +987,37 @@ def test_deepspeed_bf16_optimizer_adds_every_micro_batchs_gradients_into_fp32_bu
     assert float(acc["step_s"][0] - one["step_s"][0]) == pytest.approx(8 * per_micro, rel=1e-6)
 
 
+def test_unfused_gradient_accumulation_is_a_memory_pass_per_micro_batch():
+    # Rule R36: Megatron-LM 2021's local DDP adds every micro-batch's gradient into its buffer in a backward hook,
+    # param.main_grad.add_(param.grad.data) (megatron/model/distributed.py at de7dc40): the fp16 gradient read (2 B),
+    # the buffer read and written (2 + 2 B, or 4 + 4 with an FP32 buffer), serial with the compute. PyTorch's
+    # AccumulateGrad (DDP under no_sync, DeepSpeed's stage-1 ZeRO without overlap_comm) assigns the first
+    # micro-batch's gradient and adds each later one in place: 3 x 2 B on m - 1 of m micro-batches. Megatron-Core
+    # fuses the add into the weight-gradient GEMM: nothing. On one GPU holding the whole model, closed form:
+    #   t_micro(buffer) - t_micro(fused) = 6 P / HBM,  t_micro(autograd) - t_micro(fused) = 6 P (m - 1) / m / HBM
+    import dataclasses
+
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+    from interconnect.topics.seating.model.step import accumulation_bytes, evaluate_layouts
+
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(1), a(1), a(1), a(0))
+    fused = Workload(global_batch=8, micro_batch=2, recompute="full", ddp="after-backward")   # m = 4
+    buffer, autograd = (dataclasses.replace(fused, grad_accumulation=mode) for mode in ("buffer", "autograd"))
+    base, buf, auto = (evaluate_layouts(model, cluster, w, *args) for w in (fused, buffer, autograd))
+    per_param_s = model.dense_params / _hbm_bytes_per_s(cluster)
+    assert float(buf["t_micro"][0] - base["t_micro"][0]) == pytest.approx(6 * per_param_s, rel=1e-9)
+    assert float(auto["t_micro"][0] - base["t_micro"][0]) == pytest.approx(6 * 3 / 4 * per_param_s, rel=1e-9)
+    assert float(buf["step_s"][0] - base["step_s"][0]) == pytest.approx(4 * 6 * per_param_s, rel=1e-6)
+    # an FP32 buffer (Megatron-LM's --accumulate-allreduce-grads-in-fp32, forced for bf16): 2 + 4 + 4 bytes
+    assert float(accumulation_bytes(dataclasses.replace(buffer, grad_bytes=4), 4)) == 10.0
+    # sharded gradients (ZeRO-2/3) are reduce-scattered every micro-batch: nothing accumulates whole
+    assert float(accumulation_bytes(buffer, 4, zero=2)) == 0.0
+    with pytest.raises(ValueError, match="Gradient accumulation"):
+        plan(model, cluster, Layout(tp=1, pp=1, dp=1), dataclasses.replace(fused, grad_accumulation="sideways"))
+
+
 def test_deepspeed_bf16_optimizer_all_reduces_fp32_gradients_whole_and_gathers_weights_in_the_step():
     # Rule R35: after the last micro-batch the engine all-reduces the BF16_Optimizer's FP32 buffers in
     # buffered_allreduce_fallback calls of 500,000,000 elements (_bf16_reduce_grads), even under its ZeRO-1, and the

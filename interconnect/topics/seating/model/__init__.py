@@ -43,6 +43,7 @@ from interconnect.topics.seating.model.layout import (
     ATTENTION_KERNELS,
     DIMENSION_LABELS,
     DIMENSIONS,
+    GRAD_ACCUMULATIONS,
     PLAN_DEFAULTS,
     SCHEDULES,
     Layout,
@@ -61,6 +62,7 @@ from interconnect.topics.seating.model.traffic import dp_traffic_bytes, tp_bytes
 __all__ = [
     "ATTENTION_KERNELS",
     "DIMENSIONS",
+    "GRAD_ACCUMULATIONS",
     "DIMENSION_LABELS",
     "Dimension",
     "Layout",

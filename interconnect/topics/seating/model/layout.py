@@ -25,6 +25,7 @@ __all__ = [
     "SCHEDULES",
     "SELECTIVE_POLICIES",
     "Workload",
+    "GRAD_ACCUMULATIONS",
     "ZERO3_FETCHES",
     "check_layout",
     "fit_layout",
@@ -53,6 +54,8 @@ DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor", "deeps
 EXPERT_GEMMS = ("grouped", "per-expert")
 #: When ZeRO-3 gathers a layer's weights (see :class:`Workload`).
 ZERO3_FETCHES = ("prefetch", "on-demand")
+#: How a replica's whole gradients are accumulated over the micro-batches of a step (``Workload.grad_accumulation``).
+GRAD_ACCUMULATIONS = ("fused", "buffer", "autograd")
 SCHEDULES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zero-bubble": "zero-bubble (ZB-H1)",
              "dualpipe": "DualPipe"}
 DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP)", "dp": "Data (DP)",
@@ -282,7 +285,16 @@ class Workload:
     backward pass when recomputation does not drop them: FSDP, DeepSpeed since mid-2021) or ``on-demand`` (each
     module's weights gathered when it runs and waited for before its compute, released after every use, so again
     in the recomputed forward and in the backward: DeepSpeed's ZeRO-3 of April 2021, whose prefetch never fired,
-    rule R31 of ``training-runs.toml``).
+    rule R31 of ``training-runs.toml``);
+    ``grad_accumulation`` how the 16-bit weight gradients of each micro-batch are added to the step's (the
+    ``deepspeed-bf16`` mode of ``ddp`` has its own): ``fused`` (inside the weight-gradient GEMM, which writes into
+    the accumulation buffer: Megatron-LM since February 2022 and Megatron-Core, ``gradient_accumulation_fusion``;
+    or the gradients are sharded and reduced every micro-batch; nothing charged), ``buffer`` (a separate add of
+    every micro-batch's gradient into a contiguous buffer in a backward hook: Megatron-LM 2021's local DDP,
+    ``param.main_grad.add_(param.grad)``, 2 bytes read and the buffer's bytes read and written a parameter) or
+    ``autograd`` (PyTorch's own in-place add into ``.grad`` from the second micro-batch on, the first assigning it:
+    PyTorch DDP under ``no_sync`` and DeepSpeed's ZeRO-1 without ``overlap_comm``, 3 x 2 bytes a parameter); see
+    :func:`interconnect.topics.seating.model.step.accumulation_bytes`, rule R36 of ``training-runs.toml``.
     """
 
     micro_batch: int = 1
@@ -314,6 +326,7 @@ class Workload:
     pipeline_fsdp_unsharded: bool = False
     loss_fp32_copies: int = 1
     zero3_fetch: str = "prefetch"
+    grad_accumulation: str = "fused"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -395,6 +408,9 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Expert GEMM mode '{workload.expert_gemm}' is not {' or '.join(EXPERT_GEMMS)}.")
     if workload.zero3_fetch not in ZERO3_FETCHES:
         problems.append(f"ZeRO-3 fetch mode '{workload.zero3_fetch}' is not {' or '.join(ZERO3_FETCHES)}.")
+    if workload.grad_accumulation not in GRAD_ACCUMULATIONS:
+        problems.append(f"Gradient accumulation '{workload.grad_accumulation}' is not "
+                        f"{', '.join(GRAD_ACCUMULATIONS)}.")
     if workload.selective_policy not in SELECTIVE_POLICIES:
         problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
                         f"{' or '.join(SELECTIVE_POLICIES)}.")

@@ -38,7 +38,7 @@ __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_s
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
            "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s",
            "gradient_reductions", "per_micro_batch_reduce_exposed_s", "BF16_ACCUMULATION_BYTES",
-           "DEEPSPEED_ALLREDUCE_ELEMENTS", "bf16_accumulation_s"]
+           "DEEPSPEED_ALLREDUCE_ELEMENTS", "GRAD_16_BYTES", "accumulation_bytes", "bf16_accumulation_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -833,14 +833,55 @@ def bf16_accumulation_s(params: np.ndarray | float, hbm_bytes_per_s: float) -> n
     return BF16_ACCUMULATION_BYTES * np.asarray(params, dtype=float) / hbm_bytes_per_s
 
 
-def _accumulation_s(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
-    """Per micro-batch: the FP32 accumulation of one layer's gradients on a GPU, and of the embedding or output layer.
+#: HBM bytes per parameter of a 16-bit weight gradient as the backward pass produces it.
+GRAD_16_BYTES = 2.0
 
-    Zero unless ``ddp`` is ``deepspeed-bf16``. The end term is one V x h matrix on the last stage (the tied
-    embedding's copy or the output layer), both of them with a single stage holding an untied model.
+
+def accumulation_bytes(workload: Workload, micro_batches: np.ndarray | float, zero: np.ndarray | float = 0
+                       ) -> np.ndarray:
+    """HBM bytes per parameter a GPU moves, per micro-batch on average, adding its gradients to the step's.
+
+    By ``workload.grad_accumulation`` (rule R36 of ``training-runs.toml``, read from each stack's code) and
+    ``workload.ddp``:
+
+    - ``ddp = "deepspeed-bf16"``: :data:`BF16_ACCUMULATION_BYTES` after every micro-batch (rule R35);
+    - ``buffer`` (Megatron-LM 2021's local DDP: its backward hook runs ``param.main_grad.add_(param.grad.data)``
+      for every parameter of every micro-batch, the buffer zeroed at the step's start; megatron/model/
+      distributed.py at de7dc40): the 16-bit gradient read, the buffer read and written, at ``grad_bytes`` (FP32
+      under ``--accumulate-allreduce-grads-in-fp32``, which Megatron-LM forces for BF16; else the weights' 2);
+    - ``autograd`` (PyTorch's AccumulateGrad, which assigns the first micro-batch's gradient and adds each later one
+      in place, so the sum, the new gradient and the result move: 3 x 2 bytes, on m - 1 of m micro-batches);
+    - ``fused`` or gradients sharded (ZeRO-2/3: each micro-batch's are reduce-scattered, a shard added): nothing.
+
+    >>> from interconnect.topics.seating.model.layout import Workload
+    >>> [float(accumulation_bytes(Workload(grad_accumulation=mode), 4)) for mode in ("fused", "buffer", "autograd")]
+    [0.0, 6.0, 4.5]
+    >>> float(accumulation_bytes(Workload(grad_accumulation="buffer", grad_bytes=4), 4))   # FP32 buffer
+    10.0
+    >>> float(accumulation_bytes(Workload(grad_accumulation="autograd"), 1))   # one micro-batch: nothing added
+    0.0
     """
-    if g.workload.ddp != "deepspeed-bf16":
-        return 0.0 * g.tp, 0.0 * g.tp
+    m = np.maximum(np.asarray(micro_batches, dtype=float), 1.0)
+    whole = np.asarray(zero, dtype=float) < 2
+    if workload.ddp == "deepspeed-bf16":
+        return BF16_ACCUMULATION_BYTES + 0.0 * m
+    if workload.grad_accumulation == "buffer":
+        buffer = float(workload.grad_bytes or GRAD_16_BYTES)
+        return np.where(whole, GRAD_16_BYTES + 2.0 * buffer, 0.0) + 0.0 * m
+    if workload.grad_accumulation == "autograd":
+        return np.where(whole, 3.0 * GRAD_16_BYTES * (m - 1.0) / m, 0.0)
+    return 0.0 * m
+
+
+def _accumulation_s(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Per micro-batch: the accumulation of one layer's gradients on a GPU, and of the embedding or output layer.
+
+    :func:`accumulation_bytes` a parameter at the rate of the model's memory-bound passes, in the compute stream
+    (a backward hook, autograd's own add or DeepSpeed's ``update_hp_grads``), so nothing overlaps it. The end term is
+    one V x h matrix on the last stage (the tied embedding's copy or the output layer), both of them with a single
+    stage holding an untied model.
+    """
+    per_param = accumulation_bytes(g.workload, g.micro, g.zero)
     model = g.model
     _, embed_params = layer_params(model)
     ends = 1 if model.tied_embeddings else 2
@@ -848,7 +889,7 @@ def _accumulation_s(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
     expert_layer = model.expert_params / model.layers / np.where(g.ep > 1, g.ep, g.tp)
     end = embed_params / g.tp * np.where(g.pp <= 1, float(ends), 1.0)
     hbm = _hbm_bytes_per_s(g.cluster, g.workload)
-    return bf16_accumulation_s(dense_layer + expert_layer, hbm), bf16_accumulation_s(end, hbm)
+    return per_param * (dense_layer + expert_layer) / hbm, per_param * end / hbm
 
 
 def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
