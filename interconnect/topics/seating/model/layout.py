@@ -282,7 +282,12 @@ class Workload:
     backward pass when recomputation does not drop them: FSDP, DeepSpeed since mid-2021) or ``on-demand`` (each
     module's weights gathered when it runs and waited for before its compute, released after every use, so again
     in the recomputed forward and in the backward: DeepSpeed's ZeRO-3 of April 2021, whose prefetch never fired,
-    rule R31 of ``training-runs.toml``).
+    rule R31 of ``training-runs.toml``);
+    ``fsdp2_copies`` whether ZeRO-3 is PyTorch's FSDP2 (as torchtitan runs it), which moves every gathered weight and
+    every reduced gradient through HBM outside its collectives: the copy-in and copy-out of each all-gather, the
+    reduce-scatter's copy-in in the reduce dtype and, under PyTorch's pipelining, the FP32 accumulation of the
+    unsharded gradients (:func:`interconnect.topics.seating.model.step.fsdp2_copy_bytes`, rule R36 of
+    ``training-runs.toml``).
     """
 
     micro_batch: int = 1
@@ -314,6 +319,7 @@ class Workload:
     pipeline_fsdp_unsharded: bool = False
     loss_fp32_copies: int = 1
     zero3_fetch: str = "prefetch"
+    fsdp2_copies: bool = False
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
