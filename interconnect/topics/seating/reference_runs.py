@@ -73,13 +73,15 @@ class ReferenceRun(PublishedRun):
                         memory_bytes=self.memory_gb * 1e9, offload_layers=self.offload_layers,
                         pipeline_fsdp_unsharded=self.torchtitan,
                         loss_fp32_copies=3 if self.torchtitan else 1, zero3_fetch=self.zero3_fetch_mode,
-                        grad_accumulation=self.grad_accumulation_mode)
+                        grad_accumulation=self.grad_accumulation_mode,
+                        fsdp2_copies=self.torchtitan)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
     # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy). torchtitan's memory
     # besides (rule R29 of training-runs.toml): FSDP2 under PyTorch's pipelining keeps the weights gathered and the
-    # gradients whole until the last micro-batch, and its loss is PyTorch's cross_entropy on FP32 logits
+    # gradients whole until the last micro-batch, and its loss is PyTorch's cross_entropy on FP32 logits; its FSDP2
+    # copies every gathered weight and reduced gradient through HBM outside the collectives (rule R37)
 
     @property
     def megatron_core(self) -> bool:

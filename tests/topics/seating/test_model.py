@@ -1056,3 +1056,61 @@ def test_deepspeed_bf16_optimizer_all_reduces_fp32_gradients_whole_and_gathers_w
               for e in ("deepspeed", "megatron"))
     assert float(ds["dp_exposed"][0]) == pytest.approx(float(ds["dp_time"][0]), rel=1e-9)
     assert float(mg["dp_exposed"][0]) < 0.5 * float(ds["dp_exposed"][0])
+
+
+def test_fsdp2_copies_of_one_layer_against_their_closed_form():
+    # PyTorch FSDP2 as torchtitan runs it (rule R37; torch/distributed/fsdp _fsdp_collectives.py and _fsdp_param.py):
+    # per weight a GPU holds whole, a gather's copy-in casts the FP32 shard to BF16 and copies it into the gather's
+    # buffer, (4 + 2 + 2 + 2)/N bytes beside the compute; its copy-out (split_with_sizes_copy) reads and writes the
+    # gathered BF16 weight, 2 + 2 on the compute stream; the reduce-scatter's copy-in (chunk_cat) reads the BF16
+    # gradient and writes it in FP32, 2 + 4, waited for by the compute stream. Two gathers and one reduction a
+    # micro-batch without a pipeline: 2 (2 + 2) + 6 = 14 bytes exposed, 2 x 10/N beside.
+    import dataclasses
+
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s, layer_params
+    from interconnect.topics.seating.model.step import evaluate_layouts, fsdp2_copy_bytes
+
+    exposed, beside = fsdp2_copy_bytes(1, 8)
+    assert (float(exposed), float(beside)) == (14.0, 20 / 8)
+    # a step of m micro-batches: m times the passes, and the sharded sums of micro-batches 2..m (read 4 + 4, write 4
+    # over the 1/N shard) on the reduce-scatter stream
+    exposed, beside = fsdp2_copy_bytes(4, 8)
+    assert (float(exposed), float(beside)) == (4 * 14.0, (4 * 20 + 3 * 12) / 8)
+
+    model = PRESETS["llama3-8b"]
+    cluster = h100(1)
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(3))
+    base = Workload(global_batch=16, micro_batch=2, seq_len=8192, recompute="selective", grad_bytes=4, bucket_bytes=0.0)
+    plain, copies = (evaluate_layouts(model, cluster, w, *args)
+                     for w in (base, dataclasses.replace(base, fsdp2_copies=True)))
+    per_layer, embed = layer_params(model)
+    psi = float(plain["psi"][0])                         # the weights one GPU holds whole: 32 layers and V x h twice
+    assert psi == pytest.approx(model.layers * per_layer + 2 * embed, rel=1e-3)
+    hbm = _hbm_bytes_per_s(cluster)
+    one_layer = 14.0 * psi / model.layers / hbm          # the exposed passes of one layer, one micro-batch
+    # a Llama 3 8B block's 218M weights: 3.05 GB a micro-batch at the H100 SXM's 3,000 GB/s (0.8955 of 3,350): 1.02 ms
+    assert 14.0 * per_layer / hbm == pytest.approx(1.02e-3, rel=0.01)
+    assert float(copies["fsdp_copies_s"][0]) == pytest.approx(model.layers * one_layer, rel=1e-9)
+    assert float(copies["compute_s"][0]) - float(plain["compute_s"][0]) == pytest.approx(
+        model.layers * one_layer, rel=1e-9)
+    assert float(copies["fsdp_beside_s"][0]) == pytest.approx(2 * 10 / 8 * psi / hbm, rel=1e-9)
+    # nothing for a stack that is not FSDP2, and nothing below ZeRO-3
+    assert float(plain["fsdp_copies_s"][0]) == 0.0
+    zero1 = evaluate_layouts(model, cluster, dataclasses.replace(base, fsdp2_copies=True), *args[:-1], a(1))
+    assert float(zero1["fsdp_copies_s"][0]) == 0.0
+
+
+def test_fsdp2_under_pytorch_pipelining_accumulates_whole_fp32_gradients_on_the_compute_stream():
+    # With PP torchtitan keeps the weights gathered (one gather a step) and PyTorch's pipeline stage turns gradient
+    # sync off until the last micro-batch (rule R29), so FSDPParamGroup.post_backward casts the first micro-batch's
+    # BF16 gradient to an FP32 accumulator (to_accumulated_grad_if_needed: read 2, write 4), adds each later one into
+    # it (accumulate_unsharded_grad_if_needed: read 2 + 4, write 4) and the last reduce-scatter's copy-in reads and
+    # writes FP32 (4 + 4); one copy-out (2 + 2). m = 8 micro-batches: 4 + 6 + 7 x 10 + 8 = 88 bytes a weight.
+    from interconnect.topics.seating.model.step import fsdp2_copy_bytes
+
+    exposed, beside = fsdp2_copy_bytes(8, 8, pipelined=True)
+    assert float(exposed) == 4 + 6 + 7 * 10 + 8
+    assert float(beside) == 10 / 8                       # the step's one gather copy-in
+    # one micro-batch a step is FSDP2's ordinary path even under the pipeline
+    assert [float(v) for v in fsdp2_copy_bytes(1, 8, pipelined=True)] == [float(v) for v in fsdp2_copy_bytes(1, 8)]

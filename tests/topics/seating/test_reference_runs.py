@@ -525,3 +525,18 @@ def test_bloom_runs_deepspeeds_bf16_optimizer_and_reads_near_its_published_throu
     assert predict(bloom).tflops == pytest.approx(149.77, rel=0.10)
     before = dataclasses.replace(bloom, ddp="", grad_bytes=0)
     assert predict(before).tflops > 1.15 * 149.77
+
+
+def test_fsdp2_copies_are_charged_for_torchtitan_runs_only():
+    # Rule R37 (written before any run was compared under it): torchtitan's data parallelism is PyTorch FSDP2, whose
+    # gathers and reductions copy the weights and gradients through HBM outside NCCL; Megatron-FSDP's buffers are the
+    # communication buffers (its README: "zero copy communication") and DeepSpeed 2021's gather copies are R31's.
+    titan = [r for r in RUNS.values() if r.torchtitan]
+    assert titan and all(r.workload().fsdp2_copies for r in titan)
+    assert not any(r.workload().fsdp2_copies for r in RUNS.values() if not r.torchtitan)
+    # on a torchtitan row the copies are compute-stream time: the step grows by them (8B on 8 GPUs, one micro-batch:
+    # 14 bytes a weight over the 8.0e9 weights at the model's HBM rate, about 52 ms of a 2.5 s step)
+    run = RUNS["torchtitan-gt-llama31-8b-8-bf16"]
+    with_copies = predict(run).bill
+    without = plan(run.model(), run.cluster(), run.layout(), dataclasses.replace(run.workload(), fsdp2_copies=False))
+    assert with_copies.compute_s - without.compute_s == pytest.approx(14 * run.params / (0.8955 * 2.4e12), rel=0.02)

@@ -294,7 +294,12 @@ class Workload:
     ``param.main_grad.add_(param.grad)``, 2 bytes read and the buffer's bytes read and written a parameter) or
     ``autograd`` (PyTorch's own in-place add into ``.grad`` from the second micro-batch on, the first assigning it:
     PyTorch DDP under ``no_sync`` and DeepSpeed's ZeRO-1 without ``overlap_comm``, 3 x 2 bytes a parameter); see
-    :func:`interconnect.topics.seating.model.step.accumulation_bytes`, rule R36 of ``training-runs.toml``.
+    :func:`interconnect.topics.seating.model.step.accumulation_bytes`, rule R36 of ``training-runs.toml``;
+    ``fsdp2_copies`` whether ZeRO-3 is PyTorch's FSDP2 (as torchtitan runs it), which moves every gathered weight and
+    every reduced gradient through HBM outside its collectives: the copy-in and copy-out of each all-gather, the
+    reduce-scatter's copy-in in the reduce dtype and, under PyTorch's pipelining, the FP32 accumulation of the
+    unsharded gradients (:func:`interconnect.topics.seating.model.step.fsdp2_copy_bytes`, rule R37 of
+    ``training-runs.toml``).
     """
 
     micro_batch: int = 1
@@ -327,6 +332,7 @@ class Workload:
     loss_fp32_copies: int = 1
     zero3_fetch: str = "prefetch"
     grad_accumulation: str = "fused"
+    fsdp2_copies: bool = False
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.

@@ -38,7 +38,8 @@ __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_s
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
            "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s",
            "gradient_reductions", "per_micro_batch_reduce_exposed_s", "BF16_ACCUMULATION_BYTES",
-           "DEEPSPEED_ALLREDUCE_ELEMENTS", "GRAD_16_BYTES", "accumulation_bytes", "bf16_accumulation_s"]
+           "DEEPSPEED_ALLREDUCE_ELEMENTS", "GRAD_16_BYTES", "accumulation_bytes", "bf16_accumulation_s",
+           "FSDP2_SHARD_BYTES", "fsdp2_copy_bytes"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -833,6 +834,105 @@ def bf16_accumulation_s(params: np.ndarray | float, hbm_bytes_per_s: float) -> n
     return BF16_ACCUMULATION_BYTES * np.asarray(params, dtype=float) / hbm_bytes_per_s
 
 
+#: Bytes per value of the weights PyTorch's FSDP2 keeps sharded under torchtitan's mixed precision: FP32 (the model is
+#: built in FP32 and ``MixedPrecisionPolicy(param_dtype=bfloat16)`` casts only what is gathered; parallelize_llama.py
+#: at 9dec370), read by every gather's copy-in (rule R37 of ``training-runs.toml``).
+FSDP2_SHARD_BYTES = 4.0
+
+
+@expects(gather_bytes="B", grad_bytes="B", reduce_bytes="B")
+def fsdp2_copy_bytes(micro: np.ndarray | float, shard: np.ndarray | float, pipelined: np.ndarray | bool = False,
+                     gather_bytes: float = 2.0, grad_bytes: float = 2.0,
+                     reduce_bytes: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
+    r"""HBM bytes PyTorch's FSDP2 moves per weight per step outside its collectives: on the compute stream and beside.
+
+    Read from FSDP2's code (torch/distributed/fsdp ``_fsdp_collectives.py``, ``_fsdp_param.py`` and
+    ``_fsdp_param_group.py``; rule R37 of ``training-runs.toml``), per weight the GPU holds whole, with :math:`N` the
+    ranks it is sharded over, :math:`a` the gathered dtype's bytes, :math:`g` the gradient's, :math:`r` the reduce
+    dtype's and :math:`s` = :data:`FSDP2_SHARD_BYTES` the shard's:
+
+    - a gather's copy-in (its own stream, beside the compute): the shard cast to the gathered dtype and copied into
+      the gather's input buffer, :math:`(s + 3a)/N`;
+    - a gather's copy-out (``split_with_sizes_copy`` on the compute stream, after it waits for the gather): :math:`2a`;
+    - a reduce-scatter's copy-in (``chunk_cat`` into a buffer of the reduce dtype, which the compute stream waits for
+      before it frees the gradients): :math:`g + r`; no division (NCCL's average) and no cast after it (the reduce
+      dtype is the shard's), and from the second micro-batch on the reduced shard is added to the one held, on the
+      reduce-scatter stream: :math:`3r/N`.
+
+    Without a pipeline every micro-batch gathers each layer twice (forward, and again for the backward after
+    ``reshard_after_forward``) and reduce-scatters once; under PyTorch's pipelining with :math:`m > 1` (``pipelined``)
+    the weights are gathered once a step and the gradients kept whole: the first micro-batch's cast into an FP32
+    accumulator (:math:`g + r`, in ``post_backward`` on the compute stream), each later one added into it
+    (:math:`g + 2r`), and one reduce-scatter whose copy-in is already in the reduce dtype (:math:`2r`):
+
+    .. math::
+
+        B_\text{compute} = \begin{cases} m\,(4a + g + r) \\ 2a + (g + r) + (m - 1)(g + 2r) + 2r \end{cases}
+        \qquad
+        B_\text{beside} = \begin{cases} \left(2m\,(s + 3a) + 3r\,(m - 1)\right)/N \\ (s + 3a)/N \end{cases}
+
+    The last block's gather saved by torchtitan (its ``reshard_after_forward`` is off) and the root module's own
+    gathers are counted as the model counts the gathers themselves: every weight twice a micro-batch.
+
+    Parameters
+    ----------
+    micro : array_like
+        :math:`m`, micro-batches per step.
+    shard : array_like
+        :math:`N`, the ranks the weights are sharded over (DP x CP).
+    pipelined : array_like of bool, default False
+        Whether the stage runs under PyTorch's pipelining with the gradients kept whole (torchtitan with PP).
+    gather_bytes, grad_bytes, reduce_bytes : float
+        :math:`a`, :math:`g`, :math:`r`, B per value (BF16 gathered weights and gradients, FP32 reduction).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Bytes per weight per step on the compute stream, and beside it.
+
+    Examples
+    --------
+    >>> [float(v) for v in fsdp2_copy_bytes(1, 8)]          # 14 on the compute stream, 20/8 beside it
+    [14.0, 2.5]
+    >>> [float(v) for v in fsdp2_copy_bytes(8, 8, True)]    # 4 + 6 + 70 + 8; one copy-in of 10/8
+    [88.0, 1.25]
+    """
+    m = np.asarray(micro, dtype=float)
+    n = np.maximum(np.asarray(shard, dtype=float), 1.0)
+    copy_in = (FSDP2_SHARD_BYTES + 3.0 * gather_bytes) / n
+    copy_out = 2.0 * gather_bytes
+    cast_in = grad_bytes + reduce_bytes
+    whole = np.asarray(pipelined, dtype=bool) & (m > 1)
+    compute = np.where(whole, copy_out + cast_in + (m - 1.0) * (grad_bytes + 2.0 * reduce_bytes) + 2.0 * reduce_bytes,
+                       m * (2.0 * copy_out + cast_in))
+    beside = np.where(whole, copy_in, 2.0 * m * copy_in + (m - 1.0) * 3.0 * reduce_bytes / n)
+    return compute, beside
+
+
+def _fsdp2_copies_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FSDP2's copies (rule R37): seconds per layer and micro-batch on the compute stream, and per step beside it.
+
+    Zero unless ``fsdp2_copies`` and ZeRO-3 over more than one rank (DP x CP for the dense weights, the expert-data
+    ranks for the experts', as the memory shards them).
+    """
+    workload = g.workload
+    if not workload.fsdp2_copies:
+        return 0.0 * g.tp, 0.0 * g.tp
+    hbm = _hbm_bytes_per_s(g.cluster, workload)
+    pipelined = workload.pipeline_fsdp_unsharded & (g.pp > 1)
+    reduce_bytes = float(workload.grad_bytes or g.nbytes)
+    shard_dense = g.dp * g.cp
+    shard_expert = np.where(g.ep > 1, g.edp, shard_dense)
+    compute = beside = 0.0 * g.tp
+    for params, shard in ((dense_gpu, shard_dense), (expert_gpu, shard_expert)):
+        on = (g.zero >= 3) & (shard > 1)
+        c, b = fsdp2_copy_bytes(g.micro, shard, pipelined, g.nbytes, g.nbytes, reduce_bytes)
+        compute = compute + np.where(on, c * params, 0.0)
+        beside = beside + np.where(on, b * params, 0.0)
+    per_layer = compute / hbm / (np.maximum(g.micro, 1.0) * np.maximum(g.most, 1.0))
+    return per_layer, beside / hbm
+
+
 #: HBM bytes per parameter of a 16-bit weight gradient as the backward pass produces it.
 GRAD_16_BYTES = 2.0
 
@@ -973,9 +1073,13 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     ep_layer, ep_exposed, ep_sent = _expert_parallel(g, lt)
 
     # one micro-batch (forward + backward) on the slowest stage: the fullest, or the last with the output layer
-    # DeepSpeed's BF16_Optimizer adds every micro-batch's gradients into FP32 buffers after its backward, on each stage
-    # for the weights it holds (zero for every other way of moving gradients)
+    # each micro-batch's gradients added to the step's where the stack does it as a pass of its own (rule R36: a
+    # gradient buffer's add, autograd's in-place add, DeepSpeed's BF16_Optimizer), on each stage for its weights
     accum_layer, accum_end = _accumulation_s(g)
+    # PyTorch FSDP2's copies of the gathered weights and the reduced gradients (rule R37): those on the compute stream
+    # run in series with the layers' compute; the gathers' copy-ins and the sharded additions run beside it
+    fsdp_layer, fsdp_beside = _fsdp2_copies_s(g, dense_gpu, expert_gpu)
+    accum_layer = accum_layer + fsdp_layer
     per_layer_total = lt.compute + tp_exposed + cp_exposed + ep_exposed + accum_layer
     stage_full = g.most * per_layer_total
     stage_last = g.last * per_layer_total + lt.output + accum_end
@@ -1002,7 +1106,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
     # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
     overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
-    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped)
+    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
     step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
     L, s, h = model.layers, g.s, g.h
@@ -1017,6 +1121,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
                step_s=step, mfu=model_flops / n_gpus / peak / step, micro=g.micro,
                tflops=model_flops / n_gpus / step, hw_tflops=(model_flops + extra) / n_gpus / step,
                optimizer_s=optimizer_s, interference_s=interference, t_micro=t_micro, idle_micro=idle_micro,
+               fsdp_copies_s=g.micro * g.most * fsdp_layer, fsdp_beside_s=fsdp_beside,
                stage_most=g.most,
                stage_last=g.last, gemm_share=(g.micro * g.most * (lt.gemm_fwd + lt.gemm_bwd)) / step)
     out.update(_memory(g, dense_gpu, expert_gpu, out["virtual"]))
