@@ -254,9 +254,11 @@ class Workload:
     DistributedDataParallel default, buckets of max(40M, 1M x DP) parameters, overlapped the same way) or
     ``after-backward`` (the whole gradient buffer in one call after the last backward, nothing overlapped:
     Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58) or
-    ``per-tensor`` (one collective per parameter tensor, overlapped as ``bucketed``: DeepSpeed's ZeRO-3 of 2021,
-    which reduce-scatters each gradient tensor and all-gathers each weight matrix in its own call, see
-    :data:`interconnect.topics.seating.model.step.DEEPSPEED_TENSORS_PER_LAYER`) or ``deepspeed-bf16`` (DeepSpeed's
+    ``per-tensor`` (DeepSpeed's ZeRO-3 of 2021: each weight matrix all-gathered in its own call, see
+    :data:`interconnect.topics.seating.model.step.DEEPSPEED_GATHERED_PER_LAYER`, and the gradients, without
+    ``contiguous_gradients``, its default, all-reduced whole in buckets of
+    :data:`interconnect.topics.seating.model.step.DEEPSPEED_ALLREDUCE_ELEMENTS` beside the backward pass, each bucket
+    flattened, divided and copied back, rule R25) or ``deepspeed-bf16`` (DeepSpeed's
     BF16_Optimizer under its pipeline engine, as BLOOM trained: every micro-batch's gradients are cast to FP32 and
     added into FP32 buffers, :data:`interconnect.topics.seating.model.step.BF16_ACCUMULATION_BYTES` of HBM a
     parameter, and after the last micro-batch those buffers are all-reduced whole, in buckets of

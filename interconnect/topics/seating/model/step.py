@@ -36,7 +36,8 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
-           "DEEPSPEED_GATHERED_PER_LAYER", "TORCH_CALL_S", "deepspeed_2021_gather_overhead_s",
+           "DEEPSPEED_GATHERED_PER_LAYER", "DEEPSPEED_FALLBACK_COPY_BYTES", "TORCH_CALL_S",
+           "deepspeed_2021_gather_overhead_s",
            "gradient_reductions", "per_micro_batch_reduce_exposed_s", "BF16_ACCUMULATION_BYTES",
            "DEEPSPEED_ALLREDUCE_ELEMENTS", "GRAD_16_BYTES", "accumulation_bytes", "bf16_accumulation_s",
            "FSDP2_SHARD_BYTES", "fsdp2_copy_bytes"]
@@ -599,9 +600,9 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
             calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
-        elif workload.ddp == "per-tensor":
+        elif workload.ddp == "per-tensor" and name != "all_reduce":
             calls = np.maximum(1.0, DEEPSPEED_TENSORS_PER_LAYER * layers)  # one call per parameter tensor
-        elif workload.ddp == "deepspeed-bf16":
+        elif workload.ddp in ("deepspeed-bf16", "per-tensor"):
             # buffered_allreduce_fallback's buckets, and all_gather_dp_groups' shards of allgather_bucket_size (the
             # same 500,000,000 elements by default, bf16_optimizer.py at 56c5223)
             calls = np.maximum(1, np.ceil(total / (DEEPSPEED_ALLREDUCE_ELEMENTS * value_bytes)))
@@ -609,7 +610,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             calls = np.maximum(1, np.ceil(total / bucket)) if bucket is not None else np.maximum(1.0, layers)
         return calls * _time_s(cluster, name, per, dom, total / calls), calls
 
-    totals = {key: np.zeros_like(g.tp) for key in ("time", "calls", "bytes", "exposed")}
+    totals = {key: np.zeros_like(g.tp) for key in ("time", "calls", "bytes", "exposed", "beside")}
     backward_window = 2 / 3 * compute_micro  # the last micro-batch's backward on this stage
     forward_window = 1 / 3 * compute_micro   # the next step's first forward
     # the gradients move at grad_bytes a value (FP32 where they are reduced in FP32), the weights ZeRO gathers at the
@@ -644,12 +645,17 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         # all-reduced whole (no ZeRO, or DeepSpeed's BF16 optimizer under ZeRO-1/2, rule R35) once a step
         low = (z == 0) | (whole & (z < 3))
         rounds = np.where(low, 1.0, gradient_reductions(z, micro, g.pp, workload.pipeline_fsdp_unsharded))
+        if workload.ddp == "per-tensor":
+            # DeepSpeed's ZeRO-3 of 2021 without contiguous_gradients (its default) reduces each bucket of gradients
+            # by all-reducing it whole (buffered_reduce_fallback), in every micro-batch's backward (rule R25)
+            rs, rs_calls = ar, ar_calls
         grad_part = np.where(low, ar, rounds * rs)
         seconds = grad_part + np.where(z == 0, 0.0, np.where(z < 3, ag, z3_ag))
         calls = (np.where(low, ar_calls, rounds * rs_calls)
                  + np.where(z == 0, 0.0, np.where(z < 3, ag_calls, gathers * micro * layers * gathered)))
         share = np.where(degree > 1, (degree - 1) / degree, 0.0)
-        volume = share * (np.where(low, 2.0 * grads, rounds * grads)
+        grad_volume = 2.0 if workload.ddp == "per-tensor" else 1.0  # an all-reduce moves twice a reduce-scatter
+        volume = share * (np.where(low, 2.0 * grads, rounds * grad_volume * grads)
                           + np.where(z == 0, 0.0, np.where(z < 3, weights, gathers * micro * weights)))
         last_bucket = np.where(low, ar / ar_calls, rs / rs_calls)
         # an earlier round hides behind a micro-batch's compute, less the time ZeRO-3's prefetched gathers hold the
@@ -669,12 +675,16 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         z3_exposed = z3_ag if on_demand else np.maximum(layer_ag, z3_ag - micro * compute_micro)
         z12_exposed = ag if gather_in_step else np.maximum(ag / ag_calls, ag - forward_window)
         gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, z12_exposed, z3_exposed))
+        # ... and flattens each bucket, divides it by DP and copies it back into the gradients on its reduction stream
+        # (allreduce_bucket, allreduce_and_copy: 3 x (2 + 2) bytes a gradient), beside the compute
+        beside = (rounds * DEEPSPEED_FALLBACK_COPY_BYTES * params / hbm if workload.ddp == "per-tensor"
+                  else 0.0 * params)
         for key, value in (("time", seconds), ("calls", calls), ("bytes", volume),
-                           ("exposed", hidden_grad + gather_exposed)):
+                           ("exposed", hidden_grad + gather_exposed), ("beside", beside)):
             totals[key] += np.where(active, value, 0.0)
     per, dom = g.groups["dp"]
     return dict(dp_bytes=totals["bytes"], dp_calls=totals["calls"], dp_time=totals["time"],
-                dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per)
+                dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per, dp_beside=totals["beside"])
 
 
 def gradient_reductions(zero: np.ndarray, micro: np.ndarray, pp: np.ndarray,
@@ -757,15 +767,19 @@ def _optimizer_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> np.
 
 
 #: Parameter tensors of one GPT layer as Megatron-LM 2021 builds it (two LayerNorms and four linear layers, each a
-#: weight and a bias): DeepSpeed's ZeRO-3 of April 2021 reduce-scatters the gradients one tensor per call
-#: (deepspeed/runtime/zero/partition_parameters.py at c83e49f, _reduce_scatter_gradients loops over the bucket's
-#: parameters and calls torch.distributed.reduce_scatter for each; the bucket, reduce_bucket_size 5e8 elements, only
-#: says when the loop runs).
+#: weight and a bias): with contiguous_gradients on, DeepSpeed's ZeRO-3 of April 2021 reduce-scatters the gradients
+#: one tensor per call (deepspeed/runtime/zero/partition_parameters.py at c83e49f, _reduce_scatter_gradients loops
+#: over the bucket's parameters and calls torch.distributed.reduce_scatter for each). Off, its default, it all-reduces
+#: each bucket whole instead (rule R25, corrected); the count is kept for a run that sets it.
 DEEPSPEED_TENSORS_PER_LAYER = 12
 #: Of those, the tensors ZeRO-3 partitions and gathers, one all-gather each (_allgather_param per parameter): the four
 #: weight matrices; biases and LayerNorms are under param_persistence_threshold (1e5 elements by default, stage3.py at
 #: c83e49f) and stay whole on every GPU.
 DEEPSPEED_GATHERED_PER_LAYER = 4
+#: HBM bytes per gradient DeepSpeed's ZeRO-3 of 2021 moves around each all-reduce of its fallback path (rule R25):
+#: the bucket flattened into one buffer, divided by the DP size in place, and copied back into the gradients
+#: (stage3.py at c83e49f, allreduce_bucket and allreduce_and_copy), each a read and a write of 2 bytes.
+DEEPSPEED_FALLBACK_COPY_BYTES = 3 * (2.0 + 2.0)
 
 
 #: Host seconds of one call of a torch function from Python on a ``torch.Tensor``: "on the order of 2 μs"
@@ -1106,7 +1120,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
     # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
     overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
-    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside
+    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside + out.pop("dp_beside")
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
     step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
     L, s, h = model.layers, g.s, g.h
