@@ -786,7 +786,8 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     # gather shares the network with them), W the
     # BF16 weights and G the gradients a GPU holds, t the model's one-call times;
     # the last two terms are DeepSpeed's own per gather: a Python slice per rank of the n = 64 (2 µs a torch call,
-    # PyTorch's overrides_benchmark README) and three passes over HBM (zero-fill, PyTorch's list all-gather's copy out).
+    # PyTorch's overrides_benchmark README) and the list all-gather's copy per rank (7.35 µs, rule R38), and three
+    # passes over HBM (zero-fill, PyTorch's list all-gather's copy out).
     import dataclasses
 
     from interconnect.topics.seating.model.step import evaluate_layouts
@@ -811,7 +812,8 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
 
     hbm = _hbm_bytes_per_s(cluster)  # the memory-bound rate every HBM pass of the model runs at
     calls = 3 * micro * layers * 4
-    gathers = calls * t_ag + calls * 64 * 2e-6 + 3 * (3 * micro * 2 * psi) / hbm
+    copy_s = (1.1e-3 - 96 * 2e-6 - 2 * 8 * 9_834_560 * 2 / 1.555e12) / 96   # rule R38, about 7.35 µs
+    gathers = calls * t_ag + calls * 64 * (2e-6 + copy_s) + 3 * (3 * micro * 2 * psi) / hbm
     ar = buckets * t_ar
     assert float(dem["dp_time"][0]) == pytest.approx(micro * ar + gathers, rel=1e-9)
     c = float(dem["compute_s"][0]) / micro
@@ -825,18 +827,49 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     assert float(selective["dp_calls"][0]) == micro * buckets + 2 * micro * 4 * layers
 
 
-def test_deepspeed_2021_gather_overhead_grows_with_the_ranks_at_two_microseconds_a_slice():
+def test_deepspeed_2021_gather_overhead_grows_with_the_ranks_at_a_slice_and_a_copy_a_rank():
     # _allgather_param at c83e49f cuts the gathered buffer into one view per rank in Python before each gather:
-    # a torch call each, "on the order of 2 μs" (pytorch/pytorch benchmarks/overrides_benchmark/README.md); the
-    # buffer is zero-filled and PyTorch's list all-gather copies it out once more: 3 passes of the bytes over HBM.
-    from interconnect.topics.seating.model.step import TORCH_CALL_S, deepspeed_2021_gather_overhead_s
+    # a torch call each, "on the order of 2 μs" (pytorch/pytorch benchmarks/overrides_benchmark/README.md); PyTorch's
+    # list all-gather then copies each rank's piece out of its flat buffer, one copy_ a rank on the NCCL stream
+    # (rule R38: 7.35 µs a rank beyond the bytes); the buffer is zero-filled and the copy-out reads and writes it:
+    # 3 passes of the bytes over HBM.
+    from interconnect.topics.seating.model.step import (
+        TORCH_CALL_S,
+        deepspeed_2021_gather_overhead_s,
+        list_allgather_rank_s,
+    )
 
     assert TORCH_CALL_S == 2e-6
+    per_rank = 2e-6 + 7.35e-6
     calls, gathered, hbm = 1152, 1.05e12, 2.0e12
     t = {n: float(deepspeed_2021_gather_overhead_s(calls, n, gathered, hbm)) for n in (384, 768, 1536)}
-    assert t[1536] - t[768] == pytest.approx(calls * 768 * 2e-6)         # the slicing: linear in the ranks
-    assert t[768] - t[384] == pytest.approx(calls * 384 * 2e-6)
-    assert t[384] - calls * 384 * 2e-6 == pytest.approx(3 * gathered / hbm)  # the HBM passes: not in the ranks
+    assert t[1536] - t[768] == pytest.approx(calls * 768 * per_rank, rel=1e-4)   # slices and copies: linear in n
+    assert t[768] - t[384] == pytest.approx(calls * 384 * per_rank, rel=1e-4)
+    assert t[384] - calls * 384 * (TORCH_CALL_S + list_allgather_rank_s()) == pytest.approx(3 * gathered / hbm)
+
+
+def test_list_allgather_copy_cost_is_deepspeeds_measured_saving_less_what_the_model_already_charges():
+    # Rule R38. DeepSpeed pull request 1188 (commit 67b3db3, tests/benchmarks/allgather_bench.py): 12 list all-gathers
+    # of a transformer layer, 9,834,560 FP16 elements a rank over the 8 A100 40 GB of one p4d.24xlarge, against
+    # in-place NCCL all-gathers: "about 1.1ms" saved. Less 96 Python slices at 2 µs (192 µs) and the copy-out's read
+    # and write of 8 x 9,834,560 x 2 bytes at 1.555 TB/s (NVIDIA's A100 datasheet, 40 GB: 202.4 µs), over 96 pieces.
+    from interconnect.topics.seating.model.step import (
+        A100_40GB_HBM_BYTES_PER_S,
+        LIST_ALLGATHER_BENCH_CALLS,
+        LIST_ALLGATHER_BENCH_ELEMENTS,
+        LIST_ALLGATHER_BENCH_RANKS,
+        LIST_ALLGATHER_SAVED_S,
+        list_allgather_rank_s,
+    )
+
+    # the benchmark's 12 partition sizes, a bing_bert layer of hidden 2,560 split over 8 GPUs, sum to the stated count
+    sizes = [2457600, 960, 819200, 320, 320, 320, 3276800, 1280, 3276800, 320, 320, 320]
+    assert (len(sizes), sum(sizes)) == (LIST_ALLGATHER_BENCH_CALLS, LIST_ALLGATHER_BENCH_ELEMENTS)
+    assert (LIST_ALLGATHER_SAVED_S, LIST_ALLGATHER_BENCH_RANKS, A100_40GB_HBM_BYTES_PER_S) == (1.1e-3, 8, 1.555e12)
+    copy_out = 2 * 8 * 9_834_560 * 2 / 1.555e12
+    assert copy_out == pytest.approx(202.4e-6, rel=1e-3)
+    assert list_allgather_rank_s() == pytest.approx((1.1e-3 - 96 * 2e-6 - copy_out) / 96, rel=1e-12)
+    assert list_allgather_rank_s() == pytest.approx(7.35e-6, rel=1e-3)
 
 
 def test_an_unknown_zero3_fetch_mode_is_refused_by_name():

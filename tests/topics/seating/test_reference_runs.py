@@ -494,10 +494,9 @@ def test_deepspeed_2021_zero3_rows_gather_on_demand_so_their_exposed_time_does_n
     assert compute[2] < compute[1] < compute[0]
 
 
-@pytest.mark.xfail(strict=True, reason="open gap, docs/accuracy.md: the 2021 ZeRO-3 step is flat in the GPU count, "
-                                       "the model's still falls by about a quarter from 768 to 1,536 GPUs")
 def test_deepspeed_2021_zero3_step_is_flat_in_the_gpu_count_as_published():
     # Narayanan et al. 2021, Table 2: 88 TFLOP/s per GPU on 768 GPUs and 44 on 1,536 at the same batch: equal steps.
+    # With rule R38's copy per rank of PyTorch's list all-gather the model's step falls 7.5 % (it fell 24 % before).
     pair = [predict(RUNS[f"narayanan-t2-zero3-175b-{n}"]).bill.step_s for n in (768, 1536)]
     assert pair[1] / pair[0] == pytest.approx(1.0, abs=0.15)
 

@@ -37,7 +37,7 @@ from interconnect.workloads.presets import ModelPreset
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
            "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
            "DEEPSPEED_GATHERED_PER_LAYER", "DEEPSPEED_FALLBACK_COPY_BYTES", "TORCH_CALL_S",
-           "deepspeed_2021_gather_overhead_s",
+           "deepspeed_2021_gather_overhead_s", "list_allgather_rank_s",
            "gradient_reductions", "per_micro_batch_reduce_exposed_s", "BF16_ACCUMULATION_BYTES",
            "DEEPSPEED_ALLREDUCE_ELEMENTS", "GRAD_16_BYTES", "accumulation_bytes", "bf16_accumulation_s",
            "FSDP2_SHARD_BYTES", "fsdp2_copy_bytes"]
@@ -789,6 +789,43 @@ DEEPSPEED_FALLBACK_COPY_BYTES = 3 * (2.0 + 2.0)
 TORCH_CALL_S = 2e-6
 
 
+#: DeepSpeed's own measurement of PyTorch's list all-gather against in-place NCCL all-gathers (rule R38):
+#: deepspeedai/DeepSpeed pull request 1188 (https://github.com/deepspeedai/DeepSpeed/pull/1188, commit 67b3db3 of
+#: 2021-06-30, "micro benchmark shows the improvement of allgather a transformer layer with 9834560 elements in half
+#: precision is about 1.1ms on aws-p4d instance"). Its benchmark (tests/benchmarks/allgather_bench.py in that commit)
+#: gathers a layer's 12 tensors, 9,834,560 FP16 elements a rank in all, over the 8 GPUs of one p4d.24xlarge (8 A100
+#: 40 GB, AWS's "Amazon EC2 P4d instances deep dive", https://aws.amazon.com/blogs/compute/amazon-ec2-p4d-instances-deep-dive/),
+#: each through torch.distributed.all_gather with a list of 8 narrow() views, against one grouped launch of in-place
+#: ncclAllGather calls on the same buffers.
+LIST_ALLGATHER_SAVED_S = 1.1e-3
+LIST_ALLGATHER_BENCH_CALLS = 12
+LIST_ALLGATHER_BENCH_RANKS = 8
+LIST_ALLGATHER_BENCH_ELEMENTS = 9_834_560
+#: HBM bandwidth of the A100 40 GB those GPUs are, B/s (NVIDIA's A100 datasheet: 1,555 GB/s; sources.toml
+#: ``nvidia-a100-datasheet``); Ampere has no published ``hbm_share``, so the model's memory-bound passes run at it.
+A100_40GB_HBM_BYTES_PER_S = 1.555e12
+
+
+def list_allgather_rank_s() -> float:
+    r"""Seconds PyTorch's list all-gather adds per rank and call beyond what :func:`deepspeed_2021_gather_overhead_s`
+    charges otherwise: its copy out of the flat buffer, one ``copy_`` per rank issued on the NCCL stream (rule R38).
+
+    The 1.1 ms DeepSpeed's pull request 1188 saved on :math:`c = 12` calls over :math:`n = 8` A100 40 GB, less what the
+    model already charges that list path (a Python slice per rank at :data:`TORCH_CALL_S`, and the copy-out's read and
+    write of the gathered :math:`2 n E` bytes, :math:`E` FP16 elements a rank), spread over the :math:`c\,n` pieces:
+
+    .. math:: t_\text{rank} = \frac{\Delta - c\,n\,t_\text{torch} - 2 \cdot 2 n E / \text{HBM}}{c\,n}
+
+    The measurement does not split a part per call from the part per rank; all of it is read as per rank.
+
+    >>> f"{list_allgather_rank_s() * 1e6:.2f} us"
+    '7.35 us'
+    """
+    pieces = LIST_ALLGATHER_BENCH_CALLS * LIST_ALLGATHER_BENCH_RANKS
+    copy_out = 2.0 * 2.0 * LIST_ALLGATHER_BENCH_RANKS * LIST_ALLGATHER_BENCH_ELEMENTS / A100_40GB_HBM_BYTES_PER_S
+    return (LIST_ALLGATHER_SAVED_S - pieces * TORCH_CALL_S - copy_out) / pieces
+
+
 @expects(gathered_bytes="B", hbm_bytes_per_s="B/s")
 def deepspeed_2021_gather_overhead_s(calls: np.ndarray | float, ranks: np.ndarray | float,
                                      gathered_bytes: np.ndarray | float, hbm_bytes_per_s: float) -> np.ndarray:
@@ -798,21 +835,21 @@ def deepspeed_2021_gather_overhead_s(calls: np.ndarray | float, ranks: np.ndarra
     partitioned weight: it zero-fills a buffer of the whole weight (one write of it), synchronizes the device, and
     cuts the buffer into one view per rank in a Python loop (``narrow``, a torch call each, with the GPU idle,
     :data:`TORCH_CALL_S`); ``torch.distributed.all_gather`` with that list of views gathers into PyTorch's own flat
-    buffer and copies each rank's piece back out (ProcessGroupNCCL's list all-gather, one read and one write of the
-    weight; pytorch/pytorch pull request 33924 describes that copy; ``_all_gather_base``, which skips it, came in
-    pull request 56315 of April 2021). The fetch then waits for the device before the module computes, so all of it
-    is exposed:
+    buffer and then issues one ``copy_`` per rank back out of it on the NCCL stream (ProcessGroupNCCL's list
+    all-gather, one read and one write of the weight in all, and :func:`list_allgather_rank_s` a rank for the copies'
+    issue beyond their bytes, rule R38; ``_all_gather_base``, which skips them, came in pytorch/pytorch pull request
+    56315 of April 2021). The fetch then waits for the device before the module computes, so all of it is exposed:
 
-    .. math:: t = c\,n\,t_\text{torch} + \frac{3\,B}{\text{HBM}}
+    .. math:: t = c\,n\,(t_\text{torch} + t_\text{rank}) + \frac{3\,B}{\text{HBM}}
 
     with :math:`c` the gathers, :math:`n` the ranks of the group, :math:`B` the bytes they gather in all and HBM the
-    rate the model's memory-bound passes run at. The copies' own launch costs (one per rank, issued while the
-    collective runs) and ``get_rank`` in the same loop have no published figure and are left out.
+    rate the model's memory-bound passes run at. ``get_rank`` in the slicing loop has no published cost of its own.
 
     >>> f"{float(deepspeed_2021_gather_overhead_s(1152, 1536, 1.05e12, 2.039e12)):.2f} s"
-    '5.08 s'
+    '18.09 s'
     """
-    return calls * np.asarray(ranks, dtype=float) * TORCH_CALL_S + 3.0 * np.asarray(gathered_bytes) / hbm_bytes_per_s
+    per_rank = TORCH_CALL_S + list_allgather_rank_s()
+    return calls * np.asarray(ranks, dtype=float) * per_rank + 3.0 * np.asarray(gathered_bytes) / hbm_bytes_per_s
 
 
 #: HBM bytes per parameter that DeepSpeed's BF16_Optimizer moves after every micro-batch's backward under the pipeline
