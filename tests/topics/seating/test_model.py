@@ -941,7 +941,8 @@ def test_pytorch_ring_attention_charges_its_steps_calls_and_fp32_merges():
     # with round-robin load balancing each of the cp steps does 1/cp of the rank's attention FLOPs, the first one
     # causal call of the rank's s/cp tokens, the rest calls without a mask (s/cp queries against s/2cp keys, the
     # work of a square call of s/cp/sqrt(2) tokens); the merges and FP32 accumulators move 12 + 10 (c - 1) bytes
-    # per output value forward and 36 + 28 (c - 1) backward. Closed form against the plain ring on one layout.
+    # per output value forward and 36 + 28 (c - 1) backward. Closed form against one call over the gathered keys
+    # (context_parallel "all-gather") on one layout.
     from dataclasses import replace
 
     from interconnect.topics.seating.kernels import kernel_figures
@@ -951,7 +952,8 @@ def test_pytorch_ring_attention_charges_its_steps_calls_and_fp32_merges():
     assert [tuple(float(v) for v in pytorch_ring_hbm_bytes(c)) for c in (1, 4)] == [(12.0, 36.0), (42.0, 120.0)]
     model, cluster = PRESETS["llama3-8b"], h100(1)
     cp, s = 8, 262144
-    ring = Workload(global_batch=1, micro_batch=1, seq_len=s, attention="flash2", recompute="none")
+    ring = Workload(global_batch=1, micro_batch=1, seq_len=s, attention="flash2", recompute="none",
+                    context_parallel="all-gather")
     torch_cp = replace(ring, context_parallel="pytorch")
     a = lambda v: np.array([v], dtype=float)  # noqa: E731
     args = (a(1), a(1), a(1), a(cp), a(1), a(3))
@@ -976,6 +978,46 @@ def test_pytorch_ring_attention_charges_its_steps_calls_and_fp32_merges():
     short = replace(torch_cp, seq_len=32768)
     assert float(_layer_times(_grid(model, cluster, short, *one)).compute[0]) == pytest.approx(
         float(_layer_times(_grid(model, cluster, replace(short, context_parallel="ring"), *one)).compute[0]))
+
+
+def test_transformer_engine_ring_attention_merges_in_16_bits():
+    # Megatron-Core's ring (rule R39; Transformer Engine v2.9, AttnFuncWithCPAndKVP2P): the same load-balanced calls
+    # as PyTorch's ring, but the running output and dQ, dK, dV stay in BF16: 4 + 6 (c - 1) bytes per value forward
+    # (plus K and V concatenated into the send buffer, 4 bytes per K or V value) and (4 + 6 (c - 1)) (1 + k) + 4 k
+    # backward, with k = 2 x KV heads / query heads K and V values per output value. Closed form: the two rings
+    # differ by the bytes alone.
+    from dataclasses import replace
+
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
+    from interconnect.topics.seating.model.step import _grid, _layer_times, pytorch_ring_hbm_bytes, te_ring_hbm_bytes
+
+    assert [tuple(float(v) for v in te_ring_hbm_bytes(c, 0.25)) for c in (1, 2, 8)] == [
+        (5.0, 6.0), (11.0, 13.5), (47.0, 58.5)]
+    model, cluster = PRESETS["llama3-70b"], h100(2)
+    cp, s = 2, 8192
+    te = Workload(global_batch=1, micro_batch=1, seq_len=s, recompute="none", context_parallel="ring")
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(8), a(1), a(1), a(cp), a(1), a(1))
+    lt_te = _layer_times(_grid(model, cluster, te, *args))
+    lt_pt = _layer_times(_grid(model, cluster, replace(te, context_parallel="pytorch"), *args))
+    lt_ag = _layer_times(_grid(model, cluster, replace(te, context_parallel="all-gather"), *args))
+    k = 2 * model.kv_heads / model.heads                       # 2 x 8 / 64 = 0.25
+    out_values = s / cp * model.heads * model.head_dim / 8     # the rank's queries x their width on a TP-8 rank
+    hbm = _hbm_bytes_per_s(cluster)
+    te_fwd, te_bwd = (float(v) for v in te_ring_hbm_bytes(cp, k))
+    pt_fwd, pt_bwd = (float(v) for v in pytorch_ring_hbm_bytes(cp))
+    assert (te_fwd, te_bwd) == (11.0, 13.5)
+    assert float(lt_te.attn_fwd[0]) == pytest.approx(float(lt_pt.attn_fwd[0]))
+    assert float(lt_pt.compute[0] - lt_te.compute[0]) == pytest.approx((pt_fwd + pt_bwd - te_fwd - te_bwd)
+                                                                     * out_values / hbm)
+    # against one call over the gathered keys: the merges and the calls at their own lengths, 3.5 x the forward's
+    attention = 3.5 * float(lt_te.attn_fwd[0] - lt_ag.attn_fwd[0])
+    assert float(lt_te.compute[0] - lt_ag.compute[0]) == pytest.approx((te_fwd + te_bwd) * out_values / hbm
+                                                                      + attention)
+    # CP 1: nothing to merge, one causal call
+    one = (a(8), a(1), a(1), a(1), a(1), a(1))
+    assert float(_layer_times(_grid(model, cluster, te, *one)).compute[0]) == pytest.approx(
+        float(_layer_times(_grid(model, cluster, replace(te, context_parallel="all-gather"), *one)).compute[0]))
 
 
 def test_pytorch_ring_hides_its_gathers_in_a_node_but_not_the_last_gradient_pass():

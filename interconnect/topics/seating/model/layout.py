@@ -216,7 +216,10 @@ class Workload:
     overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
     PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
     last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
-    around while attention runs), ``all-gather`` (gathered before attention, as Llama 3 did) or ``pytorch``
+    around while attention runs, as Transformer Engine's ring runs it for Megatron-Core: load-balanced chunks, so
+    every step after the first is a call without a causal mask, outputs merged and gradients summed in 16 bits; see
+    :func:`interconnect.topics.seating.model.step.te_ring_hbm_bytes`), ``all-gather`` (gathered before attention,
+    as Llama 3 did) or ``pytorch``
     (PyTorch's experimental ``context_parallel`` as torchtitan ran it: round-robin load balancing, so every ring
     step after the first is a call without a causal mask; K and V repeated to the query heads and all-gathered
     behind the first step; each step's output merged into an FP32 one and the gradients accumulated in FP32, K's

@@ -40,7 +40,7 @@ __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_s
            "deepspeed_2021_gather_overhead_s", "list_allgather_rank_s",
            "gradient_reductions", "per_micro_batch_reduce_exposed_s", "BF16_ACCUMULATION_BYTES",
            "DEEPSPEED_ALLREDUCE_ELEMENTS", "GRAD_16_BYTES", "accumulation_bytes", "bf16_accumulation_s",
-           "FSDP2_SHARD_BYTES", "fsdp2_copy_bytes"]
+           "FSDP2_SHARD_BYTES", "fsdp2_copy_bytes", "te_ring_hbm_bytes"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -152,6 +152,44 @@ def pytorch_ring_hbm_bytes(cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarr
     return 12.0 + 10.0 * (c - 1), 36.0 + 28.0 * (c - 1)
 
 
+def te_ring_hbm_bytes(cp: np.ndarray | float, kv_share: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Bytes Transformer Engine's ring attention moves through HBM beside its kernels, per value of the local output.
+
+    Megatron-Core's context parallelism (rule R39 of ``training-runs.toml``: TE v2.9's ``AttnFuncWithCPAndKVP2P``,
+    ``cp_comm_type`` "p2p") keeps the merges and gradient sums in the tensors' own 16-bit type. Per value of the
+    output (queries x query width / TP), on the rank whose every step uses all its queries (the busiest), with
+    :math:`k` K and V values per output value (``kv_share``: twice the KV heads over the query heads):
+
+    - forward, :math:`4 + 6 (c - 1) + 4k`: the first step's output rescaled into the running output (read 2, write
+      2); each later step reads the running output and its own (2 and 2) and writes the sum (2); K and V
+      concatenated into the send buffer once (read 2, write 2);
+    - backward, :math:`(4 + 6 (c - 1))(1 + k) + 4k`: dQ, dK and dV copied from the first step (read 2, write 2)
+      and added for every later one (read 2 and 2, write 2); K and V copied into the send buffer once.
+
+    The log-sum-exp corrections (one FP32 value a row of head_dim values) are left out.
+
+    Parameters
+    ----------
+    cp : array_like
+        The context-parallel degree :math:`c` (ring steps per pass).
+    kv_share : float
+        K and V values per output value (2 x KV heads / query heads).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Forward and backward bytes per output value, for one pass of the layer's attention.
+
+    Examples
+    --------
+    >>> [tuple(float(v) for v in te_ring_hbm_bytes(c, 0.125)) for c in (2, 4)]
+    [(10.5, 11.75), (22.5, 25.25)]
+    """
+    c = np.asarray(cp, dtype=float)
+    merges = 4.0 + 6.0 * (c - 1)
+    return merges + 4.0 * kv_share, merges * (1.0 + kv_share) + 4.0 * kv_share
+
+
 def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray, dp: np.ndarray,
           cp: np.ndarray, ep: np.ndarray, zero: np.ndarray) -> _Grid:
     tp, pp, dp, cp, ep, zero = (np.asarray(v, dtype=float) for v in (tp, pp, dp, cp, ep, zero))
@@ -232,16 +270,17 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
     attn_first_fwd = attn_fwd / g.cp
     ring_fwd = ring_bwd = 0.0 * T
-    if workload.context_parallel == "pytorch" and not unfused:
-        # PyTorch's ring with round-robin load balancing (rule R32): of the cp steps, each with 1/cp of the rank's
-        # attention FLOPs, the first is one causal call of the rank's s/cp tokens; every later one a call without a
-        # mask of s/cp queries against half as many keys (or the reverse), the work of a square call of
-        # s/cp/sqrt(2) tokens, at the rate published for calls without a mask
+    if workload.context_parallel in ("pytorch", "ring") and not unfused:
+        # a ring with load-balanced chunks, PyTorch's (rule R32) or Transformer Engine's (rule R39): of the cp steps,
+        # each with 1/cp of the rank's attention FLOPs, the first is one causal call of the rank's s/cp tokens; every
+        # later one a call without a mask of s/cp queries against half as many keys (or the reverse), the work of a
+        # square call of s/cp/sqrt(2) tokens, at the rate published for calls without a mask
         _, open_rate, _, _ = _rates(g.cluster, workload, seq=g.s / g.cp / np.sqrt(2.0), causal=False)
         attn_first_fwd = attn_flops_fwd / g.cp / attn_rate
         attn_fwd = np.where(g.cp > 1, attn_first_fwd + (g.cp - 1) * attn_flops_fwd / g.cp / open_rate, attn_fwd)
-        # the merges of the partial outputs and the FP32 gradient accumulators, per pass
-        fwd_bytes, bwd_bytes = pytorch_ring_hbm_bytes(g.cp)
+        # the merges of the partial outputs and the gradient sums, per pass: PyTorch's in FP32, TE's in 16 bits
+        fwd_bytes, bwd_bytes = (pytorch_ring_hbm_bytes(g.cp) if workload.context_parallel == "pytorch"
+                                else te_ring_hbm_bytes(g.cp, kv_width / q))
         out_values = T * q / g.tp
         ring_fwd = np.where(g.cp > 1, fwd_bytes * out_values / hbm, 0.0)
         ring_bwd = np.where(g.cp > 1, bwd_bytes * out_values / hbm, 0.0)
