@@ -747,12 +747,12 @@ def test_deepspeed_2021_zero3_gathers_one_tensor_per_call_and_all_reduces_its_gr
     # gradients are held sharded), rule R25 corrected. So calls = m ceil(G / 5e8) + 2 m 4 L for m micro-batches, and
     # the gradients move twice a reduce-scatter's bytes; flattening, dividing and copying each bucket back are three
     # HBM passes of 2 + 2 bytes a gradient beside the compute.
-    from interconnect.topics.seating.model.step import (
+    from interconnect.topics.seating.model.stacks import (
         DEEPSPEED_ALLREDUCE_ELEMENTS,
         DEEPSPEED_FALLBACK_COPY_BYTES,
         DEEPSPEED_GATHERED_PER_LAYER,
-        evaluate_layouts,
     )
+    from interconnect.topics.seating.model.step import evaluate_layouts
 
     model = PRESETS["llama3-8b"]
     a = lambda v: np.array([v], dtype=float)  # noqa: E731
@@ -833,7 +833,7 @@ def test_deepspeed_2021_gather_overhead_grows_with_the_ranks_at_a_slice_and_a_co
     # list all-gather then copies each rank's piece out of its flat buffer, one copy_ a rank on the NCCL stream
     # (rule R38: 7.35 µs a rank beyond the bytes); the buffer is zero-filled and the copy-out reads and writes it:
     # 3 passes of the bytes over HBM.
-    from interconnect.topics.seating.model.step import (
+    from interconnect.topics.seating.model.stacks import (
         TORCH_CALL_S,
         deepspeed_2021_gather_overhead_s,
         list_allgather_rank_s,
@@ -853,7 +853,7 @@ def test_list_allgather_copy_cost_is_deepspeeds_measured_saving_less_what_the_mo
     # of a transformer layer, 9,834,560 FP16 elements a rank over the 8 A100 40 GB of one p4d.24xlarge, against
     # in-place NCCL all-gathers: "about 1.1ms" saved. Less 96 Python slices at 2 µs (192 µs) and the copy-out's read
     # and write of 8 x 9,834,560 x 2 bytes at 1.555 TB/s (NVIDIA's A100 datasheet, 40 GB: 202.4 µs), over 96 pieces.
-    from interconnect.topics.seating.model.step import (
+    from interconnect.topics.seating.model.stacks import (
         A100_40GB_HBM_BYTES_PER_S,
         LIST_ALLGATHER_BENCH_CALLS,
         LIST_ALLGATHER_BENCH_ELEMENTS,
@@ -947,7 +947,8 @@ def test_pytorch_ring_attention_charges_its_steps_calls_and_fp32_merges():
 
     from interconnect.topics.seating.kernels import kernel_figures
     from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
-    from interconnect.topics.seating.model.step import _grid, _layer_times, pytorch_ring_hbm_bytes
+    from interconnect.topics.seating.model.stacks import pytorch_ring_hbm_bytes
+    from interconnect.topics.seating.model.step import _grid, _layer_times
 
     assert [tuple(float(v) for v in pytorch_ring_hbm_bytes(c)) for c in (1, 4)] == [(12.0, 36.0), (42.0, 120.0)]
     model, cluster = PRESETS["llama3-8b"], h100(1)
@@ -989,7 +990,8 @@ def test_transformer_engine_ring_attention_merges_in_16_bits():
     from dataclasses import replace
 
     from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
-    from interconnect.topics.seating.model.step import _grid, _layer_times, pytorch_ring_hbm_bytes, te_ring_hbm_bytes
+    from interconnect.topics.seating.model.stacks import pytorch_ring_hbm_bytes, te_ring_hbm_bytes
+    from interconnect.topics.seating.model.step import _grid, _layer_times
 
     assert [tuple(float(v) for v in te_ring_hbm_bytes(c, 0.25)) for c in (1, 2, 8)] == [
         (5.0, 6.0), (11.0, 13.5), (47.0, 58.5)]
@@ -1053,7 +1055,8 @@ def test_deepspeed_bf16_optimizer_adds_every_micro_batchs_gradients_into_fp32_bu
     import dataclasses
 
     from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
-    from interconnect.topics.seating.model.step import BF16_ACCUMULATION_BYTES, bf16_accumulation_s, evaluate_layouts
+    from interconnect.topics.seating.model.stacks import BF16_ACCUMULATION_BYTES, bf16_accumulation_s
+    from interconnect.topics.seating.model.step import evaluate_layouts
 
     assert BF16_ACCUMULATION_BYTES == 18.0
     model, cluster = PRESETS["llama3-8b"], h100(1)
@@ -1083,7 +1086,8 @@ def test_unfused_gradient_accumulation_is_a_memory_pass_per_micro_batch():
     import dataclasses
 
     from interconnect.topics.seating.model.compute import _hbm_bytes_per_s
-    from interconnect.topics.seating.model.step import accumulation_bytes, evaluate_layouts
+    from interconnect.topics.seating.model.stacks import accumulation_bytes
+    from interconnect.topics.seating.model.step import evaluate_layouts
 
     model, cluster = PRESETS["llama3-8b"], h100(1)
     a = lambda v: np.array([v], dtype=float)  # noqa: E731
@@ -1112,7 +1116,8 @@ def test_deepspeed_bf16_optimizer_all_reduces_fp32_gradients_whole_and_gathers_w
     # reduce-scatters, but gathers inside its step too: exposed = t_rs(2 P) + t_ag(2 P) with the pipeline.
     import dataclasses
 
-    from interconnect.topics.seating.model.step import DEEPSPEED_ALLREDUCE_ELEMENTS, evaluate_layouts
+    from interconnect.topics.seating.model.stacks import DEEPSPEED_ALLREDUCE_ELEMENTS
+    from interconnect.topics.seating.model.step import evaluate_layouts
     from interconnect.topics.seating.model.traffic import _time_s
 
     assert DEEPSPEED_ALLREDUCE_ELEMENTS == 500_000_000
@@ -1153,7 +1158,8 @@ def test_fsdp2_copies_of_one_layer_against_their_closed_form():
     import dataclasses
 
     from interconnect.topics.seating.model.compute import _hbm_bytes_per_s, layer_params
-    from interconnect.topics.seating.model.step import evaluate_layouts, fsdp2_copy_bytes
+    from interconnect.topics.seating.model.stacks import fsdp2_copy_bytes
+    from interconnect.topics.seating.model.step import evaluate_layouts
 
     exposed, beside = fsdp2_copy_bytes(1, 8)
     assert (float(exposed), float(beside)) == (14.0, 20 / 8)
@@ -1192,7 +1198,7 @@ def test_fsdp2_under_pytorch_pipelining_accumulates_whole_fp32_gradients_on_the_
     # BF16 gradient to an FP32 accumulator (to_accumulated_grad_if_needed: read 2, write 4), adds each later one into
     # it (accumulate_unsharded_grad_if_needed: read 2 + 4, write 4) and the last reduce-scatter's copy-in reads and
     # writes FP32 (4 + 4); one copy-out (2 + 2). m = 8 micro-batches: 4 + 6 + 7 x 10 + 8 = 88 bytes a weight.
-    from interconnect.topics.seating.model.step import fsdp2_copy_bytes
+    from interconnect.topics.seating.model.stacks import fsdp2_copy_bytes
 
     exposed, beside = fsdp2_copy_bytes(8, 8, pipelined=True)
     assert float(exposed) == 4 + 6 + 7 * 10 + 8

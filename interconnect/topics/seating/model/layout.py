@@ -218,13 +218,13 @@ class Workload:
     last micro-batch); ``context_parallel`` how CP ranks share K and V: ``ring`` (ring attention, passed
     around while attention runs, as Transformer Engine's ring runs it for Megatron-Core: load-balanced chunks, so
     every step after the first is a call without a causal mask, outputs merged and gradients summed in 16 bits; see
-    :func:`interconnect.topics.seating.model.step.te_ring_hbm_bytes`), ``all-gather`` (gathered before attention,
+    :func:`interconnect.topics.seating.model.stacks.te_ring_hbm_bytes`), ``all-gather`` (gathered before attention,
     as Llama 3 did) or ``pytorch``
     (PyTorch's experimental ``context_parallel`` as torchtitan ran it: round-robin load balancing, so every ring
     step after the first is a call without a causal mask; K and V repeated to the query heads and all-gathered
     behind the first step; each step's output merged into an FP32 one and the gradients accumulated in FP32, K's
     and V's sent on after every backward step; see
-    :func:`interconnect.topics.seating.model.step.pytorch_ring_hbm_bytes`);
+    :func:`interconnect.topics.seating.model.stacks.pytorch_ring_hbm_bytes`);
     ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
     4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did);
     ``tp_comm_overlap`` whether TP's all-gathers and reduce-scatters run inside the GEMMs they feed (Transformer
@@ -258,14 +258,14 @@ class Workload:
     ``after-backward`` (the whole gradient buffer in one call after the last backward, nothing overlapped:
     Megatron-LM 2021's ``--DDP-impl local``, its default, megatron/training.py train_step at 6985e58) or
     ``per-tensor`` (DeepSpeed's ZeRO-3 of 2021: each weight matrix all-gathered in its own call, see
-    :data:`interconnect.topics.seating.model.step.DEEPSPEED_GATHERED_PER_LAYER`, and the gradients, without
+    :data:`interconnect.topics.seating.model.stacks.DEEPSPEED_GATHERED_PER_LAYER`, and the gradients, without
     ``contiguous_gradients``, its default, all-reduced whole in buckets of
-    :data:`interconnect.topics.seating.model.step.DEEPSPEED_ALLREDUCE_ELEMENTS` beside the backward pass, each bucket
+    :data:`interconnect.topics.seating.model.stacks.DEEPSPEED_ALLREDUCE_ELEMENTS` beside the backward pass, each bucket
     flattened, divided and copied back, rule R25) or ``deepspeed-bf16`` (DeepSpeed's
     BF16_Optimizer under its pipeline engine, as BLOOM trained: every micro-batch's gradients are cast to FP32 and
-    added into FP32 buffers, :data:`interconnect.topics.seating.model.step.BF16_ACCUMULATION_BYTES` of HBM a
+    added into FP32 buffers, :data:`interconnect.topics.seating.model.stacks.BF16_ACCUMULATION_BYTES` of HBM a
     parameter, and after the last micro-batch those buffers are all-reduced whole, in buckets of
-    :data:`interconnect.topics.seating.model.step.DEEPSPEED_ALLREDUCE_ELEMENTS`, even under its ZeRO-1; rule R35
+    :data:`interconnect.topics.seating.model.stacks.DEEPSPEED_ALLREDUCE_ELEMENTS`, even under its ZeRO-1; rule R35
     of ``training-runs.toml``);
     ``expert_gemm`` how a mixture of experts' local experts run their GEMMs: ``grouped`` (one kernel for all of
     them, each expert's GEMM costing its FLOPs) or ``per-expert`` (Transformer Engine's GroupedLinear, which
@@ -299,11 +299,11 @@ class Workload:
     ``param.main_grad.add_(param.grad)``, 2 bytes read and the buffer's bytes read and written a parameter) or
     ``autograd`` (PyTorch's own in-place add into ``.grad`` from the second micro-batch on, the first assigning it:
     PyTorch DDP under ``no_sync`` and DeepSpeed's ZeRO-1 without ``overlap_comm``, 3 x 2 bytes a parameter); see
-    :func:`interconnect.topics.seating.model.step.accumulation_bytes`, rule R36 of ``training-runs.toml``;
+    :func:`interconnect.topics.seating.model.stacks.accumulation_bytes`, rule R36 of ``training-runs.toml``;
     ``fsdp2_copies`` whether ZeRO-3 is PyTorch's FSDP2 (as torchtitan runs it), which moves every gathered weight and
     every reduced gradient through HBM outside its collectives: the copy-in and copy-out of each all-gather, the
     reduce-scatter's copy-in in the reduce dtype and, under PyTorch's pipelining, the FP32 accumulation of the
-    unsharded gradients (:func:`interconnect.topics.seating.model.step.fsdp2_copy_bytes`, rule R37 of
+    unsharded gradients (:func:`interconnect.topics.seating.model.stacks.fsdp2_copy_bytes`, rule R37 of
     ``training-runs.toml``).
     """
 

@@ -30,17 +30,24 @@ from interconnect.topics.seating.model.memory import (
     _per_layer_stored,
 )
 from interconnect.topics.seating.model.schedules import _virtual_stages, stage_layers
+from interconnect.topics.seating.model.stacks import (
+    DEEPSPEED_ALLREDUCE_ELEMENTS,
+    DEEPSPEED_FALLBACK_COPY_BYTES,
+    DEEPSPEED_GATHERED_PER_LAYER,
+    DEEPSPEED_TENSORS_PER_LAYER,
+    accumulation_bytes,
+    deepspeed_2021_gather_overhead_s,
+    fsdp2_copy_bytes,
+    pytorch_ring_hbm_bytes,
+    te_ring_hbm_bytes,
+)
 from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
-           "expert_gemm_floor_s", "megatron_bucket_params", "DEEPSPEED_TENSORS_PER_LAYER",
-           "DEEPSPEED_GATHERED_PER_LAYER", "DEEPSPEED_FALLBACK_COPY_BYTES", "TORCH_CALL_S",
-           "deepspeed_2021_gather_overhead_s", "list_allgather_rank_s",
-           "gradient_reductions", "per_micro_batch_reduce_exposed_s", "BF16_ACCUMULATION_BYTES",
-           "DEEPSPEED_ALLREDUCE_ELEMENTS", "GRAD_16_BYTES", "accumulation_bytes", "bf16_accumulation_s",
-           "FSDP2_SHARD_BYTES", "fsdp2_copy_bytes", "te_ring_hbm_bytes"]
+           "expert_gemm_floor_s", "gradient_reductions", "megatron_bucket_params",
+           "per_micro_batch_reduce_exposed_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -111,83 +118,6 @@ class _LayerTimes:
     #: the forward time of attention's first context-parallel step (all of it without CP): what the first gather
     #: of K and V can hide behind in PyTorch's ring (``Workload.context_parallel`` "pytorch")
     attn_first_fwd: np.ndarray | float = 0.0
-
-
-def pytorch_ring_hbm_bytes(cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
-    r"""Bytes PyTorch's ring attention moves through HBM beside its kernels, per value of the local attention output.
-
-    PyTorch's experimental ``context_parallel`` as torchtitan ran it (rule R32 of ``training-runs.toml``:
-    torch/distributed/tensor/experimental/_attention.py, ``_SDPAMerger`` and ``_templated_ring_attention_backward``,
-    ``convert_to_f32`` on) merges each step's BF16 output into an FP32 running output by its log-sum-exp, and in the
-    backward pass accumulates the gradients of Q, K and V in FP32, K's and V's passed on to the next rank after every
-    step. With the block compiled whole, each merge or accumulation is one elementwise kernel, so per value of the
-    output (queries x query width / TP; K and V have as many, repeated to the query heads) on the rank whose every
-    step uses all its queries (the busiest):
-
-    - forward, :math:`12 + 10 (c - 1)`: the first step's output cast to FP32 (read 2, write 4); each later step reads
-      the running output (4) and the step's output (2) and writes the running output (4); the result cast back
-      (read 4, write 2). The log-sum-exp is one value a row of head_dim values, left out;
-    - backward, :math:`36 + 28 (c - 1)`: the first step's three gradients made FP32 accumulators (read 2, write 4,
-      three times); each later step adds its gradient of Q (read 4 and 2, write 4) and, for K and V, reads the FP32
-      gradients arriving from the previous rank (4 each) and its own for the half of the keys it used (2 bytes on
-      half the values: 1 each) and writes the sums in FP32 into the buffer sent on (4 each); at the end the three
-      cast back (read 4, write 2, three times).
-
-    Parameters
-    ----------
-    cp : array_like
-        The context-parallel degree :math:`c` (ring steps per pass).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        Forward and backward bytes per output value, for one pass of the layer's attention.
-
-    Examples
-    --------
-    >>> [tuple(float(v) for v in pytorch_ring_hbm_bytes(c)) for c in (2, 8)]
-    [(22.0, 64.0), (82.0, 232.0)]
-    """
-    c = np.asarray(cp, dtype=float)
-    return 12.0 + 10.0 * (c - 1), 36.0 + 28.0 * (c - 1)
-
-
-def te_ring_hbm_bytes(cp: np.ndarray | float, kv_share: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""Bytes Transformer Engine's ring attention moves through HBM beside its kernels, per value of the local output.
-
-    Megatron-Core's context parallelism (rule R39 of ``training-runs.toml``: TE v2.9's ``AttnFuncWithCPAndKVP2P``,
-    ``cp_comm_type`` "p2p") keeps the merges and gradient sums in the tensors' own 16-bit type. Per value of the
-    output (queries x query width / TP), on the rank whose every step uses all its queries (the busiest), with
-    :math:`k` K and V values per output value (``kv_share``: twice the KV heads over the query heads):
-
-    - forward, :math:`4 + 6 (c - 1) + 4k`: the first step's output rescaled into the running output (read 2, write
-      2); each later step reads the running output and its own (2 and 2) and writes the sum (2); K and V
-      concatenated into the send buffer once (read 2, write 2);
-    - backward, :math:`(4 + 6 (c - 1))(1 + k) + 4k`: dQ, dK and dV copied from the first step (read 2, write 2)
-      and added for every later one (read 2 and 2, write 2); K and V copied into the send buffer once.
-
-    The log-sum-exp corrections (one FP32 value a row of head_dim values) are left out.
-
-    Parameters
-    ----------
-    cp : array_like
-        The context-parallel degree :math:`c` (ring steps per pass).
-    kv_share : float
-        K and V values per output value (2 x KV heads / query heads).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        Forward and backward bytes per output value, for one pass of the layer's attention.
-
-    Examples
-    --------
-    >>> [tuple(float(v) for v in te_ring_hbm_bytes(c, 0.125)) for c in (2, 4)]
-    [(10.5, 11.75), (22.5, 25.25)]
-    """
-    c = np.asarray(cp, dtype=float)
-    merges = 4.0 + 6.0 * (c - 1)
-    return merges + 4.0 * kv_share, merges * (1.0 + kv_share) + 4.0 * kv_share
 
 
 def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray, dp: np.ndarray,
@@ -805,200 +735,6 @@ def _optimizer_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> np.
     return (OPTIMIZER_BYTES_PER_PARAM * updated + grad_bytes * held) / _hbm_bytes_per_s(g.cluster, g.workload)
 
 
-#: Parameter tensors of one GPT layer as Megatron-LM 2021 builds it (two LayerNorms and four linear layers, each a
-#: weight and a bias): with contiguous_gradients on, DeepSpeed's ZeRO-3 of April 2021 reduce-scatters the gradients
-#: one tensor per call (deepspeed/runtime/zero/partition_parameters.py at c83e49f, _reduce_scatter_gradients loops
-#: over the bucket's parameters and calls torch.distributed.reduce_scatter for each). Off, its default, it all-reduces
-#: each bucket whole instead (rule R25, corrected); the count is kept for a run that sets it.
-DEEPSPEED_TENSORS_PER_LAYER = 12
-#: Of those, the tensors ZeRO-3 partitions and gathers, one all-gather each (_allgather_param per parameter): the four
-#: weight matrices; biases and LayerNorms are under param_persistence_threshold (1e5 elements by default, stage3.py at
-#: c83e49f) and stay whole on every GPU.
-DEEPSPEED_GATHERED_PER_LAYER = 4
-#: HBM bytes per gradient DeepSpeed's ZeRO-3 of 2021 moves around each all-reduce of its fallback path (rule R25):
-#: the bucket flattened into one buffer, divided by the DP size in place, and copied back into the gradients
-#: (stage3.py at c83e49f, allreduce_bucket and allreduce_and_copy), each a read and a write of 2 bytes.
-DEEPSPEED_FALLBACK_COPY_BYTES = 3 * (2.0 + 2.0)
-
-
-#: Host seconds of one call of a torch function from Python on a ``torch.Tensor``: "on the order of 2 μs"
-#: (PyTorch's own ``__torch_function__`` micro-benchmark, pytorch/pytorch benchmarks/overrides_benchmark/README.md;
-#: a PyTorch maintainer puts a small tensor operation at about 2 µs, half of it Python's, in pytorch/pytorch issue
-#: 41383, 2020). One figure for every host, as the source gives one.
-TORCH_CALL_S = 2e-6
-
-
-#: DeepSpeed's own measurement of PyTorch's list all-gather against in-place NCCL all-gathers (rule R38):
-#: deepspeedai/DeepSpeed pull request 1188 (https://github.com/deepspeedai/DeepSpeed/pull/1188, commit 67b3db3 of
-#: 2021-06-30, "micro benchmark shows the improvement of allgather a transformer layer with 9834560 elements in half
-#: precision is about 1.1ms on aws-p4d instance"). Its benchmark (tests/benchmarks/allgather_bench.py in that commit)
-#: gathers a layer's 12 tensors, 9,834,560 FP16 elements a rank in all, over the 8 GPUs of one p4d.24xlarge (8 A100
-#: 40 GB, AWS's "Amazon EC2 P4d instances deep dive", https://aws.amazon.com/blogs/compute/amazon-ec2-p4d-instances-deep-dive/),
-#: each through torch.distributed.all_gather with a list of 8 narrow() views, against one grouped launch of in-place
-#: ncclAllGather calls on the same buffers.
-LIST_ALLGATHER_SAVED_S = 1.1e-3
-LIST_ALLGATHER_BENCH_CALLS = 12
-LIST_ALLGATHER_BENCH_RANKS = 8
-LIST_ALLGATHER_BENCH_ELEMENTS = 9_834_560
-#: HBM bandwidth of the A100 40 GB those GPUs are, B/s (NVIDIA's A100 datasheet: 1,555 GB/s; sources.toml
-#: ``nvidia-a100-datasheet``); Ampere has no published ``hbm_share``, so the model's memory-bound passes run at it.
-A100_40GB_HBM_BYTES_PER_S = 1.555e12
-
-
-def list_allgather_rank_s() -> float:
-    r"""Seconds PyTorch's list all-gather adds per rank and call beyond what :func:`deepspeed_2021_gather_overhead_s`
-    charges otherwise: its copy out of the flat buffer, one ``copy_`` per rank issued on the NCCL stream (rule R38).
-
-    The 1.1 ms DeepSpeed's pull request 1188 saved on :math:`c = 12` calls over :math:`n = 8` A100 40 GB, less what the
-    model already charges that list path (a Python slice per rank at :data:`TORCH_CALL_S`, and the copy-out's read and
-    write of the gathered :math:`2 n E` bytes, :math:`E` FP16 elements a rank), spread over the :math:`c\,n` pieces:
-
-    .. math:: t_\text{rank} = \frac{\Delta - c\,n\,t_\text{torch} - 2 \cdot 2 n E / \text{HBM}}{c\,n}
-
-    The measurement does not split a part per call from the part per rank; all of it is read as per rank.
-
-    >>> f"{list_allgather_rank_s() * 1e6:.2f} us"
-    '7.35 us'
-    """
-    pieces = LIST_ALLGATHER_BENCH_CALLS * LIST_ALLGATHER_BENCH_RANKS
-    copy_out = 2.0 * 2.0 * LIST_ALLGATHER_BENCH_RANKS * LIST_ALLGATHER_BENCH_ELEMENTS / A100_40GB_HBM_BYTES_PER_S
-    return (LIST_ALLGATHER_SAVED_S - pieces * TORCH_CALL_S - copy_out) / pieces
-
-
-@expects(gathered_bytes="B", hbm_bytes_per_s="B/s")
-def deepspeed_2021_gather_overhead_s(calls: np.ndarray | float, ranks: np.ndarray | float,
-                                     gathered_bytes: np.ndarray | float, hbm_bytes_per_s: float) -> np.ndarray:
-    r"""Seconds DeepSpeed's ZeRO-3 of April 2021 adds to its on-demand weight gathers beyond the collective itself.
-
-    Read from deepspeed/runtime/zero/partition_parameters.py at c83e49f, ``_allgather_param``, one call per
-    partitioned weight: it zero-fills a buffer of the whole weight (one write of it), synchronizes the device, and
-    cuts the buffer into one view per rank in a Python loop (``narrow``, a torch call each, with the GPU idle,
-    :data:`TORCH_CALL_S`); ``torch.distributed.all_gather`` with that list of views gathers into PyTorch's own flat
-    buffer and then issues one ``copy_`` per rank back out of it on the NCCL stream (ProcessGroupNCCL's list
-    all-gather, one read and one write of the weight in all, and :func:`list_allgather_rank_s` a rank for the copies'
-    issue beyond their bytes, rule R38; ``_all_gather_base``, which skips them, came in pytorch/pytorch pull request
-    56315 of April 2021). The fetch then waits for the device before the module computes, so all of it is exposed:
-
-    .. math:: t = c\,n\,(t_\text{torch} + t_\text{rank}) + \frac{3\,B}{\text{HBM}}
-
-    with :math:`c` the gathers, :math:`n` the ranks of the group, :math:`B` the bytes they gather in all and HBM the
-    rate the model's memory-bound passes run at. ``get_rank`` in the slicing loop has no published cost of its own.
-
-    >>> f"{float(deepspeed_2021_gather_overhead_s(1152, 1536, 1.05e12, 2.039e12)):.2f} s"
-    '18.09 s'
-    """
-    per_rank = TORCH_CALL_S + list_allgather_rank_s()
-    return calls * np.asarray(ranks, dtype=float) * per_rank + 3.0 * np.asarray(gathered_bytes) / hbm_bytes_per_s
-
-
-#: HBM bytes per parameter that DeepSpeed's BF16_Optimizer moves after every micro-batch's backward under the pipeline
-#: engine: ``update_hp_grads`` (deepspeed/runtime/bf16_optimizer.py at 56c5223, pull request 1801, the branch BLOOM
-#: trained on) runs ``hp_grad.add_(lp.grad.to(float32))`` for each parameter, so the BF16 gradient is read (2) and
-#: written out as an FP32 copy (4), and the add reads that copy and the FP32 buffer and writes the buffer (3 x 4).
-#: The engine sets the BF16 gradients to None before each backward (``clear_lp_grads``), so autograd adds nothing of
-#: its own. Our count from that code.
-BF16_ACCUMULATION_BYTES = 2.0 + 4.0 + 3 * 4.0
-
-#: Elements per all-reduce call of DeepSpeed's ``buffered_allreduce_fallback`` (``MEMORY_OPT_ALLREDUCE_SIZE``,
-#: deepspeed/runtime/constants.py), the call its pipeline engine reduces the BF16_Optimizer's FP32 gradients with.
-DEEPSPEED_ALLREDUCE_ELEMENTS = 500_000_000
-
-
-@expects(hbm_bytes_per_s="B/s")
-def bf16_accumulation_s(params: np.ndarray | float, hbm_bytes_per_s: float) -> np.ndarray:
-    r"""Seconds one GPU spends after each micro-batch adding its gradients into DeepSpeed's FP32 buffers.
-
-    Under DeepSpeed's pipeline engine with the BF16_Optimizer (rule R35 of ``training-runs.toml``),
-    ``PipelineEngine._exec_backward_pass`` calls ``update_hp_grads`` after every micro-batch's backward, on every
-    stage (the last stage through ``BF16_Optimizer.backward``), in the compute stream between one instruction and
-    the next, so nothing overlaps it:
-
-    .. math:: t = \frac{b\,P}{\text{HBM}}
-
-    with :math:`P` the parameters the GPU holds, :math:`b` = :data:`BF16_ACCUMULATION_BYTES` and HBM the rate the
-    model's memory-bound passes run at. The loop's three torch calls a tensor (a few hundred on a stage) are left out.
-
-    >>> f"{float(bf16_accumulation_s(3.7e9, 2.039e12)) * 1e3:.1f} ms"   # a BLOOM 176B stage: 6 layers at TP 4
-    '32.7 ms'
-    """
-    return BF16_ACCUMULATION_BYTES * np.asarray(params, dtype=float) / hbm_bytes_per_s
-
-
-#: Bytes per value of the weights PyTorch's FSDP2 keeps sharded under torchtitan's mixed precision: FP32 (the model is
-#: built in FP32 and ``MixedPrecisionPolicy(param_dtype=bfloat16)`` casts only what is gathered; parallelize_llama.py
-#: at 9dec370), read by every gather's copy-in (rule R37 of ``training-runs.toml``).
-FSDP2_SHARD_BYTES = 4.0
-
-
-@expects(gather_bytes="B", grad_bytes="B", reduce_bytes="B")
-def fsdp2_copy_bytes(micro: np.ndarray | float, shard: np.ndarray | float, pipelined: np.ndarray | bool = False,
-                     gather_bytes: float = 2.0, grad_bytes: float = 2.0,
-                     reduce_bytes: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""HBM bytes PyTorch's FSDP2 moves per weight per step outside its collectives: on the compute stream and beside.
-
-    Read from FSDP2's code (torch/distributed/fsdp ``_fsdp_collectives.py``, ``_fsdp_param.py`` and
-    ``_fsdp_param_group.py``; rule R37 of ``training-runs.toml``), per weight the GPU holds whole, with :math:`N` the
-    ranks it is sharded over, :math:`a` the gathered dtype's bytes, :math:`g` the gradient's, :math:`r` the reduce
-    dtype's and :math:`s` = :data:`FSDP2_SHARD_BYTES` the shard's:
-
-    - a gather's copy-in (its own stream, beside the compute): the shard cast to the gathered dtype and copied into
-      the gather's input buffer, :math:`(s + 3a)/N`;
-    - a gather's copy-out (``split_with_sizes_copy`` on the compute stream, after it waits for the gather): :math:`2a`;
-    - a reduce-scatter's copy-in (``chunk_cat`` into a buffer of the reduce dtype, which the compute stream waits for
-      before it frees the gradients): :math:`g + r`; no division (NCCL's average) and no cast after it (the reduce
-      dtype is the shard's), and from the second micro-batch on the reduced shard is added to the one held, on the
-      reduce-scatter stream: :math:`3r/N`.
-
-    Without a pipeline every micro-batch gathers each layer twice (forward, and again for the backward after
-    ``reshard_after_forward``) and reduce-scatters once; under PyTorch's pipelining with :math:`m > 1` (``pipelined``)
-    the weights are gathered once a step and the gradients kept whole: the first micro-batch's cast into an FP32
-    accumulator (:math:`g + r`, in ``post_backward`` on the compute stream), each later one added into it
-    (:math:`g + 2r`), and one reduce-scatter whose copy-in is already in the reduce dtype (:math:`2r`):
-
-    .. math::
-
-        B_\text{compute} = \begin{cases} m\,(4a + g + r) \\ 2a + (g + r) + (m - 1)(g + 2r) + 2r \end{cases}
-        \qquad
-        B_\text{beside} = \begin{cases} \left(2m\,(s + 3a) + 3r\,(m - 1)\right)/N \\ (s + 3a)/N \end{cases}
-
-    The last block's gather saved by torchtitan (its ``reshard_after_forward`` is off) and the root module's own
-    gathers are counted as the model counts the gathers themselves: every weight twice a micro-batch.
-
-    Parameters
-    ----------
-    micro : array_like
-        :math:`m`, micro-batches per step.
-    shard : array_like
-        :math:`N`, the ranks the weights are sharded over (DP x CP).
-    pipelined : array_like of bool, default False
-        Whether the stage runs under PyTorch's pipelining with the gradients kept whole (torchtitan with PP).
-    gather_bytes, grad_bytes, reduce_bytes : float
-        :math:`a`, :math:`g`, :math:`r`, B per value (BF16 gathered weights and gradients, FP32 reduction).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        Bytes per weight per step on the compute stream, and beside it.
-
-    Examples
-    --------
-    >>> [float(v) for v in fsdp2_copy_bytes(1, 8)]          # 14 on the compute stream, 20/8 beside it
-    [14.0, 2.5]
-    >>> [float(v) for v in fsdp2_copy_bytes(8, 8, True)]    # 4 + 6 + 70 + 8; one copy-in of 10/8
-    [88.0, 1.25]
-    """
-    m = np.asarray(micro, dtype=float)
-    n = np.maximum(np.asarray(shard, dtype=float), 1.0)
-    copy_in = (FSDP2_SHARD_BYTES + 3.0 * gather_bytes) / n
-    copy_out = 2.0 * gather_bytes
-    cast_in = grad_bytes + reduce_bytes
-    whole = np.asarray(pipelined, dtype=bool) & (m > 1)
-    compute = np.where(whole, copy_out + cast_in + (m - 1.0) * (grad_bytes + 2.0 * reduce_bytes) + 2.0 * reduce_bytes,
-                       m * (2.0 * copy_out + cast_in))
-    beside = np.where(whole, copy_in, 2.0 * m * copy_in + (m - 1.0) * 3.0 * reduce_bytes / n)
-    return compute, beside
-
-
 def _fsdp2_copies_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """FSDP2's copies (rule R37): seconds per layer and micro-batch on the compute stream, and per step beside it.
 
@@ -1021,46 +757,6 @@ def _fsdp2_copies_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> 
         beside = beside + np.where(on, b * params, 0.0)
     per_layer = compute / hbm / (np.maximum(g.micro, 1.0) * np.maximum(g.most, 1.0))
     return per_layer, beside / hbm
-
-
-#: HBM bytes per parameter of a 16-bit weight gradient as the backward pass produces it.
-GRAD_16_BYTES = 2.0
-
-
-def accumulation_bytes(workload: Workload, micro_batches: np.ndarray | float, zero: np.ndarray | float = 0
-                       ) -> np.ndarray:
-    """HBM bytes per parameter a GPU moves, per micro-batch on average, adding its gradients to the step's.
-
-    By ``workload.grad_accumulation`` (rule R36 of ``training-runs.toml``, read from each stack's code) and
-    ``workload.ddp``:
-
-    - ``ddp = "deepspeed-bf16"``: :data:`BF16_ACCUMULATION_BYTES` after every micro-batch (rule R35);
-    - ``buffer`` (Megatron-LM 2021's local DDP: its backward hook runs ``param.main_grad.add_(param.grad.data)``
-      for every parameter of every micro-batch, the buffer zeroed at the step's start; megatron/model/
-      distributed.py at de7dc40): the 16-bit gradient read, the buffer read and written, at ``grad_bytes`` (FP32
-      under ``--accumulate-allreduce-grads-in-fp32``, which Megatron-LM forces for BF16; else the weights' 2);
-    - ``autograd`` (PyTorch's AccumulateGrad, which assigns the first micro-batch's gradient and adds each later one
-      in place, so the sum, the new gradient and the result move: 3 x 2 bytes, on m - 1 of m micro-batches);
-    - ``fused`` or gradients sharded (ZeRO-2/3: each micro-batch's are reduce-scattered, a shard added): nothing.
-
-    >>> from interconnect.topics.seating.model.layout import Workload
-    >>> [float(accumulation_bytes(Workload(grad_accumulation=mode), 4)) for mode in ("fused", "buffer", "autograd")]
-    [0.0, 6.0, 4.5]
-    >>> float(accumulation_bytes(Workload(grad_accumulation="buffer", grad_bytes=4), 4))   # FP32 buffer
-    10.0
-    >>> float(accumulation_bytes(Workload(grad_accumulation="autograd"), 1))   # one micro-batch: nothing added
-    0.0
-    """
-    m = np.maximum(np.asarray(micro_batches, dtype=float), 1.0)
-    whole = np.asarray(zero, dtype=float) < 2
-    if workload.ddp == "deepspeed-bf16":
-        return BF16_ACCUMULATION_BYTES + 0.0 * m
-    if workload.grad_accumulation == "buffer":
-        buffer = float(workload.grad_bytes or GRAD_16_BYTES)
-        return np.where(whole, GRAD_16_BYTES + 2.0 * buffer, 0.0) + 0.0 * m
-    if workload.grad_accumulation == "autograd":
-        return np.where(whole, 3.0 * GRAD_16_BYTES * (m - 1.0) / m, 0.0)
-    return 0.0 * m
 
 
 def _accumulation_s(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
