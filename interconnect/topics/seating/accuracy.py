@@ -50,8 +50,8 @@ from interconnect.topics.seating.model import Layout, Plan, Workload
 from interconnect.topics.seating.reference_runs import ReferenceRun, load_reference_runs, predict
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["BAND_COVERAGE", "QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "plan_expected",
-           "precision_class", "published_source", "run_band"]
+__all__ = ["BAND_COVERAGE", "QUANTITY", "SCALE_FACTOR", "band_rows", "case_band", "evaluated", "layout_runs_text",
+           "plan_expected", "precision_class", "published_layout_runs", "published_source", "run_band"]
 
 #: What the ratios are of.
 QUANTITY = "TFLOP/s per GPU (model / published); MFU alike, step time the inverse"
@@ -90,15 +90,66 @@ def evaluated() -> dict[str, Evaluated]:
     return {case.id: case for case in _evaluated()[0]}
 
 
+def _same_layout(run: ReferenceRun, model: ModelPreset, cluster: Cluster, layout: Layout) -> bool:
+    """Whether a published run is this case's model shape, GPU, GPU count and TP x PP x DP (any precision)."""
+    return (run.gpu == cluster.gpu and run.gpus == cluster.ranks
+            and (run.layers, run.hidden) == (model.layers, model.hidden)
+            and math.isclose(run.params, model.params, rel_tol=0.02)
+            and (run.tp, run.pp, run.dp) == (layout.tp, layout.pp, layout.dp))
+
+
 def published_source(model: ModelPreset, cluster: Cluster, layout: Layout) -> str | None:
     """Return the source of the published run this case is (model shape, GPU, GPU count, TP x PP x DP), or None."""
     for run in _evaluated()[1].values():
-        if (run.gpu == cluster.gpu and run.gpus == cluster.ranks and (run.layers, run.hidden) == (model.layers,
-                                                                                                   model.hidden)
-                and math.isclose(run.params, model.params, rel_tol=0.02)
-                and (run.tp, run.pp, run.dp) == (layout.tp, layout.pp, layout.dp)):
+        if _same_layout(run, model, cluster, layout):
             return run.source
     return None
+
+
+def published_layout_runs(model: ModelPreset, cluster: Cluster, layout: Layout) -> list[dict[str, object]]:
+    """Return the published runs that ran this case's layout: its model shape, GPU, GPU count and TP x PP x DP.
+
+    What an engineer checks first of a proposed layout: whether anyone ran it, and what it measured. Any precision,
+    schedule and batch (each row says its precision); per run the measured TFLOP/s per GPU as its source counts
+    them, the model's for that run as it ran (:func:`evaluated`) and model / measured.
+
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    >>> rows = published_layout_runs(load_model_presets()["llama3-70b"], cluster, Layout(tp=4, pp=8, dp=2))
+    >>> any(row["source"] == "megatron-bridge-perf" and row["precision"] == "FP8" for row in rows)
+    True
+    """
+    cases, runs = evaluated(), _evaluated()[1]
+    rows = []
+    for run in runs.values():
+        if _same_layout(run, model, cluster, layout):
+            case = cases[run.id]
+            rows.append({"id": run.id, "name": run.name, "source": run.source, "precision": run.precision.upper(),
+                         "measured_tflops": float(run.achieved_tflops),
+                         "model_tflops": round(float(case.attrs["model_tflops"]), 1), "ratio": round(case.ratio, 3)})
+    return rows
+
+
+def layout_runs_text(rows: list[dict[str, object]], dtype_bytes: int) -> str:
+    """One sentence per published run of this layout, for the page and ``plan``'s text ("" when none ran it).
+
+    >>> text = layout_runs_text([{"name": "X", "precision": "FP8", "measured_tflops": 781.8, "model_tflops": 796.2,
+    ...                           "ratio": 1.018}], 2)
+    >>> text.startswith("Published with this layout: X, in FP8 (this case: 16-bit), measured 782 TFLOP/s per GPU;")
+    True
+    >>> text.endswith("the model reads that run at 796 (1.02 of it).")
+    True
+    """
+    here = precision_class(dtype_bytes)
+    parts = []
+    for row in rows:
+        precision = str(row["precision"])
+        same = precision_class(_RUN_PRECISION[precision.lower()]) == here
+        note = f"in {precision}" + ("" if same else f" (this case: {here.split(' ')[0]})")
+        parts.append(f"{row['name']}, {note}, measured {float(row['measured_tflops']):.0f} TFLOP/s per GPU; the model "
+                     f"reads that run at {float(row['model_tflops']):.0f} ({float(row['ratio']):.2f} of it)")
+    return ("Published with this layout: " + "; ".join(parts) + ".") if parts else ""
 
 
 def _criteria(kind: str, precision: str, family: str, gpus: int) -> list[Criterion]:

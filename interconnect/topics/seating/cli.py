@@ -27,7 +27,7 @@ from interconnect.catalog import UnknownIdError, get_catalog
 from interconnect.cli.output import CliError, print_json
 from interconnect.hardware.accuracy import expected_text, seconds_in_unit_of
 from interconnect.hardware.cluster import FABRICS, resolve_cluster
-from interconnect.topics.seating.accuracy import case_band, plan_expected
+from interconnect.topics.seating.accuracy import case_band, layout_runs_text, plan_expected, published_layout_runs
 from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     GRAD_ACCUMULATIONS,
@@ -228,6 +228,7 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
         "notes": list(bill.notes),
         "warnings": warnings,
         "error_band": _band_json(bill),
+        "published_runs": published_layout_runs(bill.model, bill.cluster, bill.layout),
         **({"search": search} if search is not None else {}),
     }
 
@@ -255,6 +256,9 @@ def _print_bill(bill: Plan) -> None:
         print(expected_text((readings["tflops_per_gpu"], lambda x: f"{x:.0f} TFLOP/s", "per GPU"),
                             (readings["mfu"], lambda x: f"{x:.0%}", "MFU"),
                             (readings["step_time"], seconds_in_unit_of(format_seconds, bill.step_s), "per step")))
+    ran = layout_runs_text(published_layout_runs(bill.model, bill.cluster, bill.layout), bill.workload.dtype_bytes)
+    if ran:
+        print(ran)
     print(f"schedule: {bill.bubble_reason}")
     for note in bill.notes:
         print(f"note: {note}")

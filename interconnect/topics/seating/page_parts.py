@@ -12,7 +12,13 @@ import streamlit as st
 
 from interconnect.hardware.accuracy import expected_text, seconds_in_unit_of
 from interconnect.hardware.cluster import Cluster
-from interconnect.topics.seating.accuracy import band_rows, case_band, plan_expected
+from interconnect.topics.seating.accuracy import (
+    band_rows,
+    case_band,
+    layout_runs_text,
+    plan_expected,
+    published_layout_runs,
+)
 from interconnect.topics.seating.figures import bill_figure, gpu_grid_figure, memory_figure
 from interconnect.topics.seating.inputs import DTYPE_BYTES
 from interconnect.topics.seating.model import (
@@ -246,7 +252,9 @@ def show_bill_metrics(bill: Plan | None, cluster_line: str = "") -> None:
                     "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
                     "buffers and fragmentation.")
     # The band's caption goes on with the bubble's reason, the notes and the cluster line: one element, not three.
-    show_plan_band(bill, key="seating.band", after=escape_markdown(bill.bubble_reason + " " + " ".join(bill.notes))
+    ran = layout_runs_text(published_layout_runs(bill.model, bill.cluster, bill.layout), bill.workload.dtype_bytes)
+    show_plan_band(bill, key="seating.band", after=escape_markdown(" ".join(filter(None, (ran, bill.bubble_reason,
+                                                                                          *bill.notes))))
                    + (f"\n\n{cluster_line}" if cluster_line else ""))
     if bill.memory.verdict == "tight":
         st.warning(f"**Tight:** {bill.memory.total / 1e9:.0f} GB per GPU fits in {bill.memory.capacity / 1e9:.0f} GB "

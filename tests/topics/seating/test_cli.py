@@ -215,3 +215,21 @@ def test_an_fp8_plan_is_judged_by_published_fp8_runs(capsys):
     assert band["n"] >= 3 and len(band["runs"]) == band["n"]
     assert {evaluated()[run].attrs["precision"] for run in band["runs"]} == {"FP8"}
     assert band["low"] <= band["median"] <= band["high"] and band["expected"] is not None
+
+
+def test_plan_names_the_published_runs_of_its_layout(capsys):
+    # Llama 3 70B on 64 H100 at TP4 PP8 DP2 is Megatron-Bridge 25.11's FP8-CS run (781.8 TFLOP/s per GPU,
+    # training-runs.toml): plan's JSON lists it with the model's figure for that run as it ran; the text says it
+    # in one line; a layout nobody published lists none
+    from interconnect.topics.seating.reference_runs import load_reference_runs, predict
+
+    run = next(r for r in load_reference_runs() if r.id == "mbridge2511-llama3-70b-h100-64")
+    got = _json(capsys, ["plan", "--model", "llama3-70b", "--nodes", "8", "--tp", "4", "--pp", "8"])
+    assert [row["id"] for row in got["published_runs"]] == [run.id]
+    row = got["published_runs"][0]
+    assert (row["precision"], row["measured_tflops"]) == ("FP8", 781.8)
+    assert row["model_tflops"] == pytest.approx(predict(run).tflops, abs=0.05)
+    assert row["ratio"] == pytest.approx(predict(run).ratio, abs=5e-4)
+    assert main(["plan", "--model", "llama3-70b", "--nodes", "8", "--tp", "4", "--pp", "8"]) == 0
+    assert "Published with this layout: Llama 3 70B, 64 H100 FP8-CS" in capsys.readouterr().out
+    assert _json(capsys, ["plan", "--model", "llama3-70b", "--nodes", "8"])["published_runs"] == []

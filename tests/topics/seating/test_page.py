@@ -328,3 +328,15 @@ def test_search_names_why_no_layout_can_run():
     assert not at.exception
     error = next(e.value for e in at.error if e.value.startswith("No layout"))
     assert "in memory" not in error and "global batch" in error, error
+
+
+def test_a_layout_that_was_published_says_what_it_measured():
+    # NVIDIA's Megatron-Bridge 25.11 table ran Llama 3 70B on 64 H100 at TP4 PP8 DP2 in FP8-CS (781.8 TFLOP/s per GPU,
+    # training-runs.toml); the same layout in BF16 on the page names that run, its precision against the case's, what
+    # it measured and what the model reads for it; the default layout (TP8 PP4) was published by no one
+    at = run_page(PAGE, {"tp": "4", "pp": "8"})
+    caption = next(c.value for c in at.caption if c.value.startswith("**How right:**")).replace("\\", "")
+    assert "Published with this layout: Llama 3 70B, 64 H100 FP8-CS, TP4 PP8" in caption
+    assert "in FP8 (this case: 16-bit), measured 782 TFLOP/s per GPU; the model reads that run at" in caption
+    at = run_page(PAGE)
+    assert not any("Published with this layout" in c.value for c in at.caption)
