@@ -252,10 +252,8 @@ def show_bill_metrics(bill: Plan | None, cluster_line: str = "") -> None:
                     "reports (an '80 GB' H100 reports 81,559 MiB = 85.5 GB), less a 10 % allowance for "
                     "buffers and fragmentation.")
     # The band's caption goes on with the bubble's reason, the notes and the cluster line: one element, not three.
-    ran = layout_runs_text(published_layout_runs(bill.model, bill.cluster, bill.layout), bill.workload.dtype_bytes)
-    show_plan_band(bill, key="seating.band", after=escape_markdown(" ".join(filter(None, (ran, bill.bubble_reason,
-                                                                                          *bill.notes))))
-                   + (f"\n\n{cluster_line}" if cluster_line else ""))
+    show_plan_band(bill, key="seating.band", after="\n\n".join(filter(None, (
+        escape_markdown(" ".join((bill.bubble_reason, *bill.notes))), cluster_line))))
     if bill.memory.verdict == "tight":
         st.warning(f"**Tight:** {bill.memory.total / 1e9:.0f} GB per GPU fits in {bill.memory.capacity / 1e9:.0f} GB "
                    f"only if buffers and fragmentation take less than the {bill.memory.reserved / 1e9:.0f} GB allowed "
@@ -269,8 +267,11 @@ def show_bill_metrics(bill: Plan | None, cluster_line: str = "") -> None:
 
 
 def show_plan_band(bill: Plan, *, key: str, after: str = "") -> None:
-    """How right this plan's step time, TFLOP/s and MFU are: the model's error on the published runs like it
-    (``after``: Markdown that goes on in the same caption)."""
+    """How right this plan's step time, TFLOP/s and MFU are: the model's error on the published runs like it, and
+    the published runs of this very layout where there are any (``after``: Markdown that goes on in the same
+    caption)."""
+    ran = layout_runs_text(published_layout_runs(bill.model, bill.cluster, bill.layout), bill.workload.dtype_bytes)
+    after = "\n\n".join(filter(None, (escape_markdown(ran), after)))
     band = case_band(bill.model, bill.cluster, bill.workload, bill.layout)
     readings = plan_expected(band, bill) or {}
     expected = expected_text((readings.get("mfu"), lambda x: f"{x:.0%}", "MFU"),

@@ -340,3 +340,12 @@ def test_a_layout_that_was_published_says_what_it_measured():
     assert "in FP8 (this case: 16-bit), measured 782 TFLOP/s per GPU; the model reads that run at" in caption
     at = run_page(PAGE)
     assert not any("Published with this layout" in c.value for c in at.caption)
+
+
+def test_the_search_pick_says_who_published_its_layout():
+    # the issue's check: Llama 3 70B on 64 H100 in BF16 (the page's defaults). The search proposes TP4 x PP8 x DP2,
+    # the layout of Megatron-Bridge 25.11's FP8-CS run (training-runs.toml), and its band says so
+    at = run_page(PAGE, {"cmp": "search"})
+    captions = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("**How right:**")]
+    assert len(captions) == 2
+    assert "Published with this layout: Llama 3 70B, 64 H100 FP8-CS, TP4 PP8" in captions[1]
