@@ -1205,3 +1205,32 @@ def test_fsdp2_under_pytorch_pipelining_accumulates_whole_fp32_gradients_on_the_
     assert float(beside) == 10 / 8                       # the step's one gather copy-in
     # one micro-batch a step is FSDP2's ordinary path even under the pipeline
     assert [float(v) for v in fsdp2_copy_bytes(1, 8, pipelined=True)] == [float(v) for v in fsdp2_copy_bytes(1, 8)]
+
+
+def test_gradients_and_zero_shards_span_the_context_parallel_ranks():
+    # CP ranks hold the same weights and see other tokens of the same sequences, so their gradients are summed with
+    # the data-parallel replicas' and ZeRO shards over both: Megatron-Core builds its DDP and distributed optimizer
+    # over the DP x CP group (megatron/core/optimizer/__init__.py at 6cc29a2, dp_cp_group), torchtitan shards FSDP
+    # over dp_shard_cp (parallelize_llama.py at 9dec370), as the memory already counts. Closed form: on 8 GPUs at TP 4,
+    # DP 1 x CP 2 and DP 2 x CP 1 both reduce over two ranks (same bytes and calls a step), each GPU updating half
+    # the weights in its optimizer step; with neither, nothing moves.
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    wl = Workload(global_batch=8, micro_batch=1)
+
+    def run(dp, cp):
+        return evaluate_layouts(model, h100(1), wl, a(4), a(1), a(dp), a(cp), a(1), a(1))
+
+    cp2, dp2, alone = run(1, 2), run(2, 1), evaluate_layouts(model, h100(1), wl, a(4), a(2), a(1), a(1), a(1), a(1))
+    psi = float(cp2["psi"][0])
+    assert float(cp2["dp_bytes"][0]) == pytest.approx(float(dp2["dp_bytes"][0]))
+    assert float(cp2["dp_bytes"][0]) == pytest.approx(0.5 * (2 * psi + 2 * psi))   # RS + AG, (n - 1)/n of 2 B
+    assert float(cp2["dp_calls"][0]) == float(dp2["dp_calls"][0]) > 0
+    assert float(cp2["optimizer_s"][0]) == pytest.approx(float(dp2["optimizer_s"][0]))
+    assert float(alone["dp_bytes"][0]) == 0.0
+    # the bill names the group it goes over
+    bill = plan(model, h100(1), Layout(tp=4, pp=1, dp=1, cp=2, zero=1), wl)
+    row = next(d for d in bill.dimensions if d.name == "dp")
+    assert row.collective == "reduce-scatter + all-gather over DP x CP (2)" and row.tier == "NVLink"

@@ -207,8 +207,12 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
     rows = []
     for dim in DIMENSIONS:
         degree = getattr(layout, dim)
-        spans = int(r[f"{dim}_domains"][0]) if degree > 1 else 1
+        # the gradients (and ZeRO's shards) go over every rank holding the same weights: DP x CP
+        group = degree * layout.cp if dim == "dp" else degree
+        spans = int(r[f"{dim}_domains"][0]) if group > 1 else 1
         coll = zero_collective if dim == "dp" else _COLLECTIVES[dim][1 if workload.sequence_parallel else 0]
+        if dim == "dp" and layout.cp > 1:
+            coll += f" over DP x CP ({group})"
         overlap = _OVERLAP[dim]
         if dim == "cp" and workload.context_parallel == "all-gather":
             coll, overlap = "all-gather + reduce-scatter", "no: attention waits for the gathered K and V"
@@ -222,11 +226,11 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
             # sharded gradients under accumulation: a reduce-scatter in every micro-batch's backward
             overlap = "mostly: the gradients reduce-scattered in every micro-batch, behind its compute"
         rows.append(Dimension(
-            name=dim, label=DIMENSION_LABELS[dim], degree=degree, collective=coll if degree > 1 else "none",
-            tier=("NVLink" if spans == 1 else "network (NIC)") if degree > 1 else "none",
+            name=dim, label=DIMENSION_LABELS[dim], degree=degree, collective=coll if group > 1 else "none",
+            tier=("NVLink" if spans == 1 else "network (NIC)") if group > 1 else "none",
             domains_spanned=spans, bytes_per_step=float(r[f"{dim}_bytes"][0]),
             calls_per_step=float(r[f"{dim}_calls"][0]), time_s=float(r[f"{dim}_time"][0]),
-            overlap=overlap if degree > 1 else "n/a", exposed_s=float(r[f"{dim}_exposed"][0]),
+            overlap=overlap if group > 1 else "n/a", exposed_s=float(r[f"{dim}_exposed"][0]),
         ))
     memory = Memory(float(r["mem_params"][0]), float(r["mem_grads"][0]), float(r["mem_optimizer"][0]),
                     float(r["mem_activations"][0]), float(r["mem_capacity"][0]), float(r["mem_reserved"][0]))

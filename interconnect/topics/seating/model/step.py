@@ -136,6 +136,7 @@ def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarr
     folded = ep > 1
     edp = np.where(folded, np.maximum(1, tp * cp * dp / ep), dp)
     groups = {"tp": shape(tp, np.ones_like(tp)), "cp": shape(cp, tp), "dp": shape(dp, tp * cp),
+              "dpcp": shape(dp * cp, tp),
               "ep": shape(ep, np.ones_like(tp)), "edp": shape(edp, np.where(folded, ep, tp * cp)),
               "pp": shape(pp, tp * cp * dp)}
     most, last = stage_layers(model.layers, pp, workload.lighter_ends)
@@ -584,7 +585,11 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     forward_window = 1 / 3 * compute_micro   # the next step's first forward
     # the gradients move at grad_bytes a value (FP32 where they are reduced in FP32), the weights ZeRO gathers at the
     # weights' own bytes (2: BF16, or FP16; Llama 3 and torchtitan reduce FP32 gradients but gather BF16 weights)
-    for params, (per, dom), degree in ((dense_gpu, g.groups["dp"], g.dp), (expert_gpu, g.groups["edp"], g.edp)):
+    # the dense weights' gradients are reduced, and under ZeRO sharded, over every rank holding the same weights: the
+    # data-parallel replicas and their context-parallel ranks (see _memory; CP ranks see other tokens of the same
+    # sequences, so their gradients must be summed too)
+    for params, (per, dom), degree in ((dense_gpu, g.groups["dpcp"], g.dp * g.cp),
+                                       (expert_gpu, g.groups["edp"], g.edp)):
         grads, weights = params * grad_bytes, params * g.nbytes
         active = (degree > 1) & (grads > 0)
         if not active.any():
@@ -651,7 +656,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         for key, value in (("time", seconds), ("calls", calls), ("bytes", volume),
                            ("exposed", hidden_grad + gather_exposed), ("beside", beside)):
             totals[key] += np.where(active, value, 0.0)
-    per, dom = g.groups["dp"]
+    per, dom = g.groups["dpcp"]
     return dict(dp_bytes=totals["bytes"], dp_calls=totals["calls"], dp_time=totals["time"],
                 dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per, dp_beside=totals["beside"])
 
@@ -723,11 +728,12 @@ OPTIMIZER_BYTES_PER_PARAM = 28.0 + 4.0 + 6.0
 def _optimizer_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> np.ndarray:
     """Seconds of the optimizer step, memory-bound: :data:`OPTIMIZER_BYTES_PER_PARAM` per parameter it updates.
 
-    With ZeRO-1 and up a GPU updates its 1/DP shard of the dense parameters and its 1/EDP shard of the experts';
-    it also zeroes its gradient buffer (the whole buffer below ZeRO-2, its shard from ZeRO-2 up).
+    With ZeRO-1 and up a GPU updates its 1/(DP x CP) shard of the dense parameters (the shard the memory holds) and
+    its 1/EDP shard of the experts'; it also zeroes its gradient buffer (the whole buffer below ZeRO-2, its shard
+    from ZeRO-2 up).
     """
     sharded = np.where(g.zero >= 1, 1.0, 0.0)
-    dense_share = 1.0 / np.where(sharded > 0, g.dp, 1.0)
+    dense_share = 1.0 / np.where(sharded > 0, g.dp * g.cp, 1.0)
     expert_share = 1.0 / np.where(sharded > 0, g.edp, 1.0)
     updated = dense_gpu * dense_share + expert_gpu * expert_share
     held = np.where(g.zero >= 2, updated, dense_gpu + expert_gpu)
