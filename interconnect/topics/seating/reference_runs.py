@@ -74,6 +74,7 @@ class ReferenceRun(PublishedRun):
                         pipeline_fsdp_unsharded=self.torchtitan,
                         loss_fp32_copies=3 if self.torchtitan else 1, zero3_fetch=self.zero3_fetch_mode,
                         grad_accumulation=self.grad_accumulation_mode,
+                        fp8_param_gather=self.precision == "fp8" and "Megatron-Bridge" in self.stack,
                         fsdp2_copies=self.torchtitan)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level

@@ -1234,3 +1234,24 @@ def test_gradients_and_zero_shards_span_the_context_parallel_ranks():
     bill = plan(model, h100(1), Layout(tp=4, pp=1, dp=1, cp=2, zero=1), wl)
     row = next(d for d in bill.dimensions if d.name == "dp")
     assert row.collective == "reduce-scatter + all-gather over DP x CP (2)" and row.tier == "NVLink"
+
+
+def test_fp8_weights_are_gathered_at_one_byte():
+    # Rule R40: Megatron-Bridge's FP8 presets set fp8_param_gather, so ZeRO-1's all-gather of the updated weights
+    # moves one byte a weight; the gradients' reduce-scatter keeps its two. Closed form, Llama 3 8B on 8 H100 at DP 8,
+    # ZeRO-1, one micro-batch: bytes = 7/8 (2 P + 2 P) without, 7/8 (2 P + P) with; BF16 training is not affected.
+    import dataclasses
+
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(1))
+    fp8 = Workload(global_batch=8, micro_batch=1, dtype_bytes=1)
+    plain, gathered = (evaluate_layouts(model, h100(1), w, *args)
+                       for w in (fp8, dataclasses.replace(fp8, fp8_param_gather=True)))
+    psi = float(plain["psi"][0])
+    assert float(plain["dp_bytes"][0]) == pytest.approx(7 / 8 * (2 * psi + 2 * psi))
+    assert float(gathered["dp_bytes"][0]) == pytest.approx(7 / 8 * (2 * psi + psi))
+    bf16 = Workload(global_batch=8, micro_batch=1, fp8_param_gather=True)
+    assert float(evaluate_layouts(model, h100(1), bf16, *args)["dp_bytes"][0]) == pytest.approx(7 / 8 * 4 * psi)

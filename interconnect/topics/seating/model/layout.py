@@ -304,7 +304,9 @@ class Workload:
     every reduced gradient through HBM outside its collectives: the copy-in and copy-out of each all-gather, the
     reduce-scatter's copy-in in the reduce dtype and, under PyTorch's pipelining, the FP32 accumulation of the
     unsharded gradients (:func:`interconnect.topics.seating.model.stacks.fsdp2_copy_bytes`, rule R37 of
-    ``training-runs.toml``).
+    ``training-runs.toml``);
+    ``fp8_param_gather`` whether, in FP8 training, ZeRO gathers the weights in FP8, one byte a weight, not two
+    (Megatron-Core's ``fp8_param_gather``, which Megatron-Bridge's FP8 presets turn on; rule R40).
     """
 
     micro_batch: int = 1
@@ -337,6 +339,7 @@ class Workload:
     loss_fp32_copies: int = 1
     zero3_fetch: str = "prefetch"
     grad_accumulation: str = "fused"
+    fp8_param_gather: bool = False
     fsdp2_copies: bool = False
 
     def tokens(self, model: ModelPreset) -> int:

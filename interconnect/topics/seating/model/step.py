@@ -590,7 +590,9 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     # sequences, so their gradients must be summed too)
     for params, (per, dom), degree in ((dense_gpu, g.groups["dpcp"], g.dp * g.cp),
                                        (expert_gpu, g.groups["edp"], g.edp)):
-        grads, weights = params * grad_bytes, params * g.nbytes
+        # weights gathered in FP8 where the stack keeps them so (Workload.fp8_param_gather), else at the wire's 2 bytes
+        weights = params * (1.0 if workload.fp8_param_gather and workload.dtype_bytes == 1 else g.nbytes)
+        grads = params * grad_bytes
         active = (degree > 1) & (grads > 0)
         if not active.any():
             continue
