@@ -88,6 +88,11 @@ class ModelPreset:
     tied_embeddings: bool = False
     #: width of one attention head where heads x head_dim is not the hidden size (Qwen3, GPT-OSS); 0: hidden / heads
     attention_head_dim: int = 0
+    #: sliding-window attention: the tokens before its own a query sees in a windowed layer (Transformer Engine's
+    #: ``window_size`` left bound), and how many of the layers are windowed (GPT-OSS: 128 and 18 of 36); 0: every
+    #: layer attends causally to the whole sequence
+    attention_window: int = 0
+    window_layers: int = 0
 
     @property
     def is_moe(self) -> bool:

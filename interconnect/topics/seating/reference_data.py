@@ -41,15 +41,17 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "attention", "dropout", "pipeline_engine", "context_parallel", "grad_bytes", "dp_bucket_per_layer",
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "tp_overlap_config", "active_params", "experts", "top_k",
-                "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "nvlink_domain",
-                "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation")
+                "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "attention_window",
+                "window_layers", "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
+                "peak_memory_gib", "grad_accumulation")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "tp_overlap_config",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
-                             "dense_layers", "ep", "head_dim", "nvlink_domain", "hbm_tb_s", "ddp",
+                             "dense_layers", "ep", "head_dim", "attention_window", "window_layers",
+                             "nvlink_domain", "hbm_tb_s", "ddp",
                              "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
@@ -140,6 +142,10 @@ class PublishedRun:
     ep: int = 1
     #: width of one attention head where heads x head_dim is not the hidden size (0: hidden / heads)
     head_dim: int = 0
+    #: sliding-window attention: tokens before its own a query sees in a windowed layer, and the windowed layers
+    #: (0: none; rule R41)
+    attention_window: int = 0
+    window_layers: int = 0
     #: GPUs on one NVLink domain (GB200 NVL72: 72)
     nvlink_domain: int = 8
     #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)

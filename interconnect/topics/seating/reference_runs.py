@@ -42,7 +42,8 @@ class ReferenceRun(PublishedRun):
                            hidden=self.hidden, ffn_hidden=self.ffn, heads=self.heads, kv_heads=self.kv_heads,
                            vocab=self.vocab, seq_len=self.seq_len, experts=self.experts, top_k=self.top_k,
                            active_params=self.flop_params, source_ids=(), note=self.note,
-                           tied_embeddings=self.tied_embeddings, attention_head_dim=self.head_dim)
+                           tied_embeddings=self.tied_embeddings, attention_head_dim=self.head_dim,
+                           attention_window=self.attention_window, window_layers=self.window_layers)
 
     def cluster(self) -> Cluster:
         """Return the run's cluster: 8 GPUs per node, its NIC, its NVLink domain (8, or 72 on GB200 NVL72)."""

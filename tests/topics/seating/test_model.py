@@ -1255,3 +1255,39 @@ def test_fp8_weights_are_gathered_at_one_byte():
     assert float(gathered["dp_bytes"][0]) == pytest.approx(7 / 8 * (2 * psi + psi))
     bf16 = Workload(global_batch=8, micro_batch=1, fp8_param_gather=True)
     assert float(evaluate_layouts(model, h100(1), bf16, *args)["dp_bytes"][0]) == pytest.approx(7 / 8 * 4 * psi)
+
+
+def test_sliding_window_layers_pay_the_band_not_the_causal_triangle():
+    # GPT-OSS's windowed layers (rule R41: Transformer Engine window_size (128, 0), causal, cuDNN fused attention)
+    # let query i meet min(i + 1, 129) keys. Closed form: half the layers windowed, each at the band's FLOPs and the
+    # published rate of a causal call of 2 x 129 tokens, the other half causal over the whole sequence as before.
+    import dataclasses
+
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.step import _grid, _layer_times, windowed_keys
+
+    s, w = 4096, 128
+    assert float(windowed_keys(s, w)) == pytest.approx(129 - 128 * 129 / 2 / s)   # the first 128 queries see fewer
+    assert float(windowed_keys(s, 2 * s)) == pytest.approx((s + 1) / 2)           # a window past the sequence
+    assert float(windowed_keys(1, 0)) == 1.0                                      # a query always sees itself
+    model = PRESETS["llama3-8b"]
+    windowed = dataclasses.replace(model, attention_window=w, window_layers=model.layers // 2)
+    cluster = h100(1)
+    wl = Workload(global_batch=16, micro_batch=1, seq_len=s, recompute="none")
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(1))
+    full, band = _layer_times(_grid(model, cluster, wl, *args)), _layer_times(_grid(windowed, cluster, wl, *args))
+    q = model.heads * model.head_dim
+    _, causal_rate, _, _ = _rates(cluster, wl, seq=s)
+    _, band_rate, _, _ = _rates(cluster, wl, seq=2 * (w + 1))
+    assert band_rate < causal_rate                                # short calls run slower (FlashAttention-3 figure)
+    causal_s = 4 * s * (s / 2) * q / causal_rate
+    expected = 0.5 * causal_s + 0.5 * 4 * s * float(windowed_keys(s, w)) * q / band_rate
+    assert float(full.attn_fwd[0]) == pytest.approx(causal_s)
+    assert float(band.attn_fwd[0]) == pytest.approx(expected)
+    assert float(band.attn_bwd[0]) == pytest.approx(2.5 * expected)
+    assert float((full.compute - band.compute)[0]) == pytest.approx(3.5 * (causal_s - expected))
+    # the unfused path scores every key whatever the mask: no change
+    unfused = dataclasses.replace(wl, attention="unfused")
+    assert float(_layer_times(_grid(windowed, cluster, unfused, *args)).compute[0]) == pytest.approx(
+        float(_layer_times(_grid(model, cluster, unfused, *args)).compute[0]))

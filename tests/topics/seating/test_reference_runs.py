@@ -539,3 +539,15 @@ def test_fsdp2_copies_are_charged_for_torchtitan_runs_only():
     with_copies = predict(run).bill
     without = plan(run.model(), run.cluster(), run.layout(), dataclasses.replace(run.workload(), fsdp2_copies=False))
     assert with_copies.compute_s - without.compute_s == pytest.approx(14 * run.params / (0.8955 * 2.4e12), rel=0.02)
+
+
+def test_gpt_oss_rows_window_the_odd_layers_as_megatron_core_does():
+    # Rule R41: Megatron-Bridge's GPT-OSS provider (v0.3.0) sets window_size (128, 0) and window_attn_skip_freq 2;
+    # Megatron-Core's is_layer_window_attention (b0cc270) windows layer n (from 1) where n % 2 != 0.
+    runs = [run for run in RUNS.values() if run.id.startswith("mbridge2602-gptoss-120b-")]
+    assert len(runs) == 3
+    for run in runs:
+        odd = sum(1 for n in range(1, run.layers + 1) if n % 2 != 0)
+        assert (run.attention_window, run.window_layers, odd) == (128, 18, 18), run.id
+        assert run.provenance["window_layers"].startswith("inferred: R41"), run.id
+    assert all(run.window_layers == 0 for run in RUNS.values() if run not in runs)

@@ -199,6 +199,16 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     gemm_bwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_bwd
     attn_flops_fwd = 4 * T * (s if unfused else s / 2) * q / g.tp  # flash skips the masked half
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
+    if model.window_layers and model.attention_window and not unfused:
+        # sliding-window layers (rule R41): a query meets at most the window's keys, so a fused kernel that visits
+        # only the key tiles meeting the band does the band's FLOPs, at the published rate of a causal call with
+        # the same keys a query row (twice the band); the unfused path scores every key whatever the mask. With CP
+        # the ring's steps are charged as causal (no windowed run uses CP)
+        share = min(model.window_layers, model.layers) / model.layers
+        keys = windowed_keys(s, model.attention_window)
+        _, band_rate, _, _ = _rates(g.cluster, workload, seq=2.0 * (model.attention_window + 1))
+        windowed = (1.0 - share) * attn_fwd + share * 4 * T * keys * q / g.tp / band_rate
+        attn_fwd = np.where(g.cp > 1, attn_fwd, windowed)
     attn_first_fwd = attn_fwd / g.cp
     ring_fwd = ring_bwd = 0.0 * T
     if workload.context_parallel in ("pytorch", "ring") and not unfused:
@@ -272,6 +282,27 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
                        output, attn_first_fwd)
+
+
+def windowed_keys(seq: np.ndarray | float, window: float) -> np.ndarray:
+    r"""Mean keys a query attends to in a causal layer with a sliding window (a count).
+
+    Query :math:`i` (from 0) sees itself and at most the :math:`w` tokens before it, :math:`\min(i + 1, w + 1)`
+    keys (Transformer Engine's ``window_size = (w, 0)`` with the causal mask); over a sequence of :math:`s`
+    tokens, with :math:`m = \min(w + 1, s)`,
+
+    .. math:: \bar k = \frac{m (m + 1) / 2 + (s - m)\, m}{s}
+
+    which is :math:`(s + 1)/2`, the causal triangle's, when the window covers the sequence.
+
+    Examples
+    --------
+    >>> f"{float(windowed_keys(4096, 128)):.2f} {float(windowed_keys(4, 100)):.1f}"
+    '126.98 2.5'
+    """
+    s = np.asarray(seq, dtype=float)
+    m = np.minimum(float(window) + 1.0, s)
+    return (m * (m + 1.0) / 2.0 + (s - m) * m) / s
 
 
 def every_second_matmul_share(h: float, q: float, kv_width: float, ffn: float, per_layer_params: float) -> float:
