@@ -21,7 +21,7 @@ from interconnect.topics.seating.model.layout import Workload
 from interconnect.units import expects
 
 __all__ = ["A100_40GB_HBM_BYTES_PER_S", "BF16_ACCUMULATION_BYTES", "DEEPSPEED_ALLREDUCE_ELEMENTS",
-           "DEEPSPEED_FALLBACK_COPY_BYTES", "DEEPSPEED_GATHERED_PER_LAYER", "DEEPSPEED_TENSORS_PER_LAYER",
+           "DEEPSPEED_FALLBACK_COPY_BYTES", "DEEPSPEED_GATHERED_PER_LAYER",
            "FSDP2_SHARD_BYTES", "GRAD_16_BYTES", "LIST_ALLGATHER_BENCH_CALLS", "LIST_ALLGATHER_BENCH_ELEMENTS",
            "LIST_ALLGATHER_BENCH_RANKS", "LIST_ALLGATHER_SAVED_S", "TORCH_CALL_S", "accumulation_bytes",
            "bf16_accumulation_s", "deepspeed_2021_gather_overhead_s", "fsdp2_copy_bytes", "list_allgather_rank_s",
@@ -94,15 +94,11 @@ def te_ring_hbm_bytes(cp: np.ndarray | float, kv_share: float) -> tuple[np.ndarr
     return merges + 4.0 * kv_share, merges * (1.0 + kv_share) + 4.0 * kv_share
 
 
-#: Parameter tensors of one GPT layer as Megatron-LM 2021 builds it (two LayerNorms and four linear layers, each a
-#: weight and a bias): with contiguous_gradients on, DeepSpeed's ZeRO-3 of April 2021 reduce-scatters the gradients
-#: one tensor per call (deepspeed/runtime/zero/partition_parameters.py at c83e49f, _reduce_scatter_gradients loops
-#: over the bucket's parameters and calls torch.distributed.reduce_scatter for each). Off, its default, it all-reduces
-#: each bucket whole instead (rule R25, corrected); the count is kept for a run that sets it.
-DEEPSPEED_TENSORS_PER_LAYER = 12
-#: Of those, the tensors ZeRO-3 partitions and gathers, one all-gather each (_allgather_param per parameter): the four
-#: weight matrices; biases and LayerNorms are under param_persistence_threshold (1e5 elements by default, stage3.py at
-#: c83e49f) and stay whole on every GPU.
+#: Weight tensors of one GPT layer (Megatron-LM 2021's two LayerNorms and four linear layers, each a weight and a
+#: bias) that DeepSpeed's ZeRO-3 of April 2021 partitions and gathers, one all-gather each (_allgather_param per
+#: parameter): the four weight matrices; biases and LayerNorms are under param_persistence_threshold (1e5 elements
+#: by default, stage3.py at c83e49f) and stay whole on every GPU. Its gradients are all-reduced in buckets instead
+#: (rule R25, corrected: the per-tensor reduce-scatters need contiguous_gradients, off by default).
 DEEPSPEED_GATHERED_PER_LAYER = 4
 #: HBM bytes per gradient DeepSpeed's ZeRO-3 of 2021 moves around each all-reduce of its fallback path (rule R25):
 #: the bucket flattened into one buffer, divided by the DP size in place, and copied back into the gradients

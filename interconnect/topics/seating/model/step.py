@@ -34,7 +34,6 @@ from interconnect.topics.seating.model.stacks import (
     DEEPSPEED_ALLREDUCE_ELEMENTS,
     DEEPSPEED_FALLBACK_COPY_BYTES,
     DEEPSPEED_GATHERED_PER_LAYER,
-    DEEPSPEED_TENSORS_PER_LAYER,
     accumulation_bytes,
     deepspeed_2021_gather_overhead_s,
     fsdp2_copy_bytes,
@@ -94,6 +93,13 @@ class _Grid:
     most: np.ndarray
     last: np.ndarray
     groups: dict[str, tuple[np.ndarray, np.ndarray]]
+
+    @property
+    def weight_ranks(self) -> np.ndarray:
+        """Ranks that hold the same dense weights: the data-parallel replicas and their context-parallel ranks, over
+        which the gradients are summed and ZeRO shards (Megatron-Core's ``dp_cp_group``, torchtitan's
+        ``dp_shard_cp``)."""
+        return self.dp * self.cp
 
     @property
     def passes(self) -> float:
@@ -601,8 +607,6 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
             calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
-        elif workload.ddp == "per-tensor" and name != "all_reduce":
-            calls = np.maximum(1.0, DEEPSPEED_TENSORS_PER_LAYER * layers)  # one call per parameter tensor
         elif workload.ddp in ("deepspeed-bf16", "per-tensor"):
             # buffered_allreduce_fallback's buckets, and all_gather_dp_groups' shards of allgather_bucket_size (the
             # same 500,000,000 elements by default, bf16_optimizer.py at 56c5223)
@@ -619,7 +623,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     # the dense weights' gradients are reduced, and under ZeRO sharded, over every rank holding the same weights: the
     # data-parallel replicas and their context-parallel ranks (see _memory; CP ranks see other tokens of the same
     # sequences, so their gradients must be summed too)
-    for params, (per, dom), degree in ((dense_gpu, g.groups["dpcp"], g.dp * g.cp),
+    for params, (per, dom), degree in ((dense_gpu, g.groups["dpcp"], g.weight_ranks),
                                        (expert_gpu, g.groups["edp"], g.edp)):
         # weights gathered in FP8 where the stack keeps them so (Workload.fp8_param_gather), else at the wire's 2 bytes
         weights = params * (1.0 if workload.fp8_param_gather and workload.dtype_bytes == 1 else g.nbytes)
@@ -628,7 +632,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         if not active.any():
             continue
         ar, ar_calls = sync("all_reduce", grads, per, dom, degree)
-        rs, rs_calls = sync("reduce_scatter", grads, per, dom, degree)
+        # DeepSpeed's ZeRO-3 of 2021 without contiguous_gradients (its default) reduces each bucket of gradients by
+        # all-reducing it whole (buffered_reduce_fallback), in every micro-batch's backward (rule R25)
+        rs, rs_calls = (ar, ar_calls) if workload.ddp == "per-tensor" else sync("reduce_scatter", grads, per, dom,
+                                                                                degree)
         ag, ag_calls = sync("all_gather", weights, per, dom, degree, g.nbytes)
         if workload.ddp == "per-tensor":
             # DeepSpeed 2021 gathers each weight matrix of a layer in its own call (the small tensors stay whole)
@@ -652,10 +659,6 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         # all-reduced whole (no ZeRO, or DeepSpeed's BF16 optimizer under ZeRO-1/2, rule R35) once a step
         low = (z == 0) | (whole & (z < 3))
         rounds = np.where(low, 1.0, gradient_reductions(z, micro, g.pp, workload.pipeline_fsdp_unsharded))
-        if workload.ddp == "per-tensor":
-            # DeepSpeed's ZeRO-3 of 2021 without contiguous_gradients (its default) reduces each bucket of gradients
-            # by all-reducing it whole (buffered_reduce_fallback), in every micro-batch's backward (rule R25)
-            rs, rs_calls = ar, ar_calls
         grad_part = np.where(low, ar, rounds * rs)
         seconds = grad_part + np.where(z == 0, 0.0, np.where(z < 3, ag, z3_ag))
         calls = (np.where(low, ar_calls, rounds * rs_calls)
@@ -766,7 +769,7 @@ def _optimizer_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> np.
     from ZeRO-2 up).
     """
     sharded = np.where(g.zero >= 1, 1.0, 0.0)
-    dense_share = 1.0 / np.where(sharded > 0, g.dp * g.cp, 1.0)
+    dense_share = 1.0 / np.where(sharded > 0, g.weight_ranks, 1.0)
     expert_share = 1.0 / np.where(sharded > 0, g.edp, 1.0)
     updated = dense_gpu * dense_share + expert_gpu * expert_share
     held = np.where(g.zero >= 2, updated, dense_gpu + expert_gpu)
@@ -786,7 +789,7 @@ def _fsdp2_copies_s(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray) -> 
     hbm = _hbm_bytes_per_s(g.cluster, workload)
     pipelined = workload.pipeline_fsdp_unsharded & (g.pp > 1)
     reduce_bytes = float(workload.grad_bytes or g.nbytes)
-    shard_dense = g.dp * g.cp
+    shard_dense = g.weight_ranks
     shard_expert = np.where(g.ep > 1, g.edp, shard_dense)
     compute = beside = 0.0 * g.tp
     for params, shard in ((dense_gpu, shard_dense), (expert_gpu, shard_expert)):
@@ -850,7 +853,7 @@ def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarr
     to_accumulated_grad_if_needed``). Only the optimizer state stays sharded.
     """
     z, workload = g.zero, g.workload
-    shard_dense = np.maximum(g.dp * g.cp, 1.0)
+    shard_dense = np.maximum(g.weight_ranks, 1.0)
     shard_expert = np.where(g.ep > 1, g.edp, shard_dense)
     if workload.pipeline_fsdp_unsharded:
         z = np.where((g.pp > 1) & (g.micro > 1), np.minimum(z, 1.0), z)
