@@ -780,10 +780,11 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     # and each gather is waited for before the module's compute: all of it exposed. Closed form on one layout:
     #   calls   = m B + 3 m 4 L                  (on demand)   vs m B + 2 m 4 L (prefetch)
     #   gathers = 3 m L 4 t_ag(W / 4L) + 3 m L 4 n t_torch + 3 (3 m W) / HBM     all exposed
-    #   exposed = (m - 1) max(0, ar - c) + max(ar / B, ar - 2/3 c) + gathers
+    #   exposed = m (waits + end) + gathers
     # with ar = B t_ar(G / B) one micro-batch's all-reduces of its B buckets of up to 5e8 gradients (every micro-batch's
-    # gradients are reduced: they are held sharded; rule R25 corrected), c the compute of a micro-batch (on demand, no
-    # gather shares the network with them), W the
+    # gradients are reduced: they are held sharded; rule R25 corrected); each bucket hides only behind the module
+    # backward it is issued under, since the next gather synchronizes the device (rule R43: waits, the part of each
+    # bucket's reduction that outlasts it; end, the bucket left and the embeddings' gradients after the backward); W the
     # BF16 weights and G the gradients a GPU holds, t the model's one-call times;
     # the last two terms are DeepSpeed's own per gather: a Python slice per rank of the n = 64 (2 µs a torch call,
     # PyTorch's overrides_benchmark README) and the list all-gather's copy per rank (7.35 µs, rule R38), and three
@@ -816,8 +817,29 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     gathers = calls * t_ag + calls * 64 * (2e-6 + copy_s) + 3 * (3 * micro * 2 * psi) / hbm
     ar = buckets * t_ar
     assert float(dem["dp_time"][0]) == pytest.approx(micro * ar + gathers, rel=1e-9)
-    c = float(dem["compute_s"][0]) / micro
-    exposed = (micro - 1) * max(0.0, ar - c) + max(ar / buckets, ar - 2 / 3 * c) + gathers
+    from interconnect.topics.seating.model.step import _grid, _layer_gemm_shapes, _layer_times
+
+    g = _grid(model, cluster, on_demand, *args)
+    lt = _layer_times(g)
+    shapes = _layer_gemm_shapes(g)
+    sizes = [float(shapes[k][2]) for k in ("fc2", "fc1", "proj", "qkv")]     # backward order, TP 1
+    windows = [float(lt.gemm_bwd[0]) * e / sum(sizes) for e in sizes]
+    windows[2] += float(lt.attn_bwd[0])                                    # the attention core after the projection
+
+    def reduce_s(elements: float) -> float:                                # all-reduce + flatten, divide, copy back
+        return float(_time_s(cluster, "all_reduce", per, dom, a(2 * elements))[0]) + 12 * elements / hbm
+
+    held, waits = 0.0, 0.0
+    for _ in range(layers):
+        for e, w in zip(sizes, windows, strict=True):
+            if held > 0 and held + e > 5e8:
+                waits += max(0.0, reduce_s(held) - w)
+                held = e
+            else:
+                held += e
+    rest = psi - layers * sum(sizes)                                       # the embeddings, last in the backward
+    end = reduce_s(held + rest) if held + rest <= 5e8 else reduce_s(held) + reduce_s(rest)
+    exposed = micro * (waits + end) + gathers
     assert float(dem["dp_exposed"][0]) == pytest.approx(exposed, rel=1e-9)
     # prefetched, the gathers hide behind the compute but for what outlasts it; the compute itself is the same
     assert float(pre["dp_exposed"][0]) < float(dem["dp_exposed"][0])
@@ -825,6 +847,33 @@ def test_deepspeed_2021_zero3_gathers_on_demand_three_times_and_waits_for_each()
     # without full recomputation nothing runs forward twice: two gathers a micro-batch either way
     selective = evaluate_layouts(model, cluster, dataclasses.replace(on_demand, recompute="selective"), *args)
     assert float(selective["dp_calls"][0]) == micro * buckets + 2 * micro * 4 * layers
+
+
+def test_deepspeed_2021_gradient_buckets_hide_only_behind_the_module_they_are_issued_under():
+    # Rule R43 (DeepSpeed at c83e49f): a gradient that would overflow the 5e8-element bucket has the held ones reduced
+    # first (reduce_independent_p_g_buckets_and_remove_grads), and the next gather's torch.cuda.synchronize() waits for
+    # that reduction, so it hides only behind the backward of the module whose gradient triggered it. GPT 175B's layer
+    # in backward order, FC2 and FC1 (12,288 x 49,152 each), the projection (12,288^2), QKV (3 x 12,288^2): in steady
+    # state FC2's gradient reduces the last layer's QKV, FC1's reduces FC2, the projection's FC1, QKV's the projection.
+    from interconnect.topics.seating.model.stacks import deepspeed_2021_bucket_wait_s
+
+    h = 12288
+    sizes = [4 * h * h, 4 * h * h, h * h, 3 * h * h]
+    rate = 1e-11                                   # seconds an element: 6.04 ms for FC1's 604M
+    windows = [8e-3, 8e-3, 2e-3, 6e-3]             # the module backwards, ms
+    waits, held = deepspeed_2021_bucket_wait_s([np.array([e]) for e in sizes], windows, np.array([3]),
+                                               lambda e: np.asarray(e) * rate)
+    # first layer: FC1 reduces FC2 (6.04 - 8 < 0), the projection FC1 (6.04 - 2), QKV the projection (1.51 - 6 < 0);
+    # later layers add FC2 reducing QKV (4.53 - 8 < 0) and the same three: only FC1's bucket under the projection waits
+    assert float(waits[0]) == pytest.approx(3 * (4 * h * h * rate - 2e-3), rel=1e-12)
+    assert float(held[0]) == 3 * h * h              # QKV's gradient is left for after the backward
+    # a bucket that fits behind its module waits for nothing; windows of zero make every bucket wait whole
+    none, _ = deepspeed_2021_bucket_wait_s([np.array([e]) for e in sizes], [1.0] * 4, np.array([3]),
+                                           lambda e: np.asarray(e) * rate)
+    whole, _ = deepspeed_2021_bucket_wait_s([np.array([e]) for e in sizes], [0.0] * 4, np.array([3]),
+                                            lambda e: np.asarray(e) * rate)
+    assert float(none[0]) == 0.0
+    assert float(whole[0]) == pytest.approx((3 * sum(sizes) - 3 * h * h) * rate, rel=1e-12)
 
 
 def test_deepspeed_2021_gather_overhead_grows_with_the_ranks_at_a_slice_and_a_copy_a_rank():

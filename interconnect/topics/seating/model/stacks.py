@@ -7,7 +7,8 @@ ran it. :mod:`interconnect.topics.seating.model.step` applies them to its grid o
 * context parallelism: PyTorch's experimental ring (:func:`pytorch_ring_hbm_bytes`, rule R32) and Transformer
   Engine's ring for Megatron-Core (:func:`te_ring_hbm_bytes`, rule R39);
 * DeepSpeed's ZeRO-3 of 2021: its calls per layer, its gradient buckets' copies and each gather's host and HBM cost
-  (:func:`deepspeed_2021_gather_overhead_s`, :func:`list_allgather_rank_s`; rules R25, R31, R38);
+  (:func:`deepspeed_2021_gather_overhead_s`, :func:`list_allgather_rank_s`; rules R25, R31, R38), and what of its
+  gradient buckets' reductions the next gather waits for (:func:`deepspeed_2021_bucket_wait_s`, rule R43);
 * DeepSpeed's BF16_Optimizer under its pipeline engine (:func:`bf16_accumulation_s`, rule R35);
 * PyTorch FSDP2's copies around its collectives (:func:`fsdp2_copy_bytes`, rule R37);
 * how each stack adds a micro-batch's gradients to the step's (:func:`accumulation_bytes`, rule R36).
@@ -24,8 +25,8 @@ __all__ = ["A100_40GB_HBM_BYTES_PER_S", "BF16_ACCUMULATION_BYTES", "DEEPSPEED_AL
            "DEEPSPEED_FALLBACK_COPY_BYTES", "DEEPSPEED_GATHERED_PER_LAYER",
            "FSDP2_SHARD_BYTES", "GRAD_16_BYTES", "LIST_ALLGATHER_BENCH_CALLS", "LIST_ALLGATHER_BENCH_ELEMENTS",
            "LIST_ALLGATHER_BENCH_RANKS", "LIST_ALLGATHER_SAVED_S", "TORCH_CALL_S", "accumulation_bytes",
-           "bf16_accumulation_s", "deepspeed_2021_gather_overhead_s", "fsdp2_copy_bytes", "list_allgather_rank_s",
-           "pytorch_ring_hbm_bytes", "te_ring_hbm_bytes"]
+           "bf16_accumulation_s", "deepspeed_2021_bucket_wait_s", "deepspeed_2021_gather_overhead_s",
+           "fsdp2_copy_bytes", "list_allgather_rank_s", "pytorch_ring_hbm_bytes", "te_ring_hbm_bytes"]
 
 
 def pytorch_ring_hbm_bytes(cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
@@ -174,6 +175,50 @@ def deepspeed_2021_gather_overhead_s(calls: np.ndarray | float, ranks: np.ndarra
     """
     per_rank = TORCH_CALL_S + list_allgather_rank_s()
     return calls * np.asarray(ranks, dtype=float) * per_rank + 3.0 * np.asarray(gathered_bytes) / hbm_bytes_per_s
+
+
+@expects(windows_s="s")
+def deepspeed_2021_bucket_wait_s(tensors, windows_s, layers, reduction, bucket_elements: float = 5e8
+                                 ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Seconds DeepSpeed's ZeRO-3 of 2021 waits for its gradient buckets in one backward pass, and the bucket left.
+
+    Rule R43 (stage3.py and partition_parameters.py at c83e49f): when a weight's gradient arrives (its hook fires once
+    its module's backward is issued) and the elements held plus its own exceed the bucket (``reduce_bucket_size``,
+    5e8), the held ones are reduced on the reduction stream (flattened, all-reduced, copied back) and the new gradient
+    starts the next bucket. Every gather begins with ``torch.cuda.synchronize()``, so that reduction overlaps only the
+    compute queued when it is issued, :math:`w_i`, and the rest delays the next gather:
+
+    .. math:: t = \sum_{\text{layers}} \sum_i \max\left(0,\; r(B_i) - w_i\right),
+              \qquad B_i = \begin{cases} H & H > 0,\ H + e_i > E \\ 0 & \text{otherwise} \end{cases}
+
+    with :math:`e_i` the elements of the layer's :math:`i`-th gradient in backward order, :math:`H` the elements held
+    when it arrives, :math:`E` the bucket and :math:`r` the seconds to reduce a bucket (``reduction``, a callable on
+    an array of elements; zero elements must give zero). ``tensors`` and ``windows_s`` are sequences of arrays (one
+    entry per layout), ``layers`` the layers of a backward pass per layout. Returns the waits and the elements still
+    held after the last layer (reduced after the backward with what follows, nothing overlapping them).
+
+    Two gradients of 6e8 and 1.5e8 elements a layer, reduced at 1 ms per 1e8 elements, overlapping 4 and 1 ms: the
+    second layer's 6e8-element hook reduces the first layer's 1.5e8 (1.5 ms, 4 ms hidden), each 1.5e8-element hook
+    the 6e8 before it (6 ms against 1 ms: 5 ms each); two layers wait 10 ms and leave 1.5e8 held:
+
+    >>> waits, held = deepspeed_2021_bucket_wait_s([np.array([6e8]), np.array([1.5e8])], [4e-3, 1e-3],
+    ...                                            np.array([2]), lambda e: e / 1e8 * 1e-3)
+    >>> f"{waits[0] * 1e3:.1f} ms", f"{held[0]:.2e}"
+    ('10.0 ms', '1.50e+08')
+    """
+    layers = np.asarray(layers, dtype=float)
+    tensors = [np.broadcast_to(np.asarray(t, dtype=float), layers.shape) for t in tensors]
+    windows = [np.broadcast_to(np.asarray(w, dtype=float), layers.shape) for w in windows_s]
+    held = np.zeros(layers.shape)
+    waits = np.zeros(layers.shape)
+    for k in range(int(np.max(layers, initial=0.0))):
+        active = k < layers
+        for elements, window in zip(tensors, windows, strict=True):
+            full = active & (held > 0) & (held + elements > bucket_elements)
+            reduced = np.where(full, held, 0.0)
+            waits = waits + np.where(full, np.maximum(np.asarray(reduction(reduced)) - window, 0.0), 0.0)
+            held = np.where(active, np.where(full, elements, held + elements), held)
+    return waits, held
 
 
 #: HBM bytes per parameter that DeepSpeed's BF16_Optimizer moves after every micro-batch's backward under the pipeline

@@ -35,6 +35,7 @@ from interconnect.topics.seating.model.stacks import (
     DEEPSPEED_FALLBACK_COPY_BYTES,
     DEEPSPEED_GATHERED_PER_LAYER,
     accumulation_bytes,
+    deepspeed_2021_bucket_wait_s,
     deepspeed_2021_gather_overhead_s,
     fsdp2_copy_bytes,
     pytorch_ring_hbm_bytes,
@@ -575,7 +576,7 @@ def _pipeline(g: _Grid, t_micro: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
-                   compute_micro: np.ndarray) -> dict[str, np.ndarray]:
+                   compute_micro: np.ndarray, lt: _LayerTimes | None = None) -> dict[str, np.ndarray]:
     """DP: gradients (and weights under ZeRO) across replicas, and what of it the last backward cannot hide.
 
     Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what is left, and
@@ -588,7 +589,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     (a layer) at a time (Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277, section 3). Under DeepSpeed's pipeline
     engine ZeRO-1's weight gather runs inside the optimizer step, after the last micro-batch, and is exposed; with
     ``ddp = "deepspeed-bf16"`` the gradients are all-reduced whole in 500M-element calls even under ZeRO-1 (DeepSpeed's
-    BF16_Optimizer; rule R35 of ``training-runs.toml``).
+    BF16_Optimizer; rule R35 of ``training-runs.toml``). DeepSpeed's ZeRO-3 of 2021 (on demand, ``ddp = "per-tensor"``)
+    synchronizes the device before every gather, so each gradient bucket overlaps only the module backward it was
+    issued under and the next gather waits for the rest (:func:`deepspeed_2021_bucket_wait_s`, rule R43; ``lt`` gives
+    the layer's backward).
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
@@ -674,6 +678,12 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         round_window = np.maximum(compute_micro - gathers_per_micro, 0.0)
         hidden_grad = np.where(low, np.maximum(last_bucket, ar - backward_window),
                                per_micro_batch_reduce_exposed_s(rs, rs_calls, backward_window, rounds, round_window))
+        if on_demand and workload.ddp == "per-tensor" and lt is not None:
+            # DeepSpeed's ZeRO-3 of 2021 (rule R43): each bucket hides only behind the module backward it is issued
+            # under (the gather after it synchronizes the device); the bucket left and the embeddings' gradients are
+            # reduced after the backward, every micro-batch
+            hidden_grad = np.where(z >= 3, rounds * _deepspeed_2021_grad_waits_s(g, lt, params, per, dom, grad_bytes,
+                                                                                  hbm), hidden_grad)
         if after_backward:
             # Megatron-LM 2021's local DDP all-reduces the gradient buffer after the last backward, nothing overlaps
             hidden_grad = grad_part
@@ -695,6 +705,36 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     per, dom = g.groups["dpcp"]
     return dict(dp_bytes=totals["bytes"], dp_calls=totals["calls"], dp_time=totals["time"],
                 dp_exposed=totals["exposed"], dp_domains=dom, dp_per=per, dp_beside=totals["beside"])
+
+
+def _deepspeed_2021_grad_waits_s(g: _Grid, lt: _LayerTimes, params: np.ndarray, per: np.ndarray, dom: np.ndarray,
+                                 grad_bytes: float, hbm: np.ndarray | float) -> np.ndarray:
+    """Seconds one backward pass of DeepSpeed's ZeRO-3 of 2021 waits for its gradient buckets (rule R43).
+
+    A layer's gradients arrive FC2, FC1, the output projection, QKV (Megatron-LM's layer in backward order), each
+    module's backward at its share of the layer's weights, the projection's followed by the attention core (no gathered
+    weights, so no synchronize in between); a bucket costs its all-reduce plus its flatten, division and copy back
+    (:data:`DEEPSPEED_FALLBACK_COPY_BYTES`). What the layers leave held and the rest of the weights (the embeddings,
+    whose gradients come last) are reduced after the backward, in one call when they fit a bucket, else two.
+    """
+    shapes = _layer_gemm_shapes(g)
+    order = ("fc2", "fc1", "proj", "qkv")
+    weights = {k: shapes[k][2] for k in order}
+    total = sum(weights.values())
+    tensors = [weights[k] / g.tp for k in order]
+    windows = [lt.gemm_bwd * weights[k] / total + (lt.attn_bwd if k == "proj" else 0.0) for k in order]
+    cap = float(DEEPSPEED_ALLREDUCE_ELEMENTS)
+
+    def reduce_s(elements: np.ndarray) -> np.ndarray:
+        elements = np.broadcast_to(np.asarray(elements, dtype=float), g.tp.shape)
+        return (_time_s(g.cluster, "all_reduce", per, dom, elements * grad_bytes)
+                + DEEPSPEED_FALLBACK_COPY_BYTES * elements / hbm)
+
+    waits, held = deepspeed_2021_bucket_wait_s(tensors, windows, g.most, reduce_s, cap)
+    rest = np.maximum(params - g.most * sum(tensors), 0.0)
+    together = held + rest <= cap
+    end = np.where(together, reduce_s(held + rest), reduce_s(held) + reduce_s(rest))
+    return waits + end
 
 
 def gradient_reductions(zero: np.ndarray, micro: np.ndarray, pp: np.ndarray,
@@ -926,7 +966,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
         out.update({f"{dim}_bytes": layers_per_step * sent, f"{dim}_calls": layers_per_step * calls,
                     f"{dim}_time": layers_per_step * seconds, f"{dim}_exposed": layers_per_step * exposed,
                     f"{dim}_domains": dom, f"{dim}_per": per})
-    out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro))
+    out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro, lt))
 
     psi = dense_gpu + expert_gpu
     optimizer_s = _optimizer_s(g, dense_gpu, expert_gpu)
