@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from interconnect.catalog import CatalogError
+from interconnect.datafiles.presets import MLA_KEYS
 from interconnect.datafiles.records import CITED, Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
@@ -42,7 +43,7 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "tp_overlap_config", "active_params", "experts", "top_k",
                 "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "attention_window",
-                "window_layers", "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
+                "window_layers", *MLA_KEYS, "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
                 "peak_memory_gib", "grad_accumulation")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
@@ -50,7 +51,7 @@ OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pip
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "tp_overlap_config",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
-                             "dense_layers", "ep", "head_dim", "attention_window", "window_layers",
+                             "dense_layers", "ep", "head_dim", "attention_window", "window_layers", *MLA_KEYS,
                              "nvlink_domain", "hbm_tb_s", "ddp",
                              "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
@@ -146,6 +147,12 @@ class PublishedRun:
     #: (0: none; rule R41)
     attention_window: int = 0
     window_layers: int = 0
+    #: multi-head latent attention's shape (rule R42; None: not MLA), as ModelPreset's fields of the same names
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
     #: GPUs on one NVLink domain (GB200 NVL72: 72)
     nvlink_domain: int = 8
     #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)

@@ -92,14 +92,15 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
     b, h, a = workload.micro_batch, float(model.hidden), model.heads
     seq_total = workload.tokens(model)
     per_layer, _ = layer_params(model)
-    kv_width = 2.0 * model.kv_heads * model.head_dim
+    kv_width = float(model.kv_width)
     kv_split = np.minimum(tp, max(model.kv_heads, 1))  # KV heads are not split below one per GPU
-    mlp_params = np.maximum(per_layer - (h * (model.heads * model.head_dim + kv_width)
-                                         + model.heads * model.head_dim * h), 0.0)
+    mlp_params = np.maximum(per_layer - model.attention_params, 0.0)
     mask = 1.0 if workload.dropout else 0.0
     whole = 2 * h + 2 * h + 2 * h + 2 * h + 2 * mask * h  # norm inputs, QKV and MLP inputs, dropout masks
-    q = float(model.heads * model.head_dim)             # the queries' width (the hidden size, or not: Qwen3)
-    split = 2 * q + 2 * q + 2 * mlp_params / h           # queries, attention output, MLP intermediates
+    q = float(model.query_width)                        # the queries' width (the hidden size, or not: Qwen3)
+    out = float(model.attention_out_width)              # attention's output (MLA: heads x the value width)
+    split = 2 * q + 2 * out + 2 * mlp_params / h         # queries, attention output, MLP intermediates
+    whole = whole + _mla_latents_stored(model)
     kv = 2 * kv_width / kv_split                          # keys and values
     scores = (2 + 3 * mask) * a * seq_total / tp if workload.attention == "unfused" else 0.0
     if workload.sequence_parallel:
@@ -112,6 +113,24 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
     if mode == "selective" and workload.selective_policy == "torchtitan-op":
         return s * b * _op_policy_stored(model, tp, kv_split, mlp_params, workload.sequence_parallel)
     return {"none": full, "selective": selective, "full": minimal}[mode]
+
+
+def _mla_latents_stored(model: ModelPreset) -> float:
+    r"""Bytes per token multi-head latent attention keeps beside the queries, keys and values (0 for other attention).
+
+    Megatron-Core's MLA (rule R42 of ``training-runs.toml``) norms each latent inside its up-projection's
+    LayerNormLinear, which keeps the norm's input and output for its backward pass: the query's latent
+    (:math:`r_q`, twice) and the keys' and values' (:math:`r_{kv}`, twice), plus the rotary key the heads share
+    (:math:`d_{rope}`), in 16 bits: :math:`2 (2 r_q + 2 r_{kv} + d_{rope})`. Kept whole on every TP rank (the latents
+    are gathered before the up-projections; our reading).
+
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> _mla_latents_stored(load_model_presets()["deepseek-v3"])
+    8320.0
+    """
+    if not model.is_mla:
+        return 0.0
+    return 2.0 * (2 * (model.q_lora_rank or 0) + 2 * (model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0))
 
 
 def _op_policy_stored(model: ModelPreset, tp: np.ndarray, kv_split: np.ndarray, mlp_params: np.ndarray,
@@ -161,15 +180,16 @@ def _fp8_saved_less(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: 
     if workload.dtype_bytes != 1 or workload.fp8_recipe == "tensorwise" or mode == "full" or (
             mode == "selective" and workload.selective_policy == "torchtitan-op"):
         return np.zeros_like(np.asarray(tp, dtype=float))
-    h, q = float(model.hidden), float(model.heads * model.head_dim)
+    h, q = float(model.hidden), float(model.attention_out_width)  # the output projection's input
     per_layer, _ = layer_params(model)
-    kv_width = 2.0 * model.kv_heads * model.head_dim
-    mlp_params = max(per_layer - (h * (q + kv_width) + q * h), 0.0)
+    mlp_params = max(per_layer - model.attention_params, 0.0)
     matrices = 3.0 if round(mlp_params / (h * model.ffn_hidden)) % 3 == 0 else 2.0  # gated (SwiGLU) or not
     fc2_input = mlp_params / (matrices * h)
     s = workload.tokens(model) / cp * workload.micro_batch
     norms_out = 2 * h / tp if workload.sequence_parallel else 2 * h * np.ones_like(tp)
-    return s * (norms_out + (fc2_input - q) / tp)
+    # MLA's up-projections keep their normed latents in FP8 too (rule R42)
+    latents = float((model.q_lora_rank or 0) + (model.kv_lora_rank or 0)) if model.is_mla else 0.0
+    return s * (norms_out + latents + (fc2_input - q) / tp)
 
 
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
