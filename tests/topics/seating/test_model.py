@@ -1381,6 +1381,11 @@ def test_mla_activations_are_stored_at_the_real_widths():
     assert float(_per_layer_stored(DSV3, wl, one, one, "none")[0]) == pytest.approx(s * per_token)
     assert float(_per_layer_stored(DSV3, wl, one, one, "none")[0]) > float(
         _per_layer_stored(_without_mla(DSV3), wl, one, one, "none")[0])
+    # with sequence parallelism over TP 2 everything is split but the latents, gathered whole before the up-projections
+    sp = Workload(global_batch=8, micro_batch=1, seq_len=s, recompute="none", sequence_parallel=True)
+    latents = 2 * (2 * 1536 + 2 * 512 + 64)
+    assert float(_per_layer_stored(DSV3, sp, np.array([2.0]), one, "none")[0]) == pytest.approx(
+        s * ((per_token - latents) / 2 + latents))
 
 
 def test_the_latent_attention_leaves_every_other_model_as_it_was():

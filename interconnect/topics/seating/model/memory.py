@@ -100,8 +100,8 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
     q = float(model.query_width)                        # the queries' width (the hidden size, or not: Qwen3)
     out = float(model.attention_out_width)              # attention's output (MLA: heads x the value width)
     split = 2 * q + 2 * out + 2 * mlp_params / h         # queries, attention output, MLP intermediates
-    whole = whole + _mla_latents_stored(model)
     kv = 2 * kv_width / kv_split                          # keys and values
+    kv = kv + _mla_latents_stored(model)                 # MLA's latents, whole on every TP rank (rule R42)
     scores = (2 + 3 * mask) * a * seq_total / tp if workload.attention == "unfused" else 0.0
     if workload.sequence_parallel:
         selective = s * b * ((whole + split) / tp + kv)
