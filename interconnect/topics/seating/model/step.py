@@ -314,6 +314,9 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     else:
         selective = attn_fwd + ring_fwd + _MEMORY_PASSES_FWD * scores / hbm
     layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": layer_fwd}[workload.recompute]
+    if workload.recompute_modules and workload.recompute != "full" and not (
+            workload.recompute == "selective" and workload.selective_policy == "torchtitan-op"):
+        layer_re = layer_re + _modules_recompute_s(g, gemm_rate, sms, hbm)
     expert_extra = 0.0 * T
     if model.is_moe and workload.expert_gemm == "per-expert":
         # the routed experts' share of the layer's GEMM time, run as one cuBLASLt call per local expert (EP > 1:
@@ -332,6 +335,36 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
                        output, attn_first_fwd)
+
+
+def _modules_recompute_s(g: _Grid, gemm_rate: float, sms, hbm: float) -> np.ndarray:
+    """Seconds one layer and micro-batch spends running Megatron-Core's recompute modules again in the backward pass.
+
+    Each module's forward once more (``Workload.recompute_modules``): the memory-bound operators at the bytes of the
+    outputs they make again (:func:`~interconnect.topics.seating.model.memory.recompute_module_bytes`, 16 bits,
+    ``_MEMORY_PASSES_FWD`` passes as in every forward), in FP8 the cast of each re-made GEMM input (4 bytes moved a
+    value, 6 with an amax pass, as the forward's casts), and for ``mla_up_proj`` the query's and the key-value
+    up-projections' forward GEMMs at their own shapes and tile costs (``q_b``, ``kv_b`` of
+    :func:`mla_projection_shapes`).
+    """
+    from interconnect.topics.seating.kernels import gemm_shape_factor
+    from interconnect.topics.seating.model.memory import recompute_module_bytes
+
+    model, workload = g.model, g.workload
+    T = g.s * g.b / g.cp
+    freed = recompute_module_bytes(model, workload, g.tp)
+    fp8 = workload.dtype_bytes == 1 and _peak_flops(g.cluster, workload) > _peak_flops(g.cluster)
+    per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
+    seconds = 0.0 * g.tp
+    for name, (out, casts) in freed.items():
+        seconds = seconds + _MEMORY_PASSES_FWD * T * out / hbm + (T * casts * per_value / hbm if fp8 else 0.0)
+        if name == "mla_up_proj":
+            shapes = mla_projection_shapes(model)
+            for key in ("q_b", "q", "kv_b"):  # without a query latent its one GEMM (``q``) runs inside the module
+                if key in shapes:
+                    n, k = shapes[key]
+                    seconds = seconds + 2 * T * n * k / g.tp / gemm_rate / gemm_shape_factor(T, n / g.tp, k, sms)
+    return seconds
 
 
 def windowed_keys(seq: np.ndarray | float, window: float) -> np.ndarray:
@@ -993,6 +1026,10 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
     extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
              "full": (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
+    if "mla_up_proj" in workload.recompute_modules and model.is_mla and workload.recompute != "full":
+        # the up-projections' forward GEMMs once more (Workload.recompute_modules)
+        up = {k: nk for k, nk in mla_projection_shapes(model).items() if k in ("q_b", "q", "kv_b")}
+        extra = extra + 2 * sum(n * k for n, k in up.values()) * L * tokens_step
     out.update(compute_s=g.micro * compute_micro, ideal_s=model_flops / n_gpus / peak,
                bubble=idle_micro * t_micro / step, exposed_s=sum(out[f"{d}_exposed"] for d in DIMENSIONS),
                step_s=step, mfu=model_flops / n_gpus / peak / step, micro=g.micro,
