@@ -26,17 +26,21 @@ from interconnect.catalog import CatalogError
 from interconnect.datafiles.records import SOURCE, Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
 
-__all__ = ["MODELS_FILE", "ModelPreset", "ModelPresetError", "ModelSource", "load_model_presets", "model_sources"]
+__all__ = ["MLA_KEYS", "MODELS_FILE", "ModelPreset", "ModelPresetError", "ModelSource", "load_model_presets",
+           "model_sources"]
 
 MODELS_FILE = packaged_data_file("models.toml")
 
 _COUNTS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len")
+#: Multi-head latent attention's shape (DeepSeek-V2/V3): optional, all or none of them
+MLA_KEYS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
 #: A ``[[model]]`` of ``models.toml``; its ``sources`` name the file's own ``[[source]]`` entries.
 MODEL = Record("model", (
     Field("id"), Field("name"), Field("sources", list),
     Field("params", float, positive=True), Field("active_params", float, positive=True),
     *(Field(key, int, minimum=1) for key in _COUNTS),
     Field("experts", int, minimum=0), Field("top_k", int, minimum=0),
+    *(Field(key, int, required=False, default=None, minimum=1) for key in MLA_KEYS),
     Field("note", required=False, default=""),
 ))
 
@@ -93,6 +97,75 @@ class ModelPreset:
     #: layer attends causally to the whole sequence
     attention_window: int = 0
     window_layers: int = 0
+    #: multi-head latent attention (DeepSeek-V2/V3; None for every other model): the queries and the keys and values
+    #: pass through low-rank latents (``q_lora_rank``, ``kv_lora_rank``; a query without a latent where
+    #: ``q_lora_rank`` is None), and a head's query and key are ``qk_nope_head_dim`` wide plus a rotary part of
+    #: ``qk_rope_head_dim`` shared by the heads' keys, its value ``v_head_dim`` (the authors' config.json keys)
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
+
+    @property
+    def is_mla(self) -> bool:
+        """Whether attention is multi-head latent attention (keys and values through a latent of ``kv_lora_rank``)."""
+        return self.kv_lora_rank is not None
+
+    @property
+    def qk_head_dim(self) -> int:
+        """Width of one head's query and key (a count): the non-rotary and rotary parts under MLA, else head_dim."""
+        if self.is_mla:
+            return int(self.qk_nope_head_dim or 0) + int(self.qk_rope_head_dim or 0)
+        return self.head_dim
+
+    @property
+    def value_head_dim(self) -> int:
+        """Width of one head's value and of its share of attention's output (a count): v_head_dim, else head_dim."""
+        return int(self.v_head_dim or 0) if self.is_mla else self.head_dim
+
+    @property
+    def query_width(self) -> int:
+        """Values of the queries per token: heads x the query/key head width (a count)."""
+        return self.heads * self.qk_head_dim
+
+    @property
+    def kv_width(self) -> int:
+        """Values of the keys and values together per token, as attention reads them (a count).
+
+        KV heads x (key width + value width): ``2 kv_heads head_dim`` for (grouped-query) multi-head attention; under
+        MLA every head has its own key and value, decompressed from the latent: ``heads (192 + 128)`` for DeepSeek-V3.
+        """
+        return self.kv_heads * (self.qk_head_dim + self.value_head_dim)
+
+    @property
+    def attention_out_width(self) -> int:
+        """Values of attention's output per token, the output projection's input (a count): heads x value width."""
+        return self.heads * self.value_head_dim
+
+    @property
+    def attention_params(self) -> float:
+        r"""Weights of one layer's attention projections (a count; norms left out).
+
+        Multi-head or grouped-query attention: :math:`h (q + w_{kv}) + q h`, the fused QKV and the output
+        projection. Multi-head latent attention (DeepSeek-V3 report, arXiv 2412.19437, section 2.1.1, equations
+        1-11): the query's down- and up-projection (:math:`h r_q + r_q\,n_h d_{qk}`; :math:`h\,n_h d_{qk}` without a
+        query latent), the keys' and values' joint down-projection with the shared rotary key
+        (:math:`h (r_{kv} + d_{rope})`), their up-projection (:math:`r_{kv}\,n_h (d_{nope} + d_v)`) and the output
+        projection (:math:`n_h d_v h`).
+
+        >>> m = load_model_presets()["deepseek-v3"]
+        >>> f"{m.attention_params / 1e6:.1f}M per layer (4 h^2 would be {4 * m.hidden ** 2 / 1e6:.1f}M)"
+        '187.1M per layer (4 h^2 would be 205.5M)'
+        """
+        h, q = float(self.hidden), float(self.query_width)
+        if not self.is_mla:
+            return h * (q + self.kv_width) + q * h
+        rq = self.q_lora_rank
+        query = h * q if rq is None else h * rq + rq * q
+        rkv, rope = float(self.kv_lora_rank or 0), float(self.qk_rope_head_dim or 0)
+        keys_values = h * (rkv + rope) + rkv * self.heads * (float(self.qk_nope_head_dim or 0) + self.value_head_dim)
+        return query + keys_values + float(self.attention_out_width) * h
 
     @property
     def is_moe(self) -> bool:
@@ -142,6 +215,10 @@ def _model(data: DataFile, values: dict) -> ModelPreset:
         raise ModelPresetError(f"{where}: experts and top_k must both be 0 (dense) or 1 <= top_k <= experts")
     if values["experts"] == 0 and values["active_params"] != values["params"]:
         raise ModelPresetError(f"{where}: a dense model's active_params must equal params")
+    given = [key for key in MLA_KEYS if values.get(key) is not None]
+    if given and set(given) != set(MLA_KEYS) - ({"q_lora_rank"} if values.get("q_lora_rank") is None else set()):
+        raise ModelPresetError(f"{where}: multi-head latent attention needs {', '.join(k for k in MLA_KEYS[1:])} "
+                               "(q_lora_rank may be left out: queries without a latent)")
     values["source_ids"] = tuple(values.pop("sources"))
     values["params"], values["active_params"] = float(values["params"]), float(values["active_params"])
     return ModelPreset(**values)

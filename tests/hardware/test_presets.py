@@ -74,6 +74,10 @@ def _write(tmp_path, model_overrides: dict, drop: str | None = None) -> str:
 
 def test_loader_accepts_a_good_file(tmp_path):
     assert list(load_model_presets(_write(tmp_path, {}))) == ["m"]
+    mla = {"kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8}
+    m = load_model_presets(_write(tmp_path, mla))["m"]   # multi-head latent attention without a query latent
+    assert m.is_mla and m.q_lora_rank is None and (m.qk_head_dim, m.value_head_dim) == (12, 8)
+    assert not load_model_presets(_write(tmp_path, {}))["m"].is_mla
 
 
 @pytest.mark.parametrize(
@@ -87,6 +91,10 @@ def test_loader_accepts_a_good_file(tmp_path):
         ({"experts": 8}, None, "experts and top_k"),
         ({"sources": ["nope"]}, None, "'sources' must list known source ids"),
         ({"params": float("nan")}, None, "positive number"),
+        ({"kv_lora_rank": 16}, None, "multi-head latent attention needs"),
+        ({"q_lora_rank": 16, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4}, None,
+         "multi-head latent attention needs"),
+        ({"v_head_dim": 0}, None, "'v_head_dim' must be at least 1"),
     ],
 )
 def test_loader_refuses_a_bad_entry(tmp_path, overrides, drop, message):

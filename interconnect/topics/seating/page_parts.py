@@ -162,7 +162,8 @@ def reference_view() -> tuple[str, list[str], str]:
         rows.append({
             "run": run.name,
             "layout": f"TP{run.tp} × CP{run.cp} × PP{run.pp} × DP{run.dp}",
-            "schedule, recomputation": f"{schedule}, {run.recompute}",
+            "schedule, recomputation": f"{schedule}, {run.recompute}"
+                                       + "".join(f" + {m}" for m in run.recompute_modules),
             "paper TFLOP/s per GPU": f"{run.achieved_tflops:g}",
             "model": f"{p.tflops:.0f}",
             "model / paper": f"{p.ratio:.2f}",

@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from interconnect.catalog import CatalogError
+from interconnect.datafiles.presets import MLA_KEYS
 from interconnect.datafiles.records import CITED, Field, Record
 from interconnect.datafiles.tables import DataFile, packaged_data_file
+from interconnect.topics.seating.model.layout import RECOMPUTE_MODULES as _RECOMPUTE_MODULES
 
 __all__ = ["MODEL_INPUTS", "OPTIONAL_INPUTS", "PublishedRun", "ReferenceRunDataError", "inference_rules",
            "load_training_runs", "packaged_training_runs"]
@@ -42,22 +44,24 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "seq_len", "global_batch", "micro_batch", "achieved_tflops", "counts",
                 "stack", "fp8_recipe", "tp_comm_overlap", "tp_overlap_config", "active_params", "experts", "top_k",
                 "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "attention_window",
-                "window_layers", "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
-                "peak_memory_gib", "grad_accumulation")
+                "window_layers", *MLA_KEYS, "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
+                "peak_memory_gib", "grad_accumulation", "recompute_modules")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
                              "grad_bytes", "dp_bucket_per_layer", "stack", "fp8_recipe", "tp_comm_overlap",
                              "tp_overlap_config",
                              "active_params", "experts", "top_k", "shared_experts", "expert_ffn", "dense_ffn",
-                             "dense_layers", "ep", "head_dim", "attention_window", "window_layers",
+                             "dense_layers", "ep", "head_dim", "attention_window", "window_layers", *MLA_KEYS,
                              "nvlink_domain", "hbm_tb_s", "ddp",
-                             "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation"})
+                             "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation",
+                             "recompute_modules"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
 _NO_PROVENANCE = frozenset({"stack"})
 _STATED, _INFERRED = "stated: ", "inferred: "
+
 _RULE_LINE = re.compile(r"^#\s+(R\d+)\s")
 _RULE_USE = re.compile(r"^(R\d+)\b")
 
@@ -146,6 +150,12 @@ class PublishedRun:
     #: (0: none; rule R41)
     attention_window: int = 0
     window_layers: int = 0
+    #: multi-head latent attention's shape (rule R42; None: not MLA), as ModelPreset's fields of the same names
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
     #: GPUs on one NVLink domain (GB200 NVL72: 72)
     nvlink_domain: int = 8
     #: the GPUs' memory bandwidth, TB/s, where the source states one the catalog's GPU does not have (0: the catalog's)
@@ -163,6 +173,9 @@ class PublishedRun:
     peak_memory_gib: float = 0.0
     #: how each micro-batch's gradients were added to the step's ("fused", "buffer", "autograd"; "": by rule R36)
     grad_accumulation: str = ""
+    #: Megatron-Core's output-discarding recompute modules the run used besides ``recompute`` ("mla_up_proj",
+    #: "layernorm", "moe_act"; Workload.recompute_modules; rule R44)
+    recompute_modules: tuple[str, ...] = ()
 
     @property
     def flop_params(self) -> float:
@@ -253,8 +266,11 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
                      "out: the stack's default)")
         if row.get("grad_accumulation", "") not in ("", "fused", "buffer", "autograd"):
             row.fail("'grad_accumulation' must be fused, buffer or autograd (or left out: rule R36)")
+        modules = row.get("recompute_modules", [])
+        if not all(m in _RECOMPUTE_MODULES for m in modules) or len(set(modules)) != len(modules):
+            row.fail(f"'recompute_modules' must name each of {', '.join(_RECOMPUTE_MODULES)} at most once")
         _check_provenance(row, rules)
-        runs.append(PublishedRun(**raw))
+        runs.append(PublishedRun(**{**raw, **({"recompute_modules": tuple(modules)} if modules else {})}))
     return tuple(runs), sources
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from interconnect.datafiles.presets import MLA_KEYS
 from interconnect.hardware.cluster import Cluster, resolve_cluster
 from interconnect.topics.seating.model import Layout, Plan, Workload, plan
 from interconnect.topics.seating.reference_data import PublishedRun, ReferenceRunDataError, packaged_training_runs
@@ -43,7 +44,8 @@ class ReferenceRun(PublishedRun):
                            vocab=self.vocab, seq_len=self.seq_len, experts=self.experts, top_k=self.top_k,
                            active_params=self.flop_params, source_ids=(), note=self.note,
                            tied_embeddings=self.tied_embeddings, attention_head_dim=self.head_dim,
-                           attention_window=self.attention_window, window_layers=self.window_layers)
+                           attention_window=self.attention_window, window_layers=self.window_layers,
+                           **{key: getattr(self, key) for key in MLA_KEYS})
 
     def cluster(self) -> Cluster:
         """Return the run's cluster: 8 GPUs per node, its NIC, its NVLink domain (8, or 72 on GB200 NVL72)."""
@@ -76,7 +78,7 @@ class ReferenceRun(PublishedRun):
                         loss_fp32_copies=3 if self.torchtitan else 1, zero3_fetch=self.zero3_fetch_mode,
                         grad_accumulation=self.grad_accumulation_mode,
                         fp8_param_gather=self.precision == "fp8" and "Megatron-Bridge" in self.stack,
-                        fsdp2_copies=self.torchtitan)
+                        fsdp2_copies=self.torchtitan, recompute_modules=tuple(self.recompute_modules))
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second

@@ -233,3 +233,16 @@ def test_plan_names_the_published_runs_of_its_layout(capsys):
     assert main(["plan", "--model", "llama3-70b", "--nodes", "8", "--tp", "4", "--pp", "8"]) == 0
     assert "Published with this layout: Llama 3 70B, 64 H100 FP8-CS" in capsys.readouterr().out
     assert _json(capsys, ["plan", "--model", "llama3-70b", "--nodes", "8"])["published_runs"] == []
+
+
+def test_recompute_modules_lower_the_memory_and_are_refused_where_the_model_lacks_them(capsys):
+    # DeepSeek-V3 as Megatron-Bridge 25.11 ran it on B200 (TP 1, PP 16, EP 8): the up-projections' outputs freed
+    ds = ["plan", "--model", "deepseek-v3", "--gpu", "b200", "--gpus-per-node", "8", "--nodes", "32", "--tp", "1",
+          "--pp", "16", "--dp", "16", "--ep", "8", "--global-batch", "2048", "--recompute", "none"]
+    kept = _json(capsys, ds)
+    freed = _json(capsys, [*ds, "--recompute-module", "mla_up_proj", "--recompute-module", "mla_up_proj"])
+    assert kept["workload"]["recompute_modules"] == [] and freed["workload"]["recompute_modules"] == ["mla_up_proj"]
+    assert freed["memory_per_gpu"]["value"] < kept["memory_per_gpu"]["value"]
+    assert freed["step_time"]["value"] > kept["step_time"]["value"]     # the up-projections run again
+    code, out, err = _run(capsys, [*BASE, "--recompute-module", "mla_up_proj"])
+    assert code == 2 and "'mla_up_proj' needs multi-head latent attention" in err and len(err.strip().splitlines()) == 1

@@ -5,6 +5,8 @@ Expected values carry their source beside them.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -1340,3 +1342,228 @@ def test_sliding_window_layers_pay_the_band_not_the_causal_triangle():
     unfused = dataclasses.replace(wl, attention="unfused")
     assert float(_layer_times(_grid(windowed, cluster, unfused, *args)).compute[0]) == pytest.approx(
         float(_layer_times(_grid(model, cluster, unfused, *args)).compute[0]))
+
+
+# --- multi-head latent attention (DeepSeek-V3, rule R42) -------------------------------------------------------------
+# deepseek-ai/DeepSeek-V3 config.json: hidden 7168, 128 heads, "q_lora_rank": 1536, "kv_lora_rank": 512,
+# "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128 (and the report, arXiv 2412.19437, section 4.2)
+DSV3 = PRESETS["deepseek-v3"]
+
+
+def _without_mla(model):
+    import dataclasses
+
+    return dataclasses.replace(model, q_lora_rank=None, kv_lora_rank=None, qk_nope_head_dim=None,
+                               qk_rope_head_dim=None, v_head_dim=None)
+
+
+def test_deepseek_v3_preset_carries_its_latent_attention_and_keeps_its_published_totals():
+    m = DSV3
+    assert (m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim) == (
+        1536, 512, 128, 64, 128)
+    assert m.is_mla and m.qk_head_dim == 192 and m.value_head_dim == 128
+    assert (m.params, m.active_params) == (671e9, 37e9)        # the report's 671B total, 37B active
+    # the projections' weights, GEMM by GEMM: q down, q up, kv down (with the 64-wide rotary key), kv up, output
+    h = 7168
+    assert m.attention_params == h * 1536 + 1536 * 128 * 192 + h * (512 + 64) + 512 * 128 * (128 + 128) + 128 * 128 * h
+    assert m.attention_params == 187_105_280 and 4 * h * h == 205_520_896
+    assert not any(p.is_mla for key, p in PRESETS.items() if key != "deepseek-v3")
+
+
+def test_mla_attention_core_is_charged_at_192_and_128_a_head():
+    # the attention core of one token in one layer, forward: Q K^T over s keys at 192 a head and P V at 128 a head,
+    # 2 FLOPs a multiply-add, 128 heads: 2 s 128 (192 + 128), halved by the causal mask. Standard attention at
+    # head_dim 7168 / 128 = 56 charged 4 s h / 2: MLA is 2 x 320 / (4 x 56) = 2.86 times that, at the same rate (R42)
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.step import _grid, _layer_times
+
+    s = 4096
+    cluster = h100(1)
+    wl = Workload(global_batch=8, micro_batch=1, seq_len=s, recompute="none")
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(1))
+    _, rate, _, _ = _rates(cluster, wl, seq=s)
+    mla = _layer_times(_grid(DSV3, cluster, wl, *args))
+    mha = _layer_times(_grid(_without_mla(DSV3), cluster, wl, *args))
+    per_token = 2 * s * 128 * (192 + 128) / 2
+    assert per_token == 167_772_160
+    assert float(mla.attn_fwd[0]) * rate / s == pytest.approx(per_token)
+    assert float(mha.attn_fwd[0]) * rate / s == pytest.approx(4 * s * 7168 / 2)
+    assert float(mla.attn_fwd[0] / mha.attn_fwd[0]) == pytest.approx(2 * 320 / (4 * 56))  # 2.86
+    assert float(mla.attn_bwd[0]) == pytest.approx(2.5 * float(mla.attn_fwd[0]))   # flash's backward, as before
+
+
+def test_mla_projections_are_their_own_gemms_and_the_layer_keeps_its_parameters():
+    from interconnect.topics.seating.model.compute import layer_params
+    from interconnect.topics.seating.model.step import _grid, _layer_gemm_shapes, mla_projection_shapes
+
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    shapes = _layer_gemm_shapes(_grid(DSV3, h100(1), Workload(global_batch=8), a(2), a(1), a(4), a(1), a(1), a(1)))
+    assert list(shapes) == ["q_a", "q_b", "kv_a", "kv_b", "proj", "fc1", "fc2"]
+    # (outputs on one of TP 2's ranks, reduced dimension)
+    assert {k: (float(shapes[k][0][0]), float(shapes[k][1])) for k in ("q_a", "q_b", "kv_a", "kv_b")} == {
+        "q_a": (768.0, 7168.0), "q_b": (12288.0, 1536.0), "kv_a": (288.0, 7168.0), "kv_b": (16384.0, 512.0)}
+    assert (float(shapes["proj"][0]), float(shapes["proj"][1][0])) == (7168.0, 8192.0)
+    # every weight of the layer in exactly one GEMM: the GEMMs' FLOPs stay 2 T N_layer
+    per_layer, _ = layer_params(DSV3)
+    assert sum(float(np.asarray(w).ravel()[0]) for _, _, w in shapes.values()) == pytest.approx(per_layer)
+    # no query latent: one h -> heads x 192 GEMM
+    import dataclasses
+
+    direct = dataclasses.replace(DSV3, q_lora_rank=None)
+    assert mla_projection_shapes(direct)["q"] == (128 * 192, 7168)
+    assert direct.attention_params == pytest.approx(DSV3.attention_params - 7168 * 1536 - 1536 * 24576
+                                                    + 7168 * 24576)
+
+
+def test_mla_activations_are_stored_at_the_real_widths():
+    # per token, TP 1, no dropout, flash attention, nothing recomputed: the norms' inputs and the projections' inputs
+    # 8 h; queries 2 x 128 x 192, keys and values 2 x 128 x (192 + 128), attention's output 2 x 128 x 128; the
+    # latents' norms keep input and output, 2 x (2 x 1536 + 2 x 512 + 64); the MLP's 2 N_mlp / h
+    from interconnect.topics.seating.model.compute import layer_params
+    from interconnect.topics.seating.model.memory import _per_layer_stored
+
+    s, h = 4096, 7168
+    per_layer, _ = layer_params(DSV3)
+    mlp = per_layer - DSV3.attention_params
+    per_token = 8 * h + 2 * 24576 + 2 * 40960 + 2 * 16384 + 2 * (2 * 1536 + 2 * 512 + 64) + 2 * mlp / h
+    wl = Workload(global_batch=8, micro_batch=1, seq_len=s, recompute="none")
+    one = np.array([1.0])
+    assert float(_per_layer_stored(DSV3, wl, one, one, "none")[0]) == pytest.approx(s * per_token)
+    assert float(_per_layer_stored(DSV3, wl, one, one, "none")[0]) > float(
+        _per_layer_stored(_without_mla(DSV3), wl, one, one, "none")[0])
+    # with sequence parallelism over TP 2 everything is split but the latents, gathered whole before the up-projections
+    sp = Workload(global_batch=8, micro_batch=1, seq_len=s, recompute="none", sequence_parallel=True)
+    latents = 2 * (2 * 1536 + 2 * 512 + 64)
+    assert float(_per_layer_stored(DSV3, sp, np.array([2.0]), one, "none")[0]) == pytest.approx(
+        s * ((per_token - latents) / 2 + latents))
+
+
+def test_the_latent_attention_leaves_every_other_model_as_it_was():
+    # a model without MLA takes the same widths as before: queries and keys and values at head_dim, the fused QKV
+    # and output projection (4 h^2 for multi-head attention, h (q + 2 kv) + q h with grouped-query), 4 s q / 2
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.step import _grid, _layer_gemm_shapes, _layer_times
+
+    h, q, kv = 8192, 8192, 2 * 8 * 128
+    assert (L70.query_width, L70.kv_width, L70.attention_out_width) == (q, kv, q)
+    assert L70.attention_params == h * (q + kv) + q * h
+    s, cluster = 8192, h100(1)
+    wl = Workload(global_batch=8, micro_batch=1, seq_len=s, recompute="none")
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    g = _grid(L70, cluster, wl, a(8), a(1), a(1), a(1), a(1), a(1))
+    assert list(_layer_gemm_shapes(g)) == ["qkv", "proj", "fc1", "fc2"]
+    _, rate, _, _ = _rates(cluster, wl, seq=s)
+    assert float(_layer_times(g).attn_fwd[0]) == pytest.approx(4 * s * (s / 2) * q / 8 / rate)
+    # and a published run's ratio is what it was before multi-head latent attention came in: Megatron-Bridge 25.11's
+    # Llama 3 70B on 64 H100 read 1.0184652104938539 at commit 799444f (the last before it); equal to 1e-9
+    from interconnect.topics.seating.reference_runs import load_reference_runs, predict
+
+    run = next(r for r in load_reference_runs() if r.id == "mbridge2511-llama3-70b-h100-64")
+    assert predict(run).ratio == pytest.approx(1.0184652104938539, rel=1e-9)
+
+
+# --- Megatron-Core's recompute modules (rule R44; Workload.recompute_modules) ----------------------------------------
+# megatron/core/transformer/multi_latent_attention.py (core_r0.15/0.16): "mla_up_proj" runs the latents' norms, the
+# query and key-value up-projections and the rotary embedding under an output-discarding checkpoint, so the normed
+# latents, the queries, keys and values are freed after attention has used them and made again in the backward pass
+
+
+def test_mla_up_proj_recomputation_frees_the_queries_keys_values_and_normed_latents():
+    from interconnect.topics.seating.model.compute import layer_params
+    from interconnect.topics.seating.model.memory import _fp8_saved_less, _modules_freed, _per_layer_stored
+
+    s, h = 4096, 7168
+    per_layer, _ = layer_params(DSV3)
+    mlp = per_layer - DSV3.attention_params
+    one = np.array([1.0])
+    keep = Workload(global_batch=8, micro_batch=1, seq_len=s, recompute="none")
+    drop = dataclasses.replace(keep, recompute_modules=("mla_up_proj",))
+    # per token, TP 1: what the layer stored (test above) less the queries 2 x 128 x 192, the keys and values
+    # 2 x 128 x (192 + 128) and the two normed latents 2 x (1536 + 512); the latents themselves (the checkpoint's
+    # inputs) and the rotary key stay: 2 x (1536 + 512 + 64)
+    kept = 8 * h + 2 * 16384 + 2 * (1536 + 512 + 64) + 2 * mlp / h
+    assert 2 * 24576 + 2 * 40960 + 2 * (1536 + 512) == 135_168
+    stored = _per_layer_stored(DSV3, drop, one, one, "none") - _modules_freed(DSV3, drop, one, one, "none")
+    assert float(stored[0]) == pytest.approx(s * kept)
+    assert float(_modules_freed(DSV3, drop, one, one, "none")[0]) == s * 135_168
+    # in FP8 the up-projections kept 1-byte casts of the normed latents (R42); those go too, only the byte left
+    fp8 = dataclasses.replace(drop, dtype_bytes=1, fp8_recipe="mxfp8")
+    assert float(_modules_freed(DSV3, fp8, one, one, "none")[0]) == s * (135_168 - (1536 + 512))
+    assert float(_fp8_saved_less(DSV3, fp8, one, one, "none")[0]) == float(
+        _fp8_saved_less(DSV3, dataclasses.replace(fp8, recompute_modules=()), one, one, "none")[0])
+    # nothing more is freed under full recomputation (only the layer's input is kept anyway)
+    assert float(_modules_freed(DSV3, drop, one, one, "full")[0]) == 0.0
+
+
+def test_mla_up_proj_recomputation_charges_the_up_projections_forward_once_more():
+    # at one share of the peak for every kernel (no tile costs), the backward pass gains the two up-projections'
+    # forward GEMMs, 2 T (1536 x 24,576 + 512 x 32,768) FLOPs, and the memory-bound passes over the bytes they make
+    # again, 2 x 135,168 bytes a token at the GPU's memory bandwidth
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s, _rates
+    from interconnect.topics.seating.model.step import _grid, _layer_times
+
+    s, cluster = 4096, h100(1)
+    keep = Workload(global_batch=8, micro_batch=1, seq_len=s, recompute="none", compute_efficiency=0.5)
+    drop = dataclasses.replace(keep, recompute_modules=("mla_up_proj",))
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(8), a(1), a(1), a(1))
+    gemm_rate, _, _, _ = _rates(cluster, keep)
+    hbm = _hbm_bytes_per_s(cluster, keep)
+    flops = 2 * s * (1536 * 24576 + 512 * 32768)
+    assert flops == 2 * s * 54_525_952
+    extra = float(_layer_times(_grid(DSV3, cluster, drop, *args)).compute[0]
+                  - _layer_times(_grid(DSV3, cluster, keep, *args)).compute[0])
+    assert extra == pytest.approx(flops / gemm_rate + 2.0 * s * 135_168 / hbm, rel=1e-9)
+
+
+def test_layernorm_and_moe_act_free_the_separate_norms_and_the_experts_activation():
+    # GPT-OSS-like MoE without MLA: only the pre-MLP norm (before the router) is a module of its own, 2 h a token;
+    # moe_act frees the second expert GEMM's input, k experts x their width, in 16 bits
+    from interconnect.topics.seating.model.memory import recompute_module_bytes
+
+    moe = PRESETS["deepseek-v3"]
+    plain = _without_mla(moe)
+    wl = Workload(recompute_modules=("layernorm", "moe_act"), sequence_parallel=False)
+    freed = recompute_module_bytes(plain, wl)
+    assert float(freed["layernorm"][0]) == 2 * 7168
+    per_expert = plain.expert_params / plain.experts / plain.layers
+    assert float(freed["moe_act"][0]) == pytest.approx(2 * 8 * per_expert / (3 * 7168))
+    # with MLA the input norm is a module of its own too (the down-projections read its output): two norms
+    assert float(recompute_module_bytes(moe, wl)["layernorm"][0]) == 2 * 2 * 7168
+    # a dense model without MLA fuses both norms into the GEMMs after them: nothing freed
+    assert recompute_module_bytes(L70, wl) == {}
+
+
+def test_recompute_modules_are_checked():
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.layout import Layout, layout_problems
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    bad = Workload(global_batch=8, recompute_modules=("mla_up_proj", "moe_act", "qkv"))
+    problems = " ".join(layout_problems(L70, cluster, Layout(tp=8), bad))
+    assert "'qkv'" in problems and "mla_up_proj' needs multi-head latent attention" in problems
+    assert "'moe_act' needs a mixture-of-experts model" in problems
+    assert layout_problems(DSV3, cluster, Layout(dp=8, ep=8), Workload(
+        global_batch=8, recompute_modules=("mla_up_proj", "moe_act", "layernorm"))) == []
+
+
+def test_runs_without_recompute_modules_are_unchanged_and_the_recipes_modules_reach_the_model():
+    # ratios before the recompute modules came in (commit 5d6fd33), to the last bit: two MoE runs without them
+    # (Qwen3's recipes set recompute_granularity = None) and a dense one
+    from interconnect.topics.seating.reference_runs import load_reference_runs, predict
+
+    runs = {r.id: r for r in load_reference_runs()}
+    before = {"mbridge2511-qwen3-235b-h100-256": 0.8920710448525054,
+              "mbridge2602-qwen3-30b-gb200-8": 1.3106571305848382,
+              "mbridge2511-llama3-8b-h100-8": 0.9684857682307337}
+    for run_id, ratio in before.items():
+        assert runs[run_id].recompute_modules == ()
+        assert predict(runs[run_id]).ratio == ratio
+    # the recipes' lists (Megatron-Bridge v0.2.0 deepseek/workload_base_configs.py, v0.3.0
+    # gpt_oss/gpt_oss_workload_base_configs.py) as the workloads carry them, and the DeepSeek-V3 GB200 row's
+    # activations no longer hold the up-projections' outputs: its memory is lower than before (169 GB)
+    assert runs["mbridge2511-deepseekv3-gb200-256"].workload().recompute_modules == ("mla_up_proj",)
+    assert runs["mbridge2602-gptoss-120b-gb200-64"].workload().recompute_modules == ("layernorm", "moe_act")
+    assert runs["mbridge2511-deepseekv3-gb200-256"].workload().recompute == "none"
+    assert predict(runs["mbridge2511-deepseekv3-gb200-256"]).ratio < 1.2039231307494014  # more backward work

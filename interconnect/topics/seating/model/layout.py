@@ -22,6 +22,7 @@ __all__ = [
     "Layout",
     "LayoutError",
     "PLAN_DEFAULTS",
+    "RECOMPUTE_MODULES",
     "SCHEDULES",
     "SELECTIVE_POLICIES",
     "Workload",
@@ -48,6 +49,8 @@ DIMENSIONS = ("tp", "cp", "ep", "dp", "pp")
 ATTENTION_KERNELS = ("flash", "flash2", "unfused")
 #: What ``selective`` recomputation recomputes (see :class:`Workload`).
 SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
+#: Megatron-Core's output-discarding recomputation modules a workload may name (``Workload.recompute_modules``).
+RECOMPUTE_MODULES = ("mla_up_proj", "layernorm", "moe_act")
 #: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
 DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor", "deepspeed-bf16")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
@@ -306,7 +309,22 @@ class Workload:
     unsharded gradients (:func:`interconnect.topics.seating.model.stacks.fsdp2_copy_bytes`, rule R37 of
     ``training-runs.toml``);
     ``fp8_param_gather`` whether, in FP8 training, ZeRO gathers the weights in FP8, one byte a weight, not two
-    (Megatron-Core's ``fp8_param_gather``, which Megatron-Bridge's FP8 presets turn on; rule R40).
+    (Megatron-Core's ``fp8_param_gather``, which Megatron-Bridge's FP8 presets turn on; rule R40);
+    ``recompute_modules`` Megatron-Core's output-discarding recomputation modules (``--recompute-modules``, with
+    ``--recompute-granularity selective``; megatron/core/transformer/transformer_config.py of core_r0.15/0.16) besides
+    ``recompute``, which keeps its meaning (``selective`` is Megatron-Core's "core_attn", ``none`` without it): each
+    module runs under a checkpoint that frees its outputs once the next operator has used them and runs it again when
+    the backward pass reaches them, so they leave the stored activations and their forward work joins the backward
+    pass. ``mla_up_proj`` (multi-head latent attention only): the latents' norms, the query and key-value
+    up-projections and the rotary embedding, whose outputs are the normed latents, the queries, keys and values
+    (multi_latent_attention.py, ``qkv_up_proj_and_rope_apply`` under ``CheckpointWithoutOutput``); ``layernorm``: the
+    norms that are modules of their own, the pre-MLP norm of a mixture of experts' layer (before the router) and the
+    input norm under MLA (before the down-projections); other norms are fused into the GEMM that follows them
+    (Transformer Engine's LayerNormLinear; the layer's own norm is an ``IdentityOp``, gpt_layer_specs.py) and stay
+    stored; ``moe_act``: the routed experts' activation function, whose output is the second expert GEMM's input
+    (experts.py, ``TEGroupedMLP``). In FP8 the GEMMs after ``layernorm`` and ``moe_act`` keep the 16-bit input that is
+    freed, not an FP8 copy (``set_save_original_input``). Ignored under ``full`` recomputation; see
+    :func:`interconnect.topics.seating.model.memory.recompute_module_bytes`.
     """
 
     micro_batch: int = 1
@@ -341,6 +359,7 @@ class Workload:
     grad_accumulation: str = "fused"
     fp8_param_gather: bool = False
     fsdp2_copies: bool = False
+    recompute_modules: tuple[str, ...] = ()
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -416,6 +435,14 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"DualPipe needs an even number of pipeline stages (got PP = {layout.pp}).")
     if workload.recompute not in ("none", "selective", "full"):
         problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
+    unknown = [m for m in workload.recompute_modules if m not in RECOMPUTE_MODULES]
+    if unknown:
+        problems.append(f"Recompute module(s) {', '.join(repr(m) for m in unknown)} not one of "
+                        f"{', '.join(RECOMPUTE_MODULES)}.")
+    if "mla_up_proj" in workload.recompute_modules and not model.is_mla:
+        problems.append(f"Recompute module 'mla_up_proj' needs multi-head latent attention; {model.name} has none.")
+    if "moe_act" in workload.recompute_modules and not model.is_moe:
+        problems.append(f"Recompute module 'moe_act' needs a mixture-of-experts model; {model.name} has no experts.")
     if workload.ddp not in DDP_MODES:
         problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
     if workload.expert_gemm not in EXPERT_GEMMS:

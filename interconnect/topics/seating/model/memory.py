@@ -21,6 +21,7 @@ __all__ = [
     "RESERVED_SHARE",
     "memory_summary",
     "memory_verdict",
+    "recompute_module_bytes",
 ]
 
 
@@ -92,15 +93,16 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
     b, h, a = workload.micro_batch, float(model.hidden), model.heads
     seq_total = workload.tokens(model)
     per_layer, _ = layer_params(model)
-    kv_width = 2.0 * model.kv_heads * model.head_dim
+    kv_width = float(model.kv_width)
     kv_split = np.minimum(tp, max(model.kv_heads, 1))  # KV heads are not split below one per GPU
-    mlp_params = np.maximum(per_layer - (h * (model.heads * model.head_dim + kv_width)
-                                         + model.heads * model.head_dim * h), 0.0)
+    mlp_params = np.maximum(per_layer - model.attention_params, 0.0)
     mask = 1.0 if workload.dropout else 0.0
     whole = 2 * h + 2 * h + 2 * h + 2 * h + 2 * mask * h  # norm inputs, QKV and MLP inputs, dropout masks
-    q = float(model.heads * model.head_dim)             # the queries' width (the hidden size, or not: Qwen3)
-    split = 2 * q + 2 * q + 2 * mlp_params / h           # queries, attention output, MLP intermediates
+    q = float(model.query_width)                        # the queries' width (the hidden size, or not: Qwen3)
+    out = float(model.attention_out_width)              # attention's output (MLA: heads x the value width)
+    split = 2 * q + 2 * out + 2 * mlp_params / h         # queries, attention output, MLP intermediates
     kv = 2 * kv_width / kv_split                          # keys and values
+    kv = kv + _mla_latents_stored(model)                 # MLA's latents, whole on every TP rank (rule R42)
     scores = (2 + 3 * mask) * a * seq_total / tp if workload.attention == "unfused" else 0.0
     if workload.sequence_parallel:
         selective = s * b * ((whole + split) / tp + kv)
@@ -112,6 +114,24 @@ def _per_layer_stored(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
     if mode == "selective" and workload.selective_policy == "torchtitan-op":
         return s * b * _op_policy_stored(model, tp, kv_split, mlp_params, workload.sequence_parallel)
     return {"none": full, "selective": selective, "full": minimal}[mode]
+
+
+def _mla_latents_stored(model: ModelPreset) -> float:
+    r"""Bytes per token multi-head latent attention keeps beside the queries, keys and values (0 for other attention).
+
+    Megatron-Core's MLA (rule R42 of ``training-runs.toml``) norms each latent inside its up-projection's
+    LayerNormLinear, which keeps the norm's input and output for its backward pass: the query's latent
+    (:math:`r_q`, twice) and the keys' and values' (:math:`r_{kv}`, twice), plus the rotary key the heads share
+    (:math:`d_{rope}`), in 16 bits: :math:`2 (2 r_q + 2 r_{kv} + d_{rope})`. Kept whole on every TP rank (the latents
+    are gathered before the up-projections; our reading).
+
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> _mla_latents_stored(load_model_presets()["deepseek-v3"])
+    8320.0
+    """
+    if not model.is_mla:
+        return 0.0
+    return 2.0 * (2 * (model.q_lora_rank or 0) + 2 * (model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0))
 
 
 def _op_policy_stored(model: ModelPreset, tp: np.ndarray, kv_split: np.ndarray, mlp_params: np.ndarray,
@@ -145,6 +165,76 @@ def _op_policy_stored(model: ModelPreset, tp: np.ndarray, kv_split: np.ndarray, 
     return block_input + saved + attention_out + reduced
 
 
+def recompute_module_bytes(model: ModelPreset, workload: Workload, tp: np.ndarray | float = 1.0
+                           ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    r"""What each of Megatron-Core's recompute modules frees, per token of one layer on one GPU.
+
+    For each module of ``workload.recompute_modules`` that the model has (see :class:`Workload`), a pair: the bytes
+    of the outputs it frees, in 16 bits, and the values of them that the stored figure otherwise keeps as 1-byte FP8
+    casts instead (:func:`_fp8_saved_less`; only counted where FP8 applies). With :math:`q = n_h d_{qk}` the queries'
+    width, :math:`w_{kv} = n_h (d_{qk} + d_v)` the keys' and values' (each split over TP, the keys and values not
+    below one head a GPU), :math:`r_q`, :math:`r_{kv}` the latents (whole on every TP rank, rule R42), :math:`u` 1/t
+    with sequence parallelism and 1 without, :math:`k` the experts a token uses and :math:`f_r` one routed expert's
+    FFN width averaged over the layers:
+
+    - ``mla_up_proj``: :math:`2 q / t + 2 w_{kv} / t + 2 (r_q + r_{kv})` bytes (queries, keys and values, the normed
+      latents); FP8 casts :math:`r_q + r_{kv}`;
+    - ``layernorm``: :math:`2 h u` bytes per separate norm (the pre-MLP norm of a mixture of experts, the input norm
+      under MLA); FP8 casts :math:`h u` each;
+    - ``moe_act``: :math:`2 k f_r / t` bytes (the second expert GEMM's input); FP8 casts :math:`k f_r / t`.
+
+    Examples
+    --------
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> from interconnect.topics.seating.model.layout import Workload
+    >>> m = load_model_presets()["deepseek-v3"]
+    >>> out, casts = recompute_module_bytes(m, Workload(recompute_modules=("mla_up_proj",)))["mla_up_proj"]
+    >>> float(out), float(casts)   # 2 (24,576 + 40,960 + 2,048) and 1,536 + 512
+    (135168.0, 2048.0)
+    """
+    tp = np.asarray(tp, dtype=float)
+    h = float(model.hidden)
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    modules = workload.recompute_modules
+    if "mla_up_proj" in modules and model.is_mla:
+        kv_split = np.minimum(tp, max(model.kv_heads, 1))
+        latents = float((model.q_lora_rank or 0) + (model.kv_lora_rank or 0))
+        out["mla_up_proj"] = (2 * float(model.query_width) / tp + 2 * float(model.kv_width) / kv_split
+                              + 2 * latents, latents + 0.0 * tp)
+    norms = (1.0 if model.is_moe else 0.0) + (1.0 if model.is_mla else 0.0)
+    if "layernorm" in modules and norms:
+        u = 1.0 / tp if workload.sequence_parallel else np.ones_like(tp)
+        out["layernorm"] = (norms * 2 * h * u, norms * h * u)
+    if "moe_act" in modules and model.is_moe:
+        per_expert = model.expert_params / max(model.experts, 1) / model.layers  # one expert's weights a layer
+        matrices = max(1.0, float(round(per_expert / (h * model.ffn_hidden))))   # 3 gated (SwiGLU), 2 not
+        routed = model.top_k * per_expert / (matrices * h)                      # the second GEMM's input width
+        out["moe_act"] = (2 * routed / tp, routed / tp)
+    return out
+
+
+def _modules_freed(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray, mode: str) -> np.ndarray:
+    """Bytes one layer stores less per micro-batch for its recompute modules (:func:`recompute_module_bytes`).
+
+    Measured from the figure :func:`_per_layer_stored` less :func:`_fp8_saved_less` gives, so where FP8 casts were
+    counted at 1 byte only the byte left is freed. Nothing under full recomputation or torchtitan's policy.
+    """
+    if not workload.recompute_modules or mode == "full" or (
+            mode == "selective" and workload.selective_policy == "torchtitan-op"):
+        return np.zeros_like(np.asarray(tp, dtype=float))
+    fp8 = _fp8_keeps_casts(workload, mode)
+    s = workload.tokens(model) / cp * workload.micro_batch
+    freed = sum((out - (casts if fp8 else 0.0) for out, casts in recompute_module_bytes(model, workload, tp).values()),
+                start=np.zeros_like(np.asarray(tp, dtype=float)))
+    return s * freed
+
+
+def _fp8_keeps_casts(workload: Workload, mode: str) -> bool:
+    """Whether the stored figure keeps the GEMMs' inputs as 1-byte casts (Transformer Engine FP8; _fp8_saved_less)."""
+    return not (workload.dtype_bytes != 1 or workload.fp8_recipe == "tensorwise" or mode == "full" or (
+        mode == "selective" and workload.selective_policy == "torchtitan-op"))
+
+
 def _fp8_saved_less(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray, mode: str) -> np.ndarray:
     """Bytes one layer stores less per micro-batch when its projections run in FP8 through Transformer Engine.
 
@@ -158,18 +248,18 @@ def _fp8_saved_less(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: 
     the backward, nor with full recomputation (only the layer's input is kept). Memory only: the memory-bound
     passes of the step are counted from :func:`_per_layer_stored`.
     """
-    if workload.dtype_bytes != 1 or workload.fp8_recipe == "tensorwise" or mode == "full" or (
-            mode == "selective" and workload.selective_policy == "torchtitan-op"):
+    if not _fp8_keeps_casts(workload, mode):
         return np.zeros_like(np.asarray(tp, dtype=float))
-    h, q = float(model.hidden), float(model.heads * model.head_dim)
+    h, q = float(model.hidden), float(model.attention_out_width)  # the output projection's input
     per_layer, _ = layer_params(model)
-    kv_width = 2.0 * model.kv_heads * model.head_dim
-    mlp_params = max(per_layer - (h * (q + kv_width) + q * h), 0.0)
+    mlp_params = max(per_layer - model.attention_params, 0.0)
     matrices = 3.0 if round(mlp_params / (h * model.ffn_hidden)) % 3 == 0 else 2.0  # gated (SwiGLU) or not
     fc2_input = mlp_params / (matrices * h)
     s = workload.tokens(model) / cp * workload.micro_batch
     norms_out = 2 * h / tp if workload.sequence_parallel else 2 * h * np.ones_like(tp)
-    return s * (norms_out + (fc2_input - q) / tp)
+    # MLA's up-projections keep their normed latents in FP8 too (rule R42)
+    latents = float((model.q_lora_rank or 0) + (model.kv_lora_rank or 0)) if model.is_mla else 0.0
+    return s * (norms_out + latents + (fc2_input - q) / tp)
 
 
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
@@ -183,10 +273,11 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     Plus the FP32 logits of the output layer, ``4 s b V / t`` per copy the loss holds at its peak
     (``Workload.loss_fp32_copies``; on the last stage, counted here as the worse case). With
     ``offload_layers`` (no pipeline, Megatron-Core's rule) the offloaded layers keep nothing on the GPU but the
-    one whose copy is under way.
+    one whose copy is under way. Megatron-Core's recompute modules free what :func:`_modules_freed` counts.
     """
     mode = recompute or workload.recompute
-    per_layer = _per_layer_stored(model, workload, tp, cp, mode) - _fp8_saved_less(model, workload, tp, cp, mode)
+    per_layer = (_per_layer_stored(model, workload, tp, cp, mode) - _fp8_saved_less(model, workload, tp, cp, mode)
+                 - _modules_freed(model, workload, tp, cp, mode))
     if most is None:
         most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
     pp = np.asarray(pp, dtype=float)

@@ -46,7 +46,7 @@ from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
-           "expert_gemm_floor_s", "gradient_reductions", "megatron_bucket_params",
+           "expert_gemm_floor_s", "gradient_reductions", "megatron_bucket_params", "mla_projection_shapes",
            "per_micro_batch_reduce_exposed_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
@@ -166,17 +166,50 @@ def _wire_bytes(workload: Workload) -> float:
 
 
 def _layer_gemm_shapes(g: _Grid) -> dict[str, tuple]:
-    """A layer's four linear layers on one TP rank: (outputs n, reduced k, weights) of QKV, the attention's output
-    projection, FC1 (SwiGLU's two halves together) and FC2; the tokens of a micro-batch are the rows."""
+    """A layer's linear layers on one TP rank: (outputs n, reduced k, weights) of QKV, the attention's output
+    projection, FC1 (SwiGLU's two halves together) and FC2; the tokens of a micro-batch are the rows.
+
+    Under multi-head latent attention (rule R42) QKV is four GEMMs instead (:func:`mla_projection_shapes`): the
+    query's down- and up-projection (``q_a``, ``q_b``; one ``q`` without a query latent) and the keys' and values'
+    (``kv_a``, ``kv_b``), each split over TP.
+    """
     model, h, tp = g.model, g.h, g.tp
     per_layer_params, _ = layer_params(model)
-    kv_width = 2 * model.kv_heads * model.head_dim
-    q = float(model.heads * model.head_dim)
-    attn_w = h * (q + kv_width) + q * h
-    mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
-    return {"qkv": ((q + kv_width) / tp, h, h * (q + kv_width)), "proj": (h, q / tp, q * h),
+    q, kv_width, out = float(model.query_width), float(model.kv_width), float(model.attention_out_width)
+    mlp_w = np.maximum(per_layer_params - model.attention_params, 0.0)
+    if model.is_mla:
+        attention = {name: (n / tp, k, n * k) for name, (n, k) in mla_projection_shapes(model).items()}
+    else:
+        attention = {"qkv": ((q + kv_width) / tp, h, h * (q + kv_width))}
+    return {**attention, "proj": (h, out / tp, out * h),
             "fc1": (mlp_w / (2 * h) / tp, h, mlp_w / 2),
             "fc2": (h, np.maximum(float(model.ffn_hidden) / tp, 1.0), mlp_w / 2)}
+
+
+def mla_projection_shapes(model: ModelPreset) -> dict[str, tuple[float, float]]:
+    r"""The GEMMs that make multi-head latent attention's queries, keys and values: (outputs n, reduced k) each.
+
+    DeepSeek-V3's attention (arXiv 2412.19437, section 2.1.1; rule R42 of ``training-runs.toml``), with :math:`h` the
+    hidden size, :math:`n_h` heads, latents :math:`r_q` and :math:`r_{kv}` and head widths :math:`d_{nope}`,
+    :math:`d_{rope}` and :math:`d_v` (:math:`d_{qk} = d_{nope} + d_{rope}`):
+
+    - ``q_a``: :math:`h \to r_q`, the query's latent; ``q_b``: :math:`r_q \to n_h d_{qk}` (one ``q`` of
+      :math:`h \to n_h d_{qk}` without a query latent);
+    - ``kv_a``: :math:`h \to r_{kv} + d_{rope}`, the keys' and values' latent and the rotary key the heads share;
+      ``kv_b``: :math:`r_{kv} \to n_h (d_{nope} + d_v)`.
+
+    The output projection (:math:`n_h d_v \to h`) is the layer's ``proj``, as for any attention.
+
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> {k: tuple(int(v) for v in nk) for k, nk in mla_projection_shapes(load_model_presets()["deepseek-v3"]).items()}
+    {'q_a': (1536, 7168), 'q_b': (24576, 1536), 'kv_a': (576, 7168), 'kv_b': (32768, 512)}
+    """
+    h, heads = float(model.hidden), float(model.heads)
+    rkv, rope = float(model.kv_lora_rank or 0), float(model.qk_rope_head_dim or 0)
+    nope, q = float(model.qk_nope_head_dim or 0), float(model.query_width)
+    query = {"q": (q, h)} if model.q_lora_rank is None else {
+        "q_a": (float(model.q_lora_rank), h), "q_b": (q, float(model.q_lora_rank))}
+    return {**query, "kv_a": (rkv + rope, h), "kv_b": (heads * (nope + model.value_head_dim), rkv)}
 
 
 def _layer_times(g: _Grid) -> _LayerTimes:
@@ -190,10 +223,12 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     per_layer_params, _ = layer_params(model)
     unfused = workload.attention == "unfused"
     T = s * g.b / g.cp  # tokens of a micro-batch on one CP rank (all TP ranks see them all)
-    kv_width = 2 * model.kv_heads * model.head_dim
-    q = float(model.heads * model.head_dim)  # the queries' width: the hidden size, or not (Qwen3, GPT-OSS)
-    attn_w = h * (q + kv_width) + q * h
-    mlp_w = np.maximum(per_layer_params - attn_w, 0.0)
+    # the widths attention computes at: the queries' (the hidden size, or not: Qwen3, GPT-OSS; MLA: heads x 192),
+    # the keys' and values' together, and the output's (heads x the value width)
+    kv_width = float(model.kv_width)
+    q = float(model.query_width)
+    out_w = float(model.attention_out_width)
+    mlp_w = np.maximum(per_layer_params - model.attention_params, 0.0)
     ffn = float(model.ffn_hidden)
     shapes = tuple(_layer_gemm_shapes(g).values())
     weighted = sum(w for _, _, w in shapes)
@@ -204,7 +239,9 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     inv_bwd = sum(w * sum(1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, n, k)[1:])
                   for n, k, w in shapes) / weighted
     gemm_bwd = 2 * T * per_layer_params / g.tp / gemm_rate * inv_bwd
-    attn_flops_fwd = 4 * T * (s if unfused else s / 2) * q / g.tp  # flash skips the masked half
+    # Q K^T at the query/key width and P V at the value width, 2 FLOPs a multiply-add (MLA: 192 and 128 a head, rule
+    # R42; otherwise both the head width, 4 s q); flash skips the masked half
+    attn_flops_fwd = 2 * T * (s if unfused else s / 2) * (q + out_w) / g.tp
     attn_fwd = attn_flops_fwd / (gemm_rate if unfused else attn_rate)
     if model.window_layers and model.attention_window and not unfused:
         # sliding-window layers (rule R41): a query meets at most the window's keys, so a fused kernel that visits
@@ -214,7 +251,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         share = min(model.window_layers, model.layers) / model.layers
         keys = windowed_keys(s, model.attention_window)
         _, band_rate, _, _ = _rates(g.cluster, workload, seq=2.0 * (model.attention_window + 1))
-        windowed = (1.0 - share) * attn_fwd + share * 4 * T * keys * q / g.tp / band_rate
+        windowed = (1.0 - share) * attn_fwd + share * 2 * T * keys * (q + out_w) / g.tp / band_rate
         attn_fwd = np.where(g.cp > 1, attn_fwd, windowed)
     attn_first_fwd = attn_fwd / g.cp
     ring_fwd = ring_bwd = 0.0 * T
@@ -228,8 +265,8 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         attn_fwd = np.where(g.cp > 1, attn_first_fwd + (g.cp - 1) * attn_flops_fwd / g.cp / open_rate, attn_fwd)
         # the merges of the partial outputs and the gradient sums, per pass: PyTorch's in FP32, TE's in 16 bits
         fwd_bytes, bwd_bytes = (pytorch_ring_hbm_bytes(g.cp) if workload.context_parallel == "pytorch"
-                                else te_ring_hbm_bytes(g.cp, kv_width / q))
-        out_values = T * q / g.tp
+                                else te_ring_hbm_bytes(g.cp, kv_width / out_w))
+        out_values = T * out_w / g.tp
         ring_fwd = np.where(g.cp > 1, fwd_bytes * out_values / hbm, 0.0)
         ring_bwd = np.where(g.cp > 1, bwd_bytes * out_values / hbm, 0.0)
     stored = _per_layer_stored(model, workload, g.tp, g.cp, "none")
@@ -245,8 +282,15 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         # (only where FP8 tensor cores run faster than BF16 ones: elsewhere the GEMMs stay at the BF16 rate, uncast)
         per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
         mlp_width = mlp_w / (2 * h)
-        inputs = (2 * h + q + mlp_width) / g.tp                            # QKV, projection, FC1, FC2 inputs
-        grads = ((q + kv_width) + h + mlp_width + h) / g.tp                 # their outputs' gradients
+        if model.is_mla:
+            # MLA's projections (rule R42): each down-projection casts the layer's input, each up-projection its
+            # latent, the output projection attention's output; their outputs' gradients are cast the same way
+            mla = mla_projection_shapes(model).values()
+            attn_inputs, attn_grads = sum(k for _, k in mla) + out_w, sum(n for n, _ in mla) + h
+        else:
+            attn_inputs, attn_grads = h + q, (q + kv_width) + h
+        inputs = (attn_inputs + h + mlp_width) / g.tp                      # QKV, projection, FC1, FC2 inputs
+        grads = (attn_grads + mlp_width + h) / g.tp                         # their outputs' gradients
         fp8_fwd = T * inputs * per_value / hbm
         fp8_bwd = T * grads * per_value / hbm
     # MoE: each token's hidden state is copied into expert order before the experts (read once, written top_k
@@ -271,6 +315,9 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     else:
         selective = attn_fwd + ring_fwd + _MEMORY_PASSES_FWD * scores / hbm
     layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": layer_fwd}[workload.recompute]
+    if workload.recompute_modules and workload.recompute != "full" and not (
+            workload.recompute == "selective" and workload.selective_policy == "torchtitan-op"):
+        layer_re = layer_re + _modules_recompute_s(g, gemm_rate, sms, hbm)
     expert_extra = 0.0 * T
     if model.is_moe and workload.expert_gemm == "per-expert":
         # the routed experts' share of the layer's GEMM time, run as one cuBLASLt call per local expert (EP > 1:
@@ -289,6 +336,36 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
                        output, attn_first_fwd)
+
+
+def _modules_recompute_s(g: _Grid, gemm_rate: float, sms, hbm: float) -> np.ndarray:
+    """Seconds one layer and micro-batch spends running Megatron-Core's recompute modules again in the backward pass.
+
+    Each module's forward once more (``Workload.recompute_modules``): the memory-bound operators at the bytes of the
+    outputs they make again (:func:`~interconnect.topics.seating.model.memory.recompute_module_bytes`, 16 bits,
+    ``_MEMORY_PASSES_FWD`` passes as in every forward), in FP8 the cast of each re-made GEMM input (4 bytes moved a
+    value, 6 with an amax pass, as the forward's casts), and for ``mla_up_proj`` the query's and the key-value
+    up-projections' forward GEMMs at their own shapes and tile costs (``q_b``, ``kv_b`` of
+    :func:`mla_projection_shapes`).
+    """
+    from interconnect.topics.seating.kernels import gemm_shape_factor
+    from interconnect.topics.seating.model.memory import recompute_module_bytes
+
+    model, workload = g.model, g.workload
+    T = g.s * g.b / g.cp
+    freed = recompute_module_bytes(model, workload, g.tp)
+    fp8 = workload.dtype_bytes == 1 and _peak_flops(g.cluster, workload) > _peak_flops(g.cluster)
+    per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
+    seconds = 0.0 * g.tp
+    for name, (out, casts) in freed.items():
+        seconds = seconds + _MEMORY_PASSES_FWD * T * out / hbm + (T * casts * per_value / hbm if fp8 else 0.0)
+        if name == "mla_up_proj":
+            shapes = mla_projection_shapes(model)
+            for key in ("q_b", "q", "kv_b"):  # without a query latent its one GEMM (``q``) runs inside the module
+                if key in shapes:
+                    n, k = shapes[key]
+                    seconds = seconds + 2 * T * n * k / g.tp / gemm_rate / gemm_shape_factor(T, n / g.tp, k, sms)
+    return seconds
 
 
 def windowed_keys(seq: np.ndarray | float, window: float) -> np.ndarray:
@@ -439,7 +516,7 @@ def _tp_overlap_extra(g: _Grid, tp_layer: np.ndarray) -> np.ndarray:
         return sms - ub.num_sm if ub.sm_margin else sms
 
     fwd = bwd = 0.0 * tp
-    layers = ("qkv", "proj") if model.is_moe else ("qkv", "proj", "fc1", "fc2")
+    layers = [name for name in (("qkv", "proj") if model.is_moe else ("qkv", "proj", "fc1", "fc2")) if name in shapes]
     for name in layers:
         n, k, w = shapes[name]
         unit = 2 * T * per_layer_params / tp / gemm_rate * w / weighted  # the forward GEMM at the full rate
@@ -477,6 +554,10 @@ def _tp_overlap_extra(g: _Grid, tp_layer: np.ndarray) -> np.ndarray:
     extra = np.maximum((g.passes - 1.0) * fwd + bwd, 0.0)
     if model.is_moe:
         extra = extra + tp_layer / 2.0  # the MLP's all-gathers and reduce-scatters, outside userbuffers
+    if "qkv" not in shapes:
+        # MLA (rule R42) has no fused QKV layer with userbuffers: the attention's all-gather (a quarter of the
+        # layer's TP traffic with SP) stays exposed, as the MLP's of a mixture of experts
+        extra = extra + tp_layer / 4.0
     return extra
 
 
@@ -493,7 +574,7 @@ def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray
     """
     model, workload, cp = g.model, g.workload, g.cp
     per, dom = g.groups["cp"]
-    kv = 2 * (g.s / cp) * g.b * model.kv_heads * model.head_dim * g.nbytes / np.where(g.tp <= model.kv_heads, g.tp, 1)
+    kv = (g.s / cp) * g.b * model.kv_width * g.nbytes / np.where(g.tp <= model.kv_heads, g.tp, 1)
     on = cp > 1
     if workload.context_parallel == "all-gather":
         t_gather = _time_s(g.cluster, "all_gather", per, dom, kv * cp)
@@ -501,7 +582,8 @@ def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray
         seconds = np.where(on, (g.passes - 1) * t_gather + t_gather + t_scatter, 0.0)
         exposed, calls, sent = seconds, g.passes + 1.0, (g.passes + 1.0) * (cp - 1) * kv
     elif workload.context_parallel == "pytorch":
-        values = 2 * (g.s / cp) * g.b * model.heads * model.head_dim / g.tp  # K and V at the query heads' width
+        # K and V at the query heads' width
+        values = (g.s / cp) * g.b * model.heads * (model.qk_head_dim + model.value_head_dim) / g.tp
         t_gather = _time_s(g.cluster, "all_gather", per, dom, values * g.nbytes * cp)
         t_pass = _time_s(g.cluster, "sendrecv", per, dom, values * 4.0)  # dK, dV in FP32
         first_bwd = 2.5 * lt.attn_first_fwd
@@ -984,6 +1066,10 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
     extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
              "full": (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
+    if "mla_up_proj" in workload.recompute_modules and model.is_mla and workload.recompute != "full":
+        # the up-projections' forward GEMMs once more (Workload.recompute_modules)
+        up = {k: nk for k, nk in mla_projection_shapes(model).items() if k in ("q_b", "q", "kv_b")}
+        extra = extra + 2 * sum(n * k for n, k in up.values()) * L * tokens_step
     out.update(compute_s=g.micro * compute_micro, ideal_s=model_flops / n_gpus / peak,
                bubble=idle_micro * t_micro / step, exposed_s=sum(out[f"{d}_exposed"] for d in DIMENSIONS),
                step_s=step, mfu=model_flops / n_gpus / peak / step, micro=g.micro,
