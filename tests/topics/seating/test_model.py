@@ -1567,3 +1567,54 @@ def test_runs_without_recompute_modules_are_unchanged_and_the_recipes_modules_re
     assert runs["mbridge2602-gptoss-120b-gb200-64"].workload().recompute_modules == ("layernorm", "moe_act")
     assert runs["mbridge2511-deepseekv3-gb200-256"].workload().recompute == "none"
     assert predict(runs["mbridge2511-deepseekv3-gb200-256"]).ratio < 1.2039231307494014  # more backward work
+
+
+# --- partial full recomputation (Megatron-Core's recompute_method "block") ---------------------------------------
+
+
+def test_block_recomputation_share_is_n_layers_per_chunk():
+    from interconnect.topics.seating.model.memory import full_recompute_share
+
+    five = Workload(recompute="full", recompute_num_layers=5)
+    assert float(full_recompute_share(five, 32)) == pytest.approx(5 / 32)
+    # interleaved: the first n layers of each of the stage's chunks (transformer_block.py, per model chunk)
+    chunks = Workload(recompute="full", recompute_num_layers=2, schedule="interleaved", virtual_stages=5)
+    assert float(full_recompute_share(chunks, 20)) == pytest.approx(10 / 20)
+    assert float(full_recompute_share(dataclasses.replace(five, recompute_num_layers=40), 32)) == 1.0
+    assert float(full_recompute_share(Workload(recompute="full"), 32)) == 1.0
+    assert float(full_recompute_share(Workload(recompute="none"), 32)) == 0.0
+
+
+def test_block_recomputation_costs_and_saves_its_share_of_full_recomputation():
+    # Llama 3 8B on 8 H100, no pipeline (32 layers on the one stage), 5 layers recomputed whole, as
+    # Megatron-Bridge v0.2.0's LLAMA3_8B_H100_FP8_CS_BASE_CONFIG sets (recompute_num_layers=5, method "block"):
+    # the recomputed forward's time and FLOPs, and the activations, are 5/32 of the way from none to full
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    model, cluster = PRESETS["llama3-8b"], h100(nodes=1)
+    grid = [np.array([v]) for v in (1, 1, 8, 1, 1, 3)]   # tp, pp, dp, cp, ep, zero
+    base = Workload(global_batch=128, micro_batch=1, seq_len=8192, recompute="none", sequence_parallel=False,
+                    bucket_bytes=0.0)
+    runs = {name: evaluate_layouts(model, cluster, wl, *grid) for name, wl in (
+        ("none", base), ("full", dataclasses.replace(base, recompute="full")),
+        ("five", dataclasses.replace(base, recompute="full", recompute_num_layers=5)))}
+    share = 5 / 32
+    for key in ("compute_s", "mem_activations"):
+        none, full, five = (float(runs[n][key][0]) for n in ("none", "full", "five"))
+        assert full != pytest.approx(none)
+        assert five == pytest.approx(none + share * (full - none), rel=1e-9)
+    # hardware FLOPs: 2N + 4 l s h per token more for full recomputation (one more forward), 5/32 of it here
+    step = float(runs["five"]["step_s"][0])
+    extra = (float(runs["five"]["hw_tflops"][0]) - float(runs["five"]["tflops"][0])) * step * 8
+    tokens = 128 * 8192
+    assert extra == pytest.approx(share * (2 * model.active_params + 4 * model.layers * 8192 * model.hidden) * tokens,
+                                  rel=1e-9)
+
+
+def test_block_recomputation_needs_full_granularity():
+    with pytest.raises(LayoutError, match="needs full recomputation"):
+        check_layout(L70, h100(nodes=8), Layout(tp=8, pp=8, dp=1),
+                     Workload(global_batch=64, recompute="selective", recompute_num_layers=2))
+    with pytest.raises(LayoutError, match="negative"):
+        check_layout(L70, h100(nodes=8), Layout(tp=8, pp=8, dp=1),
+                     Workload(global_batch=64, recompute="full", recompute_num_layers=-1))

@@ -325,6 +325,11 @@ class Workload:
     (experts.py, ``TEGroupedMLP``). In FP8 the GEMMs after ``layernorm`` and ``moe_act`` keep the 16-bit input that is
     freed, not an FP8 copy (``set_save_original_input``). Ignored under ``full`` recomputation; see
     :func:`interconnect.topics.seating.model.memory.recompute_module_bytes`.
+    ``recompute_num_layers`` (``full`` recomputation only; 0: every layer) recomputes whole only the first that many
+    layers of each model chunk, the rest keeping what ``none`` keeps: Megatron-Core's ``recompute_method`` "block"
+    (megatron/core/transformer/transformer_block.py, ``_checkpointed_forward``: layers below
+    ``recompute_num_layers`` of the chunk run under a checkpoint, the others plainly); see
+    :func:`interconnect.topics.seating.model.memory.full_recompute_share`.
     """
 
     micro_batch: int = 1
@@ -360,6 +365,7 @@ class Workload:
     fp8_param_gather: bool = False
     fsdp2_copies: bool = False
     recompute_modules: tuple[str, ...] = ()
+    recompute_num_layers: int = 0
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -435,6 +441,11 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"DualPipe needs an even number of pipeline stages (got PP = {layout.pp}).")
     if workload.recompute not in ("none", "selective", "full"):
         problems.append(f"Recomputation '{workload.recompute}' is not none, selective or full.")
+    if workload.recompute_num_layers < 0:
+        problems.append(f"Recompute layers {workload.recompute_num_layers} is negative; 0 recomputes every layer.")
+    elif workload.recompute_num_layers and workload.recompute != "full":
+        problems.append(f"Recomputing {workload.recompute_num_layers} whole layers per model chunk needs full "
+                        f"recomputation (got '{workload.recompute}').")
     unknown = [m for m in workload.recompute_modules if m not in RECOMPUTE_MODULES]
     if unknown:
         problems.append(f"Recompute module(s) {', '.join(repr(m) for m in unknown)} not one of "

@@ -6,6 +6,8 @@ multiplied by the micro-batches the schedule keeps in flight; an allowance cover
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from interconnect.topics.seating.model.compute import layer_params
@@ -19,6 +21,7 @@ __all__ = [
     "OPTIMIZER_BYTES",
     "PARAM_BYTES",
     "RESERVED_SHARE",
+    "full_recompute_share",
     "memory_summary",
     "memory_verdict",
     "recompute_module_bytes",
@@ -262,6 +265,39 @@ def _fp8_saved_less(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: 
     return s * (norms_out + latents + (fc2_input - q) / tp)
 
 
+def full_recompute_share(workload: Workload, most: np.ndarray | float) -> np.ndarray:
+    r"""The share of a pipeline stage's transformer layers that are recomputed whole in the backward pass.
+
+    1 under ``full`` recomputation of every layer, 0 under ``none`` or ``selective``. With
+    ``Workload.recompute_num_layers`` = n > 0 (Megatron-Core's ``recompute_method`` "block"), the first n layers of
+    each model chunk are recomputed and the others are not, so a stage of ``most`` layers in c chunks (the interleaved
+    schedule's ``virtual_stages``, else 1) recomputes :math:`\min(n c, L_{stage}) / L_{stage}` of them. With the
+    interleaved schedule and ``virtual_stages`` 0 (left to the model) one chunk is counted, the fewest recomputed.
+
+    >>> float(full_recompute_share(Workload(recompute="full", recompute_num_layers=5), 32))
+    0.15625
+    >>> float(full_recompute_share(Workload(recompute="full"), 32)), float(full_recompute_share(Workload(), 32))
+    (1.0, 0.0)
+    >>> w = Workload(recompute="full", recompute_num_layers=1, schedule="interleaved", virtual_stages=4)
+    >>> float(full_recompute_share(w, 8))
+    0.5
+    """
+    most = np.maximum(np.asarray(most, dtype=float), 1.0)
+    if workload.recompute != "full":
+        return np.zeros_like(most)
+    n = workload.recompute_num_layers
+    if n <= 0:
+        return np.ones_like(most)
+    chunks = workload.virtual_stages if workload.schedule == "interleaved" and workload.virtual_stages > 0 else 1
+    return np.minimum(float(n * chunks), most) / most
+
+
+def _stored_per_layer(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray, mode: str) -> np.ndarray:
+    """Activation bytes one layer stores per micro-batch under ``mode``, FP8 casts and recompute modules counted."""
+    return (_per_layer_stored(model, workload, tp, cp, mode) - _fp8_saved_less(model, workload, tp, cp, mode)
+            - _modules_freed(model, workload, tp, cp, mode))
+
+
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
                  micro: np.ndarray, recompute: str | None = None, *, v: np.ndarray | float = 1.0,
                  most: np.ndarray | None = None) -> np.ndarray:
@@ -276,10 +312,15 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     one whose copy is under way. Megatron-Core's recompute modules free what :func:`_modules_freed` counts.
     """
     mode = recompute or workload.recompute
-    per_layer = (_per_layer_stored(model, workload, tp, cp, mode) - _fp8_saved_less(model, workload, tp, cp, mode)
-                 - _modules_freed(model, workload, tp, cp, mode))
+    per_layer = _stored_per_layer(model, workload, tp, cp, mode)
     if most is None:
         most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
+    if mode == "full" and workload.recompute_num_layers > 0:
+        # Megatron-Core's "block" method: the layers past the first n of each chunk keep what no recomputation keeps
+        # (the recompute modules act only under selective granularity, so none of them here)
+        share = full_recompute_share(replace(workload, recompute="full"), most)
+        plain = _stored_per_layer(model, replace(workload, recompute_modules=()), tp, cp, "none")
+        per_layer = share * per_layer + (1.0 - share) * plain
     pp = np.asarray(pp, dtype=float)
     lighter = workload.lighter_ends & (pp > 2)
     first = np.where(lighter, most - 1, most) * _in_flight(workload.schedule, pp, micro, v, 0)

@@ -28,6 +28,7 @@ from interconnect.topics.seating.model.memory import (
     RESERVED_SHARE,
     _activations,
     _per_layer_stored,
+    full_recompute_share,
 )
 from interconnect.topics.seating.model.schedules import _virtual_stages, stage_layers
 from interconnect.topics.seating.model.stacks import (
@@ -103,9 +104,15 @@ class _Grid:
         return self.dp * self.cp
 
     @property
-    def passes(self) -> float:
-        """Passes that run the layer's collectives: forward, backward, and the recomputed forward."""
-        return 2.0 + (1.0 if self.workload.recompute == "full" else 0.0)
+    def full_share(self) -> np.ndarray:
+        """The share of the fullest stage's layers recomputed whole (:func:`~.memory.full_recompute_share`)."""
+        return full_recompute_share(self.workload, self.most)
+
+    @property
+    def passes(self) -> np.ndarray:
+        """Passes that run the layer's collectives: forward, backward, and the recomputed forward (of the layers
+        that full recomputation recomputes, an average over the stage's layers)."""
+        return 2.0 + self.full_share
 
 
 @dataclass(frozen=True)
@@ -314,7 +321,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         selective = share * (gemm_fwd + fp8_fwd) + _MEMORY_PASSES_FWD * stored / hbm
     else:
         selective = attn_fwd + ring_fwd + _MEMORY_PASSES_FWD * scores / hbm
-    layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": layer_fwd}[workload.recompute]
+    layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": g.full_share * layer_fwd}[workload.recompute]
     if workload.recompute_modules and workload.recompute != "full" and not (
             workload.recompute == "selective" and workload.selective_policy == "torchtitan-op"):
         layer_re = layer_re + _modules_recompute_s(g, gemm_rate, sms, hbm)
@@ -325,7 +332,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         expert_share = min(1.0, model.top_k * model.expert_params / max(model.experts, 1) / model.layers
                            / per_layer_params)
         local = np.where(g.ep > 1, model.experts / g.ep, float(model.experts))
-        passes = 3.0 + (1.0 if workload.recompute == "full" else 0.0)
+        passes = 3.0 + g.full_share
         gpu_s = passes * expert_share * gemm_fwd
         expert_extra = expert_gemm_floor_s(local, passes, gpu_s) - gpu_s
     # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
@@ -594,7 +601,8 @@ def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray
                            + (cp - 1) * np.maximum(0.0, t_pass - later_bwd) + t_pass, 0.0)
         calls, sent = g.passes + cp, g.passes * (cp - 1) * values * g.nbytes + cp * values * 4.0
     else:
-        window = lt.attn_fwd + lt.attn_bwd + (lt.attn_fwd if workload.recompute != "none" else 0.0)
+        recomputed = {"none": 0.0, "selective": 1.0, "full": g.full_share}[workload.recompute]
+        window = lt.attn_fwd + lt.attn_bwd + recomputed * lt.attn_fwd
         t_send = _time_s(g.cluster, "sendrecv", per, dom, kv)
         seconds = np.where(on, 3 * (cp - 1) * t_send, 0.0)  # forward K,V; backward K,V and their gradients
         exposed, calls, sent = np.maximum(0.0, seconds - window), 3 * (cp - 1), 3 * (cp - 1) * kv
@@ -732,7 +740,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
             layer_ag = _time_s(cluster, "all_gather", per, dom, weights / layers)
         # weights gathered forward and backward, every micro-batch; fetched on demand and released after each use
         # (Workload.zero3_fetch), once more in the recomputed forward of full recomputation
-        gathers = 2.0 + (1.0 if on_demand and workload.recompute == "full" else 0.0)
+        gathers = 2.0 + (g.full_share if on_demand else 0.0)
         # PyTorch's FSDP2 under its pipelining keeps the stage's weights gathered from the first micro-batch's forward
         # to the end of the step (reshard_after_forward=False with PP, rule R29): one gather a layer per step, the
         # traffic the memory of those weights (Workload.pipeline_fsdp_unsharded) already assumes
@@ -1065,7 +1073,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     peak = _peak_flops(cluster, workload)  # MFU against the peak of the format the GEMMs run in
     model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
     extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
-             "full": (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
+             "full": g.full_share * (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
     if "mla_up_proj" in workload.recompute_modules and model.is_mla and workload.recompute != "full":
         # the up-projections' forward GEMMs once more (Workload.recompute_modules)
         up = {k: nk for k, nk in mla_projection_shapes(model).items() if k in ("q_b", "q", "kv_b")}
