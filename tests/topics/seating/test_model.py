@@ -1557,6 +1557,10 @@ def test_runs_without_recompute_modules_are_unchanged_and_the_recipes_modules_re
     before = {"mbridge2511-qwen3-235b-h100-256": 0.8920710448525054,
               "mbridge2602-qwen3-30b-gb200-8": 1.3106571305848382,
               "mbridge2511-llama3-8b-h100-8": 0.9684857682307337}
+    # the 8B H100 row's recomputation was corrected since to its recipe's 5 block-recomputed layers (thirty-first
+    # pass); read as it was recorded then, it gives the same ratio
+    runs["mbridge2511-llama3-8b-h100-8"] = dataclasses.replace(runs["mbridge2511-llama3-8b-h100-8"], recompute="none",
+                                                               recompute_num_layers=0)
     for run_id, ratio in before.items():
         assert runs[run_id].recompute_modules == ()
         assert predict(runs[run_id]).ratio == ratio
