@@ -326,6 +326,11 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
         (text[:first] + text[first:].replace("\ngpus = ", "\ngpus = 1", 1), "TP x CP x PP x DP"),
         (text[:first] + text[first:].replace("\ntp = ", "\nddp = \"sometimes\"\ntp = ", 1), "'ddp' must be"),
         (text[:first] + text[first:].replace("\ntp = ", "\nhbm_tb_s = -1.0\ntp = ", 1), "'hbm_tb_s' must be"),
+        # the first run recomputes nothing: a count of block-recomputed layers needs full recomputation
+        (text[:first] + text[first:].replace("\ntp = ", "\nrecompute_num_layers = 2\ntp = ", 1),
+         "'recompute_num_layers' needs recompute"),
+        (text[:first] + text[first:].replace("\ntp = ", "\nrecompute_num_layers = -1\ntp = ", 1),
+         "'recompute_num_layers' must be 0"),
         (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
         (text[:first] + re.sub(r"\nlayers = (\d+)", r'\nlayers = "\1"', text[first:], count=1),
          "'layers' has the wrong type"),
@@ -551,3 +556,17 @@ def test_gpt_oss_rows_window_the_odd_layers_as_megatron_core_does():
         assert (run.attention_window, run.window_layers, odd) == (128, 18, 18), run.id
         assert run.provenance["window_layers"].startswith("inferred: R41"), run.id
     assert all(run.window_layers == 0 for run in RUNS.values() if run not in runs)
+
+
+def test_megatron_bridge_rows_carry_their_recipes_recomputation_and_pipeline_split():
+    # NVIDIA-NeMo/Megatron-Bridge v0.2.0: scripts/performance/configs/llama3/workload_base_configs.py,
+    # LLAMA3_8B_H100_FP8_CS_BASE_CONFIG recompute_num_layers=5 (utils/helpers.py: granularity "full", method "block");
+    # src/megatron/bridge/recipes/qwen/qwen3_moe.py, qwen3_235b_a22b_pretrain_config: the embedding and the loss
+    # counted as pipeline layers
+    runs = {r.id: r for r in load_reference_runs()}
+    llama = runs["mbridge2511-llama3-8b-h100-8"].workload()
+    assert (llama.recompute, llama.recompute_num_layers) == ("full", 5)
+    assert runs["mbridge2511-qwen3-235b-h100-256"].workload().lighter_ends
+    # no other row of the source recomputes whole layers
+    others = [r for r in runs.values() if r.source == "megatron-bridge-perf" and r.id != "mbridge2511-llama3-8b-h100-8"]
+    assert all(r.recompute != "full" and r.recompute_num_layers == 0 for r in others)
