@@ -1622,3 +1622,100 @@ def test_block_recomputation_needs_full_granularity():
     with pytest.raises(LayoutError, match="negative"):
         check_layout(L70, h100(nodes=8), Layout(tp=8, pp=8, dp=1),
                      Workload(global_batch=64, recompute="full", recompute_num_layers=-1))
+
+
+# --- Megatron-Core's expert-parallel all-to-all overlap (overlap_moe_expert_parallel_comm, rule R45) --------------
+
+
+def test_a2a_overlap_pair_hides_under_longer_windows_and_exposes_the_rest():
+    from interconnect.topics.seating.model.step import a2a_overlap_pair_s
+
+    # windows A = 2, Mf = 2, Mb = Mw = 1, B = 2 (8 of compute); one all-to-all t
+    # t = 1: combine backward under A, dispatch forward under Mb + Mw, dispatch backward under Mw + Mf, combine
+    # forward under B: the compute alone
+    assert float(a2a_overlap_pair_s(1.0, 2.0, 2.0, 1.0, 1.0, 2.0)) == pytest.approx(8.0)
+    # t = 3: max(2, 3) + max(max(2, 3) + 2, max(1, 3) + 3) + max(2, 3) = 3 + 6 + 3 = 12, 4 of 12 exposed
+    assert float(a2a_overlap_pair_s(3.0, 2.0, 2.0, 1.0, 1.0, 2.0)) == pytest.approx(12.0)
+    # the dispatch backward waits for the experts' input gradients (ends at 2 + 4), then the combine forward follows it
+    # on the same stream: max(2, 2) + max(max(4, 2) + 0, max(4, 2) + 2) + max(0, 2) = 2 + 6 + 2, 4 exposed of 10
+    assert float(a2a_overlap_pair_s(2.0, 2.0, 0.0, 4.0, 0.0, 0.0)) == pytest.approx(10.0)
+    # no compute: the four all-to-alls one after another; no communication: the compute
+    assert float(a2a_overlap_pair_s(2.0, 0.0, 0.0, 0.0, 0.0, 0.0)) == pytest.approx(8.0)
+    assert float(a2a_overlap_pair_s(0.0, 2.0, 2.0, 1.0, 1.0, 2.0)) == pytest.approx(8.0)
+
+
+def test_a2a_overlap_warm_up_and_cool_down_run_alone():
+    from interconnect.topics.seating.model.step import a2a_unpaired_share
+
+    # no pipeline: the first forward and the last backward of 8 micro-batches (combined_1f1b.py)
+    assert float(a2a_unpaired_share(1, 1, 8)) == pytest.approx(1 / 8)
+    # Qwen3 235B on 256 H100: PP 8, VP 4, 128 micro-batches a pipeline; mean rank warms up with
+    # 7 + 3 x 8 + 1 = 32 of 512 chunk forwards (schedules.py get_pp_rank_microbatches, one extra for the overlap)
+    assert float(a2a_unpaired_share(8, 4, 128)) == pytest.approx(32 / 512)
+    # Qwen3 30B on 16 H100: PP 2, VP 24, 32 micro-batches: 1 + 23 x 2 + 1 = 48 of 768
+    assert float(a2a_unpaired_share(2, 24, 32)) == pytest.approx(48 / 768)
+    assert float(a2a_unpaired_share(8, 4, 2)) == 1.0   # everything in the warm-up: nothing paired
+
+
+def test_a2a_overlap_in_one_node_hides_all_but_the_first_forward_and_last_backward():
+    # Mixtral 8x7B on one H100 node, EP 8 over NVLink, 8 micro-batches, no pipeline: each all-to-all is far shorter
+    # than every window, so only the unpaired first forward and last backward keep theirs: 1/8 of the EP time
+    # exposed, and the step shortens by the hidden 7/8 less the overlap slowdown it costs the compute
+    from interconnect.topics.seating.model.step import OVERLAP_SLOWDOWN, evaluate_layouts
+
+    model, cluster = PRESETS["mixtral-8x7b"], h100(nodes=1)
+    grid = [np.array([v]) for v in (1, 1, 8, 1, 8, 1)]   # tp, pp, dp, cp, ep, zero
+    base = Workload(global_batch=64, micro_batch=1, seq_len=4096, recompute="none", sequence_parallel=False)
+    off = evaluate_layouts(model, cluster, base, *grid)
+    on = evaluate_layouts(model, cluster, dataclasses.replace(base, ep_a2a_overlap=True), *grid)
+    ep_time = float(on["ep_time"][0])
+    assert ep_time > 0 and float(off["ep_exposed"][0]) == ep_time
+    assert float(on["micro"][0]) == 8
+    assert float(on["ep_exposed"][0]) == pytest.approx(ep_time / 8, rel=1e-9)
+    hidden = ep_time * 7 / 8
+    assert float(on["step_s"][0]) - float(off["step_s"][0]) == pytest.approx(-(1 - OVERLAP_SLOWDOWN) * hidden,
+                                                                             rel=1e-6)
+
+
+def test_a2a_overlap_across_nodes_is_communication_bound():
+    # Qwen3 235B-A22B on 256 H100 (Megatron-Bridge 25.11): EP 32 over four nodes' InfiniBand, each all-to-all longer
+    # than every compute window, so a pair takes 4 t and the layer's compute hides under it: exposed per layer
+    # u 4t + (1 - u)(4t - compute) = 4t - (1 - u) compute, u = 32/512
+    from interconnect.topics.seating.model.step import _expert_parallel, _grid, _layer_times
+    from interconnect.topics.seating.reference_runs import load_reference_runs
+
+    run = next(r for r in load_reference_runs() if r.id == "mbridge2511-qwen3-235b-h100-256")
+    layout = run.layout()
+    grid = [np.array([float(v)]) for v in (layout.tp, layout.pp, layout.dp, layout.cp, layout.ep, layout.zero)]
+    g = _grid(run.model(), run.cluster(), dataclasses.replace(run.workload(), ep_a2a_overlap=True), *grid)
+    lt = _layer_times(g)
+    seconds, exposed, _ = _expert_parallel(g, lt)
+    t, compute = float(seconds[0]) / 4, float(np.ravel(lt.compute)[0])
+    attn_fwd = float(np.ravel(lt.fwd - lt.expert_fwd)[0])
+    assert t > attn_fwd and t > float(np.ravel(lt.expert_bwd)[0]) and 4 * t > compute
+    assert float(exposed[0]) == pytest.approx(4 * t - (1 - 32 / 512) * compute, rel=1e-9)
+
+
+def test_a2a_overlap_off_or_without_expert_parallelism_changes_nothing():
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    cluster = h100(nodes=2)
+    base = Workload(global_batch=64, micro_batch=1, seq_len=4096, recompute="none")
+    on = dataclasses.replace(base, ep_a2a_overlap=True)
+    for model, ep in ((PRESETS["mixtral-8x7b"], 1), (L70, 1)):
+        grid = [np.array([v]) for v in (8, 1, 2, 1, ep, 1)]
+        a, b = (evaluate_layouts(model, cluster, wl, *grid) for wl in (base, on))
+        assert all(np.array_equal(a[k], b[k]) for k in a), model.name
+    # DualPipe already pairs a forward and a backward chunk: its own rule stands
+    grid = [np.array([v]) for v in (1, 2, 8, 1, 8, 1)]
+    dual = Workload(global_batch=64, micro_batch=1, seq_len=4096, recompute="none", schedule="dualpipe")
+    a, b = (evaluate_layouts(PRESETS["mixtral-8x7b"], cluster, wl, *grid)
+            for wl in (dual, dataclasses.replace(dual, ep_a2a_overlap=True)))
+    assert np.array_equal(a["step_s"], b["step_s"])
+
+
+def test_a2a_overlap_refuses_full_recomputation():
+    with pytest.raises(LayoutError, match="full recomputation"):
+        check_layout(PRESETS["mixtral-8x7b"], h100(nodes=2), Layout(tp=1, dp=16, ep=8),
+                     Workload(global_batch=64, recompute="full", ep_a2a_overlap=True))
+

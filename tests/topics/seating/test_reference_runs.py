@@ -331,6 +331,9 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
          "'recompute_num_layers' needs recompute"),
         (text[:first] + text[first:].replace("\ntp = ", "\nrecompute_num_layers = -1\ntp = ", 1),
          "'recompute_num_layers' must be 0"),
+        # Megatron-Core refuses the expert all-to-all overlap with full recomputation (R45)
+        (text[:first] + text[first:].replace('\nrecompute = "none"', '\nrecompute = "full"\nep_a2a_overlap = true', 1),
+         "'ep_a2a_overlap' does not run"),
         (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
         (text[:first] + re.sub(r"\nlayers = (\d+)", r'\nlayers = "\1"', text[first:], count=1),
          "'layers' has the wrong type"),

@@ -330,6 +330,10 @@ class Workload:
     (megatron/core/transformer/transformer_block.py, ``_checkpointed_forward``: layers below
     ``recompute_num_layers`` of the chunk run under a checkpoint, the others plainly); see
     :func:`interconnect.topics.seating.model.memory.full_recompute_share`.
+    ``ep_a2a_overlap`` runs a mixture of experts' dispatch and combine all-to-alls beside another micro-batch's compute
+    in the 1F1B steady state, Megatron-Core's ``overlap_moe_expert_parallel_comm`` with ``delay_wgrad_compute``
+    (rule R45 of ``training-runs.toml``; :func:`interconnect.topics.seating.model.step.a2a_overlap_pair_s`); it needs
+    EP > 1 to change anything and refuses full recomputation, as Megatron-Core does.
     """
 
     micro_batch: int = 1
@@ -366,6 +370,7 @@ class Workload:
     fsdp2_copies: bool = False
     recompute_modules: tuple[str, ...] = ()
     recompute_num_layers: int = 0
+    ep_a2a_overlap: bool = False
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -446,6 +451,9 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
     elif workload.recompute_num_layers and workload.recompute != "full":
         problems.append(f"Recomputing {workload.recompute_num_layers} whole layers per model chunk needs full "
                         f"recomputation (got '{workload.recompute}').")
+    if workload.ep_a2a_overlap and workload.recompute == "full":
+        problems.append("Overlapping the expert all-to-alls with another micro-batch's compute does not run with full "
+                        "recomputation (Megatron-Core refuses the pair); choose selective or none.")
     unknown = [m for m in workload.recompute_modules if m not in RECOMPUTE_MODULES]
     if unknown:
         problems.append(f"Recompute module(s) {', '.join(repr(m) for m in unknown)} not one of "

@@ -46,9 +46,9 @@ from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
-           "expert_gemm_floor_s", "gradient_reductions", "megatron_bucket_params", "mla_projection_shapes",
-           "per_micro_batch_reduce_exposed_s"]
+__all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "a2a_overlap_pair_s", "a2a_unpaired_share", "evaluate_layouts",
+           "every_second_matmul_share", "expert_gemm_floor_s", "gradient_reductions", "megatron_bucket_params",
+           "mla_projection_shapes", "per_micro_batch_reduce_exposed_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -132,6 +132,12 @@ class _LayerTimes:
     #: the forward time of attention's first context-parallel step (all of it without CP): what the first gather
     #: of K and V can hide behind in PyTorch's ring (``Workload.context_parallel`` "pytorch")
     attn_first_fwd: np.ndarray | float = 0.0
+    #: the layer's forward pass alone (the rest of ``compute`` is its backward and recomputation)
+    fwd: np.ndarray | float = 0.0
+    #: the routed experts' GEMMs in the forward pass and in the backward pass (inputs' and weights' gradients
+    #: together), per-call floors included: what Megatron-Core's combined 1F1B runs between dispatch and combine
+    expert_fwd: np.ndarray | float = 0.0
+    expert_bwd: np.ndarray | float = 0.0
 
 
 def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray, dp: np.ndarray,
@@ -326,11 +332,12 @@ def _layer_times(g: _Grid) -> _LayerTimes:
             workload.recompute == "selective" and workload.selective_policy == "torchtitan-op"):
         layer_re = layer_re + _modules_recompute_s(g, gemm_rate, sms, hbm)
     expert_extra = 0.0 * T
+    # the routed experts' share of the layer's GEMM FLOPs (top_k of the experts' weights a token meets)
+    expert_share = min(1.0, model.top_k * model.expert_params / max(model.experts, 1) / model.layers
+                       / per_layer_params) if model.is_moe else 0.0
     if model.is_moe and workload.expert_gemm == "per-expert":
         # the routed experts' share of the layer's GEMM time, run as one cuBLASLt call per local expert (EP > 1:
         # expert TP 1, experts / EP on a GPU; EP 1: every expert on every GPU, sliced by TP)
-        expert_share = min(1.0, model.top_k * model.expert_params / max(model.experts, 1) / model.layers
-                           / per_layer_params)
         local = np.where(g.ep > 1, model.experts / g.ep, float(model.experts))
         passes = 3.0 + g.full_share
         gpu_s = passes * expert_share * gemm_fwd
@@ -341,8 +348,11 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
     output = 2 * T * h * model.vocab / g.tp / output_rate * sum(
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
+    # the experts' GEMMs by pass (the per-call floors a third to the forward's GEMM pass, two to the backward's)
+    expert_fwd = expert_share * gemm_fwd + expert_extra / 3.0
+    expert_bwd = expert_share * gemm_bwd + expert_extra * 2.0 / 3.0
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
-                       output, attn_first_fwd)
+                       output, attn_first_fwd, layer_fwd, expert_fwd, expert_bwd)
 
 
 def _modules_recompute_s(g: _Grid, gemm_rate: float, sms, hbm: float) -> np.ndarray:
@@ -623,8 +633,73 @@ def _expert_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray,
     on = g.ep > 1
     seconds = np.where(on, 4 * _time_s(g.cluster, "alltoall", per, dom, a2a), 0.0)
     sent = np.where(on, 4 * (g.ep - 1) / g.ep * a2a, 0.0)
-    exposed = np.maximum(0.0, seconds - lt.compute) if g.workload.schedule == "dualpipe" else seconds
+    workload = g.workload
+    if workload.schedule == "dualpipe":
+        exposed = np.maximum(0.0, seconds - lt.compute)
+    elif workload.ep_a2a_overlap:
+        # Megatron-Core's combined 1F1B (rule R45): a forward layer beside another micro-batch's backward layer, the
+        # four all-to-alls on their own stream; the warm-up forwards and cool-down backwards run alone
+        attn_fwd = np.maximum(lt.fwd - lt.expert_fwd, 0.0)
+        rest_bwd = np.maximum(lt.compute - lt.fwd - lt.expert_bwd, 0.0)
+        pair = a2a_overlap_pair_s(seconds / 4.0, attn_fwd, lt.expert_fwd, lt.expert_bwd / 2.0, lt.expert_bwd / 2.0,
+                                  rest_bwd)
+        v = max(workload.virtual_stages, 1) if workload.schedule == "interleaved" else 1
+        alone = a2a_unpaired_share(g.pp, v, g.micro)
+        exposed = np.where(on, (1.0 - alone) * (pair - lt.compute) + alone * seconds, 0.0)
+    else:
+        exposed = seconds
     return seconds, exposed, sent
+
+
+@expects(a2a_s="s", attn_fwd_s="s", experts_fwd_s="s", experts_dgrad_s="s", experts_wgrad_s="s", rest_bwd_s="s")
+def a2a_overlap_pair_s(a2a_s, attn_fwd_s, experts_fwd_s, experts_dgrad_s, experts_wgrad_s, rest_bwd_s) -> np.ndarray:
+    r"""Seconds one forward layer and another micro-batch's backward layer take together under Megatron-Core's
+    expert-parallel all-to-all overlap (``overlap_moe_expert_parallel_comm`` with ``delay_wgrad_compute``; rule R45).
+
+    Megatron-Core's combined 1F1B runs the two layers' nodes on a compute and a communication stream, each micro-batch's
+    nodes in order (megatron/core/models/common/model_chunk_schedule_plan.py at 0d8e071,
+    ``TransformerLayerSchedulePlan.run``):
+
+    - communication: combine backward, then dispatch forward and dispatch backward, then combine forward;
+    - compute: attention and router forward (:math:`A`), then the experts' input gradients (:math:`M_b`), their
+      weight gradients (:math:`M_w`) and the experts forward (:math:`M_f`), then the rest of the backward (:math:`B`).
+
+    The dispatch forward waits for :math:`A`, the experts forward for the dispatch, the dispatch backward for
+    :math:`M_b`, the rest of the backward for the dispatch backward; with :math:`t` one all-to-all, from both streams
+    idle:
+
+    .. math:: T = \max(A, t) + \max\big(\max(M_b + M_w, t) + M_f,\; \max(M_b, t) + t\big) + \max(B, t)
+
+    which is the compute alone when every window is longer than the all-to-all, and :math:`4t` with no compute.
+
+    >>> f"{float(a2a_overlap_pair_s(1.0, 2.0, 2.0, 1.0, 1.0, 2.0)):.1f}"    # every all-to-all hidden: the compute
+    '8.0'
+    >>> f"{float(a2a_overlap_pair_s(3.0, 2.0, 2.0, 1.0, 1.0, 2.0)):.1f}"    # 3 + max(3 + 2, 3 + 3) + 3
+    '12.0'
+    """
+    t, a, mf, mb, mw, b = (np.asarray(v, dtype=float) for v in (a2a_s, attn_fwd_s, experts_fwd_s, experts_dgrad_s,
+                                                                 experts_wgrad_s, rest_bwd_s))
+    middle = np.maximum(np.maximum(mb + mw, t) + mf, np.maximum(mb, t) + t)
+    return np.maximum(a, t) + middle + np.maximum(b, t)
+
+
+def a2a_unpaired_share(pp: np.ndarray | float, virtual: int, micro: np.ndarray | float) -> np.ndarray:
+    """Share of a rank's forward (and backward) chunk steps that run alone under the combined 1F1B, not beside another
+    micro-batch's (rule R45).
+
+    Without pipelining the first forward and the last backward (megatron/core/pipeline_parallel/combined_1f1b.py at
+    0d8e071: "executed alone, no a2a overlapping"): 1 of the micro-batches. With PP stages of ``virtual`` chunks a rank
+    warms up with :math:`2(p - 1 - r) + (v - 1)p + 1` chunk forwards, one more than the interleaved schedule's own, and
+    cools down with as many backwards, of :math:`m v` (schedules.py, ``get_pp_rank_microbatches``, the micro-batch
+    group per virtual stage PP by default); at the mean rank :math:`(p - 1) + (v - 1)p + 1`. At most 1.
+
+    >>> [round(float(v), 4) for v in a2a_unpaired_share(np.array([1, 8, 4]), 4, np.array([8, 128, 8]))]
+    [0.125, 0.0625, 0.5]
+    """
+    pp, micro = (np.asarray(v, dtype=float) for v in (pp, micro))
+    steps = np.maximum(micro * virtual, 1.0)
+    warm = np.where(pp > 1, (pp - 1.0) + (virtual - 1.0) * pp + 1.0, 1.0)
+    return np.minimum(warm / np.where(pp > 1, steps, np.maximum(micro, 1.0)), 1.0)
 
 
 def _pipeline(g: _Grid, t_micro: np.ndarray) -> dict[str, np.ndarray]:
