@@ -1561,6 +1561,10 @@ def test_runs_without_recompute_modules_are_unchanged_and_the_recipes_modules_re
     # pass); read as it was recorded then, it gives the same ratio
     runs["mbridge2511-llama3-8b-h100-8"] = dataclasses.replace(runs["mbridge2511-llama3-8b-h100-8"], recompute="none",
                                                                recompute_num_layers=0)
+    # and the 235B H100 row's expert all-to-all overlap came in with the thirty-second pass (R45): without it, the same
+    # ratio to the last bit
+    runs["mbridge2511-qwen3-235b-h100-256"] = dataclasses.replace(runs["mbridge2511-qwen3-235b-h100-256"],
+                                                                  ep_a2a_overlap=False)
     for run_id, ratio in before.items():
         assert runs[run_id].recompute_modules == ()
         assert predict(runs[run_id]).ratio == ratio
@@ -1719,3 +1723,15 @@ def test_a2a_overlap_refuses_full_recomputation():
         check_layout(PRESETS["mixtral-8x7b"], h100(nodes=2), Layout(tp=1, dp=16, ep=8),
                      Workload(global_batch=64, recompute="full", ep_a2a_overlap=True))
 
+
+def test_only_the_qwen3_h100_rows_ran_the_a2a_overlap():
+    # NVIDIA-NeMo/Megatron-Bridge v0.2.0 scripts/performance/configs/qwen3/workload_base_configs.py:
+    # QWEN3_235B_A22B_H100_FP8_CS_BASE_CONFIG and QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG set moe_a2a_overlap=True;
+    # configs/deepseek/workload_base_configs.py sets it False for GB200 and B200; v0.3.0's GPT-OSS and Qwen3 30B
+    # B200/GB200 presets leave it at False
+    from interconnect.topics.seating.reference_runs import load_reference_runs
+
+    runs = [r for r in load_reference_runs() if r.source == "megatron-bridge-perf"]
+    overlapped = {r.id for r in runs if r.workload().ep_a2a_overlap}
+    assert overlapped == {"mbridge2511-qwen3-235b-h100-256", "mbridge2511-qwen3-30b-h100-16"}
+    assert all(r.provenance["ep_a2a_overlap"].startswith("stated: ") for r in runs if r.id in overlapped)
