@@ -132,6 +132,10 @@ def register(commands: Any) -> None:
     parser.add_argument("--recompute-module", choices=RECOMPUTE_MODULES, action="append", default=[],
                         help="also recompute this Megatron-Core module, its outputs freed after use (repeatable: "
                              "mla_up_proj for latent attention, layernorm, moe_act for experts; none by default)")
+    parser.add_argument("--ep-a2a-overlap", action="store_true",
+                        help="run each MoE layer's expert all-to-alls beside another micro-batch's compute "
+                             "(Megatron-Core's overlap_moe_expert_parallel_comm; needs EP > 1, not with full "
+                             "recomputation)")
     parser.add_argument("--no-sequence-parallel", action="store_true", help="TP without sequence parallelism")
     parser.add_argument("--attention", choices=ATTENTION_KERNELS, default=d["attention"],
                         help="attention kernel: flash (the newest FlashAttention for the GPU), flash2 "
@@ -200,6 +204,7 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
         "workload": {"micro_batch": bill.workload.micro_batch, "global_batch": bill.workload.global_batch,
                      "seq_len": bill.workload.tokens(bill.model), "recompute": bill.workload.recompute,
                      "recompute_modules": list(bill.workload.recompute_modules),
+                     "ep_a2a_overlap": bill.workload.ep_a2a_overlap,
                      "sequence_parallel": bill.workload.sequence_parallel, "schedule": bill.workload.schedule,
                      "attention": bill.workload.attention, "dtype_bytes": bill.workload.dtype_bytes,
                      "dropout": bill.workload.dropout, "pipeline_engine": bill.workload.pipeline_engine,
@@ -243,7 +248,7 @@ def _print_bill(bill: Plan) -> None:
     w = bill.workload
     print(f"layout: {bill.layout.label()}  ({bill.micro_batches} micro-batches of {w.micro_batch} per step; "
           f"{w.recompute} recomputation{''.join(f' + {m}' for m in w.recompute_modules)}, {SCHEDULES[w.schedule]}, "
-          f"{w.attention} attention)")
+          f"{w.attention} attention{', expert all-to-alls overlapped' if w.ep_a2a_overlap else ''})")
     print(f"{'dimension':<14} {'deg':>4}  {'collective':<38} {'tier':<14} {'GB/step':>9} {'calls':>8} "
           f"{'time ms':>9} {'exposed ms':>10}")
     for d in bill.dimensions:
@@ -302,7 +307,8 @@ def run_plan(args: argparse.Namespace) -> int:
                         context_parallel=args.context_parallel, grad_bytes=4 if args.fp32_gradients else 0,
                         bucket_bytes=0.0 if args.dp_bucket == "layer" else 25e6,
                         grad_accumulation=args.grad_accumulation,
-                        recompute_modules=tuple(dict.fromkeys(args.recompute_module)))
+                        recompute_modules=tuple(dict.fromkeys(args.recompute_module)),
+                        ep_a2a_overlap=args.ep_a2a_overlap)
     for warning in warnings:
         if not args.json:
             print(f"interconnect: warning: {warning}")

@@ -246,3 +246,17 @@ def test_recompute_modules_lower_the_memory_and_are_refused_where_the_model_lack
     assert freed["step_time"]["value"] > kept["step_time"]["value"]     # the up-projections run again
     code, out, err = _run(capsys, [*BASE, "--recompute-module", "mla_up_proj"])
     assert code == 2 and "'mla_up_proj' needs multi-head latent attention" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ep_a2a_overlap_flag_hides_the_expert_all_to_alls_and_refuses_full_recomputation(capsys):
+    # Mixtral 8x7B on one H100 node with EP 8: with Megatron-Core's overlap (rule R45) the all-to-alls of every
+    # micro-batch but the first forward and the last backward hide beside the other micro-batch's compute
+    mixtral = ["plan", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "1",
+               "--tp", "1", "--pp", "1", "--dp", "8", "--ep", "8", "--global-batch", "64", "--recompute", "none"]
+    off, on = _json(capsys, mixtral), _json(capsys, [*mixtral, "--ep-a2a-overlap"])
+    assert (off["workload"]["ep_a2a_overlap"], on["workload"]["ep_a2a_overlap"]) == (False, True)
+    assert on["step_time"]["value"] < off["step_time"]["value"]
+    assert main([*mixtral, "--ep-a2a-overlap"]) == 0
+    assert "expert all-to-alls overlapped" in capsys.readouterr().out
+    code, out, err = _run(capsys, [*mixtral[:-1], "full", "--ep-a2a-overlap"])
+    assert code == 2 and "full recomputation" in err and len(err.strip().splitlines()) == 1
