@@ -44,7 +44,8 @@ FAMILY = Record("family", (
                "attention_table_basis", "gemm_k_basis", kind=str),
     *_optional("flash2_sources", "fp8_sources", "attention_sustained_sources", "power_sources", "hbm_sources",
                "attention_table_sources", "gemm_k_sources", "flash_fwd_tflops", "flash_bwd_tflops",
-               "flash_fwd_bwd_tflops", "flash2_fwd_bwd_tflops", "cudnn_fwd_tflops", "cudnn_bwd_tflops",
+               "flash_fwd_bwd_tflops", "flash2_fwd_bwd_tflops", "flash2_fwd_tflops", "flash2_bwd_tflops",
+               "cudnn_fwd_tflops", "cudnn_bwd_tflops",
                "flash2_noncausal_fwd_bwd_tflops", kind=list),
     Field("attention_seq", list, required=False),
 ))

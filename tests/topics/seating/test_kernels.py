@@ -180,8 +180,8 @@ def test_attention_runs_at_the_authors_published_rate_for_its_sequence_length():
     a100 = kernel_figures("a100-sxm")
     assert float(a100.attention_flops_for("flash2", 8192)) == float(a100.attention_flops_for("flash", 8192))
     assert float(a100.attention_flops_for("flash", 8192)) / a100.attention_sustained == pytest.approx(182e12)
-    # no table: the share is used (Blackwell, CDNA 3), and unfused attention is a GEMM
-    assert kernel_figures("b200").attention_flops_for("flash", 8192) is None
+    # no table: the share is used (CDNA 3), and unfused attention is a GEMM
+    assert kernel_figures("mi300x").attention_flops_for("flash", 8192) is None
     assert k.attention_flops_for("unfused", 8192) is None
 
 
@@ -210,8 +210,54 @@ def test_cudnn_fused_attention_runs_at_its_own_published_rate_where_there_is_one
     # a family with no cuDNN figure runs it at its newest fused kernel's rate (Ampere's FlashAttention-2), or share
     a100 = kernel_figures("a100-sxm")
     assert float(a100.attention_flops_for("cudnn", 4096)) == float(a100.attention_flops_for("flash", 4096))
-    assert kernel_figures("b200").attention_flops_for("cudnn", 4096) is None
-    assert kernel_figures("b200").attention_share_for("cudnn") == kernel_figures("b200").attention_share_for("flash")
+    mi300x = kernel_figures("mi300x")
+    assert mi300x.attention_flops_for("cudnn", 4096) is None
+    assert mi300x.attention_share_for("cudnn") == mi300x.attention_share_for("flash")
+
+
+# FlashAttention-4 (Zadouri et al., arXiv 2603.05451v1), figures "Forward TFLOPS on B200 (causal=True, head dim 128)"
+# and "Backward TFLOPS on B200 (causal=True, head dim 128)", bar labels in TFLOP/s at 1k, 2k, 4k, 8k, 16k, 32k tokens
+FA4_B200 = {
+    "flash": ([744, 1053, 1279, 1426, 1526, 1576], [614, 887, 1102, 1284, 1402, 1446]),  # FA4
+    "cudnn": ([717, 929, 1076, 1168, 1285, 1266], [543, 732, 893, 1008, 1085, 1142]),  # cuDNN 9.13.0 (rule R47)
+    "flash2": ([292, 343, 375, 395, 404, 408], [208, 252, 295, 323, 341, 355]),  # FA2
+}
+
+
+@pytest.mark.parametrize("gpu", ["b200", "gb200", "b300"])
+@pytest.mark.parametrize("kernel", sorted(FA4_B200))
+def test_blackwell_attention_reads_back_the_flashattention4_figures_at_each_length(gpu, kernel):
+    # one set of figures for the family: measured on a B200, applied to GB200 (the same die) and B300 alike
+    k = kernel_figures(gpu)
+    fwd, bwd = FA4_B200[kernel]
+    assert k.attention_seq == (1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0)
+    for n, f, b in zip(k.attention_seq, fwd, bwd, strict=True):
+        # the backward does 2.5 times the forward's FLOPs: 3.5 FLOPs take 1/f + 2.5/b
+        per_gpu = float(k.attention_flops_for(kernel, n)) / k.attention_sustained
+        assert per_gpu == pytest.approx(3.5e12 / (1 / f + 2.5 / b))
+    assert "fa4-b200" in k.sources and "fa3" not in k.sources
+    assert kernel_sources()["fa4-b200"]["url"] == "https://arxiv.org/abs/2603.05451"
+
+
+def test_blackwell_attention_interpolates_in_the_log_of_the_length_and_holds_at_the_ends():
+    k = kernel_figures("b200")
+    per_gpu = lambda kernel, n: float(k.attention_flops_for(kernel, n)) / k.attention_sustained / 1e12  # noqa: E731
+    both = lambda f, b: 3.5 / (1 / f + 2.5 / b)  # noqa: E731
+    # FA4 at 8k tokens: forward 1426, backward 1284 -> 1,322 TFLOP/s, 0.587 of the 2,250 peak (the 0.6 assumed before)
+    assert per_gpu("flash", 8192) == pytest.approx(both(1426, 1284))
+    assert per_gpu("flash", 8192) / 2250 == pytest.approx(0.587, abs=1e-3)
+    # halfway between 8k and 16k in log2 of the length: the mean of the two combined rates
+    assert per_gpu("cudnn", 8192 * 2 ** 0.5) == pytest.approx((both(1168, 1008) + both(1285, 1085)) / 2)
+    # held at the ends: 512 tokens at the 1k rate, 128k at the 32k rate
+    assert per_gpu("flash", 512) == pytest.approx(both(744, 614))
+    assert per_gpu("cudnn", 131072) == pytest.approx(both(1266, 1142))
+    # cuDNN 9.13.0 below FA4 at every length (the paper: up to 1.3x), FlashAttention-2 far below both
+    for n in k.attention_seq:
+        assert per_gpu("flash2", n) < per_gpu("cudnn", n) < per_gpu("flash", n)
+    # a call without a causal mask takes the causal rate (no non-causal table for the family, as cuDNN on Hopper)
+    assert float(k.attention_flops_for("cudnn", 8192, causal=False)) == float(k.attention_flops_for("cudnn", 8192))
+    # the share without a sequence length is kept (0.6, sustained)
+    assert k.attention_share_for("cudnn") == pytest.approx(0.6 * k.attention_sustained)
 
 
 # OpenXLA's default matmul table (xla/service/gpu/model/matmul_interpolator_data.h, TensorFlow's copy at commit
@@ -324,4 +370,29 @@ def test_a_table_without_a_mask_needs_the_causal_one_beside_it(tmp_path):
     text = text.replace("flash2_fwd_bwd_tflops = [163.0, 221.0, 265.0, 294.0, 308.0, 328.0]\n", "", 1)
     target.write_text(text)
     with pytest.raises(KernelDataError, match="flash2_noncausal_fwd_bwd_tflops"):
+        load_kernel_data(target)
+
+
+def test_the_blackwell_tables_leave_every_other_family_bit_identical(tmp_path):
+    # the file as it was before the FlashAttention-4 figures (Blackwell at the 0.6 share, no tables) reads the same
+    # Ampere, Hopper and CDNA 3 figures, field for field
+    target = _copy(tmp_path)
+    text = target.read_text()
+    start = text.index('attention_seq = [1024, 2048')
+    end = text.index('attention_table_sources = ["fa4-b200"]\n') + len('attention_table_sources = ["fa4-b200"]\n')
+    target.write_text(text[:start] + text[end:])
+    before, _ = load_kernel_data(target)
+    after, _ = load_kernel_data()
+    for gpu in ("a100-sxm", "h100-sxm", "h200", "mi300x", "mi325x"):
+        assert before[gpu] == after[gpu]
+    assert before["b200"].attention_flops_for("cudnn", 8192) is None
+    assert after["b200"].attention_flops_for("cudnn", 8192) is not None
+
+
+def test_flashattention2_given_forward_and_backward_apart_needs_both(tmp_path):
+    target = _copy(tmp_path)
+    text = target.read_text()
+    line = "flash2_bwd_tflops = [208.0, 252.0, 295.0, 323.0, 341.0, 355.0]\n"
+    target.write_text(text.replace(line, ""))
+    with pytest.raises(KernelDataError, match=r"family 'blackwell': give 'flash2_fwd_bwd_tflops' or both"):
         load_kernel_data(target)
