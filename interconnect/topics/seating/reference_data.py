@@ -45,7 +45,8 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "stack", "fp8_recipe", "tp_comm_overlap", "tp_overlap_config", "active_params", "experts", "top_k",
                 "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "attention_window",
                 "window_layers", *MLA_KEYS, "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
-                "peak_memory_gib", "grad_accumulation", "recompute_modules", "recompute_num_layers")
+                "peak_memory_gib", "grad_accumulation", "recompute_modules", "recompute_num_layers", "mtp_layers",
+                "last_stage_layers")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
@@ -55,7 +56,7 @@ OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pip
                              "dense_layers", "ep", "head_dim", "attention_window", "window_layers", *MLA_KEYS,
                              "nvlink_domain", "hbm_tb_s", "ddp",
                              "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation",
-                             "recompute_modules", "recompute_num_layers"})
+                             "recompute_modules", "recompute_num_layers", "mtp_layers", "last_stage_layers"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -179,6 +180,11 @@ class PublishedRun:
     #: with recompute "full", the layers of each model chunk recomputed whole, the others not (Megatron-Core's
     #: recompute_method "block" with recompute_num_layers; 0: every layer; Workload.recompute_num_layers)
     recompute_num_layers: int = 0
+    #: multi-token-prediction depths trained beside the model (0: none; Workload.mtp_layers; rule R46)
+    mtp_layers: int = 0
+    #: transformer layers on the last pipeline rank where the run's layout fixes them (0: the even split;
+    #: Workload.last_stage_layers; rule R46)
+    last_stage_layers: int = 0
 
     @property
     def flop_params(self) -> float:
@@ -273,6 +279,11 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail("'recompute_num_layers' must be 0 (every layer) to the run's layers")
         if row.get("recompute_num_layers", 0) and row.get("recompute") != "full":
             row.fail("'recompute_num_layers' needs recompute = \"full\" (Megatron-Core's block method)")
+        if row.get("mtp_layers", 0) < 0:
+            row.fail("'mtp_layers' must be 0 (no multi-token prediction) or more")
+        if row.get("last_stage_layers", 0) and not (
+                row.get("pp") > 1 and 0 < row.get("last_stage_layers") <= row.get("layers") - (row.get("pp") - 1)):
+            row.fail("'last_stage_layers' needs PP > 1 and must leave each other stage at least one layer")
         modules = row.get("recompute_modules", [])
         if not all(m in _RECOMPUTE_MODULES for m in modules) or len(set(modules)) != len(modules):
             row.fail(f"'recompute_modules' must name each of {', '.join(_RECOMPUTE_MODULES)} at most once")

@@ -331,6 +331,11 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
          "'recompute_num_layers' needs recompute"),
         (text[:first] + text[first:].replace("\ntp = ", "\nrecompute_num_layers = -1\ntp = ", 1),
          "'recompute_num_layers' must be 0"),
+        # multi-token prediction and a fixed last stage (rule R46): no negative depth, and the first run has no
+        # pipeline to fix a last stage of
+        (text[:first] + text[first:].replace("\ntp = ", "\nmtp_layers = -1\ntp = ", 1), "'mtp_layers' must be"),
+        (text[:first] + text[first:].replace("\ntp = ", "\nlast_stage_layers = 200\ntp = ", 1),
+         "'last_stage_layers' needs PP > 1"),
         (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
         (text[:first] + re.sub(r"\nlayers = (\d+)", r'\nlayers = "\1"', text[first:], count=1),
          "'layers' has the wrong type"),
