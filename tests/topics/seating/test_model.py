@@ -1749,3 +1749,13 @@ def test_mtp_and_last_stage_layers_are_checked():
         check_layout(model, cluster, Layout(tp=1, pp=4, dp=8, ep=8), Workload(global_batch=64, last_stage_layers=59))
     check_layout(model, cluster, Layout(tp=1, pp=4, dp=8, ep=8), Workload(global_batch=64, last_stage_layers=58,
                                                                           mtp_layers=1))
+
+
+def test_the_plan_says_when_it_charges_multi_token_prediction():
+    model, cluster = PRESETS["deepseek-v3"], h100(nodes=4)
+    layout = Layout(tp=1, pp=4, dp=8, ep=8, zero=1)
+    with_mtp = plan(model, cluster, layout, Workload(global_batch=64, seq_len=4096, mtp_layers=1, last_stage_layers=1))
+    assert any(note.startswith("Multi-token prediction: 1 more layer after") for note in with_mtp.notes)
+    assert with_mtp.stage_layers == (20, 1)
+    without = plan(model, cluster, layout, Workload(global_batch=64, seq_len=4096))
+    assert not any("Multi-token" in note for note in without.notes)
