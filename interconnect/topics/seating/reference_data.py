@@ -46,7 +46,7 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "attention_window",
                 "window_layers", *MLA_KEYS, "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
                 "peak_memory_gib", "grad_accumulation", "recompute_modules", "recompute_num_layers",
-                "ep_a2a_overlap")
+                "ep_a2a_overlap", "mtp_layers", "last_stage_layers")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
@@ -56,7 +56,8 @@ OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pip
                              "dense_layers", "ep", "head_dim", "attention_window", "window_layers", *MLA_KEYS,
                              "nvlink_domain", "hbm_tb_s", "ddp",
                              "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation",
-                             "recompute_modules", "recompute_num_layers", "ep_a2a_overlap"})
+                             "recompute_modules", "recompute_num_layers", "ep_a2a_overlap", "mtp_layers",
+                             "last_stage_layers"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -183,6 +184,11 @@ class PublishedRun:
     #: Megatron-Core's overlap_moe_expert_parallel_comm (the recipe's moe_a2a_overlap): the expert all-to-alls beside
     #: another micro-batch's compute in the 1F1B steady state (Workload.ep_a2a_overlap; rule R45)
     ep_a2a_overlap: bool = False
+    #: multi-token-prediction depths trained beside the model (0: none; Workload.mtp_layers; rule R46)
+    mtp_layers: int = 0
+    #: transformer layers on the last pipeline rank where the run's layout fixes them (0: the even split;
+    #: Workload.last_stage_layers; rule R46)
+    last_stage_layers: int = 0
 
     @property
     def flop_params(self) -> float:
@@ -279,6 +285,11 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail("'recompute_num_layers' needs recompute = \"full\" (Megatron-Core's block method)")
         if row.get("ep_a2a_overlap", False) and row.get("recompute") == "full":
             row.fail("'ep_a2a_overlap' does not run with recompute = \"full\" (Megatron-Core refuses the pair, R45)")
+        if row.get("mtp_layers", 0) < 0:
+            row.fail("'mtp_layers' must be 0 (no multi-token prediction) or more")
+        if row.get("last_stage_layers", 0) and not (
+                row.get("pp") > 1 and 0 < row.get("last_stage_layers") <= row.get("layers") - (row.get("pp") - 1)):
+            row.fail("'last_stage_layers' needs PP > 1 and must leave each other stage at least one layer")
         modules = row.get("recompute_modules", [])
         if not all(m in _RECOMPUTE_MODULES for m in modules) or len(set(modules)) != len(modules):
             row.fail(f"'recompute_modules' must name each of {', '.join(_RECOMPUTE_MODULES)} at most once")

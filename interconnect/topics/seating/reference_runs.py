@@ -79,7 +79,8 @@ class ReferenceRun(PublishedRun):
                         grad_accumulation=self.grad_accumulation_mode,
                         fp8_param_gather=self.precision == "fp8" and "Megatron-Bridge" in self.stack,
                         fsdp2_copies=self.torchtitan, recompute_modules=tuple(self.recompute_modules),
-                        recompute_num_layers=self.recompute_num_layers, ep_a2a_overlap=self.ep_a2a_overlap)
+                        recompute_num_layers=self.recompute_num_layers, ep_a2a_overlap=self.ep_a2a_overlap,
+                        mtp_layers=self.mtp_layers, last_stage_layers=self.last_stage_layers)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second

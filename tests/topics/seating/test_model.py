@@ -1754,3 +1754,140 @@ def test_only_the_qwen3_h100_rows_ran_the_a2a_overlap():
     overlapped = {r.id for r in runs if r.workload().ep_a2a_overlap}
     assert overlapped == {"mbridge2511-qwen3-235b-h100-256", "mbridge2511-qwen3-30b-h100-16"}
     assert all(r.provenance["ep_a2a_overlap"].startswith("stated: ") for r in runs if r.id in overlapped)
+
+
+# --- multi-token prediction and a fixed last pipeline stage (rule R46) ------------------------------------------
+
+
+def _deepseek_grid(mtp, pp=1, last=0, nodes=1):
+    """DeepSeek-V3 at EP 8 on one or more H100 nodes, kernels at one share of the peak (no tile costs), no recompute."""
+    from interconnect.topics.seating.model import step as S
+
+    model, cluster = PRESETS["deepseek-v3"], h100(nodes=nodes)
+    workload = Workload(global_batch=64, micro_batch=1, seq_len=4096, recompute="none", sequence_parallel=False,
+                        compute_efficiency=0.5, mtp_layers=mtp, last_stage_layers=last)
+    arrays = [np.array([float(v)]) for v in (1, pp, 8 * nodes // pp, 1, 8, 1)]  # tp, pp, dp, cp, ep, zero
+    g = S._grid(model, cluster, workload, *arrays)
+    return model, cluster, workload, g, S._layer_times(g), S.evaluate_layouts(model, cluster, workload, *arrays)
+
+
+def test_an_mtp_depth_adds_one_layer_and_its_projection_norms_and_output_layer_on_one_stage():
+    # Megatron-Core's MultiTokenPredictionLayer (megatron/core/transformer/multi_token_prediction.py at 0d8e071): one
+    # transformer layer of the decoder's spec, eh_proj (2h -> h), the norms, and the shared output layer once more.
+    # At one share of the peak every GEMM costs 2 m n k FLOPs a pass, three passes: closed forms
+    from interconnect.topics.seating.model.compute import _hbm_bytes_per_s, _peak_flops
+
+    model, cluster, workload, g, lt, base = _deepseek_grid(mtp=0)
+    *_, lt1, mtp = _deepseek_grid(mtp=1)
+    T, h, V = 4096.0, float(model.hidden), float(model.vocab)
+    rate_bf16 = 0.5 * _peak_flops(cluster)  # the catalog's H100 SXM dense BF16 peak, at the workload's share
+    output = 3 * 2 * T * h * V / rate_bf16
+    assert float(lt.output[0]) == pytest.approx(output, rel=1e-9)
+    eh_proj = 3 * 2 * T * (2 * h) * h / rate_bf16
+    norms = 5 * T * 10 * h / _hbm_bytes_per_s(cluster, workload)   # 2 + 3 passes over 10 h bytes a token
+    assert float(lt1.mtp[0]) == pytest.approx(output + eh_proj + norms, rel=1e-9)
+    # no pipeline: the one stage runs the 61 layers, the output layer, then the MTP depth
+    layer = (float(base["t_micro"][0]) - output) / model.layers
+    assert float(mtp["t_micro"][0]) == pytest.approx(float(base["t_micro"][0]) + layer + output + eh_proj + norms,
+                                                     rel=1e-9)
+    assert float(mtp["step_s"][0]) > float(base["step_s"][0])
+    # the published count (6N + 12 l h s) is the model's too, so its TFLOP/s fall with the longer step; the hardware
+    # FLOPs count the MTP depth's: 6 (layer + 2 h^2 + V h) + 12 s h a token
+    assert float(mtp["tflops"][0]) < float(base["tflops"][0])
+    per_layer, embed = (model.active_params - 2 * h * V) / model.layers, h * V
+    tokens = 64 * T
+    extra = (float(mtp["hw_tflops"][0]) - float(mtp["tflops"][0])) * float(mtp["step_s"][0]) * 8
+    assert extra == pytest.approx((6 * (per_layer + 2 * h * h + embed) + 12 * T * h) * tokens, rel=1e-9)
+
+
+def test_mtp_on_the_last_stage_lengthens_the_step_only_when_that_stage_is_the_slowest():
+    # Megatron-Bridge v0.2.0's DeepSeek-V3 layouts give the last stage 1 decoder layer, the MTP layer and the loss
+    # (recipes/deepseek/deepseek_v3.py, layout_map): a light last stage hides the MTP depth behind the fullest one
+    *_, g, lt, light0 = _deepseek_grid(mtp=0, pp=4, last=1, nodes=4)
+    *_, light1 = _deepseek_grid(mtp=1, pp=4, last=1, nodes=4)
+    assert (float(g.most[0]), float(g.last[0])) == (20.0, 1.0)   # ceil(60 / 3) on the other stages
+    assert float(light1["t_micro"][0]) == float(light0["t_micro"][0])
+    # a heavy last stage (19 layers, the others ceil(42 / 3) = 14) is the critical path: one layer and the extras more
+    model, cluster, workload, g, lt, heavy0 = _deepseek_grid(mtp=0, pp=4, last=19, nodes=4)
+    *_, lt1, heavy1 = _deepseek_grid(mtp=1, pp=4, last=19, nodes=4)
+    assert (float(g.most[0]), float(g.last[0])) == (14.0, 19.0)
+    layer = (float(heavy0["t_micro"][0]) - float(lt.output[0])) / 19
+    assert float(heavy1["t_micro"][0]) == pytest.approx(float(heavy0["t_micro"][0]) + layer + float(lt1.mtp[0]),
+                                                        rel=1e-9)
+
+
+def test_mtp_weights_are_one_layer_and_eh_proj_plus_an_embedding_copy_on_a_later_stage():
+    # deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: 11.5B unique MTP parameters besides the 671B, the embedding and the
+    # output head shared; Megatron-Core keeps a copy of the embedding on a last stage that holds MTP
+    # (language_module.py, setup_embeddings_and_output_layer)
+    from interconnect.topics.seating.model.step import mtp_params
+
+    model = PRESETS["deepseek-v3"]
+    h, embed = float(model.hidden), float(model.hidden) * model.vocab
+    dense_layer = (model.dense_params - 2 * embed) / model.layers
+    expert_layer = model.expert_params / model.layers
+    assert mtp_params(model, 1) == pytest.approx(dense_layer + expert_layer + 2 * h * h, rel=1e-12)
+    assert mtp_params(model, 1) == pytest.approx(11.5e9, rel=0.05)
+    assert mtp_params(model, 0) == 0.0
+    # one stage: the layer's dense part whole on the GPU, its experts over EP 8; 2 bytes a weight (ZeRO-0)
+    *_, base = _deepseek_grid(mtp=0)
+    *_, mtp = _deepseek_grid(mtp=1)
+    added = float(mtp["mem_params"][0]) - float(base["mem_params"][0])
+    assert added == pytest.approx(2 * (dense_layer + 2 * h * h + expert_layer / 8), rel=1e-9)
+    # four stages, the last the fullest (19 layers): the copy of the embedding comes too, and the expert layer
+    *_, base = _deepseek_grid(mtp=0, pp=4, last=19, nodes=4)
+    *_, mtp = _deepseek_grid(mtp=1, pp=4, last=19, nodes=4)
+    added = float(mtp["mem_params"][0]) - float(base["mem_params"][0])
+    assert added == pytest.approx(2 * (dense_layer + 2 * h * h + embed + expert_layer / 8), rel=1e-9)
+    # under 1F1B the first stage keeps 4 micro-batches of its 14 layers, more than the last's one of 19 + 1: the
+    # activations do not move; on one stage the MTP depth adds a layer's, its own 10 h bytes a token and a second
+    # set of FP32 logits (4 bytes a token and vocabulary entry, Megatron-Core's loss)
+    assert float(mtp["mem_activations"][0]) == float(base["mem_activations"][0])
+    from interconnect.topics.seating.model.memory import _stored_per_layer
+
+    model, cluster, workload, g, lt, base = _deepseek_grid(mtp=0)
+    *_, mtp = _deepseek_grid(mtp=1)
+    layer = float(_stored_per_layer(model, workload, np.array([1.0]), np.array([1.0]), "none")[0])
+    added = float(mtp["mem_activations"][0]) - float(base["mem_activations"][0])
+    assert added == pytest.approx(layer + 4096 * 10 * h + 4 * 4096 * model.vocab, rel=1e-9)
+
+
+def test_without_mtp_or_a_fixed_last_stage_nothing_changes():
+    # the defaults are the even split and no MTP: every published run without them is evaluated as before (the
+    # development set's figures were compared digit for digit when the keys were added)
+    from interconnect.topics.seating.model.schedules import stage_layers
+
+    for pp in (1, 2, 4, 16):
+        even = stage_layers(61, np.array([float(pp)]), False)
+        assert [float(v[0]) for v in stage_layers(61, np.array([float(pp)]), False, 0)] == [float(v[0]) for v in even]
+    model, cluster = PRESETS["deepseek-v3"], h100(nodes=4)
+    arrays = [np.array([float(v)]) for v in (1, 4, 8, 1, 8, 1)]
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    plain = evaluate_layouts(model, cluster, Workload(global_batch=64, seq_len=4096), *arrays)
+    zero = evaluate_layouts(model, cluster, Workload(global_batch=64, seq_len=4096, mtp_layers=0,
+                                                     last_stage_layers=0), *arrays)
+    assert all(np.array_equal(plain[k], zero[k]) for k in plain)
+
+
+def test_mtp_and_last_stage_layers_are_checked():
+    model, cluster = PRESETS["deepseek-v3"], h100(nodes=4)
+    with pytest.raises(LayoutError, match="negative"):
+        check_layout(model, cluster, Layout(tp=1, pp=4, dp=8, ep=8), Workload(global_batch=64, mtp_layers=-1))
+    with pytest.raises(LayoutError, match="needs pipeline parallelism"):
+        check_layout(model, h100(nodes=1), Layout(tp=1, pp=1, dp=8, ep=8),
+                     Workload(global_batch=64, last_stage_layers=3))
+    with pytest.raises(LayoutError, match="fewer than one"):
+        check_layout(model, cluster, Layout(tp=1, pp=4, dp=8, ep=8), Workload(global_batch=64, last_stage_layers=59))
+    check_layout(model, cluster, Layout(tp=1, pp=4, dp=8, ep=8), Workload(global_batch=64, last_stage_layers=58,
+                                                                          mtp_layers=1))
+
+
+def test_the_plan_says_when_it_charges_multi_token_prediction():
+    model, cluster = PRESETS["deepseek-v3"], h100(nodes=4)
+    layout = Layout(tp=1, pp=4, dp=8, ep=8, zero=1)
+    with_mtp = plan(model, cluster, layout, Workload(global_batch=64, seq_len=4096, mtp_layers=1, last_stage_layers=1))
+    assert any(note.startswith("Multi-token prediction: 1 more layer after") for note in with_mtp.notes)
+    assert with_mtp.stage_layers == (20, 1)
+    without = plan(model, cluster, layout, Workload(global_batch=64, seq_len=4096))
+    assert not any("Multi-token" in note for note in without.notes)

@@ -334,6 +334,11 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
         # Megatron-Core refuses the expert all-to-all overlap with full recomputation (R45)
         (text[:first] + text[first:].replace('\nrecompute = "none"', '\nrecompute = "full"\nep_a2a_overlap = true', 1),
          "'ep_a2a_overlap' does not run"),
+        # multi-token prediction and a fixed last stage (rule R46): no negative depth, and the first run has no
+        # pipeline to fix a last stage of
+        (text[:first] + text[first:].replace("\ntp = ", "\nmtp_layers = -1\ntp = ", 1), "'mtp_layers' must be"),
+        (text[:first] + text[first:].replace("\ntp = ", "\nlast_stage_layers = 200\ntp = ", 1),
+         "'last_stage_layers' needs PP > 1"),
         (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
         (text[:first] + re.sub(r"\nlayers = (\d+)", r'\nlayers = "\1"', text[first:], count=1),
          "'layers' has the wrong type"),
@@ -573,3 +578,24 @@ def test_megatron_bridge_rows_carry_their_recipes_recomputation_and_pipeline_spl
     # no other row of the source recomputes whole layers
     others = [r for r in runs.values() if r.source == "megatron-bridge-perf" and r.id != "mbridge2511-llama3-8b-h100-8"]
     assert all(r.recompute != "full" and r.recompute_num_layers == 0 for r in others)
+
+
+def test_deepseek_rows_carry_their_multi_token_prediction_and_pipeline_layout():
+    # rule R46: the 25.11 table's 'DeepSeekV3 (w/ MTP)' (B200) and '(w/o MTP)' (GB200); Megatron-Bridge v0.2.0's
+    # recipes/deepseek/deepseek_v3.py layout_map: (16, 1) leaves the last stage 1 decoder layer (then MTP and the
+    # loss), (4, 4) leaves PP rank 3 with 4 + 4 + 4 + 1 = 13; DeepSeek's own weights carry one MTP module
+    runs = {r.id: r for r in load_reference_runs()}
+    b200, gb200 = runs["mbridge2511-deepseekv3-b200-256"], runs["mbridge2511-deepseekv3-gb200-256"]
+    assert (b200.workload().mtp_layers, b200.workload().last_stage_layers) == (1, 1)
+    assert (gb200.workload().mtp_layers, gb200.workload().last_stage_layers) == (0, 13)
+    assert runs["deepseekv3-pretrain-2048"].mtp_layers == 1
+    assert b200.provenance["mtp_layers"].startswith("stated:")
+    assert gb200.provenance["last_stage_layers"].startswith("inferred: R46")
+    listed = {b200.id, gb200.id, "deepseekv3-pretrain-2048"}
+    assert all(r.mtp_layers == 0 and r.last_stage_layers == 0 for r in runs.values() if r.id not in listed)
+    # the MTP depth lengthens the B200 row's step (its last stage, 1 layer + MTP + two output layers, becomes the
+    # slowest), so the model's TFLOP/s fall; the published side (6N + 12 l h s x tokens/s, R17) does not move
+    with_mtp, without = predict(b200), predict(dataclasses.replace(b200, mtp_layers=0))
+    assert with_mtp.bill.step_s > without.bill.step_s
+    assert with_mtp.ratio < without.ratio
+    assert with_mtp.run.achieved_tflops == without.run.achieved_tflops

@@ -244,6 +244,11 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
     if layout.pp > 1 and (most != last or model.layers % layout.pp):
         notes.append(f"Uneven stages: the fullest holds {most} layers, the last {last} and the output layer; the "
                      "slowest stage sets the pace.")
+    if workload.mtp_layers:
+        depth = workload.mtp_layers
+        notes.append(f"Multi-token prediction: {depth} more layer{'s' if depth > 1 else ''} after the model's, on the "
+                     f"last stage, each with a 2h to h projection, its norms and the output layer and loss once more; "
+                     f"its weights are extra to the model's {model.params / 1e9:,.0f}B.")
     _, _, _, basis = _rates(cluster, workload)
     return Plan(model, cluster, layout, workload, tuple(rows), memory, float(r["compute_s"][0]),
                 float(r["step_s"][0]), float(r["exposed_s"][0]), float(r["bubble"][0]), float(r["mfu"][0]),

@@ -334,6 +334,15 @@ class Workload:
     in the 1F1B steady state, Megatron-Core's ``overlap_moe_expert_parallel_comm`` with ``delay_wgrad_compute``
     (rule R45 of ``training-runs.toml``; :func:`interconnect.topics.seating.model.step.a2a_overlap_pair_s`); it needs
     EP > 1 to change anything and refuses full recomputation, as Megatron-Core does.
+    ``mtp_layers`` the multi-token-prediction depths trained beside the model (DeepSeek-V3: 1; 0: none), each run on
+    the last pipeline stage after the decoder as Megatron-Core runs it (megatron/core/transformer/
+    multi_token_prediction.py): the norms of the shifted tokens' embedding and of the decoder's output, a projection
+    of 2h to h, one more transformer layer like the model's, and the shared output layer with its own loss; its
+    weights are extra to the model's count, with a copy of the input embedding on that stage when it is not the
+    first (see :func:`interconnect.topics.seating.model.step.mtp_params`, rule R46 of ``training-runs.toml``);
+    ``last_stage_layers`` the transformer layers on the last pipeline rank, over all its model chunks, where a
+    pipeline layout fixes them (0: the even split of :func:`~interconnect.topics.seating.model.schedules.stage_layers`;
+    Megatron-Core's ``num_layers_in_last_pipeline_stage``); the other ranks share the rest evenly.
     """
 
     micro_batch: int = 1
@@ -371,6 +380,8 @@ class Workload:
     recompute_modules: tuple[str, ...] = ()
     recompute_num_layers: int = 0
     ep_a2a_overlap: bool = False
+    mtp_layers: int = 0
+    last_stage_layers: int = 0
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -454,6 +465,16 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
     if workload.ep_a2a_overlap and workload.recompute == "full":
         problems.append("Overlapping the expert all-to-alls with another micro-batch's compute does not run with full "
                         "recomputation (Megatron-Core refuses the pair); choose selective or none.")
+    if workload.mtp_layers < 0:
+        problems.append(f"Multi-token prediction depth {workload.mtp_layers} is negative; 0 trains none.")
+    if workload.last_stage_layers < 0:
+        problems.append(f"Last-stage layers {workload.last_stage_layers} is negative; 0 splits the layers evenly.")
+    elif workload.last_stage_layers and layout.pp < 2:
+        problems.append(f"Fixing the last pipeline stage's layers ({workload.last_stage_layers}) needs pipeline "
+                        f"parallelism (got PP = {layout.pp}).")
+    elif workload.last_stage_layers and workload.last_stage_layers > model.layers - (layout.pp - 1):
+        problems.append(f"The last stage's {workload.last_stage_layers} layers leave fewer than one of the model's "
+                        f"{model.layers} for each of the other {layout.pp - 1} stages.")
     unknown = [m for m in workload.recompute_modules if m not in RECOMPUTE_MODULES]
     if unknown:
         problems.append(f"Recompute module(s) {', '.join(repr(m) for m in unknown)} not one of "

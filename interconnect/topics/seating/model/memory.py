@@ -24,6 +24,7 @@ __all__ = [
     "full_recompute_share",
     "memory_summary",
     "memory_verdict",
+    "mtp_stored_bytes",
     "recompute_module_bytes",
 ]
 
@@ -298,9 +299,25 @@ def _stored_per_layer(model: ModelPreset, workload: Workload, tp: np.ndarray, cp
             - _modules_freed(model, workload, tp, cp, mode))
 
 
+def mtp_stored_bytes(model: ModelPreset, workload: Workload, tp: np.ndarray | float) -> np.ndarray:
+    """Bytes one multi-token-prediction depth stores per token on one GPU besides its transformer layer (rule R46).
+
+    In 16 bits: the inputs of its two norms (the shifted tokens' embedding and the decoder's output, h each), their
+    concatenation, ``eh_proj``'s input (2 h), and the final norm's input (h): 10 h bytes, split over TP with sequence
+    parallelism (Megatron-Core scatters the module's tensors along the sequence as the decoder's), whole without.
+
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> int(mtp_stored_bytes(load_model_presets()["deepseek-v3"], Workload(sequence_parallel=False), 1))
+    71680
+    """
+    per_token = 2.0 * (float(model.hidden) * 5)
+    tp = np.asarray(tp, dtype=float)
+    return per_token / tp if workload.sequence_parallel else per_token * np.ones_like(tp)
+
+
 def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray,
                  micro: np.ndarray, recompute: str | None = None, *, v: np.ndarray | float = 1.0,
-                 most: np.ndarray | None = None) -> np.ndarray:
+                 most: np.ndarray | None = None, last: np.ndarray | None = None) -> np.ndarray:
     """Activation bytes on the pipeline stage that holds the most: per layer x layers x micro-batches in flight.
 
     Per layer and micro-batch as :func:`_per_layer_stored`; in flight as :func:`_in_flight`. The first
@@ -310,11 +327,16 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
     (``Workload.loss_fp32_copies``; on the last stage, counted here as the worse case). With
     ``offload_layers`` (no pipeline, Megatron-Core's rule) the offloaded layers keep nothing on the GPU but the
     one whose copy is under way. Megatron-Core's recompute modules free what :func:`_modules_freed` counts.
+    With multi-token prediction (rule R46) the last stage may hold the most: its layers and the MTP layers, with
+    what each MTP depth stores besides (:func:`mtp_stored_bytes`), for the micro-batches the last rank keeps in
+    flight, and one more set of logits per depth (each loss keeps its own until the backward pass).
     """
     mode = recompute or workload.recompute
     per_layer = _stored_per_layer(model, workload, tp, cp, mode)
-    if most is None:
-        most, _ = stage_layers(model.layers, pp, workload.lighter_ends)
+    if most is None or last is None:
+        even_most, even_last = stage_layers(model.layers, pp, workload.lighter_ends, workload.last_stage_layers)
+        most = even_most if most is None else most
+        last = even_last if last is None else last
     if mode == "full" and workload.recompute_num_layers > 0:
         # Megatron-Core's "block" method: the layers past the first n of each chunk keep what no recomputation keeps
         # (the recompute modules act only under selective granularity, so none of them here)
@@ -331,4 +353,11 @@ def _activations(model: ModelPreset, workload: Workload, tp: np.ndarray, pp: np.
         first, second = first * kept / np.maximum(most, 1.0), second * kept / np.maximum(most, 1.0)
     s = workload.tokens(model) / cp
     logits = workload.loss_fp32_copies * 4 * s * workload.micro_batch * model.vocab / tp
+    if workload.mtp_layers:
+        n = float(workload.mtp_layers)
+        in_last = _in_flight(workload.schedule, pp, micro, v, np.maximum(pp - 1.0, 0.0))
+        tokens = s * workload.micro_batch
+        last_stage = ((per_layer * (last + n) + n * tokens * mtp_stored_bytes(model, workload, tp)) * in_last
+                      + (1.0 + n) * logits)
+        return np.maximum(per_layer * np.maximum(first, second) + logits, last_stage)
     return per_layer * np.maximum(first, second) + logits

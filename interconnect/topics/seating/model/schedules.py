@@ -57,11 +57,15 @@ def pipeline_bubble_fraction(pp: int, micro_batches: int, schedule: str = "1f1b"
     return idle / (micro_batches + idle)
 
 
-def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool) -> tuple[np.ndarray, np.ndarray]:
+def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool,
+                 last_layers: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Count the transformer layers on the fullest pipeline stage and on the last (which adds the output).
 
     Layers are spread as evenly as they go; the last stage gets the floor. With ``lighter_ends``
-    the first and last stage each count the embedding or the output layer as one layer's slot.
+    the first and last stage each count the embedding or the output layer as one layer's slot. With
+    ``last_layers`` (a pipeline layout that fixes the last rank's layers, ``Workload.last_stage_layers``) the last
+    stage holds that many wherever there is a pipeline and the other stages share the rest, the fullest
+    ``ceil((layers - last_layers) / (pp - 1))``.
 
     Examples
     --------
@@ -70,6 +74,8 @@ def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool) -> tuple[np.nd
     (8, 7)
     >>> [int(v[0]) for v in stage_layers(126, np.array([16]), lighter_ends=False)]
     [8, 7]
+    >>> [int(v[0]) for v in stage_layers(61, np.array([16]), False, last_layers=1)]   # DeepSeek-V3, rule R46
+    [4, 1]
     """
     pp = np.asarray(pp, dtype=float)
     slots = layers + (2.0 if lighter_ends else 0.0)
@@ -77,6 +83,10 @@ def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool) -> tuple[np.nd
     most = np.ceil(slots / pp)
     last = np.floor(slots / pp) - np.where((pp > 2) & lighter_ends, 1.0, 0.0)
     last = np.where(pp <= 1, layers, np.maximum(last, 1.0))
+    if last_layers > 0:
+        fixed = pp > 1
+        most = np.where(fixed, np.ceil((layers - float(last_layers)) / np.maximum(pp - 1.0, 1.0)), most)
+        last = np.where(fixed, float(last_layers), last)
     return most, last
 
 

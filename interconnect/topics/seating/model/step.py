@@ -48,7 +48,7 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "a2a_overlap_pair_s", "a2a_unpaired_share", "evaluate_layouts",
            "every_second_matmul_share", "expert_gemm_floor_s", "gradient_reductions", "megatron_bucket_params",
-           "mla_projection_shapes", "per_micro_batch_reduce_exposed_s"]
+           "mla_projection_shapes", "mtp_params", "per_micro_batch_reduce_exposed_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -138,6 +138,9 @@ class _LayerTimes:
     #: together), per-call floors included: what Megatron-Core's combined 1F1B runs between dispatch and combine
     expert_fwd: np.ndarray | float = 0.0
     expert_bwd: np.ndarray | float = 0.0
+    #: what one multi-token-prediction depth adds on the last stage besides its transformer layer, forward and
+    #: backward (:func:`_mtp_extra_s`; 0 without ``Workload.mtp_layers``)
+    mtp: np.ndarray | float = 0.0
 
 
 def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarray, pp: np.ndarray, dp: np.ndarray,
@@ -159,7 +162,7 @@ def _grid(model: ModelPreset, cluster: Cluster, workload: Workload, tp: np.ndarr
               "dpcp": shape(dp * cp, tp),
               "ep": shape(ep, np.ones_like(tp)), "edp": shape(edp, np.where(folded, ep, tp * cp)),
               "pp": shape(pp, tp * cp * dp)}
-    most, last = stage_layers(model.layers, pp, workload.lighter_ends)
+    most, last = stage_layers(model.layers, pp, workload.lighter_ends, workload.last_stage_layers)
     return _Grid(model, cluster, workload, tp, pp, dp, cp, ep, zero, edp, workload.tokens(model),
                  workload.micro_batch, model.hidden, _wire_bytes(workload),
                  workload.global_batch / (dp * workload.micro_batch), most, last, groups)
@@ -351,8 +354,56 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # the experts' GEMMs by pass (the per-call floors a third to the forward's GEMM pass, two to the backward's)
     expert_fwd = expert_share * gemm_fwd + expert_extra / 3.0
     expert_bwd = expert_share * gemm_bwd + expert_extra * 2.0 / 3.0
+    mtp = _mtp_extra_s(g, gemm_rate, sms, hbm, output) if workload.mtp_layers else 0.0
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
-                       output, attn_first_fwd, layer_fwd, expert_fwd, expert_bwd)
+                       output, attn_first_fwd, layer_fwd, expert_fwd, expert_bwd, mtp)
+
+
+def _mtp_extra_s(g: _Grid, gemm_rate: float, sms, hbm: float, output: np.ndarray) -> np.ndarray:
+    """Seconds one multi-token-prediction depth adds per micro-batch besides its transformer layer (rule R46).
+
+    As Megatron-Core runs it (megatron/core/transformer/multi_token_prediction.py, ``MultiTokenPredictionLayer``; the
+    transformer layer itself is charged as one of the model's layers): ``eh_proj``, a column-parallel GEMM of
+    :math:`2h` inputs and :math:`h` outputs, its three passes at their shapes' tile costs and at the layers' GEMM rate
+    (it runs inside the FP8 context), with the FP8 casts of its input and of its output's gradient; the memory-bound
+    passes over what the module stores (:func:`~interconnect.topics.seating.model.memory.mtp_stored_bytes`: the two
+    norms' inputs, the concatenation and the final norm's input) as for a layer's; and the shared output layer once
+    more on the depth's hidden states (``output``, the main one's time).
+    """
+    from interconnect.topics.seating.kernels import gemm_pass_shapes, gemm_shape_factor
+    from interconnect.topics.seating.model.memory import mtp_stored_bytes
+
+    workload, h = g.workload, float(g.h)
+    T = g.s * g.b / g.cp
+    proj = 2 * T * 2 * h * h / g.tp / gemm_rate * sum(
+        1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, h / g.tp, 2 * h))
+    norms = (_MEMORY_PASSES_FWD + _MEMORY_PASSES_BWD) * T * mtp_stored_bytes(g.model, workload, g.tp) / hbm
+    casts = 0.0
+    if workload.dtype_bytes == 1 and _peak_flops(g.cluster, workload) > _peak_flops(g.cluster):
+        per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
+        casts = T * (2 * h + h / g.tp) * per_value / hbm
+    return proj + norms + casts + output
+
+
+def mtp_params(model: ModelPreset, mtp_layers: int) -> float:
+    r"""Weights the multi-token-prediction modules add to the model's count (a count; rule R46).
+
+    Per depth one transformer layer as the model holds its layers (the dense part and the experts' averaged over
+    the layers) and ``eh_proj``'s :math:`2h \cdot h`; the norms are left out, the embedding and the output layer are
+    the model's (a stage that holds MTP without the embedding keeps a copy of it, which :func:`_params_per_gpu`
+    adds). DeepSeek's weights note gives 11.5B for DeepSeek-V3's one module (deepseek-ai/DeepSeek-V3
+    README_WEIGHTS.md), the averaged layer 4 % less:
+
+    >>> from interconnect.workloads.presets import load_model_presets
+    >>> f"{mtp_params(load_model_presets()['deepseek-v3'], 1) / 1e9:.2f}B"
+    '11.07B'
+    """
+    if mtp_layers <= 0:
+        return 0.0
+    _, embed = layer_params(model)
+    ends = 1 if model.tied_embeddings else 2
+    layer = (model.dense_params - ends * embed) / model.layers + model.expert_params / model.layers
+    return mtp_layers * (layer + 2.0 * float(model.hidden) ** 2)
 
 
 def _modules_recompute_s(g: _Grid, gemm_rate: float, sms, hbm: float) -> np.ndarray:
@@ -459,9 +510,20 @@ def _params_per_gpu(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
     model = g.model
     _, embed_params = layer_params(model)
     dense_layer = (model.dense_params - (1 if model.tied_embeddings else 2) * embed_params) / model.layers
+    if g.workload.mtp_layers:
+        # rule R46: the MTP layers and eh_proj on the last stage, with a copy of the input embedding where that stage
+        # is not the first (DualPipe keeps the last layers on the first stage's rank: no copy)
+        n = float(g.workload.mtp_layers)
+        copy = np.where((g.pp > 1) & (g.workload.schedule != "dualpipe"), embed_params, 0.0)
+        last_dense = dense_layer * (g.last + n) + embed_params + n * 2.0 * float(model.hidden) ** 2 + copy
+        dense_gpu = (np.maximum(dense_layer * g.most, last_dense) + np.where(g.pp <= 1, embed_params, 0.0)) / g.tp
+        expert_gpu = (model.expert_params / model.layers * np.maximum(g.most, g.last + n)
+                      / np.where(g.ep > 1, g.ep, g.tp))
+        return dense_gpu, expert_gpu
     dense_gpu = (np.maximum(dense_layer * g.most, dense_layer * g.last + embed_params)
                  + np.where(g.pp <= 1, embed_params, 0.0)) / g.tp
-    expert_gpu = model.expert_params / model.layers * g.most / np.where(g.ep > 1, g.ep, g.tp)
+    # the experts of the stage with the most layers (the last only where a layout gives it more, R46)
+    expert_gpu = model.expert_params / model.layers * np.maximum(g.most, g.last) / np.where(g.ep > 1, g.ep, g.tp)
     return dense_gpu, expert_gpu
 
 
@@ -1021,6 +1083,10 @@ def _accumulation_s(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
     dense_layer = (model.dense_params - ends * embed_params) / model.layers / g.tp
     expert_layer = model.expert_params / model.layers / np.where(g.ep > 1, g.ep, g.tp)
     end = embed_params / g.tp * np.where(g.pp <= 1, float(ends), 1.0)
+    if g.workload.mtp_layers:
+        # rule R46: eh_proj's weights, and the embedding's copy on a last stage that is not the first
+        copy = np.where((g.pp > 1) & (g.workload.schedule != "dualpipe"), embed_params, 0.0)
+        end = end + (g.workload.mtp_layers * 2.0 * float(model.hidden) ** 2 + copy) / g.tp
     hbm = _hbm_bytes_per_s(g.cluster, g.workload)
     return per_param * (dense_layer + expert_layer) / hbm, per_param * end / hbm
 
@@ -1072,7 +1138,8 @@ def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarr
     out = {"mem_params": copies * sharded(PARAM_BYTES, 3),
            "mem_grads": copies * sharded(float(workload.grad_bytes or GRAD_BYTES), 2),
            "mem_optimizer": sharded(OPTIMIZER_BYTES, 1),
-           "mem_activations": _activations(g.model, workload, g.tp, g.pp, g.cp, g.micro, v=v, most=g.most)}
+           "mem_activations": _activations(g.model, workload, g.tp, g.pp, g.cp, g.micro, v=v, most=g.most,
+                                           last=g.last)}
     out["mem_total"] = out["mem_params"] + out["mem_grads"] + out["mem_optimizer"] + out["mem_activations"]
     out["mem_capacity"] = np.full_like(g.tp, workload.memory_bytes or _memory_bytes(g.cluster))
     out["mem_reserved"] = RESERVED_SHARE * out["mem_capacity"]
@@ -1116,9 +1183,17 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     per_layer_total = lt.compute + tp_exposed + cp_exposed + ep_exposed + accum_layer
     stage_full = g.most * per_layer_total
     stage_last = g.last * per_layer_total + lt.output + accum_end
-    t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, stage_full + lt.output + accum_end))
-    compute_micro = np.maximum(g.most * (lt.compute + accum_layer), g.last * (lt.compute + accum_layer) + lt.output
-                               + accum_end)
+    single = stage_full + lt.output + accum_end
+    compute_last = g.last * (lt.compute + accum_layer) + lt.output + accum_end
+    if workload.mtp_layers:
+        # rule R46: each MTP depth runs on the last stage after the decoder, a layer like the others (its compute and
+        # the communication it waits for) and its projection, norms and second pass through the output layer
+        n = float(workload.mtp_layers)
+        stage_last = stage_last + n * (per_layer_total + lt.mtp)
+        single = single + n * (per_layer_total + lt.mtp)
+        compute_last = compute_last + n * (lt.compute + accum_layer + lt.mtp)
+    t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, single))
+    compute_micro = np.maximum(g.most * (lt.compute + accum_layer), compute_last)
 
     out = _pipeline(g, t_micro)
     idle_micro = out.pop("idle_micro")
@@ -1149,6 +1224,11 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
     extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
              "full": g.full_share * (2 * model.active_params + 4 * L * s * h) * tokens_step}[workload.recompute]
+    if workload.mtp_layers:
+        # rule R46: the MTP depths' FLOPs (a layer's, eh_proj's and the output layer's, forward and backward), which
+        # the model's count leaves out
+        per_layer, embed = layer_params(model)
+        extra = extra + workload.mtp_layers * (6 * (per_layer + 2 * h * h + embed) + 12 * s * h) * tokens_step
     if "mla_up_proj" in workload.recompute_modules and model.is_mla and workload.recompute != "full":
         # the up-projections' forward GEMMs once more (Workload.recompute_modules)
         up = {k: nk for k, nk in mla_projection_shapes(model).items() if k in ("q_b", "q", "kv_b")}
