@@ -1891,3 +1891,30 @@ def test_the_plan_says_when_it_charges_multi_token_prediction():
     assert with_mtp.stage_layers == (20, 1)
     without = plan(model, cluster, layout, Workload(global_batch=64, seq_len=4096))
     assert not any("Multi-token" in note for note in without.notes)
+
+
+# --- DualPipe's end rank holds the first and the last stage ---------------------------------------------------------
+
+def test_dualpipe_end_rank_is_the_mean_of_its_two_stages():
+    from interconnect.topics.seating.model.step import dualpipe_end_rank_s
+
+    # DeepSeek-V3 report (arXiv 2412.19437) section 3.2.3: the shallowest and the deepest layers share a PP rank
+    assert dualpipe_end_rank_s(4.0, 6.0) == 5.0
+    assert dualpipe_end_rank_s(np.array([2.0]), np.array([2.0]))[0] == 2.0
+
+
+def test_dualpipe_pays_half_of_a_heavier_last_stage():
+    from interconnect.topics.seating.model.step import evaluate_layouts
+
+    # Llama 3 70B on PP 4 (20 layers a stage): the last stage is the slowest (its output layer), so one MTP depth adds
+    # its layer and its extras to every micro-batch under 1F1B, and half of them under DualPipe, whose end rank runs
+    # the last stage for half the micro-batches and the first for the other half; per micro-batch slot
+    # (64 micro-batches + 3 idle for 1F1B, + (4/2 - 1) x 2/3 for DualPipe)
+    grid = [np.array([v]) for v in (8, 4, 1, 1, 1, 1)]
+    added = {}
+    for schedule in ("1f1b", "dualpipe"):
+        steps = [evaluate_layouts(L70, h100(nodes=4), Workload(global_batch=64, micro_batch=1, seq_len=4096,
+                                                                recompute="none", schedule=schedule, mtp_layers=m),
+                                  *grid)["step_s"][0] for m in (0, 1)]
+        added[schedule] = steps[1] - steps[0]
+    assert added["dualpipe"] / (64 + 2 / 3) == pytest.approx(0.5 * added["1f1b"] / (64 + 3), rel=1e-3)

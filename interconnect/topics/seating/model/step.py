@@ -46,9 +46,9 @@ from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
-__all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "a2a_overlap_pair_s", "a2a_unpaired_share", "evaluate_layouts",
-           "every_second_matmul_share", "expert_gemm_floor_s", "gradient_reductions", "megatron_bucket_params",
-           "mla_projection_shapes", "mtp_params", "per_micro_batch_reduce_exposed_s"]
+__all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "a2a_overlap_pair_s", "a2a_unpaired_share", "dualpipe_end_rank_s",
+           "evaluate_layouts", "every_second_matmul_share", "expert_gemm_floor_s", "gradient_reductions",
+           "megatron_bucket_params", "mla_projection_shapes", "mtp_params", "per_micro_batch_reduce_exposed_s"]
 
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
@@ -357,6 +357,22 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     mtp = _mtp_extra_s(g, gemm_rate, sms, hbm, output) if workload.mtp_layers else 0.0
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
                        output, attn_first_fwd, layer_fwd, expert_fwd, expert_bwd, mtp)
+
+
+@expects(first_stage_s="s", last_stage_s="s")
+def dualpipe_end_rank_s(first_stage_s, last_stage_s):
+    """Seconds a micro-batch takes on average on DualPipe's end rank, which holds the first and the last stage.
+
+    DualPipe sends half the micro-batches each way: rank i holds stage i of one direction and stage p - 1 - i of the
+    other, so the deepest stage (the output layer, and any multi-token prediction) shares its rank with the shallowest
+    (the embedding) and that rank spends the mean of the two stages' times a micro-batch (DeepSeek-V3 report, arXiv
+    2412.19437, section 3.2.3: "the shallowest layers ... and deepest layers ... on the same PP rank"; the two copies
+    of the weights are charged in memory).
+
+    >>> dualpipe_end_rank_s(4.0, 6.0)
+    5.0
+    """
+    return 0.5 * (first_stage_s + last_stage_s)
 
 
 def _mtp_extra_s(g: _Grid, gemm_rate: float, sms, hbm: float, output: np.ndarray) -> np.ndarray:
@@ -1192,8 +1208,12 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
         stage_last = stage_last + n * (per_layer_total + lt.mtp)
         single = single + n * (per_layer_total + lt.mtp)
         compute_last = compute_last + n * (lt.compute + accum_layer + lt.mtp)
+    compute_full = g.most * (lt.compute + accum_layer)
+    if workload.schedule == "dualpipe":
+        stage_last = np.where(g.pp > 1, dualpipe_end_rank_s(stage_full, stage_last), stage_last)
+        compute_last = np.where(g.pp > 1, dualpipe_end_rank_s(compute_full, compute_last), compute_last)
     t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, single))
-    compute_micro = np.maximum(g.most * (lt.compute + accum_layer), compute_last)
+    compute_micro = np.maximum(compute_full, compute_last)
 
     out = _pipeline(g, t_micro)
     idle_micro = out.pop("idle_micro")
