@@ -33,6 +33,7 @@ from interconnect.topics.seating.model import (
     GRAD_ACCUMULATIONS,
     PLAN_DEFAULTS,
     RECOMPUTE_MODULES,
+    RECOMPUTE_WORDS,
     REJECTIONS,
     SCHEDULES,
     LayoutError,
@@ -247,7 +248,8 @@ def _print_bill(bill: Plan) -> None:
     print(f"{bill.model.name} on {bill.cluster.describe()}")
     w = bill.workload
     print(f"layout: {bill.layout.label()}  ({bill.micro_batches} micro-batches of {w.micro_batch} per step; "
-          f"{w.recompute} recomputation{''.join(f' + {m}' for m in w.recompute_modules)}, {SCHEDULES[w.schedule]}, "
+          f"{RECOMPUTE_WORDS[w.recompute]} recomputation{''.join(f' + {m}' for m in w.recompute_modules)}, "
+          f"{SCHEDULES[w.schedule]}, "
           f"{w.attention} attention{', expert all-to-alls overlapped' if w.ep_a2a_overlap else ''})")
     print(f"{'dimension':<14} {'deg':>4}  {'collective':<38} {'tier':<14} {'GB/step':>9} {'calls':>8} "
           f"{'time ms':>9} {'exposed ms':>10}")

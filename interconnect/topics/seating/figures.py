@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from interconnect.figures.theme import LAYER_COLOURS, apply_theme
-from interconnect.topics.seating.model import SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
+from interconnect.topics.seating.model import RECOMPUTE_WORDS, SCHEDULES, Layout, Memory, Plan, groups_of, seat_map
 
 __all__ = ["COLOUR_BY", "MAX_GRID_GPUS", "bill_figure", "gpu_grid_figure", "grid_positions", "memory_figure"]
 
@@ -216,7 +216,7 @@ def memory_figure(stages: dict[int, Memory], chosen: int, *, recompute: str = "s
     GPU's memory less the reserve for buffers and fragmentation; bars over that line do not fit."""
     kinds = (("params", "weights (BF16)", "#1565c0"), ("grads", "gradients (BF16)", "#5c6bc0"),
              ("optimizer", "optimizer (FP32 master, Adam m, v)", "#7b1fa2"),
-             ("activations", f"activations ({recompute} recomputation)", "#ef6c00"))
+             ("activations", f"activations ({RECOMPUTE_WORDS.get(recompute, recompute)} recomputation)", "#ef6c00"))
     x = [f"ZeRO-{z}" + (" (chosen)" if z == chosen else "") for z in stages]
     figure = go.Figure()
     for key, label, colour in kinds:

@@ -26,7 +26,14 @@ from interconnect.topics.seating.inputs import (
     SEATING_VIEWS,
     seating_specs,
 )
-from interconnect.topics.seating.model import ATTENTION_KERNELS, Layout, Plan, Workload, layout_problems
+from interconnect.topics.seating.model import (
+    ATTENTION_KERNELS,
+    RECOMPUTE_WORDS,
+    Layout,
+    Plan,
+    Workload,
+    layout_problems,
+)
 from interconnect.topics.seating.page_live import LIVE_NODES, live_seating
 from interconnect.topics.seating.page_parts import (
     bill_view,
@@ -331,7 +338,8 @@ def _comparison_section(state: PageState, model: ModelPreset, cluster: Cluster, 
         bw = best.workload
         st.markdown(f"Tried {found.tried:,} layouts (factorizations × ZeRO stage × recomputation × micro-batch × "
                     f"schedule): {found.valid:,} can run, {found.fitting:,} fit. Fastest: "
-                    f"**{escape_markdown(best.layout.label())}**, {bw.recompute} recomputation, micro-batch "
+                    f"**{escape_markdown(best.layout.label())}**, {RECOMPUTE_WORDS[bw.recompute]} recomputation, "
+                    f"micro-batch "
                     f"{bw.micro_batch}, {SEATING_SCHEDULES[bw.schedule]}"
                     + (f" ({best.virtual_stages} chunks per GPU)" if bw.schedule == "interleaved" else "")
                     + f": step {format_seconds(best.step_s)}, {best.tflops_per_gpu / 1e12:.0f} TFLOP/s per GPU, "

@@ -23,6 +23,7 @@ __all__ = [
     "LayoutError",
     "PLAN_DEFAULTS",
     "RECOMPUTE_MODULES",
+    "RECOMPUTE_WORDS",
     "SCHEDULES",
     "SELECTIVE_POLICIES",
     "Workload",
@@ -51,6 +52,8 @@ ATTENTION_KERNELS = ("flash", "flash2", "unfused")
 SELECTIVE_POLICIES = ("megatron", "torchtitan-op")
 #: Megatron-Core's output-discarding recomputation modules a workload may name (``Workload.recompute_modules``).
 RECOMPUTE_MODULES = ("mla_up_proj", "layernorm", "moe_act")
+#: How a recomputation mode reads before the word "recomputation" ("no recomputation", "full recomputation").
+RECOMPUTE_WORDS = {"none": "no", "selective": "selective", "full": "full"}
 #: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
 DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor", "deepspeed-bf16")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
