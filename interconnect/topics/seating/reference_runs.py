@@ -80,7 +80,8 @@ class ReferenceRun(PublishedRun):
                         fp8_param_gather=self.precision == "fp8" and "Megatron-Bridge" in self.stack,
                         fsdp2_copies=self.torchtitan, recompute_modules=tuple(self.recompute_modules),
                         recompute_num_layers=self.recompute_num_layers, ep_a2a_overlap=self.ep_a2a_overlap,
-                        mtp_layers=self.mtp_layers, last_stage_layers=self.last_stage_layers)
+                        mtp_layers=self.mtp_layers, last_stage_layers=self.last_stage_layers,
+                        cp_waits_at_issue=self.cp_waits_at_issue)
 
     # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
     # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
@@ -122,6 +123,16 @@ class ReferenceRun(PublishedRun):
         if self.torchtitan and self.cp > 1 and self.context_parallel == "ring":
             return "pytorch"
         return self.context_parallel
+
+    @property
+    def cp_waits_at_issue(self) -> bool:
+        """Whether the run's CP ring waited for each collective where it issued it (rule R48 of training-runs.toml).
+
+        PyTorch's ring compiled with the TransformerBlock (torchtitan with CP > 1 and torch.compile, as the run's
+        ``stack`` names them): traced functional collectives wait right after the call, and nothing in the period's
+        Inductor moved the wait later unless asked. Every other run: no.
+        """
+        return self.context_parallel_mode == "pytorch" and "torch.compile" in self.stack
 
     @property
     def grad_accumulation_mode(self) -> str:

@@ -1098,6 +1098,38 @@ def test_pytorch_ring_hides_its_gathers_in_a_node_but_not_the_last_gradient_pass
     wide_pass = _time_s(h100(8), "sendrecv", np.array([1]), np.array([8]), np.array([values / 8 * 4.0]))
     assert wide.tier == "network (NIC)"
     assert wide.exposed_s > 1.5 * model.layers * float(wide_pass[0])
+def test_compiled_pytorch_ring_waits_for_every_gather_and_gradient_pass_where_it_is_issued():
+    # Rule R48: traced, PyTorch's functional collectives wait right after the call (_maybe_wrap_tensor) and the
+    # period's Inductor left the wait there, so under torch.compile nothing of the ring's communication hides. Per layer
+    # of the 8B at 256K tokens on 8 GPUs with full recomputation: three gathers of K and V (forward, recomputed
+    # forward, backward: 7 of the 8 ranks' T x heads x head_dim values each for K and V, BF16) and eight FP32 passes of
+    # dK and dV, all exposed: closed form from the same collective times.
+    from dataclasses import replace
+
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    model, cluster = PRESETS["llama3-8b"], h100(1)
+    eager = Workload(global_batch=1, micro_batch=1, seq_len=262144, attention="flash2", recompute="full",
+                     context_parallel="pytorch", sequence_parallel=False)
+    layout = Layout(tp=1, pp=1, dp=1, cp=8, zero=3)
+    compiled = replace(eager, cp_waits_at_issue=True)
+    values = 2 * 32768 * model.heads * model.head_dim
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    t_gather = float(_time_s(cluster, "all_gather", a(8), a(1), a(values * 2 * 8))[0])
+    t_pass = float(_time_s(cluster, "sendrecv", a(8), a(1), a(values * 4.0))[0])
+    row = dim(plan(model, cluster, layout, compiled), "cp")
+    assert row.exposed_s == pytest.approx(model.layers * (3 * t_gather + 8 * t_pass), rel=1e-9)
+    assert row.exposed_s == pytest.approx(row.time_s, rel=1e-9)
+    assert row.overlap.startswith("no")
+    eager_row = dim(plan(model, cluster, layout, eager), "cp")
+    assert eager_row.exposed_s < 0.2 * row.exposed_s        # eagerly only the last gradient pass shows
+    assert (eager_row.time_s, eager_row.bytes_per_step) == (row.time_s, row.bytes_per_step)
+    # without CP the flag changes nothing
+    flat, short = Layout(tp=1, pp=1, dp=8, cp=1, zero=3), dict(global_batch=8, seq_len=32768)
+    assert (plan(model, cluster, flat, replace(compiled, **short)).step_s
+            == plan(model, cluster, flat, replace(eager, **short)).step_s)
+
+
 def test_deepspeed_bf16_optimizer_adds_every_micro_batchs_gradients_into_fp32_buffers():
     # Rule R35: under DeepSpeed's pipeline engine the BF16_Optimizer runs update_hp_grads after every micro-batch's
     # backward (deepspeed/runtime/pipe/engine.py and bf16_optimizer.py at 56c5223): each BF16 gradient is read (2 B),

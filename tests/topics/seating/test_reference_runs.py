@@ -599,3 +599,12 @@ def test_deepseek_rows_carry_their_multi_token_prediction_and_pipeline_layout():
     assert with_mtp.bill.step_s > without.bill.step_s
     assert with_mtp.ratio < without.ratio
     assert with_mtp.run.achieved_tflops == without.run.achieved_tflops
+
+
+def test_only_torchtitans_compiled_cp_rows_wait_for_their_ring_where_it_is_issued():
+    # Rule R48: the flag follows from the run's stack (torchtitan, CP > 1, torch.compile), no key of its own
+    runs = load_reference_runs()
+    flagged = sorted(r.id for r in runs if r.workload().cp_waits_at_issue)
+    assert flagged == sorted(r.id for r in runs if r.torchtitan and r.cp > 1 and "torch.compile" in r.stack)
+    assert len(flagged) == 2
+    assert all(r.context_parallel_mode == "pytorch" for r in runs if r.id in flagged)

@@ -218,7 +218,9 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
             coll, overlap = "all-gather + reduce-scatter", "no: attention waits for the gathered K and V"
         if dim == "cp" and workload.context_parallel == "pytorch":
             coll = "all-gather (K, V) + send/recv (their FP32 gradients)"
-            overlap = "mostly: each gather behind the first step's attention, each gradient behind the next step's"
+            overlap = ("no: compiled, each gather and gradient pass is waited for where it is issued"
+                       if workload.cp_waits_at_issue else
+                       "mostly: each gather behind the first step's attention, each gradient behind the next step's")
         if dim == "tp" and workload.tp_comm_overlap and workload.sequence_parallel:
             overlap = "inside the GEMMs (userbuffers); exposed is what the chunked GEMMs and the rest add"
         if dim == "dp" and layout.zero >= 2 and float(gradient_reductions(layout.zero, r["micro"], layout.pp,

@@ -231,6 +231,10 @@ class Workload:
     behind the first step; each step's output merged into an FP32 one and the gradients accumulated in FP32, K's
     and V's sent on after every backward step; see
     :func:`interconnect.topics.seating.model.stacks.pytorch_ring_hbm_bytes`);
+    ``cp_waits_at_issue`` whether that ring ran compiled, so that each of its collectives is waited for where it is
+    issued (torch.compile traces PyTorch's functional collectives with the wait right after the call and Inductor of
+    the period moves it only when asked to; rule R48 of ``training-runs.toml``): every gather of K and V and every pass
+    of their gradients then runs alone instead of behind a ring step's attention;
     ``grad_bytes`` bytes per gradient value kept and reduced across data parallelism (0: as the weights;
     4 where gradients are accumulated and reduce-scattered in FP32, as Llama 3 did);
     ``tp_comm_overlap`` whether TP's all-gathers and reduce-scatters run inside the GEMMs they feed (Transformer
@@ -385,6 +389,7 @@ class Workload:
     ep_a2a_overlap: bool = False
     mtp_layers: int = 0
     last_stage_layers: int = 0
+    cp_waits_at_issue: bool = False
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.

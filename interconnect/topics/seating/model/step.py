@@ -665,7 +665,8 @@ def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray
     (``pytorch``, rule R32 of ``training-runs.toml``; torchtitan's default rotate method "allgather") gathers K
     and V, repeated to the query heads in BF16, in one all-gather per pass that the first step's call hides and the
     second waits for; in the backward pass each step's FP32 gradients of K and V go to the next rank, waited for
-    after the next step's call, the last at once.
+    after the next step's call, the last at once. Compiled with the block (``Workload.cp_waits_at_issue``, rule R48),
+    each of those collectives is waited for where it is issued, so all of them show.
     """
     model, workload, cp = g.model, g.workload, g.cp
     per, dom = g.groups["cp"]
@@ -687,6 +688,9 @@ def _context_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray
         exposed = np.where(on, (g.passes - 1) * np.maximum(0.0, t_gather - lt.attn_first_fwd)
                            + np.maximum(0.0, t_gather - first_bwd)
                            + (cp - 1) * np.maximum(0.0, t_pass - later_bwd) + t_pass, 0.0)
+        if workload.cp_waits_at_issue:
+            # traced functional collectives wait right after the call (rule R48): nothing of the ring's hides
+            exposed = seconds
         calls, sent = g.passes + cp, g.passes * (cp - 1) * values * g.nbytes + cp * values * 4.0
     else:
         recomputed = {"none": 0.0, "selective": 1.0, "full": g.full_share}[workload.recompute]
