@@ -113,22 +113,28 @@ def coverage_neighbours(coverage: float) -> int:
     return n
 
 
-def coverage_range(ratios: Sequence[float], coverage: float) -> tuple[float, float]:
+def coverage_range(ratios: Sequence[float], coverage: float,
+                   sources: Sequence[str] | None = None) -> tuple[float, float]:
     """Return ``(low, high)``: the k-th smallest and largest ratio, largest k with (n + 1 - 2k) / (n + 1) >= coverage.
 
     That range holds one more ratio drawn like these with probability (n + 1 - 2k) / (n + 1), whatever their
-    distribution (k = 1 at the least: smallest to largest).
+    distribution (k = 1 at the least: smallest to largest). The arithmetic counts independent draws; the ratios of
+    one source (one paper's table, one vendor's page) share that source's inputs and stack, and a case is judged
+    with its own source left out, so with ``sources`` (one per ratio) n is the number of distinct sources.
 
     >>> coverage_range([1.3, 0.8, 1.0], 0.8)
     (0.8, 1.3)
     >>> coverage_range([float(i) for i in range(1, 20)], 0.8)  # 19 ratios: k = 2, (20 - 4) / 20 = 80 %
     (2.0, 18.0)
+    >>> coverage_range([float(i) for i in range(1, 20)], 0.8, ["a"] * 10 + ["b"] * 9)  # two sources: k = 1
+    (1.0, 19.0)
     """
     values = sorted(float(r) for r in ratios)
     if not values:
         raise ValueError("no ratios")
-    n = len(values)
+    n = len(set(sources)) if sources is not None else len(values)
     k = max(1, int(math.floor((n + 1) * (1.0 - coverage) / 2.0 + 1e-9)))
+    k = min(k, (len(values) + 1) // 2)
     return values[k - 1], values[-k]
 
 
@@ -348,12 +354,14 @@ class ErrorBand:
 
 
 def band_from_ratios(ratios: Sequence[float], *, basis: str, quantity: str = "", runs: Iterable[str] = (),
-                     noun: str = "runs", coverage: float | None = None) -> ErrorBand:
-    """Build the band of a set of neighbour ratios (:func:`robust_range`, or :func:`coverage_range` at ``coverage``)."""
+                     noun: str = "runs", coverage: float | None = None,
+                     sources: Sequence[str] | None = None) -> ErrorBand:
+    """Build the band of a set of neighbour ratios (:func:`robust_range`, or :func:`coverage_range` at ``coverage``,
+    counting ``sources`` where given)."""
     ratios = [float(r) for r in ratios]
     if len(ratios) < MIN_NEIGHBOURS:
         return extrapolation(basis, quantity, noun)
-    low, high = robust_range(ratios) if coverage is None else coverage_range(ratios, coverage)
+    low, high = robust_range(ratios) if coverage is None else coverage_range(ratios, coverage, sources)
     return ErrorBand(low, high, float(statistics.median(ratios)), len(ratios), basis, quantity, tuple(runs), noun)
 
 
@@ -429,7 +437,8 @@ def select_band(cases: Iterable[Evaluated], criteria: Sequence[Criterion], *, le
             basis = (f"held: {', '.join(k.label for k in held) or 'none'}; "
                      f"dropped: {', '.join(k.label for k in dropped) or 'none'}{left}")
             return band_from_ratios([c.ratio for c in chosen], basis=basis, quantity=quantity,
-                                    runs=[c.id for c in chosen], noun=noun, coverage=coverage)
+                                    runs=[c.id for c in chosen], noun=noun, coverage=coverage,
+                                    sources=[c.source for c in chosen])
     need = ", ".join(k.label for k in hard) or "any rule"
     found = f"{len(pool)} published {noun if len(pool) != 1 else noun.rstrip('s')}"
     return extrapolation(f"{found} with {need}{left}; a band needs {MIN_NEIGHBOURS}", quantity, noun)

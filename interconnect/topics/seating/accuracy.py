@@ -24,7 +24,10 @@ case's own, the range from the k-th smallest to the k-th largest holds a new one
 (n + 1 - 2k) / (n + 1), whatever their distribution (:func:`~interconnect.hardware.accuracy.coverage_range`).
 So soft rules are dropped from the weakest until at least nine runs are left (the fewest whose smallest to
 largest reaches 8 / 10), or all that the hard rules leave if fewer, and the range is the k-th smallest to
-the k-th largest, k = max(1, floor((n + 1) / 10)). The rule used before (three runs, 10th-90th percentile from
+the k-th largest, k = max(1, floor((s + 1) / 10)) with s the number of distinct sources among the neighbours
+(since 5 December: the arithmetic counts independent draws, and the runs of one source share its inputs and
+stack; on the development set, each run judged with its own source left out, the bands held 37 of 52 with k
+counted by runs and 40 of 52 by sources, at the same median width, 1.42). The rule used before (three runs, 10th-90th percentile from
 five) holds, by the same arithmetic, 50 % for three neighbours and about 55-60 % for five to eight. A case
 that the hard rules leave with fewer than three runs (an MoE model, FP8 or FP32 training, while the file
 publishes none) is an extrapolation.

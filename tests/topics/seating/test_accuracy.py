@@ -63,6 +63,9 @@ def test_the_coverage_rule_in_closed_form():
     ratios = [1.0 + 0.01 * i for i in range(19)]  # 19 ratios: k = 2 gives (20 - 4) / 20 = 80 % exactly
     assert coverage_range(ratios, 0.8) == (ratios[1], ratios[-2])
     assert coverage_range(ratios[:18], 0.8) == (ratios[0], ratios[17])  # 18: k = 2 would give 15 / 19 < 80 %
+    # the same 19 ratios from 3 sources are 3 draws, not 19: smallest to largest
+    assert coverage_range(ratios, 0.8, [f"s{i % 3}" for i in range(19)]) == (ratios[0], ratios[-1])
+    assert coverage_range(ratios, 0.8, [f"s{i}" for i in range(19)]) == (ratios[1], ratios[-2])
     cases = [Evaluated(f"r{i}", f"s{i}", 1.0 + 0.1 * i, {"gpu": "x" if i < 3 else "y"}) for i in range(10)]
     gpu_x = Criterion("GPU x", lambda c: c.attrs["gpu"] == "x")
     old = select_band(cases, [gpu_x])
@@ -77,7 +80,9 @@ def test_training_bands_follow_the_coverage_rule():
         if band.extrapolation:
             continue
         ratios = sorted(evaluated()[other].ratio for other in band.runs)
-        k = max(1, (len(ratios) + 1) // 10)
+        # k counts the neighbours' sources, not their runs: a source's runs share its errors
+        sources = {evaluated()[other].source for other in band.runs}
+        k = min(max(1, (len(sources) + 1) // 10), (len(ratios) + 1) // 2)
         assert (band.low, band.high) == (ratios[k - 1], ratios[-k]), run.id
         # nine runs or more, unless only the hard rules (kind, precision) held and still left fewer
         held = band.basis.split("; dropped")[0]  # "held: dense, 16-bit (BF16/FP16)[, family[, scale]]"
