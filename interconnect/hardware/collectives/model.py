@@ -73,6 +73,7 @@ from interconnect.hardware.collectives.steps import (
     _net_fill,
     _net_latency,
     _nvls_fill,
+    _ring_exit_relief,
     _ring_passes,
     _transfer,
 )
@@ -95,6 +96,7 @@ __all__ = [
     "in_network_busbw_factor",
     "protocol_mask",
     "ring_allreduce_time_us",
+    "ring_exit_relief",
     "sweep_allreduce",
 ]
 
@@ -515,6 +517,35 @@ def allreduce(
         raise ValueError(f"unknown chooser {chooser!r}; choose 'nccl' or 'fastest'")
     estimate, real = _grids(p, size, names)
     return _choose(estimate, real, names, size, p.n, chooser)
+
+
+def ring_exit_relief(cluster: Cluster) -> float:
+    """Return how far above its GPUs' scale-up rate a ring across domains may run: g/(g-1), or 1.
+
+    Across domains NCCL's ring channel enters each domain from a network device and leaves it from the
+    last GPU of its chain (``src/graph/search.cc``, "Search Patterns"), the device taken in turn per
+    channel; with at least one device per GPU each GPU sends 1/g of the ring's traffic to the network and
+    (g-1)/g over the scale-up fabric. 1 on one domain, and with fewer network devices than GPUs.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+
+    Returns
+    -------
+    float
+        The factor on the per-GPU scale-up rate (dimensionless).
+
+    Examples
+    --------
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> two, _ = resolve_cluster("mi300x", gpus_per_node=8, nodes=2, nic="roce-400g", nics_per_node=8)
+    >>> one, _ = resolve_cluster("mi300x", gpus_per_node=8, nodes=1)
+    >>> f"{ring_exit_relief(two):.4f}", ring_exit_relief(one)
+    ('1.1429', 1.0)
+    """
+    return _ring_exit_relief(_params(cluster))
 
 
 def _candidates(algorithm: str) -> tuple[str, ...]:
