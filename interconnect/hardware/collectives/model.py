@@ -549,11 +549,20 @@ def ring_exit_relief(cluster: Cluster) -> float:
 
 
 def _candidates(algorithm: str) -> tuple[str, ...]:
+    """NCCL's choices: every auto candidate, one forced algorithm, or a comma-separated list of them.
+
+    A list is what ``NCCL_ALGO`` accepts ("Ring,Tree"); a run with ``NCCL_NVLS_ENABLE=0`` is the list of the
+    auto candidates without ``nvls`` and ``nvls_tree``.
+    """
     if algorithm == "auto":
         return AUTO_CANDIDATES
     if algorithm in ALLREDUCE_ALGORITHMS:
         return (algorithm,)
-    raise ValueError(f"unknown algorithm {algorithm!r}; choose auto or one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+    names = [name.strip() for name in algorithm.split(",")] if "," in algorithm else []
+    if names and all(name in ALLREDUCE_ALGORITHMS for name in names):
+        return tuple(dict.fromkeys(names))
+    raise ValueError(f"unknown algorithm {algorithm!r}; choose auto, one of {', '.join(ALLREDUCE_ALGORITHMS)} "
+                     "or a comma-separated list of them")
 
 
 def _choose(estimate: np.ndarray, real: np.ndarray, names: Sequence[str], size: np.ndarray, n: int,

@@ -257,7 +257,11 @@ def _algorithm_names(collective: str, algorithm: str) -> tuple[str, ...]:
         return known
     if algorithm in known:
         return (algorithm,)
-    raise ValueError(f"unknown algorithm {algorithm!r} for {collective}; choose auto or one of {', '.join(known)}")
+    names = [name.strip() for name in algorithm.split(",")] if "," in algorithm else []
+    if names and all(name in known for name in names):  # a list, as NCCL_ALGO takes one
+        return tuple(dict.fromkeys(names))
+    raise ValueError(f"unknown algorithm {algorithm!r} for {collective}; choose auto, one of {', '.join(known)} "
+                     "or a comma-separated list of them")
 
 
 @expects(size_bytes="B")
