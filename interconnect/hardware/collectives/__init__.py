@@ -65,6 +65,7 @@ from interconnect.hardware.collectives.model import (
     in_network_busbw_factor,
     protocol_mask,
     ring_allreduce_time_us,
+    ring_exit_relief,
     sweep_allreduce,
 )
 from interconnect.hardware.collectives.others import (
@@ -140,5 +141,6 @@ __all__ = [
     "load_measurements",
     "protocol_mask",
     "ring_allreduce_time_us",
+    "ring_exit_relief",
     "sweep_allreduce",
 ]

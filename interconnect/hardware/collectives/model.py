@@ -73,6 +73,7 @@ from interconnect.hardware.collectives.steps import (
     _net_fill,
     _net_latency,
     _nvls_fill,
+    _ring_exit_relief,
     _ring_passes,
     _transfer,
 )
@@ -95,6 +96,7 @@ __all__ = [
     "in_network_busbw_factor",
     "protocol_mask",
     "ring_allreduce_time_us",
+    "ring_exit_relief",
     "sweep_allreduce",
 ]
 
@@ -517,12 +519,50 @@ def allreduce(
     return _choose(estimate, real, names, size, p.n, chooser)
 
 
+def ring_exit_relief(cluster: Cluster) -> float:
+    """Return how far above its GPUs' scale-up rate a ring across domains may run: g/(g-1), or 1.
+
+    Across domains NCCL's ring channel enters each domain from a network device and leaves it from the
+    last GPU of its chain (``src/graph/search.cc``, "Search Patterns"), the device taken in turn per
+    channel; with at least one device per GPU each GPU sends 1/g of the ring's traffic to the network and
+    (g-1)/g over the scale-up fabric. 1 on one domain, and with fewer network devices than GPUs.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+
+    Returns
+    -------
+    float
+        The factor on the per-GPU scale-up rate (dimensionless).
+
+    Examples
+    --------
+    >>> from interconnect.hardware.cluster import resolve_cluster
+    >>> two, _ = resolve_cluster("mi300x", gpus_per_node=8, nodes=2, nic="roce-400g", nics_per_node=8)
+    >>> one, _ = resolve_cluster("mi300x", gpus_per_node=8, nodes=1)
+    >>> f"{ring_exit_relief(two):.4f}", ring_exit_relief(one)
+    ('1.1429', 1.0)
+    """
+    return _ring_exit_relief(_params(cluster))
+
+
 def _candidates(algorithm: str) -> tuple[str, ...]:
+    """NCCL's choices: every auto candidate, one forced algorithm, or a comma-separated list of them.
+
+    A list is what ``NCCL_ALGO`` accepts ("Ring,Tree"); a run with ``NCCL_NVLS_ENABLE=0`` is the list of the
+    auto candidates without ``nvls`` and ``nvls_tree``.
+    """
     if algorithm == "auto":
         return AUTO_CANDIDATES
     if algorithm in ALLREDUCE_ALGORITHMS:
         return (algorithm,)
-    raise ValueError(f"unknown algorithm {algorithm!r}; choose auto or one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+    names = [name.strip() for name in algorithm.split(",")] if "," in algorithm else []
+    if names and all(name in ALLREDUCE_ALGORITHMS for name in names):
+        return tuple(dict.fromkeys(names))
+    raise ValueError(f"unknown algorithm {algorithm!r}; choose auto, one of {', '.join(ALLREDUCE_ALGORITHMS)} "
+                     "or a comma-separated list of them")
 
 
 def _choose(estimate: np.ndarray, real: np.ndarray, names: Sequence[str], size: np.ndarray, n: int,

@@ -300,6 +300,7 @@ class _Params:
     forced: bool  # the protocol was forced (NCCL_PROTO): NCCL skips its own LL128 checks
     nvlink_like: bool  # scale-up is NVLink/xGMI (LL128 allowed inside)
     host_floor: float = 0.0  # µs: the issuing process's time per call, overlapped with the GPUs' (-g N)
+    nic_devices: int = 0  # network devices NCCL sees per domain (0: none, one domain)
 
 
 def protocol_mask(protocol: str) -> tuple[tuple[bool, bool, bool], bool]:
@@ -406,6 +407,7 @@ def _params(cluster: Cluster, protocol: str = "auto") -> _Params:
         forced=forced,
         nvlink_like=cluster.library != "other",
         host_floor=cluster.host_issue_us,
+        nic_devices=devices if kd > 1 else 0,
     )
 
 

@@ -84,13 +84,30 @@ def _net_latency(p: _Params, algorithm: str, proto: int) -> tuple[float, float]:
 
 
 
+def _ring_exit_relief(p: _Params) -> float:
+    """Return how much faster a multi-domain ring may run than its GPUs' scale-up rate allows, g/(g-1) or 1.
+
+    NCCL's ring search (``src/graph/search.cc``, "Search Patterns": across nodes a ring channel is
+    ``NET n -> GPU a -> GPU b -> .. -> GPU x -> NET n``, the network device taken in turn per channel)
+    charges a channel's rate only to the links its path crosses: of a domain's g GPUs, g-1 send to the
+    next over the scale-up fabric and the last sends to the network device. With at least one device per
+    GPU every GPU is the last one on 1/g of the channels, so each sends (g-1)/g of the ring's traffic over
+    the scale-up fabric and the ring's bus rate may reach g/(g-1) of the per-GPU scale-up rate. With fewer
+    devices than GPUs some GPU is never last and carries all of its traffic in the domain: 1. On one
+    domain the ring never leaves the fabric: 1.
+    """
+    if p.kd <= 1 or p.gd <= 1 or p.nic_devices < p.gd:
+        return 1.0
+    return p.gd / (p.gd - 1)
+
+
 def _ring_buses(p: _Params) -> tuple[float, float, float]:
     """Return a ring's bus bandwidth per protocol (LL, LL128, Simple), GB/s.
 
     The slowest link of the ring, halved for LL (and capped) and x0.92 for LL128 where NCCL allows it
     (tuning.cc).
     """
-    bus_simple = min(_RING_EFFICIENCY * p.b_intra, p.egress)
+    bus_simple = min(_RING_EFFICIENCY * p.b_intra * _ring_exit_relief(p), p.egress)
     return (min(_ll_max_bw(p), 0.5 * bus_simple), 0.92 * bus_simple if _ll128_allowed(p) else 0.0, bus_simple)
 
 

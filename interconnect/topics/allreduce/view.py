@@ -25,6 +25,7 @@ from interconnect.hardware.collectives import (
     collective,
     collective_by_algorithm,
     normalize_collective,
+    ring_exit_relief,
 )
 from interconnect.hardware.playbook import PLAYBOOK_CLUSTER, PLAYBOOK_SIZE, PublishedCurve, playbook_curve
 from interconnect.hardware.vendor import VendorWords, vendor_words
@@ -160,9 +161,17 @@ def _wire(cluster: Cluster) -> tuple[float, str]:
     NVLink per GPU, or across domains the domain's whole egress: NCCL spreads its rings over every NIC
     of a node, so a multi-node ring's busbw is bounded by the node's total NIC bandwidth (DGX A100:
     8 x 24 GB/s gives the 192 GB/s NVIDIA measured, NCCL issue 812), not by one NIC.
+    Across domains, with a network device per GPU, each GPU sends only (g-1)/g of the ring's traffic over
+    the scale-up fabric (the last GPU of each channel's chain sends to the network,
+    :func:`~interconnect.hardware.collectives.ring_exit_relief`), so the scale-up limit is g/(g-1) of it.
     """
-    if cluster.domains > 1 and cluster.domain_egress_gbps < cluster.intra_bw_gbps:
+    relief = ring_exit_relief(cluster)
+    scaleup = cluster.intra_bw_gbps * relief
+    if cluster.domains > 1 and cluster.domain_egress_gbps < scaleup:
         return cluster.domain_egress_gbps, "ring limit: the server's NICs together (achievable)"
+    if relief > 1:
+        g = cluster.domain_size
+        return scaleup, f"ring limit: {vendor_words(cluster).scaleup} per GPU x {g}/{g - 1} (achievable)"
     return cluster.intra_bw_gbps, f"ring limit: {vendor_words(cluster).scaleup} per GPU (achievable)"
 
 
