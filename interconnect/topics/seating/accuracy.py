@@ -27,10 +27,10 @@ largest reaches 8 / 10), or all that the hard rules leave if fewer, and the rang
 the k-th largest, k = max(1, floor((s + 1) / 10)) with s the number of distinct sources among the neighbours
 (since 5 December: the arithmetic counts independent draws, and the runs of one source share its inputs and
 stack; on the development set, each run judged with its own source left out, the bands held 37 of 52 with k
-counted by runs and 40 of 52 by sources, at the same median width, 1.42). The rule used before (three runs, 10th-90th percentile from
-five) holds, by the same arithmetic, 50 % for three neighbours and about 55-60 % for five to eight. A case
-that the hard rules leave with fewer than three runs (an MoE model, FP8 or FP32 training, while the file
-publishes none) is an extrapolation.
+counted by runs and 40 of 52 by sources, at the same median width, 1.42). The rule used before (three runs,
+10th-90th percentile from five) holds, by the same arithmetic, 50 % for three neighbours and about 55-60 % for
+five to eight. A case that the hard rules leave with fewer than three runs (an MoE model, FP8 or FP32 training,
+while the file publishes none) is an extrapolation.
 
 **Leave one source out**: a case that is a published run (the same model shape, GPU, GPU count and
 TP x PP x DP as a run of the file, :func:`published_source`) is judged without any run of that run's source.
