@@ -313,6 +313,54 @@ def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_laye
     assert fp32.calls_per_step == (m + 1) * bill.stage_layers[0]  # m reduce-scatters and one all-gather per layer
 
 
+def test_a_gradient_round_hides_behind_the_micro_batch_wall_time_less_what_shares_its_links():
+    # Llama 3 (section 3.3.2: DP "can tolerate longer network latency by asynchronously prefetching sharded model
+    # weights and reducing gradients") reduce-scatters each micro-batch's FP32 gradients on its own stream. While the
+    # compute stream waits for TP's collectives (TP 8 inside the Grand Teton server, on NVLink) the NIC is free for
+    # them; PP's sends leave the server as DP's do and hold the same NIC. Closed form against ZeRO-1 (one round a
+    # step, the same last round), with t_rs one round's reduce-scatters (one call per layer of the fullest stage):
+    #   exposed(ZeRO-2) - exposed(ZeRO-1) = (m - 1) max(0, t_rs - W),  W = t_micro - PP's seconds per micro-batch
+    from dataclasses import replace
+
+    import numpy as np
+
+    from interconnect.topics.seating.model.step import evaluate_layouts
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    run = RUNS["llama3-405b-8k-16384"]
+    model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+
+    def bill(zero, wl=workload, tp=layout.tp, pp=layout.pp, dp=layout.dp):
+        return evaluate_layouts(model, cluster, wl, a(tp), a(pp), a(dp), a(1), a(1), a(zero))
+
+    one, two = bill(1), bill(2)
+    m, layers = float(two["micro"][0]), float(two["stage_most"][0])
+    assert (m, layers) == (16, 8)
+    assert float(two["tp_domains"][0]) == 1 and float(two["pp_domains"][0]) > 1 and float(two["dp_domains"][0]) > 1
+    grads = 4 * float(two["psi"][0])
+    t_rs = layers * float(_time_s(cluster, "reduce_scatter", two["dp_per"], two["dp_domains"], a(grads / layers))[0])
+    window = float(two["t_micro"][0]) - float(two["pp_time"][0]) / m
+    # the window is longer than the compute by TP's NVLink time, which the compute alone would leave out
+    assert window > float(two["compute_s"][0]) / m + 0.9 * float(two["tp_time"][0]) / m - float(two["pp_time"][0]) / m
+    added = float(two["dp_exposed"][0] - one["dp_exposed"][0])
+    assert t_rs > window  # DP 128's FP32 rounds outlast a micro-batch here
+    assert added == pytest.approx((m - 1) * (t_rs - window), rel=1e-6)
+    # TP across the server (TP 16 on 8-GPU servers) shares the NIC: its seconds leave the window as PP's do
+    wide = {z: bill(z, tp=16, dp=64) for z in (1, 2)}
+    m16 = float(wide[2]["micro"][0])  # 2,048 sequences over DP 64: 32
+    assert float(wide[2]["tp_domains"][0]) > 1 and m16 == 32
+    w16 = float(wide[2]["t_micro"][0]) - (float(wide[2]["tp_time"][0]) + float(wide[2]["pp_time"][0])) / m16
+    grads16 = 4 * float(wide[2]["psi"][0])
+    t16 = layers * float(_time_s(cluster, "reduce_scatter", wide[2]["dp_per"], wide[2]["dp_domains"],
+                                 a(grads16 / layers))[0])
+    assert float(wide[2]["dp_exposed"][0] - wide[1]["dp_exposed"][0]) == pytest.approx(
+        (m16 - 1) * max(0.0, t16 - w16), rel=1e-6, abs=1e-9)
+    # one micro-batch a step: no earlier round, nothing changes
+    single = replace(workload, global_batch=layout.dp)
+    assert float(bill(2, single)["dp_exposed"][0]) == pytest.approx(float(bill(1, single)["dp_exposed"][0]))
+
+
 def test_a_bad_run_is_refused_by_name(tmp_path):
     from interconnect.datafiles.tables import packaged_data_file
     from interconnect.topics.seating.reference_data import ReferenceRunDataError, load_training_runs

@@ -823,7 +823,8 @@ def _pipeline(g: _Grid, t_micro: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
-                   compute_micro: np.ndarray, lt: _LayerTimes | None = None) -> dict[str, np.ndarray]:
+                   compute_micro: np.ndarray, lt: _LayerTimes | None = None, wall_micro: np.ndarray | None = None,
+                   others: tuple[tuple[np.ndarray, np.ndarray], ...] = ()) -> dict[str, np.ndarray]:
     """DP: gradients (and weights under ZeRO) across replicas, and what of it the last backward cannot hide.
 
     Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what is left, and
@@ -839,7 +840,11 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     BF16_Optimizer; rule R35 of ``training-runs.toml``). DeepSpeed's ZeRO-3 of 2021 (on demand, ``ddp = "per-tensor"``)
     synchronizes the device before every gather, so each gradient bucket overlaps only the module backward it was
     issued under and the next gather waits for the rest (:func:`deepspeed_2021_bucket_wait_s`, rule R43; ``lt`` gives
-    the layer's backward).
+    the layer's backward). An earlier round of per-micro-batch reduce-scatters runs through the micro-batch's wall time
+    on the slowest stage (``wall_micro``: its compute and the TP, CP and EP collectives it waits for), less the time the
+    other dimensions' traffic holds the same links (``others``: per micro-batch seconds and domains spanned of TP, CP,
+    EP and PP; a dimension shares the DP group's links when both stay inside a scale-up domain or both leave it);
+    without ``wall_micro``, its compute alone.
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
@@ -922,7 +927,14 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         # an earlier round hides behind a micro-batch's compute, less the time ZeRO-3's prefetched gathers hold the
         # same network in it
         gathers_per_micro = np.where((z >= 3) & (not on_demand), z3_ag / np.maximum(micro, 1.0), 0.0)
-        round_window = np.maximum(compute_micro - gathers_per_micro, 0.0)
+        if wall_micro is None:
+            base = compute_micro
+        else:
+            # the reduction stream works while the compute stream waits for collectives on other links (Llama 3's TP
+            # on NVLink while its DP leaves the server), not while other traffic holds its own links (PP's sends)
+            shared = sum((np.where((d_dom > 1) == (dom > 1), sec, 0.0) for sec, d_dom in others), 0.0 * g.tp)
+            base = np.maximum(wall_micro - shared, 0.0)
+        round_window = np.maximum(base - gathers_per_micro, 0.0)
         hidden_grad = np.where(low, np.maximum(last_bucket, ar - backward_window),
                                per_micro_batch_reduce_exposed_s(rs, rs_calls, backward_window, rounds, round_window))
         if on_demand and workload.ddp == "per-tensor" and lt is not None:
@@ -1019,8 +1031,9 @@ def per_micro_batch_reduce_exposed_s(reduce_s: np.ndarray | float, calls: np.nda
     A round is a micro-batch whose gradients are reduce-scattered as its backward produces them (or the step's single
     reduction). The reductions run on their own stream and nothing waits for them until the optimizer step (FSDP adds
     each into the gradient shard as it lands; Megatron-FSDP waits for its pending reduce-scatters in
-    ``finish_grad_sync``), so an earlier round hides behind the compute of one micro-batch, its own backward and the
-    next forward, :math:`W`, less what the same network carries in that time (ZeRO-3's weight gathers). The last
+    ``finish_grad_sync``), so an earlier round hides behind one micro-batch, its own backward and the next forward,
+    :math:`W`: its wall time, the collectives the compute waits for on other links included, less what the same links
+    carry in that time (ZeRO-3's weight gathers, the pipeline's sends where both leave the server). The last
     round has only the last backward, :math:`w`, and its last bucket starts when that backward ends:
 
     .. math:: t = (r - 1)\,\max(0,\; t_{rs} - W) + \max\left(\frac{t_{rs}}{c},\; t_{rs} - w\right)
@@ -1230,7 +1243,10 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
         out.update({f"{dim}_bytes": layers_per_step * sent, f"{dim}_calls": layers_per_step * calls,
                     f"{dim}_time": layers_per_step * seconds, f"{dim}_exposed": layers_per_step * exposed,
                     f"{dim}_domains": dom, f"{dim}_per": per})
-    out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro, lt))
+    # what one micro-batch's wall time holds of each other dimension's links, for the per-micro-batch reduce-scatters
+    micro_n = np.maximum(g.micro, 1.0)
+    others = tuple((out[f"{d}_time"] / micro_n, out[f"{d}_domains"]) for d in ("tp", "cp", "ep", "pp"))
+    out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro, lt, t_micro, others))
 
     psi = dense_gpu + expert_gpu
     optimizer_s = _optimizer_s(g, dense_gpu, expert_gpu)
