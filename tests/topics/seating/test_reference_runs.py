@@ -313,6 +313,19 @@ def test_fp32_gradients_double_the_data_parallel_bytes_and_fsdp_reduces_per_laye
     assert fp32.calls_per_step == (m + 1) * bill.stage_layers[0]  # m reduce-scatters and one all-gather per layer
 
 
+@pytest.mark.parametrize("run_id", ["llama3-405b-8k-8192", "llama3-405b-8k-16384", "llama3-405b-128k-16384"])
+def test_llama3_chunks_per_rank_follow_the_papers_first_and_last_chunks(run_id):
+    # Rule R49 (Llama 3 section 3.3.2): the first chunk holds only the embedding, the last only the output layer and
+    # the loss, and the first and last stages one transformer layer fewer; with equal chunks of n layers,
+    # (PP x V - 2) n = 126 has the whole solutions V = 1 (n = 9) and V = 8 (n = 1), and the schedule is interleaved
+    run = RUNS[run_id]
+    solutions = [v for v in range(1, 64) if (run.pp * v - 2) > 0 and run.layers % (run.pp * v - 2) == 0]
+    assert solutions == [1, 8] and run.schedule == "interleaved" and run.virtual_stages == 8
+    assert run.provenance["virtual_stages"].startswith("inferred: R49")
+    bill = predict(run).bill
+    assert bill.virtual_stages == 8 and bill.stage_layers == (8, 7)  # 8 a rank, 7 on the last beside the output
+
+
 def test_a_gradient_round_hides_behind_the_micro_batch_wall_time_less_what_shares_its_links():
     # Llama 3 (section 3.3.2: DP "can tolerate longer network latency by asynchronously prefetching sharded model
     # weights and reducing gradients") reduce-scatters each micro-batch's FP32 gradients on its own stream. While the
