@@ -1426,8 +1426,9 @@ def test_mla_attention_core_is_charged_at_192_and_128_a_head():
 
 
 def test_mla_projections_are_their_own_gemms_and_the_layer_keeps_its_parameters():
+    from interconnect.topics.seating.model.architecture import mla_projection_shapes
     from interconnect.topics.seating.model.compute import layer_params
-    from interconnect.topics.seating.model.step import _grid, _layer_gemm_shapes, mla_projection_shapes
+    from interconnect.topics.seating.model.step import _grid, _layer_gemm_shapes
 
     a = lambda v: np.array([v], dtype=float)  # noqa: E731
     shapes = _layer_gemm_shapes(_grid(DSV3, h100(1), Workload(global_batch=8), a(2), a(1), a(4), a(1), a(1), a(1)))
@@ -1683,7 +1684,7 @@ def test_block_recomputation_needs_full_granularity():
 
 
 def test_a2a_overlap_pair_hides_under_longer_windows_and_exposes_the_rest():
-    from interconnect.topics.seating.model.step import a2a_overlap_pair_s
+    from interconnect.topics.seating.model.architecture import a2a_overlap_pair_s
 
     # windows A = 2, Mf = 2, Mb = Mw = 1, B = 2 (8 of compute); one all-to-all t
     # t = 1: combine backward under A, dispatch forward under Mb + Mw, dispatch backward under Mw + Mf, combine
@@ -1700,7 +1701,7 @@ def test_a2a_overlap_pair_hides_under_longer_windows_and_exposes_the_rest():
 
 
 def test_a2a_overlap_warm_up_and_cool_down_run_alone():
-    from interconnect.topics.seating.model.step import a2a_unpaired_share
+    from interconnect.topics.seating.model.architecture import a2a_unpaired_share
 
     # no pipeline: the first forward and the last backward of 8 micro-batches (combined_1f1b.py)
     assert float(a2a_unpaired_share(1, 1, 8)) == pytest.approx(1 / 8)
@@ -1852,7 +1853,7 @@ def test_mtp_weights_are_one_layer_and_eh_proj_plus_an_embedding_copy_on_a_later
     # deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: 11.5B unique MTP parameters besides the 671B, the embedding and the
     # output head shared; Megatron-Core keeps a copy of the embedding on a last stage that holds MTP
     # (language_module.py, setup_embeddings_and_output_layer)
-    from interconnect.topics.seating.model.step import mtp_params
+    from interconnect.topics.seating.model.architecture import mtp_params
 
     model = PRESETS["deepseek-v3"]
     h, embed = float(model.hidden), float(model.hidden) * model.vocab
@@ -1928,7 +1929,7 @@ def test_the_plan_says_when_it_charges_multi_token_prediction():
 # --- DualPipe's end rank holds the first and the last stage ---------------------------------------------------------
 
 def test_dualpipe_end_rank_is_the_mean_of_its_two_stages():
-    from interconnect.topics.seating.model.step import dualpipe_end_rank_s
+    from interconnect.topics.seating.model.schedules import dualpipe_end_rank_s
 
     # DeepSeek-V3 report (arXiv 2412.19437) section 3.2.3: the shallowest and the deepest layers share a PP rank
     assert dualpipe_end_rank_s(4.0, 6.0) == 5.0

@@ -339,14 +339,15 @@ class Workload:
     :func:`interconnect.topics.seating.model.memory.full_recompute_share`.
     ``ep_a2a_overlap`` runs a mixture of experts' dispatch and combine all-to-alls beside another micro-batch's compute
     in the 1F1B steady state, Megatron-Core's ``overlap_moe_expert_parallel_comm`` with ``delay_wgrad_compute``
-    (rule R45 of ``training-runs.toml``; :func:`interconnect.topics.seating.model.step.a2a_overlap_pair_s`); it needs
-    EP > 1 to change anything and refuses full recomputation, as Megatron-Core does.
+    (rule R45 of ``training-runs.toml``;
+    :func:`interconnect.topics.seating.model.architecture.a2a_overlap_pair_s`); it needs EP > 1 to change anything
+    and refuses full recomputation, as Megatron-Core does.
     ``mtp_layers`` the multi-token-prediction depths trained beside the model (DeepSeek-V3: 1; 0: none), each run on
     the last pipeline stage after the decoder as Megatron-Core runs it (megatron/core/transformer/
     multi_token_prediction.py): the norms of the shifted tokens' embedding and of the decoder's output, a projection
     of 2h to h, one more transformer layer like the model's, and the shared output layer with its own loss; its
     weights are extra to the model's count, with a copy of the input embedding on that stage when it is not the
-    first (see :func:`interconnect.topics.seating.model.step.mtp_params`, rule R46 of ``training-runs.toml``);
+    first (see :func:`interconnect.topics.seating.model.architecture.mtp_params`, rule R46 of ``training-runs.toml``);
     ``last_stage_layers`` the transformer layers on the last pipeline rank, over all its model chunks, where a
     pipeline layout fixes them (0: the even split of :func:`~interconnect.topics.seating.model.schedules.stage_layers`;
     Megatron-Core's ``num_layers_in_last_pipeline_stage``); the other ranks share the rest evenly.

@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from interconnect.topics.seating.model.layout import Workload
+from interconnect.units import expects
 
 __all__ = [
+    "dualpipe_end_rank_s",
     "pipeline_bubble_fraction",
     "stage_layers",
 ]
@@ -149,3 +151,19 @@ def _bubble_reason(workload: Workload, pp: int, micro: int, v: int, idle_micro: 
                 f"(p − 1)/3 = {idle_micro:.2f} micro-batch times against {micro} of work.")
     return (f"1F1B: filling and draining {pp} stages idles p − 1 = {pp - 1} micro-batch times against {micro} of "
             "work; more micro-batches or an interleaved schedule shrink it.")
+
+
+@expects(first_stage_s="s", last_stage_s="s")
+def dualpipe_end_rank_s(first_stage_s, last_stage_s):
+    """Seconds a micro-batch takes on average on DualPipe's end rank, which holds the first and the last stage.
+
+    DualPipe sends half the micro-batches each way: rank i holds stage i of one direction and stage p - 1 - i of the
+    other, so the deepest stage (the output layer, and any multi-token prediction) shares its rank with the shallowest
+    (the embedding) and that rank spends the mean of the two stages' times a micro-batch (DeepSeek-V3 report, arXiv
+    2412.19437, section 3.2.3: "the shallowest layers ... and deepest layers ... on the same PP rank"; the two copies
+    of the weights are charged in memory).
+
+    >>> dualpipe_end_rank_s(4.0, 6.0)
+    5.0
+    """
+    return 0.5 * (first_stage_s + last_stage_s)
