@@ -261,3 +261,33 @@ def test_a_forced_protocol_reaches_all_gather_and_reduce_scatter():
         assert simple.time_us[1] == pytest.approx(collective(cluster, name, [2**30], "ring").time_us[0], rel=0.05)
     with pytest.raises(ValueError, match="protocol"):
         collective(cluster, "alltoall", [4096], protocol="ll")
+
+
+def test_the_ring_plateau_is_charged_to_all_reduce_only():
+    # NCCL ncclTopoGetAlgoTime (src/graph/tuning.cc, every release v2.18.5 to v2.29.2): the tuner's x1.4
+    # "plateau effect of ring" needs Ring, Simple, nNodes > 1 and coll == ncclFuncAllReduce. So for a ring
+    # all-gather across 4 x 8 H100 (InfiniBand) the Simple estimate is the plain latency + transfer, while the
+    # same ring charged as all-reduce carries 1.4 x its latency; the real times and LL/LL128 never change.
+    from interconnect.hardware.collectives.params import _LL128, _SIMPLE, _params
+    from interconnect.hardware.collectives.steps import _ring_buses, _ring_passes
+
+    cluster = h100(nodes=4)
+    p = _params(cluster)
+    size = np.array([512.0 * MiB])
+    grids = {}
+    for charged in (True, False):
+        est, real = np.full((3, 1), np.inf), np.full((3, 1), np.inf)
+        _ring_passes(p, size, 1, 31 / 32, est, real, plateau_charged=charged)
+        grids[charged] = (est, real)
+    np.testing.assert_array_equal(grids[True][1], grids[False][1])
+    np.testing.assert_array_equal(grids[True][0][:_SIMPLE], grids[False][0][:_SIMPLE])
+    launch = p.lib.launch_us
+    move = 31 / 32 * size[0] / (_ring_buses(p)[_SIMPLE] * 1e3)
+    latency_charged = grids[True][0][_SIMPLE, 0] - launch - move
+    latency_plain = grids[False][0][_SIMPLE, 0] - launch - move
+    assert latency_plain > 0 and latency_charged == pytest.approx(1.4 * latency_plain, rel=1e-9)
+    # At 512 MiB the uncharged Simple estimate is below LL128's and the charged one above it, so the pick
+    # turns on the rule: all-gather (uncharged) now picks Simple here.
+    assert grids[False][0][_SIMPLE, 0] < grids[False][0][_LL128, 0] < grids[True][0][_SIMPLE, 0]
+    assert str(all_gather(cluster, size).protocol[0]) == "Simple"
+    assert str(reduce_scatter(cluster, size).protocol[0]) == "Simple"

@@ -170,9 +170,10 @@ def _ring_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray)
 
     Of those steps (domains - 1) cross the network (tuning.cc ``nInterSteps`` for all-gather and
     reduce-scatter); each rank moves (n-1)/n x S over the slowest link. The per-step rules are the
-    all-reduce ring's (:func:`_ring_passes`).
+    all-reduce ring's (:func:`_ring_passes`), except that NCCL's tuner charges its x1.4 "plateau effect"
+    to a Simple ring all-reduce only (``ncclTopoGetAlgoTime``), so it does not enter this pick.
     """
-    _ring_passes(p, size, 1, (p.n - 1) / p.n, est, real)
+    _ring_passes(p, size, 1, (p.n - 1) / p.n, est, real, plateau_charged=False)
 
 
 def _nvls_ag_rs(p: _Params, size: np.ndarray, est: np.ndarray, real: np.ndarray) -> None:

@@ -158,8 +158,9 @@ _SPEEDS_INTER_SM90 = (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0
                       0.12)
 _SPEEDS_INTER_SM100 = (96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0,
                        2.4, 1.2, 0.24, 0.12)
-#: NCCL ``ncclTopoGetAlgoTime``: a multi-node Simple ring's latency x1.4 ("plateau effect of ring"),
-#: x1.9 before Ampere. Used only for the tuner's choice.
+#: NCCL ``ncclTopoGetAlgoTime``: a multi-node Simple ring all-reduce's latency x1.4 ("plateau effect of
+#: ring"), x1.9 before Ampere; the condition names ``ncclFuncAllReduce`` in every release from v2.18.5 to
+#: v2.29.2, so all-gather, reduce-scatter and broadcast rings are not charged it. Used only for the tuner's choice.
 _RING_PLATEAU = 1.4
 #: NCCL ``getNetOverhead``: 1 µs per network post on Intel hosts, x3 for Simple.
 _NET_OVERHEAD_US = (1.0, 1.0, 3.0)

@@ -112,16 +112,18 @@ def _ring_buses(p: _Params) -> tuple[float, float, float]:
 
 
 def _ring_passes(p: _Params, size: np.ndarray, passes: int, volume: float, est: np.ndarray,
-                 real: np.ndarray) -> None:
+                 real: np.ndarray, *, plateau_charged: bool = True) -> None:
     """Fill the estimate and real grids of a ring of ``passes`` trips around the n ranks.
 
     Two passes for all-reduce (reduce-scatter then all-gather), one for all-gather, reduce-scatter and
     broadcast; each rank moves ``volume`` x S. tuning.cc: ``nsteps = passes·(n-1)`` steps, of which
     ``nInter = passes·(k-1)`` cross the network; latency
     ``base + (nsteps - nInter)·max(intraLat, netOverhead) + nInter·interLat``, the network step from
-    :func:`_net_latency` (real and tuner views). The tuner multiplies a multi-node Simple ring's latency
-    by 1.4; the model's real time adds the Simple pipeline start-up once per network pass over TCP-class
-    transports only (:class:`~interconnect.hardware.cluster.FabricModel`).
+    :func:`_net_latency` (real and tuner views). The tuner multiplies a multi-node Simple ring
+    all-reduce's latency by 1.4 (``plateau_charged``: NCCL's ``ncclTopoGetAlgoTime`` applies it to
+    all-reduce only, so all-gather and reduce-scatter pass False); the model's real time adds the Simple
+    pipeline start-up once per network pass over TCP-class transports only
+    (:class:`~interconnect.hardware.cluster.FabricModel`).
     """
     nsteps, ninter = passes * (p.n - 1), passes * (p.kd - 1)
     buses = _ring_buses(p)
@@ -136,6 +138,6 @@ def _ring_passes(p: _Params, size: np.ndarray, passes: int, volume: float, est: 
         move = _transfer(size, buses[proto] / volume)
         staged = passes * _net_fill(p, size) if (p.staged and proto == _SIMPLE and p.kd > 1) else 0.0
         real[proto] = p.lib.launch_us + lat + ninter * inter_real + move + staged
-        # NCCL's tuner multiplies a multi-node Simple ring's latency by 1.4 ("plateau effect").
-        plateau = _RING_PLATEAU if (proto == _SIMPLE and p.kd > 1) else 1.0
+        # NCCL's tuner multiplies a multi-node Simple ring all-reduce's latency by 1.4 ("plateau effect").
+        plateau = _RING_PLATEAU if (plateau_charged and proto == _SIMPLE and p.kd > 1) else 1.0
         est[proto] = p.lib.launch_us + (lat + ninter * inter_tuner) * plateau + move
