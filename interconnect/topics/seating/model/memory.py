@@ -24,6 +24,7 @@ __all__ = [
     "full_recompute_share",
     "memory_summary",
     "memory_verdict",
+    "modules_recomputed",
     "mtp_stored_bytes",
     "recompute_module_bytes",
 ]
@@ -217,14 +218,20 @@ def recompute_module_bytes(model: ModelPreset, workload: Workload, tp: np.ndarra
     return out
 
 
+def modules_recomputed(workload: Workload, mode: str) -> bool:
+    """Whether Megatron-Core's recompute modules act under recomputation ``mode``: some are named, and neither full
+    recomputation nor torchtitan's operator-level policy already decides what is kept."""
+    return bool(workload.recompute_modules) and mode != "full" and not (
+        mode == "selective" and workload.selective_policy == "torchtitan-op")
+
+
 def _modules_freed(model: ModelPreset, workload: Workload, tp: np.ndarray, cp: np.ndarray, mode: str) -> np.ndarray:
     """Bytes one layer stores less per micro-batch for its recompute modules (:func:`recompute_module_bytes`).
 
     Measured from the figure :func:`_per_layer_stored` less :func:`_fp8_saved_less` gives, so where FP8 casts were
     counted at 1 byte only the byte left is freed. Nothing under full recomputation or torchtitan's policy.
     """
-    if not workload.recompute_modules or mode == "full" or (
-            mode == "selective" and workload.selective_policy == "torchtitan-op"):
+    if not modules_recomputed(workload, mode):
         return np.zeros_like(np.asarray(tp, dtype=float))
     fp8 = _fp8_keeps_casts(workload, mode)
     s = workload.tokens(model) / cp * workload.micro_batch

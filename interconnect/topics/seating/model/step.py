@@ -34,6 +34,7 @@ from interconnect.topics.seating.model.memory import (
     _activations,
     _per_layer_stored,
     full_recompute_share,
+    modules_recomputed,
 )
 from interconnect.topics.seating.model.schedules import _virtual_stages, dualpipe_end_rank_s, stage_layers
 from interconnect.topics.seating.model.stacks import (
@@ -272,9 +273,8 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # its amax (Transformer Engine's FP8 recipes: delayed scaling reuses an amax history, current scaling computes
     # the tensor's own amax before the cast; NVIDIA/TransformerEngine docs, "Using FP8 with Transformer Engine")
     fp8_fwd = fp8_bwd = 0.0
-    if workload.dtype_bytes == 1 and _peak_flops(g.cluster, workload) > _peak_flops(g.cluster):
-        # (only where FP8 tensor cores run faster than BF16 ones: elsewhere the GEMMs stay at the BF16 rate, uncast)
-        per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
+    per_value = _fp8_cast_bytes(g)  # 0 where no cast runs
+    if per_value:
         mlp_width = mlp_w / (2 * h)
         if model.is_mla:
             # MLA's projections (rule R42): each down-projection casts the layer's input, each up-projection its
@@ -309,9 +309,8 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     else:
         selective = attn_fwd + ring_fwd + _MEMORY_PASSES_FWD * scores / hbm
     layer_re = {"none": 0.0 * layer_fwd, "selective": selective, "full": g.full_share * layer_fwd}[workload.recompute]
-    if workload.recompute_modules and workload.recompute != "full" and not (
-            workload.recompute == "selective" and workload.selective_policy == "torchtitan-op"):
-        layer_re = layer_re + _modules_recompute_s(g, gemm_rate, sms, hbm)
+    if modules_recomputed(workload, workload.recompute):
+        layer_re = layer_re + _modules_recompute_s(g, gemm_rate, sms, hbm, per_value)
     expert_extra = 0.0 * T
     # the routed experts' share of the layer's GEMM FLOPs (top_k of the experts' weights a token meets)
     expert_share = min(1.0, model.top_k * model.expert_params / max(model.experts, 1) / model.layers
@@ -332,12 +331,22 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # the experts' GEMMs by pass (the per-call floors a third to the forward's GEMM pass, two to the backward's)
     expert_fwd = expert_share * gemm_fwd + expert_extra / 3.0
     expert_bwd = expert_share * gemm_bwd + expert_extra * 2.0 / 3.0
-    mtp = _mtp_extra_s(g, gemm_rate, sms, hbm, output) if workload.mtp_layers else 0.0
+    mtp = _mtp_extra_s(g, gemm_rate, sms, hbm, output, per_value) if workload.mtp_layers else 0.0
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
                        output, attn_first_fwd, layer_fwd, expert_fwd, expert_bwd, mtp)
 
 
-def _mtp_extra_s(g: _Grid, gemm_rate: float, sms, hbm: float, output: np.ndarray) -> np.ndarray:
+def _fp8_cast_bytes(g: _Grid) -> float:
+    """Bytes one FP8 cast moves per value (read 2, write 1 row-wise and 1 column-wise, plus 2 for an amax pass with
+    current or tensorwise scaling), or 0 where no cast runs: not FP8, or FP8 tensor cores no faster than BF16 ones
+    (the GEMMs then stay at the BF16 rate, uncast)."""
+    workload = g.workload
+    if workload.dtype_bytes != 1 or _peak_flops(g.cluster, workload) <= _peak_flops(g.cluster):
+        return 0.0
+    return 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
+
+
+def _mtp_extra_s(g: _Grid, gemm_rate: float, sms, hbm: float, output: np.ndarray, cast_bytes: float) -> np.ndarray:
     """Seconds one multi-token-prediction depth adds per micro-batch besides its transformer layer (rule R46).
 
     As Megatron-Core runs it (megatron/core/transformer/multi_token_prediction.py, ``MultiTokenPredictionLayer``; the
@@ -356,14 +365,11 @@ def _mtp_extra_s(g: _Grid, gemm_rate: float, sms, hbm: float, output: np.ndarray
     proj = 2 * T * 2 * h * h / g.tp / gemm_rate * sum(
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, h / g.tp, 2 * h))
     norms = (_MEMORY_PASSES_FWD + _MEMORY_PASSES_BWD) * T * mtp_stored_bytes(g.model, workload, g.tp) / hbm
-    casts = 0.0
-    if workload.dtype_bytes == 1 and _peak_flops(g.cluster, workload) > _peak_flops(g.cluster):
-        per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
-        casts = T * (2 * h + h / g.tp) * per_value / hbm
+    casts = T * (2 * h + h / g.tp) * cast_bytes / hbm  # 0 without FP8 casts (_fp8_cast_bytes)
     return proj + norms + casts + output
 
 
-def _modules_recompute_s(g: _Grid, gemm_rate: float, sms, hbm: float) -> np.ndarray:
+def _modules_recompute_s(g: _Grid, gemm_rate: float, sms, hbm: float, cast_bytes: float) -> np.ndarray:
     """Seconds one layer and micro-batch spends running Megatron-Core's recompute modules again in the backward pass.
 
     Each module's forward once more (``Workload.recompute_modules``): the memory-bound operators at the bytes of the
@@ -379,11 +385,9 @@ def _modules_recompute_s(g: _Grid, gemm_rate: float, sms, hbm: float) -> np.ndar
     model, workload = g.model, g.workload
     T = g.s * g.b / g.cp
     freed = recompute_module_bytes(model, workload, g.tp)
-    fp8 = workload.dtype_bytes == 1 and _peak_flops(g.cluster, workload) > _peak_flops(g.cluster)
-    per_value = 4.0 + (2.0 if workload.fp8_recipe in ("current-scaling", "tensorwise") else 0.0)
     seconds = 0.0 * g.tp
     for name, (out, casts) in freed.items():
-        seconds = seconds + _MEMORY_PASSES_FWD * T * out / hbm + (T * casts * per_value / hbm if fp8 else 0.0)
+        seconds = seconds + _MEMORY_PASSES_FWD * T * out / hbm + T * casts * cast_bytes / hbm
         if name == "mla_up_proj":
             shapes = mla_projection_shapes(model)
             for key in ("q_b", "q", "kv_b"):  # without a query latent its one GEMM (``q``) runs inside the module
