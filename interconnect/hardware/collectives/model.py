@@ -58,6 +58,7 @@ from interconnect.hardware.collectives.params import (
     COLLECTIVES,
     PROTOCOLS,
     AllreduceResult,
+    _algorithm_choices,
     _Params,
     _params,
     as_size_bytes,
@@ -554,15 +555,7 @@ def _candidates(algorithm: str) -> tuple[str, ...]:
     A list is what ``NCCL_ALGO`` accepts ("Ring,Tree"); a run with ``NCCL_NVLS_ENABLE=0`` is the list of the
     auto candidates without ``nvls`` and ``nvls_tree``.
     """
-    if algorithm == "auto":
-        return AUTO_CANDIDATES
-    if algorithm in ALLREDUCE_ALGORITHMS:
-        return (algorithm,)
-    names = [name.strip() for name in algorithm.split(",")] if "," in algorithm else []
-    if names and all(name in ALLREDUCE_ALGORITHMS for name in names):
-        return tuple(dict.fromkeys(names))
-    raise ValueError(f"unknown algorithm {algorithm!r}; choose auto, one of {', '.join(ALLREDUCE_ALGORITHMS)} "
-                     "or a comma-separated list of them")
+    return _algorithm_choices(algorithm, AUTO_CANDIDATES, ALLREDUCE_ALGORITHMS)
 
 
 def _choose(estimate: np.ndarray, real: np.ndarray, names: Sequence[str], size: np.ndarray, n: int,

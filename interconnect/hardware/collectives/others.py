@@ -48,6 +48,7 @@ from interconnect.hardware.collectives.params import (
     COLLECTIVES,
     PROTOCOLS,
     AllreduceResult,
+    _algorithm_choices,
     _Params,
     _params,
     as_size_bytes,
@@ -254,15 +255,7 @@ def _ag_rs(cluster: Cluster, collective: str, size_bytes: object, algorithm: str
 
 def _algorithm_names(collective: str, algorithm: str) -> tuple[str, ...]:
     known = COLLECTIVE_ALGORITHMS[collective]
-    if algorithm == "auto":
-        return known
-    if algorithm in known:
-        return (algorithm,)
-    names = [name.strip() for name in algorithm.split(",")] if "," in algorithm else []
-    if names and all(name in known for name in names):  # a list, as NCCL_ALGO takes one
-        return tuple(dict.fromkeys(names))
-    raise ValueError(f"unknown algorithm {algorithm!r} for {collective}; choose auto, one of {', '.join(known)} "
-                     "or a comma-separated list of them")
+    return _algorithm_choices(algorithm, known, known, f" for {collective}")
 
 
 @expects(size_bytes="B")

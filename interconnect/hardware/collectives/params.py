@@ -475,3 +475,18 @@ class AllreduceResult:
                 strict=True,
             )
         ]
+
+
+def _algorithm_choices(algorithm: str, auto: tuple[str, ...], known: tuple[str, ...],
+                       what: str = "") -> tuple[str, ...]:
+    """NCCL's choices for ``algorithm``: ``auto`` for "auto", one forced name, or a comma-separated list of them, as
+    ``NCCL_ALGO`` accepts ("Ring,Tree"); ``what`` names the collective in the error ("" for all-reduce)."""
+    if algorithm == "auto":
+        return auto
+    if algorithm in known:
+        return (algorithm,)
+    names = [name.strip() for name in algorithm.split(",")] if "," in algorithm else []
+    if names and all(name in known for name in names):
+        return tuple(dict.fromkeys(names))
+    raise ValueError(f"unknown algorithm {algorithm!r}{what}; choose auto, one of {', '.join(known)} "
+                     "or a comma-separated list of them")
