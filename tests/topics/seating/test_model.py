@@ -366,7 +366,8 @@ def test_whole_gradients_are_reduced_once_and_sharded_ones_held_as_a_shard():
     # (rule R29, pipeline_fsdp_unsharded) and so reduce-scatters them once a step, as ZeRO-1 does.
     from dataclasses import replace
 
-    from interconnect.topics.seating.model.step import evaluate_layouts, gradient_reductions
+    from interconnect.topics.seating.model.data_parallel import gradient_reductions
+    from interconnect.topics.seating.model.step import evaluate_layouts
 
     cluster = h100(8)
     a = lambda v: np.array([v], dtype=float)  # noqa: E731
@@ -634,7 +635,8 @@ def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_wai
     # Megatron-Core's DistributedDataParallel, bucket_size unset: max(40M, 1M x DP) parameters a bucket
     # (megatron/core/distributed/distributed_data_parallel_config.py), so a large DP group makes few large calls;
     # Megatron-LM 2021's local DDP all-reduces the whole buffer after the last backward (training.py at 6985e58).
-    from interconnect.topics.seating.model.step import evaluate_layouts, megatron_bucket_params
+    from interconnect.topics.seating.model.data_parallel import megatron_bucket_params
+    from interconnect.topics.seating.model.step import evaluate_layouts
 
     assert list(megatron_bucket_params(np.array([1.0, 40.0, 64.0, 1024.0]))) == [40e6, 40e6, 64e6, 1024e6]
     model = PRESETS["llama3-8b"]
@@ -680,7 +682,8 @@ def test_the_optimizer_step_moves_38_bytes_per_parameter_it_updates_and_zeroes_t
     # FusedAdam reads gradient, master weight and two moments and writes three (28 bytes), the norm for clipping
     # reads the gradients again (4), the master weight is cast to BF16 (4 + 2): 38 bytes per updated parameter;
     # the gradient buffer is zeroed (2 bytes BF16, per parameter held: all below ZeRO-2, the shard from it up)
-    from interconnect.topics.seating.model.step import OPTIMIZER_BYTES_PER_PARAM, evaluate_layouts
+    from interconnect.topics.seating.model.data_parallel import OPTIMIZER_BYTES_PER_PARAM
+    from interconnect.topics.seating.model.step import evaluate_layouts
 
     assert OPTIMIZER_BYTES_PER_PARAM == 38
     model, cluster = PRESETS["llama3-8b"], h100(1)

@@ -12,6 +12,7 @@ import numpy as np
 
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.seating.model.compute import _rates
+from interconnect.topics.seating.model.data_parallel import gradient_reductions
 from interconnect.topics.seating.model.layout import (
     DIMENSION_LABELS,
     DIMENSIONS,
@@ -22,7 +23,7 @@ from interconnect.topics.seating.model.layout import (
 )
 from interconnect.topics.seating.model.memory import memory_summary, memory_verdict
 from interconnect.topics.seating.model.schedules import _bubble_reason
-from interconnect.topics.seating.model.step import evaluate_layouts, gradient_reductions
+from interconnect.topics.seating.model.step import evaluate_layouts
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
