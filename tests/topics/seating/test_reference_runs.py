@@ -669,3 +669,48 @@ def test_only_torchtitans_compiled_cp_rows_wait_for_their_ring_where_it_is_issue
     assert flagged == sorted(r.id for r in runs if r.torchtitan and r.cp > 1 and "torch.compile" in r.stack)
     assert len(flagged) == 2
     assert all(r.context_parallel_mode == "pytorch" for r in runs if r.id in flagged)
+
+
+# NVIDIA/Megatron-LM README at f2e5db402c, images/model_table.png: (row id, per-GPU teraFLOP/s, MFU %, parameters as
+# the table labels them, billions). Megatron-LM's count (megatron/training/training.py num_floating_point_operations at
+# that commit) for a GPT with one K/V head per head, FFN 4h and no SwiGLU: 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)).
+_MLM_README_TABLE = (("mlm-readme-1.7b-48", 408.8, 41, 1.7), ("mlm-readme-7.1b-96", 465.9, 47, 7.1),
+                     ("mlm-readme-16b-192", 489.1, 49, 16), ("mlm-readme-32b-384", 459.6, 46, 32),
+                     ("mlm-readme-70b-768", 419.7, 42, 70), ("mlm-readme-119b-1536", 420.5, 43, 119),
+                     ("mlm-readme-177b-2304", 432.8, 44, 177), ("mlm-readme-314b-3072", 474.4, 48, 314),
+                     ("mlm-readme-462b-6144", 459.9, 47, 462))
+
+
+def _megatron_lm_2024_flops(run) -> float:
+    B, s, n, h, V = run.global_batch, run.seq_len, run.layers, run.hidden, run.vocab
+    return 72 * B * s * n * h * h * (1 + s / (6 * h) + V / (12 * n * h))
+
+
+@pytest.mark.parametrize(("run_id", "table_tflops", "mfu_percent", "label_b"), _MLM_README_TABLE)
+def test_megatron_lm_readme_rows_keep_the_tables_step_time(run_id, table_tflops, mfu_percent, label_b):
+    # rule R50 (a): the rows carry PaLM's count, converted so that the step time is the one the table's teraFLOP/s
+    # gives in Megatron-LM's own count; the table's MFU is that figure over the H100's 989 TFLOP/s (R50 b)
+    run = RUNS[run_id]
+    assert run.counts == "model" and run.precision == "bf16" and run.gpu == "h100-sxm"
+    step_published = _megatron_lm_2024_flops(run) / run.gpus / (table_tflops * 1e12)
+    assert paper_flops(run) / run.gpus / (run.achieved_tflops * 1e12) == pytest.approx(step_published, rel=5e-4)
+    assert round(100 * table_tflops / 989) == mfu_percent
+    # R50 (c): the table's parameter counts hold two V x h matrices (untied embeddings); its labels are rounded
+    # loosely (1.7B for 1.745B, 32B for 31.47B, 119B for 118.45B), so within 3 %; tied, the 1.7B would be 1.48B
+    assert run.params == pytest.approx(12 * run.layers * run.hidden ** 2 + 2 * run.vocab * run.hidden, rel=1e-3)
+    assert run.params / 1e9 == pytest.approx(label_b, rel=0.03)
+    assert not run.tied_embeddings and run.zero == 1 and run.grad_bytes == 4
+
+
+def test_megatron_lm_readme_strong_scaling_reads_the_texts_end_points():
+    # README at f2e5db402c: GPT 177B at batch 1,152 from 96 to 4,608 H100, "a reduction in MFU from 47% to 42%";
+    # the rows' throughput was read off images/strong_scaling.png (rule R52), so their Megatron-LM-count MFU must
+    # round to the text's figures, and the 2,304-GPU marker (not a row) to the table's 997.2 PFLOP/s
+    for run_id, mfu in (("mlm-readme-177b-strong-96", 0.47), ("mlm-readme-177b-strong-4608", 0.42)):
+        run = RUNS[run_id]
+        assert run.tp == 8 and run.pp == 6 and run.dp * 48 == run.gpus and run.global_batch == 1152
+        megatron_tflops = run.achieved_tflops * _megatron_lm_2024_flops(run) / paper_flops(run)
+        assert megatron_tflops / 989 == pytest.approx(mfu, abs=0.005)
+    series = sorted((r for r in RUNS.values() if r.id.startswith("mlm-readme-177b-strong-")), key=lambda r: r.gpus)
+    assert [r.gpus for r in series] == [96, 144, 288, 576, 1152, 3072, 4608]
+    assert all(a.achieved_tflops >= b.achieved_tflops for a, b in zip(series, series[1:], strict=False))
