@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from interconnect.topics.seating.model.layout import Workload
+from interconnect.topics.seating.model.layout import PLAN_DEFAULTS, Workload
 
 __all__ = ["DEFAULT_STACK", "OTHER_STACK", "PLAN_FIELDS", "STACKS", "TP_OVERLAP_CHOICES", "Stack", "stack_for_run",
            "stack_workload", "tp_overlap_note"]
@@ -134,7 +134,7 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
 )}
 
 #: The stack the page and ``plan`` assume unless told: Megatron-Core, TP overlap off.
-DEFAULT_STACK = "megatron-core"
+DEFAULT_STACK: str = PLAN_DEFAULTS["stack"]
 
 #: The row for a published run whose stack is none of :data:`STACKS` (Megatron-LM before Megatron-Core, MosaicML's
 #: llm-foundry, in-house stacks): the Workload's own defaults.
