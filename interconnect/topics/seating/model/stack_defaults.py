@@ -31,7 +31,8 @@ __all__ = ["DEFAULT_STACK", "OTHER_STACK", "PLAN_FIELDS", "STACKS", "TP_OVERLAP_
 class Stack:
     """What one training stack does by default, for the Workload fields a stack decides.
 
-    ``name`` is how people write it; ``words`` the words that name it in a published run's ``stack``
+    ``name`` is how people write it (the NeMo and Megatron-Bridge rows are their performance recipes, as their
+    published runs ran); ``words`` the words that name it in a published run's ``stack``
     (:func:`stack_for_run`);
     ``tp_comm_overlap`` Transformer Engine's userbuffers TP overlap; ``ddp`` the data-parallel mode when gradients
     are not reduced a layer at a time; ``expert_gemm`` how a mixture of experts' local experts run (``per-expert``:
@@ -64,7 +65,7 @@ class Stack:
         Examples
         --------
         >>> print(STACKS["nemo"].summary())
-        NeMo (performance recipes): TP overlap on
+        NeMo: TP overlap on
         >>> print(*STACKS["torchtitan"].summary().split(", "), sep="\\n")
         torchtitan: TP overlap off
         op-level selective recomputation
@@ -104,13 +105,13 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
                  f"{_MCORE_DDP}; {_TE_PATHS}; its vocab-parallel cross entropy casts the logits to FP32 once "
                  "(megatron/core/tensor_parallel/cross_entropy.py); selective recomputation of the attention scores "
                  "(Korthikanti et al. 2022, arXiv 2205.05198)"),
-    Stack("nemo", "NeMo (performance recipes)", ("NeMo",), tp_comm_overlap=True, ddp="megatron-core",
+    Stack("nemo", "NeMo", ("NeMo",), tp_comm_overlap=True, ddp="megatron-core",
           expert_gemm="per-expert", te_attention=True, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False,
           cp_ring="ring", fp8_param_gather=False, pipeline_engine="megatron",
           source="NVIDIA/NeMo nemo/collections/llm/recipes/llama3_70b.py: the performance recipe adds "
                  "MegatronCommOverlapCallback(tp_comm_overlap=True), with sequence parallelism; otherwise "
                  "Megatron-Core's defaults"),
-    Stack("megatron-bridge", "Megatron-Bridge (performance recipes)", ("Megatron-Bridge",), tp_comm_overlap=True,
+    Stack("megatron-bridge", "Megatron-Bridge", ("Megatron-Bridge",), tp_comm_overlap=True,
           ddp="megatron-core", expert_gemm="per-expert", te_attention=True, selective_policy="megatron",
           loss_fp32_copies=1, fsdp2=False, cp_ring="ring", fp8_param_gather=True, pipeline_engine="megatron",
           source="NVIDIA-NeMo/Megatron-Bridge performance configs: CommOverlapConfig(tp_comm_overlap=True) with "
@@ -226,7 +227,7 @@ def tp_overlap_note(workload: Workload, tp: int | None, stack: str = DEFAULT_STA
     --------
     >>> print(*tp_overlap_note(stack_workload(Workload(sequence_parallel=False), "nemo"), 8, "nemo").split(": "),
     ...       sep=":\\n")
-    TP-communication overlap (NeMo (performance recipes)'s default) needs sequence parallelism:
+    TP-communication overlap (NeMo's default) needs sequence parallelism:
     without it TP has no all-gather or reduce-scatter to hide, so TP communication was not overlapped.
     >>> print(tp_overlap_note(stack_workload(Workload(), "nemo", "on"), 1, "nemo", "on")[:53])
     TP-communication overlap (on) needs TP > 1: with TP 1
