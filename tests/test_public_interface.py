@@ -50,6 +50,9 @@ CLI_CALLS: list[list[str]] = [
     ["crossdc", "--method", "crosspipe", "--json"],
     ["weight-sync", "--json"],
     ["crossdc-pipeline", "--json"],
+    ["plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus-per-node", "8", "--nodes", "2", "--tp", "8",
+     "--pp", "1", "--dp", "2", "--zero", "1", "--stack", "nemo", "--json"],
+    ["plan", "--nodes", "2", "--tp", "8", "--pp", "1", "--dp", "2", "--stack", "torchtitan", "--tp-overlap", "on"],
 ]
 
 PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [
@@ -61,6 +64,7 @@ PAGE_LINKS: list[tuple[str | None, dict[str, str]]] = [
                                "nics": "16", "fabric": "roce"}),
     ("pages/9_Catalog.py", {"kind": "scale-up", "entry": "nvlink4"}),
     ("pages/3_Overlap.py", {"model": "llama3-70b", "tokens": "8192", "bucket": "100 MiB", "mode": "ideal"}),
+    ("pages/4_Seating_chart.py", {"stack": "nemo", "tpov": "on"}),
 ]
 
 

@@ -13,7 +13,11 @@ as ``{"value", "unit"}``, ``fits``, ``layout``, ``workload`` (what ``--search`` 
 ``{"step_time", "tflops_per_gpu", "mfu"}`` each ``{"low", "central", "high", "unit", "quantity"}``, null for
 an extrapolation; the text output prints the band as one line and the expected readings as another).
 ``--model custom`` with ``--params --layers --hidden --heads``
-describes any published run; ``--schedule`` and ``--virtual-stages`` its pipeline. A layout that
+describes any published run; ``--schedule`` and ``--virtual-stages`` its pipeline. ``--stack`` names the training
+stack whose defaults fill what no flag sets (:data:`~interconnect.topics.seating.model.STACKS`; Megatron-Core by
+default) and ``--tp-overlap auto|on|off`` overlaps TP communication with the GEMMs (``auto``: the stack's); the text
+names both on its ``stack:`` line and the JSON's ``workload`` as ``stack`` and ``tp_comm_overlap`` (whether TP
+communication was overlapped: asked for, with sequence parallelism and TP > 1). A layout that
 cannot run (degrees that do not multiply to the GPU count, TP not dividing the heads, EP without
 experts) is a one-line error, exit status 2.
 """
@@ -36,12 +40,16 @@ from interconnect.topics.seating.model import (
     RECOMPUTE_WORDS,
     REJECTIONS,
     SCHEDULES,
+    STACKS,
+    TP_OVERLAP_CHOICES,
     LayoutError,
     Plan,
     Workload,
     fit_layout,
     plan,
     search_layouts,
+    stack_workload,
+    tp_overlap_note,
 )
 from interconnect.units import IntegerInputError, QuantityInputError, format_seconds, parse_quantity, read_int
 from interconnect.workloads.presets import custom_model, load_model_presets
@@ -143,7 +151,16 @@ def register(commands: Any) -> None:
                              "(FlashAttention-2, slower on Hopper) or unfused (scores stored; default flash)")
     parser.add_argument("--dropout", action="store_true",
                         help="the layers apply dropout (stores a 1-byte mask after attention and after the MLP)")
-    parser.add_argument("--pipeline-engine", choices=("megatron", "deepspeed"), default="megatron",
+    parser.add_argument("--stack", choices=tuple(STACKS), default=d["stack"],
+                        help="training stack whose defaults fill what no flag sets: TP-communication overlap (on for "
+                             "the nemo and megatron-bridge performance recipes), torchtitan's op-level selective "
+                             "recomputation, FP32 logits at the loss, FSDP2 copies and PyTorch ring for CP, "
+                             "Megatron-Bridge's FP8 weight gathers, deepspeed's pipeline engine unless "
+                             f"--pipeline-engine is given (default {d['stack']})")
+    parser.add_argument("--tp-overlap", choices=tuple(TP_OVERLAP_CHOICES), default=d["tp_overlap"],
+                        help="overlap TP's all-gathers and reduce-scatters with the GEMMs (Transformer Engine's "
+                             "userbuffers); needs sequence parallelism and TP > 1 (default auto: the stack's)")
+    parser.add_argument("--pipeline-engine", choices=("megatron", "deepspeed"), default=None,
                         help="who runs the pipeline: megatron (sends overlap compute) or deepspeed (blocking sends, "
                              "gradients reduced after the last micro-batch) (default megatron)")
     parser.add_argument("--context-parallel", choices=("ring", "all-gather"), default="ring",
@@ -195,7 +212,13 @@ def _band_json(bill: Plan) -> dict[str, Any]:
     return {**band.as_json(), "expected": expected}
 
 
-def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> dict[str, Any]:
+def tp_overlapped(bill: Plan) -> bool:
+    """Whether the plan's TP communication ran inside its GEMMs: asked for, with sequence parallelism and TP > 1."""
+    w = bill.workload
+    return bool(w.tp_comm_overlap and w.sequence_parallel and bill.layout.tp > 1)
+
+
+def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None, stack: str) -> dict[str, Any]:
     memory = bill.memory
     return {
         "model": {"id": bill.model.id, "name": bill.model.name, "sources": list(bill.model.source_ids)},
@@ -212,7 +235,8 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
                      "context_parallel": bill.workload.context_parallel,
                      "grad_bytes": bill.workload.grad_bytes or bill.workload.dtype_bytes,
                      "dp_bucket": "layer" if bill.workload.bucket_bytes <= 0 else bill.workload.bucket_bytes,
-                     "grad_accumulation": bill.workload.grad_accumulation},
+                     "grad_accumulation": bill.workload.grad_accumulation,
+                     "stack": stack, "tp_comm_overlap": tp_overlapped(bill)},
         "step_time": _quantity(bill.step_s, "s"),
         "compute_time": _quantity(bill.compute_s, "s"),
         "exposed_comm": _quantity(bill.exposed_s, "s"),
@@ -244,13 +268,15 @@ def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None) -> 
     }
 
 
-def _print_bill(bill: Plan) -> None:
+def _print_bill(bill: Plan, stack: str, tp_overlap: str) -> None:
     print(f"{bill.model.name} on {bill.cluster.describe()}")
     w = bill.workload
     print(f"layout: {bill.layout.label()}  ({bill.micro_batches} micro-batches of {w.micro_batch} per step; "
           f"{RECOMPUTE_WORDS[w.recompute]} recomputation{''.join(f' + {m}' for m in w.recompute_modules)}, "
           f"{SCHEDULES[w.schedule]}, "
           f"{w.attention} attention{', expert all-to-alls overlapped' if w.ep_a2a_overlap else ''})")
+    overlapped = "overlapped with the GEMMs" if tp_overlapped(bill) else "not overlapped"
+    print(f"stack: {STACKS[stack].name}; TP communication {overlapped} (--tp-overlap {tp_overlap})")
     print(f"{'dimension':<14} {'deg':>4}  {'collective':<38} {'tier':<14} {'GB/step':>9} {'calls':>8} "
           f"{'time ms':>9} {'exposed ms':>10}")
     for d in bill.dimensions:
@@ -298,19 +324,25 @@ def _model(args: argparse.Namespace, warnings: list[str]):
     return presets[args.model]
 
 
-def run_plan(args: argparse.Namespace) -> int:
-    cluster, warnings = _cluster(args)
-    model = _model(args, warnings)
+def _workload(args: argparse.Namespace) -> Workload:
+    """The workload the flags describe, with the chosen stack's defaults for what no flag sets."""
     workload = Workload(micro_batch=args.micro_batch, global_batch=args.global_batch, seq_len=args.seq_len,
                         dtype_bytes=_DTYPE_BYTES[args.dtype], recompute=args.recompute,
                         sequence_parallel=not args.no_sequence_parallel, compute_efficiency=args.efficiency,
                         schedule=args.schedule, virtual_stages=args.virtual_stages, lighter_ends=args.lighter_ends,
-                        attention=args.attention, dropout=args.dropout, pipeline_engine=args.pipeline_engine,
+                        attention=args.attention, dropout=args.dropout,
                         context_parallel=args.context_parallel, grad_bytes=4 if args.fp32_gradients else 0,
                         bucket_bytes=0.0 if args.dp_bucket == "layer" else 25e6,
                         grad_accumulation=args.grad_accumulation,
                         recompute_modules=tuple(dict.fromkeys(args.recompute_module)),
                         ep_a2a_overlap=args.ep_a2a_overlap)
+    return stack_workload(workload, args.stack, args.tp_overlap, args.pipeline_engine)
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    cluster, warnings = _cluster(args)
+    model = _model(args, warnings)
+    workload = _workload(args)
     for warning in warnings:
         if not args.json:
             print(f"interconnect: warning: {warning}")
@@ -344,10 +376,15 @@ def run_plan(args: argparse.Namespace) -> int:
             bill = plan(model, cluster, layout, workload)
         except LayoutError as exc:
             raise CliError(str(exc)) from exc
+    overlap_note = tp_overlap_note(bill.workload, bill.layout.tp, args.stack, args.tp_overlap)
+    if overlap_note:
+        warnings.append(overlap_note)
     if args.json:
-        print_json(_payload(bill, warnings, search_info))
+        print_json(_payload(bill, warnings, search_info, args.stack))
         return 0
+    if overlap_note:
+        print(f"interconnect: note: {overlap_note}")
     if search_info is not None:
         print(f"fastest of {search_info['fitting']} fitting layouts ({search_info['valid']} valid):")
-    _print_bill(bill)
+    _print_bill(bill, args.stack, args.tp_overlap)
     return 0

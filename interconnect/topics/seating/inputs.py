@@ -11,7 +11,13 @@ from interconnect.inputs.params import (
     FloatParam,
     IntParam,
 )
-from interconnect.topics.seating.model import ATTENTION_KERNELS
+from interconnect.topics.seating.model import (
+    ATTENTION_KERNELS,
+    DEFAULT_STACK,
+    PLAN_DEFAULTS,
+    STACKS,
+    TP_OVERLAP_CHOICES,
+)
 
 SEATING_VIEWS = PageViews({"bill": "The bill as a chart", "memory": "Memory by ZeRO stage"},
                           {"bill": ("seating-bill",), "memory": ("seating-memory",)})
@@ -63,6 +69,8 @@ def seating_specs() -> list:
         IntParam("vs", 0, "Virtual stages per GPU (interleaved, 0 = fastest)", minimum=0, maximum=128),
         BoolParam("ends", False, "First and last stage one layer lighter"),
         ChoiceParam("attn", "flash", "Attention kernel", choices=ATTENTION_KERNELS),
+        ChoiceParam("stack", DEFAULT_STACK, "Training stack", choices=tuple(STACKS)),
+        ChoiceParam("tpov", PLAN_DEFAULTS["tp_overlap"], "TP-communication overlap", choices=tuple(TP_OVERLAP_CHOICES)),
         IntParam("tp", 8, "TP", minimum=1, maximum=1024),
         IntParam("pp", 4, "PP", minimum=1, maximum=1024),
         IntParam("dp", 0, "DP (0 = the rest)", minimum=0, maximum=1_000_000),

@@ -29,6 +29,8 @@ from interconnect.topics.seating.inputs import (
 from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     RECOMPUTE_WORDS,
+    STACKS,
+    TP_OVERLAP_CHOICES,
     Layout,
     Plan,
     Workload,
@@ -63,7 +65,7 @@ from interconnect.workloads.presets import ModelPreset, load_model_presets, mode
 __all__ = ["claim_box", "layout_fragment", "reference_section", "run_controls", "sources_section"]
 
 #: The run's keys in its "More settings" (the rest of the run's keys are in its main box).
-MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "eff", "sp", "ends")
+MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "stack", "tpov", "eff", "sp", "ends")
 
 
 def _use_layout(state: PageState, layout: Layout, workload: Workload | None = None) -> None:
@@ -152,6 +154,15 @@ def _more_run_controls(state: PageState) -> None:
                  help="Flash attention never writes the scores to memory; unfused (Megatron-LM before 2023) "
                       "does. flash is the newest FlashAttention for the GPU; flash2 is FlashAttention-2, which "
                       "reaches 35 % of an H100's peak where FlashAttention-3 reaches about 60 %.", **keep)
+    st.selectbox("Training stack", list(STACKS), key=state.key("stack"), format_func=lambda s: STACKS[s].name,
+                 help="What the stack does where the page has no setting of its own (NeMo and Megatron-Bridge: "
+                      "their performance recipes). "
+                      + " ".join(f"{STACKS[s].summary()}." for s in STACKS), **keep)
+    st.selectbox("TP-communication overlap", list(TP_OVERLAP_CHOICES), key=state.key("tpov"),
+                 format_func=lambda c: f"The stack's ({'on' if STACKS[state['stack']].tp_comm_overlap else 'off'})"
+                 if c == "auto" else TP_OVERLAP_CHOICES[c],
+                 help="TP's all-gathers and reduce-scatters run inside the GEMMs they feed (Transformer Engine's "
+                      "userbuffers overlap). It needs sequence parallelism and TP > 1.", **keep)
     st.slider("Compute efficiency override (0 = sourced)", 0.0, 1.0, step=0.05, key=state.key("eff"),
               help="0 uses what GEMM and attention kernels are measured to reach on this GPU family, at the "
                    "layout's matrix shapes. Any other value: that share of the BF16 peak for every kernel.", **keep)
@@ -220,6 +231,8 @@ def _cluster_part(state: PageState, nodes_column: Any, chart_column: Any, figure
         notes.warning(escape_markdown(note))
     if inputs.layout_change:
         notes.info(escape_markdown(inputs.layout_change + " Set DP to choose it yourself."))
+    if inputs.stack_note:
+        notes.info(escape_markdown(inputs.stack_note))
     domain_label = "rack" if cluster.domain_size > 16 else "node"
 
     problems = layout_problems(model, cluster, layout, workload)

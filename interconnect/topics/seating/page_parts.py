@@ -29,7 +29,9 @@ from interconnect.topics.seating.model import (
     memory_per_gpu,
     plan,
     search_layouts,
+    stack_workload,
     tp_comparison,
+    tp_overlap_note,
 )
 from interconnect.ui.cluster import CLUSTER_HASH
 from interconnect.ui.error_band import show_error_band
@@ -190,6 +192,7 @@ class SeatingInputs:
     layout: Layout
     model_notes: tuple[str, ...]
     layout_change: str  # "" unless the layout was fitted to the cluster (DP left at 0)
+    stack_note: str = ""  # "" unless TP-communication overlap was asked for and cannot act
 
 
 def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
@@ -218,6 +221,7 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
                         sequence_parallel=values["sp"], compute_efficiency=efficiency,
                         schedule=values["sched"], virtual_stages=values["vs"], lighter_ends=values["ends"],
                         attention=values["attn"])
+    workload = stack_workload(workload, values["stack"], values["tpov"])
     change = ""
     if values["dp"]:
         layout = Layout(tp=values["tp"], pp=values["pp"], dp=values["dp"], cp=values["cp"], ep=values["ep"],
@@ -225,7 +229,8 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
     else:
         layout, change = fit_layout(model, cluster.ranks, values["tp"], values["pp"], values["cp"], values["ep"],
                                     values["zero"])
-    return SeatingInputs(model, workload, layout, notes, change or "")
+    stack_note = tp_overlap_note(workload, layout.tp, values["stack"], values["tpov"])
+    return SeatingInputs(model, workload, layout, notes, change or "", stack_note)
 
 
 def show_bill_metrics(bill: Plan | None, cluster_line: str = "") -> None:

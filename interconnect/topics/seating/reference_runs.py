@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from interconnect.datafiles.presets import MLA_KEYS
 from interconnect.hardware.cluster import Cluster, resolve_cluster
-from interconnect.topics.seating.model import Layout, Plan, Workload, plan
+from interconnect.topics.seating.model import Layout, Plan, Stack, Workload, plan, stack_for_run
 from interconnect.topics.seating.reference_data import PublishedRun, ReferenceRunDataError, packaged_training_runs
 from interconnect.workloads.presets import ModelPreset
 
@@ -27,8 +27,6 @@ __all__ = ["Prediction", "PublishedRun", "ReferenceRun", "ReferenceRunDataError"
            "predict", "reference_sources"]
 
 _PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
-#: Stacks whose recipes overlap TP communication with the GEMMs by default (see ReferenceRun.tp_overlap)
-_OVERLAP_STACKS = ("NeMo", "Megatron-Bridge")
 
 
 class ReferenceRun(PublishedRun):
@@ -70,35 +68,37 @@ class ReferenceRun(PublishedRun):
                         grad_bytes=self.grad_bytes, bucket_bytes=0.0 if self.dp_bucket_per_layer else 25e6,
                         tp_comm_overlap=self.tp_overlap, tp_overlap_config=self.tp_overlap_config,
                         fp8_recipe=self.fp8_recipe or "delayed",
-                        selective_policy="torchtitan-op" if self.torchtitan else "megatron",
+                        selective_policy=self.stack_row.selective_policy,
                         hbm_bytes_per_s=self.hbm_tb_s * 1e12, power_limit_w=self.power_limit_w,
                         ddp=self.ddp_mode, expert_gemm=self.expert_gemm_mode,
                         memory_bytes=self.memory_gb * 1e9, offload_layers=self.offload_layers,
-                        pipeline_fsdp_unsharded=self.torchtitan,
-                        loss_fp32_copies=3 if self.torchtitan else 1, zero3_fetch=self.zero3_fetch_mode,
+                        pipeline_fsdp_unsharded=self.stack_row.fsdp2,
+                        loss_fp32_copies=self.stack_row.loss_fp32_copies, zero3_fetch=self.zero3_fetch_mode,
                         grad_accumulation=self.grad_accumulation_mode,
-                        fp8_param_gather=self.precision == "fp8" and "Megatron-Bridge" in self.stack,
-                        fsdp2_copies=self.torchtitan, recompute_modules=tuple(self.recompute_modules),
+                        fp8_param_gather=self.precision == "fp8" and self.stack_row.fp8_param_gather,
+                        fsdp2_copies=self.stack_row.fsdp2, recompute_modules=tuple(self.recompute_modules),
                         recompute_num_layers=self.recompute_num_layers, ep_a2a_overlap=self.ep_a2a_overlap,
                         mtp_layers=self.mtp_layers, last_stage_layers=self.last_stage_layers,
                         cp_waits_at_issue=self.cp_waits_at_issue)
 
-    # selective recomputation by the stack that ran it: torchtitan's "selective" in its tables is its operator-level
-    # policy (the default selective_ac_option = 'op' of its train_configs at 9dec370), which recomputes every second
-    # matmul; Megatron-family stacks recompute the attention scores (Workload.selective_policy). torchtitan's memory
-    # besides (rule R29 of training-runs.toml): FSDP2 under PyTorch's pipelining keeps the weights gathered and the
-    # gradients whole until the last micro-batch, and its loss is PyTorch's cross_entropy on FP32 logits; its FSDP2
-    # copies every gathered weight and reduced gradient through HBM outside the collectives (rule R37)
+    # the stack's defaults (selective-recomputation policy, FP32 copies of the logits at the loss, FSDP2's copies and
+    # gathered weights under a pipeline, FP8 weight gathers ...) are its row of the stack table, the same row the
+    # Seating chart page and `plan` use for a stack a user picks (model/stack_defaults.py, with their sources)
+
+    @property
+    def stack_row(self) -> Stack:
+        """The run's row of the stack table (:data:`~interconnect.topics.seating.model.STACKS`), by its ``stack``."""
+        return stack_for_run(self.stack)
 
     @property
     def megatron_core(self) -> bool:
         """Whether the run's stack is Megatron-Core's (Megatron-Bridge, NeMo or Megatron-Core itself), by its name."""
-        return any(name in self.stack for name in (*_OVERLAP_STACKS, "Megatron-Core"))
+        return self.stack_row.te_attention
 
     @property
     def torchtitan(self) -> bool:
         """Whether the run's stack is torchtitan's, by its name."""
-        return "torchtitan" in self.stack
+        return self.stack_row.id == "torchtitan"
 
     @property
     def expert_gemm_mode(self) -> str:
@@ -110,7 +110,7 @@ class ReferenceRun(PublishedRun):
         MoE guide (megatron/core/transformer/moe/README.md) recommends ``--moe-grouped-gemm``; every other run
         "grouped".
         """
-        return "per-expert" if self.megatron_core and self.experts > 0 else "grouped"
+        return self.stack_row.expert_gemm if self.experts > 0 else "grouped"
 
     @property
     def context_parallel_mode(self) -> str:
@@ -120,8 +120,8 @@ class ReferenceRun(PublishedRun):
         repeated to the query heads and all-gathered, outputs merged and gradients accumulated in FP32, round-robin
         load balancing); every other run as its ``context_parallel`` key says.
         """
-        if self.torchtitan and self.cp > 1 and self.context_parallel == "ring":
-            return "pytorch"
+        if self.cp > 1 and self.context_parallel == "ring":
+            return self.stack_row.cp_ring
         return self.context_parallel
 
     @property
@@ -175,7 +175,8 @@ class ReferenceRun(PublishedRun):
 
         k = kernel_figures(self.gpu)
         sm90_or_newer = k is not None and k.family in ("hopper", "blackwell")
-        return "cudnn" if self.attention == "flash" and self.megatron_core and sm90_or_newer else self.attention
+        te_prefers_cudnn = self.stack_row.te_attention and sm90_or_newer
+        return "cudnn" if self.attention == "flash" and te_prefers_cudnn else self.attention
 
     @property
     def ddp_mode(self) -> str:
@@ -187,7 +188,7 @@ class ReferenceRun(PublishedRun):
         """
         if self.ddp:
             return self.ddp
-        return "megatron-core" if self.megatron_core and not self.dp_bucket_per_layer else "bucketed"
+        return "bucketed" if self.dp_bucket_per_layer else self.stack_row.ddp
 
     @property
     def tp_overlap(self) -> bool:
@@ -200,7 +201,7 @@ class ReferenceRun(PublishedRun):
         """
         if self.tp_comm_overlap is not None:
             return self.tp_comm_overlap
-        return any(name in self.stack for name in _OVERLAP_STACKS)
+        return self.stack_row.tp_comm_overlap
 
 
 @functools.lru_cache(maxsize=1)

@@ -108,6 +108,7 @@ def test_defaults_are_the_pages():
             specs["dtype"]) == tuple(PLAN_DEFAULTS[k] for k in ("micro_batch", "global_batch", "recompute",
                                                                 "sequence_parallel", "schedule", "virtual_stages",
                                                                 "attention", "dtype"))
+    assert (specs["stack"], specs["tpov"]) == (PLAN_DEFAULTS["stack"], PLAN_DEFAULTS["tp_overlap"])
 
 
 def test_custom_model_schedule_and_uneven_stages(capsys):
@@ -260,3 +261,50 @@ def test_ep_a2a_overlap_flag_hides_the_expert_all_to_alls_and_refuses_full_recom
     assert "expert all-to-alls overlapped" in capsys.readouterr().out
     code, out, err = _run(capsys, [*mixtral[:-1], "full", "--ep-a2a-overlap"])
     assert code == 2 and "full recomputation" in err and len(err.strip().splitlines()) == 1
+
+
+def test_stack_and_tp_overlap_flags(capsys):
+    # issue 41: TP overlap as an input, auto = the stack's default; the JSON and the text name both
+    default = _json(capsys, [*BASE, "--tp", "8", "--dp", "2"])
+    assert (default["workload"]["stack"], default["workload"]["tp_comm_overlap"]) == ("megatron-core", False)
+    nemo = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--stack", "nemo"])
+    forced = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--tp-overlap", "on"])
+    assert nemo["workload"]["tp_comm_overlap"] and forced["workload"]["tp_comm_overlap"]
+    assert nemo["step_time"] == forced["step_time"]
+    assert forced["step_time"]["value"] < default["step_time"]["value"]
+    tp = {row["dimension"]: row for row in forced["dimensions"]}["tp"]
+    tp0 = {row["dimension"]: row for row in default["dimensions"]}["tp"]
+    assert tp["exposed"]["value"] < tp0["exposed"]["value"]
+    off = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--stack", "nemo", "--tp-overlap", "off"])
+    assert off["step_time"] == default["step_time"] and not off["workload"]["tp_comm_overlap"]
+    code, out, _ = _run(capsys, [*BASE, "--tp", "8", "--dp", "2", "--stack", "megatron-bridge"])
+    assert code == 0
+    assert "stack: Megatron-Bridge; TP communication overlapped with the GEMMs" in out
+
+
+def test_tp_overlap_that_cannot_act_is_a_note_not_an_error(capsys):
+    payload = _json(capsys, [*BASE, "--tp", "8", "--dp", "2", "--tp-overlap", "on", "--no-sequence-parallel"])
+    assert not payload["workload"]["tp_comm_overlap"]
+    assert any("needs sequence parallelism" in w for w in payload["warnings"])
+    code, out, _ = _run(capsys, [*BASE, "--tp", "1", "--dp", "16", "--tp-overlap", "on"])
+    assert code == 0 and "interconnect: note: TP-communication overlap (on) needs TP > 1" in out
+    assert "TP communication not overlapped (--tp-overlap on)" in out
+
+
+def test_the_stack_sets_what_no_flag_sets_and_flags_win(capsys):
+    ds = _json(capsys, [*BASE, "--tp", "8", "--pp", "2", "--dp", "1", "--stack", "deepspeed"])
+    assert ds["workload"]["pipeline_engine"] == "deepspeed"
+    ours = _json(capsys, [*BASE, "--tp", "8", "--pp", "2", "--dp", "1", "--stack", "deepspeed",
+                          "--pipeline-engine", "megatron"])
+    assert ours["workload"]["pipeline_engine"] == "megatron"
+    searched = _json(capsys, [*BASE, "--search", "--stack", "nemo"])
+    plain = _json(capsys, [*BASE, "--search"])
+    assert searched["workload"]["stack"] == "nemo" and searched["step_time"]["value"] < plain["step_time"]["value"]
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--stack", "nonsense"), ("--tp-overlap", "<script>"),
+                                             ("--tp-overlap", "yes")])
+def test_bad_stack_or_overlap_is_one_line_with_status_2(capsys, flag, value):
+    code, _, err = _run(capsys, [*BASE, flag, value])
+    assert code == 2
+    assert f"argument {flag}: invalid choice" in err and len(err.strip().splitlines()) == 1

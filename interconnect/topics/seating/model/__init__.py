@@ -59,10 +59,20 @@ from interconnect.topics.seating.model.memory import MEMORY_VERDICTS, RESERVED_S
 from interconnect.topics.seating.model.placement import group_domains, groups_of, rank_grid, seat_map
 from interconnect.topics.seating.model.schedules import pipeline_bubble_fraction, stage_layers
 from interconnect.topics.seating.model.search import REJECTIONS, SearchResult, search_layouts
+from interconnect.topics.seating.model.stack_defaults import (
+    DEFAULT_STACK,
+    STACKS,
+    TP_OVERLAP_CHOICES,
+    Stack,
+    stack_for_run,
+    stack_workload,
+    tp_overlap_note,
+)
 from interconnect.topics.seating.model.traffic import dp_traffic_bytes, tp_bytes_per_layer
 
 __all__ = [
     "ATTENTION_KERNELS",
+    "DEFAULT_STACK",
     "DIMENSIONS",
     "GRAD_ACCUMULATIONS",
     "DIMENSION_LABELS",
@@ -78,7 +88,10 @@ __all__ = [
     "REJECTIONS",
     "RESERVED_SHARE",
     "SCHEDULES",
+    "STACKS",
     "SearchResult",
+    "Stack",
+    "TP_OVERLAP_CHOICES",
     "Workload",
     "check_layout",
     "dp_traffic_bytes",
@@ -95,7 +108,10 @@ __all__ = [
     "rank_grid",
     "search_layouts",
     "seat_map",
+    "stack_for_run",
+    "stack_workload",
     "stage_layers",
     "tp_bytes_per_layer",
     "tp_comparison",
+    "tp_overlap_note",
 ]

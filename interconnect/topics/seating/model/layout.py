@@ -70,10 +70,12 @@ DIMENSION_LABELS = {"tp": "Tensor (TP)", "cp": "Context (CP)", "ep": "Expert (EP
 
 #: Defaults shared by the Seating chart page and ``interconnect plan`` (the page's link keys in brackets):
 #: Llama 3 70B on 8 nodes of 8 H100, TP 8 x PP 4 with DP taking the rest, ZeRO-1 (the distributed
-#: optimizer), 1F1B, selective recomputation, sequence parallelism, BF16, micro-batch 1, global batch 256.
+#: optimizer), 1F1B, selective recomputation, sequence parallelism, BF16, micro-batch 1, global batch 256; the
+#: training stack Megatron-Core, TP-communication overlap its default (off; see model/stack_defaults.py).
 PLAN_DEFAULTS = {"model": "llama3-70b", "gpu": "h100-sxm", "nodes": 8, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "zero": 1,
                  "micro_batch": 1, "global_batch": 256, "recompute": "selective", "sequence_parallel": True,
-                 "schedule": "1f1b", "virtual_stages": 0, "attention": "flash", "dtype": "bf16"}
+                 "schedule": "1f1b", "virtual_stages": 0, "attention": "flash", "dtype": "bf16",
+                 "stack": "megatron-core", "tp_overlap": "auto"}
 
 
 def fit_layout(model: ModelPreset, gpus: int, tp: int, pp: int, cp: int = 1, ep: int = 1,
