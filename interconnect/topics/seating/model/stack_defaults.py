@@ -96,27 +96,28 @@ _TE_PATHS = ("Megatron-Core's MoE layers run their experts through Transformer E
              "attention through DotProductAttention, which prefers FusedAttention (cuDNN) on Hopper and newer "
              "(NVIDIA/TransformerEngine attention/dot_product_attention/utils.py; rule R26)")
 
-#: The stacks a user may pick, by link value (``stack=``, ``--stack``); the first is the default.
+_MEGATRON_CORE = Stack(
+    "megatron-core", "Megatron-Core", ("Megatron-Core",), tp_comm_overlap=False, ddp="megatron-core",
+    expert_gemm="per-expert", te_attention=True, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False,
+    cp_ring="ring", fp8_param_gather=False, pipeline_engine="megatron",
+    source="Megatron-LM's own defaults: --tp-comm-overlap is off unless given (megatron/training/arguments.py); "
+           f"{_MCORE_DDP}; {_TE_PATHS}; its vocab-parallel cross entropy casts the logits to FP32 once "
+           "(megatron/core/tensor_parallel/cross_entropy.py); selective recomputation of the attention scores "
+           "(Korthikanti et al. 2022, arXiv 2205.05198)")
+
+#: The stacks a user may pick, by link value (``stack=``, ``--stack``); the first is the default. NeMo's and
+#: Megatron-Bridge's performance recipes are Megatron-Core with what the recipes switch on.
 STACKS: dict[str, Stack] = {s.id: s for s in (
-    Stack("megatron-core", "Megatron-Core", ("Megatron-Core",), tp_comm_overlap=False, ddp="megatron-core",
-          expert_gemm="per-expert", te_attention=True, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False,
-          cp_ring="ring", fp8_param_gather=False, pipeline_engine="megatron",
-          source="Megatron-LM's own defaults: --tp-comm-overlap is off unless given (megatron/training/arguments.py); "
-                 f"{_MCORE_DDP}; {_TE_PATHS}; its vocab-parallel cross entropy casts the logits to FP32 once "
-                 "(megatron/core/tensor_parallel/cross_entropy.py); selective recomputation of the attention scores "
-                 "(Korthikanti et al. 2022, arXiv 2205.05198)"),
-    Stack("nemo", "NeMo", ("NeMo",), tp_comm_overlap=True, ddp="megatron-core",
-          expert_gemm="per-expert", te_attention=True, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False,
-          cp_ring="ring", fp8_param_gather=False, pipeline_engine="megatron",
-          source="NVIDIA/NeMo nemo/collections/llm/recipes/llama3_70b.py: the performance recipe adds "
-                 "MegatronCommOverlapCallback(tp_comm_overlap=True), with sequence parallelism; otherwise "
-                 "Megatron-Core's defaults"),
-    Stack("megatron-bridge", "Megatron-Bridge", ("Megatron-Bridge",), tp_comm_overlap=True,
-          ddp="megatron-core", expert_gemm="per-expert", te_attention=True, selective_policy="megatron",
-          loss_fp32_copies=1, fsdp2=False, cp_ring="ring", fp8_param_gather=True, pipeline_engine="megatron",
-          source="NVIDIA-NeMo/Megatron-Bridge performance configs: CommOverlapConfig(tp_comm_overlap=True) with "
-                 "sequence parallelism, and its FP8 presets turn on fp8_param_gather (rule R40 of "
-                 "training-runs.toml); otherwise Megatron-Core's defaults"),
+    _MEGATRON_CORE,
+    replace(_MEGATRON_CORE, id="nemo", name="NeMo", words=("NeMo",), tp_comm_overlap=True,
+            source="NVIDIA/NeMo nemo/collections/llm/recipes/llama3_70b.py: the performance recipe adds "
+                   "MegatronCommOverlapCallback(tp_comm_overlap=True), with sequence parallelism; otherwise "
+                   "Megatron-Core's defaults"),
+    replace(_MEGATRON_CORE, id="megatron-bridge", name="Megatron-Bridge", words=("Megatron-Bridge",),
+            tp_comm_overlap=True, fp8_param_gather=True,
+            source="NVIDIA-NeMo/Megatron-Bridge performance configs: CommOverlapConfig(tp_comm_overlap=True) with "
+                   "sequence parallelism, and its FP8 presets turn on fp8_param_gather (rule R40 of "
+                   "training-runs.toml); otherwise Megatron-Core's defaults"),
     Stack("torchtitan", "torchtitan", ("torchtitan",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
           te_attention=False, selective_policy="torchtitan-op", loss_fp32_copies=3, fsdp2=True, cp_ring="pytorch",
           fp8_param_gather=False, pipeline_engine="megatron",
