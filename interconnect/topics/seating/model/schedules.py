@@ -108,6 +108,11 @@ def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: floa
     overlap_slowdown : float, default 0
         What compute loses while a send runs beside it, per second of hidden send (the step's ``OVERLAP_SLOWDOWN``).
 
+    Returns
+    -------
+    float or ndarray
+        Seconds: the m micro-batches and the idle slots, the exposed sends and the slowdown the hidden ones cause.
+
     Notes
     -----
     The step (``evaluate_layouts``) charges the idle slots :math:`(p - 1)/v` micro-batch times (Narayanan et al.
