@@ -1954,3 +1954,124 @@ def test_dualpipe_pays_half_of_a_heavier_last_stage():
                                   *grid)["step_s"][0] for m in (0, 1)]
         added[schedule] = steps[1] - steps[0]
     assert added["dualpipe"] / (64 + 2 / 3) == pytest.approx(0.5 * added["1f1b"] / (64 + 3), rel=1e-3)
+
+
+# --- interleaved schedule: what a chunk costs --------------------------------------------------------------------
+
+
+def _megatron_interleaved_step(p: int, v: int, m: int, fwd: float, bwd: float, send: float,
+                               last_fwd: float = 0.0, last_bwd: float = 0.0) -> float:
+    """Makespan of Megatron-LM's interleaved order (megatron/core/pipeline_parallel/schedules.py at core_r0.8.0).
+
+    Each rank runs its warm-up forwards (2(p - r - 1) + (v - 1)p, all m·v when m = p), then one forward and one
+    backward alternately, then the remaining backwards; virtual micro-batch k is chunk (k mod pv) // p of
+    micro-batch (k // pv)·p + k mod p, backwards in reverse chunk order. A chunk waits for its input from the
+    neighbouring rank (rank p - 1's previous chunk for rank 0), ``send`` seconds after it was produced; the last
+    rank's last chunk adds ``last_fwd`` / ``last_bwd`` (the output layer). The ops run one after the other on a rank.
+    """
+    total = m * v
+
+    def chunk(k: int) -> int:
+        return (k % (p * v)) // p
+
+    def micro(k: int) -> int:
+        return (k // (p * v)) * p + k % p
+
+    orders = []
+    for r in range(p):
+        warm = total if m == p else min(2 * (p - r - 1) + (v - 1) * p, total)
+        ops = [("F", chunk(k), micro(k)) for k in range(warm)]
+        for k in range(total - warm):
+            ops += [("F", chunk(warm + k), micro(warm + k)), ("B", v - 1 - chunk(k), micro(k))]
+        ops += [("B", v - 1 - chunk(k), micro(k)) for k in range(total - warm, total)]
+        orders.append(ops)
+    end: dict[tuple, float] = {}
+    nxt, clock = [0] * p, [0.0] * p
+    while any(nxt[r] < len(orders[r]) for r in range(p)):
+        moved = False
+        for r in range(p):
+            while nxt[r] < len(orders[r]):
+                kind, c, j = orders[r][nxt[r]]
+                if kind == "F":
+                    dep = (r - 1, "F", c, j) if r > 0 else ((p - 1, "F", c - 1, j) if c > 0 else None)
+                else:
+                    dep = ((r + 1, "B", c, j) if r < p - 1 else
+                           (0, "B", c + 1, j) if c < v - 1 else (r, "F", c, j))
+                if dep is not None and dep not in end:
+                    break
+                ready = 0.0 if dep is None else end[dep] + (send if dep[0] != r else 0.0)
+                heavy = r == p - 1 and c == v - 1
+                took = (fwd + heavy * last_fwd) if kind == "F" else (bwd + heavy * last_bwd)
+                clock[r] = end[(r, kind, c, j)] = max(clock[r], ready) + took
+                nxt[r] += 1
+                moved = True
+        assert moved, "the order deadlocked"
+    return max(clock)
+
+
+@pytest.mark.parametrize(("p", "v", "m"), [(4, 2, 8), (8, 5, 16), (8, 10, 16), (6, 4, 12), (4, 3, 4)])
+def test_megatron_interleaved_order_gives_the_closed_form(p, v, m):
+    # The step's pipeline terms, (m + (p - 1)/v) t_micro plus 2(pv - 1) sends exposed, are what Megatron-LM's own
+    # order of chunk forwards and backwards takes when each send delays only its receiver: the code's warm-up depth
+    # leaves every steady-state send a backward to hide behind, so a chunk more costs no wait beyond its sends.
+    from interconnect.topics.seating.model.schedules import interleaved_pipeline_s
+
+    fwd, bwd, send = 1.0, 2.0, 0.07
+    t_micro = v * (fwd + bwd)
+    expected = float(interleaved_pipeline_s(m, p, v, t_micro, send))
+    assert _megatron_interleaved_step(p, v, m, fwd, bwd, send) == pytest.approx(expected, rel=1e-9)
+    # with the output layer on the last rank's last chunk the last rank sets the pace of the m micro-batches, but
+    # the (p - 1)/v idle slots are the other ranks' chunks: the step's closed form, which prices them at the slowest
+    # rank's micro-batch, is above the order's by (p - 1)/v times the difference
+    out = 1.2 * (fwd + bwd)
+    exact = m * (t_micro + out) + (p - 1) / v * t_micro + 2 * (p * v - 1) * send
+    got = _megatron_interleaved_step(p, v, m, fwd, bwd, send, 1.2 * fwd, 1.2 * bwd)
+    assert got == pytest.approx(exact, rel=1e-9)
+    assert float(interleaved_pipeline_s(m, p, v, t_micro + out, send)) - got == pytest.approx((p - 1) / v * out)
+
+
+def test_one_chunk_more_costs_its_hidden_sends_slowdown_too():
+    # Each chunk more adds 2p exposed sends and 2(m - p) sends hidden behind compute, which the step slows by
+    # OVERLAP_SLOWDOWN (Lee et al. 2025, arXiv 2507.03114). Closed form: p = 8, m = 128, t_micro = 1 s, send 10 ms.
+    from interconnect.topics.seating.model.schedules import interleaved_pipeline_s
+    from interconnect.topics.seating.model.step import OVERLAP_SLOWDOWN
+
+    def by_hand(v: int) -> float:
+        exposed, hidden = 2 * (8 * v - 1), 2 * 128 * v - 2 * (8 * v - 1)
+        return (128 + 7 / v) + exposed * 0.01 + OVERLAP_SLOWDOWN * hidden * 0.01
+
+    for v in (1, 2, 5, 10):
+        assert float(interleaved_pipeline_s(128, 8, v, 1.0, 0.01, OVERLAP_SLOWDOWN)) == pytest.approx(by_hand(v))
+    # the bubble saved from 5 to 10 chunks (0.7 s) is less than what 5 chunks' sends cost (0.4 + 0.189 x 11.2 s)
+    assert by_hand(5) < by_hand(10)
+
+
+def test_free_chunk_count_is_the_fastest_split_the_step_charges_that_fits():
+    # With virtual_stages = 0 the model takes the whole-layer split whose step is shortest, by the step itself: the
+    # step's differences between chunk counts are exactly interleaved_pipeline_s's; and a split whose memory does
+    # not fit is passed over while one that fits exists (Llama 3 70B, TP4 x PP8 x DP2 on 64 H100: 10 layers a rank).
+    import numpy as np
+
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.schedules import interleaved_pipeline_s
+    from interconnect.topics.seating.model.step import OVERLAP_SLOWDOWN, evaluate_layouts
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    a = lambda x: np.array([x], dtype=float)  # noqa: E731
+
+    def run(v: int, memory_bytes: float = 0.0) -> dict:
+        workload = Workload(global_batch=256, schedule="interleaved", virtual_stages=v, memory_bytes=memory_bytes)
+        return evaluate_layouts(L70, cluster, workload, a(4), a(8), a(2), a(1), a(1), a(1))
+
+    fixed = {v: run(v) for v in (1, 2, 5, 10)}
+    t_micro, send = float(fixed[1]["t_micro"][0]), float(fixed[1]["pp_time"][0]) / float(fixed[1]["pp_calls"][0])
+    for v in (2, 5, 10):
+        step_gap = float(fixed[v]["step_s"][0] - fixed[1]["step_s"][0])
+        closed = interleaved_pipeline_s(128, 8, np.array([v, 1.0]), t_micro, send, OVERLAP_SLOWDOWN)
+        assert step_gap == pytest.approx(float(closed[0] - closed[1]), rel=1e-6), v
+    # on the 80 GB H100 the 5-chunk split is the fastest but only tight (more micro-batches in flight): 10 it is
+    assert fixed[5]["step_s"][0] < fixed[10]["step_s"][0] and not fixed[5]["fits"][0] and fixed[10]["fits"][0]
+    assert float(run(0)["virtual"][0]) == 10.0
+    # with memory to spare the fastest split is taken: 5 chunks of 2 layers
+    roomy = {v: float(run(v, 141e9)["step_s"][0]) for v in (1, 2, 5, 10)}
+    assert min(roomy, key=roomy.get) == 5 and float(run(0, 141e9)["virtual"][0]) == 5.0

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from interconnect.topics.seating.model.layout import Workload
@@ -12,6 +14,7 @@ from interconnect.units import expects
 
 __all__ = [
     "dualpipe_end_rank_s",
+    "interleaved_pipeline_s",
     "pipeline_bubble_fraction",
     "stage_layers",
 ]
@@ -92,22 +95,74 @@ def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool,
     return most, last
 
 
+@expects(micro_s="s", send_s="s")
+def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: float = 0.0):
+    r"""Seconds of an interleaved step that depend on the chunk count ``v``: idle slots, exposed and hidden sends.
+
+    Parameters
+    ----------
+    micro, pp, v : array-like
+        m micro-batches, p stages, v model chunks per GPU.
+    micro_s, send_s : array-like
+        Seconds of one micro-batch on the slowest stage, and of one stage-boundary send.
+    overlap_slowdown : float, default 0
+        What compute loses while a send runs beside it, per second of hidden send (the step's ``OVERLAP_SLOWDOWN``).
+
+    Returns
+    -------
+    float or ndarray
+        Seconds: the m micro-batches and the idle slots, the exposed sends and the slowdown the hidden ones cause.
+
+    Notes
+    -----
+    The step (``evaluate_layouts``) charges the idle slots :math:`(p - 1)/v` micro-batch times (Narayanan et al.
+    2021, section 2.2.2), the :math:`2(pv - 1)` sends of filling and draining the pipeline as exposed, and the rest
+    of the :math:`2mv` sends as hidden behind the chunks' compute, which runs ``overlap_slowdown`` slower beside
+    them (Lee et al. 2025, arXiv 2507.03114; Megatron-LM overlaps these sends when interleaving). So each chunk
+    more adds :math:`2p` exposed sends and :math:`2(m - p)` hidden ones:
+
+    .. math:: T(v) = \left(m + \frac{p - 1}{v}\right) t_\mu + 2(pv - 1)\, t_{p2p}
+              + \sigma \cdot 2(mv - pv + 1)\, t_{p2p}
+
+    Examples
+    --------
+    >>> float(interleaved_pipeline_s(128, 8, 10, 1.0, 0.01, 0.189))   # 128.7 + 1.58 + 0.189 x 2,402 x 0.01
+    134.81978
+    """
+    micro, pp, v = (np.asarray(x, dtype=float) for x in (micro, pp, v))
+    exposed = 2 * (pp * v - 1)
+    hidden = np.maximum(2 * micro * v - exposed, 0.0)
+    return (micro + (pp - 1) / v) * micro_s + exposed * send_s + overlap_slowdown * hidden * send_s
+
+
 def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp: np.ndarray,
-                    t_micro: np.ndarray, t_p2p: np.ndarray) -> np.ndarray:
-    """Model chunks per GPU: 1 unless interleaved; the workload's, else the fastest the layers allow."""
+                    t_micro: np.ndarray, t_p2p: np.ndarray, overlap_slowdown: float = 0.0,
+                    fits: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """Model chunks per GPU: 1 unless interleaved; the workload's, else the fastest the layers allow.
+
+    Fastest by what the step charges for the chunk count (:func:`interleaved_pipeline_s`): the idle slots, the
+    exposed sends and the slowdown of the compute the other sends hide behind. With ``fits`` (whether a layout's
+    memory fits with v chunks), the fastest split that fits, where one does; fewer chunks keep more micro-batches'
+    activations in flight.
+    """
     if workload.schedule != "interleaved":
         return np.ones_like(most)
     if workload.virtual_stages > 0:
         return np.minimum(float(workload.virtual_stages), np.maximum(most, 1.0))
-    best_v = np.ones_like(most)
-    best_t = np.full_like(most, np.inf)
-    for v in range(1, min(int(np.max(most)), 64) + 1):  # beyond 64 chunks the bubble gain is below 2 % of p - 1
-        ok = (v <= most) & (np.mod(most, v) == 0)  # whole layers per model chunk
-        t = (micro + (pp - 1) / v) * t_micro + 2 * (pp * v - 1) * t_p2p
-        better = ok & (t < best_t - 1e-12)
-        best_v = np.where(better, v, best_v)
-        best_t = np.where(better, t, best_t)
-    return best_v
+    def fastest(allowed: Callable[[float], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        best_v, best_t = np.ones_like(most), np.full_like(most, np.inf)
+        for v in range(1, min(int(np.max(most)), 64) + 1):  # beyond 64 chunks the bubble gain is below 2 % of p - 1
+            t = interleaved_pipeline_s(micro, pp, float(v), t_micro, t_p2p, overlap_slowdown)
+            better = (v <= most) & (np.mod(most, v) == 0) & (t < best_t - 1e-12)  # whole layers per model chunk
+            better = better & allowed(float(v)) if better.any() else better
+            best_v, best_t = np.where(better, v, best_v), np.where(better, t, best_t)
+        return best_v, best_t
+
+    best_v, _ = fastest(lambda v: True)
+    if fits is None or bool(np.all(fits(best_v))):
+        return best_v
+    fit_v, fit_t = fastest(lambda v: fits(np.full_like(most, v)))
+    return np.where(np.isfinite(fit_t), fit_v, best_v)
 
 
 def _in_flight(schedule: str, pp: np.ndarray, micro: np.ndarray, v: np.ndarray | float,

@@ -8,6 +8,7 @@ accumulation cost, :mod:`~interconnect.topics.seating.model.data_parallel`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -538,7 +539,8 @@ def _expert_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray,
     return seconds, exposed, sent
 
 
-def _pipeline(g: _Grid, t_micro: np.ndarray) -> dict[str, np.ndarray]:
+def _pipeline(g: _Grid, t_micro: np.ndarray,
+              fits: Callable[[np.ndarray], np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """PP: activations forward and their gradients backward at every stage boundary; the bubble by schedule.
 
     Each TP rank sends its 1/t of the activation: with SP it holds only that; without, Megatron-LM's
@@ -552,7 +554,7 @@ def _pipeline(g: _Grid, t_micro: np.ndarray) -> dict[str, np.ndarray]:
     if not workload.sequence_parallel:
         tp_per, tp_dom = g.groups["tp"]
         t_p2p = t_p2p + np.where(g.tp > 1, _time_s(g.cluster, "all_gather", tp_per, tp_dom, boundary * g.tp), 0.0)
-    v = _virtual_stages(workload, g.most, micro, pp, t_micro, t_p2p)
+    v = _virtual_stages(workload, g.most, micro, pp, t_micro, t_p2p, OVERLAP_SLOWDOWN, fits)
     fill_sends = 2 * (pp - 1)
     if workload.schedule == "interleaved":
         idle_micro, fill_sends = (pp - 1) / v, 2 * (pp * v - 1)
@@ -670,7 +672,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     t_micro = np.maximum(stage_full, np.where(g.pp > 1, stage_last, single))
     compute_micro = np.maximum(compute_full, compute_last)
 
-    out = _pipeline(g, t_micro)
+    out = _pipeline(g, t_micro, lambda v: _memory(g, dense_gpu, expert_gpu, v)["fits"])
     idle_micro = out.pop("idle_micro")
     layers_per_step = g.micro * g.most  # the communication inside the micro-batches, per step
     for dim, (seconds, exposed, calls, sent) in {"tp": (tp_layer, tp_exposed, tp_calls, tp_sent),
