@@ -79,7 +79,7 @@ class ReferenceRun(PublishedRun):
                         fsdp2_copies=self.stack_row.fsdp2, recompute_modules=tuple(self.recompute_modules),
                         recompute_num_layers=self.recompute_num_layers, ep_a2a_overlap=self.ep_a2a_overlap,
                         mtp_layers=self.mtp_layers, last_stage_layers=self.last_stage_layers,
-                        cp_waits_at_issue=self.cp_waits_at_issue)
+                        cp_waits_at_issue=self.cp_waits_at_issue, chunk_dp_sync=self.chunk_dp_sync_mode)
 
     # the stack's defaults (selective-recomputation policy, FP32 copies of the logits at the loss, FSDP2's copies and
     # gathered weights under a pipeline, FP8 weight gathers ...) are its row of the stack table, the same row the
@@ -123,6 +123,27 @@ class ReferenceRun(PublishedRun):
         if self.cp > 1 and self.context_parallel == "ring":
             return self.stack_row.cp_ring
         return self.context_parallel
+
+    @property
+    def chunk_dp_sync_mode(self) -> str:
+        """Which data-parallel syncs the run's interleaved schedule started chunk by chunk (rule R53 of the runs file).
+
+        The stack's (Megatron-Core, NeMo and Megatron-Bridge: gradients and weights; every other stack: none), but
+        only the gradients for the stacks of mid-2024, Megatron-Core r0.8 and NeMo 24.07, whose weight gathers ran
+        bucket after bucket unless delay_param_gather was given (Megatron-LM training.py at f2e5db402c; NeMo
+        megatron_gpt_model.py at adcc72bfbb), which their sources do not give.
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> run = next(r for r in load_reference_runs() if r.id == "mlm-readme-70b-768")
+        >>> run.chunk_dp_sync_mode, replace(run, stack="Megatron-Bridge 25.11 (Megatron-Core)").chunk_dp_sync_mode
+        ('grads', 'grads-params')
+        """
+        mode = self.stack_row.chunk_dp_sync
+        if mode and ("Megatron-Core r0.8" in self.stack or "NeMo 24.07" in self.stack):
+            return "grads"
+        return mode
 
     @property
     def cp_waits_at_issue(self) -> bool:

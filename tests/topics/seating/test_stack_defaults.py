@@ -51,10 +51,15 @@ def test_the_runs_defaults_are_their_stacks_row(run):
         assert w.expert_gemm == row.expert_gemm
     if run.cp > 1 and run.context_parallel == "ring":
         assert w.context_parallel == row.cp_ring
+    # rule R53: the stack's chunk-wise syncs, the gradients only for the stacks of mid-2024 (Megatron-Core r0.8, NeMo
+    # 24.07), whose weight gathers ran bucket after bucket
+    mid_2024 = "Megatron-Core r0.8" in run.stack or "NeMo 24.07" in run.stack
+    assert w.chunk_dp_sync == ("grads" if mid_2024 and row.chunk_dp_sync else row.chunk_dp_sync)
     # the page applies the same row: the run's workload is the row applied to itself (CP's ring mode acts at CP > 1)
     if row is not OTHER_STACK:
         again = stack_workload(w, row.id, "on" if w.tp_comm_overlap else "off", w.pipeline_engine)
-        assert again == (w if run.cp > 1 or w.context_parallel != "ring" else replace(w, context_parallel=row.cp_ring))
+        expected = w if run.cp > 1 or w.context_parallel != "ring" else replace(w, context_parallel=row.cp_ring)
+        assert again == replace(expected, chunk_dp_sync=row.chunk_dp_sync)
 
 
 def test_the_default_stack_changes_nothing():

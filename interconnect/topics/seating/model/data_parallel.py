@@ -24,12 +24,61 @@ from interconnect.topics.seating.model.stacks import (
 from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.units import expects
 
-__all__ = ["OPTIMIZER_BYTES_PER_PARAM", "gradient_reductions", "megatron_bucket_params",
+__all__ = ["OPTIMIZER_BYTES_PER_PARAM", "chunked_sync_exposed_s", "gradient_reductions", "megatron_bucket_params",
            "per_micro_batch_reduce_exposed_s"]
+
+@expects(sync_s="s", spacing_s="s", last_window_s="s")
+def chunked_sync_exposed_s(sync_s: np.ndarray | float, calls: np.ndarray | float, chunks: np.ndarray | float,
+                           spacing_s: np.ndarray | float, last_window_s: np.ndarray | float) -> np.ndarray:
+    r"""Seconds of a data-parallel sync the compute does not hide when each model chunk's share starts on its own.
+
+    Megatron-Core's interleaved schedule (NVIDIA/Megatron-LM megatron/core/pipeline_parallel/schedules.py,
+    ``forward_backward_pipelining_with_interleaving``, at f2e5db402c and at core_v0.15.0; rule R53 of
+    ``training-runs.toml``) starts the data-parallel traffic of its :math:`v` model chunks one chunk at a time, each
+    :math:`t/v` of the stage's :math:`t`, on one network queue that runs them in order:
+
+    - gradients: with ``grad_sync_func`` set (``--overlap-grad-reduce`` with delay_grad_reduce or align_grad_reduce,
+      megatron/training/training.py), a chunk's reduce-scatter starts when the backward of its last micro-batch has
+      run, after rank offset ``r`` backward slots; pipeline rank ``r`` ends ``r`` chunk backwards before rank 0, so
+      the offset starts every rank's call at the same moment. The last micro-batch group of the backward runs chunks
+      :math:`v-1 \dots 0`, ``p`` micro-batches each, so the chunks' syncs start :math:`s = p\,b` apart (``b`` one
+      chunk's backward of a micro-batch) and chunk 0's starts as rank 0's last backward ends, with nothing left to
+      hide behind (:math:`w = 0`); finalize_model_grads waits for them all;
+    - weights (ZeRO-1's all-gather): with ``param_sync_func`` set (``--overlap-param-gather`` with delay_param_gather
+      at f2e5db402c or align_param_gather at core_v0.15.0), chunks 0 and 1 are gathered before the first forward and
+      chunk :math:`k+1` from the first forward of chunk :math:`k`, again offset by the rank so that every rank starts
+      together; chunk :math:`k`'s first forward on rank 0 comes :math:`k\,p` chunk forwards into the warm-up
+      (:math:`s = p\,f`), and each chunk's buckets are waited for as its own first forward reaches them (:math:`w = f`).
+
+    A queue started :math:`s` apart that must end within :math:`w` of the last start is late by the larger of its
+    first and its last chunk's lateness (the lateness is linear in the chunk's place), and never by less than its
+    last bucket:
+
+    .. math:: t_{exp} = \max\left(\frac{t}{\max(c, v)},\; \frac{t}{v} - w,\; t - (v - 1)\,s - w\right)
+
+    with :math:`c` the stage's bucket calls. With one chunk it is the one-window form the model uses without
+    interleaving, :math:`\max(t/c,\; t - w)`; with windows wide enough only one chunk's share is left; with a network
+    too slow for the queue, all but what :math:`v - 1` spacings hide.
+
+    >>> round(float(chunked_sync_exposed_s(0.6, 10, 1, 0.0, 0.4)), 3)   # one chunk: max(t/c, t - w)
+    0.2
+    >>> round(float(chunked_sync_exposed_s(0.6, 20, 10, 0.5, 0.0)), 3)   # wide spacing: one chunk's share, t/v
+    0.06
+    >>> round(float(chunked_sync_exposed_s(0.6, 20, 10, 0.02, 0.0)), 3)  # saturated: t - (v-1) s
+    0.42
+    """
+    sync_s, calls, chunks, spacing_s, last_window_s = (
+        np.asarray(v, dtype=float) for v in (sync_s, calls, chunks, spacing_s, last_window_s))
+    chunks = np.maximum(chunks, 1.0)
+    bucket = sync_s / np.maximum(np.maximum(calls, chunks), 1.0)
+    return np.maximum(np.maximum(bucket, sync_s / chunks - last_window_s),
+                      sync_s - (chunks - 1.0) * spacing_s - last_window_s)
+
 
 def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
                    compute_micro: np.ndarray, lt: _LayerTimes | None = None, wall_micro: np.ndarray | None = None,
-                   others: tuple[tuple[np.ndarray, np.ndarray], ...] = ()) -> dict[str, np.ndarray]:
+                   others: tuple[tuple[np.ndarray, np.ndarray], ...] = (),
+                   chunks: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """DP: gradients (and weights under ZeRO) across replicas, and what of it the last backward cannot hide.
 
     Buckets are reduced while the last micro-batch's backward runs (2/3 of its compute); what is left, and
@@ -49,7 +98,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     on the slowest stage (``wall_micro``: its compute and the TP, CP and EP collectives it waits for), less the time the
     other dimensions' traffic holds the same links (``others``: per micro-batch seconds and domains spanned of TP, CP,
     EP and PP; a dimension shares the DP group's links when both stay inside a scale-up domain or both leave it);
-    without ``wall_micro``, its compute alone.
+    without ``wall_micro``, its compute alone. Under Megatron-Core's interleaved schedule with ``chunks`` model chunks
+    a rank (``Workload.chunk_dp_sync``, rule R53) the gradients of ZeRO-0/1, and with ``grads-params`` ZeRO-1's
+    weights, move chunk by chunk from the cool-down's backwards and the warm-up's forwards
+    (:func:`chunked_sync_exposed_s`).
     """
     workload, cluster, z, micro, layers = g.workload, g.cluster, g.zero, g.micro, g.most
     grad_bytes = float(workload.grad_bytes or g.nbytes)  # FP32 gradients (Llama 3) move twice BF16's bytes
@@ -79,6 +131,14 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     totals = {key: np.zeros_like(g.tp) for key in ("time", "calls", "bytes", "exposed", "beside")}
     backward_window = 2 / 3 * compute_micro  # the last micro-batch's backward on this stage
     forward_window = 1 / 3 * compute_micro   # the next step's first forward
+    # Megatron-Core's interleaved schedule starts each model chunk's syncs on its own (rule R53): v chunks a rank, p
+    # micro-batches of one chunk between two chunks' starts (the schedule's group of p; fewer with fewer micro-batches)
+    v = np.ones_like(g.tp) if chunks is None else np.maximum(np.asarray(chunks, dtype=float), 1.0)
+    staggered = ((workload.chunk_dp_sync != "") & (workload.schedule == "interleaved")
+                 & (workload.pipeline_engine == "megatron") & (v > 1) & (g.pp > 1) & (z <= 1)
+                 & (not after_backward) & (not whole) & (workload.ddp != "per-tensor"))
+    staggered_gather = staggered & (workload.chunk_dp_sync == "grads-params")
+    group = np.minimum(g.pp, np.maximum(micro, 1.0))
     # the gradients move at grad_bytes a value (FP32 where they are reduced in FP32), the weights ZeRO gathers at the
     # weights' own bytes (2: BF16, or FP16; Llama 3 and torchtitan reduce FP32 gradients but gather BF16 weights)
     # the dense weights' gradients are reduced, and under ZeRO sharded, over every rank holding the same weights: the
@@ -142,6 +202,10 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         round_window = np.maximum(base - gathers_per_micro, 0.0)
         hidden_grad = np.where(low, np.maximum(last_bucket, ar - backward_window),
                                per_micro_batch_reduce_exposed_s(rs, rs_calls, backward_window, rounds, round_window))
+        # rule R53: chunk by chunk from the cool-down, p chunk backwards apart, the last started after its backward
+        chunk_grad = chunked_sync_exposed_s(np.where(low, ar, rs), np.where(low, ar_calls, rs_calls), v,
+                                            group * backward_window / v, 0.0)
+        hidden_grad = np.where(staggered, chunk_grad, hidden_grad)
         if on_demand and workload.ddp == "per-tensor" and lt is not None:
             # DeepSpeed's ZeRO-3 of 2021 (rule R43): each bucket hides only behind the module backward it is issued
             # under (the gather after it synchronizes the device); the bucket left and the embeddings' gradients are
@@ -158,6 +222,9 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         # prefetched, ZeRO-3's gathers hide behind the compute a layer ahead; on demand each waits before its compute
         z3_exposed = z3_ag if on_demand else np.maximum(layer_ag, z3_ag - micro * compute_micro)
         z12_exposed = ag if gather_in_step else np.maximum(ag / ag_calls, ag - forward_window)
+        # rule R53: chunk by chunk over the warm-up's forwards, p chunk forwards apart, each waited for in its own
+        z12_exposed = np.where(staggered_gather, chunked_sync_exposed_s(ag, ag_calls, v, group * forward_window / v,
+                                                                        forward_window / v), z12_exposed)
         gather_exposed = np.where(z == 0, 0.0, np.where(z < 3, z12_exposed, z3_exposed))
         # ... and flattens each bucket, divides it by DP and copies it back into the gradients on its reduction stream
         # (allreduce_bucket, allreduce_and_copy: 3 x (2 + 2) bytes a gradient), beside the compute

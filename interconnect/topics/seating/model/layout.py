@@ -16,6 +16,7 @@ from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
     "ATTENTION_KERNELS",
+    "CHUNK_DP_SYNCS",
     "DDP_MODES",
     "DIMENSIONS",
     "DIMENSION_LABELS",
@@ -56,6 +57,8 @@ RECOMPUTE_MODULES = ("mla_up_proj", "layernorm", "moe_act")
 RECOMPUTE_WORDS = {"none": "no", "selective": "selective", "full": "full"}
 #: How data-parallel gradients are bucketed and when they move (see :class:`Workload`).
 DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor", "deepspeed-bf16")
+#: Which data-parallel syncs the interleaved schedule starts model chunk by model chunk (see :class:`Workload`).
+CHUNK_DP_SYNCS = ("", "grads", "grads-params")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
 EXPERT_GEMMS = ("grouped", "per-expert")
 #: When ZeRO-3 gathers a layer's weights (see :class:`Workload`).
@@ -353,6 +356,14 @@ class Workload:
     ``last_stage_layers`` the transformer layers on the last pipeline rank, over all its model chunks, where a
     pipeline layout fixes them (0: the even split of :func:`~interconnect.topics.seating.model.schedules.stage_layers`;
     Megatron-Core's ``num_layers_in_last_pipeline_stage``); the other ranks share the rest evenly.
+    ``chunk_dp_sync`` which data-parallel syncs Megatron-Core's interleaved schedule starts one model chunk at a time
+    (rule R53 of ``training-runs.toml``; it acts with the interleaved schedule, more than one chunk a rank, Megatron's
+    pipeline engine and ZeRO-0/1): ``grads-params`` (the default, the Megatron-Core family's: each chunk's gradients
+    reduced once its last micro-batch's backward is done, each chunk's weights gathered from the warm-up's forwards,
+    ``grad_sync_func`` and ``param_sync_func``), ``grads`` (the gradients so, the weights gathered bucket after bucket
+    as the forward reaches them: Megatron-Core r0.8 without ``--delay-param-gather``) or ``""`` (neither: the syncs
+    hide behind the step's last backward and first forward only, as every other stack runs them); see
+    :func:`interconnect.topics.seating.model.data_parallel.chunked_sync_exposed_s`.
     """
 
     micro_batch: int = 1
@@ -393,6 +404,7 @@ class Workload:
     mtp_layers: int = 0
     last_stage_layers: int = 0
     cp_waits_at_issue: bool = False
+    chunk_dp_sync: str = "grads-params"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -494,6 +506,9 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Recompute module 'mla_up_proj' needs multi-head latent attention; {model.name} has none.")
     if "moe_act" in workload.recompute_modules and not model.is_moe:
         problems.append(f"Recompute module 'moe_act' needs a mixture-of-experts model; {model.name} has no experts.")
+    if workload.chunk_dp_sync not in CHUNK_DP_SYNCS:
+        problems.append(f"Chunk-wise data-parallel sync '{workload.chunk_dp_sync[:40]}' is not one of "
+                        f"{', '.join(repr(m) for m in CHUNK_DP_SYNCS)}.")
     if workload.ddp not in DDP_MODES:
         problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
     if workload.expert_gemm not in EXPERT_GEMMS:

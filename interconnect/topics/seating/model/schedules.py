@@ -143,7 +143,8 @@ def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp:
     Fastest by what the step charges for the chunk count (:func:`interleaved_pipeline_s`): the idle slots, the
     exposed sends and the slowdown of the compute the other sends hide behind. With ``fits`` (whether a layout's
     memory fits with v chunks), the fastest split that fits, where one does; fewer chunks keep more micro-batches'
-    activations in flight.
+    activations in flight. The data-parallel round's chunk-by-chunk sync (``Workload.chunk_dp_sync``, rule R53) is
+    not weighed: it is priced after the chunk count is chosen, and it only ever hides more with more chunks.
     """
     if workload.schedule != "interleaved":
         return np.ones_like(most)

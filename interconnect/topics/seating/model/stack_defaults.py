@@ -10,7 +10,8 @@ chart page and ``interconnect plan`` read it for the stack a user picks
 What the page and ``plan`` take from the chosen stack are the settings they have no input of their own for
 (:data:`PLAN_FIELDS`): TP-communication overlap (with an ``auto`` / ``on`` / ``off`` input, ``auto`` the stack's),
 the selective-recomputation policy, the FP32 copies of the logits at the loss, FSDP2's copies and its gathered weights
-under a pipeline, PyTorch's ring for context parallelism, FP8 weight gathers and the pipeline engine. Three defaults
+under a pipeline, PyTorch's ring for context parallelism, FP8 weight gathers, the pipeline engine and whether the
+interleaved schedule starts the data-parallel syncs chunk by chunk. Three defaults
 of the Megatron-Core family stay with the published runs only: its DistributedDataParallel's bucket sizing, Transformer
 Engine's per-expert GEMMs and its preference for cuDNN attention on Hopper and newer GPUs; the page and ``plan`` keep
 their own 25 MB buckets, grouped expert GEMMs and attention-kernel input for every stack, as they always have, so that
@@ -41,7 +42,9 @@ class Stack:
     ``loss_fp32_copies`` and ``pipeline_engine`` as the Workload's fields; ``fsdp2`` PyTorch FSDP2 as torchtitan runs
     it (its copies around each collective, Workload.fsdp2_copies, and its weights kept gathered under a pipeline,
     Workload.pipeline_fsdp_unsharded); ``cp_ring`` the Workload.context_parallel mode its ring attention is;
-    ``fp8_param_gather`` whether FP8 training gathers the weights in FP8; ``source`` where the row is read from.
+    ``fp8_param_gather`` whether FP8 training gathers the weights in FP8; ``source`` where the row is read from;
+    ``chunk_dp_sync`` which data-parallel syncs its interleaved schedule starts chunk by chunk (Workload.chunk_dp_sync,
+    rule R53 of training-runs.toml; "": none).
     """
 
     id: str
@@ -58,6 +61,7 @@ class Stack:
     fp8_param_gather: bool
     pipeline_engine: str
     source: str
+    chunk_dp_sync: str = ""
 
     def summary(self) -> str:
         """One line of what the stack sets on the page and in ``plan``.
@@ -99,11 +103,13 @@ _TE_PATHS = ("Megatron-Core's MoE layers run their experts through Transformer E
 _MEGATRON_CORE = Stack(
     "megatron-core", "Megatron-Core", ("Megatron-Core",), tp_comm_overlap=False, ddp="megatron-core",
     expert_gemm="per-expert", te_attention=True, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False,
-    cp_ring="ring", fp8_param_gather=False, pipeline_engine="megatron",
+    cp_ring="ring", fp8_param_gather=False, pipeline_engine="megatron", chunk_dp_sync="grads-params",
     source="Megatron-LM's own defaults: --tp-comm-overlap is off unless given (megatron/training/arguments.py); "
            f"{_MCORE_DDP}; {_TE_PATHS}; its vocab-parallel cross entropy casts the logits to FP32 once "
            "(megatron/core/tensor_parallel/cross_entropy.py); selective recomputation of the attention scores "
-           "(Korthikanti et al. 2022, arXiv 2205.05198)")
+           "(Korthikanti et al. 2022, arXiv 2205.05198); with the interleaved schedule each model chunk's gradients "
+           "are reduced and its weights gathered on their own, align_grad_reduce and align_param_gather being on "
+           "unless switched off (megatron/training/arguments.py at core_v0.15.0; rule R53)")
 
 #: The stacks a user may pick, by link value (``stack=``, ``--stack``); the first is the default. NeMo's and
 #: Megatron-Bridge's performance recipes are Megatron-Core with what the recipes switch on.
@@ -150,7 +156,7 @@ TP_OVERLAP_CHOICES = {"auto": "The stack's default", "on": "On", "off": "Off"}
 
 #: The Workload fields the page and ``plan`` take from the chosen stack (see the module's docstring).
 PLAN_FIELDS = ("tp_comm_overlap", "selective_policy", "loss_fp32_copies", "fsdp2_copies", "pipeline_fsdp_unsharded",
-               "context_parallel", "fp8_param_gather", "pipeline_engine")
+               "context_parallel", "fp8_param_gather", "pipeline_engine", "chunk_dp_sync")
 
 
 def stack_for_run(stack: str) -> Stack:
@@ -216,7 +222,7 @@ def stack_workload(workload: Workload, stack: str = DEFAULT_STACK, tp_overlap: s
                    loss_fp32_copies=row.loss_fp32_copies, fsdp2_copies=row.fsdp2, pipeline_fsdp_unsharded=row.fsdp2,
                    context_parallel=row.cp_ring if ring else workload.context_parallel,
                    fp8_param_gather=row.fp8_param_gather and workload.dtype_bytes == 1,
-                   pipeline_engine=pipeline_engine or row.pipeline_engine)
+                   pipeline_engine=pipeline_engine or row.pipeline_engine, chunk_dp_sync=row.chunk_dp_sync)
 
 
 def tp_overlap_note(workload: Workload, tp: int | None, stack: str = DEFAULT_STACK, tp_overlap: str = "auto") -> str:

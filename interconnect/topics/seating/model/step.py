@@ -686,7 +686,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # what one micro-batch's wall time holds of each other dimension's links, for the per-micro-batch reduce-scatters
     micro_n = np.maximum(g.micro, 1.0)
     others = tuple((out[f"{d}_time"] / micro_n, out[f"{d}_domains"]) for d in ("tp", "cp", "ep", "pp"))
-    out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro, lt, t_micro, others))
+    out.update(_data_parallel(g, dense_gpu, expert_gpu, compute_micro, lt, t_micro, others, chunks=out["virtual"]))
 
     psi = dense_gpu + expert_gpu
     optimizer_s = _optimizer_s(g, dense_gpu, expert_gpu)
