@@ -125,7 +125,14 @@ def test_pipeline_traffic_and_bubble():
     # each micro-batch: its activations forward and their gradient backward, s·b·h/t bytes with SP
     assert pp.calls_per_step == 32
     assert pp.bytes_per_step == pytest.approx(32 * 8192 * 8192 * 2 / 8)
-    assert pp.exposed_s < pp.time_s  # only filling and draining the pipeline is exposed
+    # a schedule whose steady-state sends run beside compute: only filling and draining the pipeline is exposed
+    free_workload = dataclasses.replace(workload, p2p_blocking=False)
+    free = dim(plan(L70, h100(nodes=4), Layout(tp=8, pp=4, dp=1), free_workload), "pp")
+    t_send = pp.time_s / pp.calls_per_step
+    assert free.exposed_s == pytest.approx(2 * (4 - 1) * t_send, rel=1e-9) and free.exposed_s < free.time_s
+    # Megatron-LM's 1F1B (the default) waits for each exchange (rule R5x-p2p): 2m - 3 transfers more on 4 stages
+    assert pp.exposed_s == pytest.approx((2 * (4 - 1) + 2 * 16 - 3) * t_send, rel=1e-9)
+    assert pp.overlap.startswith("no: 1F1B without interleaving waits") and free.overlap.startswith("yes")
 
 
 def test_expert_parallel_all_to_all():

@@ -224,6 +224,9 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
                        "mostly: each gather behind the first step's attention, each gradient behind the next step's")
         if dim == "tp" and workload.tp_comm_overlap and workload.sequence_parallel:
             overlap = "inside the GEMMs (userbuffers); exposed is what the chunked GEMMs and the rest add"
+        if (dim == "pp" and workload.p2p_blocking and workload.schedule == "1f1b"
+                and workload.pipeline_engine == "megatron"):
+            overlap = "no: 1F1B without interleaving waits for every exchange before its next forward or backward"
         if dim == "dp" and layout.zero >= 2 and float(gradient_reductions(layout.zero, r["micro"], layout.pp,
                                                                            workload.pipeline_fsdp_unsharded)[0]) > 1:
             # sharded gradients under accumulation: a reduce-scatter in every micro-batch's backward

@@ -364,6 +364,12 @@ class Workload:
     as the forward reaches them: Megatron-Core r0.8 without ``--delay-param-gather``) or ``""`` (neither: the syncs
     hide behind the step's last backward and first forward only, as every other stack runs them); see
     :func:`interconnect.topics.seating.model.data_parallel.chunked_sync_exposed_s`.
+    ``p2p_blocking`` whether the 1F1B schedule without interleaving waits for each stage-boundary exchange before its
+    next forward or backward, as Megatron-LM's does at every version read (rule R5x-p2p of ``training-runs.toml``: the
+    requests waited for and the device synchronized after each batched exchange); it acts with the ``1f1b`` schedule,
+    Megatron's pipeline engine and PP > 1, and charges the transfers of
+    :func:`~interconnect.topics.seating.model.schedules.blocking_1f1b_sends` as exposed, none hidden. False
+    (torchtitan's stack): only the sends of filling and draining the pipeline wait.
     """
 
     micro_batch: int = 1
@@ -405,6 +411,7 @@ class Workload:
     last_stage_layers: int = 0
     cp_waits_at_issue: bool = False
     chunk_dp_sync: str = "grads-params"
+    p2p_blocking: bool = True
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.

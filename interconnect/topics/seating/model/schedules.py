@@ -13,6 +13,7 @@ from interconnect.topics.seating.model.layout import Workload
 from interconnect.units import expects
 
 __all__ = [
+    "blocking_1f1b_sends",
     "dualpipe_end_rank_s",
     "interleaved_pipeline_s",
     "pipeline_bubble_fraction",
@@ -93,6 +94,46 @@ def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool,
         most = np.where(fixed, np.ceil((layers - float(last_layers)) / np.maximum(pp - 1.0, 1.0)), most)
         last = np.where(fixed, float(last_layers), last)
     return most, last
+
+
+def blocking_1f1b_sends(pp, micro):
+    r"""Stage-boundary transfers a 1F1B step waits for beyond the :math:`2(p - 1)` of filling and draining the pipeline.
+
+    Parameters
+    ----------
+    pp, micro : array-like
+        p pipeline stages and m micro-batches per step.
+
+    Returns
+    -------
+    float or ndarray
+        A count of transfers, each one stage-boundary send's time (0 without a pipeline or with one micro-batch).
+
+    Notes
+    -----
+    Megatron-LM's schedule without interleaving (``forward_backward_pipelining_without_interleaving``) waits for each
+    exchange before the next forward or backward: ``_communicate`` in ``megatron/p2p_communication.py`` (2021-2022)
+    and ``megatron/core/pipeline_parallel/p2p_communication.py`` (r0.8 to 0.16) waits for the requests and, with
+    ``batch_p2p_comm`` and ``batch_p2p_sync`` on, synchronizes the device; that schedule refuses ``overlap_p2p_comm``
+    (rule R5x-p2p of ``training-runs.toml``). Its steady state on rank r is forward, ``send_forward_recv_backward``
+    with rank r + 1, backward, ``send_backward_recv_forward`` with rank r - 1, each exchange one transfer each way. An
+    event-by-event run of that order (tests/topics/seating/test_blocking_1f1b.py) ends after
+
+    .. math:: (m + p - 1)\, t_\mu + \left[2(p - 1) + k(m - 1) - (k - 1)\right] t_{p2p}, \quad k = \min(p - 1, 2)
+
+    for m >= 2, and after the fill-and-drain form alone for m = 1: a middle rank exchanges with k = 2 neighbours
+    every micro-batch, and the first micro-batch's exchanges and the last's overlap the chain of filling and draining.
+
+    Examples
+    --------
+    >>> [float(blocking_1f1b_sends(p, 8)) for p in (1, 2, 4)]   # no pipeline; one neighbour: m - 1; two: 2m - 3
+    [0.0, 7.0, 13.0]
+    >>> float(blocking_1f1b_sends(16, 1))
+    0.0
+    """
+    pp, micro = np.asarray(pp, dtype=float), np.asarray(micro, dtype=float)
+    k = np.clip(pp - 1.0, 0.0, 2.0)
+    return np.where((pp > 1) & (micro >= 2), k * (micro - 1.0) - (k - 1.0), 0.0)
 
 
 @expects(micro_s="s", send_s="s")

@@ -44,7 +44,8 @@ class Stack:
     Workload.pipeline_fsdp_unsharded); ``cp_ring`` the Workload.context_parallel mode its ring attention is;
     ``fp8_param_gather`` whether FP8 training gathers the weights in FP8; ``source`` where the row is read from;
     ``chunk_dp_sync`` which data-parallel syncs its interleaved schedule starts chunk by chunk (Workload.chunk_dp_sync,
-    rule R53 of training-runs.toml; "": none).
+    rule R53 of training-runs.toml; "": none); ``p2p_blocking`` whether its 1F1B schedule without interleaving waits
+    for each stage-boundary exchange (Workload.p2p_blocking, rule R5x-p2p).
     """
 
     id: str
@@ -62,6 +63,7 @@ class Stack:
     pipeline_engine: str
     source: str
     chunk_dp_sync: str = ""
+    p2p_blocking: bool = True
 
     def summary(self) -> str:
         """One line of what the stack sets on the page and in ``plan``.
@@ -109,7 +111,10 @@ _MEGATRON_CORE = Stack(
            "(megatron/core/tensor_parallel/cross_entropy.py); selective recomputation of the attention scores "
            "(Korthikanti et al. 2022, arXiv 2205.05198); with the interleaved schedule each model chunk's gradients "
            "are reduced and its weights gathered on their own, align_grad_reduce and align_param_gather being on "
-           "unless switched off (megatron/training/arguments.py at core_v0.15.0; rule R53)")
+           "unless switched off (megatron/training/arguments.py at core_v0.15.0; rule R53); without interleaving each "
+           "pipeline exchange is waited for before the next forward or backward (megatron/core/pipeline_parallel/"
+           "p2p_communication.py at core_v0.15.0: the requests waited for, then torch.cuda.synchronize() under "
+           "batch_p2p_comm and batch_p2p_sync, both on by default; rule R5x-p2p)")
 
 #: The stacks a user may pick, by link value (``stack=``, ``--stack``); the first is the default. NeMo's and
 #: Megatron-Bridge's performance recipes are Megatron-Core with what the recipes switch on.
@@ -126,13 +131,15 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
                    "training-runs.toml); otherwise Megatron-Core's defaults"),
     Stack("torchtitan", "torchtitan", ("torchtitan",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
           te_attention=False, selective_policy="torchtitan-op", loss_fp32_copies=3, fsdp2=True, cp_ring="pytorch",
-          fp8_param_gather=False, pipeline_engine="megatron",
+          fp8_param_gather=False, pipeline_engine="megatron", p2p_blocking=False,
           source="pytorch/torchtitan at 9dec370: selective_ac_option 'op' by default (parallelize_llama.py, "
                  "'Saves output of all compute ops, except every second mm'); the loss is PyTorch's cross_entropy on "
                  "FP32 logits (train.py, rule R29 of training-runs.toml); FSDP2 copies each gathered weight and "
                  "reduced gradient through HBM (rule R37) and, under PyTorch's pipelining, keeps the weights "
                  "gathered until the last micro-batch (rule R29); ring attention is PyTorch's experimental "
-                 "context_parallel (rule R32); no TP-communication overlap of Transformer Engine's kind"),
+                 "context_parallel (rule R32); no TP-communication overlap of Transformer Engine's kind; its "
+                 "pipeline is PyTorch's own schedule, whose waits for the stage-boundary sends were not read (rule "
+                 "R5x-p2p): only the sends of filling and draining the pipeline are charged as exposed"),
     Stack("deepspeed", "DeepSpeed", ("DeepSpeed",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
           te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
           fp8_param_gather=False, pipeline_engine="deepspeed",
@@ -156,7 +163,7 @@ TP_OVERLAP_CHOICES = {"auto": "The stack's default", "on": "On", "off": "Off"}
 
 #: The Workload fields the page and ``plan`` take from the chosen stack (see the module's docstring).
 PLAN_FIELDS = ("tp_comm_overlap", "selective_policy", "loss_fp32_copies", "fsdp2_copies", "pipeline_fsdp_unsharded",
-               "context_parallel", "fp8_param_gather", "pipeline_engine", "chunk_dp_sync")
+               "context_parallel", "fp8_param_gather", "pipeline_engine", "chunk_dp_sync", "p2p_blocking")
 
 
 def stack_for_run(stack: str) -> Stack:
@@ -222,7 +229,8 @@ def stack_workload(workload: Workload, stack: str = DEFAULT_STACK, tp_overlap: s
                    loss_fp32_copies=row.loss_fp32_copies, fsdp2_copies=row.fsdp2, pipeline_fsdp_unsharded=row.fsdp2,
                    context_parallel=row.cp_ring if ring else workload.context_parallel,
                    fp8_param_gather=row.fp8_param_gather and workload.dtype_bytes == 1,
-                   pipeline_engine=pipeline_engine or row.pipeline_engine, chunk_dp_sync=row.chunk_dp_sync)
+                   pipeline_engine=pipeline_engine or row.pipeline_engine, chunk_dp_sync=row.chunk_dp_sync,
+                   p2p_blocking=row.p2p_blocking)
 
 
 def tp_overlap_note(workload: Workload, tp: int | None, stack: str = DEFAULT_STACK, tp_overlap: str = "auto") -> str:

@@ -45,7 +45,7 @@ from interconnect.topics.seating.model.memory import (
     _per_layer_stored,
     modules_recomputed,
 )
-from interconnect.topics.seating.model.schedules import _virtual_stages, dualpipe_end_rank_s
+from interconnect.topics.seating.model.schedules import _virtual_stages, blocking_1f1b_sends, dualpipe_end_rank_s
 from interconnect.topics.seating.model.stacks import (
     pytorch_ring_hbm_bytes,
     te_ring_hbm_bytes,
@@ -568,6 +568,10 @@ def _pipeline(g: _Grid, t_micro: np.ndarray,
     idle_micro = np.where(on, idle_micro, 0.0)
     calls = np.where(on, 2 * micro * v, 0.0)
     exposed = np.where(on, fill_sends * t_p2p, 0.0)
+    if workload.p2p_blocking and workload.schedule == "1f1b" and workload.pipeline_engine == "megatron":
+        # Megatron-LM's 1F1B without interleaving waits for every exchange before the next forward or backward (rule
+        # R5x-p2p): the steady state's transfers on the stage, as an event-by-event run of the schedule's order adds
+        exposed = exposed + np.where(on, blocking_1f1b_sends(pp, micro) * t_p2p, 0.0)
     if workload.pipeline_engine == "deepspeed":
         # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
         # middle stage waits for its activation in, its activation out, the gradient in and the gradient out
@@ -694,7 +698,9 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
     # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
     overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
-    hidden = sum(out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside + out.pop("dp_beside")
+    # (a pipeline whose sends wait, R5x-p2p or DeepSpeed's, exposes more transfer time than it sends: none is hidden)
+    hidden = sum(np.maximum(out[f"{d}_time"] - out[f"{d}_exposed"], 0.0) if d == "pp" else
+                 out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside + out.pop("dp_beside")
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
     step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
     L, s, h = model.layers, g.s, g.h
