@@ -364,6 +364,10 @@ class Workload:
     as the forward reaches them: Megatron-Core r0.8 without ``--delay-param-gather``) or ``""`` (neither: the syncs
     hide behind the step's last backward and first forward only, as every other stack runs them); see
     :func:`interconnect.topics.seating.model.data_parallel.chunked_sync_exposed_s`.
+    ``ddp_bucket_params`` the gradient bucket, in parameters, that a recipe hands Megatron-Core's
+    DistributedDataParallel (``ddp = "megatron-core"`` only; 0: Megatron-Core's own max(40M, 1M x DP));
+    Megatron-Bridge's performance recipes set 128 x 1024 x 1024 (rule R5x-bucket of ``training-runs.toml``; see
+    :func:`interconnect.topics.seating.model.data_parallel.megatron_core_bucket_params`).
     """
 
     micro_batch: int = 1
@@ -405,6 +409,7 @@ class Workload:
     last_stage_layers: int = 0
     cp_waits_at_issue: bool = False
     chunk_dp_sync: str = "grads-params"
+    ddp_bucket_params: float = 0.0
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -506,6 +511,9 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Recompute module 'mla_up_proj' needs multi-head latent attention; {model.name} has none.")
     if "moe_act" in workload.recompute_modules and not model.is_moe:
         problems.append(f"Recompute module 'moe_act' needs a mixture-of-experts model; {model.name} has no experts.")
+    if not workload.ddp_bucket_params >= 0:
+        problems.append(f"Data-parallel bucket {workload.ddp_bucket_params:g} parameters: it must be 0 "
+                        "(Megatron-Core's own size) or more.")
     if workload.chunk_dp_sync not in CHUNK_DP_SYNCS:
         problems.append(f"Chunk-wise data-parallel sync '{workload.chunk_dp_sync[:40]}' is not one of "
                         f"{', '.join(repr(m) for m in CHUNK_DP_SYNCS)}.")
