@@ -46,7 +46,7 @@ MODEL_INPUTS = ("params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab
                 "shared_experts", "expert_ffn", "dense_ffn", "dense_layers", "ep", "head_dim", "attention_window",
                 "window_layers", *MLA_KEYS, "nvlink_domain", "hbm_tb_s", "power_limit_w", "memory_gb", "offload_layers",
                 "peak_memory_gib", "grad_accumulation", "recompute_modules", "recompute_num_layers",
-                "ep_a2a_overlap", "mtp_layers", "last_stage_layers")
+                "ep_a2a_overlap", "mtp_layers", "last_stage_layers", "dp_bucket_params")
 #: Model inputs a run may leave out (the record's default is then the value, rule R1, and no provenance entry is
 #: needed); every other model input needs one.
 OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pipeline_engine", "context_parallel",
@@ -57,7 +57,7 @@ OPTIONAL_INPUTS = frozenset({"tied_embeddings", "nics_per_node", "dropout", "pip
                              "nvlink_domain", "hbm_tb_s", "ddp",
                              "power_limit_w", "memory_gb", "offload_layers", "peak_memory_gib", "grad_accumulation",
                              "recompute_modules", "recompute_num_layers", "ep_a2a_overlap", "mtp_layers",
-                             "last_stage_layers"})
+                             "last_stage_layers", "dp_bucket_params"})
 #: Keys of a run that are not model inputs but may still carry a provenance entry.
 _PROVENANCE_EXTRA = frozenset({"gated_mlp", "mfu"})
 #: Model inputs that need no provenance entry: the software that ran is what the source's own title names.
@@ -189,6 +189,9 @@ class PublishedRun:
     #: transformer layers on the last pipeline rank where the run's layout fixes them (0: the even split;
     #: Workload.last_stage_layers; rule R46)
     last_stage_layers: int = 0
+    #: parameters per gradient bucket the recipe handed Megatron-Core's DistributedDataParallel (0: none given,
+    #: Megatron-Core's own max(40M, 1M x DP); Workload.ddp_bucket_params; rule R55)
+    dp_bucket_params: int = 0
 
     @property
     def flop_params(self) -> float:
@@ -285,6 +288,12 @@ def load_training_runs(path: str | Path | None = None) -> tuple[tuple[PublishedR
             row.fail("'recompute_num_layers' needs recompute = \"full\" (Megatron-Core's block method)")
         if row.get("ep_a2a_overlap", False) and row.get("recompute") == "full":
             row.fail("'ep_a2a_overlap' does not run with recompute = \"full\" (Megatron-Core refuses the pair, R45)")
+        if row.get("dp_bucket_params", 0) < 0:
+            row.fail("'dp_bucket_params' must be a bucket size in parameters (0: Megatron-Core's default)")
+        if row.get("dp_bucket_params", 0) and (row.get("ddp", "") not in ("", "megatron-core")
+                                               or row.get("dp_bucket_per_layer", False)):
+            row.fail("'dp_bucket_params' sizes Megatron-Core's DDP buckets; it needs ddp megatron-core (or the stack's "
+                     "default) and no per-layer buckets")
         if row.get("mtp_layers", 0) < 0:
             row.fail("'mtp_layers' must be 0 (no multi-token prediction) or more")
         if row.get("last_stage_layers", 0) and not (

@@ -1,4 +1,4 @@
-"""Megatron-LM's 1F1B schedule without interleaving waits for each stage-boundary exchange (rule R5x-p2p).
+"""Megatron-LM's 1F1B schedule without interleaving waits for each stage-boundary exchange (rule R54).
 
 Code reference: NVIDIA/Megatron-LM ``forward_backward_pipelining_without_interleaving`` (megatron/schedules.py at
 6985e589, 2021; megatron/core/pipeline_parallel/schedules.py at f2e5db402c, core_v0.15.0 and core_v0.16.0): warm-up

@@ -130,7 +130,7 @@ def test_pipeline_traffic_and_bubble():
     free = dim(plan(L70, h100(nodes=4), Layout(tp=8, pp=4, dp=1), free_workload), "pp")
     t_send = pp.time_s / pp.calls_per_step
     assert free.exposed_s == pytest.approx(2 * (4 - 1) * t_send, rel=1e-9) and free.exposed_s < free.time_s
-    # Megatron-LM's 1F1B (the default) waits for each exchange (rule R5x-p2p): 2m - 3 transfers more on 4 stages
+    # Megatron-LM's 1F1B (the default) waits for each exchange (rule R54): 2m - 3 transfers more on 4 stages
     assert pp.exposed_s == pytest.approx((2 * (4 - 1) + 2 * 16 - 3) * t_send, rel=1e-9)
     assert pp.overlap.startswith("no: 1F1B without interleaving waits") and free.overlap.startswith("yes")
 
@@ -644,6 +644,7 @@ def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_wai
     # Megatron-Core's DistributedDataParallel, bucket_size unset: max(40M, 1M x DP) parameters a bucket
     # (megatron/core/distributed/distributed_data_parallel_config.py), so a large DP group makes few large calls;
     # Megatron-LM 2021's local DDP all-reduces the whole buffer after the last backward (training.py at 6985e58).
+    from interconnect.topics.seating.model import layout_problems
     from interconnect.topics.seating.model.data_parallel import megatron_bucket_params
     from interconnect.topics.seating.model.step import evaluate_layouts
 
@@ -664,6 +665,14 @@ def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_wai
                              a(1), a(1), a(32), a(1), a(1), a(0))   # ZeRO-0: one all-reduce
     assert float(after["dp_calls"][0]) == 1.0
     assert float(after["dp_exposed"][0]) == pytest.approx(float(after["dp_time"][0]))  # nothing hides
+    # a bucket the recipe gives replaces the default (Megatron-Bridge's 128 x 1024 x 1024 parameters, rule R55):
+    # at DP 1,024 that is more, smaller calls than Megatron-Core's own 1,024M
+    given = 128 * 1024 * 1024
+    sized = evaluate_layouts(model, cluster, Workload(ddp="megatron-core", ddp_bucket_params=given, **wl), *args)
+    assert float(sized["dp_calls"][0]) == 2 * np.ceil(grads / (given * 2)) > float(mcore["dp_calls"][0])
+    assert float(sized["psi"][0]) == float(mcore["psi"][0])
+    assert any("Data-parallel bucket" in p for p in layout_problems(model, h100(1), Layout(tp=1, pp=1, dp=8),
+                                                                   Workload(ddp_bucket_params=-1.0)))
     with pytest.raises(LayoutError, match="Data-parallel mode"):
         check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8), Workload(ddp="sometimes"))
 
@@ -1506,8 +1515,9 @@ def test_the_latent_attention_leaves_every_other_model_as_it_was(monkeypatch):
 
     # (the chunk-by-chunk data-parallel syncs of rule R53 came in with the forty-first pass: without them, the same)
     monkeypatch.setattr(ReferenceRun, "chunk_dp_sync_mode", property(lambda self: ""))
+    # (and the recipe's 128 Mi-parameter DP buckets of rule R55, forty-third pass: without them, the same)
     run = next(r for r in load_reference_runs() if r.id == "mbridge2511-llama3-70b-h100-64")
-    assert predict(run).ratio == pytest.approx(1.0184652104938539, rel=1e-9)
+    assert predict(dataclasses.replace(run, dp_bucket_params=0)).ratio == pytest.approx(1.0184652104938539, rel=1e-9)
 
 
 # --- Megatron-Core's recompute modules (rule R44; Workload.recompute_modules) ----------------------------------------
@@ -1621,7 +1631,8 @@ def test_runs_without_recompute_modules_are_unchanged_and_the_recipes_modules_re
     _kernels_before_flashattention4(tmp_path, monkeypatch)
     # and without the chunk-by-chunk data-parallel syncs of rule R53 (forty-first pass), which came in later
     monkeypatch.setattr(ReferenceRun, "chunk_dp_sync_mode", property(lambda self: ""))
-    runs = {r.id: r for r in load_reference_runs()}
+    # and without the recipes' 128 Mi-parameter DP buckets of rule R55 (forty-third pass): Megatron-Core's own
+    runs = {r.id: dataclasses.replace(r, dp_bucket_params=0) for r in load_reference_runs()}
     before = {"mbridge2511-qwen3-235b-h100-256": 0.8920710448525054,
               "mbridge2602-qwen3-30b-gb200-8": 1.3106571305848382,
               "mbridge2511-llama3-8b-h100-8": 0.9684857682307337}

@@ -137,7 +137,7 @@ def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # micro-batch's gradients into its buffer was charged (rule R36, 6 bytes a parameter a micro-batch; the 1T row
     # most, 512 micro-batches), the 18.4B row by -0.001 (PyTorch DDP under no_sync: autograd's add, 3 of 4); the 1T
     # row (1F1B, PP 64, 512 micro-batches) by -0.009 when its steady state waited for every stage-boundary exchange, as
-    # Megatron-LM's _communicate at 6985e589 does (torch.cuda.synchronize() after each; rule R5x-p2p).
+    # Megatron-LM's _communicate at 6985e589 does (torch.cuda.synchronize() after each; rule R54).
     series = {"narayanan-1.7b-32": (137, 1.14), "narayanan-3.6b-64": (138, 1.13),
               "narayanan-7.5b-128": (142, 1.085), "narayanan-18.4b-256": (135, 1.09),
               "narayanan-39.1b-512": (138, 1.04), "narayanan-76.1b-1024": (140, 1.105),
@@ -266,7 +266,7 @@ def test_deepspeed_pipeline_engine_blocks_its_sends_and_reduces_after_the_flush(
     assert run.pipeline_engine == "deepspeed"
     model, cluster, layout, workload = run.model(), run.cluster(), run.layout(), run.workload()
     ds = plan(model, cluster, layout, workload)
-    # against Megatron's engine with its steady-state sends beside compute (not its blocking 1F1B, rule R5x-p2p)
+    # against Megatron's engine with its steady-state sends beside compute (not its blocking 1F1B, rule R54)
     mg = plan(model, cluster, layout, replace(workload, pipeline_engine="megatron", p2p_blocking=False))
     dim = {b: {d.name: d for d in bill.dimensions} for b, bill in (("ds", ds), ("mg", mg))}
     assert ds.step_s > mg.step_s
@@ -401,6 +401,11 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
         # multi-token prediction and a fixed last stage (rule R46): no negative depth, and the first run has no
         # pipeline to fix a last stage of
         (text[:first] + text[first:].replace("\ntp = ", "\nmtp_layers = -1\ntp = ", 1), "'mtp_layers' must be"),
+        # a recipe's bucket for Megatron-Core's DDP (rule R55): a size, and only where that DDP ran
+        (text[:first] + text[first:].replace("\ntp = ", "\ndp_bucket_params = -1\ntp = ", 1),
+         "'dp_bucket_params' must be"),
+        (text[:first] + text[first:].replace("\ntp = ", '\nddp = "bucketed"\ndp_bucket_params = 1000\ntp = ', 1),
+         "'dp_bucket_params' sizes Megatron-Core's"),
         (text[:first] + text[first:].replace("\ntp = ", "\nlast_stage_layers = 200\ntp = ", 1),
          "'last_stage_layers' needs PP > 1"),
         (text[:first] + text[first:].replace('\nsource = "', '\nsource = "no-such-', 1), "cites unknown source"),
@@ -410,6 +415,26 @@ def test_a_bad_run_is_refused_by_name(tmp_path):
         bad.write_text(broken, encoding="utf-8")
         with pytest.raises(ReferenceRunDataError, match=f"^training-runs.toml: run '{run_id}': {message}"):
             load_training_runs(bad)
+
+
+def test_megatron_bridge_rows_carry_the_bucket_their_recipes_set():
+    # NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/comm_overlap.py at v0.2.0 (25.11) and v0.3.0 (26.02),
+    # _get_optimizer_overlap_cfgs: bucket_size = 128 * 1024 * 1024 parameters with DP > 1 and the distributed optimizer
+    # (rule R55); Megatron-FSDP's rows reduce per layer and take none
+    bridge = [run for run in RUNS.values() if run.source == "megatron-bridge-perf"]
+    sized = [run for run in bridge if run.dp_bucket_params]
+    assert len(sized) == 15
+    for run in bridge:
+        fsdp = "Megatron-FSDP" in run.stack
+        assert run.dp_bucket_params == (0 if fsdp else 128 * 1024 * 1024), run.id
+        if not fsdp:
+            tag = {"25.11": "v0.2.0", "26.02": "v0.3.0"}[run.stack.split("Megatron-Bridge ")[1][:5]]
+            assert run.provenance["dp_bucket_params"].startswith(
+                f"stated: src/megatron/bridge/training/comm_overlap.py@{tag} "), run.id
+            assert run.ddp_mode == "megatron-core" and run.grad_bytes == 0   # BF16 gradients: the scripts' setting
+            assert run.workload().ddp_bucket_params == 128 * 1024 * 1024
+    # no other source's run sets a bucket: Megatron-Core's own default stands for them
+    assert all(not run.dp_bucket_params for run in RUNS.values() if run.source != "megatron-bridge-perf")
 
 
 def _fp8_plan(gpu: str, dtype: str):

@@ -25,7 +25,7 @@ from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.units import expects
 
 __all__ = ["OPTIMIZER_BYTES_PER_PARAM", "chunked_sync_exposed_s", "gradient_reductions", "megatron_bucket_params",
-           "per_micro_batch_reduce_exposed_s"]
+           "megatron_core_bucket_params", "per_micro_batch_reduce_exposed_s"]
 
 @expects(sync_s="s", spacing_s="s", last_window_s="s")
 def chunked_sync_exposed_s(sync_s: np.ndarray | float, calls: np.ndarray | float, chunks: np.ndarray | float,
@@ -119,7 +119,8 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         if after_backward:
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
-            calls = np.maximum(1, np.ceil(total / (megatron_bucket_params(degree) * grad_bytes)))
+            bucket_params = megatron_core_bucket_params(degree, workload.ddp_bucket_params)
+            calls = np.maximum(1, np.ceil(total / (bucket_params * grad_bytes)))
         elif workload.ddp in ("deepspeed-bf16", "per-tensor"):
             # buffered_allreduce_fallback's buckets, and all_gather_dp_groups' shards of allgather_bucket_size (the
             # same 500,000,000 elements by default, bf16_optimizer.py at 56c5223)
@@ -408,3 +409,21 @@ def megatron_bucket_params(dp: np.ndarray | float) -> np.ndarray:
     [40000000, 40000000, 1024000000]
     """
     return np.maximum(40e6, 1e6 * np.asarray(dp, dtype=float))
+
+
+def megatron_core_bucket_params(dp: np.ndarray | float, given: float = 0.0) -> np.ndarray:
+    """Parameters per gradient bucket in Megatron-Core's DistributedDataParallel: the size a recipe gives, else its own.
+
+    Megatron-Core keeps a ``bucket_size`` its DDP config is handed and falls back to :func:`megatron_bucket_params`
+    only when it is None (megatron/core/distributed/distributed_data_parallel.py at 0d8e071 and b0cc270);
+    Megatron-Bridge's performance recipes hand it 128 x 1024 x 1024 with DP > 1 and the distributed optimizer
+    (src/megatron/bridge/training/comm_overlap.py, ``_get_optimizer_overlap_cfgs``; rule R55 of
+    ``training-runs.toml``). ``given`` <= 0 means none was given.
+
+    >>> [int(v) for v in megatron_core_bucket_params(np.array([8, 1024]), 128 * 1024 * 1024)]
+    [134217728, 134217728]
+    >>> [int(v) for v in megatron_core_bucket_params(np.array([8, 1024]))]
+    [40000000, 1024000000]
+    """
+    default = megatron_bucket_params(dp)
+    return np.full_like(default, float(given)) if given > 0 else default

@@ -365,11 +365,15 @@ class Workload:
     hide behind the step's last backward and first forward only, as every other stack runs them); see
     :func:`interconnect.topics.seating.model.data_parallel.chunked_sync_exposed_s`.
     ``p2p_blocking`` whether the 1F1B schedule without interleaving waits for each stage-boundary exchange before its
-    next forward or backward, as Megatron-LM's does at every version read (rule R5x-p2p of ``training-runs.toml``: the
+    next forward or backward, as Megatron-LM's does at every version read (rule R54 of ``training-runs.toml``: the
     requests waited for and the device synchronized after each batched exchange); it acts with the ``1f1b`` schedule,
     Megatron's pipeline engine and PP > 1, and charges the transfers of
     :func:`~interconnect.topics.seating.model.schedules.blocking_1f1b_sends` as exposed, none hidden. False
     (torchtitan's stack): only the sends of filling and draining the pipeline wait.
+    ``ddp_bucket_params`` the gradient bucket, in parameters, that a recipe hands Megatron-Core's
+    DistributedDataParallel (``ddp = "megatron-core"`` only; 0: Megatron-Core's own max(40M, 1M x DP));
+    Megatron-Bridge's performance recipes set 128 x 1024 x 1024 (rule R55 of ``training-runs.toml``; see
+    :func:`interconnect.topics.seating.model.data_parallel.megatron_core_bucket_params`).
     """
 
     micro_batch: int = 1
@@ -412,6 +416,7 @@ class Workload:
     cp_waits_at_issue: bool = False
     chunk_dp_sync: str = "grads-params"
     p2p_blocking: bool = True
+    ddp_bucket_params: float = 0.0
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -513,6 +518,9 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Recompute module 'mla_up_proj' needs multi-head latent attention; {model.name} has none.")
     if "moe_act" in workload.recompute_modules and not model.is_moe:
         problems.append(f"Recompute module 'moe_act' needs a mixture-of-experts model; {model.name} has no experts.")
+    if not workload.ddp_bucket_params >= 0:
+        problems.append(f"Data-parallel bucket {workload.ddp_bucket_params:g} parameters: it must be 0 "
+                        "(Megatron-Core's own size) or more.")
     if workload.chunk_dp_sync not in CHUNK_DP_SYNCS:
         problems.append(f"Chunk-wise data-parallel sync '{workload.chunk_dp_sync[:40]}' is not one of "
                         f"{', '.join(repr(m) for m in CHUNK_DP_SYNCS)}.")

@@ -115,7 +115,7 @@ def blocking_1f1b_sends(pp, micro):
     exchange before the next forward or backward: ``_communicate`` in ``megatron/p2p_communication.py`` (2021-2022)
     and ``megatron/core/pipeline_parallel/p2p_communication.py`` (r0.8 to 0.16) waits for the requests and, with
     ``batch_p2p_comm`` and ``batch_p2p_sync`` on, synchronizes the device; that schedule refuses ``overlap_p2p_comm``
-    (rule R5x-p2p of ``training-runs.toml``). Its steady state on rank r is forward, ``send_forward_recv_backward``
+    (rule R54 of ``training-runs.toml``). Its steady state on rank r is forward, ``send_forward_recv_backward``
     with rank r + 1, backward, ``send_backward_recv_forward`` with rank r - 1, each exchange one transfer each way. An
     event-by-event run of that order (tests/topics/seating/test_blocking_1f1b.py) ends after
 

@@ -45,7 +45,7 @@ class Stack:
     ``fp8_param_gather`` whether FP8 training gathers the weights in FP8; ``source`` where the row is read from;
     ``chunk_dp_sync`` which data-parallel syncs its interleaved schedule starts chunk by chunk (Workload.chunk_dp_sync,
     rule R53 of training-runs.toml; "": none); ``p2p_blocking`` whether its 1F1B schedule without interleaving waits
-    for each stage-boundary exchange (Workload.p2p_blocking, rule R5x-p2p).
+    for each stage-boundary exchange (Workload.p2p_blocking, rule R54).
     """
 
     id: str
@@ -114,7 +114,7 @@ _MEGATRON_CORE = Stack(
            "unless switched off (megatron/training/arguments.py at core_v0.15.0; rule R53); without interleaving each "
            "pipeline exchange is waited for before the next forward or backward (megatron/core/pipeline_parallel/"
            "p2p_communication.py at core_v0.15.0: the requests waited for, then torch.cuda.synchronize() under "
-           "batch_p2p_comm and batch_p2p_sync, both on by default; rule R5x-p2p)")
+           "batch_p2p_comm and batch_p2p_sync, both on by default; rule R54)")
 
 #: The stacks a user may pick, by link value (``stack=``, ``--stack``); the first is the default. NeMo's and
 #: Megatron-Bridge's performance recipes are Megatron-Core with what the recipes switch on.
@@ -139,7 +139,7 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
                  "gathered until the last micro-batch (rule R29); ring attention is PyTorch's experimental "
                  "context_parallel (rule R32); no TP-communication overlap of Transformer Engine's kind; its "
                  "pipeline is PyTorch's own schedule, whose waits for the stage-boundary sends were not read (rule "
-                 "R5x-p2p): only the sends of filling and draining the pipeline are charged as exposed"),
+                 "R54): only the sends of filling and draining the pipeline are charged as exposed"),
     Stack("deepspeed", "DeepSpeed", ("DeepSpeed",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
           te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
           fp8_param_gather=False, pipeline_engine="deepspeed",

@@ -570,7 +570,7 @@ def _pipeline(g: _Grid, t_micro: np.ndarray,
     exposed = np.where(on, fill_sends * t_p2p, 0.0)
     if workload.p2p_blocking and workload.schedule == "1f1b" and workload.pipeline_engine == "megatron":
         # Megatron-LM's 1F1B without interleaving waits for every exchange before the next forward or backward (rule
-        # R5x-p2p): the steady state's transfers on the stage, as an event-by-event run of the schedule's order adds
+        # R54): the steady state's transfers on the stage, as an event-by-event run of the schedule's order adds
         exposed = exposed + np.where(on, blocking_1f1b_sends(pp, micro) * t_p2p, 0.0)
     if workload.pipeline_engine == "deepspeed":
         # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
@@ -698,7 +698,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
     # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
     overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
-    # (a pipeline whose sends wait, R5x-p2p or DeepSpeed's, exposes more transfer time than it sends: none is hidden)
+    # (a pipeline whose sends wait, R54 or DeepSpeed's, exposes more transfer time than it sends: none is hidden)
     hidden = sum(np.maximum(out[f"{d}_time"] - out[f"{d}_exposed"], 0.0) if d == "pp" else
                  out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside + out.pop("dp_beside")
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
