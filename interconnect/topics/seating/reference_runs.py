@@ -81,7 +81,7 @@ class ReferenceRun(PublishedRun):
                         mtp_layers=self.mtp_layers, last_stage_layers=self.last_stage_layers,
                         cp_waits_at_issue=self.cp_waits_at_issue, chunk_dp_sync=self.chunk_dp_sync_mode,
                         p2p_blocking=self.stack_row.p2p_blocking,
-                        ddp_bucket_params=float(self.dp_bucket_params))
+                        ddp_bucket_params=float(self.dp_bucket_params), interleaved_p2p=self.interleaved_p2p_mode)
 
     # the stack's defaults (selective-recomputation policy, FP32 copies of the logits at the loss, FSDP2's copies and
     # gathered weights under a pipeline, FP8 weight gathers ...) are its row of the stack table, the same row the
@@ -146,6 +146,24 @@ class ReferenceRun(PublishedRun):
         if mode and ("Megatron-Core r0.8" in self.stack or "NeMo 24.07" in self.stack):
             return "grads"
         return mode
+
+    @property
+    def interleaved_p2p_mode(self) -> str:
+        """How the run's interleaved schedule ran its stage-boundary exchanges (rule R56 of training-runs.toml).
+
+        "blocking" where the run's ``stack`` names Megatron-LM of 2021 or 2022 (before Megatron-Core): each batched
+        exchange with both neighbours waited for and followed by a device synchronize (megatron/p2p_communication.py
+        at 6985e589); every other run "overlap", Megatron-Core's and the Workload's default. It acts only with the
+        interleaved schedule.
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> run = next(r for r in load_reference_runs() if r.id == "narayanan-145.6b-1536")
+        >>> run.interleaved_p2p_mode, replace(run, stack="").interleaved_p2p_mode
+        ('blocking', 'overlap')
+        """
+        return "blocking" if any(f"Megatron-LM ({year})" in self.stack for year in (2021, 2022)) else "overlap"
 
     @property
     def cp_waits_at_issue(self) -> bool:

@@ -137,12 +137,14 @@ def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # micro-batch's gradients into its buffer was charged (rule R36, 6 bytes a parameter a micro-batch; the 1T row
     # most, 512 micro-batches), the 18.4B row by -0.001 (PyTorch DDP under no_sync: autograd's add, 3 of 4); the 1T
     # row (1F1B, PP 64, 512 micro-batches) by -0.009 when its steady state waited for every stage-boundary exchange, as
-    # Megatron-LM's _communicate at 6985e589 does (torch.cuda.synchronize() after each; rule R54).
+    # Megatron-LM's _communicate at 6985e589 does (torch.cuda.synchronize() after each; rule R54); the four interleaved
+    # rows (76.1B-529.6B) by -0.004 to -0.015 when the 2021 interleaved schedule's batched exchange after every chunk
+    # pair was waited for too, with a TP gather per tensor received (rule R56).
     series = {"narayanan-1.7b-32": (137, 1.14), "narayanan-3.6b-64": (138, 1.13),
               "narayanan-7.5b-128": (142, 1.085), "narayanan-18.4b-256": (135, 1.09),
-              "narayanan-39.1b-512": (138, 1.04), "narayanan-76.1b-1024": (140, 1.105),
-              "narayanan-145.6b-1536": (148, 1.06), "narayanan-310.1b-1920": (155, 1.055),
-              "narayanan-529.6b-2520": (163, 1.057), "narayanan-1t-3072": (163, 0.988)}
+              "narayanan-39.1b-512": (138, 1.04), "narayanan-76.1b-1024": (140, 1.099),
+              "narayanan-145.6b-1536": (148, 1.054), "narayanan-310.1b-1920": (155, 1.049),
+              "narayanan-529.6b-2520": (163, 1.043), "narayanan-1t-3072": (163, 0.988)}
     for run_id, (tflops, ratio) in series.items():
         run = RUNS[run_id]
         assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id
@@ -174,9 +176,10 @@ def test_the_mtnlg_gap_is_the_software_not_the_model_shape():
     # The 530B shape at TP 8 x PP 35 on A100: Megatron-LM's own pipeline on 2,520 GPUs reached 163 TFLOP/s
     # (Narayanan et al. 2021, Table 1, run with run_table_1.sh's interleaved schedule, one layer per model chunk);
     # DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al. 2022, section 2.4). The model reads
-    # 1.06 on the first (the script's inputs) and 1.23 on the second: the miss on MT-NLG is not the shape.
+    # 1.04 on the first (the script's inputs; 1.06 before rule R56 charged its blocking exchanges) and 1.23 on the
+    # second: the miss on MT-NLG is not the shape.
     megatron, deepspeed = predict(RUNS["narayanan-529.6b-2520"]), predict(RUNS["mtnlg-530b-2240"])
-    assert megatron.ratio == pytest.approx(1.06, abs=0.01)
+    assert megatron.ratio == pytest.approx(1.043, abs=0.01)
     assert deepspeed.ratio > 1.15 and deepspeed.ratio - megatron.ratio > 0.15
 
 

@@ -227,6 +227,9 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
         if (dim == "pp" and workload.p2p_blocking and workload.schedule == "1f1b"
                 and workload.pipeline_engine == "megatron"):
             overlap = "no: 1F1B without interleaving waits for every exchange before its next forward or backward"
+        if (dim == "pp" and workload.interleaved_p2p == "blocking" and workload.schedule == "interleaved"
+                and workload.pipeline_engine == "megatron"):
+            overlap = "no: Megatron-LM 2021 waits for each batched exchange with both neighbours after every chunk pair"
         if dim == "dp" and layout.zero >= 2 and float(gradient_reductions(layout.zero, r["micro"], layout.pp,
                                                                            workload.pipeline_fsdp_unsharded)[0]) > 1:
             # sharded gradients under accumulation: a reduce-scatter in every micro-batch's backward

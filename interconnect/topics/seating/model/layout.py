@@ -29,6 +29,7 @@ __all__ = [
     "SELECTIVE_POLICIES",
     "Workload",
     "GRAD_ACCUMULATIONS",
+    "INTERLEAVED_P2PS",
     "ZERO3_FETCHES",
     "check_layout",
     "fit_layout",
@@ -59,6 +60,8 @@ RECOMPUTE_WORDS = {"none": "no", "selective": "selective", "full": "full"}
 DDP_MODES = ("bucketed", "megatron-core", "after-backward", "per-tensor", "deepspeed-bf16")
 #: Which data-parallel syncs the interleaved schedule starts model chunk by model chunk (see :class:`Workload`).
 CHUNK_DP_SYNCS = ("", "grads", "grads-params")
+#: How the interleaved schedule's stage-boundary exchanges run (``Workload.interleaved_p2p``).
+INTERLEAVED_P2PS = ("overlap", "blocking")
 #: How a mixture of experts' local experts run their GEMMs (see :class:`Workload`).
 EXPERT_GEMMS = ("grouped", "per-expert")
 #: When ZeRO-3 gathers a layer's weights (see :class:`Workload`).
@@ -374,6 +377,14 @@ class Workload:
     DistributedDataParallel (``ddp = "megatron-core"`` only; 0: Megatron-Core's own max(40M, 1M x DP));
     Megatron-Bridge's performance recipes set 128 x 1024 x 1024 (rule R55 of ``training-runs.toml``; see
     :func:`interconnect.topics.seating.model.data_parallel.megatron_core_bucket_params`).
+    ``interleaved_p2p`` how the interleaved schedule's stage-boundary exchanges run: ``overlap`` (the default,
+    Megatron-Core's, which turns ``overlap_p2p_comm`` on with interleaving: the sends of filling and draining the
+    pipeline exposed, the rest beside compute) or ``blocking`` (Megatron-LM of 2021-2022, rule R56 of
+    ``training-runs.toml``: one batched exchange with both neighbours after each forward-backward chunk pair, waited
+    for and followed by a device synchronize, then a TP gather per tensor received without sequence parallelism); it
+    acts with the ``interleaved`` schedule, Megatron's pipeline engine and PP > 1, and charges the transfers and
+    gathers of :func:`~interconnect.topics.seating.model.schedules.blocking_interleaved_transfers` as exposed, none
+    hidden.
     """
 
     micro_batch: int = 1
@@ -417,6 +428,7 @@ class Workload:
     chunk_dp_sync: str = "grads-params"
     p2p_blocking: bool = True
     ddp_bucket_params: float = 0.0
+    interleaved_p2p: str = "overlap"
 
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
@@ -521,6 +533,9 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
     if not workload.ddp_bucket_params >= 0:
         problems.append(f"Data-parallel bucket {workload.ddp_bucket_params:g} parameters: it must be 0 "
                         "(Megatron-Core's own size) or more.")
+    if workload.interleaved_p2p not in INTERLEAVED_P2PS:
+        problems.append(f"Interleaved exchange mode '{workload.interleaved_p2p[:40]}' is not "
+                        f"{' or '.join(INTERLEAVED_P2PS)}.")
     if workload.chunk_dp_sync not in CHUNK_DP_SYNCS:
         problems.append(f"Chunk-wise data-parallel sync '{workload.chunk_dp_sync[:40]}' is not one of "
                         f"{', '.join(repr(m) for m in CHUNK_DP_SYNCS)}.")

@@ -14,6 +14,7 @@ from interconnect.units import expects
 
 __all__ = [
     "blocking_1f1b_sends",
+    "blocking_interleaved_transfers",
     "dualpipe_end_rank_s",
     "interleaved_pipeline_s",
     "pipeline_bubble_fraction",
@@ -136,8 +137,60 @@ def blocking_1f1b_sends(pp, micro):
     return np.where((pp > 1) & (micro >= 2), k * (micro - 1.0) - (k - 1.0), 0.0)
 
 
-@expects(micro_s="s", send_s="s")
-def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: float = 0.0):
+def blocking_interleaved_transfers(pp, v, micro):
+    r"""Transfers and TP gathers Megatron-LM 2021's interleaved step waits for beyond those of filling and draining.
+
+    Parameters
+    ----------
+    pp, v, micro : array-like
+        p pipeline stages, v model chunks per GPU and m micro-batches per step.
+
+    Returns
+    -------
+    tuple of (float or ndarray, float or ndarray)
+        Stage-boundary transfers, and all-gathers of a received slice in the TP group (which only a run without
+        sequence parallelism makes), each beyond the :math:`2(pv - 1)` sends, each with its gather, that the step
+        charges an interleaved pipeline anyway; 0 without a pipeline.
+
+    Notes
+    -----
+    Megatron-LM before Megatron-Core (``forward_backward_pipelining_with_interleaving``, ``megatron/schedules.py`` at
+    6985e589) follows each steady-state chunk forward and chunk backward with one
+    ``send_forward_backward_recv_forward_backward``: the forward's output to rank r + 1 and the backward's input
+    gradient to rank r - 1, the next input from r - 1 and the next output gradient from r + 1, all in one
+    ``batch_isend_irecv`` that ``_communicate`` waits for and follows with ``torch.cuda.synchronize()``, and then,
+    without sequence parallelism, one TP all-gather per tensor received (rule R56 of ``training-runs.toml``). The
+    batch's transfers with the two neighbours run at once (NCCL: calls of a group progress independently). An
+    event-by-event run of that order (tests/topics/seating/test_blocking_interleaved.py) ends after
+
+    .. math:: \left(m + \frac{p - 1}{v}\right) t_\mu + \left[2(pv - 1) + v(m - p) + p - 1\right] t_{net}
+              + \left[2(pv - 1) + 2v(m - p) + 2p - 3\right] t_{gather}
+
+    for m a multiple of p above p (the code asserts p > 2 and m a multiple of p), and with the added counts
+    :math:`2(p - 1)` each for m = p, where every forward runs before the first backward: the steady state holds
+    the whole ring in step, one transfer time a chunk pair, and two gathers where both directions receive. The
+    form is used as it stands for every m > p (and the m = p one for m <= p).
+
+    Examples
+    --------
+    >>> [float(x) for x in blocking_interleaved_transfers(4, 3, 28)]   # 3 x 24 + 3; 2 x 3 x 24 + 5
+    [75.0, 149.0]
+    >>> [float(x) for x in blocking_interleaved_transfers(8, 2, 8)]    # m = p: 2(p - 1) each
+    [14.0, 14.0]
+    >>> [float(x) for x in blocking_interleaved_transfers(1, 2, 8)]
+    [0.0, 0.0]
+    """
+    pp, v, micro = (np.asarray(x, dtype=float) for x in (pp, v, micro))
+    on = pp > 1
+    steady = micro > pp
+    sends = np.where(steady, v * (micro - pp) + pp - 1.0, 2.0 * (pp - 1.0))
+    gathers = np.where(steady, 2.0 * v * (micro - pp) + 2.0 * pp - 3.0, 2.0 * (pp - 1.0))
+    return np.where(on, sends, 0.0), np.where(on, gathers, 0.0)
+
+
+@expects(micro_s="s", send_s="s", gather_s="s")
+def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: float = 0.0, blocking: bool = False,
+                           gather_s=0.0):
     r"""Seconds of an interleaved step that depend on the chunk count ``v``: idle slots, exposed and hidden sends.
 
     Parameters
@@ -148,6 +201,11 @@ def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: floa
         Seconds of one micro-batch on the slowest stage, and of one stage-boundary send.
     overlap_slowdown : float, default 0
         What compute loses while a send runs beside it, per second of hidden send (the step's ``OVERLAP_SLOWDOWN``).
+    blocking : bool, default False
+        Megatron-LM 2021's exchanges (``Workload.interleaved_p2p`` "blocking", rule R56): the transfers and gathers of
+        :func:`blocking_interleaved_transfers` exposed as well, and no send hidden.
+    gather_s : array-like, default 0
+        Seconds of ``send_s`` that are the TP all-gather of a received slice (without sequence parallelism).
 
     Returns
     -------
@@ -173,16 +231,22 @@ def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: floa
     micro, pp, v = (np.asarray(x, dtype=float) for x in (micro, pp, v))
     exposed = 2 * (pp * v - 1)
     hidden = np.maximum(2 * micro * v - exposed, 0.0)
-    return (micro + (pp - 1) / v) * micro_s + exposed * send_s + overlap_slowdown * hidden * send_s
+    bubble = (micro + (pp - 1) / v) * micro_s + exposed * send_s
+    if blocking:
+        sends, gathers = blocking_interleaved_transfers(pp, v, micro)
+        return bubble + sends * (send_s - gather_s) + gathers * gather_s
+    return bubble + overlap_slowdown * hidden * send_s
 
 
 def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp: np.ndarray,
                     t_micro: np.ndarray, t_p2p: np.ndarray, overlap_slowdown: float = 0.0,
-                    fits: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+                    fits: Callable[[np.ndarray], np.ndarray] | None = None, t_gather=0.0) -> np.ndarray:
     """Model chunks per GPU: 1 unless interleaved; the workload's, else the fastest the layers allow.
 
     Fastest by what the step charges for the chunk count (:func:`interleaved_pipeline_s`): the idle slots, the
-    exposed sends and the slowdown of the compute the other sends hide behind. With ``fits`` (whether a layout's
+    exposed sends and the slowdown of the compute the other sends hide behind (or, for Megatron-LM 2021's blocking
+    exchanges, rule R56, every transfer and gather it waits for; ``t_gather`` is the TP gather within ``t_p2p``). With
+    ``fits`` (whether a layout's
     memory fits with v chunks), the fastest split that fits, where one does; fewer chunks keep more micro-batches'
     activations in flight. The data-parallel round's chunk-by-chunk sync (``Workload.chunk_dp_sync``, rule R53) is
     not weighed: it is priced after the chunk count is chosen, and it only ever hides more with more chunks.
@@ -191,10 +255,11 @@ def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp:
         return np.ones_like(most)
     if workload.virtual_stages > 0:
         return np.minimum(float(workload.virtual_stages), np.maximum(most, 1.0))
+    blocking = workload.interleaved_p2p == "blocking" and workload.pipeline_engine == "megatron"  # rule R56
     def fastest(allowed: Callable[[float], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         best_v, best_t = np.ones_like(most), np.full_like(most, np.inf)
         for v in range(1, min(int(np.max(most)), 64) + 1):  # beyond 64 chunks the bubble gain is below 2 % of p - 1
-            t = interleaved_pipeline_s(micro, pp, float(v), t_micro, t_p2p, overlap_slowdown)
+            t = interleaved_pipeline_s(micro, pp, float(v), t_micro, t_p2p, overlap_slowdown, blocking, t_gather)
             better = (v <= most) & (np.mod(most, v) == 0) & (t < best_t - 1e-12)  # whole layers per model chunk
             better = better & allowed(float(v)) if better.any() else better
             best_v, best_t = np.where(better, v, best_v), np.where(better, t, best_t)

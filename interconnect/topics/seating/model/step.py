@@ -45,7 +45,12 @@ from interconnect.topics.seating.model.memory import (
     _per_layer_stored,
     modules_recomputed,
 )
-from interconnect.topics.seating.model.schedules import _virtual_stages, blocking_1f1b_sends, dualpipe_end_rank_s
+from interconnect.topics.seating.model.schedules import (
+    _virtual_stages,
+    blocking_1f1b_sends,
+    blocking_interleaved_transfers,
+    dualpipe_end_rank_s,
+)
 from interconnect.topics.seating.model.stacks import (
     pytorch_ring_hbm_bytes,
     te_ring_hbm_bytes,
@@ -551,10 +556,12 @@ def _pipeline(g: _Grid, t_micro: np.ndarray,
     per, dom = g.groups["pp"]
     boundary = (g.s / g.cp) * g.b * g.h * g.nbytes / g.tp
     t_p2p = _time_s(g.cluster, "sendrecv", per, dom, boundary)
+    t_gather = np.zeros_like(t_p2p)
     if not workload.sequence_parallel:
         tp_per, tp_dom = g.groups["tp"]
-        t_p2p = t_p2p + np.where(g.tp > 1, _time_s(g.cluster, "all_gather", tp_per, tp_dom, boundary * g.tp), 0.0)
-    v = _virtual_stages(workload, g.most, micro, pp, t_micro, t_p2p, OVERLAP_SLOWDOWN, fits)
+        t_gather = np.where(g.tp > 1, _time_s(g.cluster, "all_gather", tp_per, tp_dom, boundary * g.tp), 0.0)
+        t_p2p = t_p2p + t_gather
+    v = _virtual_stages(workload, g.most, micro, pp, t_micro, t_p2p, OVERLAP_SLOWDOWN, fits, t_gather)
     fill_sends = 2 * (pp - 1)
     if workload.schedule == "interleaved":
         idle_micro, fill_sends = (pp - 1) / v, 2 * (pp * v - 1)
@@ -572,6 +579,15 @@ def _pipeline(g: _Grid, t_micro: np.ndarray,
         # Megatron-LM's 1F1B without interleaving waits for every exchange before the next forward or backward (rule
         # R54): the steady state's transfers on the stage, as an event-by-event run of the schedule's order adds
         exposed = exposed + np.where(on, blocking_1f1b_sends(pp, micro) * t_p2p, 0.0)
+    waits = np.zeros_like(on)
+    if (workload.interleaved_p2p == "blocking" and workload.schedule == "interleaved"
+            and workload.pipeline_engine == "megatron"):
+        # Megatron-LM 2021's interleaved schedule waits for one batched exchange with both neighbours after each
+        # forward-backward chunk pair, then gathers each received slice in the TP group (rule R56): what an
+        # event-by-event run of its order adds, with none of its sends beside compute
+        sends, gathers = blocking_interleaved_transfers(pp, v, micro)
+        exposed = exposed + np.where(on, sends * (t_p2p - t_gather) + gathers * t_gather, 0.0)
+        waits = on
     if workload.pipeline_engine == "deepspeed":
         # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
         # middle stage waits for its activation in, its activation out, the gradient in and the gradient out
@@ -579,7 +595,7 @@ def _pipeline(g: _Grid, t_micro: np.ndarray,
         blocking = np.where(pp > 2, 4.0, 2.0)
         exposed = exposed + np.where(on, blocking * (micro + idle_micro) * t_p2p, 0.0)
     return dict(pp_bytes=calls * boundary, pp_calls=calls, pp_time=calls * t_p2p, pp_exposed=exposed,
-                pp_domains=dom, pp_per=per, virtual=v, idle_micro=idle_micro)
+                pp_domains=dom, pp_per=per, virtual=v, idle_micro=idle_micro, pp_waits=waits)
 
 
 def _memory(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray, v: np.ndarray) -> dict[str, np.ndarray]:
@@ -678,6 +694,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
 
     out = _pipeline(g, t_micro, lambda v: _memory(g, dense_gpu, expert_gpu, v)["fits"])
     idle_micro = out.pop("idle_micro")
+    pp_waits = out.pop("pp_waits")
     layers_per_step = g.micro * g.most  # the communication inside the micro-batches, per step
     for dim, (seconds, exposed, calls, sent) in {"tp": (tp_layer, tp_exposed, tp_calls, tp_sent),
                                                 "cp": (cp_layer, cp_exposed, cp_calls, cp_sent),
@@ -698,8 +715,9 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
     # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
     overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
-    # (a pipeline whose sends wait, R54 or DeepSpeed's, exposes more transfer time than it sends: none is hidden)
-    hidden = sum(np.maximum(out[f"{d}_time"] - out[f"{d}_exposed"], 0.0) if d == "pp" else
+    # (a pipeline whose sends wait, R54 or DeepSpeed's, exposes more transfer time than it sends: none is hidden; R56's
+    # batched exchanges move two transfers at once, each waited for, so none of its sends is beside compute either)
+    hidden = sum(np.where(pp_waits, 0.0, np.maximum(out[f"{d}_time"] - out[f"{d}_exposed"], 0.0)) if d == "pp" else
                  out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside + out.pop("dp_beside")
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
     step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
