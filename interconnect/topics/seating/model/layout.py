@@ -533,24 +533,15 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
     if not workload.ddp_bucket_params >= 0:
         problems.append(f"Data-parallel bucket {workload.ddp_bucket_params:g} parameters: it must be 0 "
                         "(Megatron-Core's own size) or more.")
-    if workload.interleaved_p2p not in INTERLEAVED_P2PS:
-        problems.append(f"Interleaved exchange mode '{workload.interleaved_p2p[:40]}' is not "
-                        f"{' or '.join(INTERLEAVED_P2PS)}.")
-    if workload.chunk_dp_sync not in CHUNK_DP_SYNCS:
-        problems.append(f"Chunk-wise data-parallel sync '{workload.chunk_dp_sync[:40]}' is not one of "
-                        f"{', '.join(repr(m) for m in CHUNK_DP_SYNCS)}.")
-    if workload.ddp not in DDP_MODES:
-        problems.append(f"Data-parallel mode '{workload.ddp}' is not {', '.join(DDP_MODES)}.")
-    if workload.expert_gemm not in EXPERT_GEMMS:
-        problems.append(f"Expert GEMM mode '{workload.expert_gemm}' is not {' or '.join(EXPERT_GEMMS)}.")
-    if workload.zero3_fetch not in ZERO3_FETCHES:
-        problems.append(f"ZeRO-3 fetch mode '{workload.zero3_fetch}' is not {' or '.join(ZERO3_FETCHES)}.")
-    if workload.grad_accumulation not in GRAD_ACCUMULATIONS:
-        problems.append(f"Gradient accumulation '{workload.grad_accumulation}' is not "
-                        f"{', '.join(GRAD_ACCUMULATIONS)}.")
-    if workload.selective_policy not in SELECTIVE_POLICIES:
-        problems.append(f"Selective recomputation policy '{workload.selective_policy}' is not "
-                        f"{' or '.join(SELECTIVE_POLICIES)}.")
+    for label, value, choices in (("Interleaved exchange mode", workload.interleaved_p2p, INTERLEAVED_P2PS),
+                                  ("Chunk-wise data-parallel sync", workload.chunk_dp_sync, CHUNK_DP_SYNCS),
+                                  ("Data-parallel mode", workload.ddp, DDP_MODES),
+                                  ("Expert GEMM mode", workload.expert_gemm, EXPERT_GEMMS),
+                                  ("ZeRO-3 fetch mode", workload.zero3_fetch, ZERO3_FETCHES),
+                                  ("Gradient accumulation", workload.grad_accumulation, GRAD_ACCUMULATIONS),
+                                  ("Selective recomputation policy", workload.selective_policy, SELECTIVE_POLICIES)):
+        if value not in choices:
+            problems.append(f"{label} '{str(value)[:40]}' is not one of {', '.join(repr(c) for c in choices)}.")
     if workload.offload_layers < 0 or workload.offload_layers >= model.layers:
         problems.append(f"Activation offload must cover 0 to {model.layers - 1} layers "
                         f"(got {workload.offload_layers}).")
