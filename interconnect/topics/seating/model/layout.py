@@ -371,8 +371,9 @@ class Workload:
     next forward or backward, as Megatron-LM's does at every version read (rule R54 of ``training-runs.toml``: the
     requests waited for and the device synchronized after each batched exchange); it acts with the ``1f1b`` schedule,
     Megatron's pipeline engine and PP > 1, and charges the transfers of
-    :func:`~interconnect.topics.seating.model.schedules.blocking_1f1b_sends` as exposed, none hidden. False
-    (torchtitan's stack): only the sends of filling and draining the pipeline wait.
+    :func:`~interconnect.topics.seating.model.schedules.blocking_1f1b_sends` as exposed, none hidden. PyTorch's
+    Schedule1F1B, torchtitan's, waits in the same order (rule R57). False: only the sends of filling and draining the
+    pipeline wait.
     ``ddp_bucket_params`` the gradient bucket, in parameters, that a recipe hands Megatron-Core's
     DistributedDataParallel (``ddp = "megatron-core"`` only; 0: Megatron-Core's own max(40M, 1M x DP));
     Megatron-Bridge's performance recipes set 128 x 1024 x 1024 (rule R55 of ``training-runs.toml``; see

@@ -125,6 +125,11 @@ def blocking_1f1b_sends(pp, micro):
     for m >= 2, and after the fill-and-drain form alone for m = 1: a middle rank exchanges with k = 2 neighbours
     every micro-batch, and the first micro-batch's exchanges and the last's overlap the chain of filling and draining.
 
+    PyTorch's ``Schedule1F1B`` (torch.distributed.pipelining, torchtitan's 1F1B; rule R57) waits for the same two
+    exchanges in the same order in its steady state and leaves its warm-up and cool-down sends running beside the
+    next compute; an event-by-event run of that order (tests/topics/seating/test_torchtitan_1f1b.py) ends at the same
+    time, since the receiver of each of those sends is already waiting for it.
+
     Examples
     --------
     >>> [float(blocking_1f1b_sends(p, 8)) for p in (1, 2, 4)]   # no pipeline; one neighbour: m - 1; two: 2m - 3

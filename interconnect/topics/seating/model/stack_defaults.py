@@ -45,7 +45,7 @@ class Stack:
     ``fp8_param_gather`` whether FP8 training gathers the weights in FP8; ``source`` where the row is read from;
     ``chunk_dp_sync`` which data-parallel syncs its interleaved schedule starts chunk by chunk (Workload.chunk_dp_sync,
     rule R53 of training-runs.toml; "": none); ``p2p_blocking`` whether its 1F1B schedule without interleaving waits
-    for each stage-boundary exchange (Workload.p2p_blocking, rule R54).
+    for each stage-boundary exchange (Workload.p2p_blocking, rule R54; torchtitan's PyTorch schedule too, rule R57).
     """
 
     id: str
@@ -131,15 +131,16 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
                    "training-runs.toml); otherwise Megatron-Core's defaults"),
     Stack("torchtitan", "torchtitan", ("torchtitan",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
           te_attention=False, selective_policy="torchtitan-op", loss_fp32_copies=3, fsdp2=True, cp_ring="pytorch",
-          fp8_param_gather=False, pipeline_engine="megatron", p2p_blocking=False,
+          fp8_param_gather=False, pipeline_engine="megatron",
           source="pytorch/torchtitan at 9dec370: selective_ac_option 'op' by default (parallelize_llama.py, "
                  "'Saves output of all compute ops, except every second mm'); the loss is PyTorch's cross_entropy on "
                  "FP32 logits (train.py, rule R29 of training-runs.toml); FSDP2 copies each gathered weight and "
                  "reduced gradient through HBM (rule R37) and, under PyTorch's pipelining, keeps the weights "
                  "gathered until the last micro-batch (rule R29); ring attention is PyTorch's experimental "
                  "context_parallel (rule R32); no TP-communication overlap of Transformer Engine's kind; its "
-                 "pipeline is PyTorch's own schedule, whose waits for the stage-boundary sends were not read (rule "
-                 "R54): only the sends of filling and draining the pipeline are charged as exposed"),
+                 "pipeline is PyTorch's own: its Schedule1F1B waits for each steady-state exchange in Megatron-LM's "
+                 "order (torch.distributed.pipelining schedules.py, rule R57), so its 1F1B is charged as R54 "
+                 "charges Megatron-LM's; its interleaved schedule keeps the charge of filling and draining alone"),
     Stack("deepspeed", "DeepSpeed", ("DeepSpeed",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
           te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
           fp8_param_gather=False, pipeline_engine="deepspeed",
