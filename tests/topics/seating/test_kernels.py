@@ -80,6 +80,10 @@ def test_sources_are_pinned_to_the_commit_that_holds_them():
     ('gemm_fit_tflops = 843.0\n', '', r"family 'hopper': 'gemm_call_us' and 'gemm_fit_tflops' go together"),
     ('gemm_k_sources = ["xla-matmul-table", ', 'gemm_k_sources = ["xla-table", ',
      r"family 'hopper': 'gemm_k_sources' must list"),
+    ('cudnn_dropout_ratio = 1.034', 'cudnn_dropout_ratio = 0.97',
+     r"family 'hopper': 'cudnn_dropout_ratio' must be between 1 and 10"),
+    ('cudnn_dropout_sources = ["te-dropout-3312"]', 'cudnn_dropout_sources = []',
+     r"family 'hopper': 'cudnn_dropout_sources' must list"),
 ])
 def test_the_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
     path = _copy(tmp_path)
@@ -213,6 +217,37 @@ def test_cudnn_fused_attention_runs_at_its_own_published_rate_where_there_is_one
     mi300x = kernel_figures("mi300x")
     assert mi300x.attention_flops_for("cudnn", 4096) is None
     assert mi300x.attention_share_for("cudnn") == mi300x.attention_share_for("flash")
+
+
+def test_dropout_inside_cudnn_attention_lengthens_the_call_by_the_measured_ratio_on_hopper():
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.layout import Workload
+
+    # NVIDIA/TransformerEngine issue 3312, H200 (sm90), TE 2.15.0, sbhd, BF16, 16 heads of 128, 4 x 1,024 tokens:
+    # one DotProductAttention forward + backward on the fused (cuDNN) backend takes 0.594 ms without dropout and
+    # 0.614 ms at p = 0.1; H100 takes the figure by the family rule (rule R58)
+    measured = 0.614 / 0.594
+    for gpu in ("h100-sxm", "h200"):
+        assert kernel_figures(gpu).cudnn_dropout_ratio == pytest.approx(measured, abs=5e-4)
+        assert "te-dropout-3312" in kernel_figures(gpu).sources
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    for seq in (1024, 2048, 8192):
+        _, plain, _, _ = _rates(cluster, Workload(attention="cudnn"), seq=seq)
+        _, dropped, _, _ = _rates(cluster, Workload(attention="cudnn", dropout=True), seq=seq)
+        # the same FLOPs at 1/1.034 of the rate: the call's time (forward and backward alike) x 1.034
+        assert float(plain) / float(dropped) == pytest.approx(1.034)
+    # the GEMMs do not change, nor a kernel the figure was not measured on, nor a family without a figure
+    gemm_plain, _, _, _ = _rates(cluster, Workload(attention="cudnn"), seq=2048)
+    gemm_dropped, _, _, _ = _rates(cluster, Workload(attention="cudnn", dropout=True), seq=2048)
+    assert gemm_plain == gemm_dropped
+    for kernel in ("flash", "flash2"):
+        assert _rates(cluster, Workload(attention=kernel, dropout=True), seq=2048)[1] == pytest.approx(
+            _rates(cluster, Workload(attention=kernel), seq=2048)[1])
+    b200, _ = resolve_cluster("b200", gpus_per_node=8, nodes=1)
+    assert kernel_figures("b200").cudnn_dropout_ratio == 1.0
+    assert _rates(b200, Workload(attention="cudnn", dropout=True), seq=2048)[1] == pytest.approx(
+        _rates(b200, Workload(attention="cudnn"), seq=2048)[1])
 
 
 # FlashAttention-4 (Zadouri et al., arXiv 2603.05451v1), figures "Forward TFLOPS on B200 (causal=True, head dim 128)"

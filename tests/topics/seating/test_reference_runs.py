@@ -745,3 +745,21 @@ def test_megatron_lm_readme_strong_scaling_reads_the_texts_end_points():
     series = sorted((r for r in RUNS.values() if r.id.startswith("mlm-readme-177b-strong-")), key=lambda r: r.gpus)
     assert [r.gpus for r in series] == [96, 144, 288, 576, 1152, 3072, 4608]
     assert all(a.achieved_tflops >= b.achieved_tflops for a, b in zip(series, series[1:], strict=False))
+
+
+def test_the_megatron_lm_readme_rows_pay_for_dropout_inside_cudnns_attention(monkeypatch):
+    # rule R58: Megatron-LM's GPT defaults (attention dropout 0.1) and Transformer Engine 1.7-1.9's backend choice,
+    # whose cuDNN conditions do not read the dropout probability, so these H100 rows ran cuDNN's attention with dropout
+    # inside it, 1.034 times as long as without (TransformerEngine issue 3312: 0.614 ms against 0.594 ms on an H200)
+    from interconnect.topics.seating import kernels
+
+    rows = [r for r in RUNS.values() if r.source == "megatron-lm-readme-h100"]
+    assert len(rows) == 16
+    assert all(r.workload().dropout and r.workload().attention == "cudnn" for r in rows)
+    charged = {r.id: predict(r).tflops for r in rows}
+    real = kernels.kernel_figures
+    monkeypatch.setattr(kernels, "kernel_figures",
+                        lambda gpu: dataclasses.replace(real(gpu), cudnn_dropout_ratio=1.0) if real(gpu) else None)
+    for r in rows:
+        # only the attention calls lengthen, so the whole step by more than nothing and less than the ratio
+        assert 1.0 < predict(r).tflops / charged[r.id] < 1.034, r.id

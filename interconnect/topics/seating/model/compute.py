@@ -102,6 +102,10 @@ def _rates(cluster: Cluster, workload: Workload, seq: np.ndarray | float | None 
     if seq is not None:
         by_length = k.attention_flops_for(workload.attention, seq, causal)
         attention = by_length if by_length is not None else attention
+    if workload.dropout and workload.attention == "cudnn":
+        # dropout of the attention probabilities inside cuDNN's fused kernel: a random number drawn per score in the
+        # forward and again in the backward, at the family's measured ratio of the call's time (1: none published)
+        attention = attention / k.cudnn_dropout_ratio
     return (k.gemm_flops * scale * power, attention * power, k.tile_grid(scale), k.gemm_basis + fp8_note + power_note)
 
 

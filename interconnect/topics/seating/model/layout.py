@@ -225,7 +225,9 @@ class Workload:
     kernel's rate where cuDNN's is not published; not offered on the page or the command line) or
     ``unfused`` (scores written to memory, as Megatron-LM before 2023);
     ``dropout`` whether the layers apply dropout, which stores a 1-byte mask per value after attention
-    and after the MLP (Megatron-LM's GPT default; Llama-style models train without it);
+    and after the MLP (Megatron-LM's GPT default; Llama-style models train without it), and, as Megatron-LM's
+    defaults pair them, dropout of the attention probabilities inside the attention call (cuDNN's fused attention
+    then takes the family's measured ``cudnn_dropout_ratio`` of its time, rule R58);
     ``pipeline_engine`` who runs the pipeline schedule: ``megatron`` (Megatron-LM: sends
     overlap compute, gradient buckets reduced during the last backward) or ``deepspeed`` (DeepSpeed's
     PipelineEngine, as MT-NLG and BLOOM trained: blocking sends and receives, gradients reduced after the
