@@ -78,6 +78,8 @@ class Stack:
         3 FP32 copies of the logits
         FSDP2 copies
         PyTorch's ring for CP
+        >>> print(STACKS["deepspeed"].summary())
+        DeepSpeed: TP overlap off, DeepSpeed's pipeline engine
         """
         parts = [f"TP overlap {'on' if self.tp_comm_overlap else 'off'}"]
         if self.selective_policy == "torchtitan-op":
@@ -91,9 +93,12 @@ class Stack:
         if self.fp8_param_gather:
             parts.append("FP8 weight gathers")
         if self.pipeline_engine != "megatron":
-            parts.append(f"{self.pipeline_engine.capitalize()}'s pipeline engine")
+            parts.append(f"{_ENGINE_NAMES.get(self.pipeline_engine, self.pipeline_engine)}'s pipeline engine")
         return f"{self.name}: {', '.join(parts)}"
 
+
+#: How the pipeline engines are written in the stacks' summaries.
+_ENGINE_NAMES = {"megatron": "Megatron-LM", "deepspeed": "DeepSpeed"}
 
 _MCORE_DDP = ("Megatron-Core's DistributedDataParallel sizes its buckets by the DP degree when the recipe sets none "
               "(megatron/core/distributed/distributed_data_parallel_config.py)")
