@@ -10,12 +10,12 @@ chart page and ``interconnect plan`` read it for the stack a user picks
 What the page and ``plan`` take from the chosen stack are the settings they have no input of their own for
 (:data:`PLAN_FIELDS`): TP-communication overlap (with an ``auto`` / ``on`` / ``off`` input, ``auto`` the stack's),
 the selective-recomputation policy, the FP32 copies of the logits at the loss, FSDP2's copies and its gathered weights
-under a pipeline, PyTorch's ring for context parallelism, FP8 weight gathers, the pipeline engine and whether the
-interleaved schedule starts the data-parallel syncs chunk by chunk. Three defaults
-of the Megatron-Core family stay with the published runs only: its DistributedDataParallel's bucket sizing, Transformer
-Engine's per-expert GEMMs and its preference for cuDNN attention on Hopper and newer GPUs; the page and ``plan`` keep
-their own 25 MB buckets, grouped expert GEMMs and attention-kernel input for every stack, as they always have, so that
-a link or a command written before the stack existed reads the same numbers.
+under a pipeline, PyTorch's ring for context parallelism, FP8 weight gathers, the pipeline engine, whether the
+interleaved schedule starts the data-parallel syncs chunk by chunk and whether 1F1B waits for its exchanges. Three
+defaults of the Megatron-Core family stay with the published runs only: its DistributedDataParallel's bucket sizing,
+Transformer Engine's per-expert GEMMs and its preference for cuDNN attention on Hopper and newer GPUs; the page and
+``plan`` keep their own 25 MB buckets, grouped expert GEMMs and attention-kernel input for every stack, as they always
+have, so that a link or a command written before the stack existed reads the same numbers.
 """
 
 from __future__ import annotations
@@ -158,7 +158,8 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
 DEFAULT_STACK: str = PLAN_DEFAULTS["stack"]
 
 #: The row for a published run whose stack is none of :data:`STACKS` (Megatron-LM before Megatron-Core, MosaicML's
-#: llm-foundry, in-house stacks): the Workload's own defaults.
+#: llm-foundry, in-house stacks): the Workload's own defaults, except that no data-parallel sync is started chunk by
+#: chunk (``chunk_dp_sync`` "", where the Workload's default is Megatron-Core's "grads-params"; rule R53).
 OTHER_STACK = Stack("other", "another stack", (), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
                     te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
                     fp8_param_gather=False, pipeline_engine="megatron",
