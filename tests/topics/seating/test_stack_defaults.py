@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 
@@ -10,6 +10,7 @@ from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.seating.model import (
     DEFAULT_STACK,
     STACKS,
+    TP_OVERLAP_CHOICES,
     Layout,
     Workload,
     plan,
@@ -18,7 +19,7 @@ from interconnect.topics.seating.model import (
     stack_workload,
     tp_overlap_note,
 )
-from interconnect.topics.seating.model.stack_defaults import OTHER_STACK
+from interconnect.topics.seating.model.stack_defaults import OTHER_STACK, PLAN_FIELDS
 from interconnect.topics.seating.reference_runs import load_reference_runs
 from interconnect.workloads.presets import load_model_presets
 
@@ -107,3 +108,16 @@ def test_the_search_tries_every_layout_with_the_stacks_settings():
     on = search_layouts(model, cluster, stack_workload(Workload(), "nemo"))
     assert on.best.workload.tp_comm_overlap and not off.best.workload.tp_comm_overlap
     assert on.best.step_s < off.best.step_s
+
+
+def test_the_stack_sets_its_plan_fields_and_nothing_else():
+    # PLAN_FIELDS is what stack_workload writes: every field a stack changes is one of them, and each of them is
+    # changed by some stack from a workload that holds none of the stacks' values (the list and the code agree)
+    start = Workload(dtype_bytes=1, selective_policy="none", loss_fp32_copies=2, chunk_dp_sync="grads",
+                     p2p_blocking=False, pipeline_engine="other")
+    changed = set()
+    for sid in STACKS:
+        for overlap in TP_OVERLAP_CHOICES:
+            after = stack_workload(start, sid, overlap)
+            changed |= {f.name for f in fields(Workload) if getattr(after, f.name) != getattr(start, f.name)}
+    assert changed == set(PLAN_FIELDS)
