@@ -71,7 +71,7 @@ class Stack:
         Examples
         --------
         >>> print(STACKS["nemo"].summary())
-        NeMo: TP overlap on
+        NeMo: TP overlap on, chunk-by-chunk DP syncs when interleaved
         >>> print(*STACKS["torchtitan"].summary().split(", "), sep="\\n")
         torchtitan: TP overlap off
         op-level selective recomputation
@@ -94,6 +94,8 @@ class Stack:
             parts.append("FP8 weight gathers")
         if self.pipeline_engine != "megatron":
             parts.append(f"{_ENGINE_NAMES.get(self.pipeline_engine, self.pipeline_engine)}'s pipeline engine")
+        if self.chunk_dp_sync:
+            parts.append("chunk-by-chunk DP syncs when interleaved")
         return f"{self.name}: {', '.join(parts)}"
 
 
