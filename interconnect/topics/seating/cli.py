@@ -162,7 +162,8 @@ def register(commands: Any) -> None:
                              "userbuffers); needs sequence parallelism and TP > 1 (default auto: the stack's)")
     parser.add_argument("--pipeline-engine", choices=("megatron", "deepspeed"), default=None,
                         help="who runs the pipeline: megatron (sends overlap compute) or deepspeed (blocking sends, "
-                             "gradients reduced after the last micro-batch) (default megatron)")
+                             "gradients reduced after the last micro-batch) (default: the stack's, megatron but for "
+                             "--stack deepspeed)")
     parser.add_argument("--context-parallel", choices=("ring", "all-gather"), default="ring",
                         help="how CP ranks share K and V: ring (behind attention) or all-gather (before it, as "
                              "Llama 3) (default ring)")

@@ -94,7 +94,8 @@ class ReferenceRun(PublishedRun):
 
     @property
     def megatron_core(self) -> bool:
-        """Whether the run's stack is Megatron-Core's (Megatron-Bridge, NeMo or Megatron-Core itself), by its name."""
+        """Whether the run's stack is Megatron-Core's (Megatron-Bridge, NeMo or Megatron-Core itself), by its row of the
+        stack table: those rows, and only those, run attention through Transformer Engine (``Stack.te_attention``)."""
         return self.stack_row.te_attention
 
     @property

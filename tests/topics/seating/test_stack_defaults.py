@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 
@@ -10,6 +10,7 @@ from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.seating.model import (
     DEFAULT_STACK,
     STACKS,
+    TP_OVERLAP_CHOICES,
     Layout,
     Workload,
     plan,
@@ -18,7 +19,7 @@ from interconnect.topics.seating.model import (
     stack_workload,
     tp_overlap_note,
 )
-from interconnect.topics.seating.model.stack_defaults import OTHER_STACK
+from interconnect.topics.seating.model.stack_defaults import OTHER_STACK, PLAN_FIELDS
 from interconnect.topics.seating.reference_runs import load_reference_runs
 from interconnect.workloads.presets import load_model_presets
 
@@ -35,31 +36,21 @@ def test_every_published_stack_has_a_row_and_the_brackets_do_not_decide():
     assert {"nemo", "megatron-bridge", "torchtitan", "deepspeed", "other"} <= set(seen.values())
 
 
-@pytest.mark.parametrize("run", RUNS, ids=lambda r: r.id)
-def test_the_runs_defaults_are_their_stacks_row(run):
-    """What a run does not state itself is its stack's row, field by field (one table for runs and page)."""
-    row, w = stack_for_run(run.stack), run.workload()
-    assert w.selective_policy == row.selective_policy
-    assert w.loss_fp32_copies == row.loss_fp32_copies
-    assert w.fsdp2_copies == w.pipeline_fsdp_unsharded == row.fsdp2
-    assert w.fp8_param_gather == (row.fp8_param_gather and run.precision == "fp8")
-    if run.tp_comm_overlap is None:
-        assert w.tp_comm_overlap == row.tp_comm_overlap
-    if not run.ddp and not run.dp_bucket_per_layer:
-        assert w.ddp == row.ddp
-    if run.experts:
-        assert w.expert_gemm == row.expert_gemm
-    if run.cp > 1 and run.context_parallel == "ring":
-        assert w.context_parallel == row.cp_ring
-    # rule R53: the stack's chunk-wise syncs, the gradients only for the stacks of mid-2024 (Megatron-Core r0.8, NeMo
-    # 24.07), whose weight gathers ran bucket after bucket
-    mid_2024 = "Megatron-Core r0.8" in run.stack or "NeMo 24.07" in run.stack
-    assert w.chunk_dp_sync == ("grads" if mid_2024 and row.chunk_dp_sync else row.chunk_dp_sync)
-    # the page applies the same row: the run's workload is the row applied to itself (CP's ring mode acts at CP > 1)
-    if row is not OTHER_STACK:
+def test_the_page_applies_the_row_the_runs_read():
+    """stack_workload (the page's and plan's path) applied to a run's own workload changes nothing a stack decides:
+    the runs and the page read one table. (That a run's fields equal its row is how ReferenceRun.workload is written,
+    so it is not asserted here; the rows' values are pinned in test_the_table_says_what_each_stack_does.)"""
+    checked = 0
+    for run in RUNS:
+        row, w = stack_for_run(run.stack), run.workload()
+        if row is OTHER_STACK:
+            continue
         again = stack_workload(w, row.id, "on" if w.tp_comm_overlap else "off", w.pipeline_engine)
+        # CP's ring mode acts at CP > 1 only; rule R53's gradients-only stacks of mid-2024 are a run's own reading
         expected = w if run.cp > 1 or w.context_parallel != "ring" else replace(w, context_parallel=row.cp_ring)
-        assert again == replace(expected, chunk_dp_sync=row.chunk_dp_sync)
+        assert again == replace(expected, chunk_dp_sync=row.chunk_dp_sync), run.id
+        checked += 1
+    assert checked >= 40
 
 
 def test_the_default_stack_changes_nothing():
@@ -99,7 +90,7 @@ def test_overlap_shortens_a_tp8_step_and_only_with_sequence_parallelism():
     tp_off = next(d for d in off.dimensions if d.name == "tp").exposed_s
     tp_on = next(d for d in on.dimensions if d.name == "tp").exposed_s
     # overlap hides part of TP's exposed time (7.43 -> 4.42 s a step here), and the step falls by at least that
-    # (the pipeline's idle slots are micro-batch times, which shrink with it: 34.48 -> 31.41 s)
+    # (the pipeline's idle slots are micro-batch times, which shrink with it: 34.58 -> 31.51 s)
     assert 0 < tp_on < tp_off
     assert off.step_s - on.step_s >= (tp_off - tp_on) * (1 - 1e-9)
     no_sp = Workload(sequence_parallel=False)
@@ -117,3 +108,16 @@ def test_the_search_tries_every_layout_with_the_stacks_settings():
     on = search_layouts(model, cluster, stack_workload(Workload(), "nemo"))
     assert on.best.workload.tp_comm_overlap and not off.best.workload.tp_comm_overlap
     assert on.best.step_s < off.best.step_s
+
+
+def test_the_stack_sets_its_plan_fields_and_nothing_else():
+    # PLAN_FIELDS is what stack_workload writes: every field a stack changes is one of them, and each of them is
+    # changed by some stack from a workload that holds none of the stacks' values (the list and the code agree)
+    start = Workload(dtype_bytes=1, selective_policy="none", loss_fp32_copies=2, chunk_dp_sync="grads",
+                     p2p_blocking=False, pipeline_engine="other")
+    changed = set()
+    for sid in STACKS:
+        for overlap in TP_OVERLAP_CHOICES:
+            after = stack_workload(start, sid, overlap)
+            changed |= {f.name for f in fields(Workload) if getattr(after, f.name) != getattr(start, f.name)}
+    assert changed == set(PLAN_FIELDS)

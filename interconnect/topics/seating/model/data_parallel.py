@@ -27,6 +27,7 @@ from interconnect.units import expects
 __all__ = ["OPTIMIZER_BYTES_PER_PARAM", "chunked_sync_exposed_s", "gradient_reductions", "megatron_bucket_params",
            "megatron_core_bucket_params", "per_micro_batch_reduce_exposed_s"]
 
+
 @expects(sync_s="s", spacing_s="s", last_window_s="s")
 def chunked_sync_exposed_s(sync_s: np.ndarray | float, calls: np.ndarray | float, chunks: np.ndarray | float,
                            spacing_s: np.ndarray | float, last_window_s: np.ndarray | float) -> np.ndarray:

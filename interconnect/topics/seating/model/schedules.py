@@ -97,7 +97,7 @@ def stage_layers(layers: int, pp: np.ndarray, lighter_ends: bool,
     return most, last
 
 
-def blocking_1f1b_sends(pp, micro):
+def blocking_1f1b_sends(pp: np.ndarray | float, micro: np.ndarray | float) -> np.ndarray:
     r"""Stage-boundary transfers a 1F1B step waits for beyond the :math:`2(p - 1)` of filling and draining the pipeline.
 
     Parameters
@@ -142,7 +142,8 @@ def blocking_1f1b_sends(pp, micro):
     return np.where((pp > 1) & (micro >= 2), k * (micro - 1.0) - (k - 1.0), 0.0)
 
 
-def blocking_interleaved_transfers(pp, v, micro):
+def blocking_interleaved_transfers(pp: np.ndarray | float, v: np.ndarray | float,
+                                   micro: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
     r"""Transfers and TP gathers Megatron-LM 2021's interleaved step waits for beyond those of filling and draining.
 
     Parameters
@@ -194,8 +195,10 @@ def blocking_interleaved_transfers(pp, v, micro):
 
 
 @expects(micro_s="s", send_s="s", gather_s="s")
-def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: float = 0.0, blocking: bool = False,
-                           gather_s=0.0):
+def interleaved_pipeline_s(micro: np.ndarray | float, pp: np.ndarray | float, v: np.ndarray | float,
+                           micro_s: np.ndarray | float, send_s: np.ndarray | float, overlap_slowdown: float = 0.0,
+                           blocking: bool = False,
+                           gather_s: np.ndarray | float = 0.0) -> np.ndarray:
     r"""Seconds of an interleaved step that depend on the chunk count ``v``: idle slots, exposed and hidden sends.
 
     Parameters
@@ -245,7 +248,8 @@ def interleaved_pipeline_s(micro, pp, v, micro_s, send_s, overlap_slowdown: floa
 
 def _virtual_stages(workload: Workload, most: np.ndarray, micro: np.ndarray, pp: np.ndarray,
                     t_micro: np.ndarray, t_p2p: np.ndarray, overlap_slowdown: float = 0.0,
-                    fits: Callable[[np.ndarray], np.ndarray] | None = None, t_gather=0.0) -> np.ndarray:
+                    fits: Callable[[np.ndarray], np.ndarray] | None = None,
+                    t_gather: np.ndarray | float = 0.0) -> np.ndarray:
     """Model chunks per GPU: 1 unless interleaved; the workload's, else the fastest the layers allow.
 
     Fastest by what the step charges for the chunk count (:func:`interleaved_pipeline_s`): the idle slots, the

@@ -10,12 +10,12 @@ chart page and ``interconnect plan`` read it for the stack a user picks
 What the page and ``plan`` take from the chosen stack are the settings they have no input of their own for
 (:data:`PLAN_FIELDS`): TP-communication overlap (with an ``auto`` / ``on`` / ``off`` input, ``auto`` the stack's),
 the selective-recomputation policy, the FP32 copies of the logits at the loss, FSDP2's copies and its gathered weights
-under a pipeline, PyTorch's ring for context parallelism, FP8 weight gathers, the pipeline engine and whether the
-interleaved schedule starts the data-parallel syncs chunk by chunk. Three defaults
-of the Megatron-Core family stay with the published runs only: its DistributedDataParallel's bucket sizing, Transformer
-Engine's per-expert GEMMs and its preference for cuDNN attention on Hopper and newer GPUs; the page and ``plan`` keep
-their own 25 MB buckets, grouped expert GEMMs and attention-kernel input for every stack, as they always have, so that
-a link or a command written before the stack existed reads the same numbers.
+under a pipeline, PyTorch's ring for context parallelism, FP8 weight gathers, the pipeline engine, whether the
+interleaved schedule starts the data-parallel syncs chunk by chunk and whether 1F1B waits for its exchanges. Three
+defaults of the Megatron-Core family stay with the published runs only: its DistributedDataParallel's bucket sizing,
+Transformer Engine's per-expert GEMMs and its preference for cuDNN attention on Hopper and newer GPUs; the page and
+``plan`` keep their own 25 MB buckets, grouped expert GEMMs and attention-kernel input for every stack, as they always
+have, so that a link or a command written before the stack existed reads the same numbers.
 """
 
 from __future__ import annotations
@@ -71,13 +71,15 @@ class Stack:
         Examples
         --------
         >>> print(STACKS["nemo"].summary())
-        NeMo: TP overlap on
+        NeMo: TP overlap on, chunk-by-chunk DP syncs when interleaved
         >>> print(*STACKS["torchtitan"].summary().split(", "), sep="\\n")
         torchtitan: TP overlap off
         op-level selective recomputation
         3 FP32 copies of the logits
         FSDP2 copies
         PyTorch's ring for CP
+        >>> print(STACKS["deepspeed"].summary())
+        DeepSpeed: TP overlap off, DeepSpeed's pipeline engine
         """
         parts = [f"TP overlap {'on' if self.tp_comm_overlap else 'off'}"]
         if self.selective_policy == "torchtitan-op":
@@ -91,9 +93,14 @@ class Stack:
         if self.fp8_param_gather:
             parts.append("FP8 weight gathers")
         if self.pipeline_engine != "megatron":
-            parts.append(f"{self.pipeline_engine.capitalize()}'s pipeline engine")
+            parts.append(f"{_ENGINE_NAMES.get(self.pipeline_engine, self.pipeline_engine)}'s pipeline engine")
+        if self.chunk_dp_sync:
+            parts.append("chunk-by-chunk DP syncs when interleaved")
         return f"{self.name}: {', '.join(parts)}"
 
+
+#: How the pipeline engines are written in the stacks' summaries.
+_ENGINE_NAMES = {"megatron": "Megatron-LM", "deepspeed": "DeepSpeed"}
 
 _MCORE_DDP = ("Megatron-Core's DistributedDataParallel sizes its buckets by the DP degree when the recipe sets none "
               "(megatron/core/distributed/distributed_data_parallel_config.py)")
@@ -153,7 +160,8 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
 DEFAULT_STACK: str = PLAN_DEFAULTS["stack"]
 
 #: The row for a published run whose stack is none of :data:`STACKS` (Megatron-LM before Megatron-Core, MosaicML's
-#: llm-foundry, in-house stacks): the Workload's own defaults.
+#: llm-foundry, in-house stacks): the Workload's own defaults, except that no data-parallel sync is started chunk by
+#: chunk (``chunk_dp_sync`` "", where the Workload's default is Megatron-Core's "grads-params"; rule R53).
 OTHER_STACK = Stack("other", "another stack", (), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
                     te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
                     fp8_param_gather=False, pipeline_engine="megatron",
