@@ -575,11 +575,14 @@ def _pipeline(g: _Grid, t_micro: np.ndarray,
     idle_micro = np.where(on, idle_micro, 0.0)
     calls = np.where(on, 2 * micro * v, 0.0)
     exposed = np.where(on, fill_sends * t_p2p, 0.0)
+    waits = np.zeros_like(on)
     if workload.p2p_blocking and workload.schedule == "1f1b" and workload.pipeline_engine == "megatron":
         # Megatron-LM's 1F1B without interleaving waits for every exchange before the next forward or backward (rule
-        # R54): the steady state's transfers on the stage, as an event-by-event run of the schedule's order adds
+        # R54): the steady state's transfers on the stage, as an event-by-event run of the schedule's order adds; no
+        # send runs beside compute (with two stages a batched exchange moves a send and a receive in one transfer
+        # time, so its 2m sends take m + 1 transfer times and none of them is hidden)
         exposed = exposed + np.where(on, blocking_1f1b_sends(pp, micro) * t_p2p, 0.0)
-    waits = np.zeros_like(on)
+        waits = on
     if (workload.interleaved_p2p == "blocking" and workload.schedule == "interleaved"
             and workload.pipeline_engine == "megatron"):
         # Megatron-LM 2021's interleaved schedule waits for one batched exchange with both neighbours after each
@@ -715,8 +718,9 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
     # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
     overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
-    # (a pipeline whose sends wait, R54 or DeepSpeed's, exposes more transfer time than it sends: none is hidden; R56's
-    # batched exchanges move two transfers at once, each waited for, so none of its sends is beside compute either)
+    # (a pipeline whose sends wait, R54, R56 or DeepSpeed's, has none of its sends beside compute: R54's and R56's are
+    # marked pp_waits, since their batched exchanges move two transfers in one transfer time; DeepSpeed's exposed time
+    # exceeds its sends)
     hidden = sum(np.where(pp_waits, 0.0, np.maximum(out[f"{d}_time"] - out[f"{d}_exposed"], 0.0)) if d == "pp" else
                  out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside + out.pop("dp_beside")
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
