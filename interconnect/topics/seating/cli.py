@@ -215,8 +215,7 @@ def _band_json(bill: Plan) -> dict[str, Any]:
 
 def tp_overlapped(bill: Plan) -> bool:
     """Whether the plan's TP communication ran inside its GEMMs: asked for, with sequence parallelism and TP > 1."""
-    w = bill.workload
-    return bool(w.tp_comm_overlap and w.sequence_parallel and bill.layout.tp > 1)
+    return bill.workload.tp_userbuffers and bill.layout.tp > 1
 
 
 def _payload(bill: Plan, warnings: list[str], search: dict[str, Any] | None, stack: str) -> dict[str, Any]:

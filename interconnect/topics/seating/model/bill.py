@@ -222,7 +222,7 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
             overlap = ("no: compiled, each gather and gradient pass is waited for where it is issued"
                        if workload.cp_waits_at_issue else
                        "mostly: each gather behind the first step's attention, each gradient behind the next step's")
-        if dim == "tp" and workload.tp_comm_overlap and workload.sequence_parallel:
+        if dim == "tp" and workload.tp_userbuffers:
             overlap = "inside the GEMMs (userbuffers); exposed is what the chunked GEMMs and the rest add"
         if (dim == "pp" and workload.p2p_blocking and workload.schedule == "1f1b"
                 and workload.pipeline_engine == "megatron"):

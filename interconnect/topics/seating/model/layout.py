@@ -433,6 +433,19 @@ class Workload:
     ddp_bucket_params: float = 0.0
     interleaved_p2p: str = "overlap"
 
+    @property
+    def tp_userbuffers(self) -> bool:
+        """Whether TP's all-gathers and reduce-scatters run inside the GEMMs: asked for, with sequence parallelism.
+
+        Without sequence parallelism TP has no all-gather or reduce-scatter to hide, so the overlap does not act (with
+        TP 1 there is nothing to overlap either; the layout decides that).
+
+        >>> Workload(tp_comm_overlap=True).tp_userbuffers, Workload(tp_comm_overlap=True,
+        ...                                                          sequence_parallel=False).tp_userbuffers
+        (True, False)
+        """
+        return bool(self.tp_comm_overlap and self.sequence_parallel)
+
     def tokens(self, model: ModelPreset) -> int:
         """Return the sequence length in tokens: the workload's, else the model's pre-training length.
 

@@ -655,7 +655,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     lt = _layer_times(g)
     dense_gpu, expert_gpu = _params_per_gpu(g)
     tp_layer, tp_calls, tp_sent = _tensor_parallel(g)
-    ub_overlap = workload.tp_comm_overlap and workload.sequence_parallel
+    ub_overlap = workload.tp_userbuffers
     if ub_overlap:
         # userbuffers overlap: each GEMM beside its collective as Transformer Engine runs it (ring-exchange chunks,
         # a pipeline of column chunks, or bulk beside a whole collective); what that adds to the whole GEMMs.
