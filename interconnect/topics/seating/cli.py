@@ -155,8 +155,10 @@ def register(commands: Any) -> None:
                         help="training stack whose defaults fill what no flag sets: TP-communication overlap (on for "
                              "the nemo and megatron-bridge performance recipes), torchtitan's op-level selective "
                              "recomputation, FP32 logits at the loss, FSDP2 copies and PyTorch ring for CP, "
-                             "Megatron-Bridge's FP8 weight gathers, deepspeed's pipeline engine unless "
-                             f"--pipeline-engine is given (default {d['stack']})")
+                             "Megatron-Bridge's FP8 weight gathers, the Megatron family's chunk-by-chunk "
+                             "data-parallel syncs under the interleaved schedule, deepspeed's pipeline engine unless "
+                             f"--pipeline-engine is given (default {d['stack']}; every stack's 1F1B waits for its "
+                             "pipeline exchanges)")
     parser.add_argument("--tp-overlap", choices=tuple(TP_OVERLAP_CHOICES), default=d["tp_overlap"],
                         help="overlap TP's all-gathers and reduce-scatters with the GEMMs (Transformer Engine's "
                              "userbuffers); needs sequence parallelism and TP > 1 (default auto: the stack's)")
