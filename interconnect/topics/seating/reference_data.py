@@ -190,7 +190,7 @@ class PublishedRun:
     #: Workload.last_stage_layers; rule R46)
     last_stage_layers: int = 0
     #: parameters per gradient bucket the recipe handed Megatron-Core's DistributedDataParallel (0: none given,
-    #: Megatron-Core's own max(40M, 1M x DP); Workload.ddp_bucket_params; rule R55)
+    #: Megatron-Core's own max(40M, 1M x DP); Workload.dp_bucket_params; rule R55)
     dp_bucket_params: int = 0
 
     @property

@@ -668,11 +668,11 @@ def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_wai
     # a bucket the recipe gives replaces the default (Megatron-Bridge's 128 x 1024 x 1024 parameters, rule R55):
     # at DP 1,024 that is more, smaller calls than Megatron-Core's own 1,024M
     given = 128 * 1024 * 1024
-    sized = evaluate_layouts(model, cluster, Workload(ddp="megatron-core", ddp_bucket_params=given, **wl), *args)
+    sized = evaluate_layouts(model, cluster, Workload(ddp="megatron-core", dp_bucket_params=given, **wl), *args)
     assert float(sized["dp_calls"][0]) == 2 * np.ceil(grads / (given * 2)) > float(mcore["dp_calls"][0])
     assert float(sized["psi"][0]) == float(mcore["psi"][0])
     assert any("Data-parallel bucket" in p for p in layout_problems(model, h100(1), Layout(tp=1, pp=1, dp=8),
-                                                                   Workload(ddp_bucket_params=-1.0)))
+                                                                   Workload(dp_bucket_params=-1.0)))
     with pytest.raises(LayoutError, match="Data-parallel mode"):
         check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8), Workload(ddp="sometimes"))
 

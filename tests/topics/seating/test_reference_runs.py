@@ -435,7 +435,7 @@ def test_megatron_bridge_rows_carry_the_bucket_their_recipes_set():
             assert run.provenance["dp_bucket_params"].startswith(
                 f"stated: src/megatron/bridge/training/comm_overlap.py@{tag} "), run.id
             assert run.ddp_mode == "megatron-core" and run.grad_bytes == 0   # BF16 gradients: the scripts' setting
-            assert run.workload().ddp_bucket_params == 128 * 1024 * 1024
+            assert run.workload().dp_bucket_params == 128 * 1024 * 1024
     # no other source's run sets a bucket: Megatron-Core's own default stands for them
     assert all(not run.dp_bucket_params for run in RUNS.values() if run.source != "megatron-bridge-perf")
 

@@ -120,7 +120,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         if after_backward:
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
-            bucket_params = megatron_core_bucket_params(degree, workload.ddp_bucket_params)
+            bucket_params = megatron_core_bucket_params(degree, workload.dp_bucket_params)
             calls = np.maximum(1, np.ceil(total / (bucket_params * grad_bytes)))
         elif workload.ddp in ("deepspeed-bf16", "per-tensor"):
             # buffered_allreduce_fallback's buckets, and all_gather_dp_groups' shards of allgather_bucket_size (the

@@ -376,7 +376,7 @@ class Workload:
     :func:`~interconnect.topics.seating.model.schedules.blocking_1f1b_sends` as exposed, none hidden. PyTorch's
     Schedule1F1B, torchtitan's, waits in the same order (rule R57). False: only the sends of filling and draining the
     pipeline wait.
-    ``ddp_bucket_params`` the gradient bucket, in parameters, that a recipe hands Megatron-Core's
+    ``dp_bucket_params`` the gradient bucket, in parameters, that a recipe hands Megatron-Core's
     DistributedDataParallel (``ddp = "megatron-core"`` only; 0: Megatron-Core's own max(40M, 1M x DP));
     Megatron-Bridge's performance recipes set 128 x 1024 x 1024 (rule R55 of ``training-runs.toml``; see
     :func:`interconnect.topics.seating.model.data_parallel.megatron_core_bucket_params`).
@@ -430,7 +430,7 @@ class Workload:
     cp_waits_at_issue: bool = False
     chunk_dp_sync: str = "grads-params"
     p2p_blocking: bool = True
-    ddp_bucket_params: float = 0.0
+    dp_bucket_params: float = 0.0
     interleaved_p2p: str = "overlap"
 
     @property
@@ -546,8 +546,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
         problems.append(f"Recompute module 'mla_up_proj' needs multi-head latent attention; {model.name} has none.")
     if "moe_act" in workload.recompute_modules and not model.is_moe:
         problems.append(f"Recompute module 'moe_act' needs a mixture-of-experts model; {model.name} has no experts.")
-    if not workload.ddp_bucket_params >= 0:
-        problems.append(f"Data-parallel bucket {workload.ddp_bucket_params:g} parameters: it must be 0 "
+    if not workload.dp_bucket_params >= 0:
+        problems.append(f"Data-parallel bucket {workload.dp_bucket_params:g} parameters: it must be 0 "
                         "(Megatron-Core's own size) or more.")
     for label, value, choices in (("Interleaved exchange mode", workload.interleaved_p2p, INTERLEAVED_P2PS),
                                   ("Chunk-wise data-parallel sync", workload.chunk_dp_sync, CHUNK_DP_SYNCS),
