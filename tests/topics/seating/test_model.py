@@ -25,6 +25,7 @@ from interconnect.topics.seating.model import (
     tp_bytes_per_layer,
     tp_comparison,
 )
+from interconnect.topics.seating.model import step as step_model
 from interconnect.workloads.presets import custom_model, load_model_presets
 
 PRESETS = load_model_presets()
@@ -1515,7 +1516,9 @@ def test_the_latent_attention_leaves_every_other_model_as_it_was(monkeypatch):
 
     # (the chunk-by-chunk data-parallel syncs of rule R53 came in with the forty-first pass: without them, the same)
     monkeypatch.setattr(ReferenceRun, "chunk_dp_sync_mode", property(lambda self: ""))
-    # (and the recipe's 128 Mi-parameter DP buckets of rule R55, forty-third pass: without them, the same)
+    # (and the recipe's 128 Mi-parameter DP buckets of rule R55, forty-third pass: without them, the same; and the
+    # loss's memory-bound passes of rule R59, forty-seventh pass: without them, the same)
+    monkeypatch.setattr(step_model, "loss_s", lambda *args: 0.0)
     run = next(r for r in load_reference_runs() if r.id == "mbridge2511-llama3-70b-h100-64")
     assert predict(dataclasses.replace(run, dp_bucket_params=0)).ratio == pytest.approx(1.0184652104938539, rel=1e-9)
 
@@ -1633,6 +1636,8 @@ def test_runs_without_recompute_modules_are_unchanged_and_the_recipes_modules_re
     monkeypatch.setattr(ReferenceRun, "chunk_dp_sync_mode", property(lambda self: ""))
     # and without the recipes' 128 Mi-parameter DP buckets of rule R55 (forty-third pass): Megatron-Core's own
     runs = {r.id: dataclasses.replace(r, dp_bucket_params=0) for r in load_reference_runs()}
+    # and without the loss's memory-bound passes (rule R59, forty-seventh pass)
+    monkeypatch.setattr(step_model, "loss_s", lambda *args: 0.0)
     before = {"mbridge2511-qwen3-235b-h100-256": 0.8920710448525054,
               "mbridge2602-qwen3-30b-gb200-8": 1.3106571305848382,
               "mbridge2511-llama3-8b-h100-8": 0.9684857682307337}
@@ -1841,7 +1846,11 @@ def test_an_mtp_depth_adds_one_layer_and_its_projection_norms_and_output_layer_o
     *_, lt1, mtp = _deepseek_grid(mtp=1)
     T, h, V = 4096.0, float(model.hidden), float(model.vocab)
     rate_bf16 = 0.5 * _peak_flops(cluster)  # the catalog's H100 SXM dense BF16 peak, at the workload's share
-    output = 3 * 2 * T * h * V / rate_bf16
+    # and the loss over the T x V logits after it, 52 bytes a logit at the memory-bound rate (Megatron-Core's unfused
+    # vocab_parallel_cross_entropy, rule R59): each MTP depth runs a loss of its own too
+    loss = T * V * workload.loss_bytes_per_logit / _hbm_bytes_per_s(cluster, workload)
+    assert workload.loss_bytes_per_logit == 52.0
+    output = 3 * 2 * T * h * V / rate_bf16 + loss
     assert float(lt.output[0]) == pytest.approx(output, rel=1e-9)
     eh_proj = 3 * 2 * T * (2 * h) * h / rate_bf16
     norms = 5 * T * 10 * h / _hbm_bytes_per_s(cluster, workload)   # 2 + 3 passes over 10 h bytes a token

@@ -306,6 +306,12 @@ class Workload:
     softmax and its gradient in place (megatron/core/tensor_parallel/cross_entropy.py at 6cc29a2), 3 for PyTorch's
     ``cross_entropy`` on logits cast to FP32 (torchtitan's loss at 9dec370, train.py ``loss_fn``): its backward
     holds the saved log-softmax, the gradient arriving at it and the gradient it returns at once.
+    ``loss_bytes_per_logit`` the bytes the loss's memory-bound passes read and write per logit, forward and backward
+    together, on the last stage (rule R59 of training-runs.toml): 52 for Megatron-Core's unfused vocab-parallel cross
+    entropy and Megatron-LM 2021's (the cast to FP32, 6; max, 4; subtract, exp and divide in place, 8 each; sum, 4;
+    the backward's in-place multiply, 8; the gradient's cast back to BF16, 6), 10 for Transformer Engine's fused
+    Triton kernels as Megatron-Bridge's performance recipes set them, 48 for PyTorch's ``cross_entropy`` on logits
+    cast to FP32 (torchtitan).
     ``zero3_fetch`` when ZeRO-3 gathers the weights: ``prefetch`` (a layer ahead, beside the compute, kept for the
     backward pass when recomputation does not drop them: FSDP, DeepSpeed since mid-2021) or ``on-demand`` (each
     module's weights gathered when it runs and waited for before its compute, released after every use, so again
@@ -418,6 +424,7 @@ class Workload:
     offload_layers: int = 0
     pipeline_fsdp_unsharded: bool = False
     loss_fp32_copies: int = 1
+    loss_bytes_per_logit: float = 52.0
     zero3_fetch: str = "prefetch"
     grad_accumulation: str = "fused"
     fp8_param_gather: bool = False
@@ -563,6 +570,8 @@ def layout_problems(model: ModelPreset, cluster: Cluster, layout: Layout, worklo
                         f"(got {workload.offload_layers}).")
     if workload.loss_fp32_copies < 1:
         problems.append(f"The loss keeps at least one FP32 copy of the logits (got {workload.loss_fp32_copies}).")
+    if not workload.loss_bytes_per_logit >= 0:
+        problems.append(f"The loss's bytes per logit must be 0 or more (got {workload.loss_bytes_per_logit}).")
     if workload.tokens(model) % layout.cp:
         problems.append(f"CP = {layout.cp} does not divide the sequence length of {workload.tokens(model):,} tokens.")
     if layout.ep > 1 and not model.is_moe:

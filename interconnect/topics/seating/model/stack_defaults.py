@@ -45,7 +45,9 @@ class Stack:
     ``fp8_param_gather`` whether FP8 training gathers the weights in FP8; ``source`` where the row is read from;
     ``chunk_dp_sync`` which data-parallel syncs its interleaved schedule starts chunk by chunk (Workload.chunk_dp_sync,
     rule R53 of training-runs.toml; "": none); ``p2p_blocking`` whether its 1F1B schedule without interleaving waits
-    for each stage-boundary exchange (Workload.p2p_blocking, rule R54; torchtitan's PyTorch schedule too, rule R57).
+    for each stage-boundary exchange (Workload.p2p_blocking, rule R54; torchtitan's PyTorch schedule too, rule R57);
+    ``loss_bytes_per_logit`` the bytes its cross entropy's memory-bound passes move per logit (Workload's field, rule
+    R59).
     """
 
     id: str
@@ -64,6 +66,7 @@ class Stack:
     source: str
     chunk_dp_sync: str = ""
     p2p_blocking: bool = True
+    loss_bytes_per_logit: float = 52.0
 
     def summary(self) -> str:
         """One line of what the stack sets on the page and in ``plan``.
@@ -132,13 +135,16 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
                    "MegatronCommOverlapCallback(tp_comm_overlap=True), with sequence parallelism; otherwise "
                    "Megatron-Core's defaults"),
     replace(_MEGATRON_CORE, id="megatron-bridge", name="Megatron-Bridge", words=("Megatron-Bridge",),
-            tp_comm_overlap=True, fp8_param_gather=True,
+            tp_comm_overlap=True, fp8_param_gather=True, loss_bytes_per_logit=10.0,
             source="NVIDIA-NeMo/Megatron-Bridge performance configs: CommOverlapConfig(tp_comm_overlap=True) with "
                    "sequence parallelism, and its FP8 presets turn on fp8_param_gather (rule R40 of "
-                   "training-runs.toml); otherwise Megatron-Core's defaults"),
+                   "training-runs.toml); the model providers' cross_entropy_loss_fusion (on) with "
+                   "cross_entropy_fusion_impl 'te' set by the performance scripts (v0.2.0 utils/helpers.py, v0.3.0 "
+                   "utils/overrides.py): Transformer Engine's Triton cross entropy, 10 bytes a logit (rule R59); "
+                   "otherwise Megatron-Core's defaults"),
     Stack("torchtitan", "torchtitan", ("torchtitan",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
           te_attention=False, selective_policy="torchtitan-op", loss_fp32_copies=3, fsdp2=True, cp_ring="pytorch",
-          fp8_param_gather=False, pipeline_engine="megatron",
+          fp8_param_gather=False, pipeline_engine="megatron", loss_bytes_per_logit=48.0,
           source="pytorch/torchtitan at 9dec370: selective_ac_option 'op' by default (parallelize_llama.py, "
                  "'Saves output of all compute ops, except every second mm'); the loss is PyTorch's cross_entropy on "
                  "FP32 logits (train.py, rule R29 of training-runs.toml); FSDP2 copies each gathered weight and "
@@ -172,7 +178,8 @@ TP_OVERLAP_CHOICES = {"auto": "The stack's default", "on": "On", "off": "Off"}
 
 #: The Workload fields the page and ``plan`` take from the chosen stack (see the module's docstring).
 PLAN_FIELDS = ("tp_comm_overlap", "selective_policy", "loss_fp32_copies", "fsdp2_copies", "pipeline_fsdp_unsharded",
-               "context_parallel", "fp8_param_gather", "pipeline_engine", "chunk_dp_sync", "p2p_blocking")
+               "context_parallel", "fp8_param_gather", "pipeline_engine", "chunk_dp_sync", "p2p_blocking",
+               "loss_bytes_per_logit")
 
 
 def stack_for_run(stack: str) -> Stack:
@@ -239,7 +246,7 @@ def stack_workload(workload: Workload, stack: str = DEFAULT_STACK, tp_overlap: s
                    context_parallel=row.cp_ring if ring else workload.context_parallel,
                    fp8_param_gather=row.fp8_param_gather and workload.dtype_bytes == 1,
                    pipeline_engine=pipeline_engine or row.pipeline_engine, chunk_dp_sync=row.chunk_dp_sync,
-                   p2p_blocking=row.p2p_blocking)
+                   p2p_blocking=row.p2p_blocking, loss_bytes_per_logit=row.loss_bytes_per_logit)
 
 
 def tp_overlap_note(workload: Workload, tp: int | None, stack: str = DEFAULT_STACK, tp_overlap: str = "auto") -> str:

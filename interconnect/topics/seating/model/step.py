@@ -60,7 +60,7 @@ from interconnect.units import expects
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = ["OVERLAP_SLOWDOWN", "PER_EXPERT_GEMM_S", "evaluate_layouts", "every_second_matmul_share",
-           "expert_gemm_floor_s"]
+           "expert_gemm_floor_s", "loss_s"]
 
 #: Seconds one expert's GEMM takes at least in Transformer Engine's GroupedLinear, which runs a mixture of experts'
 #: local experts as one cuBLASLt GEMM per expert spread over several CUDA streams (NVIDIA/TransformerEngine pull
@@ -194,12 +194,32 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
     output = 2 * T * h * model.vocab / g.tp / output_rate * sum(
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
+    # the loss on the same stage: the cross entropy's memory-bound passes over the T x V/t logits, forward and
+    # backward, at the bytes per logit the stack's code moves (rule R59), charged with the output layer (so each MTP
+    # depth, which runs the output layer and a loss again, pays it too)
+    output = output + loss_s(T, model.vocab / g.tp, workload.loss_bytes_per_logit, hbm)
     # the experts' GEMMs by pass (the per-call floors a third to the forward's GEMM pass, two to the backward's)
     expert_fwd = expert_share * gemm_fwd + expert_extra / 3.0
     expert_bwd = expert_share * gemm_bwd + expert_extra * 2.0 / 3.0
     mtp = _mtp_extra_s(g, gemm_rate, sms, hbm, output, per_value) if workload.mtp_layers else 0.0
     return _LayerTimes(gemm_fwd, gemm_bwd, attn_fwd, attn_bwd, layer_fwd + layer_bwd + layer_re + expert_extra,
                        output, attn_first_fwd, layer_fwd, expert_fwd, expert_bwd, mtp)
+
+
+@expects(bytes_per_logit="B", hbm_bytes_per_s="B/s")
+def loss_s(tokens, vocab_share, bytes_per_logit: float, hbm_bytes_per_s: float):
+    """Seconds the cross entropy's memory-bound passes take per micro-batch on the last stage (rule R59).
+
+    ``tokens`` x ``vocab_share`` logits (a micro-batch's tokens on the GPU, the vocabulary over TP), each read and
+    written ``bytes_per_logit`` bytes over the loss's forward and backward passes, at the memory-bound rate of the
+    layers' other memory-bound passes (``hbm_bytes_per_s``).
+
+    Examples
+    --------
+    >>> round(loss_s(4096, 131072, 52.0, 3.35e12 * 0.8955) * 1e3, 2)  # ms: Megatron-Core's unfused loss, H100
+    9.31
+    """
+    return tokens * vocab_share * bytes_per_logit / hbm_bytes_per_s
 
 
 def _fp8_cast_bytes(g: _Grid) -> float:
