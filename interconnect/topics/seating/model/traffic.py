@@ -151,9 +151,10 @@ def _time_s(cluster: Cluster, name: str, per_domain: np.ndarray, domains: np.nda
             size_bytes: np.ndarray) -> np.ndarray:
     """Time (s) of one call of ``name`` per layout (arrays of equal length)."""
     out = np.zeros(size_bytes.shape, dtype=float)
-    keys = np.stack([per_domain, domains], axis=-1)
     log_x = np.log(_TABLE_SIZES)
-    for pd, dm in {tuple(int(v) for v in k) for k in keys.reshape(-1, 2)}:
+    # each group shape once: GPUs per domain and domains packed into one integer key (both far below 2**31)
+    keys = np.unique(np.asarray(per_domain, dtype=np.int64) * 2**31 + np.asarray(domains, dtype=np.int64))
+    for pd, dm in zip((keys // 2**31).tolist(), (keys % 2**31).tolist(), strict=True):
         mask = (per_domain == pd) & (domains == dm) & (size_bytes > 0)
         if not mask.any() or pd * dm <= 1:
             continue
