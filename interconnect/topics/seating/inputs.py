@@ -15,6 +15,7 @@ from interconnect.topics.seating.model import (
     ATTENTION_KERNELS,
     DEFAULT_STACK,
     PLAN_DEFAULTS,
+    RECOMPUTE_MODULES,
     STACKS,
     TP_OVERLAP_CHOICES,
 )
@@ -34,6 +35,15 @@ SEATING_COLOURS = {"tp": "TP group", "pp": "PP stage", "dp": "DP replica", "cp":
 #: Pipeline schedules the page offers (the model's SCHEDULES, named for people).
 SEATING_SCHEDULES = {"1f1b": "1F1B", "interleaved": "Interleaved 1F1B", "zero-bubble": "Zero-bubble (ZB-H1)",
                      "dualpipe": "DualPipe"}
+
+
+#: Megatron-Core's output-discarding recomputation modules (plan's ``--recompute-module`` choices), one on/off link
+#: key each (all off by default, as the CLI).
+RECOMPUTE_MODULE_KEYS = {"mla_up_proj": "rcmla", "layernorm": "rcln", "moe_act": "rcact"}
+RECOMPUTE_MODULE_LABELS = {"mla_up_proj": "Recompute the latent-attention up-projections (mla_up_proj)",
+                           "layernorm": "Recompute the layer norms (layernorm)",
+                           "moe_act": "Recompute the experts' activation (moe_act)"}
+assert tuple(RECOMPUTE_MODULE_KEYS) == RECOMPUTE_MODULES  # the page offers exactly what plan accepts
 
 
 #: The page's one-click comparisons.
@@ -62,6 +72,8 @@ def seating_specs() -> list:
         IntParam("gb", 256, "Global batch (sequences)", minimum=1, maximum=1_000_000),
         ChoiceParam("dtype", "bf16", "Data type", choices=tuple(DTYPE_BYTES)),
         ChoiceParam("recompute", "selective", "Activation recomputation", choices=("none", "selective", "full")),
+        *(BoolParam(key, False, RECOMPUTE_MODULE_LABELS[module]) for module, key in RECOMPUTE_MODULE_KEYS.items()),
+        BoolParam("a2a", False, "Overlap the expert all-to-alls with another micro-batch"),
         BoolParam("sp", True, "Sequence parallelism"),
         FloatParam("eff", 0.0, "Compute efficiency override (share of BF16 peak, 0 = sourced kernel figures)",
                    minimum=0.0, maximum=1.0),

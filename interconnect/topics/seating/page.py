@@ -20,6 +20,7 @@ from interconnect.inputs.cluster import CLUSTER_KEYS
 from interconnect.topics.seating.figures import MAX_GRID_GPUS
 from interconnect.topics.seating.inputs import (
     DTYPE_BYTES,
+    RECOMPUTE_MODULE_KEYS,
     SEATING_COLOURS,
     SEATING_COMPARISONS,
     SEATING_SCHEDULES,
@@ -65,7 +66,8 @@ from interconnect.workloads.presets import ModelPreset, load_model_presets, mode
 __all__ = ["claim_box", "layout_fragment", "reference_section", "run_controls", "sources_section"]
 
 #: The run's keys in its "More settings" (the rest of the run's keys are in its main box).
-MORE_RUN_KEYS = ("recompute", "sched", "vs", "attn", "stack", "tpov", "eff", "sp", "ends")
+MORE_RUN_KEYS = ("recompute", *RECOMPUTE_MODULE_KEYS.values(), "a2a", "sched", "vs", "attn", "stack", "tpov", "eff",
+                 "sp", "ends")
 
 
 def _use_layout(state: PageState, layout: Layout, workload: Workload | None = None) -> None:
@@ -142,6 +144,7 @@ def _more_run_controls(state: PageState) -> None:
     set."""
     keep = KEEP_HIDDEN
     st.selectbox("Recomputation", ["none", "selective", "full"], key=state.key("recompute"), **keep)
+    _moe_run_controls(state)
     st.selectbox("Pipeline schedule", list(SEATING_SCHEDULES), key=state.key("sched"),
                  format_func=SEATING_SCHEDULES.get,
                  help="1F1B idles p − 1 micro-batch times per step; interleaved with v chunks per GPU "
@@ -169,6 +172,37 @@ def _more_run_controls(state: PageState) -> None:
     st.toggle("Sequence parallelism", key=state.key("sp"), **keep)
     st.toggle("First and last stage one layer lighter", key=state.key("ends"),
               help="Room for the embedding and the output layer, as Llama 3 did (126 layers on 16 stages).", **keep)
+
+
+def _moe_run_controls(state: PageState) -> None:
+    """Megatron-Core's recompute modules and the expert all-to-all overlap (plan's ``--recompute-module`` and
+    ``--ep-a2a-overlap``), each disabled, its reason in its label, where it cannot act (the link keeps the value; the
+    bill leaves it out)."""
+    keep = KEEP_HIDDEN
+    if state["model"] == "custom":
+        mla, moe = False, state["experts"] > 0
+    else:
+        preset = load_model_presets()[state["model"]]
+        mla, moe = preset.is_mla, preset.is_moe
+    needs = {"mla_up_proj": (mla, " (latent attention only)"), "layernorm": (True, ""),
+             "moe_act": (moe, " (experts only)")}
+    help_text = {"mla_up_proj": "The latent-attention up-projections' outputs are freed and computed again in the "
+                                "backward pass: less activation memory, one more forward of those GEMMs.",
+                 "layernorm": "The layer norms' outputs are freed and computed again in the backward pass.",
+                 "moe_act": "The experts' activation function's outputs are freed and computed again in the backward "
+                            "pass."}
+    row = st.container(horizontal=True)
+    for module, key in RECOMPUTE_MODULE_KEYS.items():
+        acts, reason = needs[module]
+        row.toggle(f"Recompute {module}{'' if acts else reason}", key=state.key(key), disabled=not acts,
+                   help=help_text[module], **keep)
+    a2a_acts = moe and state["ep"] > 1 and state["recompute"] != "full"
+    reason = "" if a2a_acts else (" (experts only)" if not moe else " (EP > 1 only)" if state["ep"] == 1
+                                  else " (not with full recomputation)")
+    st.toggle(f"Overlap the expert all-to-alls{reason}", key=state.key("a2a"), disabled=not a2a_acts,
+              help="Each MoE layer's dispatch and combine all-to-alls run beside another micro-batch's compute "
+                   "(Megatron-Core's overlap_moe_expert_parallel_comm); the warm-up and cool-down micro-batches "
+                   "still wait for theirs.", **keep)
 
 
 def layout_fragment(state: PageState, catalog: Catalog, nodes_column: Any, chart_column: Any) -> None:

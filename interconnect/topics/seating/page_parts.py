@@ -20,7 +20,7 @@ from interconnect.topics.seating.accuracy import (
     published_layout_runs,
 )
 from interconnect.topics.seating.figures import bill_figure, gpu_grid_figure, memory_figure
-from interconnect.topics.seating.inputs import DTYPE_BYTES
+from interconnect.topics.seating.inputs import DTYPE_BYTES, RECOMPUTE_MODULE_KEYS
 from interconnect.topics.seating.model import (
     Layout,
     Plan,
@@ -195,6 +195,18 @@ class SeatingInputs:
     stack_note: str = ""  # "" unless TP-communication overlap was asked for and cannot act
 
 
+def module_acts(module: str, model: ModelPreset) -> bool:
+    """Whether recomputing ``module`` changes anything for ``model`` (mla_up_proj needs latent attention, moe_act
+    experts; the model refuses them otherwise)."""
+    return {"mla_up_proj": model.is_mla, "moe_act": model.is_moe}.get(module, True)
+
+
+def a2a_overlap_acts(model: ModelPreset, ep: int, recompute: str) -> bool:
+    """Whether overlapping the expert all-to-alls can act: experts spread over EP > 1, and not full recomputation
+    (Megatron-Core refuses that pair)."""
+    return model.is_moe and ep > 1 and recompute != "full"
+
+
 def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
     """Read the page's values into the model, workload and layout the seating model takes.
 
@@ -229,6 +241,11 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
     else:
         layout, change = fit_layout(model, cluster.ranks, values["tp"], values["pp"], values["cp"], values["ep"],
                                     values["zero"])
+    # the recompute modules and the all-to-all overlap as plan takes them, each only where it can act (its switch is
+    # disabled, with the reason, where it cannot; the link keeps the value)
+    modules = tuple(m for m, key in RECOMPUTE_MODULE_KEYS.items() if values[key] and module_acts(m, model))
+    overlap = values["a2a"] and a2a_overlap_acts(model, layout.ep, workload.recompute)
+    workload = replace(workload, recompute_modules=modules, ep_a2a_overlap=overlap)
     stack_note = tp_overlap_note(workload, layout.tp, values["stack"], values["tpov"])
     return SeatingInputs(model, workload, layout, notes, change or "", stack_note)
 

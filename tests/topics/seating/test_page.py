@@ -6,6 +6,7 @@ import pytest
 
 from interconnect.inputs.params import to_query
 from interconnect.topics.seating.inputs import seating_specs
+from interconnect.units import format_seconds
 from tests.app.conftest import chart_keys, diagram_scenes, run_page
 
 PAGE = "pages/4_Seating_chart.py"
@@ -407,3 +408,60 @@ def test_the_search_uses_the_stacks_settings():
     # every layout tried with TP overlap: the same pick (TP4 x PP8 x DP2, interleaved) runs 30.2 -> 28.4 s
     assert pick(on)[0] == pick(off)[0]
     assert pick(on)[1] < pick(off)[1]
+
+
+MOE_LINK = {"model": "deepseek-v3", "tp": "1", "pp": "8", "dp": "8", "ep": "8"}
+
+
+def test_recompute_modules_and_the_all_to_all_overlap_from_the_link(capsys):
+    # plan's --recompute-module and --ep-a2a-overlap as link keys: they round-trip, open "More settings", move the
+    # step (the overlap hides all-to-all time; recomputing adds forward work and frees activation memory) and agree
+    # with plan --json
+    import json
+
+    from interconnect.cli import main
+
+    plain = run_page(PAGE, MOE_LINK)
+    query = {**MOE_LINK, "rcmla": "1", "rcact": "1", "a2a": "1"}
+    at = run_page(PAGE, query)
+    assert not at.exception and not at.warning
+    for key, value in query.items():
+        assert at.query_params[key] == value, key
+    assert at.query_params["rcln"] == "0"
+    assert at.toggle(key="seating.rcmla").value and not at.toggle(key="seating.rcmla").disabled
+    assert at.toggle(key="seating.a2a").value and not at.toggle(key="seating.a2a").disabled
+    assert metric(at, "Step time").value != metric(plain, "Step time").value
+    assert float(metric(at, "Memory per GPU").value.split(" / ")[0]) < float(
+        metric(plain, "Memory per GPU").value.split(" / ")[0])
+    argv = ["plan", "--model", "deepseek-v3", "--tp", "1", "--pp", "8", "--dp", "8", "--ep", "8",
+            "--recompute-module", "mla_up_proj", "--recompute-module", "moe_act", "--ep-a2a-overlap", "--json"]
+    assert main(argv) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["workload"]["recompute_modules"] == ["mla_up_proj", "moe_act"]
+    assert payload["workload"]["ep_a2a_overlap"] is True
+    assert metric(at, "TFLOP/s per GPU").value == f"{payload['tflops_per_gpu']['value']:.0f}"
+    assert metric(at, "Step time").value == format_seconds(payload["step_time"]["value"])
+
+
+def test_moe_switches_are_disabled_where_they_cannot_act():
+    # a dense model without latent attention: the MLA and expert switches and the overlap are disabled, and a link that
+    # sets them leaves the bill as it was
+    at = run_page(PAGE, {"rcmla": "1", "rcact": "1", "a2a": "1", "rcln": "1"})
+    assert not at.exception and not at.error and not at.warning
+    assert at.toggle(key="seating.rcmla").disabled and at.toggle(key="seating.rcact").disabled
+    assert at.toggle(key="seating.a2a").disabled and not at.toggle(key="seating.rcln").disabled
+    assert at.query_params["rcmla"] == "1"  # the link keeps the value
+    only_ln = run_page(PAGE, {"rcln": "1"})
+    assert metric(at, "Step time").value == metric(only_ln, "Step time").value
+    # full recomputation disables the overlap
+    full = run_page(PAGE, {**MOE_LINK, "a2a": "1", "recompute": "full"})
+    assert not full.exception
+    assert full.toggle(key="seating.a2a").disabled and "full recomputation" in full.toggle(key="seating.a2a").label
+
+
+@pytest.mark.parametrize("query", [{**MOE_LINK, "rcmla": "<script>", "a2a": "2"}, {"rcact": "x" * 5000, "a2a": "on"}])
+def test_hostile_moe_switches_warn(query):
+    at = run_page(PAGE, query)
+    assert not at.exception
+    assert any("link parameter" in w.value for w in at.warning)
+    assert at.query_params.get("rcmla", "0") in ("0", "1")
