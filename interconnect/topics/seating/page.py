@@ -191,10 +191,9 @@ def _moe_run_controls(state: PageState) -> None:
                  "layernorm": "The layer norms' outputs are freed and computed again in the backward pass.",
                  "moe_act": "The experts' activation function's outputs are freed and computed again in the backward "
                             "pass."}
-    row = st.container(horizontal=True)
-    for module, key in RECOMPUTE_MODULE_KEYS.items():
+    for module, key in RECOMPUTE_MODULE_KEYS.items():  # one a line: a reason in a label wraps instead of being cut
         acts, reason = needs[module]
-        row.toggle(f"Recompute {module}{'' if acts else reason}", key=state.key(key), disabled=not acts,
+        st.toggle(f"Recompute {module}{'' if acts else reason}", key=state.key(key), disabled=not acts,
                    help=help_text[module], **keep)
     a2a_acts = moe and state["ep"] > 1 and state["recompute"] != "full"
     reason = "" if a2a_acts else (" (experts only)" if not moe else " (EP > 1 only)" if state["ep"] == 1
