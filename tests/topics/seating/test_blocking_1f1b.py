@@ -25,6 +25,7 @@ from interconnect.topics.seating.model.schedules import blocking_1f1b_sends
 from interconnect.topics.seating.model.stack_defaults import STACKS, stack_workload
 from interconnect.topics.seating.reference_runs import load_reference_runs
 from interconnect.workloads.presets import load_model_presets
+from tests.topics.seating.pipeline_run import run_orders
 
 PRESETS = load_model_presets()
 
@@ -62,26 +63,7 @@ def _rank_order(r: int, p: int, m: int) -> list[tuple[str, object]]:
 def _blocking_step_s(p: int, m: int, fwd: float, bwd: float, send: float) -> float:
     """When the last rank finishes, every exchange blocking: a transfer starts once both its ranks have reached it
     and takes ``send``; an exchange ends with its last transfer (the two directions of a link run at once)."""
-    orders = [_rank_order(r, p, m) for r in range(p)]
-    at, clock, reached = [0] * p, [0.0] * p, {}
-    moved = True
-    while moved:
-        moved = False
-        for r in range(p):
-            while at[r] < len(orders[r]):
-                kind, what = orders[r][at[r]]
-                if kind != "X":
-                    clock[r] += fwd if kind == "F" else bwd
-                else:
-                    for transfer in what:
-                        reached.setdefault(transfer, {}).setdefault(r, clock[r])
-                    if any(len(reached[t]) < 2 for t in what):
-                        break
-                    clock[r] = max(max(reached[t].values()) + send for t in what)
-                at[r] += 1
-                moved = True
-    assert all(at[r] == len(orders[r]) for r in range(p)), "the order deadlocked"
-    return max(clock)
+    return run_orders([_rank_order(r, p, m) for r in range(p)], fwd, bwd, send)
 
 
 @pytest.mark.parametrize("p", [2, 3, 4, 6, 8, 12])

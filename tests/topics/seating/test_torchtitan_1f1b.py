@@ -23,6 +23,7 @@ from interconnect.topics.seating.model.schedules import blocking_1f1b_sends
 from interconnect.topics.seating.model.stack_defaults import stack_workload
 from interconnect.topics.seating.reference_runs import load_reference_runs
 from interconnect.workloads.presets import load_model_presets
+from tests.topics.seating.pipeline_run import run_orders
 
 PRESETS = load_model_presets()
 
@@ -88,27 +89,7 @@ def _pytorch_order(r: int, p: int, m: int) -> list[tuple[str, object]]:
 
 
 def _step_s(p: int, m: int, fwd: float, bwd: float, send: float) -> float:
-    orders = [_pytorch_order(r, p, m) for r in range(p)]
-    at, clock, reached = [0] * p, [0.0] * p, {}
-    progressed = True
-    while progressed:
-        progressed = False
-        for r in range(p):
-            while at[r] < len(orders[r]):
-                kind, what = orders[r][at[r]]
-                if kind in ("F", "B"):
-                    clock[r] += fwd if kind == "F" else bwd
-                else:
-                    for transfer in what:
-                        reached.setdefault(transfer, {}).setdefault(r, clock[r])
-                    if kind in ("X", "W"):
-                        if any(len(reached[t]) < 2 for t in what):
-                            break
-                        clock[r] = max(clock[r], max(max(reached[t].values()) + send for t in what))
-                at[r] += 1
-                progressed = True
-    assert all(at[r] == len(orders[r]) for r in range(p)), "the order deadlocked"
-    return max(clock)
+    return run_orders([_pytorch_order(r, p, m) for r in range(p)], fwd, bwd, send)
 
 
 @pytest.mark.parametrize("p", [2, 3, 4, 5, 8, 12])
