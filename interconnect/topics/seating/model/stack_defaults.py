@@ -126,6 +126,14 @@ _MEGATRON_CORE = Stack(
            "p2p_communication.py at core_v0.15.0: the requests waited for, then torch.cuda.synchronize() under "
            "batch_p2p_comm and batch_p2p_sync, both on by default; rule R54)")
 
+#: The row for a published run whose stack is none of :data:`STACKS` (Megatron-LM before Megatron-Core, MosaicML's
+#: llm-foundry, in-house stacks): the Workload's own defaults, except that no data-parallel sync is started chunk by
+#: chunk (``chunk_dp_sync`` "", where the Workload's default is Megatron-Core's "grads-params"; rule R53).
+OTHER_STACK = Stack("other", "another stack", (), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
+                    te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
+                    fp8_param_gather=False, pipeline_engine="megatron",
+                    source="the Workload's defaults: PyTorch DDP's 25 MB buckets, nothing of Transformer Engine's")
+
 #: The stacks a user may pick, by link value (``stack=``, ``--stack``); the first is the default. NeMo's and
 #: Megatron-Bridge's performance recipes are Megatron-Core with what the recipes switch on.
 STACKS: dict[str, Stack] = {s.id: s for s in (
@@ -154,24 +162,14 @@ STACKS: dict[str, Stack] = {s.id: s for s in (
                  "pipeline is PyTorch's own: its Schedule1F1B waits for each steady-state exchange in Megatron-LM's "
                  "order (torch.distributed.pipelining schedules.py, rule R57), so its 1F1B is charged as R54 "
                  "charges Megatron-LM's; its interleaved schedule keeps the charge of filling and draining alone"),
-    Stack("deepspeed", "DeepSpeed", ("DeepSpeed",), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
-          te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
-          fp8_param_gather=False, pipeline_engine="deepspeed",
-          source="DeepSpeed's PipelineEngine runs pipeline parallelism with blocking sends and receives and reduces "
-                 "the gradients after the last micro-batch (deepspeed/runtime/pipe/engine.py; as MT-NLG and BLOOM "
-                 "trained, training-runs.toml); no TP-communication overlap"),
+    replace(OTHER_STACK, id="deepspeed", name="DeepSpeed", words=("DeepSpeed",), pipeline_engine="deepspeed",
+            source="DeepSpeed's PipelineEngine runs pipeline parallelism with blocking sends and receives and reduces "
+                   "the gradients after the last micro-batch (deepspeed/runtime/pipe/engine.py; as MT-NLG and BLOOM "
+                   "trained, training-runs.toml); no TP-communication overlap; otherwise the plain defaults"),
 )}
 
 #: The stack the page and ``plan`` assume unless told: Megatron-Core, TP overlap off.
 DEFAULT_STACK: str = PLAN_DEFAULTS["stack"]
-
-#: The row for a published run whose stack is none of :data:`STACKS` (Megatron-LM before Megatron-Core, MosaicML's
-#: llm-foundry, in-house stacks): the Workload's own defaults, except that no data-parallel sync is started chunk by
-#: chunk (``chunk_dp_sync`` "", where the Workload's default is Megatron-Core's "grads-params"; rule R53).
-OTHER_STACK = Stack("other", "another stack", (), tp_comm_overlap=False, ddp="bucketed", expert_gemm="grouped",
-                    te_attention=False, selective_policy="megatron", loss_fp32_copies=1, fsdp2=False, cp_ring="ring",
-                    fp8_param_gather=False, pipeline_engine="megatron",
-                    source="the Workload's defaults: PyTorch DDP's 25 MB buckets, nothing of Transformer Engine's")
 
 #: TP-communication overlap as the page and ``plan`` take it: the stack's default, or on, or off.
 TP_OVERLAP_CHOICES = {"auto": "The stack's default", "on": "On", "off": "Off"}
