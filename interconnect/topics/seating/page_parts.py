@@ -245,6 +245,8 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
     # disabled, with the reason, where it cannot; the link keeps the value)
     modules = tuple(m for m, key in RECOMPUTE_MODULE_KEYS.items() if values[key] and module_acts(m, model))
     overlap = values["a2a"] and a2a_overlap_acts(model, layout.ep, workload.recompute)
+    if values["a2a"] and not overlap and a2a_overlap_acts(model, values["ep"], workload.recompute):
+        change += " With EP 1 the expert all-to-all overlap has nothing to hide and is left out."
     workload = replace(workload, recompute_modules=modules, ep_a2a_overlap=overlap)
     stack_note = tp_overlap_note(workload, layout.tp, values["stack"], values["tpov"])
     return SeatingInputs(model, workload, layout, notes, change or "", stack_note)

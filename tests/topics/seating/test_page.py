@@ -465,3 +465,15 @@ def test_hostile_moe_switches_warn(query):
     assert not at.exception
     assert any("link parameter" in w.value for w in at.warning)
     assert at.query_params.get("rcmla", "0") in ("0", "1")
+
+
+def test_a_fitted_layout_that_drops_ep_says_so_and_that_the_overlap_is_left_out():
+    # one node of 8 GPUs at TP 2 x PP 4 leaves DP 1: EP 8 cannot divide TP x DP = 2, so the page's fitted layout has
+    # EP 1, and the all-to-all overlap the link asks for has nothing to act on; both are said, not done quietly
+    query = {"model": "mixtral-8x7b", "nodes": "1", "tp": "2", "pp": "4", "ep": "8", "a2a": "1"}
+    at = run_page(PAGE, query)
+    assert not at.exception
+    text = " ".join(i.value for i in at.info).replace("\\", "")  # the page escapes Markdown
+    assert "EP 8 → 1 (EP must divide TP × DP = 2)" in text
+    assert "all-to-all overlap has nothing to hide and is left out" in text
+    assert at.query_params["ep"] == "8" and at.query_params["a2a"] == "1"  # the link keeps what it asked for

@@ -53,3 +53,16 @@ def test_a_batch_smaller_than_the_pipelines_is_a_gap_and_the_layout_follows_the_
 def test_the_slider_offers_powers_of_two_and_the_page_count():
     assert live_seating_nodes(12) == (1, 2, 4, 8, 12, 16, 32, 64, 128, 256, 512, 1024)
     assert live_seating_nodes(-5)[0] == 1 and live_seating_nodes(10**9, maximum=100_000)[-1] == 100_000
+
+
+def test_fitting_a_layout_says_when_ep_falls_to_one():
+    # EP must divide TP x CP x DP (the GPUs a stage's experts spread over); when the fitted layout leaves too few,
+    # EP becomes 1 and the sentence says why, whether or not TP and PP had to change
+    mixtral = load_model_presets()["mixtral-8x7b"]
+    layout, change = fit_layout(mixtral, 8, tp=2, pp=4, ep=8)
+    assert (layout.tp, layout.pp, layout.dp, layout.ep) == (2, 4, 1, 1)
+    assert change == "The cluster has 8 GPUs: EP 8 → 1 (EP must divide TP × DP = 2)."
+    layout, change = fit_layout(mixtral, 12, tp=2, pp=4, ep=8)
+    assert (layout.tp, layout.pp, layout.dp, layout.ep) == (2, 3, 2, 1)
+    assert change.endswith("PP 4 → 3, EP 8 → 1 (EP must divide TP × DP = 4), DP takes the rest (2).")
+    assert fit_layout(mixtral, 64, tp=2, pp=4, ep=8) == (Layout(tp=2, pp=4, dp=8, ep=8, zero=1), "")

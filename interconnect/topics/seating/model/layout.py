@@ -118,23 +118,38 @@ def fit_layout(model: ModelPreset, gpus: int, tp: int, pp: int, cp: int = 1, ep:
     tp0, pp0, cp0 = max(1, tp), max(1, pp), max(1, cp)
     if gpus % (tp0 * pp0 * cp0) == 0 or model.heads % tp0:  # fits, or TP itself is wrong: say so, do not guess
         dp = max(1, gpus // (tp0 * pp0 * cp0))
-        return Layout(tp=tp0, pp=pp0, dp=dp, cp=cp0, ep=ep if (tp0 * cp0 * dp) % max(ep, 1) == 0 else 1, zero=zero), ""
+        new_ep = _fitted_ep(ep, tp0 * cp0 * dp)
+        change = "" if new_ep == max(ep, 1) else f"The cluster has {gpus:,} GPUs: {_ep_change(ep, tp0, cp0, dp)}."
+        return Layout(tp=tp0, pp=pp0, dp=dp, cp=cp0, ep=new_ep, zero=zero), change
     new_tp = tp0 if gpus % tp0 == 0 else max(d for d in _divisors(gpus) if d <= tp0 and model.heads % d == 0)
     rest = gpus // new_tp
     new_cp = cp0 if rest % cp0 == 0 else 1
     rest //= new_cp
     new_pp = max(d for d in _divisors(rest) if d <= min(pp0, model.layers))
     dp = rest // new_pp
-    new_ep = ep if (new_tp * new_cp * dp) % max(ep, 1) == 0 else 1
+    new_ep = _fitted_ep(ep, new_tp * new_cp * dp)
     kept = [f"kept TP {tp0}" if new_tp == tp0 else f"TP {tp0} → {new_tp}"]
     if cp0 > 1:
         kept.append(f"kept CP {cp0}" if new_cp == cp0 else f"CP {cp0} → {new_cp}")
     kept.append(f"kept PP {pp0}" if new_pp == pp0 else f"PP {pp0} → {new_pp}")
+    if new_ep != max(ep, 1):
+        kept.append(_ep_change(ep, new_tp, new_cp, dp))
     need = tp0 * pp0 * cp0
     why = (f"not the {need:,} that TP {tp0} × PP {pp0}" + (f" × CP {cp0}" if cp0 > 1 else "") + " needs"
            if need > gpus else f"which TP {tp0} × PP {pp0}" + (f" × CP {cp0}" if cp0 > 1 else "") + " does not divide")
     change = f"The cluster has {gpus:,} GPUs, {why}: {', '.join(kept)}, DP takes the rest ({dp:,})."
     return Layout(tp=new_tp, pp=new_pp, dp=dp, cp=new_cp, ep=new_ep, zero=zero), change
+
+
+def _fitted_ep(ep: int, spread: int) -> int:
+    """EP as asked when it divides the GPUs the experts can spread over (TP x CP x DP), else 1."""
+    return ep if ep > 1 and spread % ep == 0 else 1
+
+
+def _ep_change(ep: int, tp: int, cp: int, dp: int) -> str:
+    """Why EP fell to 1: it must divide TP x CP x DP (the GPUs a stage's experts spread over)."""
+    spread = "TP × CP × DP" if cp > 1 else "TP × DP"
+    return f"EP {ep} → 1 (EP must divide {spread} = {tp * cp * dp:,})"
 
 
 class LayoutError(InterconnectError, ValueError):
