@@ -607,6 +607,17 @@ def test_deepspeed_2021_zero3_step_is_flat_in_the_gpu_count_as_published():
     assert pair[1] / pair[0] == pytest.approx(1.0, abs=0.15)
 
 
+def test_deepspeed_2021_zero3_rows_ran_fp16_which_the_model_reads_as_bf16():
+    # DeepSpeed at c83e49f (2021-04-14) has no BF16 path: engine.py builds "fp16 ZeRO stage" optimizers after
+    # module.half(), and stage3.py keeps its gradient partitions in torch.half (the forty-ninth pass corrected the six
+    # rows from bf16). Both are 2 bytes at one A100 tensor-core rate (rule R6), so the correction moves no ratio.
+    zero3 = [r for r in RUNS.values() if r.stack == "DeepSpeed ZeRO-3 (2021)"]
+    assert len(zero3) == 6 and {r.precision for r in zero3} == {"fp16"}
+    for run in zero3:
+        as_bf16 = dataclasses.replace(run, precision="bf16")
+        assert predict(as_bf16).bill.step_s == pytest.approx(predict(run).bill.step_s, rel=1e-12)
+
+
 def test_torchtitan_context_parallelism_is_pytorchs_ring():
     # rule R32: torchtitan's CP rows ran PyTorch's context_parallel (load-balanced ring over SDPA, FP32 merges, K and
     # V repeated to the query heads and all-gathered); Megatron-family CP rows keep their own key, and a torchtitan
