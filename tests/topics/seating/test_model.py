@@ -678,6 +678,33 @@ def test_megatron_core_buckets_grow_with_data_parallelism_and_2021_local_ddp_wai
         check_layout(model, h100(1), Layout(tp=1, pp=1, dp=8), Workload(ddp="sometimes"))
 
 
+def test_megatron_core_gathers_the_weights_bucket_by_bucket_as_many_calls_as_reduce_scatters():
+    # Megatron-Core at f2e5db402c (rule R60 (c)): ParamAndGradBuffer cuts its buffer into buckets of bucket_size
+    # parameters (megatron/core/distributed/param_and_grad_buffer.py), each a view of the gradients and of the weights
+    # over the same parameters; Bucket.start_grad_sync reduce-scatters a bucket and the distributed optimizer's
+    # _dispatch_gather_model_params all-gathers one (megatron/core/optimizer/distrib_optimizer.py). So ZeRO-1 makes
+    # ceil(psi / bucket) calls each way whether the gradients move in FP32 (4 bytes, --bf16's default there) or BF16,
+    # and whether the weights are gathered in BF16 or, with fp8_param_gather, in FP8.
+    from interconnect.topics.seating.model.step import evaluate_layouts
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    model = PRESETS["llama3-8b"]
+    a = lambda v: np.array([v], dtype=float)  # noqa: E731
+    args = (a(1), a(1), a(64), a(1), a(1), a(1))   # TP 1, PP 1, DP 64 on 8 nodes, ZeRO-1
+    bucket = 64e6                                   # max(40M, 1M x 64) parameters
+    wl = dict(global_batch=256, micro_batch=1, recompute="none", ddp="megatron-core")
+    for extra, grad_bytes, weight_bytes in (({}, 2, 2), ({"grad_bytes": 4}, 4, 2),
+                                            ({"dtype_bytes": 1, "fp8_param_gather": True}, 2, 1)):
+        out = evaluate_layouts(model, h100(8), Workload(**wl, **extra), *args)
+        psi = float(out["psi"][0])
+        n = np.ceil(psi / bucket)
+        assert float(out["dp_calls"][0]) == 2 * n
+        per, dom = out["dp_per"], out["dp_domains"]
+        rs = _time_s(h100(8), "reduce_scatter", per, dom, a(psi * grad_bytes / n))
+        ag = _time_s(h100(8), "all_gather", per, dom, a(psi * weight_bytes / n))
+        assert float(out["dp_time"][0]) == pytest.approx(n * float(rs[0] + ag[0]), rel=1e-12)
+
+
 def test_zero_gathers_weights_at_their_own_bytes_whatever_the_gradients_are_reduced_in():
     # ZeRO-3 / FSDP gathers the BF16 weights of each layer forward and backward, every micro-batch, and
     # reduce-scatters the gradients of every micro-batch (they are held sharded): FP32 gradient reduction (Llama 3,
@@ -1494,6 +1521,16 @@ def test_mla_activations_are_stored_at_the_real_widths():
         s * ((per_token - latents) / 2 + latents))
 
 
+def _gathers_counted_in_gradient_bytes(monkeypatch):
+    """Count Megatron-Core's buckets as the model did before rule R60 (c), forty-eighth pass: in the gradients' bytes
+    for the weight gathers too, 2 a value for the rows that use this (their gradients move in BF16)."""
+    from interconnect.topics.seating.model import data_parallel
+
+    calls = data_parallel.megatron_core_calls
+    monkeypatch.setattr(data_parallel, "megatron_core_calls",
+                        lambda total, dp, given, value_bytes: calls(total, dp, given, 2.0))
+
+
 def test_the_latent_attention_leaves_every_other_model_as_it_was(monkeypatch):
     # a model without MLA takes the same widths as before: queries and keys and values at head_dim, the fused QKV
     # and output projection (4 h^2 for multi-head attention, h (q + 2 kv) + q h with grouped-query), 4 s q / 2
@@ -1519,6 +1556,7 @@ def test_the_latent_attention_leaves_every_other_model_as_it_was(monkeypatch):
     # (and the recipe's 128 Mi-parameter DP buckets of rule R55, forty-third pass: without them, the same; and the
     # loss's memory-bound passes of rule R59, forty-seventh pass: without them, the same)
     monkeypatch.setattr(step_model, "loss_s", lambda *args: 0.0)
+    _gathers_counted_in_gradient_bytes(monkeypatch)
     run = next(r for r in load_reference_runs() if r.id == "mbridge2511-llama3-70b-h100-64")
     assert predict(dataclasses.replace(run, dp_bucket_params=0)).ratio == pytest.approx(1.0184652104938539, rel=1e-9)
 
@@ -1638,6 +1676,7 @@ def test_runs_without_recompute_modules_are_unchanged_and_the_recipes_modules_re
     runs = {r.id: dataclasses.replace(r, dp_bucket_params=0) for r in load_reference_runs()}
     # and without the loss's memory-bound passes (rule R59, forty-seventh pass)
     monkeypatch.setattr(step_model, "loss_s", lambda *args: 0.0)
+    _gathers_counted_in_gradient_bytes(monkeypatch)
     before = {"mbridge2511-qwen3-235b-h100-256": 0.8920710448525054,
               "mbridge2602-qwen3-30b-gb200-8": 1.3106571305848382,
               "mbridge2511-llama3-8b-h100-8": 0.9684857682307337}

@@ -25,7 +25,7 @@ from interconnect.topics.seating.model.traffic import _time_s
 from interconnect.units import expects
 
 __all__ = ["OPTIMIZER_BYTES_PER_PARAM", "chunked_sync_exposed_s", "gradient_reductions", "megatron_bucket_params",
-           "megatron_core_bucket_params", "per_micro_batch_reduce_exposed_s"]
+           "megatron_core_bucket_params", "megatron_core_calls", "per_micro_batch_reduce_exposed_s"]
 
 
 @expects(sync_s="s", spacing_s="s", last_window_s="s")
@@ -120,8 +120,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         if after_backward:
             calls = np.ones_like(total)  # the whole gradient buffer in one call
         elif workload.ddp == "megatron-core":
-            bucket_params = megatron_core_bucket_params(degree, workload.dp_bucket_params)
-            calls = np.maximum(1, np.ceil(total / (bucket_params * grad_bytes)))
+            calls = megatron_core_calls(total, degree, workload.dp_bucket_params, value_bytes)
         elif workload.ddp in ("deepspeed-bf16", "per-tensor"):
             # buffered_allreduce_fallback's buckets, and all_gather_dp_groups' shards of allgather_bucket_size (the
             # same 500,000,000 elements by default, bf16_optimizer.py at 56c5223)
@@ -149,7 +148,8 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
     for params, (per, dom), degree in ((dense_gpu, g.groups["dpcp"], g.weight_ranks),
                                        (expert_gpu, g.groups["edp"], g.edp)):
         # weights gathered in FP8 where the stack keeps them so (Workload.fp8_param_gather), else at the wire's 2 bytes
-        weights = params * (1.0 if workload.fp8_param_gather and workload.dtype_bytes == 1 else g.nbytes)
+        weight_bytes = 1.0 if workload.fp8_param_gather and workload.dtype_bytes == 1 else float(g.nbytes)
+        weights = params * weight_bytes
         grads = params * grad_bytes
         active = (degree > 1) & (grads > 0)
         if not active.any():
@@ -159,7 +159,7 @@ def _data_parallel(g: _Grid, dense_gpu: np.ndarray, expert_gpu: np.ndarray,
         # all-reducing it whole (buffered_reduce_fallback), in every micro-batch's backward (rule R25)
         rs, rs_calls = (ar, ar_calls) if workload.ddp == "per-tensor" else sync("reduce_scatter", grads, per, dom,
                                                                                 degree)
-        ag, ag_calls = sync("all_gather", weights, per, dom, degree, g.nbytes)
+        ag, ag_calls = sync("all_gather", weights, per, dom, degree, weight_bytes)
         if workload.ddp == "per-tensor":
             # DeepSpeed 2021 gathers each weight matrix of a layer in its own call (the small tensors stay whole)
             gathered = DEEPSPEED_GATHERED_PER_LAYER
@@ -428,3 +428,26 @@ def megatron_core_bucket_params(dp: np.ndarray | float, given: float = 0.0) -> n
     """
     default = megatron_bucket_params(dp)
     return np.full_like(default, float(given)) if given > 0 else default
+
+
+@expects(total_bytes="B", value_bytes="B")
+def megatron_core_calls(total_bytes: np.ndarray, dp: np.ndarray | float, given: float,
+                        value_bytes: float) -> np.ndarray:
+    r"""Calls of one of Megatron-Core's data-parallel collectives: one a bucket, whatever bytes a value it moves.
+
+    ``total_bytes`` the bytes the collective moves in all, ``value_bytes`` the bytes of one value of it, ``dp`` the
+    group's size and ``given`` the bucket size a recipe sets (0: Megatron-Core's own).
+    Megatron-Core cuts its parameter-and-gradient buffer into buckets of :func:`megatron_core_bucket_params`
+    parameters, each bucket a view of the gradients (FP32 with ``grad_reduce_in_fp32``) and of the weights (BF16, or
+    a uint8 buffer for FP8 weights) over the same parameters, and reduce-scatters and all-gathers bucket by bucket
+    (NVIDIA/Megatron-LM at f2e5db402c: megatron/core/distributed/param_and_grad_buffer.py, Bucket.start_grad_sync;
+    megatron/core/optimizer/distrib_optimizer.py, _dispatch_gather_model_params; rule R60 (c) of
+    ``training-runs.toml``): one call a bucket, :math:`\lceil \psi / b \rceil` for :math:`\psi` parameters,
+    however many bytes a value the collective moves.
+
+    >>> psi = 4e9   # parameters; 48M a bucket at DP 48
+    >>> [int(megatron_core_calls(np.array([psi * v]), 48, 0.0, v)[0]) for v in (4.0, 2.0, 1.0)]
+    [84, 84, 84]
+    """
+    bucket_params = megatron_core_bucket_params(dp, given)
+    return np.maximum(1, np.ceil(np.asarray(total_bytes, dtype=float) / (bucket_params * value_bytes)))
