@@ -472,6 +472,10 @@ def test_inputs_corrected_against_their_sources():
     # Llama 3 Table 4 prints DP 4 for the 128K row; 16,384 / (8 x 16 x 16) and 16M / (16 x 131,072) both give 8
     llama = RUNS["llama3-405b-128k-16384"]
     assert llama.dp == 8 and llama.global_batch == 8 * 16 and "prints 4" in llama.checked
+    # llm-foundry's benchmark sweeps of 2023 (scripts/train/benchmarking at 300cc5c, 4b482bd, 803e671, 061f2c7) pass no
+    # --attn_impl, so its default 'triton' ran on every row, H100 included: no FlashAttention-3 (rules R61, R5)
+    foundry = [run for run in RUNS.values() if run.source == "llm-foundry-bench"]
+    assert len(foundry) == 8 and {run.attention for run in foundry} == {"flash2"}
 
 
 def test_every_model_input_of_every_run_has_a_provenance():
