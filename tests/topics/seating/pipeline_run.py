@@ -1,6 +1,7 @@
 """Play pipeline ranks' calls against each other, event by event: the shared run of the schedule-order tests.
 
-Each rank's order is a list of steps: ("F", i) or ("B", i) a forward or backward of micro-batch i; ("X", transfers)
+Each rank's order is a list of steps: ("F", i) or ("B", i) a forward or backward of micro-batch i; ("C", seconds)
+other work on the rank's compute stream (a TP all-gather inside a forward or backward); ("X", transfers)
 an exchange waited for now; ("S", transfers) sends issued without waiting; ("W", transfers) the wait for earlier
 "S" steps. A transfer (any hashable name both its ranks use) starts once both ranks have reached it and takes one
 send time; a waited step holds its rank until its last transfer ends.
@@ -21,6 +22,8 @@ def run_orders(orders: list[list[tuple[str, object]]], fwd: float, bwd: float, s
                 kind, what = orders[r][at[r]]
                 if kind in ("F", "B"):
                     clock[r] += fwd if kind == "F" else bwd
+                elif kind == "C":
+                    clock[r] += what
                 else:
                     for transfer in what:
                         reached.setdefault(transfer, {}).setdefault(r, clock[r])

@@ -15,6 +15,7 @@ from interconnect.units import expects
 __all__ = [
     "blocking_1f1b_sends",
     "blocking_interleaved_transfers",
+    "deepspeed_pipeline_waits",
     "dualpipe_end_rank_s",
     "interleaved_pipeline_s",
     "pipeline_bubble_fraction",
@@ -191,6 +192,64 @@ def blocking_interleaved_transfers(pp: np.ndarray | float, v: np.ndarray | float
     steady = micro > pp
     sends = np.where(steady, v * (micro - pp) + pp - 1.0, 2.0 * (pp - 1.0))
     gathers = np.where(steady, 2.0 * v * (micro - pp) + 2.0 * pp - 3.0, 2.0 * (pp - 1.0))
+    return np.where(on, sends, 0.0), np.where(on, gathers, 0.0)
+
+
+def deepspeed_pipeline_waits(pp: np.ndarray | float,
+                             micro: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Transfers and TP gathers a step of DeepSpeed's pipeline engine waits for, filling and draining included.
+
+    Parameters
+    ----------
+    pp, micro : array-like
+        p pipeline stages and m micro-batches per step.
+
+    Returns
+    -------
+    tuple of (float or ndarray, float or ndarray)
+        Stage-boundary transfers N, each one transfer time, and all-gathers G of a partitioned slice in the TP
+        group, each one gather time (gathers happen only with TP > 1 and are the caller's to price); 0 without a
+        pipeline.
+
+    Notes
+    -----
+    ``TrainSchedule`` (``deepspeed/runtime/pipe/schedule.py``, microsoft/DeepSpeed at e2fdd254e and 29bee73, the
+    engine MT-NLG's Megatron-DeepSpeed needs; rule R62 of ``training-runs.toml``) gives each stage
+    :math:`2(m + p - 1)` steps, forward and backward in turn. A forward step receives its activation from stage
+    s - 1 and then sends it the last gradient; a backward step sends the last activation to s + 1 and then receives
+    its gradient. ``p2p.send`` and ``p2p.recv`` (``runtime/pipe/p2p.py``) are blocking ``dist.send`` and
+    ``dist.recv``, one after the other, and a send ends only once its receiver has posted the receive. With TP > 1
+    a crossing is a 1/t slice, and ``PartitionedTensor.full`` all-gathers the whole tensor on the compute stream
+    inside the instruction that needs it (``runtime/pipe/engine.py``): a forward its input, a backward its output
+    (to restore the graph) and the gradient it received; the first stage has no input to gather and the last no
+    output to restore and no gradient to gather. An event-by-event run of that order with a forward and backward
+    time per slot, each transfer taking :math:`c` and each gather :math:`g` (tests/topics/seating/
+    test_deepspeed_pipeline.py) ends after
+
+    .. math:: (m + p - 1)\, t_\mu + N c + G g, \quad N = 2(p - 1) + 4(m - 1) - 2, \quad G = 3(m + p - 1) - 5
+
+    for p >= 3 stages and m >= 2 micro-batches; with two stages :math:`N = G = 2m`, and with one micro-batch
+    :math:`N = 2(p - 1)` and :math:`G = 3(p - 1)`. A middle stage makes four transfers a micro-batch, one at a time,
+    but the first and last micro-batches' exchanges overlap the chain of filling and draining; its three gathers a
+    micro-batch hold its slot, idle slots included, as the slowest stage's compute does.
+
+    Examples
+    --------
+    >>> [float(x) for x in deepspeed_pipeline_waits(35, 240)]   # 68 + 4 x 239 - 2; 3 x 274 - 5
+    [1022.0, 817.0]
+    >>> [float(x) for x in deepspeed_pipeline_waits(2, 8)]      # two stages: 2m each
+    [16.0, 16.0]
+    >>> [float(x) for x in deepspeed_pipeline_waits(12, 1)]     # one micro-batch: 2(p - 1), 3(p - 1)
+    [22.0, 33.0]
+    >>> [float(x) for x in deepspeed_pipeline_waits(1, 8)]
+    [0.0, 0.0]
+    """
+    pp, micro = np.asarray(pp, dtype=float), np.asarray(micro, dtype=float)
+    one = micro < 2
+    two = pp < 3
+    sends = np.where(one, 2.0 * (pp - 1.0), np.where(two, 2.0 * micro, 2.0 * (pp - 1.0) + 4.0 * (micro - 1.0) - 2.0))
+    gathers = np.where(one, 3.0 * (pp - 1.0), np.where(two, 2.0 * micro, 3.0 * (micro + pp - 1.0) - 5.0))
+    on = pp > 1
     return np.where(on, sends, 0.0), np.where(on, gathers, 0.0)
 
 

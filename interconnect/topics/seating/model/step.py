@@ -49,6 +49,7 @@ from interconnect.topics.seating.model.schedules import (
     _virtual_stages,
     blocking_1f1b_sends,
     blocking_interleaved_transfers,
+    deepspeed_pipeline_waits,
     dualpipe_end_rank_s,
 )
 from interconnect.topics.seating.model.stacks import (
@@ -611,10 +612,16 @@ def _pipeline(g: _Grid, t_micro: np.ndarray,
         sends, gathers = blocking_interleaved_transfers(pp, v, micro)
         exposed = exposed + np.where(on, sends * (t_p2p - t_gather) + gathers * t_gather, 0.0)
         waits = on
-    if workload.pipeline_engine == "deepspeed":
-        # DeepSpeed's pipeline engine sends and receives synchronously (runtime/pipe/p2p.py: no async_op), so a
-        # middle stage waits for its activation in, its activation out, the gradient in and the gradient out
-        # of every micro-batch, idle slots included (with two stages, each has one neighbour: two transfers)
+    if workload.pipeline_engine == "deepspeed" and workload.schedule == "1f1b":
+        # DeepSpeed's TrainSchedule sends and receives one call at a time, each waited for (runtime/pipe/p2p.py: no
+        # async_op), and all-gathers each partitioned slice in the TP group inside the forward or backward that needs
+        # it (rule R62): the transfers and gathers an event-by-event run of its order ends with, filling and draining
+        # included, none beside compute
+        sends, gathers = deepspeed_pipeline_waits(pp, micro)
+        exposed = np.where(on, sends * (t_p2p - t_gather) + gathers * t_gather, 0.0)
+        waits = on
+    elif workload.pipeline_engine == "deepspeed":
+        # (no other schedule ran under DeepSpeed's engine: four waited transfers a micro-batch slot, as before R62)
         blocking = np.where(pp > 2, 4.0, 2.0)
         exposed = exposed + np.where(on, blocking * (micro + idle_micro) * t_p2p, 0.0)
     return dict(pp_bytes=calls * boundary, pp_calls=calls, pp_time=calls * t_p2p, pp_exposed=exposed,
@@ -738,9 +745,9 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     # communication hidden behind compute slows that compute down (OVERLAP_SLOWDOWN of the overlapped time); under
     # userbuffers TP overlap, what TP's collectives take from the GEMMs is in tp_exposed already (the SMs they hold)
     overlapped = [d for d in DIMENSIONS if not (d == "tp" and ub_overlap)]
-    # (a pipeline whose sends wait, R54, R56 or DeepSpeed's, has none of its sends beside compute: R54's and R56's are
-    # marked pp_waits, since their batched exchanges move two transfers in one transfer time; DeepSpeed's exposed time
-    # exceeds its sends)
+    # (a pipeline whose sends wait, R54, R56 or DeepSpeed's R62, has none of its sends beside compute: they are marked
+    # pp_waits, since R54's and R56's batched exchanges move two transfers in one transfer time and R62's fill-and-drain
+    # overlap can leave fewer transfer times than sends)
     hidden = sum(np.where(pp_waits, 0.0, np.maximum(out[f"{d}_time"] - out[f"{d}_exposed"], 0.0)) if d == "pp" else
                  out[f"{d}_time"] - out[f"{d}_exposed"] for d in overlapped) + fsdp_beside + out.pop("dp_beside")
     interference = OVERLAP_SLOWDOWN * np.minimum(np.maximum(hidden, 0.0), g.micro * compute_micro)
