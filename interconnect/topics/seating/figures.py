@@ -155,7 +155,8 @@ def gpu_grid_figure(layout: Layout, domain_size: int, colour_by: str = "tp", *, 
     figure.update_xaxes(visible=False, scaleanchor="y", scaleratio=1)
     figure.update_yaxes(visible=False)
     figure.update_layout(
-        title={"text": f"{layout.gpus:,} GPUs in {pos['domains']:,} {domain_label}s, coloured by {label}",
+        title={"text": f"{layout.gpus:,} GPUs in {pos['domains']:,} {domain_label}{'' if pos['domains'] == 1 else 's'}, "
+                       f"coloured by {label}",
                "y": 0.98, "yanchor": "top"},
         legend={"orientation": "h", "yanchor": "top", "y": -0.02, "xanchor": "left", "x": 0},
         margin={"l": 10, "r": 10, "t": 50, "b": 80},

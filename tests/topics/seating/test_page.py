@@ -477,3 +477,4 @@ def test_a_fitted_layout_that_drops_ep_says_so_and_that_the_overlap_is_left_out(
     assert "EP 8 → 1 (EP must divide TP × DP = 2)" in text
     assert "all-to-all overlap has nothing to hide and is left out" in text
     assert at.query_params["ep"] == "8" and at.query_params["a2a"] == "1"  # the link keeps what it asked for
+    assert "8 GPUs in 1 node, coloured by" in diagram_scenes(at)[0]["title"]  # one node, not "1 nodes"
