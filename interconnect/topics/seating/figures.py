@@ -154,9 +154,9 @@ def gpu_grid_figure(layout: Layout, domain_size: int, colour_by: str = "tp", *, 
     apply_theme(figure, height=height or auto_height)
     figure.update_xaxes(visible=False, scaleanchor="y", scaleratio=1)
     figure.update_yaxes(visible=False)
+    domains = f"{pos['domains']:,} {domain_label}{'' if pos['domains'] == 1 else 's'}"
     figure.update_layout(
-        title={"text": f"{layout.gpus:,} GPUs in {pos['domains']:,} {domain_label}{'' if pos['domains'] == 1 else 's'}, "
-                       f"coloured by {label}",
+        title={"text": f"{layout.gpus:,} GPUs in {domains}, coloured by {label}",
                "y": 0.98, "yanchor": "top"},
         legend={"orientation": "h", "yanchor": "top", "y": -0.02, "xanchor": "left", "x": 0},
         margin={"l": 10, "r": 10, "t": 50, "b": 80},
