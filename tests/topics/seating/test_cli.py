@@ -219,20 +219,25 @@ def test_an_fp8_plan_is_judged_by_published_fp8_runs(capsys):
 
 
 def test_plan_names_the_published_runs_of_its_layout(capsys):
-    # Llama 3 70B on 64 H100 at TP4 PP8 DP2 is Megatron-Bridge 25.11's FP8-CS run (781.8 TFLOP/s per GPU,
-    # training-runs.toml): plan's JSON lists it with the model's figure for that run as it ran; the text says it
-    # in one line; a layout nobody published lists none
+    # Llama 3 70B on 64 H100 at TP4 PP8 DP2 is Megatron-Bridge 25.11's FP8-CS run (781.8 TFLOP/s per GPU) and the
+    # DGX Cloud recipe's FP8 run on NeMo 25.02.01 (9.86 s a step: 810.9 TFLOP/s per GPU; training-runs.toml): plan's
+    # JSON lists both with the model's figure for each run as it ran; the text says them in one line; a layout nobody
+    # published lists none
     from interconnect.topics.seating.reference_runs import load_reference_runs, predict
 
-    run = next(r for r in load_reference_runs() if r.id == "mbridge2511-llama3-70b-h100-64")
+    runs = {r.id: r for r in load_reference_runs()}
+    ids = ["mbridge2511-llama3-70b-h100-64", "dgxc2502-llama31-70b-fp8-64"]
     got = _json(capsys, ["plan", "--model", "llama3-70b", "--nodes", "8", "--tp", "4", "--pp", "8"])
-    assert [row["id"] for row in got["published_runs"]] == [run.id]
-    row = got["published_runs"][0]
-    assert (row["precision"], row["measured_tflops"]) == ("FP8", 781.8)
-    assert row["model_tflops"] == pytest.approx(predict(run).tflops, abs=0.05)
-    assert row["ratio"] == pytest.approx(predict(run).ratio, abs=5e-4)
+    assert [row["id"] for row in got["published_runs"]] == ids
+    for row, measured in zip(got["published_runs"], (781.8, 810.9), strict=True):
+        run = runs[row["id"]]
+        assert (row["precision"], row["measured_tflops"]) == ("FP8", measured)
+        assert row["model_tflops"] == pytest.approx(predict(run).tflops, abs=0.05)
+        assert row["ratio"] == pytest.approx(predict(run).ratio, abs=5e-4)
     assert main(["plan", "--model", "llama3-70b", "--nodes", "8", "--tp", "4", "--pp", "8"]) == 0
-    assert "Published with this layout: Llama 3 70B, 64 H100 FP8-CS" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Published with this layout: Llama 3 70B, 64 H100 FP8-CS" in out
+    assert "Llama 3.1 70B, 64 H100 FP8 (NeMo 25.02.01, DGX Cloud recipe)" in out
     assert _json(capsys, ["plan", "--model", "llama3-70b", "--nodes", "8"])["published_runs"] == []
 
 

@@ -440,8 +440,23 @@ def test_megatron_bridge_rows_carry_the_bucket_their_recipes_set():
                 f"stated: src/megatron/bridge/training/comm_overlap.py@{tag} "), run.id
             assert run.ddp_mode == "megatron-core" and run.grad_bytes == 0   # BF16 gradients: the scripts' setting
             assert run.workload().dp_bucket_params == 128 * 1024 * 1024
-    # no other source's run sets a bucket: Megatron-Core's own default stands for them
-    assert all(not run.dp_bucket_params for run in RUNS.values() if run.source != "megatron-bridge-perf")
+    # no other source's run sets a bucket, but NeMo 2.0's (below): Megatron-Core's own default stands for them
+    assert all(not run.dp_bucket_params for run in RUNS.values()
+               if run.source != "megatron-bridge-perf" and "NeMo 2.0" not in run.stack)
+
+
+def test_nemo2_dgxc_rows_carry_the_bucket_their_callback_sets():
+    # NVIDIA/NeMo nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py at d2b21556 (the commit dgxc-benchmarking's
+    # setup.sh checks out for GSW 25.04) and v2.2.1, _get_optimizer_overlap_cfgs: bucket_size = 128 * 1024 * 1024
+    # parameters with the distributed optimizer and DP > 1; every performance recipe adds the callback (rule R63 (g)).
+    # The NeMo Launcher rows of 24.09 and 24.12 ran Apex's optimizer and take Megatron-Core's default.
+    nemo2 = [run for run in RUNS.values() if "NeMo 2.0" in run.stack]
+    assert len(nemo2) == 34 and {run.source for run in nemo2} == {"dgxc-benchmarking"}
+    for run in nemo2:
+        assert run.dp_bucket_params == (128 * 1024 * 1024 if run.dp > 1 else 0), run.id
+        assert run.zero == 1 and run.grad_bytes == 0, run.id   # distributed optimizer, BF16 gradient reduce
+    launcher = [run for run in RUNS.values() if "NeMo Launcher" in run.stack]
+    assert len(launcher) == 68 and all(not run.dp_bucket_params for run in launcher)
 
 
 def _fp8_plan(gpu: str, dtype: str):
