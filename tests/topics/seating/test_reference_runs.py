@@ -97,18 +97,20 @@ def test_megatron_bridge_gb200_70b_offloads_half_its_layers():
     assert with_offload < 0.55 * without
 
 
-def test_of_the_development_runs_that_ran_one_is_called_does_not_fit_by_under_one_percent():
+def test_of_the_development_runs_that_ran_two_are_called_does_not_fit_by_under_one_percent():
     # Every run ran. After the memory pass (ZeRO over DP x CP, torchtitan's memory, activation offload, FP8-stored
-    # inputs) only Megatron-Bridge's Llama 3.1 405B on 256 GB200 (TP 4 x PP 16, VP 4) still counts more than the GPU
-    # holds, by under 1 %: its 25.11 table row is not one of the release's base configs, so its other settings are
-    # not known (docs/accuracy-history.md, the memory pass)
+    # inputs) only two runs still count more than the GPU holds, each by under 1 %: Megatron-Bridge's Llama 3.1 405B
+    # on 256 GB200 (TP 4 x PP 16, VP 4), whose 25.11 table row is not one of the release's base configs, so its other
+    # settings are not known (docs/accuracy-history.md, the memory pass); and the DGX Cloud recipe's Nemotron-4 340B
+    # BF16 on 128 H100 (TP 8 x PP 8, VP 12, DP 2: the distributed optimizer splits the FP32 state over two ranks
+    # only; NVIDIA/dgxc-benchmarking nemotron/README_340b.md at 35a9aec), 0.3 % over (the fifty-third pass)
     sources = reference_sources()
     memories = {run_id: predict(run).bill.memory for run_id, run in RUNS.items()
                 if run.ran and not sources[run.source].get("holdout")}
     over = {run_id: memory for run_id, memory in memories.items() if memory.verdict == "does not fit"}
-    assert set(over) == {"mbridge2511-llama31-405b-gb200-256"}
-    memory = over["mbridge2511-llama31-405b-gb200-256"]
-    assert memory.total < 1.01 * memory.capacity
+    assert set(over) == {"mbridge2511-llama31-405b-gb200-256", "dgxc2411-nemotron4-340b-bf16-128"}
+    for memory in over.values():
+        assert memory.total < 1.01 * memory.capacity
 
 
 def test_memory_verdict_has_three_states():
@@ -451,12 +453,12 @@ def test_nemo2_dgxc_rows_carry_the_bucket_their_callback_sets():
     # parameters with the distributed optimizer and DP > 1; every performance recipe adds the callback (rule R63 (g)).
     # The NeMo Launcher rows of 24.09 and 24.12 ran Apex's optimizer and take Megatron-Core's default.
     nemo2 = [run for run in RUNS.values() if "NeMo 2.0" in run.stack]
-    assert len(nemo2) == 34 and {run.source for run in nemo2} == {"dgxc-benchmarking"}
+    assert len(nemo2) == 58 and {run.source for run in nemo2} == {"dgxc-benchmarking"}  # Llama 3.1 34, Nemotron-4 24
     for run in nemo2:
         assert run.dp_bucket_params == (128 * 1024 * 1024 if run.dp > 1 else 0), run.id
         assert run.zero == 1 and run.grad_bytes == 0, run.id   # distributed optimizer, BF16 gradient reduce
     launcher = [run for run in RUNS.values() if "NeMo Launcher" in run.stack]
-    assert len(launcher) == 68 and all(not run.dp_bucket_params for run in launcher)
+    assert len(launcher) == 130 and all(not run.dp_bucket_params for run in launcher)  # Llama 3.1 68, others 62
 
 
 def _fp8_plan(gpu: str, dtype: str):
