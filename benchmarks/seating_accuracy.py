@@ -69,9 +69,16 @@ def _per_run(rows: list) -> None:
 def _summaries(rows: list, per_run: bool) -> None:
     """The summary lines; the scale-out pairs name runs and their ratios, so only with ``per_run``."""
     print(summary("all", rows))
-    for name, key in (("kind", kind), ("precision", lambda r: r.precision), ("GPU", lambda r: r.gpu)):
+    groups = [("kind", kind), ("precision", lambda r: r.precision), ("GPU", lambda r: r.gpu)]
+    if per_run:  # by source only where runs are printed one by one anyway (a held-out source is a handful of runs)
+        groups.append(("source", lambda r: r.source))
+    for name, key in groups:
         for value in sorted({key(p.run) for p in rows}):
             print(summary(f"{name} {value}", [p for p in rows if key(p.run) == value]))
+    if per_run:  # one vote per source: a source with many rows (a vendor's scaling tables) does not set the figure
+        medians = [statistics.median(abs(p.ratio - 1) for p in rows if p.run.source == s)
+                   for s in sorted({p.run.source for p in rows})]
+        print(f"  median of the {len(medians)} sources' median |err|: {statistics.median(medians):.1%}")
     verdicts = [p.bill.memory.verdict for p in rows if p.run.ran]
     print("  memory of the runs that ran: " + ", ".join(f"{verdicts.count(v)} {v}"
                                                      for v in ("fits", "tight", "does not fit")))
