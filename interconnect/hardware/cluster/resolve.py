@@ -26,7 +26,7 @@ from interconnect.hardware.cluster.limits import (
 from interconnect.hardware.cluster.transports import FABRICS, fabric_from_family
 from interconnect.hardware.cluster.value import Cluster
 from interconnect.hardware.custom import CUSTOM_GPU_ID, clean_name, custom_gpu, read_scaleup
-from interconnect.units import QuantityInputError, QuantityText, read_quantity
+from interconnect.units import QuantityInputError, QuantityText, magnitude_in, read_quantity
 
 RACK_SCALE_DOMAIN = 16  # NVLink domains larger than this span servers (NVL72, NVL576)
 
@@ -73,18 +73,18 @@ def _preset_for(catalog: Catalog, gpu_id: str) -> object | None:
 
 
 def _nic_rates(link: Link, fabric: str) -> tuple[float, float]:
-    line = float(link.bandwidth.per_direction().to("GB/s").magnitude)
+    line = magnitude_in(link.bandwidth.per_direction(), "GB/s")
     if link.achieved is not None:
-        achieved = float(link.achieved.per_direction().to("GB/s").magnitude)
+        achieved = magnitude_in(link.achieved.per_direction(), "GB/s")
     else:
         achieved = line * FABRICS[fabric].efficiency
     return line, achieved
 
 
 def _scaleup(catalog: Catalog, gpu: Gpu) -> tuple[float, float, bool, bool, str]:
-    spec = float(gpu.scaleup_bandwidth.per_direction().to("GB/s").magnitude)
+    spec = magnitude_in(gpu.scaleup_bandwidth.per_direction(), "GB/s")
     if gpu.scaleup_achieved is not None:
-        achieved = float(gpu.scaleup_achieved.per_direction().to("GB/s").magnitude)
+        achieved = magnitude_in(gpu.scaleup_achieved.per_direction(), "GB/s")
     else:
         achieved = spec * SCALEUP_ACHIEVED_FALLBACK
     link = catalog.links.get(gpu.scaleup_link)

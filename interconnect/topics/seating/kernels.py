@@ -18,6 +18,8 @@ arXiv 2401.14489). Tensor parallelism slices the GEMMs, so narrow slices lose mo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from interconnect.topics.seating.kernels_data import KernelFigures, TileGrid, kernel_figures, kernel_sources
@@ -71,6 +73,10 @@ def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarra
     ['0.864', '0.930', '0.986', '0.998']
     """
     grid = sms if isinstance(sms, TileGrid) else TileGrid(sms)
+    if all(np.size(v) == 1 for v in (m, n, k, grid.sms)):  # one GEMM (a plan of one layout): plain floats
+        value = _scalar_shape_factor(*(float(np.ravel(v)[0]) for v in (m, n, k)), grid)
+        shape = np.broadcast_shapes(*(np.shape(v) for v in (m, n, k, grid.sms)))
+        return np.full(shape, value) if shape else np.float64(value)
     count = np.asarray(grid.sms, dtype=float)  # an array where streams share the SMs (TP overlap's chunks)
     m, n, k = (np.asarray(v, dtype=float) for v in (m, n, k))
     shape = np.broadcast(m, n, k).shape
@@ -91,6 +97,30 @@ def gemm_shape_factor(m: np.ndarray | float, n: np.ndarray | float, k: np.ndarra
         useful = (m * n) / (rows * tm * cols * tn)
         waves = np.ceil(tiles / count)
         best = np.maximum(best, useful * tiles / (waves * count))
+    return 1.0 / (1.0 / (best * reduction) + calls)
+
+
+def _scalar_shape_factor(m: float, n: float, k: float, grid: TileGrid) -> float:
+    """:func:`gemm_shape_factor` for one GEMM, in plain floats (the same operations in the same order; the published
+    runs and a single plan call it thousands of times with scalars, where numpy's per-call cost dominates)."""
+    count = float(np.ravel(grid.sms)[0])
+    if grid.k_overhead > 0:
+        k0, ref = grid.k_overhead, grid.reference_k
+        reduction = min(1.0, (k / (k + k0)) / (ref / (ref + k0)))
+    elif count > 0:
+        reduction = min(1.0, k / 1024.0)
+    else:
+        return 1.0
+    calls = 0.0 if grid.call_flop <= 0 else grid.call_flop / max(2.0 * m * n * k, 1.0)
+    if count <= 0:
+        return 1.0 / (1.0 / reduction + calls)
+    best = 0.0
+    for tm, tn in TILES:
+        rows, cols = math.ceil(m / tm), math.ceil(n / tn)
+        tiles = rows * cols
+        useful = (m * n) / (rows * tm * cols * tn)
+        waves = math.ceil(tiles / count)
+        best = max(best, useful * tiles / (waves * count))
     return 1.0 / (1.0 / (best * reduction) + calls)
 
 

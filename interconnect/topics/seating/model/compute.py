@@ -10,6 +10,7 @@ import numpy as np
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.seating.kernels_data import TileGrid
 from interconnect.topics.seating.model.layout import Workload
+from interconnect.units import magnitude_in
 from interconnect.workloads.presets import ModelPreset
 
 __all__ = [
@@ -32,13 +33,13 @@ def _peak_flops(cluster: Cluster, workload: Workload | None = None) -> float:
     """Dense tensor-core peak, FLOP/s: BF16, or FP8 for an FP8 workload on a GPU with an FP8 figure."""
     gpu = cluster.gpu_spec()
     figure = gpu.fp8_dense if workload is not None and workload.dtype_bytes == 1 and gpu.fp8_dense else gpu.bf16_dense
-    return float(figure.quantity.to("FLOP/s").magnitude)
+    return magnitude_in(figure.quantity, "FLOP/s")
 
 
 def _memory_bytes(cluster: Cluster) -> float:
     # what a program can allocate: the driver-reported capacity where the catalog has it ("80 GB" H100s report
     # 81,559 MiB = 85.5 GB), else the label
-    return float(cluster.gpu_spec().usable_memory().quantity.to("B").magnitude)
+    return magnitude_in(cluster.gpu_spec().usable_memory().quantity, "B")
 
 
 def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> float:
@@ -54,7 +55,7 @@ def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> floa
     share = k.hbm_share if k is not None else 1.0
     if workload is not None and workload.hbm_bytes_per_s > 0:
         return float(workload.hbm_bytes_per_s) * share
-    return float(cluster.gpu_spec().memory_bandwidth.quantity.to("B/s").magnitude) * share
+    return magnitude_in(cluster.gpu_spec().memory_bandwidth.quantity, "B/s") * share
 
 
 def _rates(cluster: Cluster, workload: Workload, seq: np.ndarray | float | None = None,
