@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from interconnect.datafiles.tables import packaged_data_file
-from interconnect.topics.seating.kernels import kernel_figures, kernel_sources
-from interconnect.topics.seating.kernels_data import KernelDataError, load_kernel_data
+from interconnect.topics.seating.kernels import gemm_shape_factor, kernel_figures, kernel_sources
+from interconnect.topics.seating.kernels_data import KernelDataError, TileGrid, load_kernel_data
 
 
 def _copy(tmp_path):
@@ -431,3 +431,20 @@ def test_flashattention2_given_forward_and_backward_apart_needs_both(tmp_path):
     target.write_text(text.replace(line, ""))
     with pytest.raises(KernelDataError, match=r"family 'blackwell': give 'flash2_fwd_bwd_tflops' or both"):
         load_kernel_data(target)
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "a100-sxm", "b200", None])
+def test_one_gemm_takes_the_same_share_as_the_array_path(gpu):
+    # gemm_shape_factor computes one GEMM in plain floats (a plan of one layout calls it thousands of times); that path
+    # must give the array path's number exactly, for every tile grid: with a family's per-tile cost and call cost, with
+    # SMs and no per-tile cost (TileGrid(108)), and with nothing known (TileGrid(0))
+    import numpy as np
+
+    family = kernel_figures(gpu).tile_grid() if gpu else TileGrid(108)
+    sizes = [1, 7, 64, 100, 512, 1000, 2048, 3000, 4096, 8192, 12288, 16384, 50000, 150000]
+    rng = np.random.default_rng(7)
+    for grid in (family, TileGrid(0)):
+        for m, n, k in rng.choice(sizes, size=(400, 3)):
+            one = gemm_shape_factor(float(m), float(n), float(k), grid)
+            many = gemm_shape_factor(np.array([m, 1.0]), np.array([n, 1.0]), np.array([k, 1.0]), grid)[0]
+            assert float(one) == float(many), (m, n, k)

@@ -2150,3 +2150,20 @@ def test_free_chunk_count_is_the_fastest_split_the_step_charges_that_fits():
     # with memory to spare the fastest split is taken: 5 chunks of 2 layers
     roomy = {v: float(run(v, 141e9)["step_s"][0]) for v in (1, 2, 5, 10)}
     assert min(roomy, key=roomy.get) == 5 and float(run(0, 141e9)["virtual"][0]) == 5.0
+
+
+def test_one_layout_collective_time_is_the_array_paths():
+    # the collective-time lookup has a path for one layout (a plan, a published run) beside the one that groups many
+    # layouts by their group shape; the two must give the same seconds, bit for bit
+    import numpy as np
+
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.traffic import _time_s
+
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=16)
+    shapes = [(8, 1), (4, 2), (1, 16), (8, 16), (2, 64), (1, 1)]
+    for name in ("all_reduce", "all_gather", "reduce_scatter", "alltoall"):
+        for (per, dom), size in zip(shapes * 3, [0.0, 1.0, 3e3, 2e6, 7.5e7, 5e9, 1e12] * 3, strict=False):
+            one = _time_s(cluster, name, np.array([per]), np.array([dom]), np.array([size]))
+            many = _time_s(cluster, name, np.array([per, 2]), np.array([dom, 3]), np.array([size, 1e6]))
+            assert one.shape == (1,) and float(one[0]) == float(many[0]), (name, per, dom, size)
