@@ -334,7 +334,7 @@ class QuantityText(str):
 
     def magnitude(self, unit: str) -> float:
         """The quantity as a plain number in ``unit`` (``size.magnitude("B")``)."""
-        return float(self.quantity.to(unit).magnitude)
+        return magnitude_in(self.quantity, unit)
 
     def __reduce__(self) -> tuple:  # a cached value is pickled with its quantity
         return (QuantityText, (str(self), self.quantity, self.dimension))

@@ -9,6 +9,8 @@ send time; a waited step holds its rank until its last transfer ends.
 
 from __future__ import annotations
 
+from interconnect.topics.seating.model.schedules import blocking_1f1b_sends
+
 
 def run_orders(orders: list[list[tuple[str, object]]], fwd: float, bwd: float, send: float) -> float:
     """Seconds until the last rank finishes its order (forward, backward and send times in seconds)."""
@@ -35,3 +37,9 @@ def run_orders(orders: list[list[tuple[str, object]]], fwd: float, bwd: float, s
                 progressed = True
     assert all(at[r] == len(orders[r]) for r in range(p)), "the order deadlocked"
     return max(clock)
+
+
+def blocking_1f1b_closed_form_s(p: int, m: int, fwd: float, bwd: float, send: float) -> float:
+    """Rule R54's closed form of a 1F1B step whose exchanges all wait: (m + p - 1) t_micro plus
+    [2(p - 1) + blocking_1f1b_sends] transfer times (the two orders' tests hold their event-by-event runs to it)."""
+    return (m + p - 1) * (fwd + bwd) + (2 * (p - 1) + float(blocking_1f1b_sends(p, m))) * send

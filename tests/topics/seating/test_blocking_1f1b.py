@@ -25,7 +25,7 @@ from interconnect.topics.seating.model.schedules import blocking_1f1b_sends
 from interconnect.topics.seating.model.stack_defaults import STACKS, stack_workload
 from interconnect.topics.seating.reference_runs import load_reference_runs
 from interconnect.workloads.presets import load_model_presets
-from tests.topics.seating.pipeline_run import run_orders
+from tests.topics.seating.pipeline_run import blocking_1f1b_closed_form_s, run_orders
 
 PRESETS = load_model_presets()
 
@@ -71,7 +71,7 @@ def _blocking_step_s(p: int, m: int, fwd: float, bwd: float, send: float) -> flo
 def test_closed_form_is_the_event_by_event_run_of_megatrons_order(p, m):
     # (m + p - 1) t_micro + [2(p - 1) + blocking_1f1b_sends] t_send, exactly
     for fwd, bwd, send in ((1.0, 2.0, 0.1), (1.0, 1.0, 0.03), (0.7, 2.3, 0.4)):
-        expected = (m + p - 1) * (fwd + bwd) + (2 * (p - 1) + float(blocking_1f1b_sends(p, m))) * send
+        expected = blocking_1f1b_closed_form_s(p, m, fwd, bwd, send)
         assert _blocking_step_s(p, m, fwd, bwd, send) == pytest.approx(expected, rel=1e-12), (fwd, bwd, send)
 
 

@@ -23,7 +23,7 @@ from interconnect.topics.seating.model.schedules import blocking_1f1b_sends
 from interconnect.topics.seating.model.stack_defaults import stack_workload
 from interconnect.topics.seating.reference_runs import load_reference_runs
 from interconnect.workloads.presets import load_model_presets
-from tests.topics.seating.pipeline_run import run_orders
+from tests.topics.seating.pipeline_run import blocking_1f1b_closed_form_s, run_orders
 
 PRESETS = load_model_presets()
 
@@ -96,7 +96,7 @@ def _step_s(p: int, m: int, fwd: float, bwd: float, send: float) -> float:
 @pytest.mark.parametrize("m", [1, 2, 3, 8, 12, 24])
 def test_pytorchs_order_ends_where_r54s_closed_form_does(p, m):
     for fwd, bwd, send in ((1.0, 2.0, 0.1), (1.0, 3.0, 0.5), (0.7, 2.3, 0.02)):
-        expected = (m + p - 1) * (fwd + bwd) + (2 * (p - 1) + float(blocking_1f1b_sends(p, m))) * send
+        expected = blocking_1f1b_closed_form_s(p, m, fwd, bwd, send)
         assert _step_s(p, m, fwd, bwd, send) == pytest.approx(expected, rel=1e-12), (fwd, bwd, send)
 
 

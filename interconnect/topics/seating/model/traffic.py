@@ -151,21 +151,22 @@ def _time_s(cluster: Cluster, name: str, per_domain: np.ndarray, domains: np.nda
             size_bytes: np.ndarray) -> np.ndarray:
     """Time (s) of one call of ``name`` per layout (arrays of equal length)."""
     out = np.zeros(size_bytes.shape, dtype=float)
-    log_x = np.log(_TABLE_SIZES)
     if size_bytes.size == 1:  # one layout (a plan, a published run): no grouping of shapes to do
         pd, dm = int(np.ravel(per_domain)[0]), int(np.ravel(domains)[0])
         size = np.ravel(size_bytes)[:1]
         if size[0] > 0 and pd * dm > 1:
-            x = np.log(np.clip(size, 1.0, _TABLE_SIZES[-1]))
-            out[...] = (np.exp(np.interp(x, log_x, _table(cluster, name, pd, dm))) * 1e-6).reshape(out.shape)
+            out[...] = _interpolated_s(cluster, name, pd, dm, size).reshape(out.shape)
         return out
     # each group shape once: GPUs per domain and domains packed into one integer key (both far below 2**31)
     keys = np.unique(np.asarray(per_domain, dtype=np.int64) * 2**31 + np.asarray(domains, dtype=np.int64))
     for pd, dm in zip((keys // 2**31).tolist(), (keys % 2**31).tolist(), strict=True):
         mask = (per_domain == pd) & (domains == dm) & (size_bytes > 0)
-        if not mask.any() or pd * dm <= 1:
-            continue
-        table = _table(cluster, name, pd, dm)
-        x = np.log(np.clip(size_bytes[mask], 1.0, _TABLE_SIZES[-1]))
-        out[mask] = np.exp(np.interp(x, log_x, table)) * 1e-6
+        if mask.any() and pd * dm > 1:
+            out[mask] = _interpolated_s(cluster, name, pd, dm, size_bytes[mask])
     return out
+
+
+def _interpolated_s(cluster: Cluster, name: str, per_domain: int, domains: int, sizes: np.ndarray) -> np.ndarray:
+    """Seconds of ``name`` at each of ``sizes`` bytes on one group shape, log-log between the table's sizes."""
+    x = np.log(np.clip(sizes, 1.0, _TABLE_SIZES[-1]))
+    return np.exp(np.interp(x, np.log(_TABLE_SIZES), _table(cluster, name, per_domain, domains))) * 1e-6
