@@ -82,7 +82,8 @@ class ReferenceRun(PublishedRun):
                         mtp_layers=self.mtp_layers, last_stage_layers=self.last_stage_layers,
                         cp_waits_at_issue=self.cp_waits_at_issue, chunk_dp_sync=self.chunk_dp_sync_mode,
                         p2p_blocking=self.stack_row.p2p_blocking,
-                        dp_bucket_params=float(self.dp_bucket_params), interleaved_p2p=self.interleaved_p2p_mode)
+                        dp_bucket_params=float(self.dp_bucket_params), interleaved_p2p=self.interleaved_p2p_mode,
+                        stack=self.stack_row.id)
 
     # the stack's defaults (selective-recomputation policy, FP32 copies of the logits at the loss, FSDP2's copies and
     # gathered weights under a pipeline, FP8 weight gathers ...) are its row of the stack table, the same row the

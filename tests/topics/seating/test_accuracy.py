@@ -1,4 +1,4 @@
-"""The seating chart's error band: every published run judged, neighbours by kind, precision, GPU family, scale."""
+"""The seating chart's error band: every published run judged; neighbours by kind, precision, family, stack, scale."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import dataclasses
 from interconnect.hardware.accuracy import Criterion, Evaluated, coverage_neighbours, coverage_range, select_band
 from interconnect.hardware.cluster import resolve_cluster
 from interconnect.topics.seating.accuracy import BAND_COVERAGE, case_band, evaluated, published_source, run_band
-from interconnect.topics.seating.model import Workload
+from interconnect.topics.seating.model import Workload, stack_workload
 from interconnect.topics.seating.reference_runs import load_reference_runs, predict
 from interconnect.workloads.presets import load_model_presets
 
@@ -42,6 +42,23 @@ def test_the_rules_read_kind_precision_family_and_scale():
     band = case_band(presets["llama3-70b"], cluster, Workload())
     assert band.n >= 3 and band.basis.startswith("held: dense, 16-bit (BF16/FP16), NVIDIA Ampere, 64-4,096 GPUs")
     assert band.low <= band.median <= band.high
+
+
+def test_the_stack_rule_keeps_runs_of_the_same_group_of_stacks():
+    presets = load_model_presets()
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=8)
+    runs = {run.id: run for run in load_reference_runs()}
+    core = {run_id for run_id, run in runs.items() if run.megatron_core}
+    plain = case_band(presets["llama3-70b"], cluster, Workload())  # no stack named: no stack rule
+    nemo = case_band(presets["llama3-70b"], cluster, stack_workload(Workload(), "nemo"))
+    titan = case_band(presets["llama3-70b"], cluster, stack_workload(Workload(), "torchtitan"))
+    assert "stack" not in plain.basis
+    assert "a Megatron-Core stack" in nemo.basis.split("; dropped")[0] and set(nemo.runs) <= core
+    assert "a stack other than Megatron-Core's" in titan.basis.split("; dropped")[0]
+    assert titan.runs and not set(titan.runs) & core
+    # a published run is judged with its own stack's group: Megatron-Bridge's table among Megatron-Core's stacks
+    run = runs["mbridge2511-qwen3-30b-h100-16"]
+    assert run.workload().stack == "megatron-bridge" and set(run_band(run).runs) <= core
 
 
 def test_moe_and_fp8_are_extrapolations_while_no_such_run_is_published():

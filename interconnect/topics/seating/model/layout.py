@@ -409,6 +409,9 @@ class Workload:
     acts with the ``interleaved`` schedule, Megatron's pipeline engine and PP > 1, and charges the transfers and
     gathers of :func:`~interconnect.topics.seating.model.schedules.blocking_interleaved_transfers` as exposed, none
     hidden.
+    ``stack`` the training stack whose defaults filled the fields above (a key of
+    :data:`~interconnect.topics.seating.model.STACKS`, or ``other``; "": not said). The step ignores it; the error
+    band reads it to pick the published runs like this case (:mod:`interconnect.topics.seating.accuracy`).
     """
 
     micro_batch: int = 1
@@ -454,6 +457,7 @@ class Workload:
     p2p_blocking: bool = True
     dp_bucket_params: float = 0.0
     interleaved_p2p: str = "overlap"
+    stack: str = ""
 
     @property
     def tp_userbuffers(self) -> bool:

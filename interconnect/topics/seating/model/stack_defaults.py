@@ -174,10 +174,11 @@ DEFAULT_STACK: str = PLAN_DEFAULTS["stack"]
 #: TP-communication overlap as the page and ``plan`` take it: the stack's default, or on, or off.
 TP_OVERLAP_CHOICES = {"auto": "The stack's default", "on": "On", "off": "Off"}
 
-#: The Workload fields the page and ``plan`` take from the chosen stack (see the module's docstring).
+#: The Workload fields the page and ``plan`` take from the chosen stack (see the module's docstring); ``stack`` names
+#: it, for the error band's rule of like stacks.
 PLAN_FIELDS = ("tp_comm_overlap", "selective_policy", "loss_fp32_copies", "fsdp2_copies", "pipeline_fsdp_unsharded",
                "context_parallel", "fp8_param_gather", "pipeline_engine", "chunk_dp_sync", "p2p_blocking",
-               "loss_bytes_per_logit")
+               "loss_bytes_per_logit", "stack")
 
 
 def stack_for_run(stack: str) -> Stack:
@@ -224,7 +225,7 @@ def stack_workload(workload: Workload, stack: str = DEFAULT_STACK, tp_overlap: s
 
     Examples
     --------
-    >>> stack_workload(Workload()) == Workload()
+    >>> stack_workload(Workload()) == replace(Workload(), stack="megatron-core")
     True
     >>> w = stack_workload(Workload(), "nemo")
     >>> w.tp_comm_overlap, w.selective_policy
@@ -244,7 +245,7 @@ def stack_workload(workload: Workload, stack: str = DEFAULT_STACK, tp_overlap: s
                    context_parallel=row.cp_ring if ring else workload.context_parallel,
                    fp8_param_gather=row.fp8_param_gather and workload.dtype_bytes == 1,
                    pipeline_engine=pipeline_engine or row.pipeline_engine, chunk_dp_sync=row.chunk_dp_sync,
-                   p2p_blocking=row.p2p_blocking, loss_bytes_per_logit=row.loss_bytes_per_logit)
+                   p2p_blocking=row.p2p_blocking, loss_bytes_per_logit=row.loss_bytes_per_logit, stack=stack)
 
 
 def tp_overlap_note(workload: Workload, tp: int | None, stack: str = DEFAULT_STACK, tp_overlap: str = "auto") -> str:
