@@ -103,10 +103,15 @@ def a2a_unpaired_share(pp: np.ndarray | float, virtual: int, micro: np.ndarray |
     0d8e071: "executed alone, no a2a overlapping"): 1 of the micro-batches. With PP stages of ``virtual`` chunks a rank
     warms up with :math:`2(p - 1 - r) + (v - 1)p + 1` chunk forwards, one more than the interleaved schedule's own, and
     cools down with as many backwards, of :math:`m v` (schedules.py, ``get_pp_rank_microbatches``, the micro-batch
-    group per virtual stage PP by default); at the mean rank :math:`(p - 1) + (v - 1)p + 1`. At most 1.
+    group per virtual stage PP by default); at the mean rank :math:`(p - 1) + (v - 1)p + 1 = v p`. At most 1.
+
+    So the share is :math:`p / m` whatever the chunk count: a layout whose VP the model picks (``virtual_stages`` 0)
+    loses nothing by being charged at one chunk before the pick.
 
     >>> [round(float(v), 4) for v in a2a_unpaired_share(np.array([1, 8, 4]), 4, np.array([8, 128, 8]))]
     [0.125, 0.0625, 0.5]
+    >>> [round(float(a2a_unpaired_share(8, v, 128)), 4) for v in (1, 5, 12)]
+    [0.0625, 0.0625, 0.0625]
     """
     pp, micro = (np.asarray(v, dtype=float) for v in (pp, micro))
     steps = np.maximum(micro * virtual, 1.0)

@@ -557,6 +557,7 @@ def _expert_parallel(g: _Grid, lt: _LayerTimes) -> tuple[np.ndarray, np.ndarray,
         rest_bwd = np.maximum(lt.compute - lt.fwd - lt.expert_bwd, 0.0)
         pair = a2a_overlap_pair_s(seconds / 4.0, attn_fwd, lt.expert_fwd, lt.expert_bwd / 2.0, lt.expert_bwd / 2.0,
                                   rest_bwd)
+        # (the stated chunk count; the share is p / m whatever it is, so a VP the model picks later changes nothing)
         v = max(workload.virtual_stages, 1) if workload.schedule == "interleaved" else 1
         alone = a2a_unpaired_share(g.pp, v, g.micro)
         exposed = np.where(on, (1.0 - alone) * (pair - lt.compute) + alone * seconds, 0.0)
