@@ -20,6 +20,7 @@ from interconnect.datafiles.tables import CsvFile, DataFile, packaged_data_file
 
 __all__ = [
     "KINDS",
+    "DATA_PATHS",
     "LAUNCH_KINDS",
     "MEASUREMENTS_DIR",
     "ONE_OFF_FACTOR",
@@ -41,6 +42,9 @@ PROTOCOLS = ("auto", "ll", "ll128", "simple")
 #: How the benchmark drove the GPUs (the time each adds is the model's:
 #: :data:`interconnect.hardware.collectives.measurements.LAUNCH_OVERHEAD_US`).
 LAUNCH_KINDS = ("process-per-gpu", "single-process", "pytorch")
+#: How NCCL moved the data: its SM kernels (the default, what the model describes), or the copy engines (NCCL 2.28+
+#: with NCCL_CTA_POLICY_ZERO and registered buffers, nccl-tests ``-x 2 -R 2``).
+DATA_PATHS = ("sm", "copy-engine")
 #: A row whose out-of-place and in-place times differ by more than this factor is a one-off (a first
 #: call, a hiccup): the smaller time is kept. Published examples: 68.5 against 24.7 µs at 8 B and
 #: 1272 against 321 µs at 8 MiB in two nccl-tests#309 runs, whose neighbours agree within 10 %.
@@ -52,6 +56,7 @@ DATASET = Record("dataset", (
     Field("source"), Field("cluster", dict, to="cluster_inputs"),
     Field("assumption", required=False, default=""), Field("algorithm", required=False, default="auto"),
     Field("collective", required=False, default="all_reduce"), Field("column", required=False),
+    Field("data_path", required=False, default="sm", choices=DATA_PATHS),
     Field("environment", required=False, default=""),
     Field("launch", required=False, default="process-per-gpu", choices=LAUNCH_KINDS),
     Field("nccl_version", required=False, default=""), Field("pending", bool, required=False, default=False),
@@ -98,6 +103,7 @@ class MeasuredSweep:
     launch: str = "process-per-gpu"
     pending: bool = False
     collective: str = "all_reduce"
+    data_path: str = "sm"
 
 
 def read_measured_sweeps(folder: str | Path | None = None) -> list[MeasuredSweep]:

@@ -171,6 +171,22 @@ def test_leaving_the_source_out_changes_the_band_of_a_published_table():
     assert not {"h100-8node-ib", "h100-4of8node-ib"} & set(left.runs)
 
 
+def test_a_copy_engine_table_is_judged_but_is_never_a_neighbour():
+    # nccl-2169's -R2 -x2 run moved its all-to-all with the copy engines (NCCL_CTA_POLICY_ZERO), a path the model
+    # does not describe; its default-path sibling of the same thread is an ordinary table
+    tables = {t.id: t for t in table_evaluations()}
+    engine, default = tables["nccl-2169-alltoall-4xh100"], tables["nccl-2169-alltoall-4xh100-default"]
+    assert engine.measurement.data_path == "copy-engine" and default.measurement.data_path == "sm"
+    assert engine.ratios["large"] < 0.5 < default.ratios["large"]  # both still evaluated
+    cluster, _ = resolve_cluster("h100-sxm", gpus_per_node=8, nodes=1)
+    # without the copy-engine table only two all-to-all tables are 256 MiB and up: too few for a band
+    assert collective_band(cluster, "alltoall", 2**30).extrapolation
+    for table in tables.values():
+        for band_name in ("small", "middle", "large"):
+            if band_name in table.ratios:
+                assert engine.id not in table_band(table, band_name).runs
+
+
 def test_sources_are_the_repository_or_the_issue_thread():
     keys = {t.id: t.source for t in table_evaluations()}
     assert keys["h100-8node-ib"] == "github.com/NVIDIA/nccl-tests/issues/309"

@@ -582,6 +582,12 @@ def test_a_bad_manifest_or_row_is_refused_by_name(tmp_path):
     (tmp_path / "manifest.toml").write_text(manifest + 'column = "busbw_gbps"\nroles = "reference"\n')
     with pytest.raises(MeasurementDataError, match="dataset 'x': unknown key"):
         load_measurements(directory=tmp_path, collective=None)
+    (tmp_path / "sweep.csv").write_text("size_bytes,busbw_gbps\n8,0.1\n1024,0.2\n")
+    (tmp_path / "manifest.toml").write_text(manifest + 'column = "busbw_gbps"\ndata_path = "dma"\n')
+    with pytest.raises(MeasurementDataError, match="dataset 'x'.*data_path"):
+        load_measurements(directory=tmp_path, collective=None)
+    (tmp_path / "manifest.toml").write_text(manifest + 'column = "busbw_gbps"\ndata_path = "copy-engine"\n')
+    assert load_measurements(directory=tmp_path, collective=None)[0].data_path == "copy-engine"
 
 
 @pytest.mark.parametrize(("nodes", "measured_us"), [(2, 55.5), (16, 235.0)])

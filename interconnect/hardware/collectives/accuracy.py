@@ -44,6 +44,10 @@ arithmetic above predicts for them (3 tables: 50 %; 5 tables at the 10th-90th pe
 
 **Leave one source out**: a case that is a published table (``leave_out``) is judged without any table of
 the same source (:func:`source_key`: the repository, or the issue thread, the rows were copied from).
+
+**The path the model describes**: a table whose run moved its data with the copy engines (``data_path =
+"copy-engine"``: NCCL_CTA_POLICY_ZERO with registered buffers, nccl-tests ``-x 2 -R 2``) is judged like the others
+but is no case's neighbour: the model and every page input describe NCCL's SM kernels.
 """
 
 from __future__ import annotations
@@ -206,7 +210,7 @@ def collective_band(cluster: Cluster, collective: str = "all_reduce", size_bytes
     cases = [Evaluated(t.id, t.source, t.ratios[band], {"collective": t.measurement.collective,
                                                         "nodes": node_band(t.nodes), "family": t.family,
                                                         "launch": t.measurement.launch})
-             for t in _tables() if band in t.ratios]
+             for t in _tables() if band in t.ratios and t.measurement.data_path == "sm"]
     criteria = [
         Criterion(COLLECTIVE_LABELS.get(collective, collective), lambda c: c.attrs["collective"] == collective,
                   hard=True),

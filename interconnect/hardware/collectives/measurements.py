@@ -222,6 +222,9 @@ class Measurement:
     #: target for a model change); ``benchmarks/accuracy.py`` still prints it.
     pending: bool = False
     collective: str = "all_reduce"
+    #: How NCCL moved the data: ``sm`` (its kernels, the default and what the model describes) or ``copy-engine``
+    #: (NCCL_CTA_POLICY_ZERO with registered buffers); a copy-engine table is never a neighbour in an error band.
+    data_path: str = "sm"
 
     def cluster(self) -> Cluster:
         """Resolve the cluster the sweep was measured on, from the manifest's inputs.
@@ -307,7 +310,7 @@ def _measurement(sweep: MeasuredSweep) -> Measurement:
         cluster_inputs=dict(sweep.cluster_inputs), size_bytes=size, time_us=time, assumption=sweep.assumption,
         algorithm=sweep.algorithm, path=sweep.path, protocol=sweep.protocol, nccl_version=sweep.nccl_version,
         environment=sweep.environment, url=sweep.url, pending=sweep.pending, collective=sweep.collective,
-        launch=sweep.launch,
+        launch=sweep.launch, data_path=sweep.data_path,
     )
 
 
