@@ -159,7 +159,8 @@ def _more_run_controls(state: PageState) -> None:
                       "reaches 35 % of an H100's peak where FlashAttention-3 reaches about 60 %.", **keep)
     st.selectbox("Training stack", list(STACKS), key=state.key("stack"), format_func=lambda s: STACKS[s].name,
                  help="What the stack does where the page has no setting of its own (NeMo and Megatron-Bridge: "
-                      "their performance recipes). "
+                      "their performance recipes). It also picks the published runs the error band compares with: "
+                      "those of Megatron-Core's stacks, or those of the others. "
                       + " ".join(f"{STACKS[s].summary()}." for s in STACKS), **keep)
     st.selectbox("TP-communication overlap", list(TP_OVERLAP_CHOICES), key=state.key("tpov"),
                  format_func=lambda c: f"The stack's ({'on' if STACKS[state['stack']].tp_comm_overlap else 'off'})"
