@@ -39,11 +39,13 @@ from interconnect.topics.seating.model import (
 )
 from interconnect.topics.seating.page_live import LIVE_NODES, live_seating
 from interconnect.topics.seating.page_parts import (
+    a2a_overlap_blocked,
     bill_view,
     cached_plan,
     cached_search,
     grid_figure,
     memory_view,
+    module_blocked,
     reference_view,
     seating_inputs,
     section_choice,
@@ -185,21 +187,18 @@ def _moe_run_controls(state: PageState) -> None:
     else:
         preset = load_model_presets()[state["model"]]
         mla, moe = preset.is_mla, preset.is_moe
-    needs = {"mla_up_proj": (mla, " (latent attention only)"), "layernorm": (True, ""),
-             "moe_act": (moe, " (experts only)")}
     help_text = {"mla_up_proj": "The latent-attention up-projections' outputs are freed and computed again in the "
                                 "backward pass: less activation memory, one more forward of those GEMMs.",
                  "layernorm": "The layer norms' outputs are freed and computed again in the backward pass.",
                  "moe_act": "The experts' activation function's outputs are freed and computed again in the backward "
                             "pass."}
     for module, key in RECOMPUTE_MODULE_KEYS.items():  # one a line: a reason in a label wraps instead of being cut
-        acts, reason = needs[module]
-        st.toggle(f"Recompute {module}{'' if acts else reason}", key=state.key(key), disabled=not acts,
-                   help=help_text[module], **keep)
-    a2a_acts = moe and state["ep"] > 1 and state["recompute"] != "full"
-    reason = "" if a2a_acts else (" (experts only)" if not moe else " (EP > 1 only)" if state["ep"] == 1
-                                  else " (not with full recomputation)")
-    st.toggle(f"Overlap the expert all-to-alls{reason}", key=state.key("a2a"), disabled=not a2a_acts,
+        blocked = module_blocked(module, mla, moe)
+        st.toggle(f"Recompute {module}{f' ({blocked})' if blocked else ''}", key=state.key(key),
+                  disabled=bool(blocked), help=help_text[module], **keep)
+    blocked = a2a_overlap_blocked(moe, state["ep"], state["recompute"])
+    st.toggle(f"Overlap the expert all-to-alls{f' ({blocked})' if blocked else ''}", key=state.key("a2a"),
+              disabled=bool(blocked),
               help="Each MoE layer's dispatch and combine all-to-alls run beside another micro-batch's compute "
                    "(Megatron-Core's overlap_moe_expert_parallel_comm); the warm-up and cool-down micro-batches "
                    "still wait for theirs.", **keep)

@@ -195,16 +195,29 @@ class SeatingInputs:
     stack_note: str = ""  # "" unless TP-communication overlap was asked for and cannot act
 
 
-def module_acts(module: str, model: ModelPreset) -> bool:
-    """Whether recomputing ``module`` changes anything for ``model`` (mla_up_proj needs latent attention, moe_act
-    experts; the model refuses them otherwise)."""
-    return {"mla_up_proj": model.is_mla, "moe_act": model.is_moe}.get(module, True)
+def module_blocked(module: str, is_mla: bool, is_moe: bool) -> str:
+    """Why recomputing ``module`` changes nothing for this model, in a few words ("" when it acts): mla_up_proj needs
+    latent attention, moe_act experts; the model refuses them otherwise.
+
+    >>> module_blocked("mla_up_proj", False, True), module_blocked("moe_act", False, True)
+    ('latent attention only', '')
+    """
+    return {"mla_up_proj": "" if is_mla else "latent attention only",
+            "moe_act": "" if is_moe else "experts only"}.get(module, "")
 
 
-def a2a_overlap_acts(model: ModelPreset, ep: int, recompute: str) -> bool:
-    """Whether overlapping the expert all-to-alls can act: experts spread over EP > 1, and not full recomputation
-    (Megatron-Core refuses that pair)."""
-    return model.is_moe and ep > 1 and recompute != "full"
+def a2a_overlap_blocked(is_moe: bool, ep: int, recompute: str) -> str:
+    """Why overlapping the expert all-to-alls cannot act, in a few words ("" when it can): it needs experts spread
+    over EP > 1, and not full recomputation (Megatron-Core refuses that pair).
+
+    >>> a2a_overlap_blocked(True, 8, "selective"), a2a_overlap_blocked(True, 1, "none")
+    ('', 'EP > 1 only')
+    """
+    if not is_moe:
+        return "experts only"
+    if ep <= 1:
+        return "EP > 1 only"
+    return "not with full recomputation" if recompute == "full" else ""
 
 
 def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
@@ -243,9 +256,10 @@ def seating_inputs(values: dict, cluster: Cluster) -> SeatingInputs:
                                     values["zero"])
     # the recompute modules and the all-to-all overlap as plan takes them, each only where it can act (its switch is
     # disabled, with the reason, where it cannot; the link keeps the value)
-    modules = tuple(m for m, key in RECOMPUTE_MODULE_KEYS.items() if values[key] and module_acts(m, model))
-    overlap = values["a2a"] and a2a_overlap_acts(model, layout.ep, workload.recompute)
-    if values["a2a"] and not overlap and a2a_overlap_acts(model, values["ep"], workload.recompute):
+    modules = tuple(m for m, key in RECOMPUTE_MODULE_KEYS.items()
+                    if values[key] and not module_blocked(m, model.is_mla, model.is_moe))
+    overlap = values["a2a"] and not a2a_overlap_blocked(model.is_moe, layout.ep, workload.recompute)
+    if values["a2a"] and not overlap and not a2a_overlap_blocked(model.is_moe, values["ep"], workload.recompute):
         change += " With EP 1 the expert all-to-all overlap has nothing to hide and is left out."
     workload = replace(workload, recompute_modules=modules, ep_a2a_overlap=overlap)
     stack_note = tp_overlap_note(workload, layout.tp, values["stack"], values["tpov"])
