@@ -34,7 +34,11 @@ a new one with probability (n + 1 - 2k) / (n + 1), whatever their distribution. 
   for which the smallest-to-largest range reaches 80 % (8 / 10); if even the hard rules alone leave fewer,
   all of those are used (a narrower neighbourhood would only give a narrower, less honest band);
 * the range is the k-th smallest to the k-th largest with the largest k whose coverage stays at or above
-  80 %: k = max(1, floor((n + 1) / 10)) (smallest to largest up to 18 tables, the second from 19, ...);
+  80 %: k = max(1, floor((n + 1) / 10)), where n counts the publishers (:func:`source_key`) among the tables,
+  not the tables, as the training bands count sources (the tables of one publisher share its cluster, build and
+  way of running, so they are not independent draws): smallest to largest up to 18 publishers, the second from
+  19, ... (until the seventh sitting n counted tables, and a band of 35 tables from 12 publishers dropped the
+  two lowest and two highest);
 * fewer than three tables with the hard rules alone is an extrapolation (send/recv, for which no table is
   packaged, always is).
 
@@ -237,19 +241,23 @@ def collective_expected(band: ErrorBand, time_us: float, busbw_gbps: float) -> d
             "busbw": band.expected(busbw_gbps, "GB/s", reciprocal=True, quantity="busbw")}  # type: ignore[dict-item]
 
 
-def coverage_range(ratios: list[float] | tuple[float, ...]) -> tuple[float, float]:
+def coverage_range(ratios: list[float] | tuple[float, ...],
+                   sources: list[str] | tuple[str, ...] | None = None) -> tuple[float, float]:
     """Return ``(low, high)``: the k-th smallest and k-th largest ratio, k = max(1, floor((n + 1) / 10)).
 
     The shared rule of :func:`interconnect.hardware.accuracy.coverage_range` at 80 % coverage: the largest k
     for which the range holds a further ratio drawn like these with probability (n + 1 - 2k) / (n + 1) >= 80 %
-    (smallest to largest below 19 ratios).
+    (smallest to largest below 19 ratios). With ``sources`` (one per ratio), n counts publishers, not tables,
+    as the training bands do: the tables of one publisher share its cluster, build and way of running.
 
     >>> coverage_range([1.3, 0.8, 1.0])
     (0.8, 1.3)
     >>> coverage_range([float(i) for i in range(1, 20)])  # 19 ratios: the second from each end
     (2.0, 18.0)
+    >>> coverage_range([float(i) for i in range(1, 20)], ["a"] * 10 + ["b"] * 9)  # two publishers: k = 1
+    (1.0, 19.0)
     """
-    return shared_coverage_range(ratios, 0.8)
+    return shared_coverage_range(ratios, 0.8, None if sources is None else list(sources))
 
 
 def _select(cases: list[Evaluated], criteria: list[Criterion], leave_out: str | None) -> ErrorBand:
@@ -273,7 +281,7 @@ def _select(cases: list[Evaluated], criteria: list[Criterion], leave_out: str | 
     basis = (f"held: {', '.join(k.label for k in held)}; "
              f"dropped: {', '.join(k.label for k in dropped) or 'none'}{left}")
     ratios = [c.ratio for c in chosen]
-    low, high = coverage_range(ratios)
+    low, high = coverage_range(ratios, [c.source for c in chosen])
     return ErrorBand(low, high, float(statistics.median(ratios)), len(ratios), basis, QUANTITY,
                      tuple(c.id for c in chosen), "tables")
 
