@@ -42,7 +42,7 @@ def _totals(name: str, rows: list[tuple[float, ErrorBand]]) -> None:
     banded = [(ratio, band) for ratio, band in rows if not band.extrapolation]
     inside = sum(band.contains(ratio) for ratio, band in banded)
     widths = [band.high / band.low for _, band in banded]
-    width = f"{statistics.median(widths):.2f}" if widths else "-"
+    width = f"{statistics.median(widths):.3f}" if widths else "-"
     share = f"{inside / len(banded):.0%}" if banded else "-"
     print(f"{name}: {len(rows)} cases, {len(banded)} with a band ({len(rows) - len(banded)} extrapolations); "
           f"band contained the measured value for {inside} of {len(banded)} ({share}); median width high/low "

@@ -39,11 +39,12 @@ FAMILY = Record("family", (
     Field("sms", int), Field("sms_sources", list),
     *_optional("flash2_share", "fp8_gemm_ratio", "attention_sustained", "rated_power_w", "low_power_w",
                "low_power_share", "hbm_share", "gemm_k_overhead", "gemm_reference_k", "gemm_call_us",
-               "gemm_fit_tflops", "cudnn_dropout_ratio"),
+               "gemm_fit_tflops", "cudnn_dropout_ratio", "speed_spread"),
     *_optional("flash2_basis", "fp8_basis", "attention_sustained_basis", "power_basis", "hbm_basis",
-               "attention_table_basis", "gemm_k_basis", "cudnn_dropout_basis", kind=str),
+               "attention_table_basis", "gemm_k_basis", "cudnn_dropout_basis", "speed_spread_basis", kind=str),
     *_optional("flash2_sources", "fp8_sources", "attention_sustained_sources", "power_sources", "hbm_sources",
-               "attention_table_sources", "gemm_k_sources", "cudnn_dropout_sources", "flash_fwd_tflops",
+               "attention_table_sources", "gemm_k_sources", "cudnn_dropout_sources", "speed_spread_sources",
+               "flash_fwd_tflops",
                "flash_bwd_tflops",
                "flash_fwd_bwd_tflops", "flash2_fwd_bwd_tflops", "flash2_fwd_tflops", "flash2_bwd_tflops",
                "cudnn_fwd_tflops", "cudnn_bwd_tflops",
@@ -55,7 +56,8 @@ _CITATIONS = {"gemm_sources": "gemm_tflops", "attention_sources": "attention_sha
               "flash2_sources": "flash2_share", "fp8_sources": "fp8_gemm_ratio",
               "attention_sustained_sources": "attention_sustained", "power_sources": "low_power_w",
               "hbm_sources": "hbm_share", "attention_table_sources": "attention_seq",
-              "gemm_k_sources": "gemm_k_overhead", "cudnn_dropout_sources": "cudnn_dropout_ratio"}
+              "gemm_k_sources": "gemm_k_overhead", "cudnn_dropout_sources": "cudnn_dropout_ratio",
+              "speed_spread_sources": "speed_spread"}
 
 
 class KernelDataError(CatalogError):
@@ -144,6 +146,11 @@ class KernelFigures:
     #: the attention probabilities, measured on the same kernel with and without; 1.0: not published, nothing charged
     cudnn_dropout_ratio: float = 1.0
     cudnn_dropout_basis: str = ""
+    #: the range of sustained matmul speeds over the GPUs of one busy node, as a fraction of their median: a job of
+    #: N GPUs runs its tensor-core kernels at the pace of the slowest (:func:`interconnect.hardware.stragglers.
+    #: slowest_rank_lag`); 0.0: not published, no lag charged
+    speed_spread: float = 0.0
+    speed_spread_basis: str = ""
 
     def tile_grid(self, rate_scale: float = 1.0) -> TileGrid:
         """What this family's GEMM tiles run on, for :func:`~interconnect.topics.seating.kernels.gemm_shape_factor`.
@@ -324,6 +331,9 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
         if dropout_ratio is not None and not (math.isfinite(dropout_ratio) and 1 <= dropout_ratio <= 10):
             row.fail("'cudnn_dropout_ratio' must be between 1 and 10 (time with dropout over without), "
                      f"got {dropout_ratio!r}")
+        spread = family["speed_spread"]
+        if spread is not None and not (math.isfinite(spread) and 0 <= spread < 0.5):
+            row.fail(f"'speed_spread' must be a fraction in [0, 0.5), got {spread!r}")
         hbm = family["hbm_share"]
         if hbm is not None and not (math.isfinite(hbm) and 0 < hbm <= 1):
             row.fail(f"'hbm_share' must be a fraction in (0, 1], got {hbm!r}")
@@ -356,7 +366,8 @@ def load_kernel_data(path: str | Path | None = None) -> tuple[dict[str, KernelFi
                                 float(k_overhead or 0.0), float(reference_k or 0.0), family["gemm_k_basis"],
                                 (call[0] or 0.0) * 1e-6 * (call[1] or 0.0) * 1e12, (call[1] or 0.0) * 1e12,
                                 tables["flash2_noncausal"],
-                                1.0 if dropout_ratio is None else float(dropout_ratio), family["cudnn_dropout_basis"])
+                                1.0 if dropout_ratio is None else float(dropout_ratio), family["cudnn_dropout_basis"],
+                                0.0 if spread is None else float(spread), family["speed_spread_basis"])
         for gpu in gpus:
             if gpu in by_gpu:
                 row.fail(f"GPU {gpu!r} is already in family {by_gpu[gpu].family!r}")

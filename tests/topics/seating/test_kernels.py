@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 from interconnect.datafiles.tables import packaged_data_file
+from interconnect.hardware.stragglers import slowest_rank_lag
 from interconnect.topics.seating.kernels import gemm_shape_factor, kernel_figures, kernel_sources
 from interconnect.topics.seating.kernels_data import KernelDataError, TileGrid, load_kernel_data
 
@@ -198,10 +199,34 @@ def test_the_step_charges_attention_at_the_rate_of_the_tokens_per_context_parall
     k = kernel_figures("h100-sxm")
     _, at_8k, _, _ = _rates(cluster, Workload(attention="flash2"), seq=8192)
     _, at_1k, _, _ = _rates(cluster, Workload(attention="flash2"), seq=8192 / 8)  # CP 8
-    assert float(at_8k) == pytest.approx(308e12 * k.attention_sustained)
-    assert float(at_1k) == pytest.approx(221e12 * k.attention_sustained)
+    pace = 1 + float(slowest_rank_lag(8, k.speed_spread))  # the slowest of the node's 8 GPUs sets it
+    assert float(at_8k) == pytest.approx(308e12 * k.attention_sustained / pace)
+    assert float(at_1k) == pytest.approx(221e12 * k.attention_sustained / pace)
     _, no_length, _, _ = _rates(cluster, Workload(attention="flash2"))
-    assert no_length == pytest.approx(989.4e12 * k.attention_share_for("flash2"))
+    assert no_length == pytest.approx(989.4e12 * k.attention_share_for("flash2") / pace)
+
+
+def test_a_job_runs_its_tensor_cores_at_the_pace_of_its_slowest_gpu():
+    from interconnect.hardware.cluster import resolve_cluster
+    from interconnect.topics.seating.model.compute import _rates
+    from interconnect.topics.seating.model.layout import Workload
+
+    # gpu-kernels.toml: the MSMF range over eight busy GPUs of one node (ml-engineering fast-mamf 082816f,
+    # benchmarks/README.md, "All 8 GPUs x 5 rounds"): H200 4.5 %, B200 10.4 %
+    assert kernel_figures("h100-sxm").speed_spread == 0.045 and kernel_figures("gb200").speed_spread == 0.104
+    assert kernel_figures("mi300x").speed_spread == 0.0  # none published: no lag
+    one, _ = resolve_cluster("b200", gpus_per_node=1, nodes=1)
+    many, _ = resolve_cluster("b200", gpus_per_node=8, nodes=64)
+    gemm_one, attn_one, _, basis_one = _rates(one, Workload(), seq=4096)
+    gemm_many, attn_many, _, basis_many = _rates(many, Workload(), seq=4096)
+    assert gemm_one == pytest.approx(kernel_figures("b200").gemm_flops) and "slowest" not in basis_one
+    # 512 GPUs: (w / 2)(N - 1)/(N + 1) = 0.052 x 511 / 513 behind, GEMMs and attention alike
+    lag = 0.104 / 2 * 511 / 513
+    assert gemm_many == pytest.approx(gemm_one / (1 + lag)) and float(attn_many) == pytest.approx(attn_one / (1 + lag))
+    assert "the slowest of 512 GPUs sets the pace, 5.2% behind" in basis_many
+    amd, _ = resolve_cluster("mi300x", gpus_per_node=8, nodes=8)
+    amd_one, _ = resolve_cluster("mi300x", gpus_per_node=1, nodes=1)
+    assert _rates(amd, Workload())[0] == _rates(amd_one, Workload())[0]
 
 
 def test_cudnn_fused_attention_runs_at_its_own_published_rate_where_there_is_one():

@@ -403,11 +403,13 @@ def test_the_search_uses_the_stacks_settings():
 
     def pick(at):
         line = next(m.value for m in at.markdown if "Fastest: **" in m.value)
-        return line.split("Fastest: ")[1].split(":")[0], float(line.split("): step ")[1].split(" s,")[0])
+        return line.split("Fastest: ")[1].split(":")[0], float(line.split(": step ")[1].split(" s,")[0])
 
-    # every layout tried with TP overlap: the same pick (TP4 x PP8 x DP2, interleaved) runs 30.2 -> 28.4 s
-    assert pick(on)[0] == pick(off)[0]
+    # every layout tried with NeMo's TP overlap: the fastest runs 31.3 -> 29.5 s. Two layouts are within 0.3 % of
+    # each other there (TP4 x PP8 x DP2 interleaved, TP8 x PP2 x DP4 at micro-batch 2), so which one leads is not
+    # asserted; the default stack's pick is held by test_public_interface.py
     assert pick(on)[1] < pick(off)[1]
+    assert pick(off)[0].startswith("**TP4 × PP8 × DP2")
 
 
 MOE_LINK = {"model": "deepseek-v3", "tp": "1", "pp": "8", "dp": "8", "ep": "8"}

@@ -142,12 +142,14 @@ def test_megatron_weak_scaling_series_as_the_launch_script_ran_it():
     # Megatron-LM's _communicate at 6985e589 does (torch.cuda.synchronize() after each; rule R54); the four interleaved
     # rows (76.1B-529.6B) by -0.004 to -0.015 when the 2021 interleaved schedule's batched exchange after every chunk
     # pair was waited for too, with a TP gather per tensor received (rule R56); the 1.7B row by -0.02 (1.141 to 1.121)
-    # when the loss's memory-bound passes over its 51,200-token vocabulary were charged (rule R59, 52 bytes a logit).
-    series = {"narayanan-1.7b-32": (137, 1.12), "narayanan-3.6b-64": (138, 1.13),
-              "narayanan-7.5b-128": (142, 1.085), "narayanan-18.4b-256": (135, 1.09),
-              "narayanan-39.1b-512": (138, 1.04), "narayanan-76.1b-1024": (140, 1.099),
-              "narayanan-145.6b-1536": (148, 1.054), "narayanan-310.1b-1920": (155, 1.049),
-              "narayanan-529.6b-2520": (163, 1.043), "narayanan-1t-3072": (163, 0.988)}
+    # when the loss's memory-bound passes over its 51,200-token vocabulary were charged (rule R59, 52 bytes a logit);
+    # every row by -0.015 to -0.022 when the slowest of the job's GPUs set the tensor cores' pace (seventh sitting:
+    # A100 takes H200's 4.5 % spread of speeds, so 32 to 3,072 GPUs run 2.1-2.2 % behind a typical GPU).
+    series = {"narayanan-1.7b-32": (137, 1.105), "narayanan-3.6b-64": (138, 1.108),
+              "narayanan-7.5b-128": (142, 1.065), "narayanan-18.4b-256": (135, 1.072),
+              "narayanan-39.1b-512": (138, 1.02), "narayanan-76.1b-1024": (140, 1.08),
+              "narayanan-145.6b-1536": (148, 1.035), "narayanan-310.1b-1920": (155, 1.029),
+              "narayanan-529.6b-2520": (163, 1.022), "narayanan-1t-3072": (163, 0.967)}
     for run_id, (tflops, ratio) in series.items():
         run = RUNS[run_id]
         assert run.achieved_tflops == tflops and run.source == "narayanan2021", run_id
@@ -179,10 +181,10 @@ def test_the_mtnlg_gap_is_the_software_not_the_model_shape():
     # The 530B shape at TP 8 x PP 35 on A100: Megatron-LM's own pipeline on 2,520 GPUs reached 163 TFLOP/s
     # (Narayanan et al. 2021, Table 1, run with run_table_1.sh's interleaved schedule, one layer per model chunk);
     # DeepSpeed's pipeline engine in MT-NLG on 2,240 reached 126 (Smith et al. 2022, section 2.4). The model reads
-    # 1.04 on the first (the script's inputs; 1.06 before rule R56 charged its blocking exchanges) and 1.23 on the
-    # second: the miss on MT-NLG is not the shape.
+    # 1.02 on the first (the script's inputs; 1.06 before rule R56 charged its blocking exchanges, 1.04 before the
+    # slowest GPU set the pace) and 1.21 on the second: the miss on MT-NLG is not the shape.
     megatron, deepspeed = predict(RUNS["narayanan-529.6b-2520"]), predict(RUNS["mtnlg-530b-2240"])
-    assert megatron.ratio == pytest.approx(1.043, abs=0.01)
+    assert megatron.ratio == pytest.approx(1.022, abs=0.01)
     assert deepspeed.ratio > 1.15 and deepspeed.ratio - megatron.ratio > 0.15
 
 
@@ -369,8 +371,15 @@ def test_a_gradient_round_hides_behind_the_micro_batch_wall_time_less_what_share
     # the window is longer than the compute by TP's NVLink time, which the compute alone would leave out
     assert window > float(two["compute_s"][0]) / m + 0.9 * float(two["tp_time"][0]) / m - float(two["pp_time"][0]) / m
     added = float(two["dp_exposed"][0] - one["dp_exposed"][0])
-    assert t_rs > window  # DP 128's FP32 rounds outlast a micro-batch here
-    assert added == pytest.approx((m - 1) * (t_rs - window), rel=1e-6)
+    # DP 128's FP32 rounds (0.299 s) just fit the published run's micro-batch (0.303 s, its GPUs at the pace of the
+    # slowest): nothing added. Half the tokens a micro-batch halve the window, and the rounds outlast it
+    assert t_rs < window and added == pytest.approx((m - 1) * max(0.0, t_rs - window), abs=1e-9)
+    short = replace(workload, seq_len=workload.seq_len // 2)
+    one_s, two_s = bill(1, short), bill(2, short)
+    window_s = float(two_s["t_micro"][0]) - float(two_s["pp_time"][0]) / m
+    assert t_rs > window_s
+    assert float(two_s["dp_exposed"][0] - one_s["dp_exposed"][0]) == pytest.approx((m - 1) * (t_rs - window_s),
+                                                                                     rel=1e-6)
     # TP across the server (TP 16 on 8-GPU servers) shares the NIC: its seconds leave the window as PP's do
     wide = {z: bill(z, tp=16, dp=64) for z in (1, 2)}
     m16 = float(wide[2]["micro"][0])  # 2,048 sequences over DP 64: 32
@@ -580,7 +589,8 @@ def test_blackwell_fp8_gemms_run_at_the_measured_ratio():
     assert k.fp8_gemm_ratio == pytest.approx(3432.5 / 1745.0, abs=5e-4)
     cluster, _ = resolve_cluster("b200", gpus_per_node=8, nodes=1)
     gemm, _, _, basis = _rates(cluster, Workload(dtype_bytes=1))
-    assert gemm == pytest.approx(1426.4e12 * 1.967) and "3432.5" in basis
+    # at the pace of the slowest of the node's 8 GPUs: (10.4 % / 2) x 7 / 9 behind (gpu-kernels.toml speed_spread)
+    assert gemm == pytest.approx(1426.4e12 * 1.967 / (1 + 0.104 / 2 * 7 / 9)) and "3432.5" in basis
     bf16, fp8 = _fp8_plan("b200", "bf16"), _fp8_plan("b200", "fp8")
     assert 1.0 < bf16.compute_s / fp8.compute_s < 1.967
 
@@ -668,10 +678,11 @@ def test_bloom_runs_deepspeeds_bf16_optimizer_and_reads_near_its_published_throu
     assert (bloom.ddp_mode, bloom.grad_bytes, bloom.pipeline_engine) == ("deepspeed-bf16", 4, "deepspeed")
     assert {r.ddp_mode for r in RUNS.values() if r.id != bloom.id} & {"deepspeed-bf16"} == set()
     # Published: about 150 TFLOP/s per GPU (the README's log at iteration 85,376: 104.70 s per iteration, 149.77
-    # TFLOPs); the model read 1.155 of it before the rule and should now be within 10 %.
+    # TFLOPs); the model read 1.155 of it before the rule (1.136 since the slowest of the 384 GPUs sets the pace) and
+    # should now be within 10 %.
     assert predict(bloom).tflops == pytest.approx(149.77, rel=0.10)
     before = dataclasses.replace(bloom, ddp="", grad_bytes=0)
-    assert predict(before).tflops > 1.15 * 149.77
+    assert predict(before).tflops > 1.13 * 149.77
 
 
 def test_fsdp2_copies_are_charged_for_torchtitan_runs_only():

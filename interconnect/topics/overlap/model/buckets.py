@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interconnect.hardware.stragglers import slowest_rank_lag
 from interconnect.topics.overlap.model.workload import MAX_BUCKETS, ModelShape
 from interconnect.units import expects
 
@@ -194,38 +195,3 @@ def gradient_production(workload: ModelShape, gradient_bytes_per_param: int, mod
             xs.append(x)
             fs.append(f)
     return Production(tuple(xs), tuple(fs))
-
-
-def slowest_rank_lag(ranks: object, spread: float) -> np.ndarray:
-    r"""Compute how far the slowest of ``ranks`` GPUs lags a typical one, for speeds spread over ``spread``.
-
-    Parameters
-    ----------
-    ranks : int or array of int
-        GPUs that synchronise at every bucket (the data-parallel group).
-    spread : float
-        w, the range of speeds of GPUs of one model, as a fraction of the median (0.08: 8 %).
-
-    Returns
-    -------
-    numpy.ndarray
-        s, the fraction by which the slowest rank is slower than a typical one (0 for one rank).
-
-    Notes
-    -----
-    Our model: GPU speeds uniform over :math:`[-w/2, w/2]` around the median, ranks drawn at
-    random; the slowest of :math:`N` is on average
-
-    .. math:: s_N = \frac{w}{2} \, \frac{N - 1}{N + 1}
-
-    slower than the median GPU, which a one-GPU run measures on average. Sinha et al. (SC22,
-    arXiv 2208.11035) measured 8 % average performance variation (at most 22 %) between V100s of
-    one SKU on Summit, Vortex and Longhorn (:func:`load_bucket_costs`, ``gpu_spread``).
-
-    Examples
-    --------
-    >>> [round(float(s), 4) for s in slowest_rank_lag(np.array([1, 2, 8]), 0.08)]
-    [0.0, 0.0133, 0.0311]
-    """
-    n = np.maximum(np.asarray(ranks, dtype=float), 1.0)
-    return spread / 2 * (n - 1) / (n + 1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from interconnect.hardware.cluster import Cluster
+from interconnect.hardware.stragglers import slowest_rank_lag
 from interconnect.topics.seating.kernels_data import TileGrid
 from interconnect.topics.seating.model.layout import Workload
 from interconnect.units import magnitude_in
@@ -59,14 +60,15 @@ def _hbm_bytes_per_s(cluster: Cluster, workload: Workload | None = None) -> floa
 
 
 def _rates(cluster: Cluster, workload: Workload, seq: np.ndarray | float | None = None,
-           causal: bool = True) -> tuple[float, float, int | TileGrid, str]:
+           causal: bool = True, gpus: np.ndarray | float | None = None) -> tuple[float, float, int | TileGrid, str]:
     """GEMM rate (FLOP/s), attention rate (FLOP/s), the GEMMs' tile grid and the basis, for this GPU and workload.
 
     The tile grid (``kernels.gemm_shape_factor``'s ``sms``) is the family's SMs and per-tile cost, that cost in
     elements of K scaled by the GEMMs' rate over the BF16 one (FP8); 0 where no kernel figures apply. With ``seq``,
     the tokens one attention call sees, the attention rate is the family's published rate at that length where it
     gives one (``KernelFigures.attention_flops_for``), an array like ``seq``; ``causal=False`` for a call without a
-    mask (at the family's published rate for one where it gives it).
+    mask (at the family's published rate for one where it gives it). ``gpus``: the job's GPU count, which sets how far
+    its slowest GPU lags a typical one (the cluster's where not given; an array like the layouts').
     """
     from interconnect.topics.seating.kernels import kernel_figures
 
@@ -99,6 +101,16 @@ def _rates(cluster: Cluster, workload: Workload, seq: np.ndarray | float | None 
     power = k.power_scale(workload.power_limit_w)
     power_note = f"; at a {workload.power_limit_w:.0f} W limit, {power:.3f} of that ({k.power_basis})" \
         if power != 1.0 else ""
+    # a synchronous job waits for its slowest GPU at every collective: its tensor-core kernels go at the pace of the
+    # slowest of its GPUs, the family's measured spread of speeds apart (hardware/stragglers.py)
+    n = cluster.ranks if gpus is None else gpus
+    lag = slowest_rank_lag(n, k.speed_spread)
+    power = power / (1.0 + lag)
+    if np.ndim(lag) == 0 and lag > 0:
+        power_note += (f"; the slowest of {int(n):,} GPUs sets the pace, {float(lag):.1%} behind a typical one "
+                       f"(speeds {k.speed_spread:.1%} apart: {k.speed_spread_basis})")
+    if np.ndim(power) == 0:
+        power = float(power)
     attention = peak * k.attention_share_for(workload.attention)
     if seq is not None:
         by_length = k.attention_flops_for(workload.attention, seq, causal)

@@ -60,6 +60,11 @@ class _Grid:
     groups: dict[str, tuple[np.ndarray, np.ndarray]]
 
     @property
+    def gpus(self) -> np.ndarray:
+        """GPUs of each layout: TP x PP x DP x CP (EP is carved out of DP)."""
+        return self.tp * self.pp * self.dp * self.cp
+
+    @property
     def weight_ranks(self) -> np.ndarray:
         """Ranks that hold the same dense weights: the data-parallel replicas and their context-parallel ranks, over
         which the gradients are summed and ZeRO shards (Megatron-Core's ``dp_cp_group``, torchtitan's

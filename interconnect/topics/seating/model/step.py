@@ -80,7 +80,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
 
     model, workload, h, s = g.model, g.workload, g.h, g.s
     # attention at the published rate of the tokens one call sees (the sequence, split by CP), where one is given
-    gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload, seq=g.s / g.cp)
+    gemm_rate, attn_rate, sms, _ = _rates(g.cluster, workload, seq=g.s / g.cp, gpus=g.gpus)
     hbm = _hbm_bytes_per_s(g.cluster, workload)
     per_layer_params, _ = layer_params(model)
     unfused = workload.attention == "unfused"
@@ -112,7 +112,7 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         # the ring's steps are charged as causal (no windowed run uses CP)
         share = min(model.window_layers, model.layers) / model.layers
         keys = windowed_keys(s, model.attention_window)
-        _, band_rate, _, _ = _rates(g.cluster, workload, seq=2.0 * (model.attention_window + 1))
+        _, band_rate, _, _ = _rates(g.cluster, workload, seq=2.0 * (model.attention_window + 1), gpus=g.gpus)
         windowed = (1.0 - share) * attn_fwd + share * 2 * T * keys * (q + out_w) / g.tp / band_rate
         attn_fwd = np.where(g.cp > 1, attn_fwd, windowed)
     attn_first_fwd = attn_fwd / g.cp
@@ -122,7 +122,8 @@ def _layer_times(g: _Grid) -> _LayerTimes:
         # each with 1/cp of the rank's attention FLOPs, the first is one causal call of the rank's s/cp tokens; every
         # later one a call without a mask of s/cp queries against half as many keys (or the reverse), the work of a
         # square call of s/cp/sqrt(2) tokens, at the rate published for calls without a mask
-        _, open_rate, _, _ = _rates(g.cluster, workload, seq=g.s / g.cp / np.sqrt(2.0), causal=False)
+        _, open_rate, _, _ = _rates(g.cluster, workload, seq=g.s / g.cp / np.sqrt(2.0), causal=False,
+                                   gpus=g.gpus)
         attn_first_fwd = attn_flops_fwd / g.cp / attn_rate
         attn_fwd = np.where(g.cp > 1, attn_first_fwd + (g.cp - 1) * attn_flops_fwd / g.cp / open_rate, attn_fwd)
         # the merges of the partial outputs and the gradient sums, per pass: PyTorch's in FP32, TE's in 16 bits
@@ -192,7 +193,8 @@ def _layer_times(g: _Grid) -> _LayerTimes:
     # the output layer (logits) on the last stage: a GEMM of T x V/t x h, forward and backward, in BF16 even in FP8
     # training (Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
     # fp8_autocast modules; torchtitan's Float8 conversion leaves the "output" layer out)
-    output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2))[0]
+    output_rate = gemm_rate if workload.dtype_bytes != 1 else _rates(g.cluster, replace(workload, dtype_bytes=2),
+                                                                               gpus=g.gpus)[0]
     output = 2 * T * h * model.vocab / g.tp / output_rate * sum(
         1.0 / gemm_shape_factor(*shape, sms) for shape in gemm_pass_shapes(T, model.vocab / g.tp, h))
     # the loss on the same stage: the cross entropy's memory-bound passes over the T x V/t logits, forward and
@@ -422,7 +424,7 @@ def _tp_overlap_extra(g: _Grid, tp_layer: np.ndarray) -> np.ndarray:
 
     model, workload, h, tp = g.model, g.workload, g.h, g.tp
     cfg = ub_config(workload.tp_overlap_config)
-    gemm_rate, _, tiles, _ = _rates(g.cluster, workload, seq=g.s / g.cp)
+    gemm_rate, _, tiles, _ = _rates(g.cluster, workload, seq=g.s / g.cp, gpus=g.gpus)
     grid = tiles if isinstance(tiles, TileGrid) else TileGrid(int(tiles))
     sms = grid.sms
     hbm = _hbm_bytes_per_s(g.cluster, workload)
