@@ -108,7 +108,7 @@ def _rates(cluster: Cluster, workload: Workload, seq: np.ndarray | float | None 
     power = power / (1.0 + lag)
     if np.ndim(lag) == 0 and lag > 0:
         power_note += (f"; the slowest of {int(n):,} GPUs sets the pace, {float(lag):.1%} behind a typical one "
-                       f"(speeds {k.speed_spread:.1%} apart: {k.speed_spread_basis})")
+                       f"({k.speed_spread_basis})")
     if np.ndim(power) == 0:
         power = float(power)
     attention = peak * k.attention_share_for(workload.attention)
