@@ -460,13 +460,13 @@ def test_the_packaged_bucket_costs_read_the_same_from_a_copy(tmp_path):
 @pytest.mark.parametrize(("old", "new", "message"), [
     ('value = "12 us"', 'value = "12 m"', r"\[launch\]: 'value': expected a time"),
     ('value = "12 us"', 'value = "-12 us"', r"\[launch\]: 'value': expected a positive time"),
-    ('value = "0.19"', 'value = "1.9"', r"\[sm_contention\]: 'value' must be a fraction in \[0, 1\)"),
+    ('value = "0.189"', 'value = "1.89"', r"\[sm_contention\]: 'value' must be a fraction in \[0, 1\)"),
     ('basis = "measured"', 'basis = "rumour"', r"\[launch\]: 'basis' must be one of"),
     ('value = "0.08"\n', '', r"\[gpu_spread\]: missing key\(s\) value"),
     ('[gpu_spread]', '[gpu_speed]', r"unknown table\(s\) gpu_speed"),
 ])
 def test_the_bucket_costs_loader_names_the_table_and_key_of_a_broken_file(tmp_path, old, new, message):
-    from interconnect.topics.overlap.data import OverlapDataError
+    from interconnect.datafiles.bucket_costs import OverlapDataError
 
     path = _copy_bucket_costs(tmp_path)
     text = path.read_text(encoding="utf-8")

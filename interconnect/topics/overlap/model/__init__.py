@@ -41,7 +41,7 @@ with the all-reduce.
 
 from __future__ import annotations
 
-from interconnect.topics.overlap.data import BucketCost, BucketCosts, load_bucket_costs
+from interconnect.datafiles.bucket_costs import BucketCost, BucketCosts, load_bucket_costs
 from interconnect.topics.overlap.model.buckets import (
     Buckets,
     Production,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interconnect.datafiles.bucket_costs import load_bucket_costs
 from interconnect.hardware.cluster import Cluster
 from interconnect.topics.seating.model.architecture import mla_projection_shapes
 from interconnect.topics.seating.model.compute import layer_params
@@ -27,8 +28,9 @@ __all__ = ["OVERLAP_SLOWDOWN"]
 #: Compute that runs while a collective runs beside it is slower than alone: the collective's kernels take SMs,
 #: HBM bandwidth and power. Lee et al. 2025 (Characterizing Compute-Communication Overlap in GPU-Accelerated
 #: Distributed Deep Learning, arXiv 2507.03114, abstract) measure 18.9 % on average (40 % at most) over GPT and
-#: Llama training kernels on A100, H100, MI250 and MI210; one figure for every GPU family, as they give one.
-OVERLAP_SLOWDOWN = 0.189
+#: Llama training kernels on A100, H100, MI250 and MI210; one figure for every GPU family, as they give one. Declared
+#: once, in ``ddp-bucket-costs.toml`` (``sm_contention``), which the Overlap page's buckets read too.
+OVERLAP_SLOWDOWN = load_bucket_costs().contention
 
 @dataclass(frozen=True)
 class _Grid:

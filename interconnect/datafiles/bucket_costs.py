@@ -1,8 +1,9 @@
 """``ddp-bucket-costs.toml``, read and checked: what a DDP gradient bucket costs besides its bytes.
 
 One set of sourced constants for the Overlap model (:mod:`interconnect.topics.overlap.model`, which re-exports
-these names): the compute-lane time per bucket (s), the compute slowdown while a collective runs and
-the spread of speeds between GPUs of one model (fractions). Each comes with its value as published,
+these names) and, for the compute slowdown while a collective runs, the Seating chart's step
+(:data:`interconnect.topics.seating.model.grid.OVERLAP_SLOWDOWN`): the compute-lane time per bucket (s), that
+slowdown and the spread of speeds between GPUs of one model (fractions). Each comes with its value as published,
 its basis, source, address and a note on how it was obtained. This file cites its sources by title and
 address itself (it predates ``sources.toml`` ids), so no source ids are checked here.
 """
@@ -103,7 +104,7 @@ def load_bucket_costs(path: str | Path | None = None) -> BucketCosts:
     --------
     >>> costs = load_bucket_costs()
     >>> f"{costs.launch_s * 1e6:.0f} us", costs.contention, costs.spread
-    ('12 us', 0.19, 0.08)
+    ('12 us', 0.189, 0.08)
     """
     data = _BucketCostsFile(packaged_data_file(_DATA_FILE) if path is None else path, source_ids=())
     data.only_tables(_UNITS)
