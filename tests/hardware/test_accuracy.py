@@ -245,11 +245,11 @@ def test_coverage_range_closed_form():
 def test_a_collective_band_trims_its_ends_by_the_publishers_it_draws_on():
     from interconnect.hardware.collectives.accuracy import coverage_range
 
+    by_id = {t.id: t for t in table_evaluations()}
     for table in table_evaluations():
         for name in ("small", "middle", "large"):
             if name not in table.ratios or (band := table_band(table, name)).extrapolation:
                 continue
-            by_id = {t.id: t for t in table_evaluations()}
             ratios = sorted(by_id[i].ratios[name] for i in band.runs)
             publishers = {by_id[i].source for i in band.runs}
             k = max(1, (len(publishers) + 1) // 10)

@@ -258,7 +258,7 @@ def plan(model: ModelPreset, cluster: Cluster, layout: Layout, workload: Workloa
         notes.append(f"Multi-token prediction: {depth} more layer{'s' if depth > 1 else ''} after the model's, on the "
                      f"last stage, each with a 2h to h projection, its norms and the output layer and loss once more; "
                      f"its weights are extra to the model's {model.params / 1e9:,.0f}B.")
-    _, _, _, basis = _rates(cluster, workload, gpus=layout.tp * layout.pp * layout.dp * layout.cp)
+    _, _, _, basis = _rates(cluster, workload, gpus=layout.gpus)
     return Plan(model, cluster, layout, workload, tuple(rows), memory, float(r["compute_s"][0]),
                 float(r["step_s"][0]), float(r["exposed_s"][0]), float(r["bubble"][0]), float(r["mfu"][0]),
                 micro, tuple(notes), float(r["tflops"][0]), float(r["hw_tflops"][0]), v, (most, last), reason,

@@ -757,7 +757,7 @@ def evaluate_layouts(model: ModelPreset, cluster: Cluster, workload: Workload, t
     step = (g.micro + idle_micro) * t_micro + out["pp_exposed"] + out["dp_exposed"] + optimizer_s + interference
     L, s, h = model.layers, g.s, g.h
     tokens_step = workload.global_batch * s
-    n_gpus = g.tp * g.pp * g.dp * g.cp
+    n_gpus = g.gpus
     peak = _peak_flops(cluster, workload)  # MFU against the peak of the format the GEMMs run in
     model_flops = (6 * model.active_params + 12 * L * s * h) * tokens_step
     extra = {"none": 0.0, "selective": 4 * L * s * h * tokens_step,
