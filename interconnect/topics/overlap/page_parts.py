@@ -257,7 +257,7 @@ def _more_step_controls(state: PageState) -> None:
                     help=f"Compute-lane time per bucket: the reducer's bookkeeping and the collective's launch. "
                          f"Default {costs.launch.text}, from PyTorch's DDP benchmark on one GPU, where no bytes "
                          "move: 1 MB buckets against 25 MB.")
-    st.slider("SM contention", **bounds(state, "sm"), step=0.01, key=state.key("sm"), **KEEP_HIDDEN,
+    st.slider("SM contention", **bounds(state, "sm"), step=0.01, format="%.3f", key=state.key("sm"), **KEEP_HIDDEN,
               help=f"Share of compute speed lost while communication kernels run beside it. Default "
                    f"{costs.contention:g}: the average slowdown measured on A100, H100, MI250 and MI210 "
                    "(arXiv 2507.03114). Calculon assumes 0.15 for NVLink traffic.")
