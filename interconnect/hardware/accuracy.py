@@ -42,6 +42,7 @@ This changes nothing in the model: it is the same published misses, said in the 
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Callable, Iterable, Sequence
@@ -55,7 +56,7 @@ from interconnect.units import SECONDS_PER_UNIT
 
 __all__ = ["MIN_NEIGHBOURS", "PERCENTILE_FROM", "Criterion", "ErrorBand", "Evaluated", "Expected", "band_from_ratios",
            "coverage_neighbours", "coverage_range", "expected_text", "extrapolation", "format_range", "gpu_family",
-           "robust_range", "seconds_in_unit_of", "select_band"]
+           "prediction_range", "robust_range", "seconds_in_unit_of", "select_band", "student_t_quantile"]
 
 #: The fewest neighbours a band is given for; fewer, even with every soft criterion dropped, is extrapolation.
 MIN_NEIGHBOURS = 3
@@ -136,6 +137,85 @@ def coverage_range(ratios: Sequence[float], coverage: float,
     k = max(1, int(math.floor((n + 1) * (1.0 - coverage) / 2.0 + 1e-9)))
     k = min(k, (len(values) + 1) // 2)
     return values[k - 1], values[-k]
+
+
+def student_t_quantile(p: float, df: int) -> float:
+    """Return the ``p`` quantile of Student's t distribution with ``df`` degrees of freedom (0.5 < p < 1).
+
+    The density is integrated by Simpson's rule and the quantile found by bisection (numpy only; the app has no
+    scipy). Closed forms check it: one degree of freedom is the Cauchy distribution, t = tan(pi (p - 1/2));
+    two give t = (2p - 1) sqrt(2 / (4p (1 - p))); many approach the normal's 1.95996 at p = 0.975.
+
+    >>> round(student_t_quantile(0.975, 1), 3), round(student_t_quantile(0.975, 2), 3)
+    (12.706, 4.303)
+    >>> round(student_t_quantile(0.975, 10), 3), round(student_t_quantile(0.975, 10_000), 2)
+    (2.228, 1.96)
+    """
+    if not 0.5 < p < 1.0:
+        raise ValueError("p must lie strictly between 0.5 and 1")
+    if df < 1:
+        raise ValueError("a t quantile needs at least one degree of freedom")
+    return _t_quantile(round(float(p), 12), int(df))
+
+
+@functools.lru_cache(maxsize=256)
+def _t_quantile(p: float, df: int) -> float:
+    nu = float(df)
+    scale = math.exp(math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2)) / math.sqrt(nu * math.pi)
+
+    def upper_half(x: float) -> float:  # integral of the density from 0 to x
+        grid = np.linspace(0.0, x, 4001)
+        f = scale * (1.0 + grid * grid / nu) ** (-(nu + 1) / 2)
+        h = x / 4000
+        return float(h / 3 * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum()))
+
+    target, low, high = p - 0.5, 0.0, 1.0
+    while upper_half(high) < target:
+        low, high = high, high * 2
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if upper_half(mid) < target else (low, mid)
+    return (low + high) / 2
+
+
+def prediction_range(ratios: Sequence[float], coverage: float,
+                     sources: Sequence[str] | None = None) -> tuple[float, float]:
+    """Return ``(low, high)``: where one more ratio drawn like these falls with probability ``coverage``.
+
+    The ratios' logarithms are taken as a normal sample and the range is its prediction interval, mean +- t s
+    sqrt(1 + 1/n) with Student's t at n - 1 degrees of freedom, exponentiated. Unlike the order statistics of
+    :func:`coverage_range`, it can reach past the smallest and largest ratio seen, which a high coverage from
+    a few ratios needs: smallest to largest of n holds the next one only (n - 1) / (n + 1) of the time. With
+    ``sources`` (one per ratio) n is the number of distinct sources, since ratios of one source are not
+    independent draws; the mean and spread are still those of every ratio. The range never stops short of the
+    smallest or largest ratio seen: one far reading inflates the spread but can still lie past mean +- t s, and
+    a band that leaves out a published reading it was drawn from would be wrong on its face.
+
+    One spread serves both sides, although a model's misses are seldom symmetric: a two-piece normal (one
+    spread below the median, one above) was tried for the collective bands in December 2026 and held fewer of
+    the held-out nccl-tests sweeps (docs/accuracy-history.md, "a 95 % prediction interval").
+
+    >>> low, high = prediction_range([0.9, 1.0, 1.1, 1.0], 0.95)  # exp(-0.0025 -+ 3.182 x 0.0820 x sqrt(5 / 4))
+    >>> round(low, 3), round(high, 3)
+    (0.745, 1.335)
+    >>> prediction_range([1.0, 1.0, 1.0], 0.95)
+    (1.0, 1.0)
+    >>> low, high = prediction_range([0.3, 1.0, 1.0, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03], 0.95)  # one far reading:
+    >>> low, round(high, 2)  # exp(mean - t s ..) would be 0.33, above it; the spread it adds widens both sides
+    (0.3, 2.34)
+    """
+    logs = np.log(np.asarray([float(r) for r in ratios], dtype=float))
+    if logs.size < 2:
+        raise ValueError("a prediction range needs at least two ratios")
+    if not 0.5 < coverage < 1.0:
+        raise ValueError("coverage must lie strictly between 0.5 and 1")
+    n = len(set(sources)) if sources is not None else int(logs.size)
+    if n < 2:
+        raise ValueError("a prediction range needs ratios from at least two sources")
+    centre, spread = float(logs.mean()), float(logs.std(ddof=1))
+    half = student_t_quantile((1 + coverage) / 2, n - 1) * spread * math.sqrt(1 + 1 / n)
+    return min(math.exp(centre - half), float(np.exp(logs.min()))), max(math.exp(centre + half),
+                                                                       float(np.exp(logs.max())))
 
 
 @dataclass(frozen=True)
@@ -261,6 +341,10 @@ class ErrorBand:
     ``low``, ``high`` and ``median`` are None for an extrapolation (``n`` is then 0). ``runs`` names the
     neighbours (their ids), ``basis`` says which similarity rules held and which source was left out,
     ``quantity`` what the ratios are of, ``noun`` what a neighbour is called in the text ("runs", "tables").
+    ``coverage`` is the share of further cases like these the band is drawn to hold (None for the shared
+    10th-90th percentile rule). ``observed`` is set when the band reaches past what its neighbours read (a
+    prediction interval, :func:`prediction_range`): their smallest and largest ratio, which the text then gives
+    first, so that "the model reads" is only ever said of readings.
     """
 
     low: float | None
@@ -271,6 +355,8 @@ class ErrorBand:
     quantity: str = ""
     runs: tuple[str, ...] = ()
     noun: str = "runs"
+    coverage: float | None = None
+    observed: tuple[float, float] | None = None
 
     @property
     def extrapolation(self) -> bool:
@@ -282,18 +368,33 @@ class ErrorBand:
         return not self.extrapolation and self.low <= ratio <= self.high  # type: ignore[operator]
 
     def text(self) -> str:
-        """One line: "published runs like this: the model reads -8 % to +21 % (14 runs, median +6 %)"."""
+        """One line: "published runs like this: the model reads -8 % to +21 % (14 runs, median +6 %)".
+
+        A band that reaches past its neighbours' readings (``observed``) says both, readings first:
+
+        >>> band = ErrorBand(0.7, 1.4, 0.95, 12, "x", noun="tables", coverage=0.95, observed=(0.8, 1.2))
+        >>> for part in band.text().split("; "):
+        ...     print(part)
+        published tables like this: the model reads -20 % to +20 % (12 tables, median -5 %)
+        the next one like them, at 95 %: -30 % to +40 %
+        """
         if self.extrapolation:
             return EXTRAPOLATION
+        if self.observed is not None:
+            seen_low, seen_high = self.observed
+            return (f"published {self.noun} like this: the model reads {_pct(seen_low)} to {_pct(seen_high)} "
+                    f"({self.n} {self.noun}, median {_pct(self.median)}); the next one like them, at "  # type: ignore[arg-type]
+                    f"{round((self.coverage or 0) * 100)} %: {_pct(self.low)} to {_pct(self.high)}")  # type: ignore[arg-type]
         return (f"published {self.noun} like this: the model reads {_pct(self.low)} to {_pct(self.high)} "  # type: ignore[arg-type]
                 f"({self.n} {self.noun}, median {_pct(self.median)})")  # type: ignore[arg-type]
 
     def inverted(self, quantity: str) -> ErrorBand:
         """The same band for the reciprocal quantity (a time from a throughput, busbw from a time)."""
         if self.extrapolation:
-            return ErrorBand(None, None, None, 0, self.basis, quantity, self.runs, self.noun)
+            return ErrorBand(None, None, None, 0, self.basis, quantity, self.runs, self.noun, self.coverage)
+        observed = None if self.observed is None else (1.0 / self.observed[1], 1.0 / self.observed[0])
         return ErrorBand(1.0 / self.high, 1.0 / self.low, 1.0 / self.median, self.n, self.basis,  # type: ignore[operator]
-                         quantity, self.runs, self.noun)
+                         quantity, self.runs, self.noun, self.coverage, observed)
 
     def expected(self, value: float, unit: str = "", *, reciprocal: bool = False,
                  quantity: str = "") -> Expected | None:
@@ -346,11 +447,14 @@ class ErrorBand:
         return Expected(low, central, high, unit, quantity or self.quantity)
 
     def as_json(self) -> dict[str, Any]:
-        """``low``, ``high``, ``median`` (4 places, None if extrapolating), ``n``, ``basis``, ``quantity``, ``runs``."""
+        """``low``, ``high``, ``median`` (4 places, None if extrapolating), ``n``, ``basis``, ``quantity``, ``runs``,
+        ``coverage`` (the share of further cases the band is drawn to hold, or None) and ``observed`` (the
+        neighbours' smallest and largest ratio where the band reaches past them, else None)."""
         def r(x: float | None) -> float | None:
             return None if x is None else round(float(x), 4)
         return {"low": r(self.low), "high": r(self.high), "median": r(self.median), "n": self.n,
-                "basis": self.basis, "quantity": self.quantity, "runs": list(self.runs)}
+                "basis": self.basis, "quantity": self.quantity, "runs": list(self.runs), "coverage": self.coverage,
+                "observed": None if self.observed is None else [r(x) for x in self.observed]}
 
 
 def band_from_ratios(ratios: Sequence[float], *, basis: str, quantity: str = "", runs: Iterable[str] = (),
@@ -362,13 +466,14 @@ def band_from_ratios(ratios: Sequence[float], *, basis: str, quantity: str = "",
     if len(ratios) < MIN_NEIGHBOURS:
         return extrapolation(basis, quantity, noun)
     low, high = robust_range(ratios) if coverage is None else coverage_range(ratios, coverage, sources)
-    return ErrorBand(low, high, float(statistics.median(ratios)), len(ratios), basis, quantity, tuple(runs), noun)
+    return ErrorBand(low, high, float(statistics.median(ratios)), len(ratios), basis, quantity, tuple(runs), noun,
+                     coverage)
 
 
-def extrapolation(reason: str, quantity: str = "", noun: str = "runs") -> ErrorBand:
+def extrapolation(reason: str, quantity: str = "", noun: str = "runs", coverage: float | None = None) -> ErrorBand:
     """The band of a case no published case is like; ``reason`` says why."""
     basis = EXTRAPOLATION + (f" ({reason})" if reason else "")
-    return ErrorBand(None, None, None, 0, basis, quantity, (), noun)
+    return ErrorBand(None, None, None, 0, basis, quantity, (), noun, coverage)
 
 
 @dataclass(frozen=True)

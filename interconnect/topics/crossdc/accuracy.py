@@ -32,11 +32,11 @@ Figures that only restate an input (T_lat / T_F) are not counted: the model cann
   published sync is one; a fan-out is extrapolation) and *route* (soft): the same route (node or site; no
   published ratio crosses a WAN). For the payload, *what is sent* (soft): full or sparse.
 
-**How many, and which range** (the rule of the Seating chart and the nccl-tests bands, from the same stated
-principle: the band should hold the next published figure like the case about 80 % of the time,
-:data:`BAND_COVERAGE`). Soft rules are dropped from the weakest until nine figures are left, or all the hard
-rules leave if fewer; the range is the k-th smallest to the k-th largest ratio, k = max(1, floor((n + 1) / 10)).
-Fewer than three: extrapolation.
+**How many, and which range** (the rule of the Seating chart, and of the nccl-tests bands until their 95 %
+interval of December 2026, from the same stated principle: the band should hold the next published figure like
+the case about 80 % of the time, :data:`BAND_COVERAGE`). Soft rules are dropped from the weakest until nine
+figures are left, or all the hard rules leave if fewer; the range is the k-th smallest to the k-th largest ratio,
+k = max(1, floor((n + 1) / 10)). Fewer than three: extrapolation.
 
 **Leave one source out**: a case with the inputs of a published one (every input the published figure states
 that the page also has is equal) is judged without any figure of its source. Every CrossPipe figure is

@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from interconnect.hardware.accuracy import (
@@ -68,8 +69,7 @@ def overlap_band(cluster: Cluster, mode: str = "overlap", *, leave_out: str | No
     ], leave_out=leave_out, quantity=QUANTITY)
     if band.extrapolation:
         return band
-    return ErrorBand(band.low, band.high, band.median, band.n, band.basis + "; judges the time communication adds, "
-                     "not the compute", band.quantity, band.runs, band.noun)
+    return dataclasses.replace(band, basis=band.basis + "; judges the time communication adds, not the compute")
 
 
 def judged_s(step: StepResult) -> float:

@@ -23,8 +23,8 @@ the same ratio holds for MFU (same peak on both sides), and the step time's rati
    here; first among the soft rules, 244 at 1.425;
 5. *scale* (soft, the weakest): a GPU count within 8x of the case's, either way.
 
-**How many runs, and which range** (:data:`BAND_COVERAGE`; the rule of the nccl-tests bands, chosen for
-training from the same stated principle before its results on the runs were looked at). The band should
+**How many runs, and which range** (:data:`BAND_COVERAGE`; the nccl-tests bands' rule until their 95 % interval,
+chosen for training from the same stated principle before its results on the runs were looked at). The band should
 contain the next published run like this one about 80 % of the time. For n neighbour ratios drawn like the
 case's own, the range from the k-th smallest to the k-th largest holds a new one with probability
 (n + 1 - 2k) / (n + 1), whatever their distribution (:func:`~interconnect.hardware.accuracy.coverage_range`).
@@ -50,6 +50,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -217,8 +218,8 @@ def case_band(model: ModelPreset, cluster: Cluster, workload: Workload, layout: 
     band = select_band(_evaluated()[0], criteria, leave_out=leave_out, quantity=QUANTITY,
                        coverage=BAND_COVERAGE)
     if workload.compute_efficiency is not None and not band.extrapolation:
-        band = ErrorBand(band.low, band.high, band.median, band.n, band.basis + "; the runs use the sourced kernel "
-                         "figures, this case a typed share of peak", band.quantity, band.runs, band.noun)
+        band = dataclasses.replace(band, basis=band.basis + "; the runs use the sourced kernel figures, this case a "
+                                   "typed share of peak")
     return band
 
 

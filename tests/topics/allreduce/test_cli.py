@@ -299,7 +299,7 @@ def test_an_amd_cluster_is_described_in_amds_words(capsys):
     assert payload["library"] == "RCCL" and "Infinity Fabric" in payload["description"]
 
 
-BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs", "expected"}
+BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs", "coverage", "observed", "expected"}
 
 
 def test_allreduce_json_and_text_carry_the_error_band(capsys):

@@ -119,7 +119,7 @@ def test_a_bucket_larger_than_the_model_is_a_warning_not_an_error(capsys):
 def test_overlap_json_and_text_carry_the_error_band(capsys):
     payload, _ = _json(capsys, [*ISSUE_EXAMPLE, "--json"])
     band = payload["error_band"]
-    assert set(band) == {"low", "high", "median", "n", "basis", "quantity", "runs", "expected"}
+    assert set(band) == {"low", "high", "median", "n", "basis", "quantity", "runs", "coverage", "observed", "expected"}
     assert band["n"] >= 3 and band["low"] <= band["median"] <= band["high"]  # 32 GPUs: within 8x of 2-16
     # The band judges the time the extra GPUs add (slowest-GPU wait, SM contention, the all-reduce after the
     # backward pass; the benchmark's one-GPU run holds the launches): a measured step would likely read the rest

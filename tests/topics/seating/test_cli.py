@@ -157,7 +157,7 @@ def test_plan_describes_a_published_run_as_the_reference_model_does(capsys):
                                                              rel=1e-3)
 
 
-BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs", "expected"}
+BAND_KEYS = {"low", "high", "median", "n", "basis", "quantity", "runs", "coverage", "observed", "expected"}
 
 
 def test_plan_json_and_text_carry_the_error_band(capsys):
@@ -195,7 +195,7 @@ def test_plan_json_reads_the_band_the_other_way(capsys):
     fp32 = [*BASE, "--tp", "8", "--dp", "2", "--dtype", "fp32"]
     assert _json(capsys, fp32)["error_band"] | {"basis": ""} == {
         "low": None, "high": None, "median": None, "n": 0, "basis": "", "quantity": band["quantity"], "runs": [],
-        "expected": None}
+        "coverage": None, "observed": None, "expected": None}
     code, out, _ = _run(capsys, fp32)
     assert code == 0 and "likely read" not in out
 
