@@ -6,6 +6,7 @@ import pytest
 
 from interconnect.inputs.params import to_query
 from interconnect.topics.seating.inputs import seating_specs
+from interconnect.ui.error_band import NO_BREAK_PERCENT
 from interconnect.units import format_seconds
 from tests.app.conftest import chart_keys, diagram_scenes, run_page
 
@@ -263,7 +264,8 @@ def test_the_headline_says_what_a_measurement_would_likely_read():
     import re
 
     at = run_page(PAGE)
-    caption = next(c.value for c in at.caption if c.value.startswith("**How right:**")).replace("\\", "")
+    caption = next(c.value for c in at.caption if c.value.startswith("**How right:**")).replace("\\", "").replace(
+        NO_BREAK_PERCENT, " %")
     low, high = (1 + int(x) / 100 for x in re.search(r"reads ([+-]\d+) % to ([+-]\d+) %", caption).groups())
     read = re.search(r"a measurement would likely read (\d+)–(\d+)% MFU \(about \d+%\), "
                      r"([\d.]+)–([\d.]+) s per step \(about [\d.]+ s\)", caption)
@@ -337,7 +339,8 @@ def test_a_layout_that_was_published_says_what_it_measured():
     # training-runs.toml); the same layout in BF16 on the page names that run, its precision against the case's, what
     # it measured and what the model reads for it; the default layout (TP8 PP4) was published by no one
     at = run_page(PAGE, {"tp": "4", "pp": "8"})
-    caption = next(c.value for c in at.caption if c.value.startswith("**How right:**")).replace("\\", "")
+    caption = next(c.value for c in at.caption if c.value.startswith("**How right:**")).replace("\\", "").replace(
+        NO_BREAK_PERCENT, " %")
     assert "Published with this layout: Llama 3 70B, 64 H100 FP8-CS, TP4 PP8" in caption
     assert "in FP8 (this case: 16-bit), measured 782 TFLOP/s per GPU; the model reads that run at" in caption
     at = run_page(PAGE)
