@@ -1,5 +1,7 @@
 """The guided tour in presentation mode, walked in a real browser: from a cold server (its first
-request is the tour's link), and at two projector sizes on the shared server.
+request is the tour's link), and at two projector sizes on the shared server. At 1920 x 1080 the walk also
+takes :mod:`layout_checks`'s measures of each step (chart text, overflow, broken words, cut titles, a
+filled screen), for ``test_widths``, which measures the pages off the tour.
 
 A speaker opens the tour's first step with ``present=1`` and moves on with the banner's Next link
 or the right arrow key. Each step must change the link's ``step``, open the step's page with a
@@ -11,7 +13,6 @@ from __future__ import annotations
 import pytest
 from browser_helpers import (
     CHART,
-    CHART_SVG,
     FIRST_RENDER_TIMEOUT_MS,
     assert_healthy,
     open_cold,
@@ -21,6 +22,7 @@ from browser_helpers import (
     wait_for_charts,
     wait_for_run,
 )
+from layout_checks import present
 
 from interconnect.ui.talk import tour_steps
 
@@ -51,42 +53,6 @@ def assert_presenting(page, number: int) -> None:
     assert sidebar.count() == 0 or not sidebar.first.is_visible(), "the sidebar shows in presentation mode"
     openers = page.locator(SIDEBAR_OPENER)
     assert all(not openers.nth(i).is_visible() for i in range(openers.count())), "a sidebar opener shows"
-
-
-def wait_for_step(page, server, number: int, before: str) -> str:
-    """Wait until the link says step ``number`` and a chart other than ``before`` is drawn; return it."""
-    assert poll(page, lambda: query_of(page.url).get("stop") == str(number), timeout_s=30), page.url
-    wait_for_run(page, server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)  # a page's first run on this server
-    assert_healthy(page, server)
-    wait_for_charts(page)
-    signature = poll(page, lambda: (s := chart_signature(page)) != before and s, timeout_s=30)
-    assert signature and signature != before, f"step {number} still shows the chart of the step before"
-    assert page.locator(CHART_SVG).first.is_visible()
-    return signature
-
-
-def test_the_tour_walks_in_presentation_mode_by_button_and_arrow_key(cold_server, page):
-    assert len(STEPS) >= 4 and STEPS[0].page == "home"
-    open_cold(page, cold_server, "/?tour=1&stop=1&present=1")
-    assert_healthy(page, cold_server)
-    wait_for_charts(page)
-    seen = [chart_signature(page)]
-    headings = [page.locator("h1").first.inner_text()]
-    assert_presenting(page, 1)
-
-    for number in range(2, 5):
-        if number == 3:  # the right arrow key moves on as the Next link does
-            page.locator("h1").first.click()  # focus the page, not a text field
-            page.keyboard.press("ArrowRight")
-        else:
-            page.get_by_role("link", name=f"Next: {STEPS[number - 1].title}").click()
-        seen.append(wait_for_step(page, cold_server, number, seen[-1]))
-        headings.append(page.locator("h1").first.inner_text())
-        assert_presenting(page, number)
-
-    assert len(set(seen)) == len(seen), seen  # every step drew a chart of its own
-    # Home, then the cliff twice (H100, then B200: the same page with new parameters), then the seating chart.
-    assert headings[1] == headings[2] != headings[0] and headings[3] != headings[2], headings
 
 
 #: What a room must not see, and what must fit the first screen (Streamlit scrolls inside stMain).
@@ -134,26 +100,41 @@ STAGE_CHECK_JS = """(chartKey) => {
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
-def test_every_step_is_stage_ready(streamlit_server, page, size):
-    """Each step, reached by the right arrow key from step 1 in presentation mode at a projector's size
-    (1280 x 720, 1920 x 1080): no warning, error or exception; no control outside the window or with a
+def test_every_step_is_stage_ready(request, page, size):
+    """Each step in presentation mode at a projector's size (1280 x 720, 1920 x 1080), reached from step 1 as a
+    speaker moves on: by the banner's Next link to step 2, then by the right arrow key. Each step changes the
+    link's ``stop`` and carries its parameters, shows its banner and a chart other than the step before's, and
+    keeps the sidebar out of the way; no warning, error or exception; no control outside the window or with a
     cut label; the step's caption and its chart wholly on the first screen; the page's own title and
-    description in the document head."""
+    description in the document head. The 1280 x 720 walk starts on a cold server, so the tour's link is its
+    first request."""
+    assert len(STEPS) >= 4 and STEPS[0].page == "home"
+    cold = size == (1280, 720)
+    server = request.getfixturevalue("cold_server" if cold else "streamlit_server")
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_page(page, streamlit_server, "/?tour=1&step=1&present=1")
+    (open_cold if cold else open_page)(page, server, "/?tour=1&stop=1&present=1")
     before = ""
     report = {}
+    headings = []
     for number, step in enumerate(STEPS, start=1):
-        if number > 1:
-            page.locator("h1").first.click()
+        if number == 2:  # the banner's Next link, then the right arrow key, as a speaker moves on
+            page.get_by_role("link", name=f"Next: {step.title}").click()
+        elif number > 2:
+            page.locator("h1").first.click()  # focus the page, not a text field
             page.keyboard.press("ArrowRight")
-            assert poll(page, lambda n=number: page.get_by_text(f"step {n} of {len(STEPS)}").count() > 0,
-                        timeout_s=30), f"step {number} never opened: {page.url}"
-        wait_for_run(page, streamlit_server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)
-        assert_healthy(page, streamlit_server)
+        if number > 1:
+            assert poll(page, lambda n=number: query_of(page.url).get("stop") == str(n)
+                        and page.get_by_text(f"step {n} of {len(STEPS)}").count() > 0, timeout_s=30), \
+                f"step {number} never opened: {page.url}"
+        wait_for_run(page, server, timeout_ms=FIRST_RENDER_TIMEOUT_MS)
+        assert_healthy(page, server)
+        assert_presenting(page, number)
         if step.chart:
             wait_for_charts(page)
-            before = poll(page, lambda b=before: (s := chart_signature(page)) != b and s, timeout_s=30) or before
+            now = poll(page, lambda b=before: (s := chart_signature(page)) != b and s, timeout_s=30)
+            assert now and now != before, f"step {number} still shows the chart of the step before"
+            before = now
+        headings.append(page.locator("h1").first.inner_text())
         page.wait_for_timeout(600)  # Plotly's second layout pass, late alerts
         result = page.evaluate(STAGE_CHECK_JS, step.chart)
         heading = page.locator("h1").first.inner_text().strip()
@@ -161,6 +142,10 @@ def test_every_step_is_stage_ready(streamlit_server, page, size):
             result["problems"].append(f"document title {result['title']!r}")
         if len(result["description"]) < 20:
             result["problems"].append(f"no description for link previews: {result['description']!r}")
+        if size == (1920, 1080):  # as test_widths measures every page, on the screen a room sees
+            result["problems"] += present(page, f"tour step {number} 1920x1080 presentation", filled=True)
         if result["problems"]:
             report[f"step {number} ({step.title})"] = result["problems"]
+    # Home, then the cliff twice (H100, then B200: the same page with new parameters), then the seating chart.
+    assert headings[1] == headings[2] != headings[0] and headings[3] != headings[2], headings
     assert not report, report
