@@ -305,6 +305,15 @@ def test_a_collective_band_needs_three_publishers():
     assert not three.extrapolation and three.n == 5
     # leaving a publisher out can take a band below three
     assert _select(tables(["a", "a", "b", "b", "c"]), rule, "c").extrapolation
+    # a soft rule is dropped when the tables it keeps come from fewer than three publishers, however many they
+    # are: nine tables of two publishers would give t at one degree of freedom (12.7), a band of 0.01x to 46x
+    near = [Evaluated(f"n{i}", "ab"[i % 2], 1.0 + i / 50, {"near": True}) for i in range(10)]
+    far = [Evaluated(f"f{i}", f"p{i}", 0.9 + i / 50, {"near": False}) for i in range(4)]
+    soft = [*rule, Criterion("near", lambda c: c.attrs["near"])]
+    band = _select(near + far, soft, None)
+    assert band.n == 14 and "dropped: near" in band.basis
+    assert _select(near[:6] + [Evaluated(f"m{i}", f"q{i}", 1.0, {"near": True}) for i in range(3)] + far, soft,
+                   None).n == 9  # nine near tables from five publishers keep the rule
 
 
 def test_collective_bands_draw_on_nine_tables_when_the_hard_rules_allow():

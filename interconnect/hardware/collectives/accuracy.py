@@ -32,9 +32,10 @@ probability (n - 1) / (n + 1), 83 % for eleven publishers, and 95 % would need 3
 (December 2026) the bands were exactly that 80 % range (the k-th smallest to the k-th largest,
 k = max(1, floor((n + 1) / 10))), and every table reading beyond all the others' fell outside. Now:
 
-* soft rules are dropped from the weakest until at least :data:`BAND_TABLES` (9) tables are left (the count of
-  the 80 % rule, the fewest whose smallest-to-largest range reaches 8 / 10; fewer would estimate the spread from
-  too few); if even the hard rules alone leave fewer, all of those are used;
+* soft rules are dropped from the weakest until at least :data:`BAND_TABLES` (9) tables from at least
+  :data:`BAND_PUBLISHERS` (3) publishers are left (nine is the count of the 80 % rule, the fewest whose
+  smallest-to-largest range reaches 8 / 10; fewer would estimate the spread from too few; three publishers, as
+  below); if even the hard rules alone leave fewer, all of those are used;
 * the range is the 95 % prediction interval of one more table's log ratio, the neighbours' log ratios taken as a
   normal sample: mean +- t s sqrt(1 + 1/n), Student's t at n - 1 degrees of freedom, and never short of the
   smallest or largest table (:func:`~interconnect.hardware.accuracy.prediction_range`), where n counts the
@@ -281,7 +282,7 @@ def _select(cases: list[Evaluated], criteria: list[Criterion], leave_out: str | 
     keep, chosen = 0, pool
     for count in range(len(soft), -1, -1):
         subset = [c for c in pool if all(k.holds(c) for k in soft[:count])]
-        if len(subset) >= BAND_TABLES:
+        if len(subset) >= BAND_TABLES and len({c.source for c in subset}) >= BAND_PUBLISHERS:
             keep, chosen = count, subset
             break
     held, dropped = [*hard, *soft[:keep]], soft[keep:]

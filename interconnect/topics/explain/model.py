@@ -696,7 +696,8 @@ def _cluster(log: DebugLog, out: Explanation, vendor: str, network: str | None, 
     inside = ""
     if band and band["low"] is not None:
         verdict = "inside" if band["low"] <= ratio <= band["high"] else "outside"
-        inside = (f" The model's band there (its error on published tables like this): {band['low']:.0%} to "
+        share = f"{round(band['coverage'] * 100)} % of " if band.get("coverage") else ""
+        inside = (f" The model's band there (where {share}published tables like this fall): {band['low']:.0%} to "
                   f"{band['high']:.0%} of the model; this run is {verdict} it.")
     out.add("model", f"At the largest size in the log ({size:,} B), {collective.replace('_', '-')} busbw is "
             f"{measured:.3g} GB/s; the model gives {model:.3g} GB/s on {cluster.describe()} "
@@ -743,7 +744,7 @@ def _measured(cluster: Any, collective: str, comparison: Any, line: int, job: li
         band = collective_band(cluster, collective, at)
         # time ratios model / measured: measured busbw / model busbw is the same ratio
         bands[name] = {"low": band.low, "high": band.high, "median": band.median, "n": band.n,
-                       "text": band.text(), "basis": band.basis}
+                       "coverage": band.coverage, "text": band.text(), "basis": band.basis}
     low = [None if bands[size_band(s)]["low"] is None else float(m) * bands[size_band(s)]["low"]
            for s, m in zip(sizes, curve.model_busbw_gbps, strict=True)]
     high = [None if bands[size_band(s)]["high"] is None else float(m) * bands[size_band(s)]["high"]
