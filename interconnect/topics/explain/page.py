@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from interconnect import site
+from interconnect.hardware.collectives.accuracy import SIZE_BANDS
 from interconnect.inputs.links import link_to_page
 from interconnect.io.nccl_debug import NcclDebugError
 from interconnect.io.nccl_tests import MAX_LOG_BYTES
@@ -27,6 +28,7 @@ from interconnect.topics.explain.inputs import explain_specs
 from interconnect.topics.explain.model import Explanation, explain_source
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
+from interconnect.ui.error_band import NO_BREAK_PERCENT
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.state import PageState
 
@@ -138,13 +140,16 @@ def _measured(explanation: Explanation) -> None:
     st.subheader("Measured against the model")
     chart(measured_figure(measured), "explain-busbw", exports=False)
     band = measured["bands"]
-    words = "; ".join(f"{name}: {escape_markdown(b['text'])}" for name, b in band.items())
+    # one size band after another, each its own sentence (a band's own text holds semicolons)
+    words = " ".join(f"{SIZE_BANDS[name][0].upper()}{SIZE_BANDS[name][1:]}: "
+                     f"{escape_markdown(b['text'].replace(' %', NO_BREAK_PERCENT))}."
+                     for name, b in band.items())
     what = ("The log's nccl-tests rows (dots) over the model's busbw" if measured["rows"] else
             "The log holds no timed rows (COLL lines give sizes, not times): the diamonds mark the sizes the job "
             "used on the model's busbw")
     cluster = escape_markdown(measured["cluster"])
-    st.caption(f"{what} on the cluster the log describes ({cluster}), shaded by the model's band: its error on "
-               f"published tables like this case, by message size ({words}).")
+    st.caption(f"{what} on the cluster the log describes ({cluster}), shaded by the model's band: where the next "
+               f"published table like this case would fall, by message size.\n\n{words}")
 
 
 def _allreduce_link(explanation: Explanation) -> None:
