@@ -20,7 +20,10 @@ The design, in four steps:
    contains the paper or table it is judging.
 4. **Range**: with ``n`` neighbour ratios, ``low`` and ``high`` are the smallest and largest when
    ``n < 5`` and the 10th and 90th percentiles (linear interpolation between order statistics, numpy's
-   default) when ``n >= 5``; ``median`` is the median of all ``n``. Fewer than
+   default) when ``n >= 5``; ``median`` is the median of all ``n``. A model that states the share of
+   further cases its band should hold uses :func:`coverage_range` instead (order statistics: the training
+   runs and the across-sites figures, at 80 %) or :func:`prediction_range` (a prediction interval that may
+   reach past the readings: the nccl-tests tables, at 95 %). Fewer than
    :data:`MIN_NEIGHBOURS` cases even with every soft criterion dropped: no band, the text says
    "extrapolation: no published run like this".
 
