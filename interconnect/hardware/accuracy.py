@@ -207,18 +207,18 @@ def prediction_range(ratios: Sequence[float], coverage: float,
     >>> low, round(high, 2)  # exp(mean - t s ..) would be 0.33, above it; the spread it adds widens both sides
     (0.3, 2.34)
     """
-    logs = np.log(np.asarray([float(r) for r in ratios], dtype=float))
-    if logs.size < 2:
+    values = [float(r) for r in ratios]
+    if len(values) < 2:
         raise ValueError("a prediction range needs at least two ratios")
     if not 0.5 < coverage < 1.0:
         raise ValueError("coverage must lie strictly between 0.5 and 1")
-    n = len(set(sources)) if sources is not None else int(logs.size)
+    n = len(set(sources)) if sources is not None else len(values)
     if n < 2:
         raise ValueError("a prediction range needs ratios from at least two sources")
+    logs = np.log(values)
     centre, spread = float(logs.mean()), float(logs.std(ddof=1))
     half = student_t_quantile((1 + coverage) / 2, n - 1) * spread * math.sqrt(1 + 1 / n)
-    return min(math.exp(centre - half), float(np.exp(logs.min()))), max(math.exp(centre + half),
-                                                                       float(np.exp(logs.max())))
+    return min(math.exp(centre - half), min(values)), max(math.exp(centre + half), max(values))
 
 
 @dataclass(frozen=True)
@@ -394,7 +394,7 @@ class ErrorBand:
     def inverted(self, quantity: str) -> ErrorBand:
         """The same band for the reciprocal quantity (a time from a throughput, busbw from a time)."""
         if self.extrapolation:
-            return ErrorBand(None, None, None, 0, self.basis, quantity, self.runs, self.noun, self.coverage)
+            return ErrorBand(None, None, None, 0, self.basis, quantity, self.runs, self.noun)
         observed = None if self.observed is None else (1.0 / self.observed[1], 1.0 / self.observed[0])
         return ErrorBand(1.0 / self.high, 1.0 / self.low, 1.0 / self.median, self.n, self.basis,  # type: ignore[operator]
                          quantity, self.runs, self.noun, self.coverage, observed)
@@ -473,10 +473,10 @@ def band_from_ratios(ratios: Sequence[float], *, basis: str, quantity: str = "",
                      coverage)
 
 
-def extrapolation(reason: str, quantity: str = "", noun: str = "runs", coverage: float | None = None) -> ErrorBand:
+def extrapolation(reason: str, quantity: str = "", noun: str = "runs") -> ErrorBand:
     """The band of a case no published case is like; ``reason`` says why."""
     basis = EXTRAPOLATION + (f" ({reason})" if reason else "")
-    return ErrorBand(None, None, None, 0, basis, quantity, (), noun, coverage)
+    return ErrorBand(None, None, None, 0, basis, quantity, (), noun)
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,20 @@ import streamlit as st
 from interconnect.hardware.accuracy import ErrorBand
 from interconnect.ui.markdown import escape_markdown, markdown_table
 
-__all__ = ["NO_BREAK_PERCENT", "show_error_band"]
+__all__ = ["NO_BREAK_PERCENT", "keep_percents", "show_error_band"]
 
 #: A no-break space before a percent sign.
 NO_BREAK_PERCENT = "\u00a0%"
+
+
+def keep_percents(text: str) -> str:
+    """The text with a no-break space before each percent sign, so that a percentage never wraps away from its
+    number ("+122" at a line's end, "%" on the next).
+
+    >>> keep_percents("-70 % to +122 %") == "-70\u00a0% to +122\u00a0%"
+    True
+    """
+    return text.replace(" %", NO_BREAK_PERCENT)
 
 
 def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, key: str, after: str = "",
@@ -45,9 +55,7 @@ def show_error_band(band: ErrorBand, rows: list[dict[str, str]], what: str, *, k
         extrapolation.
     """
     then = f"; {escape_markdown(expected)}" if expected and not band.extrapolation else ""
-    # a percentage never wraps away from its number ("+122" at a line's end, "%" on the next)
-    line = band.text().replace(" %", NO_BREAK_PERCENT)
-    st.caption(f"**How right:** {escape_markdown(line)}{then} — {escape_markdown(what)}; "
+    st.caption(f"**How right:** {escape_markdown(keep_percents(band.text()))}{then} — {escape_markdown(what)}; "
                f"{escape_markdown(band.basis)}." + (f"\n\n{after}" if after else ""))
     if rows:
         # drawn only while open (a first load sends no table); the rows name the published cases

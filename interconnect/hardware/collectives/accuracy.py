@@ -278,7 +278,7 @@ def _select(cases: list[Evaluated], criteria: list[Criterion], leave_out: str | 
         found = f"{len(pool)} published {'tables' if len(pool) != 1 else 'table'}"
         found += f" from {publishers} {'publishers' if publishers != 1 else 'publisher'}"
         return extrapolation(f"{found} with {need}{left}; a band needs {MIN_NEIGHBOURS} tables from "
-                             f"{BAND_PUBLISHERS} publishers", QUANTITY, "tables", BAND_COVERAGE)
+                             f"{BAND_PUBLISHERS} publishers", QUANTITY, "tables")
     keep, chosen = 0, pool
     for count in range(len(soft), -1, -1):
         subset = [c for c in pool if all(k.holds(c) for k in soft[:count])]

@@ -28,7 +28,7 @@ from interconnect.topics.explain.inputs import explain_specs
 from interconnect.topics.explain.model import Explanation, explain_source
 from interconnect.ui.charts import chart
 from interconnect.ui.chrome import footer, page_setup
-from interconnect.ui.error_band import NO_BREAK_PERCENT
+from interconnect.ui.error_band import keep_percents
 from interconnect.ui.markdown import escape_markdown
 from interconnect.ui.state import PageState
 
@@ -142,7 +142,7 @@ def _measured(explanation: Explanation) -> None:
     band = measured["bands"]
     # one size band after another, each its own sentence (a band's own text holds semicolons)
     words = " ".join(f"{SIZE_BANDS[name][0].upper()}{SIZE_BANDS[name][1:]}: "
-                     f"{escape_markdown(b['text'].replace(' %', NO_BREAK_PERCENT))}."
+                     f"{escape_markdown(keep_percents(b['text']))}."
                      for name, b in band.items())
     what = ("The log's nccl-tests rows (dots) over the model's busbw" if measured["rows"] else
             "The log holds no timed rows (COLL lines give sizes, not times): the diamonds mark the sizes the job "
